@@ -1,0 +1,528 @@
+package window
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/werr"
+)
+
+const python = "/usr/bin/python3"
+
+// app is one running testdata/apps/win_app.py.
+type app struct {
+	t      *testing.T
+	pid    int
+	stdin  io.WriteCloser
+	mu     sync.Mutex
+	events []map[string]any
+	cond   chan struct{}
+	exited chan struct{}
+}
+
+func startApp(t *testing.T, d *display.Desktop, args ...string) *app {
+	t.Helper()
+	script, err := filepath.Abs("../../testdata/apps/win_app.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.Command(python, append([]string{script}, args...)...)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{t: t, pid: c.Process.Pid, stdin: in, cond: make(chan struct{}, 1), exited: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				a.mu.Lock()
+				a.events = append(a.events, ev)
+				a.mu.Unlock()
+				select {
+				case a.cond <- struct{}{}:
+				default:
+				}
+			}
+		}
+		c.Wait()
+		close(a.exited)
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		c.Process.Kill()
+		<-a.exited
+	})
+	a.wait("ready", 15*time.Second)
+	return a
+}
+
+// wait returns the first event named name at or after index from, waiting up to timeout.
+func (a *app) waitFrom(from int, name string, timeout time.Duration) (map[string]any, int) {
+	a.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		a.mu.Lock()
+		for i := from; i < len(a.events); i++ {
+			if a.events[i]["event"] == name {
+				ev := a.events[i]
+				a.mu.Unlock()
+				return ev, i
+			}
+		}
+		a.mu.Unlock()
+		select {
+		case <-a.cond:
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			a.t.Fatalf("app %d: no %q event within %s", a.pid, name, timeout)
+		}
+	}
+}
+
+func (a *app) wait(name string, timeout time.Duration) map[string]any {
+	a.t.Helper()
+	ev, _ := a.waitFrom(0, name, timeout)
+	return ev
+}
+
+func (a *app) has(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ev := range a.events {
+		if ev["event"] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// geometry asks the app for its own view of its frame: x, y, w, h.
+func (a *app) geometry() ([4]int, bool) {
+	a.t.Helper()
+	a.mu.Lock()
+	from := len(a.events)
+	a.mu.Unlock()
+	if _, err := io.WriteString(a.stdin, "geom\n"); err != nil {
+		a.t.Fatal(err)
+	}
+	ev, _ := a.waitFrom(from, "geometry", 5*time.Second)
+	var r [4]int
+	fr, _ := ev["frame"].([]any)
+	for i := 0; i < 4 && i < len(fr); i++ {
+		r[i] = int(fr[i].(float64))
+	}
+	active, _ := ev["active"].(bool)
+	return r, active
+}
+
+func (a *app) alive() bool {
+	select {
+	case <-a.exited:
+		return false
+	default:
+		return syscall.Kill(a.pid, 0) == nil
+	}
+}
+
+func open(t *testing.T, d *display.Desktop) *Manager {
+	t.Helper()
+	m, err := Open(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Disconnect)
+	return m
+}
+
+// find polls List until a window with exactly this title shows up.
+func find(t *testing.T, m *Manager, title string) Window {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws, err := m.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.Title == title {
+				return w
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("window %q not listed; have %+v", title, ws)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func listed(t *testing.T, m *Manager, title string) bool {
+	t.Helper()
+	ws, err := m.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Title == title {
+			return true
+		}
+	}
+	return false
+}
+
+func rect(w Window) [4]int { return [4]int{w.X, w.Y, w.Width, w.Height} }
+
+// settledGeometry polls the app until its own frame equals want.
+func settledGeometry(t *testing.T, a *app, want [4]int) {
+	t.Helper()
+	var got [4]int
+	for i := 0; i < 40; i++ {
+		got, _ = a.geometry()
+		if got == want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("app reports frame %v, window manager geometry %v", got, want)
+}
+
+func TestSimilarity(t *testing.T) {
+	cases := []struct {
+		q, title string
+		want     float64
+	}{
+		{"notes", "Unsaved Notes - Editor", 1},
+		{"UNSAVED   notes", "Unsaved Notes - Editor", 1},
+		{"Calcxxxtor", "Calculator", 0.7},
+		{"Calculatr", "Calculator", 1 - 1.0/9},
+		{"Calcuxator", "Calculator", 0.9},
+		{"", "Calculator", 0},
+		{"zzzzzz", "abc", 0},
+		{"Grüße", "Grüße aus Köln", 1},
+	}
+	for _, c := range cases {
+		if got := Similarity(c.q, c.title); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Similarity(%q, %q) = %v, want %v", c.q, c.title, got, c.want)
+		}
+	}
+	ws := []Window{{Title: "Editor - long document name"}, {Title: "editor"}, {Title: "My Editor"}, {Title: "Editor - x"}}
+	got := bestSubstring(ws, "EDITOR")
+	var titles []string
+	for _, w := range got {
+		titles = append(titles, w.Title)
+	}
+	if strings.Join(titles, "|") != "editor|Editor - x|Editor - long document name|My Editor" {
+		t.Errorf("ranking = %v", titles)
+	}
+}
+
+func TestListAndActivate(t *testing.T) {
+	displaytest.Require(t, python)
+	d := displaytest.Start(t)
+	m := open(t, d)
+	a1 := startApp(t, d, "--title", "Alpha Window", "--x", "120", "--y", "80", "--width", "500", "--height", "300")
+	a2 := startApp(t, d, "--title", "Beta Window Ünïcode", "--x", "700", "--y", "400", "--width", "420", "--height", "260")
+
+	for _, c := range []struct {
+		a     *app
+		title string
+	}{{a1, "Alpha Window"}, {a2, "Beta Window Ünïcode"}} {
+		w := find(t, m, c.title)
+		if w.PID != c.a.pid || w.ProcessName != "python3" || w.Handle == 0 {
+			t.Errorf("%q: pid %d name %q handle %d, want pid %d python3", c.title, w.PID, w.ProcessName, w.Handle, c.a.pid)
+		}
+		settledGeometry(t, c.a, rect(w))
+		// The frame is included: the window is larger than the client area GTK was asked for.
+		if w.Height <= 260 {
+			t.Errorf("%q: height %d does not include the title bar", c.title, w.Height)
+		}
+	}
+
+	ctx := context.Background()
+	for _, c := range []struct {
+		a     *app
+		query string
+		title string
+	}{{a1, "alpha", "Alpha Window"}, {a2, "ÜNÏCODE", "Beta Window Ünïcode"}, {a1, "a window", "Alpha Window"}} {
+		w, err := m.Activate(ctx, c.query)
+		if err != nil {
+			t.Fatalf("Activate(%q): %v", c.query, err)
+		}
+		if w.Title != c.title {
+			t.Fatalf("Activate(%q) picked %q", c.query, w.Title)
+		}
+		act, err := m.Active()
+		if err != nil || act.Title != c.title {
+			t.Fatalf("active window after Activate(%q) = %q, %v", c.query, act.Title, err)
+		}
+		// The app agrees that it has the focus.
+		ok := false
+		for i := 0; i < 40 && !ok; i++ {
+			_, ok = c.a.geometry()
+			if !ok {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		if !ok {
+			t.Errorf("%q: GTK does not report the window as active", c.title)
+		}
+	}
+
+	_, err := m.Activate(ctx, "Gamma")
+	e := werr.As(err)
+	if e.Code != werr.NotFound {
+		t.Fatalf("Activate(Gamma) = %v, want NOT_FOUND", err)
+	}
+	near, _ := e.Details["nearest"].([]string)
+	if len(near) == 0 {
+		t.Errorf("NOT_FOUND lists no nearest titles: %+v", e)
+	}
+	if _, err := m.Activate(ctx, "  "); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("empty title: %v", err)
+	}
+}
+
+func TestCloseWindow(t *testing.T) {
+	displaytest.Require(t, python)
+	d := displaytest.Start(t)
+	m := open(t, d)
+	ctx := context.Background()
+	editor := startApp(t, d, "--title", "Unsaved Notes - Editor", "--confirm-close")
+	calc := startApp(t, d, "--title", "Calculator")
+	find(t, m, "Unsaved Notes - Editor")
+	find(t, m, "Calculator")
+
+	// A window that asks "save changes?" gets the request through its own close path,
+	// shows its dialog, and stays open.
+	res, err := m.Close(ctx, "unsaved notes", func(int) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MatchedTitle != "Unsaved Notes - Editor" || res.ProcessName != "python3" || res.Closed {
+		t.Fatalf("Close = %+v", res)
+	}
+	editor.wait("close-request", 5*time.Second)
+	editor.wait("dialog-shown", 5*time.Second)
+	if !editor.alive() || !listed(t, m, "Unsaved Notes - Editor") {
+		t.Fatal("the editor went away; it must only have asked to save")
+	}
+
+	// A title of 70% similarity is not closed.
+	if s := Similarity("Calcxxxtor", "Calculator"); math.Abs(s-0.7) > 1e-9 {
+		t.Fatalf("similarity %v, want 0.7", s)
+	}
+	_, err = m.Close(ctx, "Calcxxxtor", nil)
+	if werr.CodeOf(err) != werr.NotFound {
+		t.Fatalf("Close(70%% similar) = %v, want NOT_FOUND", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if calc.has("close-request") || !calc.alive() {
+		t.Fatal("the 70 percent similar window was asked to close")
+	}
+
+	// Protected processes are refused.
+	_, err = m.Close(ctx, "Calculator", func(pid int) bool { return pid == calc.pid })
+	if werr.CodeOf(err) != werr.ProtectedProcess {
+		t.Fatalf("protected: %v", err)
+	}
+	if calc.has("close-request") {
+		t.Fatal("a protected window was asked to close")
+	}
+
+	// 89% similar: closed, gracefully.
+	res, err = m.Close(ctx, "Calculatr", func(int) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Closed || res.MatchedTitle != "Calculator" {
+		t.Fatalf("Close(Calculatr) = %+v", res)
+	}
+	calc.wait("close-request", time.Second)
+	select {
+	case <-calc.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("calculator did not exit")
+	}
+}
+
+func TestResizeActions(t *testing.T) {
+	displaytest.Require(t, python)
+	d := displaytest.Start(t)
+	m := open(t, d)
+	ctx := context.Background()
+	a := startApp(t, d, "--title", "Resizable Document", "--width", "300", "--height", "200")
+	find(t, m, "Resizable Document")
+	ip := func(v int) *int { return &v }
+
+	w, err := m.Resize(ctx, "resizable document", "move", ip(150), ip(120), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.X != 150 || w.Y != 120 {
+		t.Fatalf("Move: at %v", rect(w))
+	}
+	settledGeometry(t, a, rect(find(t, m, "Resizable Document")))
+
+	w, err = m.Resize(ctx, "Resizable Document", "Resize", ip(200), ip(90), ip(640), ip(480))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [4]int{200, 90, 640, 480}
+	if rect(w) != want {
+		t.Fatalf("Resize: %v, want %v", rect(w), want)
+	}
+	settledGeometry(t, a, want)
+
+	// Resize without a position keeps it.
+	w, err = m.Resize(ctx, "Resizable Document", "RESIZE", nil, nil, ip(700), ip(500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = [4]int{200, 90, 700, 500}
+	if rect(w) != want {
+		t.Fatalf("Resize in place: %v, want %v", rect(w), want)
+	}
+	settledGeometry(t, a, want)
+
+	for _, bad := range []struct {
+		action     string
+		x, y, w, h *int
+	}{
+		{"Resize", ip(1), ip(1), nil, ip(100)},
+		{"Resize", nil, nil, nil, nil},
+		{"Move", nil, nil, ip(100), ip(100)},
+		{"Move", ip(10), nil, nil, nil},
+		{"Resize", nil, nil, ip(0), ip(100)},
+		{"Shrink", nil, nil, nil, nil},
+	} {
+		if _, err := m.Resize(ctx, "Resizable Document", bad.action, bad.x, bad.y, bad.w, bad.h); werr.CodeOf(err) != werr.InvalidArgument {
+			t.Errorf("%s with missing values: %v, want INVALID_ARGUMENT", bad.action, err)
+		}
+	}
+
+	// Maximize: the frame covers the work area.
+	w, err = m.Resize(ctx, "Resizable Document", "Maximize", nil, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa := m.prop32(m.root, m.atom("_NET_WORKAREA"), xproto.AtomCardinal)
+	if len(wa) < 4 {
+		t.Fatal("no _NET_WORKAREA")
+	}
+	if got, want := rect(w), [4]int{int(wa[0]), int(wa[1]), int(wa[2]), int(wa[3])}; got != want {
+		t.Fatalf("Maximize: %v, work area %v", got, want)
+	}
+	settledGeometry(t, a, rect(w))
+
+	// Minimize: no longer listed as visible.
+	if _, err := m.Resize(ctx, "Resizable Document", "Minimize", nil, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if listed(t, m, "Resizable Document") {
+		t.Fatal("a minimized window is listed as visible")
+	}
+
+	// Restore: visible again, neither minimized nor maximized, back where it was.
+	w, err = m.Resize(ctx, "Resizable Document", "restore", nil, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !listed(t, m, "Resizable Document") {
+		t.Fatal("restored window not listed")
+	}
+	if want := [4]int{200, 90, 700, 500}; rect(w) != want {
+		t.Fatalf("Restore: %v, want %v", rect(w), want)
+	}
+	settledGeometry(t, a, rect(w))
+
+	// Move a maximized window: it is restored first, then moved.
+	if _, err := m.Resize(ctx, "Resizable Document", "Maximize", nil, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	w, err = m.Resize(ctx, "Resizable Document", "Move", ip(40), ip(30), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [4]int{40, 30, 700, 500}; rect(w) != want {
+		t.Fatalf("Move after Maximize: %v, want %v", rect(w), want)
+	}
+	settledGeometry(t, a, rect(w))
+
+	if _, err := m.Resize(ctx, "Nonexistent", "Maximize", nil, nil, nil, nil); werr.CodeOf(err) != werr.NotFound {
+		t.Fatalf("unknown window: %v", err)
+	}
+}
+
+func TestFindBrowser(t *testing.T) {
+	displaytest.Require(t, python)
+	d := displaytest.Start(t)
+	m := open(t, d)
+	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+
+	if _, err := m.FindBrowser(ctx, "", nil); werr.CodeOf(err) != werr.NotFound {
+		t.Fatalf("no browser: %v", err)
+	}
+	startApp(t, d, "--title", "Example Domain - Chromium", "--wmclass", "chromium")
+	startApp(t, d, "--title", "Example Domain notes")
+	startApp(t, d, "--title", "Other page - Mozilla Firefox", "--wmclass", "firefox")
+	find(t, m, "Example Domain - Chromium")
+	find(t, m, "Example Domain notes")
+	find(t, m, "Other page - Mozilla Firefox")
+
+	w, err := m.FindBrowser(ctx, "example domain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Title != "Example Domain - Chromium" {
+		t.Fatalf("FindBrowser picked %q", w.Title)
+	}
+	if act, _ := m.Active(); act.Handle != w.Handle {
+		t.Fatalf("active is %q", act.Title)
+	}
+	chromium := w.Handle
+
+	w, err = m.FindBrowser(ctx, "firefox", nil)
+	if err != nil || w.Title != "Other page - Mozilla Firefox" {
+		t.Fatalf("FindBrowser(firefox) = %q, %v", w.Title, err)
+	}
+	urlOf := func(h uint32) string {
+		if h == chromium {
+			return "https://w365.test/path?q=" + strconv.Itoa(int(h))
+		}
+		return ""
+	}
+	w, err = m.FindBrowser(ctx, "W365.TEST/path", urlOf)
+	if err != nil || w.Handle != chromium {
+		t.Fatalf("FindBrowser by URL = %q, %v", w.Title, err)
+	}
+	if act, _ := m.Active(); act.Handle != chromium {
+		t.Fatalf("active is %q", act.Title)
+	}
+	if _, err := m.FindBrowser(ctx, "notes", urlOf); werr.CodeOf(err) != werr.NotFound {
+		t.Fatalf("a non-browser window matched: %v", err)
+	}
+}
