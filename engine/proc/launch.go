@@ -1,0 +1,129 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// expandHome turns "~" and "~/x" into the home directory.
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return p
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~"))
+}
+
+// within says whether path lies strictly inside dir (both cleaned, absolute).
+func within(path, dir string) bool {
+	if dir == "/" {
+		return path != "/"
+	}
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// Resolve checks that path names a regular executable file inside one of dirs once every
+// symbolic link is resolved, and returns the resolved path. "~" is expanded in path and in
+// dirs; dirs that do not exist are ignored. Errors: INVALID_ARGUMENT (empty, relative, not a
+// regular executable file), NOT_FOUND (no such file), BLOCKED_BY_POLICY (outside dirs).
+func Resolve(path string, dirs []string) (string, error) {
+	p := strings.TrimSpace(path)
+	if p == "" {
+		return "", werr.Invalid("path must not be empty")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", werr.Invalid("path contains a NUL byte")
+	}
+	p = expandHome(p)
+	if !filepath.IsAbs(p) {
+		return "", werr.Invalid("path must be absolute, got %q", path).WithHint("give the full path, e.g. /usr/bin/xterm")
+	}
+	resolved, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", werr.New(werr.NotFound, "no such file %q", path)
+		}
+		return "", werr.Wrap(err, werr.InvalidArgument, "cannot resolve %q", path)
+	}
+	var allowed []string
+	inside := false
+	for _, d := range dirs {
+		d = expandHome(strings.TrimSpace(d))
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		allowed = append(allowed, d)
+		rd, err := filepath.EvalSymlinks(filepath.Clean(d))
+		if err != nil {
+			continue
+		}
+		if within(resolved, rd) {
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		return "", werr.New(werr.BlockedByPolicy, "%q is not inside an allowed directory (it resolves to %q)", path, resolved).
+			WithDetail("allowedDirs", allowed).
+			WithHint("only programs in the allowed directories can be launched; use execute_shell_command for others")
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return "", werr.Wrap(err, werr.NotFound, "cannot stat %q", path)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", werr.Invalid("%q is not a regular file", path)
+	}
+	if fi.Mode().Perm()&0o111 == 0 || unix.Access(resolved, unix.X_OK) != nil {
+		return "", werr.Invalid("%q is not executable", path)
+	}
+	return resolved, nil
+}
+
+// Launch starts the executable at path (checked by Resolve against dirs) with args, detached:
+// in a new session, stdin/stdout/stderr on /dev/null, working directory $HOME, environment env
+// (the session's display environment; nil means this process's). The program is the resolved
+// file; argv[0] is path as given. It is reaped in the background when it exits, and it keeps
+// running after this process ends.
+func Launch(ctx context.Context, path string, args []string, env []string, dirs []string) (int, string, error) {
+	resolved, err := Resolve(path, dirs)
+	if err != nil {
+		return 0, "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, "", werr.Wrap(err, werr.Cancelled, "cancelled")
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	c := &exec.Cmd{
+		Path:        resolved,
+		Args:        append([]string{expandHome(strings.TrimSpace(path))}, args...),
+		Env:         env,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+			c.Dir = home
+		}
+	}
+	if err := c.Start(); err != nil {
+		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
+	}
+	pid := c.Process.Pid
+	go c.Wait() // reap
+	return pid, resolved, nil
+}

@@ -1,0 +1,145 @@
+// Package proc lists, kills and launches processes: list_processes, kill_process and
+// launch_application. A process incarnation is named by its PID plus its start time in clock
+// ticks since boot (/proc/PID/stat field 22), so that a recycled PID is never signalled.
+package proc
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// Process is one entry of list_processes.
+type Process struct {
+	PID         int    `json:"pid"`
+	Name        string `json:"name"`
+	MemoryBytes uint64 `json:"memoryBytes"` // resident set size
+	WindowTitle string `json:"windowTitle,omitempty"`
+	// StartTimeTicks is the start time in clock ticks since boot; pass it to Kill.
+	StartTimeTicks uint64 `json:"startTimeTicks"`
+}
+
+// pfKthread is PF_KTHREAD in the flags field of /proc/PID/stat.
+const pfKthread = 0x00200000
+
+// stat is what /proc/PID/stat says about a process.
+type stat struct {
+	comm     string
+	state    byte
+	ppid     int
+	flags    uint64
+	start    uint64
+	rssPages uint64
+}
+
+// readStat parses /proc/PID/stat. The command name may contain spaces and parentheses, so
+// the fields are split after the last ')'.
+func readStat(pid int) (stat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return stat{}, err
+	}
+	return parseStat(string(b))
+}
+
+func parseStat(s string) (stat, error) {
+	open := strings.IndexByte(s, '(')
+	closeIdx := strings.LastIndexByte(s, ')')
+	if open < 0 || closeIdx < open {
+		return stat{}, werr.New(werr.Internal, "malformed stat line")
+	}
+	var st stat
+	st.comm = s[open+1 : closeIdx]
+	f := strings.Fields(s[closeIdx+1:])
+	// f[0] is field 3 (state), so field n is f[n-3].
+	if len(f) < 22 {
+		return stat{}, werr.New(werr.Internal, "short stat line")
+	}
+	st.state = f[0][0]
+	st.ppid, _ = strconv.Atoi(f[1])
+	st.flags, _ = strconv.ParseUint(f[6], 10, 64)
+	var err error
+	if st.start, err = strconv.ParseUint(f[19], 10, 64); err != nil {
+		return stat{}, werr.Wrap(err, werr.Internal, "malformed start time")
+	}
+	st.rssPages, _ = strconv.ParseUint(f[21], 10, 64)
+	return st, nil
+}
+
+func (s stat) kernelThread() bool { return s.flags&pfKthread != 0 || s.ppid == 2 }
+
+// StartTime returns the start time of pid in clock ticks since boot (/proc/PID/stat field 22).
+func StartTime(pid int) (uint64, error) {
+	st, err := readStat(pid)
+	if err != nil {
+		return 0, werr.Wrap(err, werr.NotFound, "no process %d", pid)
+	}
+	return st.start, nil
+}
+
+// longName returns the full process name when the kernel's comm (15 characters at most) may
+// be truncated.
+func longName(ctx context.Context, pid int, comm string) string {
+	if len(comm) < 15 {
+		return comm
+	}
+	p, err := process.NewProcessWithContext(ctx, int32(pid))
+	if err != nil {
+		return comm
+	}
+	if n, err := p.NameWithContext(ctx); err == nil && n != "" {
+		return n
+	}
+	return comm
+}
+
+// List returns up to maxCount user-space processes (kernel threads left out): processes that
+// own a window first, then by resident memory, largest first. titles maps a PID to the title
+// of its window (from the window list); maxCount <= 0 means 200.
+func List(ctx context.Context, maxCount int, titles map[int]string) ([]Process, error) {
+	if maxCount <= 0 {
+		maxCount = 200
+	}
+	pids, err := process.PidsWithContext(ctx)
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot list processes")
+	}
+	page := uint64(os.Getpagesize())
+	out := make([]Process, 0, len(pids))
+	for _, p := range pids {
+		if err := ctx.Err(); err != nil {
+			return nil, werr.Wrap(err, werr.Cancelled, "cancelled")
+		}
+		st, err := readStat(int(p))
+		if err != nil || st.kernelThread() || st.state == 'Z' {
+			continue // gone, kernel thread or zombie
+		}
+		out = append(out, Process{
+			PID:            int(p),
+			Name:           longName(ctx, int(p), st.comm),
+			MemoryBytes:    st.rssPages * page,
+			WindowTitle:    titles[int(p)],
+			StartTimeTicks: st.start,
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		wi, wj := out[i].WindowTitle != "", out[j].WindowTitle != ""
+		if wi != wj {
+			return wi
+		}
+		if out[i].MemoryBytes != out[j].MemoryBytes {
+			return out[i].MemoryBytes > out[j].MemoryBytes
+		}
+		return out[i].PID < out[j].PID
+	})
+	if len(out) > maxCount {
+		out = out[:maxCount]
+	}
+	return out, nil
+}
