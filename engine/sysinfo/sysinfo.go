@@ -1,0 +1,208 @@
+// Package sysinfo answers get_system_info: operating system, kernel, CPU, memory, free disk
+// space and display resolution, read through gopsutil.
+package sysinfo
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/shirou/gopsutil/v4/cpu"
+	"github.com/shirou/gopsutil/v4/disk"
+	"github.com/shirou/gopsutil/v4/host"
+	"github.com/shirou/gopsutil/v4/mem"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// Disk is the space of one mounted file system.
+type Disk struct {
+	// Path is the mount point; Contains lists which of "/" and the home directory live on it.
+	Path       string   `json:"path"`
+	Contains   []string `json:"contains"`
+	FSType     string   `json:"fsType,omitempty"`
+	TotalBytes uint64   `json:"totalBytes"`
+	FreeBytes  uint64   `json:"freeBytes"` // available to unprivileged users
+}
+
+// Info is the result of get_system_info.
+type Info struct {
+	OSName    string `json:"osName"`    // e.g. "Debian GNU/Linux 12 (bookworm)"
+	OSVersion string `json:"osVersion"` // e.g. "12.8"
+	Platform  string `json:"platform"`  // e.g. "debian"
+	OS        string `json:"os"`        // "linux", "windows", ...
+	Kernel    string `json:"kernel"`    // kernel release, e.g. "6.1.0-26-amd64"
+	Arch      string `json:"arch"`
+	Hostname  string `json:"hostname"`
+
+	CPUModel        string `json:"cpuModel"`
+	CPUCores        int    `json:"cpuCores"`        // physical cores (logical when unknown)
+	CPULogicalCores int    `json:"cpuLogicalCores"` // hardware threads
+
+	MemoryTotalBytes uint64 `json:"memoryTotalBytes"`
+	// MemoryFreeBytes is the memory available to new programs without swapping
+	// (MemAvailable: free memory plus reclaimable caches).
+	MemoryFreeBytes uint64 `json:"memoryFreeBytes"`
+
+	// DiskFreeBytes and DiskTotalBytes are those of the file system holding "/".
+	DiskFreeBytes  uint64 `json:"diskFreeBytes"`
+	DiskTotalBytes uint64 `json:"diskTotalBytes"`
+	Disks          []Disk `json:"disks"`
+
+	DisplayWidth  int `json:"displayWidth"`
+	DisplayHeight int `json:"displayHeight"`
+
+	UptimeSeconds uint64 `json:"uptimeSeconds"`
+}
+
+// osRelease reads PRETTY_NAME (or NAME VERSION) from /etc/os-release.
+func osRelease() string {
+	for _, p := range []string{"/etc/os-release", "/usr/lib/os-release"} {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		vals := map[string]string{}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			k, v, ok := strings.Cut(sc.Text(), "=")
+			if ok {
+				vals[k] = strings.Trim(v, `"'`)
+			}
+		}
+		f.Close()
+		if vals["PRETTY_NAME"] != "" {
+			return vals["PRETTY_NAME"]
+		}
+		if vals["NAME"] != "" {
+			return strings.TrimSpace(vals["NAME"] + " " + vals["VERSION"])
+		}
+	}
+	return ""
+}
+
+// Get collects the system information; displayW and displayH are the session's screen size.
+func Get(ctx context.Context, displayW, displayH int) (Info, error) {
+	h, err := host.InfoWithContext(ctx)
+	if err != nil {
+		return Info{}, werr.Wrap(err, werr.Internal, "cannot read host information")
+	}
+	in := Info{
+		OSName:        osRelease(),
+		OSVersion:     h.PlatformVersion,
+		Platform:      h.Platform,
+		OS:            h.OS,
+		Kernel:        h.KernelVersion,
+		Arch:          h.KernelArch,
+		Hostname:      h.Hostname,
+		UptimeSeconds: h.Uptime,
+		DisplayWidth:  displayW,
+		DisplayHeight: displayH,
+	}
+	if in.OSName == "" {
+		in.OSName = strings.TrimSpace(h.Platform + " " + h.PlatformVersion)
+	}
+	if in.Arch == "" {
+		in.Arch = runtime.GOARCH
+	}
+	if cs, err := cpu.InfoWithContext(ctx); err == nil && len(cs) > 0 {
+		in.CPUModel = strings.TrimSpace(cs[0].ModelName)
+	}
+	if n, err := cpu.CountsWithContext(ctx, true); err == nil {
+		in.CPULogicalCores = n
+	}
+	if n, err := cpu.CountsWithContext(ctx, false); err == nil && n > 0 {
+		in.CPUCores = n
+	} else {
+		in.CPUCores = in.CPULogicalCores
+	}
+	vm, err := mem.VirtualMemoryWithContext(ctx)
+	if err != nil {
+		return Info{}, werr.Wrap(err, werr.Internal, "cannot read memory information")
+	}
+	in.MemoryTotalBytes, in.MemoryFreeBytes = vm.Total, vm.Available
+
+	in.Disks = disks(ctx)
+	for _, d := range in.Disks {
+		for _, c := range d.Contains {
+			if c == rootPath() {
+				in.DiskFreeBytes, in.DiskTotalBytes = d.FreeBytes, d.TotalBytes
+			}
+		}
+	}
+	return in, nil
+}
+
+func rootPath() string {
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("SystemDrive"); d != "" {
+			return d + `\`
+		}
+		return `C:\`
+	}
+	return "/"
+}
+
+// disks reports the file systems holding the root and the home directory (one entry when
+// they are the same).
+func disks(ctx context.Context) []Disk {
+	paths := []string{rootPath()}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		paths = append(paths, home)
+	}
+	var mounts []string
+	var fstype = map[string]string{}
+	if parts, err := disk.PartitionsWithContext(ctx, true); err == nil {
+		for _, p := range parts {
+			mounts = append(mounts, p.Mountpoint)
+			fstype[p.Mountpoint] = p.Fstype
+		}
+	}
+	var out []Disk
+	index := map[string]int{}
+	for _, p := range paths {
+		mp := mountOf(p, mounts)
+		if i, ok := index[mp]; ok {
+			out[i].Contains = append(out[i].Contains, p)
+			continue
+		}
+		u, err := disk.UsageWithContext(ctx, mp)
+		if err != nil {
+			continue
+		}
+		index[mp] = len(out)
+		out = append(out, Disk{Path: mp, Contains: []string{p}, FSType: firstNonEmpty(fstype[mp], u.Fstype),
+			TotalBytes: u.Total, FreeBytes: u.Free})
+	}
+	return out
+}
+
+// mountOf returns the longest mount point that contains p (p itself when none is known).
+func mountOf(p string, mounts []string) string {
+	p = filepath.Clean(p)
+	best := ""
+	for _, m := range mounts {
+		mc := filepath.Clean(m)
+		if p == mc || strings.HasPrefix(p, strings.TrimSuffix(mc, string(filepath.Separator))+string(filepath.Separator)) {
+			if len(mc) > len(best) {
+				best = mc
+			}
+		}
+	}
+	if best == "" {
+		return p
+	}
+	return best
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
