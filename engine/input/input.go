@@ -1,0 +1,536 @@
+// Package input sends mouse and keyboard input to one X display through the XTEST
+// extension, and enforces the corner fail-safe of TOOLS.md R2.
+//
+// Why XTEST over jezek/xgb instead of robotgo: robotgo keeps one process-wide X
+// display, so a host that serves several displays would have to switch it under a
+// global lock for every call; it has no side buttons (8/9), its wheel names are
+// inverted on X11, it silently accepts unknown key names, and it sleeps after every
+// event. A per-display xgb connection with XTEST gives real device events (the same
+// events xdotool produces), exact button numbers, validated key names, Unicode
+// typing by remapping spare keycodes, and no sleeps, with no global state at all.
+package input
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
+
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+)
+
+// X core event types used with XTEST FakeInput.
+const (
+	evKeyPress      = 2
+	evKeyRelease    = 3
+	evButtonPress   = 4
+	evButtonRelease = 5
+	evMotion        = 6
+)
+
+// Controller drives the pointer and keyboard of one X display. It is safe for
+// concurrent use; calls are serialized. Use one Controller per display: spare
+// keycodes remapped for Unicode typing are bookkept per Controller.
+type Controller struct {
+	display string
+	pol     *policy.Policy
+
+	mu   sync.Mutex // serializes every operation
+	conn *xgb.Conn
+	root xproto.Window
+	km   *keymap
+
+	// paste state, shared with the event loop
+	sel selectionOwner
+
+	closed bool
+}
+
+// New connects to displayName (":0", ":7"...) and checks that XTEST is there.
+// p supplies the fail-safe and scroll limits; nil means policy.Default().
+func New(displayName string, p *policy.Policy) (*Controller, error) {
+	if p == nil {
+		p = policy.Default()
+	}
+	c := &Controller{display: displayName, pol: p}
+	if err := c.connect(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Controller) connect() error {
+	conn, err := xgb.NewConnDisplay(c.display)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", c.display).
+			WithHint("check that the display is running and DISPLAY is right")
+	}
+	if err := xtest.Init(conn); err != nil {
+		conn.Close()
+		return werr.Wrap(err, werr.Unsupported, "X display %s has no XTEST extension", c.display)
+	}
+	c.conn = conn
+	c.root = xproto.Setup(conn).DefaultScreen(conn).Root
+	c.km = newKeymap(conn)
+	if err := c.km.load(); err != nil {
+		conn.Close()
+		c.conn = nil
+		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
+	}
+	c.sel.init(conn, c.root)
+	go c.eventLoop(conn, c.km, &c.sel)
+	return nil
+}
+
+// eventLoop drains the connection's events (xgb blocks when its queue is full),
+// notes keyboard mapping changes and serves clipboard requests while pasting.
+func (c *Controller) eventLoop(conn *xgb.Conn, km *keymap, sel *selectionOwner) {
+	for {
+		ev, xerr := conn.WaitForEvent()
+		if ev == nil && xerr == nil {
+			return // connection closed
+		}
+		switch e := ev.(type) {
+		case xproto.MappingNotifyEvent:
+			if e.Request == xproto.MappingKeyboard || e.Request == xproto.MappingModifier {
+				km.markDirty()
+			}
+		case xproto.SelectionRequestEvent:
+			sel.serve(e)
+		case xproto.SelectionClearEvent:
+			sel.lost(e)
+		}
+	}
+}
+
+// Close restores remapped keycodes and closes the connection.
+func (c *Controller) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.conn != nil {
+		c.km.restore()
+		c.sync()
+		c.conn.Close()
+		c.conn = nil
+	}
+	return nil
+}
+
+// Display is the X display name this controller drives.
+func (c *Controller) Display() string { return c.display }
+
+// begin takes the lock and makes sure the connection is usable, reconnecting once
+// when it broke (the X server restarted, or the socket was closed).
+func (c *Controller) begin() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return werr.New(werr.Unavailable, "input controller for %s is closed", c.display)
+	}
+	if c.conn != nil {
+		if _, err := xproto.GetInputFocus(c.conn).Reply(); err == nil {
+			return nil
+		}
+		c.conn.Close()
+		c.conn = nil
+	}
+	if err := c.connect(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (c *Controller) end() { c.mu.Unlock() }
+
+// sync waits until the X server has processed every request sent so far.
+func (c *Controller) sync() error {
+	if _, err := xproto.GetInputFocus(c.conn).Reply(); err != nil {
+		return werr.Wrap(err, werr.Unavailable, "X display %s stopped answering", c.display)
+	}
+	return nil
+}
+
+func (c *Controller) fake(typ, detail byte, x, y int) {
+	xtest.FakeInput(c.conn, typ, detail, 0, c.root, int16(x), int16(y), 0)
+}
+
+func (c *Controller) motion(x, y int) { c.fake(evMotion, 0, x, y) }
+func (c *Controller) press(b byte)    { c.fake(evButtonPress, b, 0, 0) }
+func (c *Controller) release(b byte)  { c.fake(evButtonRelease, b, 0, 0) }
+func (c *Controller) keyDown(k byte)  { c.fake(evKeyPress, k, 0, 0) }
+func (c *Controller) keyUp(k byte)    { c.fake(evKeyRelease, k, 0, 0) }
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return werr.Wrap(err, werr.Timeout, "input cancelled: deadline exceeded")
+		}
+		return werr.Wrap(err, werr.Cancelled, "input cancelled")
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Geometry and the fail-safe
+
+// state is what a mouse operation needs to know before it starts.
+type state struct {
+	w, h   int
+	cx, cy int
+}
+
+func (c *Controller) state() (state, error) {
+	gc := xproto.GetGeometry(c.conn, xproto.Drawable(c.root))
+	pc := xproto.QueryPointer(c.conn, c.root)
+	g, err := gc.Reply()
+	if err != nil {
+		pc.Reply()
+		return state{}, werr.Wrap(err, werr.Unavailable, "cannot read the screen size of %s", c.display)
+	}
+	p, err := pc.Reply()
+	if err != nil {
+		return state{}, werr.Wrap(err, werr.Unavailable, "cannot read the cursor position on %s", c.display)
+	}
+	return state{w: int(g.Width), h: int(g.Height), cx: int(p.RootX), cy: int(p.RootY)}, nil
+}
+
+// inCorner reports whether (x, y) lies within margin pixels (Chebyshev distance) of
+// one of the four corner pixels of a w x h screen.
+func inCorner(x, y, w, h, margin int) bool {
+	nearX := x <= margin || x >= w-1-margin
+	nearY := y <= margin || y >= h-1-margin
+	return nearX && nearY
+}
+
+func (c *Controller) failsafeOn() bool { return c.pol.FailsafeEnabled && c.pol.FailsafeMarginPx >= 0 }
+
+func (c *Controller) failsafeErr(op, what string, x, y int, s state) *werr.Error {
+	m := c.pol.FailsafeMarginPx
+	return werr.New(werr.Failsafe, "%s refused by the corner fail-safe: %s (%d,%d) is within %d px of a screen corner",
+		op, what, x, y, m).
+		WithHint("move the cursor away from the corner first with move_mouse to a point more than %d px from every corner of the %dx%d screen (a move to a safe point is always allowed, even from a corner), and do not target the extreme corners; the fail-safe can be turned off in the policy (failsafeEnabled: false)", m, s.w, s.h).
+		WithDetail("x", x).WithDetail("y", y).WithDetail("marginPx", m)
+}
+
+// checkCursor refuses when the cursor already sits in a corner zone.
+func (c *Controller) checkCursor(op string, s state) error {
+	if c.failsafeOn() && inCorner(s.cx, s.cy, s.w, s.h, c.pol.FailsafeMarginPx) {
+		return c.failsafeErr(op, "the cursor at", s.cx, s.cy, s)
+	}
+	return nil
+}
+
+func (c *Controller) checkTarget(op string, x, y int, s state) error {
+	if x < 0 || y < 0 || x >= s.w || y >= s.h {
+		return werr.Invalid("%s: point (%d,%d) is outside the %dx%d screen", op, x, y, s.w, s.h).
+			WithHint("coordinates are screen pixels from (0,0) to (%d,%d); get_screen_size tells the size", s.w-1, s.h-1)
+	}
+	if c.failsafeOn() && inCorner(x, y, s.w, s.h, c.pol.FailsafeMarginPx) {
+		return c.failsafeErr(op, "the target", x, y, s)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Mouse
+
+// Move puts the cursor at (x, y) with a real motion event.
+//
+// Fail-safe: the target must not lie in a corner zone. Unlike every other mouse
+// operation, Move is allowed while the cursor itself sits in a corner, as long as
+// its target is safe: it is the one way out of the fail-safe (otherwise a cursor
+// that got into a corner would block the mouse for good).
+func (c *Controller) Move(ctx context.Context, x, y int) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	defer c.end()
+	s, err := c.state()
+	if err != nil {
+		return err
+	}
+	if err := c.checkTarget("move_mouse", x, y, s); err != nil {
+		return err
+	}
+	c.motion(x, y)
+	return c.sync()
+}
+
+// CursorPosition reports where the cursor is, in screen pixels.
+func (c *Controller) CursorPosition() (x, y int, err error) {
+	if err := c.begin(); err != nil {
+		return 0, 0, err
+	}
+	defer c.end()
+	p, err := xproto.QueryPointer(c.conn, c.root).Reply()
+	if err != nil {
+		return 0, 0, werr.Wrap(err, werr.Unavailable, "cannot read the cursor position on %s", c.display)
+	}
+	return int(p.RootX), int(p.RootY), nil
+}
+
+// ScreenSize is the size of the root window (the virtual screen space).
+func (c *Controller) ScreenSize() (w, h int, err error) {
+	if err := c.begin(); err != nil {
+		return 0, 0, err
+	}
+	defer c.end()
+	s, err := c.state()
+	return s.w, s.h, err
+}
+
+// Buttons are the click buttons and their X11 numbers.
+var clickButtons = map[string]byte{"left": 1, "middle": 2, "right": 3, "backward": 8, "forward": 9}
+
+const clickButtonNames = "Left, Right, Middle, Forward, Backward"
+
+func parseButton(name string, allowSide bool) (byte, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if n == "" {
+		n = "left"
+	}
+	b, ok := clickButtons[n]
+	if ok && (allowSide || b <= 3) {
+		return b, nil
+	}
+	allowed := clickButtonNames
+	if !allowSide {
+		allowed = "Left, Right, Middle"
+	}
+	return 0, werr.Invalid("unknown mouse button %q: allowed values are %s", name, allowed).
+		WithDetail("allowed", strings.Split(allowed, ", "))
+}
+
+// Click clicks button count times (1 or 2) at (x, y), or where the cursor is when
+// both x and y are nil. button is Left, Right, Middle, Forward or Backward (X11
+// buttons 1, 3, 2, 9, 8), case-insensitive; "" means Left. A double click is two
+// press/release pairs sent back to back, so toolkits see one double click.
+func (c *Controller) Click(ctx context.Context, x, y *int, button string, count int) error {
+	b, err := parseButton(button, true)
+	if err != nil {
+		return err
+	}
+	if count == 0 {
+		count = 1
+	}
+	if count != 1 && count != 2 {
+		return werr.Invalid("clickCount must be 1 or 2, got %d", count)
+	}
+	if (x == nil) != (y == nil) {
+		return werr.Invalid("give both x and y, or neither to click at the cursor position")
+	}
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	defer c.end()
+	s, err := c.state()
+	if err != nil {
+		return err
+	}
+	if err := c.checkCursor("click", s); err != nil {
+		return err
+	}
+	tx, ty := s.cx, s.cy
+	if x != nil {
+		tx, ty = *x, *y
+	}
+	if err := c.checkTarget("click", tx, ty, s); err != nil {
+		return err
+	}
+	if tx != s.cx || ty != s.cy {
+		c.motion(tx, ty)
+	}
+	for i := 0; i < count; i++ {
+		c.press(b)
+		c.release(b)
+	}
+	return c.sync()
+}
+
+// Drag presses button at (sx, sy), moves to (ex, ey) in small steps with real
+// motion events and releases there. button is Left, Right or Middle. The whole
+// path is checked against the fail-safe before anything is sent, and the button
+// is released even when the drag fails or is cancelled midway.
+func (c *Controller) Drag(ctx context.Context, sx, sy, ex, ey int, button string) (err error) {
+	b, err := parseButton(button, false)
+	if err != nil {
+		return err
+	}
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	defer c.end()
+	s, err := c.state()
+	if err != nil {
+		return err
+	}
+	if err := c.checkCursor("drag_mouse", s); err != nil {
+		return err
+	}
+	if err := c.checkTarget("drag_mouse", sx, sy, s); err != nil {
+		return err
+	}
+	if err := c.checkTarget("drag_mouse", ex, ey, s); err != nil {
+		return err
+	}
+	if c.failsafeOn() {
+		for _, p := range linePoints(sx, sy, ex, ey) {
+			if inCorner(p.X, p.Y, s.w, s.h, c.pol.FailsafeMarginPx) {
+				return c.failsafeErr("drag_mouse", "the drag path passes", p.X, p.Y, s)
+			}
+		}
+	}
+
+	c.motion(sx, sy)
+	if err := c.sync(); err != nil {
+		return err
+	}
+	c.press(b)
+	defer func() {
+		// Always release, at the current position, whatever happened.
+		c.release(b)
+		if e := c.sync(); err == nil {
+			err = e
+		}
+	}()
+	if err := c.sync(); err != nil {
+		return err
+	}
+	steps := dragSteps(sx, sy, ex, ey)
+	for i := 1; i <= steps; i++ {
+		if err := ctxErr(ctx); err != nil {
+			return err
+		}
+		x := sx + (ex-sx)*i/steps
+		y := sy + (ey-sy)*i/steps
+		c.motion(x, y)
+		if err := c.sync(); err != nil {
+			return err
+		}
+		// Give the application a moment per step: toolkits that start a drag on
+		// motion (and some that look at event times) need the steps spread out.
+		time.Sleep(dragStepPause)
+	}
+	c.motion(ex, ey) // pixel-exact end, even if rounding above was off
+	return nil
+}
+
+const dragStepPause = 2 * time.Millisecond
+
+// dragSteps is the number of motion steps: about one per 10 px, 5 to 60 steps.
+func dragSteps(sx, sy, ex, ey int) int {
+	d := max(abs(ex-sx), abs(ey-sy))
+	return min(max(d/10, 5), 60)
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// linePoints lists every pixel of the segment (Bresenham), ends included.
+func linePoints(x0, y0, x1, y1 int) []image.Point {
+	dx, dy := abs(x1-x0), -abs(y1-y0)
+	sx, sy := 1, 1
+	if x0 > x1 {
+		sx = -1
+	}
+	if y0 > y1 {
+		sy = -1
+	}
+	e := dx + dy
+	var pts []image.Point
+	for {
+		pts = append(pts, image.Pt(x0, y0))
+		if x0 == x1 && y0 == y1 {
+			return pts
+		}
+		e2 := 2 * e
+		if e2 >= dy {
+			e += dy
+			x0 += sx
+		}
+		if e2 <= dx {
+			e += dx
+			y0 += sy
+		}
+	}
+}
+
+// ScrollResult says which notches were sent and whether a delta was clamped.
+type ScrollResult struct {
+	AppliedDX int  `json:"appliedDeltaX"`
+	AppliedDY int  `json:"appliedDeltaY"`
+	Clamped   bool `json:"clamped"`
+}
+
+// Scroll turns the wheel at (x, y): dy notches down (negative: up) and dx notches
+// right (negative: left), each clamped to ±ScrollNotchesMax of the policy, as real
+// wheel buttons 4/5 (up/down) and 6/7 (left/right).
+func (c *Controller) Scroll(ctx context.Context, x, y, dx, dy int) (ScrollResult, error) {
+	lim := c.pol.ScrollNotchesMax
+	var r ScrollResult
+	r.AppliedDX, r.AppliedDY = clamp(dx, -lim, lim), clamp(dy, -lim, lim)
+	r.Clamped = r.AppliedDX != dx || r.AppliedDY != dy
+	if err := ctxErr(ctx); err != nil {
+		return r, err
+	}
+	if err := c.begin(); err != nil {
+		return r, err
+	}
+	defer c.end()
+	s, err := c.state()
+	if err != nil {
+		return r, err
+	}
+	if err := c.checkCursor("scroll", s); err != nil {
+		return r, err
+	}
+	if err := c.checkTarget("scroll", x, y, s); err != nil {
+		return r, err
+	}
+	if x != s.cx || y != s.cy {
+		c.motion(x, y)
+	}
+	wheel := func(n int, neg, pos byte) {
+		b := pos
+		if n < 0 {
+			b, n = neg, -n
+		}
+		for i := 0; i < n; i++ {
+			c.press(b)
+			c.release(b)
+		}
+	}
+	wheel(r.AppliedDY, 4, 5)
+	wheel(r.AppliedDX, 6, 7)
+	return r, c.sync()
+}
+
+func clamp(v, lo, hi int) int { return max(lo, min(hi, v)) }
+
+// String is for logs.
+func (c *Controller) String() string { return fmt.Sprintf("input.Controller(%s)", c.display) }
