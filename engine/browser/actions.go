@@ -1,0 +1,975 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// Element names one element of the active tab's main frame: a CSS selector
+// (the first match), or a DOM backend node id (from an accessibility
+// snapshot). Exactly one must be set.
+type Element struct {
+	Selector      string `json:"selector,omitempty"`
+	BackendNodeID int64  `json:"backendNodeId,omitempty"`
+}
+
+// CSS names the first element matching a CSS selector.
+func CSS(selector string) Element { return Element{Selector: selector} }
+
+// Node names an element by DOM backend node id.
+func Node(backendNodeID int64) Element { return Element{BackendNodeID: backendNodeID} }
+
+func (e Element) String() string {
+	if e.Selector != "" {
+		return fmt.Sprintf("selector %q", e.Selector)
+	}
+	return fmt.Sprintf("node %d", e.BackendNodeID)
+}
+
+func (e Element) validate() error {
+	if (e.Selector == "") == (e.BackendNodeID == 0) {
+		return werr.Invalid("give exactly one of a CSS selector or a node id")
+	}
+	return nil
+}
+
+// resolve finds the element; "" with no error means no match (yet).
+func (o *op) resolve(ctx context.Context, e Element) (runtime.RemoteObjectID, error) {
+	if e.BackendNodeID != 0 {
+		res, err := cdp.Call(ctx, o.t.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdp.BackendNodeID(e.BackendNodeID), ObjectGroup: objectGroup})
+		if err != nil || res.Object == nil {
+			if ctx.Err() != nil || o.inst.isDead() {
+				return "", err
+			}
+			return "", werr.New(werr.SnapshotExpired, "the element (%s) is no longer in the page", e).
+				WithHint("take a new snapshot and retry")
+		}
+		return res.Object.ObjectID, nil
+	}
+	sel, _ := json.Marshal(e.Selector)
+	res, err := cdp.Call(ctx, o.t.t, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "document.querySelector(" + string(sel) + ")", ObjectGroup: objectGroup,
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", werr.Invalid("invalid CSS selector %q", e.Selector).WithDetail("exception", firstLine(jsError(res.ExceptionDetails).Message))
+	}
+	if res.Result == nil || res.Result.Subtype == runtime.RemoteObjectSubtypeNull {
+		return "", nil
+	}
+	return res.Result.ObjectID, nil
+}
+
+// elemState is what actionJS reports about an element.
+type elemState struct {
+	Connected bool    `json:"connected"`
+	Visible   bool    `json:"visible"`
+	Disabled  bool    `json:"disabled"`
+	Editable  bool    `json:"editable"`
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	W         float64 `json:"w"`
+	H         float64 `json:"h"`
+	InView    bool    `json:"inView"`
+	Hit       bool    `json:"hit"`
+	HitDesc   string  `json:"hitDesc"`
+}
+
+const stateJS = `function(scroll) {
+  let el = this;
+  if (el.nodeType !== 1) el = el.parentElement;
+  if (!el || !el.isConnected) return {connected: false};
+  const vis = () => {
+    const r = el.getBoundingClientRect();
+    const st = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null;
+  };
+  let r = vis();
+  if (r && scroll && (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    r = vis();
+  }
+  if (!r) return {connected: true, visible: false};
+  const disabled = !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true');
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
+  let hit = false, hitDesc = '';
+  if (inView) {
+    let h = document.elementFromPoint(x, y);
+    while (h && h.shadowRoot && h.shadowRoot.elementFromPoint) { const d = h.shadowRoot.elementFromPoint(x, y); if (!d || d === h) break; h = d; }
+    hit = !!h && (h === el || el.contains(h) || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
+    if (!hit && h) hitDesc = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '');
+  }
+  const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
+    (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
+  return {connected: true, visible: true, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc};
+}`
+
+// actionable waits (bounded) until the element exists, is visible, stable and
+// (when enabled is set) enabled, and (when hit is set) receives pointer
+// events at its centre. It returns the element's centre in viewport CSS pixels.
+func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, elemState, error) {
+	timeout := time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond
+	deadline := time.Now().Add(timeout)
+	var last elemState
+	var prev *elemState
+	var obj runtime.RemoteObjectID
+	reason := "not found"
+	for {
+		var st elemState
+		d, err := o.await(func(ctx context.Context) error {
+			var err error
+			obj, err = o.resolve(ctx, e)
+			if err != nil || obj == "" {
+				return err
+			}
+			return callOn(ctx, o.t, obj, stateJS, &st, true)
+		})
+		if d != nil {
+			return "", st, dialogPendingError(d)
+		}
+		if err != nil {
+			return "", st, err
+		}
+		switch {
+		case obj == "" || !st.Connected:
+			reason = "not found"
+		case !st.Visible:
+			reason = "not visible"
+		case enabled && st.Disabled:
+			reason = "disabled"
+		case !st.InView:
+			reason = "outside the viewport"
+		case prev == nil || prev.X != st.X || prev.Y != st.Y || prev.W != st.W || prev.H != st.H:
+			reason = "moving"
+		case hit && !st.Hit:
+			reason = "covered"
+		default:
+			return obj, st, nil
+		}
+		last = st
+		if reason == "moving" || reason == "covered" {
+			p := st
+			prev = &p
+		} else {
+			prev = nil
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-o.ctx.Done():
+			return "", st, o.err(o.ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	switch reason {
+	case "not found":
+		return "", last, werr.New(werr.NotFound, "no element matches %s", e).
+			WithHint("check the selector, or wait for the element with browser_wait_for")
+	case "covered":
+		return "", last, werr.New(werr.Obscured, "the element (%s) is covered by %s", e, last.HitDesc).
+			WithHint("close the overlay first")
+	}
+	return "", last, werr.New(werr.Timeout, "the element (%s) stayed %s for %s", e, reason, timeout)
+}
+
+// mouseClick sends a real left click (move, press, release) at x, y.
+func mouseClick(ctx context.Context, t *tab, x, y float64, count int64) error {
+	for _, p := range []input.DispatchMouseEventParams{
+		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
+		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: count},
+		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: count},
+	} {
+		if _, err := cdp.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// action runs body as one page action and settles the page afterwards.
+func (b *Browser) action(ctx context.Context, body func(o *op) (*Dialog, error)) (*ActionResult, error) {
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	return o.act(body)
+}
+
+func (o *op) act(body func(o *op) (*Dialog, error)) (*ActionResult, error) {
+	m := o.mark()
+	d, err := body(o)
+	if err != nil {
+		return nil, err
+	}
+	if d != nil {
+		res := &ActionResult{Dialog: d}
+		o.b.collect(o.ctx, o.inst, o.t, m, res)
+		return res, nil
+	}
+	return o.b.settle(o.ctx, o.inst, o.t, m)
+}
+
+// Click scrolls the element into view, waits until it is visible, stable,
+// enabled and not covered, and clicks its centre with real mouse events.
+func (b *Browser) Click(ctx context.Context, e Element) (*ActionResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) { return o.click(e, 1) })
+}
+
+// DoubleClick is Click with a double click.
+func (b *Browser) DoubleClick(ctx context.Context, e Element) (*ActionResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		if d, err := o.click(e, 1); d != nil || err != nil {
+			return d, err
+		}
+		return o.click(e, 2)
+	})
+}
+
+func (o *op) click(e Element, count int64) (*Dialog, error) {
+	_, st, err := o.actionable(e, true, true)
+	if err != nil {
+		return nil, err
+	}
+	return o.await(func(ctx context.Context) error { return mouseClick(ctx, o.t, st.X, st.Y, count) })
+}
+
+// Hover moves the mouse to the element's centre.
+func (b *Browser) Hover(ctx context.Context, e Element) (*ActionResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		_, st, err := o.actionable(e, false, true)
+		if err != nil {
+			return nil, err
+		}
+		return o.await(func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, o.t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: st.X, Y: st.Y})
+			return err
+		})
+	})
+}
+
+// TypeOptions tune Type.
+type TypeOptions struct {
+	// Append keeps the current value and types at its end; by default the
+	// current content is selected and replaced.
+	Append bool
+	// Submit presses Enter after the text.
+	Submit bool
+}
+
+const focusJS = `function(clear) {
+  const el = this;
+  el.focus();
+  const active = document.activeElement;
+  if (!(active === el || el.contains(active) || (active && active.shadowRoot && el.contains(active)))) return 'unfocusable';
+  const textual = el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT');
+  if (clear) {
+    if (textual) { el.select(); return el.value === '' ? 'empty' : 'selected'; }
+    if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); return el.textContent === '' ? 'empty' : 'selected'; }
+    return 'empty';
+  }
+  if (textual) { try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {} }
+  else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+  return 'focused';
+}`
+
+// typeText focuses the element and sends real key events for text.
+func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error) {
+	obj, st, err := o.actionable(e, true, false)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Editable {
+		return nil, werr.Invalid("the element (%s) does not take text input", e).WithHint("use browser_click, browser_select_option or browser_fill_form")
+	}
+	var state string
+	d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, focusJS, &state, !opts.Append) })
+	if d != nil || err != nil {
+		return d, err
+	}
+	if state == "unfocusable" {
+		return nil, werr.Invalid("the element (%s) cannot take the keyboard focus", e)
+	}
+	keys := text
+	if state == "selected" {
+		keys = "\b" + keys // delete the selection with a real Backspace
+	}
+	if opts.Submit {
+		keys += "\r"
+	}
+	return o.await(func(ctx context.Context) error { return sendKeys(ctx, o.t, keys) })
+}
+
+// sendKeys types keys with real key events (kb encodes named keys such as
+// "\r" Enter, "\b" Backspace, "\t" Tab); characters without a key use insertText.
+func sendKeys(ctx context.Context, t *tab, keys string) error {
+	var pending strings.Builder
+	flush := func() error {
+		if pending.Len() == 0 {
+			return nil
+		}
+		_, err := cdp.Call(ctx, t.t, input.InsertText, input.InsertTextParams{Text: pending.String()})
+		pending.Reset()
+		return err
+	}
+	for _, r := range keys {
+		if r > 0x7e && r != '\u00a0' {
+			pending.WriteRune(r)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if _, err := chromedp.KeyEvent(string(r))(ctx, t.t); err != nil {
+			return err
+		}
+	}
+	return flush()
+}
+
+// Type focuses the element and types text with real key events, replacing
+// its content unless opts.Append.
+func (b *Browser) Type(ctx context.Context, e Element, text string, opts TypeOptions) (*ActionResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) { return o.typeText(e, text, opts) })
+}
+
+// PressKey focuses the element (when given) and presses keys: text, or one key
+// name (Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home,
+// End, PageUp, PageDown, Space).
+func (b *Browser) PressKey(ctx context.Context, e *Element, key string) (*ActionResult, error) {
+	named := map[string]string{"Enter": "\r", "Tab": "\t", "Escape": "\u001b", "Backspace": "\b", "Delete": "\u007f",
+		"ArrowUp": "\u2191", "ArrowDown": "\u2193", "ArrowLeft": "\u2190", "ArrowRight": "\u2192",
+		"Home": "\u2196", "End": "\u2198", "PageUp": "\u21de", "PageDown": "\u21df", "Space": " "}
+	if key == "" {
+		return nil, werr.Invalid("key must not be empty")
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		if e != nil {
+			obj, _, err := o.actionable(*e, false, false)
+			if err != nil {
+				return nil, err
+			}
+			var state string
+			d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, focusJS, &state, false) })
+			if d != nil || err != nil {
+				return d, err
+			}
+		}
+		return o.await(func(ctx context.Context) error {
+			if k, ok := named[key]; ok {
+				_, err := chromedp.KeyEvent(k)(ctx, o.t.t)
+				return err
+			}
+			return sendKeys(ctx, o.t, key)
+		})
+	})
+}
+
+// SelectResult reports how many options ended up selected.
+type SelectResult struct {
+	Selected int `json:"selected"`
+	ActionResult
+}
+
+const selectJS = `function(values) {
+  const el = this;
+  if (el.tagName !== 'SELECT') return {error: 'not a <select> element'};
+  const opts = Array.from(el.options);
+  const want = new Set(), missing = [];
+  for (const v of values) {
+    const o = opts.find(o => o.value === v) || opts.find(o => o.label === v || o.text.trim() === v);
+    if (!o) missing.push(v); else want.add(o);
+  }
+  if (missing.length) return {missing};
+  if (!el.multiple && want.size > 1) return {error: 'the <select> takes one value'};
+  el.focus();
+  for (const o of opts) o.selected = want.has(o);
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: opts.filter(o => o.selected).length};
+}`
+
+func (o *op) selectOption(e Element, values []string) (int, *Dialog, error) {
+	obj, _, err := o.actionable(e, true, false)
+	if err != nil {
+		return 0, nil, err
+	}
+	var r struct {
+		Selected int      `json:"selected"`
+		Missing  []string `json:"missing"`
+		Error    string   `json:"error"`
+	}
+	d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, selectJS, &r, values) })
+	if d != nil || err != nil {
+		return 0, d, err
+	}
+	if r.Error != "" {
+		return 0, nil, werr.Invalid("%s: %s", e, r.Error)
+	}
+	if len(r.Missing) > 0 {
+		return 0, nil, werr.New(werr.NotFound, "no option with value or label %q in %s", r.Missing[0], e).WithDetail("missing", r.Missing)
+	}
+	return r.Selected, nil, nil
+}
+
+// SelectOption selects the options of a <select> whose value (or label)
+// is in values, firing input and change.
+func (b *Browser) SelectOption(ctx context.Context, e Element, values []string) (*SelectResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	if len(values) == 0 {
+		return nil, werr.Invalid("values must not be empty")
+	}
+	n := 0
+	ar, err := b.action(ctx, func(o *op) (*Dialog, error) {
+		var d *Dialog
+		var err error
+		n, d, err = o.selectOption(e, values)
+		return d, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SelectResult{Selected: n, ActionResult: *ar}, nil
+}
+
+// FormField is one field of FillForm, in either shape: W365 {selector, value}
+// or Playwright Workspaces {target, value, name, type}. Element (set by a
+// caller that resolved a snapshot ref) wins over Selector, which wins over
+// Target (used as a CSS selector). Value is a string, or a boolean for
+// checkboxes and radios, or a list of strings for a multiple <select>.
+type FormField struct {
+	Selector string   `json:"selector,omitempty"`
+	Target   string   `json:"target,omitempty"`
+	Name     string   `json:"name,omitempty"`
+	Type     string   `json:"type,omitempty"`
+	Value    any      `json:"value"`
+	Element  *Element `json:"-"`
+}
+
+func (f FormField) element() Element {
+	switch {
+	case f.Element != nil:
+		return *f.Element
+	case f.Selector != "":
+		return CSS(f.Selector)
+	}
+	return CSS(f.Target)
+}
+
+// FieldResult is the outcome of one field.
+type FieldResult struct {
+	Index    int    `json:"index"`
+	Selector string `json:"selector"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error,omitempty"`
+}
+
+// FillFormResult reports the fields filled, in order, up to the first failure.
+type FillFormResult struct {
+	Filled int           `json:"filled"`
+	Fields []FieldResult `json:"fields"`
+	ActionResult
+}
+
+const kindJS = `function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(), checked: !!el.checked, editable: !!el.isContentEditable};
+}`
+
+const setValueJS = `function(v) {
+  const proto = Object.getPrototypeOf(this);
+  const desc = Object.getOwnPropertyDescriptor(proto, 'value');
+  this.focus();
+  if (desc && desc.set) desc.set.call(this, v); else this.value = v;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.value === v;
+}`
+
+func boolValue(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "on", "yes", "checked", "1":
+			return true, true
+		case "false", "off", "no", "unchecked", "0", "":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+func stringValue(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return fmt.Sprint(x), nil
+	case float64:
+		if x == math.Trunc(x) {
+			return fmt.Sprintf("%d", int64(x)), nil
+		}
+		return fmt.Sprint(x), nil
+	case int, int64, json.Number:
+		return fmt.Sprint(x), nil
+	case nil:
+		return "", nil
+	}
+	return "", werr.Invalid("value must be a string, number or boolean")
+}
+
+func (o *op) fillField(f FormField) (*Dialog, error) {
+	e := f.element()
+	if err := e.validate(); err != nil {
+		return nil, werr.Invalid("each field needs a selector or target")
+	}
+	obj, _, err := o.actionable(e, true, false)
+	if err != nil {
+		return nil, err
+	}
+	var k struct {
+		Tag      string `json:"tag"`
+		Type     string `json:"type"`
+		Checked  bool   `json:"checked"`
+		Editable bool   `json:"editable"`
+	}
+	if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, kindJS, &k) }); d != nil || err != nil {
+		return d, err
+	}
+	switch {
+	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
+		want, ok := boolValue(f.Value)
+		if !ok {
+			return nil, werr.Invalid("a %s takes true or false", k.Type)
+		}
+		if want == k.Checked {
+			return nil, nil
+		}
+		if k.Type == "radio" && !want {
+			return nil, werr.Invalid("a radio button cannot be unchecked; check another one of its group")
+		}
+		return o.click(e, 1)
+	case k.Tag == "select":
+		var vals []string
+		if list, ok := f.Value.([]any); ok {
+			for _, x := range list {
+				s, err := stringValue(x)
+				if err != nil {
+					return nil, err
+				}
+				vals = append(vals, s)
+			}
+		} else if l, ok := f.Value.([]string); ok {
+			vals = l
+		} else {
+			s, err := stringValue(f.Value)
+			if err != nil {
+				return nil, err
+			}
+			vals = []string{s}
+		}
+		_, d, err := o.selectOption(e, vals)
+		return d, err
+	case k.Tag == "input" && k.Type == "file":
+		return nil, werr.Invalid("file inputs are set with browser_set_file_input_ref")
+	case k.Tag == "input" && map[string]bool{"date": true, "time": true, "datetime-local": true, "month": true, "week": true, "color": true, "range": true}[k.Type]:
+		s, err := stringValue(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, setValueJS, &ok, s) })
+		if d != nil || err != nil {
+			return d, err
+		}
+		if !ok {
+			return nil, werr.Invalid("%q is not a valid value for an input of type %s", s, k.Type)
+		}
+		return nil, nil
+	case k.Tag == "input" || k.Tag == "textarea" || k.Editable:
+		s, err := stringValue(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		return o.typeText(e, s, TypeOptions{})
+	}
+	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", e, k.Tag)
+}
+
+// FillForm fills fields in order with real input, stopping at the first
+// failure. On failure it returns both the result so far (which fields
+// succeeded) and the error (with details "filled" and "failedIndex").
+func (b *Browser) FillForm(ctx context.Context, fields []FormField) (*FillFormResult, error) {
+	if len(fields) == 0 {
+		return nil, werr.Invalid("fields must not be empty")
+	}
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	res := &FillFormResult{Fields: []FieldResult{}}
+	var failure error
+	ar, err := o.act(func(o *op) (*Dialog, error) {
+		for i, f := range fields {
+			e := f.element()
+			fr := FieldResult{Index: i, Selector: e.Selector}
+			if fr.Selector == "" && e.BackendNodeID != 0 {
+				fr.Selector = f.Target
+			}
+			d, err := o.fillField(f)
+			if err != nil {
+				fr.Error = werr.As(err).Message
+				res.Fields = append(res.Fields, fr)
+				failure = werr.As(err).WithDetail("filled", res.Filled).WithDetail("failedIndex", i)
+				return nil, nil
+			}
+			fr.OK = true
+			res.Filled++
+			res.Fields = append(res.Fields, fr)
+			if d != nil {
+				return d, nil
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.ActionResult = *ar
+	if failure != nil {
+		return res, failure
+	}
+	return res, nil
+}
+
+// Drag drags source onto target with real mouse events; HTML5 drag and drop
+// works (the native drag is intercepted and replayed as drag events).
+func (b *Browser) Drag(ctx context.Context, source, target Element) (*ActionResult, error) {
+	if err := source.validate(); err != nil {
+		return nil, err
+	}
+	if err := target.validate(); err != nil {
+		return nil, err
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		if _, _, err := o.actionable(target, false, false); err != nil {
+			return nil, err
+		}
+		_, from, err := o.actionable(source, false, true)
+		if err != nil {
+			return nil, err
+		}
+		tobj, to, err := o.actionable(target, false, false)
+		if err != nil {
+			return nil, err
+		}
+		if !to.InView || !from.InView {
+			return nil, werr.Invalid("the source and the target do not fit in the viewport together")
+		}
+		_ = tobj
+		return o.await(func(ctx context.Context) error {
+			_, err := chromedp.DragAndDropXY(from.X, from.Y, to.X, to.Y)(ctx, o.t.t)
+			return err
+		})
+	})
+}
+
+// QueryText returns the textContent of the first element matching e (no
+// wait), capped at PageTextBytes.
+func (b *Browser) QueryText(ctx context.Context, e Element) (*TextResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	var r struct {
+		Text  string `json:"text"`
+		Bytes int    `json:"bytes"`
+	}
+	limit := o.b.pol.PageTextBytes
+	d, err := o.await(func(ctx context.Context) error {
+		obj, err := o.resolve(ctx, e)
+		if err != nil {
+			return err
+		}
+		if obj == "" {
+			return werr.New(werr.NotFound, "no element matches %s", e)
+		}
+		return callOn(ctx, o.t, obj, fmt.Sprintf(`function() { const s = this.textContent || ''; return {text: s.length > %d ? s.slice(0, %d) : s, bytes: new TextEncoder().encode(s).length}; }`, limit, limit), &r)
+	})
+	if d != nil {
+		return nil, dialogPendingError(d)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &TextResult{Text: truncUTF8(r.Text, limit), TotalBytes: r.Bytes}
+	out.Truncated = r.Bytes > len(out.Text)
+	return out, nil
+}
+
+// WaitOptions is what WaitFor waits for; at least one of Selector, Text,
+// TextGone. With Selector and Text, the element's text must contain Text.
+type WaitOptions struct {
+	Selector  string
+	Text      string
+	TextGone  string
+	Visible   bool
+	TimeoutMs int // default policy BrowserWaitDefaultMs, capped at BrowserWaitMaxMs
+}
+
+// WaitResult reports a successful wait.
+type WaitResult struct {
+	ElapsedMs int64 `json:"elapsedMs"`
+}
+
+const waitJS = `(() => {
+  const sel = %s, text = %s, gone = %s, visible = %t;
+  let scope = document.body || document.documentElement;
+  if (sel) {
+    const el = document.querySelector(sel);
+    if (!el) return false;
+    if (visible) { const r = el.getBoundingClientRect(), st = getComputedStyle(el); if (!(r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none')) return false; }
+    scope = el;
+  }
+  const t = scope ? (scope.innerText || scope.textContent || '') : '';
+  if (text && !t.includes(text)) return false;
+  if (gone && (document.body ? document.body.innerText : '').includes(gone)) return false;
+  return true;
+})()`
+
+// WaitFor polls the active tab until the conditions hold, or fails with TIMEOUT.
+func (b *Browser) WaitFor(ctx context.Context, w WaitOptions) (*WaitResult, error) {
+	if w.Selector == "" && w.Text == "" && w.TextGone == "" {
+		return nil, werr.Invalid("give a selector, text or textGone to wait for")
+	}
+	if w.TimeoutMs < 0 {
+		return nil, werr.Invalid("timeoutMs must not be negative")
+	}
+	if w.TimeoutMs == 0 {
+		w.TimeoutMs = b.pol.BrowserWaitDefaultMs
+	}
+	w.TimeoutMs = min(w.TimeoutMs, b.pol.BrowserWaitMaxMs)
+	js := func(s string) string { v, _ := json.Marshal(s); return string(v) }
+	expr := fmt.Sprintf(waitJS, js(w.Selector), js(w.Text), js(w.TextGone), w.Visible)
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	start := time.Now()
+	timeout := time.Duration(w.TimeoutMs) * time.Millisecond
+	for {
+		var ok bool
+		d, err := o.await(func(ctx context.Context) error {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			obj, err := evalRaw(cctx, o.t, expr, true)
+			if err != nil {
+				if we := werr.As(err); we.Code == werr.InvalidArgument {
+					return werr.Invalid("invalid CSS selector %q", w.Selector)
+				}
+				if o.inst.isDead() || ctx.Err() != nil {
+					return err
+				}
+				return nil // a navigation in progress: try again
+			}
+			return decodeValue(obj, &ok)
+		})
+		if d != nil {
+			return nil, dialogPendingError(d)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return &WaitResult{ElapsedMs: time.Since(start).Milliseconds()}, nil
+		}
+		if time.Since(start) >= timeout {
+			what := []string{}
+			if w.Selector != "" {
+				what = append(what, fmt.Sprintf("selector %q", w.Selector))
+			}
+			if w.Text != "" {
+				what = append(what, fmt.Sprintf("text %q", w.Text))
+			}
+			if w.TextGone != "" {
+				what = append(what, fmt.Sprintf("text %q to disappear", w.TextGone))
+			}
+			return nil, werr.New(werr.Timeout, "waited %d ms for %s", w.TimeoutMs, strings.Join(what, " and "))
+		}
+		select {
+		case <-o.ctx.Done():
+			return nil, o.err(o.ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// EvalResult is the string result of EvalJS or Evaluate. Dialog is set when
+// the script opened a dialog (Value is then empty).
+type EvalResult struct {
+	Value  string  `json:"value"`
+	Dialog *Dialog `json:"dialog,omitempty"`
+}
+
+const stringifyJS = `function() {
+  const v = this;
+  if (typeof v === 'string') return v;
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'object' && v !== null && !(v instanceof Node)) { try { const s = JSON.stringify(v); if (s !== undefined) return s; } catch (e) {} }
+  if (v instanceof Element) return v.outerHTML.length > 2000 ? v.outerHTML.slice(0, 2000) + '...' : v.outerHTML;
+  return String(v);
+}`
+
+// stringify turns any remote value into the string R8 promises.
+func stringify(ctx context.Context, t *tab, obj *runtime.RemoteObject) (string, error) {
+	if obj == nil {
+		return "undefined", nil
+	}
+	switch {
+	case obj.Type == runtime.RemoteObjectTypeUndefined:
+		return "undefined", nil
+	case obj.Subtype == runtime.RemoteObjectSubtypeNull:
+		return "null", nil
+	case obj.UnserializableValue != "":
+		return string(obj.UnserializableValue), nil
+	case obj.ObjectID != "":
+		var s string
+		err := callOn(ctx, t, obj.ObjectID, stringifyJS, &s)
+		return s, err
+	case len(obj.Value) > 0:
+		var s string
+		if obj.Type == runtime.RemoteObjectTypeString && json.Unmarshal(obj.Value, &s) == nil {
+			return s, nil
+		}
+		return string(obj.Value), nil
+	}
+	return obj.Description, nil
+}
+
+// EvalJS evaluates a JavaScript expression (promises are awaited) in the
+// active tab and returns its value as a string: strings as they are, objects
+// as JSON, others through String(). An exception is an INVALID_ARGUMENT error
+// carrying the JavaScript message.
+func (b *Browser) EvalJS(ctx context.Context, expression string) (*EvalResult, error) {
+	if strings.TrimSpace(expression) == "" {
+		return nil, werr.Invalid("expression must not be empty")
+	}
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	var s string
+	d, err := o.await(func(ctx context.Context) error {
+		obj, err := evalRaw(ctx, o.t, expression, false)
+		if err != nil {
+			return err
+		}
+		s, err = stringify(ctx, o.t, obj)
+		return err
+	})
+	if d != nil {
+		return &EvalResult{Dialog: d}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &EvalResult{Value: truncUTF8(s, b.pol.PageTextBytes)}, nil
+}
+
+// Evaluate calls a function expression such as "() => document.title" or
+// "(el) => el.value" (the element is passed when e is set) and returns its
+// (awaited) result as EvalJS does.
+func (b *Browser) Evaluate(ctx context.Context, function string, e *Element) (*EvalResult, error) {
+	if strings.TrimSpace(function) == "" {
+		return nil, werr.Invalid("function must not be empty")
+	}
+	if e != nil {
+		if err := e.validate(); err != nil {
+			return nil, err
+		}
+	}
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	var s string
+	d, err := o.await(func(ctx context.Context) error {
+		var obj *runtime.RemoteObject
+		if e == nil {
+			var err error
+			obj, err = evalRaw(ctx, o.t, "("+function+")()", false)
+			if err != nil {
+				return err
+			}
+		} else {
+			el, err := o.resolve(ctx, *e)
+			if err != nil {
+				return err
+			}
+			if el == "" {
+				return werr.New(werr.NotFound, "no element matches %s", *e)
+			}
+			res, err := cdp.Call(ctx, o.t.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: "function(el) { return (" + function + ")(el); }", ObjectID: el,
+				Arguments: []*runtime.CallArgument{{ObjectID: el}}, AwaitPromise: new(true), ObjectGroup: objectGroup, UserGesture: new(true),
+			})
+			if err != nil {
+				return err
+			}
+			if res.ExceptionDetails != nil {
+				return jsError(res.ExceptionDetails)
+			}
+			obj = res.Result
+		}
+		var err error
+		s, err = stringify(ctx, o.t, obj)
+		return err
+	})
+	if d != nil {
+		return &EvalResult{Dialog: d}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &EvalResult{Value: truncUTF8(s, b.pol.PageTextBytes)}, nil
+}

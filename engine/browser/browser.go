@@ -1,0 +1,610 @@
+// Package browser drives one Chromium-family browser per session over the Chrome
+// DevTools Protocol: its lifecycle (launch, crash detection, relaunch), its tabs,
+// navigation, page reading, CSS-selector actions with real input events, dialogs,
+// cookies, PDF, and the console, network and download logs of the session.
+//
+// A *Browser is safe for concurrent use. Page operations of one Browser run one
+// at a time (in call order); state queries (logs, dialogs, downloads, tabs) and
+// HandleDialog never wait behind them. The browser process is started by this
+// package (not by chromedp), so that it is supervised: when it dies, the call in
+// flight fails with BROWSER_CRASHED (retryable) or, when none was in flight, the
+// next call does; the call after that starts a fresh browser.
+//
+// Elements are named by an Element: a CSS selector (CSS) or a DOM backend node
+// id from an accessibility snapshot (Node). Every element action scrolls the
+// element into view, waits until it is visible, stable and enabled, and sends
+// real input events. After an action the page is given time to settle: a
+// navigation the action started is waited for, then a short quiet DOM window.
+// No wait hangs on a JavaScript dialog: an action that opens one reports it in
+// its result (Dialog), and while a dialog is pending other page operations fail
+// with DIALOG_PENDING until HandleDialog is called.
+package browser
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+)
+
+// DialogPending is the error code of a page operation refused because a
+// JavaScript dialog is open; call HandleDialog first.
+const DialogPending werr.Code = "DIALOG_PENDING"
+
+// Options configures a Browser.
+type Options struct {
+	// Env is the environment of the browser process: the session desktop's
+	// DISPLAY, DBUS_SESSION_BUS_ADDRESS and accessibility switches. Nil means
+	// os.Environ().
+	Env []string
+	// ProfileDir is the user data directory. Empty means a temporary directory
+	// that Close removes.
+	ProfileDir string
+	// DownloadDir receives downloads. Empty means ProfileDir/Downloads.
+	DownloadDir string
+	// Headless runs the browser without a window. The default is headful on the
+	// display named by Env.
+	Headless bool
+	// Executable is the browser binary. Empty means the first of $W365_BROWSER
+	// (from Env, then the process environment), microsoft-edge(-stable),
+	// google-chrome(-stable), chromium, chromium-browser found on PATH.
+	Executable string
+	// ExtraArgs are appended to the browser command line.
+	ExtraArgs []string
+	// CDPEndpoint attaches to a running browser (ws://host:port/devtools/browser/ID
+	// or http://host:port) instead of launching one. Close then only disconnects.
+	CDPEndpoint string
+	// AllowFileURLs lets Navigate open file: URLs (blocked by default).
+	AllowFileURLs bool
+	// Policy supplies the limits; nil means policy.Default().
+	Policy *policy.Policy
+	// LaunchTimeout bounds the start of the browser; zero means 30 s.
+	LaunchTimeout time.Duration
+}
+
+// Browser is one session's browser. See the package documentation.
+type Browser struct {
+	opts Options
+	pol  *policy.Policy
+
+	launchMu sync.Mutex // held while launching or closing
+	opMu     sync.Mutex // serialises page operations
+
+	mu         sync.Mutex // protects everything below and the mutable fields of tabs
+	changed    chan struct{}
+	inst       *instance
+	closed     bool
+	ownProfile bool
+	crashGen   int // generation of a crash not yet reported to a caller (0: none)
+
+	console       []ConsoleMessage
+	consoleSeq    int64
+	consoleCursor int64
+	network       []*NetworkRequest
+	netSeq        int64
+	netCursor     int64
+	netByID       map[string]*NetworkRequest
+	downloads     []*Download
+	dlByGUID      map[string]*Download
+	dialogSeq     int64
+}
+
+// instance is one running (or attached) browser process.
+type instance struct {
+	gen         int
+	cmd         *exec.Cmd
+	pid         int
+	allocCancel context.CancelFunc
+	root        context.Context
+	rootCancel  context.CancelFunc
+	dead        chan struct{}
+	deadOnce    sync.Once
+	killed      bool // we killed it on purpose (Close)
+
+	tabs   []*tab
+	byID   map[target.ID]*tab
+	active *tab
+}
+
+var generation struct {
+	sync.Mutex
+	n int
+}
+
+// Launch starts the browser (or attaches to CDPEndpoint) and returns it once
+// its first tab is ready. Call it on the first browser tool of a session.
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	b := &Browser{opts: opts, pol: opts.Policy, changed: make(chan struct{}),
+		netByID: map[string]*NetworkRequest{}, dlByGUID: map[string]*Download{}}
+	if b.pol == nil {
+		b.pol = policy.Default()
+	}
+	if b.opts.LaunchTimeout <= 0 {
+		b.opts.LaunchTimeout = 30 * time.Second
+	}
+	if b.opts.CDPEndpoint == "" {
+		if _, err := b.executable(); err != nil {
+			return nil, err
+		}
+	}
+	if b.opts.ProfileDir == "" && b.opts.CDPEndpoint == "" {
+		dir, err := os.MkdirTemp("", "w365-browser-")
+		if err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create a browser profile directory")
+		}
+		b.opts.ProfileDir = dir
+		b.ownProfile = true
+	}
+	if b.opts.DownloadDir == "" {
+		base := b.opts.ProfileDir
+		if base == "" {
+			base = os.TempDir()
+		}
+		b.opts.DownloadDir = filepath.Join(base, "Downloads")
+	}
+	if err := os.MkdirAll(b.opts.DownloadDir, 0o755); err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot create the download directory")
+	}
+	if _, err := b.ensure(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// DownloadDir is the directory downloads are saved in.
+func (b *Browser) DownloadDir() string { return b.opts.DownloadDir }
+
+// PID is the process id of the running browser, or 0 (not running, or attached).
+func (b *Browser) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.inst == nil || b.inst.cmd == nil {
+		return 0
+	}
+	return b.inst.pid
+}
+
+// Close stops the browser (the whole process group) and frees the session's
+// browser state. An attached browser is only disconnected. Close is idempotent.
+func (b *Browser) Close() error {
+	b.launchMu.Lock()
+	defer b.launchMu.Unlock()
+	b.mu.Lock()
+	b.closed = true
+	inst := b.inst
+	b.inst = nil
+	b.notifyLocked()
+	b.mu.Unlock()
+	if inst != nil {
+		inst.stop()
+	}
+	if b.ownProfile {
+		for range 5 {
+			if os.RemoveAll(b.opts.ProfileDir) == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+func (inst *instance) stop() {
+	inst.killed = true
+	if inst.cmd != nil && inst.cmd.Process != nil {
+		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
+		_ = inst.cmd.Process.Kill()
+		select {
+		case <-inst.dead:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	inst.markDead()
+	inst.rootCancel()
+	inst.allocCancel()
+}
+
+func (inst *instance) markDead() {
+	inst.deadOnce.Do(func() { close(inst.dead) })
+}
+
+func (inst *instance) isDead() bool {
+	select {
+	case <-inst.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// notifyLocked wakes every waiter; b.mu must be held.
+func (b *Browser) notifyLocked() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+func (b *Browser) crashedError() *werr.Error {
+	return werr.New(werr.BrowserCrashed, "the browser process exited; the outcome of the call is unknown").
+		WithHint("retry: the next call starts a fresh browser (tabs and page state were lost)")
+}
+
+// ensure returns the live instance, launching one when there is none. A crash
+// not yet reported to anybody is reported here once.
+func (b *Browser) ensure(ctx context.Context) (*instance, error) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)
+	}
+	if inst := b.inst; inst != nil && !inst.isDead() {
+		b.mu.Unlock()
+		return inst, nil
+	}
+	b.mu.Unlock()
+
+	b.launchMu.Lock()
+	defer b.launchMu.Unlock()
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)
+	}
+	inst := b.inst
+	if inst != nil && !inst.isDead() {
+		b.mu.Unlock()
+		return inst, nil
+	}
+	if inst != nil && b.crashGen == inst.gen {
+		// The browser died between calls: tell this caller once.
+		b.crashGen = 0
+		b.inst = nil
+		b.mu.Unlock()
+		inst.stop()
+		return nil, b.crashedError()
+	}
+	b.inst = nil
+	b.mu.Unlock()
+	if inst != nil {
+		inst.stop()
+	}
+	ni, err := b.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		ni.stop()
+		return nil, werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)
+	}
+	b.inst = ni
+	b.notifyLocked()
+	b.mu.Unlock()
+	return ni, nil
+}
+
+func (b *Browser) env() []string {
+	if b.opts.Env != nil {
+		return b.opts.Env
+	}
+	return os.Environ()
+}
+
+func lookupEnv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// executable picks the browser binary.
+func (b *Browser) executable() (string, error) {
+	if b.opts.Executable != "" {
+		p, err := exec.LookPath(b.opts.Executable)
+		if err != nil {
+			return "", werr.Wrap(err, werr.Unavailable, "browser %q not found", b.opts.Executable).WithRetryable(false)
+		}
+		return p, nil
+	}
+	for _, v := range []string{lookupEnv(b.env(), "W365_BROWSER"), os.Getenv("W365_BROWSER")} {
+		if v != "" {
+			p, err := exec.LookPath(v)
+			if err != nil {
+				return "", werr.Wrap(err, werr.Unavailable, "W365_BROWSER=%q not found", v).WithRetryable(false)
+			}
+			return p, nil
+		}
+	}
+	for _, name := range []string{"microsoft-edge", "microsoft-edge-stable", "google-chrome", "google-chrome-stable", "chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", werr.New(werr.Unavailable, "no Chromium-family browser found (Edge, Chrome or Chromium)").
+		WithHint("install chromium, or set W365_BROWSER / --browser").WithRetryable(false)
+}
+
+func (b *Browser) args() []string {
+	a := []string{
+		"--remote-debugging-port=0",
+		"--remote-debugging-address=127.0.0.1",
+		"--user-data-dir=" + b.opts.ProfileDir,
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-default-apps",
+		"--disable-client-side-phishing-detection",
+		"--disable-domain-reliability",
+		"--disable-breakpad",
+		"--disable-crash-reporter",
+		"--no-pings",
+		"--metrics-recording-only",
+		"--password-store=basic",
+		"--use-mock-keychain",
+		"--disable-background-timer-throttling",
+		"--disable-backgrounding-occluded-windows",
+		"--disable-renderer-backgrounding",
+		"--disable-hang-monitor",
+		"--disable-popup-blocking",
+		"--disable-prompt-on-repost",
+		"--disable-dev-shm-usage",
+		"--disable-search-engine-choice-screen",
+		"--disable-features=Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater,DialMediaRouteProvider,BackForwardCache,HttpsUpgrades,PrivacySandboxSettings4",
+		"--force-renderer-accessibility",
+	}
+	if os.Geteuid() == 0 {
+		a = append(a, "--no-sandbox")
+	}
+	if b.opts.Headless {
+		a = append(a, "--headless=new", "--enable-unsafe-swiftshader", "--window-size=1280,900")
+	} else {
+		a = append(a, "--start-maximized", "--window-position=0,0")
+	}
+	a = append(a, b.opts.ExtraArgs...)
+	return append(a, "about:blank")
+}
+
+// start launches (or attaches to) a browser and attaches to its tabs.
+func (b *Browser) start(ctx context.Context) (*instance, error) {
+	generation.Lock()
+	generation.n++
+	gen := generation.n
+	generation.Unlock()
+	inst := &instance{gen: gen, dead: make(chan struct{}), byID: map[target.ID]*tab{}}
+
+	wsURL := b.opts.CDPEndpoint
+	if wsURL == "" {
+		if !b.opts.Headless && lookupEnv(b.env(), "DISPLAY") == "" && lookupEnv(b.env(), "WAYLAND_DISPLAY") == "" {
+			return nil, werr.New(werr.Unavailable, "no display for a headful browser").
+				WithHint("start the session's desktop, or use a headless browser").WithRetryable(false)
+		}
+		exe, err := b.executable()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(b.opts.ProfileDir, 0o700); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the browser profile directory")
+		}
+		portFile := filepath.Join(b.opts.ProfileDir, "DevToolsActivePort")
+		_ = os.Remove(portFile)
+		logPath := filepath.Join(b.opts.ProfileDir, "w365-browser.log")
+		logf, err := os.Create(logPath)
+		if err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the browser log")
+		}
+		cmd := exec.Command(exe, b.args()...)
+		cmd.Env = b.env()
+		cmd.Stdout = logf
+		cmd.Stderr = logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			logf.Close()
+			return nil, werr.Wrap(err, werr.Unavailable, "cannot start the browser %s", filepath.Base(exe))
+		}
+		logf.Close()
+		inst.cmd, inst.pid = cmd, cmd.Process.Pid
+		go func() {
+			_ = cmd.Wait()
+			b.onDead(inst)
+		}()
+		deadline := time.Now().Add(b.opts.LaunchTimeout)
+		for {
+			if data, err := os.ReadFile(portFile); err == nil {
+				lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+				if len(lines) == 2 {
+					if _, err := strconv.Atoi(lines[0]); err == nil {
+						wsURL = "ws://127.0.0.1:" + lines[0] + strings.TrimSpace(lines[1])
+						break
+					}
+				}
+			}
+			if inst.isDead() {
+				return nil, werr.New(werr.Unavailable, "the browser exited during start: %s", tail(logPath)).WithRetryable(false)
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				inst.killed = true
+				_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
+				return nil, werr.New(werr.Timeout, "the browser did not start within %s", b.opts.LaunchTimeout)
+			}
+			time.Sleep(30 * time.Millisecond)
+		}
+	} else if u, err := url.Parse(wsURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
+		return nil, werr.Invalid("cdp endpoint must be a ws:// or http:// URL")
+	}
+
+	var aopts []remote.Option
+	if strings.Contains(wsURL, "/devtools/browser/") {
+		aopts = append(aopts, remote.NoModifyURL)
+	}
+	allocCtx, allocCancel := remote.NewAllocator(context.Background(), wsURL, aopts...)
+	root, rootCancel := chromedp.NewContext(allocCtx)
+	inst.allocCancel, inst.root, inst.rootCancel = allocCancel, root, rootCancel
+	fail := func(err error, format string, args ...any) (*instance, error) {
+		inst.stop()
+		if we := (*werr.Error)(nil); errors.As(err, &we) {
+			return nil, we
+		}
+		return nil, werr.Wrap(err, werr.Unavailable, format, args...)
+	}
+	if err := chromedp.ListenBrowser(root, func(ev any) { b.onBrowserEvent(inst, ev) }); err != nil {
+		return fail(err, "cannot connect to the browser")
+	}
+	cb := chromedp.FromContext(root).Browser
+	go func() {
+		select {
+		case <-cb.LostConnection:
+			b.onDead(inst)
+		case <-inst.dead:
+		}
+	}()
+	cctx, cancel := context.WithTimeout(root, b.opts.LaunchTimeout)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(cctx, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		return fail(err, "cannot discover the browser's tabs")
+	}
+	if _, err := chromedp.CallBrowser(cctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: b.opts.DownloadDir, EventsEnabled: new(true),
+	}); err != nil {
+		return fail(err, "cannot set the download directory")
+	}
+	targets, err := chromedp.CallBrowser(cctx, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return fail(err, "cannot list the browser's tabs")
+	}
+	for _, ti := range targets.TargetInfos {
+		if isTab(ti) {
+			if _, err := b.adopt(inst, ti); err != nil {
+				return fail(err, "cannot attach to a tab")
+			}
+		}
+	}
+	if len(inst.tabs) == 0 {
+		if _, err := b.createTab(cctx, inst, "about:blank", false); err != nil {
+			return fail(err, "cannot open a tab")
+		}
+	}
+	b.mu.Lock()
+	if inst.active == nil && len(inst.tabs) > 0 {
+		inst.active = inst.tabs[0]
+	}
+	b.mu.Unlock()
+	return inst, nil
+}
+
+func isTab(ti *target.Info) bool {
+	return ti != nil && ti.Type == "page" && !strings.HasPrefix(ti.URL, "devtools://")
+}
+
+// onDead records that an instance's browser is gone.
+func (b *Browser) onDead(inst *instance) {
+	b.mu.Lock()
+	already := inst.isDead()
+	inst.markDead()
+	if !already && !inst.killed && b.inst == inst {
+		b.crashGen = inst.gen
+	}
+	b.notifyLocked()
+	b.mu.Unlock()
+	if inst.rootCancel != nil {
+		inst.rootCancel()
+	}
+	if inst.cmd != nil {
+		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
+	}
+}
+
+func tail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "no output"
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > 5 {
+			lines = lines[1:]
+		}
+	}
+	s := strings.Join(lines, " | ")
+	if len(s) > 600 {
+		s = s[len(s)-600:]
+	}
+	if s == "" {
+		return "no output"
+	}
+	return s
+}
+
+// mapErr turns an error of a CDP call into a *werr.Error.
+func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
+	if err == nil {
+		return nil
+	}
+	if inst != nil && inst.isDead() && !inst.killed {
+		b.mu.Lock()
+		if b.crashGen == inst.gen {
+			b.crashGen = 0
+		}
+		b.mu.Unlock()
+		return b.crashedError()
+	}
+	var we *werr.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return werr.New(werr.Timeout, "the browser did not answer in time")
+		}
+		return werr.New(werr.Cancelled, "the call was cancelled")
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return werr.New(werr.Timeout, "the browser did not answer in time")
+	}
+	if errors.Is(err, chromedp.ErrTargetDetached) {
+		return werr.New(werr.NotFound, "the tab was closed")
+	}
+	if inst != nil && inst.killed {
+		return werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)
+	}
+	return werr.Wrap(err, werr.Internal, "browser protocol error: %s", firstLine(err.Error()))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+// String describes the browser for logs.
+func (b *Browser) String() string {
+	return fmt.Sprintf("browser(pid %d)", b.PID())
+}
