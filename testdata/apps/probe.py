@@ -115,30 +115,44 @@ class Probe:
 
     # ---- pattern mode -------------------------------------------------
     def build_pattern(self):
+        # Plain CSS backgrounds in a Gtk.Fixed (no cairo binding needed, which
+        # python3-gi alone lacks): Fixed paints its children in order.
         w = Gtk.Window(type=Gtk.WindowType.POPUP, title=self.args.title)
+        w.set_name("pattern")
         w.move(self.args.x, self.args.y)
         w.set_default_size(400, 300)
         w.set_size_request(400, 300)
-        area = Gtk.DrawingArea()
-        area.connect("draw", self.draw_pattern)
-        w.add(area)
+        css = ["#pattern { background-color: rgb(%d,%d,%d); background-image: none; }" % PATTERN_BG]
+        fixed = Gtk.Fixed()
+        for i, (x, y, pw, ph, (r, g, b)) in enumerate(PATTERN):
+            box = Gtk.Box()
+            box.set_name("r%d" % i)
+            box.set_size_request(pw, ph)
+            css.append("#r%d { background-color: rgb(%d,%d,%d); background-image: none; "
+                       "border: none; box-shadow: none; min-width: 0; min-height: 0; }" % (i, r, g, b))
+            fixed.put(box, x, y)
+        prov = Gtk.CssProvider()
+        prov.load_from_data("\n".join(css).encode())
+        Gtk.StyleContext.add_provider_for_screen(Gdk.Screen.get_default(), prov,
+                                                 Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION + 1)
+        w.add(fixed)
         w.connect("destroy", Gtk.main_quit)
-        w.connect("map-event", lambda *_: GLib.timeout_add(50, self.pattern_ready, w) and False)
+        self.drawn = False
         self.window = w
+        w.connect("realize", lambda w: w.get_frame_clock().connect("after-paint", self.pattern_drawn))
         w.show_all()
 
-    def draw_pattern(self, widget, cr):
-        cr.set_antialias(0)  # cairo.ANTIALIAS_NONE
-        r, g, b = PATTERN_BG
-        cr.set_source_rgb(r / 255, g / 255, b / 255)
-        cr.paint()
-        for x, y, w, h, (r, g, b) in PATTERN:
-            cr.set_source_rgb(r / 255, g / 255, b / 255)
-            cr.rectangle(x, y, w, h)
-            cr.fill()
-        return True
+    def pattern_drawn(self, clock):
+        # (No "draw" handler: its cairo argument needs python3-gi-cairo.)
+        if not self.drawn:
+            # Report after this paint has reached the X server: the idle runs after
+            # the frame is finished, and sync() waits for the server.
+            self.drawn = True
+            GLib.idle_add(self.pattern_ready, self.window)
+        return False
 
     def pattern_ready(self, w):
+        w.get_display().sync()
         ox, oy = w.get_window().get_origin()[1:]
         emit({
             "event": "ready", "x": ox, "y": oy, "width": 400, "height": 300,
@@ -160,6 +174,9 @@ class Probe:
         w.connect("key-press-event", self.on_key)
         w.connect("key-release-event", self.on_key_release)
         w.connect("map-event", self.on_map)
+        w.connect("realize", lambda w: w.get_frame_clock().connect("after-paint", self.on_painted))
+        self.mapped = False
+        self.drawn = False
         w.connect("configure-event", self.on_configure)
         self.window = w
 
@@ -225,13 +242,28 @@ class Probe:
         return False
 
     def on_map(self, w, ev):
-        # openbox may still move the window just after mapping: report once settled.
-        GLib.timeout_add(100, self.report_ready)
+        self.mapped = True
+        self.maybe_ready()
+        return False
+
+    def on_painted(self, clock):
+        if not self.drawn:
+            self.drawn = True
+            GLib.idle_add(self.maybe_ready)
+        return False
+
+    def maybe_ready(self):
+        # Mapped and painted; openbox may still move the window just after mapping,
+        # so report once settled.
+        if self.mapped and self.drawn and not getattr(self, "ready_timer", False):
+            self.ready_timer = True
+            GLib.timeout_add(100, self.report_ready)
         return False
 
     def report_ready(self):
         if self.ready_sent:
             return False
+        self.window.get_display().sync()
         win = self.window.get_window()
         ox, oy = win.get_origin()[1:]
         alloc = self.window.get_allocation()
