@@ -1,0 +1,47 @@
+// Command w365 operates a computer for people, shell scripts and AI agents.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/repl"
+)
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+func main() {
+	io := commands.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout)}
+	args := os.Args[1:]
+	if len(args) == 0 && isTerminal(os.Stdin) && io.OutIsTerminal {
+		args = []string{"repl"}
+	}
+	root, _ := commands.NewRoot(commands.RootDeps{IO: io, Args: args, Extra: func(root *cobra.Command, g *commands.Globals) {
+		commands.AddServe(root, g)
+		commands.AddDoctor(root, g)
+		repl.AddCommand(root, g)
+	}})
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return
+	}
+	// Our errors carry a code; anything else is cobra rejecting the command line.
+	code := commands.ExitUsage
+	var e *werr.Error
+	if errors.As(err, &e) {
+		code = commands.ExitCode(e)
+	}
+	fmt.Fprintln(os.Stderr, "w365:", err)
+	os.Exit(code)
+}

@@ -1,0 +1,547 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// IO is where a command tree reads and writes; the REPL swaps in its own.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// OutIsTerminal controls human formatting and whether raw image bytes may go to Out.
+	OutIsTerminal bool
+}
+
+// Globals are the root flags shared by every command.
+type Globals struct {
+	Session string
+	JSON    bool
+	Virtual bool
+	Policy  string
+	// Browser settings for a host this starts.
+	Browser     string
+	CDPEndpoint string
+	Headless    bool
+}
+
+// RootDeps lets the REPL and tests supply the caller and extra commands.
+type RootDeps struct {
+	IO IO
+	// Caller runs tools; nil means a Client of the host built from the global flags.
+	Caller func(g *Globals) Caller
+	// Extra adds commands that are not tools (serve, repl, doctor, version).
+	Extra func(root *cobra.Command, g *Globals)
+	// Args, when set, is the command line about to run: only the command it names gets
+	// its flags, which keeps one-shot calls fast. Nil gives every command its flags
+	// (completion, docs).
+	Args []string
+}
+
+// NewRoot builds the whole command tree from the registry. Build a fresh one for each
+// REPL line: flag values otherwise leak from one line to the next.
+func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
+	g := &Globals{}
+	root := &cobra.Command{
+		Use:   "w365",
+		Short: "Operate a computer from the shell, a REPL or an MCP agent",
+		Long: "w365 drives a desktop (mouse, keyboard, screenshots, OCR, windows, processes, clipboard),\n" +
+			"a sandboxed shell and Python, a browser and accessibility trees. Every tool is a command here,\n" +
+			"a command in the REPL (w365 with no arguments) and an MCP tool (w365 serve --mcp).",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version(),
+	}
+	root.SetIn(d.IO.In)
+	root.SetOut(d.IO.Out)
+	root.SetErr(d.IO.Err)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.Session, "session", envOr("W365_SESSION", "default"), "session to act in (env W365_SESSION)")
+	pf.BoolVar(&g.JSON, "json", false, "print the structured result as JSON")
+	pf.BoolVar(&g.Virtual, "virtual", false, "use an embedded virtual desktop even when DISPLAY is set (for a host this starts)")
+	pf.StringVar(&g.Policy, "policy", os.Getenv("W365_POLICY"), "policy file for a host this starts (env W365_POLICY)")
+	pf.StringVar(&g.Browser, "browser", os.Getenv("W365_BROWSER"), "browser executable for a host this starts (env W365_BROWSER; default: Edge, Chrome, then Chromium)")
+	pf.StringVar(&g.CDPEndpoint, "cdp-endpoint", os.Getenv("W365_CDP_ENDPOINT"), "attach the default session to a running browser (ws:// or http:// DevTools URL) instead of launching one")
+	pf.BoolVar(&g.Headless, "headless", false, "launch browsers without a window (for a host this starts)")
+	root.RegisterFlagCompletionFunc("session", cobra.NoFileCompletions)
+
+	caller := d.Caller
+	if caller == nil {
+		caller = func(g *Globals) Caller { return &Client{Opts: clientOptions(g)} }
+	}
+	var c Caller
+	getCaller := func() Caller {
+		if c == nil {
+			c = caller(g)
+		}
+		return c
+	}
+	root.AddGroup(&cobra.Group{ID: "tools", Title: "Tools:"}, &cobra.Group{ID: "other", Title: "Other commands:"})
+	lazy := map[*cobra.Command]func(){}
+	for _, t := range All() {
+		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller)
+		lazy[cmd] = flags
+	}
+	if d.Extra != nil {
+		d.Extra(root, g)
+	}
+	if d.Args == nil {
+		for _, flags := range lazy {
+			flags()
+		}
+		return root, g
+	}
+	args := d.Args
+	if len(args) > 0 && (args[0] == "help" || strings.HasPrefix(args[0], "__complete")) {
+		args = args[1:]
+	}
+	if c, _, err := root.Find(args); err == nil && lazy[c] != nil {
+		lazy[c]()
+	}
+	return root, g
+}
+
+func clientOptions(g *Globals) ClientOptions {
+	o := ClientOptions{Session: g.Session}
+	if g.Virtual {
+		o.HostArgs = append(o.HostArgs, "--virtual")
+	}
+	if g.Policy != "" {
+		o.HostArgs = append(o.HostArgs, "--policy", g.Policy)
+	}
+	if g.Browser != "" {
+		o.HostArgs = append(o.HostArgs, "--browser", g.Browser)
+	}
+	if g.CDPEndpoint != "" {
+		o.HostArgs = append(o.HostArgs, "--cdp-endpoint", g.CDPEndpoint)
+	}
+	if g.Headless {
+		o.HostArgs = append(o.HostArgs, "--headless")
+	}
+	return o
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// parent finds or creates the group commands along path.
+func parent(root *cobra.Command, path []string) *cobra.Command {
+	cur := root
+	for _, name := range path {
+		var next *cobra.Command
+		for _, c := range cur.Commands() {
+			if c.Name() == name {
+				next = c
+			}
+		}
+		if next == nil {
+			next = &cobra.Command{Use: name, Short: groupShort[name]}
+			if cur == root {
+				next.GroupID = "tools"
+			}
+			cur.AddCommand(next)
+		}
+		cur = next
+	}
+	return cur
+}
+
+var groupShort = map[string]string{
+	"browser": "Browser automation: pages, CSS selectors, snapshots and refs, tabs, cookies",
+	"session": "Sessions: isolated desktops with their own browser",
+}
+
+// flagName turns a JSON name into a flag name: clickCount -> click-count.
+func flagName(json string) string {
+	var b strings.Builder
+	for i, r := range json {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+type fieldInfo struct {
+	json, flag string
+	typ        reflect.Type
+	required   bool
+}
+
+func (t *Tool) fields() []fieldInfo {
+	req := map[string]bool{}
+	for _, r := range t.inSchema.Required {
+		req[r] = true
+	}
+	var out []fieldInfo
+	typ := t.in
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name := jsonName(f)
+		if name == "" {
+			continue
+		}
+		out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type, required: req[name]})
+	}
+	return out
+}
+
+// addToolCommand adds t's command and returns it with the function that declares its
+// flags (called only for the command about to run, see RootDeps.Args).
+func addToolCommand(root *cobra.Command, t *Tool, g *Globals, iostr IO, caller func() Caller) (*cobra.Command, func()) {
+	leaf := t.Path[len(t.Path)-1]
+	use := leaf
+	for _, a := range t.Args {
+		use += " [" + a + "]"
+	}
+	cmd := &cobra.Command{
+		Use:               use,
+		Aliases:           t.Aliases,
+		Short:             t.Summary,
+		Long:              t.Summary + "\n\n" + t.Long + "\n\nMCP tool: " + t.Name,
+		Example:           t.Example,
+		Annotations:       map[string]string{"tool": t.Name},
+		ValidArgsFunction: cobra.NoFileCompletions,
+		Args:              positionalArgs(t),
+	}
+	if len(t.Path) == 1 {
+		cmd.GroupID = "tools"
+	}
+	var output string
+	flags := func() {
+		t.schemas()
+		fs := cmd.Flags()
+		for _, f := range t.fields() {
+			addFlag(fs, t, f)
+			if vals, ok := t.enums[f.json]; ok {
+				cmd.RegisterFlagCompletionFunc(f.flag, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+			}
+		}
+		if reflect.PointerTo(t.out).Implements(reflect.TypeFor[ImageOutput]()) {
+			fs.StringVarP(&output, "output", "o", "", "file to write the image to; - for stdout (default: a timestamped file in the current directory)")
+		}
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		in, err := collectArgs(cmd, t, t.fields(), args)
+		if err != nil {
+			return err
+		}
+		// Validate here too, so usage mistakes never start or reach a host.
+		if _, err := t.Prepare(cloneArgs(in)); err != nil {
+			return err
+		}
+		o, err := caller().Call(cmd.Context(), t, in)
+		if err != nil {
+			return err
+		}
+		return render(iostr, g, t, o, output)
+	}
+	parent(root, t.Path[:len(t.Path)-1]).AddCommand(cmd)
+	return cmd, flags
+}
+
+func cloneArgs(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+func positionalArgs(t *Tool) cobra.PositionalArgs {
+	if len(t.Args) == 0 {
+		return cobra.NoArgs
+	}
+	last := t.Args[len(t.Args)-1]
+	for i := range t.in.NumField() {
+		if f := t.in.Field(i); jsonName(f) == last && f.Type.Kind() == reflect.Slice {
+			return cobra.ArbitraryArgs
+		}
+	}
+	return cobra.MaximumNArgs(len(t.Args))
+}
+
+// addFlag declares the flag for one input field, with its default and allowed values in the help.
+func addFlag(fs *pflag.FlagSet, t *Tool, f fieldInfo) {
+	p := t.inSchema.Properties[f.json]
+	usage := p.Description
+	if vals, ok := t.enums[f.json]; ok {
+		usage += " (" + strings.Join(vals, "|") + ")"
+	}
+	if p.Minimum != nil || p.Maximum != nil {
+		usage += " [" + fmtNum(p.Minimum) + ".." + fmtNum(p.Maximum) + "]"
+	}
+	if f.required {
+		usage += " (required)"
+	}
+	var def string
+	if len(p.Default) > 0 {
+		json.Unmarshal(p.Default, &def) // strings
+		if def == "" {
+			def = string(p.Default)
+		}
+	}
+	typ := f.typ
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	switch typ.Kind() {
+	case reflect.Bool:
+		b, _ := strconv.ParseBool(def)
+		fs.Bool(f.flag, b, usage)
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64:
+		n, _ := strconv.ParseInt(def, 10, 64)
+		fs.Int64(f.flag, n, usage)
+	case reflect.Float64, reflect.Float32:
+		n, _ := strconv.ParseFloat(def, 64)
+		fs.Float64(f.flag, n, usage)
+	case reflect.String:
+		fs.String(f.flag, def, usage)
+	case reflect.Slice:
+		if typ.Elem().Kind() == reflect.String {
+			fs.StringArray(f.flag, nil, usage+" (repeat the flag for several)")
+			break
+		}
+		fallthrough
+	default:
+		fs.String(f.flag, "", usage+" (JSON)")
+	}
+}
+
+func fmtNum(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64)
+}
+
+// collectArgs builds the tool's argument object from changed flags and positionals.
+func collectArgs(cmd *cobra.Command, t *Tool, fields []fieldInfo, args []string) (map[string]any, error) {
+	in := map[string]any{}
+	byJSON := map[string]fieldInfo{}
+	for _, f := range fields {
+		byJSON[f.json] = f
+	}
+	for _, f := range fields {
+		fl := cmd.Flags().Lookup(f.flag)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		v, err := flagValue(cmd.Flags(), f)
+		if err != nil {
+			return nil, err
+		}
+		in[f.json] = v
+	}
+	for i, a := range args {
+		name := t.Args[min(i, len(t.Args)-1)]
+		f := byJSON[name]
+		if cmd.Flags().Changed(f.flag) {
+			return nil, werr.Invalid("%s given both as an argument and as --%s", name, f.flag)
+		}
+		if f.typ.Kind() == reflect.Slice {
+			list, _ := in[name].([]any)
+			in[name] = append(list, a)
+			continue
+		}
+		v, err := parseScalar(f, a)
+		if err != nil {
+			return nil, err
+		}
+		in[name] = v
+	}
+	return in, nil
+}
+
+func flagValue(fs *pflag.FlagSet, f fieldInfo) (any, error) {
+	typ := f.typ
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	switch typ.Kind() {
+	case reflect.Bool:
+		return fs.GetBool(f.flag)
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64:
+		return fs.GetInt64(f.flag)
+	case reflect.Float64, reflect.Float32:
+		return fs.GetFloat64(f.flag)
+	case reflect.String:
+		return fs.GetString(f.flag)
+	case reflect.Slice:
+		if typ.Elem().Kind() == reflect.String {
+			vals, err := fs.GetStringArray(f.flag)
+			out := make([]any, len(vals))
+			for i, v := range vals {
+				out[i] = v
+			}
+			return out, err
+		}
+	}
+	s, _ := fs.GetString(f.flag)
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, werr.Invalid("--%s takes JSON: %v", f.flag, err)
+	}
+	return v, nil
+}
+
+func parseScalar(f fieldInfo, s string) (any, error) {
+	typ := f.typ
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	switch typ.Kind() {
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, werr.Invalid("%s must be an integer, got %q", f.json, s)
+		}
+		return n, nil
+	case reflect.Float64, reflect.Float32:
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, werr.Invalid("%s must be a number, got %q", f.json, s)
+		}
+		return n, nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, werr.Invalid("%s must be true or false, got %q", f.json, s)
+		}
+		return b, nil
+	case reflect.String:
+		return s, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, werr.Invalid("%s takes JSON: %v", f.json, err)
+	}
+	return v, nil
+}
+
+// render prints an outcome: images to files, then JSON or the human line.
+func render(iostr IO, g *Globals, t *Tool, o *Outcome, output string) error {
+	var paths []string
+	for i, img := range o.Images {
+		p, err := writeImage(iostr, t, img, output, i)
+		if err != nil {
+			return err
+		}
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if output == "-" {
+		return nil
+	}
+	if g.JSON {
+		var v any = json.RawMessage(o.JSON)
+		if len(paths) > 0 {
+			var m map[string]any
+			if json.Unmarshal(o.JSON, &m) == nil {
+				m["path"] = paths[0]
+				v = m
+			}
+		}
+		enc := json.NewEncoder(iostr.Out)
+		if iostr.OutIsTerminal {
+			enc.SetIndent("", "  ")
+		}
+		return enc.Encode(v)
+	}
+	for _, p := range paths {
+		fmt.Fprintln(iostr.Out, p)
+	}
+	if line := HumanText(o.Out); line != "" {
+		fmt.Fprintln(iostr.Out, line)
+	}
+	return nil
+}
+
+func writeImage(iostr IO, t *Tool, img Image, output string, i int) (string, error) {
+	ext := ".png"
+	if img.MIMEType == "image/jpeg" {
+		ext = ".jpg"
+	}
+	switch {
+	case output == "-":
+		if iostr.OutIsTerminal {
+			return "", werr.Invalid("refusing to write image bytes to a terminal; use -o FILE or redirect stdout")
+		}
+		_, err := iostr.Out.Write(img.Data)
+		return "", err
+	case output == "":
+		output = fmt.Sprintf("w365-%s-%s%s", strings.ReplaceAll(t.Name, "_", "-"), time.Now().Format("20060102-150405.000"), ext)
+	case i > 0:
+		output = strings.TrimSuffix(output, ext) + "-" + strconv.Itoa(i) + ext
+	}
+	if err := os.WriteFile(output, img.Data, 0o644); err != nil {
+		return "", werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", output, err)
+	}
+	return output, nil
+}
+
+// HumanText is the one-line (or few-line) human form of an output value.
+func HumanText(out any) string {
+	if out == nil {
+		return ""
+	}
+	if tx, ok := out.(Texter); ok {
+		return tx.Text()
+	}
+	v := reflect.ValueOf(out)
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	if tx, ok := v.Interface().(Texter); ok {
+		return tx.Text()
+	}
+	if v.Kind() != reflect.Struct {
+		b, _ := json.Marshal(v.Interface())
+		return string(b)
+	}
+	var parts []string
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name := jsonName(f)
+		if name == "" {
+			continue
+		}
+		fv := v.Field(i)
+		if fv.IsZero() && strings.Contains(f.Tag.Get("json"), "omitempty") {
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.String:
+			parts = append(parts, name+"="+strconv.Quote(fv.String()))
+		case reflect.Struct, reflect.Slice, reflect.Map, reflect.Pointer:
+			b, _ := json.Marshal(fv.Interface())
+			parts = append(parts, name+"="+string(b))
+		default:
+			parts = append(parts, fmt.Sprintf("%s=%v", name, fv.Interface()))
+		}
+	}
+	return strings.Join(parts, " ")
+}

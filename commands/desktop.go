@@ -1,0 +1,274 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/w365/w365/engine/input"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// inputOf is the session's keyboard and mouse.
+func inputOf(env *Env) (*input.Controller, error) {
+	return session.Use(env.Session, "input", func(s *session.Session) (*input.Controller, error) {
+		return input.New(s.Desktop.Name, env.Host.Policy)
+	})
+}
+
+// Point is a screen position.
+type Point struct {
+	X int `json:"x" jsonschema:"X in screen pixels"`
+	Y int `json:"y" jsonschema:"Y in screen pixels"`
+}
+
+// CursorOut is where the cursor is.
+type CursorOut struct {
+	CursorX int `json:"cursorX" jsonschema:"cursor X in screen pixels"`
+	CursorY int `json:"cursorY" jsonschema:"cursor Y in screen pixels"`
+}
+
+func (o CursorOut) Text() string { return fmt.Sprintf("%d %d", o.CursorX, o.CursorY) }
+
+// None is the input of tools without parameters.
+type None struct{}
+
+// ClickIn is click's input.
+type ClickIn struct {
+	X          *int   `json:"x,omitempty" jsonschema:"X in screen pixels; omit both x and y to click where the cursor is"`
+	Y          *int   `json:"y,omitempty" jsonschema:"Y in screen pixels; omit both x and y to click where the cursor is"`
+	Button     string `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=Left|Right|Middle|Forward|Backward,default=Left"`
+	ClickCount int    `json:"clickCount,omitempty" jsonschema:"1 for a single click, 2 for a double click" w365:"min=1,max=2,default=1"`
+}
+
+// ClickOut says what was clicked.
+type ClickOut struct {
+	X          int    `json:"x"`
+	Y          int    `json:"y"`
+	Button     string `json:"button"`
+	ClickCount int    `json:"clickCount"`
+}
+
+func (o ClickOut) Text() string {
+	return fmt.Sprintf("clicked %s x%d at %d,%d", o.Button, o.ClickCount, o.X, o.Y)
+}
+
+// DragIn is drag_mouse's input.
+type DragIn struct {
+	StartX int    `json:"startX" jsonschema:"start X in screen pixels"`
+	StartY int    `json:"startY" jsonschema:"start Y in screen pixels"`
+	EndX   int    `json:"endX" jsonschema:"end X in screen pixels"`
+	EndY   int    `json:"endY" jsonschema:"end Y in screen pixels"`
+	Button string `json:"button,omitempty" jsonschema:"mouse button held during the drag" w365:"enum=Left|Right|Middle,default=Left"`
+}
+
+// DragOut echoes the drag.
+type DragOut struct {
+	StartX int    `json:"startX"`
+	StartY int    `json:"startY"`
+	EndX   int    `json:"endX"`
+	EndY   int    `json:"endY"`
+	Button string `json:"button"`
+}
+
+// ScrollIn is scroll's input.
+type ScrollIn struct {
+	X      int `json:"x" jsonschema:"X of the point where the wheel turns"`
+	Y      int `json:"y" jsonschema:"Y of the point where the wheel turns"`
+	DeltaX int `json:"deltaX,omitempty" jsonschema:"horizontal wheel notches, positive scrolls right; clamped to [-20, 20]" w365:"default=0"`
+	DeltaY int `json:"deltaY,omitempty" jsonschema:"vertical wheel notches, positive scrolls down; clamped to [-20, 20]; about 3 notches make a page" w365:"default=0"`
+}
+
+// ScrollOut says which notches were sent.
+type ScrollOut struct {
+	X       int  `json:"x"`
+	Y       int  `json:"y"`
+	DeltaX  int  `json:"deltaX" jsonschema:"horizontal notches sent"`
+	DeltaY  int  `json:"deltaY" jsonschema:"vertical notches sent"`
+	Clamped bool `json:"clamped" jsonschema:"true when a delta was clamped to the allowed range"`
+}
+
+// TypeIn is type_text's input.
+type TypeIn struct {
+	Text     string `json:"text" jsonschema:"text to type; any Unicode, newlines press Enter, tabs press Tab"`
+	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"put the text on the clipboard and paste it with ctrl+v, then restore the previous clipboard" w365:"default=false"`
+}
+
+// TypeOut counts what was typed.
+type TypeOut struct {
+	Characters int    `json:"characters" jsonschema:"number of characters (Unicode code points) sent"`
+	Method     string `json:"method" jsonschema:"keys or paste"`
+}
+
+// KeysIn is press_keys's input.
+type KeysIn struct {
+	Keys []string `json:"keys" jsonschema:"key names pressed together and released in reverse order, e.g. [\"ctrl\",\"shift\",\"s\"]" w365:"minItems=1,maxItems=8"`
+}
+
+// KeysOut echoes the chord.
+type KeysOut struct {
+	Keys []string `json:"keys"`
+}
+
+func (o KeysOut) Text() string { return "pressed " + strings.Join(o.Keys, "+") }
+
+// WaitIn is wait_milliseconds's input.
+type WaitIn struct {
+	Ms int `json:"ms" jsonschema:"milliseconds to wait; clamped to [0, 5000]"`
+}
+
+// WaitOut says how long the wait was.
+type WaitOut struct {
+	WaitedMs int  `json:"waitedMs"`
+	Clamped  bool `json:"clamped"`
+}
+
+func init() {
+	register(
+		Define(Tool{
+			Name: "move_mouse", Legacy: []string{"mcp_desktop_move_mouse"}, Aliases: []string{"move"},
+			Summary: "Move the mouse cursor to a screen position without clicking",
+			Long: "Moves the cursor to (x, y) in screen pixels. To click there, use click instead.\n" +
+				"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
+			Example: "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
+			Toolset: "desktop", Args: []string{"x", "y"},
+			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		}, func(ctx context.Context, env *Env, in Point) (CursorOut, error) {
+			c, err := inputOf(env)
+			if err != nil {
+				return CursorOut{}, err
+			}
+			if err := c.Move(ctx, in.X, in.Y); err != nil {
+				return CursorOut{}, err
+			}
+			x, y, err := c.CursorPosition()
+			return CursorOut{x, y}, err
+		}),
+		Define(Tool{
+			Name: "click", Legacy: []string{"mcp_desktop_click"},
+			Summary: "Click a mouse button at a screen position, or where the cursor is",
+			Long: "Clicks at (x, y), or at the current cursor position when both are omitted. Buttons: Left, Right,\n" +
+				"Middle, Forward, Backward (X11 buttons 1, 3, 2, 9, 8); clickCount 2 is one double click.\n" +
+				"Refused with FAILSAFE near screen corners (see move_mouse).",
+			Example: "  $ w365 click 100 200\n  $ w365 click --button Right\n  $ w365 click 300 300 --click-count 2",
+			Toolset: "desktop", Args: []string{"x", "y"}, Annotations: Act,
+		}, func(ctx context.Context, env *Env, in ClickIn) (ClickOut, error) {
+			if (in.X == nil) != (in.Y == nil) {
+				return ClickOut{}, werr.Invalid("give both x and y, or neither to click at the cursor")
+			}
+			c, err := inputOf(env)
+			if err != nil {
+				return ClickOut{}, err
+			}
+			if err := c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
+				return ClickOut{}, err
+			}
+			x, y, err := c.CursorPosition()
+			return ClickOut{X: x, Y: y, Button: in.Button, ClickCount: in.ClickCount}, err
+		}),
+		Define(Tool{
+			Name: "get_cursor_position", Legacy: []string{"mcp_desktop_get_cursor_position"}, Aliases: []string{"cursor"},
+			Summary: "Report where the mouse cursor is",
+			Long:    "Returns {cursorX, cursorY} in screen pixels.",
+			Example: "  $ w365 get-cursor-position\n  $ w365 cursor --json",
+			Toolset: "desktop", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, _ None) (CursorOut, error) {
+			c, err := inputOf(env)
+			if err != nil {
+				return CursorOut{}, err
+			}
+			x, y, err := c.CursorPosition()
+			return CursorOut{x, y}, err
+		}),
+		Define(Tool{
+			Name: "drag_mouse", Legacy: []string{"mcp_desktop_drag_mouse"}, Aliases: []string{"drag"},
+			Summary: "Press a button at one point, move to another with real motion events, release",
+			Long: "Drags from (startX, startY) to (endX, endY) in small steps, ending exactly on the end point.\n" +
+				"The button is always released, even when something fails midway. Refused with FAILSAFE\n" +
+				"before anything is pressed when any point of the path lies near a screen corner.",
+			Example: "  $ w365 drag-mouse --start-x 100 --start-y 100 --end-x 400 --end-y 100",
+			Toolset: "desktop", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in DragIn) (DragOut, error) {
+			c, err := inputOf(env)
+			if err != nil {
+				return DragOut{}, err
+			}
+			err = c.Drag(ctx, in.StartX, in.StartY, in.EndX, in.EndY, in.Button)
+			return DragOut(in), err
+		}),
+		Define(Tool{
+			Name: "scroll", Legacy: []string{"mcp_desktop_scroll"},
+			Summary: "Turn the mouse wheel at a screen position, in notches",
+			Long: "Sends real wheel events at (x, y): deltaY > 0 scrolls down, deltaX > 0 scrolls right. Each delta\n" +
+				"is clamped to [-20, 20] notches (about 3 notches make a page); the result says when it was.",
+			Example: "  $ w365 scroll 500 400 --delta-y 3\n  $ w365 scroll 500 400 --delta-x -2",
+			Toolset: "desktop", Args: []string{"x", "y"}, Annotations: Act,
+		}, func(ctx context.Context, env *Env, in ScrollIn) (ScrollOut, error) {
+			c, err := inputOf(env)
+			if err != nil {
+				return ScrollOut{}, err
+			}
+			r, err := c.Scroll(ctx, in.X, in.Y, in.DeltaX, in.DeltaY)
+			return ScrollOut{X: in.X, Y: in.Y, DeltaX: r.AppliedDX, DeltaY: r.AppliedDY, Clamped: r.Clamped}, err
+		}),
+		Define(Tool{
+			Name: "type_text", Legacy: []string{"mcp_desktop_type_text"}, Aliases: []string{"type"},
+			Summary: "Type text with the keyboard into the focused window",
+			Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
+				"With usePaste the text goes through the clipboard and ctrl+v, and the previous clipboard is\n" +
+				"restored. Use press_keys for shortcuts and browser_type for web form fields.",
+			Example: "  $ w365 type-text 'Grüße, 東京'\n  $ w365 type --use-paste \"$(cat notes.txt)\"",
+			Toolset: "desktop", Args: []string{"text"}, Annotations: Act,
+		}, func(ctx context.Context, env *Env, in TypeIn) (TypeOut, error) {
+			c, err := inputOf(env)
+			if err != nil {
+				return TypeOut{}, err
+			}
+			n := len([]rune(in.Text))
+			if in.UsePaste {
+				clip, err := pasteClipboard(ctx, env)
+				if err != nil {
+					return TypeOut{}, err
+				}
+				return TypeOut{n, "paste"}, c.TypePaste(ctx, in.Text, clip)
+			}
+			return TypeOut{n, "keys"}, c.TypeText(ctx, in.Text)
+		}),
+		Define(Tool{
+			Name: "press_keys", Legacy: []string{"mcp_desktop_press_keys"}, Aliases: []string{"keys", "key"},
+			Summary: "Press a key combination (chord) such as ctrl+c",
+			Long: "Presses the keys together and releases them in reverse order; they are always released.\n" +
+				"Names: ctrl/control, shift, alt, meta/win/super/cmd, F1-F24, arrows (up, down, left, right),\n" +
+				"enter/return, escape/esc, tab, backspace, delete, home, end, pageup, pagedown, space, insert,\n" +
+				"printscreen, capslock, letters, digits and punctuation. An unknown name is INVALID_ARGUMENT\n" +
+				"with the nearest known names.",
+			Example: "  $ w365 press-keys ctrl c\n  $ w365 keys ctrl shift s\n  $ w365 press-keys --keys alt --keys tab",
+			Toolset: "desktop", Args: []string{"keys"}, Annotations: Act,
+		}, func(ctx context.Context, env *Env, in KeysIn) (KeysOut, error) {
+			c, err := inputOf(env)
+			if err != nil {
+				return KeysOut{}, err
+			}
+			return KeysOut(in), c.PressKeys(ctx, in.Keys)
+		}),
+		Define(Tool{
+			Name: "wait_milliseconds", Legacy: []string{"mcp_desktop_wait_milliseconds"}, Aliases: []string{"wait", "sleep"},
+			Summary: "Pause for an animation or transition to finish (at most 5 s)",
+			Long: "Waits ms milliseconds, clamped to [0, 5000]. Not for polling: use browser_wait_for to wait for\n" +
+				"page content.",
+			Example: "  $ w365 wait-milliseconds 500",
+			Toolset: "desktop", Args: []string{"ms"},
+			Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in WaitIn) (WaitOut, error) {
+			ms := min(max(in.Ms, 0), env.Host.Policy.WaitMaxMs)
+			select {
+			case <-time.After(time.Duration(ms) * time.Millisecond):
+			case <-ctx.Done():
+				return WaitOut{}, werr.Wrap(ctx.Err(), werr.Cancelled, "wait cancelled")
+			}
+			return WaitOut{WaitedMs: ms, Clamped: ms != in.Ms}, nil
+		}),
+	)
+}

@@ -1,0 +1,340 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// ServeOptions filter what one MCP connection sees.
+type ServeOptions struct {
+	Toolsets    []string `json:"toolsets,omitempty"`
+	ReadOnly    bool     `json:"readOnly,omitempty"`
+	LegacyNames bool     `json:"legacyNames,omitempty"`
+}
+
+func (o ServeOptions) key() string {
+	ts := slices.Clone(o.Toolsets)
+	slices.Sort(ts)
+	return fmt.Sprintf("%v|%v|%v", ts, o.ReadOnly, o.LegacyNames)
+}
+
+// Validate rejects unknown toolset names.
+func (o ServeOptions) Validate() error {
+	for _, t := range o.Toolsets {
+		if !slices.Contains(Toolsets, t) && t != "all" {
+			return werr.Invalid("unknown toolset %q; known: %s", t, strings.Join(Toolsets, ", "))
+		}
+	}
+	return nil
+}
+
+// Selected reports whether the options expose t.
+func (o ServeOptions) Selected(t *Tool) bool {
+	if o.ReadOnly && t.Annotations.ReadOnly != Yes {
+		return false
+	}
+	if len(o.Toolsets) == 0 || slices.Contains(o.Toolsets, "all") {
+		return true
+	}
+	return slices.Contains(o.Toolsets, t.Toolset)
+}
+
+// Env is what a handler gets besides its input: the host and the session it runs in.
+type Env struct {
+	Host    *Host
+	Session *session.Session // nil for Sessionless tools
+}
+
+// mcpServer returns the (cached) MCP server exposing the tools o selects.
+func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
+	h.serversMu.Lock()
+	defer h.serversMu.Unlock()
+	if s, ok := h.servers[o.key()]; ok {
+		return s
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "w365", Title: "w365 computer use", Version: Version()},
+		&mcp.ServerOptions{
+			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
+				"a sandboxed shell and Python, browser automation and accessibility trees. Coordinates are screen pixels. " +
+				"Mouse operations are refused (FAILSAFE) near screen corners.",
+			Logger:       slog.New(slog.DiscardHandler),
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	for _, t := range All() {
+		if !o.Selected(t) {
+			continue
+		}
+		names := append([]string{t.Name}, t.MCPAliases...)
+		if o.LegacyNames {
+			names = append(names, t.Legacy...)
+		}
+		for _, name := range names {
+			s.AddTool(t.mcpTool(name), h.toolHandler(t))
+		}
+	}
+	h.servers[o.key()] = s
+	return s
+}
+
+func (h Hint) bool() bool { return h == Yes }
+func (h Hint) ptr() *bool { b := h == Yes; return &b }
+
+func (t *Tool) mcpTool(name string) *mcp.Tool {
+	t.schemas()
+	mt := &mcp.Tool{
+		Name:        name,
+		Title:       t.Summary,
+		Description: t.Summary + "\n\n" + t.Long,
+		InputSchema: t.inSchema,
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    t.Annotations.ReadOnly.bool(),
+			DestructiveHint: t.Annotations.Destructive.ptr(),
+			IdempotentHint:  t.Annotations.Idempotent.bool(),
+			OpenWorldHint:   t.Annotations.OpenWorld.ptr(),
+		},
+	}
+	if t.outSchema != nil {
+		mt.OutputSchema = t.outSchema
+	}
+	return mt
+}
+
+// Request metadata that our transport wrapper stamps on every tools/call as it is
+// read, in order, and that the handler reads back.
+const (
+	hdrSeq     = "W365-Seq"
+	hdrConn    = "W365-Conn"
+	hdrSession = "W365-Session"
+	// MetaSession in a call's _meta names the session (the CLI sets it).
+	MetaSession = "w365/session"
+)
+
+// connState orders the calls of one connection: call n enters its session queue only
+// after call n-1 has, so pipelined calls run in the order they were sent.
+type connState struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	entered uint64
+}
+
+var (
+	connSeq   atomic.Uint64
+	connsMu   sync.Mutex
+	connTable = map[uint64]*connState{}
+)
+
+// orderedTransport wraps a stream transport and stamps each tools/call with its
+// arrival number and the connection's default session.
+type orderedTransport struct {
+	mcp.Transport
+	session string
+}
+
+type orderedConn struct {
+	mcp.Connection
+	id      uint64
+	session string
+	next    uint64
+}
+
+func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := connSeq.Add(1)
+	st := &connState{}
+	st.cond = sync.NewCond(&st.mu)
+	connsMu.Lock()
+	connTable[id] = st
+	connsMu.Unlock()
+	return &orderedConn{Connection: c, id: id, session: t.session}, nil
+}
+
+func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if req, ok := m.(*jsonrpc.Request); ok && err == nil && req.Method == "tools/call" {
+		c.next++
+		req.Extra = &mcp.RequestExtra{Header: http.Header{
+			hdrSeq:     {strconv.FormatUint(c.next, 10)},
+			hdrConn:    {strconv.FormatUint(c.id, 10)},
+			hdrSession: {c.session},
+		}}
+	}
+	return m, err
+}
+
+func (c *orderedConn) Close() error {
+	connsMu.Lock()
+	if st, ok := connTable[c.id]; ok {
+		delete(connTable, c.id)
+		st.mu.Lock()
+		st.entered = ^uint64(0) >> 1 // release anyone waiting
+		st.cond.Broadcast()
+		st.mu.Unlock()
+	}
+	connsMu.Unlock()
+	return c.Connection.Close()
+}
+
+// enterInOrder takes a place in q after the connection's previous call took its place.
+// A call whose predecessor never reaches the handler (rejected by the SDK) waits at
+// most a short bound, so one malformed request cannot stall a connection.
+func enterInOrder(extra *mcp.RequestExtra, q *session.Queue) *session.Ticket {
+	if extra == nil || extra.Header.Get(hdrSeq) == "" {
+		return q.Enter()
+	}
+	seq, _ := strconv.ParseUint(extra.Header.Get(hdrSeq), 10, 64)
+	id, _ := strconv.ParseUint(extra.Header.Get(hdrConn), 10, 64)
+	connsMu.Lock()
+	st := connTable[id]
+	connsMu.Unlock()
+	if st == nil {
+		return q.Enter()
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	deadline := time.Now().Add(250 * time.Millisecond)
+	for st.entered+1 < seq && time.Now().Before(deadline) {
+		timer := time.AfterFunc(10*time.Millisecond, st.cond.Broadcast)
+		st.cond.Wait()
+		timer.Stop()
+	}
+	t := q.Enter()
+	if seq > st.entered {
+		st.entered = seq
+	}
+	st.cond.Broadcast()
+	return t
+}
+
+func newCorrelationID() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// toolHandler adapts t to the SDK: decode, validate, pick the session, wait for its
+// turn, run, and turn the output or error into a result. It never lets a panic out.
+func (h *Host) toolHandler(t *Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+		h.touch()
+		start := time.Now()
+		defer func() {
+			if r := recover(); r != nil {
+				cid := newCorrelationID()
+				h.log.Error("tool panicked", "tool", t.Name, "correlationId", cid, "panic", r, "stack", string(debug.Stack()))
+				res = errorResult(werr.New(werr.Internal, "internal error in %s", t.Name), cid)
+			}
+		}()
+		var args map[string]any
+		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &args); err != nil {
+				return errorResult(werr.Invalid("arguments must be a JSON object"), newCorrelationID()), nil
+			}
+		}
+		name := sessionName(req, args)
+		in, err := t.Prepare(args)
+		if err != nil {
+			return h.fail(t, err), nil
+		}
+		env := &Env{Host: h}
+		if !t.Sessionless {
+			s, err := h.Sessions.Get(ctx, name, true)
+			if err != nil {
+				return h.fail(t, err), nil
+			}
+			ticket := enterInOrder(req.Extra, &s.Queue)
+			if err := ticket.Wait(ctx); err != nil {
+				return h.fail(t, werr.Wrap(err, werr.Cancelled, "call cancelled while waiting for session %q", name)), nil
+			}
+			defer ticket.Done()
+			defer s.Touch()
+			env.Session = s
+		}
+		out, err := t.handler(ctx, env, in)
+		if err != nil {
+			return h.fail(t, err), nil
+		}
+		h.log.Debug("tool", "name", t.Name, "session", name, "ms", time.Since(start).Milliseconds())
+		return successResult(out), nil
+	}
+}
+
+// sessionName picks the session: the call's _meta, then a sessionId/browserSessionId
+// argument, then the connection's default.
+func sessionName(req *mcp.CallToolRequest, args map[string]any) string {
+	if m := req.Params.Meta; m != nil {
+		if s, ok := m[MetaSession].(string); ok && s != "" {
+			return s
+		}
+	}
+	for _, k := range []string{"browserSessionId", "sessionId"} {
+		if s, ok := args[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	if req.Extra != nil {
+		if s := req.Extra.Header.Get(hdrSession); s != "" {
+			return s
+		}
+	}
+	return session.DefaultName
+}
+
+func (h *Host) fail(t *Tool, err error) *mcp.CallToolResult {
+	e := werr.As(err)
+	cid := newCorrelationID()
+	if e.Code == werr.Internal {
+		// The cause may hold paths or addresses: log it, never return it.
+		h.log.Error("tool failed", "tool", t.Name, "correlationId", cid, "err", err)
+	} else {
+		h.log.Info("tool refused", "tool", t.Name, "correlationId", cid, "code", e.Code)
+	}
+	return errorResult(e, cid)
+}
+
+// ErrorPayload is the structured content of an error result.
+type ErrorPayload struct {
+	Error *werr.Error `json:"error"`
+	// CorrelationID ties the result to the host's log line.
+	CorrelationID string `json:"correlationId"`
+}
+
+func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: e.Error() + " [correlationId " + cid + "]"}},
+		StructuredContent: ErrorPayload{Error: e, CorrelationID: cid},
+	}
+}
+
+func successResult(out any) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{StructuredContent: out}
+	if im, ok := out.(ImageOutput); ok {
+		for _, img := range im.OutputImages() {
+			res.Content = append(res.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
+		}
+	}
+	b, _ := json.Marshal(out)
+	res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	return res
+}

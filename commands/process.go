@@ -1,0 +1,116 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/w365/w365/engine/proc"
+	"github.com/w365/w365/engine/sysinfo"
+)
+
+// ProcessesIn is list_processes's input.
+type ProcessesIn struct {
+	MaxCount int `json:"maxCount,omitempty" jsonschema:"maximum number of processes returned" w365:"min=1,max=10000,default=200"`
+}
+
+// ProcessesOut lists processes.
+type ProcessesOut struct {
+	Processes []proc.Process `json:"processes"`
+}
+
+func (o ProcessesOut) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%7s %10s %12s %-20s %s\n", "PID", "RSS(KB)", "START", "NAME", "WINDOW")
+	for _, p := range o.Processes {
+		fmt.Fprintf(&b, "%7d %10d %12d %-20s %s\n", p.PID, p.MemoryBytes/1024, p.StartTimeTicks, p.Name, p.WindowTitle)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// KillIn is kill_process's input.
+type KillIn struct {
+	PID       int    `json:"pid" jsonschema:"process id from list_processes" w365:"min=1"`
+	StartTime uint64 `json:"startTime" jsonschema:"the process's startTimeTicks from list_processes; guards against a reused pid"`
+	Force     bool   `json:"force,omitempty" jsonschema:"kill at once (SIGKILL) instead of asking it to terminate" w365:"default=false"`
+}
+
+// LaunchIn is launch_application's input.
+type LaunchIn struct {
+	Path string   `json:"path" jsonschema:"absolute path of the executable, inside an allowed directory (/usr/bin, /usr/local/bin, /opt, ...)" w365:"minLength=1"`
+	Args []string `json:"args,omitempty" jsonschema:"command-line arguments"`
+}
+
+// LaunchOut says what started.
+type LaunchOut struct {
+	Path string `json:"path" jsonschema:"the executable that runs, symlinks resolved"`
+	PID  int    `json:"pid"`
+}
+
+func init() {
+	register(
+		Define(Tool{
+			Name: "list_processes", Legacy: []string{"mcp_desktop_list_processes"}, Aliases: []string{"ps"},
+			Summary: "List processes with pid, name, memory, window title and start time",
+			Long: "Processes of this machine, largest memory first, at most maxCount (default 200). Pass an\n" +
+				"entry's startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
+			Example: "  $ w365 list-processes --max-count 20\n  $ w365 ps --json",
+			Toolset: "process", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in ProcessesIn) (ProcessesOut, error) {
+			titles := map[int]string{}
+			if wm, err := windowsOf(env); err == nil {
+				if ws, err := wm.List(ctx); err == nil {
+					for _, w := range ws {
+						if w.PID > 0 && titles[w.PID] == "" {
+							titles[w.PID] = w.Title
+						}
+					}
+				}
+			}
+			ps, err := proc.List(ctx, in.MaxCount, titles)
+			if ps == nil {
+				ps = []proc.Process{}
+			}
+			return ProcessesOut{ps}, err
+		}),
+		Define(Tool{
+			Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
+			Summary: "End a process by pid, guarded by its start time",
+			Long: "Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
+				"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
+				"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
+				"exited; with force it sends SIGKILL.",
+			Example:     "  $ w365 kill-process --pid 4242 --start-time 918273",
+			Toolset:     "process",
+			Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
+		}, func(ctx context.Context, env *Env, in KillIn) (proc.KillResult, error) {
+			return proc.Kill(ctx, in.PID, in.StartTime, in.Force, protection(env).Protected)
+		}),
+		Define(Tool{
+			Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
+			Summary: "Start a GUI application from an allowed directory on the session's desktop",
+			Long: "Starts the executable detached on the session's display. Only executables inside the allowed\n" +
+				"directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +
+				"are started, checked after resolving symlinks. Use execute_shell_command for CLI programs.",
+			Example: "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
+			Toolset: "process", Args: []string{"path", "args"},
+			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No},
+		}, func(ctx context.Context, env *Env, in LaunchIn) (LaunchOut, error) {
+			pid, path, err := proc.Launch(ctx, in.Path, in.Args, env.Session.Desktop.Environ(nil), env.Host.Policy.LaunchDirs)
+			return LaunchOut{Path: path, PID: pid}, err
+		}),
+		Define(Tool{
+			Name: "get_system_info", Legacy: []string{"mcp_desktop_get_system_info"}, Aliases: []string{"sysinfo"},
+			Summary: "Report OS, kernel, CPU, memory, free disk space and display resolution",
+			Long:    "Facts about the machine and the session's screen.",
+			Example: "  $ w365 get-system-info\n  $ w365 sysinfo --json",
+			Toolset: "process", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, _ None) (sysinfo.Info, error) {
+			w, h := 0, 0
+			if s, err := screenOf(env); err == nil {
+				w, h, _ = s.Size()
+			}
+			return sysinfo.Get(ctx, w, h)
+		}),
+	)
+}

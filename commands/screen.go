@@ -1,0 +1,145 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/jpeg"
+
+	"github.com/w365/w365/engine/screen"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// screenOf is the session's capture connection.
+func screenOf(env *Env) (*screen.Screen, error) {
+	return session.Use(env.Session, "screen", func(s *session.Session) (*screen.Screen, error) {
+		return screen.Open(s.Desktop.Name)
+	})
+}
+
+// ScreenshotIn is take_screenshot's input: all four crop values, or none.
+type ScreenshotIn struct {
+	X      *int   `json:"x,omitempty" jsonschema:"left edge of the crop (give all four of x, y, width, height, or none)" w365:"min=0"`
+	Y      *int   `json:"y,omitempty" jsonschema:"top edge of the crop" w365:"min=0"`
+	Width  *int   `json:"width,omitempty" jsonschema:"crop width in pixels" w365:"min=1"`
+	Height *int   `json:"height,omitempty" jsonschema:"crop height in pixels" w365:"min=1"`
+	Format string `json:"format,omitempty" jsonschema:"image encoding" w365:"enum=png|jpeg,default=png"`
+}
+
+// ZoomIn is zoom_region's input.
+type ZoomIn struct {
+	X      int    `json:"x" jsonschema:"left edge in screen pixels" w365:"min=0"`
+	Y      int    `json:"y" jsonschema:"top edge in screen pixels" w365:"min=0"`
+	Width  int    `json:"width" jsonschema:"region width, at most 1920" w365:"min=1"`
+	Height int    `json:"height" jsonschema:"region height, at most 1080" w365:"min=1"`
+	Format string `json:"format,omitempty" jsonschema:"image encoding" w365:"enum=png|jpeg,default=png"`
+}
+
+// ImageOut describes a captured image; the bytes travel as MCP image content.
+type ImageOut struct {
+	X        int    `json:"x" jsonschema:"left edge of the image in screen pixels"`
+	Y        int    `json:"y" jsonschema:"top edge of the image in screen pixels"`
+	Width    int    `json:"width" jsonschema:"image width in pixels (native resolution)"`
+	Height   int    `json:"height" jsonschema:"image height in pixels"`
+	MIMEType string `json:"mimeType"`
+	Bytes    int    `json:"bytes" jsonschema:"encoded size"`
+	data     []byte
+}
+
+// OutputImages implements ImageOutput.
+func (o ImageOut) OutputImages() []Image { return []Image{{Data: o.data, MIMEType: o.MIMEType}} }
+
+func (o ImageOut) Text() string {
+	return fmt.Sprintf("%dx%d at %d,%d (%s, %d bytes)", o.Width, o.Height, o.X, o.Y, o.MIMEType, o.Bytes)
+}
+
+// SizeOut is the screen size.
+type SizeOut struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+func (o SizeOut) Text() string { return fmt.Sprintf("%dx%d", o.Width, o.Height) }
+
+func capture(ctx context.Context, env *Env, r image.Rectangle, format string) (ImageOut, error) {
+	s, err := screenOf(env)
+	if err != nil {
+		return ImageOut{}, err
+	}
+	img, err := s.Capture(ctx, r)
+	if err != nil {
+		return ImageOut{}, err
+	}
+	var data []byte
+	mime := "image/png"
+	if format == "jpeg" {
+		var buf bytes.Buffer
+		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+			return ImageOut{}, werr.Wrap(err, werr.Internal, "jpeg encoding failed")
+		}
+		data, mime = buf.Bytes(), "image/jpeg"
+	} else if data, err = screen.EncodePNG(img); err != nil {
+		return ImageOut{}, err
+	}
+	b := img.Bounds()
+	return ImageOut{X: b.Min.X, Y: b.Min.Y, Width: b.Dx(), Height: b.Dy(), MIMEType: mime, Bytes: len(data), data: data}, nil
+}
+
+func init() {
+	register(
+		Define(Tool{
+			Name: "take_screenshot", Legacy: []string{"mcp_desktop_take_screenshot"}, Aliases: []string{"screenshot"},
+			Summary: "Capture the whole screen, or one rectangle of it, as an image",
+			Long: "Captures the screen at native resolution as PNG (or JPEG with format=jpeg). Give all four of\n" +
+				"x, y, width and height for a crop, or none for the full screen; positions are screen pixels.\n" +
+				"The CLI writes the image to -o FILE (default: a timestamped file here) and prints the path.",
+			Example: "  $ w365 take-screenshot\n  $ w365 screenshot -o screen.png\n  $ w365 screenshot --x 0 --y 0 --width 400 --height 300 -o - > crop.png",
+			Toolset: "screen", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in ScreenshotIn) (ImageOut, error) {
+			set := 0
+			for _, p := range []*int{in.X, in.Y, in.Width, in.Height} {
+				if p != nil {
+					set++
+				}
+			}
+			if set != 0 && set != 4 {
+				return ImageOut{}, werr.Invalid("give all four of x, y, width and height for a crop, or none for the full screen (got %d of 4)", set)
+			}
+			var r image.Rectangle
+			if set == 4 {
+				r = image.Rect(*in.X, *in.Y, *in.X+*in.Width, *in.Y+*in.Height)
+			}
+			return capture(ctx, env, r, in.Format)
+		}),
+		Define(Tool{
+			Name: "zoom_region", Legacy: []string{"mcp_desktop_zoom_region"}, Aliases: []string{"zoom"},
+			Summary: "Capture a screen region at native resolution to read small text",
+			Long: "Captures the rectangle (x, y, width, height) at native resolution. The region must lie on the\n" +
+				"screen and is at most 1920x1080; anything else is INVALID_ARGUMENT.",
+			Example: "  $ w365 zoom-region --x 100 --y 100 --width 300 --height 120 -o detail.png",
+			Toolset: "screen", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in ZoomIn) (ImageOut, error) {
+			p := env.Host.Policy
+			if in.Width > p.ZoomMaxWidth || in.Height > p.ZoomMaxHeight {
+				return ImageOut{}, werr.Invalid("zoom region %dx%d exceeds the %dx%d maximum", in.Width, in.Height, p.ZoomMaxWidth, p.ZoomMaxHeight)
+			}
+			return capture(ctx, env, image.Rect(in.X, in.Y, in.X+in.Width, in.Y+in.Height), in.Format)
+		}),
+		Define(Tool{
+			Name: "get_screen_size", Legacy: []string{"mcp_desktop_get_screen_size"}, Aliases: []string{"screen-size"},
+			Summary: "Report the screen size (the virtual screen spanning all monitors)",
+			Long:    "Returns {width, height} of the coordinate space every other tool uses. Cheap: a good heartbeat.",
+			Example: "  $ w365 get-screen-size\n  $ w365 screen-size --json",
+			Toolset: "screen", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, _ None) (SizeOut, error) {
+			s, err := screenOf(env)
+			if err != nil {
+				return SizeOut{}, err
+			}
+			w, h, err := s.Size()
+			return SizeOut{w, h}, err
+		}),
+	)
+}

@@ -1,0 +1,242 @@
+package commands
+
+import (
+	"context"
+	"crypto/subtle"
+
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+type serveFlags struct {
+	mcp, background bool
+	http            string
+	toolsets        []string
+	readOnly        bool
+	legacyNames     bool
+	idle            time.Duration
+	screen          string
+	logLevel        string
+}
+
+// AddServe adds `w365 serve`.
+func AddServe(root *cobra.Command, g *Globals) {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:     "serve",
+		GroupID: "other",
+		Short:   "Run the MCP server (stdio or streamable HTTP) and the session host",
+		Long: `Run w365 as an MCP server.
+
+--mcp serves MCP on stdin/stdout (stdout carries only protocol bytes; logs go to stderr).
+If a w365 host already runs for this user, serve --mcp relays to it, so the agent and
+CLI calls from other terminals (w365 --session default ...) drive the same session.
+Otherwise serve becomes the host itself and also listens on the host socket.
+
+--http ADDR serves streamable HTTP. Set W365_API_KEY to require "Authorization: Bearer KEY"
+(or x-api-key: KEY); a key is mandatory on a non-loopback address. Requests whose Origin
+is not the server's own loopback origin are refused.
+
+Without --mcp or --http, serve runs the host in the foreground on its socket only.`,
+		Example: `  $ w365 serve --mcp
+  $ w365 serve --mcp --toolsets desktop,screen --read-only
+  $ W365_API_KEY=secret w365 serve --http 127.0.0.1:8365`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, g, f) },
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.mcp, "mcp", false, "serve MCP over stdio")
+	fs.StringVar(&f.http, "http", "", "serve MCP over streamable HTTP on ADDR (host:port)")
+	fs.StringSliceVar(&f.toolsets, "toolsets", nil, "expose only these toolsets ("+strings.Join(Toolsets, ",")+")")
+	fs.BoolVar(&f.readOnly, "read-only", false, "expose only read-only tools")
+	fs.BoolVar(&f.legacyNames, "legacy-names", false, "also expose the V1/V2 prefixed tool names (mcp_desktop_click, ...)")
+	fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "a background host exits after this long unused")
+	fs.StringVar(&f.screen, "screen", "1920x1080x24", "size of embedded virtual desktops (WxHxDEPTH)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
+	fs.BoolVar(&f.background, "background", false, "run as the background host the CLI starts")
+	fs.MarkHidden("background")
+	cmd.RegisterFlagCompletionFunc("toolsets", cobra.FixedCompletions(Toolsets, cobra.ShellCompDirectiveNoFileComp))
+	root.AddCommand(cmd)
+}
+
+func parseScreen(s string) (display.Options, error) {
+	o := display.DefaultOptions()
+	parts := strings.Split(s, "x")
+	if len(parts) < 2 || len(parts) > 3 {
+		return o, werr.Invalid("--screen wants WxH or WxHxDEPTH, got %q", s)
+	}
+	var nums []int
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 {
+			return o, werr.Invalid("--screen wants positive numbers, got %q", s)
+		}
+		nums = append(nums, n)
+	}
+	o.Width, o.Height = nums[0], nums[1]
+	if len(nums) == 3 {
+		o.Depth = nums[2]
+	}
+	return o, nil
+}
+
+func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
+	so := ServeOptions{Toolsets: f.toolsets, ReadOnly: f.readOnly, LegacyNames: f.legacyNames}
+	if err := so.Validate(); err != nil {
+		return err
+	}
+	screen, err := parseScreen(f.screen)
+	if err != nil {
+		return err
+	}
+	pol, err := policy.Load(g.Policy)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return werr.Invalid("--log-level: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	if f.mcp && f.http == "" {
+		// An agent and the CLI must share one engine: relay to a running host if any.
+		if conn, err := DialHost(ctx, ClientOptions{Session: g.Session, Serve: so, NoStart: true}); err == nil {
+			log.Info("relaying stdio to the running w365 host")
+			return relay(ctx, conn, os.Stdin, os.Stdout)
+		}
+	}
+	idle := time.Duration(0)
+	if f.background {
+		idle = f.idle
+	}
+	h := NewHost(HostOptions{
+		Policy:          pol,
+		Sessions:        session.Options{Virtual: g.Virtual, Display: os.Getenv("DISPLAY"), Screen: screen},
+		IdleExit:        idle,
+		Background:      f.background,
+		Log:             log,
+		BrowserHeadless: g.Headless,
+		CDPEndpoint:     g.CDPEndpoint,
+	})
+	if g.Browser != "" {
+		// The browser engine reads W365_BROWSER; the flag wins over the environment.
+		os.Setenv("W365_BROWSER", g.Browser)
+	}
+	defer h.Stop()
+	if err := h.Listen(); err != nil {
+		if f.background || (!f.mcp && f.http == "") {
+			return err
+		}
+		log.Warn("not listening on the host socket; CLI calls will not reach this server", "err", err)
+	} else {
+		go h.Serve(ctx)
+	}
+	log.Info("w365 host started", "version", Version(), "pid", os.Getpid())
+	errc := make(chan error, 2)
+	if f.http != "" {
+		go func() { errc <- serveHTTP(ctx, h, so, f.http, g.Session, log) }()
+	}
+	if f.mcp {
+		go func() { errc <- h.ServeStdio(ctx, so, g.Session) }()
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-h.Done():
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+// relay copies MCP bytes between stdio and the host socket until either side ends.
+func relay(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer) error {
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(conn, in); conn.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
+	go func() { io.Copy(out, conn); done <- struct{}{} }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return conn.Close()
+}
+
+func serveHTTP(ctx context.Context, h *Host, so ServeOptions, addr, sessionName string, log *slog.Logger) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return werr.Invalid("--http wants host:port, got %q", addr)
+	}
+	key := os.Getenv("W365_API_KEY")
+	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
+	if !loopback && key == "" {
+		return werr.New(werr.BlockedByPolicy, "refusing to serve on non-loopback %s without W365_API_KEY", addr)
+	}
+	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.mcpServer(so) }, nil)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !originAllowed(r) {
+			http.Error(w, "cross-origin request refused", http.StatusForbidden)
+			return
+		}
+		if key != "" && !keyMatches(r, key) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="w365"`)
+			http.Error(w, "missing or wrong API key", http.StatusUnauthorized)
+			return
+		}
+		if r.Header.Get(hdrSession) == "" {
+			r.Header.Set(hdrSession, sessionName)
+		}
+		mh.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	var once sync.Once
+	go func() { <-ctx.Done(); once.Do(func() { srv.Close() }) }()
+	log.Info("serving MCP over HTTP", "addr", addr, "auth", key != "")
+	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+		return werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", addr, err)
+	}
+	return nil
+}
+
+// originAllowed refuses browsers on other sites (DNS rebinding and CSRF against the
+// local server): a request with an Origin must come from a loopback origin.
+func originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback())
+}
+
+func keyMatches(r *http.Request, key string) bool {
+	got := r.Header.Get("x-api-key")
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
+		got = strings.TrimPrefix(a, "Bearer ")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(key)) == 1
+}

@@ -1,0 +1,123 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// SessionIDIn names a session.
+type SessionIDIn struct {
+	SessionID string `json:"sessionId" jsonschema:"the id StartSession returned" w365:"minLength=1"`
+}
+
+// SessionOut describes one session.
+type SessionOut struct {
+	SessionID string    `json:"sessionId"`
+	Display   string    `json:"display" jsonschema:"X display of the session's desktop"`
+	Virtual   bool      `json:"virtual" jsonschema:"true when w365 runs this desktop itself"`
+	HostPID   int       `json:"hostPid"`
+	Started   time.Time `json:"started"`
+	LastUsed  time.Time `json:"lastUsed"`
+	Queued    int       `json:"queued" jsonschema:"calls running or waiting in this session"`
+}
+
+func sessionOut(i session.Info) SessionOut {
+	return SessionOut{SessionID: i.ID, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy}
+}
+
+func (o SessionOut) Text() string {
+	return fmt.Sprintf("%s display=%s host=%d started=%s", o.SessionID, o.Display, o.HostPID, o.Started.Format(time.RFC3339))
+}
+
+// SessionListOut lists sessions.
+type SessionListOut struct {
+	Sessions []SessionOut `json:"sessions"`
+}
+
+func (o SessionListOut) Text() string {
+	if len(o.Sessions) == 0 {
+		return "no sessions"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s %-8s %-8s %-20s %-20s %s\n", "ID", "DISPLAY", "HOST", "STARTED", "LAST USED", "QUEUED")
+	for _, s := range o.Sessions {
+		fmt.Fprintf(&b, "%-12s %-8s %-8d %-20s %-20s %d\n", s.SessionID, s.Display, s.HostPID,
+			s.Started.Format("2006-01-02 15:04:05"), s.LastUsed.Format("2006-01-02 15:04:05"), s.Queued)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// EndOut confirms an ended session.
+type EndOut struct {
+	SessionID string `json:"sessionId"`
+	Ended     bool   `json:"ended"`
+}
+
+func init() {
+	register(
+		Define(Tool{
+			Name: "list_sessions", Path: []string{"session", "list"}, Aliases: []string{"ls"},
+			Summary: "List the host's sessions (id, display, host pid, started, last used)",
+			Long:    "Every session of the running host, oldest first. Starts a host if none runs.",
+			Example: "  $ w365 session list\n  $ w365 session list --json",
+			Toolset: "session", Sessionless: true, Annotations: Observe,
+		}, func(ctx context.Context, env *Env, _ None) (SessionListOut, error) {
+			out := SessionListOut{Sessions: []SessionOut{}}
+			for _, i := range env.Host.Sessions.List() {
+				out.Sessions = append(out.Sessions, sessionOut(i))
+			}
+			return out, nil
+		}),
+		Define(Tool{
+			Name: "mcp_W365ComputerUse_StartSession", MCPAliases: []string{"start_session"},
+			Path: []string{"session", "start"}, Aliases: []string{"new"},
+			Summary: "Start a new session: a fresh virtual desktop with its own browser profile",
+			Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
+				"sessionId. Pass it to other tools as sessionId (MCP) or --session (CLI). Idle sessions end\n" +
+				"after 30 minutes; any call keeps a session alive.",
+			Example: "  $ w365 session start\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
+			Toolset: "session", Sessionless: true,
+			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No},
+		}, func(ctx context.Context, env *Env, _ None) (SessionOut, error) {
+			s, err := env.Host.Sessions.Get(ctx, session.NewID(), true)
+			if err != nil {
+				return SessionOut{}, err
+			}
+			return sessionOut(s.Info()), nil
+		}),
+		Define(Tool{
+			Name: "mcp_W365ComputerUse_EndSession", MCPAliases: []string{"end_session"},
+			Path: []string{"session", "end"}, Aliases: []string{"stop", "rm"}, Args: []string{"sessionId"},
+			Summary: "End a session and release its desktop, browser and processes",
+			Long:    "Stops the session's virtual desktop and everything started on it.",
+			Example: "  $ w365 session end s-1a2b3c4d",
+			Toolset: "session", Sessionless: true,
+			Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
+		}, func(ctx context.Context, env *Env, in SessionIDIn) (EndOut, error) {
+			if err := env.Host.Sessions.End(in.SessionID); err != nil {
+				return EndOut{}, err
+			}
+			return EndOut{SessionID: in.SessionID, Ended: true}, nil
+		}),
+		Define(Tool{
+			Name: "mcp_W365ComputerUse_GetSessionDetails", MCPAliases: []string{"get_session_details"},
+			Path: []string{"session", "details"}, Aliases: []string{"show"}, Args: []string{"sessionId"},
+			Summary: "Describe one session",
+			Long:    "Metadata of one session: display, host pid, start and last-use times. Does not list sessions.",
+			Example: "  $ w365 session details default",
+			Toolset: "session", Sessionless: true, Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in SessionIDIn) (SessionOut, error) {
+			s, err := env.Host.Sessions.Get(ctx, in.SessionID, false)
+			if err != nil {
+				return SessionOut{}, werr.As(err)
+			}
+			return sessionOut(s.Info()), nil
+		}),
+	)
+}

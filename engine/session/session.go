@@ -1,0 +1,304 @@
+// Package session keeps the host's sessions: one desktop each (the user's display or
+// an embedded virtual one), the resources opened on it, a FIFO queue of calls, and
+// idle eviction.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+)
+
+// DefaultName is the session used when none is named.
+const DefaultName = "default"
+
+// Options say how sessions get their desktop.
+type Options struct {
+	// Virtual forces an embedded virtual desktop even when DISPLAY is set.
+	Virtual bool
+	// Display is the user's display (usually $DISPLAY); empty means none.
+	Display string
+	Screen  display.Options
+}
+
+// Manager owns every session of a host.
+type Manager struct {
+	Policy *policy.Policy
+	opts   Options
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	starting map[string]chan struct{}
+	closed   bool
+}
+
+// NewManager makes an empty manager.
+func NewManager(p *policy.Policy, o Options) *Manager {
+	return &Manager{Policy: p, opts: o, sessions: map[string]*Session{}, starting: map[string]chan struct{}{}}
+}
+
+// Session is one desktop with its state.
+type Session struct {
+	ID      string
+	Owner   string
+	Created time.Time
+	Desktop *display.Desktop
+	Queue   Queue
+
+	mu        sync.Mutex
+	lastUsed  time.Time
+	resources map[string]io.Closer
+	order     []string
+	ended     bool
+}
+
+// Info describes a session for listings.
+type Info struct {
+	ID       string    `json:"id"`
+	Display  string    `json:"display"`
+	Virtual  bool      `json:"virtual"`
+	HostPID  int       `json:"hostPid"`
+	Started  time.Time `json:"started"`
+	LastUsed time.Time `json:"lastUsed"`
+	Busy     int       `json:"queued"`
+}
+
+// Get returns the named session, starting it (and its desktop) when create is set.
+// Concurrent first calls for one name start one desktop.
+func (m *Manager) Get(ctx context.Context, name string, create bool) (*Session, error) {
+	if name == "" {
+		name = DefaultName
+	}
+	for {
+		m.mu.Lock()
+		if m.closed {
+			m.mu.Unlock()
+			return nil, werr.New(werr.Unavailable, "the host is shutting down")
+		}
+		if s, ok := m.sessions[name]; ok {
+			m.mu.Unlock()
+			s.Touch()
+			return s, nil
+		}
+		if !create {
+			m.mu.Unlock()
+			return nil, werr.New(werr.NotFound, "no session %q", name).WithHint("list sessions with `w365 session list`")
+		}
+		if ch, ok := m.starting[name]; ok {
+			m.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, werr.Wrap(ctx.Err(), werr.Timeout, "session %q is still starting", name)
+			}
+		}
+		ch := make(chan struct{})
+		m.starting[name] = ch
+		m.mu.Unlock()
+
+		s, err := m.start(ctx, name)
+
+		m.mu.Lock()
+		delete(m.starting, name)
+		close(ch)
+		if err == nil {
+			m.sessions[name] = s
+		}
+		m.mu.Unlock()
+		return s, err
+	}
+}
+
+func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
+	var d *display.Desktop
+	if name == DefaultName && !m.opts.Virtual && m.opts.Display != "" {
+		d = display.Existing(m.opts.Display)
+	} else {
+		var err error
+		if d, err = display.StartVirtual(ctx, m.opts.Screen); err != nil {
+			return nil, err
+		}
+	}
+	now := time.Now()
+	return &Session{ID: name, Created: now, lastUsed: now, Desktop: d, resources: map[string]io.Closer{}}, nil
+}
+
+// NewID returns a fresh session id for StartSession.
+func NewID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return "s-" + hex.EncodeToString(b)
+}
+
+// End stops a session and everything it opened.
+func (m *Manager) End(name string) error {
+	m.mu.Lock()
+	s, ok := m.sessions[name]
+	delete(m.sessions, name)
+	m.mu.Unlock()
+	if !ok {
+		return werr.New(werr.NotFound, "no session %q", name)
+	}
+	s.close()
+	return nil
+}
+
+// List describes every session, oldest first.
+func (m *Manager) List() []Info {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Info, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s.Info())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out
+}
+
+// EvictIdle ends sessions unused for longer than idle and returns their ids.
+func (m *Manager) EvictIdle(idle time.Duration) []string {
+	m.mu.Lock()
+	var victims []*Session
+	for id, s := range m.sessions {
+		if s.Idle() > idle && s.Queue.Len() == 0 {
+			victims = append(victims, s)
+			delete(m.sessions, id)
+		}
+	}
+	m.mu.Unlock()
+	var ids []string
+	for _, s := range victims {
+		s.close()
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// Close ends every session; the manager refuses new ones afterwards.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := m.sessions
+	m.sessions = map[string]*Session{}
+	m.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+}
+
+// PIDs returns the processes of every session's desktop (protected from kill/close).
+func (m *Manager) PIDs() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pids := []int{os.Getpid()}
+	for _, s := range m.sessions {
+		pids = append(pids, s.Desktop.PIDs()...)
+	}
+	return pids
+}
+
+// Touch marks the session used now.
+func (s *Session) Touch() {
+	s.mu.Lock()
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+}
+
+// Idle is how long the session has not been used.
+func (s *Session) Idle() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.lastUsed)
+}
+
+// Info describes the session.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Info{ID: s.ID, Display: s.Desktop.Name, Virtual: s.Desktop.Virtual, HostPID: os.Getpid(),
+		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len()}
+}
+
+func (s *Session) close() {
+	s.mu.Lock()
+	s.ended = true
+	res, order := s.resources, s.order
+	s.resources, s.order = map[string]io.Closer{}, nil
+	s.mu.Unlock()
+	for i := len(order) - 1; i >= 0; i-- {
+		res[order[i]].Close()
+	}
+	s.Desktop.Stop()
+}
+
+// Use returns the session's resource under key, opening it on first use. Resources
+// are closed in reverse order of opening when the session ends. A resource whose
+// open fails is retried on the next call.
+func Use[T io.Closer](s *Session, key string, open func(*Session) (T, error)) (T, error) {
+	var zero T
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return zero, werr.New(werr.SessionExpired, "session %q has ended", s.ID)
+	}
+	if r, ok := s.resources[key]; ok {
+		s.mu.Unlock()
+		t, ok := r.(T)
+		if !ok {
+			return zero, fmt.Errorf("session resource %q has type %T", key, r)
+		}
+		return t, nil
+	}
+	s.mu.Unlock()
+	// Calls on one session are serialized by its queue, so opening outside the lock
+	// cannot race with another open of the same key from that session's calls.
+	r, err := open(s)
+	if err != nil {
+		return zero, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.resources[key]; ok {
+		r.Close()
+		return prev.(T), nil
+	}
+	s.resources[key] = r
+	s.order = append(s.order, key)
+	return r, nil
+}
+
+// Drop closes and forgets the resource under key (for example a crashed browser).
+func (s *Session) Drop(key string) {
+	s.mu.Lock()
+	r, ok := s.resources[key]
+	delete(s.resources, key)
+	for i, k := range s.order {
+		if k == key {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	if ok {
+		r.Close()
+	}
+}
+
+// Peek returns the resource under key if it is open, without opening it.
+func Peek[T io.Closer](s *Session, key string) (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.resources[key].(T)
+	return t, ok
+}
