@@ -51,6 +51,7 @@ type Policy struct {
 	AllowedCommands      []string `json:"allowedCommands"`      // execute_shell_command program names
 	ExtraBlockedPatterns []string `json:"extraBlockedPatterns"` // regular expressions refused in a command line
 	AllowNetwork         bool     `json:"allowNetwork"`         // sandboxed programs may use the network
+	AllowUnsandboxed     bool     `json:"allowUnsandboxed"`     // without bubblewrap, run with rlimits only instead of refusing
 	LaunchDirs           []string `json:"launchDirs"`           // launch_application roots
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
 	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool

@@ -1,0 +1,82 @@
+package sandbox
+
+import "strings"
+
+// scrubbedNames are removed from the environment of every sandboxed program: each makes
+// a program load code, change its configuration or talk to something outside.
+var scrubbedNames = map[string]bool{
+	"BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true,
+	"IFS": true, "CDPATH": true, "GLOBIGNORE": true, "ZDOTDIR": true,
+	"NODE_OPTIONS": true, "NODE_PATH": true, "NODE_REPL_EXTERNAL_MODULE": true, "NODE_EXTRA_CA_CERTS": true,
+	"NODE_TLS_REJECT_UNAUTHORIZED": true, "NODE_PRESERVE_SYMLINKS": true,
+	"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
+	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "CLASSPATH": true,
+	"DOTNET_STARTUP_HOOKS": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "RUSTC": true,
+	"RUSTDOC": true, "RUSTFLAGS": true, "RUSTDOCFLAGS": true, "RUSTUP_TOOLCHAIN": true,
+	"PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true, "BROWSER": true, "SSH_ASKPASS": true,
+	"SUDO_ASKPASS": true, "SSH_AUTH_SOCK": true, "GPG_AGENT_INFO": true, "GCONV_PATH": true, "LOCPATH": true,
+	"NLSPATH": true, "HOSTALIASES": true, "RES_OPTIONS": true, "LOCALDOMAIN": true, "TMPDIR": true,
+	"PYENV_HOOK_PATH": true, "OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true,
+	"SSLKEYLOGFILE": true, "http_proxy": true, "https_proxy": true, "HTTP_PROXY": true, "HTTPS_PROXY": true,
+	"ALL_PROXY": true, "all_proxy": true, "W365_SANDBOX_HELPER": true,
+}
+
+// scrubbedPrefixes are removed the same way, by name prefix (case-insensitive for npm_config_).
+var scrubbedPrefixes = []string{
+	"LD_", "PYTHON", "GIT_", "NPM_CONFIG_", "YARN_", "PIP_", "CARGO_", "COMPLUS_", "CORECLR_", "DOTNET_",
+	"MALLOC_", "GLIBC_", "BASH_FUNC_", "NODE_V8_", "UV_", "CONDA_", "VIRTUAL_ENV", "W365_",
+}
+
+// fixedEnv is set for every sandboxed program, after scrubbing: no editors, pagers,
+// prompts or update checks, which would hang without a terminal or reach the network.
+var fixedEnv = []string{
+	"GIT_EDITOR=:", "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "GCM_INTERACTIVE=never",
+	"npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false", "NO_UPDATE_NOTIFIER=1",
+	"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1", "PYTHONIOENCODING=utf-8", "TMPDIR=/tmp",
+	"CARGO_TERM_COLOR=never", "NO_COLOR=1", "TERM=dumb", "DOTNET_CLI_TELEMETRY_OPTOUT=1",
+}
+
+// ScrubEnv returns env without the variables that make programs load code or change their
+// configuration, plus the fixed non-interactive settings. PATH, HOME, LANG, DISPLAY and
+// the rest of the session environment are kept.
+func ScrubEnv(env []string) []string {
+	out := make([]string, 0, len(env)+len(fixedEnv))
+	for _, kv := range env {
+		i := strings.IndexByte(kv, '=')
+		if i <= 0 {
+			continue
+		}
+		name := kv[:i]
+		if scrubbedNames[name] || scrubbed(name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	if !hasVar(out, "PATH") {
+		out = append(out, "PATH=/usr/local/bin:/usr/bin:/bin")
+	}
+	return append(out, fixedEnv...)
+}
+
+func scrubbed(name string) bool {
+	u := strings.ToUpper(name)
+	for _, p := range scrubbedPrefixes {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, "TERM") || strings.HasPrefix(u, "NO_COLOR")
+}
+
+func hasVar(env []string, name string) bool {
+	return lookupVar(env, name) != ""
+}
+
+func lookupVar(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if strings.HasPrefix(env[i], name+"=") {
+			return env[i][len(name)+1:]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"strings"
+
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+)
+
+// windowsAliases maps the Windows command names of TOOLS.md to the Linux program that
+// runs in their place. The mapping is unconditional (coreutils ships a `dir`, but `ls`
+// gives the same listing and keeps one behaviour everywhere); the Linux program's own
+// options apply (`dir -la`, not `dir /b`).
+var windowsAliases = map[string]string{
+	"dir": "ls", "type": "cat", "where": "which", "findstr": "grep",
+	"copy": "cp", "move": "mv", "del": "rm", "erase": "rm", "robocopy": "rsync", "md": "mkdir",
+}
+
+// fallbacks name the program used when the named one is not installed.
+var fallbacks = map[string]string{"python": "python3", "pip": "pip3"}
+
+// privileged programs are refused even when a policy file allows them.
+var privileged = map[string]bool{
+	"sudo": true, "su": true, "doas": true, "pkexec": true, "runuser": true, "setpriv": true, "chroot": true,
+	"nsenter": true, "unshare": true, "capsh": true, "gosu": true, "su-exec": true, "runas": true, "bwrap": true,
+	"firejail": true, "machinectl": true, "newgrp": true, "sg": true, "setcap": true, "chown": true, "chgrp": true,
+	"visudo": true, "passwd": true, "chpasswd": true, "useradd": true, "usermod": true, "userdel": true, "groupadd": true,
+}
+
+// system programs (disks, mounts, power, services, kernel, signals) are refused even when
+// a policy file allows them.
+var system = map[string]bool{
+	"mkfs": true, "mke2fs": true, "mkswap": true, "dd": true, "fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true,
+	"sgdisk": true, "parted": true, "partprobe": true, "wipefs": true, "shred": true, "blkdiscard": true, "badblocks": true,
+	"mount": true, "umount": true, "swapon": true, "swapoff": true, "losetup": true, "cryptsetup": true, "lvm": true,
+	"lvremove": true, "vgremove": true, "pvremove": true, "mdadm": true, "zpool": true, "zfs": true, "btrfs": true,
+	"e2fsck": true, "fsck": true, "tune2fs": true, "hdparm": true, "format": true, "diskpart": true, "chkdsk": true,
+	"shutdown": true, "reboot": true, "poweroff": true, "halt": true, "init": true, "telinit": true, "systemctl": true,
+	"service": true, "loginctl": true, "journalctl": true, "rc-service": true, "update-rc.d": true, "chkconfig": true,
+	"kill": true, "killall": true, "pkill": true, "skill": true, "xkill": true, "taskkill": true, "sc": true, "bcdedit": true,
+	"insmod": true, "rmmod": true, "modprobe": true, "sysctl": true, "kexec": true, "iptables": true, "ip6tables": true,
+	"nft": true, "ip": true, "ifconfig": true, "route": true, "crontab": true, "at": true, "grub-install": true,
+	"update-grub": true, "efibootmgr": true, "apt": true, "apt-get": true, "dpkg": true, "snap": true,
+}
+
+// shells and launchers would run their arguments as code and bypass every argument policy;
+// they are refused even when a policy file allows them.
+var launchers = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "csh": true, "tcsh": true, "fish": true,
+	"ash": true, "busybox": true, "cmd": true, "powershell": true, "pwsh": true, "env": true, "xargs": true, "nohup": true,
+	"timeout": true, "nice": true, "ionice": true, "stdbuf": true, "setsid": true, "eval": true, "exec": true,
+	"source": true, "script": true, "watch": true, "strace": true, "ltrace": true, "gdb": true, "chrt": true,
+	"taskset": true, "prlimit": true, "flock": true, "find": true, "perl": true, "ruby": true, "php": true, "lua": true,
+	"awk": true, "gawk": true, "mawk": true, "sed": true, "expect": true, "npx": true, "start": true, "call": true,
+}
+
+// guiPrograms need a display; the shell tool runs headless programs only.
+var guiPrograms = map[string]bool{"notepad": true, "wordpad": true, "mspaint": true, "explorer": true}
+
+// resolveProgram validates the program word and the arguments and returns the argv to run.
+func resolveProgram(p *policy.Policy, words []string, lookPath func(string) (string, error)) ([]string, *werr.Error) {
+	if len(words) == 0 {
+		return nil, werr.Invalid("command is empty").WithDetail("rule", "empty-command")
+	}
+	typed := words[0]
+	if typed == "" {
+		return nil, werr.Invalid("the program name is empty").WithDetail("rule", "empty-command")
+	}
+	for _, r := range typed {
+		if r > 0x7e || r < 0x21 {
+			return nil, block("program-non-ascii", "type the program name in plain ASCII (git, python, dir...)",
+				"the program name %q contains a non-ASCII or blank character", typed)
+		}
+	}
+	if strings.ContainsAny(typed, "/\\:") || typed == "." || typed == ".." {
+		return nil, block("program-path", "give the bare program name (git, not /usr/bin/git); the sandbox finds it on PATH; to run a script, pass it to its interpreter (python script.py, node script.js)",
+			"the program is given as a path (%q)", typed)
+	}
+	name := strings.ToLower(typed)
+	for _, ext := range []string{".exe", ".cmd", ".bat", ".com"} {
+		if strings.HasSuffix(name, ext) && len(name) > len(ext) {
+			name = strings.TrimSuffix(name, ext)
+			break
+		}
+	}
+	canon := name
+	if a, ok := windowsAliases[name]; ok {
+		canon = a
+	}
+	switch {
+	case privileged[name] || privileged[canon]:
+		return nil, block("privilege-escalation", "everything runs as the session user inside the sandbox; privilege changes are never available",
+			"%s changes privileges", name)
+	case system[name] || system[canon] || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck."):
+		return nil, block("system-command", "disk, mount, power, service, network and process-signal commands are not available here (use kill_process or the process tools for processes)",
+			"%s is a disk/mount/power/service/system command", name)
+	case launchers[name] || launchers[canon]:
+		return nil, block("shell-program", "shells and launchers run their arguments as code; run the program directly, or use execute_python_code",
+			"%s runs other commands or code", name)
+	case guiPrograms[name]:
+		return nil, werr.New(werr.Unsupported, "%s is a graphical program and the shell tool runs headless programs only", name).
+			WithDetail("rule", "gui-program").
+			WithHint("open a text editor with launch_application, read files with type, write them with execute_python_code")
+	}
+	if !allowed(p, name) {
+		return nil, block("program-not-allowed", "allowed programs: "+strings.Join(p.AllowedCommands, ", "),
+			"%s is not on the allowlist", name)
+	}
+	if fb, ok := fallbacks[canon]; ok && lookPath != nil {
+		if _, err := lookPath(canon); err != nil {
+			if _, err2 := lookPath(fb); err2 == nil {
+				canon = fb
+			}
+		}
+	}
+	args := words[1:]
+	if f := argPolicies[canon]; f != nil {
+		if e := f(args); e != nil {
+			return nil, e
+		}
+	}
+	return append([]string{canon}, args...), nil
+}
+
+func allowed(p *policy.Policy, name string) bool {
+	for _, a := range p.AllowedCommands {
+		if strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
