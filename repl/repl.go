@@ -1,0 +1,255 @@
+// Package repl is w365's interactive shell: a bubbletea TUI whose every line runs
+// through a freshly built copy of the CLI's command tree against the session host.
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/engine/werr"
+)
+
+// AddCommand adds `w365 repl` to root; g holds the root flags, which become the
+// defaults of every line.
+func AddCommand(root *cobra.Command, g *commands.Globals) {
+	cmd := &cobra.Command{
+		Use:     "repl",
+		GroupID: "other",
+		Short:   "Interactive shell: every tool as a command, with history and tab completion",
+		Long: `Open an interactive shell on the session host. Every w365 command works as a line,
+without the "w365" in front: get-screen-size, click 100 200, browser snapshot.
+
+Words are split like a shell's (quotes and backslashes work; no variables, globs or
+pipes, so what you type is what the tool gets). Each line runs in a fresh command tree
+against the same host connection, so it behaves exactly like the one-shot CLI, and a
+line that fails prints its error without ending the shell.
+
+Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the history
+(kept in $XDG_STATE_HOME/w365/history); PgUp/PgDown scroll the output; Ctrl+C cancels
+a running command or clears the line; Ctrl+D on an empty line, "exit" or "quit" leave.
+Leaving the shell leaves the host running. Running w365 with no arguments on a
+terminal opens this shell.`,
+		Example: `  $ w365 repl
+  $ w365 --session s-1a2b3c4d repl
+  $ w365 --virtual repl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return Run(cmd.Context(), Options{
+				Globals:  *g,
+				RootArgs: changedFlags(cmd.Root().PersistentFlags()),
+				In:       cmd.InOrStdin(),
+				Out:      cmd.OutOrStdout(),
+				Extra: func(root *cobra.Command, g *commands.Globals) {
+					commands.AddDoctor(root, g)
+				},
+			})
+		},
+	}
+	root.AddCommand(cmd)
+}
+
+// Options configure a REPL.
+type Options struct {
+	// Globals are the REPL's root flags: its session, and how to start a host.
+	Globals commands.Globals
+	// RootArgs are the root flags given to the REPL itself (--session s1 --json);
+	// every line starts from them, as if typed after "w365".
+	RootArgs []string
+	// In and Out are the terminal.
+	In  io.Reader
+	Out io.Writer
+	// Extra adds non-tool commands to each line's tree (e.g. doctor).
+	Extra func(root *cobra.Command, g *commands.Globals)
+	// HistoryPath overrides HistoryPath().
+	HistoryPath string
+	// Caller overrides the host client (tests); nil uses one Client per session.
+	Caller func(g *commands.Globals) commands.Caller
+}
+
+// Run opens the TUI and returns when the user leaves it.
+func Run(ctx context.Context, o Options) error {
+	if o.Globals.Session == "" {
+		o.Globals.Session = "default"
+	}
+	if o.HistoryPath == "" {
+		o.HistoryPath = HistoryPath()
+	}
+	// The TUI owns the terminal: a stray write to stderr (cobra's completion
+	// diagnostics, a library's log line) would tear the screen.
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		saved := os.Stderr
+		os.Stderr = null
+		defer func() { os.Stderr = saved; null.Close() }()
+	}
+	r := newRunner(o)
+	defer r.close()
+	m := newModel(r, loadHistory(o.HistoryPath))
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if o.In != nil {
+		opts = append(opts, tea.WithInput(o.In))
+	}
+	if o.Out != nil {
+		opts = append(opts, tea.WithOutput(o.Out))
+	}
+	_, err := tea.NewProgram(m, opts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// runner executes lines. It owns the host connections, one per session, which
+// outlive the per-line command trees.
+type runner struct {
+	opts Options
+
+	mu      sync.Mutex
+	clients map[string]*commands.Client
+}
+
+func newRunner(o Options) *runner {
+	return &runner{opts: o, clients: map[string]*commands.Client{}}
+}
+
+// client returns the shared connection for a session, creating it on first use. The
+// host options (--virtual, --policy) are the REPL's own: they only matter when a
+// host has to be started.
+func (r *runner) client(session string) *commands.Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.clients[session]; ok {
+		return c
+	}
+	o := commands.ClientOptions{Session: session}
+	// Mirrors the CLI's own client options (commands.clientOptions, unexported).
+	g := r.opts.Globals
+	if g.Virtual {
+		o.HostArgs = append(o.HostArgs, "--virtual")
+	}
+	if g.Policy != "" {
+		o.HostArgs = append(o.HostArgs, "--policy", g.Policy)
+	}
+	if g.Browser != "" {
+		o.HostArgs = append(o.HostArgs, "--browser", g.Browser)
+	}
+	if g.CDPEndpoint != "" {
+		o.HostArgs = append(o.HostArgs, "--cdp-endpoint", g.CDPEndpoint)
+	}
+	if g.Headless {
+		o.HostArgs = append(o.HostArgs, "--headless")
+	}
+	c := &commands.Client{Opts: o}
+	r.clients[session] = c
+	return c
+}
+
+func (r *runner) caller(g *commands.Globals) commands.Caller {
+	if r.opts.Caller != nil {
+		return r.opts.Caller(g)
+	}
+	return r.client(g.Session)
+}
+
+// close drops the connections; the host keeps running.
+func (r *runner) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.clients {
+		c.Close()
+	}
+}
+
+// newRoot builds a fresh tree writing to out, with the REPL's globals as defaults.
+func (r *runner) newRoot(out io.Writer) *cobra.Command {
+	root, _ := commands.NewRoot(commands.RootDeps{
+		IO:     commands.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: true},
+		Caller: r.caller,
+		Extra:  r.opts.Extra,
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+	// Parsed into the tree now, they become the line's defaults; the line's own
+	// flags still override them.
+	pf := root.PersistentFlags()
+	pf.Parse(r.opts.RootArgs)
+	pf.Visit(func(f *pflag.Flag) { f.Changed = false })
+	return root
+}
+
+// changedFlags renders the flags the user set as arguments that set them again.
+func changedFlags(fs *pflag.FlagSet) []string {
+	var args []string
+	fs.Visit(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
+	})
+	return args
+}
+
+// newCompletionRoot is a tree for cobra's __complete; complete sets its output.
+func (r *runner) newCompletionRoot() *cobra.Command { return r.newRoot(io.Discard) }
+
+// run executes one line's words and returns what it printed. A panic in a command
+// becomes an INTERNAL error: one bad line never ends the REPL.
+func (r *runner) run(ctx context.Context, words []string) (out string, err error) {
+	var buf bytes.Buffer
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = buf.String(), werr.New(werr.Internal, "command panicked: %v", p)
+		}
+	}()
+	root := r.newRoot(&buf)
+	root.SetArgs(words)
+	err = root.ExecuteContext(ctx)
+	return buf.String(), err
+}
+
+// errorLine is how a failed line reads in the scrollback: "error: CODE: message".
+func errorLine(err error) string {
+	var e *werr.Error
+	if !errors.As(err, &e) {
+		// Cobra's own complaints (unknown command or flag, bad arity) are usage errors.
+		msg := strings.TrimSpace(err.Error())
+		msg = strings.TrimSuffix(msg, "Run 'w365 --help' for usage.")
+		e = werr.New(werr.InvalidArgument, "%s", strings.TrimSpace(msg))
+	}
+	return "error: " + e.Error()
+}
+
+// detailsMsg carries the session's description for the status line.
+type detailsMsg struct {
+	session string
+	display string
+	err     error
+}
+
+// fetchDetails asks the host about the session (starting the host if needed).
+func (r *runner) fetchDetails(ctx context.Context, session string) detailsMsg {
+	t := commands.Lookup("mcp_W365ComputerUse_GetSessionDetails")
+	if t == nil {
+		return detailsMsg{session: session, err: werr.New(werr.Unsupported, "no session details tool")}
+	}
+	o, err := r.caller(&commands.Globals{Session: session}).Call(ctx, t, map[string]any{"sessionId": session})
+	if err != nil {
+		return detailsMsg{session: session, err: err}
+	}
+	if s, ok := o.Out.(*commands.SessionOut); ok {
+		return detailsMsg{session: session, display: s.Display}
+	}
+	return detailsMsg{session: session, err: fmt.Errorf("unexpected details %T", o.Out)}
+}
