@@ -1,0 +1,373 @@
+// Package a11y reads the desktop accessibility tree (AT-SPI2 over D-Bus) of one X
+// display and reports it with UI Automation control-type names and screen coordinates.
+//
+// Every Tree is bound to one session bus and one X display (the host serves several
+// desktops), so the package keeps no global state. Property reads are pipelined: one
+// batch of asynchronous calls per tree level instead of one blocking call per property
+// (at-spi2-core 2.46's atk-bridge and Chromium expose no Cache.GetItems to do better).
+package a11y
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+)
+
+// Node is one element of the accessibility tree. X, Y, Width, Height are screen
+// coordinates that a click can use directly.
+type Node struct {
+	// Role is the UI Automation control-type name (Button, Edit, Text, Window...).
+	Role string `json:"role"`
+	// NativeRole is the AT-SPI role name (at-spi2-core 2.46 spelling, "push button").
+	NativeRole string `json:"nativeRole"`
+	Name       string `json:"name"`
+	// Value is a range value (sliders, progress bars) or the text of an editable field.
+	Value    string `json:"value"`
+	X        int    `json:"x"`
+	Y        int    `json:"y"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Children []Node `json:"children,omitempty"`
+}
+
+// Meta describes a Tree result.
+type Meta struct {
+	// Truncated says the element budget cut the tree (breadth-first: the deepest and
+	// last nodes were left out).
+	Truncated bool `json:"truncated"`
+	// Count is the number of nodes returned.
+	Count int `json:"count"`
+}
+
+// FindQuery selects elements. At least one of Text, Role, Name is required.
+type FindQuery struct {
+	// Text is matched against the name (and the value) when Name is empty.
+	Text string
+	// Role is a UIA name (Button), an alias (TextBox) or a native AT-SPI name (push button).
+	Role string
+	// Name is matched against the accessible name; it wins over Text.
+	Name string
+	// WindowHandle is an X window id; 0 means the foreground window.
+	WindowHandle uint32
+}
+
+// Match is one element found, with the centre point to click.
+type Match struct {
+	Role    string `json:"role"`
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	X       int    `json:"x"`
+	Y       int    `json:"y"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	CenterX int    `json:"centerX"`
+	CenterY int    `json:"centerY"`
+}
+
+// Limits of a Find walk: deep enough for web pages, bounded for huge lists.
+const (
+	findMaxDepth    = 40
+	findMaxElements = 5000
+	// MaxMatches caps the matches Find returns.
+	MaxMatches = 100
+)
+
+// Tree is a connection to the accessibility bus of one desktop.
+type Tree struct {
+	sessionAddr string
+	display     string
+
+	mu    sync.Mutex
+	conn  *dbus.Conn       // the accessibility bus; redialled when it drops
+	peers map[string]*peer // direct connections to applications; nil value: none offered
+}
+
+// Open connects to the accessibility bus announced on the session bus at sessionBusAddr
+// (org.a11y.Bus.GetAddress); displayName is the X display whose windows it describes.
+func Open(ctx context.Context, sessionBusAddr, displayName string) (*Tree, error) {
+	if sessionBusAddr == "" {
+		return nil, werr.New(werr.Unavailable, "no session D-Bus for display %s", displayName).
+			WithHint("the accessibility tree needs DBUS_SESSION_BUS_ADDRESS")
+	}
+	t := &Tree{sessionAddr: sessionBusAddr, display: displayName}
+	if _, err := t.bus(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Close releases the bus connection.
+func (t *Tree) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.peers {
+		if p != nil {
+			p.conn.Close()
+		}
+	}
+	t.peers = nil
+	if t.conn != nil {
+		err := t.conn.Close()
+		t.conn = nil
+		return err
+	}
+	return nil
+}
+
+// peer returns a direct connection to the application owning bus name (atk-bridge and
+// Qt offer one through org.a11y.atspi.Application.GetApplicationBusAddress), or nil when
+// the application offers none; calls then go through the bus daemon.
+func (t *Tree) peer(ctx context.Context, conn *dbus.Conn, bus string) map[string]*peer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.peers == nil {
+		t.peers = map[string]*peer{}
+	}
+	if p, ok := t.peers[bus]; ok && (p == nil || p.conn.Connected()) {
+		return t.snapshotPeers()
+	}
+	t.peers[bus] = nil
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	var addr string
+	err := conn.Object(bus, registryRoot).CallWithContext(ctx, "org.a11y.atspi.Application.GetApplicationBusAddress", dbus.FlagNoAutoStart).Store(&addr)
+	if err == nil && addr != "" {
+		if p, err := dialPeer(addr, callTimeout); err == nil {
+			t.peers[bus] = p
+		}
+	}
+	return t.snapshotPeers()
+}
+
+func (t *Tree) snapshotPeers() map[string]*peer {
+	m := make(map[string]*peer, len(t.peers))
+	for k, v := range t.peers {
+		if v != nil {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func (t *Tree) bus(ctx context.Context) (*dbus.Conn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.conn != nil && t.conn.Connected() {
+		return t.conn, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	s, err := dbus.Connect(t.sessionAddr, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to the session D-Bus")
+	}
+	var addr string
+	err = s.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
+	s.Close()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "the accessibility bus is not available").
+			WithHint("install at-spi2-core")
+	}
+	// No WithContext here: it would close the connection when ctx ends.
+	c, err := dbus.Connect(addr)
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to the accessibility bus")
+	}
+	t.conn = c
+	return c, nil
+}
+
+// Tree returns the foreground window's tree down to maxDepth levels below the window
+// (the window is depth 0) with at most maxElements nodes, cut breadth-first. Zero
+// values take the policy defaults; larger values are clamped to the policy maxima.
+func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta, error) {
+	p := policy.Default()
+	if maxDepth < 0 || maxElements < 0 {
+		return Node{}, Meta{}, werr.Invalid("maxDepth and maxElements must be positive")
+	}
+	if maxDepth == 0 {
+		maxDepth = p.A11yDepthDefault
+	}
+	if maxElements == 0 {
+		maxElements = p.A11yElementsDefault
+	}
+	maxDepth = min(maxDepth, p.A11yDepthMax)
+	maxElements = min(maxElements, p.A11yElementsMax)
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return Node{}, Meta{}, err
+	}
+	win, err := t.window(ctx, conn, 0)
+	if err != nil {
+		return Node{}, Meta{}, err
+	}
+	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: true, origin: win.origin}
+	res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+	if err != nil {
+		return Node{}, Meta{}, err
+	}
+	if len(res.nodes) == 0 {
+		return Node{}, Meta{}, werr.New(werr.NotFound, "the foreground window has no visible accessible elements")
+	}
+	root := build(res.nodes)
+	// The top level of an application window is a Window in UI Automation terms, whatever
+	// the toolkit calls it (Qt: "filler").
+	root.Role = "Window"
+	return root, Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
+}
+
+// build nests a breadth-first node list (parents first) into a Node tree.
+func build(nodes []*raw) Node {
+	kids := make([][]int, len(nodes))
+	for i, n := range nodes {
+		if n.parent >= 0 {
+			kids[n.parent] = append(kids[n.parent], i)
+		}
+	}
+	var mk func(i int) Node
+	mk = func(i int) Node {
+		n := nodes[i]
+		out := Node{Role: n.uia(), NativeRole: nativeName(n.role), Name: n.name, Value: n.value,
+			X: n.x, Y: n.y, Width: n.w, Height: n.h}
+		for _, k := range kids[i] {
+			out.Children = append(out.Children, mk(k))
+		}
+		return out
+	}
+	return mk(0)
+}
+
+// Find searches the foreground window (or q.WindowHandle) for matching elements, best
+// first: exact name, then prefix, then substring; on screen and enabled before hidden
+// or disabled; then in breadth-first order. At most MaxMatches are returned.
+func (t *Tree) Find(ctx context.Context, q FindQuery) ([]Match, error) {
+	name := q.Name
+	useValue := false
+	if name == "" {
+		name = q.Text
+		useValue = true
+	}
+	if strings.TrimSpace(name) == "" && strings.TrimSpace(q.Role) == "" {
+		return nil, werr.Invalid("give at least one of text, role, name")
+	}
+	rf, ok := parseRole(q.Role)
+	if !ok {
+		return nil, werr.Invalid("unknown role %q", q.Role).
+			WithHint("use a UI Automation name (Button, Edit, CheckBox...), an alias (TextBox) or an AT-SPI role name").
+			WithDetail("roles", KnownRoles())
+	}
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	win, err := t.window(ctx, conn, q.WindowHandle)
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), origin: win.origin}
+	res, err := w.walk(ctx, win.frame, findMaxDepth, findMaxElements)
+	if err != nil {
+		return nil, err
+	}
+	needle := strings.ToLower(strings.TrimSpace(name))
+	type cand struct {
+		n     *raw
+		score int
+		order int
+	}
+	var cands []cand
+	var textCands []*raw // nodes whose value must be read before deciding
+	for i, n := range res.nodes {
+		if !rf.match(n.role, n.uia()) {
+			continue
+		}
+		if needle == "" {
+			cands = append(cands, cand{n: n, score: 3, order: i})
+			continue
+		}
+		if s := nameScore(strings.ToLower(n.name), needle); s >= 0 {
+			cands = append(cands, cand{n: n, score: s, order: i})
+		} else if useValue && wantsText(n) {
+			textCands = append(textCands, n)
+		}
+	}
+	// Read extents and values of the candidates (and of fields whose text may match).
+	all := make([]*raw, 0, len(cands)+len(textCands))
+	for _, c := range cands {
+		all = append(all, c.n)
+	}
+	all = append(all, textCands...)
+	okBox, err := w.details(ctx, all, true)
+	if err != nil {
+		return nil, err
+	}
+	var kept []cand
+	for i, c := range cands {
+		if okBox[i] {
+			kept = append(kept, c)
+		}
+	}
+	order := map[*raw]int{}
+	for i, n := range res.nodes {
+		order[n] = i
+	}
+	for i, n := range textCands {
+		if !okBox[len(cands)+i] {
+			continue
+		}
+		if s := nameScore(strings.ToLower(n.value), needle); s >= 0 {
+			kept = append(kept, cand{n: n, score: s + 3, order: order[n]})
+		}
+	}
+	rank := func(c cand) int {
+		r := c.score * 4
+		if !(c.n.hasBox && c.n.w > 0 && c.n.h > 0) {
+			r += 2
+		}
+		if !(c.n.state(stateEnabled) || c.n.state(stateSensitive)) {
+			r++
+		}
+		return r
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		ra, rb := rank(kept[i]), rank(kept[j])
+		if ra != rb {
+			return ra < rb
+		}
+		return kept[i].order < kept[j].order
+	})
+	out := make([]Match, 0, min(len(kept), MaxMatches))
+	for _, c := range kept {
+		if len(out) == MaxMatches {
+			break
+		}
+		n := c.n
+		out = append(out, Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y,
+			Width: n.w, Height: n.h, CenterX: n.x + n.w/2, CenterY: n.y + n.h/2})
+	}
+	return out, nil
+}
+
+// nameScore: 0 exact, 1 prefix, 2 substring, -1 no match (both lower case).
+func nameScore(have, want string) int {
+	have = strings.TrimSpace(have)
+	switch {
+	case have == want:
+		return 0
+	case strings.HasPrefix(have, want):
+		return 1
+	case strings.Contains(have, want):
+		return 2
+	}
+	return -1
+}
+
+func formatInt(v int64) string     { return strconv.FormatInt(v, 10) }
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }

@@ -1,0 +1,117 @@
+package a11y
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// callTimeout bounds every D-Bus round trip; a busy application must not hang a tool call.
+const callTimeout = 3 * time.Second
+
+// maxInFlight caps pipelined calls on the accessibility bus (its max_replies_per_connection
+// is 50000; Chromium answers one call at a time on its main thread anyway).
+const maxInFlight = 1024
+
+// ref names one accessible object: the application's bus name and the object path.
+type ref struct {
+	bus  string
+	path dbus.ObjectPath
+}
+
+// call is one pending method call of a batch.
+type call struct {
+	r      ref
+	method string
+	args   []any
+	out    []any // pointers to store the reply in
+	err    error
+}
+
+// batch pipelines many method calls: all are written to the socket before any reply is
+// awaited, so a level of the tree costs about one round trip, not one per property.
+type batch struct {
+	conn *dbus.Conn
+	// peers are direct (peer-to-peer) connections to applications by bus name; calls to
+	// them skip the bus daemon, which halves the hops of every call.
+	peers map[string]*peer
+	calls []*call
+}
+
+func (b *batch) add(r ref, method string, out []any, args ...any) *call {
+	c := &call{r: r, method: method, args: args, out: out}
+	b.calls = append(b.calls, c)
+	return c
+}
+
+// run sends the calls (at most maxInFlight outstanding) and stores the replies. Per-call
+// failures (an object that vanished, an interface it lacks) stay in call.err; a timeout or
+// a dead connection is returned.
+func (b *batch) run(ctx context.Context) error {
+	calls := b.calls
+	b.calls = nil
+	if len(calls) == 0 {
+		return nil
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	ch := make(chan *dbus.Call, min(len(calls), maxInFlight))
+	owner := make(map[*dbus.Call]*call, min(len(calls), maxInFlight))
+	next, pending := 0, 0
+	var fatal error
+	held := map[*peer]bool{}
+	defer func() {
+		for p := range held {
+			p.pc.flush(true)
+		}
+	}()
+	for next < len(calls) || pending > 0 {
+		for next < len(calls) && pending < maxInFlight {
+			c := calls[next]
+			next++
+			conn := b.conn
+			if p := b.peers[c.r.bus]; p != nil {
+				conn = p.conn
+				if !held[p] {
+					held[p] = true
+					p.pc.hold()
+				}
+			}
+			dc := conn.Object(c.r.bus, c.r.path).GoWithContext(ctx, c.method, dbus.FlagNoAutoStart, ch, c.args...)
+			owner[dc] = c
+			pending++
+		}
+		for p := range held {
+			p.pc.flush(false)
+		}
+		dc := <-ch
+		pending--
+		c := owner[dc]
+		delete(owner, dc)
+		if dc.Err != nil {
+			c.err = dc.Err
+			if errors.Is(dc.Err, context.DeadlineExceeded) || errors.Is(dc.Err, context.Canceled) || errors.Is(dc.Err, dbus.ErrClosed) {
+				fatal = dc.Err
+			}
+			continue
+		}
+		if len(c.out) > 0 {
+			c.err = dc.Store(c.out...)
+		}
+	}
+	if fatal != nil {
+		if errors.Is(fatal, context.Canceled) {
+			return werr.Wrap(fatal, werr.Cancelled, "accessibility query cancelled")
+		}
+		if errors.Is(fatal, dbus.ErrClosed) {
+			return werr.Wrap(fatal, werr.Unavailable, "the accessibility bus connection closed")
+		}
+		return werr.Wrap(fatal, werr.Timeout, "an application did not answer accessibility calls within %s", callTimeout)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package a11y
+
+import (
+	"context"
+	"math"
+
+	"github.com/godbus/dbus/v5"
+)
+
+const (
+	ifAccessible = "org.a11y.atspi.Accessible"
+	ifComponent  = "org.a11y.atspi.Component"
+	ifText       = "org.a11y.atspi.Text"
+	ifValue      = "org.a11y.atspi.Value"
+	ifProps      = "org.freedesktop.DBus.Properties"
+)
+
+// AT-SPI state bits (AtspiStateType).
+const (
+	stateActive    = 1
+	stateDefunct   = 6
+	stateEditable  = 7
+	stateEnabled   = 8
+	stateSensitive = 24
+	stateShowing   = 25
+	stateVisible   = 30
+)
+
+// coordinate types of Component.GetExtents.
+const (
+	coordScreen = 0
+	coordWindow = 1
+)
+
+// raw is one accessible object as read from its application.
+type raw struct {
+	ref      ref
+	parent   int // index into the walk's node list, -1 for the root
+	depth    int
+	role     uint32
+	name     string
+	states   []uint32
+	ifaces   []string
+	children []ref
+
+	x, y, w, h int
+	hasBox     bool
+	value      string
+}
+
+func (n *raw) state(bit uint) bool {
+	w := bit / 32
+	return int(w) < len(n.states) && n.states[w]&(1<<(bit%32)) != 0
+}
+
+func (n *raw) has(iface string) bool {
+	for _, i := range n.ifaces {
+		if i == iface {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *raw) uia() string { return uiaRole(n.role, n.state(stateEditable)) }
+
+// walker reads a window's subtree breadth-first, one pipelined batch per level.
+type walker struct {
+	conn  *dbus.Conn
+	peers map[string]*peer
+	// boxes: read extents (and values) of every kept node during the walk.
+	boxes bool
+	// origin: when non-nil the application reports no screen positions (GTK4), so
+	// extents are read in window coordinates and shifted by this origin.
+	origin *[2]int
+}
+
+// info reads role, states, interfaces, name and (if kids) the children of each ref.
+func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error) {
+	out := make([]raw, len(refs))
+	b := &batch{conn: w.conn, peers: w.peers}
+	type pend struct{ role, state, ifaces, name, children *call }
+	ps := make([]pend, len(refs))
+	var names []dbus.Variant = make([]dbus.Variant, len(refs))
+	var childRefs = make([][]struct {
+		Bus  string
+		Path dbus.ObjectPath
+	}, len(refs))
+	for i, r := range refs {
+		out[i].ref = r
+		n := &out[i]
+		ps[i].role = b.add(r, ifAccessible+".GetRole", []any{&n.role})
+		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
+		ps[i].ifaces = b.add(r, ifAccessible+".GetInterfaces", []any{&n.ifaces})
+		ps[i].name = b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
+		if kids {
+			ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
+		}
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		n := &out[i]
+		if ps[i].role.err != nil || ps[i].state.err != nil {
+			// The object is gone (or never answered): treat it as hidden.
+			n.states = nil
+			continue
+		}
+		if s, ok := names[i].Value().(string); ok {
+			n.name = s
+		}
+		if kids && ps[i].children.err == nil {
+			for _, c := range childRefs[i] {
+				n.children = append(n.children, ref{c.Bus, c.Path})
+			}
+		}
+	}
+	return out, nil
+}
+
+// visible says whether a node belongs in a result: SHOWING and not defunct.
+func visible(n *raw) bool { return n.state(stateShowing) && !n.state(stateDefunct) }
+
+// details reads extents (Component) and values (Value, or the text of editable
+// fields) of the given nodes in one pipelined batch. Nodes whose extents are INT_MIN
+// (hidden menu items) get hasBox false and ok false.
+func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool, error) {
+	b := &batch{conn: w.conn, peers: w.peers}
+	type box struct{ X, Y, W, H int32 }
+	boxes := make([]box, len(nodes))
+	bcalls := make([]*call, len(nodes))
+	vals := make([]dbus.Variant, len(nodes))
+	vcalls := make([]*call, len(nodes))
+	texts := make([]string, len(nodes))
+	tcalls := make([]*call, len(nodes))
+	coord := uint32(coordScreen)
+	if w.origin != nil {
+		coord = coordWindow
+	}
+	for i, n := range nodes {
+		if n.has(ifComponent) {
+			bcalls[i] = b.add(n.ref, ifComponent+".GetExtents", []any{&boxes[i]}, coord)
+		}
+		if !values {
+			continue
+		}
+		if n.has(ifValue) {
+			vcalls[i] = b.add(n.ref, ifProps+".Get", []any{&vals[i]}, ifValue, "CurrentValue")
+		} else if n.has(ifText) && wantsText(n) {
+			tcalls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), int32(maxValueChars))
+		}
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	ok := make([]bool, len(nodes))
+	for i, n := range nodes {
+		ok[i] = true
+		if c := bcalls[i]; c != nil && c.err == nil {
+			bx := boxes[i]
+			if bx.X == math.MinInt32 || bx.Y == math.MinInt32 {
+				ok[i] = false
+				continue
+			}
+			n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
+			if w.origin != nil {
+				n.x += w.origin[0]
+				n.y += w.origin[1]
+			}
+		}
+		if c := vcalls[i]; c != nil && c.err == nil {
+			n.value = formatValue(vals[i].Value())
+		}
+		if c := tcalls[i]; c != nil && c.err == nil {
+			n.value = texts[i]
+		}
+	}
+	return ok, nil
+}
+
+// maxValueChars caps the text read as an editable field's value.
+const maxValueChars = 4096
+
+// wantsText says whether a node's text content is its value (editable fields), as
+// opposed to labels and documents whose text is their name or their children.
+func wantsText(n *raw) bool {
+	switch n.role {
+	case roleEntry, rolePasswordText, roleSpinButton, roleEditbar, roleAutocomplete, roleComboBox:
+		return true
+	case roleText, roleTerminal:
+		return n.state(stateEditable)
+	}
+	return false
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return formatInt(int64(x))
+		}
+		return formatFloat(x)
+	case string:
+		return x
+	}
+	return ""
+}
+
+// walkResult is a breadth-first list of kept nodes (parents before children).
+type walkResult struct {
+	nodes     []*raw
+	truncated bool
+}
+
+// walk reads root's subtree down to maxDepth (root is depth 0), keeping at most
+// maxElements visible nodes in breadth-first order. keep, if non-nil, decides which
+// nodes need details when w.boxes is false (Find reads extents of matches only).
+func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) (*walkResult, error) {
+	res := &walkResult{}
+	type cand struct {
+		r      ref
+		parent int
+	}
+	level := []cand{{r: root, parent: -1}}
+	for depth := 0; len(level) > 0 && depth <= maxDepth; depth++ {
+		var next []cand
+		for i := 0; i < len(level); {
+			room := maxElements - len(res.nodes)
+			if room <= 0 {
+				res.truncated = true
+				break
+			}
+			chunk := level[i:min(len(level), i+room)]
+			i += len(chunk)
+			refs := make([]ref, len(chunk))
+			for j, c := range chunk {
+				refs[j] = c.r
+			}
+			infos, err := w.info(ctx, refs, depth < maxDepth)
+			if err != nil {
+				return nil, err
+			}
+			var kept []*raw
+			for j := range infos {
+				n := &infos[j]
+				if !visible(n) {
+					continue
+				}
+				n.parent, n.depth = chunk[j].parent, depth
+				kept = append(kept, n)
+			}
+			if w.boxes && len(kept) > 0 {
+				ok, err := w.details(ctx, kept, true)
+				if err != nil {
+					return nil, err
+				}
+				k := kept[:0]
+				for j, n := range kept {
+					if ok[j] {
+						k = append(k, n)
+					}
+				}
+				kept = k
+			}
+			for _, n := range kept {
+				idx := len(res.nodes)
+				res.nodes = append(res.nodes, n)
+				for _, c := range n.children {
+					next = append(next, cand{r: c, parent: idx})
+				}
+			}
+		}
+		if res.truncated {
+			break
+		}
+		level = next
+	}
+	return res, nil
+}
