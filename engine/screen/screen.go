@@ -6,6 +6,7 @@ package screen
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"image"
 	"image/png"
@@ -333,10 +334,15 @@ func bgraToRGBA(dst, src []byte) {
 
 func convert(dst, src []byte) {
 	dst = dst[:len(src)]
-	for i := 0; i+3 < len(src); i += 4 {
-		s := src[i : i+4 : i+4]
-		d := dst[i : i+4 : i+4]
-		d[0], d[1], d[2], d[3] = s[2], s[1], s[0], 0xff
+	i := 0
+	// Two pixels at a time: swap bytes 0 and 2 of each, force alpha opaque.
+	for ; i+8 <= len(src); i += 8 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		v = v&0x0000ff000000ff00 | (v>>16)&0x000000ff000000ff | (v&0x000000ff000000ff)<<16 | 0xff000000ff000000
+		binary.LittleEndian.PutUint64(dst[i:], v)
+	}
+	for ; i+3 < len(src); i += 4 {
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i+2], src[i+1], src[i], 0xff
 	}
 }
 

@@ -185,3 +185,13 @@ func TestClosedScreen(t *testing.T) {
 		t.Errorf("capture on a closed screen: %v", err)
 	}
 }
+
+func TestConvertSwapsRedAndBlue(t *testing.T) {
+	src := []byte{1, 2, 3, 0, 10, 20, 30, 99, 7, 8, 9, 0}
+	dst := make([]byte, len(src))
+	convert(dst, src)
+	want := []byte{3, 2, 1, 255, 30, 20, 10, 255, 9, 8, 7, 255}
+	if !bytes.Equal(dst, want) {
+		t.Errorf("convert = %v, want %v", dst, want)
+	}
+}
