@@ -419,6 +419,9 @@ func (c *Controller) Drag(ctx context.Context, sx, sy, ex, ey int, button string
 	}
 	steps := dragSteps(sx, sy, ex, ey)
 	for i := 1; i <= steps; i++ {
+		if dragStepHook != nil {
+			dragStepHook(i)
+		}
 		if err := ctxErr(ctx); err != nil {
 			return err
 		}
@@ -437,6 +440,9 @@ func (c *Controller) Drag(ctx context.Context, sx, sy, ex, ey int, button string
 }
 
 const dragStepPause = 2 * time.Millisecond
+
+// dragStepHook, when set by a test, runs before each drag step (failure injection).
+var dragStepHook func(step int)
 
 // dragSteps is the number of motion steps: about one per 10 px, 5 to 60 steps.
 func dragSteps(sx, sy, ex, ey int) int {
