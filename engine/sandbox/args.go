@@ -221,8 +221,11 @@ sub:
 		sc := shortCluster(a)
 		switch cmd {
 		case "clone":
-			if strings.ContainsAny(sc, "uc") {
-				return block("git-upload-pack", "clone without -u/-c", "git clone -u/-c runs a program or sets configuration")
+			if strings.Contains(sc, "u") {
+				return block("git-upload-pack", "clone without -u", "git clone -u names a program to run")
+			}
+			if strings.Contains(sc, "c") {
+				return block("git-config-override", "configure the repository afterwards with git config (safe keys only)", "git clone -c sets configuration that can run programs")
 			}
 		case "rebase":
 			if strings.Contains(sc, "x") {
@@ -367,23 +370,23 @@ var npmRefused = map[string][2]string{
 
 // npmDangerousLong are npm options that choose programs, configuration files, the global
 // prefix or the registry.
-var npmDangerousLong = map[string][2]string{
-	"--global":        {"npm-global", "installs outside the project"},
-	"--prefix":        {"npm-global", "installs outside the project"},
-	"--userconfig":    {"npm-config", "reads another configuration file"},
-	"--globalconfig":  {"npm-config", "reads another configuration file"},
-	"--script-shell":  {"npm-config", "chooses the shell that runs scripts"},
-	"--node-options":  {"npm-config", "passes options (such as --require) to every node process"},
-	"--shell":         {"npm-config", "chooses a shell"},
-	"--call":          {"npm-exec", "runs a command"},
-	"--init-module":   {"npm-exec", "runs a module"},
-	"--editor":        {"npm-config", "chooses a program"},
-	"--browser":       {"npm-config", "chooses a program"},
-	"--viewer":        {"npm-config", "chooses a program"},
-	"--git":           {"npm-config", "chooses the git program"},
-	"--onload-script": {"npm-exec", "runs a module"},
-	"--registry":      {"npm-registry", "installs from another registry"},
-	"--node-gyp":      {"npm-config", "chooses a program"},
+var npmDangerousLong = []struct{ name, rule, why string }{
+	{"--global", "npm-global", "installs outside the project"},
+	{"--prefix", "npm-global", "installs outside the project"},
+	{"--userconfig", "npm-config", "reads another configuration file"},
+	{"--globalconfig", "npm-config", "reads another configuration file"},
+	{"--script-shell", "npm-config", "chooses the shell that runs scripts"},
+	{"--node-options", "npm-config", "passes options (such as --require) to every node process"},
+	{"--shell", "npm-config", "chooses a shell"},
+	{"--call", "npm-exec", "runs a command"},
+	{"--init-module", "npm-exec", "runs a module"},
+	{"--editor", "npm-config", "chooses a program"},
+	{"--browser", "npm-config", "chooses a program"},
+	{"--viewer", "npm-config", "chooses a program"},
+	{"--git", "npm-config", "chooses the git program"},
+	{"--onload-script", "npm-exec", "runs a module"},
+	{"--registry", "npm-registry", "installs from another registry"},
+	{"--node-gyp", "npm-config", "chooses a program"},
 }
 
 func checkNpm(args []string) *werr.Error {
@@ -395,9 +398,9 @@ func checkNpm(args []string) *werr.Error {
 			break
 		}
 		if n := longName(a); n != "" {
-			for full, r := range npmDangerousLong {
-				if abbrevOf(a, full) && (len(n) >= 4 || n == full) {
-					return block(r[0], npmHint(r[0]), "npm %s %s", n, r[1])
+			for _, d := range npmDangerousLong {
+				if abbrevOf(a, d.name) && (len(n) >= 4 || n == d.name) {
+					return block(d.rule, npmHint(d.rule), "npm %s %s", n, d.why)
 				}
 			}
 			if strings.HasSuffix(n, ":registry") {
@@ -612,20 +615,20 @@ func checkPython(args []string) *werr.Error {
 
 // ---- pip ----
 
-var pipDangerousLong = map[string][2]string{
-	"--index-url":       {"pip-index", "installs from another package index"},
-	"--extra-index-url": {"pip-index", "installs from another package index"},
-	"--find-links":      {"pip-index", "installs from other locations"},
-	"--trusted-host":    {"pip-index", "trusts another host"},
-	"--python":          {"pip-python", "runs pip under another interpreter"},
-	"--requirement":     {"pip-requirements", "reads install sources from a file the policy cannot check"},
-	"--constraint":      {"pip-requirements", "reads install sources from a file the policy cannot check"},
-	"--editable":        {"pip-editable", "builds and links a project (and accepts VCS URLs)"},
-	"--global-option":   {"pip-build-option", "passes options to setup.py"},
-	"--install-option":  {"pip-build-option", "passes options to setup.py"},
-	"--build-option":    {"pip-build-option", "passes options to setup.py"},
-	"--config-settings": {"pip-build-option", "passes options to the build backend"},
-	"--src":             {"pip-editable", "chooses where VCS checkouts go"},
+var pipDangerousLong = []struct{ name, rule, why string }{
+	{"--index-url", "pip-index", "installs from another package index"},
+	{"--extra-index-url", "pip-index", "installs from another package index"},
+	{"--find-links", "pip-index", "installs from other locations"},
+	{"--trusted-host", "pip-index", "trusts another host"},
+	{"--python", "pip-python", "runs pip under another interpreter"},
+	{"--requirement", "pip-requirements", "reads install sources from a file the policy cannot check"},
+	{"--constraint", "pip-requirements", "reads install sources from a file the policy cannot check"},
+	{"--editable", "pip-editable", "builds and links a project (and accepts VCS URLs)"},
+	{"--global-option", "pip-build-option", "passes options to setup.py"},
+	{"--install-option", "pip-build-option", "passes options to setup.py"},
+	{"--build-option", "pip-build-option", "passes options to setup.py"},
+	{"--config-settings", "pip-build-option", "passes options to the build backend"},
+	{"--src", "pip-editable", "chooses where VCS checkouts go"},
 }
 
 var pipInstallLike = map[string]bool{"install": true, "download": true, "wheel": true, "index": true, "lock": true, "uninstall": true}
@@ -635,9 +638,9 @@ func checkPip(args []string) *werr.Error {
 	for j := 0; j < len(args); j++ {
 		a := args[j]
 		if n := longName(a); n != "" {
-			for full, r := range pipDangerousLong {
-				if abbrevOf(a, full) && (len(n) >= 4 || n == full) {
-					return block(r[0], pipHint(r[0]), "pip %s %s", n, r[1])
+			for _, d := range pipDangerousLong {
+				if abbrevOf(a, d.name) && (len(n) >= 4 || n == d.name) {
+					return block(d.rule, pipHint(d.rule), "pip %s %s", n, d.why)
 				}
 			}
 			continue

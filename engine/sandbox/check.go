@@ -198,6 +198,17 @@ func scanShell(s string) *werr.Error {
 		single
 		double
 	)
+	first := strings.TrimLeft(s, " \t")
+	if i := strings.IndexAny(first, " \t"); i >= 0 {
+		first = first[:i]
+	}
+	switch first {
+	case "{":
+		return block("block", hintChain, "{ ...; } groups commands")
+	case "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "select",
+		"function", "time", "coproc", "[[", "]]", "((", "}":
+		return block("compound-command", hintChain, "shell control structures (if, for, while, case, [[ ]], (( )), functions, time) are not available")
+	}
 	state := plain
 	wordStart := true
 	prevPlain := byte(0) // previous unquoted, unescaped byte in the current word
@@ -306,7 +317,10 @@ func scanShell(s string) *werr.Error {
 				return block("comment", hintQuote, "# starts a comment at byte %d; everything after it would be ignored", i)
 			}
 		case '!':
-			if atStart && (next == 0 || next == ' ' || next == '\t' || next == '(') {
+			if next == '(' {
+				return block("glob", hintQuote, "extended glob pattern !( at byte %d", i)
+			}
+			if atStart && (next == 0 || next == ' ' || next == '\t') {
 				return block("negation", "run the command plainly and read exitCode", "! (negate the exit status) at byte %d", i)
 			}
 		case '{', '}':
@@ -466,7 +480,7 @@ func literal(w *syntax.Word) (string, *werr.Error) {
 		}
 	}
 	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-	if syntax.SplitBraces(cp) {
+	if syntax.SplitBraces(cp) && expands(cp) {
 		return "", block("brace-expansion", hintQuote+"; braces with a comma or .. are expanded by shells, write each word out", "brace expansion in %q", b.String())
 	}
 	return b.String(), nil
@@ -505,4 +519,22 @@ func unescape(v string, dq bool) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// expands reports whether a word split by syntax.SplitBraces holds a brace expansion a
+// shell would perform: a sequence {a..b} or a list with a comma. {0} and {} stay literal.
+func expands(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		if b, ok := part.(*syntax.BraceExp); ok {
+			if b.Sequence || len(b.Elems) > 1 {
+				return true
+			}
+			for _, e := range b.Elems {
+				if expands(e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -122,9 +122,12 @@ func resolveProgram(p *policy.Policy, words []string, lookPath func(string) (str
 	return append([]string{canon}, args...), nil
 }
 
+// sameProgram names the versioned spellings of an allowed program.
+var sameProgram = map[string]string{"python3": "python", "pip3": "pip", "nodejs": "node"}
+
 func allowed(p *policy.Policy, name string) bool {
 	for _, a := range p.AllowedCommands {
-		if strings.EqualFold(a, name) {
+		if strings.EqualFold(a, name) || strings.EqualFold(a, sameProgram[name]) {
 			return true
 		}
 	}
