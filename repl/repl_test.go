@@ -127,7 +127,7 @@ func TestREPLInTmux(t *testing.T) {
 	}
 	env := []string{"W365_RUNTIME_DIR=" + runtimeDir, "XDG_STATE_HOME=" + state, "HOME=" + home}
 	// The REPL must start its own background host; stop it at the end, whatever happens.
-	t.Cleanup(func() { killHost(t, bin, env) })
+	t.Cleanup(func() { killHost(t, bin, env, runtimeDir) })
 
 	x := &tmuxREPL{t: t, sock: filepath.Join(dir, "tmux.sock")}
 	x.cmd = "exec env -u W365_SESSION -u DISPLAY " + strings.Join(env, " ") + " LANG=C.UTF-8 " + bin + " --virtual repl"
@@ -234,11 +234,40 @@ func hostPID(t *testing.T, bin string, env []string) int {
 	return list.Sessions[0].HostPID
 }
 
-func killHost(t *testing.T, bin string, env []string) {
-	pid := hostPID(t, bin, env)
-	if pid <= 0 {
-		return
+// hostsOf finds host processes serving runtimeDir, for when the host has no session
+// to report its pid (a run that failed early).
+func hostsOf(runtimeDir string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		environ, err := os.ReadFile(filepath.Join(p, "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), "W365_RUNTIME_DIR="+runtimeDir) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "serve" {
+			var pid int
+			fmt.Sscan(filepath.Base(p), &pid)
+			pids = append(pids, pid)
+		}
 	}
+	return pids
+}
+
+func killHost(t *testing.T, bin string, env []string, runtimeDir string) {
+	// Asking may start a host when none runs; the scan after it finds that one too.
+	pid := hostPID(t, bin, env)
+	pids := hostsOf(runtimeDir)
+	if pid > 0 && !slices.Contains(pids, pid) {
+		pids = append(pids, pid)
+	}
+	for _, pid := range pids {
+		stop(pid)
+	}
+}
+
+// stop ends a host gracefully (it stops its Xvfb), forcefully after 5s.
+func stop(pid int) {
 	syscall.Kill(pid, syscall.SIGTERM)
 	for range 100 {
 		if syscall.Kill(pid, 0) != nil {
