@@ -509,6 +509,23 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 		return res, nil
 	}
 	if nav.IsDownload {
+		// The download events follow the answer to Page.navigate.
+		wctx, wcancel := context.WithTimeout(ctx, downloadSettle)
+		for {
+			b.mu.Lock()
+			n, ch := len(b.downloads), b.changed
+			b.mu.Unlock()
+			if n > m.downloads {
+				break
+			}
+			select {
+			case <-ch:
+				continue
+			case <-wctx.Done():
+			}
+			break
+		}
+		wcancel()
 		b.collect(ctx, inst, t, m, &res.ActionResult)
 		res.URL, res.Title = t.url, t.title
 		return res, nil
@@ -540,6 +557,9 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 		tctx, tcancel := context.WithTimeout(nctx, 2*time.Second)
 		if obj, err := evalRaw(tctx, t, "document.title", true); err == nil && decodeValue(obj, &title) == nil {
 			res.Title = title
+			b.mu.Lock()
+			t.title = title
+			b.mu.Unlock()
 		}
 		tcancel()
 	}

@@ -200,6 +200,7 @@ func (b *Browser) ListTabs(ctx context.Context) ([]TabInfo, error) {
 		return nil, err
 	}
 	b.waitTabsReady(inst)
+	b.refreshInfos(ctx, inst)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make([]TabInfo, 0, len(inst.tabs))
@@ -207,6 +208,27 @@ func (b *Browser) ListTabs(ctx context.Context) ([]TabInfo, error) {
 		out = append(out, b.infoLocked(inst, t))
 	}
 	return out, nil
+}
+
+// refreshInfos updates the titles and URLs of the tabs from the browser (a
+// browser-level call: it works while a page is blocked by a dialog).
+func (b *Browser) refreshInfos(ctx context.Context, inst *instance) {
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	res, err := callBrowser(rctx, b, inst, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, ti := range res.TargetInfos {
+		if t, ok := inst.byID[ti.TargetID]; ok {
+			t.title = ti.Title
+			if ti.URL != "" {
+				t.url = ti.URL
+			}
+		}
+	}
 }
 
 // waitTabsReady waits briefly for tabs that are still being attached.

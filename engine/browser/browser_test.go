@@ -1,0 +1,818 @@
+package browser_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+)
+
+// server serves testdata/pages on loopback and records what it received.
+type server struct {
+	*httptest.Server
+	mu        sync.Mutex
+	submitted url.Values
+	cookies   string
+}
+
+func (s *server) lastSubmit() url.Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.submitted
+}
+
+func newServer(t *testing.T) *server {
+	s := &server{}
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
+	mux.HandleFunc("/submit", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		s.mu.Lock()
+		s.submitted = r.PostForm
+		s.mu.Unlock()
+		b, _ := json.Marshal(r.PostForm)
+		fmt.Fprintf(w, "<!doctype html><title>Submitted</title><pre id=echo>%s</pre>", strings.ReplaceAll(string(b), "<", "&lt;"))
+	})
+	mux.HandleFunc("/download/report.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
+		fmt.Fprint(w, "report body 123")
+	})
+	mux.HandleFunc("/status/500", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", 500) })
+	mux.HandleFunc("/hang-up", func(w http.ResponseWriter, r *http.Request) {
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+			}
+		}
+	})
+	mux.HandleFunc("/setcookie", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "secret-value-xyz", Path: "/", HttpOnly: true})
+		http.SetCookie(w, &http.Cookie{Name: "theme", Value: "dark-secret", Path: "/"})
+		fmt.Fprint(w, "<!doctype html><title>Cookie set</title><p>cookies set</p>")
+	})
+	mux.HandleFunc("/echo-cookies", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.cookies = r.Header.Get("Cookie")
+		s.mu.Unlock()
+		fmt.Fprint(w, "<!doctype html><title>Echo</title><p>ok</p>")
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		var buf bytes.Buffer
+		buf.WriteString("<!doctype html><title>Big</title><pre>")
+		for i := 0; buf.Len() < 2<<20; i++ {
+			fmt.Fprintf(&buf, "line %06d lorem ipsum dolor sit amet, consectetur adipiscing elit\n", i)
+		}
+		buf.WriteString("</pre><p id=end>THE END</p>")
+		w.Write(buf.Bytes())
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func codeOf(err error) werr.Code { return werr.CodeOf(err) }
+
+func mustCode(t *testing.T, err error, want werr.Code) {
+	t.Helper()
+	if got := codeOf(err); got != want {
+		t.Fatalf("error code = %q (%v), want %q", got, err, want)
+	}
+}
+
+func launch(t *testing.T) (*browser.Browser, *server) {
+	t.Helper()
+	displaytest.Require(t, "chromium")
+	d := displaytest.Start(t)
+	pol := policy.Default()
+	pol.BrowserWaitDefaultMs = 2000
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	b, err := browser.Launch(ctx, browser.Options{Env: d.Environ(os.Environ()), Policy: pol, DownloadDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("launch: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b, newServer(t)
+}
+
+func tctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func navigate(t *testing.T, b *browser.Browser, u string) *browser.NavigateResult {
+	t.Helper()
+	r, err := b.Navigate(tctx(t), u, browser.WaitLoad)
+	if err != nil {
+		t.Fatalf("navigate %s: %v", u, err)
+	}
+	return r
+}
+
+func queryText(t *testing.T, b *browser.Browser, sel string) string {
+	t.Helper()
+	r, err := b.QueryText(tctx(t), browser.CSS(sel))
+	if err != nil {
+		t.Fatalf("query %s: %v", sel, err)
+	}
+	return r.Text
+}
+
+func TestBrowser(t *testing.T) {
+	b, s := launch(t)
+
+	t.Run("NavigateAndRead", func(t *testing.T) {
+		r := navigate(t, b, s.URL+"/")
+		if r.Status != 200 || r.Title != "w365 test pages" || r.URL != s.URL+"/" {
+			t.Fatalf("navigate result = %+v", r)
+		}
+		txt, err := b.Text(tctx(t))
+		if err != nil || !strings.Contains(txt.Text, "Test pages") || txt.Truncated {
+			t.Fatalf("text = %+v, %v", txt, err)
+		}
+		h, err := b.HTML(tctx(t))
+		if err != nil || !strings.HasPrefix(h.Text, "<!DOCTYPE html>") || !strings.Contains(h.Text, `href="form.html"`) {
+			t.Fatalf("html = %.200q, %v", h.Text, err)
+		}
+		if u, err := b.URL(tctx(t)); err != nil || u != s.URL+"/" {
+			t.Fatalf("url = %q, %v", u, err)
+		}
+		if title, err := b.Title(tctx(t)); err != nil || title != "w365 test pages" {
+			t.Fatalf("title = %q, %v", title, err)
+		}
+		if r := navigate(t, b, s.URL+"/nope.html"); r.Status != 404 {
+			t.Fatalf("status of a missing page = %d", r.Status)
+		}
+		for _, w := range []browser.WaitUntil{browser.WaitDOMContentLoaded, browser.WaitNetworkIdle0, browser.WaitNetworkIdle2} {
+			if r, err := b.Navigate(tctx(t), s.URL+"/second.html", w); err != nil || r.Title != "Second" {
+				t.Fatalf("navigate waitUntil %s: %+v, %v", w, r, err)
+			}
+		}
+		_, err = b.Navigate(tctx(t), "example.com", "")
+		mustCode(t, err, werr.InvalidArgument)
+		_, err = b.Navigate(tctx(t), "file:///etc/passwd", "")
+		mustCode(t, err, werr.BlockedByPolicy)
+		_, err = b.Navigate(tctx(t), "javascript:alert(1)", "")
+		mustCode(t, err, werr.BlockedByPolicy)
+		_, err = b.Navigate(tctx(t), s.URL, "sometime")
+		mustCode(t, err, werr.InvalidArgument)
+		if r := navigate(t, b, "data:text/html,<title>D</title><p>data page</p>"); r.Title != "D" {
+			t.Fatalf("data url: %+v", r)
+		}
+	})
+
+	t.Run("HistoryAndReload", func(t *testing.T) {
+		navigate(t, b, s.URL+"/")
+		navigate(t, b, s.URL+"/second.html")
+		r, err := b.Back(tctx(t))
+		if err != nil || r.URL != s.URL+"/" || r.Title != "w365 test pages" {
+			t.Fatalf("back: %+v, %v", r, err)
+		}
+		r, err = b.Forward(tctx(t))
+		if err != nil || r.Title != "Second" {
+			t.Fatalf("forward: %+v, %v", r, err)
+		}
+		_, err = b.Forward(tctx(t))
+		mustCode(t, err, werr.NotFound)
+		if _, err := b.EvalJS(tctx(t), "document.body.dataset.mark = 'x'"); err != nil {
+			t.Fatal(err)
+		}
+		r, err = b.Reload(tctx(t))
+		if err != nil || r.Title != "Second" || r.Status != 200 {
+			t.Fatalf("reload: %+v, %v", r, err)
+		}
+		if v, _ := b.EvalJS(tctx(t), "String(document.body.dataset.mark)"); v.Value != "undefined" {
+			t.Fatalf("reload kept the DOM: %q", v.Value)
+		}
+	})
+
+	t.Run("FormEveryInputKind", func(t *testing.T) {
+		navigate(t, b, s.URL+"/form.html")
+		if _, err := b.Type(tctx(t), browser.CSS("#text"), "Grüße 東京", browser.TypeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if keys := queryText(t, b, "#keys"); !strings.HasPrefix(keys, "Backspace,G,r,") {
+			t.Fatalf("real key events not seen by the page: %q", keys)
+		}
+		if _, err := b.Type(tctx(t), browser.CSS("#email"), "a@b.example", browser.TypeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.FillForm(tctx(t), []browser.FormField{
+			{Selector: "#password", Value: "hunter2"},
+			{Target: "#number", Value: float64(42)},
+			{Selector: "#search", Value: "query words"},
+			{Selector: "#tel", Value: "+1 555 0100"},
+			{Selector: "#url", Value: "https://example.com/x"},
+			{Selector: "#date", Value: "2026-11-30"},
+			{Selector: "#time", Value: "13:45"},
+			{Selector: "#color", Value: "#00ff00"},
+			{Selector: "#range", Value: "7"},
+			{Selector: "#notes", Value: "line one\nline two"},
+			{Selector: "#agree", Value: true, Type: "checkbox"},
+			{Selector: "#news", Value: false, Type: "checkbox"},
+			{Selector: "#size-m", Value: true, Type: "radio"},
+			{Selector: "#fruit", Value: "pear", Type: "combobox"},
+			{Selector: "#colors", Value: []any{"red", "Blue"}},
+		})
+		if err != nil || res.Filled != 15 {
+			t.Fatalf("fill form: %+v, %v", res, err)
+		}
+		sel, err := b.SelectOption(tctx(t), browser.CSS("#colors"), []string{"red", "green", "blue"})
+		if err != nil || sel.Selected != 3 {
+			t.Fatalf("select: %+v, %v", sel, err)
+		}
+		_, err = b.SelectOption(tctx(t), browser.CSS("#fruit"), []string{"banana"})
+		mustCode(t, err, werr.NotFound)
+		if _, err := b.Type(tctx(t), browser.CSS("#editor"), "rich text", browser.TypeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#editor"); got != "rich text" {
+			t.Fatalf("contenteditable = %q", got)
+		}
+		ar, err := b.Click(tctx(t), browser.CSS("#submit"))
+		if err != nil || !ar.Navigated || !strings.HasSuffix(ar.URL, "/submit") {
+			t.Fatalf("submit: %+v, %v", ar, err)
+		}
+		got := s.lastSubmit()
+		want := map[string][]string{
+			"text": {"Grüße 東京"}, "email": {"a@b.example"}, "password": {"hunter2"}, "number": {"42"},
+			"search": {"query words"}, "tel": {"+1 555 0100"}, "url": {"https://example.com/x"},
+			"date": {"2026-11-30"}, "time": {"13:45"}, "color": {"#00ff00"}, "range": {"7"},
+			"notes": {"line one\r\nline two"}, "agree": {"yes"}, "size": {"m"}, "fruit": {"pear"},
+			"colors": {"red", "green", "blue"}, "hidden": {"h1"},
+		}
+		for k, v := range want {
+			if strings.Join(got[k], "|") != strings.Join(v, "|") {
+				t.Errorf("server received %s = %q, want %q", k, got[k], v)
+			}
+		}
+		if _, ok := got["news"]; ok {
+			t.Errorf("unchecked checkbox was submitted: %q", got["news"])
+		}
+		if _, ok := got["disabled"]; ok {
+			t.Errorf("disabled field was submitted")
+		}
+		// Fail fast: the second field does not exist.
+		navigate(t, b, s.URL+"/form.html")
+		res, err = b.FillForm(tctx(t), []browser.FormField{{Selector: "#text", Value: "x"}, {Selector: "#nope", Value: "y"}, {Selector: "#email", Value: "z"}})
+		mustCode(t, err, werr.NotFound)
+		if res == nil || res.Filled != 1 || len(res.Fields) != 2 || res.Fields[1].OK {
+			t.Fatalf("partial result = %+v", res)
+		}
+		if v, _ := b.EvalJS(tctx(t), "document.getElementById('email').value"); v.Value != "" {
+			t.Fatalf("a field after the failure was filled: %q", v.Value)
+		}
+		_, err = b.Type(tctx(t), browser.CSS("#disabled"), "x", browser.TypeOptions{})
+		mustCode(t, err, werr.Timeout)
+		_, err = b.Click(tctx(t), browser.CSS("#no-such-element"))
+		mustCode(t, err, werr.NotFound)
+		_, err = b.Click(tctx(t), browser.CSS("##bad"))
+		mustCode(t, err, werr.InvalidArgument)
+	})
+
+	t.Run("WaitFor", func(t *testing.T) {
+		navigate(t, b, s.URL+"/delayed.html")
+		if _, err := b.QueryText(tctx(t), browser.CSS("#late")); codeOf(err) != werr.NotFound {
+			t.Fatalf("late content present too early: %v", err)
+		}
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "#late"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#late"); got != "Late content arrived" {
+			t.Fatalf("late = %q", got)
+		}
+		navigate(t, b, s.URL+"/delayed.html")
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{TextGone: "Loading data"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{Text: "Late content"}); err != nil {
+			t.Fatal(err)
+		}
+		navigate(t, b, s.URL+"/delayed.html")
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "#hidden-first", Visible: true, TimeoutMs: 5000}); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := b.EvalJS(tctx(t), "getComputedStyle(document.getElementById('hidden-first')).display"); v.Value != "block" {
+			t.Fatalf("visible wait returned while hidden: %q", v.Value)
+		}
+		start := time.Now()
+		_, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "#never", TimeoutMs: 400})
+		mustCode(t, err, werr.Timeout)
+		if el := time.Since(start); el > 3*time.Second {
+			t.Fatalf("timeout took %s", el)
+		}
+	})
+
+	t.Run("Dialogs", func(t *testing.T) {
+		navigate(t, b, s.URL+"/dialogs.html")
+		if r, err := b.HandleDialog(tctx(t), true, ""); err != nil || r.Handled || r.Message != "No pending dialog" {
+			t.Fatalf("no dialog: %+v, %v", r, err)
+		}
+		ar, err := b.Click(tctx(t), browser.CSS("#alert"))
+		if err != nil || ar.Dialog == nil || ar.Dialog.Type != "alert" || ar.Dialog.Message != "Hello alert" {
+			t.Fatalf("alert: %+v, %v", ar, err)
+		}
+		if len(b.PendingDialogs()) != 1 {
+			t.Fatalf("pending = %v", b.PendingDialogs())
+		}
+		_, err = b.Text(tctx(t))
+		mustCode(t, err, browser.DialogPending)
+		if u, err := b.URL(tctx(t)); err != nil || !strings.HasSuffix(u, "/dialogs.html") {
+			t.Fatalf("url during a dialog: %q %v", u, err)
+		}
+		if r, err := b.HandleDialog(tctx(t), true, ""); err != nil || !r.Handled || r.Dialog.Type != "alert" {
+			t.Fatalf("handle alert: %+v, %v", r, err)
+		}
+		if got := queryText(t, b, "#out"); got != "alert done" {
+			t.Fatalf("after alert: %q", got)
+		}
+
+		ar, err = b.Click(tctx(t), browser.CSS("#confirm"))
+		if err != nil || ar.Dialog == nil || ar.Dialog.Type != "confirm" || ar.Dialog.Message != "Proceed?" {
+			t.Fatalf("confirm: %+v, %v", ar, err)
+		}
+		if _, err := b.HandleDialog(tctx(t), false, ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#out"); got != "confirm false" {
+			t.Fatalf("after confirm: %q", got)
+		}
+
+		ar, err = b.Click(tctx(t), browser.CSS("#prompt"))
+		if err != nil || ar.Dialog == nil || ar.Dialog.Type != "prompt" || ar.Dialog.DefaultPrompt != "nobody" {
+			t.Fatalf("prompt: %+v, %v", ar, err)
+		}
+		if _, err := b.HandleDialog(tctx(t), true, "Ada"); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#out"); got != "prompt Ada" {
+			t.Fatalf("after prompt: %q", got)
+		}
+
+		// An eval that opens a dialog reports it instead of hanging.
+		ev, err := b.EvalJS(tctx(t), "alert('from eval')")
+		if err != nil || ev.Dialog == nil || ev.Dialog.Message != "from eval" {
+			t.Fatalf("eval alert: %+v, %v", ev, err)
+		}
+		if _, err := b.HandleDialog(tctx(t), true, ""); err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := b.Click(tctx(t), browser.CSS("#arm")); err != nil {
+			t.Fatal(err)
+		}
+		nr, err := b.Navigate(tctx(t), s.URL+"/second.html", "")
+		if err != nil || nr.Dialog == nil || nr.Dialog.Type != "beforeunload" {
+			t.Fatalf("beforeunload: %+v, %v", nr, err)
+		}
+		r, err := b.HandleDialog(tctx(t), true, "")
+		if err != nil || !r.Handled {
+			t.Fatalf("handle beforeunload: %+v, %v", r, err)
+		}
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "#h", Text: "Second page"}); err != nil {
+			t.Fatalf("navigation after beforeunload: %v", err)
+		}
+	})
+
+	t.Run("DragAndDrop", func(t *testing.T) {
+		navigate(t, b, s.URL+"/dnd.html")
+		if _, err := b.Drag(tctx(t), browser.CSS("#src"), browser.CSS("#dst")); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#dst"); got != "dropped card-42" {
+			t.Fatalf("drop target = %q (log %q)", got, queryText(t, b, "#log"))
+		}
+	})
+
+	t.Run("Tabs", func(t *testing.T) {
+		navigate(t, b, s.URL+"/tabs.html")
+		tabs, err := b.ListTabs(tctx(t))
+		if err != nil || len(tabs) != 1 || !tabs[0].Active {
+			t.Fatalf("tabs = %+v, %v", tabs, err)
+		}
+		first := tabs[0].ID
+		ar, err := b.Click(tctx(t), browser.CSS("#blank"))
+		if err != nil || len(ar.NewTabs) != 1 {
+			t.Fatalf("target=_blank: %+v, %v", ar, err)
+		}
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "#h", Text: "Second page"}); err != nil {
+			t.Fatalf("the new tab is not active: %v", err)
+		}
+		if _, err := b.SwitchTab(tctx(t), browser.TabRef{ID: first}); err != nil {
+			t.Fatal(err)
+		}
+		ar, err = b.Click(tctx(t), browser.CSS("#open"))
+		if err != nil || len(ar.NewTabs) != 1 {
+			t.Fatalf("window.open: %+v, %v", ar, err)
+		}
+		if title, _ := b.Title(tctx(t)); title != "Third" {
+			t.Fatalf("active after window.open = %q", title)
+		}
+		tabs, _ = b.ListTabs(tctx(t))
+		if len(tabs) != 3 || !tabs[2].Active || tabs[2].Title != "Third" || tabs[1].Title != "Second" {
+			t.Fatalf("tabs = %+v", tabs)
+		}
+		zero := 0
+		if ti, err := b.SwitchTab(tctx(t), browser.TabRef{Index: &zero}); err != nil || ti.ID != first {
+			t.Fatalf("switch: %+v, %v", ti, err)
+		}
+		created, err := b.CreateTabs(tctx(t), []string{s.URL + "/second.html", s.URL + "/third.html"}, nil)
+		if err != nil || len(created) != 2 || created[0].Index != 3 || created[1].Index != 4 {
+			t.Fatalf("create tabs: %+v, %v", created, err)
+		}
+		if title, _ := b.Title(tctx(t)); title != "Tabs" {
+			t.Fatalf("focus moved without foregroundIndex: %q", title)
+		}
+		one := 1
+		created, err = b.CreateTabs(tctx(t), []string{s.URL + "/", s.URL + "/dnd.html"}, &one)
+		if err != nil || !created[1].Active {
+			t.Fatalf("create tabs fg: %+v, %v", created, err)
+		}
+		if title, _ := b.Title(tctx(t)); title != "Drag and drop" {
+			t.Fatalf("foreground tab = %q", title)
+		}
+		nt, err := b.NewTab(tctx(t), s.URL+"/second.html")
+		if err != nil || !nt.Active || nt.Title != "Second" {
+			t.Fatalf("new tab: %+v, %v", nt, err)
+		}
+		tabs, _ = b.ListTabs(tctx(t))
+		if len(tabs) != 8 {
+			t.Fatalf("tabs = %d", len(tabs))
+		}
+		bad := 99
+		_, err = b.SwitchTab(tctx(t), browser.TabRef{Index: &bad})
+		mustCode(t, err, werr.NotFound)
+		for len(tabs) > 1 {
+			last := len(tabs) - 1
+			if tabs[last].ID == first {
+				last--
+			}
+			if _, err := b.CloseTab(tctx(t), browser.TabRef{ID: tabs[last].ID}); err != nil {
+				t.Fatal(err)
+			}
+			tabs, _ = b.ListTabs(tctx(t))
+		}
+		if tabs[0].ID != first || !tabs[0].Active {
+			t.Fatalf("left = %+v", tabs)
+		}
+		// Closing the last tab leaves a blank one.
+		r, err := b.CloseTab(tctx(t), browser.TabRef{Index: &zero})
+		if err != nil || r.Active == nil || r.Active.URL != "about:blank" {
+			t.Fatalf("close last: %+v, %v", r, err)
+		}
+	})
+
+	t.Run("Download", func(t *testing.T) {
+		navigate(t, b, s.URL+"/tabs.html")
+		ar, err := b.Click(tctx(t), browser.CSS("#dl"))
+		if err != nil || len(ar.Downloads) != 1 {
+			t.Fatalf("download: %+v, %v", ar, err)
+		}
+		d := ar.Downloads[0]
+		if d.State != "completed" || d.SuggestedName != "report.txt" || filepath.Dir(d.Path) != b.DownloadDir() {
+			t.Fatalf("download = %+v", d)
+		}
+		if data, err := os.ReadFile(d.Path); err != nil || string(data) != "report body 123" {
+			t.Fatalf("downloaded file: %q, %v", data, err)
+		}
+		if all := b.Downloads(); len(all) != 1 || all[0].Path != d.Path {
+			t.Fatalf("downloads = %+v", all)
+		}
+		nr, err := b.Navigate(tctx(t), s.URL+"/download/report.txt", "")
+		if err != nil || len(nr.Downloads) != 1 || nr.Downloads[0].State != "completed" || !strings.HasSuffix(nr.Downloads[0].Path, "report (1).txt") {
+			t.Fatalf("navigate to a download: %+v, %v", nr, err)
+		}
+	})
+
+	t.Run("Cookies", func(t *testing.T) {
+		navigate(t, b, s.URL+"/setcookie")
+		cs, err := b.GetCookies(tctx(t), nil)
+		if err != nil || len(cs) != 2 {
+			t.Fatalf("cookies = %+v, %v", cs, err)
+		}
+		byName := map[string]browser.Cookie{}
+		for _, c := range cs {
+			byName[c.Name] = c
+			if c.Value != browser.Redacted {
+				t.Fatalf("cookie value not redacted: %+v", c)
+			}
+		}
+		if !byName["session"].HTTPOnly || byName["theme"].HTTPOnly {
+			t.Fatalf("flags = %+v", byName)
+		}
+		n, err := b.SetCookies(tctx(t), []browser.CookieInput{{Name: "added", Value: "v-123"}, {Name: "theme", Value: "x", Expires: 1}})
+		if err != nil || n != 2 {
+			t.Fatalf("set: %d, %v", n, err)
+		}
+		u, _ := url.Parse(s.URL)
+		if _, err := b.SetCookies(tctx(t), []browser.CookieInput{{Name: "dom", Value: "d1", Domain: u.Hostname(), HTTPOnly: true, SameSite: "lax", Expires: float64(time.Now().Add(time.Hour).Unix())}}); err != nil {
+			t.Fatal(err)
+		}
+		navigate(t, b, s.URL+"/echo-cookies")
+		s.mu.Lock()
+		got := s.cookies
+		s.mu.Unlock()
+		if !strings.Contains(got, "added=v-123") || !strings.Contains(got, "session=secret-value-xyz") || !strings.Contains(got, "dom=d1") || strings.Contains(got, "theme=") {
+			t.Fatalf("server received cookies %q", got)
+		}
+		cs, _ = b.GetCookies(tctx(t), []string{s.URL + "/"})
+		if len(cs) != 3 {
+			t.Fatalf("cookies for url = %+v", cs)
+		}
+		_, err = b.SetCookies(tctx(t), []browser.CookieInput{{Name: "", Value: "x"}})
+		mustCode(t, err, werr.InvalidArgument)
+		// No cookie value anywhere in the session's outputs.
+		all, _ := json.Marshal([]any{cs, b.NetworkRequests(browser.NetworkQuery{}), mustConsole(t, b, browser.ConsoleQuery{All: true})})
+		for _, secret := range []string{"secret-value-xyz", "dark-secret", "v-123"} {
+			if bytes.Contains(all, []byte(secret)) {
+				t.Fatalf("cookie value %q leaked into output", secret)
+			}
+		}
+	})
+
+	t.Run("BigPageTruncated", func(t *testing.T) {
+		start := time.Now()
+		navigate(t, b, s.URL+"/big")
+		t.Logf("navigate took %s", time.Since(start))
+		start = time.Now()
+		defer func() { t.Logf("reads took %s", time.Since(start)) }()
+		txt, err := b.Text(tctx(t))
+		if err != nil || !txt.Truncated || len(txt.Text) > 512*1024 || len(txt.Text) < 500*1024 || txt.TotalBytes < 2_000_000 {
+			t.Fatalf("text: truncated=%v len=%d total=%d err=%v", txt.Truncated, len(txt.Text), txt.TotalBytes, err)
+		}
+		h, err := b.HTML(tctx(t))
+		if err != nil || !h.Truncated || len(h.Text) > 512*1024 || strings.Contains(h.Text, "THE END") {
+			t.Fatalf("html: truncated=%v len=%d err=%v", h.Truncated, len(h.Text), err)
+		}
+	})
+
+	t.Run("Console", func(t *testing.T) {
+		mustConsole(t, b, browser.ConsoleQuery{Clear: true})
+		navigate(t, b, s.URL+"/console.html")
+		var msgs []browser.ConsoleMessage
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			msgs = mustConsole(t, b, browser.ConsoleQuery{All: true})
+			if len(msgs) >= 6 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		seen := map[string]string{}
+		for _, m := range msgs {
+			seen[m.Type] = m.Level + ":" + m.Text
+		}
+		want := map[string]string{
+			"debug": "debug:debug message", "log": `info:log message 42 Object`, "info": "info:info message",
+			"warning": "warning:warning message", "error": "error:error message",
+		}
+		for k, v := range want {
+			if seen[k] != v {
+				t.Errorf("console %s = %q, want %q (all %+v)", k, seen[k], v, msgs)
+			}
+		}
+		if !strings.Contains(seen["exception"], "boom uncaught") {
+			t.Errorf("exception = %q", seen["exception"])
+		}
+		warn := mustConsole(t, b, browser.ConsoleQuery{All: true, Level: "warning"})
+		for _, m := range warn {
+			if m.Level != "warning" && m.Level != "error" {
+				t.Fatalf("level filter let %+v through", m)
+			}
+		}
+		if len(warn) < 3 {
+			t.Fatalf("warning+ = %+v", warn)
+		}
+		if again := mustConsole(t, b, browser.ConsoleQuery{}); len(again) != 0 {
+			t.Fatalf("since-last returned old messages: %+v", again)
+		}
+		if _, err := b.EvalJS(tctx(t), "console.log('fresh one')"); err != nil {
+			t.Fatal(err)
+		}
+		if fresh := mustConsole(t, b, browser.ConsoleQuery{}); len(fresh) != 1 || fresh[0].Text != "fresh one" {
+			t.Fatalf("since-last = %+v", fresh)
+		}
+		_, err := b.ConsoleMessages(browser.ConsoleQuery{Level: "loud"})
+		mustCode(t, err, werr.InvalidArgument)
+	})
+
+	t.Run("Network", func(t *testing.T) {
+		b.NetworkRequests(browser.NetworkQuery{Clear: true})
+		navigate(t, b, s.URL+"/failing.html")
+		if _, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "body[data-failed][data-status]"}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := b.NetworkRequests(browser.NetworkQuery{})
+		find := func(suffix string) *browser.NetworkRequest {
+			for i := range reqs {
+				if strings.HasSuffix(reqs[i].URL, suffix) {
+					return &reqs[i]
+				}
+			}
+			t.Fatalf("no request for %s in %+v", suffix, reqs)
+			return nil
+		}
+		if d := find("/failing.html"); d.Status != 200 || d.ResourceType != "Document" || d.Method != "GET" || d.Failed {
+			t.Fatalf("document = %+v", d)
+		}
+		if r := find("/status/500"); r.Status != 500 || r.ResourceType != "Fetch" {
+			t.Fatalf("500 = %+v", r)
+		}
+		if r := find("/hang-up"); !r.Failed || r.ErrorText == "" {
+			t.Fatalf("hang-up = %+v", r)
+		}
+		if r := find("/no-such-image.png"); r.Status != 404 || r.ResourceType != "Image" {
+			t.Fatalf("image = %+v", r)
+		}
+		failed := b.NetworkRequests(browser.NetworkQuery{FailedOnly: true})
+		if len(failed) != 3 {
+			t.Fatalf("failed = %+v", failed)
+		}
+		if xs := b.NetworkRequests(browser.NetworkQuery{ResourceType: "fetch", URLContains: "status"}); len(xs) != 1 {
+			t.Fatalf("filter = %+v", xs)
+		}
+	})
+
+	t.Run("EvalAndEvaluate", func(t *testing.T) {
+		navigate(t, b, s.URL+"/second.html")
+		cases := map[string]string{
+			"1 + 2": "3", "({a: 1, b: [2]})": `{"a":1,"b":[2]}`, "document.title": "Second", "undefined": "undefined",
+			"null": "null", "Promise.resolve('later')": "later", "true": "true", "1/0": "Infinity",
+		}
+		for expr, want := range cases {
+			r, err := b.EvalJS(tctx(t), expr)
+			if err != nil || r.Value != want {
+				t.Errorf("eval %s = %+v, %v; want %q", expr, r, err, want)
+			}
+		}
+		_, err := b.EvalJS(tctx(t), "throw new Error('bad thing')")
+		mustCode(t, err, werr.InvalidArgument)
+		if !strings.Contains(err.Error(), "bad thing") {
+			t.Fatalf("exception message lost: %v", err)
+		}
+		r, err := b.Evaluate(tctx(t), "() => document.title", nil)
+		if err != nil || r.Value != "Second" {
+			t.Fatalf("evaluate: %+v, %v", r, err)
+		}
+		el := browser.CSS("#h")
+		r, err = b.Evaluate(tctx(t), "(el) => el.textContent + '!'", &el)
+		if err != nil || r.Value != "Second page!" {
+			t.Fatalf("evaluate on element: %+v, %v", r, err)
+		}
+	})
+
+	t.Run("ScreenshotPDFPageState", func(t *testing.T) {
+		navigate(t, b, s.URL+"/dnd.html")
+		png := []byte("\x89PNG\r\n\x1a\n")
+		for _, o := range []browser.ScreenshotOptions{{}, {FullPage: true}, {Element: &browser.Element{Selector: "#dst"}}} {
+			img, err := b.Screenshot(tctx(t), o)
+			if err != nil || !bytes.HasPrefix(img, png) {
+				t.Fatalf("screenshot %+v: %d bytes, %v", o, len(img), err)
+			}
+		}
+		img, err := b.Screenshot(tctx(t), browser.ScreenshotOptions{Format: "jpeg", Quality: 70})
+		if err != nil || !bytes.HasPrefix(img, []byte{0xff, 0xd8}) {
+			t.Fatalf("jpeg: %v", err)
+		}
+		dir := t.TempDir()
+		pr, err := b.PDFSave(tctx(t), filepath.Join(dir, "page.pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(pr.Path); !bytes.HasPrefix(data, []byte("%PDF")) {
+			t.Fatalf("not a PDF: %.10q", data)
+		}
+		_, err = b.PDFSave(tctx(t), "/etc/w365-test.pdf")
+		mustCode(t, err, werr.BlockedByPolicy)
+		if err := os.Symlink("/etc", filepath.Join(dir, "etc-link")); err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.PDFSave(tctx(t), filepath.Join(dir, "etc-link", "x.pdf"))
+		mustCode(t, err, werr.BlockedByPolicy)
+		ps, err := b.PageState(tctx(t), []string{"url", "title", "tabs", "screenshot"})
+		if err != nil || ps.Title != "Drag and drop" || !strings.HasSuffix(ps.URL, "/dnd.html") || len(ps.Tabs) != 1 || !bytes.HasPrefix(ps.Screenshot, png) || ps.DOM != "" {
+			t.Fatalf("page state: url %q title %q tabs %+v screenshot %d bytes dom %d bytes, %v", ps.URL, ps.Title, ps.Tabs, len(ps.Screenshot), len(ps.DOM), err)
+		}
+		ps, err = b.PageState(tctx(t), []string{"dom"})
+		if err != nil || !strings.Contains(ps.DOM, `id="dst"`) || ps.URL != "" {
+			t.Fatalf("page state dom: %v", err)
+		}
+		_, err = b.PageState(tctx(t), []string{"cookies"})
+		mustCode(t, err, werr.InvalidArgument)
+	})
+
+	t.Run("ConcurrentCalls", func(t *testing.T) {
+		navigate(t, b, s.URL+"/second.html")
+		var wg sync.WaitGroup
+		errs := make(chan error, 40)
+		for i := range 10 {
+			wg.Go(func() {
+				if _, err := b.EvalJS(tctx(t), fmt.Sprintf("'%d'", i)); err != nil {
+					errs <- err
+				}
+				if _, err := b.ListTabs(tctx(t)); err != nil {
+					errs <- err
+				}
+				b.ConsoleMessages(browser.ConsoleQuery{All: true})
+				b.NetworkRequests(browser.NetworkQuery{})
+				if _, err := b.Text(tctx(t)); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
+}
+
+func mustConsole(t *testing.T, b *browser.Browser, q browser.ConsoleQuery) []browser.ConsoleMessage {
+	t.Helper()
+	m, err := b.ConsoleMessages(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCrashRecovery kills the browser with SIGKILL: the call in flight fails
+// with BROWSER_CRASHED, as does the first call after a kill between calls,
+// and the next call runs on a fresh browser.
+func TestCrashRecovery(t *testing.T) {
+	b, s := launch(t)
+	navigate(t, b, s.URL+"/second.html")
+
+	// In flight.
+	pid := b.PID()
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.WaitFor(tctx(t), browser.WaitOptions{Selector: "#never", TimeoutMs: 20000})
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		mustCode(t, err, werr.BrowserCrashed)
+		if !werr.As(err).Retryable {
+			t.Fatal("BROWSER_CRASHED must be retryable")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call in flight did not fail after the browser died")
+	}
+	r := navigate(t, b, s.URL+"/")
+	if r.Status != 200 || b.PID() == pid || b.PID() == 0 {
+		t.Fatalf("no fresh browser: %+v pid %d -> %d", r, pid, b.PID())
+	}
+
+	// Between calls.
+	pid = b.PID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	_, err := b.Text(tctx(t))
+	mustCode(t, err, werr.BrowserCrashed)
+	txt, err := b.Text(tctx(t))
+	if err != nil || b.PID() == pid {
+		t.Fatalf("after relaunch: %+v, %v", txt, err)
+	}
+	r = navigate(t, b, s.URL+"/second.html")
+	if r.Title != "Second" {
+		t.Fatalf("after relaunch: %+v", r)
+	}
+	if tabs, err := b.ListTabs(tctx(t)); err != nil || len(tabs) != 1 {
+		t.Fatalf("tabs after relaunch: %+v, %v", tabs, err)
+	}
+	pid = b.PID()
+	b.Close()
+	if err := syscall.Kill(pid, 0); b.PID() != 0 || err == nil {
+		t.Fatalf("browser still running after Close")
+	}
+	_, err = b.Text(tctx(t))
+	mustCode(t, err, werr.Unavailable)
+}
