@@ -188,6 +188,33 @@ func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, e
 	return "", last, werr.New(werr.Timeout, "the element (%s) stayed %s for %s", e, reason, timeout)
 }
 
+// present waits (bounded) until the element exists.
+func (o *op) present(e Element) (runtime.RemoteObjectID, error) {
+	deadline := time.Now().Add(time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond)
+	for {
+		var obj runtime.RemoteObjectID
+		d, err := o.await(func(ctx context.Context) error {
+			var err error
+			obj, err = o.resolve(ctx, e)
+			return err
+		})
+		if d != nil {
+			return "", dialogPendingError(d)
+		}
+		if err != nil || obj != "" {
+			return obj, err
+		}
+		if time.Now().After(deadline) {
+			return "", werr.New(werr.NotFound, "no element matches %s", e)
+		}
+		select {
+		case <-o.ctx.Done():
+			return "", o.err(o.ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // mouseClick sends a real left click (move, press, release) at x, y.
 func mouseClick(ctx context.Context, t *tab, x, y float64, count int64) error {
 	for _, p := range []input.DispatchMouseEventParams{
@@ -972,4 +999,69 @@ func (b *Browser) Evaluate(ctx context.Context, function string, e *Element) (*E
 		return nil, err
 	}
 	return &EvalResult{Value: truncUTF8(s, b.pol.PageTextBytes)}, nil
+}
+
+// Scroll scrolls by dx, dy CSS pixels with a real mouse wheel event at the
+// element's centre (the element is scrolled into view first), or at the centre
+// of the viewport when e is nil.
+func (b *Browser) Scroll(ctx context.Context, e *Element, dx, dy float64) (*ActionResult, error) {
+	if e != nil {
+		if err := e.validate(); err != nil {
+			return nil, err
+		}
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		var x, y float64
+		if e != nil {
+			_, st, err := o.actionable(*e, false, false)
+			if err != nil {
+				return nil, err
+			}
+			x, y = st.X, st.Y
+		} else {
+			var vp struct{ W, H float64 }
+			if err := o.evalValue(`({W: innerWidth, H: innerHeight})`, &vp); err != nil {
+				return nil, err
+			}
+			x, y = vp.W/2, vp.H/2
+		}
+		if dx == 0 && dy == 0 {
+			return nil, nil
+		}
+		return o.await(func(ctx context.Context) error {
+			// The generated params drop zero deltas, which Chrome requires.
+			return o.t.t.Call(ctx, input.DispatchMouseEvent.Method, map[string]any{
+				"type": input.DispatchMouseEventTypeMouseWheel, "x": x, "y": y, "deltaX": dx, "deltaY": dy}, nil)
+		})
+	})
+}
+
+// SetFiles sets the files of an <input type=file> (input and change fire).
+// The caller checks the paths against its policy; they must exist.
+func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		// File inputs are often hidden behind a styled label: wait only for
+		// the element to exist.
+		obj, err := o.present(e)
+		if err != nil {
+			return nil, err
+		}
+		var k struct {
+			Tag  string `json:"tag"`
+			Type string `json:"type"`
+		}
+		if err := callOn(o.ctx, o.t, obj, kindJS, &k); err != nil {
+			return nil, o.err(err)
+		}
+		if k.Tag != "input" || k.Type != "file" {
+			return nil, werr.Invalid("the element (%s) is not a file input", e)
+		}
+		return o.await(func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
+			return err
+		})
+	})
 }

@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +122,7 @@ type instance struct {
 	dead        chan struct{}
 	deadOnce    sync.Once
 	killed      bool // we killed it on purpose (Close)
+	wsURL       string
 
 	tabs   []*tab
 	byID   map[target.ID]*tab
@@ -191,6 +193,17 @@ func (b *Browser) PID() int {
 	return b.inst.pid
 }
 
+// Endpoint is the DevTools WebSocket URL of the running browser ("" when none):
+// another CDP client (or Options.CDPEndpoint) can attach to it.
+func (b *Browser) Endpoint() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.inst == nil || b.inst.isDead() {
+		return ""
+	}
+	return b.inst.wsURL
+}
+
 // Close stops the browser (the whole process group) and frees the session's
 // browser state. An attached browser is only disconnected. Close is idempotent.
 func (b *Browser) Close() error {
@@ -218,7 +231,7 @@ func (b *Browser) Close() error {
 
 func (inst *instance) stop() {
 	inst.killed = true
-	if inst.cmd != nil && inst.cmd.Process != nil {
+	if inst.cmd != nil && inst.pid > 0 {
 		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
 		_ = inst.cmd.Process.Kill()
 		select {
@@ -436,16 +449,28 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		cmd.Stdout = logf
 		cmd.Stderr = logf
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
+		// Pdeathsig fires when the starting OS thread exits, not the process:
+		// start and wait from one goroutine locked to its thread for the
+		// browser's whole life, so the browser dies with the host only.
+		started, assigned := make(chan error, 1), make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			if err := cmd.Start(); err != nil {
+				started <- err
+				return
+			}
+			started <- nil
+			<-assigned
+			_ = cmd.Wait()
+			b.onDead(inst)
+		}()
+		if err := <-started; err != nil {
 			logf.Close()
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start the browser %s", filepath.Base(exe))
 		}
 		logf.Close()
 		inst.cmd, inst.pid = cmd, cmd.Process.Pid
-		go func() {
-			_ = cmd.Wait()
-			b.onDead(inst)
-		}()
+		close(assigned)
 		deadline := time.Now().Add(b.opts.LaunchTimeout)
 		for {
 			if data, err := os.ReadFile(portFile); err == nil {
@@ -478,6 +503,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), wsURL, aopts...)
 	root, rootCancel := chromedp.NewContext(allocCtx)
 	inst.allocCancel, inst.root, inst.rootCancel = allocCancel, root, rootCancel
+	inst.wsURL = wsURL
 	fail := func(err error, format string, args ...any) (*instance, error) {
 		inst.stop()
 		if we := (*werr.Error)(nil); errors.As(err, &we) {
@@ -547,7 +573,7 @@ func (b *Browser) onDead(inst *instance) {
 	if inst.rootCancel != nil {
 		inst.rootCancel()
 	}
-	if inst.cmd != nil {
+	if inst.cmd != nil && inst.pid > 0 {
 		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
 	}
 }

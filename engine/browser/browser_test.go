@@ -16,6 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
 	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/policy"
@@ -815,4 +820,160 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	_, err = b.Text(tctx(t))
 	mustCode(t, err, werr.Unavailable)
+}
+
+// backendID finds the DOM backend node id of the first match of sel, the way
+// an accessibility snapshot would name the element.
+func backendID(t *testing.T, b *browser.Browser, sel string) int64 {
+	t.Helper()
+	var id int64
+	err := b.Run(tctx(t), func(ctx context.Context, tg *chromedp.Target) error {
+		doc, err := cdp.Call(ctx, tg, dom.GetDocument, dom.GetDocumentParams{})
+		if err != nil {
+			return err
+		}
+		q, err := cdp.Call(ctx, tg, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: sel})
+		if err != nil {
+			return err
+		}
+		n, err := cdp.Call(ctx, tg, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
+		if err != nil {
+			return err
+		}
+		id = int64(n.Node.BackendNodeID)
+		return nil
+	})
+	if err != nil || id == 0 {
+		t.Fatalf("backend id of %s: %d, %v", sel, id, err)
+	}
+	return id
+}
+
+func TestBrowserExtras(t *testing.T) {
+	b, s := launch(t)
+	navigate(t, b, s.URL+"/extras.html")
+
+	t.Run("NodeElements", func(t *testing.T) {
+		id, err := b.Identity(tctx(t))
+		if err != nil || id.LoaderID == "" || !strings.HasSuffix(id.URL, "/extras.html") {
+			t.Fatalf("identity: %+v, %v", id, err)
+		}
+		node := backendID(t, b, "#node-btn")
+		if _, err := b.Click(tctx(t), browser.Node(node)); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#node-btn"); got != "clicked by node" {
+			t.Fatalf("node click: %q", got)
+		}
+		navigate(t, b, s.URL+"/extras.html")
+		id2, _ := b.Identity(tctx(t))
+		if id2.LoaderID == id.LoaderID {
+			t.Fatal("the loader id did not change on navigation")
+		}
+		_, err = b.Click(tctx(t), browser.Node(node))
+		mustCode(t, err, werr.SnapshotExpired)
+		_, err = b.Click(tctx(t), browser.Element{})
+		mustCode(t, err, werr.InvalidArgument)
+	})
+
+	t.Run("KeysHoverDoubleClick", func(t *testing.T) {
+		navigate(t, b, s.URL+"/extras.html")
+		if _, err := b.DoubleClick(tctx(t), browser.CSS("#dbl")); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#dblout"); got != "double" {
+			t.Fatalf("double click: %q", got)
+		}
+		if _, err := b.Hover(tctx(t), browser.CSS("#hover")); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#hoverout"); got != "hovered" {
+			t.Fatalf("hover: %q", got)
+		}
+		if _, err := b.Type(tctx(t), browser.CSS("#q"), "def", browser.TypeOptions{Append: true, Submit: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#submitted"); got != "submitted abcdef" {
+			t.Fatalf("append+submit: %q", got)
+		}
+		q := browser.CSS("#q")
+		if _, err := b.PressKey(tctx(t), &q, "Backspace"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.PressKey(tctx(t), &q, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#submitted"); got != "submitted abcde" {
+			t.Fatalf("press keys: %q (keys %q)", got, queryText(t, b, "#keylog"))
+		}
+	})
+
+	t.Run("ObscuredScrollFiles", func(t *testing.T) {
+		navigate(t, b, s.URL+"/extras.html")
+		_, err := b.Click(tctx(t), browser.CSS("#covered"))
+		mustCode(t, err, werr.Obscured)
+		if _, err := b.Scroll(tctx(t), nil, 0, 700); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := b.EvalJS(tctx(t), "String(scrollY > 0)"); v.Value != "true" {
+			t.Fatalf("wheel scroll did not scroll: %q", v.Value)
+		}
+		f := filepath.Join(t.TempDir(), "upload.txt")
+		os.WriteFile(f, []byte("12345"), 0o644)
+		if _, err := b.SetFiles(tctx(t), browser.CSS("#file"), []string{f}); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#fileout"); got != "upload.txt:5" {
+			t.Fatalf("file input: %q", got)
+		}
+		_, err = b.SetFiles(tctx(t), browser.CSS("#q"), []string{f})
+		mustCode(t, err, werr.InvalidArgument)
+	})
+
+	t.Run("RendererCrash", func(t *testing.T) {
+		navigate(t, b, s.URL+"/second.html")
+		_ = b.Run(tctx(t), func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, page.Crash, cdp.Empty{})
+			return err
+		})
+		deadline := time.Now().Add(5 * time.Second)
+		var err error
+		for time.Now().Before(deadline) {
+			if _, err = b.Text(tctx(t)); codeOf(err) == werr.BrowserCrashed {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		mustCode(t, err, werr.BrowserCrashed)
+		if r, err := b.Reload(tctx(t)); err != nil || r.Title != "Second" {
+			t.Fatalf("reload after a page crash: %+v, %v", r, err)
+		}
+		if _, err := b.Text(tctx(t)); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("AttachToEndpoint", func(t *testing.T) {
+		navigate(t, b, s.URL+"/third.html")
+		ep := b.Endpoint()
+		if !strings.HasPrefix(ep, "ws://127.0.0.1:") {
+			t.Fatalf("endpoint = %q", ep)
+		}
+		b2, err := browser.Launch(tctx(t), browser.Options{CDPEndpoint: ep, DownloadDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tabs, err := b2.ListTabs(tctx(t))
+		if err != nil || len(tabs) != 1 || tabs[0].Title != "Third" {
+			t.Fatalf("attached tabs: %+v, %v", tabs, err)
+		}
+		if r, err := b2.Navigate(tctx(t), s.URL+"/second.html", ""); err != nil || r.Title != "Second" {
+			t.Fatalf("attached navigate: %+v, %v", r, err)
+		}
+		pid := b.PID()
+		b2.Close()
+		if title, err := b.Title(tctx(t)); err != nil || title != "Second" || b.PID() != pid {
+			t.Fatalf("the launched browser after the attached one closed: %q, %v", title, err)
+		}
+	})
 }

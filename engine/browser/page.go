@@ -65,6 +65,11 @@ func dialogPendingError(d *Dialog) *werr.Error {
 		WithHint("call browser_handle_dialog to accept or dismiss it").WithDetail("dialog", *d)
 }
 
+func pageCrashedError() *werr.Error {
+	return werr.New(werr.BrowserCrashed, "the page of the active tab crashed; the outcome of the call is unknown").
+		WithHint("reload the tab (browser_reload) or navigate it")
+}
+
 // begin starts a page operation on the active tab. allowDialog lets it run
 // while a dialog is pending (reads that need no JavaScript).
 func (b *Browser) begin(ctx context.Context, allowDialog bool) (*op, error) {
@@ -109,8 +114,7 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 		return nil, dialogPendingError(d)
 	}
 	if crashed && !allowCrashed {
-		return nil, werr.New(werr.BrowserCrashed, "the page of the active tab crashed").
-			WithHint("reload the tab (browser_reload) or navigate it")
+		return nil, pageCrashedError()
 	}
 	octx, cancel := withCancelOf(t.ctx, ctx)
 	return &op{b: b, inst: inst, t: t, ctx: octx, cancel: cancel}, nil
@@ -131,6 +135,7 @@ func (o *op) err(err error) error { return o.b.mapErr(o.ctx, o.inst, err) }
 func (b *Browser) await(ctx context.Context, inst *instance, t *tab, f func(ctx context.Context) error) (*Dialog, error) {
 	b.mu.Lock()
 	startSeq := b.dialogSeq
+	wasCrashed := t.crashed
 	if t.dialog != nil {
 		startSeq = t.dialog.seq - 1
 	}
@@ -141,11 +146,17 @@ func (b *Browser) await(ctx context.Context, inst *instance, t *tab, f func(ctx 
 	go func() { done <- f(fctx) }()
 	for {
 		b.mu.Lock()
-		d, ch := t.dialog, b.changed
+		d, ch, crashed, gone := t.dialog, b.changed, t.crashed, t.gone
 		b.mu.Unlock()
 		if d != nil && d.seq > startSeq {
 			dd := *d
 			return &dd, nil
+		}
+		if crashed && !wasCrashed {
+			return nil, pageCrashedError()
+		}
+		if gone {
+			return nil, werr.New(werr.NotFound, "the tab was closed")
 		}
 		select {
 		case err := <-done:
