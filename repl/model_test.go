@@ -1,0 +1,170 @@
+package repl
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/engine/werr"
+)
+
+// fakeCaller answers like a host would, without one.
+type fakeCaller struct {
+	mu    sync.Mutex
+	calls []string
+	args  []map[string]any
+}
+
+type fakeOut struct{ s string }
+
+func (o fakeOut) Text() string { return o.s }
+
+func (f *fakeCaller) Call(ctx context.Context, t *commands.Tool, args map[string]any) (*commands.Outcome, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, t.Name)
+	f.args = append(f.args, args)
+	f.mu.Unlock()
+	switch t.Name {
+	case "mcp_W365ComputerUse_GetSessionDetails":
+		return &commands.Outcome{Out: &commands.SessionOut{SessionID: "default", Display: ":42"}}, nil
+	case "get_screen_size":
+		return &commands.Outcome{Out: fakeOut{"1920x1080"}}, nil
+	case "wait_milliseconds":
+		<-ctx.Done() // waits until cancelled
+		return nil, werr.Wrap(ctx.Err(), werr.Cancelled, "call cancelled")
+	}
+	return nil, werr.New(werr.NotFound, "nothing like that here")
+}
+
+func newTestModel(t *testing.T) (*model, *fakeCaller) {
+	f := &fakeCaller{}
+	r := newRunner(Options{Globals: commands.Globals{Session: "default"}, Caller: func(*commands.Globals) commands.Caller { return f }})
+	m := newModel(r, loadHistory(filepath.Join(t.TempDir(), "history")))
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	return m, f
+}
+
+// drain runs cmd and feeds what it produces back into the model, as the program
+// would, except for ticks and blinks that would loop forever.
+func drain(m *model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			drain(m, c)
+		}
+	case doneMsg, detailsMsg, completionMsg, historySavedMsg:
+		_, next := m.Update(msg)
+		drain(m, next)
+	}
+}
+
+func typeLine(m *model, line string) tea.Cmd {
+	m.Update(tea.PasteMsg{Content: line})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	return cmd
+}
+
+func scrollback(m *model) string { return strings.Join(m.lines, "\n") }
+
+func TestModelRunsALineAndShowsItsOutput(t *testing.T) {
+	m, f := newTestModel(t)
+	drain(m, m.Init())
+	if !strings.Contains(m.status(), "display :42") {
+		t.Errorf("status = %q, want the display from the session details", m.status())
+	}
+	drain(m, typeLine(m, "get-screen-size"))
+	if !strings.Contains(scrollback(m), "1920x1080") {
+		t.Errorf("scrollback lacks the output:\n%s", scrollback(m))
+	}
+	if m.running {
+		t.Error("still running after the result arrived")
+	}
+	if len(f.args) < 2 || f.args[0]["sessionId"] != "default" {
+		t.Errorf("details call args = %v, want sessionId default", f.args)
+	}
+}
+
+func TestModelShowsErrorsAndGoesOn(t *testing.T) {
+	m, _ := newTestModel(t)
+	drain(m, typeLine(m, "get-cursor-position"))
+	drain(m, typeLine(m, "frobnicate"))
+	drain(m, typeLine(m, `type-text "unterminated`))
+	out := scrollback(m)
+	for _, want := range []string{
+		"error: NOT_FOUND: nothing like that here",
+		`error: INVALID_ARGUMENT: unknown command "frobnicate"`,
+		"error: INVALID_ARGUMENT: unterminated quote",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scrollback lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestModelCtrlCCancelsThenClearsThenQuits(t *testing.T) {
+	m, _ := newTestModel(t)
+	cmd := typeLine(m, "wait-milliseconds 100")
+	if !m.running {
+		t.Fatal("not running after Enter")
+	}
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	m.Update(ctrlC)
+	drain(m, cmd) // the call returns once cancelled
+	if m.running || !strings.Contains(scrollback(m), "error: CANCELLED") {
+		t.Fatalf("after ctrl+c: running=%v\n%s", m.running, scrollback(m))
+	}
+	m.Update(tea.PasteMsg{Content: "half a line"})
+	if _, cmd := m.Update(ctrlC); cmd != nil && reflect.ValueOf(cmd()).Type() == reflect.TypeOf(tea.QuitMsg{}) {
+		t.Fatal("ctrl+c on a non-empty line quit")
+	}
+	if m.input.Value() != "" {
+		t.Errorf("ctrl+c left %q on the line", m.input.Value())
+	}
+	_, cmd = m.Update(ctrlC)
+	if cmd == nil {
+		t.Fatal("ctrl+c on an empty line did nothing")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("ctrl+c on an empty line did not quit")
+	}
+}
+
+func TestModelHistoryWalksBackAndForthKeepingTheDraft(t *testing.T) {
+	m, _ := newTestModel(t)
+	drain(m, typeLine(m, "get-screen-size"))
+	drain(m, typeLine(m, "session details x"))
+	m.Update(tea.PasteMsg{Content: "dra"})
+	up, down := tea.KeyPressMsg{Code: tea.KeyUp}, tea.KeyPressMsg{Code: tea.KeyDown}
+	for _, step := range []struct {
+		key  tea.KeyPressMsg
+		want string
+	}{
+		{up, "session details x"}, {up, "get-screen-size"}, {up, "get-screen-size"},
+		{down, "session details x"}, {down, "dra"}, {down, "dra"},
+	} {
+		m.Update(step.key)
+		if got := m.input.Value(); got != step.want {
+			t.Fatalf("after %s: line %q, want %q", step.key, got, step.want)
+		}
+	}
+}
+
+func TestModelTabCompletesTheWordBeforeTheCursor(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.Update(tea.PasteMsg{Content: "get-scr"})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	drain(m, cmd)
+	if got := m.input.Value(); got != "get-screen-size " {
+		t.Errorf("after Tab: %q, want %q", got, "get-screen-size ")
+	}
+}
