@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -78,13 +79,34 @@ func helperMain() {
 			helperFail("joining the pids cgroup: %v", err)
 		}
 	}
-	for _, l := range c.Limits {
-		if err := syscall.Setrlimit(l.Resource, &syscall.Rlimit{Cur: l.Value, Max: l.Value}); err != nil {
-			helperFail("setrlimit %s: %v", l.Name, err)
+	// Everything execve needs is allocated before the limits: once RLIMIT_AS is below the
+	// Go runtime's reservations, any new heap span would be fatal. From here on only raw
+	// system calls run.
+	path, err := syscall.BytePtrFromString(c.Argv[0])
+	if err != nil {
+		helperFail("bad program path")
+	}
+	argv, err := syscall.SlicePtrFromStrings(c.Argv)
+	if err != nil {
+		helperFail("bad argv")
+	}
+	envv, err := syscall.SlicePtrFromStrings(c.Env)
+	if err != nil {
+		helperFail("bad environment")
+	}
+	lims := make([]syscall.Rlimit, len(c.Limits))
+	for i, l := range c.Limits {
+		lims[i] = syscall.Rlimit{Cur: l.Value, Max: l.Value}
+	}
+	for i, l := range c.Limits {
+		if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, uintptr(l.Resource),
+			uintptr(unsafe.Pointer(&lims[i])), 0, 0, 0); errno != 0 {
+			helperFail("setrlimit %s: %v", l.Name, errno)
 		}
 	}
-	err = syscall.Exec(c.Argv[0], c.Argv, c.Env)
-	helperFail("exec %s: %v", c.Argv[0], err)
+	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)),
+		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	helperFail("exec %s: %v", c.Argv[0], errno)
 }
 
 // ---- bubblewrap ----
