@@ -362,7 +362,47 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 		c.press(b)
 		c.release(b)
 	}
-	return c.sync()
+	if err := c.sync(); err != nil {
+		return err
+	}
+	c.settle(b)
+	return nil
+}
+
+// settleMax bounds how long a mouse operation waits for a frozen pointer to thaw.
+const settleMax = 500 * time.Millisecond
+
+// settle waits until the server has really processed the release of button b.
+// Window managers (openbox among them) hold a synchronous passive grab on the
+// buttons of client windows for click-to-focus, and replay the press to the
+// application only after they have looked at it; meanwhile the pointer is frozen
+// and our release waits in the server while keyboard events flow on. Without
+// this wait, a click followed at once by typing delivers the keys before the
+// click that was meant to focus the target. While our release is queued the
+// server still reports the button as down. Buttons 4-9 have no state bit and
+// are not grabbed by window managers.
+func (c *Controller) settle(b byte) {
+	var mask uint16
+	switch b {
+	case 1:
+		mask = xproto.KeyButMaskButton1
+	case 2:
+		mask = xproto.KeyButMaskButton2
+	case 3:
+		mask = xproto.KeyButMaskButton3
+	default:
+		return
+	}
+	deadline := time.Now().Add(settleMax)
+	for {
+		// The server processes queued input between request batches, so this
+		// request, sent after sync's reply, sees the fake events processed.
+		q, err := xproto.QueryPointer(c.conn, c.root).Reply()
+		if err != nil || q.Mask&mask == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 }
 
 // Drag presses button at (sx, sy), moves to (ex, ey) in small steps with real
@@ -413,6 +453,7 @@ func (c *Controller) Drag(ctx context.Context, sx, sy, ex, ey int, button string
 		if e := c.sync(); err == nil {
 			err = e
 		}
+		c.settle(b)
 	}()
 	if err := c.sync(); err != nil {
 		return err

@@ -458,3 +458,23 @@ func TestFailsafeRefusesDragThroughCorner(t *testing.T) {
 		t.Errorf("drag ended at (%d,%d)", end.X, end.Y)
 	}
 }
+
+// A click that focuses a field, followed at once by typing, must deliver the click
+// first, although openbox holds the press in a synchronous grab for click-to-focus.
+func TestClickThenTypeAtOnce(t *testing.T) {
+	_, c, p := setup(t)
+	x, y := p.Ready.Widgets["Name"].Center()
+	ctx := context.Background()
+	if err := c.Click(ctx, &x, &y, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.TypeText(ctx, "abc"); err != nil {
+		t.Fatal(err)
+	}
+	evs := p.Until(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "abc" })
+	for _, e := range evs {
+		if e.Event == "key" && e.Widget != "Name" {
+			t.Errorf("key arrived while %q had the focus: %s", e.Widget, e.Raw)
+		}
+	}
+}
