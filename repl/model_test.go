@@ -168,3 +168,20 @@ func TestModelTabCompletesTheWordBeforeTheCursor(t *testing.T) {
 		t.Errorf("after Tab: %q, want %q", got, "get-screen-size ")
 	}
 }
+
+func TestRunLinesRunsAScriptAndStopsAtTheFirstFailure(t *testing.T) {
+	f := &fakeCaller{}
+	var out strings.Builder
+	err := RunLines(context.Background(), Options{
+		Globals: commands.Globals{Session: "default"},
+		In:      strings.NewReader("# a comment\n\nget-screen-size\nw365 get-screen-size\nfrobnicate\nget-screen-size\n"),
+		Out:     &out,
+		Caller:  func(*commands.Globals) commands.Caller { return f },
+	})
+	if got := out.String(); got != "1920x1080\n1920x1080\n" {
+		t.Errorf("output %q, want two screen sizes", got)
+	}
+	if werr.CodeOf(err) != werr.InvalidArgument || !strings.Contains(err.Error(), "line 5:") {
+		t.Errorf("error = %v, want INVALID_ARGUMENT on line 5", err)
+	}
+}

@@ -3,6 +3,7 @@
 package repl
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -39,13 +41,18 @@ Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the hi
 (kept in $XDG_STATE_HOME/w365/history); PgUp/PgDown scroll the output; Ctrl+C cancels
 a running command or clears the line; Ctrl+D on an empty line, "exit" or "quit" leave.
 Leaving the shell leaves the host running. Running w365 with no arguments on a
-terminal opens this shell.`,
+terminal opens this shell.
+
+With standard input not a terminal, repl reads one command per line (blank lines and
+lines starting with # are skipped) over one host connection, and stops at the first
+line that fails, exiting with that error's status.`,
 		Example: `  $ w365 repl
   $ w365 --session s-1a2b3c4d repl
-  $ w365 --virtual repl`,
+  $ w365 --virtual repl
+  $ printf 'move-mouse 10 10\nget-cursor-position\n' | w365 repl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return Run(cmd.Context(), Options{
+			o := Options{
 				Globals:  *g,
 				RootArgs: changedFlags(cmd.Root().PersistentFlags()),
 				In:       cmd.InOrStdin(),
@@ -53,7 +60,11 @@ terminal opens this shell.`,
 				Extra: func(root *cobra.Command, g *commands.Globals) {
 					commands.AddDoctor(root, g)
 				},
-			})
+			}
+			if !isTerminal(o.In) {
+				return RunLines(cmd.Context(), o)
+			}
+			return Run(cmd.Context(), o)
 		},
 	}
 	root.AddCommand(cmd)
@@ -109,17 +120,62 @@ func Run(ctx context.Context, o Options) error {
 	return err
 }
 
+// RunLines runs the lines of o.In without a TUI, as a script, printing each output
+// to o.Out. It stops at the first failing line and returns its error.
+func RunLines(ctx context.Context, o Options) error {
+	if o.Globals.Session == "" {
+		o.Globals.Session = "default"
+	}
+	r := newRunner(o)
+	r.outIsTerminal = isTerminal(o.Out)
+	defer r.close()
+	sc := bufio.NewScanner(o.In)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words, err := splitWords(line)
+		if err != nil {
+			return werr.New(werr.InvalidArgument, "line %d: %v", n, err)
+		}
+		if words[0] == "w365" {
+			words = words[1:]
+		}
+		if len(words) == 1 && (words[0] == "exit" || words[0] == "quit") {
+			return nil
+		}
+		out, err := r.run(ctx, words)
+		io.WriteString(o.Out, out)
+		if err != nil {
+			e := usageError(err)
+			e.Message = fmt.Sprintf("line %d: %s", n, e.Message)
+			return e
+		}
+	}
+	return sc.Err()
+}
+
+func isTerminal(f any) bool {
+	fd, ok := f.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(fd.Fd())
+}
+
 // runner executes lines. It owns the host connections, one per session, which
 // outlive the per-line command trees.
 type runner struct {
 	opts Options
+	// outIsTerminal is what commands are told about their output: in the TUI it is
+	// the screen (no raw image bytes, indented JSON).
+	outIsTerminal bool
 
 	mu      sync.Mutex
 	clients map[string]*commands.Client
 }
 
 func newRunner(o Options) *runner {
-	return &runner{opts: o, clients: map[string]*commands.Client{}}
+	return &runner{opts: o, outIsTerminal: true, clients: map[string]*commands.Client{}}
 }
 
 // client returns the shared connection for a session, creating it on first use. The
@@ -173,7 +229,7 @@ func (r *runner) close() {
 // newRoot builds a fresh tree writing to out, with the REPL's globals as defaults.
 func (r *runner) newRoot(out io.Writer) *cobra.Command {
 	root, _ := commands.NewRoot(commands.RootDeps{
-		IO:     commands.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: true},
+		IO:     commands.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
 		Caller: r.caller,
 		Extra:  r.opts.Extra,
 	})
@@ -221,14 +277,19 @@ func (r *runner) run(ctx context.Context, words []string) (out string, err error
 
 // errorLine is how a failed line reads in the scrollback: "error: CODE: message".
 func errorLine(err error) string {
+	return "error: " + usageError(err).Error()
+}
+
+// usageError returns err's *werr.Error; anything else is cobra rejecting the line
+// (unknown command or flag, bad arity), which is a usage error.
+func usageError(err error) *werr.Error {
 	var e *werr.Error
-	if !errors.As(err, &e) {
-		// Cobra's own complaints (unknown command or flag, bad arity) are usage errors.
-		msg := strings.TrimSpace(err.Error())
-		msg = strings.TrimSuffix(msg, "Run 'w365 --help' for usage.")
-		e = werr.New(werr.InvalidArgument, "%s", strings.TrimSpace(msg))
+	if errors.As(err, &e) {
+		return e
 	}
-	return "error: " + e.Error()
+	msg := strings.TrimSpace(err.Error())
+	msg = strings.TrimSuffix(msg, "Run 'w365 --help' for usage.")
+	return werr.Wrap(err, werr.InvalidArgument, "%s", strings.TrimSpace(msg))
 }
 
 // detailsMsg carries the session's description for the status line.
