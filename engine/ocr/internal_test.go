@@ -1,0 +1,93 @@
+package ocr
+
+import (
+	"image"
+	"testing"
+)
+
+func TestGroupLines(t *testing.T) {
+	ws := []Box{
+		{Text: "world", X: 60, Y: 11, Width: 40, Height: 12},
+		{Text: "second", X: 10, Y: 40, Width: 50, Height: 12},
+		{Text: "hello", X: 10, Y: 10, Width: 40, Height: 12},
+		{Text: "far", X: 600, Y: 12, Width: 30, Height: 12}, // another column
+	}
+	lines := groupLines(ws)
+	var got []string
+	for _, l := range lines {
+		s := ""
+		for i, w := range l {
+			if i > 0 {
+				s += " "
+			}
+			s += w.Text
+		}
+		got = append(got, s)
+	}
+	want := []string{"hello world", "far", "second"}
+	if len(got) != len(want) {
+		t.Fatalf("lines %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("lines %q, want %q", got, want)
+		}
+	}
+}
+
+func TestParseTSVMapsAndDedupes(t *testing.T) {
+	// A tile whose region starts at (100, 50) with a core from (196, 82); scale 2.
+	tl := &tile{core: image.Rect(196, 82, 500, 300), r: image.Rect(100, 50, 600, 332)}
+	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n" +
+		"5\t1\t1\t1\t1\t1\t400\t100\t80\t24\t96.5\tinside\n" + // centre (320, 106): in the core
+		"5\t1\t1\t1\t1\t2\t10\t10\t80\t24\t91\tmargin\n" + // centre (125, 61): the neighbour's
+		"5\t1\t1\t1\t1\t3\t600\t100\t2\t24\t10\t|\n" + // noise
+		"4\t1\t1\t1\t1\t0\t400\t100\t80\t24\t-1\t\n"
+	got := parseTSV([]byte(tsv), []*tile{tl}, 2, 0)
+	if len(got) != 1 {
+		t.Fatalf("got %+v", got)
+	}
+	want := Box{Text: "inside", Confidence: 96.5, X: 300, Y: 100, Width: 40, Height: 12}
+	if got[0] != want {
+		t.Fatalf("got %+v, want %+v", got[0], want)
+	}
+}
+
+func TestPolarityAndLines(t *testing.T) {
+	// Left half dark with a light "glyph", right half light with a dark one, and a long
+	// thin line on the right.
+	g := image.NewGray(image.Rect(0, 0, 200, 100))
+	for y := 0; y < 100; y++ {
+		for x := 0; x < 200; x++ {
+			v := byte(30)
+			if x >= 100 {
+				v = 240
+			}
+			g.Pix[y*200+x] = v
+		}
+	}
+	for y := 40; y < 50; y++ {
+		for x := 40; x < 44; x++ {
+			g.Pix[y*200+x] = 220 // light stroke on dark
+			g.Pix[y*200+x+100] = 20
+		}
+	}
+	for x := 110; x < 190; x++ {
+		g.Pix[80*200+x] = 0 // a separator line
+	}
+	pol := newPolarity(g)
+	n := pol.normalize(g)
+	removeLines(n)
+	if v := n.GrayAt(10, 10).Y; v < 240 {
+		t.Errorf("dark background not made white: %d", v)
+	}
+	if v := n.GrayAt(41, 45).Y; v > 60 {
+		t.Errorf("light stroke on dark not made dark: %d", v)
+	}
+	if v := n.GrayAt(141, 45).Y; v > 60 {
+		t.Errorf("dark stroke on light not kept dark: %d", v)
+	}
+	if v := n.GrayAt(150, 80).Y; v != 255 {
+		t.Errorf("thin line not erased: %d", v)
+	}
+}

@@ -1,0 +1,405 @@
+// Package ocr reads the text on a screen image with the tesseract CLI.
+//
+// Screens are not pages: small anti-aliased UI text, light text on dark panels, sparse
+// labels. Analyze therefore preprocesses (grayscale, 2x upscale, per-tile polarity so
+// that text is dark on light), cuts the screen into overlapping tiles and runs one
+// single-threaded tesseract process (OMP_THREAD_LIMIT=1, --psm 11) per core, each
+// reading its share of the tiles from a list file so the model loads once per process.
+// Words from tile overlaps are kept once (by the tile whose core holds their centre),
+// mapped back to screen coordinates and grouped into lines in reading order.
+package ocr
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// Box is one recognised word in screen coordinates.
+type Box struct {
+	Text string `json:"text"`
+	// Confidence is tesseract's word confidence, 0-100.
+	Confidence float64 `json:"confidence"`
+	X          int     `json:"x"`
+	Y          int     `json:"y"`
+	Width      int     `json:"width"`
+	Height     int     `json:"height"`
+}
+
+// Result is the text of one image. Boxes are words, in reading order (line by line, top
+// to bottom, left to right); FullText is the lines joined with "\n", the words of a
+// line with spaces.
+type Result struct {
+	FullText          string  `json:"fullText"`
+	AverageConfidence float64 `json:"averageConfidence"`
+	Boxes             []Box   `json:"boxes"`
+	// Width and Height are the size of the analysed image.
+	Width     int `json:"width"`
+	Height    int `json:"height"`
+	ElapsedMs int `json:"elapsedMs"`
+}
+
+// Options tune Analyze; the zero value is the tuned default.
+type Options struct {
+	// Workers is the number of tesseract processes run in parallel; 0 means runtime.NumCPU().
+	Workers int
+	// Scale is the upscale factor applied before recognition: 0 means 2, 1 disables it.
+	Scale int
+	// Language is the tesseract language; "" means eng.
+	Language string
+	// Tesseract is the program to run; "" means tesseract from PATH.
+	Tesseract string
+	// MinConfidence drops words below it (0-100); 0 keeps everything tesseract reports as a
+	// word except empty ones and lone noise characters with confidence under 30.
+	MinConfidence float64
+}
+
+// Tile geometry at 1x: a tile's core is about coreW x coreH; margins overlap the
+// neighbours so that a word cut at one tile's edge is whole in the other.
+const (
+	coreW   = 640
+	coreH   = 360
+	marginX = 96
+	marginY = 32
+)
+
+// tile is one region of the image handed to tesseract.
+type tile struct {
+	// core is the part of the image this tile answers for; r = core plus margins.
+	core, r image.Rectangle
+	path    string
+	ink     int // pixels that differ from the background: a cost estimate
+	worker  int
+	page    int // 1-based position in its worker's list
+}
+
+// Analyze recognises the text in img (screen pixels; box coordinates are relative to
+// img.Bounds().Min, i.e. screen coordinates for a full-screen capture).
+func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error) {
+	start := time.Now()
+	if img == nil || img.Bounds().Empty() {
+		return Result{}, werr.Invalid("empty image")
+	}
+	bin := opts.Tesseract
+	if bin == "" {
+		bin = "tesseract"
+	}
+	bin, err := exec.LookPath(bin)
+	if err != nil {
+		return Result{}, werr.New(werr.Unavailable, "tesseract is not installed").
+			WithHint("install tesseract-ocr and tesseract-ocr-eng")
+	}
+	scale := opts.Scale
+	if scale <= 0 {
+		scale = 2
+	}
+	lang := opts.Language
+	if lang == "" {
+		lang = "eng"
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+
+	g := toGray(img)
+	b := g.Rect
+	res := Result{Width: b.Dx(), Height: b.Dy()}
+	dir, err := os.MkdirTemp("", "w365-ocr-")
+	if err != nil {
+		return Result{}, werr.Wrap(err, werr.Internal, "cannot create a temporary directory")
+	}
+	defer os.RemoveAll(dir)
+
+	pol := newPolarity(g)
+	norm := pol.normalize(g)
+	removeLines(norm)
+	tiles := makeTiles(b)
+	// Preprocess tiles in parallel: crop, polarity, upscale, write a PGM file.
+	var wg sync.WaitGroup
+	errs := make([]error, len(tiles))
+	sem := make(chan struct{}, workers)
+	for i := range tiles {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t := &tiles[i]
+			pix, w, h, ink := prepare(norm, pol, t.r, scale)
+			t.ink = ink
+			if ink == 0 {
+				return // blank: nothing to read
+			}
+			t.path = filepath.Join(dir, fmt.Sprintf("t%03d.pgm", i))
+			errs[i] = writePGM(t.path, pix, w, h)
+		}(i)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
+	}
+
+	// Longest-processing-time-first assignment of tiles to worker processes.
+	var todo []*tile
+	for i := range tiles {
+		if tiles[i].path != "" {
+			todo = append(todo, &tiles[i])
+		}
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].ink > todo[j].ink })
+	workers = max(1, min(workers, len(todo)))
+	load := make([]int, workers)
+	lists := make([][]*tile, workers)
+	for _, t := range todo {
+		w := 0
+		for k := range load {
+			if load[k] < load[w] {
+				w = k
+			}
+		}
+		load[w] += t.ink + tileOverhead
+		t.worker, t.page = w, len(lists[w])+1
+		lists[w] = append(lists[w], t)
+	}
+
+	words := make([][]Box, workers)
+	for w := range lists {
+		if len(lists[w]) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			words[w], errs[w] = runTesseract(ctx, bin, lang, dir, w, lists[w], scale, opts.MinConfidence)
+		}(w)
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:workers]...); err != nil {
+		if ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return Result{}, werr.Wrap(err, werr.Timeout, "OCR did not finish in time")
+			}
+			return Result{}, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
+		}
+		var we *werr.Error
+		if errors.As(err, &we) {
+			return Result{}, we
+		}
+		return Result{}, werr.Wrap(err, werr.Internal, "tesseract failed")
+	}
+	var all []Box
+	for _, ws := range words {
+		all = append(all, ws...)
+	}
+	for i := range all {
+		all[i].X -= b.Min.X
+		all[i].Y -= b.Min.Y
+	}
+	lines := groupLines(all)
+	var sb strings.Builder
+	sum := 0.0
+	for li, line := range lines {
+		if li > 0 {
+			sb.WriteByte('\n')
+		}
+		for wi, w := range line {
+			if wi > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(w.Text)
+			res.Boxes = append(res.Boxes, w)
+			sum += w.Confidence
+		}
+	}
+	res.FullText = sb.String()
+	if res.Boxes == nil {
+		res.Boxes = []Box{}
+	}
+	if len(res.Boxes) > 0 {
+		res.AverageConfidence = sum / float64(len(res.Boxes))
+	}
+	res.ElapsedMs = int(time.Since(start).Milliseconds())
+	return res, nil
+}
+
+// tileOverhead is the fixed cost of a tile in ink pixels (layout analysis of its area).
+const tileOverhead = 2000
+
+// makeTiles cuts b into a grid of cores of about coreW x coreH with margins.
+func makeTiles(b image.Rectangle) []tile {
+	cols := max(1, (b.Dx()+coreW/2)/coreW)
+	rows := max(1, (b.Dy()+coreH/2)/coreH)
+	var ts []tile
+	for r := 0; r < rows; r++ {
+		y0 := b.Min.Y + b.Dy()*r/rows
+		y1 := b.Min.Y + b.Dy()*(r+1)/rows
+		for c := 0; c < cols; c++ {
+			x0 := b.Min.X + b.Dx()*c/cols
+			x1 := b.Min.X + b.Dx()*(c+1)/cols
+			core := image.Rect(x0, y0, x1, y1)
+			full := image.Rect(x0-marginX, y0-marginY, x1+marginX, y1+marginY).Intersect(b)
+			ts = append(ts, tile{core: core, r: full})
+		}
+	}
+	return ts
+}
+
+// runTesseract recognises one worker's tiles in one process and returns the words
+// whose centre lies in their tile's core, in screen coordinates.
+func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*tile, scale int, minConf float64) ([]Box, error) {
+	list := filepath.Join(dir, fmt.Sprintf("list%d.txt", w))
+	var lb strings.Builder
+	for _, t := range tiles {
+		lb.WriteString(t.path)
+		lb.WriteByte('\n')
+	}
+	if err := os.WriteFile(list, []byte(lb.String()), 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, list, "stdout", "-l", lang, "--psm", "11", "tsv")
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "Failed loading language") {
+			return nil, werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
+				WithHint("install tesseract-ocr-%s", lang)
+		}
+		return nil, fmt.Errorf("tesseract: %w: %s", err, msg)
+	}
+	return parseTSV(out.Bytes(), tiles, scale, minConf), nil
+}
+
+// parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen
+// coordinates, keeping the words whose centre lies in their tile's core.
+func parseTSV(data []byte, tiles []*tile, scale int, minConf float64) []Box {
+	var out []Box
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 12 || f[0] != "5" {
+			continue
+		}
+		page, _ := strconv.Atoi(f[1])
+		if page < 1 || page > len(tiles) {
+			continue
+		}
+		left, _ := strconv.Atoi(f[6])
+		top, _ := strconv.Atoi(f[7])
+		wd, _ := strconv.Atoi(f[8])
+		ht, _ := strconv.Atoi(f[9])
+		conf, _ := strconv.ParseFloat(f[10], 64)
+		text := strings.TrimSpace(strings.Join(f[11:], "\t"))
+		if text == "" || conf < minConf || noise(text, conf) {
+			continue
+		}
+		t := tiles[page-1]
+		x0 := t.r.Min.X + left/scale
+		y0 := t.r.Min.Y + top/scale
+		x1 := t.r.Min.X + (left+wd+scale-1)/scale
+		y1 := t.r.Min.Y + (top+ht+scale-1)/scale
+		cx, cy := (x0+x1)/2, (y0+y1)/2
+		if !image.Pt(cx, cy).In(t.core) {
+			continue // the neighbour whose core holds it reports it
+		}
+		out = append(out, Box{Text: text, Confidence: conf, X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0})
+	}
+	return out
+}
+
+// noise says whether a word is a likely artefact: a lone symbol or letter read with low
+// confidence (icons, borders, separators).
+func noise(text string, conf float64) bool {
+	if conf >= 30 {
+		return false
+	}
+	alnum := 0
+	for _, r := range text {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 {
+			alnum++
+		}
+	}
+	return alnum == 0 || len([]rune(text)) <= 1
+}
+
+// groupLines groups words into lines in reading order: words whose vertical centres
+// fall within one another's extent form a row; a row splits where the horizontal gap
+// is wider than three line heights (separate columns or widgets); lines are ordered top
+// to bottom, then left to right.
+func groupLines(ws []Box) [][]Box {
+	sort.SliceStable(ws, func(i, j int) bool {
+		ci, cj := ws[i].Y*2+ws[i].Height, ws[j].Y*2+ws[j].Height
+		if ci != cj {
+			return ci < cj
+		}
+		return ws[i].X < ws[j].X
+	})
+	type row struct {
+		words       []Box
+		top, bottom int
+	}
+	var rows []*row
+	for _, w := range ws {
+		cy := w.Y + w.Height/2
+		var best *row
+		for i := len(rows) - 1; i >= 0 && i >= len(rows)-8; i-- {
+			r := rows[i]
+			if cy >= r.top && cy < r.bottom {
+				rc := (r.top + r.bottom) / 2
+				if best == nil || abs(rc-cy) < abs((best.top+best.bottom)/2-cy) {
+					best = r
+				}
+			}
+		}
+		if best == nil {
+			rows = append(rows, &row{words: []Box{w}, top: w.Y, bottom: w.Y + w.Height})
+			continue
+		}
+		best.words = append(best.words, w)
+	}
+	var lines [][]Box
+	for _, r := range rows {
+		sort.SliceStable(r.words, func(i, j int) bool { return r.words[i].X < r.words[j].X })
+		h := max(1, r.bottom-r.top)
+		cur := []Box{r.words[0]}
+		for _, w := range r.words[1:] {
+			p := cur[len(cur)-1]
+			if w.X-(p.X+p.Width) > 3*h {
+				lines = append(lines, cur)
+				cur = nil
+			}
+			cur = append(cur, w)
+		}
+		lines = append(lines, cur)
+	}
+	// Rows are already top to bottom (by first word); keep that order, lines of one row
+	// left to right.
+	return lines
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -1,0 +1,388 @@
+package ocr
+
+import (
+	"bufio"
+	"fmt"
+	"image"
+	"image/draw"
+	"os"
+)
+
+// toGray converts img to 8-bit luminance (BT.601 weights), with fast paths for the
+// formats screen captures come in.
+func toGray(img image.Image) *image.Gray {
+	b := img.Bounds()
+	if src, ok := img.(*image.Gray); ok {
+		return src
+	}
+	g := image.NewGray(b)
+	switch src := img.(type) {
+	case *image.RGBA:
+		grayRows(g, src.Pix, src.Stride, b)
+	case *image.NRGBA:
+		grayRows(g, src.Pix, src.Stride, b)
+	default:
+		rgba := image.NewRGBA(b)
+		draw.Draw(rgba, b, img, b.Min, draw.Src)
+		grayRows(g, rgba.Pix, rgba.Stride, b)
+	}
+	return g
+}
+
+func grayRows(g *image.Gray, pix []byte, stride int, b image.Rectangle) {
+	w := b.Dx()
+	for y := 0; y < b.Dy(); y++ {
+		s := pix[y*stride : y*stride+4*w]
+		d := g.Pix[y*g.Stride : y*g.Stride+w]
+		for x := range d {
+			r, gg, bb := uint32(s[4*x]), uint32(s[4*x+1]), uint32(s[4*x+2])
+			d[x] = uint8((299*r + 587*gg + 114*bb + 500) / 1000)
+		}
+	}
+}
+
+// inkThreshold is how far (in luminance) a pixel must be from its block's background
+// to count as ink.
+const inkThreshold = 48
+
+// blockSize is the side of the square blocks (at 1x) whose background decides polarity.
+// Small enough that a button inside a dark panel gets its own decision, large enough
+// that glyph strokes rarely outnumber the background in a block.
+const blockSize = 8
+
+// polarity says, for every pixel, whether it belongs to a dark-background region (to be
+// inverted so that its text is dark on light) and which gain maps that region's
+// background to white.
+//
+// Regions are found by colour and connectivity, not by fixed blocks, because UI text is
+// often the colour of a neighbouring region's background: white text on a blue button
+// on a white page, dark text on a light button in a dark panel. Blocks whose pixels are
+// mostly one level seed their background; the background grows to connected pixels of
+// about the same level (so it cannot leak into a button through its border); the
+// remaining pixels (text, borders, icons) take the region of the nearest background.
+type polarity struct {
+	bw, bh int
+	rect   image.Rectangle
+	ink    []int32 // per block: pixels far from the block's most common level
+
+	label []int32 // per pixel: index of the seeding block, -1 none
+	dark  []bool  // per block used as a label
+	gain  []int32 // per block used as a label: background to white, in 1/256 steps
+}
+
+// seedTolerance is how close (in luminance) a pixel must be to a region's background
+// level to be part of that background.
+const seedTolerance = 20
+
+func newPolarity(g *image.Gray) *polarity {
+	b := g.Rect
+	W, H := b.Dx(), b.Dy()
+	p := &polarity{rect: b, bw: (W + blockSize - 1) / blockSize, bh: (H + blockSize - 1) / blockSize}
+	n := p.bw * p.bh
+	bgs := make([]int, n)
+	pure := make([]bool, n)
+	p.ink = make([]int32, n)
+	p.dark = make([]bool, n)
+	p.gain = make([]int32, n)
+	for by := 0; by < p.bh; by++ {
+		for bx := 0; bx < p.bw; bx++ {
+			x0, y0 := b.Min.X+bx*blockSize, b.Min.Y+by*blockSize
+			x1, y1 := min(x0+blockSize, b.Max.X), min(y0+blockSize, b.Max.Y)
+			var coarse, sums [16]int
+			for y := y0; y < y1; y++ {
+				row := g.Pix[g.PixOffset(x0, y):g.PixOffset(x1, y)]
+				for _, v := range row {
+					coarse[v>>4]++
+					sums[v>>4] += int(v)
+				}
+			}
+			m := 0
+			for i := range coarse {
+				if coarse[i] > coarse[m] {
+					m = i
+				}
+			}
+			bg := sums[m] / max(1, coarse[m])
+			// A neighbouring level belongs to the mode (a level straddling a bin edge).
+			cnt := coarse[m]
+			if m > 0 {
+				cnt += coarse[m-1]
+			}
+			if m < 15 {
+				cnt += coarse[m+1]
+			}
+			ink := 0
+			for i := range coarse {
+				if c := i*16 + 8; abs(c-bg) > inkThreshold {
+					ink += coarse[i]
+				}
+			}
+			i := by*p.bw + bx
+			bgs[i] = bg
+			pure[i] = cnt*4 >= 3*(x1-x0)*(y1-y0)
+			p.ink[i] = int32(ink)
+			p.dark[i] = bg < 128
+			white := bg
+			if p.dark[i] {
+				white = 255 - bg
+			}
+			p.gain[i] = int32(255 * 256 / max(white, 128))
+		}
+	}
+
+	// Seed and grow the backgrounds (breadth-first, 4-connected).
+	p.label = make([]int32, W*H)
+	queue := make([]int32, 0, W*H/2)
+	for i := range p.label {
+		p.label[i] = -1
+	}
+	pix := func(i int32) int {
+		x, y := int(i)%W, int(i)/W
+		return int(g.Pix[g.PixOffset(b.Min.X+x, b.Min.Y+y)])
+	}
+	for by := 0; by < p.bh; by++ {
+		for bx := 0; bx < p.bw; bx++ {
+			bi := by*p.bw + bx
+			if !pure[bi] {
+				continue
+			}
+			for y := by * blockSize; y < min((by+1)*blockSize, H); y++ {
+				for x := bx * blockSize; x < min((bx+1)*blockSize, W); x++ {
+					i := int32(y*W + x)
+					if abs(pix(i)-bgs[bi]) <= seedTolerance {
+						p.label[i] = int32(bi)
+						queue = append(queue, i)
+					}
+				}
+			}
+		}
+	}
+	if len(queue) == 0 {
+		p.label = nil // no flat background anywhere: leave the image as it is
+		return p
+	}
+	grow := func(i int32, pass2 bool) {
+		l := p.label[i]
+		x, y := int(i)%W, int(i)/W
+		try := func(j int32) {
+			if p.label[j] >= 0 {
+				return
+			}
+			if !pass2 && abs(pix(j)-bgs[l]) > seedTolerance {
+				return
+			}
+			p.label[j] = l
+			queue = append(queue, j)
+		}
+		if x > 0 {
+			try(i - 1)
+		}
+		if x < W-1 {
+			try(i + 1)
+		}
+		if y > 0 {
+			try(i - int32(W))
+		}
+		if y < H-1 {
+			try(i + int32(W))
+		}
+	}
+	for h := 0; h < len(queue); h++ {
+		grow(queue[h], false)
+	}
+	// Everything else joins the nearest background.
+	all := queue
+	queue = make([]int32, 0, W*H/8)
+	for _, i := range all {
+		queue = append(queue, i)
+	}
+	for h := 0; h < len(queue); h++ {
+		grow(queue[h], true)
+	}
+	return p
+}
+
+// at returns whether the pixel at (x, y) (relative to the image) is inverted, and the gain.
+func (p *polarity) at(x, y int) (bool, int) {
+	if p.label == nil {
+		return false, 256
+	}
+	l := p.label[y*p.rect.Dx()+x]
+	if l < 0 {
+		return false, 256
+	}
+	return p.dark[l], int(p.gain[l])
+}
+
+// inkIn counts ink pixels in the blocks of r.
+func (p *polarity) inkIn(r image.Rectangle) int {
+	r = r.Sub(p.rect.Min)
+	n := 0
+	for by := r.Min.Y / blockSize; by < min(p.bh, (r.Max.Y+blockSize-1)/blockSize); by++ {
+		for bx := r.Min.X / blockSize; bx < min(p.bw, (r.Max.X+blockSize-1)/blockSize); bx++ {
+			n += int(p.ink[by*p.bw+bx])
+		}
+	}
+	return n
+}
+
+// normalize returns g with every region's text dark on a white background.
+func (p *polarity) normalize(g *image.Gray) *image.Gray {
+	b := g.Rect
+	out := image.NewGray(b)
+	W := b.Dx()
+	for y := 0; y < b.Dy(); y++ {
+		src := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):][:W]
+		dst := out.Pix[y*out.Stride:][:W]
+		for x, v := range src {
+			val := int(v)
+			inv, gain := p.at(x, y)
+			if inv {
+				val = 255 - val
+			}
+			dst[x] = byte(min(255, (val*gain)>>8))
+		}
+	}
+	return out
+}
+
+// Thin straight lines (button outlines, table grids, separators) longer than minLine
+// pixels are erased: tesseract's sparse-text mode reads nothing inside a box.
+const (
+	minLine   = 40
+	lineInk   = 160 // darker than this (after normalisation) is ink
+	lineClear = 2   // a line is thin: the pixels this far to each side are mostly clear
+)
+
+// removeLines erases thin horizontal and vertical lines from a normalised image.
+func removeLines(g *image.Gray) {
+	b := g.Rect
+	W, H := b.Dx(), b.Dy()
+	ink := func(x, y int) bool {
+		return x >= 0 && y >= 0 && x < W && y < H && g.Pix[y*g.Stride+x] < lineInk
+	}
+	var erase [][4]int // x, y, length, vertical
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; {
+			if !ink(x, y) {
+				x++
+				continue
+			}
+			x0 := x
+			for x < W && ink(x, y) {
+				x++
+			}
+			if x-x0 >= minLine && thin(ink, x0, y, x-x0, false) {
+				erase = append(erase, [4]int{x0, y, x - x0, 0})
+			}
+		}
+	}
+	for x := 0; x < W; x++ {
+		for y := 0; y < H; {
+			if !ink(x, y) {
+				y++
+				continue
+			}
+			y0 := y
+			for y < H && ink(x, y) {
+				y++
+			}
+			if y-y0 >= minLine && thin(ink, x, y0, y-y0, true) {
+				erase = append(erase, [4]int{x, y0, y - y0, 1})
+			}
+		}
+	}
+	for _, e := range erase {
+		for i := 0; i < e[2]; i++ {
+			x, y := e[0]+i, e[1]
+			if e[3] == 1 {
+				x, y = e[0], e[1]+i
+			}
+			g.Pix[y*g.Stride+x] = 255
+		}
+	}
+}
+
+// thin says whether a run has clear pixels lineClear away on both sides for at least
+// 80% of its length.
+func thin(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
+	clear := 0
+	for i := 0; i < n; i++ {
+		var a, b bool
+		if vertical {
+			a, b = ink(x-lineClear, y+i), ink(x+lineClear, y+i)
+		} else {
+			a, b = ink(x+i, y-lineClear), ink(x+i, y+lineClear)
+		}
+		if !a && !b {
+			clear++
+		}
+	}
+	return clear*5 >= n*4
+}
+
+// prepare crops r from the normalised image g and upscales it by scale with bilinear
+// interpolation. It returns the pixels, their size and the ink count at 1x (0: blank,
+// nothing to read).
+func prepare(g *image.Gray, pol *polarity, r image.Rectangle, scale int) ([]byte, int, int, int) {
+	ink := pol.inkIn(r)
+	if ink < 16 {
+		return nil, 0, 0, 0
+	}
+	scale = max(1, scale)
+	w, h := r.Dx(), r.Dy()
+	W, H := w*scale, h*scale
+	out := make([]byte, W*H)
+	x0 := make([]int, W)
+	fx := make([]int, W)
+	for X := 0; X < W; X++ {
+		x0[X], fx[X] = srcCoord(X, scale, w)
+	}
+	for Y := 0; Y < H; Y++ {
+		y0, fy := srcCoord(Y, scale, h)
+		y1 := min(y0+1, h-1)
+		r0 := g.Pix[g.PixOffset(r.Min.X, r.Min.Y+y0):]
+		r1 := g.Pix[g.PixOffset(r.Min.X, r.Min.Y+y1):]
+		dst := out[Y*W : (Y+1)*W]
+		for X := range dst {
+			a := x0[X]
+			b := min(a+1, w-1)
+			f := fx[X]
+			top := int(r0[a])*(256-f) + int(r0[b])*f
+			bot := int(r1[a])*(256-f) + int(r1[b])*f
+			dst[X] = byte((top*(256-fy) + bot*fy + 32768) >> 16)
+		}
+	}
+	return out, W, H, ink
+}
+
+// srcCoord maps output coordinate X of an upscaled axis to the source pixel and the
+// 1/256 fraction towards the next one.
+func srcCoord(X, scale, n int) (int, int) {
+	s := ((2*X+1)*256)/(2*scale) - 128
+	if s < 0 {
+		s = 0
+	}
+	i, f := s>>8, s&255
+	if i >= n-1 {
+		i, f = n-1, 0
+	}
+	return i, f
+}
+
+// writePGM writes 8-bit gray pixels as a binary PGM (P5), which tesseract reads without
+// decompression.
+func writePGM(path string, pix []byte, w, h int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(bw, "P5\n%d %d\n255\n", w, h)
+	bw.Write(pix)
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
