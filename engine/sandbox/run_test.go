@@ -510,3 +510,24 @@ func TestCancel(t *testing.T) {
 		t.Errorf("cancel: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestRobocopyAlias: robocopy maps to rsync, local copies only.
+func TestRobocopyAlias(t *testing.T) {
+	requireSandbox(t)
+	requireTools(t, "rsync")
+	r := NewRunner(nil, nil)
+	defer r.Close()
+	wd := mustWorkDir(t, r)
+	writeFixture(t, wd)
+	ctx := context.Background()
+	res, err := r.Shell(ctx, "robocopy -a sub/ sub-copy", "", 0)
+	if err != nil || !res.Success {
+		t.Fatalf("robocopy: %+v %v", res, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(wd, "sub-copy", "b.txt")); err != nil || string(b) != "beta\n" {
+		t.Errorf("copied file: %q %v", b, err)
+	}
+	if _, err := r.Shell(ctx, "robocopy -a sub/ host:/tmp/x", "", 0); RuleOf(err) != "rsync-remote" {
+		t.Errorf("remote robocopy: %v", err)
+	}
+}
