@@ -445,6 +445,18 @@ func (c *Clipboard) decodeText(data []byte, typ xproto.Atom) string {
 	return strings.ToValidUTF8(string(data), "\uFFFD")
 }
 
+// isText says whether a reply type is a text type.
+func (c *Clipboard) isText(typ xproto.Atom) bool {
+	switch typ {
+	case c.atom("UTF8_STRING"), c.atom("STRING"), c.atom("TEXT"):
+		return true
+	}
+	r, err := xproto.GetAtomName(c.conn, typ).Reply()
+	return err == nil && (strings.HasPrefix(r.Name, "text/") || r.Name == "COMPOUND_TEXT")
+}
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
 // Read returns the clipboard content: text when the owner offers text, else an image as
 // base64 PNG, else format "empty" when nobody owns the clipboard. Content in no text or image
 // format (e.g. only application-specific targets) is UNSUPPORTED, with the offered targets in
@@ -486,6 +498,9 @@ func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
 		if err != nil {
 			return ReadResult{}, err
 		}
+		if !c.isText(typ) {
+			continue // the owner answered with something else (it changed, or ignores targets)
+		}
 		if t == "STRING" || t == "text/plain" {
 			typ = c.atom("STRING")
 		}
@@ -502,7 +517,9 @@ func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
 		if err != nil {
 			return ReadResult{}, err
 		}
-		if t != "image/png" {
+		// Decide by the bytes, not the target name: some owners (xclip) answer any target
+		// with their one format, and the owner may have changed since TARGETS.
+		if !bytes.HasPrefix(data, pngMagic) {
 			img, _, err := image.Decode(bytes.NewReader(data))
 			if err != nil {
 				continue

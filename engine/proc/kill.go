@@ -1,3 +1,5 @@
+//go:build linux
+
 package proc
 
 import (
@@ -12,16 +14,6 @@ import (
 
 	"github.com/w365/w365/engine/werr"
 )
-
-// KillResult is what kill_process reports.
-type KillResult struct {
-	PID  int    `json:"pid"`
-	Name string `json:"name"`
-	// Signal is the signal sent: "SIGTERM" (graceful) or "SIGKILL" (force).
-	Signal string `json:"signal"`
-	// Exited says whether the process had ended when Kill returned.
-	Exited bool `json:"exited"`
-}
 
 // How long Kill waits for the process to end after each signal.
 var (

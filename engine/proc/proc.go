@@ -1,6 +1,5 @@
-// Package proc lists, kills and launches processes: list_processes, kill_process and
-// launch_application. A process incarnation is named by its PID plus its start time in clock
-// ticks since boot (/proc/PID/stat field 22), so that a recycled PID is never signalled.
+//go:build linux
+
 package proc
 
 import (
@@ -14,16 +13,6 @@ import (
 
 	"github.com/w365/w365/engine/werr"
 )
-
-// Process is one entry of list_processes.
-type Process struct {
-	PID         int    `json:"pid"`
-	Name        string `json:"name"`
-	MemoryBytes uint64 `json:"memoryBytes"` // resident set size
-	WindowTitle string `json:"windowTitle,omitempty"`
-	// StartTimeTicks is the start time in clock ticks since boot; pass it to Kill.
-	StartTimeTicks uint64 `json:"startTimeTicks"`
-}
 
 // pfKthread is PF_KTHREAD in the flags field of /proc/PID/stat.
 const pfKthread = 0x00200000

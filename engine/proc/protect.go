@@ -1,3 +1,5 @@
+//go:build linux
+
 package proc
 
 import (
@@ -6,25 +8,6 @@ import (
 	"slices"
 	"strings"
 )
-
-// BuiltinProtectedNames are process names that are always protected, whatever the policy
-// says: init systems, display servers, message buses and the accessibility bus
-// (PLATFORM.md "system-critical processes").
-var BuiltinProtectedNames = []string{
-	"init", "systemd", "Xorg", "Xvfb", "Xwayland", "dbus-daemon", "dbus-broker",
-	"at-spi-bus-launcher", "at-spi2-registryd",
-}
-
-// Protection decides which processes close_window and kill_process refuse to touch.
-type Protection struct {
-	// PIDs are protected by number: the session's display server, window manager and
-	// D-Bus (display.Desktop.PIDs), and the host with its parents (HostPIDs).
-	PIDs []int
-	// Names are protected by process name (policy.ProtectedProcesses), in addition to
-	// BuiltinProtectedNames. Compared case-insensitively with the kernel's name and the
-	// full name.
-	Names []string
-}
 
 // HostPIDs returns the current process and all its ancestors up to PID 1.
 func HostPIDs() []int {

@@ -526,3 +526,63 @@ func TestFindBrowser(t *testing.T) {
 		t.Fatalf("a non-browser window matched: %v", err)
 	}
 }
+
+// Without a window manager: the root's children are the windows, the focus is the X input
+// focus, close is WM_DELETE_WINDOW sent to the client, and geometry is set directly.
+func TestNoWindowManager(t *testing.T) {
+	displaytest.Require(t, python, "Xvfb")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := display.StartVirtual(ctx, display.Options{Width: 1280, Height: 800, Depth: 24, WindowManager: "w365-no-window-manager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Stop)
+	m := open(t, d)
+	if m.hasWM() {
+		t.Fatal("a window manager is running")
+	}
+	keep := startApp(t, d, "--title", "Bare Editor", "--confirm-close", "--x", "30", "--y", "40", "--width", "320", "--height", "200")
+	bye := startApp(t, d, "--title", "Bare Viewer", "--x", "400", "--y", "300")
+	w := find(t, m, "Bare Editor")
+	if rect(w) != [4]int{30, 40, 320, 200} || w.PID != keep.pid {
+		t.Fatalf("Bare Editor listed as %+v", w)
+	}
+	settledGeometry(t, keep, rect(w))
+	find(t, m, "Bare Viewer")
+
+	for _, title := range []string{"Bare Viewer", "Bare Editor"} {
+		got, err := m.Activate(ctx, title)
+		if err != nil || got.Title != title {
+			t.Fatalf("Activate(%q) = %+v, %v", title, got, err)
+		}
+		if act, err := m.Active(); err != nil || act.Title != title {
+			t.Fatalf("focus after Activate(%q): %+v, %v", title, act, err)
+		}
+	}
+
+	ip := func(v int) *int { return &v }
+	w, err = m.Resize(ctx, "Bare Editor", "Resize", ip(100), ip(120), ip(500), ip(350))
+	if err != nil || rect(w) != [4]int{100, 120, 500, 350} {
+		t.Fatalf("Resize: %+v, %v", w, err)
+	}
+	settledGeometry(t, keep, rect(w))
+	if _, err := m.Resize(ctx, "Bare Editor", "Maximize", nil, nil, nil, nil); werr.CodeOf(err) != werr.Unsupported {
+		t.Fatalf("Maximize without a window manager: %v", err)
+	}
+
+	res, err := m.Close(ctx, "Bare Editor", nil)
+	if err != nil || res.Closed {
+		t.Fatalf("Close(Bare Editor) = %+v, %v", res, err)
+	}
+	keep.wait("close-request", 5*time.Second)
+	keep.wait("dialog-shown", 5*time.Second)
+	if !keep.alive() {
+		t.Fatal("the editor exited")
+	}
+	res, err = m.Close(ctx, "Bare Viewer", nil)
+	if err != nil || !res.Closed {
+		t.Fatalf("Close(Bare Viewer) = %+v, %v", res, err)
+	}
+	bye.wait("close-request", time.Second)
+}

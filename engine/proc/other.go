@@ -1,0 +1,44 @@
+//go:build !linux
+
+package proc
+
+import (
+	"context"
+	"os"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+func unsupported() *werr.Error {
+	return werr.New(werr.Unsupported, "process tools are implemented for Linux only")
+}
+
+// List is not implemented on this platform.
+func List(ctx context.Context, maxCount int, titles map[int]string) ([]Process, error) {
+	return nil, unsupported()
+}
+
+// StartTime is not implemented on this platform.
+func StartTime(pid int) (uint64, error) { return 0, unsupported() }
+
+// Kill is not implemented on this platform.
+func Kill(ctx context.Context, pid int, startTime uint64, force bool, protected func(pid int, name string) bool) (KillResult, error) {
+	return KillResult{}, unsupported()
+}
+
+// HostPIDs returns only the current process on this platform.
+func HostPIDs() []int { return []int{os.Getpid()} }
+
+// Protected protects everything on this platform, where processes cannot be inspected.
+func (p Protection) Protected(pid int, name string) bool { return true }
+
+// ProtectedPID is Protected with the name looked up.
+func (p Protection) ProtectedPID(pid int) bool { return true }
+
+// Resolve is not implemented on this platform.
+func Resolve(path string, dirs []string) (string, error) { return "", unsupported() }
+
+// Launch is not implemented on this platform.
+func Launch(ctx context.Context, path string, args []string, env []string, dirs []string) (int, string, error) {
+	return 0, "", unsupported()
+}

@@ -1,0 +1,43 @@
+// Package proc lists, kills and launches processes: list_processes, kill_process and
+// launch_application. A process incarnation is named by its PID plus its start time in clock
+// ticks since boot (/proc/PID/stat field 22), so that a recycled PID is never signalled.
+package proc
+
+// Process is one entry of list_processes.
+type Process struct {
+	PID         int    `json:"pid"`
+	Name        string `json:"name"`
+	MemoryBytes uint64 `json:"memoryBytes"` // resident set size
+	WindowTitle string `json:"windowTitle,omitempty"`
+	// StartTimeTicks is the start time in clock ticks since boot; pass it to Kill.
+	StartTimeTicks uint64 `json:"startTimeTicks"`
+}
+
+// KillResult is what kill_process reports.
+type KillResult struct {
+	PID  int    `json:"pid"`
+	Name string `json:"name"`
+	// Signal is the signal sent: "SIGTERM" (graceful) or "SIGKILL" (force).
+	Signal string `json:"signal"`
+	// Exited says whether the process had ended when Kill returned.
+	Exited bool `json:"exited"`
+}
+
+// BuiltinProtectedNames are process names that are always protected, whatever the policy
+// says: init systems, display servers, message buses and the accessibility bus
+// (PLATFORM.md "system-critical processes").
+var BuiltinProtectedNames = []string{
+	"init", "systemd", "Xorg", "Xvfb", "Xwayland", "dbus-daemon", "dbus-broker",
+	"at-spi-bus-launcher", "at-spi2-registryd",
+}
+
+// Protection decides which processes close_window and kill_process refuse to touch.
+type Protection struct {
+	// PIDs are protected by number: the session's display server, window manager and
+	// D-Bus (display.Desktop.PIDs), and the host with its parents (HostPIDs).
+	PIDs []int
+	// Names are protected by process name (policy.ProtectedProcesses), in addition to
+	// BuiltinProtectedNames. Compared case-insensitively with the kernel's name and the
+	// full name.
+	Names []string
+}
