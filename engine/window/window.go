@@ -314,6 +314,9 @@ func (m *Manager) all(ctx context.Context) ([]info, error) {
 	if m.conn == nil {
 		return nil, werr.New(werr.Unavailable, "window manager connection is closed")
 	}
+	if _, err := xproto.GetInputFocus(m.conn).Reply(); err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", m.display)
+	}
 	ws := m.clients()
 	out := make([]info, 0, len(ws))
 	for i := len(ws) - 1; i >= 0; i-- {

@@ -277,6 +277,10 @@ func TestListAndActivate(t *testing.T) {
 		if err != nil || act.Title != c.title {
 			t.Fatalf("active window after Activate(%q) = %q, %v", c.query, act.Title, err)
 		}
+		// Raised: the top of the stacking order (List is top first).
+		if ws, err := m.List(ctx); err != nil || len(ws) == 0 || ws[0].Title != c.title {
+			t.Fatalf("after Activate(%q) the top window is not %q: %+v, %v", c.query, c.title, ws, err)
+		}
 		// The app agrees that it has the focus.
 		ok := false
 		for i := 0; i < 40 && !ok; i++ {
@@ -524,6 +528,16 @@ func TestFindBrowser(t *testing.T) {
 	}
 	if _, err := m.FindBrowser(ctx, "notes", urlOf); werr.CodeOf(err) != werr.NotFound {
 		t.Fatalf("a non-browser window matched: %v", err)
+	}
+
+	// A dead X server is UNAVAILABLE, not an empty list.
+	d.Stop()
+	if _, err := m.List(ctx); werr.CodeOf(err) != werr.Unavailable {
+		t.Fatalf("List on a stopped display: %v", err)
+	}
+	m.Disconnect()
+	if _, err := m.Activate(ctx, "x"); werr.CodeOf(err) != werr.Unavailable {
+		t.Fatalf("Activate after Disconnect: %v", err)
 	}
 }
 
