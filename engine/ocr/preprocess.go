@@ -131,74 +131,80 @@ func newPolarity(g *image.Gray) *polarity {
 	}
 
 	// Seed and grow the backgrounds (breadth-first, 4-connected).
-	p.label = make([]int32, W*H)
-	queue := make([]int32, 0, W*H/2)
-	for i := range p.label {
-		p.label[i] = -1
+	pix := g.Pix
+	if g.Stride != W {
+		pix = make([]byte, W*H)
+		for y := 0; y < H; y++ {
+			copy(pix[y*W:(y+1)*W], g.Pix[y*g.Stride:])
+		}
 	}
-	pix := func(i int32) int {
-		x, y := int(i)%W, int(i)/W
-		return int(g.Pix[g.PixOffset(b.Min.X+x, b.Min.Y+y)])
+	label := make([]int32, W*H)
+	for i := range label {
+		label[i] = -1
 	}
+	queue := make([]int32, 0, W*H)
 	for by := 0; by < p.bh; by++ {
 		for bx := 0; bx < p.bw; bx++ {
 			bi := by*p.bw + bx
 			if !pure[bi] {
 				continue
 			}
+			bg := bgs[bi]
 			for y := by * blockSize; y < min((by+1)*blockSize, H); y++ {
 				for x := bx * blockSize; x < min((bx+1)*blockSize, W); x++ {
-					i := int32(y*W + x)
-					if abs(pix(i)-bgs[bi]) <= seedTolerance {
-						p.label[i] = int32(bi)
-						queue = append(queue, i)
+					i := y*W + x
+					if d := int(pix[i]) - bg; d <= seedTolerance && d >= -seedTolerance {
+						label[i] = int32(bi)
+						queue = append(queue, int32(i))
 					}
 				}
 			}
 		}
 	}
 	if len(queue) == 0 {
-		p.label = nil // no flat background anywhere: leave the image as it is
-		return p
+		return p // no flat background anywhere: leave the image as it is
 	}
-	grow := func(i int32, pass2 bool) {
-		l := p.label[i]
-		x, y := int(i)%W, int(i)/W
-		try := func(j int32) {
-			if p.label[j] >= 0 {
-				return
+	// Pass 1 grows backgrounds over pixels of their level; pass 2 (the same queue run
+	// again from the start) hands every remaining pixel to the nearest background.
+	for pass := 1; pass <= 2; pass++ {
+		for h := 0; h < len(queue); h++ {
+			i := int(queue[h])
+			l := label[i]
+			bg := bgs[l]
+			x := i % W
+			var nb [4]int
+			k := 0
+			if x > 0 {
+				nb[k] = i - 1
+				k++
 			}
-			if !pass2 && abs(pix(j)-bgs[l]) > seedTolerance {
-				return
+			if x < W-1 {
+				nb[k] = i + 1
+				k++
 			}
-			p.label[j] = l
-			queue = append(queue, j)
-		}
-		if x > 0 {
-			try(i - 1)
-		}
-		if x < W-1 {
-			try(i + 1)
-		}
-		if y > 0 {
-			try(i - int32(W))
-		}
-		if y < H-1 {
-			try(i + int32(W))
+			if i >= W {
+				nb[k] = i - W
+				k++
+			}
+			if i < W*(H-1) {
+				nb[k] = i + W
+				k++
+			}
+			for _, j := range nb[:k] {
+				if label[j] >= 0 {
+					continue
+				}
+				if pass == 1 {
+					if d := int(pix[j]) - bg; d > seedTolerance || d < -seedTolerance {
+						continue
+					}
+				}
+				label[j] = l
+				queue = append(queue, int32(j))
+			}
 		}
 	}
-	for h := 0; h < len(queue); h++ {
-		grow(queue[h], false)
-	}
-	// Everything else joins the nearest background.
-	all := queue
-	queue = make([]int32, 0, W*H/8)
-	for _, i := range all {
-		queue = append(queue, i)
-	}
-	for h := 0; h < len(queue); h++ {
-		grow(queue[h], true)
-	}
+	p.label = label
 	return p
 }
 
