@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -121,7 +122,7 @@ type instance struct {
 	rootCancel  context.CancelFunc
 	dead        chan struct{}
 	deadOnce    sync.Once
-	killed      bool // we killed it on purpose (Close)
+	killed      atomic.Bool // we killed it on purpose (Close)
 	wsURL       string
 
 	tabs   []*tab
@@ -230,7 +231,7 @@ func (b *Browser) Close() error {
 }
 
 func (inst *instance) stop() {
-	inst.killed = true
+	inst.killed.Store(true)
 	if inst.cmd != nil && inst.pid > 0 {
 		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
 		_ = inst.cmd.Process.Kill()
@@ -486,7 +487,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 				return nil, werr.New(werr.Unavailable, "the browser exited during start: %s", tail(logPath)).WithRetryable(false)
 			}
 			if time.Now().After(deadline) || ctx.Err() != nil {
-				inst.killed = true
+				inst.killed.Store(true)
 				_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
 				return nil, werr.New(werr.Timeout, "the browser did not start within %s", b.opts.LaunchTimeout)
 			}
@@ -565,7 +566,7 @@ func (b *Browser) onDead(inst *instance) {
 	b.mu.Lock()
 	already := inst.isDead()
 	inst.markDead()
-	if !already && !inst.killed && b.inst == inst {
+	if !already && !inst.killed.Load() && b.inst == inst {
 		b.crashGen = inst.gen
 	}
 	b.notifyLocked()
@@ -607,7 +608,7 @@ func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 	if err == nil {
 		return nil
 	}
-	if inst != nil && inst.isDead() && !inst.killed {
+	if inst != nil && inst.isDead() && !inst.killed.Load() {
 		b.mu.Lock()
 		if b.crashGen == inst.gen {
 			b.crashGen = 0
@@ -631,7 +632,7 @@ func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 	if errors.Is(err, chromedp.ErrTargetDetached) {
 		return werr.New(werr.NotFound, "the tab was closed")
 	}
-	if inst != nil && inst.killed {
+	if inst != nil && inst.killed.Load() {
 		return werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)
 	}
 	return werr.Wrap(err, werr.Internal, "browser protocol error: %s", firstLine(err.Error()))
