@@ -58,6 +58,11 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 		return out
 	}
 	cands, directive := parseCompletions(buf.String())
+	if len(words) == 0 {
+		for _, b := range builtins {
+			cands = append(cands, candidate{Value: b.name, Desc: b.desc})
+		}
+	}
 	if directive&cobra.ShellCompDirectiveError != 0 {
 		return out
 	}
@@ -96,6 +101,14 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 		out.line = head + common
 	}
 	return out
+}
+
+// builtins are the shell's own words, handled before the command tree.
+var builtins = []struct{ name, desc string }{
+	{"clear", "Empty the screen"},
+	{"exit", "Leave the shell (the host keeps running)"},
+	{"quit", "Leave the shell (the host keeps running)"},
+	{"use", "Act in another session from now on: use SESSION"},
 }
 
 // parseCompletions reads __complete's output: one "value\tdescription" per line, then

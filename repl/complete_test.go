@@ -98,3 +98,20 @@ func TestHistoryDedupsBoundsAndPersists(t *testing.T) {
 		t.Errorf("file has %d lines, want it compacted", n)
 	}
 }
+
+// Tab while a command runs builds two trees at once.
+func TestTreesBuildAndCompleteConcurrently(t *testing.T) {
+	r := testRunner()
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				complete(r.newCompletionRoot, "click --b")
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}

@@ -21,6 +21,7 @@ const promptText = "w365> "
 const replHelp = `
 In this shell: type commands without "w365" in front. Tab completes, Up/Down recall
 history, PgUp/PgDown scroll, Ctrl+C cancels a running command or clears the line,
+"use SESSION" acts in another session from now on (one line: --session SESSION),
 "clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D leave (the host keeps
 running).`
 
@@ -303,6 +304,22 @@ func (m *model) submit() tea.Cmd {
 			m.clear()
 			return tea.Batch(cmds...)
 		}
+	case "use":
+		switch len(words) {
+		case 1:
+			m.appendLines("session " + m.session)
+			return tea.Batch(cmds...)
+		case 2:
+			if words[1] == "" {
+				break
+			}
+			m.session, m.display, m.statusErr, m.connected = words[1], "", "", false
+			m.r.use(words[1])
+			m.appendLines(faintStyle.Render("now acting in session " + words[1]))
+			return tea.Batch(append(cmds, m.detailsCmd())...)
+		}
+		m.appendLines(errStyle.Render(errorLine(werr.New(werr.InvalidArgument, "usage: use SESSION"))))
+		return tea.Batch(cmds...)
 	}
 
 	m.seq++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -183,5 +184,27 @@ func TestRunLinesRunsAScriptAndStopsAtTheFirstFailure(t *testing.T) {
 	}
 	if werr.CodeOf(err) != werr.InvalidArgument || !strings.Contains(err.Error(), "line 5:") {
 		t.Errorf("error = %v, want INVALID_ARGUMENT on line 5", err)
+	}
+}
+
+func TestModelUseSwitchesTheSessionOfTheFollowingLines(t *testing.T) {
+	f := &fakeCaller{}
+	var mu sync.Mutex
+	var sessions []string
+	r := newRunner(Options{Globals: commands.Globals{Session: "default"}, Caller: func(g *commands.Globals) commands.Caller {
+		mu.Lock()
+		sessions = append(sessions, g.Session)
+		mu.Unlock()
+		return f
+	}})
+	m := newModel(r, loadHistory(filepath.Join(t.TempDir(), "history")))
+	drain(m, typeLine(m, "use s2"))
+	if !strings.Contains(m.status(), "session s2") {
+		t.Errorf("status %q, want session s2", m.status())
+	}
+	drain(m, typeLine(m, "get-screen-size"))
+	drain(m, typeLine(m, "get-screen-size --session s3"))
+	if want := []string{"s2", "s2", "s2", "s3", "s2"}; !slices.Equal(sessions, want) {
+		t.Errorf("calls went to sessions %q, want %q (details, line, details, line, details)", sessions, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,7 +40,8 @@ line that fails prints its error without ending the shell.
 
 Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the history
 (kept in $XDG_STATE_HOME/w365/history); PgUp/PgDown scroll the output; Ctrl+C cancels
-a running command or clears the line; Ctrl+D on an empty line, "exit" or "quit" leave.
+a running command or clears the line; "use SESSION" switches the session of the
+following lines; Ctrl+D on an empty line, "exit" or "quit" leave.
 Leaving the shell leaves the host running. Running w365 with no arguments on a
 terminal opens this shell.
 
@@ -172,6 +174,7 @@ type runner struct {
 
 	mu      sync.Mutex
 	clients map[string]*commands.Client
+	session string // set by "use"; overrides the REPL's --session
 }
 
 func newRunner(o Options) *runner {
@@ -237,9 +240,26 @@ func (r *runner) newRoot(out io.Writer) *cobra.Command {
 	// Parsed into the tree now, they become the line's defaults; the line's own
 	// flags still override them.
 	pf := root.PersistentFlags()
-	pf.Parse(r.opts.RootArgs)
+	pf.Parse(r.rootArgs())
 	pf.Visit(func(f *pflag.Flag) { f.Changed = false })
 	return root
+}
+
+func (r *runner) rootArgs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	args := slices.Clone(r.opts.RootArgs)
+	if r.session != "" {
+		args = append(args, "--session="+r.session)
+	}
+	return args
+}
+
+// use makes session the default of the following lines.
+func (r *runner) use(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.session = session
 }
 
 // changedFlags renders the flags the user set as arguments that set them again.
