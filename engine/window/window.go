@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/res"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/werr"
@@ -71,6 +72,8 @@ type Manager struct {
 	atoms   map[string]xproto.Atom
 	screenW int
 	screenH int
+	// xres says whether the X-Resource extension (1.2+) can tell a window's client PID.
+	xres bool
 }
 
 var atomNames = []string{
@@ -103,6 +106,11 @@ func Open(displayName string) (*Manager, error) {
 			return nil, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", displayName)
 		}
 		m.atoms[atomNames[i]] = r.Atom
+	}
+	if res.Init(conn) == nil {
+		if v, err := res.QueryVersion(conn, 1, 2).Reply(); err == nil && (v.ServerMajor > 1 || v.ServerMajor == 1 && v.ServerMinor >= 2) {
+			m.xres = true
+		}
 	}
 	// Errors of requests without replies and stray events arrive on the event queue;
 	// drain it so that it never fills up.
@@ -237,6 +245,26 @@ func processName(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
+// pid returns the process that owns w: the X server's own record of the client's PID
+// (X-Resource LocalClientPID, which a client cannot forge) when the server knows it, else
+// the _NET_WM_PID the client set (many Xt/Xaw programs set none).
+func (m *Manager) pid(w xproto.Window) int {
+	if m.xres {
+		r, err := res.QueryClientIds(m.conn, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
+		if err == nil {
+			for _, id := range r.Ids {
+				if id.Spec.Mask&res.ClientIdMaskLocalClientPID != 0 && len(id.Value) > 0 && id.Value[0] > 0 {
+					return int(id.Value[0])
+				}
+			}
+		}
+	}
+	if v := m.prop32(w, m.atom("_NET_WM_PID"), xproto.AtomCardinal); len(v) > 0 {
+		return int(v[0])
+	}
+	return 0
+}
+
 // read gathers everything about w; ok is false when the window vanished.
 func (m *Manager) read(w xproto.Window) (info, bool) {
 	var in info
@@ -255,9 +283,7 @@ func (m *Manager) read(w xproto.Window) (info, bool) {
 		return in, false
 	}
 	in.Title = m.title(w)
-	if v := m.prop32(w, m.atom("_NET_WM_PID"), xproto.AtomCardinal); len(v) > 0 {
-		in.PID = int(v[0])
-	}
+	in.PID = m.pid(w)
 	in.ProcessName = processName(in.PID)
 	if r, err := m.prop(w, xproto.AtomWmClass, xproto.AtomString); err == nil && r != nil {
 		for _, s := range strings.Split(strings.TrimRight(string(r.Value), "\x00"), "\x00") {

@@ -600,3 +600,39 @@ func TestNoWindowManager(t *testing.T) {
 	}
 	bye.wait("close-request", time.Second)
 }
+
+// An Xaw program sets no _NET_WM_PID: its PID comes from the X server (X-Resource), so a
+// protected process is still recognized and the process name is known.
+func TestPIDFromXServer(t *testing.T) {
+	displaytest.Require(t, "xmessage")
+	d := displaytest.Start(t)
+	m := open(t, d)
+	c := d.Command("xmessage", "-title", "Plain Xaw Message", "hello")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	t.Cleanup(func() { c.Process.Kill(); <-done })
+	w := find(t, m, "Plain Xaw Message")
+	if v := m.prop32(xproto.Window(w.Handle), m.atom("_NET_WM_PID"), xproto.AtomCardinal); len(v) != 0 {
+		t.Fatalf("xmessage sets _NET_WM_PID %v; this test needs a program that does not", v)
+	}
+	if w.PID != c.Process.Pid || w.ProcessName != "xmessage" {
+		t.Fatalf("listed as pid %d %q, want %d xmessage", w.PID, w.ProcessName, c.Process.Pid)
+	}
+	ctx := context.Background()
+	_, err := m.Close(ctx, "Plain Xaw Message", func(pid int) bool { return pid == c.Process.Pid })
+	if werr.CodeOf(err) != werr.ProtectedProcess {
+		t.Fatalf("protected xmessage: %v", err)
+	}
+	res, err := m.Close(ctx, "plain xaw message", func(int) bool { return false })
+	if err != nil || !res.Closed || res.ProcessName != "xmessage" {
+		t.Fatalf("Close = %+v, %v", res, err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("xmessage did not exit after WM_DELETE_WINDOW")
+	}
+}
