@@ -300,6 +300,29 @@ except OSError as e:
 	if strings.Contains(res.Stdout, "connected") || strings.Contains(res.Stdout, "resolved") || strings.Count(res.Stdout, "failed") != 4 {
 		t.Errorf("network: %+v", res)
 	}
+	// allowNetwork shares the host network namespace.
+	p := policy.Default()
+	p.AllowNetwork = true
+	r2 := NewRunner(p, nil)
+	defer r2.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	res = python(t, r2, fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=5).close()\nprint('connected')", port), "", 20000)
+	if res.Stdout != "connected\n" || !contains(res.Limits, "net:host") {
+		t.Errorf("allowNetwork: %+v", res)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func TestPythonWritesConfined(t *testing.T) {

@@ -220,10 +220,35 @@ func newPidsCgroup(max int) *pidsCgroup {
 	return nil
 }
 
+var reapOnce sync.Once
+
+// reapStale removes the run cgroups a crashed w365 process left behind (run-PID-N whose
+// PID is gone), killing what is still inside them.
+func reapStale(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		var pid, n int
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "run-") {
+			continue
+		}
+		if _, err := fmt.Sscanf(e.Name(), "run-%d-%d", &pid, &n); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			continue // its owner is alive
+		}
+		(&pidsCgroup{dir: filepath.Join(parent, e.Name())}).destroy()
+	}
+}
+
 func makeCgroup(parent, name string, max int) *pidsCgroup {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil
 	}
+	reapOnce.Do(func() { reapStale(parent) })
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil
