@@ -3,6 +3,8 @@ package repl
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +76,10 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 			keep = append(keep, c)
 		}
 	}
+	if len(keep) == 0 && directive&(cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveFilterFileExt|cobra.ShellCompDirectiveFilterDirs) == 0 && !strings.HasPrefix(partial, "-") {
+		// What a shell does when the command has no opinion (e.g. -o FILE): files.
+		keep = fileCandidates(partial)
+	}
 	if len(keep) == 0 {
 		return out
 	}
@@ -86,7 +92,7 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 	head := line[:sc.start]
 	if len(keep) == 1 {
 		w := quoteWord(keep[0].Value)
-		if directive&cobra.ShellCompDirectiveNoSpace == 0 {
+		if directive&cobra.ShellCompDirectiveNoSpace == 0 && !strings.HasSuffix(w, "/") {
 			w += " "
 		}
 		out.line = head + w
@@ -109,6 +115,31 @@ var builtins = []struct{ name, desc string }{
 	{"exit", "Leave the shell (the host keeps running)"},
 	{"quit", "Leave the shell (the host keeps running)"},
 	{"use", "Act in another session from now on: use SESSION"},
+}
+
+// fileCandidates lists the paths that start with partial; directories end in "/".
+func fileCandidates(partial string) []candidate {
+	dir, base := filepath.Split(partial)
+	d := dir
+	if d == "" {
+		d = "."
+	}
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		return nil
+	}
+	var out []candidate
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		if e.IsDir() {
+			name += "/"
+		}
+		out = append(out, candidate{Value: dir + name})
+	}
+	return out
 }
 
 // parseCompletions reads __complete's output: one "value\tdescription" per line, then

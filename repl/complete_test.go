@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,5 +114,22 @@ func TestTreesBuildAndCompleteConcurrently(t *testing.T) {
 	}
 	for range 4 {
 		<-done
+	}
+}
+
+func TestCompleteOffersFilesWhereTheCommandHasNoOpinion(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir(filepath.Join(dir, "shots"), 0o755)
+	os.WriteFile(filepath.Join(dir, "shot.png"), nil, 0o644)
+	r := testRunner()
+	if c := complete(r.newCompletionRoot, "take-screenshot -o shots"); c.line != "take-screenshot -o shots/" {
+		t.Errorf("a directory completes to %q, want it with a slash and no space", c.line)
+	}
+	if c := complete(r.newCompletionRoot, "take-screenshot -o sh"); c.line != "take-screenshot -o shot" || len(c.cands) != 2 {
+		t.Errorf("ambiguous files: line %q, %d choices", c.line, len(c.cands))
+	}
+	if c := complete(r.newCompletionRoot, "click sh"); len(c.cands) != 0 || c.line != "click sh" {
+		t.Errorf("click's coordinates offered files: %+v", c)
 	}
 }
