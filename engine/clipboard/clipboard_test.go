@@ -343,3 +343,25 @@ func TestPasteIntoGTKEntry(t *testing.T) {
 	})
 	t.Logf("pasted: %q", ev["text"])
 }
+
+// Each session's display has its own clipboard.
+func TestTwoDisplays(t *testing.T) {
+	displaytest.Require(t, "xclip")
+	d1, d2 := displaytest.Start(t), displaytest.Start(t)
+	c1, c2 := open(t, d1), open(t, d2)
+	ctx := context.Background()
+	if _, err := c1.Write(ctx, "eins"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Write(ctx, "zwei"); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := string(xclipOut(t, d1, "")), string(xclipOut(t, d2, "")); a != "eins" || b != "zwei" {
+		t.Fatalf("display one holds %q, display two %q", a, b)
+	}
+	r1, err1 := c1.Read(ctx)
+	r2, err2 := c2.Read(ctx)
+	if err1 != nil || err2 != nil || r1.Text != "eins" || r2.Text != "zwei" {
+		t.Fatalf("%+v %v / %+v %v", r1, err1, r2, err2)
+	}
+}

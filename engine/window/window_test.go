@@ -636,3 +636,23 @@ func TestPIDFromXServer(t *testing.T) {
 		t.Fatal("xmessage did not exit after WM_DELETE_WINDOW")
 	}
 }
+
+// A host serves several displays at once: each Manager sees its own desktop only.
+func TestTwoDisplays(t *testing.T) {
+	displaytest.Require(t, python)
+	d1, d2 := displaytest.Start(t), displaytest.Start(t)
+	m1, m2 := open(t, d1), open(t, d2)
+	startApp(t, d1, "--title", "Only On One")
+	startApp(t, d2, "--title", "Only On Two")
+	find(t, m1, "Only On One")
+	find(t, m2, "Only On Two")
+	if listed(t, m1, "Only On Two") || listed(t, m2, "Only On One") {
+		t.Fatal("a window shows up on the wrong display")
+	}
+	if _, err := m1.Activate(context.Background(), "Only On Two"); werr.CodeOf(err) != werr.NotFound {
+		t.Fatalf("activate across displays: %v", err)
+	}
+	if w, err := m2.Activate(context.Background(), "only on two"); err != nil || w.Title != "Only On Two" {
+		t.Fatalf("activate on display two: %+v, %v", w, err)
+	}
+}
