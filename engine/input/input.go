@@ -207,7 +207,8 @@ func (c *Controller) state() (state, error) {
 }
 
 // inCorner reports whether (x, y) lies within margin pixels (Chebyshev distance) of
-// one of the four corner pixels of a w x h screen.
+// one of the four corner pixels of a w x h screen. The corners are those of the
+// whole virtual screen (the root window), the coordinate space of TOOLS.md R1.
 func inCorner(x, y, w, h, margin int) bool {
 	nearX := x <= margin || x >= w-1-margin
 	nearY := y <= margin || y >= h-1-margin
@@ -319,7 +320,9 @@ func parseButton(name string, allowSide bool) (byte, error) {
 // Click clicks button count times (1 or 2) at (x, y), or where the cursor is when
 // both x and y are nil. button is Left, Right, Middle, Forward or Backward (X11
 // buttons 1, 3, 2, 9, 8), case-insensitive; "" means Left. A double click is two
-// press/release pairs sent back to back, so toolkits see one double click.
+// press/release pairs sent back to back, so toolkits see one double click (and,
+// as with a real mouse, two single clicks on one spot within the toolkit's
+// double-click time are one double click too).
 func (c *Controller) Click(ctx context.Context, x, y *int, button string, count int) error {
 	b, err := parseButton(button, true)
 	if err != nil {

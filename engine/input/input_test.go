@@ -478,3 +478,28 @@ func TestClickThenTypeAtOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestTypeTextWithCapsLockOn(t *testing.T) {
+	_, c, p := setup(t)
+	clickWidget(t, c, p, "Name")
+	ctx := context.Background()
+	if err := c.PressKeys(ctx, []string{"capslock"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.TypeText(ctx, "Hello, Wörld"); err != nil {
+		t.Fatal(err)
+	}
+	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "Hello, Wörld" })
+	// Caps Lock is on again after typing: a plain key press comes out upper case.
+	if err := c.PressKeys(ctx, []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "Hello, WörldX" })
+	if err := c.PressKeys(ctx, []string{"CapsLock"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.TypeText(ctx, "!"); err != nil {
+		t.Fatal(err)
+	}
+	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "Hello, WörldX!" })
+}

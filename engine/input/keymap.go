@@ -144,7 +144,7 @@ func (k *keymap) planBatch(keysyms []xproto.Keysym) ([]stroke, []xproto.Keysym, 
 		}
 		inBatch[code] = true
 		k.touch(code)
-		cur = append(cur, stroke{code, false})
+		cur = append(cur, stroke{code: code})
 	}
 	return cur, nil, nil
 }

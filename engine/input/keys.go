@@ -246,6 +246,19 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 	if err := c.km.refreshIfDirty(); err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
 	}
+	// With Caps Lock on, letters come out in the other case: switch it off while
+	// typing and on again afterwards (as xdotool --clearmodifiers does).
+	if q, err := xproto.QueryPointer(c.conn, c.root).Reply(); err == nil && q.Mask&xproto.KeyButMaskLock != 0 {
+		if caps, _ := c.km.find(xkCapsLock); caps != 0 {
+			c.keyDown(caps)
+			c.keyUp(caps)
+			defer func() {
+				c.keyDown(caps)
+				c.keyUp(caps)
+				c.sync()
+			}()
+		}
+	}
 	rest := keysyms
 	first := true
 	for len(rest) > 0 {
@@ -267,12 +280,13 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 			return werr.Wrap(err, werr.Unavailable, "cannot map a keycode for typing on %s", c.display)
 		}
 		for _, s := range batch {
-			if s.shift {
+			shift := s.shift
+			if shift {
 				c.keyDown(c.km.shiftKC)
 			}
 			c.keyDown(s.code)
 			c.keyUp(s.code)
-			if s.shift {
+			if shift {
 				c.keyUp(c.km.shiftKC)
 			}
 		}

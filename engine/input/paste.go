@@ -100,7 +100,8 @@ func (c *Controller) TypePaste(ctx context.Context, text string, clip Clipboard)
 			perr = ctxErr(ctx)
 		case <-t.C:
 			perr = werr.New(werr.Timeout, "the focused window did not read the pasted text within %s", pasteWait).
-				WithHint("focus a text field first (click it), or type without usePaste")
+				WithHint("focus a text field first (click it), or type without usePaste").
+				WithRetryable(false) // a late reader may still have pasted
 		}
 		t.Stop()
 	}
