@@ -109,7 +109,7 @@ func (t *Tree) Close() error {
 	defer t.mu.Unlock()
 	for _, p := range t.peers {
 		if p != nil {
-			p.conn.Close()
+			p.close()
 		}
 	}
 	t.peers = nil
@@ -130,7 +130,7 @@ func (t *Tree) peer(ctx context.Context, conn *dbus.Conn, bus string) map[string
 	if t.peers == nil {
 		t.peers = map[string]*peer{}
 	}
-	if p, ok := t.peers[bus]; ok && (p == nil || p.conn.Connected()) {
+	if p, ok := t.peers[bus]; ok && (p == nil || p.usable()) {
 		return t.snapshotPeers()
 	}
 	t.peers[bus] = nil

@@ -3,6 +3,8 @@ package a11y
 import (
 	"context"
 	"errors"
+	"net"
+	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -48,46 +50,80 @@ func (b *batch) add(r ref, method string, out []any, args ...any) *call {
 	return c
 }
 
-// run sends the calls (at most maxInFlight outstanding) and stores the replies. Per-call
-// failures (an object that vanished, an interface it lacks) stay in call.err; a timeout or
-// a dead connection is returned.
+// run sends the calls and stores the replies: calls to applications with a peer
+// connection go over it (one goroutine per peer), the rest through the bus daemon
+// with godbus, all at the same time. Per-call failures (an object that vanished, an
+// interface it lacks) stay in call.err; a timeout or a dead connection is returned.
 func (b *batch) run(ctx context.Context) error {
 	calls := b.calls
 	b.calls = nil
 	if len(calls) == 0 {
 		return nil
 	}
-
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
+	byPeer := map[*peer][]*call{}
+	var viaBus []*call
+	for _, c := range calls {
+		if p := b.peers[c.r.bus]; p != nil {
+			byPeer[p] = append(byPeer[p], c)
+		} else {
+			viaBus = append(viaBus, c)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 0, len(byPeer)+1)
+	var mu sync.Mutex
+	for p, cs := range byPeer {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stop := context.AfterFunc(ctx, func() { p.c.SetDeadline(time.Unix(1, 0)) })
+			defer stop()
+			if err := p.run(cs, deadline); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	if err := b.runBus(ctx, viaBus); err != nil {
+		errs = append(errs, err)
+	}
+	wg.Wait()
+	if len(errs) == 0 {
+		return nil
+	}
+	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
+		return werr.Wrap(ctx.Err(), werr.Cancelled, "accessibility query cancelled")
+	}
+	for _, err := range errs {
+		var ne net.Error
+		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+			return werr.Wrap(err, werr.Timeout, "an application did not answer accessibility calls within %s", callTimeout)
+		}
+	}
+	return werr.Wrap(errors.Join(errs...), werr.Unavailable, "the accessibility connection failed").
+		WithRetryable(true)
+}
+
+// runBus pipelines calls through the bus daemon with godbus's asynchronous API.
+func (b *batch) runBus(ctx context.Context, calls []*call) error {
+	if len(calls) == 0 {
+		return nil
+	}
 	ch := make(chan *dbus.Call, min(len(calls), maxInFlight))
 	owner := make(map[*dbus.Call]*call, min(len(calls), maxInFlight))
 	next, pending := 0, 0
 	var fatal error
-	held := map[*peer]bool{}
-	defer func() {
-		for p := range held {
-			p.pc.flush(true)
-		}
-	}()
 	for next < len(calls) || pending > 0 {
 		for next < len(calls) && pending < maxInFlight {
 			c := calls[next]
 			next++
-			conn := b.conn
-			if p := b.peers[c.r.bus]; p != nil {
-				conn = p.conn
-				if !held[p] {
-					held[p] = true
-					p.pc.hold()
-				}
-			}
-			dc := conn.Object(c.r.bus, c.r.path).GoWithContext(ctx, c.method, dbus.FlagNoAutoStart, ch, c.args...)
+			dc := b.conn.Object(c.r.bus, c.r.path).GoWithContext(ctx, c.method, dbus.FlagNoAutoStart, ch, c.args...)
 			owner[dc] = c
 			pending++
-		}
-		for p := range held {
-			p.pc.flush(false)
 		}
 		dc := <-ch
 		pending--
@@ -104,14 +140,5 @@ func (b *batch) run(ctx context.Context) error {
 			c.err = dc.Store(c.out...)
 		}
 	}
-	if fatal != nil {
-		if errors.Is(fatal, context.Canceled) {
-			return werr.Wrap(fatal, werr.Cancelled, "accessibility query cancelled")
-		}
-		if errors.Is(fatal, dbus.ErrClosed) {
-			return werr.Wrap(fatal, werr.Unavailable, "the accessibility bus connection closed")
-		}
-		return werr.Wrap(fatal, werr.Timeout, "an application did not answer accessibility calls within %s", callTimeout)
-	}
-	return nil
+	return fatal
 }

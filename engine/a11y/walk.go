@@ -81,11 +81,8 @@ func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error)
 	b := &batch{conn: w.conn, peers: w.peers}
 	type pend struct{ role, state, ifaces, name, children *call }
 	ps := make([]pend, len(refs))
-	var names []dbus.Variant = make([]dbus.Variant, len(refs))
-	var childRefs = make([][]struct {
-		Bus  string
-		Path dbus.ObjectPath
-	}, len(refs))
+	names := make([]dbus.Variant, len(refs))
+	childRefs := make([][]objRef, len(refs))
 	for i, r := range refs {
 		out[i].ref = r
 		n := &out[i]
@@ -127,8 +124,7 @@ func visible(n *raw) bool { return n.state(stateShowing) && !n.state(stateDefunc
 // (hidden menu items) get hasBox false and ok false.
 func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool, error) {
 	b := &batch{conn: w.conn, peers: w.peers}
-	type box struct{ X, Y, W, H int32 }
-	boxes := make([]box, len(nodes))
+	boxes := make([]extents, len(nodes))
 	bcalls := make([]*call, len(nodes))
 	vals := make([]dbus.Variant, len(nodes))
 	vcalls := make([]*call, len(nodes))
