@@ -57,8 +57,8 @@ const (
 
 // Timing of verification loops.
 var (
-	settleTimeout = 2 * time.Second
-	closeTimeout  = 1500 * time.Millisecond
+	settleTimeout = 3 * time.Second
+	closeTimeout  = 2 * time.Second
 	pollInterval  = 20 * time.Millisecond
 )
 
@@ -528,7 +528,7 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 // WM_DELETE_WINDOW to the client when there is no window manager. It never kills: a window
 // that does not speak WM_DELETE_WINDOW is refused with UNSUPPORTED (a window manager would
 // kill its client). Windows of processes for which protected returns true are refused with
-// PROTECTED_PROCESS. Closed tells whether the window disappeared within 1.5 s.
+// PROTECTED_PROCESS. Closed tells whether the window disappeared within 2 s.
 func (m *Manager) Close(ctx context.Context, title string, protected func(pid int) bool) (CloseResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
