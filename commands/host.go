@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -112,6 +113,7 @@ type Host struct {
 	lastUsed atomic.Int64
 	conns    atomic.Int64
 	ln       net.Listener
+	pidFile  string
 	done     chan struct{}
 	stopOnce sync.Once
 }
@@ -147,6 +149,9 @@ func (h *Host) Stop() {
 	h.stopOnce.Do(func() {
 		if h.ln != nil {
 			h.ln.Close()
+			if b, err := os.ReadFile(h.pidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
+				os.Remove(h.pidFile)
+			}
 		}
 		h.Sessions.Close()
 		close(h.done)
@@ -187,6 +192,8 @@ func (h *Host) Listen() error {
 	}
 	os.Chmod(path, 0o600)
 	h.ln = ln
+	h.pidFile = filepath.Join(filepath.Dir(path), "host.pid")
+	os.WriteFile(h.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return nil
 }
 

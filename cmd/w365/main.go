@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 
+	"github.com/jezek/xgb"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
@@ -21,6 +24,8 @@ func isTerminal(f *os.File) bool {
 }
 
 func main() {
+	// xgb logs every connection attempt without an Xauthority file; nothing to act on.
+	xgb.Logger = log.New(io.Discard, "", 0)
 	io := commands.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout)}
 	args := os.Args[1:]
 	if len(args) == 0 && isTerminal(os.Stdin) && io.OutIsTerminal {

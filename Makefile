@@ -1,0 +1,63 @@
+# w365 build, run and test. `make run` and `make test` install missing system
+# packages with apt-get (as root, or through sudo) before they build.
+
+GO      ?= go
+BIN     := bin/w365
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/w365/w365/commands.version=$(VERSION)
+
+# What w365 uses at run time, and what its tests and benchmarks add.
+RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
+             bubblewrap xclip python3 git
+TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 x11-apps \
+             nodejs npm
+
+.PHONY: all build run serve test check bench deps-run deps-test clean fuzz
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
+
+# Installs only the Debian packages that are missing.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps-run:
+	$(call apt_install,$(RUN_PKGS))
+
+deps-test:
+	$(call apt_install,$(TEST_PKGS))
+
+# The REPL on an embedded virtual desktop (Xvfb + openbox + accessibility bus).
+run: deps-run build
+	./$(BIN) --virtual repl
+
+# MCP over streamable HTTP on loopback; set W365_API_KEY to require a key.
+serve: deps-run build
+	./$(BIN) --virtual serve --http 127.0.0.1:8365
+
+check:
+	@test -z "$$(gofmt -l cmd commands engine repl)" || { gofmt -l cmd commands engine repl; exit 1; }
+	$(GO) vet ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 20s ./engine/sandbox
+
+# Every test against real components. Under CI=true a missing component fails.
+test: deps-test check build
+	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) --no-print-directory fuzz
+
+bench: deps-test build
+	$(GO) run ./testdata/bench
+
+clean:
+	rm -rf bin

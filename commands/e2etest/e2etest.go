@@ -1,0 +1,358 @@
+// Package e2etest drives the built w365 binary for end-to-end tests: a private
+// host per test (own runtime directory, embedded virtual desktop), CLI runs, an
+// MCP client of `w365 serve --mcp`, and the GTK probe app on the session's display.
+package e2etest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/engine/display/displaytest"
+)
+
+// Root is the repository root.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary returns the w365 binary under test: $W365_TEST_BIN, or one built once per test process.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if p := os.Getenv("W365_TEST_BIN"); p != "" {
+			binPath, buildErr = filepath.Abs(p)
+			return
+		}
+		dir, err := os.MkdirTemp("", "w365-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "w365")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/w365")
+		cmd.Dir = Root()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Harness is one private w365 host world.
+type Harness struct {
+	T          testing.TB
+	Bin        string
+	RuntimeDir string
+	Env        []string
+}
+
+// New makes a harness whose hosts use a fresh runtime directory and an embedded virtual desktop.
+// Cleanup stops any host it started.
+func New(t testing.TB) *Harness {
+	t.Helper()
+	displaytest.Require(t, "Xvfb", "openbox", "dbus-daemon")
+	dir, err := os.MkdirTemp("", "w365-rt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o700)
+	h := &Harness{T: t, Bin: Binary(t), RuntimeDir: dir}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "DISPLAY" || k == "W365_RUNTIME_DIR" || k == "W365_SESSION" {
+			continue
+		}
+		h.Env = append(h.Env, kv)
+	}
+	h.Env = append(h.Env, "W365_RUNTIME_DIR="+dir)
+	t.Cleanup(func() {
+		h.StopHost()
+		os.RemoveAll(dir)
+	})
+	return h
+}
+
+// Result is one CLI run.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run runs the CLI with args and returns its output and exit status.
+func (h *Harness) Run(args ...string) Result {
+	h.T.Helper()
+	return h.RunIn("", args...)
+}
+
+// RunIn runs the CLI in dir.
+func (h *Harness) RunIn(dir string, args ...string) Result {
+	h.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.Bin, args...)
+	cmd.Env = h.Env
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		h.T.Fatalf("run %v: %v", args, err)
+	}
+	return Result{out.String(), errb.String(), code}
+}
+
+// MustRun runs the CLI and fails the test unless it exits 0.
+func (h *Harness) MustRun(args ...string) string {
+	h.T.Helper()
+	r := h.Run(args...)
+	if r.Code != 0 {
+		h.T.Fatalf("w365 %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+	}
+	return r.Stdout
+}
+
+// JSON runs the CLI with --json and decodes its output into v.
+func (h *Harness) JSON(v any, args ...string) {
+	h.T.Helper()
+	out := h.MustRun(append([]string{"--json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		h.T.Fatalf("w365 %v: output is not JSON: %v\n%s", args, err, out)
+	}
+}
+
+// SessionInfo is one row of `w365 session list --json`.
+type SessionInfo struct {
+	SessionID string `json:"sessionId"`
+	Display   string `json:"display"`
+	HostPID   int    `json:"hostPid"`
+}
+
+// Sessions lists the host's sessions.
+func (h *Harness) Sessions() []SessionInfo {
+	h.T.Helper()
+	var out struct {
+		Sessions []SessionInfo `json:"sessions"`
+	}
+	h.JSON(&out, "session", "list")
+	return out.Sessions
+}
+
+// Display starts the default session if needed and returns its X display.
+func (h *Harness) Display() string {
+	h.T.Helper()
+	h.MustRun("get-screen-size")
+	for _, s := range h.Sessions() {
+		if s.SessionID == "default" {
+			return s.Display
+		}
+	}
+	h.T.Fatal("no default session")
+	return ""
+}
+
+// HostPID is the running host's pid (from its pid file), or 0.
+func (h *Harness) HostPID() int {
+	b, err := os.ReadFile(filepath.Join(h.RuntimeDir, "host.pid"))
+	if err != nil {
+		return 0
+	}
+	var pid int
+	fmt.Sscan(string(b), &pid)
+	return pid
+}
+
+// StopHost ends the harness's host, if one runs, and waits for it to exit.
+func (h *Harness) StopHost() {
+	if pid := h.HostPID(); pid > 0 && syscall.Kill(pid, syscall.SIGTERM) == nil {
+		waitExit(pid, 10*time.Second)
+	}
+}
+
+func waitExit(pid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// MCP connects an MCP client to `w365 serve --mcp` with extra serve flags.
+func (h *Harness) MCP(serveArgs ...string) *mcp.ClientSession {
+	h.T.Helper()
+	cmd := exec.Command(h.Bin, append([]string{"serve", "--mcp"}, serveArgs...)...)
+	cmd.Env = h.Env
+	cmd.Stderr = os.Stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		h.T.Fatalf("connect to serve --mcp: %v", err)
+	}
+	h.T.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Call calls a tool and fails the test on a transport error (not on a tool error).
+func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	return res
+}
+
+// Structured decodes a successful result's structured content into v.
+func Structured(t testing.TB, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+// ErrorCode is the stable code of an error result ("" for success).
+func ErrorCode(res *mcp.CallToolResult) string {
+	if !res.IsError {
+		return ""
+	}
+	var p struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+		CorrelationID string `json:"correlationId"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &p)
+	return p.Error.Code
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Event is one line the probe app printed.
+type Event map[string]any
+
+// Probe is a running GTK probe app (testdata/apps/probe.py).
+type Probe struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	events chan Event
+	mu     sync.Mutex
+	all    []Event
+	Ready  Event
+}
+
+// StartProbe runs the probe on display with args and waits for its "ready" event.
+func StartProbe(t testing.TB, display string, args ...string) *Probe {
+	t.Helper()
+	displaytest.Require(t, "/usr/bin/python3")
+	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join(Root(), "testdata", "apps", "probe.py")}, args...)...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "NO_AT_BRIDGE=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Probe{t: t, cmd: cmd, events: make(chan Event, 1024)}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var e Event
+			if json.Unmarshal(sc.Bytes(), &e) == nil {
+				p.mu.Lock()
+				p.all = append(p.all, e)
+				p.mu.Unlock()
+				p.events <- e
+			}
+		}
+		close(p.events)
+	}()
+	p.Ready = p.Wait("ready", nil, 20*time.Second)
+	// Give the window manager a moment to finish mapping and focusing it.
+	time.Sleep(200 * time.Millisecond)
+	return p
+}
+
+// Wait returns the next event of kind name for which match (nil: any) holds.
+func (p *Probe) Wait(name string, match func(Event) bool, d time.Duration) Event {
+	p.t.Helper()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case e, ok := <-p.events:
+			if !ok {
+				p.t.Fatalf("probe exited while waiting for %q", name)
+			}
+			if e["event"] == name && (match == nil || match(e)) {
+				return e
+			}
+		case <-timer.C:
+			p.t.Fatalf("probe: no %q event within %s; got %v", name, d, p.Events())
+		}
+	}
+}
+
+// Events returns every event so far.
+func (p *Probe) Events() []Event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Event(nil), p.all...)
+}
+
+// Widget returns the centre of a named widget from the ready event.
+func (p *Probe) Widget(name string) (x, y int) {
+	w := p.Ready["widgets"].(map[string]any)[name].(map[string]any)
+	return int(w["x"].(float64) + w["width"].(float64)/2), int(w["y"].(float64) + w["height"].(float64)/2)
+}
