@@ -3,8 +3,10 @@
 //
 // Ownership: a Clipboard owns the selection itself, in the process that holds it (the host),
 // over its own X connection: it answers SelectionRequest events for TARGETS, TIMESTAMP,
-// UTF8_STRING, text/plain;charset=utf-8, TEXT, STRING and text/plain, and sends large text
-// incrementally (INCR). This beats keeping an xclip child per session: no helper process to
+// UTF8_STRING, text/plain;charset=utf-8, TEXT, STRING and text/plain (STRING and text/plain
+// as Latin-1, '?' for other characters), and sends text larger than one X request (about
+// 256 KB) incrementally (INCR). MULTIPLE is refused (GTK, Qt, Chromium, Firefox and xclip do
+// not need it for pasting). This beats keeping an xclip child per session: no helper process to
 // leak, orphan or lose, no dependency on xclip being installed, and SelectionClear tells the
 // host exactly when another application took the clipboard over. The content stays available
 // as long as the Clipboard (the host) lives, whatever happens to the CLI process that asked
@@ -69,6 +71,7 @@ var atomNames = []string{
 
 // outgoing is an INCR transfer in progress to one requestor.
 type outgoing struct {
+	when time.Time // started; abandoned transfers are dropped after incrAbandon
 	typ  xproto.Atom
 	data []byte
 	off  int
@@ -190,6 +193,7 @@ func (c *Clipboard) loop() {
 				}
 			}
 		case xproto.PropertyNotifyEvent:
+			c.dropAbandoned()
 			k := outKey{e.Window, e.Atom}
 			if o := c.out[k]; o != nil && e.State == xproto.PropertyDelete {
 				c.sendChunk(k, o)
@@ -210,6 +214,18 @@ func (c *Clipboard) loop() {
 	}
 }
 
+// incrAbandon is how long an incremental transfer may stall before it is dropped (a
+// requestor that never deletes the property would otherwise pin the data).
+const incrAbandon = 30 * time.Second
+
+func (c *Clipboard) dropAbandoned() {
+	for k, o := range c.out {
+		if time.Since(o.when) > incrAbandon {
+			delete(c.out, k)
+		}
+	}
+}
+
 // sendChunk writes the next piece of an INCR transfer; the final one is empty.
 func (c *Clipboard) sendChunk(k outKey, o *outgoing) {
 	if o.done {
@@ -223,6 +239,7 @@ func (c *Clipboard) sendChunk(k outKey, o *outgoing) {
 		}
 		return
 	}
+	o.when = time.Now()
 	n := min(c.maxChunk, len(o.data)-o.off)
 	xproto.ChangeProperty(c.conn, xproto.PropModeReplace, k.win, k.prop, o.typ, 8, uint32(n), o.data[o.off:o.off+n])
 	o.off += n
@@ -300,7 +317,7 @@ func (c *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, data []byte) {
 	buf := make([]byte, 4)
 	xgb.Put32(buf, uint32(len(data)))
 	xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, c.atom("INCR"), 32, 1, buf)
-	c.out[outKey{w, prop}] = &outgoing{typ: typ, data: data}
+	c.out[outKey{w, prop}] = &outgoing{when: time.Now(), typ: typ, data: data}
 	c.incrOut.Add(1)
 }
 
