@@ -3,8 +3,10 @@ package repl
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textinput"
@@ -151,10 +153,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.running, m.cancel, m.lastTime = false, nil, msg.elapsed
 		if out := strings.TrimRight(msg.out, "\n"); out != "" {
-			m.appendLines(out)
+			m.appendLines(clean(out))
 		}
 		if msg.err != nil {
-			m.appendLines(errStyle.Render(errorLine(msg.err)))
+			m.appendLines(errStyle.Render(clean(errorLine(msg.err))))
 		}
 		// A command may have started the session (or the host): refresh the status.
 		return m, m.detailsCmd()
@@ -275,7 +277,7 @@ func (m *model) submit() tea.Cmd {
 	line := m.input.Value()
 	m.input.Reset()
 	m.draft = ""
-	m.appendLines(echoStyle.Render(promptText + line))
+	m.appendLines(echoStyle.Render(promptText + clean(line)))
 	var cmds []tea.Cmd
 	if m.hist.add(line) {
 		h, snap, saved := m.hist, append([]string(nil), m.hist.entries...), m.hist.entries[len(m.hist.entries)-1]
@@ -315,7 +317,7 @@ func (m *model) submit() tea.Cmd {
 			}
 			m.session, m.display, m.statusErr, m.connected = words[1], "", "", false
 			m.r.use(words[1])
-			m.appendLines(faintStyle.Render("now acting in session " + words[1]))
+			m.appendLines(faintStyle.Render("now acting in session " + clean(words[1])))
 			return tea.Batch(append(cmds, m.detailsCmd())...)
 		}
 		m.appendLines(errStyle.Render(errorLine(werr.New(werr.InvalidArgument, "usage: use SESSION"))))
@@ -374,13 +376,44 @@ func (m *model) setCands(c []candidate) {
 
 func (m *model) clear() {
 	m.lines = nil
-	m.vp.SetContent("")
+	m.vp.SetContentLines(nil)
 }
 
 func (m *model) appendLines(s string) {
-	m.lines = append(m.lines, s)
-	m.vp.SetContent(strings.Join(m.lines, "\n"))
+	m.lines = append(m.lines, strings.Split(s, "\n")...)
+	if over := len(m.lines) - scrollbackLimit; over > 0 {
+		m.lines = slices.Delete(m.lines, 0, over)
+	}
+	m.vp.SetContentLines(m.lines)
 	m.vp.GotoBottom()
+}
+
+// scrollbackLimit bounds the lines the scrollback keeps, oldest dropped first.
+const scrollbackLimit = 10000
+
+// clean makes text from commands and hosts safe to put on the screen: control
+// characters (escape sequences, carriage returns) would move the cursor under the
+// renderer's feet, and tabs have no width it can measure.
+func clean(s string) string {
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+			col = 0
+		case r == '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case unicode.IsControl(r):
+			// dropped
+		default:
+			b.WriteRune(r)
+			col += lipgloss.Width(string(r))
+		}
+	}
+	return b.String()
 }
 
 // candRows renders the choices of an ambiguous completion in columns.

@@ -208,3 +208,26 @@ func TestModelUseSwitchesTheSessionOfTheFollowingLines(t *testing.T) {
 		t.Errorf("calls went to sessions %q, want %q (details, line, details, line, details)", sessions, want)
 	}
 }
+
+func TestCleanKeepsTheScreenSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\tb":                   "a       b",
+		"東\tx":                   "東      x",
+		"red \x1b[31mtext\x1b[m": "red [31mtext[m",
+		"over\rwrite\n\tnext":    "overwrite\n        next",
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestScrollbackIsBounded(t *testing.T) {
+	m, _ := newTestModel(t)
+	for range 3 {
+		m.appendLines(strings.Repeat("line\n", scrollbackLimit/2))
+	}
+	if len(m.lines) != scrollbackLimit {
+		t.Errorf("%d lines kept, want %d", len(m.lines), scrollbackLimit)
+	}
+}
