@@ -407,6 +407,23 @@ func (m *Manager) activeID() xproto.Window {
 	return f.Focus
 }
 
+// activeIs says whether w is active, or one of its transient windows (a modal dialog the
+// window manager focuses instead of w) is.
+func (m *Manager) activeIs(w xproto.Window) bool {
+	a := m.activeID()
+	for i := 0; i < 8 && a != 0; i++ { // a chain of transients, bounded
+		if a == w {
+			return true
+		}
+		v := m.prop32(a, xproto.AtomWmTransientFor, xproto.AtomWindow)
+		if len(v) == 0 {
+			return false
+		}
+		a = xproto.Window(v[0])
+	}
+	return false
+}
+
 func (m *Manager) notFound(all []info, what, query string) *werr.Error {
 	ws := make([]Window, 0, len(all))
 	for _, in := range all {
@@ -489,7 +506,8 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool 
 
 // Activate brings the best window whose title contains title (case-insensitive; exact,
 // then prefix, then substring, then the shortest title) to the front and gives it the focus,
-// restoring it when minimized. It verifies the result through _NET_ACTIVE_WINDOW.
+// restoring it when minimized. It verifies the result through _NET_ACTIVE_WINDOW; when the
+// window has a modal dialog open, the window manager focuses the dialog, and that counts.
 func (m *Manager) Activate(ctx context.Context, title string) (Window, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -513,7 +531,7 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 		xproto.ConfigureWindow(m.conn, w, xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove})
 		xproto.SetInputFocus(m.conn, xproto.InputFocusParent, w, xproto.TimeCurrentTime)
 	}
-	if !waitFor(ctx, settleTimeout, func() bool { return m.activeID() == w }) {
+	if !waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
 		return Window{}, werr.New(werr.Timeout, "window %q did not become active", in.Title).WithRetryable(true)
 	}
 	now, ok := m.read(w)

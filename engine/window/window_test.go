@@ -332,6 +332,11 @@ func TestCloseWindow(t *testing.T) {
 	if !editor.alive() || !listed(t, m, "Unsaved Notes - Editor") {
 		t.Fatal("the editor went away; it must only have asked to save")
 	}
+	// Activating a window whose modal dialog is open: the window manager focuses the
+	// dialog, which counts.
+	if w, err := m.Activate(ctx, "Unsaved Notes"); err != nil || w.Title != "Unsaved Notes - Editor" {
+		t.Fatalf("Activate with a modal dialog open: %+v, %v", w, err)
+	}
 
 	// A title of 70% similarity is not closed.
 	if s := Similarity("Calcxxxtor", "Calculator"); math.Abs(s-0.7) > 1e-9 {
