@@ -38,6 +38,9 @@ func Kill(ctx context.Context, pid int, startTime uint64, force bool, protected 
 		if errors.Is(err, unix.ESRCH) {
 			return KillResult{}, werr.New(werr.NotFound, "no process %d", pid).WithHint("call list_processes")
 		}
+		if errors.Is(err, unix.ENOSYS) {
+			return KillResult{}, werr.New(werr.Unsupported, "this kernel has no pidfd_open (Linux 5.3+ is needed to kill without a PID-reuse race)")
+		}
 		return KillResult{}, werr.Wrap(err, werr.Internal, "cannot open process %d", pid)
 	}
 	defer unix.Close(fd)
