@@ -2,15 +2,14 @@
 // (clipboard_read, clipboard_write).
 //
 // Ownership: a Clipboard owns the selection itself, in the process that holds it (the host),
-// over its own X connection: it answers SelectionRequest events for TARGETS, TIMESTAMP,
-// UTF8_STRING, text/plain;charset=utf-8, TEXT, STRING and text/plain (STRING and text/plain
+// over its own X connection. It answers SelectionRequest events for TARGETS, TIMESTAMP,
+// MULTIPLE, UTF8_STRING, text/plain;charset=utf-8, TEXT, STRING and text/plain (the last two
 // as Latin-1, '?' for other characters), and sends text larger than one X request (about
-// 256 KB) incrementally (INCR). MULTIPLE is refused (GTK, Qt, Chromium, Firefox and xclip do
-// not need it for pasting). This beats keeping an xclip child per session: no helper process to
-// leak, orphan or lose, no dependency on xclip being installed, and SelectionClear tells the
-// host exactly when another application took the clipboard over. The content stays available
-// as long as the Clipboard (the host) lives, whatever happens to the CLI process that asked
-// for the write; it goes away with the host, as it would with any X application.
+// 256 KB) incrementally (INCR). This beats keeping an xclip child per session: no helper
+// process to leak, orphan or lose, no dependency on xclip being installed, and SelectionClear
+// tells the host exactly when another application took the clipboard over. The content stays
+// available as long as the Clipboard (the host) lives, whatever happens to the CLI process
+// that asked for the write; it goes away with the host, as it would with any X application.
 //
 // Reading converts the selection to this client's own window: plain text is preferred when
 // the owner offers it, otherwise an image (image/png as is; JPEG and GIF are converted to
@@ -64,7 +63,7 @@ var textTargets = []string{"UTF8_STRING", "text/plain;charset=utf-8", "STRING", 
 var imageTargets = []string{"image/png", "image/jpeg", "image/gif"}
 
 var atomNames = []string{
-	"CLIPBOARD", "TARGETS", "TIMESTAMP", "MULTIPLE", "INCR", "ATOM", "INTEGER",
+	"CLIPBOARD", "TARGETS", "TIMESTAMP", "MULTIPLE", "ATOM_PAIR", "INCR", "ATOM", "INTEGER",
 	"UTF8_STRING", "STRING", "TEXT", "text/plain", "text/plain;charset=utf-8", "text/uri-list",
 	"image/png", "image/jpeg", "image/gif", "W365_SELECTION", "W365_TIMESTAMP",
 }
@@ -273,26 +272,10 @@ func (c *Clipboard) serve(e xproto.SelectionRequestEvent) {
 	ok := owned && e.Selection == c.atom("CLIPBOARD") &&
 		(e.Time == xproto.TimeCurrentTime || e.Time >= ownTime)
 	if ok {
-		switch e.Target {
-		case c.atom("TARGETS"):
-			ts := []string{"TARGETS", "TIMESTAMP", "UTF8_STRING", "text/plain;charset=utf-8", "TEXT", "STRING", "text/plain"}
-			buf := make([]byte, 4*len(ts))
-			for i, t := range ts {
-				xgb.Put32(buf[i*4:], uint32(c.atom(t)))
-			}
-			xproto.ChangeProperty(c.conn, xproto.PropModeReplace, e.Requestor, prop, c.atom("ATOM"), 32, uint32(len(ts)), buf)
-		case c.atom("TIMESTAMP"):
-			buf := make([]byte, 4)
-			xgb.Put32(buf, uint32(ownTime))
-			xproto.ChangeProperty(c.conn, xproto.PropModeReplace, e.Requestor, prop, c.atom("INTEGER"), 32, 1, buf)
-		case c.atom("UTF8_STRING"), c.atom("TEXT"):
-			c.put(e.Requestor, prop, c.atom("UTF8_STRING"), data)
-		case c.atom("text/plain;charset=utf-8"):
-			c.put(e.Requestor, prop, e.Target, data)
-		case c.atom("STRING"), c.atom("text/plain"):
-			c.put(e.Requestor, prop, e.Target, latin1(data))
-		default:
-			ok = false
+		if e.Target == c.atom("MULTIPLE") {
+			ok = e.Property != xproto.AtomNone && c.serveMultiple(e.Requestor, e.Property, data, ownTime)
+		} else {
+			ok = c.serveTarget(e.Requestor, e.Target, prop, data, ownTime)
 		}
 	}
 	if !ok {
@@ -300,6 +283,59 @@ func (c *Clipboard) serve(e xproto.SelectionRequestEvent) {
 	}
 	n := xproto.SelectionNotifyEvent{Time: e.Time, Requestor: e.Requestor, Selection: e.Selection, Target: e.Target, Property: prop}
 	xproto.SendEvent(c.conn, false, e.Requestor, xproto.EventMaskNoEvent, string(n.Bytes()))
+}
+
+// serveTarget stores the conversion of the owned text to target on the requestor's
+// property; false when target is not supported.
+func (c *Clipboard) serveTarget(w xproto.Window, target, prop xproto.Atom, data []byte, ownTime xproto.Timestamp) bool {
+	switch target {
+	case c.atom("TARGETS"):
+		ts := []string{"TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/plain;charset=utf-8", "TEXT", "STRING", "text/plain"}
+		buf := make([]byte, 4*len(ts))
+		for i, t := range ts {
+			xgb.Put32(buf[i*4:], uint32(c.atom(t)))
+		}
+		xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, c.atom("ATOM"), 32, uint32(len(ts)), buf)
+	case c.atom("TIMESTAMP"):
+		buf := make([]byte, 4)
+		xgb.Put32(buf, uint32(ownTime))
+		xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, c.atom("INTEGER"), 32, 1, buf)
+	case c.atom("UTF8_STRING"), c.atom("TEXT"):
+		c.put(w, prop, c.atom("UTF8_STRING"), data)
+	case c.atom("text/plain;charset=utf-8"):
+		c.put(w, prop, target, data)
+	case c.atom("STRING"), c.atom("text/plain"):
+		c.put(w, prop, target, latin1(data))
+	default:
+		return false
+	}
+	return true
+}
+
+// serveMultiple answers MULTIPLE (ICCCM 2.6.2): the requestor's property holds (target,
+// property) pairs; each is converted, and the property of a pair that cannot be is set to
+// None in the list written back.
+func (c *Clipboard) serveMultiple(w xproto.Window, prop xproto.Atom, data []byte, ownTime xproto.Timestamp) bool {
+	r, err := xproto.GetProperty(c.conn, false, w, prop, xproto.GetPropertyTypeAny, 0, 4096).Reply()
+	if err != nil || r.Format != 32 || r.ValueLen < 2 {
+		return false
+	}
+	pairs := make([]xproto.Atom, r.ValueLen)
+	for i := range pairs {
+		pairs[i] = xproto.Atom(xgb.Get32(r.Value[i*4:]))
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		target, p := pairs[i], pairs[i+1]
+		if p == xproto.AtomNone || target == c.atom("MULTIPLE") || !c.serveTarget(w, target, p, data, ownTime) {
+			pairs[i+1] = xproto.AtomNone
+		}
+	}
+	buf := make([]byte, 4*len(pairs))
+	for i, a := range pairs {
+		xgb.Put32(buf[i*4:], uint32(a))
+	}
+	xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, r.Type, 32, uint32(len(pairs)), buf)
+	return true
 }
 
 // put stores data on the requestor's property, incrementally when it is too large for one

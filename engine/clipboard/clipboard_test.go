@@ -18,6 +18,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
 	"github.com/w365/w365/engine/display"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/werr"
@@ -363,5 +366,78 @@ func TestTwoDisplays(t *testing.T) {
 	r2, err2 := c2.Read(ctx)
 	if err1 != nil || err2 != nil || r1.Text != "eins" || r2.Text != "zwei" {
 		t.Fatalf("%+v %v / %+v %v", r1, err1, r2, err2)
+	}
+}
+
+// MULTIPLE (ICCCM 2.6.2), asked by a raw X client: supported pairs are converted, the
+// unsupported one comes back as None.
+func TestMultiple(t *testing.T) {
+	d := displaytest.Start(t)
+	c := open(t, d)
+	ctx := context.Background()
+	if _, err := c.Write(ctx, "Grüße"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := xgb.NewConnDisplay(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	atom := func(n string) xproto.Atom {
+		r, err := xproto.InternAtom(conn, false, uint16(len(n)), n).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Atom
+	}
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	win, _ := xproto.NewWindowId(conn)
+	if err := xproto.CreateWindowChecked(conn, 0, win, root, 0, 0, 1, 1, 0, xproto.WindowClassInputOnly, 0, 0, nil).Check(); err != nil {
+		t.Fatal(err)
+	}
+	pairs := []xproto.Atom{atom("UTF8_STRING"), atom("P1"), atom("STRING"), atom("P2"), atom("image/png"), atom("P3")}
+	buf := make([]byte, 4*len(pairs))
+	for i, a := range pairs {
+		xgb.Put32(buf[i*4:], uint32(a))
+	}
+	xproto.ChangeProperty(conn, xproto.PropModeReplace, win, atom("REQ"), atom("ATOM_PAIR"), 32, uint32(len(pairs)), buf)
+	xproto.ConvertSelection(conn, win, atom("CLIPBOARD"), atom("MULTIPLE"), atom("REQ"), xproto.TimeCurrentTime)
+	evc := make(chan xgb.Event, 1)
+	go func() {
+		for {
+			ev, _ := conn.WaitForEvent()
+			if ev == nil {
+				return
+			}
+			if _, ok := ev.(xproto.SelectionNotifyEvent); ok {
+				evc <- ev
+				return
+			}
+		}
+	}()
+	select {
+	case ev := <-evc:
+		if ev.(xproto.SelectionNotifyEvent).Property != atom("REQ") {
+			t.Fatalf("MULTIPLE refused: %+v", ev)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no SelectionNotify")
+	}
+	get := func(p xproto.Atom) []byte {
+		r, err := xproto.GetProperty(conn, false, win, p, xproto.GetPropertyTypeAny, 0, 1024).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Value
+	}
+	if got := string(get(atom("P1"))); got != "Grüße" {
+		t.Errorf("UTF8_STRING via MULTIPLE: %q", got)
+	}
+	if got := get(atom("P2")); string(got) != "Gr\xfc\xdfe" {
+		t.Errorf("STRING via MULTIPLE: %q", got)
+	}
+	back := get(atom("REQ"))
+	if len(back) != 24 || xproto.Atom(xgb.Get32(back[20:])) != xproto.AtomNone || xproto.Atom(xgb.Get32(back[4:])) != atom("P1") {
+		t.Errorf("pairs written back: % x", back)
 	}
 }
