@@ -608,7 +608,8 @@ func (m *Manager) supportsDelete(w xproto.Window) bool {
 //
 //   - Resize: width and height required (outer frame size); x and y optional, both or neither.
 //   - Move: x and y required (outer frame top-left corner); width and height ignored.
-//   - Maximize, Minimize, Restore: no coordinates.
+//   - Maximize, Minimize, Restore: no coordinates. Restore leaves the window in the normal
+//     state: neither minimized nor maximized nor fullscreen, at its pre-maximize geometry.
 //
 // A maximized or minimized window is restored first before Resize or Move.
 func (m *Manager) Resize(ctx context.Context, title, action string, x, y, w, h *int) (Window, error) {
@@ -867,4 +868,16 @@ func (m *Manager) FindBrowser(ctx context.Context, pattern string, urlOf func(ha
 	}
 	return Window{}, werr.New(werr.NotFound, "no browser window has %q in its title or URL", pattern).
 		WithDetail("nearest", titles)
+}
+
+// TitlesByPID maps each process to the title of its top-most window in ws (List order), for
+// proc.List.
+func TitlesByPID(ws []Window) map[int]string {
+	out := map[int]string{}
+	for _, w := range ws {
+		if _, ok := out[w.PID]; !ok && w.PID > 0 && w.Title != "" {
+			out[w.PID] = w.Title
+		}
+	}
+	return out
 }
