@@ -320,6 +320,22 @@ func TestLaunchXmessage(t *testing.T) {
 	if found == nil {
 		t.Fatal("xmessage window did not appear on the session display")
 	}
+	// list_processes shows the window title of the launched program.
+	ws, err := m.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := List(ctx, 5, window.TitlesByPID(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listedWithTitle := false
+	for _, p := range ps {
+		listedWithTitle = listedWithTitle || p.PID == pid && p.Name == "xmessage" && p.WindowTitle == "w365 launch test"
+	}
+	if !listedWithTitle {
+		t.Errorf("xmessage not among the first processes with its title: %+v", ps)
+	}
 	start, err := StartTime(pid)
 	if err != nil {
 		t.Fatal(err)
