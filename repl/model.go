@@ -22,10 +22,10 @@ const promptText = "w365> "
 // replHelp follows `help` (without arguments): the keys of the shell itself.
 const replHelp = `
 In this shell: type commands without "w365" in front. Tab completes, Up/Down recall
-history, PgUp/PgDown scroll, Ctrl+C cancels a running command or clears the line,
-"use SESSION" acts in another session from now on (one line: --session SESSION),
-"clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D leave (the host keeps
-running).`
+history, Ctrl+R searches it, PgUp/PgDown scroll, Ctrl+C cancels a running command or
+clears the line. "use SESSION" acts in another session from now on (one line:
+--session SESSION), "clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D
+leave (the host keeps running).`
 
 var (
 	echoStyle   = lipgloss.NewStyle().Bold(true)
@@ -77,6 +77,8 @@ type model struct {
 	connected bool
 	lastTime  time.Duration
 	histErr   string
+
+	search search
 }
 
 func newModel(r *runner, h *history) *model {
@@ -135,6 +137,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.key(msg)
 
 	case tea.PasteMsg:
+		if m.search.active {
+			m.searchType(msg.Content)
+			return m, nil
+		}
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return m, cmd
@@ -201,7 +207,15 @@ func (m *model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if k != "tab" {
 		m.setCands(nil)
 	}
+	if m.search.active {
+		if cmd, done := m.searchKey(msg); !done {
+			return m, cmd
+		}
+	}
 	switch k {
+	case "ctrl+r":
+		m.startSearch()
+		return m, nil
 	case "ctrl+c":
 		switch {
 		case m.running:
@@ -495,7 +509,11 @@ func (m *model) View() tea.View {
 	for _, r := range m.candRows() {
 		b.WriteString(r + "\n")
 	}
-	b.WriteString(m.input.View())
+	if m.search.active {
+		b.WriteString(m.searchView())
+	} else {
+		b.WriteString(m.input.View())
+	}
 	b.WriteString("\n")
 	b.WriteString(m.status())
 	v := tea.NewView(b.String())

@@ -231,3 +231,50 @@ func TestScrollbackIsBounded(t *testing.T) {
 		t.Errorf("%d lines kept, want %d", len(m.lines), scrollbackLimit)
 	}
 }
+
+func TestModelCtrlRSearchesTheHistory(t *testing.T) {
+	m, _ := newTestModel(t)
+	for _, l := range []string{"get-screen-size", "wait-milliseconds 10", "get-cursor-position"} {
+		m.hist.add(l)
+	}
+	m.histIdx = len(m.hist.entries)
+	m.Update(tea.PasteMsg{Content: "draft"})
+	key := func(k tea.KeyPressMsg) { m.Update(k) }
+	ctrlR := tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
+	shown := func() string {
+		if m.search.match < 0 {
+			return ""
+		}
+		return m.hist.entries[m.search.match]
+	}
+
+	key(ctrlR)
+	for _, r := range "get" {
+		key(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if shown() != "get-cursor-position" {
+		t.Fatalf("search for get shows %q, want the newest match", shown())
+	}
+	key(ctrlR)
+	if shown() != "get-screen-size" {
+		t.Fatalf("ctrl+r again shows %q, want the older match", shown())
+	}
+	key(ctrlR)
+	if shown() != "get-screen-size" {
+		t.Fatalf("ctrl+r past the oldest match shows %q", shown())
+	}
+	if !strings.Contains(m.View().Content, "reverse-i-search") {
+		t.Error("the prompt does not show the search")
+	}
+	key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if m.search.active || m.input.Value() != "draft" {
+		t.Fatalf("esc: active=%v line %q, want the draft back", m.search.active, m.input.Value())
+	}
+
+	key(ctrlR)
+	m.Update(tea.PasteMsg{Content: "wait"})
+	key(tea.KeyPressMsg{Code: tea.KeyRight})
+	if m.search.active || m.input.Value() != "wait-milliseconds 10" {
+		t.Fatalf("right arrow: active=%v line %q, want the match on the line", m.search.active, m.input.Value())
+	}
+}

@@ -38,12 +38,12 @@ pipes, so what you type is what the tool gets). Each line runs in a fresh comman
 against the same host connection, so it behaves exactly like the one-shot CLI, and a
 line that fails prints its error without ending the shell.
 
-Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the history
-(kept in $XDG_STATE_HOME/w365/history); PgUp/PgDown scroll the output; Ctrl+C cancels
-a running command or clears the line; "use SESSION" switches the session of the
-following lines; Ctrl+D on an empty line, "exit" or "quit" leave.
-Leaving the shell leaves the host running. Running w365 with no arguments on a
-terminal opens this shell.
+Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the
+history (kept in $XDG_STATE_HOME/w365/history) and Ctrl+R searches it; PgUp/PgDown
+scroll the output; Ctrl+C cancels a running command or clears the line; Ctrl+D on an
+empty line, "exit" or "quit" leave. "use SESSION" switches the session of the lines
+that follow. Leaving the shell leaves the host running. Running w365 with no
+arguments on a terminal opens this shell.
 
 With standard input not a terminal, repl reads one command per line (blank lines and
 lines starting with # are skipped) over one host connection, and stops at the first
