@@ -79,12 +79,21 @@ func (c *Controller) connect() error {
 	}
 	c.conn = conn
 	c.root = xproto.Setup(conn).DefaultScreen(conn).Root
-	c.km = newKeymap(conn)
-	if err := c.km.load(); err != nil {
+	km := newKeymap(conn)
+	if old := c.km; old != nil {
+		// Reconnecting: the keycodes we borrowed are still mapped on the server;
+		// keep knowing them as ours (spare), or they would leak.
+		km.spares = old.spares
+		for code, ks := range old.borrowed {
+			km.borrowed[code] = ks
+		}
+	}
+	if err := km.load(); err != nil {
 		conn.Close()
 		c.conn = nil
 		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
 	}
+	c.km = km
 	c.sel.init(conn, c.root)
 	go c.eventLoop(conn, c.km, &c.sel)
 	return nil

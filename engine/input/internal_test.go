@@ -94,6 +94,10 @@ func TestReconnectsWhenTheConnectionBroke(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if err := c.TypeText(context.Background(), "ü"); err != nil {
+		t.Fatal(err)
+	}
+	spares := len(c.km.spares)
 	c.mu.Lock()
 	c.conn.Close()
 	c.mu.Unlock()
@@ -102,6 +106,9 @@ func TestReconnectsWhenTheConnectionBroke(t *testing.T) {
 	}
 	if x, y, err := c.CursorPosition(); err != nil || x != 300 || y != 200 {
 		t.Errorf("cursor at (%d,%d), %v", x, y, err)
+	}
+	if len(c.km.spares) != spares || len(c.km.borrowed) != 1 {
+		t.Errorf("after reconnect: %d spares (was %d), borrowed %v", len(c.km.spares), spares, c.km.borrowed)
 	}
 }
 

@@ -36,14 +36,16 @@ func newKeymap(conn *xgb.Conn) *keymap {
 func (k *keymap) markDirty() { k.dirty.Store(true) }
 
 // load reads the mapping from the server. The spare set is fixed at the first load
-// (plus keycodes we borrowed, which are no longer empty afterwards).
+// (plus keycodes we borrowed, which are no longer empty afterwards). A process
+// that dies without Close leaves its borrowed keycodes mapped (as xdotool does
+// when killed mid-type); the next Controller then has fewer spares.
 func (k *keymap) load() error {
 	k.dirty.Store(false)
 	r, err := xproto.GetKeyboardMapping(k.conn, xproto.Keycode(k.min), k.max-k.min+1).Reply()
 	if err != nil {
 		return err
 	}
-	first := k.syms == nil
+	first := k.spares == nil
 	k.perCode = int(r.KeysymsPerKeycode)
 	k.syms = r.Keysyms
 	if first {
