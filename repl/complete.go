@@ -64,6 +64,7 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 		for _, b := range builtins {
 			cands = append(cands, candidate{Value: b.name, Desc: b.desc})
 		}
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Value < cands[j].Value })
 	}
 	if directive&cobra.ShellCompDirectiveError != 0 {
 		return out
