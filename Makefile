@@ -10,10 +10,10 @@ LDFLAGS := -s -w -X github.com/w365/w365/commands.version=$(VERSION)
 # What w365 uses at run time, and what its tests and benchmarks add.
 RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
              bubblewrap xclip python3 git
-TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 x11-apps \
+TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 x11-apps rsync \
              nodejs npm
 
-.PHONY: all build run serve test check bench deps-run deps-test clean fuzz
+.PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check
 
 all: build
 
@@ -61,3 +61,7 @@ bench: deps-test build
 
 clean:
 	rm -rf bin
+
+# Validates .goreleaser.yaml with the pinned goreleaser (builds it first: minutes).
+release-check:
+	$(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1 check

@@ -1,0 +1,101 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/w365/w365/engine/sandbox"
+	"github.com/w365/w365/engine/session"
+)
+
+// runnerOf is the session's sandbox runner, with its scratch working directory.
+func runnerOf(env *Env) (*sandbox.Runner, error) {
+	return session.Use(env.Session, "sandbox", func(s *session.Session) (*sandbox.Runner, error) {
+		return sandbox.NewRunner(env.Host.Policy, s.Desktop.Environ(nil)), nil
+	})
+}
+
+// ShellIn is execute_shell_command's input.
+type ShellIn struct {
+	Command   string `json:"command" jsonschema:"one command of literal words starting with an allowed program (git, npm, node, python, pip, cargo, dotnet, ls/dir, cat/type, grep/findstr, cp/copy, mv/move, rm/del, mkdir, which/where, rsync/robocopy); no pipes, redirections, ; & or variables" w365:"minLength=1"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"working directory (the only writable place besides a private /tmp); default: the session's scratch directory"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the command is killed" w365:"min=1,max=120000,default=30000"`
+}
+
+// PythonIn is execute_python_code's input.
+type PythonIn struct {
+	Code      string `json:"code" jsonschema:"Python 3 source, at most 262144 characters; write files with open(), print results" w365:"minLength=1,maxLength=262144"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"working directory (writable); default: the session's scratch directory"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the code is killed" w365:"min=1,max=120000,default=30000"`
+}
+
+// ExecOut is the shared result of both tools.
+type ExecOut struct {
+	*sandbox.Result
+}
+
+func (o ExecOut) Text() string {
+	var b strings.Builder
+	b.WriteString(o.Stdout)
+	if o.Stderr != "" {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(o.Stderr)
+	}
+	s := strings.TrimRight(b.String(), "\n")
+	status := fmt.Sprintf("[exit %d]", o.ExitCode)
+	if o.TimedOut {
+		status = "[timed out]"
+	}
+	if o.StdoutTruncated || o.StderrTruncated {
+		status += " [output truncated at 32 KB]"
+	}
+	if s == "" {
+		return status
+	}
+	return s + "\n" + status
+}
+
+var execAnn = Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No}
+
+func init() {
+	register(
+		Define(Tool{
+			Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
+			Summary: "Run one allowed command in the sandbox and capture its output",
+			Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
+				"substitutions, globs and variables are refused (BLOCKED_BY_POLICY, with the way forward).\n" +
+				"The program must be on the allowlist; flags that would run arbitrary code (python -c, node -e,\n" +
+				"git -c, npm exec, ...) are refused. It runs in a bubblewrap sandbox: read-only system, writable\n" +
+				"cwd and private /tmp, no network, its own PID namespace, resource limits. stdout and stderr are\n" +
+				"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
+			Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
+			Toolset: "exec", Args: []string{"command"}, Annotations: execAnn,
+		}, func(ctx context.Context, env *Env, in ShellIn) (ExecOut, error) {
+			r, err := runnerOf(env)
+			if err != nil {
+				return ExecOut{}, err
+			}
+			res, err := r.Shell(ctx, in.Command, in.Cwd, in.TimeoutMs)
+			return ExecOut{res}, err
+		}),
+		Define(Tool{
+			Name: "execute_python_code", Legacy: []string{"mcp_desktop_execute_python_code"}, Aliases: []string{"python", "py"},
+			Summary: "Run Python code in the sandbox (512 MB memory, no network) and capture its output",
+			Long: "Runs Python 3 code in the same sandbox as execute_shell_command, with 512 MB of memory. Use it\n" +
+				"for computation, text processing and writing files (open/write in the cwd or /tmp).\n" +
+				"stdout and stderr are each cut at 32 KB.",
+			Example: "  $ w365 execute-python-code 'print(sum(range(10)))'\n  $ w365 py \"$(cat script.py)\" --timeout-ms 60000",
+			Toolset: "exec", Args: []string{"code"}, Annotations: execAnn,
+		}, func(ctx context.Context, env *Env, in PythonIn) (ExecOut, error) {
+			r, err := runnerOf(env)
+			if err != nil {
+				return ExecOut{}, err
+			}
+			res, err := r.Python(ctx, in.Code, in.Cwd, in.TimeoutMs)
+			return ExecOut{res}, err
+		}),
+	)
+}

@@ -1,0 +1,187 @@
+// Command bench measures w365 side by side with the tools a user would otherwise
+// use, in one run on one virtual desktop, and prints ratios. Run it with `make bench`.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	bin = flag.String("bin", "bin/w365", "w365 binary")
+	n   = flag.Int("n", 100, "samples per measurement")
+)
+
+type stats struct{ p50, p95 time.Duration }
+
+func measure(n int, f func() error) stats {
+	var ds []time.Duration
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return stats{ds[len(ds)/2], ds[len(ds)*95/100]}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func row(name string, ours, theirs stats, theirName string) {
+	fmt.Printf("%-44s %10s %10s   %-28s %10s   ratio %.2fx\n", name, ms(ours.p50), ms(ours.p95), theirName, ms(theirs.p50),
+		float64(ours.p50)/float64(theirs.p50))
+}
+
+func run(env []string, name string, args ...string) func() error {
+	return func() error {
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s %v: %v %s", name, args, err, stderr.String())
+		}
+		return nil
+	}
+}
+
+func main() {
+	flag.Parse()
+	abs, _ := filepath.Abs(*bin)
+	*bin = abs
+	rt, _ := os.MkdirTemp("", "w365-bench-")
+	os.Chmod(rt, 0o700)
+	defer os.RemoveAll(rt)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "W365_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "W365_RUNTIME_DIR="+rt)
+
+	// One host on an embedded virtual desktop; the peers run on the same display.
+	if err := run(env, *bin, "--virtual", "get-screen-size")(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer stopHost(rt)
+	out, _ := exec.Command(*bin, "--json", "session", "list").Output()
+	cmdOut := exec.Command(*bin, "--json", "session", "list")
+	cmdOut.Env = env
+	out, err := cmdOut.Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "session list:", err)
+		os.Exit(1)
+	}
+	var sl struct {
+		Sessions []struct{ Display string } `json:"sessions"`
+	}
+	json.Unmarshal(out, &sl)
+	disp := sl.Sessions[0].Display
+	xenv := append(append([]string{}, env...), "DISPLAY="+disp)
+	fmt.Printf("w365 bench: %d samples each, display %s, %s\n\n", *n, disp, time.Now().Format(time.RFC3339))
+	fmt.Printf("%-44s %10s %10s   %-28s %10s\n", "measurement", "w365 p50", "p95", "peer", "peer p50")
+
+	// 1. One-shot CLI against xdotool.
+	cli := measure(*n, run(env, *bin, "get-cursor-position"))
+	xdo := measure(*n, run(xenv, "xdotool", "getmouselocation"))
+	row("CLI one-shot get-cursor-position", cli, xdo, "xdotool getmouselocation")
+
+	// 2. Warm MCP calls over stdio (serve --mcp relays to the host).
+	cs := connect(env)
+	defer cs.Close()
+	call := func(name string, args map[string]any) func() error {
+		return func() error {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("%s: %v", name, res.Content)
+			}
+			return err
+		}
+	}
+	warm := measure(*n*5, call("get_cursor_position", nil))
+	fmt.Printf("%-44s %10s %10s   (aim: p50 <= 1 ms)\n", "warm MCP call get_cursor_position", ms(warm.p50), ms(warm.p95))
+
+	// 3. Full-screen screenshot against ImageMagick import and scrot.
+	shot := measure(*n/2, call("take_screenshot", nil))
+	imp := measure(*n/2, run(xenv, "import", "-window", "root", filepath.Join(rt, "import.png")))
+	scr := measure(*n/2, run(xenv, "scrot", "-o", filepath.Join(rt, "scrot.png")))
+	row("warm MCP take_screenshot (1920x1080 PNG)", shot, imp, "import -window root")
+	row("", shot, scr, "scrot")
+	cliShot := measure(*n/4, run(env, *bin, "take-screenshot", "-o", filepath.Join(rt, "cli.png")))
+	row("CLI one-shot take-screenshot", cliShot, imp, "import -window root")
+
+	// 4. Input (issue 3): warm MCP calls against xdotool doing the same.
+	click := measure(*n, call("click", map[string]any{"x": 900, "y": 700}))
+	xclick := measure(*n, run(xenv, "xdotool", "mousemove", "900", "700", "click", "1"))
+	row("warm MCP click", click, xclick, "xdotool mousemove+click")
+	keys := measure(*n, call("press_keys", map[string]any{"keys": []string{"shift", "a"}}))
+	xkeys := measure(*n, run(xenv, "xdotool", "key", "shift+a"))
+	row("warm MCP press_keys shift+a", keys, xkeys, "xdotool key shift+a")
+	text := strings.Repeat("abcdefghij", 10)
+	typ := measure(*n/4, call("type_text", map[string]any{"text": text}))
+	xtyp := measure(*n/4, run(xenv, "xdotool", "type", "--delay", "0", text))
+	row("warm MCP type_text (100 chars)", typ, xtyp, "xdotool type --delay 0")
+
+	// 5. Host idle RSS.
+	time.Sleep(2 * time.Second)
+	fmt.Printf("\n%-44s %10s   (aim: <= 40 MB)\n", "host idle RSS", rss(hostPID(rt)))
+}
+
+func connect(env []string) *mcp.ClientSession {
+	cmd := exec.Command(*bin, "serve", "--mcp")
+	cmd.Env = env
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "connect:", err)
+		os.Exit(1)
+	}
+	return cs
+}
+
+func hostPID(rt string) int {
+	b, _ := os.ReadFile(filepath.Join(rt, "host.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+func rss(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			kb, _ := strconv.Atoi(strings.Fields(l)[1])
+			return fmt.Sprintf("%.1f MB", float64(kb)/1024)
+		}
+	}
+	return "?"
+}
+
+func stopHost(rt string) {
+	if pid := hostPID(rt); pid > 0 {
+		syscall.Kill(pid, syscall.SIGTERM)
+		for i := 0; i < 200 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
