@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -499,7 +500,7 @@ func (m *model) status() string {
 	if w := lipgloss.Width(s); w < m.width {
 		s += strings.Repeat(" ", m.width-w)
 	}
-	return statusStyle.Render(s)
+	return statusStyle.Render(ansi.Truncate(s, m.width, "…"))
 }
 
 func (m *model) View() tea.View {
@@ -507,10 +508,11 @@ func (m *model) View() tea.View {
 	b.WriteString(m.vp.View())
 	b.WriteString("\n")
 	for _, r := range m.candRows() {
-		b.WriteString(r + "\n")
+		// One screen line each, or the layout's arithmetic is off.
+		b.WriteString(ansi.Truncate(r, m.width, "…") + "\n")
 	}
 	if m.search.active {
-		b.WriteString(m.searchView())
+		b.WriteString(ansi.Truncate(m.searchView(), m.width, "…"))
 	} else {
 		b.WriteString(m.input.View())
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/engine/werr"
@@ -276,5 +277,23 @@ func TestModelCtrlRSearchesTheHistory(t *testing.T) {
 	key(tea.KeyPressMsg{Code: tea.KeyRight})
 	if m.search.active || m.input.Value() != "wait-milliseconds 10" {
 		t.Fatalf("right arrow: active=%v line %q, want the match on the line", m.search.active, m.input.Value())
+	}
+}
+
+func TestViewFillsTheWindowExactly(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 12})
+	m.statusErr = strings.Repeat("a very long host error ", 10)
+	m.cands = []candidate{{Value: "one", Desc: strings.Repeat("long description ", 10)}, {Value: "two"}}
+	m.layout()
+	m.appendLines(strings.Repeat("x", 100))
+	lines := strings.Split(m.View().Content, "\n")
+	if len(lines) != 12 {
+		t.Errorf("view has %d lines, want 12", len(lines))
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w > 40 {
+			t.Errorf("line %d is %d wide: %q", i, w, l)
+		}
 	}
 }
