@@ -49,6 +49,7 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 
 	root := newRoot()
 	// __complete reports an unknown command on the process's stderr, under the TUI.
+	root.InitDefaultHelpCmd() // Execute adds it, but Find runs first
 	if _, _, err := root.Find(words); err != nil {
 		return out
 	}

@@ -23,6 +23,7 @@ func TestComplete(t *testing.T) {
 	}{
 		{"a unique command completes with a space", "get-scr", "get-screen-size ", nil},
 		{"a unique subcommand completes", "session li", "session list ", nil},
+		{"help completes command names", "help get-scr", "help get-screen-size ", nil},
 		{"a leading w365 is ignored", "w365 get-scr", "w365 get-screen-size ", nil},
 		{"a unique flag completes", "click --click-c", "click --click-count ", nil},
 		{"enum values complete case-insensitively", "click --button mid", "click --button Middle ", nil},
