@@ -455,7 +455,11 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		// browser's whole life, so the browser dies with the host only.
 		started, assigned := make(chan error, 1), make(chan struct{})
 		go func() {
+			// Never exit while locked: Go would end the thread, and every
+			// child that other code started from it (with Pdeathsig) would
+			// be killed, Xvfb included.
 			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			if err := cmd.Start(); err != nil {
 				started <- err
 				return

@@ -61,6 +61,13 @@ func newServer(t *testing.T) *server {
 		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
 		fmt.Fprint(w, "report body 123")
 	})
+	mux.HandleFunc("/slow-image", func(w http.ResponseWriter, r *http.Request) {
+		select { // holds the load event of redirect.html until the script moved on
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("/status/500", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", 500) })
 	mux.HandleFunc("/hang-up", func(w http.ResponseWriter, r *http.Request) {
 		if hj, ok := w.(http.Hijacker); ok {
@@ -181,6 +188,9 @@ func TestBrowser(t *testing.T) {
 		mustCode(t, err, werr.BlockedByPolicy)
 		_, err = b.Navigate(tctx(t), s.URL, "sometime")
 		mustCode(t, err, werr.InvalidArgument)
+		if r := navigate(t, b, s.URL+"/redirect.html"); r.Title != "Second" || r.URL != s.URL+"/second.html" || r.Status != 200 {
+			t.Fatalf("script redirect: %+v", r)
+		}
 		if r := navigate(t, b, "data:text/html,<title>D</title><p>data page</p>"); r.Title != "D" {
 			t.Fatalf("data url: %+v", r)
 		}

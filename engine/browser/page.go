@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -213,8 +214,14 @@ func (o *op) evalValue(expr string, out any) error {
 	var obj *runtime.RemoteObject
 	d, err := o.await(func(ctx context.Context) error {
 		var err error
-		obj, err = evalRaw(ctx, o.t, expr, true)
-		return err
+		for try := 0; ; try++ {
+			obj, err = evalRaw(ctx, o.t, expr, true)
+			// A navigation in progress destroys the context: try again.
+			if err == nil || try == 20 || ctx.Err() != nil || !contextGone(err) {
+				return err
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	if d != nil {
 		return dialogPendingError(d)
@@ -223,6 +230,17 @@ func (o *op) evalValue(expr string, out any) error {
 		return err
 	}
 	return decodeValue(obj, out)
+}
+
+// contextGone reports the errors of a JavaScript context that a navigation destroyed.
+func contextGone(err error) bool {
+	var we *werr.Error
+	if errors.As(err, &we) {
+		return false
+	}
+	m := err.Error()
+	return strings.Contains(m, "Execution context was destroyed") || strings.Contains(m, "Cannot find context") ||
+		strings.Contains(m, "Inspected target navigated or closed")
 }
 
 func decodeValue(obj *runtime.RemoteObject, out any) error {
@@ -260,6 +278,7 @@ func callOn(ctx context.Context, t *tab, obj runtime.RemoteObjectID, fn string, 
 
 // navMark is the navigation state of a tab before an action.
 type navMark struct {
+	loader               cdp.LoaderID
 	navCount, loadStarts int
 	downloads            int
 	tabs                 map[string]bool
@@ -267,7 +286,7 @@ type navMark struct {
 }
 
 func (b *Browser) markLocked(t *tab) navMark {
-	m := navMark{navCount: t.navCount, loadStarts: t.loadStarts, downloads: len(b.downloads), tabs: map[string]bool{}, at: time.Now()}
+	m := navMark{loader: t.loaderID, navCount: t.navCount, loadStarts: t.loadStarts, downloads: len(b.downloads), tabs: map[string]bool{}, at: time.Now()}
 	if b.inst != nil {
 		for _, x := range b.inst.tabs {
 			m.tabs[string(x.id)] = true
@@ -544,8 +563,9 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 	if nav.ErrorText != "" {
 		return nil, werr.New(werr.Unavailable, "navigation to %s failed: %s", truncUTF8(rawURL, 200), nav.ErrorText)
 	}
-	if nav.LoaderID != "" {
-		d, err = b.waitLifecycle(nctx, inst, t, nav.LoaderID, name, timeout)
+	loader := nav.LoaderID
+	if loader != "" {
+		loader, d, err = b.waitLifecycle(nctx, inst, t, loader, m.loader, name, timeout)
 		if err != nil {
 			return nil, err
 		}
@@ -559,7 +579,7 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 	}
 	b.collect(ctx, inst, t, m, &res.ActionResult)
 	b.mu.Lock()
-	res.Status = t.docStatus[nav.LoaderID]
+	res.Status = t.docStatus[loader]
 	res.URL = t.url
 	res.Title = t.title
 	b.mu.Unlock()
@@ -577,25 +597,35 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 	return res, nil
 }
 
-// waitLifecycle waits for a lifecycle event of loader in the main frame.
-func (b *Browser) waitLifecycle(ctx context.Context, inst *instance, t *tab, loader cdp.LoaderID, name string, timeout time.Duration) (*Dialog, error) {
+// waitLifecycle waits for a lifecycle event of loader in the main frame. When
+// the page replaces that document by another one (a script redirect), it
+// follows the new document; it returns the loader it ended on. before is the
+// loader of the document shown before the navigation.
+func (b *Browser) waitLifecycle(ctx context.Context, inst *instance, t *tab, loader, before cdp.LoaderID, name string, timeout time.Duration) (cdp.LoaderID, *Dialog, error) {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	lastPoll := time.Now()
+	committed := false
 	for {
 		b.mu.Lock()
+		if t.loaderID == loader || t.lifecycle[loader] != nil {
+			committed = true
+		}
+		if committed && t.loaderID != loader && t.loaderID != "" && t.loaderID != before {
+			loader = t.loaderID // a newer document replaced ours
+		}
 		done := t.lifecycle[loader][name]
 		d, ch := t.dialog, b.changed
 		b.mu.Unlock()
 		if d != nil {
 			dd := *d
-			return &dd, nil
+			return loader, &dd, nil
 		}
 		if done {
-			return nil, nil
+			return loader, nil, nil
 		}
 		if inst.isDead() {
-			return nil, b.mapErr(ctx, inst, context.Canceled)
+			return loader, nil, b.mapErr(ctx, inst, context.Canceled)
 		}
 		// A page whose events were missed (attached late) still finishes:
 		// poll readyState for the load conditions.
@@ -610,7 +640,7 @@ func (b *Browser) waitLifecycle(ctx context.Context, inst *instance, t *tab, loa
 			b.mu.Unlock()
 			if err == nil && cur == loader && decodeValue(obj, &state) == nil &&
 				(state == "complete" || (name == "DOMContentLoaded" && state == "interactive")) {
-				return nil, nil
+				return loader, nil, nil
 			}
 		}
 		select {
@@ -618,9 +648,9 @@ func (b *Browser) waitLifecycle(ctx context.Context, inst *instance, t *tab, loa
 		case <-time.After(100 * time.Millisecond):
 		case <-wctx.Done():
 			if ctx.Err() != nil {
-				return nil, b.mapErr(ctx, inst, ctx.Err())
+				return loader, nil, b.mapErr(ctx, inst, ctx.Err())
 			}
-			return nil, werr.New(werr.Timeout, "the page did not reach %q within %s", name, timeout).
+			return loader, nil, werr.New(werr.Timeout, "the page did not reach %q within %s", name, timeout).
 				WithHint("the page may still be usable; try browser_get_text, or a weaker waitUntil")
 		}
 	}
