@@ -342,7 +342,7 @@ func (m *model) submit() tea.Cmd {
 	m.seq++
 	seq, r := m.seq, m.r
 	ctx, cancel := context.WithCancel(context.Background())
-	m.running, m.cancel, m.cmdLine = true, cancel, words[0]
+	m.running, m.cancel, m.cmdLine = true, cancel, ansi.Truncate(clean(strings.Join(words, " ")), 40, "…")
 	helpOnly := len(words) == 1 && words[0] == "help"
 	run := func() tea.Msg {
 		defer cancel()
