@@ -241,7 +241,7 @@ func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any)
 func Structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	t.Helper()
 	if res.IsError {
-		t.Fatalf("tool error: %s", text(res))
+		t.Fatalf("tool error: %s", Text(res))
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, v); err != nil {
@@ -265,7 +265,8 @@ func ErrorCode(res *mcp.CallToolResult) string {
 	return p.Error.Code
 }
 
-func text(res *mcp.CallToolResult) string {
+// Text joins a result's text content.
+func Text(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
