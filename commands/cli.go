@@ -79,7 +79,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 
 	caller := d.Caller
 	if caller == nil {
-		caller = func(g *Globals) Caller { return &Client{Opts: clientOptions(g)} }
+		caller = func(g *Globals) Caller { return &Client{Opts: ClientOptionsFor(g)} }
 	}
 	var c Caller
 	getCaller := func() Caller {
@@ -113,7 +113,9 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	return root, g
 }
 
-func clientOptions(g *Globals) ClientOptions {
+// ClientOptionsFor turns the global flags into host client options: the session, and
+// the arguments of a host the client may have to start.
+func ClientOptionsFor(g *Globals) ClientOptions {
 	o := ClientOptions{Session: g.Session}
 	if g.Virtual {
 		o.HostArgs = append(o.HostArgs, "--virtual")

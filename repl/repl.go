@@ -190,24 +190,9 @@ func (r *runner) client(session string) *commands.Client {
 	if c, ok := r.clients[session]; ok {
 		return c
 	}
-	o := commands.ClientOptions{Session: session}
-	// Mirrors the CLI's own client options (commands.clientOptions, unexported).
 	g := r.opts.Globals
-	if g.Virtual {
-		o.HostArgs = append(o.HostArgs, "--virtual")
-	}
-	if g.Policy != "" {
-		o.HostArgs = append(o.HostArgs, "--policy", g.Policy)
-	}
-	if g.Browser != "" {
-		o.HostArgs = append(o.HostArgs, "--browser", g.Browser)
-	}
-	if g.CDPEndpoint != "" {
-		o.HostArgs = append(o.HostArgs, "--cdp-endpoint", g.CDPEndpoint)
-	}
-	if g.Headless {
-		o.HostArgs = append(o.HostArgs, "--headless")
-	}
+	g.Session = session
+	o := commands.ClientOptionsFor(&g)
 	c := &commands.Client{Opts: o}
 	r.clients[session] = c
 	return c
