@@ -925,7 +925,7 @@ func (b *Browser) EvalJS(ctx context.Context, expression string) (*EvalResult, e
 	}
 	defer o.end()
 	var s string
-	d, err := o.await(func(ctx context.Context) error {
+	d, err := o.scriptAwait(func(ctx context.Context) error {
 		obj, err := evalRaw(ctx, o.t, expression, false)
 		if err != nil {
 			return err
@@ -940,6 +940,22 @@ func (b *Browser) EvalJS(ctx context.Context, expression string) (*EvalResult, e
 		return nil, err
 	}
 	return &EvalResult{Value: truncUTF8(s, b.pol.PageTextBytes)}, nil
+}
+
+// scriptAwait runs a user script for at most BrowserWaitMaxMs; a script still
+// running then (an endless loop, a promise that never settles) is terminated.
+func (o *op) scriptAwait(f func(ctx context.Context) error) (*Dialog, error) {
+	limit := time.Duration(o.b.pol.BrowserWaitMaxMs) * time.Millisecond
+	sctx, cancel := context.WithTimeout(o.ctx, limit)
+	defer cancel()
+	d, err := o.b.await(sctx, o.inst, o.t, f)
+	if err != nil && sctx.Err() != nil && o.ctx.Err() == nil {
+		tctx, tcancel := context.WithTimeout(o.ctx, 2*time.Second)
+		_, _ = cdp.Call(tctx, o.t.t, runtime.TerminateExecution, cdp.Empty{})
+		tcancel()
+		return nil, werr.New(werr.Timeout, "the script did not finish within %s and was stopped", limit)
+	}
+	return d, err
 }
 
 // Evaluate calls a function expression such as "() => document.title" or
@@ -960,7 +976,7 @@ func (b *Browser) Evaluate(ctx context.Context, function string, e *Element) (*E
 	}
 	defer o.end()
 	var s string
-	d, err := o.await(func(ctx context.Context) error {
+	d, err := o.scriptAwait(func(ctx context.Context) error {
 		var obj *runtime.RemoteObject
 		if e == nil {
 			var err error

@@ -612,6 +612,14 @@ func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 	if err == nil {
 		return nil
 	}
+	if inst != nil && !inst.killed.Load() && !inst.isDead() && inst.root != nil && inst.root.Err() != nil {
+		// chromedp ends the root context as soon as the connection drops,
+		// a moment before the process watcher records the death: wait for it.
+		select {
+		case <-inst.dead:
+		case <-time.After(3 * time.Second):
+		}
+	}
 	if inst != nil && inst.isDead() && !inst.killed.Load() {
 		b.mu.Lock()
 		if b.crashGen == inst.gen {

@@ -116,6 +116,7 @@ func launch(t *testing.T) (*browser.Browser, *server) {
 	d := displaytest.Start(t)
 	pol := policy.Default()
 	pol.BrowserWaitDefaultMs = 2000
+	pol.BrowserWaitMaxMs = 8000 // bounds the endless-script test
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	b, err := browser.Launch(ctx, browser.Options{Env: d.Environ(os.Environ()), Policy: pol, DownloadDir: t.TempDir()})
@@ -680,7 +681,16 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("eval %s = %+v, %v; want %q", expr, r, err, want)
 			}
 		}
-		_, err := b.EvalJS(tctx(t), "throw new Error('bad thing')")
+		start := time.Now()
+		_, err := b.EvalJS(tctx(t), "while (true) {}")
+		mustCode(t, err, werr.Timeout)
+		if el := time.Since(start); el > 15*time.Second {
+			t.Fatalf("the endless script ran %s", el)
+		}
+		if r, err := b.EvalJS(tctx(t), "'alive'"); err != nil || r.Value != "alive" {
+			t.Fatalf("page after a stopped script: %+v, %v", r, err)
+		}
+		_, err = b.EvalJS(tctx(t), "throw new Error('bad thing')")
 		mustCode(t, err, werr.InvalidArgument)
 		if !strings.Contains(err.Error(), "bad thing") {
 			t.Fatalf("exception message lost: %v", err)

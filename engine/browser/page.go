@@ -118,7 +118,17 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 		return nil, pageCrashedError()
 	}
 	octx, cancel := withCancelOf(t.ctx, ctx)
+	if _, ok := ctx.Deadline(); !ok {
+		// Every operation is bounded, also for callers without a deadline.
+		dctx, dcancel := context.WithTimeout(octx, b.opTimeout())
+		octx, cancel = dctx, func() { dcancel(); cancel() }
+	}
 	return &op{b: b, inst: inst, t: t, ctx: octx, cancel: cancel}, nil
+}
+
+// opTimeout bounds one operation: the longest wait plus room to settle.
+func (b *Browser) opTimeout() time.Duration {
+	return time.Duration(b.pol.BrowserWaitMaxMs)*time.Millisecond + 30*time.Second
 }
 
 func (o *op) end() {
@@ -523,12 +533,18 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 	m := b.markLocked(t)
 	b.mu.Unlock()
 	var nav page.NavigateResult
-	d, err := b.await(nctx, inst, t, func(ctx context.Context) error {
+	callCtx, callCancel := context.WithTimeout(nctx, timeout)
+	d, err := b.await(callCtx, inst, t, func(ctx context.Context) error {
 		var err error
 		nav, err = cdp.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: rawURL})
 		return err
 	})
+	callCancel()
 	if err != nil {
+		if werr.CodeOf(err) == werr.Timeout {
+			return nil, werr.New(werr.Timeout, "the server did not answer within %s", timeout).
+				WithHint("the navigation may still complete; check with browser_get_url")
+		}
 		return nil, err
 	}
 	res := &NavigateResult{}
