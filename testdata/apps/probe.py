@@ -5,21 +5,23 @@ Run it with Debian's /usr/bin/python3 (python3-gi, gir1.2-gtk-3.0); the pyenv
 python3 on PATH has no GObject bindings.
 
 Every line on stdout is one JSON object, flushed at once. Coordinates "x"/"y" are
-screen (root window) coordinates; "wx"/"wy" are relative to the widget that got
-the event.
+screen (root window) coordinates. Button, scroll and key events are logged by a
+GDK event hook for the whole window, whichever widget gets them; "widget" names
+the widget under the pointer (buttons, scroll) or the focused one (keys), or
+"window".
 
   {"event":"ready","x":..,"y":..,"width":..,"height":..,"title":..,"pid":..,
    "widgets":{"Pad":{x,y,width,height},"Submit":{..},"Name":{..},"Notes":{..},"Volume":{..}},
-   "volume":{"trough":{x,y,width,height},"min":0,"max":100}}
+   "volume":{"trough":{x,y,width,height},"sliderLength":n,"min":0,"max":100}}
       once the window is mapped and placed; x/y/width/height is the client area.
-  {"event":"button","button":n,"clicks":1|2|3,"x","y","widget"}
+  {"event":"button","button":n,"clicks":1|2|3,"x","y","widget","modifiers"}
       a press; a double click is ONE event with clicks 2 (GDK_2BUTTON_PRESS), logged
       after the two ordinary presses it consists of (clicks 1 each).
   {"event":"release","button":n,"x","y","widget"}
   {"event":"drag","phase":"start"|"end","button":n,"x","y","motions":n}
       a press on the Pad followed by motion with the button held: "start" is logged
       at the press point when the first motion arrives, "end" at release.
-  {"event":"scroll","direction":"up|down|left|right","x","y"}  one per notch
+  {"event":"scroll","direction":"up|down|left|right","x","y","widget"}  one per notch
   {"event":"key","key":name,"keyval":n,"char":"x","modifiers":["ctrl","shift","alt","super"],"widget"}
   {"event":"keyrelease","key":name}
   {"event":"clicked","widget":"Submit"}
@@ -171,8 +173,6 @@ class Probe:
         if self.args.undecorated:
             w.set_decorated(False)
         w.connect("destroy", Gtk.main_quit)
-        w.connect("key-press-event", self.on_key)
-        w.connect("key-release-event", self.on_key_release)
         w.connect("map-event", self.on_map)
         w.connect("realize", lambda w: w.get_frame_clock().connect("after-paint", self.on_painted))
         self.mapped = False
@@ -189,10 +189,9 @@ class Probe:
         pad.set_size_request(-1, 200)
         pad.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK
                        | Gdk.EventMask.POINTER_MOTION_MASK | Gdk.EventMask.SCROLL_MASK)
-        pad.connect("button-press-event", self.on_button, "Pad")
-        pad.connect("button-release-event", self.on_release, "Pad")
+        pad.connect("button-press-event", self.pad_press)
+        pad.connect("button-release-event", self.pad_release)
         pad.connect("motion-notify-event", self.on_motion)
-        pad.connect("scroll-event", self.on_scroll)
         pad.add(Gtk.Label(label="Pad: click, scroll or drag here"))
         box.pack_start(pad, True, True, 0)
         self.pad = pad
@@ -200,7 +199,6 @@ class Probe:
         submit = Gtk.Button(label="Submit")
         submit.set_name("Submit")
         submit.connect("clicked", lambda *_: emit({"event": "clicked", "widget": "Submit"}))
-        submit.connect("button-press-event", self.on_button, "Submit")
         box.pack_start(submit, False, False, 0)
         self.submit = submit
 
@@ -287,21 +285,49 @@ class Probe:
         })
         return False
 
-    def on_button(self, widget, ev, name):
-        clicks = {Gdk.EventType.BUTTON_PRESS: 1, Gdk.EventType._2BUTTON_PRESS: 2,
-                  Gdk.EventType._3BUTTON_PRESS: 3}.get(ev.type, 1)
-        emit({"event": "button", "button": ev.button, "clicks": clicks,
-              "x": int(ev.x_root), "y": int(ev.y_root), "wx": int(ev.x), "wy": int(ev.y),
-              "widget": name, "modifiers": modifiers(ev.state)})
-        if name == "Pad" and ev.type == Gdk.EventType.BUTTON_PRESS:
+    # Button, scroll and key events are logged for the whole window by a GDK event
+    # hook (see main), before GTK dispatches them, so that presses on widgets
+    # that stop propagation (entry, text view, slider) are logged too.
+    def on_gdk_event(self, ev):
+        t = ev.type
+        if t in (Gdk.EventType.BUTTON_PRESS, Gdk.EventType._2BUTTON_PRESS, Gdk.EventType._3BUTTON_PRESS):
+            clicks = {Gdk.EventType.BUTTON_PRESS: 1, Gdk.EventType._2BUTTON_PRESS: 2,
+                      Gdk.EventType._3BUTTON_PRESS: 3}[t]
+            emit({"event": "button", "button": ev.button.button, "clicks": clicks,
+                  "x": int(ev.button.x_root), "y": int(ev.button.y_root),
+                  "widget": self.event_widget(ev), "modifiers": modifiers(ev.button.state)})
+        elif t == Gdk.EventType.BUTTON_RELEASE:
+            emit({"event": "release", "button": ev.button.button, "x": int(ev.button.x_root),
+                  "y": int(ev.button.y_root), "widget": self.event_widget(ev)})
+        elif t == Gdk.EventType.SCROLL:
+            self.log_scroll(ev)
+        elif t == Gdk.EventType.KEY_PRESS:
+            kv = ev.key.keyval
+            cp = Gdk.keyval_to_unicode(kv)
+            emit({"event": "key", "key": Gdk.keyval_name(kv), "keyval": kv,
+                  "char": chr(cp) if cp else "", "modifiers": modifiers(ev.key.state),
+                  "widget": self.focus_name()})
+        elif t == Gdk.EventType.KEY_RELEASE:
+            emit({"event": "keyrelease", "key": Gdk.keyval_name(ev.key.keyval)})
+
+    NAMES = ("Pad", "Submit", "Name", "Notes", "Volume")
+
+    def event_widget(self, ev):
+        w = Gtk.get_event_widget(ev)
+        while w is not None:
+            if w.get_name() in self.NAMES:
+                return w.get_name()
+            w = w.get_parent()
+        return "window"
+
+    def pad_press(self, widget, ev):
+        if ev.type == Gdk.EventType.BUTTON_PRESS:
             self.press = (ev.button, int(ev.x_root), int(ev.y_root))
             self.dragging = False
             self.motions = 0
         return False
 
-    def on_release(self, widget, ev, name):
-        emit({"event": "release", "button": ev.button, "x": int(ev.x_root), "y": int(ev.y_root),
-              "widget": name})
+    def pad_release(self, widget, ev):
         if self.dragging and self.press and self.press[0] == ev.button:
             emit({"event": "drag", "phase": "end", "button": ev.button,
                   "x": int(ev.x_root), "y": int(ev.y_root), "motions": self.motions})
@@ -319,32 +345,23 @@ class Probe:
             emit({"event": "drag", "phase": "start", "button": b, "x": x, "y": y, "motions": 0})
         return False
 
-    def on_scroll(self, widget, ev):
+    def log_scroll(self, ev):
         d = {Gdk.ScrollDirection.UP: "up", Gdk.ScrollDirection.DOWN: "down",
-             Gdk.ScrollDirection.LEFT: "left", Gdk.ScrollDirection.RIGHT: "right"}.get(ev.direction)
+             Gdk.ScrollDirection.LEFT: "left", Gdk.ScrollDirection.RIGHT: "right"}.get(ev.scroll.direction)
         if d is None:  # smooth scrolling: report the dominant direction
-            ok, dx, dy = ev.get_scroll_deltas()
+            dx, dy = ev.scroll.delta_x, ev.scroll.delta_y
+            if dx == 0 and dy == 0:
+                return
             if abs(dy) >= abs(dx):
                 d = "down" if dy > 0 else "up"
             else:
                 d = "right" if dx > 0 else "left"
-        emit({"event": "scroll", "direction": d, "x": int(ev.x_root), "y": int(ev.y_root)})
-        return False
+        emit({"event": "scroll", "direction": d, "x": int(ev.scroll.x_root), "y": int(ev.scroll.y_root),
+              "widget": self.event_widget(ev)})
 
     def focus_name(self):
         f = self.window.get_focus()
         return f.get_name() if f is not None else None
-
-    def on_key(self, w, ev):
-        cp = Gdk.keyval_to_unicode(ev.keyval)
-        emit({"event": "key", "key": Gdk.keyval_name(ev.keyval), "keyval": ev.keyval,
-              "char": chr(cp) if cp else "", "modifiers": modifiers(ev.state),
-              "widget": self.focus_name()})
-        return False
-
-    def on_key_release(self, w, ev):
-        emit({"event": "keyrelease", "key": Gdk.keyval_name(ev.keyval)})
-        return False
 
 
 def main():
@@ -358,6 +375,12 @@ def main():
     args.x, args.y = (int(v) for v in args.position.split(","))
     args.width, args.height = (int(v) for v in args.size.split(","))
     p = Probe(args)
+
+    def hook(ev, *_):
+        p.on_gdk_event(ev)
+        Gtk.main_do_event(ev)
+
+    Gdk.Event.handler_set(hook)
     if args.pattern:
         p.build_pattern()
     else:
