@@ -121,7 +121,9 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 	if _, ok := ctx.Deadline(); !ok {
 		// Every operation is bounded, also for callers without a deadline.
 		dctx, dcancel := context.WithTimeout(octx, b.opTimeout())
-		octx, cancel = dctx, func() { dcancel(); cancel() }
+		// The closure must call the outer cancel, not itself.
+		outer := cancel
+		octx, cancel = dctx, func() { dcancel(); outer() }
 	}
 	return &op{b: b, inst: inst, t: t, ctx: octx, cancel: cancel}, nil
 }
