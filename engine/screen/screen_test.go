@@ -195,3 +195,27 @@ func TestConvertSwapsRedAndBlue(t *testing.T) {
 		t.Errorf("convert = %v, want %v", dst, want)
 	}
 }
+
+func TestConcurrentCaptures(t *testing.T) {
+	d := displaytest.Start(t)
+	s := openScreen(t, d.Name)
+	done := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			r := image.Rect(i*10, i*10, i*10+200, i*10+100)
+			if i%2 == 0 {
+				r = image.Rectangle{}
+			}
+			_, err := s.Capture(context.Background(), r)
+			if err == nil {
+				_, _, err = s.Size()
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
