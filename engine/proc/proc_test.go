@@ -280,6 +280,14 @@ func TestLaunchXmessage(t *testing.T) {
 	displaytest.Require(t, "xmessage")
 	d := displaytest.Start(t)
 	ctx := context.Background()
+	m, err := window.Open(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Disconnect()
+	if err := m.WaitReady(ctx, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	// /bin is /usr/bin on Debian 12 (merged /usr), so /bin/xmessage resolves inside /usr/bin.
 	pid, resolved, err := Launch(ctx, "/bin/xmessage", []string{"-title", "w365 launch test", "hello from w365"},
 		d.Environ(os.Environ()), policy.Default().LaunchDirs)
@@ -299,11 +307,6 @@ func TestLaunchXmessage(t *testing.T) {
 	if f[3] != strconv.Itoa(pid) {
 		t.Errorf("session id %s, want %d (setsid)", f[3], pid)
 	}
-	m, err := window.Open(d.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Disconnect()
 	var found *window.Window
 	for i := 0; i < 200 && found == nil; i++ {
 		ws, err := m.List(ctx)

@@ -125,6 +125,63 @@ func Open(displayName string) (*Manager, error) {
 	return m, nil
 }
 
+// WaitReady waits until the window manager, if there is one, manages new windows: it maps
+// a small probe window until one shows up in _NET_CLIENT_LIST. A window manager announces
+// itself (_NET_SUPPORTING_WM_CHECK) before it is done starting, and openbox can lose a
+// window mapped in that interval; call this after starting a desktop and before launching
+// programs on it. Without a window manager it returns at once. It returns UNAVAILABLE when
+// the manager does not take a window within timeout.
+func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.conn == nil {
+		return werr.New(werr.Unavailable, "window manager connection is closed")
+	}
+	deadline := time.Now().Add(timeout)
+	wait := 100 * time.Millisecond // doubled after each lost probe, up to 1 s
+	for {
+		if !m.hasWM() {
+			return nil // no window manager: windows are mapped directly
+		}
+		if m.probe(ctx, min(wait, max(time.Until(deadline), pollInterval))) {
+			return nil
+		}
+		wait = min(2*wait, time.Second)
+		if time.Now().After(deadline) {
+			return werr.New(werr.Unavailable, "the window manager on %s does not manage windows", m.display)
+		}
+		if ctx.Err() != nil {
+			return werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// probe maps a 1x1 window and reports whether the window manager took it in within wait.
+func (m *Manager) probe(ctx context.Context, wait time.Duration) bool {
+	id, err := xproto.NewWindowId(m.conn)
+	if err != nil {
+		return false
+	}
+	scr := xproto.Setup(m.conn).DefaultScreen(m.conn)
+	if xproto.CreateWindowChecked(m.conn, scr.RootDepth, id, m.root, -10, -10, 1, 1, 0,
+		xproto.WindowClassInputOutput, scr.RootVisual, 0, nil).Check() != nil {
+		return false
+	}
+	defer xproto.DestroyWindow(m.conn, id)
+	name := "w365 window manager probe"
+	xproto.ChangeProperty(m.conn, xproto.PropModeReplace, id, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(name)), []byte(name))
+	xproto.MapWindow(m.conn, id)
+	return waitFor(ctx, wait, func() bool {
+		for _, c := range m.prop32(m.root, m.atom("_NET_CLIENT_LIST"), xproto.AtomWindow) {
+			if xproto.Window(c) == id {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // Disconnect closes the X connection. The Manager cannot be used afterwards.
 func (m *Manager) Disconnect() {
 	m.mu.Lock()

@@ -154,6 +154,9 @@ func open(t *testing.T, d *display.Desktop) *Manager {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Disconnect)
+	if err := m.WaitReady(context.Background(), 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	return m
 }
 
@@ -615,6 +618,8 @@ func TestPIDFromXServer(t *testing.T) {
 	displaytest.Require(t, "xmessage")
 	d := displaytest.Start(t)
 	m := open(t, d)
+	// open waited for the window manager (WaitReady): a program that maps its window at
+	// once is managed.
 	c := d.Command("xmessage", "-title", "Plain Xaw Message", "hello")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
