@@ -2,10 +2,13 @@ package commands
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
 )
 
 const browserKey = "browser"
@@ -53,4 +56,770 @@ func browserURLOf(env *Env) func(handle uint32) string {
 		}
 		return ""
 	}
+}
+
+// Hint sets of browser tools: the web is an open world.
+var (
+	WebRead = Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes}
+	WebAct  = Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes}
+)
+
+// withBrowser runs f with the session's browser.
+func withBrowser[Out any](f func(ctx context.Context, b *browser.Browser) (Out, error)) func(context.Context, *Env) (Out, error) {
+	return func(ctx context.Context, env *Env) (Out, error) {
+		b, err := browserOf(ctx, env)
+		if err != nil {
+			var zero Out
+			return zero, err
+		}
+		return f(ctx, b)
+	}
+}
+
+// deref turns an engine result pointer into the value a tool returns.
+func deref[T any](p *T, err error) (T, error) {
+	if err != nil || p == nil {
+		var zero T
+		if err == nil {
+			err = werr.New(werr.Internal, "empty result")
+		}
+		return zero, err
+	}
+	return *p, nil
+}
+
+// browserTool defines a browser tool whose handler needs only the browser and the input.
+func browserTool[In, Out any](t Tool, f func(ctx context.Context, b *browser.Browser, in In) (Out, error)) *Tool {
+	if t.Toolset == "" {
+		t.Toolset = "browser"
+	}
+	return Define(t, func(ctx context.Context, env *Env, in In) (Out, error) {
+		return withBrowser(func(ctx context.Context, b *browser.Browser) (Out, error) { return f(ctx, b, in) })(ctx, env)
+	})
+}
+
+// NavigateIn is browser_navigate's input.
+type NavigateIn struct {
+	URL       string `json:"url" jsonschema:"full URL with its scheme, e.g. https://example.com" w365:"minLength=1"`
+	WaitUntil string `json:"waitUntil,omitempty" jsonschema:"when navigation counts as done: load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms" w365:"enum=load|domcontentloaded|networkidle0|networkidle2,default=load"`
+}
+
+// NavOut is where a navigation ended.
+type NavOut struct{ browser.NavigateResult }
+
+func (o NavOut) Text() string {
+	s := fmt.Sprintf("%s %q", o.URL, o.Title)
+	if o.Status != 0 {
+		s = fmt.Sprintf("%d %s", o.Status, s)
+	}
+	return s + actionNotes(o.ActionResult)
+}
+
+// actionNotes mentions what an action set off besides its effect: dialogs, downloads, tabs.
+func actionNotes(a browser.ActionResult) string {
+	var parts []string
+	if a.Dialog != nil {
+		parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", a.Dialog.Type, a.Dialog.Message))
+	}
+	for _, d := range a.Downloads {
+		parts = append(parts, fmt.Sprintf("download %s (%s)", d.SuggestedName, d.State))
+	}
+	for _, t := range a.NewTabs {
+		parts = append(parts, fmt.Sprintf("new tab %d: %s", t.Index, t.URL))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "\n" + strings.Join(parts, "\n")
+}
+
+// ActOut is the result of a page action.
+type ActOut struct{ browser.ActionResult }
+
+func (o ActOut) Text() string {
+	s := "done"
+	if o.Navigated {
+		s = "navigated to " + o.URL
+	}
+	return s + actionNotes(o.ActionResult)
+}
+
+// SelectorIn names one element.
+type SelectorIn struct {
+	Selector string `json:"selector" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)" w365:"minLength=1"`
+}
+
+// BrowserTypeIn is browser_type's input.
+type BrowserTypeIn struct {
+	Selector string `json:"selector" jsonschema:"CSS selector of the input element" w365:"minLength=1"`
+	Text     string `json:"text" jsonschema:"text to type"`
+	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value instead of replacing it" w365:"default=false"`
+	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards" w365:"default=false"`
+}
+
+// URLOut and TitleOut are single values.
+type URLOut struct {
+	URL string `json:"url"`
+}
+
+func (o URLOut) Text() string { return o.URL }
+
+type TitleOut struct {
+	Title string `json:"title"`
+}
+
+func (o TitleOut) Text() string { return o.Title }
+
+// TextOut is page or element text.
+type TextOut struct{ browser.TextResult }
+
+func (o TextOut) Text() string {
+	if o.Truncated {
+		return o.TextResult.Text + fmt.Sprintf("\n[truncated: %d of %d bytes]", len(o.TextResult.Text), o.TotalBytes)
+	}
+	return o.TextResult.Text
+}
+
+// WaitForIn is browser_wait_for's input (W365 selector form and PW text forms).
+type WaitForIn struct {
+	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
+	Text      string `json:"text,omitempty" jsonschema:"text to wait for (inside selector when given)"`
+	TextGone  string `json:"textGone,omitempty" jsonschema:"text to wait to disappear"`
+	Visible   bool   `json:"visible,omitempty" jsonschema:"also require the element to be visible" w365:"default=false"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before TIMEOUT" w365:"min=1,max=30000,default=5000"`
+}
+
+// WaitForOut says how long it took.
+type WaitForOut struct{ browser.WaitResult }
+
+func (o WaitForOut) Text() string { return fmt.Sprintf("ready after %d ms", o.ElapsedMs) }
+
+// EvalJSIn is browser_eval_js's input.
+type EvalJSIn struct {
+	Expression string `json:"expression" jsonschema:"JavaScript expression evaluated in the page; the result comes back as a string (stringify objects yourself)" w365:"minLength=1"`
+}
+
+// EvaluateIn is browser_evaluate's input.
+type EvaluateIn struct {
+	Function string `json:"function" jsonschema:"function expression, e.g. () => document.title, or el => el.textContent with target" w365:"minLength=1"`
+	Target   string `json:"target,omitempty" jsonschema:"CSS selector of an element passed to the function"`
+}
+
+// EvalOut is a script's result.
+type EvalOut struct{ browser.EvalResult }
+
+func (o EvalOut) Text() string { return o.Value }
+
+// BrowserShotIn is browser_take_screenshot's input.
+type BrowserShotIn struct {
+	Type     string `json:"type,omitempty" jsonschema:"image format; jpeg is smaller" w365:"enum=png|jpeg,default=png"`
+	Target   string `json:"target,omitempty" jsonschema:"CSS selector: capture only that element"`
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport" w365:"default=false"`
+}
+
+// PageImageOut is a browser capture.
+type PageImageOut struct {
+	MIMEType string `json:"mimeType"`
+	Bytes    int    `json:"bytes"`
+	data     []byte
+}
+
+func (o PageImageOut) OutputImages() []Image { return []Image{{Data: o.data, MIMEType: o.MIMEType}} }
+func (o PageImageOut) Text() string          { return fmt.Sprintf("%s, %d bytes", o.MIMEType, o.Bytes) }
+
+func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOptions) (PageImageOut, error) {
+	data, err := b.Screenshot(ctx, so)
+	if err != nil {
+		return PageImageOut{}, err
+	}
+	mime := "image/png"
+	if so.Format == "jpeg" {
+		mime = "image/jpeg"
+	}
+	return PageImageOut{MIMEType: mime, Bytes: len(data), data: data}, nil
+}
+
+// SelectOptionIn is browser_select_option's input.
+type SelectOptionIn struct {
+	Selector string   `json:"selector" jsonschema:"CSS selector of the <select> element" w365:"minLength=1"`
+	Values   []string `json:"values" jsonschema:"option values (or labels) to select" w365:"minItems=1"`
+}
+
+// SelectOut counts selected options.
+type SelectOut struct{ browser.SelectResult }
+
+func (o SelectOut) Text() string {
+	return fmt.Sprintf("%d option(s) selected", o.Selected) + actionNotes(o.ActionResult)
+}
+
+// FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
+type FillFormIn struct {
+	Fields []browser.FormField `json:"fields" jsonschema:"fields to fill in order; each {selector, value} (value a string, or a boolean for checkboxes); stops at the first failure" w365:"minItems=1,maxItems=100"`
+}
+
+// FillFormOut says which fields were filled.
+type FillFormOut struct{ browser.FillFormResult }
+
+func (o FillFormOut) Text() string {
+	s := fmt.Sprintf("%d of %d field(s) filled", o.Filled, len(o.Fields))
+	for _, f := range o.Fields {
+		if !f.OK {
+			s += fmt.Sprintf("\nfield %d (%s): %s", f.Index, f.Selector, f.Error)
+		}
+	}
+	return s + actionNotes(o.ActionResult)
+}
+
+// DragIn is browser_drag's input.
+type BrowserDragIn struct {
+	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector of the element to drag" w365:"minLength=1"`
+	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector of the drop target" w365:"minLength=1"`
+}
+
+// TabIn picks a tab by index or id.
+type TabIn struct {
+	TabIndex *int   `json:"tabIndex,omitempty" jsonschema:"0-based tab index (browser_list_tabs)" w365:"min=0"`
+	TabID    string `json:"tabId,omitempty" jsonschema:"tab id (browser_list_tabs); wins over tabIndex"`
+}
+
+func (in TabIn) ref() (browser.TabRef, error) {
+	if in.TabIndex == nil && in.TabID == "" {
+		return browser.TabRef{}, werr.Invalid("give tabIndex or tabId")
+	}
+	return browser.TabRef{Index: in.TabIndex, ID: in.TabID}, nil
+}
+
+// ListTabsIn is browser_list_tabs's input.
+type ListTabsIn struct {
+	TabID string `json:"tabId,omitempty" jsonschema:"list only this tab"`
+}
+
+// TabsOut lists tabs.
+type TabsOut struct {
+	Tabs []browser.TabInfo `json:"tabs"`
+}
+
+func (o TabsOut) Text() string {
+	var b strings.Builder
+	for _, t := range o.Tabs {
+		mark := " "
+		if t.Active {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s%d %s %q\n", mark, t.Index, t.URL, t.Title)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// TabOut is one tab.
+type TabOut struct{ browser.TabInfo }
+
+func (o TabOut) Text() string { return fmt.Sprintf("%d %s %q", o.Index, o.URL, o.Title) }
+
+// NewTabIn is browser_new_tab's input.
+type NewTabIn struct {
+	URL string `json:"url,omitempty" jsonschema:"URL to open; omit for a blank tab"`
+}
+
+// CreateTabsIn is browser_create_tabs's input.
+type CreateTabsIn struct {
+	URLs            []string `json:"urls" jsonschema:"one tab per URL, opened in this order" w365:"minItems=1,maxItems=50"`
+	ForegroundIndex *int     `json:"foregroundIndex,omitempty" jsonschema:"index in urls of the tab to bring to the front; omit to keep the current tab active" w365:"min=0"`
+}
+
+// CloseTabOut says what closed.
+type CloseTabOut struct{ browser.CloseTabResult }
+
+// CookiesIn is browser_get_cookies's input.
+type CookiesIn struct {
+	URLs []string `json:"urls,omitempty" jsonschema:"URLs whose cookies to return; omit for the current page"`
+}
+
+// CookiesOut lists cookies with values redacted.
+type CookiesOut struct {
+	Cookies []browser.Cookie `json:"cookies"`
+}
+
+func (o CookiesOut) Text() string {
+	var b strings.Builder
+	for _, c := range o.Cookies {
+		fmt.Fprintf(&b, "%s=%s domain=%s path=%s httpOnly=%v secure=%v\n", c.Name, c.Value, c.Domain, c.Path, c.HTTPOnly, c.Secure)
+	}
+	if b.Len() == 0 {
+		return "no cookies"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// SetCookiesIn is browser_set_cookies's input.
+type SetCookiesIn struct {
+	Cookies []browser.CookieInput `json:"cookies" jsonschema:"cookies to add or overwrite: {name, value, url?, domain?, path?, secure?, httpOnly?, sameSite?, expires?}; an expires in the past deletes one" w365:"minItems=1,maxItems=100"`
+}
+
+// CountOut counts what a call did.
+type CountOut struct {
+	Count int `json:"count"`
+}
+
+// HandleDialogIn accepts both contracts: W365 action and PW accept.
+type HandleDialogIn struct {
+	Action     string `json:"action,omitempty" jsonschema:"accept or dismiss the pending dialog" w365:"enum=accept|dismiss"`
+	Accept     *bool  `json:"accept,omitempty" jsonschema:"true accepts, false dismisses (alternative to action)"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"text for a prompt dialog, used when accepting"`
+}
+
+// DialogOut reports the handled dialog.
+type DialogOut struct{ browser.DialogResult }
+
+func (o DialogOut) Text() string { return o.Message + actionNotes(o.ActionResult) }
+
+// PDFIn is browser_pdf_save's input.
+type PDFIn struct {
+	FilePath string `json:"filePath" jsonschema:"destination under the home or temp directory" w365:"minLength=1"`
+}
+
+// PDFOut is the saved file.
+type PDFOut struct{ browser.PDFResult }
+
+func (o PDFOut) Text() string { return fmt.Sprintf("%s (%d bytes)", o.Path, o.Bytes) }
+
+// PageStateIn is browser_get_page_state's input.
+type PageStateIn struct {
+	Fields []string `json:"fields" jsonschema:"what to return; dom and screenshot can be large" w365:"enum=url|title|dom|screenshot|tabs,minItems=1"`
+}
+
+// PageStateOut holds only the fields asked for; a screenshot travels as image content.
+type PageStateOut struct {
+	browser.PageState
+	HasScreenshot bool `json:"screenshot,omitempty"`
+}
+
+func (o PageStateOut) OutputImages() []Image {
+	if len(o.Screenshot) == 0 {
+		return nil
+	}
+	return []Image{{Data: o.Screenshot, MIMEType: "image/png"}}
+}
+
+// ConsoleIn is browser_console_messages's input.
+type ConsoleIn struct {
+	Level string `json:"level,omitempty" jsonschema:"only this level and above" w365:"enum=debug|info|warning|error"`
+	All   bool   `json:"all,omitempty" jsonschema:"return every message kept, not only those since the last call" w365:"default=false"`
+	Clear bool   `json:"clear,omitempty" jsonschema:"forget the messages after returning them" w365:"default=false"`
+}
+
+// ConsoleOut lists console messages (untrusted page content).
+type ConsoleOut struct {
+	Messages []browser.ConsoleMessage `json:"messages"`
+}
+
+func (o ConsoleOut) Text() string {
+	var b strings.Builder
+	for _, m := range o.Messages {
+		fmt.Fprintf(&b, "[%s] %s\n", m.Level, m.Text)
+	}
+	if b.Len() == 0 {
+		return "no console messages"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// NetworkIn is browser_network_requests's input.
+type NetworkIn struct {
+	URLContains  string `json:"urlContains,omitempty" jsonschema:"only requests whose URL contains this"`
+	Method       string `json:"method,omitempty" jsonschema:"only this HTTP method"`
+	ResourceType string `json:"resourceType,omitempty" jsonschema:"only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."`
+	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"only failed requests (network errors and HTTP status >= 400)" w365:"default=false"`
+	SinceLast    bool   `json:"sinceLast,omitempty" jsonschema:"only requests since the previous call" w365:"default=false"`
+	Clear        bool   `json:"clear,omitempty" jsonschema:"forget the requests after returning them" w365:"default=false"`
+}
+
+// NetworkOut lists requests.
+type NetworkOut struct {
+	Requests []browser.NetworkRequest `json:"requests"`
+}
+
+func (o NetworkOut) Text() string {
+	var b strings.Builder
+	for _, r := range o.Requests {
+		status := fmt.Sprint(r.Status)
+		if r.Failed {
+			status = "FAILED " + r.ErrorText
+		}
+		fmt.Fprintf(&b, "%s %s %s %s\n", r.Method, status, r.ResourceType, r.URL)
+	}
+	if b.Len() == 0 {
+		return "no requests"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// DownloadsOut lists downloads.
+type DownloadsOut struct {
+	Downloads []browser.Download `json:"downloads"`
+}
+
+func init() {
+	nav := func(f func(*browser.Browser, context.Context) (*browser.NavigateResult, error)) func(context.Context, *browser.Browser, None) (NavOut, error) {
+		return func(ctx context.Context, b *browser.Browser, _ None) (NavOut, error) {
+			r, err := deref(f(b, ctx))
+			return NavOut{r}, err
+		}
+	}
+	register(
+		browserTool(Tool{
+			Name: "browser_navigate", Legacy: []string{"mcp_browser_navigate"}, Aliases: []string{"open", "goto"},
+			Summary: "Open a URL in the browser and wait for it to load",
+			Long: "Navigates the active tab (launching the browser on first use) and waits for waitUntil.\n" +
+				"Returns the final URL, title and HTTP status. Navigation invalidates snapshot refs.",
+			Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
+			Args:    []string{"url"}, Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in NavigateIn) (NavOut, error) {
+			r, err := deref(b.Navigate(ctx, in.URL, browser.WaitUntil(in.WaitUntil)))
+			return NavOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_back", Legacy: []string{"mcp_browser_back"},
+			Summary: "Go one step back in the browser history", Long: "Like the Back button; waits for the page to settle.",
+			Example: "  $ w365 browser back", Annotations: WebAct,
+		}, nav((*browser.Browser).Back)),
+		browserTool(Tool{
+			Name: "browser_forward", Legacy: []string{"mcp_browser_forward"},
+			Summary: "Go one step forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
+			Example: "  $ w365 browser forward", Annotations: WebAct,
+		}, nav((*browser.Browser).Forward)),
+		browserTool(Tool{
+			Name: "browser_reload", Legacy: []string{"mcp_browser_reload"},
+			Summary: "Reload the current page", Long: "Reloads the active tab and waits for it to load.",
+			Example: "  $ w365 browser reload", Annotations: WebAct,
+		}, nav((*browser.Browser).Reload)),
+		browserTool(Tool{
+			Name: "browser_get_url", Legacy: []string{"mcp_browser_get_url"}, Aliases: []string{"url"},
+			Summary: "Report the active tab's URL", Long: "The URL of the page in the active tab.",
+			Example: "  $ w365 browser get-url", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, _ None) (URLOut, error) {
+			u, err := b.URL(ctx)
+			return URLOut{u}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_get_title", Legacy: []string{"mcp_browser_get_title"}, Aliases: []string{"title"},
+			Summary: "Report the active tab's title", Long: "The document title of the active tab.",
+			Example: "  $ w365 browser get-title", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, _ None) (TitleOut, error) {
+			t, err := b.Title(ctx)
+			return TitleOut{t}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
+			Summary: "Read the visible text of the page (at most 512 KB)",
+			Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
+			Example: "  $ w365 browser get-text", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
+			r, err := deref(b.Text(ctx))
+			return TextOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_get_html", Legacy: []string{"mcp_browser_get_html"}, Aliases: []string{"html"},
+			Summary: "Read the page's HTML (at most 512 KB)",
+			Long:    "The serialized DOM of the page. Cut at 512 KB on a UTF-8 boundary; truncated says so.",
+			Example: "  $ w365 browser get-html > page.html", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
+			r, err := deref(b.HTML(ctx))
+			return TextOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_click", Legacy: []string{"mcp_browser_click"},
+			Summary: "Click an element found by CSS selector",
+			Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
+				"real mouse events at its centre, and waits for the page to settle.",
+			Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
+			Args:    []string{"selector"}, Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (ActOut, error) {
+			r, err := deref(b.Click(ctx, browser.CSS(in.Selector)))
+			return ActOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_type", Legacy: []string{"mcp_browser_type"},
+			Summary: "Type text into a form field found by CSS selector",
+			Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
+				"submit presses Enter afterwards.",
+			Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
+			Args:    []string{"selector", "text"}, Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in BrowserTypeIn) (ActOut, error) {
+			r, err := deref(b.Type(ctx, browser.CSS(in.Selector), in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
+			return ActOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_query_text", Legacy: []string{"mcp_browser_query_text"}, Aliases: []string{"query"},
+			Summary: "Read the text of the first element matching a CSS selector",
+			Long:    "The text content of the first match; NOT_FOUND when nothing matches.",
+			Example: "  $ w365 browser query-text h1", Args: []string{"selector"}, Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (TextOut, error) {
+			r, err := deref(b.QueryText(ctx, browser.CSS(in.Selector)))
+			return TextOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
+			Summary: "Wait until an element or text appears, or a text disappears (at most 30 s)",
+			Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
+				"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
+			Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
+			Args:    []string{"selector"}, Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, in WaitForIn) (WaitForOut, error) {
+			if in.Selector == "" && in.Text == "" && in.TextGone == "" {
+				return WaitForOut{}, werr.Invalid("give selector, text or textGone")
+			}
+			r, err := deref(b.WaitFor(ctx, browser.WaitOptions{Selector: in.Selector, Text: in.Text, TextGone: in.TextGone, Visible: in.Visible, TimeoutMs: in.TimeoutMs}))
+			return WaitForOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_eval_js", Legacy: []string{"mcp_browser_eval_js"}, Aliases: []string{"eval"},
+			Summary: "Evaluate a JavaScript expression in the page; the result is a string",
+			Long: "The result always comes back as a string: strings as they are, objects as JSON. A thrown\n" +
+				"exception is an error naming it.",
+			Example: "  $ w365 browser eval-js 'document.title'\n  $ w365 browser eval 'JSON.stringify([...document.links].map(a => a.href))'",
+			Args:    []string{"expression"}, Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in EvalJSIn) (EvalOut, error) {
+			r, err := deref(b.EvalJS(ctx, in.Expression))
+			return EvalOut{r}, err
+		}),
+		browserTool(Tool{
+			Name:    "browser_evaluate",
+			Summary: "Run a JavaScript function in the page, optionally on an element",
+			Long: "function is a function expression such as () => document.title; with target, the element\n" +
+				"matching that selector is its argument (el => el.textContent). The result comes back as a string.",
+			Example: "  $ w365 browser evaluate '() => location.href'\n  $ w365 browser evaluate 'el => el.value' --target '#email'",
+			Args:    []string{"function"}, Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in EvaluateIn) (EvalOut, error) {
+			var el *browser.Element
+			if in.Target != "" {
+				e := browser.CSS(in.Target)
+				el = &e
+			}
+			r, err := deref(b.Evaluate(ctx, in.Function, el))
+			return EvalOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_screenshot", Legacy: []string{"mcp_browser_screenshot"},
+			Summary: "Capture the browser viewport as PNG",
+			Long:    "Captures only the page viewport of the active tab, not the whole screen.",
+			Example: "  $ w365 browser screenshot -o page.png", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, _ None) (PageImageOut, error) {
+			return pageShot(ctx, b, browser.ScreenshotOptions{})
+		}),
+		browserTool(Tool{
+			Name:    "browser_take_screenshot",
+			Summary: "Capture the page, one element, or the whole scrollable page, as PNG or JPEG",
+			Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
+				"is smaller; target captures one element; fullPage the whole page.",
+			Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
+			Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, in BrowserShotIn) (PageImageOut, error) {
+			so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
+			if in.Target != "" {
+				e := browser.CSS(in.Target)
+				so.Element = &e
+			}
+			return pageShot(ctx, b, so)
+		}),
+		browserTool(Tool{
+			Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
+			Summary: "Select options of a <select> element by value",
+			Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
+			Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
+			Args:    []string{"selector", "values"}, Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in SelectOptionIn) (SelectOut, error) {
+			r, err := deref(b.SelectOption(ctx, browser.CSS(in.Selector), in.Values))
+			return SelectOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_fill_form", Legacy: []string{"mcp_browser_fill_form"}, Aliases: []string{"fill"},
+			Summary: "Fill several form fields in one call, stopping at the first failure",
+			Long: "Each field is {selector, value}: text inputs and textareas get the text, checkboxes and radios\n" +
+				"a boolean, selects an option value. Reports which fields were filled and which failed.",
+			Example:     "  $ w365 browser fill-form --fields '[{\"selector\":\"#name\",\"value\":\"Ada\"},{\"selector\":\"#agree\",\"value\":true}]'",
+			Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in FillFormIn) (FillFormOut, error) {
+			r, err := b.FillForm(ctx, in.Fields)
+			if r == nil {
+				return FillFormOut{}, err
+			}
+			// A partial fill returns its progress together with the error.
+			return FillFormOut{*r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_drag", Legacy: []string{"mcp_browser_drag"},
+			Summary:     "Drag one element onto another (HTML5 drag and drop works)",
+			Long:        "Drags the first match of sourceSelector onto the first match of targetSelector.",
+			Example:     "  $ w365 browser drag --source-selector '#card' --target-selector '#done'",
+			Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in BrowserDragIn) (ActOut, error) {
+			r, err := deref(b.Drag(ctx, browser.CSS(in.SourceSelector), browser.CSS(in.TargetSelector)))
+			return ActOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_list_tabs", Legacy: []string{"mcp_browser_list_tabs"}, Aliases: []string{"tabs"},
+			Summary: "List the open tabs", Long: "Every tab with index, id, URL, title and whether it is active.",
+			Example: "  $ w365 browser list-tabs", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, in ListTabsIn) (TabsOut, error) {
+			tabs, err := b.ListTabs(ctx)
+			if err != nil {
+				return TabsOut{}, err
+			}
+			out := TabsOut{Tabs: []browser.TabInfo{}}
+			for _, t := range tabs {
+				if in.TabID == "" || t.ID == in.TabID {
+					out.Tabs = append(out.Tabs, t)
+				}
+			}
+			return out, nil
+		}),
+		browserTool(Tool{
+			Name: "browser_switch_tab", Legacy: []string{"mcp_browser_switch_tab"},
+			Summary: "Make a tab active by index or id", Long: "The tab comes to the front and later browser tools act on it.",
+			Example: "  $ w365 browser switch-tab --tab-index 1", Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in TabIn) (TabOut, error) {
+			ref, err := in.ref()
+			if err != nil {
+				return TabOut{}, err
+			}
+			r, err := deref(b.SwitchTab(ctx, ref))
+			return TabOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_new_tab", Legacy: []string{"mcp_browser_new_tab"},
+			Summary: "Open a new tab, optionally at a URL", Long: "Opens a tab, makes it active and returns {index, title, url}.",
+			Example: "  $ w365 browser new-tab https://example.com", Args: []string{"url"}, Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in NewTabIn) (TabOut, error) {
+			r, err := deref(b.NewTab(ctx, in.URL))
+			return TabOut{r}, err
+		}),
+		browserTool(Tool{
+			Name:    "browser_create_tabs",
+			Summary: "Open several tabs in order, optionally bringing one to the front",
+			Long:    "One tab per URL in the given order. Without foregroundIndex the active tab stays active.",
+			Example: "  $ w365 browser create-tabs https://a.example https://b.example --foreground-index 1",
+			Args:    []string{"urls"}, Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in CreateTabsIn) (TabsOut, error) {
+			tabs, err := b.CreateTabs(ctx, in.URLs, in.ForegroundIndex)
+			return TabsOut{tabs}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_close_tab", Legacy: []string{"mcp_browser_close_tab"},
+			Summary: "Close a tab by index or id", Long: "Closes the tab; another becomes active when it was the active one.",
+			Example: "  $ w365 browser close-tab --tab-index 2", Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in TabIn) (CloseTabOut, error) {
+			ref, err := in.ref()
+			if err != nil {
+				return CloseTabOut{}, err
+			}
+			r, err := deref(b.CloseTab(ctx, ref))
+			return CloseTabOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_get_cookies", Aliases: []string{"cookies"},
+			Summary:     "List cookies (values always redacted)",
+			Long:        "Names, domains, paths, expiry and flags of the current page's cookies, or of urls. Values are never returned.",
+			Example:     "  $ w365 browser get-cookies\n  $ w365 browser get-cookies --urls https://example.com",
+			Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, in CookiesIn) (CookiesOut, error) {
+			cs, err := b.GetCookies(ctx, in.URLs)
+			if cs == nil {
+				cs = []browser.Cookie{}
+			}
+			return CookiesOut{cs}, err
+		}),
+		browserTool(Tool{
+			Name:    "browser_set_cookies",
+			Summary: "Add or overwrite cookies (never clears others)",
+			Long: "Sets each cookie on the current page's domain unless url or domain says otherwise. To delete\n" +
+				"one, overwrite it with an expires in the past.",
+			Example:     "  $ w365 browser set-cookies --cookies '[{\"name\":\"lang\",\"value\":\"en\"}]'",
+			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in SetCookiesIn) (CountOut, error) {
+			n, err := b.SetCookies(ctx, in.Cookies)
+			return CountOut{n}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_handle_dialog", Legacy: []string{"mcp_browser_handle_dialog"}, Aliases: []string{"dialog"},
+			Summary: "Accept or dismiss the pending alert, confirm, prompt or beforeunload dialog",
+			Long: "action accept|dismiss (or accept true|false); promptText answers a prompt when accepting.\n" +
+				"With no dialog pending the result says \"No pending dialog\".",
+			Example:     "  $ w365 browser handle-dialog --action accept\n  $ w365 browser dialog --action accept --prompt-text 'Ada'",
+			Annotations: WebAct,
+		}, func(ctx context.Context, b *browser.Browser, in HandleDialogIn) (DialogOut, error) {
+			var accept bool
+			switch {
+			case in.Action != "" && in.Accept != nil:
+				return DialogOut{}, werr.Invalid("give action or accept, not both")
+			case in.Action != "":
+				accept = in.Action == "accept"
+			case in.Accept != nil:
+				accept = *in.Accept
+			default:
+				return DialogOut{}, werr.Invalid("give action (accept or dismiss) or accept (true or false)")
+			}
+			r, err := deref(b.HandleDialog(ctx, accept, in.PromptText))
+			return DialogOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
+			Summary: "Save the page as a PDF under the home or temp directory",
+			Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
+			Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
+			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in PDFIn) (PDFOut, error) {
+			r, err := deref(b.PDFSave(ctx, in.FilePath))
+			return PDFOut{r}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_get_page_state", Aliases: []string{"state"},
+			Summary: "Fetch several page signals in one call: url, title, dom, screenshot, tabs",
+			Long:    "Returns only the fields asked for; dom (512 KB cap) and screenshot can be large.",
+			Example: "  $ w365 browser get-page-state url title tabs", Args: []string{"fields"}, Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, in PageStateIn) (PageStateOut, error) {
+			r, err := deref(b.PageState(ctx, in.Fields))
+			return PageStateOut{PageState: r, HasScreenshot: len(r.Screenshot) > 0}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_console_messages", Aliases: []string{"console"},
+			Summary: "Read the page's console messages since the last call (untrusted page content)",
+			Long: "Console output of every level, uncaught exceptions and browser log entries, kept by the host\n" +
+				"between calls. By default only messages since the previous call are returned.",
+			Example:     "  $ w365 browser console-messages --level error\n  $ w365 browser console --all",
+			Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in ConsoleIn) (ConsoleOut, error) {
+			ms, err := b.ConsoleMessages(browser.ConsoleQuery{Level: in.Level, All: in.All, Clear: in.Clear})
+			if ms == nil {
+				ms = []browser.ConsoleMessage{}
+			}
+			return ConsoleOut{ms}, err
+		}),
+		browserTool(Tool{
+			Name: "browser_network_requests", Aliases: []string{"network"},
+			Summary:     "List the page's network requests with status, type and failures",
+			Long:        "Requests of every tab kept by the host between calls, filtered as asked.",
+			Example:     "  $ w365 browser network-requests --failed-only\n  $ w365 browser network --url-contains /api/",
+			Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, b *browser.Browser, in NetworkIn) (NetworkOut, error) {
+			rs := b.NetworkRequests(browser.NetworkQuery{URLContains: in.URLContains, Method: in.Method, ResourceType: in.ResourceType,
+				FailedOnly: in.FailedOnly, SinceLast: in.SinceLast, Clear: in.Clear})
+			if rs == nil {
+				rs = []browser.NetworkRequest{}
+			}
+			return NetworkOut{rs}, nil
+		}),
+		browserTool(Tool{
+			Name:    "browser_downloads",
+			Summary: "List the browser's downloads with their state and saved path",
+			Long:    "Downloads started by any page of the session, saved in the session's download directory.",
+			Example: "  $ w365 browser downloads", Annotations: WebRead,
+		}, func(ctx context.Context, b *browser.Browser, _ None) (DownloadsOut, error) {
+			ds := b.Downloads()
+			if ds == nil {
+				ds = []browser.Download{}
+			}
+			return DownloadsOut{ds}, nil
+		}),
+	)
 }

@@ -119,5 +119,49 @@ func init() {
 			}
 			return sessionOut(s.Info()), nil
 		}),
+		Define(Tool{
+			Name: "create_browser_session", Path: []string{"session", "browser"},
+			Summary: "Start a browser session: its own desktop and browser, ended after 15 idle minutes",
+			Long: "Starts a fresh session, launches its browser and returns browserSessionId. Pass it to browser\n" +
+				"tools as browserSessionId (MCP) or --session (CLI), and close it with close_browser_session.",
+			Example: "  $ w365 session browser --json",
+			Toolset: "session", Sessionless: true,
+			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, env *Env, _ None) (BrowserSessionOut, error) {
+			s, err := env.Host.Sessions.Get(ctx, session.NewID(), true)
+			if err != nil {
+				return BrowserSessionOut{}, err
+			}
+			s.IdleLimit = time.Duration(env.Host.Policy.BrowserIdleTimeoutMinutes) * time.Minute
+			// The session's queue is empty: nobody else can know its id yet.
+			if _, err := browserOf(ctx, &Env{Host: env.Host, Session: s}); err != nil {
+				env.Host.Sessions.End(s.ID)
+				return BrowserSessionOut{}, err
+			}
+			return BrowserSessionOut{BrowserSessionID: s.ID}, nil
+		}),
+		Define(Tool{
+			Name: "close_browser_session", Path: []string{"session", "close-browser"}, Args: []string{"browserSessionId"},
+			Summary: "End a browser session made by create_browser_session",
+			Long:    "Closes the session's browser and desktop. A closed session cannot be reopened.",
+			Example: "  $ w365 session close-browser s-1a2b3c4d",
+			Toolset: "session", Sessionless: true,
+			Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
+		}, func(ctx context.Context, env *Env, in BrowserSessionIn) (EndOut, error) {
+			if err := env.Host.Sessions.End(in.BrowserSessionID); err != nil {
+				return EndOut{}, err
+			}
+			return EndOut{SessionID: in.BrowserSessionID, Ended: true}, nil
+		}),
 	)
+}
+
+// BrowserSessionIn names a browser session.
+type BrowserSessionIn struct {
+	BrowserSessionID string `json:"browserSessionId" jsonschema:"the id create_browser_session returned" w365:"minLength=1"`
+}
+
+// BrowserSessionOut is a new browser session.
+type BrowserSessionOut struct {
+	BrowserSessionID string `json:"browserSessionId"`
 }

@@ -54,6 +54,8 @@ type Session struct {
 	Created time.Time
 	Desktop *display.Desktop
 	Queue   Queue
+	// IdleLimit overrides the manager's idle eviction delay for this session (0: default).
+	IdleLimit time.Duration
 
 	mu        sync.Mutex
 	lastUsed  time.Time
@@ -171,7 +173,11 @@ func (m *Manager) EvictIdle(idle time.Duration) []string {
 	m.mu.Lock()
 	var victims []*Session
 	for id, s := range m.sessions {
-		if s.Idle() > idle && s.Queue.Len() == 0 {
+		limit := idle
+		if s.IdleLimit > 0 {
+			limit = s.IdleLimit
+		}
+		if s.Idle() > limit && s.Queue.Len() == 0 {
 			victims = append(victims, s)
 			delete(m.sessions, id)
 		}
