@@ -3,7 +3,8 @@
 // serves several displays at once, so all state lives in a Manager bound to one display.
 //
 // Coordinates are root (screen) coordinates of the window's outer frame, title bar and
-// borders included (_NET_FRAME_EXTENTS), as a user would see and click it.
+// borders included (_NET_FRAME_EXTENTS), invisible client-side shadows excluded
+// (_GTK_FRAME_EXTENTS), as a user would see and click it.
 package window
 
 import (
@@ -80,7 +81,7 @@ var atomNames = []string{
 	"_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST", "_NET_CLIENT_LIST_STACKING",
 	"_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "_NET_WM_PID",
 	"_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_STATE_MAXIMIZED_VERT",
-	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_FRAME_EXTENTS",
+	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_FRAME_EXTENTS", "_GTK_FRAME_EXTENTS",
 	"_NET_CLOSE_WINDOW", "_NET_MOVERESIZE_WINDOW", "_NET_WORKAREA", "_NET_CURRENT_DESKTOP",
 	"_NET_WM_DESKTOP", "WM_STATE", "WM_CHANGE_STATE", "WM_PROTOCOLS", "WM_DELETE_WINDOW",
 }
@@ -354,6 +355,11 @@ func (m *Manager) read(w xproto.Window) (info, bool) {
 		x, y, wd, ht = x-l, y-t, wd+l+r, ht+t+b
 	} else if bw := int(geo.BorderWidth); bw > 0 {
 		x, y, wd, ht = x-bw, y-bw, wd+2*bw, ht+2*bw
+	}
+	// Client-side decorated windows (GTK, Chromium) draw invisible shadows around the
+	// visible frame and say how wide they are in _GTK_FRAME_EXTENTS: leave them out.
+	if gl, gr, gt, gb := m.gtkExtents(w); wd-gl-gr > 0 && ht-gt-gb > 0 {
+		x, y, wd, ht = x+gl, y+gt, wd-gl-gr, ht-gt-gb
 	}
 	in.X, in.Y, in.Width, in.Height = x, y, wd, ht
 
@@ -741,9 +747,22 @@ func (m *Manager) frameExtents(w xproto.Window) (int, int, int, int) {
 	return 0, 0, 0, 0
 }
 
+// gtkExtents returns the invisible margins (left, right, top, bottom) of a client-side
+// decorated window (_GTK_FRAME_EXTENTS), zeros for other windows.
+func (m *Manager) gtkExtents(w xproto.Window) (int, int, int, int) {
+	if ext := m.prop32(w, m.atom("_GTK_FRAME_EXTENTS"), xproto.AtomCardinal); len(ext) == 4 {
+		return int(ext[0]), int(ext[1]), int(ext[2]), int(ext[3])
+	}
+	return 0, 0, 0, 0
+}
+
+// moveResize puts the visible frame of in at (tx, ty) with size tw x th.
 func (m *Manager) moveResize(ctx context.Context, in info, tx, ty, tw, th int, resize bool) (Window, error) {
 	l, r, t, b := m.frameExtents(in.win)
-	cw, ch := tw-l-r, th-t-b
+	gl, gr, gt, gb := m.gtkExtents(in.win)
+	// The frame's outer corner and the client size that give this visible rectangle.
+	fx, fy := tx-gl, ty-gt
+	cw, ch := tw+gl+gr-l-r, th+gt+gb-t-b
 	if cw <= 0 || ch <= 0 {
 		return Window{}, werr.Invalid("%dx%d is smaller than the window frame (%d+%d x %d+%d)", tw, th, l, r, t, b)
 	}
@@ -755,18 +774,18 @@ func (m *Manager) moveResize(ctx context.Context, in info, tx, ty, tw, th int, r
 		if resize {
 			flags |= 1<<10 | 1<<11
 		}
-		err = m.clientMessage(in.win, m.atom("_NET_MOVERESIZE_WINDOW"), flags, uint32(int32(tx)), uint32(int32(ty)), uint32(cw), uint32(ch))
+		err = m.clientMessage(in.win, m.atom("_NET_MOVERESIZE_WINDOW"), flags, uint32(int32(fx)), uint32(int32(fy)), uint32(cw), uint32(ch))
 	} else {
 		geo, gerr := xproto.GetGeometry(m.conn, xproto.Drawable(in.win)).Reply()
 		if gerr != nil {
 			return Window{}, werr.New(werr.NotFound, "window %q vanished", in.Title)
 		}
 		bw := int(geo.BorderWidth)
-		vals := []uint32{uint32(int32(tx)), uint32(int32(ty))}
+		vals := []uint32{uint32(int32(fx)), uint32(int32(fy))}
 		mask := uint16(xproto.ConfigWindowX | xproto.ConfigWindowY)
 		if resize {
 			mask |= xproto.ConfigWindowWidth | xproto.ConfigWindowHeight
-			vals = append(vals, uint32(max(1, tw-2*bw)), uint32(max(1, th-2*bw)))
+			vals = append(vals, uint32(max(1, tw+gl+gr-2*bw)), uint32(max(1, th+gt+gb-2*bw)))
 		}
 		err = xproto.ConfigureWindowChecked(m.conn, in.win, mask, vals).Check()
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/display"
@@ -668,4 +669,40 @@ func TestTwoDisplays(t *testing.T) {
 	if w, err := m2.Activate(context.Background(), "only on two"); err != nil || w.Title != "Only On Two" {
 		t.Fatalf("activate on display two: %+v, %v", w, err)
 	}
+}
+
+// A client-side decorated window declares invisible shadow margins in _GTK_FRAME_EXTENTS;
+// the listed geometry leaves them out, and Move/Resize place the visible part.
+func TestClientSideShadows(t *testing.T) {
+	displaytest.Require(t, python)
+	d := displaytest.Start(t)
+	m := open(t, d)
+	ctx := context.Background()
+	a := startApp(t, d, "--title", "Shadowed Window", "--width", "400", "--height", "300")
+	w := find(t, m, "Shadowed Window")
+	gdk, _ := a.geometry()
+	// openbox does not announce _GTK_FRAME_EXTENTS, so GTK draws no shadows here: declare
+	// them on the window as a CSD client would.
+	l, r, top, b := 10, 12, 5, 15
+	buf := make([]byte, 16)
+	for i, v := range []int{l, r, top, b} {
+		xgb.Put32(buf[i*4:], uint32(v))
+	}
+	if err := xproto.ChangePropertyChecked(m.conn, xproto.PropModeReplace, xproto.Window(w.Handle),
+		m.atom("_GTK_FRAME_EXTENTS"), xproto.AtomCardinal, 32, 4, buf).Check(); err != nil {
+		t.Fatal(err)
+	}
+	w = find(t, m, "Shadowed Window")
+	if want := [4]int{gdk[0] + l, gdk[1] + top, gdk[2] - l - r, gdk[3] - top - b}; rect(w) != want {
+		t.Fatalf("listed %v, want the frame %v without the shadows: %v", rect(w), gdk, want)
+	}
+	ip := func(v int) *int { return &v }
+	w, err := m.Resize(ctx, "Shadowed Window", "Resize", ip(300), ip(200), ip(500), ip(350))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rect(w) != [4]int{300, 200, 500, 350} {
+		t.Fatalf("Resize: %v", rect(w))
+	}
+	settledGeometry(t, a, [4]int{300 - l, 200 - top, 500 + l + r, 350 + top + b})
 }
