@@ -1,0 +1,488 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/snapshot"
+	"github.com/w365/w365/engine/werr"
+)
+
+// snapshotsOf is the session's snapshot store; it lives in the host, so refs
+// survive between CLI processes.
+func snapshotsOf(env *Env) (*snapshot.Store, error) {
+	return session.Use(env.Session, "snapshots", func(*session.Session) (*snapshot.Store, error) {
+		return snapshot.NewStore(), nil
+	})
+}
+
+// refEnv is what every _ref tool needs.
+func refEnv(ctx context.Context, env *Env, snapshotID string) (*snapshot.Store, *browser.Browser, string, error) {
+	st, err := snapshotsOf(env)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if strings.EqualFold(snapshotID, "latest") {
+		if snapshotID = st.Latest(); snapshotID == "" {
+			return nil, nil, "", werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
+		}
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return st, b, snapshotID, nil
+}
+
+// SnapshotIn is browser_snapshot's input.
+type SnapshotIn struct {
+	MaxDepth       int    `json:"maxDepth,omitempty" jsonschema:"tree depth: how many levels of nodes to show" w365:"default=5,min=1,max=10"`
+	IncludeIframes bool   `json:"includeIframes,omitempty" jsonschema:"include iframes, cross-origin ones too" w365:"default=true"`
+	Target         string `json:"target,omitempty" jsonschema:"snapshot only this subtree: a ref of an earlier snapshot of the page (e5) or a CSS selector"`
+	MaxChars       int    `json:"maxChars,omitempty" jsonschema:"cap on the snapshot text in characters; when cut, the result says so" w365:"default=40000,min=200,max=2000000"`
+}
+
+// SnapshotOut is browser_snapshot's output.
+type SnapshotOut struct {
+	snapshot.Result
+}
+
+func (o SnapshotOut) Text() string {
+	s := fmt.Sprintf("snapshotId: %s\nurl: %s\n", o.SnapshotID, o.URL)
+	if o.Title != "" {
+		s += "title: " + o.Title + "\n"
+	}
+	s += o.Result.Text
+	if o.Note != "" {
+		s += "note: " + o.Note + "\n"
+	}
+	return strings.TrimRight(s, "\n")
+}
+
+// RefIn names an element of a snapshot.
+type RefIn struct {
+	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
+	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
+}
+
+// ClickRefIn is browser_click_ref's input.
+type ClickRefIn struct {
+	RefIn
+	Button     string `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=Left|Right|Middle,default=Left"`
+	ClickCount int    `json:"clickCount,omitempty" jsonschema:"1 for a single click, 2 for a double click" w365:"default=1,min=1,max=2"`
+}
+
+// PointOut reports where the pointer acted.
+type PointOut struct {
+	Ref string  `json:"ref"`
+	X   float64 `json:"x" jsonschema:"viewport X in CSS pixels"`
+	Y   float64 `json:"y" jsonschema:"viewport Y in CSS pixels"`
+	Did string  `json:"did"`
+}
+
+func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) }
+
+// TypeRefIn is browser_type_ref's input.
+type TypeRefIn struct {
+	RefIn
+	Text  string `json:"text" jsonschema:"text to type"`
+	Clear bool   `json:"clear,omitempty" jsonschema:"clear the existing text first" w365:"default=true"`
+}
+
+// TypeRefOut confirms typing.
+type TypeRefOut struct {
+	Ref        string `json:"ref"`
+	Characters int    `json:"characters" jsonschema:"characters typed (Unicode code points)"`
+}
+
+func (o TypeRefOut) Text() string {
+	return fmt.Sprintf("typed %d characters into %s", o.Characters, o.Ref)
+}
+
+// KeypressRefIn is browser_keypress_ref's input.
+type KeypressRefIn struct {
+	RefIn
+	Key       string   `json:"key" jsonschema:"key name (Enter, Escape, Tab, ArrowUp, ArrowDown, Backspace, Delete, Home, End, PageUp, PageDown, F1-F12 ...) or one character"`
+	Modifiers []string `json:"modifiers,omitempty" jsonschema:"keys held during the press" w365:"enum=Ctrl|Shift|Alt|Meta"`
+}
+
+// DoneOut is a plain confirmation.
+type DoneOut struct {
+	Ref     string `json:"ref"`
+	Message string `json:"message"`
+}
+
+func (o DoneOut) Text() string { return o.Message }
+
+// ScrollRefIn is browser_scroll_ref's input.
+type ScrollRefIn struct {
+	RefIn
+	DeltaX int `json:"deltaX,omitempty" jsonschema:"horizontal scroll inside the element, in pixels" w365:"default=0"`
+	DeltaY int `json:"deltaY,omitempty" jsonschema:"vertical scroll inside the element, in pixels" w365:"default=0"`
+}
+
+// ScrollRefOut reports the element's scroll position afterwards.
+type ScrollRefOut struct {
+	Ref        string  `json:"ref"`
+	X          float64 `json:"x"`
+	Y          float64 `json:"y"`
+	ScrollLeft float64 `json:"scrollLeft"`
+	ScrollTop  float64 `json:"scrollTop"`
+}
+
+func (o ScrollRefOut) Text() string {
+	return fmt.Sprintf("scrolled %s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.ScrollLeft, o.ScrollTop)
+}
+
+// SetFileInputRefIn is browser_set_file_input_ref's input.
+type SetFileInputRefIn struct {
+	RefIn
+	FilePaths []string `json:"filePaths" jsonschema:"files to set; each must lie in the user's Documents, Downloads, Desktop or temporary directory" w365:"maxItems=100"`
+}
+
+// FindIn is browser_find's input.
+type FindIn struct {
+	Text       string `json:"text,omitempty" jsonschema:"text the element's name or value contains (case-insensitive)"`
+	Regex      string `json:"regex,omitempty" jsonschema:"regular expression (RE2) the element's name or value matches"`
+	Role       string `json:"role,omitempty" jsonschema:"ARIA role, for example button, link, textbox, heading"`
+	Name       string `json:"name,omitempty" jsonschema:"text the accessible name contains (case-insensitive), with role"`
+	MaxResults int    `json:"maxResults,omitempty" jsonschema:"most matches to return" w365:"default=20,min=1,max=200"`
+}
+
+// FindOut lists matches with refs.
+type FindOut struct {
+	snapshot.FindResult
+}
+
+func (o FindOut) Text() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "snapshotId: %s (%d of %d matches)", o.SnapshotID, len(o.Matches), o.Total)
+	for _, m := range o.Matches {
+		sb.WriteString("\n" + m.Line)
+	}
+	return sb.String()
+}
+
+// BatchAction is one action of browser_execute_batch.
+type BatchAction struct {
+	Action string         `json:"action" jsonschema:"navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref, wait_for or eval_js" w365:"enum=navigate|snapshot|click_ref|type_ref|hover_ref|scroll_ref|keypress_ref|wait_for|eval_js"`
+	Params map[string]any `json:"params,omitempty" jsonschema:"the arguments of that action's tool (browser_navigate, browser_snapshot, browser_click_ref ...); a ref action without snapshotId uses the latest snapshot"`
+}
+
+// BatchIn is browser_execute_batch's input.
+type BatchIn struct {
+	Actions []BatchAction `json:"actions" jsonschema:"actions to run in order; the batch stops at the first failure" w365:"maxItems=50"`
+}
+
+// BatchStep is the result of one action that ran.
+type BatchStep struct {
+	Index  int    `json:"index"`
+	Action string `json:"action"`
+	Result any    `json:"result,omitempty"`
+}
+
+// BatchFailure says which action failed and why.
+type BatchFailure struct {
+	Index     int    `json:"index"`
+	Action    string `json:"action"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+	Hint      string `json:"hint,omitempty"`
+}
+
+// BatchOut is browser_execute_batch's output.
+type BatchOut struct {
+	Results []BatchStep   `json:"results"`
+	Failed  *BatchFailure `json:"failed,omitempty"`
+}
+
+func (o BatchOut) Text() string {
+	if o.Failed != nil {
+		return fmt.Sprintf("%d actions ran; action %d (%s) failed: %s %s", len(o.Results), o.Failed.Index, o.Failed.Action, o.Failed.Code, o.Failed.Message)
+	}
+	return fmt.Sprintf("%d actions ran", len(o.Results))
+}
+
+var batchActions = []string{"navigate", "snapshot", "click_ref", "type_ref", "hover_ref", "scroll_ref", "keypress_ref", "wait_for", "eval_js"}
+
+// batchFallback runs the non-ref actions through the engine when their tools
+// are not registered.
+func batchFallback(ctx context.Context, env *Env, action string, p map[string]any) (any, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	str := func(k string) string { s, _ := p[k].(string); return s }
+	switch action {
+	case "navigate":
+		if str("url") == "" {
+			return nil, werr.Invalid("navigate needs params.url")
+		}
+		return b.Navigate(ctx, str("url"), browser.WaitUntil(str("waitUntil")))
+	case "eval_js":
+		expr := str("expression")
+		if expr == "" {
+			expr = str("script")
+		}
+		if expr == "" {
+			return nil, werr.Invalid("eval_js needs params.expression")
+		}
+		return b.EvalJS(ctx, expr)
+	case "wait_for":
+		w := browser.WaitOptions{Selector: str("selector"), Text: str("text"), TextGone: str("textGone")}
+		if v, ok := p["visible"].(bool); ok {
+			w.Visible = v
+		}
+		if v, ok := p["timeoutMs"].(float64); ok {
+			w.TimeoutMs = int(v)
+		}
+		return b.WaitFor(ctx, w)
+	}
+	return nil, werr.Invalid("unknown action %q", action)
+}
+
+func init() {
+	refNote := "\n\nA ref belongs to its snapshot's document: after the page navigates, or when the element\n" +
+		"is removed, the call fails with SNAPSHOT_EXPIRED and nothing is done; take a new snapshot.\n" +
+		"snapshotId may be \"latest\" for the newest snapshot of the session."
+	register(
+		Define(Tool{
+			Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
+			Summary: "Accessibility snapshot of the page with refs (e5) for the ref tools",
+			Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
+				"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
+				"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
+				"_ref tools; a node keeps its ref across snapshots of the same document. The text is capped\n" +
+				"(maxChars); when cut, the result says so: narrow with target, maxDepth or browser_find.",
+			Example: "  $ w365 browser snapshot\n  $ w365 browser snapshot --max-depth 8 --target '#main'\n  $ w365 browser snapshot --json | jq -r .snapshotId",
+			Toolset: "snapshot", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in SnapshotIn) (SnapshotOut, error) {
+			st, err := snapshotsOf(env)
+			if err != nil {
+				return SnapshotOut{}, err
+			}
+			b, err := browserOf(ctx, env)
+			if err != nil {
+				return SnapshotOut{}, err
+			}
+			r, err := st.Take(ctx, b, snapshot.Options{MaxDepth: in.MaxDepth, IncludeIframes: in.IncludeIframes, Target: in.Target, MaxChars: in.MaxChars})
+			if err != nil {
+				return SnapshotOut{}, err
+			}
+			return SnapshotOut{*r}, nil
+		}),
+		Define(Tool{
+			Name: "browser_click_ref", Legacy: []string{"mcp_browser_click_ref"},
+			Summary: "Click the element behind a snapshot ref",
+			Long: "Clicks the centre of the element with real mouse events after a hit test: when another\n" +
+				"element covers that point the call fails with OBSCURED, naming it, and nothing is clicked.\n" +
+				"Returns the viewport coordinates clicked." + refNote,
+			Example: "  $ w365 browser click-ref --snapshot-id s1a2b3c-1 --ref e5\n  $ w365 browser click-ref --snapshot-id latest --ref e7 --button Right",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in ClickRefIn) (PointOut, error) {
+			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+			if err != nil {
+				return PointOut{}, err
+			}
+			p, err := st.Click(ctx, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
+			if err != nil {
+				return PointOut{}, err
+			}
+			did := "clicked"
+			if in.ClickCount == 2 {
+				did = "double-clicked"
+			}
+			return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: did}, nil
+		}),
+		Define(Tool{
+			Name: "browser_type_ref", Legacy: []string{"mcp_browser_type_ref"},
+			Summary: "Type text into the element behind a snapshot ref",
+			Long:    "Focuses the element, clears it (unless --clear=false) and types the text with real key events." + refNote,
+			Example: "  $ w365 browser type-ref --snapshot-id s1a2b3c-1 --ref e7 --text 'ada@example.com'",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in TypeRefIn) (TypeRefOut, error) {
+			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+			if err != nil {
+				return TypeRefOut{}, err
+			}
+			n, err := st.Type(ctx, b, id, in.Ref, in.Text, in.Clear)
+			if err != nil {
+				return TypeRefOut{}, err
+			}
+			return TypeRefOut{Ref: in.Ref, Characters: n}, nil
+		}),
+		Define(Tool{
+			Name: "browser_hover_ref", Legacy: []string{"mcp_browser_hover_ref"},
+			Summary: "Move the pointer over the element behind a snapshot ref",
+			Long:    "Moves the mouse to the element's centre (after the same hit test as click) and returns at once." + refNote,
+			Example: "  $ w365 browser hover-ref --snapshot-id s1a2b3c-1 --ref e4",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in RefIn) (PointOut, error) {
+			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+			if err != nil {
+				return PointOut{}, err
+			}
+			p, err := st.Hover(ctx, b, id, in.Ref)
+			if err != nil {
+				return PointOut{}, err
+			}
+			return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered"}, nil
+		}),
+		Define(Tool{
+			Name:    "browser_keypress_ref",
+			Summary: "Press a key on the element behind a snapshot ref",
+			Long:    "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers." + refNote,
+			Example: "  $ w365 browser keypress-ref --snapshot-id s1a2b3c-1 --ref e7 --key Enter\n  $ w365 browser keypress-ref --snapshot-id latest --ref e7 --key a --modifiers Ctrl",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in KeypressRefIn) (DoneOut, error) {
+			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+			if err != nil {
+				return DoneOut{}, err
+			}
+			if err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers); err != nil {
+				return DoneOut{}, err
+			}
+			k := in.Key
+			if len(in.Modifiers) > 0 {
+				k = strings.Join(in.Modifiers, "+") + "+" + k
+			}
+			return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref)}, nil
+		}),
+		Define(Tool{
+			Name:    "browser_scroll_ref",
+			Summary: "Scroll the element behind a snapshot ref into view, then inside it",
+			Long:    "Scrolls the element into view, then scrolls inside it by deltaX/deltaY pixels with a real mouse wheel at its centre." + refNote,
+			Example: "  $ w365 browser scroll-ref --snapshot-id s1a2b3c-1 --ref e12 --delta-y 300",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in ScrollRefIn) (ScrollRefOut, error) {
+			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+			if err != nil {
+				return ScrollRefOut{}, err
+			}
+			r, err := st.Scroll(ctx, b, id, in.Ref, float64(in.DeltaX), float64(in.DeltaY))
+			if err != nil {
+				return ScrollRefOut{}, err
+			}
+			return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop}, nil
+		}),
+		Define(Tool{
+			Name:    "browser_set_file_input_ref",
+			Summary: "Set the files of the file input behind a snapshot ref",
+			Long: "Sets the files of an <input type=file>. Each path must lie in the user's Documents,\n" +
+				"Downloads or Desktop directory or the temporary directory once symlinks and .. are\n" +
+				"resolved; anything else is BLOCKED_BY_POLICY." + refNote,
+			Example: "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in SetFileInputRefIn) (DoneOut, error) {
+			paths, err := snapshot.AllowedFiles(in.FilePaths)
+			if err != nil {
+				return DoneOut{}, err
+			}
+			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+			if err != nil {
+				return DoneOut{}, err
+			}
+			if err := st.SetFiles(ctx, b, id, in.Ref, paths); err != nil {
+				return DoneOut{}, err
+			}
+			return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref)}, nil
+		}),
+		Define(Tool{
+			Name:    "browser_find",
+			Summary: "Find page elements by text, regex, or role and name; matches come with refs",
+			Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
+				"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
+				"snapshotId. A targeted look instead of a whole snapshot.",
+			Example: "  $ w365 browser find --text 'Sign in'\n  $ w365 browser find --role button --name save\n  $ w365 browser find --regex '^Item [0-9]+$'",
+			Toolset: "snapshot", Annotations: Observe,
+		}, func(ctx context.Context, env *Env, in FindIn) (FindOut, error) {
+			st, err := snapshotsOf(env)
+			if err != nil {
+				return FindOut{}, err
+			}
+			b, err := browserOf(ctx, env)
+			if err != nil {
+				return FindOut{}, err
+			}
+			r, err := st.Find(ctx, b, snapshot.FindQuery{Text: in.Text, Regex: in.Regex, Role: in.Role, Name: in.Name, MaxResults: in.MaxResults})
+			if err != nil {
+				return FindOut{}, err
+			}
+			return FindOut{*r}, nil
+		}),
+		Define(Tool{
+			Name:    "browser_execute_batch",
+			Summary: "Run several browser actions in order, stopping at the first failure",
+			Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
+				"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
+				"name and its params are checked before anything runs. Returns the results so far and, on\n" +
+				"failure, which action failed and why. A ref action without snapshotId uses the latest snapshot.",
+			Example: "  $ w365 browser execute-batch --actions '[{\"action\":\"snapshot\"},{\"action\":\"click_ref\",\"params\":{\"ref\":\"e5\"}}]'",
+			Toolset: "snapshot", Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
+		}, func(ctx context.Context, env *Env, in BatchIn) (BatchOut, error) {
+			if len(in.Actions) == 0 {
+				return BatchOut{}, werr.Invalid("actions must not be empty")
+			}
+			type step struct {
+				tool *Tool
+				in   any
+				raw  map[string]any
+			}
+			steps := make([]step, len(in.Actions))
+			for i, a := range in.Actions {
+				name := strings.ToLower(strings.TrimSpace(a.Action))
+				if !contains(batchActions, name) {
+					return BatchOut{}, werr.Invalid("action %d: %q is not allowed; allowed: %s", i, a.Action, strings.Join(batchActions, ", "))
+				}
+				in.Actions[i].Action = name
+				p := map[string]any{}
+				for k, v := range a.Params {
+					p[k] = v
+				}
+				if strings.HasSuffix(name, "_ref") {
+					if _, ok := p["snapshotId"]; !ok {
+						p["snapshotId"] = "latest"
+					}
+				}
+				t := Lookup("browser_" + name)
+				if t == nil {
+					steps[i] = step{raw: p}
+					continue
+				}
+				x, err := t.Prepare(p)
+				if err != nil {
+					return BatchOut{}, werr.Invalid("action %d (%s): %s", i, name, werr.As(err).Message)
+				}
+				steps[i] = step{tool: t, in: x}
+			}
+			out := BatchOut{Results: []BatchStep{}}
+			for i, s := range steps {
+				name := in.Actions[i].Action
+				var res any
+				var err error
+				if s.tool != nil {
+					res, err = s.tool.handler(ctx, env, s.in)
+				} else {
+					res, err = batchFallback(ctx, env, name, s.raw)
+				}
+				if err != nil {
+					we := werr.As(err)
+					out.Failed = &BatchFailure{Index: i, Action: name, Code: string(we.Code), Message: we.Message, Retryable: we.Retryable, Hint: we.Hint}
+					return out, nil
+				}
+				if raw, err := json.Marshal(res); err == nil {
+					var v any
+					_ = json.Unmarshal(raw, &v)
+					res = v
+				}
+				out.Results = append(out.Results, BatchStep{Index: i, Action: name, Result: res})
+			}
+			return out, nil
+		}),
+	)
+}

@@ -1,0 +1,495 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+const objectGroup = "w365-snapshot"
+
+// locateJS finds where a point of the element lies in its frame's top-level
+// viewport: the element's centre, or (owner) the point px, py of the document
+// inside this iframe element. It scrolls the element into view and hit-tests
+// the point in every same-process document on the way up.
+const locateJS = `function(px, py, owner) {
+  let el = this;
+  if (el.nodeType !== 1) el = el.parentElement;
+  if (!el || !el.isConnected) return {connected: false};
+  const box = () => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null; };
+  let r = box();
+  if (r && !owner && (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
+  }
+  if (!r) return {connected: true, visible: false};
+  let x, y;
+  const pad = f => { const cs = getComputedStyle(f); return [f.clientLeft + parseFloat(cs.paddingLeft || 0), f.clientTop + parseFloat(cs.paddingTop || 0)]; };
+  if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
+  else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
+  const desc = h => { let s = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '');
+    if (typeof h.className === 'string' && h.className.trim()) s += '.' + h.className.trim().split(/\s+/).join('.');
+    const t = (h.getAttribute('aria-label') || h.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+    return t ? s + ' "' + t + '"' : s; };
+  const test = (node, x, y) => {
+    const doc = node.ownerDocument, win = doc.defaultView;
+    if (x < 0 || y < 0 || x > win.innerWidth || y > win.innerHeight) return 'outside';
+    let h = doc.elementFromPoint(x, y);
+    while (h && h.shadowRoot && h.shadowRoot.elementFromPoint) { const d = h.shadowRoot.elementFromPoint(x, y); if (!d || d === h) break; h = d; }
+    if (!h) return 'outside';
+    if (h === node || node.contains(h)) return '';
+    for (let host = h.getRootNode().host; host; host = host.getRootNode().host) if (host === node || node.contains(host)) return '';
+    for (let host = node.getRootNode().host; host; host = host.getRootNode().host) if (host === h) return '';
+    if (node.labels && Array.from(node.labels).some(l => l.contains(h))) return '';
+    return desc(h);
+  };
+  let cover = test(el, x, y);
+  let w = el.ownerDocument.defaultView;
+  while (!cover) {
+    let f = null;
+    try { f = w.frameElement; } catch (e) { f = null; }
+    if (!f) break;
+    const fr = f.getBoundingClientRect(), p = pad(f);
+    x += fr.left + p[0]; y += fr.top + p[1];
+    cover = test(f, x, y);
+    w = f.ownerDocument.defaultView;
+  }
+  return {connected: true, visible: true, x, y, w: r.width, h: r.height, cover};
+}`
+
+type located struct {
+	Connected bool    `json:"connected"`
+	Visible   bool    `json:"visible"`
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	W         float64 `json:"w"`
+	H         float64 `json:"h"`
+	Cover     string  `json:"cover"`
+}
+
+// Point is a position in the tab's viewport, CSS pixels.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// handle is a resolved ref during one operation.
+type handle struct {
+	c   *conn
+	s   *sess
+	obj runtime.RemoteObjectID
+	rt  RefTarget
+	ref string
+}
+
+func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
+	p := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: obj, ReturnByValue: new(true), AwaitPromise: new(true)}
+	for _, a := range args {
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		p.Arguments = append(p.Arguments, &runtime.CallArgument{Value: raw})
+	}
+	res, err := cdp.Call(ctx, s.t, runtime.CallFunctionOn, p)
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("script error: %s", res.ExceptionDetails.Text)
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.Result.Value, out)
+}
+
+// withRef resolves a ref on the active tab and runs f with it. A ref whose
+// document navigated or whose node is gone gives SNAPSHOT_EXPIRED.
+func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) error {
+	sn, rt, err := s.lookup(snapshotID, ref)
+	if err != nil {
+		return err
+	}
+	ref = strings.TrimPrefix(strings.TrimSpace(ref), "ref=")
+	return r.Run(ctx, func(ctx context.Context, t *chromedp.Target) error {
+		c, err := newConn(ctx, t)
+		if err != nil {
+			return err
+		}
+		defer c.close()
+		if c.tab.loaders[c.tab.main] != sn.doc {
+			return expired("the page navigated since snapshot %s; its refs are stale", sn.id)
+		}
+		se, err := c.sessFor(rt.Targets)
+		if err != nil {
+			return err
+		}
+		if se.loaders[rt.FrameID] != rt.LoaderID {
+			return expired("the frame of ref %s navigated since snapshot %s", ref, sn.id)
+		}
+		res, err := cdp.Call(ctx, se.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: backendID(rt.BackendNodeID), ObjectGroup: objectGroup})
+		if err != nil || res.Object == nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return expired("the element of ref %s (%s) is no longer in the page", ref, rt.describe(ref))
+		}
+		defer func() {
+			_, _ = cdp.Call(context.WithoutCancel(ctx), se.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
+		}()
+		var alive bool
+		if err := callOn(ctx, se, res.Object.ObjectID, `function() { return this.isConnected; }`, &alive); err != nil {
+			return err
+		}
+		if !alive {
+			return expired("the element of ref %s (%s) was removed from the page", ref, rt.describe(ref))
+		}
+		return f(&handle{c: c, s: se, obj: res.Object.ObjectID, rt: rt, ref: ref})
+	})
+}
+
+// point returns the element's centre in the tab's viewport; with hit it
+// fails with OBSCURED when another element receives that point.
+func (h *handle) point(hit bool) (Point, error) {
+	ctx := h.c.ctx
+	var l located
+	if err := callOn(ctx, h.s, h.obj, locateJS, &l, 0, 0, false); err != nil {
+		return Point{}, err
+	}
+	if !l.Connected {
+		return Point{}, expired("the element of ref %s was removed from the page", h.ref)
+	}
+	if !l.Visible {
+		return Point{}, werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
+	}
+	// Climb out of out-of-process iframes.
+	for s := h.s; s.parent != nil && l.Cover == ""; s = s.parent {
+		o, err := cdp.Call(ctx, s.parent.t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.frameID)})
+		if err != nil {
+			return Point{}, expired("the iframe of ref %s is gone", h.ref)
+		}
+		rn, err := cdp.Call(ctx, s.parent.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID, ObjectGroup: objectGroup})
+		if err != nil || rn.Object == nil {
+			return Point{}, expired("the iframe of ref %s is gone", h.ref)
+		}
+		var pl located
+		if err := callOn(ctx, s.parent, rn.Object.ObjectID, locateJS, &pl, l.X, l.Y, true); err != nil {
+			return Point{}, err
+		}
+		if !pl.Visible {
+			return Point{}, werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
+		}
+		l.X, l.Y, l.Cover = pl.X, pl.Y, pl.Cover
+	}
+	p := Point{X: l.X, Y: l.Y}
+	if l.Cover == "outside" {
+		return p, werr.New(werr.Obscured, "the element of ref %s (%s) is outside the viewport", h.ref, h.rt.describe(h.ref)).
+			WithHint("scroll it into view with browser_scroll_ref")
+	}
+	if hit && l.Cover != "" {
+		return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f); nothing was clicked", h.ref, h.rt.describe(h.ref), l.Cover, l.X, l.Y).
+			WithHint("close or remove the covering element first").WithDetail("coveredBy", l.Cover)
+	}
+	return p, nil
+}
+
+func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.MouseButton, buttons, count int64) error {
+	params := map[string]any{"type": typ, "x": p.X, "y": p.Y}
+	if button != "" {
+		params["button"] = button
+		params["buttons"] = buttons
+		params["clickCount"] = count
+	}
+	return h.c.tab.t.Call(h.c.ctx, input.DispatchMouseEvent.Method, params, nil)
+}
+
+// ClickOptions tune Click.
+type ClickOptions struct {
+	Button     string // Left (default), Right, Middle
+	ClickCount int    // 1 (default) or 2
+}
+
+// Click clicks the element of a ref with real mouse events at its centre,
+// after a hit test; when another element covers it, nothing is clicked.
+func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o ClickOptions) (Point, error) {
+	var btn input.MouseButton
+	var bits int64
+	switch strings.ToLower(o.Button) {
+	case "", "left":
+		btn, bits = input.MouseButtonLeft, 1
+	case "right":
+		btn, bits = input.MouseButtonRight, 2
+	case "middle":
+		btn, bits = input.MouseButtonMiddle, 4
+	default:
+		return Point{}, werr.Invalid("button must be Left, Right or Middle")
+	}
+	if o.ClickCount == 0 {
+		o.ClickCount = 1
+	}
+	if o.ClickCount != 1 && o.ClickCount != 2 {
+		return Point{}, werr.Invalid("clickCount must be 1 or 2")
+	}
+	var p Point
+	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		var err error
+		if p, err = h.point(true); err != nil {
+			return err
+		}
+		if err := h.mouse(input.DispatchMouseEventTypeMouseMoved, p, "", 0, 0); err != nil {
+			return err
+		}
+		for i := int64(1); i <= int64(o.ClickCount); i++ {
+			if err := h.mouse(input.DispatchMouseEventTypeMousePressed, p, btn, bits, i); err != nil {
+				return err
+			}
+			if err := h.mouse(input.DispatchMouseEventTypeMouseReleased, p, btn, 0, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return p, err
+}
+
+// Hover moves the mouse over the element of a ref.
+func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Point, error) {
+	var p Point
+	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		var err error
+		if p, err = h.point(true); err != nil {
+			return err
+		}
+		return h.mouse(input.DispatchMouseEventTypeMouseMoved, p, "", 0, 0)
+	})
+	return p, err
+}
+
+const focusJS = `function(clear) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  el.focus();
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  const focused = a === el || el.contains(a);
+  const res = {focused, frameFocused: document.hasFocus(), editable: el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'INPUT'};
+  if (clear && focused) {
+    if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { el.select(); } catch (e) {} res.empty = el.value === ''; }
+    else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); res.empty = el.textContent === ''; }
+    else res.empty = true;
+  }
+  return res;
+}`
+
+type focusState struct {
+	Focused      bool `json:"focused"`
+	FrameFocused bool `json:"frameFocused"`
+	Editable     bool `json:"editable"`
+	Empty        bool `json:"empty"`
+}
+
+// focus gives the element the keyboard focus (clicking it when script focus
+// does not reach its frame), optionally selecting its content.
+func (h *handle) focus(clear bool) (focusState, error) {
+	var fs focusState
+	if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
+		return fs, err
+	}
+	if !fs.Focused || !fs.FrameFocused {
+		p, err := h.point(true)
+		if err != nil {
+			return fs, err
+		}
+		if err := h.mouse(input.DispatchMouseEventTypeMousePressed, p, input.MouseButtonLeft, 1, 1); err != nil {
+			return fs, err
+		}
+		if err := h.mouse(input.DispatchMouseEventTypeMouseReleased, p, input.MouseButtonLeft, 0, 1); err != nil {
+			return fs, err
+		}
+		if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
+			return fs, err
+		}
+	}
+	if !fs.Focused {
+		return fs, werr.Invalid("the element of ref %s (%s) cannot take the keyboard focus", h.ref, h.rt.describe(h.ref))
+	}
+	return fs, nil
+}
+
+// sendKeys types text with real key events; characters without a key are inserted.
+func (h *handle) sendKeys(text string) error {
+	var pending strings.Builder
+	flush := func() error {
+		if pending.Len() == 0 {
+			return nil
+		}
+		_, err := cdp.Call(h.c.ctx, h.c.tab.t, input.InsertText, input.InsertTextParams{Text: pending.String()})
+		pending.Reset()
+		return err
+	}
+	for _, r := range text {
+		if r == '\n' {
+			r = '\r'
+		}
+		if (r < 0x20 && r != '\r' && r != '\t' && r != '\b') || r > 0x7e {
+			pending.WriteRune(r)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if _, err := chromedp.KeyEvent(string(r))(h.c.ctx, h.c.tab.t); err != nil {
+			return err
+		}
+	}
+	return flush()
+}
+
+// Type focuses the element of a ref and types text (replacing its content
+// when clear); it returns the number of characters typed.
+func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, clear bool) (int, error) {
+	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		fs, err := h.focus(clear)
+		if err != nil {
+			return err
+		}
+		if !fs.Editable {
+			return werr.Invalid("the element of ref %s (%s) does not take text", h.ref, h.rt.describe(h.ref))
+		}
+		if clear && !fs.Empty {
+			if _, err := chromedp.KeyEvent(kb.Backspace)(h.c.ctx, h.c.tab.t); err != nil {
+				return err
+			}
+		}
+		return h.sendKeys(text)
+	})
+	return utf8.RuneCountInString(text), err
+}
+
+// keyNames maps key names (Enter, F5, ArrowUp, ...) to chromedp kb runes.
+var keyNames = func() map[string]string {
+	m := map[string]string{}
+	for r, k := range kb.Keys {
+		if k.Key != "" && utf8.RuneCountInString(k.Key) > 1 && !k.Shift {
+			if _, ok := m[strings.ToLower(k.Key)]; !ok || r < 0x100 {
+				m[strings.ToLower(k.Key)] = string(r)
+			}
+		}
+	}
+	m["space"] = " "
+	m["esc"] = kb.Escape
+	m["return"] = kb.Enter
+	m["del"] = kb.Delete
+	m["up"], m["down"], m["left"], m["right"] = kb.ArrowUp, kb.ArrowDown, kb.ArrowLeft, kb.ArrowRight
+	return m
+}()
+
+// KeyRune resolves a key name or single character.
+func KeyRune(key string) (string, error) {
+	if utf8.RuneCountInString(key) == 1 {
+		return key, nil
+	}
+	if k, ok := keyNames[strings.ToLower(key)]; ok {
+		return k, nil
+	}
+	return "", werr.Invalid("unknown key %q", key).WithHint("use a key name such as Enter, Escape, Tab, ArrowUp, F5, or a single character")
+}
+
+// Keypress focuses the element of a ref and presses one key with modifiers held.
+func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) error {
+	k, err := KeyRune(key)
+	if err != nil {
+		return err
+	}
+	var mods []chromedp.Modifier
+	for _, m := range modifiers {
+		switch strings.ToLower(m) {
+		case "ctrl", "control":
+			mods = append(mods, chromedp.ModifierCtrl)
+		case "shift":
+			mods = append(mods, chromedp.ModifierShift)
+		case "alt":
+			mods = append(mods, chromedp.ModifierAlt)
+		case "meta", "cmd", "command", "super":
+			mods = append(mods, chromedp.ModifierMeta)
+		default:
+			return werr.Invalid("unknown modifier %q: use Ctrl, Shift, Alt or Meta", m)
+		}
+	}
+	return s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		if _, err := h.focus(false); err != nil {
+			return err
+		}
+		_, err := chromedp.KeyEvent(k, chromedp.KeyModifiers(mods...))(h.c.ctx, h.c.tab.t)
+		return err
+	})
+}
+
+// ScrollResult reports where the element's own scroll position ended up.
+type ScrollResult struct {
+	Point
+	ScrollLeft float64 `json:"scrollLeft"`
+	ScrollTop  float64 `json:"scrollTop"`
+}
+
+// Scroll scrolls the element of a ref into view, then scrolls inside it by
+// dx, dy pixels with a real mouse wheel at its centre.
+func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx, dy float64) (*ScrollResult, error) {
+	var res ScrollResult
+	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		p, err := h.point(false)
+		if err != nil {
+			return err
+		}
+		res.Point = p
+		if dx != 0 || dy != 0 {
+			var before struct{ L, T float64 }
+			_ = callOn(h.c.ctx, h.s, h.obj, `function() { return {L: this.scrollLeft, T: this.scrollTop}; }`, &before)
+			if err := h.c.tab.t.Call(h.c.ctx, input.DispatchMouseEvent.Method, map[string]any{
+				"type": input.DispatchMouseEventTypeMouseWheel, "x": p.X, "y": p.Y, "deltaX": dx, "deltaY": dy}, nil); err != nil {
+				return err
+			}
+			// The wheel scrolls asynchronously: wait (bounded) for it to land.
+			var after struct{ L, T float64 }
+			_ = callOn(h.c.ctx, h.s, h.obj, `async function(l, t) {
+  for (let i = 0; i < 20 && this.scrollLeft === l && this.scrollTop === t; i++) await new Promise(r => requestAnimationFrame(r));
+  return {L: this.scrollLeft, T: this.scrollTop}; }`, &after, before.L, before.T)
+			res.ScrollLeft, res.ScrollTop = after.L, after.T
+		}
+		return nil
+	})
+	return &res, err
+}
+
+// SetFiles sets the files of the file input of a ref. Callers check the
+// paths against policy (AllowedFile).
+func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, paths []string) error {
+	return s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		var isFile bool
+		if err := callOn(h.c.ctx, h.s, h.obj, `function() { return this.tagName === 'INPUT' && this.type === 'file'; }`, &isFile); err != nil {
+			return err
+		}
+		if !isFile {
+			return werr.Invalid("the element of ref %s (%s) is not a file input", h.ref, h.rt.describe(h.ref))
+		}
+		_, err := cdp.Call(h.c.ctx, h.s.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, BackendNodeID: backendID(h.rt.BackendNodeID)})
+		return err
+	})
+}
+
+// Resolve returns the target of a ref (for callers that act through other APIs).
+func (s *Store) Resolve(snapshotID, ref string) (RefTarget, error) {
+	_, rt, err := s.lookup(snapshotID, ref)
+	return rt, err
+}

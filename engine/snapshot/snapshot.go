@@ -1,0 +1,231 @@
+// Package snapshot builds accessibility snapshots of the active browser tab
+// over CDP (Accessibility.getFullAXTree, per frame, out-of-process iframes
+// through their own target sessions), gives the nodes worth acting on short
+// refs (e5) that stay stable within a document, and acts on those refs.
+package snapshot
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// Defaults and limits of a snapshot.
+const (
+	DefaultMaxDepth = 5
+	MaxMaxDepth     = 10
+	DefaultMaxChars = 40000
+	// keepSnapshots is how many snapshots a Store remembers.
+	keepSnapshots = 64
+)
+
+// Options tune Take.
+type Options struct {
+	// MaxDepth limits the depth of the tree (1-10; 0 means DefaultMaxDepth).
+	MaxDepth int
+	// IncludeIframes descends into iframes, cross-origin ones included.
+	IncludeIframes bool
+	// Target limits the snapshot to a subtree: a ref of an earlier snapshot
+	// of this document, or a CSS selector (main frame).
+	Target string
+	// MaxChars caps the text (0 means DefaultMaxChars).
+	MaxChars int
+}
+
+// Node is one node of the snapshot tree.
+type Node struct {
+	Ref      string  `json:"ref,omitempty"`
+	Role     string  `json:"role"`
+	Name     string  `json:"name,omitempty"`
+	Value    string  `json:"value,omitempty"`
+	Text     string  `json:"text,omitempty"`
+	URL      string  `json:"url,omitempty"`
+	Checked  string  `json:"checked,omitempty"`
+	Pressed  string  `json:"pressed,omitempty"`
+	Disabled bool    `json:"disabled,omitempty"`
+	Expanded *bool   `json:"expanded,omitempty"`
+	Selected bool    `json:"selected,omitempty"`
+	Level    int     `json:"level,omitempty"`
+	Children []*Node `json:"children,omitempty"`
+
+	// cut is set when children were left out by the depth limit.
+	cut  int
+	line string
+}
+
+// Result is one snapshot.
+type Result struct {
+	SnapshotID string  `json:"snapshotId"`
+	URL        string  `json:"url"`
+	Title      string  `json:"title,omitempty"`
+	Text       string  `json:"text"`
+	Nodes      []*Node `json:"nodes"`
+	Refs       int     `json:"refs"`
+	Frames     int     `json:"frames"`
+	// Truncated says the text was cut at MaxChars; Note says how to narrow it.
+	Truncated bool `json:"truncated,omitempty"`
+	// DepthLimited counts nodes left out by maxDepth.
+	DepthLimited int    `json:"depthLimited,omitempty"`
+	Note         string `json:"note,omitempty"`
+}
+
+// RefTarget is where a ref points: a DOM node of one document.
+type RefTarget struct {
+	// Targets are the out-of-process iframe targets from the tab down to the
+	// node's frame (empty for the tab's own process).
+	Targets       []string `json:"targets,omitempty"`
+	FrameID       string   `json:"frameId"`
+	LoaderID      string   `json:"loaderId"`
+	BackendNodeID int64    `json:"backendNodeId"`
+	Role          string   `json:"role"`
+	Name          string   `json:"name,omitempty"`
+}
+
+func (r RefTarget) key() string {
+	return fmt.Sprintf("%s/%s/%s/%d", strings.Join(r.Targets, ">"), r.FrameID, r.LoaderID, r.BackendNodeID)
+}
+
+func (r RefTarget) describe(ref string) string {
+	if r.Name != "" {
+		return fmt.Sprintf("%s %q [ref=%s]", r.Role, r.Name, ref)
+	}
+	return fmt.Sprintf("%s [ref=%s]", r.Role, ref)
+}
+
+type snap struct {
+	id   string
+	doc  string // main frame loader id
+	refs map[string]RefTarget
+}
+
+// Store keeps a session's snapshots and the ref numbering of the current
+// document. It lives in the host, so refs outlive the CLI process that asked.
+type Store struct {
+	mu     sync.Mutex
+	prefix string
+	seq    int
+	doc    string
+	next   int
+	keys   map[string]string
+	snaps  map[string]*snap
+	order  []string
+	latest string
+}
+
+// NewStore returns an empty store.
+func NewStore() *Store {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return &Store{prefix: "s" + hex.EncodeToString(b[:]), keys: map[string]string{}, snaps: map[string]*snap{}}
+}
+
+// Close forgets every snapshot.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snaps, s.keys, s.order = map[string]*snap{}, map[string]string{}, nil
+	return nil
+}
+
+// Latest is the id of the newest snapshot ("" when none).
+func (s *Store) Latest() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latest
+}
+
+// begin starts a snapshot of document doc; refs restart when it changed.
+func (s *Store) begin(doc string) *snap {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if doc != s.doc {
+		s.doc, s.next, s.keys = doc, 0, map[string]string{}
+	}
+	s.seq++
+	return &snap{id: fmt.Sprintf("%s-%d", s.prefix, s.seq), doc: doc, refs: map[string]RefTarget{}}
+}
+
+// ref returns the ref of a node, the same one for the same node of the same document.
+func (s *Store) ref(sn *snap, t RefTarget) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := t.key()
+	r, ok := s.keys[k]
+	if !ok || sn.doc != s.doc {
+		if sn.doc != s.doc {
+			// Another snapshot moved on meanwhile: keep this one self-consistent.
+			r = fmt.Sprintf("e%d", len(sn.refs)+1)
+		} else {
+			s.next++
+			r = fmt.Sprintf("e%d", s.next)
+			s.keys[k] = r
+		}
+	}
+	sn.refs[r] = t
+	return r
+}
+
+func (s *Store) commit(sn *snap) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snaps[sn.id] = sn
+	s.order = append(s.order, sn.id)
+	s.latest = sn.id
+	for len(s.order) > keepSnapshots {
+		delete(s.snaps, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+// lookup finds a ref of a snapshot.
+func (s *Store) lookup(snapshotID, ref string) (*snap, RefTarget, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if snapshotID == "" {
+		return nil, RefTarget{}, werr.Invalid("snapshotId is required").WithHint("take a snapshot with browser_snapshot")
+	}
+	ref = strings.TrimPrefix(strings.TrimSpace(ref), "ref=")
+	if ref == "" {
+		return nil, RefTarget{}, werr.Invalid("ref is required, for example e5")
+	}
+	sn, ok := s.snaps[snapshotID]
+	if !ok {
+		return nil, RefTarget{}, werr.New(werr.SnapshotExpired, "snapshot %q is unknown or too old", snapshotID).
+			WithHint("take a new snapshot")
+	}
+	t, ok := sn.refs[ref]
+	if !ok {
+		return nil, RefTarget{}, werr.New(werr.NotFound, "snapshot %s has no ref %q", snapshotID, ref).
+			WithHint("use a ref shown in that snapshot, such as e5")
+	}
+	return sn, t, nil
+}
+
+// findRef looks a ref up in the newest snapshots of the current document.
+func (s *Store) findRef(doc, ref string) (RefTarget, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.order) - 1; i >= 0; i-- {
+		sn := s.snaps[s.order[i]]
+		if sn.doc != doc {
+			continue
+		}
+		if t, ok := sn.refs[ref]; ok {
+			return t, true
+		}
+	}
+	return RefTarget{}, false
+}
+
+func expired(format string, args ...any) *werr.Error {
+	return werr.New(werr.SnapshotExpired, format, args...).WithHint("take a new snapshot")
+}
+
+// backendID converts for cdproto.
+func backendID(id int64) cdp.BackendNodeID { return cdp.BackendNodeID(id) }
