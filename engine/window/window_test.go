@@ -706,3 +706,46 @@ func TestClientSideShadows(t *testing.T) {
 	}
 	settledGeometry(t, a, [4]int{300 - l, 200 - top, 500 + l + r, 350 + top + b})
 }
+
+// The real thing: a Chromium window is recognized as a browser (WM_CLASS / process name).
+func TestFindBrowserChromium(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	d := displaytest.Start(t)
+	m := open(t, d)
+	profile := t.TempDir()
+	c := d.Command("chromium", "--no-sandbox", "--user-data-dir="+profile, "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--no-default-browser-check", "--password-store=basic",
+		"data:text/html,<title>W365 Browser Probe</title><p>probe")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	t.Cleanup(func() {
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		<-done
+	})
+	startApp(t, d, "--title", "W365 Browser Probe notes (not a browser)")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var w Window
+	var err error
+	for ctx.Err() == nil {
+		if w, err = m.FindBrowser(ctx, "w365 browser probe", nil); err == nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("Chromium window not found: %v", err)
+	}
+	if !strings.HasPrefix(w.Title, "W365 Browser Probe") || w.ProcessName != "chromium" {
+		t.Fatalf("FindBrowser = %+v", w)
+	}
+	if act, _ := m.Active(); act.Handle != w.Handle {
+		t.Fatalf("active window is %q", act.Title)
+	}
+	t.Logf("chromium window: %+v", w)
+}
