@@ -95,11 +95,13 @@ func Resolve(path string, dirs []string) (string, error) {
 	return resolved, nil
 }
 
-// Launch starts the executable at path (checked by Resolve against dirs) with args, detached:
-// in a new session, stdin/stdout/stderr on /dev/null, working directory $HOME, environment env
-// (the session's display environment; nil means this process's). The program is the resolved
-// file; argv[0] is path as given. It is reaped in the background when it exits, and it keeps
-// running after this process ends.
+// Launch starts the executable at path (checked by Resolve against dirs) with args,
+// detached: in a new session, stdin/stdout/stderr on /dev/null, working directory $HOME,
+// with this process's environment overridden by env (KEY=VALUE entries, later ones win: the
+// session's display environment such as DISPLAY and DBUS_SESSION_BUS_ADDRESS). The program
+// is the resolved file; argv[0] is path as given. It is reaped in the background when it
+// exits, and it keeps running after this process ends. It returns the pid and the resolved
+// path.
 func Launch(ctx context.Context, path string, args []string, env []string, dirs []string) (int, string, error) {
 	resolved, err := Resolve(path, dirs)
 	if err != nil {
@@ -108,9 +110,7 @@ func Launch(ctx context.Context, path string, args []string, env []string, dirs 
 	if err := ctx.Err(); err != nil {
 		return 0, "", werr.Wrap(err, werr.Cancelled, "cancelled")
 	}
-	if env == nil {
-		env = os.Environ()
-	}
+	env = mergeEnv(os.Environ(), env)
 	c := &exec.Cmd{
 		Path:        resolved,
 		Args:        append([]string{expandHome(strings.TrimSpace(path))}, args...),
@@ -128,4 +128,20 @@ func Launch(ctx context.Context, path string, args []string, env []string, dirs 
 	pid := c.Process.Pid
 	go c.Wait() // reap
 	return pid, resolved, nil
+}
+
+// mergeEnv returns base with the variables of over replacing those of the same name.
+func mergeEnv(base, over []string) []string {
+	idx := map[string]int{}
+	var out []string
+	for _, kv := range append(append([]string{}, base...), over...) {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := idx[k]; ok {
+			out[i] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
 }

@@ -290,13 +290,33 @@ func TestLaunchXmessage(t *testing.T) {
 	}
 	// /bin is /usr/bin on Debian 12 (merged /usr), so /bin/xmessage resolves inside /usr/bin.
 	pid, resolved, err := Launch(ctx, "/bin/xmessage", []string{"-title", "w365 launch test", "hello from w365"},
-		d.Environ(os.Environ()), policy.Default().LaunchDirs)
+		d.Env, policy.Default().LaunchDirs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	if r, _ := filepath.EvalSymlinks("/bin/xmessage"); resolved != r {
 		t.Errorf("resolved %q", resolved)
+	}
+	// The session's display variables on top of the host's environment.
+	envb, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := strings.Split(string(envb), "\x00")
+	for _, want := range []string{"DISPLAY=" + d.Name, "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")} {
+		n := 0
+		for _, kv := range envs {
+			if k, _, _ := strings.Cut(want, "="); strings.HasPrefix(kv, k+"=") {
+				n++
+				if kv != want {
+					t.Errorf("environment has %q, want %q", kv, want)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s appears %d times", want, n)
+		}
 	}
 	// Detached: its own session.
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
