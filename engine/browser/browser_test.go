@@ -746,6 +746,22 @@ func TestBrowser(t *testing.T) {
 		mustCode(t, err, werr.InvalidArgument)
 	})
 
+	t.Run("CallerWithoutDeadline", func(t *testing.T) {
+		ctx := context.Background()
+		if _, err := b.Navigate(ctx, s.URL+"/second.html", ""); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := b.Text(ctx); err != nil || !strings.Contains(r.Text, "Second page") {
+			t.Fatalf("text: %+v, %v", r, err)
+		}
+		if _, err := b.Click(ctx, browser.CSS("#back")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.WaitFor(ctx, browser.WaitOptions{Selector: "#blank"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("ConcurrentCalls", func(t *testing.T) {
 		navigate(t, b, s.URL+"/second.html")
 		var wg sync.WaitGroup
