@@ -149,15 +149,19 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))
 		}
 		if t.out.Kind() == reflect.Struct {
-			out, err := jsonschema.For[Out](nil)
+			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: recursiveSchemas})
 			if err != nil {
-				panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+				panic(fmt.Sprintf("tool %s: output schema: %v (a recursive type needs an entry in recursiveSchemas)", t.Name, err))
 			}
 			t.outSchema = out
 		}
 	}
 	return &t
 }
+
+// recursiveSchemas gives recursive output types (trees) the schema inference cannot
+// compute; registered by the files that define such tools.
+var recursiveSchemas = map[reflect.Type]*jsonschema.Schema{}
 
 // schemas builds the tool's schemas once.
 func (t *Tool) schemas() *Tool {

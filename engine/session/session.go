@@ -17,6 +17,7 @@ import (
 	"github.com/w365/w365/engine/display"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/window"
 )
 
 // DefaultName is the session used when none is named.
@@ -130,6 +131,16 @@ func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 		var err error
 		if d, err = display.StartVirtual(ctx, m.opts.Screen); err != nil {
 			return nil, err
+		}
+		// openbox announces itself before it manages windows and can lose one mapped
+		// in that gap: wait until it really takes windows.
+		if wm, err := window.Open(d.Name); err == nil {
+			err = wm.WaitReady(ctx, 10*time.Second)
+			wm.Disconnect()
+			if err != nil {
+				d.Stop()
+				return nil, err
+			}
 		}
 	}
 	now := time.Now()
