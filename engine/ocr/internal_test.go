@@ -43,7 +43,7 @@ func TestParseTSVMapsAndDedupes(t *testing.T) {
 		"5\t1\t1\t1\t1\t2\t10\t10\t80\t24\t91\tmargin\n" + // centre (125, 61): the neighbour's
 		"5\t1\t1\t1\t1\t3\t600\t100\t2\t24\t10\t|\n" + // noise
 		"4\t1\t1\t1\t1\t0\t400\t100\t80\t24\t-1\t\n"
-	got := parseTSV([]byte(tsv), []*tile{tl}, 2, 0)
+	got := parseTSV([]byte(tsv), []*tile{tl}, 2.0, 0)
 	if len(got) != 1 {
 		t.Fatalf("got %+v", got)
 	}

@@ -1,10 +1,12 @@
 // Package ocr reads the text on a screen image with the tesseract CLI.
 //
-// Screens are not pages: small anti-aliased UI text, light text on dark panels, sparse
-// labels. Analyze therefore preprocesses (grayscale, 2x upscale, per-tile polarity so
-// that text is dark on light), cuts the screen into overlapping tiles and runs one
-// single-threaded tesseract process (OMP_THREAD_LIMIT=1, --psm 11) per core, each
-// reading its share of the tiles from a list file so the model loads once per process.
+// Screens are not pages: small anti-aliased UI text, light text on dark panels, text in
+// boxes, sparse labels. Analyze therefore preprocesses (grayscale; per-region polarity
+// and white point so that all text is dark on white; thin box and grid lines erased;
+// 1.5x bilinear upscale), cuts the screen into overlapping tiles, drops blank ones,
+// crops the rest to their ink and runs one single-threaded tesseract process
+// (OMP_THREAD_LIMIT=1, --psm 11) per core, each reading its share of the tiles from a
+// list file so that the model loads once per process.
 // Words from tile overlaps are kept once (by the tile whose core holds their centre),
 // mapped back to screen coordinates and grouped into lines in reading order.
 package ocr
@@ -16,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,8 +60,9 @@ type Result struct {
 type Options struct {
 	// Workers is the number of tesseract processes run in parallel; 0 means runtime.NumCPU().
 	Workers int
-	// Scale is the upscale factor applied before recognition: 0 means 2, 1 disables it.
-	Scale int
+	// Scale is the upscale factor applied before recognition (1 to 4): 0 means
+	// DefaultScale; 1 disables it.
+	Scale float64
 	// Language is the tesseract language; "" means eng.
 	Language string
 	// Tesseract is the program to run; "" means tesseract from PATH.
@@ -79,10 +83,11 @@ const (
 
 // tile is one region of the image handed to tesseract.
 type tile struct {
-	// core is the part of the image this tile answers for; r = core plus margins.
+	// core is the part of the image this tile answers for; r is core plus margins,
+	// cropped to the ink in it.
 	core, r image.Rectangle
 	path    string
-	ink     int // pixels that differ from the background: a cost estimate
+	ink     int // dark pixels after normalisation: a cost estimate
 	worker  int
 	page    int // 1-based position in its worker's list
 }
@@ -104,8 +109,11 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			WithHint("install tesseract-ocr and tesseract-ocr-eng")
 	}
 	scale := opts.Scale
-	if scale <= 0 {
-		scale = 2
+	if scale == 0 {
+		scale = DefaultScale
+	}
+	if scale < 1 || scale > 4 {
+		return Result{}, werr.Invalid("scale must be between 1 and 4, got %g", scale)
 	}
 	lang := opts.Language
 	if lang == "" {
@@ -128,6 +136,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	pol := newPolarity(g)
 	norm := pol.normalize(g)
 	removeLines(norm)
+	ink := newInkMap(norm)
 	tiles := makeTiles(b)
 	// Preprocess tiles in parallel: crop, polarity, upscale, write a PGM file.
 	var wg sync.WaitGroup
@@ -140,11 +149,11 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			defer wg.Done()
 			defer func() { <-sem }()
 			t := &tiles[i]
-			pix, w, h, ink := prepare(norm, pol, t.r, scale)
-			t.ink = ink
-			if ink == 0 {
+			t.ink, t.r = ink.crop(t.r)
+			if t.ink == 0 {
 				return // blank: nothing to read
 			}
+			pix, w, h := prepare(norm, t.r, scale)
 			t.path = filepath.Join(dir, fmt.Sprintf("t%03d.pgm", i))
 			errs[i] = writePGM(t.path, pix, w, h)
 		}(i)
@@ -237,6 +246,12 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	return res, nil
 }
 
+// DefaultScale is the upscale factor Analyze uses unless told otherwise.
+//
+// 1.5 reads the test screens (GTK 7 pt and 9 pt, light, dark and mixed panels, a
+// Chromium page) with full recall at about three quarters of the CPU that 2 costs.
+const DefaultScale = 1.5
+
 // tileOverhead is the fixed cost of a tile in ink pixels (layout analysis of its area).
 const tileOverhead = 2000
 
@@ -261,7 +276,7 @@ func makeTiles(b image.Rectangle) []tile {
 
 // runTesseract recognises one worker's tiles in one process and returns the words
 // whose centre lies in their tile's core, in screen coordinates.
-func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*tile, scale int, minConf float64) ([]Box, error) {
+func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*tile, scale, minConf float64) ([]Box, error) {
 	list := filepath.Join(dir, fmt.Sprintf("list%d.txt", w))
 	var lb strings.Builder
 	for _, t := range tiles {
@@ -271,7 +286,9 @@ func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*ti
 	if err := os.WriteFile(list, []byte(lb.String()), 0o600); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, list, "stdout", "-l", lang, "--psm", "11", "tsv")
+	// Polarity is already normalised: tesseract need not retry lines inverted.
+	cmd := exec.CommandContext(ctx, bin, list, "stdout", "-l", lang, "--psm", "11",
+		"-c", "tessedit_do_invert=0", "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
@@ -291,7 +308,7 @@ func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*ti
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen
 // coordinates, keeping the words whose centre lies in their tile's core.
-func parseTSV(data []byte, tiles []*tile, scale int, minConf float64) []Box {
+func parseTSV(data []byte, tiles []*tile, scale, minConf float64) []Box {
 	var out []Box
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -314,10 +331,10 @@ func parseTSV(data []byte, tiles []*tile, scale int, minConf float64) []Box {
 			continue
 		}
 		t := tiles[page-1]
-		x0 := t.r.Min.X + left/scale
-		y0 := t.r.Min.Y + top/scale
-		x1 := t.r.Min.X + (left+wd+scale-1)/scale
-		y1 := t.r.Min.Y + (top+ht+scale-1)/scale
+		x0 := t.r.Min.X + int(float64(left)/scale)
+		y0 := t.r.Min.Y + int(float64(top)/scale)
+		x1 := t.r.Min.X + int(math.Ceil(float64(left+wd)/scale))
+		y1 := t.r.Min.Y + int(math.Ceil(float64(top+ht)/scale))
 		cx, cy := (x0+x1)/2, (y0+y1)/2
 		if !image.Pt(cx, cy).In(t.core) {
 			continue // the neighbour whose core holds it reports it

@@ -96,12 +96,12 @@ func startProc(t testing.TB, d *display.Desktop, env []string, name string, args
 }
 
 // gtkScreen shows testdata/ocr/ocr_gtk.py in mode (light, dark, mixed) and captures it.
-func gtkScreen(t testing.TB, mode, theme string) screen {
+func gtkScreen(t testing.TB, mode, theme, points string) screen {
 	t.Helper()
 	displaytest.Require(t, "/usr/bin/python3")
 	d := displaytest.Start(t)
 	env := []string{"GTK_THEME=" + theme}
-	c := startProc(t, d, env, "/usr/bin/python3", repoFile("testdata", "ocr", "ocr_gtk.py"), mode, "9")
+	c := startProc(t, d, env, "/usr/bin/python3", repoFile("testdata", "ocr", "ocr_gtk.py"), mode, points)
 	out, err := c.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,11 @@ func gtkScreen(t testing.TB, mode, theme string) screen {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return screen{name: "gtk-" + mode, img: capture(t, d), words: strings.Fields(string(data))}
+	name := "gtk-" + mode
+	if points != "9" {
+		name += "-" + points + "pt"
+	}
+	return screen{name: name, img: capture(t, d), words: strings.Fields(string(data))}
 }
 
 var (
@@ -206,9 +210,10 @@ func rawTesseract(t testing.TB, img image.Image, env ...string) ([]string, time.
 
 func screens(t *testing.T) []screen {
 	return []screen{
-		gtkScreen(t, "light", "Adwaita"),
-		gtkScreen(t, "dark", "Adwaita:dark"),
-		gtkScreen(t, "mixed", "Adwaita"),
+		gtkScreen(t, "light", "Adwaita", "9"),
+		gtkScreen(t, "dark", "Adwaita:dark", "9"),
+		gtkScreen(t, "mixed", "Adwaita", "9"),
+		gtkScreen(t, "mixed", "Adwaita", "7"),
 		chromiumScreen(t),
 	}
 }
@@ -218,7 +223,9 @@ func screens(t *testing.T) []screen {
 func TestRecall(t *testing.T) {
 	displaytest.Require(t, "tesseract")
 	var sumOurs, sumRaw float64
-	for _, s := range screens(t) {
+	all := screens(t)
+	n := len(all)
+	for _, s := range all {
 		// Best of two runs for each, so that a load spike on the host does not decide.
 		var res ocr.Result
 		var ours, oursCPU time.Duration = 1 << 62, 1 << 62
@@ -265,7 +272,7 @@ func TestRecall(t *testing.T) {
 		sumOurs += rOurs
 		sumRaw += rRaw
 	}
-	t.Logf("mean recall: ours %.3f, raw CLI %.3f", sumOurs/4, sumRaw/4)
+	t.Logf("mean recall: ours %.3f, raw CLI %.3f", sumOurs/float64(n), sumRaw/float64(n))
 }
 
 func missed(known, found []string) []string {
@@ -293,7 +300,7 @@ func missed(known, found []string) []string {
 // keeps a label's words on one line in order.
 func TestBoxesOnScreen(t *testing.T) {
 	displaytest.Require(t, "tesseract")
-	s := gtkScreen(t, "light", "Adwaita")
+	s := gtkScreen(t, "light", "Adwaita", "9")
 	res, err := ocr.Analyze(context.Background(), s.img, ocr.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +360,7 @@ func TestEmptyAndBlank(t *testing.T) {
 func BenchmarkAnalyze(b *testing.B) {
 	displaytest.Require(b, "tesseract")
 	for _, mk := range []func(testing.TB) screen{
-		func(t testing.TB) screen { return gtkScreen(t, "mixed", "Adwaita") },
+		func(t testing.TB) screen { return gtkScreen(t, "mixed", "Adwaita", "9") },
 		chromiumScreen,
 	} {
 		s := mk(b)

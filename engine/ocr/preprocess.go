@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
+	"math"
 	"os"
 )
 
@@ -41,10 +42,6 @@ func grayRows(g *image.Gray, pix []byte, stride int, b image.Rectangle) {
 	}
 }
 
-// inkThreshold is how far (in luminance) a pixel must be from its block's background
-// to count as ink.
-const inkThreshold = 48
-
 // blockSize is the side of the square blocks (at 1x) whose background decides polarity.
 // Small enough that a button inside a dark panel gets its own decision, large enough
 // that glyph strokes rarely outnumber the background in a block.
@@ -63,7 +60,6 @@ const blockSize = 8
 type polarity struct {
 	bw, bh int
 	rect   image.Rectangle
-	ink    []int32 // per block: pixels far from the block's most common level
 
 	label []int32 // per pixel: index of the seeding block, -1 none
 	dark  []bool  // per block used as a label
@@ -81,7 +77,6 @@ func newPolarity(g *image.Gray) *polarity {
 	n := p.bw * p.bh
 	bgs := make([]int, n)
 	pure := make([]bool, n)
-	p.ink = make([]int32, n)
 	p.dark = make([]bool, n)
 	p.gain = make([]int32, n)
 	for by := 0; by < p.bh; by++ {
@@ -111,16 +106,9 @@ func newPolarity(g *image.Gray) *polarity {
 			if m < 15 {
 				cnt += coarse[m+1]
 			}
-			ink := 0
-			for i := range coarse {
-				if c := i*16 + 8; abs(c-bg) > inkThreshold {
-					ink += coarse[i]
-				}
-			}
 			i := by*p.bw + bx
 			bgs[i] = bg
 			pure[i] = cnt*4 >= 3*(x1-x0)*(y1-y0)
-			p.ink[i] = int32(ink)
 			p.dark[i] = bg < 128
 			white := bg
 			if p.dark[i] {
@@ -220,18 +208,6 @@ func (p *polarity) at(x, y int) (bool, int) {
 	return p.dark[l], int(p.gain[l])
 }
 
-// inkIn counts ink pixels in the blocks of r.
-func (p *polarity) inkIn(r image.Rectangle) int {
-	r = r.Sub(p.rect.Min)
-	n := 0
-	for by := r.Min.Y / blockSize; by < min(p.bh, (r.Max.Y+blockSize-1)/blockSize); by++ {
-		for bx := r.Min.X / blockSize; bx < min(p.bw, (r.Max.X+blockSize-1)/blockSize); bx++ {
-			n += int(p.ink[by*p.bw+bx])
-		}
-	}
-	return n
-}
-
 // normalize returns g with every region's text dark on a white background.
 func (p *polarity) normalize(g *image.Gray) *image.Gray {
 	b := g.Rect
@@ -328,16 +304,11 @@ func thin(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
 }
 
 // prepare crops r from the normalised image g and upscales it by scale with bilinear
-// interpolation. It returns the pixels, their size and the ink count at 1x (0: blank,
-// nothing to read).
-func prepare(g *image.Gray, pol *polarity, r image.Rectangle, scale int) ([]byte, int, int, int) {
-	ink := pol.inkIn(r)
-	if ink < 16 {
-		return nil, 0, 0, 0
-	}
+// interpolation. It returns the pixels and their size.
+func prepare(g *image.Gray, r image.Rectangle, scale float64) ([]byte, int, int) {
 	scale = max(1, scale)
 	w, h := r.Dx(), r.Dy()
-	W, H := w*scale, h*scale
+	W, H := int(math.Round(float64(w)*scale)), int(math.Round(float64(h)*scale))
 	out := make([]byte, W*H)
 	x0 := make([]int, W)
 	fx := make([]int, W)
@@ -359,13 +330,60 @@ func prepare(g *image.Gray, pol *polarity, r image.Rectangle, scale int) ([]byte
 			dst[X] = byte((top*(256-fy) + bot*fy + 32768) >> 16)
 		}
 	}
-	return out, W, H, ink
+	return out, W, H
+}
+
+// inkMap counts, per block of the normalised image, the pixels dark enough to be text.
+type inkMap struct {
+	bw, bh int
+	rect   image.Rectangle
+	n      []int32
+}
+
+func newInkMap(g *image.Gray) *inkMap {
+	b := g.Rect
+	m := &inkMap{rect: b, bw: (b.Dx() + blockSize - 1) / blockSize, bh: (b.Dy() + blockSize - 1) / blockSize}
+	m.n = make([]int32, m.bw*m.bh)
+	for y := 0; y < b.Dy(); y++ {
+		row := g.Pix[y*g.Stride:][:b.Dx()]
+		base := (y / blockSize) * m.bw
+		for x, v := range row {
+			if v < lineInk {
+				m.n[base+x/blockSize]++
+			}
+		}
+	}
+	return m
+}
+
+// crop returns the ink in r and the part of r that holds it (whole blocks with at least
+// two ink pixels, padded by one block), or 0 when r is blank.
+func (m *inkMap) crop(r image.Rectangle) (int, image.Rectangle) {
+	rr := r.Sub(m.rect.Min)
+	total := 0
+	var box image.Rectangle
+	for by := rr.Min.Y / blockSize; by < min(m.bh, (rr.Max.Y+blockSize-1)/blockSize); by++ {
+		for bx := rr.Min.X / blockSize; bx < min(m.bw, (rr.Max.X+blockSize-1)/blockSize); bx++ {
+			n := int(m.n[by*m.bw+bx])
+			if n < 2 {
+				continue
+			}
+			total += n
+			blk := image.Rect(bx*blockSize, by*blockSize, (bx+1)*blockSize, (by+1)*blockSize)
+			box = box.Union(blk)
+		}
+	}
+	if total < 16 {
+		return 0, image.Rectangle{}
+	}
+	box = box.Inset(-blockSize).Add(m.rect.Min).Intersect(r)
+	return total, box
 }
 
 // srcCoord maps output coordinate X of an upscaled axis to the source pixel and the
 // 1/256 fraction towards the next one.
-func srcCoord(X, scale, n int) (int, int) {
-	s := ((2*X+1)*256)/(2*scale) - 128
+func srcCoord(X int, scale float64, n int) (int, int) {
+	s := int((float64(X)+0.5)/scale*256) - 128
 	if s < 0 {
 		s = 0
 	}
