@@ -50,6 +50,8 @@ type Controller struct {
 
 	// paste state, shared with the event loop
 	sel selectionOwner
+	// pings to the focused application, answered through the event loop
+	ping pinger
 
 	closed bool
 }
@@ -95,13 +97,14 @@ func (c *Controller) connect() error {
 	}
 	c.km = km
 	c.sel.init(conn, c.root)
-	go c.eventLoop(conn, c.km, &c.sel)
+	c.initPing()
+	go c.eventLoop(conn, c.km, &c.sel, &c.ping)
 	return nil
 }
 
 // eventLoop drains the connection's events (xgb blocks when its queue is full),
 // notes keyboard mapping changes and serves clipboard requests while pasting.
-func (c *Controller) eventLoop(conn *xgb.Conn, km *keymap, sel *selectionOwner) {
+func (c *Controller) eventLoop(conn *xgb.Conn, km *keymap, sel *selectionOwner, ping *pinger) {
 	for {
 		ev, xerr := conn.WaitForEvent()
 		if ev == nil && xerr == nil {
@@ -116,6 +119,8 @@ func (c *Controller) eventLoop(conn *xgb.Conn, km *keymap, sel *selectionOwner) 
 			sel.serve(e)
 		case xproto.SelectionClearEvent:
 			sel.lost(e)
+		case xproto.ClientMessageEvent:
+			ping.pong(e)
 		}
 	}
 }

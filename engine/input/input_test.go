@@ -503,3 +503,25 @@ func TestTypeTextWithCapsLockOn(t *testing.T) {
 	}
 	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "Hello, WörldX!" })
 }
+
+// Successive calls with many characters that are not on the keyboard reuse the
+// spare keycodes; every character must still arrive as itself.
+func TestTypeTextManyDistinctCharactersAcrossCalls(t *testing.T) {
+	_, c, p := setup(t)
+	clickWidget(t, c, p, "Notes")
+	ctx := context.Background()
+	parts := []string{
+		"東京都渋谷区神宮前一丁目",
+		"北海道札幌市中央区北一条西",
+		"大阪府大阪市北区梅田三丁目",
+		"ÆØÅ æøå ŁŃŚŹŻ łńśźż ĞİŞ ğış",
+	}
+	want := ""
+	for _, s := range parts {
+		if err := c.TypeText(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		want += s
+	}
+	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Widget == "Notes" && e.Text == want })
+}

@@ -147,3 +147,26 @@ func TestTwoDisplaysAtOnce(t *testing.T) {
 	p1.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == want1 })
 	p2.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == want2 })
 }
+
+// The focused GTK window answers _NET_WM_PING, which typing uses to know that
+// the keys sent so far have been read before it reassigns spare keycodes.
+func TestClientSyncPingsTheFocusedWindow(t *testing.T) {
+	d := displaytest.Start(t)
+	c, err := New(d.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := probetest.Start(t, d)
+	x, y := p.Ready.Widgets["Name"].Center()
+	if err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	p.Next(t, probetest.Is("focus"))
+	c.mu.Lock()
+	ok := c.clientSync(context.Background())
+	c.mu.Unlock()
+	if !ok {
+		t.Fatal("the focused GTK window did not answer the ping")
+	}
+}

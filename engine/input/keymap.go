@@ -23,6 +23,7 @@ type keymap struct {
 	spares   []byte          // keycodes that had no keysym when first seen
 	borrowed map[byte]xproto.Keysym
 	lastUse  map[byte]uint64
+	lastTime map[byte]time.Time // when a borrowed keycode was last planned for sending
 	tick     uint64
 	shiftKC  byte
 }
@@ -30,7 +31,7 @@ type keymap struct {
 func newKeymap(conn *xgb.Conn) *keymap {
 	s := xproto.Setup(conn)
 	return &keymap{conn: conn, min: byte(s.MinKeycode), max: byte(s.MaxKeycode),
-		borrowed: map[byte]xproto.Keysym{}, lastUse: map[byte]uint64{}}
+		borrowed: map[byte]xproto.Keysym{}, lastUse: map[byte]uint64{}, lastTime: map[byte]time.Time{}}
 }
 
 func (k *keymap) markDirty() { k.dirty.Store(true) }
@@ -122,7 +123,11 @@ type stroke struct {
 // caller sends the batch, gives clients time to translate those keycodes, and
 // plans the rest (only texts with more distinct missing keysyms than there are
 // spare keycodes need more than one batch).
-func (k *keymap) planBatch(keysyms []xproto.Keysym) ([]stroke, []xproto.Keysym, error) {
+//
+// With synced false, a borrowed keycode planned less than recyclePause ago (by an
+// earlier call) is not reassigned either: the batch ends there. The caller passes
+// synced true after it has made sure clients caught up (clientSync or a pause).
+func (k *keymap) planBatch(keysyms []xproto.Keysym, synced bool) ([]stroke, []xproto.Keysym, error) {
 	var cur []stroke
 	inBatch := map[byte]bool{} // spares whose keysym this batch relies on
 	for i, ks := range keysyms {
@@ -141,6 +146,11 @@ func (k *keymap) planBatch(keysyms []xproto.Keysym) ([]stroke, []xproto.Keysym, 
 		if code == 0 {
 			return cur, keysyms[i:], nil
 		}
+		if _, b := k.borrowed[code]; b && !synced && time.Since(k.lastTime[code]) < recyclePause {
+			// Sent moments ago (maybe by the previous call): clients may not have
+			// translated it yet. The caller waits before the rest.
+			return cur, keysyms[i:], nil
+		}
 		if err := k.borrow(code, ks); err != nil {
 			return nil, nil, err
 		}
@@ -151,7 +161,11 @@ func (k *keymap) planBatch(keysyms []xproto.Keysym) ([]stroke, []xproto.Keysym, 
 	return cur, nil, nil
 }
 
-func (k *keymap) touch(code byte) { k.tick++; k.lastUse[code] = k.tick }
+func (k *keymap) touch(code byte) {
+	k.tick++
+	k.lastUse[code] = k.tick
+	k.lastTime[code] = time.Now()
+}
 
 // pickSpare chooses a spare keycode not used by the current batch: an unused one
 // first, then the least recently used borrowed one.
@@ -202,8 +216,9 @@ func (k *keymap) restore() {
 }
 
 // recyclePause is how long typing waits before it reassigns spare keycodes that
-// keys already sent still refer to, so that clients have translated those first.
-const recyclePause = 60 * time.Millisecond
+// keys already sent still refer to, when the focused client cannot be pinged
+// (see clientSync), so that clients have translated those keys first.
+const recyclePause = 150 * time.Millisecond
 
 type inputErr string
 

@@ -260,22 +260,18 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 		}
 	}
 	rest := keysyms
-	first := true
+	first, synced := true, false
 	for len(rest) > 0 {
 		if !first {
-			// The next batch reassigns spare keycodes the previous one used.
-			if err := c.sync(); err != nil {
+			// The next batch reassigns spare keycodes that keys already sent use.
+			if err := c.catchUp(ctx); err != nil {
 				return err
 			}
-			select {
-			case <-ctx.Done():
-				return ctxErr(ctx)
-			case <-time.After(recyclePause):
-			}
+			synced = true
 		}
 		first = false
 		var batch []stroke
-		batch, rest, err = c.km.planBatch(rest)
+		batch, rest, err = c.km.planBatch(rest, synced)
 		if err != nil {
 			return werr.Wrap(err, werr.Unavailable, "cannot map a keycode for typing on %s", c.display)
 		}
@@ -296,6 +292,23 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 		}
 	}
 	return c.sync()
+}
+
+// catchUp waits until the focused application has processed the keys sent so
+// far: a ping round trip, or a fixed pause when it cannot be pinged.
+func (c *Controller) catchUp(ctx context.Context) error {
+	if err := c.sync(); err != nil {
+		return err
+	}
+	if c.clientSync(ctx) {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		return ctxErr(ctx)
+	case <-time.After(recyclePause):
+		return nil
+	}
 }
 
 // PressKeys presses keys together in the order given and releases them in reverse
@@ -329,7 +342,15 @@ func (c *Controller) PressKeys(ctx context.Context, keys []string) (err error) {
 // pressLocked presses syms together and releases them in reverse order. The
 // caller holds the lock.
 func (c *Controller) pressLocked(ctx context.Context, syms []xproto.Keysym) (err error) {
-	strokes, rest, err := c.km.planBatch(syms)
+	strokes, rest, err := c.km.planBatch(syms, false)
+	if err == nil && len(rest) > 0 {
+		// A spare keycode this chord needs was used moments ago: let clients
+		// translate it first, then plan again (borrowed keycodes are found as is).
+		if err := c.catchUp(ctx); err != nil {
+			return err
+		}
+		strokes, rest, err = c.km.planBatch(syms, true)
+	}
 	if err != nil || len(rest) > 0 {
 		return werr.New(werr.Unavailable, "cannot map keycodes for these keys on %s", c.display)
 	}
