@@ -52,7 +52,11 @@ type Node struct {
 	Expanded *bool   `json:"expanded,omitempty"`
 	Selected bool    `json:"selected,omitempty"`
 	Level    int     `json:"level,omitempty"`
-	Children []*Node `json:"children,omitempty"`
+	// Children are the child nodes (Node objects; typed any so that the
+	// schema of this recursive type stays finite).
+	Children []any `json:"children,omitempty" jsonschema:"child nodes, each shaped like this node"`
+
+	kids []*Node
 
 	// cut is set when children were left out by the depth limit.
 	cut  int

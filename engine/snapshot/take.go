@@ -178,27 +178,27 @@ func (b *builder) nodes(f *axFrame, n *accessibility.Node, depth int, parentName
 		if b.iframes {
 			if cf, err := b.c.childFrame(f, n); err == nil && cf != nil {
 				b.frames++
-				out.Children = b.children(cf, cf.root, depth+1, "")
+				out.kids = b.children(cf, cf.root, depth+1, "")
 			}
 		}
 	} else {
-		out.Children = b.children(f, n, depth+1, strings.TrimSpace(name+" "+out.Value))
+		out.kids = b.children(f, n, depth+1, strings.TrimSpace(name+" "+out.Value))
 	}
 	// A node without a name whose children are all text shows them inline.
-	if out.Name == "" && len(out.Children) > 0 {
+	if out.Name == "" && len(out.kids) > 0 {
 		all := true
-		for _, ch := range out.Children {
+		for _, ch := range out.kids {
 			if ch.Role != "text" {
 				all = false
 				break
 			}
 		}
 		if all {
-			parts := make([]string, len(out.Children))
-			for i, ch := range out.Children {
+			parts := make([]string, len(out.kids))
+			for i, ch := range out.kids {
 				parts[i] = ch.Text
 			}
-			out.Text, out.Children = truncate(strings.Join(parts, " "), 1000), nil
+			out.Text, out.kids = truncate(strings.Join(parts, " "), 1000), nil
 		}
 	}
 	return []*Node{out}
@@ -306,7 +306,7 @@ func (w *writer) write(nodes []*Node, indent int) []*Node {
 	kept := nodes[:0:0]
 	for _, n := range nodes {
 		line := strings.Repeat("  ", indent) + "- " + n.render()
-		if len(n.Children) > 0 {
+		if len(n.kids) > 0 {
 			line += ":"
 			if n.Value != "" || n.Text != "" {
 				line = strings.Repeat("  ", indent) + "- " + n.render()
@@ -316,12 +316,12 @@ func (w *writer) write(nodes []*Node, indent int) []*Node {
 		w.total += len(line)
 		if w.full || w.sb.Len()+len(line) > w.max {
 			w.full = true
-			w.count(n.Children, indent+1)
+			w.count(n.kids, indent+1)
 			continue
 		}
 		w.sb.WriteString(line)
 		w.lines++
-		n.Children = w.write(n.Children, indent+1)
+		n.kids = w.write(n.kids, indent+1)
 		kept = append(kept, n)
 	}
 	return kept
@@ -330,7 +330,7 @@ func (w *writer) write(nodes []*Node, indent int) []*Node {
 func (w *writer) count(nodes []*Node, indent int) {
 	for _, n := range nodes {
 		w.total += len(strings.Repeat("  ", indent)+"- "+n.render()) + 2
-		w.count(n.Children, indent+1)
+		w.count(n.kids, indent+1)
 	}
 }
 
@@ -340,7 +340,7 @@ func countRefs(nodes []*Node) int {
 		if n.Ref != "" {
 			k++
 		}
-		k += countRefs(n.Children)
+		k += countRefs(n.kids)
 	}
 	return k
 }
@@ -385,6 +385,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		}
 		w := &writer{max: o.MaxChars}
 		nodes = w.write(nodes, 0)
+		expose(nodes)
 		var title string
 		if tr, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.title", ReturnByValue: new(true)}); err == nil && tr.Result != nil {
 			_ = json.Unmarshal(tr.Result.Value, &title)
@@ -543,7 +544,7 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 						b.force[k.key()] = true
 						if ns := b.nodes(f, n, 0, ""); len(ns) == 1 && ns[0].Ref != "" {
 							m := ns[0]
-							m.Children = nil
+							m.kids = nil
 							res.Matches = append(res.Matches, Match{Ref: m.Ref, Role: m.Role, Name: m.Name, Value: m.Value, Line: "- " + m.render()})
 						}
 					}
@@ -573,4 +574,15 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		return nil, err
 	}
 	return res, nil
+}
+
+// expose fills the JSON children from the tree.
+func expose(nodes []*Node) {
+	for _, n := range nodes {
+		n.Children = nil
+		for _, k := range n.kids {
+			n.Children = append(n.Children, k)
+		}
+		expose(n.kids)
+	}
 }
