@@ -40,18 +40,18 @@ type Options struct {
 
 // Node is one node of the snapshot tree.
 type Node struct {
-	Ref      string  `json:"ref,omitempty"`
-	Role     string  `json:"role"`
-	Name     string  `json:"name,omitempty"`
-	Value    string  `json:"value,omitempty"`
-	Text     string  `json:"text,omitempty"`
-	URL      string  `json:"url,omitempty"`
-	Checked  string  `json:"checked,omitempty"`
-	Pressed  string  `json:"pressed,omitempty"`
-	Disabled bool    `json:"disabled,omitempty"`
-	Expanded *bool   `json:"expanded,omitempty"`
-	Selected bool    `json:"selected,omitempty"`
-	Level    int     `json:"level,omitempty"`
+	Ref      string `json:"ref,omitempty"`
+	Role     string `json:"role"`
+	Name     string `json:"name,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Text     string `json:"text,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Checked  string `json:"checked,omitempty"`
+	Pressed  string `json:"pressed,omitempty"`
+	Disabled bool   `json:"disabled,omitempty"`
+	Expanded *bool  `json:"expanded,omitempty"`
+	Selected bool   `json:"selected,omitempty"`
+	Level    int    `json:"level,omitempty"`
 	// Children are the child nodes (Node objects; typed any so that the
 	// schema of this recursive type stays finite).
 	Children []any `json:"children,omitempty" jsonschema:"child nodes, each shaped like this node"`
