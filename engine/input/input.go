@@ -134,6 +134,11 @@ func (c *Controller) Close() error {
 	}
 	c.closed = true
 	if c.conn != nil {
+		if len(c.km.borrowed) > 0 {
+			// Let the focused application read keys typed through borrowed
+			// keycodes before they lose their keysyms.
+			c.catchUp(context.Background())
+		}
 		c.km.restore()
 		c.sync()
 		c.conn.Close()

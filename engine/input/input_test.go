@@ -525,3 +525,20 @@ func TestTypeTextManyDistinctCharactersAcrossCalls(t *testing.T) {
 	}
 	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Widget == "Notes" && e.Text == want })
 }
+
+// Closing right after typing must not take the borrowed keycodes away before the
+// application has read the keys.
+func TestCloseRightAfterTyping(t *testing.T) {
+	d, c, p := setup(t)
+	clickWidget(t, c, p, "Name")
+	p.Next(t, probetest.Is("focus"))
+	c2, err := input.New(d.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.TypeText(context.Background(), "Zoë 東京 ✓"); err != nil {
+		t.Fatal(err)
+	}
+	c2.Close()
+	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "Zoë 東京 ✓" })
+}
