@@ -10,8 +10,8 @@ LDFLAGS := -s -w -X github.com/w365/w365/commands.version=$(VERSION)
 # What w365 uses at run time, and what its tests and benchmarks add.
 RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
              bubblewrap xclip python3 git
-TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 x11-apps rsync \
-             nodejs npm
+# Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
+TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 x11-apps rsync
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check
 
