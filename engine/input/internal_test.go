@@ -170,3 +170,41 @@ func TestClientSyncPingsTheFocusedWindow(t *testing.T) {
 		t.Fatal("the focused GTK window did not answer the ping")
 	}
 }
+
+// Two Controllers on one display do not take each other's borrowed keycodes.
+func TestTwoControllersShareSpareKeycodes(t *testing.T) {
+	d := displaytest.Start(t)
+	a, err := New(d.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := New(d.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := probetest.Start(t, d)
+	x, y := p.Ready.Widgets["Notes"].Center()
+	if err := a.Click(context.Background(), &x, &y, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	p.Next(t, probetest.Is("focus"))
+	want := ""
+	for i, s := range []string{"äöü", "東京", "ßø", "✓★"} {
+		c := a
+		if i%2 == 1 {
+			c = b
+		}
+		if err := c.TypeText(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		want += s
+	}
+	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == want })
+	for code := range a.km.borrowed {
+		if _, dup := b.km.borrowed[code]; dup {
+			t.Errorf("keycode %d borrowed by both controllers", code)
+		}
+	}
+}

@@ -177,6 +177,9 @@ func (k *keymap) pickSpare(inBatch map[byte]bool) byte {
 			continue
 		}
 		if _, b := k.borrowed[c]; !b {
+			if !allZero(k.symsOf(c)) {
+				continue // taken meanwhile by another client (another Controller, xdotool)
+			}
 			return c
 		}
 		if best == 0 || k.lastUse[c] < bestUse {
@@ -184,6 +187,15 @@ func (k *keymap) pickSpare(inBatch map[byte]bool) byte {
 		}
 	}
 	return best
+}
+
+func allZero(syms []xproto.Keysym) bool {
+	for _, s := range syms {
+		if s != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // borrow maps code to ks in both shift levels, so the Shift state does not matter.
