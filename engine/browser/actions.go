@@ -78,6 +78,7 @@ func (o *op) resolve(ctx context.Context, e Element) (runtime.RemoteObjectID, er
 type elemState struct {
 	Connected bool    `json:"connected"`
 	Visible   bool    `json:"visible"`
+	Stable    bool    `json:"stable"`
 	Disabled  bool    `json:"disabled"`
 	Editable  bool    `json:"editable"`
 	X         float64 `json:"x"`
@@ -89,7 +90,7 @@ type elemState struct {
 	HitDesc   string  `json:"hitDesc"`
 }
 
-const stateJS = `function(scroll) {
+const stateJS = `async function(scroll) {
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
@@ -105,6 +106,11 @@ const stateJS = `function(scroll) {
   }
   if (!r) return {connected: true, visible: false};
   const disabled = !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true');
+  // Stable: the same box across two animation frames (bounded: hidden tabs get no frames).
+  await Promise.race([new Promise(res => requestAnimationFrame(() => requestAnimationFrame(res))), new Promise(res => setTimeout(res, 100))]);
+  const r2 = vis();
+  const stable = !!r2 && r2.left === r.left && r2.top === r.top && r2.width === r.width && r2.height === r.height;
+  if (r2) r = r2;
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
   let hit = false, hitDesc = '';
@@ -116,7 +122,7 @@ const stateJS = `function(scroll) {
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
-  return {connected: true, visible: true, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc};
+  return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc};
 }`
 
 // actionable waits (bounded) until the element exists, is visible, stable and
@@ -126,7 +132,6 @@ func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, e
 	timeout := time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond
 	deadline := time.Now().Add(timeout)
 	var last elemState
-	var prev *elemState
 	var obj runtime.RemoteObjectID
 	reason := "not found"
 	for {
@@ -154,7 +159,7 @@ func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, e
 			reason = "disabled"
 		case !st.InView:
 			reason = "outside the viewport"
-		case prev == nil || prev.X != st.X || prev.Y != st.Y || prev.W != st.W || prev.H != st.H:
+		case !st.Stable:
 			reason = "moving"
 		case hit && !st.Hit:
 			reason = "covered"
@@ -162,12 +167,6 @@ func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, e
 			return obj, st, nil
 		}
 		last = st
-		if reason == "moving" || reason == "covered" {
-			p := st
-			prev = &p
-		} else {
-			prev = nil
-		}
 		if time.Now().After(deadline) {
 			break
 		}
