@@ -29,7 +29,9 @@ type Options struct {
 }
 
 // DefaultOptions is the policy's screen: 1920x1080x24 under openbox.
-func DefaultOptions() Options { return Options{Width: 1920, Height: 1080, Depth: 24, WindowManager: "openbox"} }
+func DefaultOptions() Options {
+	return Options{Width: 1920, Height: 1080, Depth: 24, WindowManager: "openbox"}
+}
 
 // Desktop is one X display with the environment that programs on it need.
 type Desktop struct {
