@@ -208,7 +208,7 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta,
 	if err != nil {
 		return Node{}, Meta{}, err
 	}
-	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: true, origin: win.origin}
+	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: true, origin: win.origin, visibleIsShowing: win.gtk4}
 	res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
 	if err != nil {
 		return Node{}, Meta{}, err
@@ -271,7 +271,7 @@ func (t *Tree) Find(ctx context.Context, q FindQuery) ([]Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), origin: win.origin}
+	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), origin: win.origin, visibleIsShowing: win.gtk4}
 	res, err := w.walk(ctx, win.frame, findMaxDepth, findMaxElements)
 	if err != nil {
 		return nil, err

@@ -320,6 +320,58 @@ func TestQt5(t *testing.T) {
 	clickAndType(t, d, tr, a)
 }
 
+// TestGTK4 covers a toolkit that reports window-relative extents as screen extents and
+// sets no SHOWING state below the window.
+func TestGTK4(t *testing.T) {
+	d := displaytest.Start(t)
+	if err := exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '4.0')").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("gir1.2-gtk-4.0 is required (CI=true)")
+		}
+		t.Skip("gir1.2-gtk-4.0 not installed")
+	}
+	displaytest.Require(t, "xwininfo")
+	a := startApp(t, d, "a11y_gtk4.py", "GSK_RENDERER=cairo")
+	id := activate(t, d, "w365 a11y GTK4")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 0, 0, "Button", "Submit")
+	// The app knows only window coordinates; where the window is comes from the X server
+	// (xwininfo; xdotool getwindowgeometry is off by the frame under openbox).
+	out, err := d.Command("xwininfo", "-id", id).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wx, wy int
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Absolute upper-left X:"); ok {
+			wx, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Absolute upper-left Y:"); ok {
+			wy, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	if root.X != wx || root.Y != wy {
+		t.Errorf("window at (%d,%d), X says (%d,%d)", root.X, root.Y, wx, wy)
+	}
+	for id, g := range a.geom {
+		a.geom[id] = rect{g.x + wx, g.y + wy, g.w, g.h}
+	}
+	// GTK4 reports the content box of buttons and check boxes: inside the widget.
+	var nodes []a11y.Node
+	flatten(root, &nodes)
+	for _, w := range []struct{ id, role, name string }{
+		{"label", "Text", "Please sign in"}, {"entry", "Edit", "Username"},
+		{"check", "CheckBox", "Remember me"}, {"cancel", "Button", "Cancel"}, {"submit", "Button", "Submit"},
+	} {
+		n, ok := findNode(nodes, w.role, w.name)
+		g := a.geom[w.id]
+		if !ok || n.Width <= 0 || n.X < g.x-2 || n.Y < g.y-2 || n.X+n.Width > g.x+g.w+2 || n.Y+n.Height > g.y+g.h+2 {
+			t.Errorf("%s %q: %+v not inside %+v", w.role, w.name, n, g)
+		}
+	}
+	clickAndType(t, d, tr, a)
+}
+
 func TestBudgetBreadthFirst(t *testing.T) {
 	d := displaytest.Start(t)
 	startApp(t, d, "a11y_gtk3.py")

@@ -18,6 +18,8 @@ const (
 type target struct {
 	frame  ref
 	origin *[2]int // set when the toolkit reports window-relative extents only (GTK4)
+	// gtk4: GTK 4 reports no screen positions and sets no SHOWING state below the window.
+	gtk4 bool
 }
 
 // window finds the accessible frame of X window id (0: the active window):
@@ -76,7 +78,7 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (target, 
 	}
 	var shown []*raw
 	for i := range infos {
-		if visible(&infos[i]) {
+		if w.visible(&infos[i]) {
 			shown = append(shown, &infos[i])
 		}
 	}
@@ -104,9 +106,20 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (target, 
 		return target{}, notAccessible(xw)
 	}
 	tg := target{frame: best.ref}
-	if best.hasBox && best.x == 0 && best.y == 0 && (xw.x != 0 || xw.y != 0) {
-		// GTK4 and some other toolkits know no screen positions: read window
-		// coordinates and add the window's origin.
+	var toolkit, version dbus.Variant
+	b = &batch{conn: conn}
+	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&toolkit}, "org.a11y.atspi.Application", "ToolkitName")
+	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&version}, "org.a11y.atspi.Application", "Version")
+	if err := b.run(ctx); err != nil {
+		return target{}, err
+	}
+	tk, _ := toolkit.Value().(string)
+	ver, _ := version.Value().(string)
+	tg.gtk4 = tk == "GTK" && strings.HasPrefix(ver, "4.")
+	if tg.gtk4 || (best.hasBox && best.x == 0 && best.y == 0 && (xw.x != 0 || xw.y != 0)) {
+		// GTK4 (and any toolkit whose window claims to sit at the screen's corner
+		// when it does not) knows no screen positions: read window coordinates and
+		// add the window's origin.
 		tg.origin = &[2]int{xw.x, xw.y}
 	}
 	return tg, nil

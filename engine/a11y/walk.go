@@ -73,6 +73,9 @@ type walker struct {
 	// origin: when non-nil the application reports no screen positions (GTK4), so
 	// extents are read in window coordinates and shifted by this origin.
 	origin *[2]int
+	// visibleIsShowing: the toolkit never sets SHOWING below the window (GTK 4.8), so
+	// VISIBLE decides.
+	visibleIsShowing bool
 }
 
 // info reads role, states, interfaces, name and (if kids) the children of each ref.
@@ -116,8 +119,12 @@ func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error)
 	return out, nil
 }
 
-// visible says whether a node belongs in a result: SHOWING and not defunct.
-func visible(n *raw) bool { return n.state(stateShowing) && !n.state(stateDefunct) }
+// visible says whether a node belongs in a result: SHOWING (or, for toolkits that do
+// not maintain SHOWING, VISIBLE) and not defunct.
+func (w *walker) visible(n *raw) bool {
+	shown := n.state(stateShowing) || (w.visibleIsShowing && n.state(stateVisible))
+	return shown && !n.state(stateDefunct)
+}
 
 // details reads extents (Component) and values (Value, or the text of editable
 // fields) of the given nodes in one pipelined batch. Nodes whose extents are INT_MIN
@@ -240,7 +247,7 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 			var kept []*raw
 			for j := range infos {
 				n := &infos[j]
-				if !visible(n) {
+				if !w.visible(n) {
 					continue
 				}
 				n.parent, n.depth = chunk[j].parent, depth
