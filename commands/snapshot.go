@@ -71,7 +71,8 @@ type RefIn struct {
 
 // ClickRefIn is browser_click_ref's input.
 type ClickRefIn struct {
-	RefIn
+	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
+	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
 	Button     string `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=Left|Right|Middle,default=Left"`
 	ClickCount int    `json:"clickCount,omitempty" jsonschema:"1 for a single click, 2 for a double click" w365:"default=1,min=1,max=2"`
 }
@@ -88,9 +89,10 @@ func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.
 
 // TypeRefIn is browser_type_ref's input.
 type TypeRefIn struct {
-	RefIn
-	Text  string `json:"text" jsonschema:"text to type"`
-	Clear bool   `json:"clear,omitempty" jsonschema:"clear the existing text first" w365:"default=true"`
+	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
+	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
+	Text       string `json:"text" jsonschema:"text to type"`
+	Clear      bool   `json:"clear,omitempty" jsonschema:"clear the existing text first" w365:"default=true"`
 }
 
 // TypeRefOut confirms typing.
@@ -105,9 +107,10 @@ func (o TypeRefOut) Text() string {
 
 // KeypressRefIn is browser_keypress_ref's input.
 type KeypressRefIn struct {
-	RefIn
-	Key       string   `json:"key" jsonschema:"key name (Enter, Escape, Tab, ArrowUp, ArrowDown, Backspace, Delete, Home, End, PageUp, PageDown, F1-F12 ...) or one character"`
-	Modifiers []string `json:"modifiers,omitempty" jsonschema:"keys held during the press" w365:"enum=Ctrl|Shift|Alt|Meta"`
+	SnapshotID string   `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
+	Ref        string   `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
+	Key        string   `json:"key" jsonschema:"key name (Enter, Escape, Tab, ArrowUp, ArrowDown, Backspace, Delete, Home, End, PageUp, PageDown, F1-F12 ...) or one character"`
+	Modifiers  []string `json:"modifiers,omitempty" jsonschema:"keys held during the press" w365:"enum=Ctrl|Shift|Alt|Meta"`
 }
 
 // DoneOut is a plain confirmation.
@@ -120,9 +123,10 @@ func (o DoneOut) Text() string { return o.Message }
 
 // ScrollRefIn is browser_scroll_ref's input.
 type ScrollRefIn struct {
-	RefIn
-	DeltaX int `json:"deltaX,omitempty" jsonschema:"horizontal scroll inside the element, in pixels" w365:"default=0"`
-	DeltaY int `json:"deltaY,omitempty" jsonschema:"vertical scroll inside the element, in pixels" w365:"default=0"`
+	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
+	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
+	DeltaX     int    `json:"deltaX,omitempty" jsonschema:"horizontal scroll inside the element, in pixels" w365:"default=0"`
+	DeltaY     int    `json:"deltaY,omitempty" jsonschema:"vertical scroll inside the element, in pixels" w365:"default=0"`
 }
 
 // ScrollRefOut reports the element's scroll position afterwards.
@@ -140,8 +144,9 @@ func (o ScrollRefOut) Text() string {
 
 // SetFileInputRefIn is browser_set_file_input_ref's input.
 type SetFileInputRefIn struct {
-	RefIn
-	FilePaths []string `json:"filePaths" jsonschema:"files to set; each must lie in the user's Documents, Downloads, Desktop or temporary directory" w365:"maxItems=100"`
+	SnapshotID string   `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
+	Ref        string   `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
+	FilePaths  []string `json:"filePaths" jsonschema:"files to set; each must lie in the user's Documents, Downloads, Desktop or temporary directory" w365:"maxItems=100"`
 }
 
 // FindIn is browser_find's input.

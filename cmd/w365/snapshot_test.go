@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/commands/e2etest"
+	"github.com/w365/w365/engine/display/displaytest"
+)
+
+// snapPages serves testdata/pages on 127.0.0.1; "localhost" on the same port
+// is a second origin for cross-origin iframes.
+func snapPages(t *testing.T) (same, cross string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.FileServer(http.Dir(filepath.Join(e2etest.Root(), "testdata", "pages"))))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	port := l.Addr().(*net.TCPAddr).Port
+	return fmt.Sprintf("http://127.0.0.1:%d", port), fmt.Sprintf("http://localhost:%d", port)
+}
+
+func snapRef(t *testing.T, text, what string) string {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(what) + `[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no %q with a ref in:\n%s", what, text)
+	}
+	return m[1]
+}
+
+// evalLog reads window.__log through a separate CLI process.
+func evalLog(t *testing.T, h *e2etest.Harness) string {
+	t.Helper()
+	return h.MustRun("browser", "eval-js", "JSON.stringify(window.__log)")
+}
+
+// A snapshot taken by one CLI process gives refs that later CLI processes act on.
+func TestSnapshotRefsAcrossSeparateCLIProcesses(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	same, cross := snapPages(t)
+	h.MustRun("browser", "navigate", same+"/snap_frames.html?x="+cross+"/snap_child.html")
+
+	var snap struct {
+		SnapshotID string           `json:"snapshotId"`
+		Text       string           `json:"text"`
+		Nodes      []map[string]any `json:"nodes"`
+	}
+	h.JSON(&snap, "browser", "snapshot")
+	if snap.SnapshotID == "" || len(snap.Nodes) == 0 {
+		t.Fatalf("snapshot: %+v", snap)
+	}
+	human := h.MustRun("browser", "snapshot")
+	if !strings.Contains(human, "snapshotId: ") || !strings.Contains(human, `- button "Top button" [ref=`) {
+		t.Errorf("human output:\n%s", human)
+	}
+
+	top := snapRef(t, snap.Text, `button "Top button"`)
+	out := h.MustRun("browser", "click-ref", "--snapshot-id", snap.SnapshotID, "--ref", top)
+	if !strings.Contains(out, "clicked "+top+" at (") {
+		t.Errorf("click-ref said %q", out)
+	}
+	// The cross-origin iframe's button, in yet another process.
+	crossBtn := regexp.MustCompile(`button "Child button" \[ref=(e\d+)\]`).FindAllStringSubmatch(snap.Text, -1)
+	if len(crossBtn) != 2 {
+		t.Fatalf("iframe buttons:\n%s", snap.Text)
+	}
+	h.MustRun("browser", "click-ref", "--snapshot-id", snap.SnapshotID, "--ref", crossBtn[1][1])
+	input := regexp.MustCompile(`textbox "Child input" \[ref=(e\d+)\]`).FindAllStringSubmatch(snap.Text, -1)
+	var typed struct {
+		Characters int `json:"characters"`
+	}
+	h.JSON(&typed, "browser", "type-ref", "--snapshot-id", snap.SnapshotID, "--ref", input[1][1], "--text", "über")
+	if typed.Characters != 4 {
+		t.Errorf("type-ref characters: %d", typed.Characters)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		log := evalLog(t, h)
+		if strings.Contains(log, "click:top") && strings.Contains(log, "cross click:Child button") && strings.Contains(log, "cross input:über") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page saw %s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// browser find gives refs usable the same way.
+	var found struct {
+		SnapshotID string `json:"snapshotId"`
+		Matches    []struct {
+			Ref string `json:"ref"`
+		} `json:"matches"`
+	}
+	h.JSON(&found, "browser", "find", "--role", "button", "--name", "top")
+	if len(found.Matches) != 1 {
+		t.Fatalf("find: %+v", found)
+	}
+	h.MustRun("browser", "hover-ref", "--snapshot-id", found.SnapshotID, "--ref", found.Matches[0].Ref)
+
+	// After navigation, the old refs are SNAPSHOT_EXPIRED, and nothing is clicked.
+	h.MustRun("browser", "navigate", same+"/snap_second.html")
+	r := h.Run("browser", "click-ref", "--snapshot-id", snap.SnapshotID, "--ref", top)
+	if r.Code == 0 || !strings.Contains(r.Stderr, "SNAPSHOT_EXPIRED") || !strings.Contains(r.Stderr, "new snapshot") {
+		t.Errorf("stale ref: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+}
+
+// Over MCP: batches, the overlay hit test and the upload policy.
+func TestSnapshotToolsOverMCP(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+
+	res := e2etest.Call(t, cs, "browser_execute_batch", map[string]any{"actions": []any{
+		map[string]any{"action": "navigate", "params": map[string]any{"url": same + "/snap_list.html"}},
+		map[string]any{"action": "snapshot"},
+		map[string]any{"action": "eval_js", "params": map[string]any{"expression": "document.title"}},
+	}})
+	var batch struct {
+		Results []struct {
+			Action string          `json:"action"`
+			Result json.RawMessage `json:"result"`
+		} `json:"results"`
+		Failed *struct {
+			Index int    `json:"index"`
+			Code  string `json:"code"`
+		} `json:"failed"`
+	}
+	e2etest.Structured(t, res, &batch)
+	if len(batch.Results) != 3 || batch.Failed != nil {
+		t.Fatalf("batch: %+v", batch)
+	}
+	var snap struct {
+		SnapshotID string `json:"snapshotId"`
+		Text       string `json:"text"`
+	}
+	json.Unmarshal(batch.Results[1].Result, &snap)
+	beta := snapRef(t, snap.Text, "Done Beta")
+
+	// A ref action without snapshotId uses the latest snapshot; the batch
+	// stops at the first failure (an unknown ref) and reports it.
+	res = e2etest.Call(t, cs, "browser_execute_batch", map[string]any{"actions": []any{
+		map[string]any{"action": "click_ref", "params": map[string]any{"ref": beta}},
+		map[string]any{"action": "click_ref", "params": map[string]any{"snapshotId": snap.SnapshotID, "ref": "e999"}},
+		map[string]any{"action": "click_ref", "params": map[string]any{"ref": beta}},
+	}})
+	batch.Results, batch.Failed = nil, nil
+	e2etest.Structured(t, res, &batch)
+	if len(batch.Results) != 1 || batch.Failed == nil || batch.Failed.Index != 1 || batch.Failed.Code != "NOT_FOUND" {
+		t.Fatalf("failing batch: %+v", batch)
+	}
+	var ev struct {
+		Value string `json:"value"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if ev.Value != `["done:Beta"]` {
+		t.Errorf("the page saw %s (want exactly one click)", ev.Value)
+	}
+	// An action outside the allowlist fails before anything runs.
+	res = e2etest.Call(t, cs, "browser_execute_batch", map[string]any{"actions": []any{
+		map[string]any{"action": "click_ref", "params": map[string]any{"ref": beta}},
+		map[string]any{"action": "close_tab"},
+	}})
+	if code := e2etest.ErrorCode(res); code != "INVALID_ARGUMENT" {
+		t.Errorf("disallowed action: %q %s", code, e2etest.Text(res))
+	}
+
+	// The overlay: OBSCURED, and the covered button is not clicked.
+	e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_overlay.html"})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
+	res = e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, snap.Text, "Covered button")})
+	if code := e2etest.ErrorCode(res); code != "OBSCURED" || !strings.Contains(e2etest.Text(res), "div#overlay") {
+		t.Errorf("covered click: %q %s", code, e2etest.Text(res))
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if ev.Value != `[]` {
+		t.Errorf("the covered page saw %s", ev.Value)
+	}
+
+	// Uploads: a temp file is set; a file elsewhere is BLOCKED_BY_POLICY.
+	e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
+	up := snapRef(t, snap.Text, `button "Attachment"`)
+	f := filepath.Join(t.TempDir(), "cv.txt")
+	os.WriteFile(f, []byte("12345"), 0o644)
+	res = e2etest.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": up, "filePaths": []string{f}})
+	if res.IsError {
+		t.Fatalf("set files: %s", e2etest.Text(res))
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if ev.Value != `["files:cv.txt/5"]` {
+		t.Errorf("the page saw %s", ev.Value)
+	}
+	res = e2etest.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": up, "filePaths": []string{"/etc/hostname"}})
+	if code := e2etest.ErrorCode(res); code != "BLOCKED_BY_POLICY" {
+		t.Errorf("outside file: %q %s", code, e2etest.Text(res))
+	}
+}
