@@ -987,6 +987,13 @@ func TestBrowserExtras(t *testing.T) {
 		if _, err := b.Text(tctx(t)); err != nil {
 			t.Fatal(err)
 		}
+		_ = b.Run(tctx(t), func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, page.Crash, cdp.Empty{})
+			return err
+		})
+		if r, err := b.Navigate(tctx(t), s.URL+"/third.html", ""); err != nil || r.Title != "Third" {
+			t.Fatalf("navigate after a page crash: %+v, %v", r, err)
+		}
 	})
 
 	t.Run("AttachToEndpoint", func(t *testing.T) {

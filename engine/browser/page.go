@@ -515,11 +515,16 @@ func (b *Browser) Navigate(ctx context.Context, rawURL string, waitUntil WaitUnt
 	if _, err := lifecycleName(waitUntil); err != nil {
 		return nil, err
 	}
-	o, err := b.begin(ctx, false)
+	b.opMu.Lock()
+	o, err := b.beginLocked(ctx, false, true) // navigating recovers a crashed page
 	if err != nil {
+		b.opMu.Unlock()
 		return nil, err
 	}
 	defer o.end()
+	b.mu.Lock()
+	o.t.crashed = false
+	b.mu.Unlock()
 	return b.navigateTab(o.ctx, o.inst, o.t, strings.TrimSpace(rawURL), waitUntil)
 }
 
