@@ -1020,3 +1020,38 @@ func TestBrowserExtras(t *testing.T) {
 		}
 	})
 }
+
+// TestHeadless runs the browser without a display.
+func TestHeadless(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
+			env = append(env, kv)
+		}
+	}
+	_, err := browser.Launch(tctx(t), browser.Options{Env: env})
+	mustCode(t, err, werr.Unavailable) // headful needs a display
+	b, err := browser.Launch(tctx(t), browser.Options{Env: env, Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := newServer(t)
+	if r := navigate(t, b, s.URL+"/dnd.html"); r.Title != "Drag and drop" {
+		t.Fatalf("headless navigate: %+v", r)
+	}
+	if _, err := b.Drag(tctx(t), browser.CSS("#src"), browser.CSS("#dst")); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryText(t, b, "#dst"); got != "dropped card-42" {
+		t.Fatalf("headless drop: %q", got)
+	}
+	img, err := b.Screenshot(tctx(t), browser.ScreenshotOptions{})
+	if err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) {
+		t.Fatalf("headless screenshot: %v", err)
+	}
+	if _, err := b.PDFSave(tctx(t), filepath.Join(t.TempDir(), "h.pdf")); err != nil {
+		t.Fatal(err)
+	}
+}
