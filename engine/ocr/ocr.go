@@ -92,8 +92,9 @@ type tile struct {
 	page    int // 1-based position in its worker's list
 }
 
-// Analyze recognises the text in img (screen pixels; box coordinates are relative to
-// img.Bounds().Min, i.e. screen coordinates for a full-screen capture).
+// Analyze recognises the text in img. Box coordinates are in img's own coordinate
+// space: screen coordinates for a full-screen capture, and still screen coordinates for
+// a region cut from it with SubImage (whose bounds keep the screen offset).
 func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error) {
 	start := time.Now()
 	if img == nil || img.Bounds().Empty() {
@@ -214,10 +215,6 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	var all []Box
 	for _, ws := range words {
 		all = append(all, ws...)
-	}
-	for i := range all {
-		all[i].X -= b.Min.X
-		all[i].Y -= b.Min.Y
 	}
 	lines := groupLines(all)
 	var sb strings.Builder

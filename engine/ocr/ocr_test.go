@@ -339,6 +339,26 @@ func TestBoxesOnScreen(t *testing.T) {
 	if ink < b.Width*b.Height/20 {
 		t.Errorf("box %+v covers almost no ink (%d px)", *b, ink)
 	}
+
+	// A region cut with SubImage keeps screen coordinates.
+	sub := s.img.SubImage(image.Rect(b.X-10, b.Y-10, b.X+400, b.Y+40))
+	res, err = ocr.Analyze(context.Background(), sub, ocr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Boxes) == 0 || res.Boxes[0].Text != b.Text || abs(res.Boxes[0].X-b.X) > 2 || abs(res.Boxes[0].Y-b.Y) > 2 {
+		t.Errorf("region: %+v, want %q at (%d,%d)", res.Boxes, b.Text, b.X, b.Y)
+	}
+	if res.Width != 410 || res.Height != 50 {
+		t.Errorf("region size %dx%d", res.Width, res.Height)
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 func TestEmptyAndBlank(t *testing.T) {
