@@ -261,7 +261,7 @@ func TestTypePasteArrivesIntactAndRestoresClipboard(t *testing.T) {
 		t.Errorf("clipboard after paste = %q, %v, %v; want the previous content restored", got, ok, err)
 	}
 
-	// Into the entry too, and with nothing focused that reads it: TIMEOUT, restored.
+	// Into the entry too.
 	clickWidget(t, c, p, "Name")
 	p.Next(t, func(e probetest.Event) bool { return e.Event == "focus" && e.Widget == "Name" })
 	if err := c.TypePaste(context.Background(), "Zoë", clip); err != nil {
@@ -541,4 +541,20 @@ func TestCloseRightAfterTyping(t *testing.T) {
 	}
 	c2.Close()
 	p.Next(t, func(e probetest.Event) bool { return e.Event == "text" && e.Text == "Zoë 東京 ✓" })
+}
+
+// When the focused widget does not read the clipboard (a button), TypePaste says
+// so with TIMEOUT and still restores the previous clipboard.
+func TestTypePasteUnreadIsTimeoutAndRestores(t *testing.T) {
+	displaytest.Require(t, "xclip")
+	d, c, _ := setup(t) // a fresh probe: its Submit button has the focus
+	clip := xclip{d}
+	if err := clip.Write("kept"); err != nil {
+		t.Fatal(err)
+	}
+	// The Submit button has the focus in a fresh probe; it does not paste.
+	wantCode(t, c.TypePaste(context.Background(), "never read", clip), werr.Timeout)
+	if got, ok, err := clip.Read(); err != nil || !ok || got != "kept" {
+		t.Errorf("clipboard = %q, %v, %v; want the previous content", got, ok, err)
+	}
 }
