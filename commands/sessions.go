@@ -24,11 +24,13 @@ type SessionOut struct {
 	Started   time.Time `json:"started"`
 	LastUsed  time.Time `json:"lastUsed"`
 	Queued    int       `json:"queued" jsonschema:"calls running or waiting in this session"`
+	// Env lets a user run their own programs on the session's desktop.
+	Env map[string]string `json:"env" jsonschema:"DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session's desktop, for starting programs on it"`
 }
 
 func sessionOut(i session.Info) SessionOut {
 	return SessionOut{SessionID: i.ID, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
-		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy}
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
 }
 
 func (o SessionOut) Text() string {

@@ -151,9 +151,10 @@ func (h *Harness) JSON(v any, args ...string) {
 
 // SessionInfo is one row of `w365 session list --json`.
 type SessionInfo struct {
-	SessionID string `json:"sessionId"`
-	Display   string `json:"display"`
-	HostPID   int    `json:"hostPid"`
+	SessionID string            `json:"sessionId"`
+	Display   string            `json:"display"`
+	HostPID   int               `json:"hostPid"`
+	Env       map[string]string `json:"env"`
 }
 
 // Sessions lists the host's sessions.
@@ -177,6 +178,24 @@ func (h *Harness) Display() string {
 	}
 	h.T.Fatal("no default session")
 	return ""
+}
+
+// SessionEnv starts the default session if needed and returns the environment of a
+// program on its desktop (display, session bus, accessibility switches).
+func (h *Harness) SessionEnv() []string {
+	h.T.Helper()
+	h.MustRun("get-screen-size")
+	for _, s := range h.Sessions() {
+		if s.SessionID == "default" {
+			env := []string{"GTK_MODULES=gail:atk-bridge", "NO_AT_BRIDGE=0", "ACCESSIBILITY_ENABLED=1"}
+			for k, v := range s.Env {
+				env = append(env, k+"="+v)
+			}
+			return env
+		}
+	}
+	h.T.Fatal("no default session")
+	return nil
 }
 
 // HostPID is the running host's pid (from its pid file), or 0.
@@ -292,9 +311,15 @@ type Probe struct {
 // StartProbe runs the probe on display with args and waits for its "ready" event.
 func StartProbe(t testing.TB, display string, args ...string) *Probe {
 	t.Helper()
+	return StartProbeEnv(t, []string{"DISPLAY=" + display, "NO_AT_BRIDGE=1"}, args...)
+}
+
+// StartProbeEnv runs the probe with env added to the test's environment.
+func StartProbeEnv(t testing.TB, env []string, args ...string) *Probe {
+	t.Helper()
 	displaytest.Require(t, "/usr/bin/python3")
 	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join(Root(), "testdata", "apps", "probe.py")}, args...)...)
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "NO_AT_BRIDGE=1")
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

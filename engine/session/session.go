@@ -74,6 +74,8 @@ type Info struct {
 	Started  time.Time `json:"started"`
 	LastUsed time.Time `json:"lastUsed"`
 	Busy     int       `json:"queued"`
+	// Env is what a program needs to run on the session's desktop.
+	Env map[string]string `json:"env"`
 }
 
 // Get returns the named session, starting it (and its desktop) when create is set.
@@ -243,8 +245,12 @@ func (s *Session) Idle() time.Duration {
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	env := map[string]string{"DISPLAY": s.Desktop.Name}
+	if a := s.Desktop.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
+		env["DBUS_SESSION_BUS_ADDRESS"] = a
+	}
 	return Info{ID: s.ID, Display: s.Desktop.Name, Virtual: s.Desktop.Virtual, HostPID: os.Getpid(),
-		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len()}
+		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len(), Env: env}
 }
 
 func (s *Session) close() {

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/commands/e2etest"
+	"github.com/w365/w365/engine/display/displaytest"
+)
+
+// find_ui_element then click at its centre reaches the button; an Edit found by name
+// receives type_text; the tree has the app's roles at its own coordinates; OCR reads it.
+func TestAccessibilityAndOCRThroughCLIAndMCP(t *testing.T) {
+	displaytest.Require(t, "tesseract")
+	h := e2etest.New(t)
+	p := e2etest.StartProbeEnv(t, h.SessionEnv(), "--title", "A11y Probe")
+	var found struct {
+		Matches []struct {
+			Role, Name       string
+			CenterX, CenterY int
+		}
+	}
+	h.JSON(&found, "find-ui-element", "--role", "Button", "--name", "Submit")
+	if len(found.Matches) == 0 || found.Matches[0].Name != "Submit" {
+		t.Fatalf("find Submit: %+v", found)
+	}
+	m := found.Matches[0]
+	h.MustRun("click", fmt.Sprint(m.CenterX), fmt.Sprint(m.CenterY))
+	p.Wait("clicked", func(e e2etest.Event) bool { return e["widget"] == "Submit" }, 5*time.Second)
+
+	cs := h.MCP()
+	e2etest.Structured(t, e2etest.Call(t, cs, "find_ui_element", map[string]any{"role": "TextBox", "name": "name"}), &found)
+	if len(found.Matches) == 0 || found.Matches[0].Role != "Edit" {
+		t.Fatalf("find Edit by alias: %+v", found)
+	}
+	e2etest.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	e2etest.Call(t, cs, "type_text", map[string]any{"text": "found by name"})
+	p.Wait("text", func(e e2etest.Event) bool { return e["text"] == "found by name" }, 10*time.Second)
+
+	var tree struct {
+		Root struct {
+			Role     string
+			Name     string
+			X, Y     int
+			Children []any
+		}
+		Count int
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "get_accessibility_tree", map[string]any{"maxDepth": 5}), &tree)
+	if tree.Root.Role != "Window" || tree.Root.Name != "A11y Probe" || tree.Count < 5 {
+		t.Fatalf("tree root %+v count %d", tree.Root, tree.Count)
+	}
+	sx, sy := p.Widget("Submit")
+	if d := abs(sx-m.CenterX) + abs(sy-m.CenterY); d > 4 {
+		t.Errorf("Submit centre from a11y %d,%d, the app says %d,%d", m.CenterX, m.CenterY, sx, sy)
+	}
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "find_ui_element", nil)); code != "INVALID_ARGUMENT" {
+		t.Errorf("find with nothing: %q", code)
+	}
+
+	var ocr struct {
+		FullText string
+		Boxes    []struct {
+			Text string
+			X, Y int
+		}
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "analyze_screen", nil), &ocr)
+	if !strings.Contains(ocr.FullText, "Submit") {
+		t.Fatalf("OCR did not read Submit: %q", ocr.FullText)
+	}
+	for _, b := range ocr.Boxes {
+		if b.Text == "Submit" && (abs(b.X-sx) > 300 || abs(b.Y-sy) > 20) {
+			t.Errorf("OCR box of Submit at %d,%d, the button is at %d,%d", b.X, b.Y, sx, sy)
+		}
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
