@@ -394,10 +394,23 @@ func TestBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 
+		// A dialog opened while the page loads is reported by the navigation.
+		nr, err := b.Navigate(tctx(t), s.URL+"/alert-onload.html", "")
+		if err != nil || nr.Dialog == nil || nr.Dialog.Message != "loaded!" {
+			t.Fatalf("alert during load: %+v, %v", nr, err)
+		}
+		if _, err := b.HandleDialog(tctx(t), true, ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryText(t, b, "#after"); got != "after alert" {
+			t.Fatalf("after the load alert: %q", got)
+		}
+		navigate(t, b, s.URL+"/dialogs.html")
+
 		if _, err := b.Click(tctx(t), browser.CSS("#arm")); err != nil {
 			t.Fatal(err)
 		}
-		nr, err := b.Navigate(tctx(t), s.URL+"/second.html", "")
+		nr, err = b.Navigate(tctx(t), s.URL+"/second.html", "")
 		if err != nil || nr.Dialog == nil || nr.Dialog.Type != "beforeunload" {
 			t.Fatalf("beforeunload: %+v, %v", nr, err)
 		}

@@ -134,9 +134,16 @@ func (b *Browser) opTimeout() time.Duration {
 }
 
 func (o *op) end() {
-	rctx, cancel := context.WithTimeout(o.t.ctx, time.Second)
-	_, _ = cdp.Call(rctx, o.t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
-	cancel()
+	// Free the page objects of the operation. A pending dialog pauses the
+	// renderer, so skip then: the next operation frees the (shared) group.
+	o.b.mu.Lock()
+	paused := o.t.dialog != nil || o.t.crashed
+	o.b.mu.Unlock()
+	if !paused {
+		rctx, cancel := context.WithTimeout(o.t.ctx, time.Second)
+		_, _ = cdp.Call(rctx, o.t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
+		cancel()
+	}
 	o.cancel()
 	o.b.opMu.Unlock()
 }
