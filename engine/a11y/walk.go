@@ -80,9 +80,18 @@ type walker struct {
 
 // info reads role, states, interfaces, name and (if kids) the children of each ref.
 func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error) {
-	out := make([]raw, len(refs))
 	b := &batch{conn: w.conn, peers: w.peers}
-	type pend struct{ role, state, ifaces, name, children *call }
+	apply := w.addInfo(b, refs, kids)
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	return apply(), nil
+}
+
+// addInfo queues the calls of info on b; apply, once b has run, returns the nodes.
+func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
+	out := make([]raw, len(refs))
+	type pend struct{ role, state, children *call }
 	ps := make([]pend, len(refs))
 	names := make([]dbus.Variant, len(refs))
 	childRefs := make([][]objRef, len(refs))
@@ -91,32 +100,31 @@ func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error)
 		n := &out[i]
 		ps[i].role = b.add(r, ifAccessible+".GetRole", []any{&n.role})
 		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
-		ps[i].ifaces = b.add(r, ifAccessible+".GetInterfaces", []any{&n.ifaces})
-		ps[i].name = b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
+		b.add(r, ifAccessible+".GetInterfaces", []any{&n.ifaces})
+		b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
 		if kids {
 			ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
 		}
 	}
-	if err := b.run(ctx); err != nil {
-		return nil, err
-	}
-	for i := range out {
-		n := &out[i]
-		if ps[i].role.err != nil || ps[i].state.err != nil {
-			// The object is gone (or never answered): treat it as hidden.
-			n.states = nil
-			continue
-		}
-		if s, ok := names[i].Value().(string); ok {
-			n.name = s
-		}
-		if kids && ps[i].children.err == nil {
-			for _, c := range childRefs[i] {
-				n.children = append(n.children, ref{c.Bus, c.Path})
+	return func() []raw {
+		for i := range out {
+			n := &out[i]
+			if ps[i].role.err != nil || ps[i].state.err != nil {
+				// The object is gone (or never answered): treat it as hidden.
+				n.states = nil
+				continue
+			}
+			if s, ok := names[i].Value().(string); ok {
+				n.name = s
+			}
+			if ps[i].children != nil && ps[i].children.err == nil {
+				for _, c := range childRefs[i] {
+					n.children = append(n.children, ref{c.Bus, c.Path})
+				}
 			}
 		}
+		return out
 	}
-	return out, nil
 }
 
 // visible says whether a node belongs in a result: SHOWING (or, for toolkits that do
@@ -127,10 +135,19 @@ func (w *walker) visible(n *raw) bool {
 }
 
 // details reads extents (Component) and values (Value, or the text of editable
-// fields) of the given nodes in one pipelined batch. Nodes whose extents are INT_MIN
-// (hidden menu items) get hasBox false and ok false.
+// fields) of the given nodes in one pipelined batch. ok[i] is false for a node whose
+// extents are INT_MIN (hidden menu items).
 func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool, error) {
 	b := &batch{conn: w.conn, peers: w.peers}
+	apply := w.addDetails(b, nodes, values)
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	return apply(), nil
+}
+
+// addDetails queues the calls of details on b; apply, once b has run, stores them.
+func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() []bool) {
 	boxes := make([]extents, len(nodes))
 	bcalls := make([]*call, len(nodes))
 	vals := make([]dbus.Variant, len(nodes))
@@ -154,32 +171,31 @@ func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool
 			tcalls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), int32(maxValueChars))
 		}
 	}
-	if err := b.run(ctx); err != nil {
-		return nil, err
-	}
-	ok := make([]bool, len(nodes))
-	for i, n := range nodes {
-		ok[i] = true
-		if c := bcalls[i]; c != nil && c.err == nil {
-			bx := boxes[i]
-			if bx.X == math.MinInt32 || bx.Y == math.MinInt32 {
-				ok[i] = false
-				continue
+	return func() []bool {
+		ok := make([]bool, len(nodes))
+		for i, n := range nodes {
+			ok[i] = true
+			if c := bcalls[i]; c != nil && c.err == nil {
+				bx := boxes[i]
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 {
+					ok[i] = false
+					continue
+				}
+				n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
+				if w.origin != nil {
+					n.x += w.origin[0]
+					n.y += w.origin[1]
+				}
 			}
-			n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
-			if w.origin != nil {
-				n.x += w.origin[0]
-				n.y += w.origin[1]
+			if c := vcalls[i]; c != nil && c.err == nil {
+				n.value = formatValue(vals[i].Value())
+			}
+			if c := tcalls[i]; c != nil && c.err == nil {
+				n.value = texts[i]
 			}
 		}
-		if c := vcalls[i]; c != nil && c.err == nil {
-			n.value = formatValue(vals[i].Value())
-		}
-		if c := tcalls[i]; c != nil && c.err == nil {
-			n.value = texts[i]
-		}
+		return ok
 	}
-	return ok, nil
 }
 
 // maxValueChars caps the text read as an editable field's value.
@@ -217,8 +233,9 @@ type walkResult struct {
 }
 
 // walk reads root's subtree down to maxDepth (root is depth 0), keeping at most
-// maxElements visible nodes in breadth-first order. keep, if non-nil, decides which
-// nodes need details when w.boxes is false (Find reads extents of matches only).
+// maxElements visible nodes in breadth-first order. With w.boxes, extents and values of
+// each level are read in the same batch as the next level's roles and states, so a
+// walk costs about one round trip per level.
 func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) (*walkResult, error) {
 	res := &walkResult{}
 	type cand struct {
@@ -226,6 +243,8 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 		parent int
 	}
 	level := []cand{{r: root, parent: -1}}
+	var pending []*raw // kept nodes whose details are not read yet
+	dropped := map[*raw]bool{}
 	for depth := 0; len(level) > 0 && depth <= maxDepth; depth++ {
 		var next []cand
 		for i := 0; i < len(level); {
@@ -240,35 +259,37 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 			for j, c := range chunk {
 				refs[j] = c.r
 			}
-			infos, err := w.info(ctx, refs, depth < maxDepth)
-			if err != nil {
+			b := &batch{conn: w.conn, peers: w.peers}
+			infoDone := w.addInfo(b, refs, depth < maxDepth)
+			var detDone func() []bool
+			det := pending
+			pending = nil
+			if len(det) > 0 {
+				detDone = w.addDetails(b, det, true)
+			}
+			if err := b.run(ctx); err != nil {
 				return nil, err
 			}
-			var kept []*raw
-			for j := range infos {
-				n := &infos[j]
-				if !w.visible(n) {
-					continue
-				}
-				n.parent, n.depth = chunk[j].parent, depth
-				kept = append(kept, n)
-			}
-			if w.boxes && len(kept) > 0 {
-				ok, err := w.details(ctx, kept, true)
-				if err != nil {
-					return nil, err
-				}
-				k := kept[:0]
-				for j, n := range kept {
-					if ok[j] {
-						k = append(k, n)
+			if detDone != nil {
+				for j, ok := range detDone() {
+					if !ok {
+						dropped[det[j]] = true
 					}
 				}
-				kept = k
 			}
-			for _, n := range kept {
+			infos := infoDone()
+			for j := range infos {
+				n := &infos[j]
+				p := chunk[j].parent
+				if !w.visible(n) || (p >= 0 && dropped[res.nodes[p]]) {
+					continue
+				}
+				n.parent, n.depth = p, depth
 				idx := len(res.nodes)
 				res.nodes = append(res.nodes, n)
+				if w.boxes {
+					pending = append(pending, n)
+				}
 				for _, c := range n.children {
 					next = append(next, cand{r: c, parent: idx})
 				}
@@ -278,6 +299,34 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 			break
 		}
 		level = next
+	}
+	if len(pending) > 0 {
+		ok, err := w.details(ctx, pending, true)
+		if err != nil {
+			return nil, err
+		}
+		for j := range ok {
+			if !ok[j] {
+				dropped[pending[j]] = true
+			}
+		}
+	}
+	if len(dropped) > 0 {
+		// Nodes with INT_MIN extents go; their children were never taken.
+		remap := make([]int, len(res.nodes))
+		kept := res.nodes[:0]
+		for i, n := range res.nodes {
+			if dropped[n] {
+				remap[i] = -1
+				continue
+			}
+			remap[i] = len(kept)
+			if n.parent >= 0 {
+				n.parent = remap[n.parent]
+			}
+			kept = append(kept, n)
+		}
+		res.nodes = kept
 	}
 	return res, nil
 }
