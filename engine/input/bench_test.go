@@ -54,6 +54,16 @@ func BenchmarkClickXdotool(b *testing.B) {
 	}
 }
 
+// BenchmarkClickXdotoolNoDelay is xdotool without its default 100 ms delay after
+// a click: the process start and X round trips alone.
+func BenchmarkClickXdotoolNoDelay(b *testing.B) {
+	displaytest.Require(b, "xdotool")
+	run := benchSetup(b)
+	for b.Loop() {
+		run("xdotool", "click", "--delay", "0", "1")
+	}
+}
+
 func BenchmarkPressKeys(b *testing.B) {
 	d := displaytest.Start(b)
 	c := newController(b, d, nil)
@@ -71,6 +81,16 @@ func BenchmarkPressKeysXdotool(b *testing.B) {
 	run := benchSetup(b)
 	for b.Loop() {
 		run("xdotool", "key", "ctrl+shift+s")
+	}
+}
+
+// BenchmarkPressKeysXdotoolNoDelay is xdotool key without its default 12 ms
+// delay between keys.
+func BenchmarkPressKeysXdotoolNoDelay(b *testing.B) {
+	displaytest.Require(b, "xdotool")
+	run := benchSetup(b)
+	for b.Loop() {
+		run("xdotool", "key", "--delay", "0", "ctrl+shift+s")
 	}
 }
 
