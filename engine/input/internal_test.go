@@ -208,3 +208,17 @@ func TestTwoControllersShareSpareKeycodes(t *testing.T) {
 		}
 	}
 }
+
+func TestSuggestKeys(t *testing.T) {
+	cases := map[string]string{"ctrll": "ctrl", "escpae": "escape", "pgdown": "pgdn", "entr": "enter",
+		"pagedwn": "pagedown", "f25": "f2", "arowleft": "arrowleft", "windws": "windows"}
+	for in, want := range cases {
+		got := suggestKeys(in, 3)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("suggestKeys(%q) = %v, want %q first", in, got, want)
+		}
+	}
+	if editDistance("escpae", "escape") != 1 {
+		t.Error("a transposition should cost 1")
+	}
+}
