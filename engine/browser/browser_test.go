@@ -1028,6 +1028,10 @@ func TestBrowserExtras(t *testing.T) {
 		}
 		pid := b.PID()
 		b2.Close()
+		time.Sleep(time.Second) // a tab closed by the detach would be gone by now
+		if tabs, err := b.ListTabs(tctx(t)); err != nil || len(tabs) != 1 {
+			t.Fatalf("tabs after the attached session closed: %+v, %v", tabs, err)
+		}
 		if title, err := b.Title(tctx(t)); err != nil || title != "Second" || b.PID() != pid {
 			t.Fatalf("the launched browser after the attached one closed: %q, %v", title, err)
 		}

@@ -75,7 +75,9 @@ func (b *Browser) adopt(inst *instance, ti *target.Info) (*tab, error) {
 	inst.tabs = append(inst.tabs, t)
 	b.mu.Unlock()
 
-	tctx, cancel := chromedp.NewContext(inst.root, chromedp.WithTargetID(t.id),
+	// Detach only when the context ends: tabs are closed explicitly
+	// (CloseTab), and an attached browser's tabs must survive Close.
+	tctx, cancel := chromedp.NewContext(inst.root, chromedp.WithTargetID(t.id), chromedp.WithDetachOnCancel(),
 		chromedp.WithListener(func(ev any) { b.onTabEvent(inst, t, ev) }))
 	t.ctx, t.cancel = tctx, cancel
 	timer := time.AfterFunc(15*time.Second, cancel) // the first Run binds the tab to tctx: bound it this way
