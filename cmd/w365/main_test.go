@@ -351,7 +351,7 @@ func TestServeFiltersToolsets(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"get_screen_size", "take_screenshot", "zoom_region"}) {
+	if !slices.Equal(names, []string{"analyze_screen", "get_screen_size", "take_screenshot", "zoom_region"}) {
 		t.Fatalf("tools %v", names)
 	}
 	legacy := h.MCP("--legacy-names", "--toolsets", "desktop")
