@@ -105,7 +105,13 @@ func (c *Controller) TypePaste(ctx context.Context, text string, clip Clipboard)
 		}
 		t.Stop()
 	}
-	c.sel.disown(!had)
+	if had {
+		// Serve the previous text ourselves until the clipboard takes it back
+		// (its owner may claim the selection only after Write returns).
+		c.sel.hold(prev)
+	} else {
+		c.sel.disown(true)
+	}
 	if err := restore(); err != nil && perr == nil {
 		perr = err
 	}
@@ -199,6 +205,16 @@ func (s *selectionOwner) own(text string) (<-chan struct{}, error) {
 		return nil, werr.New(werr.Unavailable, "could not take the clipboard to paste")
 	}
 	return s.read, nil
+}
+
+// hold keeps the selection but serves text from now on (no read notification).
+func (s *selectionOwner) hold(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active {
+		s.text = text
+		s.read = nil
+	}
 }
 
 // disown stops serving; with clear, it also gives up the selection so the
