@@ -394,6 +394,7 @@ func (b *Browser) args() []string {
 		"--disable-prompt-on-repost",
 		"--disable-dev-shm-usage",
 		"--disable-search-engine-choice-screen",
+		"--hide-crash-restore-bubble",
 		"--disable-features=Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater,DialMediaRouteProvider,BackForwardCache,HttpsUpgrades,PrivacySandboxSettings4",
 	}
 	switch b.opts.RendererAccessibility {
