@@ -30,7 +30,8 @@ const locateJS = `function(px, py, owner) {
   const box = () => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null; };
   let r = box();
-  if (r && !owner && (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)) {
+  const view = el.ownerDocument.defaultView;
+  if (r && !owner && (r.top < 0 || r.left < 0 || r.bottom > view.innerHeight || r.right > view.innerWidth)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
@@ -139,24 +140,17 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 		if se.loaders[rt.FrameID] != rt.LoaderID {
 			return expired("the frame of ref %s navigated since snapshot %s", ref, sn.id)
 		}
-		res, err := cdp.Call(ctx, se.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: backendID(rt.BackendNodeID), ObjectGroup: objectGroup})
-		if err != nil || res.Object == nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return expired("the element of ref %s (%s) is no longer in the page", ref, rt.describe(ref))
-		}
 		defer func() {
 			_, _ = cdp.Call(context.WithoutCancel(ctx), se.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
 		}()
-		var alive bool
-		if err := callOn(ctx, se, res.Object.ObjectID, `function() { return this.isConnected; }`, &alive); err != nil {
+		obj, err := c.resolve(se, rt.Node)
+		if err != nil {
 			return err
 		}
-		if !alive {
-			return expired("the element of ref %s (%s) was removed from the page", ref, rt.describe(ref))
+		if obj == "" {
+			return expired("the element of ref %s (%s) is no longer in the page", ref, rt.describe(ref))
 		}
-		return f(&handle{c: c, s: se, obj: res.Object.ObjectID, rt: rt, ref: ref})
+		return f(&handle{c: c, s: se, obj: obj, rt: rt, ref: ref})
 	})
 }
 
@@ -279,6 +273,7 @@ func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Po
 
 const focusJS = `function(clear) {
   const el = this.nodeType === 1 ? this : this.parentElement;
+  const document = el.ownerDocument, getSelection = () => document.defaultView.getSelection();
   el.focus();
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -463,7 +458,8 @@ func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx
 			// The wheel scrolls asynchronously: wait (bounded) for it to land.
 			var after struct{ L, T float64 }
 			_ = callOn(h.c.ctx, h.s, h.obj, `async function(l, t) {
-  for (let i = 0; i < 20 && this.scrollLeft === l && this.scrollTop === t; i++) await new Promise(r => requestAnimationFrame(r));
+  const v = this.ownerDocument.defaultView, raf = f => v.requestAnimationFrame(f);
+  for (let i = 0; i < 20 && this.scrollLeft === l && this.scrollTop === t; i++) await new Promise(r => raf(r));
   return {L: this.scrollLeft, T: this.scrollTop}; }`, &after, before.L, before.T)
 			res.ScrollLeft, res.ScrollTop = after.L, after.T
 		}
@@ -483,7 +479,7 @@ func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, 
 		if !isFile {
 			return werr.Invalid("the element of ref %s (%s) is not a file input", h.ref, h.rt.describe(h.ref))
 		}
-		_, err := cdp.Call(h.c.ctx, h.s.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, BackendNodeID: backendID(h.rt.BackendNodeID)})
+		_, err := cdp.Call(h.c.ctx, h.s.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: h.obj})
 		return err
 	})
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -126,102 +126,79 @@ func (c *conn) sessFor(path []string) (*sess, error) {
 	return s, nil
 }
 
-// axFrame is the accessibility tree of one frame.
-type axFrame struct {
-	s       *sess
-	frameID string
-	loader  string
-	nodes   map[accessibility.NodeID]*accessibility.Node
-	root    *accessibility.Node
+// walkOpts are walkJS's options.
+type walkOpts struct {
+	MaxDepth int  `json:"maxDepth"`
+	Iframes  bool `json:"iframes"`
 }
 
-// fetch reads the accessibility tree of a local frame of s ("" = its main frame).
-func (c *conn) fetch(s *sess, frameID string) (*axFrame, error) {
-	p := accessibility.GetFullAXTreeParams{}
-	if frameID != "" && frameID != s.main {
-		p.FrameID = cdp.FrameID(frameID)
+// walk runs walkJS over the document of s, or over the subtree of obj.
+func (c *conn) walk(s *sess, obj runtime.RemoteObjectID, o walkOpts) (*jsWalk, error) {
+	arg, _ := json.Marshal(o)
+	var (
+		res *runtime.RemoteObject
+		exc *runtime.ExceptionDetails
+	)
+	if obj == "" {
+		r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: "JSON.stringify((" + walkJS + ").call(document, " + string(arg) + "))", ReturnByValue: new(true)})
+		if err != nil {
+			return nil, err
+		}
+		res, exc = r.Result, r.ExceptionDetails
 	} else {
-		frameID = s.main
+		r, err := cdp.Call(c.ctx, s.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function(o) { return JSON.stringify((" + walkJS + ").call(this, o)); }", ObjectID: obj, ReturnByValue: new(true),
+			Arguments: []*runtime.CallArgument{{Value: arg}}})
+		if err != nil {
+			return nil, err
+		}
+		res, exc = r.Result, r.ExceptionDetails
 	}
-	res, err := cdp.Call(c.ctx, s.t, accessibility.GetFullAXTree, p)
-	if err != nil {
+	if exc != nil {
+		text := exc.Text
+		if exc.Exception != nil && exc.Exception.Description != "" {
+			text = exc.Exception.Description
+		}
+		return nil, fmt.Errorf("snapshot script failed: %s", text)
+	}
+	// The walk comes back as one JSON string: much cheaper to carry over
+	// CDP than a deep object passed by value.
+	var w jsWalk
+	var str string
+	if res == nil || len(res.Value) == 0 || json.Unmarshal(res.Value, &str) != nil {
+		return &w, nil
+	}
+	if err := json.Unmarshal([]byte(str), &w); err != nil {
 		return nil, err
 	}
-	f := &axFrame{s: s, frameID: frameID, loader: s.loaders[frameID], nodes: make(map[accessibility.NodeID]*accessibility.Node, len(res.Nodes))}
-	for _, n := range res.Nodes {
-		f.nodes[n.NodeID] = n
-	}
-	for _, n := range res.Nodes {
-		if n.ParentID == "" || f.nodes[n.ParentID] == nil {
-			f.root = n
-			break
-		}
-	}
-	if f.root == nil {
-		return nil, fmt.Errorf("empty accessibility tree")
-	}
-	if f.loader == "" {
-		// A frame created after the frame tree was read.
-		if err := s.frames(c.ctx); err == nil {
-			f.loader = s.loaders[frameID]
-		}
-	}
-	return f, nil
+	return &w, nil
 }
 
-// childFrame returns the tree of the document inside an iframe element.
-func (c *conn) childFrame(f *axFrame, iframe *accessibility.Node) (*axFrame, error) {
-	if iframe.BackendDOMNodeID == 0 {
-		return nil, nil
+// resolve returns the element behind a walk id in s ("" when it is gone).
+func (c *conn) resolve(s *sess, id int64) (runtime.RemoteObjectID, error) {
+	r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: fmt.Sprintf("(%s)(%d)", resolveJS, id), ObjectGroup: objectGroup})
+	if err != nil {
+		return "", err
 	}
-	d, err := cdp.Call(c.ctx, f.s.t, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: iframe.BackendDOMNodeID})
+	if r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
+		return "", nil
+	}
+	return r.Result.ObjectID, nil
+}
+
+// frameOf returns the session of the document inside a cross-origin iframe
+// element (nil when that document is not reachable).
+func (c *conn) frameOf(s *sess, iframe runtime.RemoteObjectID) (*sess, error) {
+	d, err := cdp.Call(c.ctx, s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: iframe})
 	if err != nil || d.Node == nil || d.Node.FrameID == "" {
 		return nil, err
 	}
 	id := string(d.Node.FrameID)
-	if _, local := f.s.loaders[id]; local {
-		if oop, _ := c.isOOPIF(id); !oop {
-			return c.fetch(f.s, id)
-		}
-	}
-	if oop, err := c.isOOPIF(id); err != nil || !oop {
-		// Not loaded yet, or gone.
-		if err == nil {
-			if ferr := f.s.frames(c.ctx); ferr == nil {
-				if _, local := f.s.loaders[id]; local {
-					return c.fetch(f.s, id)
-				}
-			}
-		}
+	oop, err := c.isOOPIF(id)
+	if err != nil || !oop {
 		return nil, err
 	}
-	s, err := c.child(f.s, id)
-	if err != nil {
-		return nil, err
-	}
-	return c.fetch(s, "")
-}
-
-// str decodes an AX value to a string.
-func str(v *accessibility.Value) string {
-	if v == nil || len(v.Value) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(v.Value, &s) == nil {
-		return s
-	}
-	var a any
-	if json.Unmarshal(v.Value, &a) == nil {
-		switch x := a.(type) {
-		case bool:
-			if x {
-				return "true"
-			}
-			return "false"
-		case float64:
-			return fmt.Sprint(x)
-		}
-	}
-	return string(v.Value)
+	return c.child(s, id)
 }

@@ -1,7 +1,15 @@
-// Package snapshot builds accessibility snapshots of the active browser tab
-// over CDP (Accessibility.getFullAXTree, per frame, out-of-process iframes
-// through their own target sessions), gives the nodes worth acting on short
-// refs (e5) that stay stable within a document, and acts on those refs.
+// Package snapshot builds accessibility snapshots of the active browser tab,
+// gives the nodes worth acting on short refs (e5) that stay stable within a
+// document, and acts on those refs.
+//
+// The tree is computed in the page by one script per document (walkJS: ARIA
+// roles, names, values and states; open shadow roots; same-origin iframes in
+// place) rather than with Accessibility.getFullAXTree, which measured 3-10x
+// slower and 8x larger on the wire here (5,000 elements: 1-4 s, 5 MB).
+// Cross-origin iframes that run in their own renderer (OOPIFs) are walked
+// through their own target sessions. A ref is keyed on the document (tab
+// target, OOPIF target path, frame and loader id) and the element's id in
+// that document's registry (a WeakMap), so it dies with its document or node.
 package snapshot
 
 import (
@@ -10,8 +18,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/chromedp/cdproto/cdp"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -56,7 +62,8 @@ type Node struct {
 	// schema of this recursive type stays finite).
 	Children []any `json:"children,omitempty" jsonschema:"child nodes, each shaped like this node"`
 
-	kids []*Node
+	kids   []*Node
+	target *RefTarget
 
 	// cut is set when children were left out by the depth limit.
 	cut  int
@@ -83,16 +90,17 @@ type Result struct {
 type RefTarget struct {
 	// Targets are the out-of-process iframe targets from the tab down to the
 	// node's frame (empty for the tab's own process).
-	Targets       []string `json:"targets,omitempty"`
-	FrameID       string   `json:"frameId"`
-	LoaderID      string   `json:"loaderId"`
-	BackendNodeID int64    `json:"backendNodeId"`
-	Role          string   `json:"role"`
-	Name          string   `json:"name,omitempty"`
+	Targets  []string `json:"targets,omitempty"`
+	FrameID  string   `json:"frameId"`
+	LoaderID string   `json:"loaderId"`
+	// Node is the element's id in its document's walk registry.
+	Node int64  `json:"node"`
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
 }
 
 func (r RefTarget) key() string {
-	return fmt.Sprintf("%s/%s/%s/%d", strings.Join(r.Targets, ">"), r.FrameID, r.LoaderID, r.BackendNodeID)
+	return fmt.Sprintf("%s/%s/%s/%d", strings.Join(r.Targets, ">"), r.FrameID, r.LoaderID, r.Node)
 }
 
 func (r RefTarget) describe(ref string) string {
@@ -230,6 +238,3 @@ func (s *Store) findRef(doc, ref string) (RefTarget, bool) {
 func expired(format string, args ...any) *werr.Error {
 	return werr.New(werr.SnapshotExpired, format, args...).WithHint("take a new snapshot")
 }
-
-// backendID converts for cdproto.
-func backendID(id int64) cdp.BackendNodeID { return cdp.BackendNodeID(id) }

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -23,44 +20,7 @@ type Runner interface {
 	Run(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) error
 }
 
-// interactive roles always get a ref.
-var interactive = map[string]bool{
-	"button": true, "link": true, "textbox": true, "searchbox": true, "checkbox": true, "radio": true,
-	"combobox": true, "listbox": true, "option": true, "menuitem": true, "menuitemcheckbox": true,
-	"menuitemradio": true, "tab": true, "switch": true, "slider": true, "spinbutton": true,
-	"treeitem": true, "ComboBoxGrouping": true, "ComboBoxMenuButton": true, "TextField": true,
-	"DisclosureTriangle": true, "PopUpButton": true, "ToggleButton": true, "scrollbar": true,
-	"Iframe": true, "columnheader": true, "rowheader": true, "gridcell": true, "Video": true, "Audio": true,
-}
-
-// skipped roles are not shown; their children take their place.
-var skipped = map[string]bool{
-	"generic": true, "none": true, "presentation": true, "GenericContainer": true, "Ignored": true,
-	"LabelText": true, "Section": true, "MenuListPopup": true, "Div": true, "Span": true, "Pre": false, "Unknown": true,
-}
-
-// dropped roles are left out with their subtree.
-var dropped = map[string]bool{"InlineTextBox": true, "ListMarker": true, "LineBreak": true}
-
-// roleName is how a Chrome role is printed.
-func roleName(r string) string {
-	switch r {
-	case "RootWebArea", "WebArea":
-		return "document"
-	case "StaticText":
-		return "text"
-	case "Iframe", "IframePresentational":
-		return "iframe"
-	case "image":
-		return "img"
-	}
-	if r != "" && r[0] >= 'A' && r[0] <= 'Z' {
-		return strings.ToLower(r)
-	}
-	return r
-}
-
-// builder turns the per-frame AX trees into one Node tree.
+// builder turns walk results (one per document) into one Node tree.
 type builder struct {
 	c        *conn
 	st       *Store
@@ -70,46 +30,7 @@ type builder struct {
 	pageURL  *url.URL
 	frames   int
 	cut      int
-	force    map[string]bool // refs for these keys even when not worth one (find)
-}
-
-type props struct {
-	checked, pressed, url string
-	disabled, selected    bool
-	focusable             bool
-	expanded              *bool
-	level                 int
-}
-
-func readProps(n *accessibility.Node) props {
-	var p props
-	for _, pr := range n.Properties {
-		v := str(pr.Value)
-		switch pr.Name {
-		case accessibility.PropertyNameChecked:
-			if v != "false" {
-				p.checked = v
-			}
-		case accessibility.PropertyNamePressed:
-			if v != "false" {
-				p.pressed = v
-			}
-		case accessibility.PropertyNameDisabled:
-			p.disabled = v == "true"
-		case accessibility.PropertyNameSelected:
-			p.selected = v == "true"
-		case accessibility.PropertyNameFocusable:
-			p.focusable = v == "true"
-		case accessibility.PropertyNameExpanded:
-			b := v == "true"
-			p.expanded = &b
-		case accessibility.PropertyNameLevel:
-			p.level, _ = strconv.Atoi(v)
-		case accessibility.PropertyNameURL:
-			p.url = v
-		}
-	}
-	return p
+	find     bool // keep every node's target for Find; assign no refs
 }
 
 func (b *builder) shortURL(u string) string {
@@ -124,103 +45,52 @@ func (b *builder) shortURL(u string) string {
 	return x.String()
 }
 
-func worthRef(role, name string, p props) bool {
-	if interactive[role] || p.focusable {
-		return true
+// convert turns the nodes of one document (session s) at depth into Nodes.
+func (b *builder) convert(s *sess, js []*jsNode, depth int) []*Node {
+	out := make([]*Node, 0, len(js))
+	for _, x := range js {
+		if x.R == "text" {
+			out = append(out, &Node{Role: "text", Text: truncate(x.T, 1000)})
+			continue
+		}
+		n := &Node{Role: x.R, Name: truncate(x.N, 500), Value: truncate(x.V, 500), Text: truncate(x.T, 1000),
+			URL: b.shortURL(x.U), Checked: x.C, Pressed: x.P, Disabled: x.D == 1, Expanded: x.E, Selected: x.S == 1, Level: x.L}
+		t := RefTarget{Targets: s.path, FrameID: s.main, LoaderID: s.loaders[s.main], Node: x.I, Role: n.Role, Name: n.Name}
+		if b.find {
+			n.target = &t
+		} else if x.W == 1 && x.I != 0 {
+			n.Ref = b.st.ref(b.sn, t)
+		}
+		n.kids = b.convert(s, x.K, depth+1)
+		if x.F == 1 && b.iframes {
+			n.kids = append(n.kids, b.crossFrame(s, x.I, depth+1)...)
+		}
+		out = append(out, n)
 	}
-	switch role {
-	case "StaticText", "RootWebArea", "paragraph", "list", "listitem", "group", "row", "rowgroup", "table", "cell", "LayoutTable", "LayoutTableRow", "LayoutTableCell":
-		return false
-	}
-	return name != ""
+	return out
 }
 
-// nodes converts one AX node (and its subtree) at depth; hoisted nodes give
-// their children to the caller.
-func (b *builder) nodes(f *axFrame, n *accessibility.Node, depth int, parentName string) []*Node {
-	role := str(n.Role)
-	if dropped[role] {
-		return nil
-	}
-	if n.Ignored || (skipped[role] && str(n.Name) == "" && !readProps(n).focusable) || role == "RootWebArea" && depth > 0 {
-		return b.children(f, n, depth, parentName)
-	}
-	name := strings.TrimSpace(str(n.Name))
-	if role == "StaticText" {
-		if name == "" || (parentName != "" && strings.Contains(parentName, name)) {
-			return nil
-		}
-		return []*Node{{Role: "text", Text: truncate(name, 500)}}
-	}
+// crossFrame walks the document of a cross-origin iframe through its own target.
+func (b *builder) crossFrame(s *sess, id int64, depth int) []*Node {
 	if depth >= b.maxDepth {
 		b.cut++
 		return nil
 	}
-	p := readProps(n)
-	out := &Node{Role: roleName(role), Name: truncate(name, 500), Checked: p.checked, Pressed: p.pressed,
-		Disabled: p.disabled, Selected: p.selected, Expanded: p.expanded}
-	if role == "heading" || role == "treeitem" {
-		out.Level = p.level
+	obj, err := b.c.resolve(s, id)
+	if err != nil || obj == "" {
+		return nil
 	}
-	if v := str(n.Value); v != "" && role != "link" {
-		out.Value = truncate(v, 500)
+	cs, err := b.c.frameOf(s, obj)
+	if err != nil || cs == nil {
+		return nil
 	}
-	if role == "link" || p.url != "" && role != "img" && role != "image" {
-		out.URL = b.shortURL(p.url)
+	w, err := b.c.walk(cs, "", walkOpts{MaxDepth: b.maxDepth - depth, Iframes: b.iframes})
+	if err != nil {
+		return nil
 	}
-	if n.BackendDOMNodeID != 0 && f.loader != "" {
-		t := RefTarget{Targets: f.s.path, FrameID: f.frameID, LoaderID: f.loader, BackendNodeID: int64(n.BackendDOMNodeID), Role: out.Role, Name: out.Name}
-		if worthRef(role, name, p) || b.force[t.key()] {
-			out.Ref = b.st.ref(b.sn, t)
-		}
-	}
-	if role == "Iframe" || role == "IframePresentational" {
-		if b.iframes {
-			if cf, err := b.c.childFrame(f, n); err == nil && cf != nil {
-				b.frames++
-				out.kids = b.children(cf, cf.root, depth+1, "")
-			}
-		}
-	} else {
-		out.kids = b.children(f, n, depth+1, strings.TrimSpace(name+" "+out.Value))
-	}
-	// A node without a name whose children are all text shows them inline.
-	if out.Name == "" && len(out.kids) > 0 {
-		all := true
-		for _, ch := range out.kids {
-			if ch.Role != "text" {
-				all = false
-				break
-			}
-		}
-		if all {
-			parts := make([]string, len(out.kids))
-			for i, ch := range out.kids {
-				parts[i] = ch.Text
-			}
-			out.Text, out.kids = truncate(strings.Join(parts, " "), 1000), nil
-		}
-	}
-	return []*Node{out}
-}
-
-func (b *builder) children(f *axFrame, n *accessibility.Node, depth int, parentName string) []*Node {
-	var out []*Node
-	for _, id := range n.ChildIDs {
-		if ch := f.nodes[id]; ch != nil {
-			out = append(out, b.nodes(f, ch, depth, parentName)...)
-		}
-	}
-	// Merge adjacent text nodes.
-	merged := out[:0]
-	for _, x := range out {
-		if k := len(merged); k > 0 && x.Role == "text" && merged[k-1].Role == "text" {
-			merged[k-1].Text = truncate(merged[k-1].Text+" "+x.Text, 1000)
-			continue
-		}
-		merged = append(merged, x)
-	}
-	return merged
+	b.frames++
+	b.cut += w.Cut
+	return b.convert(cs, w.Nodes, depth)
 }
 
 func truncate(s string, n int) string {
@@ -369,37 +239,35 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		sn := s.begin(c.tab.loaders[c.tab.main])
 		b := &builder{c: c, st: s, sn: sn, maxDepth: o.MaxDepth, iframes: o.IncludeIframes, frames: 1}
 		b.pageURL, _ = url.Parse(c.tab.url)
-		var nodes []*Node
-		if o.Target != "" {
-			f, n, err := s.locateTarget(c, sn.doc, o.Target)
-			if err != nil {
-				return err
-			}
-			nodes = b.nodes(f, n, 0, "")
-		} else {
-			f, err := c.fetch(c.tab, "")
-			if err != nil {
-				return err
-			}
-			nodes = b.children(f, f.root, 0, "")
+		se, obj, err := s.target(c, sn.doc, o.Target)
+		if err != nil {
+			return err
 		}
-		w := &writer{max: o.MaxChars}
-		nodes = w.write(nodes, 0)
+		w, err := c.walk(se, obj, walkOpts{MaxDepth: o.MaxDepth, Iframes: o.IncludeIframes})
+		if err != nil {
+			return err
+		}
+		b.cut += w.Cut
+		nodes := b.convert(se, w.Nodes, 0)
+		wr := &writer{max: o.MaxChars}
+		nodes = wr.write(nodes, 0)
 		expose(nodes)
-		var title string
-		if tr, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.title", ReturnByValue: new(true)}); err == nil && tr.Result != nil {
-			_ = json.Unmarshal(tr.Result.Value, &title)
+		title := w.Title
+		if o.Target != "" {
+			if tr, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.title", ReturnByValue: new(true)}); err == nil && tr.Result != nil {
+				_ = json.Unmarshal(tr.Result.Value, &title)
+			}
 		}
 		s.commit(sn)
-		res = &Result{SnapshotID: sn.id, URL: c.tab.url, Title: title, Text: w.sb.String(), Nodes: nodes,
+		res = &Result{SnapshotID: sn.id, URL: c.tab.url, Title: title, Text: wr.sb.String(), Nodes: nodes,
 			Refs: countRefs(nodes), Frames: b.frames, DepthLimited: b.cut}
 		if res.Nodes == nil {
 			res.Nodes = []*Node{}
 		}
 		var notes []string
-		if w.full {
+		if wr.full {
 			res.Truncated = true
-			notes = append(notes, fmt.Sprintf("output cut at %d of %d characters: narrow it with target (a ref or CSS selector of a subtree), a lower maxDepth, or browser_find; or raise maxChars", w.sb.Len(), w.total))
+			notes = append(notes, fmt.Sprintf("output cut at %d of %d characters: narrow it with target (a ref or CSS selector of a subtree), a lower maxDepth, or browser_find; or raise maxChars", wr.sb.Len(), wr.total))
 		}
 		if b.cut > 0 {
 			notes = append(notes, fmt.Sprintf("%d nodes below depth %d left out: raise maxDepth (up to %d) or snapshot a subtree with target", b.cut, o.MaxDepth, MaxMaxDepth))
@@ -413,51 +281,47 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 	return res, nil
 }
 
-// locateTarget finds the AX node of a subtree target: a ref or a CSS selector.
-func (s *Store) locateTarget(c *conn, doc, target string) (*axFrame, *accessibility.Node, error) {
-	var rt RefTarget
-	ref := strings.TrimPrefix(target, "ref=")
-	if regexp.MustCompile(`^e[0-9]+$`).MatchString(ref) {
-		t, ok := s.findRef(doc, ref)
+var refPattern = regexp.MustCompile(`^e[0-9]+$`)
+
+// target resolves a subtree target (a ref of the current document or a CSS
+// selector of the main frame); "" is the whole document of the tab.
+func (s *Store) target(c *conn, doc, target string) (*sess, runtime.RemoteObjectID, error) {
+	if target == "" {
+		return c.tab, "", nil
+	}
+	if ref := strings.TrimPrefix(target, "ref="); refPattern.MatchString(ref) {
+		rt, ok := s.findRef(doc, ref)
 		if !ok {
-			return nil, nil, expired("ref %s is not in a snapshot of the current page", ref)
+			return nil, "", expired("ref %s is not in a snapshot of the current page", ref)
 		}
-		rt = t
-	} else {
-		sel, _ := json.Marshal(target)
-		ev, err := cdp.Call(c.ctx, c.tab.t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.querySelector(" + string(sel) + ")"})
+		se, err := c.sessFor(rt.Targets)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
-		if ev.ExceptionDetails != nil {
-			return nil, nil, werr.Invalid("invalid CSS selector %q", target)
+		if se.loaders[rt.FrameID] != rt.LoaderID {
+			return nil, "", expired("the frame of %s navigated", target)
 		}
-		if ev.Result == nil || ev.Result.ObjectID == "" {
-			return nil, nil, werr.New(werr.NotFound, "no element matches %q", target)
-		}
-		d, err := cdp.Call(c.ctx, c.tab.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: ev.Result.ObjectID})
+		obj, err := c.resolve(se, rt.Node)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
-		rt = RefTarget{FrameID: c.tab.main, LoaderID: c.tab.loaders[c.tab.main], BackendNodeID: int64(d.Node.BackendNodeID)}
-	}
-	se, err := c.sessFor(rt.Targets)
-	if err != nil {
-		return nil, nil, err
-	}
-	if se.loaders[rt.FrameID] != rt.LoaderID {
-		return nil, nil, expired("the frame of %s navigated", target)
-	}
-	f, err := c.fetch(se, rt.FrameID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, n := range f.nodes {
-		if int64(n.BackendDOMNodeID) == rt.BackendNodeID {
-			return f, n, nil
+		if obj == "" {
+			return nil, "", expired("the element of ref %s is no longer in the page", ref)
 		}
+		return se, obj, nil
 	}
-	return nil, nil, werr.New(werr.NotFound, "the target %s has no accessibility node (hidden?)", target)
+	sel, _ := json.Marshal(target)
+	ev, err := cdp.Call(c.ctx, c.tab.t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.querySelector(" + string(sel) + ")", ObjectGroup: objectGroup})
+	if err != nil {
+		return nil, "", err
+	}
+	if ev.ExceptionDetails != nil {
+		return nil, "", werr.Invalid("invalid CSS selector %q", target)
+	}
+	if ev.Result == nil || ev.Result.ObjectID == "" {
+		return nil, "", werr.New(werr.NotFound, "no element matches %q", target)
+	}
+	return c.tab, ev.Result.ObjectID, nil
 }
 
 // FindQuery selects nodes for Find.
@@ -485,8 +349,8 @@ type FindResult struct {
 	Total      int     `json:"total"`
 }
 
-// Find searches the whole page (iframes included) for nodes by text, regular
-// expression, or role and name, and gives each match a ref.
+// Find searches the whole page (iframes included, no depth limit) for nodes
+// by text, regular expression, or role and name, and gives each match a ref.
 func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, error) {
 	if q.Text == "" && q.Regex == "" && q.Role == "" && q.Name == "" {
 		return nil, werr.Invalid("give text, regex, or role and/or name")
@@ -502,6 +366,25 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		q.MaxResults = 20
 	}
 	text, name := strings.ToLower(q.Text), strings.ToLower(q.Name)
+	match := func(n *Node) bool {
+		if n.Role == "text" || n.target == nil || n.target.Node == 0 {
+			return false
+		}
+		if q.Role != "" && !strings.EqualFold(n.Role, q.Role) {
+			return false
+		}
+		if name != "" && !strings.Contains(strings.ToLower(n.Name), name) {
+			return false
+		}
+		hay := n.Name + "\n" + n.Value + "\n" + n.Text
+		if text != "" && !strings.Contains(strings.ToLower(hay), text) {
+			return false
+		}
+		if re != nil && !re.MatchString(n.Name) && !re.MatchString(n.Value) && !re.MatchString(n.Text) {
+			return false
+		}
+		return q.Role != "" || n.Name != "" || n.Value != "" || n.Text != ""
+	}
 	var res *FindResult
 	err := r.Run(ctx, func(ctx context.Context, t *chromedp.Target) error {
 		c, err := newConn(ctx, t)
@@ -510,63 +393,29 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		}
 		defer c.close()
 		sn := s.begin(c.tab.loaders[c.tab.main])
-		b := &builder{c: c, st: s, sn: sn, maxDepth: 1, force: map[string]bool{}}
+		b := &builder{c: c, st: s, sn: sn, maxDepth: 1 << 20, iframes: true, find: true}
 		b.pageURL, _ = url.Parse(c.tab.url)
-		res = &FindResult{SnapshotID: sn.id, Matches: []Match{}}
-		var visit func(f *axFrame, n *accessibility.Node)
-		visit = func(f *axFrame, n *accessibility.Node) {
-			role := str(n.Role)
-			if dropped[role] {
-				return
-			}
-			if !n.Ignored && role != "StaticText" && role != "RootWebArea" && n.BackendDOMNodeID != 0 {
-				nm, val := strings.TrimSpace(str(n.Name)), str(n.Value)
-				ok := nm != "" || val != "" || q.Role != ""
-				if q.Role != "" && !strings.EqualFold(roleName(role), q.Role) && !strings.EqualFold(role, q.Role) {
-					ok = false
-				}
-				if name != "" && !strings.Contains(strings.ToLower(nm), name) {
-					ok = false
-				}
-				if text != "" && !strings.Contains(strings.ToLower(nm), text) && !strings.Contains(strings.ToLower(val), text) {
-					ok = false
-				}
-				if re != nil && !re.MatchString(nm) && !re.MatchString(val) {
-					ok = false
-				}
-				if ok && (skipped[role] && nm == "") {
-					ok = false
-				}
-				if ok {
-					res.Total++
-					if len(res.Matches) < q.MaxResults {
-						k := RefTarget{Targets: f.s.path, FrameID: f.frameID, LoaderID: f.loader, BackendNodeID: int64(n.BackendDOMNodeID)}
-						b.force[k.key()] = true
-						if ns := b.nodes(f, n, 0, ""); len(ns) == 1 && ns[0].Ref != "" {
-							m := ns[0]
-							m.kids = nil
-							res.Matches = append(res.Matches, Match{Ref: m.Ref, Role: m.Role, Name: m.Name, Value: m.Value, Line: "- " + m.render()})
-						}
-					}
-				}
-			}
-			if role == "Iframe" {
-				if cf, err := c.childFrame(f, n); err == nil && cf != nil {
-					visit(cf, cf.root)
-				}
-				return
-			}
-			for _, id := range n.ChildIDs {
-				if ch := f.nodes[id]; ch != nil {
-					visit(f, ch)
-				}
-			}
-		}
-		f, err := c.fetch(c.tab, "")
+		w, err := c.walk(c.tab, "", walkOpts{MaxDepth: b.maxDepth, Iframes: true})
 		if err != nil {
 			return err
 		}
-		visit(f, f.root)
+		res = &FindResult{SnapshotID: sn.id, Matches: []Match{}}
+		var visit func(ns []*Node)
+		visit = func(ns []*Node) {
+			for _, n := range ns {
+				if match(n) {
+					res.Total++
+					if len(res.Matches) < q.MaxResults {
+						n.Ref = s.ref(sn, *n.target)
+						n.kids = nil
+						res.Matches = append(res.Matches, Match{Ref: n.Ref, Role: n.Role, Name: n.Name, Value: n.Value, Line: "- " + n.render()})
+						continue
+					}
+				}
+				visit(n.kids)
+			}
+		}
+		visit(b.convert(c.tab, w.Nodes, 0))
 		s.commit(sn)
 		return nil
 	})

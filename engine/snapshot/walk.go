@@ -1,0 +1,224 @@
+package snapshot
+
+// walkJS builds the accessibility view of a document (or of the subtree of
+// this) in the page, in one pass: roles, names, values and states, computed
+// the way browsers do for the common cases (ARIA attributes, labels, alt,
+// name from content), visible nodes only, open shadow roots and slots
+// followed, same-origin iframes walked in place. Every emitted element gets an
+// id that stays the same for that element while the document lives (a
+// WeakMap in the document's window); the caller turns ids into refs.
+// Cross-origin iframes come back with f set, for the caller to walk through
+// the iframe's own target.
+const walkJS = `function(o) {
+  const K = Symbol.for('w365.refs');
+  let st = window[K];
+  if (!st) { st = {next: 0, ids: new WeakMap(), els: new Map()}; Object.defineProperty(window, K, {value: st}); }
+  const idOf = el => { let id = st.ids.get(el); if (!id) { id = ++st.next; st.ids.set(el, id); st.els.set(id, new WeakRef(el)); } return id; };
+  if (st.els.size > 50000) for (const [k, r] of st.els) if (!r.deref() || !r.deref().isConnected) st.els.delete(k);
+  const maxDepth = o.maxDepth;
+  let cut = 0;
+  const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base']);
+  const INTER = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider', 'spinbutton', 'treeitem', 'iframe', 'columnheader', 'rowheader', 'gridcell', 'scrollbar']);
+  const NOREF = new Set(['paragraph', 'list', 'listitem', 'group', 'row', 'rowgroup', 'table', 'cell', 'generic', 'main', 'banner', 'contentinfo', 'form', 'article', 'complementary', 'blockquote', 'figure', 'separator', 'code', 'presentation', 'none', 'status']);
+  const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
+  const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+  const norm = s => s.replace(/\s+/g, ' ').trim();
+  const kids = el => {
+    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    if (el.localName === 'slot') { const a = el.assignedNodes({flatten: true}); return a.length ? a : el.childNodes; }
+    return el.childNodes;
+  };
+  const visible = el => el.checkVisibility() || getComputedStyle(el).display === 'contents';
+  const role = el => {
+    const ex = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (ex) return ex === 'none' || ex === 'presentation' ? '' : ex;
+    const t = el.localName;
+    switch (t) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : '';
+      case 'button': case 'summary': return 'button';
+      case 'input': {
+        const ty = (el.getAttribute('type') || 'text').toLowerCase();
+        const m = {button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button', checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', hidden: 'hidden', search: 'searchbox'};
+        const r = m[ty] || 'textbox';
+        return (r === 'textbox' || r === 'searchbox') && el.list ? 'combobox' : r === 'hidden' ? '' : r;
+      }
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'option': return 'option';
+      case 'optgroup': case 'fieldset': case 'details': return 'group';
+      case 'textarea': return 'textbox';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'img': return el.getAttribute('alt') === '' && !el.hasAttribute('aria-label') ? '' : 'img';
+      case 'svg': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'img' : '';
+      case 'ul': case 'ol': case 'menu': return 'list';
+      case 'li': return 'listitem';
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'aside': return 'complementary';
+      case 'article': return 'article';
+      case 'form': return 'form';
+      case 'header': return el.parentElement && el.parentElement.closest('article,aside,main,nav,section') ? '' : 'banner';
+      case 'footer': return el.parentElement && el.parentElement.closest('article,aside,main,nav,section') ? '' : 'contentinfo';
+      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
+      case 'table': return 'table';
+      case 'tr': return 'row';
+      case 'td': return 'cell';
+      case 'th': return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+      case 'p': return 'paragraph';
+      case 'blockquote': return 'blockquote';
+      case 'dialog': return 'dialog';
+      case 'iframe': case 'frame': return 'iframe';
+      case 'progress': return 'progressbar';
+      case 'meter': return 'meter';
+      case 'hr': return 'separator';
+      case 'figure': return 'figure';
+      case 'output': return 'status';
+    }
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox';
+    return '';
+  };
+  // content is the text of a subtree, the way a name from content reads it.
+  const content = (el, skip) => {
+    let out = '';
+    const add = n => {
+      if (out.length > 400) return;
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1 || n === skip) return;
+      const t = n.localName;
+      if (SKIP.has(t) || n.getAttribute('aria-hidden') === 'true') return;
+      if (t === 'img' || (t === 'input' && n.type === 'image')) { out += ' ' + (n.getAttribute('aria-label') || n.alt || '') + ' '; return; }
+      if (n.hasAttribute('aria-label')) { out += ' ' + n.getAttribute('aria-label') + ' '; return; }
+      if (t === 'input' || t === 'textarea') { if (n !== skip && !['checkbox', 'radio', 'file', 'hidden'].includes(n.type)) out += ' ' + n.value + ' '; return; }
+      if (t === 'select') { out += ' ' + (n.selectedOptions[0] ? n.selectedOptions[0].text : '') + ' '; return; }
+      if (!n.checkVisibility() && getComputedStyle(n).display !== 'contents') return;
+      const block = !['span', 'a', 'b', 'i', 'em', 'strong', 'small', 'code', 'abbr', 'sup', 'sub', 'label', 'mark', 'u', 's', 'q', 'time', 'bdi', 'slot'].includes(t);
+      if (block) out += ' ';
+      for (const c of kids(n)) add(c);
+      if (block) out += ' ';
+    };
+    for (const c of kids(el)) add(c);
+    return norm(out).slice(0, 500);
+  };
+  const byId = (el, id) => { const r = el.getRootNode(); const x = r.getElementById ? r.getElementById(id) : null; return x || el.ownerDocument.getElementById(id); };
+  const name = (el, r) => {
+    let s = el.getAttribute('aria-labelledby');
+    if (s) { const t = norm(s.split(/\s+/).map(id => { const x = byId(el, id); return x ? (x.getAttribute('aria-label') || content(x)) : ''; }).join(' ')); if (t) return t; }
+    s = el.getAttribute('aria-label');
+    if (s && s.trim()) return norm(s);
+    const t = el.localName;
+    if (t === 'input' || t === 'select' || t === 'textarea' || t === 'meter' || t === 'progress' || t === 'output') {
+      const ty = el.type;
+      if (t === 'input' && (ty === 'button' || ty === 'submit' || ty === 'reset')) return el.value || (ty === 'submit' ? 'Submit' : ty === 'reset' ? 'Reset' : '');
+      if (t === 'input' && ty === 'image') return el.alt || 'Submit';
+      if (el.labels && el.labels.length) { const x = norm(Array.from(el.labels).map(l => content(l, el)).join(' ')); if (x) return x; }
+      return norm(el.getAttribute('placeholder') || el.title || '');
+    }
+    if (t === 'img' || t === 'area') return norm(el.getAttribute('alt') || el.title || '');
+    if (t === 'iframe' || t === 'frame') return norm(el.title || '');
+    if (t === 'fieldset') { const lg = el.querySelector(':scope > legend'); if (lg) return content(lg); }
+    if (t === 'table' && el.caption) return content(el.caption);
+    if (CONTENT.has(r)) { const x = content(el); if (x) return x; }
+    return norm(el.title || '');
+  };
+  const walk = (n, depth, out, pname, inSelect) => {
+    if (n.nodeType === 3) {
+      const t = norm(n.data);
+      if (!t || (pname && pname.includes(t))) return;
+      const last = out[out.length - 1];
+      if (last && last.r === 'text') last.t += ' ' + t; else out.push({r: 'text', t});
+      return;
+    }
+    if (n.nodeType === 11) { for (const c of n.childNodes) walk(c, depth, out, pname, inSelect); return; }
+    if (n.nodeType !== 1) return;
+    const el = n, tag = el.localName;
+    if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true') return;
+    if (!inSelect && !visible(el)) return;
+    if (tag === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) return;
+    const r = role(el);
+    const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
+    const nm = r || focusable ? name(el, r) : (el.getAttribute('aria-label') || '').trim();
+    if (!r && !focusable && !nm) {
+      // A label that wraps its control names it: its text is not repeated.
+      const pn = tag === 'label' && el.control && el.contains(el.control) ? content(el, el.control) : pname;
+      for (const c of kids(el)) walk(c, depth, out, pn, inSelect || tag === 'select');
+      return;
+    }
+    if (depth >= maxDepth) { cut++; return; }
+    const x = {r: r || 'generic', i: idOf(el)};
+    if (nm) x.n = nm;
+    if (INTER.has(x.r) || focusable || (nm && !NOREF.has(x.r))) x.w = 1;
+    if (VALUED.has(x.r)) {
+      let v = '';
+      if (tag === 'select') v = el.selectedOptions[0] ? el.selectedOptions[0].text : '';
+      else if (tag === 'input' || tag === 'textarea') v = el.type === 'password' ? '•'.repeat(el.value.length) : el.value;
+      else if (el.isContentEditable) v = el.textContent;
+      else v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
+      if (v) x.v = v.slice(0, 500);
+    }
+    if (x.r === 'link' && el.href) x.u = String(el.href);
+    const ac = el.getAttribute('aria-checked');
+    if ((x.r === 'checkbox' || x.r === 'radio' || x.r === 'switch') && tag === 'input') { if (el.indeterminate) x.c = 'mixed'; else if (el.checked) x.c = 'true'; }
+    else if (ac === 'true' || ac === 'mixed') x.c = ac;
+    const ap = el.getAttribute('aria-pressed');
+    if (ap === 'true' || ap === 'mixed') x.p = ap;
+    if (el.getAttribute('aria-disabled') === 'true' || (/^(button|input|select|textarea|option|optgroup|fieldset)$/.test(tag) && el.matches(':disabled'))) x.d = 1;
+    const ae = el.getAttribute('aria-expanded');
+    if (ae === 'true' || ae === 'false') x.e = ae === 'true';
+    else if (tag === 'select' && x.r === 'combobox') x.e = false;
+    if ((tag === 'option' && el.selected) || el.getAttribute('aria-selected') === 'true') x.s = 1;
+    if (x.r === 'heading') { const l = parseInt(el.getAttribute('aria-level') || tag.slice(1), 10); if (l > 0) x.l = l; }
+    if (tag === 'iframe' || tag === 'frame') {
+      x.w = 1;
+      if (o.iframes) {
+        let doc = null;
+        try { doc = el.contentDocument; } catch (e) { doc = null; }
+        if (doc && doc.body) { x.k = []; walk(doc.body, depth + 1, x.k, '', false); }
+        else x.f = 1;
+      }
+    } else {
+      x.k = [];
+      const pn = ((nm || '') + ' ' + (x.v || '')).trim();
+      for (const c of kids(el)) walk(c, depth + 1, x.k, pn, inSelect || tag === 'select');
+    }
+    if (x.k && x.k.length === 0) delete x.k;
+    if (!x.n && x.k && x.k.every(c => c.r === 'text')) { x.t = x.k.map(c => c.t).join(' '); delete x.k; }
+    out.push(x);
+  };
+  const out = [];
+  const root = this && this.nodeType ? this : document;
+  if (root.nodeType === 9) { if (root.body) for (const c of kids(root.body)) walk(c, 0, out, '', false); }
+  else walk(root, 0, out, '', false);
+  return {nodes: out, cut, title: root.nodeType === 9 ? root.title : ''};
+}`
+
+// resolveJS returns the element behind a walk id, or null.
+const resolveJS = `function(id) {
+  const st = window[Symbol.for('w365.refs')];
+  const r = st && st.els.get(id);
+  const el = r && r.deref();
+  return el && el.isConnected ? el : null;
+}`
+
+// jsNode is one node as walkJS returns it.
+type jsNode struct {
+	R string    `json:"r"`
+	N string    `json:"n"`
+	V string    `json:"v"`
+	T string    `json:"t"`
+	U string    `json:"u"`
+	C string    `json:"c"`
+	P string    `json:"p"`
+	D int       `json:"d"`
+	E *bool     `json:"e"`
+	S int       `json:"s"`
+	L int       `json:"l"`
+	I int64     `json:"i"`
+	W int       `json:"w"`
+	F int       `json:"f"`
+	K []*jsNode `json:"k"`
+}
+
+type jsWalk struct {
+	Nodes []*jsNode `json:"nodes"`
+	Cut   int       `json:"cut"`
+	Title string    `json:"title"`
+}
