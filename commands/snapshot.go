@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 
 	"github.com/w365/w365/engine/browser"
@@ -147,6 +149,23 @@ type SetFileInputRefIn struct {
 	SnapshotID string   `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
 	Ref        string   `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
 	FilePaths  []string `json:"filePaths" jsonschema:"files to set; each must lie in the user's Documents, Downloads, Desktop or temporary directory" w365:"maxItems=100"`
+}
+
+// FileUploadIn is browser_file_upload's input.
+type FileUploadIn struct {
+	Files      []snapshot.UploadFile `json:"files" jsonschema:"files sent inline: 1 to 20, at most 10 MiB each and 50 MiB together" w365:"maxItems=20"`
+	Target     string                `json:"target" jsonschema:"the file input: a snapshot ref (e5) or a CSS selector"`
+	SnapshotID string                `json:"snapshotId,omitempty" jsonschema:"snapshot of a ref target; default the latest"`
+}
+
+// FileUploadOut reports the staged files.
+type FileUploadOut struct {
+	Files int `json:"files"`
+	Bytes int `json:"bytes"`
+}
+
+func (o FileUploadOut) Text() string {
+	return fmt.Sprintf("uploaded %d files (%d bytes)", o.Files, o.Bytes)
 }
 
 // FindIn is browser_find's input.
@@ -396,6 +415,53 @@ func init() {
 				return DoneOut{}, err
 			}
 			return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref)}, nil
+		}),
+		Define(Tool{
+			Name:    "browser_file_upload",
+			Summary: "Upload files sent inline (base64) into a file input",
+			Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
+				"on the file input named by target: a snapshot ref or a CSS selector. 1 to 20 files, at most\n" +
+				"10 MiB each decoded and 50 MiB together; names up to 4,096 characters (the page sees the\n" +
+				"last path element), MIME types up to 1,024.",
+			Example: "  $ w365 browser file-upload --target e9 --files '[{\"name\":\"a.txt\",\"data\":\"aGk=\"}]'",
+			Toolset: "snapshot", Annotations: Act,
+		}, func(ctx context.Context, env *Env, in FileUploadIn) (FileUploadOut, error) {
+			st, err := snapshotsOf(env)
+			if err != nil {
+				return FileUploadOut{}, err
+			}
+			if strings.TrimSpace(in.Target) == "" {
+				return FileUploadOut{}, werr.Invalid("target (a ref or a CSS selector of the file input) is required")
+			}
+			paths, err := st.Stage(in.Files)
+			if err != nil {
+				return FileUploadOut{}, err
+			}
+			b, err := browserOf(ctx, env)
+			if err != nil {
+				return FileUploadOut{}, err
+			}
+			if ref := strings.TrimPrefix(in.Target, "ref="); regexp.MustCompile(`^e[0-9]+$`).MatchString(ref) {
+				id := in.SnapshotID
+				if id == "" || strings.EqualFold(id, "latest") {
+					if id = st.Latest(); id == "" {
+						return FileUploadOut{}, werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
+					}
+				}
+				err = st.SetFiles(ctx, b, id, ref, paths)
+			} else {
+				_, err = b.SetFiles(ctx, browser.CSS(in.Target), paths)
+			}
+			if err != nil {
+				return FileUploadOut{}, err
+			}
+			n := 0
+			for _, p := range paths {
+				if fi, err := os.Stat(p); err == nil {
+					n += int(fi.Size())
+				}
+			}
+			return FileUploadOut{Files: len(paths), Bytes: n}, nil
 		}),
 		Define(Tool{
 			Name:    "browser_find",

@@ -212,4 +212,26 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	if code := e2etest.ErrorCode(res); code != "BLOCKED_BY_POLICY" {
 		t.Errorf("outside file: %q %s", code, e2etest.Text(res))
 	}
+
+	// Inline uploads, by ref (latest snapshot) and by selector.
+	res = e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": up, "files": []any{
+		map[string]any{"name": "a.txt", "data": "aGVsbG8="},
+		map[string]any{"name": "../../b.bin", "data": "AAEC", "mimeType": "application/x-test"},
+	}})
+	if res.IsError {
+		t.Fatalf("file upload: %s", e2etest.Text(res))
+	}
+	e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "c.txt", "data": "Yw=="}}})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if ev.Value != `["files:cv.txt/5","files:a.txt/5,b.bin/3","files:c.txt/1"]` {
+		t.Errorf("the page saw %s", ev.Value)
+	}
+	for _, bad := range []map[string]any{
+		{"target": "#up", "files": []any{map[string]any{"name": "x", "data": "%%%"}}},
+		{"target": "#up", "files": []any{}},
+	} {
+		if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_file_upload", bad)); code != "INVALID_ARGUMENT" {
+			t.Errorf("bad upload %v: %q", bad, code)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -128,6 +129,7 @@ type Store struct {
 	snaps  map[string]*snap
 	order  []string
 	latest string
+	staged []string // upload staging directories
 }
 
 // NewStore returns an empty store.
@@ -142,6 +144,10 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.snaps, s.keys, s.order = map[string]*snap{}, map[string]string{}, nil
+	for _, d := range s.staged {
+		_ = os.RemoveAll(d)
+	}
+	s.staged = nil
 	return nil
 }
 
