@@ -3,11 +3,11 @@
 // Screens are not pages: small anti-aliased UI text, light text on dark panels, text in
 // boxes, sparse labels. Analyze therefore preprocesses (grayscale; per-region polarity
 // and white point so that all text is dark on white; thin box and grid lines erased;
-// 1.5x bilinear upscale), cuts the screen into overlapping tiles, drops blank ones,
+// 1.5x bilinear upscale), cuts the screen into bands at blank rows, drops blank bands,
 // crops the rest to their ink and runs one single-threaded tesseract process
 // (OMP_THREAD_LIMIT=1, --psm 11) per core, each reading its share of the tiles from a
 // list file so that the model loads once per process.
-// Words from tile overlaps are kept once (by the tile whose core holds their centre),
+// Words from band overlaps are kept once (by the band whose core holds their centre),
 // mapped back to screen coordinates and grouped into lines in reading order.
 package ocr
 
@@ -72,13 +72,13 @@ type Options struct {
 	MinConfidence float64
 }
 
-// Tile geometry at 1x: a tile's core is about coreW x coreH; margins overlap the
-// neighbours so that a word cut at one tile's edge is whole in the other.
+// Band geometry at 1x: the image is cut into full-width bands of about bandH rows, at
+// a blank row (no ink after normalisation) within bandH/2 of each cut when there is one,
+// so that no word is cut and nothing is read twice. Where no blank row is near, the
+// bands overlap by marginY so that a line cut at one band's edge is whole in the other.
 const (
-	coreW   = 640
-	coreH   = 360
-	marginX = 96
-	marginY = 32
+	bandH   = 180
+	marginY = 40
 )
 
 // tile is one region of the image handed to tesseract.
@@ -138,7 +138,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	norm := pol.normalize(g)
 	removeLines(norm)
 	ink := newInkMap(norm)
-	tiles := makeTiles(b)
+	tiles := makeBands(norm, workers)
 	// Preprocess tiles in parallel: crop, polarity, upscale, write a PGM file.
 	var wg sync.WaitGroup
 	errs := make([]error, len(tiles))
@@ -252,21 +252,57 @@ const DefaultScale = 1.5
 // tileOverhead is the fixed cost of a tile in ink pixels (layout analysis of its area).
 const tileOverhead = 2000
 
-// makeTiles cuts b into a grid of cores of about coreW x coreH with margins.
-func makeTiles(b image.Rectangle) []tile {
-	cols := max(1, (b.Dx()+coreW/2)/coreW)
-	rows := max(1, (b.Dy()+coreH/2)/coreH)
-	var ts []tile
-	for r := 0; r < rows; r++ {
-		y0 := b.Min.Y + b.Dy()*r/rows
-		y1 := b.Min.Y + b.Dy()*(r+1)/rows
-		for c := 0; c < cols; c++ {
-			x0 := b.Min.X + b.Dx()*c/cols
-			x1 := b.Min.X + b.Dx()*(c+1)/cols
-			core := image.Rect(x0, y0, x1, y1)
-			full := image.Rect(x0-marginX, y0-marginY, x1+marginX, y1+marginY).Intersect(b)
-			ts = append(ts, tile{core: core, r: full})
+// makeBands cuts the normalised image into bands (see bandH), at least two per worker
+// when the image is tall enough.
+func makeBands(g *image.Gray, workers int) []tile {
+	b := g.Rect
+	W, H := b.Dx(), b.Dy()
+	n := max(1, H/bandH)
+	if n < 2*workers && H >= 2*workers*bandH/2 {
+		n = 2 * workers
+	}
+	blank := make([]bool, H)
+	for y := 0; y < H; y++ {
+		blank[y] = true
+		for _, v := range g.Pix[y*g.Stride:][:W] {
+			if v < lineInk {
+				blank[y] = false
+				break
+			}
 		}
+	}
+	cuts := []int{0}
+	clean := []bool{true} // whether each cut is at a blank row
+	for k := 1; k < n; k++ {
+		target := H * k / n
+		cut, ok := target, false
+		for d := 0; d <= H/(2*n) && !ok; d++ {
+			for _, y := range [2]int{target - d, target + d} {
+				if y > cuts[len(cuts)-1] && y < H && blank[y] {
+					cut, ok = y, true
+					break
+				}
+			}
+		}
+		if cut <= cuts[len(cuts)-1] {
+			continue
+		}
+		cuts = append(cuts, cut)
+		clean = append(clean, ok)
+	}
+	cuts = append(cuts, H)
+	clean = append(clean, true)
+	ts := make([]tile, 0, len(cuts)-1)
+	for i := 0; i+1 < len(cuts); i++ {
+		core := image.Rect(0, cuts[i], W, cuts[i+1]).Add(b.Min)
+		r := core
+		if !clean[i] {
+			r.Min.Y -= marginY
+		}
+		if !clean[i+1] {
+			r.Max.Y += marginY
+		}
+		ts = append(ts, tile{core: core, r: r.Intersect(b)})
 	}
 	return ts
 }
