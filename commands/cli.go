@@ -192,19 +192,27 @@ type fieldInfo struct {
 
 func (t *Tool) fields() []fieldInfo {
 	req := map[string]bool{}
-	for _, r := range t.inSchema.Required {
+	for _, r := range t.schemas().inSchema.Required {
 		req[r] = true
 	}
 	var out []fieldInfo
-	typ := t.in
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name := jsonName(f)
-		if name == "" {
-			continue
+	var walk func(typ reflect.Type)
+	walk = func(typ reflect.Type) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			// Embedded structs without a JSON name are flattened, as JSON and the schema do.
+			if f.Anonymous && f.Type.Kind() == reflect.Struct && strings.Split(f.Tag.Get("json"), ",")[0] == "" {
+				walk(f.Type)
+				continue
+			}
+			name := jsonName(f)
+			if name == "" {
+				continue
+			}
+			out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type, required: req[name]})
 		}
-		out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type, required: req[name]})
 	}
+	walk(t.in)
 	return out
 }
 
@@ -274,8 +282,8 @@ func positionalArgs(t *Tool) cobra.PositionalArgs {
 		return cobra.NoArgs
 	}
 	last := t.Args[len(t.Args)-1]
-	for i := range t.in.NumField() {
-		if f := t.in.Field(i); jsonName(f) == last && f.Type.Kind() == reflect.Slice {
+	for _, f := range t.fields() {
+		if f.json == last && f.typ.Kind() == reflect.Slice {
 			return cobra.ArbitraryArgs
 		}
 	}
