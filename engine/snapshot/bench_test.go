@@ -78,7 +78,7 @@ func BenchmarkSnapshotCorpus(b *testing.B) {
 		b.Skipf("no corpus: %v", err)
 	}
 	br := launch(b)
-	same, _ := serve(b, corpusDir)
+	same := serveOffline(b, corpusDir)
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".html") {
 			continue

@@ -26,12 +26,28 @@ var pagesDir = "../../testdata/pages"
 // serve serves dir on 127.0.0.1; the same server answers as localhost, a
 // second origin (and site) for cross-origin iframes.
 func serve(t testing.TB, dir string) (same, cross string) {
+	return serveHandler(t, http.FileServer(http.Dir(dir)))
+}
+
+// serveOffline serves dir with a Content-Security-Policy that keeps the page
+// from reaching other hosts (real-world pages reference many; on a closed
+// network those loads hang instead of failing, and hold the load event).
+func serveOffline(t testing.TB, dir string) string {
+	fs := http.FileServer(http.Dir(dir))
+	same, _ := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval'")
+		fs.ServeHTTP(w, r)
+	}))
+	return same
+}
+
+func serveHandler(t testing.TB, h http.Handler) (same, cross string) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(http.FileServer(http.Dir(dir)))
+	srv := httptest.NewUnstartedServer(h)
 	srv.Listener.Close()
 	srv.Listener = l
 	srv.Start()
