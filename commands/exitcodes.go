@@ -17,6 +17,7 @@ var ExitCodes = map[werr.Code]int{
 	werr.SnapshotExpired:   6,
 	werr.SessionExpired:    6,
 	werr.Obscured:          6,
+	werr.DialogPending:     6,
 	werr.Unavailable:       7,
 	werr.BrowserCrashed:    7,
 	werr.ResourceExhausted: 7,

@@ -47,8 +47,8 @@ import (
 )
 
 // DialogPending is the error code of a page operation refused because a
-// JavaScript dialog is open; call HandleDialog first.
-const DialogPending werr.Code = "DIALOG_PENDING"
+// JavaScript dialog is open; answer it with HandleDialog.
+const DialogPending = werr.DialogPending
 
 // Options configures a Browser.
 type Options struct {

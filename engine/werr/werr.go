@@ -26,6 +26,7 @@ const (
 	StaleProcess      Code = "STALE_PROCESS"
 	BrowserCrashed    Code = "BROWSER_CRASHED"
 	Obscured          Code = "OBSCURED"
+	DialogPending     Code = "DIALOG_PENDING"
 	Cancelled         Code = "CANCELLED"
 	ResourceExhausted Code = "RESOURCE_EXHAUSTED"
 )
