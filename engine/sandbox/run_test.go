@@ -566,8 +566,13 @@ func TestRobocopyAlias(t *testing.T) {
 // sockets) are not visible inside the sandbox, though the rest of the root is readable.
 func TestSecretsHidden(t *testing.T) {
 	requireSandbox(t)
-	// Outside /tmp, which is private inside the sandbox.
-	base, err := os.MkdirTemp(".", ".secrets-test-")
+	// Outside /tmp, which is private inside the sandbox; the checkout itself may be
+	// under /tmp (CI clones into a temporary directory), so use the home directory.
+	userHome, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.MkdirTemp(userHome, ".w365-secrets-test-")
 	if err != nil {
 		t.Fatal(err)
 	}

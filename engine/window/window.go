@@ -75,6 +75,9 @@ type Manager struct {
 	screenH int
 	// xres says whether the X-Resource extension (1.2+) can tell a window's client PID.
 	xres bool
+	// normal remembers a window's frame before Maximize or Minimize, so that Restore can
+	// put it back exactly: openbox sometimes restores it shifted by its frame.
+	normal map[xproto.Window]Window
 }
 
 var atomNames = []string{
@@ -715,6 +718,12 @@ func (m *Manager) Resize(ctx context.Context, title, action string, x, y, w, h *
 			return Window{}, werr.New(werr.Unsupported, "%s needs a window manager, and display %s has none", act, m.display)
 		}
 	}
+	if (act == ActionMaximize || act == ActionMinimize) && !in.hidden && !in.maximized && !in.fullscreen {
+		if m.normal == nil {
+			m.normal = map[xproto.Window]Window{}
+		}
+		m.normal[in.win] = in.Window
+	}
 	switch act {
 	case ActionMaximize:
 		return m.maximize(ctx, in)
@@ -886,6 +895,12 @@ func (m *Manager) restore(ctx context.Context, in info) (Window, error) {
 	now, ok := m.stable(ctx, in.win, func(i info) bool { return !i.hidden && !i.maximized && !i.fullscreen })
 	if !ok {
 		return now.Window, werr.New(werr.Timeout, "window %q did not restore", in.Title).WithRetryable(false)
+	}
+	if was, ok := m.normal[in.win]; ok {
+		delete(m.normal, in.win)
+		if now.X != was.X || now.Y != was.Y || now.Width != was.Width || now.Height != was.Height {
+			return m.moveResize(ctx, now, was.X, was.Y, was.Width, was.Height, true)
+		}
 	}
 	return now.Window, nil
 }
