@@ -21,7 +21,7 @@ func TestSnapshot(t *testing.T) {
 
 	t.Run("golden", func(t *testing.T) {
 		for _, p := range []struct{ name, path string }{
-			{"basic", "/snap_basic.html"}, {"shadow", "/snap_shadow.html"}, {"list", "/snap_list.html"},
+			{"basic", "/snap_basic.html"}, {"shadow", "/snap_shadow.html"}, {"list", "/snap_list.html"}, {"odd", "/snap_odd.html"},
 			{"frames", "/snap_frames.html?x=" + cross + "/snap_child.html"},
 		} {
 			navigate(t, b, same+p.path)

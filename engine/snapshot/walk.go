@@ -22,7 +22,7 @@ const walkJS = `function(o) {
   const NOREF = new Set(['paragraph', 'list', 'listitem', 'group', 'row', 'rowgroup', 'table', 'cell', 'generic', 'main', 'banner', 'contentinfo', 'form', 'article', 'complementary', 'blockquote', 'figure', 'separator', 'code', 'presentation', 'none', 'status']);
   const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
   const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
-  const norm = s => s.replace(/\s+/g, ' ').trim();
+  const norm = s => typeof s === 'string' ? s.replace(/\s+/g, ' ').trim() : '';
   const kids = el => {
     if (el.shadowRoot) return el.shadowRoot.childNodes;
     if (el.localName === 'slot') { const a = el.assignedNodes({flatten: true}); return a.length ? a : el.childNodes; }
@@ -85,7 +85,7 @@ const walkJS = `function(o) {
       if (n.nodeType !== 1 || n === skip) return;
       const t = n.localName;
       if (SKIP.has(t) || n.getAttribute('aria-hidden') === 'true') return;
-      if (t === 'img' || (t === 'input' && n.type === 'image')) { out += ' ' + (n.getAttribute('aria-label') || n.alt || '') + ' '; return; }
+      if (t === 'img' || (t === 'input' && n.type === 'image')) { out += ' ' + (n.getAttribute('aria-label') || n.getAttribute('alt') || '') + ' '; return; }
       if (n.hasAttribute('aria-label')) { out += ' ' + n.getAttribute('aria-label') + ' '; return; }
       if (t === 'input' || t === 'textarea') { if (n !== skip && !['checkbox', 'radio', 'file', 'hidden'].includes(n.type)) out += ' ' + n.value + ' '; return; }
       if (t === 'select') { out += ' ' + (n.selectedOptions[0] ? n.selectedOptions[0].text : '') + ' '; return; }
@@ -110,14 +110,14 @@ const walkJS = `function(o) {
       if (t === 'input' && (ty === 'button' || ty === 'submit' || ty === 'reset')) return el.value || (ty === 'submit' ? 'Submit' : ty === 'reset' ? 'Reset' : '');
       if (t === 'input' && ty === 'image') return el.alt || 'Submit';
       if (el.labels && el.labels.length) { const x = norm(Array.from(el.labels).map(l => content(l, el)).join(' ')); if (x) return x; }
-      return norm(el.getAttribute('placeholder') || el.title || '');
+      return norm(el.getAttribute('placeholder') || (el.getAttribute('title') || '') || '');
     }
-    if (t === 'img' || t === 'area') return norm(el.getAttribute('alt') || el.title || '');
-    if (t === 'iframe' || t === 'frame') return norm(el.title || '');
+    if (t === 'img' || t === 'area') return norm(el.getAttribute('alt') || (el.getAttribute('title') || '') || '');
+    if (t === 'iframe' || t === 'frame') return norm((el.getAttribute('title') || '') || '');
     if (t === 'fieldset') { const lg = el.querySelector(':scope > legend'); if (lg) return content(lg); }
     if (t === 'table' && el.caption) return content(el.caption);
     if (CONTENT.has(r)) { const x = content(el); if (x) return x; }
-    return norm(el.title || '');
+    return norm((el.getAttribute('title') || '') || '');
   };
   const walk = (n, depth, out, pname, inSelect) => {
     if (n.nodeType === 3) {
@@ -154,7 +154,7 @@ const walkJS = `function(o) {
       else v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
       if (v) x.v = v.slice(0, 500);
     }
-    if (x.r === 'link' && el.href) x.u = String(el.href);
+    if (x.r === 'link' && typeof el.href === 'string' && el.href) x.u = el.href;
     const ac = el.getAttribute('aria-checked');
     if ((x.r === 'checkbox' || x.r === 'radio' || x.r === 'switch') && tag === 'input') { if (el.indeterminate) x.c = 'mixed'; else if (el.checked) x.c = 'true'; }
     else if (ac === 'true' || ac === 'mixed') x.c = ac;
@@ -174,7 +174,7 @@ const walkJS = `function(o) {
         if (doc && doc.body) { x.k = []; walk(doc.body, depth + 1, x.k, '', false); }
         else x.f = 1;
       }
-    } else {
+    } else if (x.r !== 'img') {
       x.k = [];
       const pn = ((nm || '') + ' ' + (x.v || '')).trim();
       for (const c of kids(el)) walk(c, depth + 1, x.k, pn, inSelect || tag === 'select');
