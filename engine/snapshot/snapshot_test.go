@@ -145,6 +145,9 @@ func TestSnapshot(t *testing.T) {
 			t.Fatalf("want two distinct child button refs:\n%s", r.Text)
 		}
 		sameRef, crossRef := lines[0][1], lines[1][1]
+		if r.Frames != 3 {
+			t.Errorf("frames: %d, want 3", r.Frames)
+		}
 		rt, _ := st.Resolve(r.SnapshotID, crossRef)
 		if len(rt.Targets) != 1 {
 			t.Errorf("the cross-origin iframe did not run in its own target: %+v", rt)

@@ -88,7 +88,7 @@ func (b *builder) crossFrame(s *sess, id int64, depth int) []*Node {
 	if err != nil {
 		return nil
 	}
-	b.frames++
+	b.frames += 1 + w.Frames
 	b.cut += w.Cut
 	return b.convert(cs, w.Nodes, depth)
 }
@@ -248,6 +248,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 			return err
 		}
 		b.cut += w.Cut
+		b.frames += w.Frames
 		nodes := b.convert(se, w.Nodes, 0)
 		wr := &writer{max: o.MaxChars}
 		nodes = wr.write(nodes, 0)

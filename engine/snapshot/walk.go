@@ -16,7 +16,7 @@ const walkJS = `function(o) {
   const idOf = el => { let id = st.ids.get(el); if (!id) { id = ++st.next; st.ids.set(el, id); st.els.set(id, new WeakRef(el)); } return id; };
   if (st.els.size > 50000) for (const [k, r] of st.els) if (!r.deref() || !r.deref().isConnected) st.els.delete(k);
   const maxDepth = o.maxDepth;
-  let cut = 0;
+  let cut = 0, frames = 0;
   const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base']);
   const INTER = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider', 'spinbutton', 'treeitem', 'iframe', 'columnheader', 'rowheader', 'gridcell', 'scrollbar']);
   const NOREF = new Set(['paragraph', 'list', 'listitem', 'group', 'row', 'rowgroup', 'table', 'cell', 'generic', 'main', 'banner', 'contentinfo', 'form', 'article', 'complementary', 'blockquote', 'figure', 'separator', 'code', 'presentation', 'none', 'status']);
@@ -171,7 +171,7 @@ const walkJS = `function(o) {
       if (o.iframes) {
         let doc = null;
         try { doc = el.contentDocument; } catch (e) { doc = null; }
-        if (doc && doc.body) { x.k = []; walk(doc.body, depth + 1, x.k, '', false); }
+        if (doc && doc.body) { frames++; x.k = []; walk(doc.body, depth + 1, x.k, '', false); }
         else x.f = 1;
       }
     } else if (x.r !== 'img') {
@@ -187,7 +187,7 @@ const walkJS = `function(o) {
   const root = this && this.nodeType ? this : document;
   if (root.nodeType === 9) { if (root.body) for (const c of kids(root.body)) walk(c, 0, out, '', false); }
   else walk(root, 0, out, '', false);
-  return {nodes: out, cut, title: root.nodeType === 9 ? root.title : ''};
+  return {nodes: out, cut, frames, title: root.nodeType === 9 ? root.title : ''};
 }`
 
 // resolveJS returns the element behind a walk id, or null.
@@ -218,7 +218,8 @@ type jsNode struct {
 }
 
 type jsWalk struct {
-	Nodes []*jsNode `json:"nodes"`
-	Cut   int       `json:"cut"`
-	Title string    `json:"title"`
+	Nodes  []*jsNode `json:"nodes"`
+	Cut    int       `json:"cut"`
+	Frames int       `json:"frames"`
+	Title  string    `json:"title"`
 }
