@@ -107,8 +107,14 @@ func BenchmarkPeers(b *testing.B) {
 	})
 	for _, p := range peers(bin) {
 		b.Run(p.name, func(b *testing.B) {
-			cmd := exec.Command(p.args[0], p.args[1:]...)
-			cmd.Env = append(d.Environ(os.Environ()), "HOME="+b.TempDir())
+			args := p.args
+			tmp := b.TempDir()
+			if p.name == "playwright-mcp" {
+				args = append(args, "--output-dir", tmp)
+			}
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Dir = tmp // peers write logs and snapshots into their working directory
+			cmd.Env = append(d.Environ(os.Environ()), "HOME="+tmp)
 			c := mcp.NewClient(&mcp.Implementation{Name: "w365-bench", Version: "1"}, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
