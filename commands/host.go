@@ -1,11 +1,11 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -224,7 +224,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	h.touch()
 	defer func() { h.conns.Add(-1); h.touch() }()
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	line, err := readLine(c)
+	line, rc, err := readLine(c)
 	c.SetReadDeadline(time.Time{})
 	if err != nil {
 		c.Close()
@@ -252,7 +252,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	if hi.Session == "" {
 		hi.Session = session.DefaultName
 	}
-	t := orderedTransport{Transport: &mcp.IOTransport{Reader: c, Writer: c}, session: hi.Session}
+	t := orderedTransport{Transport: &mcp.IOTransport{Reader: rc, Writer: c}, session: hi.Session}
 	ss, err := h.mcpServer(hi.Serve).Connect(ctx, t, nil)
 	if err != nil {
 		c.Close()
@@ -296,21 +296,50 @@ func (h *Host) janitor(ctx context.Context) {
 	}
 }
 
-// readLine reads one '\n'-terminated line byte by byte, so that nothing after it is
-// consumed from the stream that MCP takes over next.
-func readLine(r io.Reader) ([]byte, error) {
-	var line []byte
-	b := make([]byte, 1)
-	for len(line) < 64<<10 {
-		if _, err := r.Read(b); err != nil {
-			return nil, err
+// readLine reads one '\n'-terminated line from c and returns it with a conn that
+// yields whatever followed the line before reading c again, so nothing MCP sends
+// after the hello is lost. It reads in chunks: the hello costs one or two syscalls.
+func readLine(c net.Conn) ([]byte, net.Conn, error) {
+	var buf []byte
+	chunk := make([]byte, 4096)
+	for len(buf) < 64<<10 {
+		n, err := c.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			rest := buf[i+1:]
+			if len(rest) == 0 {
+				return buf[:i], c, nil
+			}
+			return buf[:i], &prefixConn{Conn: c, prefix: append([]byte(nil), rest...)}, nil
 		}
-		if b[0] == '\n' {
-			return line, nil
+		if err != nil {
+			return nil, nil, err
 		}
-		line = append(line, b[0])
 	}
-	return nil, errors.New("hello line too long")
+	return nil, nil, errors.New("hello line too long")
+}
+
+// prefixConn returns prefix before reading from the connection.
+type prefixConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (p *prefixConn) Read(b []byte) (int, error) {
+	if len(p.prefix) > 0 {
+		n := copy(b, p.prefix)
+		p.prefix = p.prefix[n:]
+		return n, nil
+	}
+	return p.Conn.Read(b)
+}
+
+// CloseWrite half-closes the underlying unix connection (used by the stdio relay).
+func (p *prefixConn) CloseWrite() error {
+	if uc, ok := p.Conn.(*net.UnixConn); ok {
+		return uc.CloseWrite()
+	}
+	return nil
 }
 
 // ClientOptions say which session and tools a socket client wants.
@@ -376,7 +405,7 @@ func tryDial(path string, o ClientOptions) (net.Conn, helloReply, error) {
 		c.Close()
 		return nil, reply, err
 	}
-	line, err := readLine(c)
+	line, rc, err := readLine(c)
 	if err != nil {
 		c.Close()
 		return nil, reply, err
@@ -386,7 +415,7 @@ func tryDial(path string, o ClientOptions) (net.Conn, helloReply, error) {
 		c.Close()
 		return nil, reply, err
 	}
-	return c, reply, nil
+	return rc, reply, nil
 }
 
 func waitGone(path string, pid int, d time.Duration) {

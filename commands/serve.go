@@ -173,7 +173,13 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 // relay copies MCP bytes between stdio and the host socket until either side ends.
 func relay(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer) error {
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(conn, in); conn.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
+	go func() {
+		io.Copy(conn, in)
+		if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		done <- struct{}{}
+	}()
 	go func() { io.Copy(out, conn); done <- struct{}{} }()
 	select {
 	case <-done:
