@@ -173,6 +173,27 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	if ev.Value != `["done:Beta"]` {
 		t.Errorf("the page saw %s (want exactly one click)", ev.Value)
 	}
+	// Every other batch action: add an item, wait for it, snapshot, hover,
+	// scroll and press a key on refs of the new snapshot.
+	res = e2etest.Call(t, cs, "browser_execute_batch", map[string]any{"actions": []any{
+		map[string]any{"action": "click_ref", "params": map[string]any{"ref": snapRef(t, snap.Text, "Add item")}},
+		map[string]any{"action": "wait_for", "params": map[string]any{"text": "Done Item3"}},
+		map[string]any{"action": "snapshot", "params": map[string]any{"maxDepth": 3}},
+		map[string]any{"action": "hover_ref", "params": map[string]any{"ref": beta}},
+		map[string]any{"action": "scroll_ref", "params": map[string]any{"ref": beta, "deltaY": 10}},
+		map[string]any{"action": "keypress_ref", "params": map[string]any{"ref": beta, "key": "Enter"}},
+		map[string]any{"action": "type_ref", "params": map[string]any{"ref": beta, "text": "x"}},
+	}})
+	batch.Results, batch.Failed = nil, nil
+	e2etest.Structured(t, res, &batch)
+	// type_ref on a button is INVALID_ARGUMENT: six actions ran, the seventh failed.
+	if len(batch.Results) != 6 || batch.Failed == nil || batch.Failed.Index != 6 || batch.Failed.Code != "INVALID_ARGUMENT" {
+		t.Fatalf("full batch: %+v %s", batch, e2etest.Text(res))
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if ev.Value != `["done:Beta","done:Beta"]` { // Enter on a focused button clicks it
+		t.Errorf("the page saw %s", ev.Value)
+	}
 	// An action outside the allowlist fails before anything runs.
 	res = e2etest.Call(t, cs, "browser_execute_batch", map[string]any{"actions": []any{
 		map[string]any{"action": "click_ref", "params": map[string]any{"ref": beta}},
