@@ -11,7 +11,8 @@ LDFLAGS := -s -w -X github.com/w365/w365/commands.version=$(VERSION)
 RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
              bubblewrap xclip python3 git
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
-TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 x11-apps rsync
+TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
+             python3-pyqt5 x11-apps x11-utils rsync
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check
 
@@ -58,6 +59,10 @@ test: deps-test check build
 
 bench: deps-test build
 	$(GO) run ./testdata/bench
+	@echo; echo "OCR word recall and time against the raw tesseract CLI on known screens:"
+	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|wall|cpu|^(ok|FAIL)'
+	@echo; echo "Accessibility tree walk of a ~300-node Chromium window:"
+	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/a11y | grep -E 'Benchmark|^(ok|FAIL)'
 
 clean:
 	rm -rf bin

@@ -178,6 +178,9 @@ func enableAccessibility(addr string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true))
+	// Asking for the address starts the accessibility bus now: Qt gives up on
+	// accessibility when the bus is not running as it starts.
+	obj.CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0)
 }
 
 // PIDs lists the processes that make up this desktop (display server, bus, window manager).
