@@ -29,7 +29,7 @@ func peers(bin string) []peer {
 		{name: "playwright-mcp", args: []string{filepath.Join(bin, "playwright-mcp"), "--executable-path", "/usr/bin/chromium", "--no-sandbox", "--isolated"},
 			navigate: func(u string) (string, map[string]any) { return "browser_navigate", map[string]any{"url": u} },
 			snapshot: "browser_snapshot"},
-		{name: "chrome-devtools-mcp", args: []string{filepath.Join(bin, "chrome-devtools-mcp"), "--executablePath", "/usr/bin/chromium", "--isolated", "--chromeArg=--no-sandbox"},
+		{name: "chrome-devtools-mcp", args: []string{filepath.Join(bin, "chrome-devtools-mcp"), "--executablePath", "/usr/bin/chromium", "--isolated", "--chromeArg=--no-sandbox", "--no-page-id-routing"},
 			navigate: func(u string) (string, map[string]any) {
 				return "navigate_page", map[string]any{"type": "url", "url": u}
 			},
@@ -129,7 +129,13 @@ func BenchmarkPeers(b *testing.B) {
 					b.Fatalf("%s %s: %v", p.name, name, err)
 				}
 				if r.IsError {
-					b.Fatalf("%s %s: %v", p.name, name, r.Content)
+					var msg strings.Builder
+					for _, c := range r.Content {
+						if tc, ok := c.(*mcp.TextContent); ok {
+							msg.WriteString(tc.Text)
+						}
+					}
+					b.Fatalf("%s %s: %s", p.name, name, msg.String())
 				}
 				return r
 			}

@@ -176,8 +176,15 @@ const walkJS = `function(o) {
       }
     } else if (x.r !== 'img') {
       x.k = [];
-      const pn = ((nm || '') + ' ' + (x.v || '')).trim();
+      // A cell's name is its content: show the content, not both.
+      const cell = (x.r === 'cell' || x.r === 'gridcell') && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby');
+      const pn = cell ? '' : ((nm || '') + ' ' + (x.v || '')).trim();
       for (const c of kids(el)) walk(c, depth + 1, x.k, pn, inSelect || tag === 'select');
+      if (cell && x.k.length) {
+        if (x.k.some(c => c.r !== 'text')) delete x.n; else x.k = [];
+      }
+      // A link or button named by its only image: the image adds nothing.
+      if (x.n && x.k.length === 1 && x.k[0].r === 'img' && x.k[0].n === x.n && !x.k[0].k) x.k = [];
     }
     if (x.k && x.k.length === 0) delete x.k;
     if (!x.n && x.k && x.k.every(c => c.r === 'text')) { x.t = x.k.map(c => c.t).join(' '); delete x.k; }
