@@ -137,8 +137,8 @@ const walkJS = `function(o) {
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
     const nm = r || focusable ? name(el, r) : (el.getAttribute('aria-label') || '').trim();
     if (!r && !focusable && !nm) {
-      // A label that wraps its control names it: its text is not repeated.
-      const pn = tag === 'label' && el.control && el.contains(el.control) ? content(el, el.control) : pname;
+      // A label names its control: its text is not repeated.
+      const pn = tag === 'label' && el.control ? content(el, el.control) : pname;
       for (const c of kids(el)) walk(c, depth, out, pn, inSelect || tag === 'select');
       return;
     }
@@ -154,7 +154,7 @@ const walkJS = `function(o) {
       else v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
       if (v) x.v = v.slice(0, 500);
     }
-    if (x.r === 'link' && typeof el.href === 'string' && el.href) x.u = el.href;
+    if (x.r === 'link' && typeof el.href === 'string' && el.href && !el.href.startsWith('javascript:') && el.href !== nm) x.u = el.href;
     const ac = el.getAttribute('aria-checked');
     if ((x.r === 'checkbox' || x.r === 'radio' || x.r === 'switch') && tag === 'input') { if (el.indeterminate) x.c = 'mixed'; else if (el.checked) x.c = 'true'; }
     else if (ac === 'true' || ac === 'mixed') x.c = ac;
