@@ -147,6 +147,43 @@ func (c *Controller) Close() error {
 	return nil
 }
 
+// beginMouse checks ctx, takes the controller and reads the screen and cursor; with
+// cursorCheck it also refuses a cursor in a corner zone (op names the tool). On
+// success the caller must call end.
+func (c *Controller) beginMouse(ctx context.Context, op string, cursorCheck bool) (state, error) {
+	if err := ctxErr(ctx); err != nil {
+		return state{}, err
+	}
+	if err := c.begin(); err != nil {
+		return state{}, err
+	}
+	s, err := c.state()
+	if err == nil && cursorCheck {
+		err = c.checkCursor(op, s)
+	}
+	if err != nil {
+		c.end()
+		return state{}, err
+	}
+	return s, nil
+}
+
+// beginKeys checks ctx, takes the controller and rereads a keyboard mapping that
+// changed. On success the caller must call end.
+func (c *Controller) beginKeys(ctx context.Context) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	if err := c.km.refreshIfDirty(); err != nil {
+		c.end()
+		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
+	}
+	return nil
+}
+
 // Display is the X display name this controller drives.
 func (c *Controller) Display() string { return c.display }
 
@@ -273,17 +310,11 @@ func (c *Controller) checkTarget(op string, x, y int, s state) error {
 // its target is safe: it is the one way out of the fail-safe (otherwise a cursor
 // that got into a corner would block the mouse for good).
 func (c *Controller) Move(ctx context.Context, x, y int) error {
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := c.begin(); err != nil {
-		return err
-	}
-	defer c.end()
-	s, err := c.state()
+	s, err := c.beginMouse(ctx, "move_mouse", false)
 	if err != nil {
 		return err
 	}
+	defer c.end()
 	if err := c.checkTarget("move_mouse", x, y, s); err != nil {
 		return err
 	}
@@ -356,20 +387,11 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 	if (x == nil) != (y == nil) {
 		return werr.Invalid("give both x and y, or neither to click at the cursor position")
 	}
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := c.begin(); err != nil {
-		return err
-	}
-	defer c.end()
-	s, err := c.state()
+	s, err := c.beginMouse(ctx, "click", true)
 	if err != nil {
 		return err
 	}
-	if err := c.checkCursor("click", s); err != nil {
-		return err
-	}
+	defer c.end()
 	tx, ty := s.cx, s.cy
 	if x != nil {
 		tx, ty = *x, *y
@@ -436,20 +458,11 @@ func (c *Controller) Drag(ctx context.Context, sx, sy, ex, ey int, button string
 	if err != nil {
 		return err
 	}
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := c.begin(); err != nil {
-		return err
-	}
-	defer c.end()
-	s, err := c.state()
+	s, err := c.beginMouse(ctx, "drag_mouse", true)
 	if err != nil {
 		return err
 	}
-	if err := c.checkCursor("drag_mouse", s); err != nil {
-		return err
-	}
+	defer c.end()
 	if err := c.checkTarget("drag_mouse", sx, sy, s); err != nil {
 		return err
 	}
@@ -564,20 +577,11 @@ func (c *Controller) Scroll(ctx context.Context, x, y, dx, dy int) (ScrollResult
 	var r ScrollResult
 	r.AppliedDX, r.AppliedDY = clamp(dx, -lim, lim), clamp(dy, -lim, lim)
 	r.Clamped = r.AppliedDX != dx || r.AppliedDY != dy
-	if err := ctxErr(ctx); err != nil {
-		return r, err
-	}
-	if err := c.begin(); err != nil {
-		return r, err
-	}
-	defer c.end()
-	s, err := c.state()
+	s, err := c.beginMouse(ctx, "scroll", true)
 	if err != nil {
 		return r, err
 	}
-	if err := c.checkCursor("scroll", s); err != nil {
-		return r, err
-	}
+	defer c.end()
 	if err := c.checkTarget("scroll", x, y, s); err != nil {
 		return r, err
 	}

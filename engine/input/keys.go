@@ -256,16 +256,10 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := c.begin(); err != nil {
+	if err := c.beginKeys(ctx); err != nil {
 		return err
 	}
 	defer c.end()
-	if err := c.km.refreshIfDirty(); err != nil {
-		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
-	}
 	// With Caps Lock on, letters come out in the other case: switch it off while
 	// typing and on again afterwards (as xdotool --clearmodifiers does).
 	if q, err := xproto.QueryPointer(c.conn, c.root).Reply(); err == nil && q.Mask&xproto.KeyButMaskLock != 0 {
@@ -346,16 +340,10 @@ func (c *Controller) PressKeys(ctx context.Context, keys []string) (err error) {
 		}
 		syms = append(syms, ks)
 	}
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := c.begin(); err != nil {
+	if err := c.beginKeys(ctx); err != nil {
 		return err
 	}
 	defer c.end()
-	if err := c.km.refreshIfDirty(); err != nil {
-		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
-	}
 	return c.pressLocked(ctx, syms)
 }
 

@@ -54,16 +54,10 @@ func (c *Controller) TypePaste(ctx context.Context, text string, clip Clipboard)
 	if err != nil {
 		return err
 	}
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := c.begin(); err != nil {
+	if err := c.beginKeys(ctx); err != nil {
 		return err
 	}
 	defer c.end()
-	if err := c.km.refreshIfDirty(); err != nil {
-		return werr.Wrap(err, werr.Unavailable, "cannot read the keyboard mapping of %s", c.display)
-	}
 
 	if len(text)+64 > int(xproto.Setup(c.conn).MaximumRequestLength)*4 {
 		// Too big for one property (INCR is not implemented): hand it to the clipboard.
