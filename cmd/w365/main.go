@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 
 	"github.com/jezek/xgb"
 	"github.com/spf13/cobra"
@@ -23,6 +24,16 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
+// longRunning says whether args run the host or the REPL, which manage memory normally.
+func longRunning(args []string) bool {
+	for _, a := range args {
+		if a == "serve" || a == "repl" {
+			return true
+		}
+	}
+	return false
+}
+
 func main() {
 	// xgb logs every connection attempt without an Xauthority file; nothing to act on.
 	xgb.Logger = log.New(io.Discard, "", 0)
@@ -30,6 +41,11 @@ func main() {
 	args := os.Args[1:]
 	if len(args) == 0 && isTerminal(os.Stdin) && io.OutIsTerminal {
 		args = []string{"repl"}
+	}
+	if !longRunning(args) && os.Getenv("GOGC") == "" {
+		// A one-shot command lives milliseconds and allocates a few MB: collecting
+		// garbage would only cost time.
+		debug.SetGCPercent(-1)
 	}
 	root, _ := commands.NewRoot(commands.RootDeps{IO: io, Args: args, Extra: func(root *cobra.Command, g *commands.Globals) {
 		commands.AddServe(root, g)
