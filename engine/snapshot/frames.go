@@ -22,6 +22,26 @@ type sess struct {
 	loaders map[string]string // frame id -> loader id, local frames
 	main    string            // the target's main frame id
 	url     string
+	world   runtime.ExecutionContextID
+}
+
+// worldName names the isolated JavaScript world the snapshot scripts run in:
+// the page's own scripts cannot see or change the ref registry there. Chrome
+// keeps one world per name and document, also across sessions.
+const worldName = "w365-snapshot"
+
+// worldOf returns the execution context of the isolated world in the main
+// frame of s.
+func (c *conn) worldOf(s *sess) (runtime.ExecutionContextID, error) {
+	if s.world != 0 {
+		return s.world, nil
+	}
+	w, err := cdp.Call(c.ctx, s.t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: cdp.FrameID(s.main), WorldName: worldName})
+	if err != nil {
+		return 0, err
+	}
+	s.world = w.ExecutionContextID
+	return s.world, nil
 }
 
 // conn owns the sessions of one operation; close detaches the OOPIF ones.
@@ -140,7 +160,11 @@ func (c *conn) walk(s *sess, obj runtime.RemoteObjectID, o walkOpts) (*jsWalk, e
 		exc *runtime.ExceptionDetails
 	)
 	if obj == "" {
-		r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{
+		world, err := c.worldOf(s)
+		if err != nil {
+			return nil, err
+		}
+		r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{ContextID: world,
 			Expression: "JSON.stringify((" + walkJS + ").call(document, " + string(arg) + "))", ReturnByValue: new(true)})
 		if err != nil {
 			return nil, err
@@ -177,7 +201,11 @@ func (c *conn) walk(s *sess, obj runtime.RemoteObjectID, o walkOpts) (*jsWalk, e
 
 // resolve returns the element behind a walk id in s ("" when it is gone).
 func (c *conn) resolve(s *sess, id int64) (runtime.RemoteObjectID, error) {
-	r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{
+	world, err := c.worldOf(s)
+	if err != nil {
+		return "", err
+	}
+	r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{ContextID: world,
 		Expression: fmt.Sprintf("(%s)(%d)", resolveJS, id), ObjectGroup: objectGroup})
 	if err != nil {
 		return "", err

@@ -9,7 +9,8 @@
 // Cross-origin iframes that run in their own renderer (OOPIFs) are walked
 // through their own target sessions. A ref is keyed on the document (tab
 // target, OOPIF target path, frame and loader id) and the element's id in
-// that document's registry (a WeakMap), so it dies with its document or node.
+// that document's registry (a WeakMap kept in an isolated JavaScript world,
+// out of reach of page scripts), so it dies with its document or node.
 package snapshot
 
 import (

@@ -124,6 +124,23 @@ func TestSnapshot(t *testing.T) {
 		wantCode(t, func() error { _, err := st.Type(tctx(t), b, r.SnapshotID, box, "x", true); return err }(), werr.InvalidArgument)
 	})
 
+	t.Run("page scripts cannot reach the registry", func(t *testing.T) {
+		navigate(t, b, same+"/snap_list.html")
+		r := take(t, st, b, snapshot.Options{})
+		if v, _ := b.EvalJS(tctx(t), "typeof window[Symbol.for('w365.refs')]"); v.Value != "undefined" {
+			t.Errorf("the page sees the registry: %q", v.Value)
+		}
+		// A page that plants its own registry cannot redirect refs.
+		b.EvalJS(tctx(t), `(() => { const b = document.querySelectorAll('#list button')[2];
+			window[Symbol.for('w365.refs')] = {els: {get: () => ({deref: () => b})}, ids: new WeakMap(), next: 0}; return 1; })()`)
+		if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, "Done Alpha"), snapshot.ClickOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if log := waitLog(t, b, "done:Alpha"); slices.Contains(log, "done:Gamma") {
+			t.Errorf("the planted registry redirected the click: %q", log)
+		}
+	})
+
 	t.Run("shadow dom", func(t *testing.T) {
 		navigate(t, b, same+"/snap_shadow.html")
 		r := take(t, st, b, snapshot.Options{})

@@ -312,7 +312,11 @@ func (s *Store) target(c *conn, doc, target string) (*sess, runtime.RemoteObject
 		return se, obj, nil
 	}
 	sel, _ := json.Marshal(target)
-	ev, err := cdp.Call(c.ctx, c.tab.t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.querySelector(" + string(sel) + ")", ObjectGroup: objectGroup})
+	world, err := c.worldOf(c.tab)
+	if err != nil {
+		return nil, "", err
+	}
+	ev, err := cdp.Call(c.ctx, c.tab.t, runtime.Evaluate, runtime.EvaluateParams{ContextID: world, Expression: "document.querySelector(" + string(sel) + ")", ObjectGroup: objectGroup})
 	if err != nil {
 		return nil, "", err
 	}

@@ -6,7 +6,8 @@ package snapshot
 // name from content), visible nodes only, open shadow roots and slots
 // followed, same-origin iframes walked in place. Every emitted element gets an
 // id that stays the same for that element while the document lives (a
-// WeakMap in the document's window); the caller turns ids into refs.
+// WeakMap in the window of the isolated world the script runs in); the caller
+// turns ids into refs.
 // Cross-origin iframes come back with f set, for the caller to walk through
 // the iframe's own target.
 const walkJS = `function(o) {
