@@ -140,6 +140,7 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 		if se.loaders[rt.FrameID] != rt.LoaderID {
 			return expired("the frame of ref %s navigated since snapshot %s", ref, sn.id)
 		}
+		se = c.local(se, rt.FrameID)
 		defer func() {
 			_, _ = cdp.Call(context.WithoutCancel(ctx), se.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
 		}()

@@ -225,8 +225,29 @@ func (c *conn) frameOf(s *sess, iframe runtime.RemoteObjectID) (*sess, error) {
 	}
 	id := string(d.Node.FrameID)
 	oop, err := c.isOOPIF(id)
-	if err != nil || !oop {
+	if err != nil {
 		return nil, err
 	}
-	return c.child(s, id)
+	if oop {
+		return c.child(s, id)
+	}
+	// A cross-origin frame in the same renderer (site isolation off).
+	if _, ok := s.loaders[id]; !ok {
+		if err := s.frames(c.ctx); err != nil {
+			return nil, err
+		}
+	}
+	return c.local(s, id), nil
+}
+
+// local is the session of a frame of s's target other than its main frame:
+// the same target, its own isolated world, and s as the parent to climb to.
+func (c *conn) local(s *sess, frameID string) *sess {
+	if frameID == s.main {
+		return s
+	}
+	if _, ok := s.loaders[frameID]; !ok {
+		return nil
+	}
+	return &sess{t: s.t, path: s.path, frameID: frameID, parent: s, loaders: s.loaders, main: frameID}
 }

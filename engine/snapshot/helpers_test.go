@@ -58,13 +58,19 @@ func serveHandler(t testing.TB, h http.Handler) (same, cross string) {
 
 func launch(t testing.TB) *browser.Browser {
 	t.Helper()
+	return launchWith(t)
+}
+
+// launchWith launches with extra command-line arguments.
+func launchWith(t testing.TB, extra ...string) *browser.Browser {
+	t.Helper()
 	displaytest.Require(t, "chromium")
 	d := displaytest.Start(t)
 	pol := policy.Default()
 	pol.BrowserWaitDefaultMs = 2000
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b, err := browser.Launch(ctx, browser.Options{Env: d.Environ(os.Environ()), Policy: pol, DownloadDir: t.TempDir()})
+	b, err := browser.Launch(ctx, browser.Options{Env: d.Environ(os.Environ()), Policy: pol, DownloadDir: t.TempDir(), ExtraArgs: extra})
 	if err != nil {
 		t.Fatalf("launch: %v", err)
 	}

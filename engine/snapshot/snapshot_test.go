@@ -372,3 +372,34 @@ func TestSnapshot(t *testing.T) {
 		}
 	})
 }
+
+// Without site isolation a cross-origin iframe runs in the page's renderer:
+// it is walked and acted on through the tab's own session.
+func TestCrossOriginIframeInProcess(t *testing.T) {
+	b := launchWith(t, "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process")
+	same, cross := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_frames.html?x="+cross+"/snap_child.html")
+	r := take(t, st, b, snapshot.Options{IncludeIframes: true})
+	buttons := regexp.MustCompile(`button "Child button" \[ref=(e\d+)\]`).FindAllStringSubmatch(r.Text, -1)
+	if len(buttons) != 2 || r.Frames != 3 {
+		t.Fatalf("frames %d:\n%s", r.Frames, r.Text)
+	}
+	rt, _ := st.Resolve(r.SnapshotID, buttons[1][1])
+	if len(rt.Targets) != 0 {
+		t.Fatalf("the cross-origin iframe has its own target although site isolation is off: %+v", rt)
+	}
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, buttons[1][1], snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "cross click:Child button")
+	inputs := regexp.MustCompile(`textbox "Child input" \[ref=(e\d+)\]`).FindAllStringSubmatch(r.Text, -1)
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "in process", true); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "cross input:in process")
+	r2 := take(t, st, b, snapshot.Options{IncludeIframes: true})
+	if !strings.Contains(r2.Text, "[ref="+buttons[1][1]+"]") {
+		t.Errorf("ref changed:\n%s", r2.Text)
+	}
+}

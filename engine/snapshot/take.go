@@ -302,6 +302,7 @@ func (s *Store) target(c *conn, doc, target string) (*sess, runtime.RemoteObject
 		if se.loaders[rt.FrameID] != rt.LoaderID {
 			return nil, "", expired("the frame of %s navigated", target)
 		}
+		se = c.local(se, rt.FrameID)
 		obj, err := c.resolve(se, rt.Node)
 		if err != nil {
 			return nil, "", err
