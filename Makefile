@@ -58,6 +58,7 @@ test: deps-test check build
 	$(MAKE) --no-print-directory fuzz
 
 bench: deps-test build
+	cd testdata/bench/peers && npm ci --no-audit --no-fund
 	$(GO) run ./testdata/bench
 	@echo; echo "OCR word recall and time against the raw tesseract CLI on known screens:"
 	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|wall|cpu|^(ok|FAIL)'
