@@ -334,7 +334,9 @@ func successResult(out any) *mcp.CallToolResult {
 			res.Content = append(res.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
 		}
 	}
-	b, _ := json.Marshal(out)
-	res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	// The text is the short human form (the snapshot's outline, a window table, a
+	// one-line confirmation), not the structured content again: repeating the JSON
+	// doubled what every result cost on the wire and in a model's context.
+	res.Content = append(res.Content, &mcp.TextContent{Text: HumanText(out)})
 	return res
 }

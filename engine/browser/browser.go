@@ -25,6 +25,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -608,14 +610,24 @@ func tail(path string) string {
 	return s
 }
 
+// connLost says whether err is the DevTools connection breaking (reset, EOF, closed).
+func connLost(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "connection reset") || strings.Contains(msg, "lost the connection") || strings.Contains(msg, "broken pipe")
+}
+
 // mapErr turns an error of a CDP call into a *werr.Error.
 func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 	if err == nil {
 		return nil
 	}
-	if inst != nil && !inst.killed.Load() && !inst.isDead() && inst.root != nil && inst.root.Err() != nil {
-		// chromedp ends the root context as soon as the connection drops,
-		// a moment before the process watcher records the death: wait for it.
+	if inst != nil && !inst.killed.Load() && !inst.isDead() && inst.root != nil && (inst.root.Err() != nil || connLost(err)) {
+		// chromedp ends the root context as soon as the connection drops, and a
+		// call can see the broken connection even earlier, a moment before the
+		// process watcher records the death: wait for it.
 		select {
 		case <-inst.dead:
 		case <-time.After(3 * time.Second):
@@ -648,7 +660,9 @@ func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 	if inst != nil && inst.killed.Load() {
 		return werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)
 	}
-	return werr.Wrap(err, werr.Internal, "browser protocol error: %s", firstLine(err.Error()))
+	// The cause (kept for the host log) can hold addresses and page data: the
+	// message stays generic.
+	return werr.Wrap(err, werr.Internal, "browser protocol error")
 }
 
 func firstLine(s string) string {
