@@ -276,6 +276,7 @@ func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName strin
 func (h *Host) janitor(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	var freedAt int64
 	for {
 		select {
 		case <-h.done:
@@ -283,6 +284,12 @@ func (h *Host) janitor(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+		// Once calls stop, hand the heap the last burst grew back to the system: the
+		// host collects rarely while busy (see serve), and an idle host should be small.
+		if last := h.lastUsed.Load(); last != freedAt && time.Since(time.Unix(0, last)) > 3*time.Second {
+			debug.FreeOSMemory()
+			freedAt = last
 		}
 		if ids := h.Sessions.EvictIdle(h.Policy.IdleTimeout()); len(ids) > 0 {
 			h.log.Info("evicted idle sessions", "ids", ids)
