@@ -306,6 +306,9 @@ type TypeOptions struct {
 	Append bool
 	// Submit presses Enter after the text.
 	Submit bool
+	// insert puts the text in with one insertText instead of a key event per
+	// character (FillForm).
+	insert bool
 }
 
 const focusJS = `function(clear) {
@@ -347,6 +350,22 @@ func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error)
 	}
 	if opts.Submit {
 		keys += "\r"
+	}
+	if opts.insert {
+		// Filling: the value goes in as one insertText (input events, as a paste
+		// would), not a key event per character.
+		return o.await(func(ctx context.Context) error {
+			if state == "selected" {
+				if err := sendKeys(ctx, o.t, "\b"); err != nil {
+					return err
+				}
+			}
+			if text == "" {
+				return nil
+			}
+			_, err := cdp.Call(ctx, o.t.t, input.InsertText, input.InsertTextParams{Text: text})
+			return err
+		})
 	}
 	return o.await(func(ctx context.Context) error { return sendKeys(ctx, o.t, keys) })
 }
@@ -649,7 +668,7 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 		if err != nil {
 			return nil, err
 		}
-		return o.typeText(e, s, TypeOptions{})
+		return o.typeText(e, s, TypeOptions{insert: true})
 	}
 	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", e, k.Tag)
 }
