@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 
 	"strconv"
 	"strings"
@@ -187,14 +188,11 @@ func flagName(json string) string {
 type fieldInfo struct {
 	json, flag string
 	typ        reflect.Type
-	required   bool
 }
 
+// fields lists the input fields by reflection alone: building the tree for a one-shot
+// call must not build every tool's schema.
 func (t *Tool) fields() []fieldInfo {
-	req := map[string]bool{}
-	for _, r := range t.schemas().inSchema.Required {
-		req[r] = true
-	}
 	var out []fieldInfo
 	var walk func(typ reflect.Type)
 	walk = func(typ reflect.Type) {
@@ -209,7 +207,7 @@ func (t *Tool) fields() []fieldInfo {
 			if name == "" {
 				continue
 			}
-			out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type, required: req[name]})
+			out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type})
 		}
 	}
 	walk(t.in)
@@ -300,7 +298,7 @@ func addFlag(fs *pflag.FlagSet, t *Tool, f fieldInfo) {
 	if p.Minimum != nil || p.Maximum != nil {
 		usage += " [" + fmtNum(p.Minimum) + ".." + fmtNum(p.Maximum) + "]"
 	}
-	if f.required {
+	if slices.Contains(t.inSchema.Required, f.json) && !slices.Contains(t.Args, f.json) {
 		usage += " (required)"
 	}
 	var def string

@@ -2,6 +2,9 @@ package commands
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"time"
 	"encoding/json"
 	"errors"
 	"net"
@@ -12,6 +15,23 @@ import (
 
 	"github.com/w365/w365/engine/werr"
 )
+
+var (
+	traceOn    = os.Getenv("W365_TRACE") != ""
+	traceStart = time.Now()
+)
+
+// trace prints, with W365_TRACE set, the time since the process's Go code started
+// when an event happens; the func it returns prints the event's end.
+func trace(event string) func() {
+	if !traceOn {
+		return func() {}
+	}
+	fmt.Fprintf(os.Stderr, "w365 trace: %6.2f ms %s\n", float64(time.Since(traceStart).Microseconds())/1000, event)
+	return func() {
+		fmt.Fprintf(os.Stderr, "w365 trace: %6.2f ms %s: done\n", float64(time.Since(traceStart).Microseconds())/1000, event)
+	}
+}
 
 // Outcome is a successful call's output as the CLI and REPL see it.
 type Outcome struct {
@@ -43,10 +63,12 @@ func (c *Client) session(ctx context.Context) (*mcp.ClientSession, error) {
 	if c.cs != nil {
 		return c.cs, nil
 	}
+	defer trace("connected")()
 	conn, err := DialHost(ctx, c.Opts)
 	if err != nil {
 		return nil, err
 	}
+	trace("hello done")
 	cl := mcp.NewClient(&mcp.Implementation{Name: "w365-cli", Version: Version()}, nil)
 	cs, err := cl.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
 	if err != nil {
@@ -79,7 +101,9 @@ func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outco
 	if c.Opts.Session != "" {
 		meta[MetaSession] = c.Opts.Session
 	}
+	done := trace("call " + t.Name)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: t.Name, Arguments: args, Meta: meta})
+	done()
 	if err != nil {
 		c.Close()
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

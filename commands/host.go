@@ -285,9 +285,9 @@ func (h *Host) janitor(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		// Once calls stop, hand the heap the last burst grew back to the system: the
+		// A second after calls stop, hand the heap the last burst grew back to the system: the
 		// host collects rarely while busy (see serve), and an idle host should be small.
-		if last := h.lastUsed.Load(); last != freedAt && time.Since(time.Unix(0, last)) > 3*time.Second {
+		if last := h.lastUsed.Load(); last != freedAt && time.Since(time.Unix(0, last)) > time.Second {
 			debug.FreeOSMemory()
 			freedAt = last
 		}
