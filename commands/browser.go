@@ -31,30 +31,19 @@ func browserOf(ctx context.Context, env *Env) (*browser.Browser, error) {
 }
 
 // browserURLOf tells focus_browser the current URL of a window of the browser w365
-// drives (never launching one to answer).
-func browserURLOf(env *Env) func(handle uint32) string {
+// drives (never launching one to answer). pids maps window handles to processes; it
+// is read before the window manager's FindBrowser runs, since that holds the
+// manager's lock while it asks.
+func browserURLOf(env *Env, pids map[uint32]int) func(handle uint32) string {
 	return func(handle uint32) string {
 		b, ok := session.Peek[*browser.Browser](env.Session, browserKey)
-		if !ok {
-			return ""
-		}
-		wm, err := windowsOf(env)
-		if err != nil {
+		if !ok || pids[handle] != b.PID() {
 			return ""
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		ws, err := wm.List(ctx)
-		if err != nil {
-			return ""
-		}
-		for _, w := range ws {
-			if w.Handle == handle && w.PID == b.PID() {
-				u, _ := b.URL(ctx)
-				return u
-			}
-		}
-		return ""
+		u, _ := b.URL(ctx)
+		return u
 	}
 }
 

@@ -154,7 +154,7 @@ type SetFileInputRefIn struct {
 // FileUploadIn is browser_file_upload's input.
 type FileUploadIn struct {
 	Files      []snapshot.UploadFile `json:"files" jsonschema:"files sent inline: 1 to 20, at most 10 MiB each and 50 MiB together" w365:"maxItems=20"`
-	Target     string                `json:"target" jsonschema:"the file input: a snapshot ref (e5) or a CSS selector"`
+	Target     string                `json:"target,omitempty" jsonschema:"the file input: a snapshot ref (e5) or a CSS selector; omit to answer the file chooser the page opened"`
 	SnapshotID string                `json:"snapshotId,omitempty" jsonschema:"snapshot of a ref target; default the latest"`
 }
 
@@ -420,7 +420,8 @@ func init() {
 			Name:    "browser_file_upload",
 			Summary: "Upload files sent inline (base64) into a file input",
 			Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
-				"on the file input named by target: a snapshot ref or a CSS selector. 1 to 20 files, at most\n" +
+				"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
+				"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
 				"10 MiB each decoded and 50 MiB together; names up to 4,096 characters (the page sees the\n" +
 				"last path element), MIME types up to 1,024.",
 			Example: "  $ w365 browser file-upload --target e9 --files '[{\"name\":\"a.txt\",\"data\":\"aGk=\"}]'",
@@ -430,18 +431,29 @@ func init() {
 			if err != nil {
 				return FileUploadOut{}, err
 			}
+			b, err := browserOf(ctx, env)
+			if err != nil {
+				return FileUploadOut{}, err
+			}
+			var chooser browser.Element
 			if strings.TrimSpace(in.Target) == "" {
-				return FileUploadOut{}, werr.Invalid("target (a ref or a CSS selector of the file input) is required")
+				el, ok, err := b.PendingFileChooser(ctx)
+				if err != nil {
+					return FileUploadOut{}, err
+				}
+				if !ok {
+					return FileUploadOut{}, werr.New(werr.NotFound, "no file chooser is open").
+						WithHint("click the page's upload button first, or give target (a ref or CSS selector of the file input)")
+				}
+				chooser = el
 			}
 			paths, err := st.Stage(in.Files)
 			if err != nil {
 				return FileUploadOut{}, err
 			}
-			b, err := browserOf(ctx, env)
-			if err != nil {
-				return FileUploadOut{}, err
-			}
-			if ref := strings.TrimPrefix(in.Target, "ref="); regexp.MustCompile(`^e[0-9]+$`).MatchString(ref) {
+			if chooser.BackendNodeID != 0 {
+				_, err = b.SetFiles(ctx, chooser, paths)
+			} else if ref := strings.TrimPrefix(in.Target, "ref="); regexp.MustCompile(`^e[0-9]+$`).MatchString(ref) {
 				id := in.SnapshotID
 				if id == "" || strings.EqualFold(id, "latest") {
 					if id = st.Latest(); id == "" {

@@ -146,7 +146,15 @@ func init() {
 			if err != nil {
 				return WindowOut{}, err
 			}
-			w, err := wm.FindBrowser(ctx, in.Pattern, browserURLOf(env))
+			ws, err := wm.List(ctx)
+			if err != nil {
+				return WindowOut{}, err
+			}
+			pids := map[uint32]int{}
+			for _, w := range ws {
+				pids[w.Handle] = w.PID
+			}
+			w, err := wm.FindBrowser(ctx, in.Pattern, browserURLOf(env, pids))
 			if err != nil {
 				return WindowOut{}, err
 			}

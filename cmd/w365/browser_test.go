@@ -131,6 +131,33 @@ func TestKilledBrowserIsRelaunched(t *testing.T) {
 	}
 }
 
+// The REPL runs browser commands too (its script mode shares the TUI's line runner),
+// and focus_browser finds the window of the browser w365 drives by its URL.
+func TestREPLRunsABrowserCommandAndFocusBrowserFindsIt(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	ps := newPageServer(t)
+	cmd := exec.Command(h.Bin, "repl")
+	cmd.Env = h.Env
+	cmd.Stdin = strings.NewReader("browser navigate " + ps.URL + "/form.html\nbrowser get-title\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "200 ") || !strings.Contains(string(out), "Form") {
+		t.Fatalf("repl: %v\n%s", err, out)
+	}
+	// Another tab in front, then focus the browser by the form page's URL path.
+	cs := h.MCP()
+	var w struct {
+		Window struct{ Title, ProcessName string }
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "focus_browser", map[string]any{"pattern": "/form.html"}), &w)
+	if !strings.Contains(strings.ToLower(w.Window.ProcessName+w.Window.Title), "chrom") {
+		t.Fatalf("focus_browser found %+v", w.Window)
+	}
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "focus_browser", map[string]any{"pattern": "no-such-page-zzz"})); code != "NOT_FOUND" {
+		t.Errorf("focus_browser with no match: %q", code)
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {

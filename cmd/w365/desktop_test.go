@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/w365/w365/commands/e2etest"
+	"github.com/w365/w365/engine/display/displaytest"
 )
 
 // Desktop input through the MCP client, asserted on what the GTK probe received.
@@ -213,6 +215,48 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	e2etest.Structured(t, e2etest.Call(t, cs, "close_window", map[string]any{"title": "Probe Window Alpha"}), &closed)
 	if !closed.Closed {
 		t.Error("probe window not closed")
+	}
+}
+
+// launch_application starts a program on the session's desktop; activate_window
+// brings it to the front (checked against the window manager's active window).
+func TestLaunchAndActivateThroughCLI(t *testing.T) {
+	displaytest.Require(t, "xmessage")
+	h := e2etest.New(t)
+	p := e2etest.StartProbe(t, h.Display(), "--title", "Other Window")
+	_ = p
+	var launched struct {
+		Path string
+		PID  int
+	}
+	h.JSON(&launched, "launch-application", "/usr/bin/xmessage", "--args", "-title", "--args", "Launched By W365", "--args", "hello")
+	if launched.PID == 0 {
+		t.Fatalf("launch: %+v", launched)
+	}
+	defer syscall.Kill(launched.PID, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(h.MustRun("list-windows"), "Launched By W365") {
+		if time.Now().After(deadline) {
+			t.Fatal("the launched program's window never appeared")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	h.MustRun("activate-window", "other window")
+	h.MustRun("activate-window", "launched by")
+	xp := exec.Command("xprop", "-root", "_NET_ACTIVE_WINDOW")
+	xp.Env = append(os.Environ(), "DISPLAY="+h.Display())
+	active, _ := xp.Output()
+	var wl struct {
+		Windows []struct {
+			Title  string
+			Handle uint32
+		}
+	}
+	h.JSON(&wl, "list-windows")
+	for _, w := range wl.Windows {
+		if w.Title == "Launched By W365" && !strings.Contains(string(active), fmt.Sprintf("0x%x", w.Handle)) {
+			t.Errorf("active window %s, the launched one is 0x%x", active, w.Handle)
+		}
 	}
 }
 

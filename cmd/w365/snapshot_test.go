@@ -255,4 +255,21 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 			t.Errorf("bad upload %v: %q", bad, code)
 		}
 	}
+
+	// Without target the upload answers the file chooser the page opened, and there
+	// must be one.
+	d := []any{map[string]any{"name": "d.txt", "data": "ZA=="}}
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_file_upload", map[string]any{"files": d})); code != "NOT_FOUND" {
+		t.Errorf("upload with no chooser open: %q", code)
+	}
+	if res := e2etest.Call(t, cs, "browser_click", map[string]any{"selector": "#up"}); res.IsError {
+		t.Fatalf("click the file input: %s", e2etest.Text(res))
+	}
+	if res := e2etest.Call(t, cs, "browser_file_upload", map[string]any{"files": d}); res.IsError {
+		t.Fatalf("upload into the pending chooser: %s", e2etest.Text(res))
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if !strings.HasSuffix(ev.Value, `"files:d.txt/1"]`) {
+		t.Errorf("the page saw %s after answering its file chooser", ev.Value)
+	}
 }

@@ -1072,6 +1072,22 @@ func (b *Browser) Scroll(ctx context.Context, e *Element, dx, dy float64) (*Acti
 
 // SetFiles sets the files of an <input type=file> (input and change fire).
 // The caller checks the paths against its policy; they must exist.
+// PendingFileChooser returns the file input whose file chooser the active tab's page
+// opened and that has not been answered, as an Element for SetFiles.
+func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error) {
+	o, err := b.begin(ctx, true)
+	if err != nil {
+		return Element{}, false, err
+	}
+	defer o.end()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o.t.chooser == 0 {
+		return Element{}, false, nil
+	}
+	return Node(int64(o.t.chooser)), true, nil
+}
+
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
@@ -1093,9 +1109,16 @@ func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*Act
 		if k.Tag != "input" || k.Type != "file" {
 			return nil, werr.Invalid("the element (%s) is not a file input", e)
 		}
-		return o.await(func(ctx context.Context) error {
+		d, err := o.await(func(ctx context.Context) error {
 			_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
 			return err
 		})
+		if err == nil {
+			// Whatever input got the files, a pending chooser is answered.
+			o.b.mu.Lock()
+			o.t.chooser = 0
+			o.b.mu.Unlock()
+		}
+		return d, err
 	})
 }

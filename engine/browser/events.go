@@ -132,6 +132,8 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 			DefaultPrompt: ev.DefaultPrompt, URL: ev.URL, OpenedAt: time.Now(), seq: b.dialogSeq}
 	case *page.EventJavascriptDialogClosed:
 		t.dialog = nil
+	case *page.EventFileChooserOpened:
+		t.chooser = ev.BackendNodeID
 	case *inspector.EventTargetCrashed:
 		t.crashed = true
 	case *page.EventDomContentEventFired, *page.EventLoadEventFired:

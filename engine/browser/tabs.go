@@ -33,6 +33,9 @@ type tab struct {
 	dialog     *Dialog
 	crashed    bool
 	gone       bool
+	// chooser is the file input whose file chooser the page opened (intercepted:
+	// no native dialog appears); 0 when none is pending.
+	chooser cdp.BackendNodeID
 }
 
 // TabInfo describes one tab.
@@ -85,6 +88,11 @@ func (b *Browser) adopt(inst *instance, ti *target.Info) (*tab, error) {
 	var tree page.GetFrameTreeResult
 	if err == nil {
 		tree, err = chromedp.Call(tctx, page.GetFrameTree, cdp.Empty{})
+	}
+	if err == nil {
+		// A file chooser a page opens becomes a pending chooser that
+		// browser_file_upload fills, instead of a native dialog nobody can answer.
+		_, err = chromedp.Call(tctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
 	}
 	timer.Stop()
 	b.mu.Lock()
