@@ -2,14 +2,14 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"time"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
