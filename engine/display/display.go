@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -97,7 +98,7 @@ func StartVirtual(ctx context.Context, o Options) (*Desktop, error) {
 		fmt.Sprintf("%dx%dx%d", o.Width, o.Height, o.Depth), "-nolisten", "tcp", "+extension", "RANDR")
 	x.ExtraFiles = []*os.File{w}
 	x.SysProcAttr = childAttr()
-	if err := x.Start(); err != nil {
+	if err := start(x); err != nil {
 		r.Close()
 		w.Close()
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot start Xvfb")
@@ -127,7 +128,7 @@ func StartVirtual(ctx context.Context, o Options) (*Desktop, error) {
 			c.Args = append(c.Args, "--sm-disable")
 		}
 		c.SysProcAttr = childAttr()
-		if err := c.Start(); err != nil {
+		if err := start(c); err != nil {
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
 		}
 		d.procs = append(d.procs, c)
@@ -154,7 +155,7 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	c.ExtraFiles = []*os.File{w}
 	c.Env = append(os.Environ(), "DISPLAY="+d.Name)
 	c.SysProcAttr = childAttr()
-	if err := c.Start(); err != nil {
+	if err := start(c); err != nil {
 		r.Close()
 		w.Close()
 		return "", err
@@ -178,9 +179,6 @@ func enableAccessibility(addr string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true))
-	// Asking for the address starts the accessibility bus now: Qt gives up on
-	// accessibility when the bus is not running as it starts.
-	obj.CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0)
 }
 
 // PIDs lists the processes that make up this desktop (display server, bus, window manager).
@@ -246,6 +244,27 @@ func (d *Desktop) Stop() {
 	d.procs = nil
 }
 
+// spawns runs every start of a desktop process on one OS thread that lives as long as
+// the process: Pdeathsig fires when the thread that started a child exits, and Go
+// ends a thread whose locked goroutine exits, which would kill the desktop.
+var spawns = make(chan func())
+
+func init() {
+	go func() {
+		runtime.LockOSThread()
+		for f := range spawns {
+			f()
+		}
+	}()
+}
+
+// start starts c from the spawner thread.
+func start(c *exec.Cmd) error {
+	done := make(chan error, 1)
+	spawns <- func() { done <- c.Start() }
+	return <-done
+}
+
 // childAttr puts helpers in their own process group and kills them if the host dies.
 func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -276,7 +295,16 @@ func readLine(ctx context.Context, f *os.File, timeout time.Duration) (string, e
 
 // waitForWM polls the root window until a window manager announces itself (EWMH).
 func waitForWM(ctx context.Context, name string, timeout time.Duration) error {
-	conn, err := xgb.NewConnDisplay(name)
+	// The server accepts clients once it wrote its display number, but a loaded
+	// machine has been seen refusing the very first connection: retry briefly.
+	var conn *xgb.Conn
+	var err error
+	for i := 0; i < 20; i++ {
+		if conn, err = xgb.NewConnDisplay(name); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot connect to %s", name)
 	}
