@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -331,11 +330,4 @@ func waitForWM(ctx context.Context, name string, timeout time.Duration) error {
 		}
 	}
 	return werr.New(werr.Unavailable, "window manager did not start on %s within %s", name, timeout)
-}
-
-// DisplayNumber returns the number of a display name like ":7" or ":7.0".
-func DisplayNumber(name string) (int, error) {
-	s := strings.TrimPrefix(name, ":")
-	s, _, _ = strings.Cut(s, ".")
-	return strconv.Atoi(s)
 }
