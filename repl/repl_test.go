@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/w365/w365/engine/display/displaytest"
 )
 
 // tmuxREPL drives the built binary's REPL in a private tmux server: keys in with
@@ -103,14 +105,10 @@ func (x *tmuxREPL) waitExit(d time.Duration) {
 }
 
 func TestREPLInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is required for the REPL test (CI=true): install tmux")
-		}
-		t.Skip("tmux not installed")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary and starts a host on a virtual desktop")
+	displaytest.Require(t, "tmux")
+	if testing.Short() && os.Getenv("CI") != "true" {
+		// It builds the binary and starts a host on a virtual desktop.
+		displaytest.Missing(t, "a full (not -short) test run")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "w365")

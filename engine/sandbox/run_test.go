@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/w365/w365/engine/display/displaytest"
 	"net"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func loadEveryday(t *testing.T) []everyday {
 // TestEverydayCorpus runs the everyday commands in order in one scratch directory.
 func TestEverydayCorpus(t *testing.T) {
 	requireSandbox(t)
-	requireTools(t, "git", "node", "npm", "cargo", "pip")
+	displaytest.Require(t, "git", "node", "npm", "cargo", "pip")
 	cases := loadEveryday(t)
 	if len(cases) < 50 {
 		t.Fatalf("corpus has %d commands, want at least 50", len(cases))
@@ -212,7 +213,7 @@ func TestPythonTimeout(t *testing.T) {
 // the program exits and when it times out.
 func TestPythonBackgroundKilled(t *testing.T) {
 	requireSandbox(t)
-	requireTools(t, "setsid", "sleep")
+	displaytest.Require(t, "setsid", "sleep")
 	r := NewRunner(nil, nil)
 	defer r.Close()
 	for i, tail := range []string{"print('started')", "print('started', flush=True)\nimport time\ntime.sleep(60)"} {
@@ -492,7 +493,7 @@ func TestEnvironmentScrubbedInSandbox(t *testing.T) {
 }
 
 func TestWithoutBwrap(t *testing.T) {
-	requireTools(t, "python3")
+	displaytest.Require(t, "python3")
 	r := NewRunner(nil, nil)
 	defer r.Close()
 	r.noBwrap = true
@@ -544,7 +545,7 @@ func TestCancel(t *testing.T) {
 // TestRobocopyAlias: robocopy maps to rsync, local copies only.
 func TestRobocopyAlias(t *testing.T) {
 	requireSandbox(t)
-	requireTools(t, "rsync")
+	displaytest.Require(t, "rsync")
 	r := NewRunner(nil, nil)
 	defer r.Close()
 	wd := mustWorkDir(t, r)

@@ -12,15 +12,22 @@ import (
 	"github.com/w365/w365/engine/display"
 )
 
-// Require fails (in CI) or skips (elsewhere) when a program the test needs is missing.
+// Missing stops a test that lacks a component: under CI=true it fails (CI installs
+// everything the tests need), elsewhere it skips. Every test gate goes through here.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is required (CI=true)", what)
+	}
+	t.Skipf("%s not available", what)
+}
+
+// Require stops the test through Missing when a program it needs is not installed.
 func Require(t testing.TB, programs ...string) {
 	t.Helper()
 	for _, p := range programs {
 		if _, err := exec.LookPath(p); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required (CI=true): %v", p, err)
-			}
-			t.Skipf("%s not installed", p)
+			Missing(t, p)
 		}
 	}
 }
