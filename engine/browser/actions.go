@@ -951,6 +951,12 @@ func (b *Browser) EvalJS(ctx context.Context, expression string) (*EvalResult, e
 		s, err = stringify(ctx, o.t, obj)
 		return err
 	})
+	return b.evalResult(d, s, err)
+}
+
+// evalResult is a script's outcome: the dialog it opened, or its value cut to the
+// page-text cap.
+func (b *Browser) evalResult(d *Dialog, s string, err error) (*EvalResult, error) {
 	if d != nil {
 		return &EvalResult{Dialog: d}, nil
 	}
@@ -1026,13 +1032,7 @@ func (b *Browser) Evaluate(ctx context.Context, function string, e *Element) (*E
 		s, err = stringify(ctx, o.t, obj)
 		return err
 	})
-	if d != nil {
-		return &EvalResult{Dialog: d}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &EvalResult{Value: truncUTF8(s, b.pol.PageTextBytes)}, nil
+	return b.evalResult(d, s, err)
 }
 
 // Scroll scrolls by dx, dy CSS pixels with a real mouse wheel event at the

@@ -522,16 +522,11 @@ func (b *Browser) Navigate(ctx context.Context, rawURL string, waitUntil WaitUnt
 	if _, err := lifecycleName(waitUntil); err != nil {
 		return nil, err
 	}
-	b.opMu.Lock()
-	o, err := b.beginLocked(ctx, false, true) // navigating recovers a crashed page
+	o, err := b.beginRecover(ctx)
 	if err != nil {
-		b.opMu.Unlock()
 		return nil, err
 	}
 	defer o.end()
-	b.mu.Lock()
-	o.t.crashed = false
-	b.mu.Unlock()
 	return b.navigateTab(o.ctx, o.inst, o.t, strings.TrimSpace(rawURL), waitUntil)
 }
 
@@ -773,18 +768,28 @@ func (b *Browser) Back(ctx context.Context) (*NavigateResult, error) { return b.
 // Forward goes one step forward in the active tab's history.
 func (b *Browser) Forward(ctx context.Context) (*NavigateResult, error) { return b.historyGo(ctx, 1) }
 
-// Reload reloads the active tab (also when its page crashed).
-func (b *Browser) Reload(ctx context.Context) (*NavigateResult, error) {
+// beginRecover begins an operation that also runs on a crashed page (a navigation
+// or reload loads a fresh one) and clears the page's crashed mark.
+func (b *Browser) beginRecover(ctx context.Context) (*op, error) {
 	b.opMu.Lock()
 	o, err := b.beginLocked(ctx, false, true)
 	if err != nil {
 		b.opMu.Unlock()
 		return nil, err
 	}
-	defer o.end()
 	b.mu.Lock()
 	o.t.crashed = false
 	b.mu.Unlock()
+	return o, nil
+}
+
+// Reload reloads the active tab (also when its page crashed).
+func (b *Browser) Reload(ctx context.Context) (*NavigateResult, error) {
+	o, err := b.beginRecover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
 	m := o.mark()
 	d, err := o.await(func(ctx context.Context) error {
 		_, err := cdp.Call(ctx, o.t.t, page.Reload, page.ReloadParams{})

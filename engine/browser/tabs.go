@@ -384,16 +384,22 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 	return out, nil
 }
 
+// findTab starts the browser if needed and finds the tab ref names; the caller holds opMu.
+func (b *Browser) findTab(ctx context.Context, ref TabRef) (*instance, *tab, error) {
+	inst, err := b.ensure(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.waitTabsReady(inst)
+	t, err := b.tabFor(inst, ref)
+	return inst, t, err
+}
+
 // SwitchTab makes a tab active and brings it to the front.
 func (b *Browser) SwitchTab(ctx context.Context, ref TabRef) (*TabInfo, error) {
 	b.opMu.Lock()
 	defer b.opMu.Unlock()
-	inst, err := b.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.waitTabsReady(inst)
-	t, err := b.tabFor(inst, ref)
+	inst, t, err := b.findTab(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -418,12 +424,7 @@ type CloseTabResult struct {
 func (b *Browser) CloseTab(ctx context.Context, ref TabRef) (*CloseTabResult, error) {
 	b.opMu.Lock()
 	defer b.opMu.Unlock()
-	inst, err := b.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.waitTabsReady(inst)
-	t, err := b.tabFor(inst, ref)
+	inst, t, err := b.findTab(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
