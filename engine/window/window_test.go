@@ -728,6 +728,7 @@ func TestFindBrowserChromium(t *testing.T) {
 		<-done
 	})
 	startApp(t, d, "--title", "W365 Browser Probe notes (not a browser)")
+	find(t, m, "W365 Browser Probe notes (not a browser)")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var w Window
@@ -743,6 +744,14 @@ func TestFindBrowserChromium(t *testing.T) {
 	}
 	if !strings.HasPrefix(w.Title, "W365 Browser Probe") || w.ProcessName != "chromium" {
 		t.Fatalf("FindBrowser = %+v", w)
+	}
+	// Both windows are mapped now, so no late map can take the focus: give it to the decoy,
+	// then FindBrowser must bring the browser back to the front.
+	if _, err := m.Activate(ctx, "not a browser"); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = m.FindBrowser(ctx, "w365 browser probe", nil); err != nil {
+		t.Fatal(err)
 	}
 	if act, _ := m.Active(); act.Handle != w.Handle {
 		t.Fatalf("active window is %q", act.Title)

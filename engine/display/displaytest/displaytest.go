@@ -4,13 +4,21 @@ package displaytest
 
 import (
 	"context"
+	"io"
+	"log"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+
 	"github.com/w365/w365/engine/display"
 )
+
+// The X library logs every connection made without an Xauthority file (the virtual
+// desktop needs none) and every closed connection; errors reach the tests as values.
+func init() { xgb.Logger = log.New(io.Discard, "", 0) }
 
 // Missing stops a test that lacks a component: under CI=true it fails (CI installs
 // everything the tests need), elsewhere it skips. Every test gate goes through here.
