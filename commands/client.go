@@ -1,13 +1,14 @@
 package commands
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
@@ -47,72 +48,135 @@ type Caller interface {
 	Call(ctx context.Context, t *Tool, args map[string]any) (*Outcome, error)
 }
 
-// Client is an MCP client of the host over its unix socket. It connects lazily, so
-// commands that fail validation never start a host.
+// Client is an MCP client of the host over its unix socket. It speaks the sessionless
+// form of MCP 2026-07-28 (SEP-2575): every call carries the protocol version and the
+// client's description in its _meta, so there is no initialize round trip, and the first
+// call travels in the same write as the socket's hello line. A one-shot command thus
+// costs one round trip. (The go-sdk client always runs a discover or initialize exchange
+// first, which is most of a one-shot's time.) It connects lazily, so commands that fail
+// validation never start a host.
 type Client struct {
 	Opts ClientOptions
 
-	mu   sync.Mutex
-	conn net.Conn
-	cs   *mcp.ClientSession
-}
-
-func (c *Client) session(ctx context.Context) (*mcp.ClientSession, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cs != nil {
-		return c.cs, nil
-	}
-	defer trace("connected")()
-	conn, err := DialHost(ctx, c.Opts)
-	if err != nil {
-		return nil, err
-	}
-	trace("hello done")
-	cl := mcp.NewClient(&mcp.Implementation{Name: "w365-cli", Version: Version()}, nil)
-	cs, err := cl.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
-	if err != nil {
-		conn.Close()
-		return nil, werr.Wrap(err, werr.Unavailable, "MCP handshake with the host failed").WithRetryable(true)
-	}
-	c.conn, c.cs = conn, cs
-	return cs, nil
+	mu     sync.Mutex
+	conn   net.Conn
+	rd     *bufio.Reader
+	nextID int64
 }
 
 // Close ends the connection; the host keeps running.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cs != nil {
-		c.cs.Close()
-		c.cs = nil
-	}
+	c.closeLocked()
 	return nil
+}
+
+func (c *Client) closeLocked() {
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn, c.rd = nil, nil
+	}
+}
+
+// rpcMessage is any JSON-RPC message the host may send: a response to a call, or a
+// request or notification of its own.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 // Call invokes t on the host. A host that died mid-call is UNAVAILABLE and the next
 // call reconnects (starting a fresh host).
 func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outcome, error) {
-	cs, err := c.session(ctx)
-	if err != nil {
-		return nil, err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextID++
+	id := c.nextID
+	meta := map[string]any{
+		mcp.MetaKeyProtocolVersion:    mcpProtocolVersion,
+		mcp.MetaKeyClientInfo:         map[string]string{"name": "w365-cli", "version": Version()},
+		mcp.MetaKeyClientCapabilities: map[string]any{},
 	}
-	meta := mcp.Meta{}
 	if c.Opts.Session != "" {
 		meta[MetaSession] = c.Opts.Session
 	}
-	done := trace("call " + t.Name)
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: t.Name, Arguments: args, Meta: meta})
-	done()
-	if err != nil {
-		c.Close()
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, werr.Wrap(err, werr.Cancelled, "call cancelled")
-		}
-		return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host during %s; the outcome is unknown", t.Name).WithRetryable(true)
+	if args == nil {
+		args = map[string]any{}
 	}
-	return DecodeResult(t, res)
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": t.Name, "arguments": args, "_meta": meta}})
+	if err != nil {
+		return nil, werr.Wrap(err, werr.InvalidArgument, "cannot encode the arguments of %s", t.Name)
+	}
+	req = append(req, '\n')
+	done := trace("call " + t.Name)
+	defer done()
+	if c.conn == nil {
+		endDial := trace("connect")
+		conn, err := dialHost(ctx, c.Opts, req)
+		endDial()
+		if err != nil {
+			return nil, err
+		}
+		c.conn, c.rd = conn, bufio.NewReaderSize(conn, 64<<10)
+	} else if _, err := c.conn.Write(req); err != nil {
+		c.closeLocked()
+		return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host before %s ran", t.Name).WithRetryable(true)
+	}
+	// Cancellation: tell the host, then unblock the read.
+	stop := context.AfterFunc(ctx, func() {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+			"params": map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()}})
+		c.conn.Write(append(b, '\n'))
+		c.conn.SetReadDeadline(time.Now())
+	})
+	defer stop()
+	for {
+		line, err := c.rd.ReadBytes('\n')
+		if err != nil {
+			c.closeLocked()
+			if ctx.Err() != nil {
+				return nil, werr.Wrap(ctx.Err(), werr.Cancelled, "call cancelled")
+			}
+			return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host during %s; the outcome is unknown", t.Name).WithRetryable(true)
+		}
+		var m rpcMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			c.closeLocked()
+			return nil, werr.Wrap(err, werr.Unavailable, "the w365 host sent a malformed message").WithRetryable(true)
+		}
+		switch {
+		case m.Method != "" && len(m.ID) > 0:
+			// A request from the host: this client offers no client features.
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
+				"error": map[string]any{"code": -32601, "message": "the w365 CLI does not serve " + m.Method}})
+			c.conn.Write(append(b, '\n'))
+			continue
+		case m.Method != "" || string(m.ID) != strconv.FormatInt(id, 10):
+			continue // a notification, or the answer to a call given up on
+		case m.Error != nil:
+			code := werr.Internal
+			if m.Error.Code == -32602 {
+				code = werr.InvalidArgument
+			}
+			return nil, werr.New(code, "%s", m.Error.Message)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(m.Result, &res); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot decode the result of %s", t.Name)
+		}
+		return DecodeResult(t, &res)
+	}
 }
+
+// mcpProtocolVersion is the MCP revision whose calls need no session handshake.
+const mcpProtocolVersion = "2026-07-28"
 
 // DecodeResult turns an MCP result into an Outcome, or into the *werr.Error it carries.
 func DecodeResult(t *Tool, res *mcp.CallToolResult) (*Outcome, error) {

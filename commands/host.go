@@ -362,13 +362,20 @@ type ClientOptions struct {
 // DialHost connects to the host, starting or replacing it when needed, and returns
 // the raw stream positioned after the hello exchange.
 func DialHost(ctx context.Context, o ClientOptions) (net.Conn, error) {
+	return dialHost(ctx, o, nil)
+}
+
+// dialHost is DialHost sending first (MCP bytes) in the same write as the hello. A host
+// that refuses the hello closes the connection without reading them, so a retry on
+// another connection cannot run them twice.
+func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, error) {
 	path, err := SocketPath()
 	if err != nil {
 		return nil, err
 	}
 	started := false
 	for attempt := 0; ; attempt++ {
-		c, reply, err := tryDial(path, o)
+		c, reply, err := tryDial(path, o, first)
 		if err == nil && reply.OK {
 			return c, nil
 		}
@@ -400,7 +407,7 @@ func DialHost(ctx context.Context, o ClientOptions) (net.Conn, error) {
 	}
 }
 
-func tryDial(path string, o ClientOptions) (net.Conn, helloReply, error) {
+func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	var reply helloReply
 	c, err := net.DialTimeout("unix", path, time.Second)
 	if err != nil {
@@ -408,7 +415,7 @@ func tryDial(path string, o ClientOptions) (net.Conn, helloReply, error) {
 	}
 	b, _ := json.Marshal(hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve})
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.Write(append(b, '\n')); err != nil {
+	if _, err := c.Write(append(append(b, '\n'), first...)); err != nil {
 		c.Close()
 		return nil, reply, err
 	}
