@@ -6,6 +6,9 @@ BIN     := bin/w365
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/w365/w365/commands.version=$(VERSION)
+# Go's own DNS resolver and user lookup: nothing else needs libc, so the binary links
+# statically and a one-shot command starts without the dynamic loader.
+TAGS    := netgo,osusergo
 
 # What w365 uses at run time, and what its tests and benchmarks add.
 RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
@@ -19,7 +22,7 @@ TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
+	$(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
 
 # Installs only the Debian packages that are missing.
 define apt_install
