@@ -269,9 +269,12 @@ var uiaNames = func() map[string]string {
 	return m
 }()
 
+// roleSeparators are dropped from role names before they are compared. Built once: a
+// Replacer allocates its tables, and normRole runs for every role at start-up.
+var roleSeparators = strings.NewReplacer(" ", "", "_", "", "-", "")
+
 func normRole(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	return strings.NewReplacer(" ", "", "_", "", "-", "").Replace(s)
+	return roleSeparators.Replace(strings.ToLower(strings.TrimSpace(s)))
 }
 
 // roleFilter is a resolved role query: a UIA name, or a set of native role numbers.

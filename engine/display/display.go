@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -246,21 +247,22 @@ func (d *Desktop) Stop() {
 // spawns runs every start of a desktop process on one OS thread that lives as long as
 // the process: Pdeathsig fires when the thread that started a child exits, and Go
 // ends a thread whose locked goroutine exits, which would kill the desktop.
-var spawns = make(chan func())
-
-func init() {
+// The thread starts with the first desktop, not in every w365 process.
+var spawns = sync.OnceValue(func() chan func() {
+	ch := make(chan func())
 	go func() {
 		runtime.LockOSThread()
-		for f := range spawns {
+		for f := range ch {
 			f()
 		}
 	}()
-}
+	return ch
+})
 
 // start starts c from the spawner thread.
 func start(c *exec.Cmd) error {
 	done := make(chan error, 1)
-	spawns <- func() { done <- c.Start() }
+	spawns() <- func() { done <- c.Start() }
 	return <-done
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,7 +51,7 @@ const (
 )
 
 // keyNames maps every accepted key name (lower case) to its keysym.
-var keyNames = func() map[string]xproto.Keysym {
+var keyNames = sync.OnceValue(func() map[string]xproto.Keysym {
 	m := map[string]xproto.Keysym{
 		"ctrl": xkControlL, "control": xkControlL, "lctrl": xkControlL, "rctrl": xkControlR,
 		"leftctrl": xkControlL, "rightctrl": xkControlR,
@@ -97,20 +98,20 @@ var keyNames = func() map[string]xproto.Keysym {
 		m[string(c)] = xproto.Keysym(c)
 	}
 	return m
-}()
+})
 
-var sortedKeyNames = func() []string {
-	out := make([]string, 0, len(keyNames))
-	for n := range keyNames {
+var sortedKeyNames = sync.OnceValue(func() []string {
+	out := make([]string, 0, len(keyNames()))
+	for n := range keyNames() {
 		out = append(out, n)
 	}
 	sort.Strings(out)
 	return out
-}()
+})
 
 // KeyNames lists every key name PressKeys accepts (lower case; matching is
 // case-insensitive).
-func KeyNames() []string { return slices.Clone(sortedKeyNames) }
+func KeyNames() []string { return slices.Clone(sortedKeyNames()) }
 
 // KeyNames is KeyNames, for callers that hold a Controller.
 func (c *Controller) KeyNames() []string { return KeyNames() }
@@ -118,7 +119,7 @@ func (c *Controller) KeyNames() []string { return KeyNames() }
 // lookupKey resolves a key name, or returns INVALID_ARGUMENT with the nearest names.
 func lookupKey(name string) (xproto.Keysym, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	if ks, ok := keyNames[n]; ok {
+	if ks, ok := keyNames()[n]; ok {
 		return ks, nil
 	}
 	if strings.TrimSpace(name) == "" && name != "" { // " " itself
@@ -147,7 +148,7 @@ func suggestKeys(s string, n int) []string {
 		d    int
 	}
 	var cs []cand
-	for _, k := range sortedKeyNames {
+	for _, k := range sortedKeyNames() {
 		if len(k) == 1 && len(s) > 2 {
 			continue // single characters are poor suggestions for words
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -374,7 +375,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 }
 
 // keyNames maps key names (Enter, F5, ArrowUp, ...) to chromedp kb runes.
-var keyNames = func() map[string]string {
+var keyNames = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for r, k := range kb.Keys {
 		if k.Key != "" && utf8.RuneCountInString(k.Key) > 1 && !k.Shift {
@@ -389,14 +390,14 @@ var keyNames = func() map[string]string {
 	m["del"] = kb.Delete
 	m["up"], m["down"], m["left"], m["right"] = kb.ArrowUp, kb.ArrowDown, kb.ArrowLeft, kb.ArrowRight
 	return m
-}()
+})
 
 // KeyRune resolves a key name or single character.
 func KeyRune(key string) (string, error) {
 	if utf8.RuneCountInString(key) == 1 {
 		return key, nil
 	}
-	if k, ok := keyNames[strings.ToLower(key)]; ok {
+	if k, ok := keyNames()[strings.ToLower(key)]; ok {
 		return k, nil
 	}
 	return "", werr.Invalid("unknown key %q", key).WithHint("use a key name such as Enter, Escape, Tab, ArrowUp, F5, or a single character")
