@@ -90,7 +90,7 @@ type elemState struct {
 	HitDesc   string  `json:"hitDesc"`
 }
 
-const stateJS = `async function(scroll) {
+const stateJS = `async function(scroll, waitStable) {
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
@@ -107,10 +107,13 @@ const stateJS = `async function(scroll) {
   if (!r) return {connected: true, visible: false};
   const disabled = !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true');
   // Stable: the same box across two animation frames (bounded: hidden tabs get no frames).
-  await Promise.race([new Promise(res => requestAnimationFrame(() => requestAnimationFrame(res))), new Promise(res => setTimeout(res, 100))]);
-  const r2 = vis();
-  const stable = !!r2 && r2.left === r.left && r2.top === r.top && r2.width === r.width && r2.height === r.height;
-  if (r2) r = r2;
+  let stable = true;
+  if (waitStable) {
+    await Promise.race([new Promise(res => requestAnimationFrame(() => requestAnimationFrame(res))), new Promise(res => setTimeout(res, 100))]);
+    const r2 = vis();
+    stable = !!r2 && r2.left === r.left && r2.top === r.top && r2.width === r.width && r2.height === r.height;
+    if (r2) r = r2;
+  }
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
   let hit = false, hitDesc = '';
@@ -125,10 +128,19 @@ const stateJS = `async function(scroll) {
   return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc};
 }`
 
-// actionable waits (bounded) until the element exists, is visible, stable and
-// (when enabled is set) enabled, and (when hit is set) receives pointer
-// events at its centre. It returns the element's centre in viewport CSS pixels.
-func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, elemState, error) {
+// need says what an action requires of its element besides existing and being visible.
+type need uint8
+
+const (
+	needEnabled need = 1 << iota // not disabled
+	needStable                   // the same box across two animation frames (pointer actions)
+	needHit                      // receives pointer events at its centre
+)
+
+// actionable waits (bounded) until the element exists, is visible and meets n. It
+// returns the element's centre in viewport CSS pixels. Keyboard actions need no
+// stability: waiting two frames for it would cost each of them 30 ms.
+func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, error) {
 	timeout := time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond
 	deadline := time.Now().Add(timeout)
 	var last elemState
@@ -142,7 +154,7 @@ func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, e
 			if err != nil || obj == "" {
 				return err
 			}
-			return callOn(ctx, o.t, obj, stateJS, &st, true)
+			return callOn(ctx, o.t, obj, stateJS, &st, true, n&needStable != 0)
 		})
 		if d != nil {
 			return "", st, dialogPendingError(d)
@@ -155,13 +167,13 @@ func (o *op) actionable(e Element, enabled, hit bool) (runtime.RemoteObjectID, e
 			reason = "not found"
 		case !st.Visible:
 			reason = "not visible"
-		case enabled && st.Disabled:
+		case n&needEnabled != 0 && st.Disabled:
 			reason = "disabled"
 		case !st.InView:
 			reason = "outside the viewport"
 		case !st.Stable:
 			reason = "moving"
-		case hit && !st.Hit:
+		case n&needHit != 0 && !st.Hit:
 			reason = "covered"
 		default:
 			return obj, st, nil
@@ -275,7 +287,7 @@ func (b *Browser) DoubleClick(ctx context.Context, e Element) (*ActionResult, er
 }
 
 func (o *op) click(e Element, count int64) (*Dialog, error) {
-	_, st, err := o.actionable(e, true, true)
+	_, st, err := o.actionable(e, needEnabled|needStable|needHit)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +300,7 @@ func (b *Browser) Hover(ctx context.Context, e Element) (*ActionResult, error) {
 		return nil, err
 	}
 	return b.action(ctx, func(o *op) (*Dialog, error) {
-		_, st, err := o.actionable(e, false, true)
+		_, st, err := o.actionable(e, needStable|needHit)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +341,7 @@ const focusJS = `function(clear) {
 
 // typeText focuses the element and sends real key events for text.
 func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error) {
-	obj, st, err := o.actionable(e, true, false)
+	obj, st, err := o.actionable(e, needEnabled)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +430,7 @@ func (b *Browser) PressKey(ctx context.Context, e *Element, key string) (*Action
 	}
 	return b.action(ctx, func(o *op) (*Dialog, error) {
 		if e != nil {
-			obj, _, err := o.actionable(*e, false, false)
+			obj, _, err := o.actionable(*e, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -463,7 +475,7 @@ const selectJS = `function(values) {
 }`
 
 func (o *op) selectOption(e Element, values []string) (int, *Dialog, error) {
-	obj, _, err := o.actionable(e, true, false)
+	obj, _, err := o.actionable(e, needEnabled)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -600,7 +612,7 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 	if err := e.validate(); err != nil {
 		return nil, werr.Invalid("each field needs a selector or target")
 	}
-	obj, _, err := o.actionable(e, true, false)
+	obj, _, err := o.actionable(e, needEnabled)
 	if err != nil {
 		return nil, err
 	}
@@ -730,14 +742,14 @@ func (b *Browser) Drag(ctx context.Context, source, target Element) (*ActionResu
 		return nil, err
 	}
 	return b.action(ctx, func(o *op) (*Dialog, error) {
-		if _, _, err := o.actionable(target, false, false); err != nil {
+		if _, _, err := o.actionable(target, 0); err != nil {
 			return nil, err
 		}
-		_, from, err := o.actionable(source, false, true)
+		_, from, err := o.actionable(source, needStable|needHit)
 		if err != nil {
 			return nil, err
 		}
-		tobj, to, err := o.actionable(target, false, false)
+		tobj, to, err := o.actionable(target, needStable)
 		if err != nil {
 			return nil, err
 		}
@@ -1047,7 +1059,7 @@ func (b *Browser) Scroll(ctx context.Context, e *Element, dx, dy float64) (*Acti
 	return b.action(ctx, func(o *op) (*Dialog, error) {
 		var x, y float64
 		if e != nil {
-			_, st, err := o.actionable(*e, false, false)
+			_, st, err := o.actionable(*e, needStable)
 			if err != nil {
 				return nil, err
 			}

@@ -57,7 +57,7 @@ func (o *op) screenshot(so ScreenshotOptions) ([]byte, error) {
 		if err := so.Element.validate(); err != nil {
 			return nil, err
 		}
-		_, st, err := o.actionable(*so.Element, false, false)
+		_, st, err := o.actionable(*so.Element, needStable)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -30,7 +31,11 @@ const (
 )
 
 const (
-	objectGroup    = "w365"
+	objectGroup = "w365"
+	// After an action the page is watched for DOM changes: quietFirst without any ends
+	// the wait; once something changed, the DOM must stay unchanged for quietWindow. All of
+	// it, and the wait for the requests an action started, take at most quietMax each.
+	quietFirst     = 30 * time.Millisecond
 	quietWindow    = 100 * time.Millisecond
 	quietMax       = 1500 * time.Millisecond
 	settleNavMax   = 10 * time.Second
@@ -300,12 +305,14 @@ type navMark struct {
 	loader               cdp.LoaderID
 	navCount, loadStarts int
 	downloads            int
+	netSeq               int64
 	tabs                 map[string]bool
 	at                   time.Time
 }
 
 func (b *Browser) markLocked(t *tab) navMark {
-	m := navMark{loader: t.loaderID, navCount: t.navCount, loadStarts: t.loadStarts, downloads: len(b.downloads), tabs: map[string]bool{}, at: time.Now()}
+	m := navMark{loader: t.loaderID, navCount: t.navCount, loadStarts: t.loadStarts, downloads: len(b.downloads),
+		netSeq: b.netSeq, tabs: map[string]bool{}, at: time.Now()}
 	if b.inst != nil {
 		for _, x := range b.inst.tabs {
 			m.tabs[string(x.id)] = true
@@ -329,11 +336,12 @@ const quietJS = `new Promise(resolve => {
   const cap = setTimeout(finish, %d);
 })`
 
-// quiet waits until the DOM had no mutation for quietWindow (at most quietMax).
+// quiet waits until the DOM had no mutation for quietFirst, or, once it changed, for
+// quietWindow (at most quietMax).
 func (b *Browser) quiet(ctx context.Context, inst *instance, t *tab) (*Dialog, error) {
 	qctx, cancel := context.WithTimeout(ctx, quietMax+time.Second)
 	defer cancel()
-	expr := fmt.Sprintf(quietJS, quietWindow.Milliseconds(), quietWindow.Milliseconds(), quietMax.Milliseconds())
+	expr := fmt.Sprintf(quietJS, quietWindow.Milliseconds(), quietFirst.Milliseconds(), quietMax.Milliseconds())
 	d, err := b.await(qctx, inst, t, func(ctx context.Context) error {
 		_, err := evalRaw(ctx, t, expr, true)
 		return err
@@ -345,8 +353,9 @@ func (b *Browser) quiet(ctx context.Context, inst *instance, t *tab) (*Dialog, e
 }
 
 // settle waits, bounded, for the page to settle after an action: a navigation
-// the action started, then a quiet DOM window; then it collects downloads and
-// new tabs the action caused.
+// the action started, or else the requests it started (then the DOM changes their
+// answers cause), then a quiet DOM window; then it collects downloads and new tabs the
+// action caused.
 func (b *Browser) settle(ctx context.Context, inst *instance, t *tab, m navMark) (*ActionResult, error) {
 	res := &ActionResult{}
 	d, err := b.quiet(ctx, inst, t)
@@ -357,7 +366,15 @@ func (b *Browser) settle(ctx context.Context, inst *instance, t *tab, m navMark)
 		b.mu.Lock()
 		started := t.loadStarts != m.loadStarts || t.navCount != m.navCount
 		b.mu.Unlock()
-		if started {
+		if !started && b.awaitRequests(ctx, t, m) {
+			if d, err = b.quiet(ctx, inst, t); err != nil {
+				return nil, err
+			}
+		}
+		b.mu.Lock()
+		started = t.loadStarts != m.loadStarts || t.navCount != m.navCount
+		b.mu.Unlock()
+		if d == nil && started {
 			res.Navigated = true
 			if d, err = b.waitNavigation(ctx, inst, t, m, settleNavMax); err != nil {
 				return nil, err
@@ -372,6 +389,44 @@ func (b *Browser) settle(ctx context.Context, inst *instance, t *tab, m navMark)
 	res.Dialog = d
 	b.collect(ctx, inst, t, m, res)
 	return res, nil
+}
+
+// awaitRequests waits, at most quietMax, until the fetches, XHRs, scripts and frames
+// the tab requested since m have finished. It reports whether there were any.
+func (b *Browser) awaitRequests(ctx context.Context, t *tab, m navMark) bool {
+	deadline := time.After(quietMax)
+	waited := false
+	for {
+		b.mu.Lock()
+		pending := false
+		for i := len(b.network) - 1; i >= 0 && b.network[i].Seq > m.netSeq; i-- {
+			r := b.network[i]
+			if r.TabID == string(t.id) && !r.Finished && settleType[network.ResourceType(r.ResourceType)] {
+				pending = true
+				break
+			}
+		}
+		ch := b.changed
+		b.mu.Unlock()
+		if !pending {
+			return waited
+		}
+		waited = true
+		select {
+		case <-ch:
+		case <-deadline:
+			return true
+		case <-ctx.Done():
+			return true
+		}
+	}
+}
+
+// settleType lists the requests an action's outcome may wait for; streams (event
+// sources, web sockets) and media never finish on their own.
+var settleType = map[network.ResourceType]bool{
+	network.ResourceTypeXHR: true, network.ResourceTypeFetch: true, network.ResourceTypeScript: true,
+	network.ResourceTypeDocument: true, network.ResourceTypeStylesheet: true, network.ResourceTypeImage: true,
 }
 
 // collect fills the URL, downloads and new tabs of an action result.
