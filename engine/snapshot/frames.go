@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -20,6 +21,7 @@ type sess struct {
 	frameID string   // for an OOPIF: its frame (= target) id
 	parent  *sess
 	loaders map[string]string // frame id -> loader id, local frames
+	failed  map[string]bool   // frames showing an error page (failed to load)
 	main    string            // the target's main frame id
 	url     string
 	world   runtime.ExecutionContextID
@@ -51,6 +53,10 @@ type conn struct {
 	subs    map[string]*sess
 	cancels []context.CancelFunc
 	oopifs  map[string]bool // iframe target ids, loaded lazily
+
+	// mu guards subs, cancels, oopifs and the frame maps of the sessions: the frames
+	// of a snapshot are read in parallel.
+	mu sync.Mutex
 }
 
 func newConn(ctx context.Context, t *chromedp.Target) (*conn, error) {
@@ -73,13 +79,16 @@ func (s *sess) frames(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.loaders = map[string]string{}
+	s.loaders, s.failed = map[string]string{}, map[string]bool{}
 	var walk func(ft *page.FrameTree)
 	walk = func(ft *page.FrameTree) {
 		if ft == nil || ft.Frame == nil {
 			return
 		}
 		s.loaders[string(ft.Frame.ID)] = string(ft.Frame.LoaderID)
+		if ft.Frame.UnreachableURL != "" {
+			s.failed[string(ft.Frame.ID)] = true
+		}
 		for _, ch := range ft.ChildFrames {
 			walk(ch)
 		}
@@ -94,6 +103,8 @@ func (s *sess) frames(ctx context.Context) error {
 
 // isOOPIF says whether a frame runs in its own target.
 func (c *conn) isOOPIF(frameID string) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.oopifs == nil {
 		infos, err := chromedp.Targets(c.ctx)
 		if err != nil {
@@ -111,20 +122,27 @@ func (c *conn) isOOPIF(frameID string) (bool, error) {
 
 // child attaches to the out-of-process iframe frameID below parent.
 func (c *conn) child(parent *sess, frameID string) (*sess, error) {
-	if s, ok := c.subs[frameID]; ok {
+	c.mu.Lock()
+	s, ok := c.subs[frameID]
+	c.mu.Unlock()
+	if ok {
 		return s, nil
 	}
 	cctx, cancel := chromedp.NewContext(c.ctx, chromedp.WithTargetID(target.ID(frameID)), chromedp.WithDetachOnCancel())
+	c.mu.Lock()
 	c.cancels = append(c.cancels, cancel)
+	c.mu.Unlock()
 	if err := chromedp.Do(cctx); err != nil {
 		return nil, err
 	}
 	path := append(append([]string(nil), parent.path...), frameID)
-	s := &sess{t: chromedp.FromContext(cctx).Target, path: path, frameID: frameID, parent: parent}
+	s = &sess{t: chromedp.FromContext(cctx).Target, path: path, frameID: frameID, parent: parent}
 	if err := s.frames(c.ctx); err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
 	c.subs[frameID] = s
+	c.mu.Unlock()
 	return s, nil
 }
 
@@ -224,6 +242,14 @@ func (c *conn) frameOf(s *sess, iframe runtime.RemoteObjectID) (*sess, error) {
 		return nil, err
 	}
 	id := string(d.Node.FrameID)
+	c.mu.Lock()
+	failed := s.failed[id]
+	c.mu.Unlock()
+	if failed {
+		// Chromium's error page: nothing to read or act on, and attaching to its
+		// process would cost more than the rest of the snapshot.
+		return nil, nil
+	}
 	oop, err := c.isOOPIF(id)
 	if err != nil {
 		return nil, err
@@ -232,6 +258,8 @@ func (c *conn) frameOf(s *sess, iframe runtime.RemoteObjectID) (*sess, error) {
 		return c.child(s, id)
 	}
 	// A cross-origin frame in the same renderer (site isolation off).
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if _, ok := s.loaders[id]; !ok {
 		if err := s.frames(c.ctx); err != nil {
 			return nil, err
@@ -249,5 +277,5 @@ func (c *conn) local(s *sess, frameID string) *sess {
 	if _, ok := s.loaders[frameID]; !ok {
 		return nil
 	}
-	return &sess{t: s.t, path: s.path, frameID: frameID, parent: s, loaders: s.loaders, main: frameID}
+	return &sess{t: s.t, path: s.path, frameID: frameID, parent: s, loaders: s.loaders, failed: s.failed, main: frameID}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
@@ -31,6 +32,90 @@ type builder struct {
 	frames   int
 	cut      int
 	find     bool // keep every node's target for Find; assign no refs
+
+	// frames fetched ahead by prefetch, by session and walk id
+	mu      sync.Mutex
+	fetched map[frameKey]*fetchedFrame
+}
+
+type frameKey struct {
+	s  *sess
+	id int64
+}
+
+type fetchedFrame struct {
+	cs *sess
+	w  *jsWalk
+}
+
+// maxFrameFetches bounds the cross-origin iframes read at once.
+const maxFrameFetches = 8
+
+// prefetch reads, in parallel, the documents of the cross-origin iframes that convert
+// will meet in nodes (and, recursively, of the iframes inside them). Each one costs a
+// few round trips, an out-of-process one also an attach: one after the other, a page
+// with a dozen embeds spent most of its snapshot waiting.
+func (b *builder) prefetch(s *sess, nodes []*jsNode, depth int) {
+	if !b.iframes {
+		return
+	}
+	var keys []frameKey
+	var depths []int
+	var collect func(nodes []*jsNode, depth int)
+	collect = func(nodes []*jsNode, depth int) {
+		for _, x := range nodes {
+			collect(x.K, depth+1)
+			if x.F == 1 && depth+1 < b.maxDepth {
+				keys, depths = append(keys, frameKey{s, x.I}), append(depths, depth+1)
+			}
+		}
+	}
+	collect(nodes, depth)
+	if len(keys) == 0 {
+		return
+	}
+	if _, err := b.c.worldOf(s); err != nil { // shared by the fetches below
+		return
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxFrameFetches)
+	for i, k := range keys {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			cs, w := b.fetchFrame(k.s, k.id, depths[i])
+			if w == nil {
+				return
+			}
+			b.mu.Lock()
+			if b.fetched == nil {
+				b.fetched = map[frameKey]*fetchedFrame{}
+			}
+			b.fetched[k] = &fetchedFrame{cs, w}
+			b.mu.Unlock()
+			b.prefetch(cs, w.Nodes, depths[i])
+		}()
+	}
+	wg.Wait()
+}
+
+// fetchFrame walks the document inside the iframe element id of s (nil when it is
+// not reachable).
+func (b *builder) fetchFrame(s *sess, id int64, depth int) (*sess, *jsWalk) {
+	obj, err := b.c.resolve(s, id)
+	if err != nil || obj == "" {
+		return nil, nil
+	}
+	cs, err := b.c.frameOf(s, obj)
+	if err != nil || cs == nil {
+		return nil, nil
+	}
+	w, err := b.c.walk(cs, "", walkOpts{MaxDepth: b.maxDepth - depth, Iframes: b.iframes})
+	if err != nil {
+		return nil, nil
+	}
+	return cs, w
 }
 
 func (b *builder) shortURL(u string) string {
@@ -76,16 +161,11 @@ func (b *builder) crossFrame(s *sess, id int64, depth int) []*Node {
 		b.cut++
 		return nil
 	}
-	obj, err := b.c.resolve(s, id)
-	if err != nil || obj == "" {
-		return nil
-	}
-	cs, err := b.c.frameOf(s, obj)
-	if err != nil || cs == nil {
-		return nil
-	}
-	w, err := b.c.walk(cs, "", walkOpts{MaxDepth: b.maxDepth - depth, Iframes: b.iframes})
-	if err != nil {
+	var cs *sess
+	var w *jsWalk
+	if f := b.fetched[frameKey{s, id}]; f != nil {
+		cs, w = f.cs, f.w
+	} else if cs, w = b.fetchFrame(s, id, depth); w == nil {
 		return nil
 	}
 	b.frames += 1 + w.Frames
@@ -249,6 +329,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		}
 		b.cut += w.Cut
 		b.frames += w.Frames
+		b.prefetch(se, w.Nodes, 0)
 		nodes := b.convert(se, w.Nodes, 0)
 		wr := &writer{max: o.MaxChars}
 		nodes = wr.write(nodes, 0)
@@ -421,6 +502,7 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 				visit(n.kids)
 			}
 		}
+		b.prefetch(c.tab, w.Nodes, 0)
 		visit(b.convert(c.tab, w.Nodes, 0))
 		s.commit(sn)
 		return nil
