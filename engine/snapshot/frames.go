@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -21,7 +22,7 @@ type sess struct {
 	frameID string   // for an OOPIF: its frame (= target) id
 	parent  *sess
 	loaders map[string]string // frame id -> loader id, local frames
-	failed  map[string]bool   // frames showing an error page (failed to load)
+	failed  map[string]string // frames showing an error page -> the URL that failed
 	main    string            // the target's main frame id
 	url     string
 	world   runtime.ExecutionContextID
@@ -52,7 +53,9 @@ type conn struct {
 	tab     *sess
 	subs    map[string]*sess
 	cancels []context.CancelFunc
-	oopifs  map[string]bool // iframe target ids, loaded lazily
+	oopifs  map[string]string // iframe target id -> its URL, loaded lazily
+	// memo, when set, remembers across operations which iframes show an error page.
+	memo *Store
 
 	// mu guards subs, cancels, oopifs and the frame maps of the sessions: the frames
 	// of a snapshot are read in parallel.
@@ -79,7 +82,7 @@ func (s *sess) frames(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.loaders, s.failed = map[string]string{}, map[string]bool{}
+	s.loaders, s.failed = map[string]string{}, map[string]string{}
 	var walk func(ft *page.FrameTree)
 	walk = func(ft *page.FrameTree) {
 		if ft == nil || ft.Frame == nil {
@@ -87,7 +90,7 @@ func (s *sess) frames(ctx context.Context) error {
 		}
 		s.loaders[string(ft.Frame.ID)] = string(ft.Frame.LoaderID)
 		if ft.Frame.UnreachableURL != "" {
-			s.failed[string(ft.Frame.ID)] = true
+			s.failed[string(ft.Frame.ID)] = ft.Frame.UnreachableURL
 		}
 		for _, ch := range ft.ChildFrames {
 			walk(ch)
@@ -103,22 +106,39 @@ func (s *sess) frames(ctx context.Context) error {
 
 // isOOPIF says whether a frame runs in its own target.
 func (c *conn) isOOPIF(frameID string) (bool, error) {
+	_, ok, err := c.oopif(frameID)
+	return ok, err
+}
+
+// oopif returns the URL Chromium lists for the out-of-process iframe frameID, if it is
+// one. (For a frame that failed to load it is the URL that failed, not the error page.)
+func (c *conn) oopif(frameID string) (string, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.oopifs == nil {
 		infos, err := chromedp.Targets(c.ctx)
 		if err != nil {
-			return false, err
+			return "", false, err
 		}
-		c.oopifs = map[string]bool{}
+		c.oopifs = map[string]string{}
 		for _, ti := range infos {
 			if ti.Type == "iframe" {
-				c.oopifs[string(ti.TargetID)] = true
+				c.oopifs[string(ti.TargetID)] = ti.URL
 			}
 		}
 	}
-	return c.oopifs[frameID], nil
+	url, ok := c.oopifs[frameID]
+	return url, ok, nil
 }
+
+// frameFailed is frameOf's answer for a frame that shows Chromium's error page: the
+// snapshot says so in one line instead of showing the error page.
+type frameFailed string
+
+func (f frameFailed) Error() string { return "failed to load " + string(f) }
+
+// errorPage tells Chromium's error page, shown by a frame that failed to load.
+func errorPage(url string) bool { return strings.HasPrefix(url, "chrome-error://") }
 
 // child attaches to the out-of-process iframe frameID below parent.
 func (c *conn) child(parent *sess, frameID string) (*sess, error) {
@@ -243,19 +263,29 @@ func (c *conn) frameOf(s *sess, iframe runtime.RemoteObjectID) (*sess, error) {
 	}
 	id := string(d.Node.FrameID)
 	c.mu.Lock()
-	failed := s.failed[id]
+	failedURL, failed := s.failed[id]
 	c.mu.Unlock()
 	if failed {
-		// Chromium's error page: nothing to read or act on, and attaching to its
-		// process would cost more than the rest of the snapshot.
-		return nil, nil
+		// Chromium's error page: nothing to act on, and attaching to its process
+		// would cost more than the rest of the snapshot.
+		return nil, frameFailed(failedURL)
 	}
-	oop, err := c.isOOPIF(id)
+	url, oop, err := c.oopif(id)
 	if err != nil {
 		return nil, err
 	}
 	if oop {
-		return c.child(s, id)
+		// An error page in its own process is known only after attaching to it (some
+		// 15 ms); remember it, keyed by the URL that failed, for the next snapshots.
+		if c.memo.errorFrame(id, url) {
+			return nil, frameFailed(url)
+		}
+		cs, err := c.child(s, id)
+		if err == nil && errorPage(cs.url) {
+			c.memo.setErrorFrame(id, url)
+			return nil, frameFailed(url)
+		}
+		return cs, err
 	}
 	// A cross-origin frame in the same renderer (site isolation off).
 	c.mu.Lock()

@@ -131,7 +131,35 @@ type Store struct {
 	order  []string
 	latest string
 	staged []string // upload staging directories
+	// errorFrames maps out-of-process iframes that showed Chromium's error page to the
+	// URL that failed; a frame that navigates elsewhere is looked at again.
+	errorFrames map[string]string
 }
+
+func (s *Store) errorFrame(frameID, url string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.errorFrames[frameID]
+	return ok && u == url
+}
+
+func (s *Store) setErrorFrame(frameID, url string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.errorFrames == nil || len(s.errorFrames) >= maxErrorFrames {
+		s.errorFrames = map[string]string{}
+	}
+	s.errorFrames[frameID] = url
+}
+
+// maxErrorFrames bounds the memo of failed iframes; when full it starts over.
+const maxErrorFrames = 1000
 
 // NewStore returns an empty store.
 func NewStore() *Store {

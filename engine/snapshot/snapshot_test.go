@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
@@ -223,6 +224,34 @@ func TestSnapshot(t *testing.T) {
 		}
 		if _, err := st.Hover(tctx(t), b, r.SnapshotID, sameRef); err != nil {
 			t.Errorf("the same-origin iframe's ref died with the other iframe: %v", err)
+		}
+	})
+
+	t.Run("iframe that failed to load", func(t *testing.T) {
+		// Port 1 refuses the connection: Chromium shows its error page in the frame.
+		navigate(t, b, same+"/snap_frames.html?x=http://127.0.0.1:1/")
+		for i := range 2 { // the second time the failed frame is known
+			r := take(t, st, b, snapshot.Options{IncludeIframes: true})
+			if n := strings.Count(r.Text, `button "Child button"`); n != 1 || r.Frames != 2 {
+				t.Fatalf("snapshot %d: %d child buttons, %d frames (want 1 and 2: the failed frame adds nothing):\n%s", i, n, r.Frames, r.Text)
+			}
+			if strings.Contains(r.Text, "might be temporarily down") || !strings.Contains(r.Text, "- text: (this frame failed to load http://127.0.0.1:1/)") {
+				t.Fatalf("snapshot %d shows the error page, or does not say the frame failed:\n%s", i, r.Text)
+			}
+		}
+		// The frame navigates to a page that loads: it is read again.
+		if _, err := b.EvalJS(tctx(t), `document.getElementById('cross').src = '`+cross+`/snap_child.html'; 1`); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			r := take(t, st, b, snapshot.Options{IncludeIframes: true})
+			if strings.Count(r.Text, `button "Child button"`) == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the frame that loaded after failing is not read:\n%s", r.Text)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 

@@ -44,8 +44,9 @@ type frameKey struct {
 }
 
 type fetchedFrame struct {
-	cs *sess
-	w  *jsWalk
+	cs     *sess
+	w      *jsWalk
+	failed frameFailed
 }
 
 // maxFrameFetches bounds the cross-origin iframes read at once.
@@ -84,38 +85,41 @@ func (b *builder) prefetch(s *sess, nodes []*jsNode, depth int) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			cs, w := b.fetchFrame(k.s, k.id, depths[i])
-			if w == nil {
-				return
-			}
+			f := b.fetchFrame(k.s, k.id, depths[i])
 			b.mu.Lock()
 			if b.fetched == nil {
 				b.fetched = map[frameKey]*fetchedFrame{}
 			}
-			b.fetched[k] = &fetchedFrame{cs, w}
+			b.fetched[k] = f
 			b.mu.Unlock()
-			b.prefetch(cs, w.Nodes, depths[i])
+			if f.w != nil {
+				b.prefetch(f.cs, f.w.Nodes, depths[i])
+			}
 		}()
 	}
 	wg.Wait()
 }
 
-// fetchFrame walks the document inside the iframe element id of s (nil when it is
-// not reachable).
-func (b *builder) fetchFrame(s *sess, id int64, depth int) (*sess, *jsWalk) {
+// fetchFrame walks the document inside the iframe element id of s (no walk when it
+// is not reachable).
+func (b *builder) fetchFrame(s *sess, id int64, depth int) *fetchedFrame {
+	f := &fetchedFrame{}
 	obj, err := b.c.resolve(s, id)
 	if err != nil || obj == "" {
-		return nil, nil
+		return f
 	}
 	cs, err := b.c.frameOf(s, obj)
+	if failed, ok := err.(frameFailed); ok {
+		f.failed = failed
+		return f
+	}
 	if err != nil || cs == nil {
-		return nil, nil
+		return f
 	}
-	w, err := b.c.walk(cs, "", walkOpts{MaxDepth: b.maxDepth - depth, Iframes: b.iframes})
-	if err != nil {
-		return nil, nil
+	if w, err := b.c.walk(cs, "", walkOpts{MaxDepth: b.maxDepth - depth, Iframes: b.iframes}); err == nil {
+		f.cs, f.w = cs, w
 	}
-	return cs, w
+	return f
 }
 
 func (b *builder) shortURL(u string) string {
@@ -161,13 +165,17 @@ func (b *builder) crossFrame(s *sess, id int64, depth int) []*Node {
 		b.cut++
 		return nil
 	}
-	var cs *sess
-	var w *jsWalk
-	if f := b.fetched[frameKey{s, id}]; f != nil {
-		cs, w = f.cs, f.w
-	} else if cs, w = b.fetchFrame(s, id, depth); w == nil {
+	f := b.fetched[frameKey{s, id}]
+	if f == nil {
+		f = b.fetchFrame(s, id, depth)
+	}
+	if f.failed != "" {
+		return []*Node{{Role: "text", Text: truncate("(this frame "+f.failed.Error()+")", 1000)}}
+	}
+	if f.w == nil {
 		return nil
 	}
+	cs, w := f.cs, f.w
 	b.frames += 1 + w.Frames
 	b.cut += w.Cut
 	return b.convert(cs, w.Nodes, depth)
@@ -316,6 +324,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 			return err
 		}
 		defer c.close()
+		c.memo = s
 		sn := s.begin(c.tab.loaders[c.tab.main])
 		b := &builder{c: c, st: s, sn: sn, maxDepth: o.MaxDepth, iframes: o.IncludeIframes, frames: 1}
 		b.pageURL, _ = url.Parse(c.tab.url)
@@ -479,6 +488,7 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 			return err
 		}
 		defer c.close()
+		c.memo = s
 		sn := s.begin(c.tab.loaders[c.tab.main])
 		b := &builder{c: c, st: s, sn: sn, maxDepth: 1 << 20, iframes: true, find: true}
 		b.pageURL, _ = url.Parse(c.tab.url)
