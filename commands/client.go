@@ -129,12 +129,14 @@ func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outco
 		c.closeLocked()
 		return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host before %s ran", t.Name).WithRetryable(true)
 	}
-	// Cancellation: tell the host, then unblock the read.
+	// Cancellation: tell the host, then unblock the read. (conn, not c.conn: a failed
+	// read may clear c.conn while this runs.)
+	conn := c.conn
 	stop := context.AfterFunc(ctx, func() {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
 			"params": map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()}})
-		c.conn.Write(append(b, '\n'))
-		c.conn.SetReadDeadline(time.Now())
+		conn.Write(append(b, '\n'))
+		conn.SetReadDeadline(time.Now())
 	})
 	defer stop()
 	for {
