@@ -2,30 +2,16 @@ package commands
 
 import (
 	"context"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/w365/w365/engine/display"
-	"github.com/w365/w365/engine/display/displaytest"
-	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
 // The CLI's client over a real host socket: a cancelled call is cancelled on the host
 // too (it does not hold the session's queue), and the same client then reconnects.
 func TestClientCancelsACallOnTheHost(t *testing.T) {
-	displaytest.Require(t, "Xvfb", "openbox", "dbus-daemon")
-	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("W365_RUNTIME_DIR", dir)
-	h := NewHost(HostOptions{Sessions: session.Options{Virtual: true, Screen: display.DefaultOptions()},
-		Log: slog.New(slog.DiscardHandler)})
-	defer h.Stop()
+	h := testHost(t)
 	if err := h.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,16 +14,27 @@ import (
 	"github.com/w365/w365/engine/session"
 )
 
+// testHost is a host whose sessions run on virtual desktops, with its own runtime
+// directory; it stops when the test ends.
+func testHost(tb testing.TB) *Host {
+	displaytest.Require(tb, "Xvfb", "openbox", "dbus-daemon")
+	dir := filepath.Join(tb.TempDir(), "run")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Setenv("W365_RUNTIME_DIR", dir)
+	h := NewHost(HostOptions{Sessions: session.Options{Virtual: true, Screen: display.DefaultOptions()},
+		Log: slog.New(slog.DiscardHandler)})
+	tb.Cleanup(h.Stop)
+	return h
+}
+
 // BenchmarkWarmCallInProcess measures what the host adds to a call: an MCP client on
 // an in-memory transport calling get_cursor_position on a real virtual desktop, with
 // the same ordering wrapper, validation, session queue and result encoding as the
 // socket and stdio front-ends (but without their process hops).
 func BenchmarkWarmCallInProcess(b *testing.B) {
-	displaytest.Require(b, "Xvfb", "openbox", "dbus-daemon")
-	os.Setenv("W365_RUNTIME_DIR", b.TempDir())
-	h := NewHost(HostOptions{Sessions: session.Options{Virtual: true, Screen: display.DefaultOptions()},
-		Log: slog.New(slog.DiscardHandler)})
-	defer h.Stop()
+	h := testHost(b)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := h.mcpServer(ServeOptions{}).Connect(ctx, orderedTransport{Transport: st, session: "default"}, nil); err != nil {
