@@ -362,19 +362,13 @@ func (b *Browser) settle(ctx context.Context, inst *instance, t *tab, m navMark)
 	if err != nil {
 		return nil, err
 	}
-	if d == nil {
-		b.mu.Lock()
-		started := t.loadStarts != m.loadStarts || t.navCount != m.navCount
-		b.mu.Unlock()
-		if !started && b.awaitRequests(ctx, t, m) {
-			if d, err = b.quiet(ctx, inst, t); err != nil {
-				return nil, err
-			}
+	if d == nil && !b.navStarted(t, m) && b.awaitRequests(ctx, t, m) {
+		if d, err = b.quiet(ctx, inst, t); err != nil {
+			return nil, err
 		}
-		b.mu.Lock()
-		started = t.loadStarts != m.loadStarts || t.navCount != m.navCount
-		b.mu.Unlock()
-		if d == nil && started {
+	}
+	if d == nil {
+		if b.navStarted(t, m) {
 			res.Navigated = true
 			if d, err = b.waitNavigation(ctx, inst, t, m, settleNavMax); err != nil {
 				return nil, err
@@ -391,8 +385,16 @@ func (b *Browser) settle(ctx context.Context, inst *instance, t *tab, m navMark)
 	return res, nil
 }
 
-// awaitRequests waits, at most quietMax, until the fetches, XHRs, scripts and frames
-// the tab requested since m have finished. It reports whether there were any.
+// navStarted tells whether the tab began a navigation since m.
+func (b *Browser) navStarted(t *tab, m navMark) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return t.loadStarts != m.loadStarts || t.navCount != m.navCount
+}
+
+// awaitRequests waits, at most quietMax, until the fetches, XHRs, documents, scripts,
+// style sheets and images the tab requested since m have finished. It reports whether
+// there were any.
 func (b *Browser) awaitRequests(ctx context.Context, t *tab, m navMark) bool {
 	deadline := time.After(quietMax)
 	waited := false
