@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/w365/w365/engine/browser"
@@ -453,7 +452,7 @@ func init() {
 			}
 			if chooser.BackendNodeID != 0 {
 				_, err = b.SetFiles(ctx, chooser, paths)
-			} else if ref := strings.TrimPrefix(in.Target, "ref="); regexp.MustCompile(`^e[0-9]+$`).MatchString(ref) {
+			} else if ref := snapshot.RefOf(in.Target); ref != "" {
 				id := in.SnapshotID
 				if id == "" || strings.EqualFold(id, "latest") {
 					if id = st.Latest(); id == "" {

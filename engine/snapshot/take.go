@@ -374,13 +374,22 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 
 var refPattern = regexp.MustCompile(`^e[0-9]+$`)
 
+// RefOf returns the ref a target names ("e5" or "ref=e5"), or "" when target is not a
+// ref (a CSS selector, say).
+func RefOf(target string) string {
+	if ref := strings.TrimPrefix(target, "ref="); refPattern.MatchString(ref) {
+		return ref
+	}
+	return ""
+}
+
 // target resolves a subtree target (a ref of the current document or a CSS
 // selector of the main frame); "" is the whole document of the tab.
 func (s *Store) target(c *conn, doc, target string) (*sess, runtime.RemoteObjectID, error) {
 	if target == "" {
 		return c.tab, "", nil
 	}
-	if ref := strings.TrimPrefix(target, "ref="); refPattern.MatchString(ref) {
+	if ref := RefOf(target); ref != "" {
 		rt, ok := s.findRef(doc, ref)
 		if !ok {
 			return nil, "", expired("ref %s is not in a snapshot of the current page", ref)
