@@ -8,10 +8,10 @@ import (
 	"net"
 	"os"
 	"reflect"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/engine/werr"
@@ -79,28 +79,16 @@ func (c *Client) closeLocked() {
 	}
 }
 
-// rpcMessage is any JSON-RPC message the host may send: a response to a call, or a
-// request or notification of its own.
-type rpcMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 // Call invokes t on the host. A host that died mid-call is UNAVAILABLE and the next
 // call reconnects (starting a fresh host).
 func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outcome, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.nextID++
-	id := c.nextID
-	meta := map[string]any{
+	id, _ := jsonrpc.MakeID(float64(c.nextID))
+	meta := mcp.Meta{
 		mcp.MetaKeyProtocolVersion:    mcpProtocolVersion,
-		mcp.MetaKeyClientInfo:         map[string]string{"name": "w365-cli", "version": Version()},
+		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: "w365-cli", Version: Version()},
 		mcp.MetaKeyClientCapabilities: map[string]any{},
 	}
 	if c.Opts.Session != "" {
@@ -109,12 +97,14 @@ func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outco
 	if args == nil {
 		args = map[string]any{}
 	}
-	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
-		"params": map[string]any{"name": t.Name, "arguments": args, "_meta": meta}})
+	params, err := json.Marshal(&mcp.CallToolParams{Name: t.Name, Arguments: args, Meta: meta})
 	if err != nil {
 		return nil, werr.Wrap(err, werr.InvalidArgument, "cannot encode the arguments of %s", t.Name)
 	}
-	req = append(req, '\n')
+	req, err := encodeLine(&jsonrpc.Request{ID: id, Method: "tools/call", Params: params})
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot encode the call of %s", t.Name)
+	}
 	done := trace("call " + t.Name)
 	defer done()
 	if c.conn == nil {
@@ -133,9 +123,10 @@ func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outco
 	// read may clear c.conn while this runs.)
 	conn := c.conn
 	stop := context.AfterFunc(ctx, func() {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-			"params": map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()}})
-		conn.Write(append(b, '\n'))
+		p, _ := json.Marshal(&mcp.CancelledParams{RequestID: id.Raw(), Reason: context.Cause(ctx).Error()})
+		if b, err := encodeLine(&jsonrpc.Request{Method: "notifications/cancelled", Params: p}); err == nil {
+			conn.Write(b)
+		}
 		conn.SetReadDeadline(time.Now())
 	})
 	defer stop()
@@ -148,33 +139,43 @@ func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outco
 			}
 			return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host during %s; the outcome is unknown", t.Name).WithRetryable(true)
 		}
-		var m rpcMessage
-		if err := json.Unmarshal(line, &m); err != nil {
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
 			c.closeLocked()
 			return nil, werr.Wrap(err, werr.Unavailable, "the w365 host sent a malformed message").WithRetryable(true)
 		}
-		switch {
-		case m.Method != "" && len(m.ID) > 0:
-			// A request from the host: this client offers no client features.
-			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
-				"error": map[string]any{"code": -32601, "message": "the w365 CLI does not serve " + m.Method}})
-			c.conn.Write(append(b, '\n'))
-			continue
-		case m.Method != "" || string(m.ID) != strconv.FormatInt(id, 10):
-			continue // a notification, or the answer to a call given up on
-		case m.Error != nil:
-			code := werr.Internal
-			if m.Error.Code == -32602 {
-				code = werr.InvalidArgument
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if m.ID.IsValid() {
+				// A request from the host: this client offers no client features.
+				b, _ := encodeLine(&jsonrpc.Response{ID: m.ID,
+					Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the w365 CLI does not serve " + m.Method}})
+				c.conn.Write(b)
 			}
-			return nil, werr.New(code, "%s", m.Error.Message)
+		case *jsonrpc.Response:
+			if m.ID != id {
+				continue // the answer to a call given up on
+			}
+			if m.Error != nil {
+				code := werr.Internal
+				if we, ok := m.Error.(*jsonrpc.Error); ok && we.Code == jsonrpc.CodeInvalidParams {
+					code = werr.InvalidArgument
+				}
+				return nil, werr.New(code, "%s", m.Error.Error())
+			}
+			var res mcp.CallToolResult
+			if err := json.Unmarshal(m.Result, &res); err != nil {
+				return nil, werr.Wrap(err, werr.Internal, "cannot decode the result of %s", t.Name)
+			}
+			return DecodeResult(t, &res)
 		}
-		var res mcp.CallToolResult
-		if err := json.Unmarshal(m.Result, &res); err != nil {
-			return nil, werr.Wrap(err, werr.Internal, "cannot decode the result of %s", t.Name)
-		}
-		return DecodeResult(t, &res)
 	}
+}
+
+// encodeLine is one JSON-RPC message as the socket carries it: a line.
+func encodeLine(m jsonrpc.Message) ([]byte, error) {
+	b, err := jsonrpc.EncodeMessage(m)
+	return append(b, '\n'), err
 }
 
 // mcpProtocolVersion is the MCP revision whose calls need no session handshake.
