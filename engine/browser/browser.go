@@ -31,7 +31,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +43,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
@@ -123,6 +123,7 @@ type instance struct {
 	root        context.Context
 	rootCancel  context.CancelFunc
 	dead        chan struct{}
+	reaped      chan struct{} // the process was waited for; dead may close first, when the DevTools connection drops
 	deadOnce    sync.Once
 	killed      atomic.Bool // we killed it on purpose (Close)
 	wsURL       string
@@ -235,10 +236,9 @@ func (b *Browser) Close() error {
 func (inst *instance) stop() {
 	inst.killed.Store(true)
 	if inst.cmd != nil && inst.pid > 0 {
-		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
-		_ = inst.cmd.Process.Kill()
+		_ = child.KillGroup(inst.cmd)
 		select {
-		case <-inst.dead:
+		case <-inst.reaped:
 		case <-time.After(5 * time.Second):
 		}
 	}
@@ -426,7 +426,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	generation.n++
 	gen := generation.n
 	generation.Unlock()
-	inst := &instance{gen: gen, dead: make(chan struct{}), byID: map[target.ID]*tab{}}
+	inst := &instance{gen: gen, dead: make(chan struct{}), reaped: make(chan struct{}), byID: map[target.ID]*tab{}}
 
 	wsURL := b.opts.CDPEndpoint
 	if wsURL == "" {
@@ -452,33 +452,17 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		cmd.Env = b.env()
 		cmd.Stdout = logf
 		cmd.Stderr = logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		// Pdeathsig fires when the starting OS thread exits, not the process:
-		// start and wait from one goroutine locked to its thread for the
-		// browser's whole life, so the browser dies with the host only.
-		started, assigned := make(chan error, 1), make(chan struct{})
-		go func() {
-			// Never exit while locked: Go would end the thread, and every
-			// child that other code started from it (with Pdeathsig) would
-			// be killed, Xvfb included.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			if err := cmd.Start(); err != nil {
-				started <- err
-				return
-			}
-			started <- nil
-			<-assigned
-			_ = cmd.Wait()
-			b.onDead(inst)
-		}()
-		if err := <-started; err != nil {
-			logf.Close()
+		err = child.Start(cmd)
+		logf.Close()
+		if err != nil {
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start the browser %s", filepath.Base(exe))
 		}
-		logf.Close()
 		inst.cmd, inst.pid = cmd, cmd.Process.Pid
-		close(assigned)
+		go func() {
+			_ = cmd.Wait()
+			close(inst.reaped)
+			b.onDead(inst)
+		}()
 		deadline := time.Now().Add(b.opts.LaunchTimeout)
 		for {
 			if data, err := os.ReadFile(portFile); err == nil {
@@ -495,7 +479,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 			}
 			if time.Now().After(deadline) || ctx.Err() != nil {
 				inst.killed.Store(true)
-				_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
+				_ = child.KillGroup(cmd)
 				return nil, werr.New(werr.Timeout, "the browser did not start within %s", b.opts.LaunchTimeout)
 			}
 			time.Sleep(30 * time.Millisecond)
@@ -582,7 +566,7 @@ func (b *Browser) onDead(inst *instance) {
 		inst.rootCancel()
 	}
 	if inst.cmd != nil && inst.pid > 0 {
-		_ = syscall.Kill(-inst.pid, syscall.SIGKILL)
+		_ = child.KillGroup(inst.cmd)
 	}
 }
 

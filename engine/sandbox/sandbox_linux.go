@@ -19,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -379,13 +380,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		Stdout:     outW,
 		Stderr:     errW,
 		ExtraFiles: []*os.File{cfgR},
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,
-			Pdeathsig: syscall.SIGKILL,
-		},
 	}
 	r.started.Add(1)
-	startErr := cmd.Start()
+	startErr := child.Start(cmd)
 	outW.Close()
 	errW.Close()
 	cfgR.Close()
@@ -410,8 +407,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	defer timer.Stop()
 	timedOut, cancelled := false, false
 	kill := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Process.Kill()
+		_ = child.KillGroup(cmd)
 		if cg != nil {
 			for _, p := range cg.procs() {
 				_ = syscall.Kill(p, syscall.SIGKILL)
@@ -437,7 +433,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = child.KillGroup(cmd)
 	drained := make(chan struct{})
 	go func() { drain.Wait(); close(drained) }()
 	select {

@@ -1,0 +1,29 @@
+// Package child starts the helper processes w365 owns (the virtual desktop's servers,
+// the browser, the sandbox helper) so that they die with the host, and kills them with
+// everything they started.
+package child
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// Start starts cmd in a group of its own that ends with the host:
+//   - Linux: its own process group, and the kernel sends it SIGKILL when the host dies;
+//   - Windows: its own job object, which the system kills when the host's handle to it
+//     closes (the host died) and when the child itself exits; if the job cannot be set
+//     up, the child runs anyway, outside any job, and Start says so on stderr;
+//   - other Unix systems: its own process group only; they have no parent-death
+//     signal, so a child outlives a host that crashed.
+//
+// Start sets cmd.SysProcAttr fields of its own and keeps the others.
+func Start(cmd *exec.Cmd) error { return start(cmd) }
+
+// KillGroup kills a child started by Start and every process in its group (its job on
+// Windows) that is still there, including what the child started and left behind.
+func KillGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return errors.New("child: KillGroup of a command that was not started")
+	}
+	return killGroup(cmd)
+}

@@ -1,0 +1,214 @@
+// Package desktop is the platform-neutral face of a session's desktop: the
+// capabilities a tool uses (input, screen, windows, clipboard, accessibility) as
+// small interfaces, and the data they exchange. A platform implements Desktop (the
+// X11 one is engine/desktop/x11); nothing above the engine knows which one runs.
+// A platform that lacks a capability returns an UNSUPPORTED error from its Open
+// method, never a value that silently does nothing.
+package desktop
+
+import (
+	"context"
+	"image"
+
+	"github.com/w365/w365/engine/policy"
+)
+
+// Desktop is one desktop a session acts on: the user's own or a virtual one.
+type Desktop interface {
+	// Name identifies the desktop to programs (the X display, ":7").
+	Name() string
+	// Virtual says whether w365 started (and Stop ends) this desktop.
+	Virtual() bool
+	// Environ is base plus what a program needs to run on this desktop.
+	Environ(base []string) []string
+	// Getenv is one variable of Environ(nil), "" when absent.
+	Getenv(key string) string
+	// PIDs are the desktop's own processes (display server, window manager, buses),
+	// which no tool may kill.
+	PIDs() []int
+	// Stop ends a virtual desktop and what w365 started on it; a no-op otherwise.
+	Stop()
+
+	OpenInput(p *policy.Policy) (Input, error)
+	OpenScreen() (Screen, error)
+	OpenWindows() (Windows, error)
+	OpenClipboard() (Clipboard, error)
+	OpenAccessibility(ctx context.Context) (Accessibility, error)
+}
+
+// Options size a virtual desktop.
+type Options struct {
+	Width, Height, Depth int
+	// WindowManager is the program run as window manager; empty means the platform's default.
+	WindowManager string
+}
+
+// DefaultOptions is the policy's screen: 1920x1080x24 under openbox.
+func DefaultOptions() Options {
+	return Options{Width: 1920, Height: 1080, Depth: 24, WindowManager: "openbox"}
+}
+
+// Input is the keyboard and mouse. Every method refuses with FAILSAFE a pointer
+// target near a screen corner, and releases whatever it pressed, even on failure.
+type Input interface {
+	Move(ctx context.Context, x, y int) error
+	CursorPosition() (x, y int, err error)
+	// Click clicks at (x, y), or at the cursor when both are nil.
+	Click(ctx context.Context, x, y *int, button string, count int) error
+	Drag(ctx context.Context, sx, sy, ex, ey int, button string) error
+	Scroll(ctx context.Context, x, y, dx, dy int) (ScrollResult, error)
+	TypeText(ctx context.Context, text string) error
+	// TypePaste pastes text through clip and restores clip's previous text.
+	TypePaste(ctx context.Context, text string, clip TextClipboard) error
+	PressKeys(ctx context.Context, keys []string) error
+	Close() error
+}
+
+// ScrollResult says which notches were sent and whether a delta was clamped.
+type ScrollResult struct {
+	AppliedDX int  `json:"appliedDeltaX"`
+	AppliedDY int  `json:"appliedDeltaY"`
+	Clamped   bool `json:"clamped"`
+}
+
+// TextClipboard is the text clipboard TypePaste saves and restores; Read reports
+// ok=false when the clipboard holds no text.
+type TextClipboard interface {
+	Read() (text string, ok bool, err error)
+	Write(text string) error
+}
+
+// Screen captures pixels of the virtual screen (all monitors).
+type Screen interface {
+	// Capture returns r of the screen; the empty rectangle means all of it.
+	Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error)
+	Size() (w, h int, err error)
+	Close() error
+}
+
+// Windows finds and changes top-level windows.
+type Windows interface {
+	List(ctx context.Context) ([]Window, error)
+	// Activate raises and focuses the window best matching title.
+	Activate(ctx context.Context, title string) (Window, error)
+	// CloseWindow asks the window matching title to close, refusing windows whose
+	// process protected reports.
+	CloseWindow(ctx context.Context, title string, protected func(pid int) bool) (CloseResult, error)
+	// Resize applies one of the Action* values.
+	Resize(ctx context.Context, title, action string, x, y, w, h *int) (Window, error)
+	// FindBrowser finds a browser window whose title or (through urlOf) URL matches pattern.
+	FindBrowser(ctx context.Context, pattern string, urlOf func(handle uint32) string) (Window, error)
+	// Close ends the connection; it closes no window.
+	Close() error
+}
+
+// Window is one top-level window.
+type Window struct {
+	Title       string `json:"title"`
+	ProcessName string `json:"processName"`
+	// Handle is the platform's window id (the X window id of the client window;
+	// the kind of value find_ui_element.windowHandle takes).
+	Handle uint32 `json:"handle"`
+	PID    int    `json:"pid,omitempty"`
+	// X, Y, Width, Height: the outer frame in screen coordinates.
+	X      int `json:"x"`
+	Y      int `json:"y"`
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// CloseResult is what CloseWindow reports.
+type CloseResult struct {
+	MatchedTitle string `json:"matchedTitle"`
+	ProcessName  string `json:"processName"`
+	// Closed says whether the window actually went away within a short bound; a window whose
+	// application asks "save changes?" stays open and reports false.
+	Closed bool `json:"closed"`
+}
+
+// Resize actions (matched case-insensitively).
+const (
+	ActionResize   = "Resize"
+	ActionMove     = "Move"
+	ActionMaximize = "Maximize"
+	ActionMinimize = "Minimize"
+	ActionRestore  = "Restore"
+)
+
+// Clipboard is the desktop's clipboard, owned by the host so that what it writes
+// stays pasteable after the caller has gone.
+type Clipboard interface {
+	Read(ctx context.Context) (ClipboardContent, error)
+	// Write replaces the clipboard with text and returns its length in code points.
+	Write(ctx context.Context, text string) (int, error)
+	Close() error
+}
+
+// ClipboardContent is what the clipboard holds.
+type ClipboardContent struct {
+	// Format is "text", "image" or "empty".
+	Format      string `json:"format"`
+	Text        string `json:"text,omitempty"`
+	ImageBase64 string `json:"imageBase64,omitempty"`
+	// MIMEType is "text/plain;charset=utf-8" for text and "image/png" for images.
+	MIMEType string `json:"mimeType,omitempty"`
+}
+
+// Accessibility reads the desktop's accessibility tree.
+type Accessibility interface {
+	// Tree is the foreground window's tree, cut breadth-first at maxElements.
+	Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta, error)
+	Find(ctx context.Context, q FindQuery) ([]Match, error)
+	Close() error
+}
+
+// Node is one element of the accessibility tree. X, Y, Width, Height are screen
+// coordinates that a click can use directly.
+type Node struct {
+	// Role is the UI Automation control-type name (Button, Edit, Text, Window...).
+	Role string `json:"role"`
+	// NativeRole is the platform's role name (AT-SPI's "push button").
+	NativeRole string `json:"nativeRole"`
+	Name       string `json:"name"`
+	// Value is a range value (sliders, progress bars) or the text of an editable field.
+	Value    string `json:"value"`
+	X        int    `json:"x"`
+	Y        int    `json:"y"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Children []Node `json:"children,omitempty"`
+}
+
+// Meta describes a Tree result.
+type Meta struct {
+	// Truncated says the element budget cut the tree (breadth-first: the deepest and
+	// last nodes were left out).
+	Truncated bool `json:"truncated"`
+	// Count is the number of nodes returned.
+	Count int `json:"count"`
+}
+
+// FindQuery selects elements. At least one of Text, Role, Name is required.
+type FindQuery struct {
+	// Text is matched against the name (and the value) when Name is empty.
+	Text string
+	// Role is a UIA name (Button), an alias (TextBox) or a native role name (push button).
+	Role string
+	// Name is matched against the accessible name; it wins over Text.
+	Name string
+	// WindowHandle is a window id; 0 means the foreground window.
+	WindowHandle uint32
+}
+
+// Match is one element found, with the centre point to click.
+type Match struct {
+	Role    string `json:"role"`
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	X       int    `json:"x"`
+	Y       int    `json:"y"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	CenterX int    `json:"centerX"`
+	CenterY int    `json:"centerY"`
+}
