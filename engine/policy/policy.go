@@ -48,7 +48,7 @@ type Policy struct {
 	BrowserIdleTimeoutMinutes int `json:"browserIdleTimeoutMinutes"`
 
 	// Lists.
-	AllowedCommands      []string `json:"allowedCommands"`      // execute_shell_command program names
+	AllowedCommands      []string `json:"allowedCommands"`      // execute_shell_command programs; a Windows name (dir) and its Linux program (ls) allow each other
 	ExtraBlockedPatterns []string `json:"extraBlockedPatterns"` // regular expressions refused in a command line
 	AllowNetwork         bool     `json:"allowNetwork"`         // sandboxed programs may use the network
 	AllowUnsandboxed     bool     `json:"allowUnsandboxed"`     // without bubblewrap, run with rlimits only instead of refusing
@@ -91,7 +91,6 @@ func Default() *Policy {
 		AllowedCommands: []string{
 			"git", "npm", "dotnet", "python", "cargo", "node", "pip",
 			"dir", "mkdir", "del", "copy", "move", "robocopy", "findstr", "where", "type", "notepad",
-			"ls", "cat", "which", "grep", "cp", "mv", "rm", "rsync",
 		},
 		LaunchDirs: []string{"/usr/bin", "/usr/local/bin", "/opt", "/snap/bin",
 			"/var/lib/flatpak/exports/bin", "~/.local/share/flatpak/exports/bin"},

@@ -191,6 +191,55 @@ func TestCheckPolicy(t *testing.T) {
 	}
 }
 
+// TestAllowlistAliases: an entry allows its program under the Linux name and every
+// Windows name that runs it, in either direction.
+func TestAllowlistAliases(t *testing.T) {
+	for _, c := range []struct {
+		allow []string
+		cmd   string
+		ok    bool
+	}{
+		{[]string{"ls"}, "dir", true},
+		{[]string{"dir"}, "ls", true},
+		{[]string{"RM"}, "del x", true},
+		{[]string{"del"}, "rm x", true},
+		{[]string{"mkdir"}, "md x", false},
+		{[]string{"python"}, "python3 x.py", true},
+		{[]string{"dir"}, "cat x", false},
+		{[]string{"python3"}, "pip x", false},
+		{[]string{""}, "cat x", false},
+	} {
+		p := policy.Default()
+		p.AllowedCommands = c.allow
+		_, err := check(p, c.cmd, nil, nil)
+		if got := err == nil; got != c.ok {
+			t.Errorf("allow %q, %q: %v, want allowed=%v", c.allow, c.cmd, err, c.ok)
+		}
+	}
+}
+
+// TestAllowedPrograms: the rendered list names every spelling Check accepts for the
+// default policy, and no program it refuses whatever the policy says.
+func TestAllowedPrograms(t *testing.T) {
+	p := policy.Default()
+	got := AllowedPrograms(p)
+	want := "git, npm, dotnet, python, cargo, node, pip, ls/dir, mkdir, rm/del, cp/copy, mv/move, rsync/robocopy, grep/findstr, which/where, cat/type"
+	if got != want {
+		t.Errorf("AllowedPrograms = %q, want %q", got, want)
+	}
+	for _, group := range strings.Split(got, ", ") {
+		for _, name := range strings.Split(group, "/") {
+			if e := alwaysRefused(name); e != nil || !allowed(p, name) {
+				t.Errorf("%s is listed but refused: %v", name, e)
+			}
+		}
+	}
+	p.AllowedCommands = []string{"git", "sudo", "notepad", "Git", ""}
+	if got := AllowedPrograms(p); got != "git" {
+		t.Errorf("AllowedPrograms = %q, want only git", got)
+	}
+}
+
 func TestScrubEnv(t *testing.T) {
 	in := []string{"PATH=/usr/bin", "HOME=/root", "NODE_OPTIONS=--require /x.js", "PYTHONSTARTUP=/x.py", "PYTHONPATH=/x",
 		"npm_config_script_shell=/x", "NPM_CONFIG_PREFIX=/x", "GIT_DIR=/x", "GIT_SSH_COMMAND=x", "LD_PRELOAD=/x.so",

@@ -31,11 +31,13 @@
 // killall, pkill, modprobe, sysctl, iptables, crontab, apt...), shell-program (sh, bash,
 // cmd, powershell, env, xargs, find, perl, awk, sed, npx...: they run their arguments as
 // code and would bypass the argument rules). Then the allowlist (policy AllowedCommands;
-// python3/pip3 count as python/pip): program-not-allowed.
+// python3/pip3 count as python/pip): program-not-allowed. AllowedPrograms renders it for
+// descriptions and hints.
 //
-// Windows names are aliases, always mapped: dir->ls, type->cat, where->which,
-// findstr->grep, copy->cp, move->mv, del->rm, robocopy->rsync; the Linux program's own
-// options apply (dir -la, not dir /b). python->python3 and pip->pip3 when python/pip are
+// Windows names are aliases of the Linux program that runs in their place, always mapped
+// (windowsAliases in programs.go: dir runs ls, del runs rm, robocopy runs rsync...); the
+// Linux program's own options apply (dir -la, not dir /b), and an allowlist entry allows
+// the program under either name. python->python3 and pip->pip3 when python/pip are
 // absent. notepad is refused with UNSUPPORTED (rule gui-program): the shell tool runs
 // headless programs; launch_application opens editors.
 //

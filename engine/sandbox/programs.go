@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/w365/w365/engine/policy"
@@ -10,10 +11,11 @@ import (
 // windowsAliases maps the Windows command names of TOOLS.md to the Linux program that
 // runs in their place. The mapping is unconditional (coreutils ships a `dir`, but `ls`
 // gives the same listing and keeps one behaviour everywhere); the Linux program's own
-// options apply (`dir -la`, not `dir /b`).
+// options apply (`dir -la`, not `dir /b`). The allowlist is matched through it (see
+// allowed), so a policy names each program once, in either spelling.
 var windowsAliases = map[string]string{
 	"dir": "ls", "type": "cat", "where": "which", "findstr": "grep",
-	"copy": "cp", "move": "mv", "del": "rm", "erase": "rm", "robocopy": "rsync", "md": "mkdir",
+	"copy": "cp", "move": "mv", "del": "rm", "robocopy": "rsync",
 }
 
 // fallbacks name the program used when the named one is not installed.
@@ -83,29 +85,14 @@ func resolveProgram(p *policy.Policy, words []string, lookPath func(string) (str
 			break
 		}
 	}
-	canon := name
-	if a, ok := windowsAliases[name]; ok {
-		canon = a
-	}
-	switch {
-	case privileged[name] || privileged[canon]:
-		return nil, block("privilege-escalation", "everything runs as the session user inside the sandbox; privilege changes are never available",
-			"%s changes privileges", name)
-	case system[name] || system[canon] || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck."):
-		return nil, block("system-command", "disk, mount, power, service, network and process-signal commands are not available here (use kill_process or the process tools for processes)",
-			"%s is a disk/mount/power/service/system command", name)
-	case launchers[name] || launchers[canon]:
-		return nil, block("shell-program", "shells and launchers run their arguments as code; run the program directly, or use execute_python_code",
-			"%s runs other commands or code", name)
-	case guiPrograms[name]:
-		return nil, werr.New(werr.Unsupported, "%s is a graphical program and the shell tool runs headless programs only", name).
-			WithDetail("rule", "gui-program").
-			WithHint("open a text editor with launch_application, read files with type, write them with execute_python_code")
+	if e := alwaysRefused(name); e != nil {
+		return nil, e
 	}
 	if !allowed(p, name) {
-		return nil, block("program-not-allowed", "allowed programs: "+strings.Join(p.AllowedCommands, ", "),
+		return nil, block("program-not-allowed", "allowed programs: "+AllowedPrograms(p),
 			"%s is not on the allowlist", name)
 	}
+	canon := runs(name)
 	if fb, ok := fallbacks[canon]; ok && lookPath != nil {
 		if _, err := lookPath(canon); err != nil {
 			if _, err2 := lookPath(fb); err2 == nil {
@@ -122,14 +109,74 @@ func resolveProgram(p *policy.Policy, words []string, lookPath func(string) (str
 	return append([]string{canon}, args...), nil
 }
 
+// runs is the program that the (lower-case) name runs: the Linux program of a Windows
+// alias, else the name itself.
+func runs(name string) string {
+	if a, ok := windowsAliases[name]; ok {
+		return a
+	}
+	return name
+}
+
+// alwaysRefused is the refusal of a program that no policy file can allow, or nil.
+func alwaysRefused(name string) *werr.Error {
+	canon := runs(name)
+	switch {
+	case privileged[name] || privileged[canon]:
+		return block("privilege-escalation", "everything runs as the session user inside the sandbox; privilege changes are never available",
+			"%s changes privileges", name)
+	case system[name] || system[canon] || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck."):
+		return block("system-command", "disk, mount, power, service, network and process-signal commands are not available here (use kill_process or the process tools for processes)",
+			"%s is a disk/mount/power/service/system command", name)
+	case launchers[name] || launchers[canon]:
+		return block("shell-program", "shells and launchers run their arguments as code; run the program directly, or use execute_python_code",
+			"%s runs other commands or code", name)
+	case guiPrograms[name]:
+		return werr.New(werr.Unsupported, "%s is a graphical program and the shell tool runs headless programs only", name).
+			WithDetail("rule", "gui-program").
+			WithHint("open a text editor with launch_application, read files with type, write them with execute_python_code")
+	}
+	return nil
+}
+
 // sameProgram names the versioned spellings of an allowed program.
 var sameProgram = map[string]string{"python3": "python", "pip3": "pip", "nodejs": "node"}
 
+// allowed says whether p allows the (lower-case) program name: an entry allows the
+// program it runs, so "del" allows rm, and "rm" allows del.
 func allowed(p *policy.Policy, name string) bool {
+	unversioned, versioned := sameProgram[name]
 	for _, a := range p.AllowedCommands {
-		if strings.EqualFold(a, name) || strings.EqualFold(a, sameProgram[name]) {
+		a = strings.ToLower(a)
+		if runs(a) == runs(name) || (versioned && a == unversioned) {
 			return true
 		}
 	}
 	return false
+}
+
+// AllowedPrograms lists the programs execute_shell_command runs under p, each as its
+// Linux name with the Windows names that run it, in the policy's order:
+// "git, npm, ..., ls/dir, ...". Programs refused whatever the policy says are left
+// out. Tool descriptions and refusal hints take the list from here so that they
+// always say what Check accepts.
+func AllowedPrograms(p *policy.Policy) string {
+	aliases := map[string][]string{}
+	for w, l := range windowsAliases {
+		aliases[l] = append(aliases[l], w)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range p.AllowedCommands {
+		a = strings.ToLower(a)
+		prog := runs(a)
+		if a == "" || seen[prog] || alwaysRefused(a) != nil {
+			continue
+		}
+		seen[prog] = true
+		names := aliases[prog]
+		slices.Sort(names)
+		out = append(out, strings.Join(append([]string{prog}, names...), "/"))
+	}
+	return strings.Join(out, ", ")
 }
