@@ -61,28 +61,36 @@ func TestListSleep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := List(context.Background(), 1<<20, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Start returns once the kernel has run execve, before sleep has touched a page:
+	// its resident size may still be 0 for a moment.
 	var got *Process
-	for i := range ps {
-		if ps[i].PID == pid {
-			got = &ps[i]
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ps, err := List(context.Background(), 1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if ps[i].PID == 2 || ps[i].Name == "kthreadd" {
-			t.Errorf("kernel thread listed: %+v", ps[i])
+		got = nil
+		for i := range ps {
+			if ps[i].PID == pid {
+				got = &ps[i]
+			}
+			if ps[i].PID == 2 || ps[i].Name == "kthreadd" {
+				t.Fatalf("kernel thread listed: %+v", ps[i])
+			}
 		}
-	}
-	if got == nil {
-		t.Fatalf("sleep %d not listed among %d processes", pid, len(ps))
+		if got == nil {
+			t.Fatalf("sleep %d not listed among %d processes", pid, len(ps))
+		}
+		if got.MemoryBytes > 0 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if got.Name != "sleep" || got.StartTimeTicks != want || want == 0 || got.MemoryBytes == 0 {
 		t.Fatalf("listed as %+v, start time %d", *got, want)
 	}
 
 	// Titles come first and the count is capped.
-	ps, err = List(context.Background(), 1, map[int]string{pid: "A window"})
+	ps, err := List(context.Background(), 1, map[int]string{pid: "A window"})
 	if err != nil {
 		t.Fatal(err)
 	}
