@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/w365
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/w365/w365/commands.version=$(VERSION)
+LDFLAGS := -s -w -X github.com/w365/w365/commands/host.version=$(VERSION)
 # Go's own DNS resolver and user lookup: nothing else needs libc, so the binary links
 # statically and a one-shot command starts without the dynamic loader.
 TAGS    := netgo,osusergo

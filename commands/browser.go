@@ -6,25 +6,62 @@ import (
 	"strings"
 	"time"
 
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
+// browserTools are the tools of the browser toolset, in the order help lists them.
+var browserTools = []*tool.Tool{
+	BrowserNavigate,
+	BrowserBack,
+	BrowserForward,
+	BrowserReload,
+	BrowserGetURL,
+	BrowserGetTitle,
+	BrowserGetText,
+	BrowserGetHTML,
+	BrowserClick,
+	BrowserType,
+	BrowserQueryText,
+	BrowserWaitFor,
+	BrowserEvalJS,
+	BrowserEvaluate,
+	BrowserScreenshot,
+	BrowserTakeScreenshot,
+	BrowserSelectOption,
+	BrowserFillForm,
+	BrowserDrag,
+	BrowserListTabs,
+	BrowserSwitchTab,
+	BrowserNewTab,
+	BrowserCreateTabs,
+	BrowserCloseTab,
+	BrowserGetCookies,
+	BrowserSetCookies,
+	BrowserHandleDialog,
+	BrowserPDFSave,
+	BrowserGetPageState,
+	BrowserConsoleMessages,
+	BrowserNetworkRequests,
+	BrowserDownloads,
+}
+
 const browserKey = "browser"
 
 // browserOf is the session's browser, launched on first use: headful on the session's
 // desktop, with a profile of its own.
-func browserOf(ctx context.Context, env *Env) (*browser.Browser, error) {
+func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 	return session.Use(env.Session, browserKey, func(s *session.Session) (*browser.Browser, error) {
 		o := browser.Options{
 			Env:      s.Desktop.Environ(nil),
-			Headless: env.Host.opts.BrowserHeadless,
-			Policy:   env.Host.Policy,
+			Headless: env.Host.Browser().Headless,
+			Policy:   env.Policy,
 		}
 		if s.ID == session.DefaultName {
 			// Only the default session uses an attached browser; other sessions get their own.
-			o.CDPEndpoint = env.Host.opts.CDPEndpoint
+			o.CDPEndpoint = env.Host.Browser().CDPEndpoint
 		}
 		return browser.Launch(ctx, o)
 	})
@@ -34,7 +71,7 @@ func browserOf(ctx context.Context, env *Env) (*browser.Browser, error) {
 // drives (never launching one to answer). pids maps window handles to processes; it
 // is read before the window manager's FindBrowser runs, since that holds the
 // manager's lock while it asks.
-func browserURLOf(env *Env, pids map[uint32]int) func(handle uint32) string {
+func browserURLOf(env *tool.Env, pids map[uint32]int) func(handle uint32) string {
 	return func(handle uint32) string {
 		b, ok := session.Peek[*browser.Browser](env.Session, browserKey)
 		if !ok || pids[handle] != b.PID() {
@@ -49,21 +86,9 @@ func browserURLOf(env *Env, pids map[uint32]int) func(handle uint32) string {
 
 // Hint sets of browser tools: the web is an open world.
 var (
-	WebRead = Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes}
-	WebAct  = Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes}
+	WebRead = tool.Annotations{ReadOnly: tool.Yes, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes}
+	WebAct  = tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes}
 )
-
-// withBrowser runs f with the session's browser.
-func withBrowser[Out any](f func(ctx context.Context, b *browser.Browser) (Out, error)) func(context.Context, *Env) (Out, error) {
-	return func(ctx context.Context, env *Env) (Out, error) {
-		b, err := browserOf(ctx, env)
-		if err != nil {
-			var zero Out
-			return zero, err
-		}
-		return f(ctx, b)
-	}
-}
 
 // deref turns an engine result pointer into the value a tool returns.
 func deref[T any](p *T, err error) (T, error) {
@@ -78,12 +103,14 @@ func deref[T any](p *T, err error) (T, error) {
 }
 
 // browserTool defines a browser tool whose handler needs only the browser and the input.
-func browserTool[In, Out any](t Tool, f func(ctx context.Context, b *browser.Browser, in In) (Out, error)) *Tool {
-	if t.Toolset == "" {
-		t.Toolset = "browser"
-	}
-	return Define(t, func(ctx context.Context, env *Env, in In) (Out, error) {
-		return withBrowser(func(ctx context.Context, b *browser.Browser) (Out, error) { return f(ctx, b, in) })(ctx, env)
+func browserTool[In, Out any](t tool.Tool, f func(ctx context.Context, b *browser.Browser, in In) (Out, error)) *tool.Tool {
+	return tool.Define(t, func(ctx context.Context, env *tool.Env, in In) (Out, error) {
+		b, err := browserOf(ctx, env)
+		if err != nil {
+			var zero Out
+			return zero, err
+		}
+		return f(ctx, b, in)
 	})
 }
 
@@ -213,8 +240,10 @@ type PageImageOut struct {
 	data     []byte
 }
 
-func (o PageImageOut) OutputImages() []Image { return []Image{{Data: o.data, MIMEType: o.MIMEType}} }
-func (o PageImageOut) Text() string          { return fmt.Sprintf("%s, %d bytes", o.MIMEType, o.Bytes) }
+func (o PageImageOut) OutputImages() []tool.Image {
+	return []tool.Image{{Data: o.data, MIMEType: o.MIMEType}}
+}
+func (o PageImageOut) Text() string { return fmt.Sprintf("%s, %d bytes", o.MIMEType, o.Bytes) }
 
 func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOptions) (PageImageOut, error) {
 	data, err := b.Screenshot(ctx, so)
@@ -259,7 +288,7 @@ func (o FillFormOut) Text() string {
 	return s + actionNotes(o.ActionResult)
 }
 
-// DragIn is browser_drag's input.
+// BrowserDragIn is browser_drag's input.
 type BrowserDragIn struct {
 	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector of the element to drag" w365:"minLength=1"`
 	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector of the drop target" w365:"minLength=1"`
@@ -383,11 +412,11 @@ type PageStateOut struct {
 	HasScreenshot bool `json:"screenshot,omitempty"`
 }
 
-func (o PageStateOut) OutputImages() []Image {
+func (o PageStateOut) OutputImages() []tool.Image {
 	if len(o.Screenshot) == 0 {
 		return nil
 	}
-	return []Image{{Data: o.Screenshot, MIMEType: "image/png"}}
+	return []tool.Image{{Data: o.Screenshot, MIMEType: "image/png"}}
 }
 
 // ConsoleIn is browser_console_messages's input.
@@ -448,367 +477,428 @@ type DownloadsOut struct {
 	Downloads []browser.Download `json:"downloads"`
 }
 
-func init() {
-	nav := func(f func(*browser.Browser, context.Context) (*browser.NavigateResult, error)) func(context.Context, *browser.Browser, None) (NavOut, error) {
-		return func(ctx context.Context, b *browser.Browser, _ None) (NavOut, error) {
-			r, err := deref(f(b, ctx))
-			return NavOut{r}, err
+// nav adapts a history move (back, forward, reload) to a browser tool's handler.
+func nav(f func(*browser.Browser, context.Context) (*browser.NavigateResult, error)) func(context.Context, *browser.Browser, None) (NavOut, error) {
+	return func(ctx context.Context, b *browser.Browser, _ None) (NavOut, error) {
+		r, err := deref(f(b, ctx))
+		return NavOut{r}, err
+	}
+}
+
+// BrowserNavigate is the tool browser_navigate (w365 browser navigate).
+var BrowserNavigate = browserTool(tool.Tool{
+	Name: "browser_navigate", Legacy: []string{"mcp_browser_navigate"}, Aliases: []string{"open", "goto"},
+	Summary: "Open a URL in the browser and wait for it to load",
+	Long: "Navigates the active tab (launching the browser on first use) and waits for waitUntil.\n" +
+		"Returns the final URL, title and HTTP status. Navigation invalidates snapshot refs.",
+	Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
+	Args:    []string{"url"}, Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in NavigateIn) (NavOut, error) {
+	r, err := deref(b.Navigate(ctx, in.URL, browser.WaitUntil(in.WaitUntil)))
+	return NavOut{r}, err
+})
+
+// BrowserBack is the tool browser_back (w365 browser back).
+var BrowserBack = browserTool(tool.Tool{
+	Name: "browser_back", Legacy: []string{"mcp_browser_back"},
+	Summary: "Go one step back in the browser history", Long: "Like the Back button; waits for the page to settle.",
+	Example: "  $ w365 browser back", Annotations: WebAct,
+}, nav((*browser.Browser).Back))
+
+// BrowserForward is the tool browser_forward (w365 browser forward).
+var BrowserForward = browserTool(tool.Tool{
+	Name: "browser_forward", Legacy: []string{"mcp_browser_forward"},
+	Summary: "Go one step forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
+	Example: "  $ w365 browser forward", Annotations: WebAct,
+}, nav((*browser.Browser).Forward))
+
+// BrowserReload is the tool browser_reload (w365 browser reload).
+var BrowserReload = browserTool(tool.Tool{
+	Name: "browser_reload", Legacy: []string{"mcp_browser_reload"},
+	Summary: "Reload the current page", Long: "Reloads the active tab and waits for it to load.",
+	Example: "  $ w365 browser reload", Annotations: WebAct,
+}, nav((*browser.Browser).Reload))
+
+// BrowserGetURL is the tool browser_get_url (w365 browser get-url).
+var BrowserGetURL = browserTool(tool.Tool{
+	Name: "browser_get_url", Legacy: []string{"mcp_browser_get_url"}, Aliases: []string{"url"},
+	Summary: "Report the active tab's URL", Long: "The URL of the page in the active tab.",
+	Example: "  $ w365 browser get-url", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, _ None) (URLOut, error) {
+	u, err := b.URL(ctx)
+	return URLOut{u}, err
+})
+
+// BrowserGetTitle is the tool browser_get_title (w365 browser get-title).
+var BrowserGetTitle = browserTool(tool.Tool{
+	Name: "browser_get_title", Legacy: []string{"mcp_browser_get_title"}, Aliases: []string{"title"},
+	Summary: "Report the active tab's title", Long: "The document title of the active tab.",
+	Example: "  $ w365 browser get-title", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, _ None) (TitleOut, error) {
+	t, err := b.Title(ctx)
+	return TitleOut{t}, err
+})
+
+// BrowserGetText is the tool browser_get_text (w365 browser get-text).
+var BrowserGetText = browserTool(tool.Tool{
+	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
+	Summary: "Read the visible text of the page (at most 512 KB)",
+	Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
+	Example: "  $ w365 browser get-text", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
+	r, err := deref(b.Text(ctx))
+	return TextOut{r}, err
+})
+
+// BrowserGetHTML is the tool browser_get_html (w365 browser get-html).
+var BrowserGetHTML = browserTool(tool.Tool{
+	Name: "browser_get_html", Legacy: []string{"mcp_browser_get_html"}, Aliases: []string{"html"},
+	Summary: "Read the page's HTML (at most 512 KB)",
+	Long:    "The serialized DOM of the page. Cut at 512 KB on a UTF-8 boundary; truncated says so.",
+	Example: "  $ w365 browser get-html > page.html", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
+	r, err := deref(b.HTML(ctx))
+	return TextOut{r}, err
+})
+
+// BrowserClick is the tool browser_click (w365 browser click).
+var BrowserClick = browserTool(tool.Tool{
+	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
+	Summary: "Click an element found by CSS selector",
+	Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
+		"real mouse events at its centre, and waits for the page to settle.",
+	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
+	Args:    []string{"selector"}, Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (ActOut, error) {
+	r, err := deref(b.Click(ctx, browser.CSS(in.Selector)))
+	return ActOut{r}, err
+})
+
+// BrowserType is the tool browser_type (w365 browser type).
+var BrowserType = browserTool(tool.Tool{
+	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
+	Summary: "Type text into a form field found by CSS selector",
+	Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
+		"submit presses Enter afterwards.",
+	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
+	Args:    []string{"selector", "text"}, Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in BrowserTypeIn) (ActOut, error) {
+	r, err := deref(b.Type(ctx, browser.CSS(in.Selector), in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
+	return ActOut{r}, err
+})
+
+// BrowserQueryText is the tool browser_query_text (w365 browser query-text).
+var BrowserQueryText = browserTool(tool.Tool{
+	Name: "browser_query_text", Legacy: []string{"mcp_browser_query_text"}, Aliases: []string{"query"},
+	Summary: "Read the text of the first element matching a CSS selector",
+	Long:    "The text content of the first match; NOT_FOUND when nothing matches.",
+	Example: "  $ w365 browser query-text h1", Args: []string{"selector"}, Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (TextOut, error) {
+	r, err := deref(b.QueryText(ctx, browser.CSS(in.Selector)))
+	return TextOut{r}, err
+})
+
+// BrowserWaitFor is the tool browser_wait_for (w365 browser wait-for).
+var BrowserWaitFor = browserTool(tool.Tool{
+	Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
+	Summary: "Wait until an element or text appears, or a text disappears (at most 30 s)",
+	Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
+		"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
+	Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
+	Args:    []string{"selector"}, Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, in WaitForIn) (WaitForOut, error) {
+	if in.Selector == "" && in.Text == "" && in.TextGone == "" {
+		return WaitForOut{}, werr.Invalid("give selector, text or textGone")
+	}
+	r, err := deref(b.WaitFor(ctx, browser.WaitOptions{Selector: in.Selector, Text: in.Text, TextGone: in.TextGone, Visible: in.Visible, TimeoutMs: in.TimeoutMs}))
+	return WaitForOut{r}, err
+})
+
+// BrowserEvalJS is the tool browser_eval_js (w365 browser eval-js).
+var BrowserEvalJS = browserTool(tool.Tool{
+	Name: "browser_eval_js", Legacy: []string{"mcp_browser_eval_js"}, Aliases: []string{"eval"},
+	Summary: "Evaluate a JavaScript expression in the page; the result is a string",
+	Long: "The result always comes back as a string: strings as they are, objects as JSON. A thrown\n" +
+		"exception is an error naming it.",
+	Example: "  $ w365 browser eval-js 'document.title'\n  $ w365 browser eval 'JSON.stringify([...document.links].map(a => a.href))'",
+	Args:    []string{"expression"}, Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in EvalJSIn) (EvalOut, error) {
+	r, err := deref(b.EvalJS(ctx, in.Expression))
+	return EvalOut{r}, err
+})
+
+// BrowserEvaluate is the tool browser_evaluate (w365 browser evaluate).
+var BrowserEvaluate = browserTool(tool.Tool{
+	Name:    "browser_evaluate",
+	Summary: "Run a JavaScript function in the page, optionally on an element",
+	Long: "function is a function expression such as () => document.title; with target, the element\n" +
+		"matching that selector is its argument (el => el.textContent). The result comes back as a string.",
+	Example: "  $ w365 browser evaluate '() => location.href'\n  $ w365 browser evaluate 'el => el.value' --target '#email'",
+	Args:    []string{"function"}, Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in EvaluateIn) (EvalOut, error) {
+	var el *browser.Element
+	if in.Target != "" {
+		e := browser.CSS(in.Target)
+		el = &e
+	}
+	r, err := deref(b.Evaluate(ctx, in.Function, el))
+	return EvalOut{r}, err
+})
+
+// BrowserScreenshot is the tool browser_screenshot (w365 browser screenshot).
+var BrowserScreenshot = browserTool(tool.Tool{
+	Name: "browser_screenshot", Legacy: []string{"mcp_browser_screenshot"},
+	Summary: "Capture the browser viewport as PNG",
+	Long:    "Captures only the page viewport of the active tab, not the whole screen.",
+	Example: "  $ w365 browser screenshot -o page.png", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, _ None) (PageImageOut, error) {
+	return pageShot(ctx, b, browser.ScreenshotOptions{})
+})
+
+// BrowserTakeScreenshot is the tool browser_take_screenshot (w365 browser take-screenshot).
+var BrowserTakeScreenshot = browserTool(tool.Tool{
+	Name:    "browser_take_screenshot",
+	Summary: "Capture the page, one element, or the whole scrollable page, as PNG or JPEG",
+	Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
+		"is smaller; target captures one element; fullPage the whole page.",
+	Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
+	Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, in BrowserShotIn) (PageImageOut, error) {
+	so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
+	if in.Target != "" {
+		e := browser.CSS(in.Target)
+		so.Element = &e
+	}
+	return pageShot(ctx, b, so)
+})
+
+// BrowserSelectOption is the tool browser_select_option (w365 browser select-option).
+var BrowserSelectOption = browserTool(tool.Tool{
+	Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
+	Summary: "Select options of a <select> element by value",
+	Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
+	Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
+	Args:    []string{"selector", "values"}, Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in SelectOptionIn) (SelectOut, error) {
+	r, err := deref(b.SelectOption(ctx, browser.CSS(in.Selector), in.Values))
+	return SelectOut{r}, err
+})
+
+// BrowserFillForm is the tool browser_fill_form (w365 browser fill-form).
+var BrowserFillForm = browserTool(tool.Tool{
+	Name: "browser_fill_form", Legacy: []string{"mcp_browser_fill_form"}, Aliases: []string{"fill"},
+	Summary: "Fill several form fields in one call, stopping at the first failure",
+	Long: "Each field is {selector, value}: text inputs and textareas get the text, checkboxes and radios\n" +
+		"a boolean, selects an option value. Reports which fields were filled and which failed.",
+	Example:     "  $ w365 browser fill-form --fields '[{\"selector\":\"#name\",\"value\":\"Ada\"},{\"selector\":\"#agree\",\"value\":true}]'",
+	Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in FillFormIn) (FillFormOut, error) {
+	r, err := b.FillForm(ctx, in.Fields)
+	if r == nil {
+		return FillFormOut{}, err
+	}
+	// A partial fill returns its progress together with the error.
+	return FillFormOut{*r}, err
+})
+
+// BrowserDrag is the tool browser_drag (w365 browser drag).
+var BrowserDrag = browserTool(tool.Tool{
+	Name: "browser_drag", Legacy: []string{"mcp_browser_drag"},
+	Summary:     "Drag one element onto another (HTML5 drag and drop works)",
+	Long:        "Drags the first match of sourceSelector onto the first match of targetSelector.",
+	Example:     "  $ w365 browser drag --source-selector '#card' --target-selector '#done'",
+	Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in BrowserDragIn) (ActOut, error) {
+	r, err := deref(b.Drag(ctx, browser.CSS(in.SourceSelector), browser.CSS(in.TargetSelector)))
+	return ActOut{r}, err
+})
+
+// BrowserListTabs is the tool browser_list_tabs (w365 browser list-tabs).
+var BrowserListTabs = browserTool(tool.Tool{
+	Name: "browser_list_tabs", Legacy: []string{"mcp_browser_list_tabs"}, Aliases: []string{"tabs"},
+	Summary: "List the open tabs", Long: "Every tab with index, id, URL, title and whether it is active.",
+	Example: "  $ w365 browser list-tabs", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, in ListTabsIn) (TabsOut, error) {
+	tabs, err := b.ListTabs(ctx)
+	if err != nil {
+		return TabsOut{}, err
+	}
+	out := TabsOut{Tabs: []browser.TabInfo{}}
+	for _, t := range tabs {
+		if in.TabID == "" || t.ID == in.TabID {
+			out.Tabs = append(out.Tabs, t)
 		}
 	}
-	register(
-		browserTool(Tool{
-			Name: "browser_navigate", Legacy: []string{"mcp_browser_navigate"}, Aliases: []string{"open", "goto"},
-			Summary: "Open a URL in the browser and wait for it to load",
-			Long: "Navigates the active tab (launching the browser on first use) and waits for waitUntil.\n" +
-				"Returns the final URL, title and HTTP status. Navigation invalidates snapshot refs.",
-			Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
-			Args:    []string{"url"}, Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in NavigateIn) (NavOut, error) {
-			r, err := deref(b.Navigate(ctx, in.URL, browser.WaitUntil(in.WaitUntil)))
-			return NavOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_back", Legacy: []string{"mcp_browser_back"},
-			Summary: "Go one step back in the browser history", Long: "Like the Back button; waits for the page to settle.",
-			Example: "  $ w365 browser back", Annotations: WebAct,
-		}, nav((*browser.Browser).Back)),
-		browserTool(Tool{
-			Name: "browser_forward", Legacy: []string{"mcp_browser_forward"},
-			Summary: "Go one step forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
-			Example: "  $ w365 browser forward", Annotations: WebAct,
-		}, nav((*browser.Browser).Forward)),
-		browserTool(Tool{
-			Name: "browser_reload", Legacy: []string{"mcp_browser_reload"},
-			Summary: "Reload the current page", Long: "Reloads the active tab and waits for it to load.",
-			Example: "  $ w365 browser reload", Annotations: WebAct,
-		}, nav((*browser.Browser).Reload)),
-		browserTool(Tool{
-			Name: "browser_get_url", Legacy: []string{"mcp_browser_get_url"}, Aliases: []string{"url"},
-			Summary: "Report the active tab's URL", Long: "The URL of the page in the active tab.",
-			Example: "  $ w365 browser get-url", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, _ None) (URLOut, error) {
-			u, err := b.URL(ctx)
-			return URLOut{u}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_get_title", Legacy: []string{"mcp_browser_get_title"}, Aliases: []string{"title"},
-			Summary: "Report the active tab's title", Long: "The document title of the active tab.",
-			Example: "  $ w365 browser get-title", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, _ None) (TitleOut, error) {
-			t, err := b.Title(ctx)
-			return TitleOut{t}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
-			Summary: "Read the visible text of the page (at most 512 KB)",
-			Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
-			Example: "  $ w365 browser get-text", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
-			r, err := deref(b.Text(ctx))
-			return TextOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_get_html", Legacy: []string{"mcp_browser_get_html"}, Aliases: []string{"html"},
-			Summary: "Read the page's HTML (at most 512 KB)",
-			Long:    "The serialized DOM of the page. Cut at 512 KB on a UTF-8 boundary; truncated says so.",
-			Example: "  $ w365 browser get-html > page.html", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
-			r, err := deref(b.HTML(ctx))
-			return TextOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_click", Legacy: []string{"mcp_browser_click"},
-			Summary: "Click an element found by CSS selector",
-			Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
-				"real mouse events at its centre, and waits for the page to settle.",
-			Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
-			Args:    []string{"selector"}, Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (ActOut, error) {
-			r, err := deref(b.Click(ctx, browser.CSS(in.Selector)))
-			return ActOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_type", Legacy: []string{"mcp_browser_type"},
-			Summary: "Type text into a form field found by CSS selector",
-			Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
-				"submit presses Enter afterwards.",
-			Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
-			Args:    []string{"selector", "text"}, Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in BrowserTypeIn) (ActOut, error) {
-			r, err := deref(b.Type(ctx, browser.CSS(in.Selector), in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
-			return ActOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_query_text", Legacy: []string{"mcp_browser_query_text"}, Aliases: []string{"query"},
-			Summary: "Read the text of the first element matching a CSS selector",
-			Long:    "The text content of the first match; NOT_FOUND when nothing matches.",
-			Example: "  $ w365 browser query-text h1", Args: []string{"selector"}, Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (TextOut, error) {
-			r, err := deref(b.QueryText(ctx, browser.CSS(in.Selector)))
-			return TextOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
-			Summary: "Wait until an element or text appears, or a text disappears (at most 30 s)",
-			Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
-				"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
-			Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
-			Args:    []string{"selector"}, Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, in WaitForIn) (WaitForOut, error) {
-			if in.Selector == "" && in.Text == "" && in.TextGone == "" {
-				return WaitForOut{}, werr.Invalid("give selector, text or textGone")
-			}
-			r, err := deref(b.WaitFor(ctx, browser.WaitOptions{Selector: in.Selector, Text: in.Text, TextGone: in.TextGone, Visible: in.Visible, TimeoutMs: in.TimeoutMs}))
-			return WaitForOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_eval_js", Legacy: []string{"mcp_browser_eval_js"}, Aliases: []string{"eval"},
-			Summary: "Evaluate a JavaScript expression in the page; the result is a string",
-			Long: "The result always comes back as a string: strings as they are, objects as JSON. A thrown\n" +
-				"exception is an error naming it.",
-			Example: "  $ w365 browser eval-js 'document.title'\n  $ w365 browser eval 'JSON.stringify([...document.links].map(a => a.href))'",
-			Args:    []string{"expression"}, Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in EvalJSIn) (EvalOut, error) {
-			r, err := deref(b.EvalJS(ctx, in.Expression))
-			return EvalOut{r}, err
-		}),
-		browserTool(Tool{
-			Name:    "browser_evaluate",
-			Summary: "Run a JavaScript function in the page, optionally on an element",
-			Long: "function is a function expression such as () => document.title; with target, the element\n" +
-				"matching that selector is its argument (el => el.textContent). The result comes back as a string.",
-			Example: "  $ w365 browser evaluate '() => location.href'\n  $ w365 browser evaluate 'el => el.value' --target '#email'",
-			Args:    []string{"function"}, Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in EvaluateIn) (EvalOut, error) {
-			var el *browser.Element
-			if in.Target != "" {
-				e := browser.CSS(in.Target)
-				el = &e
-			}
-			r, err := deref(b.Evaluate(ctx, in.Function, el))
-			return EvalOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_screenshot", Legacy: []string{"mcp_browser_screenshot"},
-			Summary: "Capture the browser viewport as PNG",
-			Long:    "Captures only the page viewport of the active tab, not the whole screen.",
-			Example: "  $ w365 browser screenshot -o page.png", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, _ None) (PageImageOut, error) {
-			return pageShot(ctx, b, browser.ScreenshotOptions{})
-		}),
-		browserTool(Tool{
-			Name:    "browser_take_screenshot",
-			Summary: "Capture the page, one element, or the whole scrollable page, as PNG or JPEG",
-			Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
-				"is smaller; target captures one element; fullPage the whole page.",
-			Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
-			Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, in BrowserShotIn) (PageImageOut, error) {
-			so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
-			if in.Target != "" {
-				e := browser.CSS(in.Target)
-				so.Element = &e
-			}
-			return pageShot(ctx, b, so)
-		}),
-		browserTool(Tool{
-			Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
-			Summary: "Select options of a <select> element by value",
-			Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
-			Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
-			Args:    []string{"selector", "values"}, Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in SelectOptionIn) (SelectOut, error) {
-			r, err := deref(b.SelectOption(ctx, browser.CSS(in.Selector), in.Values))
-			return SelectOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_fill_form", Legacy: []string{"mcp_browser_fill_form"}, Aliases: []string{"fill"},
-			Summary: "Fill several form fields in one call, stopping at the first failure",
-			Long: "Each field is {selector, value}: text inputs and textareas get the text, checkboxes and radios\n" +
-				"a boolean, selects an option value. Reports which fields were filled and which failed.",
-			Example:     "  $ w365 browser fill-form --fields '[{\"selector\":\"#name\",\"value\":\"Ada\"},{\"selector\":\"#agree\",\"value\":true}]'",
-			Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in FillFormIn) (FillFormOut, error) {
-			r, err := b.FillForm(ctx, in.Fields)
-			if r == nil {
-				return FillFormOut{}, err
-			}
-			// A partial fill returns its progress together with the error.
-			return FillFormOut{*r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_drag", Legacy: []string{"mcp_browser_drag"},
-			Summary:     "Drag one element onto another (HTML5 drag and drop works)",
-			Long:        "Drags the first match of sourceSelector onto the first match of targetSelector.",
-			Example:     "  $ w365 browser drag --source-selector '#card' --target-selector '#done'",
-			Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in BrowserDragIn) (ActOut, error) {
-			r, err := deref(b.Drag(ctx, browser.CSS(in.SourceSelector), browser.CSS(in.TargetSelector)))
-			return ActOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_list_tabs", Legacy: []string{"mcp_browser_list_tabs"}, Aliases: []string{"tabs"},
-			Summary: "List the open tabs", Long: "Every tab with index, id, URL, title and whether it is active.",
-			Example: "  $ w365 browser list-tabs", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, in ListTabsIn) (TabsOut, error) {
-			tabs, err := b.ListTabs(ctx)
-			if err != nil {
-				return TabsOut{}, err
-			}
-			out := TabsOut{Tabs: []browser.TabInfo{}}
-			for _, t := range tabs {
-				if in.TabID == "" || t.ID == in.TabID {
-					out.Tabs = append(out.Tabs, t)
-				}
-			}
-			return out, nil
-		}),
-		browserTool(Tool{
-			Name: "browser_switch_tab", Legacy: []string{"mcp_browser_switch_tab"},
-			Summary: "Make a tab active by index or id", Long: "The tab comes to the front and later browser tools act on it.",
-			Example: "  $ w365 browser switch-tab --tab-index 1", Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in TabIn) (TabOut, error) {
-			ref, err := in.ref()
-			if err != nil {
-				return TabOut{}, err
-			}
-			r, err := deref(b.SwitchTab(ctx, ref))
-			return TabOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_new_tab", Legacy: []string{"mcp_browser_new_tab"},
-			Summary: "Open a new tab, optionally at a URL", Long: "Opens a tab, makes it active and returns {index, title, url}.",
-			Example: "  $ w365 browser new-tab https://example.com", Args: []string{"url"}, Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in NewTabIn) (TabOut, error) {
-			r, err := deref(b.NewTab(ctx, in.URL))
-			return TabOut{r}, err
-		}),
-		browserTool(Tool{
-			Name:    "browser_create_tabs",
-			Summary: "Open several tabs in order, optionally bringing one to the front",
-			Long:    "One tab per URL in the given order. Without foregroundIndex the active tab stays active.",
-			Example: "  $ w365 browser create-tabs https://a.example https://b.example --foreground-index 1",
-			Args:    []string{"urls"}, Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in CreateTabsIn) (TabsOut, error) {
-			tabs, err := b.CreateTabs(ctx, in.URLs, in.ForegroundIndex)
-			return TabsOut{tabs}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_close_tab", Legacy: []string{"mcp_browser_close_tab"},
-			Summary: "Close a tab by index or id", Long: "Closes the tab; another becomes active when it was the active one.",
-			Example: "  $ w365 browser close-tab --tab-index 2", Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in TabIn) (CloseTabOut, error) {
-			ref, err := in.ref()
-			if err != nil {
-				return CloseTabOut{}, err
-			}
-			r, err := deref(b.CloseTab(ctx, ref))
-			return CloseTabOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_get_cookies", Aliases: []string{"cookies"},
-			Summary:     "List cookies (values always redacted)",
-			Long:        "Names, domains, paths, expiry and flags of the current page's cookies, or of urls. Values are never returned.",
-			Example:     "  $ w365 browser get-cookies\n  $ w365 browser get-cookies --urls https://example.com",
-			Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, in CookiesIn) (CookiesOut, error) {
-			cs, err := b.GetCookies(ctx, in.URLs)
-			if cs == nil {
-				cs = []browser.Cookie{}
-			}
-			return CookiesOut{cs}, err
-		}),
-		browserTool(Tool{
-			Name:    "browser_set_cookies",
-			Summary: "Add or overwrite cookies (never clears others)",
-			Long: "Sets each cookie on the current page's domain unless url or domain says otherwise. To delete\n" +
-				"one, overwrite it with an expires in the past.",
-			Example:     "  $ w365 browser set-cookies --cookies '[{\"name\":\"lang\",\"value\":\"en\"}]'",
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in SetCookiesIn) (CountOut, error) {
-			n, err := b.SetCookies(ctx, in.Cookies)
-			return CountOut{n}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_handle_dialog", Legacy: []string{"mcp_browser_handle_dialog"}, Aliases: []string{"dialog"},
-			Summary: "Accept or dismiss the pending alert, confirm, prompt or beforeunload dialog",
-			Long: "action accept|dismiss (or accept true|false); promptText answers a prompt when accepting.\n" +
-				"With no dialog pending the result says \"No pending dialog\".",
-			Example:     "  $ w365 browser handle-dialog --action accept\n  $ w365 browser dialog --action accept --prompt-text 'Ada'",
-			Annotations: WebAct,
-		}, func(ctx context.Context, b *browser.Browser, in HandleDialogIn) (DialogOut, error) {
-			var accept bool
-			switch {
-			case in.Action != "" && in.Accept != nil:
-				return DialogOut{}, werr.Invalid("give action or accept, not both")
-			case in.Action != "":
-				accept = in.Action == "accept"
-			case in.Accept != nil:
-				accept = *in.Accept
-			default:
-				return DialogOut{}, werr.Invalid("give action (accept or dismiss) or accept (true or false)")
-			}
-			r, err := deref(b.HandleDialog(ctx, accept, in.PromptText))
-			return DialogOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
-			Summary: "Save the page as a PDF under the home or temp directory",
-			Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
-			Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in PDFIn) (PDFOut, error) {
-			r, err := deref(b.PDFSave(ctx, in.FilePath))
-			return PDFOut{r}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_get_page_state", Aliases: []string{"state"},
-			Summary: "Fetch several page signals in one call: url, title, dom, screenshot, tabs",
-			Long:    "Returns only the fields asked for; dom (512 KB cap) and screenshot can be large.",
-			Example: "  $ w365 browser get-page-state url title tabs", Args: []string{"fields"}, Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, in PageStateIn) (PageStateOut, error) {
-			r, err := deref(b.PageState(ctx, in.Fields))
-			return PageStateOut{PageState: r, HasScreenshot: len(r.Screenshot) > 0}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_console_messages", Aliases: []string{"console"},
-			Summary: "Read the page's console messages since the last call (untrusted page content)",
-			Long: "Console output of every level, uncaught exceptions and browser log entries, kept by the host\n" +
-				"between calls. By default only messages since the previous call are returned.",
-			Example:     "  $ w365 browser console-messages --level error\n  $ w365 browser console --all",
-			Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: No, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in ConsoleIn) (ConsoleOut, error) {
-			ms, err := b.ConsoleMessages(browser.ConsoleQuery{Level: in.Level, All: in.All, Clear: in.Clear})
-			if ms == nil {
-				ms = []browser.ConsoleMessage{}
-			}
-			return ConsoleOut{ms}, err
-		}),
-		browserTool(Tool{
-			Name: "browser_network_requests", Aliases: []string{"network"},
-			Summary:     "List the page's network requests with status, type and failures",
-			Long:        "Requests of every tab kept by the host between calls, filtered as asked.",
-			Example:     "  $ w365 browser network-requests --failed-only\n  $ w365 browser network --url-contains /api/",
-			Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: No, OpenWorld: Yes},
-		}, func(ctx context.Context, b *browser.Browser, in NetworkIn) (NetworkOut, error) {
-			rs := b.NetworkRequests(browser.NetworkQuery{URLContains: in.URLContains, Method: in.Method, ResourceType: in.ResourceType,
-				FailedOnly: in.FailedOnly, SinceLast: in.SinceLast, Clear: in.Clear})
-			if rs == nil {
-				rs = []browser.NetworkRequest{}
-			}
-			return NetworkOut{rs}, nil
-		}),
-		browserTool(Tool{
-			Name:    "browser_downloads",
-			Summary: "List the browser's downloads with their state and saved path",
-			Long:    "Downloads started by any page of the session, saved in the session's download directory.",
-			Example: "  $ w365 browser downloads", Annotations: WebRead,
-		}, func(ctx context.Context, b *browser.Browser, _ None) (DownloadsOut, error) {
-			ds := b.Downloads()
-			if ds == nil {
-				ds = []browser.Download{}
-			}
-			return DownloadsOut{ds}, nil
-		}),
-	)
-}
+	return out, nil
+})
+
+// BrowserSwitchTab is the tool browser_switch_tab (w365 browser switch-tab).
+var BrowserSwitchTab = browserTool(tool.Tool{
+	Name: "browser_switch_tab", Legacy: []string{"mcp_browser_switch_tab"},
+	Summary: "Make a tab active by index or id", Long: "The tab comes to the front and later browser tools act on it.",
+	Example: "  $ w365 browser switch-tab --tab-index 1", Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in TabIn) (TabOut, error) {
+	ref, err := in.ref()
+	if err != nil {
+		return TabOut{}, err
+	}
+	r, err := deref(b.SwitchTab(ctx, ref))
+	return TabOut{r}, err
+})
+
+// BrowserNewTab is the tool browser_new_tab (w365 browser new-tab).
+var BrowserNewTab = browserTool(tool.Tool{
+	Name: "browser_new_tab", Legacy: []string{"mcp_browser_new_tab"},
+	Summary: "Open a new tab, optionally at a URL", Long: "Opens a tab, makes it active and returns {index, title, url}.",
+	Example: "  $ w365 browser new-tab https://example.com", Args: []string{"url"}, Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in NewTabIn) (TabOut, error) {
+	r, err := deref(b.NewTab(ctx, in.URL))
+	return TabOut{r}, err
+})
+
+// BrowserCreateTabs is the tool browser_create_tabs (w365 browser create-tabs).
+var BrowserCreateTabs = browserTool(tool.Tool{
+	Name:    "browser_create_tabs",
+	Summary: "Open several tabs in order, optionally bringing one to the front",
+	Long:    "One tab per URL in the given order. Without foregroundIndex the active tab stays active.",
+	Example: "  $ w365 browser create-tabs https://a.example https://b.example --foreground-index 1",
+	Args:    []string{"urls"}, Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in CreateTabsIn) (TabsOut, error) {
+	tabs, err := b.CreateTabs(ctx, in.URLs, in.ForegroundIndex)
+	return TabsOut{tabs}, err
+})
+
+// BrowserCloseTab is the tool browser_close_tab (w365 browser close-tab).
+var BrowserCloseTab = browserTool(tool.Tool{
+	Name: "browser_close_tab", Legacy: []string{"mcp_browser_close_tab"},
+	Summary: "Close a tab by index or id", Long: "Closes the tab; another becomes active when it was the active one.",
+	Example: "  $ w365 browser close-tab --tab-index 2", Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in TabIn) (CloseTabOut, error) {
+	ref, err := in.ref()
+	if err != nil {
+		return CloseTabOut{}, err
+	}
+	r, err := deref(b.CloseTab(ctx, ref))
+	return CloseTabOut{r}, err
+})
+
+// BrowserGetCookies is the tool browser_get_cookies (w365 browser get-cookies).
+var BrowserGetCookies = browserTool(tool.Tool{
+	Name: "browser_get_cookies", Aliases: []string{"cookies"},
+	Summary:     "List cookies (values always redacted)",
+	Long:        "Names, domains, paths, expiry and flags of the current page's cookies, or of urls. Values are never returned.",
+	Example:     "  $ w365 browser get-cookies\n  $ w365 browser get-cookies --urls https://example.com",
+	Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, in CookiesIn) (CookiesOut, error) {
+	cs, err := b.GetCookies(ctx, in.URLs)
+	if cs == nil {
+		cs = []browser.Cookie{}
+	}
+	return CookiesOut{cs}, err
+})
+
+// BrowserSetCookies is the tool browser_set_cookies (w365 browser set-cookies).
+var BrowserSetCookies = browserTool(tool.Tool{
+	Name:    "browser_set_cookies",
+	Summary: "Add or overwrite cookies (never clears others)",
+	Long: "Sets each cookie on the current page's domain unless url or domain says otherwise. To delete\n" +
+		"one, overwrite it with an expires in the past.",
+	Example:     "  $ w365 browser set-cookies --cookies '[{\"name\":\"lang\",\"value\":\"en\"}]'",
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in SetCookiesIn) (CountOut, error) {
+	n, err := b.SetCookies(ctx, in.Cookies)
+	return CountOut{n}, err
+})
+
+// BrowserHandleDialog is the tool browser_handle_dialog (w365 browser handle-dialog).
+var BrowserHandleDialog = browserTool(tool.Tool{
+	Name: "browser_handle_dialog", Legacy: []string{"mcp_browser_handle_dialog"}, Aliases: []string{"dialog"},
+	Summary: "Accept or dismiss the pending alert, confirm, prompt or beforeunload dialog",
+	Long: "action accept|dismiss (or accept true|false); promptText answers a prompt when accepting.\n" +
+		"With no dialog pending the result says \"No pending dialog\".",
+	Example:     "  $ w365 browser handle-dialog --action accept\n  $ w365 browser dialog --action accept --prompt-text 'Ada'",
+	Annotations: WebAct,
+}, func(ctx context.Context, b *browser.Browser, in HandleDialogIn) (DialogOut, error) {
+	var accept bool
+	switch {
+	case in.Action != "" && in.Accept != nil:
+		return DialogOut{}, werr.Invalid("give action or accept, not both")
+	case in.Action != "":
+		accept = in.Action == "accept"
+	case in.Accept != nil:
+		accept = *in.Accept
+	default:
+		return DialogOut{}, werr.Invalid("give action (accept or dismiss) or accept (true or false)")
+	}
+	r, err := deref(b.HandleDialog(ctx, accept, in.PromptText))
+	return DialogOut{r}, err
+})
+
+// BrowserPDFSave is the tool browser_pdf_save (w365 browser pdf-save).
+var BrowserPDFSave = browserTool(tool.Tool{
+	Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
+	Summary: "Save the page as a PDF under the home or temp directory",
+	Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
+	Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in PDFIn) (PDFOut, error) {
+	r, err := deref(b.PDFSave(ctx, in.FilePath))
+	return PDFOut{r}, err
+})
+
+// BrowserGetPageState is the tool browser_get_page_state (w365 browser get-page-state).
+var BrowserGetPageState = browserTool(tool.Tool{
+	Name: "browser_get_page_state", Aliases: []string{"state"},
+	Summary: "Fetch several page signals in one call: url, title, dom, screenshot, tabs",
+	Long:    "Returns only the fields asked for; dom (512 KB cap) and screenshot can be large.",
+	Example: "  $ w365 browser get-page-state url title tabs", Args: []string{"fields"}, Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, in PageStateIn) (PageStateOut, error) {
+	r, err := deref(b.PageState(ctx, in.Fields))
+	return PageStateOut{PageState: r, HasScreenshot: len(r.Screenshot) > 0}, err
+})
+
+// BrowserConsoleMessages is the tool browser_console_messages (w365 browser console-messages).
+var BrowserConsoleMessages = browserTool(tool.Tool{
+	Name: "browser_console_messages", Aliases: []string{"console"},
+	Summary: "Read the page's console messages since the last call (untrusted page content)",
+	Long: "Console output of every level, uncaught exceptions and browser log entries, kept by the host\n" +
+		"between calls. By default only messages since the previous call are returned.",
+	Example:     "  $ w365 browser console-messages --level error\n  $ w365 browser console --all",
+	Annotations: tool.Annotations{ReadOnly: tool.Yes, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in ConsoleIn) (ConsoleOut, error) {
+	ms, err := b.ConsoleMessages(browser.ConsoleQuery{Level: in.Level, All: in.All, Clear: in.Clear})
+	if ms == nil {
+		ms = []browser.ConsoleMessage{}
+	}
+	return ConsoleOut{ms}, err
+})
+
+// BrowserNetworkRequests is the tool browser_network_requests (w365 browser network-requests).
+var BrowserNetworkRequests = browserTool(tool.Tool{
+	Name: "browser_network_requests", Aliases: []string{"network"},
+	Summary:     "List the page's network requests with status, type and failures",
+	Long:        "Requests of every tab kept by the host between calls, filtered as asked.",
+	Example:     "  $ w365 browser network-requests --failed-only\n  $ w365 browser network --url-contains /api/",
+	Annotations: tool.Annotations{ReadOnly: tool.Yes, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, b *browser.Browser, in NetworkIn) (NetworkOut, error) {
+	rs := b.NetworkRequests(browser.NetworkQuery{URLContains: in.URLContains, Method: in.Method, ResourceType: in.ResourceType,
+		FailedOnly: in.FailedOnly, SinceLast: in.SinceLast, Clear: in.Clear})
+	if rs == nil {
+		rs = []browser.NetworkRequest{}
+	}
+	return NetworkOut{rs}, nil
+})
+
+// BrowserDownloads is the tool browser_downloads (w365 browser downloads).
+var BrowserDownloads = browserTool(tool.Tool{
+	Name:    "browser_downloads",
+	Summary: "List the browser's downloads with their state and saved path",
+	Long:    "Downloads started by any page of the session, saved in the session's download directory.",
+	Example: "  $ w365 browser downloads", Annotations: WebRead,
+}, func(ctx context.Context, b *browser.Browser, _ None) (DownloadsOut, error) {
+	ds := b.Downloads()
+	if ds == nil {
+		ds = []browser.Download{}
+	}
+	return DownloadsOut{ds}, nil
+})

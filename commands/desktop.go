@@ -6,15 +6,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/w365/w365/engine/input"
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
+// desktopTools are the tools of the desktop toolset, in the order help lists them.
+var desktopTools = []*tool.Tool{
+	MoveMouse,
+	Click,
+	GetCursorPosition,
+	DragMouse,
+	Scroll,
+	TypeText,
+	PressKeys,
+	WaitMilliseconds,
+	ClipboardRead,
+	ClipboardWrite,
+}
+
 // inputOf is the session's keyboard and mouse.
-func inputOf(env *Env) (*input.Controller, error) {
-	return session.Use(env.Session, "input", func(s *session.Session) (*input.Controller, error) {
-		return input.New(s.Desktop.Name, env.Host.Policy)
+func inputOf(env *tool.Env) (desktop.Input, error) {
+	return session.Use(env.Session, "input", func(s *session.Session) (desktop.Input, error) {
+		return s.Desktop.OpenInput(env.Policy)
 	})
 }
 
@@ -125,150 +140,238 @@ type WaitOut struct {
 	Clamped  bool `json:"clamped"`
 }
 
-func init() {
-	register(
-		Define(Tool{
-			Name: "move_mouse", Legacy: []string{"mcp_desktop_move_mouse"}, Aliases: []string{"move"},
-			Summary: "Move the mouse cursor to a screen position without clicking",
-			Long: "Moves the cursor to (x, y) in screen pixels. To click there, use click instead.\n" +
-				"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
-			Example: "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
-			Toolset: "desktop", Args: []string{"x", "y"},
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in Point) (CursorOut, error) {
-			c, err := inputOf(env)
-			if err != nil {
-				return CursorOut{}, err
-			}
-			if err := c.Move(ctx, in.X, in.Y); err != nil {
-				return CursorOut{}, err
-			}
-			x, y, err := c.CursorPosition()
-			return CursorOut{x, y}, err
-		}),
-		Define(Tool{
-			Name: "click", Legacy: []string{"mcp_desktop_click"},
-			Summary: "Click a mouse button at a screen position, or where the cursor is",
-			Long: "Clicks at (x, y), or at the current cursor position when both are omitted. Buttons: Left, Right,\n" +
-				"Middle, Forward, Backward (X11 buttons 1, 3, 2, 9, 8); clickCount 2 is one double click.\n" +
-				"Refused with FAILSAFE near screen corners (see move_mouse).",
-			Example: "  $ w365 click 100 200\n  $ w365 click --button Right\n  $ w365 click 300 300 --click-count 2",
-			Toolset: "desktop", Args: []string{"x", "y"}, Annotations: Act,
-		}, func(ctx context.Context, env *Env, in ClickIn) (ClickOut, error) {
-			if (in.X == nil) != (in.Y == nil) {
-				return ClickOut{}, werr.Invalid("give both x and y, or neither to click at the cursor")
-			}
-			c, err := inputOf(env)
-			if err != nil {
-				return ClickOut{}, err
-			}
-			if err := c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
-				return ClickOut{}, err
-			}
-			x, y, err := c.CursorPosition()
-			return ClickOut{X: x, Y: y, Button: in.Button, ClickCount: in.ClickCount}, err
-		}),
-		Define(Tool{
-			Name: "get_cursor_position", Legacy: []string{"mcp_desktop_get_cursor_position"}, Aliases: []string{"cursor"},
-			Summary: "Report where the mouse cursor is",
-			Long:    "Returns {cursorX, cursorY} in screen pixels.",
-			Example: "  $ w365 get-cursor-position\n  $ w365 cursor --json",
-			Toolset: "desktop", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, _ None) (CursorOut, error) {
-			c, err := inputOf(env)
-			if err != nil {
-				return CursorOut{}, err
-			}
-			x, y, err := c.CursorPosition()
-			return CursorOut{x, y}, err
-		}),
-		Define(Tool{
-			Name: "drag_mouse", Legacy: []string{"mcp_desktop_drag_mouse"}, Aliases: []string{"drag"},
-			Summary: "Press a button at one point, move to another with real motion events, release",
-			Long: "Drags from (startX, startY) to (endX, endY) in small steps, ending exactly on the end point.\n" +
-				"The button is always released, even when something fails midway. Refused with FAILSAFE\n" +
-				"before anything is pressed when any point of the path lies near a screen corner.",
-			Example: "  $ w365 drag-mouse --start-x 100 --start-y 100 --end-x 400 --end-y 100",
-			Toolset: "desktop", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in DragIn) (DragOut, error) {
-			c, err := inputOf(env)
-			if err != nil {
-				return DragOut{}, err
-			}
-			err = c.Drag(ctx, in.StartX, in.StartY, in.EndX, in.EndY, in.Button)
-			return DragOut(in), err
-		}),
-		Define(Tool{
-			Name: "scroll", Legacy: []string{"mcp_desktop_scroll"},
-			Summary: "Turn the mouse wheel at a screen position, in notches",
-			Long: "Sends real wheel events at (x, y): deltaY > 0 scrolls down, deltaX > 0 scrolls right. Each delta\n" +
-				"is clamped to [-20, 20] notches (about 3 notches make a page); the result says when it was.",
-			Example: "  $ w365 scroll 500 400 --delta-y 3\n  $ w365 scroll 500 400 --delta-x -2",
-			Toolset: "desktop", Args: []string{"x", "y"}, Annotations: Act,
-		}, func(ctx context.Context, env *Env, in ScrollIn) (ScrollOut, error) {
-			c, err := inputOf(env)
-			if err != nil {
-				return ScrollOut{}, err
-			}
-			r, err := c.Scroll(ctx, in.X, in.Y, in.DeltaX, in.DeltaY)
-			return ScrollOut{X: in.X, Y: in.Y, DeltaX: r.AppliedDX, DeltaY: r.AppliedDY, Clamped: r.Clamped}, err
-		}),
-		Define(Tool{
-			Name: "type_text", Legacy: []string{"mcp_desktop_type_text"}, Aliases: []string{"type"},
-			Summary: "Type text with the keyboard into the focused window",
-			Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
-				"With usePaste the text goes through the clipboard and ctrl+v, and the previous clipboard is\n" +
-				"restored. Use press_keys for shortcuts and browser_type for web form fields.",
-			Example: "  $ w365 type-text 'Grüße, 東京'\n  $ w365 type --use-paste \"$(cat notes.txt)\"",
-			Toolset: "desktop", Args: []string{"text"}, Annotations: Act,
-		}, func(ctx context.Context, env *Env, in TypeIn) (TypeOut, error) {
-			c, err := inputOf(env)
-			if err != nil {
-				return TypeOut{}, err
-			}
-			n := len([]rune(in.Text))
-			if in.UsePaste {
-				clip, err := pasteClipboard(ctx, env)
-				if err != nil {
-					return TypeOut{}, err
-				}
-				return TypeOut{n, "paste"}, c.TypePaste(ctx, in.Text, clip)
-			}
-			return TypeOut{n, "keys"}, c.TypeText(ctx, in.Text)
-		}),
-		Define(Tool{
-			Name: "press_keys", Legacy: []string{"mcp_desktop_press_keys"}, Aliases: []string{"keys", "key"},
-			Summary: "Press a key combination (chord) such as ctrl+c",
-			Long: "Presses the keys together and releases them in reverse order; they are always released.\n" +
-				"Names: ctrl/control, shift, alt, meta/win/super/cmd, F1-F24, arrows (up, down, left, right),\n" +
-				"enter/return, escape/esc, tab, backspace, delete, home, end, pageup, pagedown, space, insert,\n" +
-				"printscreen, capslock, letters, digits and punctuation. An unknown name is INVALID_ARGUMENT\n" +
-				"with the nearest known names.",
-			Example: "  $ w365 press-keys ctrl c\n  $ w365 keys ctrl shift s\n  $ w365 press-keys --keys alt --keys tab",
-			Toolset: "desktop", Args: []string{"keys"}, Annotations: Act,
-		}, func(ctx context.Context, env *Env, in KeysIn) (KeysOut, error) {
-			c, err := inputOf(env)
-			if err != nil {
-				return KeysOut{}, err
-			}
-			return KeysOut(in), c.PressKeys(ctx, in.Keys)
-		}),
-		Define(Tool{
-			Name: "wait_milliseconds", Legacy: []string{"mcp_desktop_wait_milliseconds"}, Aliases: []string{"wait", "sleep"},
-			Summary: "Pause for an animation or transition to finish (at most 5 s)",
-			Long: "Waits ms milliseconds, clamped to [0, 5000]. Not for polling: use browser_wait_for to wait for\n" +
-				"page content.",
-			Example: "  $ w365 wait-milliseconds 500",
-			Toolset: "desktop", Args: []string{"ms"},
-			Annotations: Observe,
-		}, func(ctx context.Context, env *Env, in WaitIn) (WaitOut, error) {
-			ms := min(max(in.Ms, 0), env.Host.Policy.WaitMaxMs)
-			select {
-			case <-time.After(time.Duration(ms) * time.Millisecond):
-			case <-ctx.Done():
-				return WaitOut{}, werr.Wrap(ctx.Err(), werr.Cancelled, "wait cancelled")
-			}
-			return WaitOut{WaitedMs: ms, Clamped: ms != in.Ms}, nil
-		}),
-	)
+// MoveMouse is the tool move_mouse (w365 move-mouse).
+var MoveMouse = tool.Define(tool.Tool{
+	Name: "move_mouse", Legacy: []string{"mcp_desktop_move_mouse"}, Aliases: []string{"move"},
+	Summary: "Move the mouse cursor to a screen position without clicking",
+	Long: "Moves the cursor to (x, y) in screen pixels. To click there, use click instead.\n" +
+		"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
+	Example:     "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
+	Args:        []string{"x", "y"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in Point) (CursorOut, error) {
+	c, err := inputOf(env)
+	if err != nil {
+		return CursorOut{}, err
+	}
+	if err := c.Move(ctx, in.X, in.Y); err != nil {
+		return CursorOut{}, err
+	}
+	x, y, err := c.CursorPosition()
+	return CursorOut{x, y}, err
+})
+
+// Click is the tool click (w365 click).
+var Click = tool.Define(tool.Tool{
+	Name: "click", Legacy: []string{"mcp_desktop_click"},
+	Summary: "Click a mouse button at a screen position, or where the cursor is",
+	Long: "Clicks at (x, y), or at the current cursor position when both are omitted. Buttons: Left, Right,\n" +
+		"Middle, Forward, Backward (X11 buttons 1, 3, 2, 9, 8); clickCount 2 is one double click.\n" +
+		"Refused with FAILSAFE near screen corners (see move_mouse).",
+	Example: "  $ w365 click 100 200\n  $ w365 click --button Right\n  $ w365 click 300 300 --click-count 2",
+	Args:    []string{"x", "y"}, Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in ClickIn) (ClickOut, error) {
+	if (in.X == nil) != (in.Y == nil) {
+		return ClickOut{}, werr.Invalid("give both x and y, or neither to click at the cursor")
+	}
+	c, err := inputOf(env)
+	if err != nil {
+		return ClickOut{}, err
+	}
+	if err := c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
+		return ClickOut{}, err
+	}
+	x, y, err := c.CursorPosition()
+	return ClickOut{X: x, Y: y, Button: in.Button, ClickCount: in.ClickCount}, err
+})
+
+// GetCursorPosition is the tool get_cursor_position (w365 get-cursor-position).
+var GetCursorPosition = tool.Define(tool.Tool{
+	Name: "get_cursor_position", Legacy: []string{"mcp_desktop_get_cursor_position"}, Aliases: []string{"cursor"},
+	Summary:     "Report where the mouse cursor is",
+	Long:        "Returns {cursorX, cursorY} in screen pixels.",
+	Example:     "  $ w365 get-cursor-position\n  $ w365 cursor --json",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (CursorOut, error) {
+	c, err := inputOf(env)
+	if err != nil {
+		return CursorOut{}, err
+	}
+	x, y, err := c.CursorPosition()
+	return CursorOut{x, y}, err
+})
+
+// DragMouse is the tool drag_mouse (w365 drag-mouse).
+var DragMouse = tool.Define(tool.Tool{
+	Name: "drag_mouse", Legacy: []string{"mcp_desktop_drag_mouse"}, Aliases: []string{"drag"},
+	Summary: "Press a button at one point, move to another with real motion events, release",
+	Long: "Drags from (startX, startY) to (endX, endY) in small steps, ending exactly on the end point.\n" +
+		"The button is always released, even when something fails midway. Refused with FAILSAFE\n" +
+		"before anything is pressed when any point of the path lies near a screen corner.",
+	Example:     "  $ w365 drag-mouse --start-x 100 --start-y 100 --end-x 400 --end-y 100",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in DragIn) (DragOut, error) {
+	c, err := inputOf(env)
+	if err != nil {
+		return DragOut{}, err
+	}
+	err = c.Drag(ctx, in.StartX, in.StartY, in.EndX, in.EndY, in.Button)
+	return DragOut(in), err
+})
+
+// Scroll is the tool scroll (w365 scroll).
+var Scroll = tool.Define(tool.Tool{
+	Name: "scroll", Legacy: []string{"mcp_desktop_scroll"},
+	Summary: "Turn the mouse wheel at a screen position, in notches",
+	Long: "Sends real wheel events at (x, y): deltaY > 0 scrolls down, deltaX > 0 scrolls right. Each delta\n" +
+		"is clamped to [-20, 20] notches (about 3 notches make a page); the result says when it was.",
+	Example: "  $ w365 scroll 500 400 --delta-y 3\n  $ w365 scroll 500 400 --delta-x -2",
+	Args:    []string{"x", "y"}, Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in ScrollIn) (ScrollOut, error) {
+	c, err := inputOf(env)
+	if err != nil {
+		return ScrollOut{}, err
+	}
+	r, err := c.Scroll(ctx, in.X, in.Y, in.DeltaX, in.DeltaY)
+	return ScrollOut{X: in.X, Y: in.Y, DeltaX: r.AppliedDX, DeltaY: r.AppliedDY, Clamped: r.Clamped}, err
+})
+
+// TypeText is the tool type_text (w365 type-text).
+var TypeText = tool.Define(tool.Tool{
+	Name: "type_text", Legacy: []string{"mcp_desktop_type_text"}, Aliases: []string{"type"},
+	Summary: "Type text with the keyboard into the focused window",
+	Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
+		"With usePaste the text goes through the clipboard and ctrl+v, and the previous clipboard is\n" +
+		"restored. Use press_keys for shortcuts and browser_type for web form fields.",
+	Example: "  $ w365 type-text 'Grüße, 東京'\n  $ w365 type --use-paste \"$(cat notes.txt)\"",
+	Args:    []string{"text"}, Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in TypeIn) (TypeOut, error) {
+	c, err := inputOf(env)
+	if err != nil {
+		return TypeOut{}, err
+	}
+	n := len([]rune(in.Text))
+	if in.UsePaste {
+		clip, err := pasteClipboard(ctx, env)
+		if err != nil {
+			return TypeOut{}, err
+		}
+		return TypeOut{n, "paste"}, c.TypePaste(ctx, in.Text, clip)
+	}
+	return TypeOut{n, "keys"}, c.TypeText(ctx, in.Text)
+})
+
+// PressKeys is the tool press_keys (w365 press-keys).
+var PressKeys = tool.Define(tool.Tool{
+	Name: "press_keys", Legacy: []string{"mcp_desktop_press_keys"}, Aliases: []string{"keys", "key"},
+	Summary: "Press a key combination (chord) such as ctrl+c",
+	Long: "Presses the keys together and releases them in reverse order; they are always released.\n" +
+		"Names: ctrl/control, shift, alt, meta/win/super/cmd, F1-F24, arrows (up, down, left, right),\n" +
+		"enter/return, escape/esc, tab, backspace, delete, home, end, pageup, pagedown, space, insert,\n" +
+		"printscreen, capslock, letters, digits and punctuation. An unknown name is INVALID_ARGUMENT\n" +
+		"with the nearest known names.",
+	Example: "  $ w365 press-keys ctrl c\n  $ w365 keys ctrl shift s\n  $ w365 press-keys --keys alt --keys tab",
+	Args:    []string{"keys"}, Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in KeysIn) (KeysOut, error) {
+	c, err := inputOf(env)
+	if err != nil {
+		return KeysOut{}, err
+	}
+	return KeysOut(in), c.PressKeys(ctx, in.Keys)
+})
+
+// WaitMilliseconds is the tool wait_milliseconds (w365 wait-milliseconds).
+var WaitMilliseconds = tool.Define(tool.Tool{
+	Name: "wait_milliseconds", Legacy: []string{"mcp_desktop_wait_milliseconds"}, Aliases: []string{"wait", "sleep"},
+	Summary: "Pause for an animation or transition to finish (at most 5 s)",
+	Long: "Waits ms milliseconds, clamped to [0, 5000]. Not for polling: use browser_wait_for to wait for\n" +
+		"page content.",
+	Example:     "  $ w365 wait-milliseconds 500",
+	Args:        []string{"ms"},
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in WaitIn) (WaitOut, error) {
+	ms := min(max(in.Ms, 0), env.Policy.WaitMaxMs)
+	select {
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+	case <-ctx.Done():
+		return WaitOut{}, werr.Wrap(ctx.Err(), werr.Cancelled, "wait cancelled")
+	}
+	return WaitOut{WaitedMs: ms, Clamped: ms != in.Ms}, nil
+})
+
+// clipboardOf is the session's clipboard; the host owns the selection, so what it
+// writes stays pasteable after the CLI process that asked has exited.
+func clipboardOf(env *tool.Env) (desktop.Clipboard, error) {
+	return session.Use(env.Session, "clipboard", func(s *session.Session) (desktop.Clipboard, error) {
+		return s.Desktop.OpenClipboard()
+	})
 }
+
+// pasteText adapts the clipboard to what type_text's paste needs.
+type pasteText struct {
+	ctx context.Context
+	c   desktop.Clipboard
+}
+
+func (p pasteText) Read() (string, bool, error) {
+	r, err := p.c.Read(p.ctx)
+	return r.Text, err == nil && r.Format == "text", err
+}
+
+func (p pasteText) Write(text string) error {
+	_, err := p.c.Write(p.ctx, text)
+	return err
+}
+
+func pasteClipboard(ctx context.Context, env *tool.Env) (desktop.TextClipboard, error) {
+	c, err := clipboardOf(env)
+	if err != nil {
+		return nil, err
+	}
+	return pasteText{ctx, c}, nil
+}
+
+// ClipboardWriteIn is clipboard_write's input.
+type ClipboardWriteIn struct {
+	Text string `json:"text" jsonschema:"text to put on the clipboard, replacing what is there"`
+}
+
+// ClipboardWriteOut confirms the write.
+type ClipboardWriteOut struct {
+	Characters int `json:"characters" jsonschema:"number of characters (Unicode code points) written"`
+}
+
+func (o ClipboardWriteOut) Text() string { return fmt.Sprintf("%d characters copied", o.Characters) }
+
+// ClipboardRead is the tool clipboard_read (w365 clipboard-read).
+var ClipboardRead = tool.Define(tool.Tool{
+	Name: "clipboard_read", Legacy: []string{"mcp_desktop_clipboard_read"}, Aliases: []string{"paste"},
+	Summary:     "Read the clipboard: text, or an image as base64 PNG",
+	Long:        "Returns {format: text|image|empty, text?, imageBase64?, mimeType?}.",
+	Example:     "  $ w365 clipboard-read\n  $ w365 clipboard-read --json | jq -r .text",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (desktop.ClipboardContent, error) {
+	c, err := clipboardOf(env)
+	if err != nil {
+		return desktop.ClipboardContent{}, err
+	}
+	return c.Read(ctx)
+})
+
+// ClipboardWrite is the tool clipboard_write (w365 clipboard-write).
+var ClipboardWrite = tool.Define(tool.Tool{
+	Name: "clipboard_write", Legacy: []string{"mcp_desktop_clipboard_write"}, Aliases: []string{"copy"},
+	Summary: "Put text on the clipboard",
+	Long: "Replaces the clipboard with text. The session's host owns the selection, so other\n" +
+		"applications can paste it after this command has exited.",
+	Example:     "  $ w365 clipboard-write 'hello'",
+	Args:        []string{"text"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in ClipboardWriteIn) (ClipboardWriteOut, error) {
+	c, err := clipboardOf(env)
+	if err != nil {
+		return ClipboardWriteOut{}, err
+	}
+	n, err := c.Write(ctx, in.Text)
+	return ClipboardWriteOut{n}, err
+})

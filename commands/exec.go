@@ -5,14 +5,21 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/session"
 )
 
+// execTools are the tools of the exec toolset, in the order help lists them.
+var execTools = []*tool.Tool{
+	ExecuteShellCommand,
+	ExecutePythonCode,
+}
+
 // runnerOf is the session's sandbox runner, with its scratch working directory.
-func runnerOf(env *Env) (*sandbox.Runner, error) {
+func runnerOf(env *tool.Env) (*sandbox.Runner, error) {
 	return session.Use(env.Session, "sandbox", func(s *session.Session) (*sandbox.Runner, error) {
-		return sandbox.NewRunner(env.Host.Policy, s.Desktop.Environ(nil)), nil
+		return sandbox.NewRunner(env.Policy, s.Desktop.Environ(nil)), nil
 	})
 }
 
@@ -58,44 +65,44 @@ func (o ExecOut) Text() string {
 	return s + "\n" + status
 }
 
-var execAnn = Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No}
+// execAnn are the hints of both exec tools: running code may change anything in its cwd.
+var execAnn = tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No}
 
-func init() {
-	register(
-		Define(Tool{
-			Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
-			Summary: "Run one allowed command in the sandbox and capture its output",
-			Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
-				"substitutions, globs and variables are refused (BLOCKED_BY_POLICY, with the way forward).\n" +
-				"The program must be on the allowlist; flags that would run arbitrary code (python -c, node -e,\n" +
-				"git -c, npm exec, ...) are refused. It runs in a bubblewrap sandbox: read-only system, writable\n" +
-				"cwd and private /tmp, no network, its own PID namespace, resource limits. stdout and stderr are\n" +
-				"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
-			Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
-			Toolset: "exec", Args: []string{"command"}, Annotations: execAnn,
-		}, func(ctx context.Context, env *Env, in ShellIn) (ExecOut, error) {
-			r, err := runnerOf(env)
-			if err != nil {
-				return ExecOut{}, err
-			}
-			res, err := r.Shell(ctx, in.Command, in.Cwd, in.TimeoutMs)
-			return ExecOut{res}, err
-		}),
-		Define(Tool{
-			Name: "execute_python_code", Legacy: []string{"mcp_desktop_execute_python_code"}, Aliases: []string{"python", "py"},
-			Summary: "Run Python code in the sandbox (512 MB memory, no network) and capture its output",
-			Long: "Runs Python 3 code in the same sandbox as execute_shell_command, with 512 MB of memory. Use it\n" +
-				"for computation, text processing and writing files (open/write in the cwd or /tmp).\n" +
-				"stdout and stderr are each cut at 32 KB.",
-			Example: "  $ w365 execute-python-code 'print(sum(range(10)))'\n  $ w365 py \"$(cat script.py)\" --timeout-ms 60000",
-			Toolset: "exec", Args: []string{"code"}, Annotations: execAnn,
-		}, func(ctx context.Context, env *Env, in PythonIn) (ExecOut, error) {
-			r, err := runnerOf(env)
-			if err != nil {
-				return ExecOut{}, err
-			}
-			res, err := r.Python(ctx, in.Code, in.Cwd, in.TimeoutMs)
-			return ExecOut{res}, err
-		}),
-	)
-}
+// ExecuteShellCommand is the tool execute_shell_command (w365 execute-shell-command).
+var ExecuteShellCommand = tool.Define(tool.Tool{
+	Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
+	Summary: "Run one allowed command in the sandbox and capture its output",
+	Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
+		"substitutions, globs and variables are refused (BLOCKED_BY_POLICY, with the way forward).\n" +
+		"The program must be on the allowlist; flags that would run arbitrary code (python -c, node -e,\n" +
+		"git -c, npm exec, ...) are refused. It runs in a bubblewrap sandbox: read-only system, writable\n" +
+		"cwd and private /tmp, no network, its own PID namespace, resource limits. stdout and stderr are\n" +
+		"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
+	Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
+	Args:    []string{"command"}, Annotations: execAnn,
+}, func(ctx context.Context, env *tool.Env, in ShellIn) (ExecOut, error) {
+	r, err := runnerOf(env)
+	if err != nil {
+		return ExecOut{}, err
+	}
+	res, err := r.Shell(ctx, in.Command, in.Cwd, in.TimeoutMs)
+	return ExecOut{res}, err
+})
+
+// ExecutePythonCode is the tool execute_python_code (w365 execute-python-code).
+var ExecutePythonCode = tool.Define(tool.Tool{
+	Name: "execute_python_code", Legacy: []string{"mcp_desktop_execute_python_code"}, Aliases: []string{"python", "py"},
+	Summary: "Run Python code in the sandbox (512 MB memory, no network) and capture its output",
+	Long: "Runs Python 3 code in the same sandbox as execute_shell_command, with 512 MB of memory. Use it\n" +
+		"for computation, text processing and writing files (open/write in the cwd or /tmp).\n" +
+		"stdout and stderr are each cut at 32 KB.",
+	Example: "  $ w365 execute-python-code 'print(sum(range(10)))'\n  $ w365 py \"$(cat script.py)\" --timeout-ms 60000",
+	Args:    []string{"code"}, Annotations: execAnn,
+}, func(ctx context.Context, env *tool.Env, in PythonIn) (ExecOut, error) {
+	r, err := runnerOf(env)
+	if err != nil {
+		return ExecOut{}, err
+	}
+	res, err := r.Python(ctx, in.Code, in.Cwd, in.TimeoutMs)
+	return ExecOut{res}, err
+})

@@ -5,9 +5,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/sysinfo"
 )
+
+// processTools are the tools of the process toolset, in the order help lists them.
+var processTools = []*tool.Tool{
+	ListProcesses,
+	KillProcess,
+	LaunchApplication,
+	GetSystemInfo,
+}
 
 // ProcessesIn is list_processes's input.
 type ProcessesIn struct {
@@ -47,70 +57,68 @@ type LaunchOut struct {
 	PID  int    `json:"pid"`
 }
 
-func init() {
-	register(
-		Define(Tool{
-			Name: "list_processes", Legacy: []string{"mcp_desktop_list_processes"}, Aliases: []string{"ps"},
-			Summary: "List processes with pid, name, memory, window title and start time",
-			Long: "Processes of this machine, largest memory first, at most maxCount (default 200). Pass an\n" +
-				"entry's startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
-			Example: "  $ w365 list-processes --max-count 20\n  $ w365 ps --json",
-			Toolset: "process", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, in ProcessesIn) (ProcessesOut, error) {
-			titles := map[int]string{}
-			if wm, err := windowsOf(env); err == nil {
-				if ws, err := wm.List(ctx); err == nil {
-					for _, w := range ws {
-						if w.PID > 0 && titles[w.PID] == "" {
-							titles[w.PID] = w.Title
-						}
-					}
-				}
-			}
-			ps, err := proc.List(ctx, in.MaxCount, titles)
-			if ps == nil {
-				ps = []proc.Process{}
-			}
-			return ProcessesOut{ps}, err
-		}),
-		Define(Tool{
-			Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
-			Summary: "End a process by pid, guarded by its start time",
-			Long: "Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
-				"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
-				"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
-				"exited; with force it sends SIGKILL.",
-			Example:     "  $ w365 kill-process --pid 4242 --start-time 918273",
-			Toolset:     "process",
-			Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in KillIn) (proc.KillResult, error) {
-			return proc.Kill(ctx, in.PID, in.StartTime, in.Force, protection(env).Protected)
-		}),
-		Define(Tool{
-			Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
-			Summary: "Start a GUI application from an allowed directory on the session's desktop",
-			Long: "Starts the executable detached on the session's display. Only executables inside the allowed\n" +
-				"directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +
-				"are started, checked after resolving symlinks. Use execute_shell_command for CLI programs.",
-			Example: "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
-			Toolset: "process", Args: []string{"path", "args"},
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in LaunchIn) (LaunchOut, error) {
-			pid, path, err := proc.Launch(ctx, in.Path, in.Args, env.Session.Desktop.Environ(nil), env.Host.Policy.LaunchDirs)
-			return LaunchOut{Path: path, PID: pid}, err
-		}),
-		Define(Tool{
-			Name: "get_system_info", Legacy: []string{"mcp_desktop_get_system_info"}, Aliases: []string{"sysinfo"},
-			Summary: "Report OS, kernel, CPU, memory, free disk space and display resolution",
-			Long:    "Facts about the machine and the session's screen.",
-			Example: "  $ w365 get-system-info\n  $ w365 sysinfo --json",
-			Toolset: "process", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, _ None) (sysinfo.Info, error) {
-			w, h := 0, 0
-			if s, err := screenOf(env); err == nil {
-				w, h, _ = s.Size()
-			}
-			return sysinfo.Get(ctx, w, h)
-		}),
-	)
-}
+// ListProcesses is the tool list_processes (w365 list-processes).
+var ListProcesses = tool.Define(tool.Tool{
+	Name: "list_processes", Legacy: []string{"mcp_desktop_list_processes"}, Aliases: []string{"ps"},
+	Summary: "List processes with pid, name, memory, window title and start time",
+	Long: "Processes of this machine, largest memory first, at most maxCount (default 200). Pass an\n" +
+		"entry's startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
+	Example:     "  $ w365 list-processes --max-count 20\n  $ w365 ps --json",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in ProcessesIn) (ProcessesOut, error) {
+	var titles map[int]string
+	if wm, err := windowsOf(env); err == nil {
+		if ws, err := wm.List(ctx); err == nil {
+			titles = desktop.TitlesByPID(ws)
+		}
+	}
+	ps, err := proc.List(ctx, in.MaxCount, titles)
+	if ps == nil {
+		ps = []proc.Process{}
+	}
+	return ProcessesOut{ps}, err
+})
+
+// KillProcess is the tool kill_process (w365 kill-process).
+var KillProcess = tool.Define(tool.Tool{
+	Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
+	Summary: "End a process by pid, guarded by its start time",
+	Long: "Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
+		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
+		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
+		"exited; with force it sends SIGKILL.",
+	Example:     "  $ w365 kill-process --pid 4242 --start-time 918273",
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in KillIn) (proc.KillResult, error) {
+	return proc.Kill(ctx, in.PID, in.StartTime, in.Force, protection(env).Protected)
+})
+
+// LaunchApplication is the tool launch_application (w365 launch-application).
+var LaunchApplication = tool.Define(tool.Tool{
+	Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
+	Summary: "Start a GUI application from an allowed directory on the session's desktop",
+	Long: "Starts the executable detached on the session's display. Only executables inside the allowed\n" +
+		"directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +
+		"are started, checked after resolving symlinks. Use execute_shell_command for CLI programs.",
+	Example:     "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
+	Args:        []string{"path", "args"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in LaunchIn) (LaunchOut, error) {
+	pid, path, err := proc.Launch(ctx, in.Path, in.Args, env.Session.Desktop.Environ(nil), env.Policy.LaunchDirs)
+	return LaunchOut{Path: path, PID: pid}, err
+})
+
+// GetSystemInfo is the tool get_system_info (w365 get-system-info).
+var GetSystemInfo = tool.Define(tool.Tool{
+	Name: "get_system_info", Legacy: []string{"mcp_desktop_get_system_info"}, Aliases: []string{"sysinfo"},
+	Summary:     "Report OS, kernel, CPU, memory, free disk space and display resolution",
+	Long:        "Facts about the machine and the session's screen.",
+	Example:     "  $ w365 get-system-info\n  $ w365 sysinfo --json",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (sysinfo.Info, error) {
+	w, h := 0, 0
+	if s, err := screenOf(env); err == nil {
+		w, h, _ = s.Size()
+	}
+	return sysinfo.Get(ctx, w, h)
+})

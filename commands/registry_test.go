@@ -1,64 +1,174 @@
 package commands
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
 
-// TestEveryToolIsCompletelyDefined walks the registry: help, example, toolset and all
-// four annotations are set on every tool, and names are unique.
+// TestEveryToolIsCompletelyDefined walks the registry: help, example and all four
+// annotations are set on every tool, and names are unique.
 func TestEveryToolIsCompletelyDefined(t *testing.T) {
 	seen := map[string]string{}
 	paths := map[string]string{}
-	for _, tool := range All() {
-		tool.schemas()
-		t.Run(tool.Name, func(t *testing.T) {
-			if tool.Summary == "" || tool.Long == "" {
+	for _, tl := range All() {
+		t.Run(tl.Name, func(t *testing.T) {
+			if tl.Summary == "" || tl.Long == "" {
 				t.Error("missing summary or long help")
 			}
-			if !strings.Contains(tool.Example, "$ w365 ") {
-				t.Errorf("example has no `$ w365 ...` line: %q", tool.Example)
+			if !strings.Contains(tl.Example, "$ w365 ") {
+				t.Errorf("example has no `$ w365 ...` line: %q", tl.Example)
 			}
-			if !slices.Contains(Toolsets, tool.Toolset) {
-				t.Errorf("toolset %q is not one of %v", tool.Toolset, Toolsets)
+			if FindToolset(tl.Toolset) == nil {
+				t.Errorf("toolset %q is not one of %v", tl.Toolset, ToolsetNames())
 			}
-			a := tool.Annotations
-			for name, h := range map[string]Hint{"readOnly": a.ReadOnly, "destructive": a.Destructive, "idempotent": a.Idempotent, "openWorld": a.OpenWorld} {
-				if h == Unset {
+			a := tl.Annotations
+			for name, h := range map[string]tool.Hint{"readOnly": a.ReadOnly, "destructive": a.Destructive, "idempotent": a.Idempotent, "openWorld": a.OpenWorld} {
+				if h == tool.Unset {
 					t.Errorf("annotation %s not set explicitly", name)
 				}
 			}
-			if a.ReadOnly == Yes && a.Destructive == Yes {
+			if a.ReadOnly == tool.Yes && a.Destructive == tool.Yes {
 				t.Error("a read-only tool cannot be destructive")
 			}
-			for _, n := range append(append([]string{tool.Name}, tool.Legacy...), tool.MCPAliases...) {
+			for _, n := range append(append([]string{tl.Name}, tl.Legacy...), tl.MCPAliases...) {
 				if prev, ok := seen[n]; ok {
 					t.Errorf("MCP name %q also used by %s", n, prev)
 				}
-				seen[n] = tool.Name
+				seen[n] = tl.Name
 			}
-			p := strings.Join(tool.Path, " ")
+			p := strings.Join(tl.Path, " ")
 			if prev, ok := paths[p]; ok {
 				t.Errorf("CLI path %q also used by %s", p, prev)
 			}
-			paths[p] = tool.Name
-			for _, arg := range tool.Args {
-				if _, ok := tool.inSchema.Properties[arg]; !ok {
+			paths[p] = tl.Name
+			for _, arg := range tl.Args {
+				if _, ok := tl.InputSchema().Properties[arg]; !ok {
 					t.Errorf("positional arg %q is not an input field", arg)
 				}
 			}
-			checkClientFriendly(t, "input", tool.inSchema)
+			checkClientFriendly(t, "input", tl.InputSchema())
 		})
 	}
+}
+
+func TestEveryToolsetIsDescribedAndUsed(t *testing.T) {
+	used := map[string]int{}
+	for _, tl := range All() {
+		used[tl.Toolset]++
+	}
+	for _, ts := range Toolsets() {
+		if ts.Description == "" {
+			t.Errorf("toolset %s has no description", ts.Name)
+		}
+		if used[ts.Name] == 0 {
+			t.Errorf("toolset %s has no tools", ts.Name)
+		}
+	}
+}
+
+// TestToolsLiveWhereTheirNameSays keeps the rule that finds a tool's code from its MCP
+// name: it is the variable named after it (browser_click_ref: BrowserClickRef; the V3
+// session tools drop their mcp_W365ComputerUse_ prefix) in the file of its toolset
+// (snapshot.go), and it is listed once.
+func TestToolsLiveWhereTheirNameSays(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := map[string]string{} // MCP name -> "file:Var"
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if len(vs.Values) != 1 {
+					continue
+				}
+				if name := definedName(vs.Values[0]); name != "" {
+					if prev, ok := where[name]; ok {
+						t.Errorf("%s is defined twice: %s and %s:%s", name, prev, f, vs.Names[0].Name)
+					}
+					where[name] = f + ":" + vs.Names[0].Name
+				}
+			}
+		}
+	}
+	for _, tl := range All() {
+		got, ok := where[tl.Name]
+		if !ok {
+			t.Errorf("%s: no `var X = tool.Define(tool.Tool{Name: ...})` found", tl.Name)
+			continue
+		}
+		if want := tl.Toolset + ".go:" + varName(tl.Name); got != want {
+			t.Errorf("%s is defined at %s, want %s", tl.Name, got, want)
+		}
+	}
+	if len(where) != len(All()) {
+		t.Errorf("%d tool definitions in the files, %d tools in the registry: a definition is missing from its toolset's list", len(where), len(All()))
+	}
+}
+
+// definedName is the Name of a tool definition expression (a call whose first argument
+// is a tool.Tool literal), or "".
+func definedName(e ast.Expr) string {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return ""
+	}
+	lit, ok := call.Args[0].(*ast.CompositeLit)
+	if !ok {
+		return ""
+	}
+	if sel, ok := lit.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Tool" {
+		return ""
+	}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Name" {
+				if v, ok := kv.Value.(*ast.BasicLit); ok {
+					s, _ := strconv.Unquote(v.Value)
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// varName is the Go name of the tool with MCP name name.
+func varName(name string) string {
+	name = strings.TrimPrefix(name, "mcp_W365ComputerUse_")
+	var b strings.Builder
+	for _, part := range strings.Split(name, "_") {
+		if up := strings.ToUpper(part); slices.Contains([]string{"URL", "HTML", "JS", "PDF", "UI"}, up) {
+			b.WriteString(up)
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }
 
 // checkClientFriendly rejects schema shapes some MCP clients choke on.
@@ -75,51 +185,15 @@ func checkClientFriendly(t *testing.T, where string, s *jsonschema.Schema) {
 	checkClientFriendly(t, where+"[]", s.Items)
 }
 
-// TestToolSchemasMatchSnapshots keeps each tool's schemas under review: a change
-// fails here until the snapshot is rewritten on purpose with UPDATE_TOOLSNAPS=true.
-func TestToolSchemasMatchSnapshots(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "toolsnaps")
-	update := os.Getenv("UPDATE_TOOLSNAPS") == "true"
-	want := map[string]bool{}
-	for _, tool := range All() {
-		tool.schemas()
-		file := filepath.Join(dir, tool.Name+".json")
-		want[filepath.Base(file)] = true
-		got, err := json.MarshalIndent(map[string]any{"input": tool.inSchema, "output": tool.outSchema}, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, '\n')
-		if update {
-			os.MkdirAll(dir, 0o755)
-			if err := os.WriteFile(file, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		old, err := os.ReadFile(file)
-		if err != nil {
-			t.Errorf("%s: no snapshot (run with UPDATE_TOOLSNAPS=true to create it): %v", tool.Name, err)
-			continue
-		}
-		if !bytes.Equal(old, got) {
-			t.Errorf("%s: schema differs from %s; review and rerun with UPDATE_TOOLSNAPS=true", tool.Name, file)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if !want[e.Name()] {
-			if update {
-				os.Remove(filepath.Join(dir, e.Name()))
-			} else {
-				t.Errorf("snapshot %s belongs to no tool", e.Name())
-			}
+func TestBatchActionsAreTools(t *testing.T) {
+	for _, a := range batchActions {
+		if Lookup("browser_"+a) == nil {
+			t.Errorf("batch action %s has no tool browser_%s", a, a)
 		}
 	}
 }
 
 func TestPrepareValidatesAndNormalizes(t *testing.T) {
-	click := Lookup("click")
 	cases := []struct {
 		name string
 		args map[string]any
@@ -143,7 +217,7 @@ func TestPrepareValidatesAndNormalizes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := click.Prepare(c.args)
+			in, err := Click.Prepare(c.args)
 			if c.code != "" {
 				if werr.CodeOf(err) != c.code {
 					t.Fatalf("got %v, want %s", err, c.code)
@@ -156,7 +230,7 @@ func TestPrepareValidatesAndNormalizes(t *testing.T) {
 			c.want(t, in.(ClickIn))
 		})
 	}
-	_, err := click.Prepare(map[string]any{"button": "Side"})
+	_, err := Click.Prepare(map[string]any{"button": "Side"})
 	if !strings.Contains(err.Error(), "Backward") {
 		t.Errorf("error does not list allowed buttons: %v", err)
 	}
@@ -169,8 +243,8 @@ func TestCLIPathsFollowTheNamingRule(t *testing.T) {
 		"get_screen_size":   "get-screen-size",
 	}
 	for name, want := range cases {
-		if got := strings.Join(cliPath(name), " "); got != want {
-			t.Errorf("cliPath(%s) = %q, want %q", name, got, want)
+		if got := strings.Join(tool.CLIPath(name), " "); got != want {
+			t.Errorf("CLIPath(%s) = %q, want %q", name, got, want)
 		}
 	}
 }

@@ -7,15 +7,26 @@ import (
 	"image"
 	"image/jpeg"
 
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/ocr"
 	"github.com/w365/w365/engine/screen"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
+// screenTools are the tools of the screen toolset, in the order help lists them.
+var screenTools = []*tool.Tool{
+	TakeScreenshot,
+	ZoomRegion,
+	GetScreenSize,
+	AnalyzeScreen,
+}
+
 // screenOf is the session's capture connection.
-func screenOf(env *Env) (*screen.Screen, error) {
-	return session.Use(env.Session, "screen", func(s *session.Session) (*screen.Screen, error) {
-		return screen.Open(s.Desktop.Name)
+func screenOf(env *tool.Env) (desktop.Screen, error) {
+	return session.Use(env.Session, "screen", func(s *session.Session) (desktop.Screen, error) {
+		return s.Desktop.OpenScreen()
 	})
 }
 
@@ -49,7 +60,9 @@ type ImageOut struct {
 }
 
 // OutputImages implements ImageOutput.
-func (o ImageOut) OutputImages() []Image { return []Image{{Data: o.data, MIMEType: o.MIMEType}} }
+func (o ImageOut) OutputImages() []tool.Image {
+	return []tool.Image{{Data: o.data, MIMEType: o.MIMEType}}
+}
 
 func (o ImageOut) Text() string {
 	return fmt.Sprintf("%dx%d at %d,%d (%s, %d bytes)", o.Width, o.Height, o.X, o.Y, o.MIMEType, o.Bytes)
@@ -63,7 +76,7 @@ type SizeOut struct {
 
 func (o SizeOut) Text() string { return fmt.Sprintf("%dx%d", o.Width, o.Height) }
 
-func capture(ctx context.Context, env *Env, r image.Rectangle, format string) (ImageOut, error) {
+func capture(ctx context.Context, env *tool.Env, r image.Rectangle, format string) (ImageOut, error) {
 	s, err := screenOf(env)
 	if err != nil {
 		return ImageOut{}, err
@@ -87,59 +100,88 @@ func capture(ctx context.Context, env *Env, r image.Rectangle, format string) (I
 	return ImageOut{X: b.Min.X, Y: b.Min.Y, Width: b.Dx(), Height: b.Dy(), MIMEType: mime, Bytes: len(data), data: data}, nil
 }
 
-func init() {
-	register(
-		Define(Tool{
-			Name: "take_screenshot", Legacy: []string{"mcp_desktop_take_screenshot"}, Aliases: []string{"screenshot"},
-			Summary: "Capture the whole screen, or one rectangle of it, as an image",
-			Long: "Captures the screen at native resolution as PNG (or JPEG with format=jpeg). Give all four of\n" +
-				"x, y, width and height for a crop, or none for the full screen; positions are screen pixels.\n" +
-				"The CLI writes the image to -o FILE (default: a timestamped file here) and prints the path.",
-			Example: "  $ w365 take-screenshot\n  $ w365 screenshot -o screen.png\n  $ w365 screenshot --x 0 --y 0 --width 400 --height 300 -o - > crop.png",
-			Toolset: "screen", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, in ScreenshotIn) (ImageOut, error) {
-			set := 0
-			for _, p := range []*int{in.X, in.Y, in.Width, in.Height} {
-				if p != nil {
-					set++
-				}
-			}
-			if set != 0 && set != 4 {
-				return ImageOut{}, werr.Invalid("give all four of x, y, width and height for a crop, or none for the full screen (got %d of 4)", set)
-			}
-			var r image.Rectangle
-			if set == 4 {
-				r = image.Rect(*in.X, *in.Y, *in.X+*in.Width, *in.Y+*in.Height)
-			}
-			return capture(ctx, env, r, in.Format)
-		}),
-		Define(Tool{
-			Name: "zoom_region", Legacy: []string{"mcp_desktop_zoom_region"}, Aliases: []string{"zoom"},
-			Summary: "Capture a screen region at native resolution to read small text",
-			Long: "Captures the rectangle (x, y, width, height) at native resolution. The region must lie on the\n" +
-				"screen and is at most 1920x1080; anything else is INVALID_ARGUMENT.",
-			Example: "  $ w365 zoom-region --x 100 --y 100 --width 300 --height 120 -o detail.png",
-			Toolset: "screen", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, in ZoomIn) (ImageOut, error) {
-			p := env.Host.Policy
-			if in.Width > p.ZoomMaxWidth || in.Height > p.ZoomMaxHeight {
-				return ImageOut{}, werr.Invalid("zoom region %dx%d exceeds the %dx%d maximum", in.Width, in.Height, p.ZoomMaxWidth, p.ZoomMaxHeight)
-			}
-			return capture(ctx, env, image.Rect(in.X, in.Y, in.X+in.Width, in.Y+in.Height), in.Format)
-		}),
-		Define(Tool{
-			Name: "get_screen_size", Legacy: []string{"mcp_desktop_get_screen_size"}, Aliases: []string{"screen-size"},
-			Summary: "Report the screen size (the virtual screen spanning all monitors)",
-			Long:    "Returns {width, height} of the coordinate space every other tool uses. Cheap: a good heartbeat.",
-			Example: "  $ w365 get-screen-size\n  $ w365 screen-size --json",
-			Toolset: "screen", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, _ None) (SizeOut, error) {
-			s, err := screenOf(env)
-			if err != nil {
-				return SizeOut{}, err
-			}
-			w, h, err := s.Size()
-			return SizeOut{w, h}, err
-		}),
-	)
+// TakeScreenshot is the tool take_screenshot (w365 take-screenshot).
+var TakeScreenshot = tool.Define(tool.Tool{
+	Name: "take_screenshot", Legacy: []string{"mcp_desktop_take_screenshot"}, Aliases: []string{"screenshot"},
+	Summary: "Capture the whole screen, or one rectangle of it, as an image",
+	Long: "Captures the screen at native resolution as PNG (or JPEG with format=jpeg). Give all four of\n" +
+		"x, y, width and height for a crop, or none for the full screen; positions are screen pixels.\n" +
+		"The CLI writes the image to -o FILE (default: a timestamped file here) and prints the path.",
+	Example:     "  $ w365 take-screenshot\n  $ w365 screenshot -o screen.png\n  $ w365 screenshot --x 0 --y 0 --width 400 --height 300 -o - > crop.png",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in ScreenshotIn) (ImageOut, error) {
+	set := 0
+	for _, p := range []*int{in.X, in.Y, in.Width, in.Height} {
+		if p != nil {
+			set++
+		}
+	}
+	if set != 0 && set != 4 {
+		return ImageOut{}, werr.Invalid("give all four of x, y, width and height for a crop, or none for the full screen (got %d of 4)", set)
+	}
+	var r image.Rectangle
+	if set == 4 {
+		r = image.Rect(*in.X, *in.Y, *in.X+*in.Width, *in.Y+*in.Height)
+	}
+	return capture(ctx, env, r, in.Format)
+})
+
+// ZoomRegion is the tool zoom_region (w365 zoom-region).
+var ZoomRegion = tool.Define(tool.Tool{
+	Name: "zoom_region", Legacy: []string{"mcp_desktop_zoom_region"}, Aliases: []string{"zoom"},
+	Summary: "Capture a screen region at native resolution to read small text",
+	Long: "Captures the rectangle (x, y, width, height) at native resolution. The region must lie on the\n" +
+		"screen and is at most 1920x1080; anything else is INVALID_ARGUMENT.",
+	Example:     "  $ w365 zoom-region --x 100 --y 100 --width 300 --height 120 -o detail.png",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in ZoomIn) (ImageOut, error) {
+	p := env.Policy
+	if in.Width > p.ZoomMaxWidth || in.Height > p.ZoomMaxHeight {
+		return ImageOut{}, werr.Invalid("zoom region %dx%d exceeds the %dx%d maximum", in.Width, in.Height, p.ZoomMaxWidth, p.ZoomMaxHeight)
+	}
+	return capture(ctx, env, image.Rect(in.X, in.Y, in.X+in.Width, in.Y+in.Height), in.Format)
+})
+
+// GetScreenSize is the tool get_screen_size (w365 get-screen-size).
+var GetScreenSize = tool.Define(tool.Tool{
+	Name: "get_screen_size", Legacy: []string{"mcp_desktop_get_screen_size"}, Aliases: []string{"screen-size"},
+	Summary:     "Report the screen size (the virtual screen spanning all monitors)",
+	Long:        "Returns {width, height} of the coordinate space every other tool uses. Cheap: a good heartbeat.",
+	Example:     "  $ w365 get-screen-size\n  $ w365 screen-size --json",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (SizeOut, error) {
+	s, err := screenOf(env)
+	if err != nil {
+		return SizeOut{}, err
+	}
+	w, h, err := s.Size()
+	return SizeOut{w, h}, err
+})
+
+// OCROut is analyze_screen's result.
+type OCROut struct{ ocr.Result }
+
+func (o OCROut) Text() string {
+	return fmt.Sprintf("%s\n[%d words, confidence %.0f, %d ms]", o.FullText, len(o.Boxes), o.AverageConfidence, o.ElapsedMs)
 }
+
+// AnalyzeScreen is the tool analyze_screen (w365 analyze-screen).
+var AnalyzeScreen = tool.Define(tool.Tool{
+	Name: "analyze_screen", Legacy: []string{"mcp_desktop_analyze_screen"}, Aliases: []string{"ocr"},
+	Summary: "Read all text on the screen with OCR, with word boxes in screen coordinates",
+	Long: "Captures the screen and runs OCR (tesseract) on it, preprocessed for UI text on light and dark\n" +
+		"backgrounds. Returns fullText in reading order, averageConfidence and a box per word.",
+	Example:     "  $ w365 analyze-screen\n  $ w365 ocr --json | jq '.boxes[] | select(.text==\"OK\")'",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (OCROut, error) {
+	s, err := screenOf(env)
+	if err != nil {
+		return OCROut{}, err
+	}
+	img, err := s.Capture(ctx, image.Rectangle{})
+	if err != nil {
+		return OCROut{}, err
+	}
+	r, err := ocr.Analyze(ctx, img, ocr.Options{})
+	return OCROut{r}, err
+})

@@ -5,24 +5,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
 )
 
+// snapshotTools are the tools of the snapshot toolset, in the order help lists them.
+var snapshotTools = []*tool.Tool{
+	BrowserSnapshot,
+	BrowserClickRef,
+	BrowserTypeRef,
+	BrowserHoverRef,
+	BrowserKeypressRef,
+	BrowserScrollRef,
+	BrowserSetFileInputRef,
+	BrowserFileUpload,
+	BrowserFind,
+	BrowserExecuteBatch,
+}
+
+func init() {
+	tool.RegisterTree[snapshot.Node]("a node of the page's accessibility snapshot")
+}
+
 // snapshotsOf is the session's snapshot store; it lives in the host, so refs
 // survive between CLI processes.
-func snapshotsOf(env *Env) (*snapshot.Store, error) {
+func snapshotsOf(env *tool.Env) (*snapshot.Store, error) {
 	return session.Use(env.Session, "snapshots", func(*session.Session) (*snapshot.Store, error) {
 		return snapshot.NewStore(), nil
 	})
 }
 
 // refEnv is what every _ref tool needs.
-func refEnv(ctx context.Context, env *Env, snapshotID string) (*snapshot.Store, *browser.Browser, string, error) {
+func refEnv(ctx context.Context, env *tool.Env, snapshotID string) (*snapshot.Store, *browser.Browser, string, error) {
 	st, err := snapshotsOf(env)
 	if err != nil {
 		return nil, nil, "", err
@@ -231,340 +251,312 @@ func (o BatchOut) Text() string {
 	return fmt.Sprintf("%d actions ran", len(o.Results))
 }
 
+// batchActions are the actions browser_execute_batch runs: each is the browser tool
+// of that name (browser_click_ref for click_ref), which a test checks.
 var batchActions = []string{"navigate", "snapshot", "click_ref", "type_ref", "hover_ref", "scroll_ref", "keypress_ref", "wait_for", "eval_js"}
 
-// batchFallback runs the non-ref actions through the engine when their tools
-// are not registered.
-func batchFallback(ctx context.Context, env *Env, action string, p map[string]any) (any, error) {
+// refNote ends the help of every tool that takes a ref.
+const refNote = "\n\nA ref belongs to its snapshot's document: after the page navigates, or when the element\n" +
+	"is removed, the call fails with SNAPSHOT_EXPIRED and nothing is done; take a new snapshot.\n" +
+	"snapshotId may be \"latest\" for the newest snapshot of the session."
+
+// BrowserSnapshot is the tool browser_snapshot (w365 browser snapshot).
+var BrowserSnapshot = tool.Define(tool.Tool{
+	Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
+	Summary: "Accessibility snapshot of the page with refs (e5) for the ref tools",
+	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
+		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
+		"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
+		"_ref tools; a node keeps its ref across snapshots of the same document. The text is capped\n" +
+		"(maxChars); when cut, the result says so: narrow with target, maxDepth or browser_find.",
+	Example:     "  $ w365 browser snapshot\n  $ w365 browser snapshot --max-depth 8 --target '#main'\n  $ w365 browser snapshot --json | jq -r .snapshotId",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in SnapshotIn) (SnapshotOut, error) {
+	st, err := snapshotsOf(env)
+	if err != nil {
+		return SnapshotOut{}, err
+	}
 	b, err := browserOf(ctx, env)
 	if err != nil {
-		return nil, err
+		return SnapshotOut{}, err
 	}
-	str := func(k string) string { s, _ := p[k].(string); return s }
-	switch action {
-	case "navigate":
-		if str("url") == "" {
-			return nil, werr.Invalid("navigate needs params.url")
-		}
-		return b.Navigate(ctx, str("url"), browser.WaitUntil(str("waitUntil")))
-	case "eval_js":
-		expr := str("expression")
-		if expr == "" {
-			expr = str("script")
-		}
-		if expr == "" {
-			return nil, werr.Invalid("eval_js needs params.expression")
-		}
-		return b.EvalJS(ctx, expr)
-	case "wait_for":
-		w := browser.WaitOptions{Selector: str("selector"), Text: str("text"), TextGone: str("textGone")}
-		if v, ok := p["visible"].(bool); ok {
-			w.Visible = v
-		}
-		if v, ok := p["timeoutMs"].(float64); ok {
-			w.TimeoutMs = int(v)
-		}
-		return b.WaitFor(ctx, w)
+	r, err := st.Take(ctx, b, snapshot.Options{MaxDepth: in.MaxDepth, IncludeIframes: in.IncludeIframes, Target: in.Target, MaxChars: in.MaxChars})
+	if err != nil {
+		return SnapshotOut{}, err
 	}
-	return nil, werr.Invalid("unknown action %q", action)
-}
+	return SnapshotOut{*r}, nil
+})
 
-func init() {
-	refNote := "\n\nA ref belongs to its snapshot's document: after the page navigates, or when the element\n" +
-		"is removed, the call fails with SNAPSHOT_EXPIRED and nothing is done; take a new snapshot.\n" +
-		"snapshotId may be \"latest\" for the newest snapshot of the session."
-	register(
-		Define(Tool{
-			Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
-			Summary: "Accessibility snapshot of the page with refs (e5) for the ref tools",
-			Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
-				"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
-				"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
-				"_ref tools; a node keeps its ref across snapshots of the same document. The text is capped\n" +
-				"(maxChars); when cut, the result says so: narrow with target, maxDepth or browser_find.",
-			Example: "  $ w365 browser snapshot\n  $ w365 browser snapshot --max-depth 8 --target '#main'\n  $ w365 browser snapshot --json | jq -r .snapshotId",
-			Toolset: "snapshot", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, in SnapshotIn) (SnapshotOut, error) {
-			st, err := snapshotsOf(env)
-			if err != nil {
-				return SnapshotOut{}, err
+// BrowserClickRef is the tool browser_click_ref (w365 browser click-ref).
+var BrowserClickRef = tool.Define(tool.Tool{
+	Name: "browser_click_ref", Legacy: []string{"mcp_browser_click_ref"},
+	Summary: "Click the element behind a snapshot ref",
+	Long: "Clicks the centre of the element with real mouse events after a hit test: when another\n" +
+		"element covers that point the call fails with OBSCURED, naming it, and nothing is clicked.\n" +
+		"Returns the viewport coordinates clicked." + refNote,
+	Example:     "  $ w365 browser click-ref --snapshot-id s1a2b3c-1 --ref e5\n  $ w365 browser click-ref --snapshot-id latest --ref e7 --button Right",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in ClickRefIn) (PointOut, error) {
+	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+	if err != nil {
+		return PointOut{}, err
+	}
+	p, err := st.Click(ctx, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
+	if err != nil {
+		return PointOut{}, err
+	}
+	did := "clicked"
+	if in.ClickCount == 2 {
+		did = "double-clicked"
+	}
+	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: did}, nil
+})
+
+// BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
+var BrowserTypeRef = tool.Define(tool.Tool{
+	Name: "browser_type_ref", Legacy: []string{"mcp_browser_type_ref"},
+	Summary:     "Type text into the element behind a snapshot ref",
+	Long:        "Focuses the element, clears it (unless --clear=false) and types the text with real key events." + refNote,
+	Example:     "  $ w365 browser type-ref --snapshot-id s1a2b3c-1 --ref e7 --text 'ada@example.com'",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in TypeRefIn) (TypeRefOut, error) {
+	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+	if err != nil {
+		return TypeRefOut{}, err
+	}
+	n, err := st.Type(ctx, b, id, in.Ref, in.Text, in.Clear)
+	if err != nil {
+		return TypeRefOut{}, err
+	}
+	return TypeRefOut{Ref: in.Ref, Characters: n}, nil
+})
+
+// BrowserHoverRef is the tool browser_hover_ref (w365 browser hover-ref).
+var BrowserHoverRef = tool.Define(tool.Tool{
+	Name: "browser_hover_ref", Legacy: []string{"mcp_browser_hover_ref"},
+	Summary:     "Move the pointer over the element behind a snapshot ref",
+	Long:        "Moves the mouse to the element's centre (after the same hit test as click) and returns at once." + refNote,
+	Example:     "  $ w365 browser hover-ref --snapshot-id s1a2b3c-1 --ref e4",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in RefIn) (PointOut, error) {
+	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+	if err != nil {
+		return PointOut{}, err
+	}
+	p, err := st.Hover(ctx, b, id, in.Ref)
+	if err != nil {
+		return PointOut{}, err
+	}
+	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered"}, nil
+})
+
+// BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
+var BrowserKeypressRef = tool.Define(tool.Tool{
+	Name:        "browser_keypress_ref",
+	Summary:     "Press a key on the element behind a snapshot ref",
+	Long:        "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers." + refNote,
+	Example:     "  $ w365 browser keypress-ref --snapshot-id s1a2b3c-1 --ref e7 --key Enter\n  $ w365 browser keypress-ref --snapshot-id latest --ref e7 --key a --modifiers Ctrl",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in KeypressRefIn) (DoneOut, error) {
+	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+	if err != nil {
+		return DoneOut{}, err
+	}
+	if err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers); err != nil {
+		return DoneOut{}, err
+	}
+	k := in.Key
+	if len(in.Modifiers) > 0 {
+		k = strings.Join(in.Modifiers, "+") + "+" + k
+	}
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref)}, nil
+})
+
+// BrowserScrollRef is the tool browser_scroll_ref (w365 browser scroll-ref).
+var BrowserScrollRef = tool.Define(tool.Tool{
+	Name:        "browser_scroll_ref",
+	Summary:     "Scroll the element behind a snapshot ref into view, then inside it",
+	Long:        "Scrolls the element into view, then scrolls inside it by deltaX/deltaY pixels with a real mouse wheel at its centre." + refNote,
+	Example:     "  $ w365 browser scroll-ref --snapshot-id s1a2b3c-1 --ref e12 --delta-y 300",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in ScrollRefIn) (ScrollRefOut, error) {
+	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+	if err != nil {
+		return ScrollRefOut{}, err
+	}
+	r, err := st.Scroll(ctx, b, id, in.Ref, float64(in.DeltaX), float64(in.DeltaY))
+	if err != nil {
+		return ScrollRefOut{}, err
+	}
+	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop}, nil
+})
+
+// BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
+var BrowserSetFileInputRef = tool.Define(tool.Tool{
+	Name:    "browser_set_file_input_ref",
+	Summary: "Set the files of the file input behind a snapshot ref",
+	Long: "Sets the files of an <input type=file>. Each path must lie in the user's Documents,\n" +
+		"Downloads or Desktop directory or the temporary directory once symlinks and .. are\n" +
+		"resolved; anything else is BLOCKED_BY_POLICY." + refNote,
+	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in SetFileInputRefIn) (DoneOut, error) {
+	paths, err := snapshot.AllowedFiles(in.FilePaths)
+	if err != nil {
+		return DoneOut{}, err
+	}
+	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
+	if err != nil {
+		return DoneOut{}, err
+	}
+	if err := st.SetFiles(ctx, b, id, in.Ref, paths); err != nil {
+		return DoneOut{}, err
+	}
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref)}, nil
+})
+
+// BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).
+var BrowserFileUpload = tool.Define(tool.Tool{
+	Name:    "browser_file_upload",
+	Summary: "Upload files sent inline (base64) into a file input",
+	Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
+		"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
+		"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
+		"10 MiB each decoded and 50 MiB together; names up to 4,096 characters (the page sees the\n" +
+		"last path element), MIME types up to 1,024.",
+	Example:     "  $ w365 browser file-upload --target e9 --files '[{\"name\":\"a.txt\",\"data\":\"aGk=\"}]'",
+	Annotations: tool.Act,
+}, func(ctx context.Context, env *tool.Env, in FileUploadIn) (FileUploadOut, error) {
+	st, err := snapshotsOf(env)
+	if err != nil {
+		return FileUploadOut{}, err
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return FileUploadOut{}, err
+	}
+	var chooser browser.Element
+	if strings.TrimSpace(in.Target) == "" {
+		el, ok, err := b.PendingFileChooser(ctx)
+		if err != nil {
+			return FileUploadOut{}, err
+		}
+		if !ok {
+			return FileUploadOut{}, werr.New(werr.NotFound, "no file chooser is open").
+				WithHint("click the page's upload button first, or give target (a ref or CSS selector of the file input)")
+		}
+		chooser = el
+	}
+	paths, err := st.Stage(in.Files)
+	if err != nil {
+		return FileUploadOut{}, err
+	}
+	if chooser.BackendNodeID != 0 {
+		_, err = b.SetFiles(ctx, chooser, paths)
+	} else if ref := snapshot.RefOf(in.Target); ref != "" {
+		id := in.SnapshotID
+		if id == "" || strings.EqualFold(id, "latest") {
+			if id = st.Latest(); id == "" {
+				return FileUploadOut{}, werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
 			}
-			b, err := browserOf(ctx, env)
-			if err != nil {
-				return SnapshotOut{}, err
+		}
+		err = st.SetFiles(ctx, b, id, ref, paths)
+	} else {
+		_, err = b.SetFiles(ctx, browser.CSS(in.Target), paths)
+	}
+	if err != nil {
+		return FileUploadOut{}, err
+	}
+	n := 0
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			n += int(fi.Size())
+		}
+	}
+	return FileUploadOut{Files: len(paths), Bytes: n}, nil
+})
+
+// BrowserFind is the tool browser_find (w365 browser find).
+var BrowserFind = tool.Define(tool.Tool{
+	Name:    "browser_find",
+	Summary: "Find page elements by text, regex, or role and name; matches come with refs",
+	Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
+		"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
+		"snapshotId. A targeted look instead of a whole snapshot.",
+	Example:     "  $ w365 browser find --text 'Sign in'\n  $ w365 browser find --role button --name save\n  $ w365 browser find --regex '^Item [0-9]+$'",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in FindIn) (FindOut, error) {
+	st, err := snapshotsOf(env)
+	if err != nil {
+		return FindOut{}, err
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return FindOut{}, err
+	}
+	r, err := st.Find(ctx, b, snapshot.FindQuery{Text: in.Text, Regex: in.Regex, Role: in.Role, Name: in.Name, MaxResults: in.MaxResults})
+	if err != nil {
+		return FindOut{}, err
+	}
+	return FindOut{*r}, nil
+})
+
+// BrowserExecuteBatch is the tool browser_execute_batch (w365 browser execute-batch).
+var BrowserExecuteBatch = tool.Define(tool.Tool{
+	Name:    "browser_execute_batch",
+	Summary: "Run several browser actions in order, stopping at the first failure",
+	Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
+		"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
+		"name and its params are checked before anything runs. Returns the results so far and, on\n" +
+		"failure, which action failed and why. A ref action without snapshotId uses the latest snapshot.",
+	Example:     "  $ w365 browser execute-batch --actions '[{\"action\":\"snapshot\"},{\"action\":\"click_ref\",\"params\":{\"ref\":\"e5\"}}]'",
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, env *tool.Env, in BatchIn) (BatchOut, error) {
+	if len(in.Actions) == 0 {
+		return BatchOut{}, werr.Invalid("actions must not be empty")
+	}
+	type step struct {
+		tool *tool.Tool
+		in   any
+	}
+	steps := make([]step, len(in.Actions))
+	for i, a := range in.Actions {
+		name := strings.ToLower(strings.TrimSpace(a.Action))
+		if !slices.Contains(batchActions, name) {
+			return BatchOut{}, werr.Invalid("action %d: %q is not allowed; allowed: %s", i, a.Action, strings.Join(batchActions, ", "))
+		}
+		in.Actions[i].Action = name
+		p := map[string]any{}
+		for k, v := range a.Params {
+			p[k] = v
+		}
+		if strings.HasSuffix(name, "_ref") {
+			if _, ok := p["snapshotId"]; !ok {
+				p["snapshotId"] = "latest"
 			}
-			r, err := st.Take(ctx, b, snapshot.Options{MaxDepth: in.MaxDepth, IncludeIframes: in.IncludeIframes, Target: in.Target, MaxChars: in.MaxChars})
-			if err != nil {
-				return SnapshotOut{}, err
-			}
-			return SnapshotOut{*r}, nil
-		}),
-		Define(Tool{
-			Name: "browser_click_ref", Legacy: []string{"mcp_browser_click_ref"},
-			Summary: "Click the element behind a snapshot ref",
-			Long: "Clicks the centre of the element with real mouse events after a hit test: when another\n" +
-				"element covers that point the call fails with OBSCURED, naming it, and nothing is clicked.\n" +
-				"Returns the viewport coordinates clicked." + refNote,
-			Example: "  $ w365 browser click-ref --snapshot-id s1a2b3c-1 --ref e5\n  $ w365 browser click-ref --snapshot-id latest --ref e7 --button Right",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in ClickRefIn) (PointOut, error) {
-			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
-			if err != nil {
-				return PointOut{}, err
-			}
-			p, err := st.Click(ctx, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
-			if err != nil {
-				return PointOut{}, err
-			}
-			did := "clicked"
-			if in.ClickCount == 2 {
-				did = "double-clicked"
-			}
-			return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: did}, nil
-		}),
-		Define(Tool{
-			Name: "browser_type_ref", Legacy: []string{"mcp_browser_type_ref"},
-			Summary: "Type text into the element behind a snapshot ref",
-			Long:    "Focuses the element, clears it (unless --clear=false) and types the text with real key events." + refNote,
-			Example: "  $ w365 browser type-ref --snapshot-id s1a2b3c-1 --ref e7 --text 'ada@example.com'",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in TypeRefIn) (TypeRefOut, error) {
-			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
-			if err != nil {
-				return TypeRefOut{}, err
-			}
-			n, err := st.Type(ctx, b, id, in.Ref, in.Text, in.Clear)
-			if err != nil {
-				return TypeRefOut{}, err
-			}
-			return TypeRefOut{Ref: in.Ref, Characters: n}, nil
-		}),
-		Define(Tool{
-			Name: "browser_hover_ref", Legacy: []string{"mcp_browser_hover_ref"},
-			Summary: "Move the pointer over the element behind a snapshot ref",
-			Long:    "Moves the mouse to the element's centre (after the same hit test as click) and returns at once." + refNote,
-			Example: "  $ w365 browser hover-ref --snapshot-id s1a2b3c-1 --ref e4",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in RefIn) (PointOut, error) {
-			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
-			if err != nil {
-				return PointOut{}, err
-			}
-			p, err := st.Hover(ctx, b, id, in.Ref)
-			if err != nil {
-				return PointOut{}, err
-			}
-			return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered"}, nil
-		}),
-		Define(Tool{
-			Name:    "browser_keypress_ref",
-			Summary: "Press a key on the element behind a snapshot ref",
-			Long:    "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers." + refNote,
-			Example: "  $ w365 browser keypress-ref --snapshot-id s1a2b3c-1 --ref e7 --key Enter\n  $ w365 browser keypress-ref --snapshot-id latest --ref e7 --key a --modifiers Ctrl",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in KeypressRefIn) (DoneOut, error) {
-			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
-			if err != nil {
-				return DoneOut{}, err
-			}
-			if err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers); err != nil {
-				return DoneOut{}, err
-			}
-			k := in.Key
-			if len(in.Modifiers) > 0 {
-				k = strings.Join(in.Modifiers, "+") + "+" + k
-			}
-			return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref)}, nil
-		}),
-		Define(Tool{
-			Name:    "browser_scroll_ref",
-			Summary: "Scroll the element behind a snapshot ref into view, then inside it",
-			Long:    "Scrolls the element into view, then scrolls inside it by deltaX/deltaY pixels with a real mouse wheel at its centre." + refNote,
-			Example: "  $ w365 browser scroll-ref --snapshot-id s1a2b3c-1 --ref e12 --delta-y 300",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in ScrollRefIn) (ScrollRefOut, error) {
-			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
-			if err != nil {
-				return ScrollRefOut{}, err
-			}
-			r, err := st.Scroll(ctx, b, id, in.Ref, float64(in.DeltaX), float64(in.DeltaY))
-			if err != nil {
-				return ScrollRefOut{}, err
-			}
-			return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop}, nil
-		}),
-		Define(Tool{
-			Name:    "browser_set_file_input_ref",
-			Summary: "Set the files of the file input behind a snapshot ref",
-			Long: "Sets the files of an <input type=file>. Each path must lie in the user's Documents,\n" +
-				"Downloads or Desktop directory or the temporary directory once symlinks and .. are\n" +
-				"resolved; anything else is BLOCKED_BY_POLICY." + refNote,
-			Example: "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in SetFileInputRefIn) (DoneOut, error) {
-			paths, err := snapshot.AllowedFiles(in.FilePaths)
-			if err != nil {
-				return DoneOut{}, err
-			}
-			st, b, id, err := refEnv(ctx, env, in.SnapshotID)
-			if err != nil {
-				return DoneOut{}, err
-			}
-			if err := st.SetFiles(ctx, b, id, in.Ref, paths); err != nil {
-				return DoneOut{}, err
-			}
-			return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref)}, nil
-		}),
-		Define(Tool{
-			Name:    "browser_file_upload",
-			Summary: "Upload files sent inline (base64) into a file input",
-			Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
-				"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
-				"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
-				"10 MiB each decoded and 50 MiB together; names up to 4,096 characters (the page sees the\n" +
-				"last path element), MIME types up to 1,024.",
-			Example: "  $ w365 browser file-upload --target e9 --files '[{\"name\":\"a.txt\",\"data\":\"aGk=\"}]'",
-			Toolset: "snapshot", Annotations: Act,
-		}, func(ctx context.Context, env *Env, in FileUploadIn) (FileUploadOut, error) {
-			st, err := snapshotsOf(env)
-			if err != nil {
-				return FileUploadOut{}, err
-			}
-			b, err := browserOf(ctx, env)
-			if err != nil {
-				return FileUploadOut{}, err
-			}
-			var chooser browser.Element
-			if strings.TrimSpace(in.Target) == "" {
-				el, ok, err := b.PendingFileChooser(ctx)
-				if err != nil {
-					return FileUploadOut{}, err
-				}
-				if !ok {
-					return FileUploadOut{}, werr.New(werr.NotFound, "no file chooser is open").
-						WithHint("click the page's upload button first, or give target (a ref or CSS selector of the file input)")
-				}
-				chooser = el
-			}
-			paths, err := st.Stage(in.Files)
-			if err != nil {
-				return FileUploadOut{}, err
-			}
-			if chooser.BackendNodeID != 0 {
-				_, err = b.SetFiles(ctx, chooser, paths)
-			} else if ref := snapshot.RefOf(in.Target); ref != "" {
-				id := in.SnapshotID
-				if id == "" || strings.EqualFold(id, "latest") {
-					if id = st.Latest(); id == "" {
-						return FileUploadOut{}, werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
-					}
-				}
-				err = st.SetFiles(ctx, b, id, ref, paths)
-			} else {
-				_, err = b.SetFiles(ctx, browser.CSS(in.Target), paths)
-			}
-			if err != nil {
-				return FileUploadOut{}, err
-			}
-			n := 0
-			for _, p := range paths {
-				if fi, err := os.Stat(p); err == nil {
-					n += int(fi.Size())
-				}
-			}
-			return FileUploadOut{Files: len(paths), Bytes: n}, nil
-		}),
-		Define(Tool{
-			Name:    "browser_find",
-			Summary: "Find page elements by text, regex, or role and name; matches come with refs",
-			Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
-				"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
-				"snapshotId. A targeted look instead of a whole snapshot.",
-			Example: "  $ w365 browser find --text 'Sign in'\n  $ w365 browser find --role button --name save\n  $ w365 browser find --regex '^Item [0-9]+$'",
-			Toolset: "snapshot", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, in FindIn) (FindOut, error) {
-			st, err := snapshotsOf(env)
-			if err != nil {
-				return FindOut{}, err
-			}
-			b, err := browserOf(ctx, env)
-			if err != nil {
-				return FindOut{}, err
-			}
-			r, err := st.Find(ctx, b, snapshot.FindQuery{Text: in.Text, Regex: in.Regex, Role: in.Role, Name: in.Name, MaxResults: in.MaxResults})
-			if err != nil {
-				return FindOut{}, err
-			}
-			return FindOut{*r}, nil
-		}),
-		Define(Tool{
-			Name:    "browser_execute_batch",
-			Summary: "Run several browser actions in order, stopping at the first failure",
-			Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
-				"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
-				"name and its params are checked before anything runs. Returns the results so far and, on\n" +
-				"failure, which action failed and why. A ref action without snapshotId uses the latest snapshot.",
-			Example: "  $ w365 browser execute-batch --actions '[{\"action\":\"snapshot\"},{\"action\":\"click_ref\",\"params\":{\"ref\":\"e5\"}}]'",
-			Toolset: "snapshot", Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: Yes},
-		}, func(ctx context.Context, env *Env, in BatchIn) (BatchOut, error) {
-			if len(in.Actions) == 0 {
-				return BatchOut{}, werr.Invalid("actions must not be empty")
-			}
-			type step struct {
-				tool *Tool
-				in   any
-				raw  map[string]any
-			}
-			steps := make([]step, len(in.Actions))
-			for i, a := range in.Actions {
-				name := strings.ToLower(strings.TrimSpace(a.Action))
-				if !contains(batchActions, name) {
-					return BatchOut{}, werr.Invalid("action %d: %q is not allowed; allowed: %s", i, a.Action, strings.Join(batchActions, ", "))
-				}
-				in.Actions[i].Action = name
-				p := map[string]any{}
-				for k, v := range a.Params {
-					p[k] = v
-				}
-				if strings.HasSuffix(name, "_ref") {
-					if _, ok := p["snapshotId"]; !ok {
-						p["snapshotId"] = "latest"
-					}
-				}
-				t := Lookup("browser_" + name)
-				if t == nil {
-					steps[i] = step{raw: p}
-					continue
-				}
-				x, err := t.Prepare(p)
-				if err != nil {
-					return BatchOut{}, werr.Invalid("action %d (%s): %s", i, name, werr.As(err).Message)
-				}
-				steps[i] = step{tool: t, in: x}
-			}
-			out := BatchOut{Results: []BatchStep{}}
-			for i, s := range steps {
-				name := in.Actions[i].Action
-				var res any
-				var err error
-				if s.tool != nil {
-					res, err = s.tool.handler(ctx, env, s.in)
-				} else {
-					res, err = batchFallback(ctx, env, name, s.raw)
-				}
-				if err != nil {
-					we := werr.As(err)
-					out.Failed = &BatchFailure{Index: i, Action: name, Code: string(we.Code), Message: we.Message, Retryable: we.Retryable, Hint: we.Hint}
-					return out, nil
-				}
-				if raw, err := json.Marshal(res); err == nil {
-					var v any
-					_ = json.Unmarshal(raw, &v)
-					res = v
-				}
-				out.Results = append(out.Results, BatchStep{Index: i, Action: name, Result: res})
-			}
+		}
+		t := Lookup("browser_" + name)
+		x, err := t.Prepare(p)
+		if err != nil {
+			return BatchOut{}, werr.Invalid("action %d (%s): %s", i, name, werr.As(err).Message)
+		}
+		steps[i] = step{tool: t, in: x}
+	}
+	out := BatchOut{Results: []BatchStep{}}
+	for i, s := range steps {
+		name := in.Actions[i].Action
+		res, err := s.tool.Run(ctx, env, s.in)
+		if err != nil {
+			we := werr.As(err)
+			out.Failed = &BatchFailure{Index: i, Action: name, Code: string(we.Code), Message: we.Message, Retryable: we.Retryable, Hint: we.Hint}
 			return out, nil
-		}),
-	)
-}
+		}
+		if raw, err := json.Marshal(res); err == nil {
+			var v any
+			_ = json.Unmarshal(raw, &v)
+			res = v
+		}
+		out.Results = append(out.Results, BatchStep{Index: i, Action: name, Result: res})
+	}
+	return out, nil
+})

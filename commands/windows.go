@@ -5,33 +5,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
-	"github.com/w365/w365/engine/window"
 )
 
-// windows adapts window.Manager to the session's resource lifetime (its Close is a
-// window operation, Disconnect ends the connection).
-type windows struct{ *window.Manager }
+// windowsTools are the tools of the windows toolset, in the order help lists them.
+var windowsTools = []*tool.Tool{
+	ListWindows,
+	ActivateWindow,
+	FocusBrowser,
+	CloseWindow,
+	ResizeWindow,
+}
 
-func (w windows) Close() error { w.Disconnect(); return nil }
-
-func windowsOf(env *Env) (*window.Manager, error) {
-	w, err := session.Use(env.Session, "windows", func(s *session.Session) (windows, error) {
-		m, err := window.Open(s.Desktop.Name)
-		return windows{m}, err
+// windowsOf is the session's window manager connection.
+func windowsOf(env *tool.Env) (desktop.Windows, error) {
+	return session.Use(env.Session, "windows", func(s *session.Session) (desktop.Windows, error) {
+		return s.Desktop.OpenWindows()
 	})
-	return w.Manager, err
 }
 
 // protection is what close_window and kill_process refuse to touch: PID 1, kernel
 // threads, every session's display server, bus and window manager, the host and its
 // parents, and the policy's names.
-func protection(env *Env) proc.Protection {
+func protection(env *tool.Env) proc.Protection {
 	return proc.Protection{
-		PIDs:  append(env.Host.Sessions.PIDs(), proc.HostPIDs()...),
-		Names: env.Host.Policy.ProtectedProcesses,
+		PIDs:  env.Host.ProtectedPIDs(),
+		Names: env.Policy.ProtectedProcesses,
 	}
 }
 
@@ -54,7 +57,7 @@ func (in TitleIn) title() (string, error) {
 
 // WindowsOut lists windows.
 type WindowsOut struct {
-	Windows []window.Window `json:"windows"`
+	Windows []desktop.Window `json:"windows"`
 }
 
 func (o WindowsOut) Text() string {
@@ -70,7 +73,7 @@ func (o WindowsOut) Text() string {
 
 // WindowOut is one window.
 type WindowOut struct {
-	Window window.Window `json:"window"`
+	Window desktop.Window `json:"window"`
 }
 
 func (o WindowOut) Text() string {
@@ -93,110 +96,114 @@ type ResizeIn struct {
 	Height *int   `json:"height,omitempty" jsonschema:"height in pixels (Resize)" w365:"min=1"`
 }
 
-func init() {
-	register(
-		Define(Tool{
-			Name: "list_windows", Legacy: []string{"mcp_desktop_list_windows"}, Aliases: []string{"windows"},
-			Summary: "List visible windows with title, process, handle and frame geometry",
-			Long: "Every visible top-level window: title, processName, handle (the X window id), and x, y,\n" +
-				"width, height of the frame in screen coordinates, as a user would click it.",
-			Example: "  $ w365 list-windows\n  $ w365 windows --json",
-			Toolset: "windows", Annotations: Observe,
-		}, func(ctx context.Context, env *Env, _ None) (WindowsOut, error) {
-			wm, err := windowsOf(env)
-			if err != nil {
-				return WindowsOut{}, err
-			}
-			ws, err := wm.List(ctx)
-			if ws == nil {
-				ws = []window.Window{}
-			}
-			return WindowsOut{ws}, err
-		}),
-		Define(Tool{
-			Name: "activate_window", Legacy: []string{"mcp_desktop_activate_window"}, Aliases: []string{"activate"},
-			Summary: "Bring a window to the front by part of its title",
-			Long: "Case-insensitive substring match, best match first (exact, then prefix, then substring);\n" +
-				"raises and focuses the window. NOT_FOUND lists the nearest titles.",
-			Example: "  $ w365 activate-window Firefox\n  $ w365 activate --title 'Untitled - Notes'",
-			Toolset: "windows", Args: []string{"title"},
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in TitleIn) (WindowOut, error) {
-			title, err := in.title()
-			if err != nil {
-				return WindowOut{}, err
-			}
-			wm, err := windowsOf(env)
-			if err != nil {
-				return WindowOut{}, err
-			}
-			w, err := wm.Activate(ctx, title)
-			return WindowOut{w}, err
-		}),
-		Define(Tool{
-			Name: "focus_browser", Legacy: []string{"mcp_desktop_focus_browser"},
-			Summary: "Focus a browser window (Chromium, Chrome, Edge or Firefox), optionally by URL or title",
-			Long: "Brings a browser window to the front. pattern matches its title or, for the browser w365\n" +
-				"drives, its current tab URL. DOM tools act only on the browser w365 drives.",
-			Example: "  $ w365 focus-browser\n  $ w365 focus-browser example.com",
-			Toolset: "windows", Args: []string{"pattern"},
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in FocusBrowserIn) (WindowOut, error) {
-			wm, err := windowsOf(env)
-			if err != nil {
-				return WindowOut{}, err
-			}
-			ws, err := wm.List(ctx)
-			if err != nil {
-				return WindowOut{}, err
-			}
-			pids := map[uint32]int{}
-			for _, w := range ws {
-				pids[w.Handle] = w.PID
-			}
-			w, err := wm.FindBrowser(ctx, in.Pattern, browserURLOf(env, pids))
-			if err != nil {
-				return WindowOut{}, err
-			}
-			w, err = wm.Activate(ctx, w.Title)
-			return WindowOut{w}, err
-		}),
-		Define(Tool{
-			Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
-			Summary: "Close a window gracefully, chosen by fuzzy title match (80% threshold)",
-			Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
-				"that asks \"save changes?\" stays open and closed is false. Titles less than 80% similar are\n" +
-				"not closed. Windows of protected processes are refused with PROTECTED_PROCESS.",
-			Example: "  $ w365 close-window 'Untitled - Notes'",
-			Toolset: "windows", Args: []string{"title"},
-			Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in TitleIn) (window.CloseResult, error) {
-			title, err := in.title()
-			if err != nil {
-				return window.CloseResult{}, err
-			}
-			wm, err := windowsOf(env)
-			if err != nil {
-				return window.CloseResult{}, err
-			}
-			return wm.Close(ctx, title, protection(env).ProtectedPID)
-		}),
-		Define(Tool{
-			Name: "resize_window", Legacy: []string{"mcp_desktop_resize_window"}, Aliases: []string{"resize"},
-			Summary: "Resize, move, maximize, minimize or restore a window chosen by title",
-			Long: "Resize needs width and height (x and y optional), Move needs x and y. The result is the\n" +
-				"geometry read back from the window manager after the change.",
-			Example: "  $ w365 resize-window --title Notes --action Move --x 100 --y 80\n" +
-				"  $ w365 resize --title Notes --action Maximize",
-			Toolset:     "windows",
-			Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		}, func(ctx context.Context, env *Env, in ResizeIn) (WindowOut, error) {
-			wm, err := windowsOf(env)
-			if err != nil {
-				return WindowOut{}, err
-			}
-			w, err := wm.Resize(ctx, in.Title, in.Action, in.X, in.Y, in.Width, in.Height)
-			return WindowOut{w}, err
-		}),
-	)
-}
+// ListWindows is the tool list_windows (w365 list-windows).
+var ListWindows = tool.Define(tool.Tool{
+	Name: "list_windows", Legacy: []string{"mcp_desktop_list_windows"}, Aliases: []string{"windows"},
+	Summary: "List visible windows with title, process, handle and frame geometry",
+	Long: "Every visible top-level window: title, processName, handle (the X window id), and x, y,\n" +
+		"width, height of the frame in screen coordinates, as a user would click it.",
+	Example:     "  $ w365 list-windows\n  $ w365 windows --json",
+	Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (WindowsOut, error) {
+	wm, err := windowsOf(env)
+	if err != nil {
+		return WindowsOut{}, err
+	}
+	ws, err := wm.List(ctx)
+	if ws == nil {
+		ws = []desktop.Window{}
+	}
+	return WindowsOut{ws}, err
+})
+
+// ActivateWindow is the tool activate_window (w365 activate-window).
+var ActivateWindow = tool.Define(tool.Tool{
+	Name: "activate_window", Legacy: []string{"mcp_desktop_activate_window"}, Aliases: []string{"activate"},
+	Summary: "Bring a window to the front by part of its title",
+	Long: "Case-insensitive substring match, best match first (exact, then prefix, then substring);\n" +
+		"raises and focuses the window. NOT_FOUND lists the nearest titles.",
+	Example:     "  $ w365 activate-window Firefox\n  $ w365 activate --title 'Untitled - Notes'",
+	Args:        []string{"title"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in TitleIn) (WindowOut, error) {
+	title, err := in.title()
+	if err != nil {
+		return WindowOut{}, err
+	}
+	wm, err := windowsOf(env)
+	if err != nil {
+		return WindowOut{}, err
+	}
+	w, err := wm.Activate(ctx, title)
+	return WindowOut{w}, err
+})
+
+// FocusBrowser is the tool focus_browser (w365 focus-browser).
+var FocusBrowser = tool.Define(tool.Tool{
+	Name: "focus_browser", Legacy: []string{"mcp_desktop_focus_browser"},
+	Summary: "Focus a browser window (Chromium, Chrome, Edge or Firefox), optionally by URL or title",
+	Long: "Brings a browser window to the front. pattern matches its title or, for the browser w365\n" +
+		"drives, its current tab URL. DOM tools act only on the browser w365 drives.",
+	Example:     "  $ w365 focus-browser\n  $ w365 focus-browser example.com",
+	Args:        []string{"pattern"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in FocusBrowserIn) (WindowOut, error) {
+	wm, err := windowsOf(env)
+	if err != nil {
+		return WindowOut{}, err
+	}
+	ws, err := wm.List(ctx)
+	if err != nil {
+		return WindowOut{}, err
+	}
+	pids := map[uint32]int{}
+	for _, w := range ws {
+		pids[w.Handle] = w.PID
+	}
+	w, err := wm.FindBrowser(ctx, in.Pattern, browserURLOf(env, pids))
+	if err != nil {
+		return WindowOut{}, err
+	}
+	w, err = wm.Activate(ctx, w.Title)
+	return WindowOut{w}, err
+})
+
+// CloseWindow is the tool close_window (w365 close-window).
+var CloseWindow = tool.Define(tool.Tool{
+	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
+	Summary: "Close a window gracefully, chosen by fuzzy title match (80% threshold)",
+	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
+		"that asks \"save changes?\" stays open and closed is false. Titles less than 80% similar are\n" +
+		"not closed. Windows of protected processes are refused with PROTECTED_PROCESS.",
+	Example:     "  $ w365 close-window 'Untitled - Notes'",
+	Args:        []string{"title"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in TitleIn) (desktop.CloseResult, error) {
+	title, err := in.title()
+	if err != nil {
+		return desktop.CloseResult{}, err
+	}
+	wm, err := windowsOf(env)
+	if err != nil {
+		return desktop.CloseResult{}, err
+	}
+	return wm.CloseWindow(ctx, title, protection(env).ProtectedPID)
+})
+
+// ResizeWindow is the tool resize_window (w365 resize-window).
+var ResizeWindow = tool.Define(tool.Tool{
+	Name: "resize_window", Legacy: []string{"mcp_desktop_resize_window"}, Aliases: []string{"resize"},
+	Summary: "Resize, move, maximize, minimize or restore a window chosen by title",
+	Long: "Resize needs width and height (x and y optional), Move needs x and y. The result is the\n" +
+		"geometry read back from the window manager after the change.",
+	Example: "  $ w365 resize-window --title Notes --action Move --x 100 --y 80\n" +
+		"  $ w365 resize --title Notes --action Maximize",
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in ResizeIn) (WindowOut, error) {
+	wm, err := windowsOf(env)
+	if err != nil {
+		return WindowOut{}, err
+	}
+	w, err := wm.Resize(ctx, in.Title, in.Action, in.X, in.Y, in.Width, in.Height)
+	return WindowOut{w}, err
+})

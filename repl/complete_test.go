@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/cli"
 )
 
 // The tree is built exactly as the REPL builds it; completion never reaches a host.
-func testRunner() *runner { return newRunner(Options{Globals: commands.Globals{Session: "default"}}) }
+func testRunner() *runner { return newRunner(Options{Globals: cli.Globals{Session: "default"}}) }
 
 func TestComplete(t *testing.T) {
 	r := testRunner()

@@ -13,6 +13,9 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/cli"
+	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -27,16 +30,16 @@ type fakeOut struct{ s string }
 
 func (o fakeOut) Text() string { return o.s }
 
-func (f *fakeCaller) Call(ctx context.Context, t *commands.Tool, args map[string]any) (*commands.Outcome, error) {
+func (f *fakeCaller) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*host.Outcome, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, t.Name)
 	f.args = append(f.args, args)
 	f.mu.Unlock()
 	switch t.Name {
 	case "mcp_W365ComputerUse_GetSessionDetails":
-		return &commands.Outcome{Out: &commands.SessionOut{SessionID: "default", Display: ":42"}}, nil
+		return &host.Outcome{Out: &commands.SessionOut{SessionID: "default", Display: ":42"}}, nil
 	case "get_screen_size":
-		return &commands.Outcome{Out: fakeOut{"1920x1080"}}, nil
+		return &host.Outcome{Out: fakeOut{"1920x1080"}}, nil
 	case "wait_milliseconds":
 		<-ctx.Done() // waits until cancelled
 		return nil, werr.Wrap(ctx.Err(), werr.Cancelled, "call cancelled")
@@ -46,7 +49,7 @@ func (f *fakeCaller) Call(ctx context.Context, t *commands.Tool, args map[string
 
 func newTestModel(t *testing.T) (*model, *fakeCaller) {
 	f := &fakeCaller{}
-	r := newRunner(Options{Globals: commands.Globals{Session: "default"}, Caller: func(*commands.Globals) commands.Caller { return f }})
+	r := newRunner(Options{Globals: cli.Globals{Session: "default"}, Caller: func(*cli.Globals) host.Caller { return f }})
 	m := newModel(r, loadHistory(filepath.Join(t.TempDir(), "history")))
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	return m, f
@@ -175,10 +178,10 @@ func TestRunLinesRunsAScriptAndStopsAtTheFirstFailure(t *testing.T) {
 	f := &fakeCaller{}
 	var out strings.Builder
 	err := RunLines(context.Background(), Options{
-		Globals: commands.Globals{Session: "default"},
+		Globals: cli.Globals{Session: "default"},
 		In:      strings.NewReader("# a comment\n\nget-screen-size\nw365 get-screen-size\nfrobnicate\nget-screen-size\n"),
 		Out:     &out,
-		Caller:  func(*commands.Globals) commands.Caller { return f },
+		Caller:  func(*cli.Globals) host.Caller { return f },
 	})
 	if got := out.String(); got != "1920x1080\n1920x1080\n" {
 		t.Errorf("output %q, want two screen sizes", got)
@@ -192,7 +195,7 @@ func TestModelUseSwitchesTheSessionOfTheFollowingLines(t *testing.T) {
 	f := &fakeCaller{}
 	var mu sync.Mutex
 	var sessions []string
-	r := newRunner(Options{Globals: commands.Globals{Session: "default"}, Caller: func(g *commands.Globals) commands.Caller {
+	r := newRunner(Options{Globals: cli.Globals{Session: "default"}, Caller: func(g *cli.Globals) host.Caller {
 		mu.Lock()
 		sessions = append(sessions, g.Session)
 		mu.Unlock()

@@ -20,12 +20,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/cli"
+	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/engine/werr"
 )
 
 // AddCommand adds `w365 repl` to root; g holds the root flags, which become the
 // defaults of every line.
-func AddCommand(root *cobra.Command, g *commands.Globals) {
+func AddCommand(root *cobra.Command, g *cli.Globals) {
 	cmd := &cobra.Command{
 		Use:     "repl",
 		GroupID: "other",
@@ -59,8 +61,8 @@ line that fails, exiting with that error's status.`,
 				RootArgs: changedFlags(cmd.Root().PersistentFlags()),
 				In:       cmd.InOrStdin(),
 				Out:      cmd.OutOrStdout(),
-				Extra: func(root *cobra.Command, g *commands.Globals) {
-					commands.AddDoctor(root, g)
+				Extra: func(root *cobra.Command, g *cli.Globals) {
+					cli.AddDoctor(root, g)
 				},
 			}
 			if !isTerminal(o.In) {
@@ -75,7 +77,7 @@ line that fails, exiting with that error's status.`,
 // Options configure a REPL.
 type Options struct {
 	// Globals are the REPL's root flags: its session, and how to start a host.
-	Globals commands.Globals
+	Globals cli.Globals
 	// RootArgs are the root flags given to the REPL itself (--session s1 --json);
 	// every line starts from them, as if typed after "w365".
 	RootArgs []string
@@ -83,11 +85,11 @@ type Options struct {
 	In  io.Reader
 	Out io.Writer
 	// Extra adds non-tool commands to each line's tree (e.g. doctor).
-	Extra func(root *cobra.Command, g *commands.Globals)
+	Extra func(root *cobra.Command, g *cli.Globals)
 	// HistoryPath overrides HistoryPath().
 	HistoryPath string
 	// Caller overrides the host client (tests); nil uses one Client per session.
-	Caller func(g *commands.Globals) commands.Caller
+	Caller func(g *cli.Globals) host.Caller
 }
 
 // Run opens the TUI and returns when the user leaves it.
@@ -173,18 +175,18 @@ type runner struct {
 	outIsTerminal bool
 
 	mu      sync.Mutex
-	clients map[string]*commands.Client
+	clients map[string]*host.Client
 	session string // set by "use"; overrides the REPL's --session
 }
 
 func newRunner(o Options) *runner {
-	return &runner{opts: o, outIsTerminal: true, clients: map[string]*commands.Client{}}
+	return &runner{opts: o, outIsTerminal: true, clients: map[string]*host.Client{}}
 }
 
 // client returns the shared connection for a session, creating it on first use. The
 // host options (--virtual, --policy) are the REPL's own: they only matter when a
 // host has to be started.
-func (r *runner) client(session string) *commands.Client {
+func (r *runner) client(session string) *host.Client {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c, ok := r.clients[session]; ok {
@@ -192,13 +194,13 @@ func (r *runner) client(session string) *commands.Client {
 	}
 	g := r.opts.Globals
 	g.Session = session
-	o := commands.ClientOptionsFor(&g)
-	c := &commands.Client{Opts: o}
+	o := cli.ClientOptionsFor(&g)
+	c := &host.Client{Opts: o}
 	r.clients[session] = c
 	return c
 }
 
-func (r *runner) caller(g *commands.Globals) commands.Caller {
+func (r *runner) caller(g *cli.Globals) host.Caller {
 	if r.opts.Caller != nil {
 		return r.opts.Caller(g)
 	}
@@ -216,8 +218,8 @@ func (r *runner) close() {
 
 // newRoot builds a fresh tree writing to out, with the REPL's globals as defaults.
 func (r *runner) newRoot(out io.Writer) *cobra.Command {
-	root, _ := commands.NewRoot(commands.RootDeps{
-		IO:     commands.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
+	root, _ := cli.NewRoot(cli.RootDeps{
+		IO:     cli.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
 		Caller: r.caller,
 		Extra:  r.opts.Extra,
 	})
@@ -306,11 +308,11 @@ type detailsMsg struct {
 
 // fetchDetails asks the host about the session (starting the host if needed).
 func (r *runner) fetchDetails(ctx context.Context, session string) detailsMsg {
-	t := commands.Lookup("mcp_W365ComputerUse_GetSessionDetails")
+	t := commands.GetSessionDetails
 	if t == nil {
 		return detailsMsg{session: session, err: werr.New(werr.Unsupported, "no session details tool")}
 	}
-	o, err := r.caller(&commands.Globals{Session: session}).Call(ctx, t, map[string]any{"sessionId": session})
+	o, err := r.caller(&cli.Globals{Session: session}).Call(ctx, t, map[string]any{"sessionId": session})
 	if err != nil {
 		return detailsMsg{session: session, err: err}
 	}

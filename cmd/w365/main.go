@@ -10,19 +10,16 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/jezek/xgb"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
-	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/cli"
 	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/repl"
 )
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
 // longRunning says whether args run the host or the REPL, which manage memory normally.
 func longRunning(args []string) bool {
@@ -37,7 +34,7 @@ func longRunning(args []string) bool {
 func main() {
 	// xgb logs every connection attempt without an Xauthority file; nothing to act on.
 	xgb.Logger = log.New(io.Discard, "", 0)
-	io := commands.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout)}
+	io := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout)}
 	args := os.Args[1:]
 	if len(args) == 0 && isTerminal(os.Stdin) && io.OutIsTerminal {
 		args = []string{"repl"}
@@ -47,9 +44,9 @@ func main() {
 		// garbage would only cost time.
 		debug.SetGCPercent(-1)
 	}
-	root, _ := commands.NewRoot(commands.RootDeps{IO: io, Args: args, Extra: func(root *cobra.Command, g *commands.Globals) {
-		commands.AddServe(root, g)
-		commands.AddDoctor(root, g)
+	root, _ := cli.NewRoot(cli.RootDeps{IO: io, Args: args, Extra: func(root *cobra.Command, g *cli.Globals) {
+		cli.AddServe(root, g)
+		cli.AddDoctor(root, g)
 		repl.AddCommand(root, g)
 	}})
 	root.SetArgs(args)
@@ -58,10 +55,10 @@ func main() {
 		return
 	}
 	// Our errors carry a code; anything else is cobra rejecting the command line.
-	code := commands.ExitUsage
+	code := cli.ExitUsage
 	var e *werr.Error
 	if errors.As(err, &e) {
-		code = commands.ExitCode(e)
+		code = cli.ExitCode(e)
 	}
 	fmt.Fprintln(os.Stderr, "w365:", err)
 	os.Exit(code)

@@ -16,60 +16,20 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
 
-// Node is one element of the accessibility tree. X, Y, Width, Height are screen
-// coordinates that a click can use directly.
-type Node struct {
-	// Role is the UI Automation control-type name (Button, Edit, Text, Window...).
-	Role string `json:"role"`
-	// NativeRole is the AT-SPI role name (at-spi2-core 2.46 spelling, "push button").
-	NativeRole string `json:"nativeRole"`
-	Name       string `json:"name"`
-	// Value is a range value (sliders, progress bars) or the text of an editable field.
-	Value    string `json:"value"`
-	X        int    `json:"x"`
-	Y        int    `json:"y"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Children []Node `json:"children,omitempty"`
-}
-
-// Meta describes a Tree result.
-type Meta struct {
-	// Truncated says the element budget cut the tree (breadth-first: the deepest and
-	// last nodes were left out).
-	Truncated bool `json:"truncated"`
-	// Count is the number of nodes returned.
-	Count int `json:"count"`
-}
-
-// FindQuery selects elements. At least one of Text, Role, Name is required.
-type FindQuery struct {
-	// Text is matched against the name (and the value) when Name is empty.
-	Text string
-	// Role is a UIA name (Button), an alias (TextBox) or a native AT-SPI name (push button).
-	Role string
-	// Name is matched against the accessible name; it wins over Text.
-	Name string
-	// WindowHandle is an X window id; 0 means the foreground window.
-	WindowHandle uint32
-}
-
-// Match is one element found, with the centre point to click.
-type Match struct {
-	Role    string `json:"role"`
-	Name    string `json:"name"`
-	Value   string `json:"value"`
-	X       int    `json:"x"`
-	Y       int    `json:"y"`
-	Width   int    `json:"width"`
-	Height  int    `json:"height"`
-	CenterX int    `json:"centerX"`
-	CenterY int    `json:"centerY"`
-}
+// The tree's types are the platform-neutral ones, so that a Tree serves as
+// desktop.Accessibility as it is. NativeRole is the AT-SPI role name (at-spi2-core
+// 2.46 spelling); FindQuery.WindowHandle is an X window id.
+type (
+	Node      = desktop.Node
+	Meta      = desktop.Meta
+	FindQuery = desktop.FindQuery
+	Match     = desktop.Match
+)
 
 // Limits of a Find walk: deep enough for web pages, bounded for huge lists.
 const (

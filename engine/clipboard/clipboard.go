@@ -33,18 +33,13 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
 
-// ReadResult is the result of clipboard_read.
-type ReadResult struct {
-	// Format is "text", "image" or "empty".
-	Format      string `json:"format"`
-	Text        string `json:"text,omitempty"`
-	ImageBase64 string `json:"imageBase64,omitempty"`
-	// MIMEType is "text/plain;charset=utf-8" for text and "image/png" for images.
-	MIMEType string `json:"mimeType,omitempty"`
-}
+// ReadResult is the platform-neutral content, so that a Clipboard serves as
+// desktop.Clipboard as it is.
+type ReadResult = desktop.ClipboardContent
 
 // Timeouts of one conversion step.
 var (

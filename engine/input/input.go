@@ -23,6 +23,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
@@ -345,7 +346,7 @@ func (c *Controller) ScreenSize() (w, h int, err error) {
 	return s.w, s.h, err
 }
 
-// Buttons are the click buttons and their X11 numbers.
+// clickButtons are the click buttons and their X11 numbers.
 var clickButtons = map[string]byte{"left": 1, "middle": 2, "right": 3, "backward": 8, "forward": 9}
 
 const clickButtonNames = "Left, Right, Middle, Forward, Backward"
@@ -562,12 +563,9 @@ func linePoints(x0, y0, x1, y1 int) []image.Point {
 	}
 }
 
-// ScrollResult says which notches were sent and whether a delta was clamped.
-type ScrollResult struct {
-	AppliedDX int  `json:"appliedDeltaX"`
-	AppliedDY int  `json:"appliedDeltaY"`
-	Clamped   bool `json:"clamped"`
-}
+// ScrollResult is the platform-neutral result, so that a Controller serves as
+// desktop.Input as it is.
+type ScrollResult = desktop.ScrollResult
 
 // Scroll turns the wheel at (x, y): dy notches down (negative: up) and dx notches
 // right (negative: left), each clamped to ±ScrollNotchesMax of the policy, as real

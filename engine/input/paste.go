@@ -8,15 +8,13 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
 
-// Clipboard is the text clipboard TypePaste saves and restores. engine/clipboard
-// implements it; Read reports ok=false when the clipboard holds no text.
-type Clipboard interface {
-	Read() (text string, ok bool, err error)
-	Write(text string) error
-}
+// Clipboard is the text clipboard TypePaste saves and restores: an alias, not an
+// interface of its own, so that TypePaste's signature is desktop.Input's.
+type Clipboard = desktop.TextClipboard
 
 // pasteWait bounds how long TypePaste waits for the focused application to read
 // the clipboard after ctrl+v.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
@@ -356,7 +357,7 @@ func TestLaunchXmessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := List(ctx, 5, window.TitlesByPID(ws))
+	ps, err := List(ctx, 5, desktop.TitlesByPID(ws))
 	if err != nil {
 		t.Fatal(err)
 	}

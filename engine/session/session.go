@@ -14,10 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
-	"github.com/w365/w365/engine/window"
 )
 
 // DefaultName is the session used when none is named.
@@ -29,7 +28,7 @@ type Options struct {
 	Virtual bool
 	// Display is the user's display (usually $DISPLAY); empty means none.
 	Display string
-	Screen  display.Options
+	Screen  desktop.Options
 }
 
 // Manager owns every session of a host.
@@ -53,7 +52,7 @@ type Session struct {
 	ID      string
 	Owner   string
 	Created time.Time
-	Desktop *display.Desktop
+	Desktop desktop.Desktop
 	Queue   Queue
 	// IdleLimit overrides the manager's idle eviction delay for this session (0: default).
 	IdleLimit time.Duration
@@ -126,24 +125,15 @@ func (m *Manager) Get(ctx context.Context, name string, create bool) (*Session, 
 }
 
 func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
-	var d *display.Desktop
+	var d desktop.Desktop
+	var err error
 	if name == DefaultName && !m.opts.Virtual && m.opts.Display != "" {
-		d = display.Existing(m.opts.Display)
+		d, err = existingDesktop(m.opts.Display)
 	} else {
-		var err error
-		if d, err = display.StartVirtual(ctx, m.opts.Screen); err != nil {
-			return nil, err
-		}
-		// openbox announces itself before it manages windows and can lose one mapped
-		// in that gap: wait until it really takes windows.
-		if wm, err := window.Open(d.Name); err == nil {
-			err = wm.WaitReady(ctx, 10*time.Second)
-			wm.Disconnect()
-			if err != nil {
-				d.Stop()
-				return nil, err
-			}
-		}
+		d, err = virtualDesktop(ctx, m.opts.Screen)
+	}
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now()
 	return &Session{ID: name, Created: now, lastUsed: now, Desktop: d, resources: map[string]io.Closer{}}, nil
@@ -245,11 +235,11 @@ func (s *Session) Idle() time.Duration {
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	env := map[string]string{"DISPLAY": s.Desktop.Name}
+	env := map[string]string{"DISPLAY": s.Desktop.Name()}
 	if a := s.Desktop.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
 		env["DBUS_SESSION_BUS_ADDRESS"] = a
 	}
-	return Info{ID: s.ID, Display: s.Desktop.Name, Virtual: s.Desktop.Virtual, HostPID: os.Getpid(),
+	return Info{ID: s.ID, Display: s.Desktop.Name(), Virtual: s.Desktop.Virtual(), HostPID: os.Getpid(),
 		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len(), Env: env}
 }
 

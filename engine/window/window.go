@@ -20,40 +20,24 @@ import (
 	"github.com/jezek/xgb/res"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
 
-// Window is one top-level window.
-type Window struct {
-	Title       string `json:"title"`
-	ProcessName string `json:"processName"`
-	// Handle is the X window id of the client window (the kind of value
-	// find_ui_element.windowHandle takes).
-	Handle uint32 `json:"handle"`
-	PID    int    `json:"pid,omitempty"`
-	// X, Y, Width, Height: the outer frame in root coordinates.
-	X      int `json:"x"`
-	Y      int `json:"y"`
-	Width  int `json:"width"`
-	Height int `json:"height"`
-}
-
-// CloseResult is what Close reports.
-type CloseResult struct {
-	MatchedTitle string `json:"matchedTitle"`
-	ProcessName  string `json:"processName"`
-	// Closed says whether the window actually went away within a short bound; a window whose
-	// application asks "save changes?" stays open and reports false.
-	Closed bool `json:"closed"`
-}
+// Window and CloseResult are the platform-neutral types, so that what a Manager
+// returns passes through desktop.Windows unconverted.
+type (
+	Window      = desktop.Window
+	CloseResult = desktop.CloseResult
+)
 
 // Resize actions (matched case-insensitively).
 const (
-	ActionResize   = "Resize"
-	ActionMove     = "Move"
-	ActionMaximize = "Maximize"
-	ActionMinimize = "Minimize"
-	ActionRestore  = "Restore"
+	ActionResize   = desktop.ActionResize
+	ActionMove     = desktop.ActionMove
+	ActionMaximize = desktop.ActionMaximize
+	ActionMinimize = desktop.ActionMinimize
+	ActionRestore  = desktop.ActionRestore
 )
 
 // Timing of verification loops.
@@ -959,16 +943,4 @@ func (m *Manager) FindBrowser(ctx context.Context, pattern string, urlOf func(ha
 	}
 	return Window{}, werr.New(werr.NotFound, "no browser window has %q in its title or URL", pattern).
 		WithDetail("nearest", titles)
-}
-
-// TitlesByPID maps each process to the title of its top-most window in ws (List order), for
-// proc.List.
-func TitlesByPID(ws []Window) map[int]string {
-	out := map[int]string{}
-	for _, w := range ws {
-		if _, ok := out[w.PID]; !ok && w.PID > 0 && w.Title != "" {
-			out[w.PID] = w.Title
-		}
-	}
-	return out
 }

@@ -231,9 +231,6 @@ func TestSimilarity(t *testing.T) {
 			t.Errorf("Similarity(%q, %q) = %v, want %v", c.q, c.title, got, c.want)
 		}
 	}
-	if got := TitlesByPID([]Window{{Title: "Top", PID: 7}, {Title: "Below", PID: 7}, {Title: "Other", PID: 9}, {Title: "No pid"}}); len(got) != 2 || got[7] != "Top" || got[9] != "Other" {
-		t.Errorf("TitlesByPID = %v", got)
-	}
 	ws := []Window{{Title: "Editor - long document name"}, {Title: "editor"}, {Title: "My Editor"}, {Title: "Editor - x"}}
 	got := bestSubstring(ws, "EDITOR")
 	var titles []string

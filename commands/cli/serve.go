@@ -1,27 +1,21 @@
-package commands
+package cli
 
 import (
-	"context"
-	"crypto/subtle"
-
-	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
@@ -66,7 +60,7 @@ Without --mcp or --http, serve runs the host in the foreground on its socket onl
 	fs := cmd.Flags()
 	fs.BoolVar(&f.mcp, "mcp", false, "serve MCP over stdio")
 	fs.StringVar(&f.http, "http", "", "serve MCP over streamable HTTP on ADDR (host:port)")
-	fs.StringSliceVar(&f.toolsets, "toolsets", nil, "expose only these toolsets ("+strings.Join(Toolsets, ",")+")")
+	fs.StringSliceVar(&f.toolsets, "toolsets", nil, "expose only these toolsets ("+strings.Join(commands.ToolsetNames(), ",")+", or all; default: "+strings.Join(commands.DefaultToolsetNames(), ",")+")")
 	fs.BoolVar(&f.readOnly, "read-only", false, "expose only read-only tools")
 	fs.BoolVar(&f.legacyNames, "legacy-names", false, "also expose the V1/V2 prefixed tool names (mcp_desktop_click, ...)")
 	fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "a background host exits after this long unused")
@@ -74,12 +68,12 @@ Without --mcp or --http, serve runs the host in the foreground on its socket onl
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
 	fs.BoolVar(&f.background, "background", false, "run as the background host the CLI starts")
 	fs.MarkHidden("background")
-	cmd.RegisterFlagCompletionFunc("toolsets", cobra.FixedCompletions(Toolsets, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("toolsets", cobra.FixedCompletions(append(commands.ToolsetNames(), "all"), cobra.ShellCompDirectiveNoFileComp))
 	root.AddCommand(cmd)
 }
 
-func parseScreen(s string) (display.Options, error) {
-	o := display.DefaultOptions()
+func parseScreen(s string) (desktop.Options, error) {
+	o := desktop.DefaultOptions()
 	parts := strings.Split(s, "x")
 	if len(parts) < 2 || len(parts) > 3 {
 		return o, werr.Invalid("--screen wants WxH or WxHxDEPTH, got %q", s)
@@ -100,7 +94,7 @@ func parseScreen(s string) (display.Options, error) {
 }
 
 func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
-	so := ServeOptions{Toolsets: f.toolsets, ReadOnly: f.readOnly, LegacyNames: f.legacyNames}
+	so := host.ServeOptions{Toolsets: f.toolsets, ReadOnly: f.readOnly, LegacyNames: f.legacyNames}
 	if err := so.Validate(); err != nil {
 		return err
 	}
@@ -128,23 +122,22 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 
 	if f.mcp && f.http == "" {
 		// An agent and the CLI must share one engine: relay to a running host if any.
-		if conn, err := DialHost(ctx, ClientOptions{Session: g.Session, Serve: so, NoStart: true}); err == nil {
+		if conn, err := host.DialHost(ctx, host.ClientOptions{Session: g.Session, Serve: so, NoStart: true}); err == nil {
 			log.Info("relaying stdio to the running w365 host")
-			return relay(ctx, conn, os.Stdin, os.Stdout)
+			return host.Relay(ctx, conn, os.Stdin, os.Stdout)
 		}
 	}
 	idle := time.Duration(0)
 	if f.background {
 		idle = f.idle
 	}
-	h := NewHost(HostOptions{
-		Policy:          pol,
-		Sessions:        session.Options{Virtual: g.Virtual, Display: os.Getenv("DISPLAY"), Screen: screen},
-		IdleExit:        idle,
-		Background:      f.background,
-		Log:             log,
-		BrowserHeadless: g.Headless,
-		CDPEndpoint:     g.CDPEndpoint,
+	h := host.New(host.Options{
+		Policy:     pol,
+		Sessions:   session.Options{Virtual: g.Virtual, Display: os.Getenv("DISPLAY"), Screen: screen},
+		IdleExit:   idle,
+		Background: f.background,
+		Log:        log,
+		Browser:    tool.BrowserConfig{Headless: g.Headless, CDPEndpoint: g.CDPEndpoint},
 	})
 	if g.Browser != "" {
 		// The browser engine reads W365_BROWSER; the flag wins over the environment.
@@ -159,10 +152,10 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	} else {
 		go h.Serve(ctx)
 	}
-	log.Info("w365 host started", "version", Version(), "pid", os.Getpid())
+	log.Info("w365 host started", "version", host.Version(), "pid", os.Getpid())
 	errc := make(chan error, 2)
 	if f.http != "" {
-		go func() { errc <- serveHTTP(ctx, h, so, f.http, g.Session, log) }()
+		go func() { errc <- h.ServeHTTP(ctx, so, f.http, g.Session) }()
 	}
 	if f.mcp {
 		go func() { errc <- h.ServeStdio(ctx, so, g.Session) }()
@@ -175,81 +168,4 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	case err := <-errc:
 		return err
 	}
-}
-
-// relay copies MCP bytes between stdio and the host socket until either side ends.
-func relay(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer) error {
-	done := make(chan struct{}, 2)
-	go func() {
-		io.Copy(conn, in)
-		if cw, ok := conn.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-		done <- struct{}{}
-	}()
-	go func() { io.Copy(out, conn); done <- struct{}{} }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-	return conn.Close()
-}
-
-func serveHTTP(ctx context.Context, h *Host, so ServeOptions, addr, sessionName string, log *slog.Logger) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return werr.Invalid("--http wants host:port, got %q", addr)
-	}
-	key := os.Getenv("W365_API_KEY")
-	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
-	if !loopback && key == "" {
-		return werr.New(werr.BlockedByPolicy, "refusing to serve on non-loopback %s without W365_API_KEY", addr)
-	}
-	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.mcpServer(so) }, nil)
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !originAllowed(r) {
-			http.Error(w, "cross-origin request refused", http.StatusForbidden)
-			return
-		}
-		if key != "" && !keyMatches(r, key) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="w365"`)
-			http.Error(w, "missing or wrong API key", http.StatusUnauthorized)
-			return
-		}
-		if r.Header.Get(hdrSession) == "" {
-			r.Header.Set(hdrSession, sessionName)
-		}
-		mh.ServeHTTP(w, r)
-	})
-	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	var once sync.Once
-	go func() { <-ctx.Done(); once.Do(func() { srv.Close() }) }()
-	log.Info("serving MCP over HTTP", "addr", addr, "auth", key != "")
-	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
-		return werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", addr, err)
-	}
-	return nil
-}
-
-// originAllowed refuses browsers on other sites (DNS rebinding and CSRF against the
-// local server): a request with an Origin must come from a loopback origin.
-func originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	return h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback())
-}
-
-func keyMatches(r *http.Request, key string) bool {
-	got := r.Header.Get("x-api-key")
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-		got = strings.TrimPrefix(a, "Bearer ")
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(key)) == 1
 }

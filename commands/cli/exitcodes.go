@@ -1,4 +1,4 @@
-package commands
+package cli
 
 import "github.com/w365/w365/engine/werr"
 

@@ -1,10 +1,14 @@
-package commands
+//go:build linux
+
+package host
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -19,7 +23,7 @@ func TestClientCancelsACallOnTheHost(t *testing.T) {
 
 	c := &Client{Opts: ClientOptions{NoStart: true}}
 	defer c.Close()
-	wait := Lookup("wait_milliseconds")
+	wait := commands.WaitMilliseconds
 	if _, err := c.Call(context.Background(), wait, map[string]any{"ms": 0}); err != nil {
 		t.Fatal(err) // also starts the session
 	}
@@ -33,7 +37,7 @@ func TestClientCancelsACallOnTheHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.Out.(*WaitOut).WaitedMs; got != 1 {
+	if got := o.Out.(*commands.WaitOut).WaitedMs; got != 1 {
 		t.Errorf("second call waited %d ms", got)
 	}
 	// Had the host run the 5 s wait to its end, the second call would have queued behind it.
@@ -41,7 +45,7 @@ func TestClientCancelsACallOnTheHost(t *testing.T) {
 		t.Errorf("the cancelled wait held the session for %v", d)
 	}
 	// An unknown tool name is refused by the host with a JSON-RPC error, not a hang.
-	if _, err := c.Call(context.Background(), &Tool{Name: "no_such_tool"}, nil); err == nil {
+	if _, err := c.Call(context.Background(), &tool.Tool{Name: "no_such_tool"}, nil); err == nil {
 		t.Error("a call of an unknown tool succeeded")
 	}
 }

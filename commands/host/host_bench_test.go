@@ -1,4 +1,6 @@
-package commands
+//go:build linux
+
+package host
 
 import (
 	"context"
@@ -9,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/session"
 )
@@ -23,7 +25,7 @@ func testHost(tb testing.TB) *Host {
 		tb.Fatal(err)
 	}
 	tb.Setenv("W365_RUNTIME_DIR", dir)
-	h := NewHost(HostOptions{Sessions: session.Options{Virtual: true, Screen: display.DefaultOptions()},
+	h := New(Options{Sessions: session.Options{Virtual: true, Screen: desktop.DefaultOptions()},
 		Log: slog.New(slog.DiscardHandler)})
 	tb.Cleanup(h.Stop)
 	return h

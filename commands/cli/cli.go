@@ -1,4 +1,8 @@
-package commands
+// Package cli is the cobra front-end of the tool definitions: one command per tool,
+// with flags and positional arguments from its input struct, human or JSON output,
+// exit codes by error class, and the commands that are not tools (serve, doctor,
+// version). The REPL runs the same tree for each line it reads.
+package cli
 
 import (
 	"encoding/json"
@@ -7,7 +11,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +18,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -42,7 +48,7 @@ type Globals struct {
 type RootDeps struct {
 	IO IO
 	// Caller runs tools; nil means a Client of the host built from the global flags.
-	Caller func(g *Globals) Caller
+	Caller func(g *Globals) host.Caller
 	// Extra adds commands that are not tools (serve, repl, doctor, version).
 	Extra func(root *cobra.Command, g *Globals)
 	// Args, when set, is the command line about to run: only the command it names gets
@@ -63,7 +69,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 			"a command in the REPL (w365 with no arguments) and an MCP tool (w365 serve --mcp).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version(),
+		Version:       host.Version(),
 	}
 	root.SetIn(d.IO.In)
 	root.SetOut(d.IO.Out)
@@ -80,10 +86,10 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 
 	caller := d.Caller
 	if caller == nil {
-		caller = func(g *Globals) Caller { return &Client{Opts: ClientOptionsFor(g)} }
+		caller = func(g *Globals) host.Caller { return &host.Client{Opts: ClientOptionsFor(g)} }
 	}
-	var c Caller
-	getCaller := func() Caller {
+	var c host.Caller
+	getCaller := func() host.Caller {
 		if c == nil {
 			c = caller(g)
 		}
@@ -91,7 +97,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	}
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Tools:"}, &cobra.Group{ID: "other", Title: "Other commands:"})
 	lazy := map[*cobra.Command]func(){}
-	for _, t := range All() {
+	for _, t := range commands.All() {
 		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller)
 		lazy[cmd] = flags
 	}
@@ -116,8 +122,8 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 
 // ClientOptionsFor turns the global flags into host client options: the session, and
 // the arguments of a host the client may have to start.
-func ClientOptionsFor(g *Globals) ClientOptions {
-	o := ClientOptions{Session: g.Session}
+func ClientOptionsFor(g *Globals) host.ClientOptions {
+	o := host.ClientOptions{Session: g.Session}
 	if g.Virtual {
 		o.HostArgs = append(o.HostArgs, "--virtual")
 	}
@@ -192,7 +198,7 @@ type fieldInfo struct {
 
 // fields lists the input fields by reflection alone: building the tree for a one-shot
 // call must not build every tool's schema.
-func (t *Tool) fields() []fieldInfo {
+func fields(t *tool.Tool) []fieldInfo {
 	var out []fieldInfo
 	var walk func(typ reflect.Type)
 	walk = func(typ reflect.Type) {
@@ -203,20 +209,20 @@ func (t *Tool) fields() []fieldInfo {
 				walk(f.Type)
 				continue
 			}
-			name := jsonName(f)
+			name := tool.JSONName(f)
 			if name == "" {
 				continue
 			}
 			out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type})
 		}
 	}
-	walk(t.in)
+	walk(t.InputType())
 	return out
 }
 
 // addToolCommand adds t's command and returns it with the function that declares its
 // flags (called only for the command about to run, see RootDeps.Args).
-func addToolCommand(root *cobra.Command, t *Tool, g *Globals, iostr IO, caller func() Caller) (*cobra.Command, func()) {
+func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, caller func() host.Caller) (*cobra.Command, func()) {
 	leaf := t.Path[len(t.Path)-1]
 	use := leaf
 	for _, a := range t.Args {
@@ -226,7 +232,7 @@ func addToolCommand(root *cobra.Command, t *Tool, g *Globals, iostr IO, caller f
 		Use:               use,
 		Aliases:           t.Aliases,
 		Short:             t.Summary,
-		Long:              t.Summary + "\n\n" + t.Long + "\n\nMCP tool: " + t.Name,
+		Long:              t.Help() + "\n\nMCP tool: " + t.Name,
 		Example:           t.Example,
 		Annotations:       map[string]string{"tool": t.Name},
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -237,20 +243,19 @@ func addToolCommand(root *cobra.Command, t *Tool, g *Globals, iostr IO, caller f
 	}
 	var output string
 	flags := func() {
-		t.schemas()
 		fs := cmd.Flags()
-		for _, f := range t.fields() {
+		for _, f := range fields(t) {
 			addFlag(fs, t, f)
-			if vals, ok := t.enums[f.json]; ok {
+			if vals := t.Enum(f.json); vals != nil {
 				cmd.RegisterFlagCompletionFunc(f.flag, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
 			}
 		}
-		if reflect.PointerTo(t.out).Implements(reflect.TypeFor[ImageOutput]()) {
+		if reflect.PointerTo(t.OutputType()).Implements(reflect.TypeFor[tool.ImageOutput]()) {
 			fs.StringVarP(&output, "output", "o", "", "file to write the image to; - for stdout (default: a timestamped file in the current directory)")
 		}
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		in, err := collectArgs(cmd, t, t.fields(), args)
+		in, err := collectArgs(cmd, t, fields(t), args)
 		if err != nil {
 			return err
 		}
@@ -275,12 +280,12 @@ func cloneArgs(m map[string]any) map[string]any {
 	return out
 }
 
-func positionalArgs(t *Tool) cobra.PositionalArgs {
+func positionalArgs(t *tool.Tool) cobra.PositionalArgs {
 	if len(t.Args) == 0 {
 		return cobra.NoArgs
 	}
 	last := t.Args[len(t.Args)-1]
-	for _, f := range t.fields() {
+	for _, f := range fields(t) {
 		if f.json == last && f.typ.Kind() == reflect.Slice {
 			return cobra.ArbitraryArgs
 		}
@@ -289,16 +294,17 @@ func positionalArgs(t *Tool) cobra.PositionalArgs {
 }
 
 // addFlag declares the flag for one input field, with its default and allowed values in the help.
-func addFlag(fs *pflag.FlagSet, t *Tool, f fieldInfo) {
-	p := t.inSchema.Properties[f.json]
+func addFlag(fs *pflag.FlagSet, t *tool.Tool, f fieldInfo) {
+	in := t.InputSchema()
+	p := in.Properties[f.json]
 	usage := p.Description
-	if vals, ok := t.enums[f.json]; ok {
+	if vals := t.Enum(f.json); vals != nil {
 		usage += " (" + strings.Join(vals, "|") + ")"
 	}
 	if p.Minimum != nil || p.Maximum != nil {
 		usage += " [" + fmtNum(p.Minimum) + ".." + fmtNum(p.Maximum) + "]"
 	}
-	if slices.Contains(t.inSchema.Required, f.json) && !slices.Contains(t.Args, f.json) {
+	if slices.Contains(in.Required, f.json) && !slices.Contains(t.Args, f.json) {
 		usage += " (required)"
 	}
 	var def string
@@ -343,7 +349,7 @@ func fmtNum(p *float64) string {
 }
 
 // collectArgs builds the tool's argument object from changed flags and positionals.
-func collectArgs(cmd *cobra.Command, t *Tool, fields []fieldInfo, args []string) (map[string]any, error) {
+func collectArgs(cmd *cobra.Command, t *tool.Tool, fields []fieldInfo, args []string) (map[string]any, error) {
 	in := map[string]any{}
 	byJSON := map[string]fieldInfo{}
 	for _, f := range fields {
@@ -447,7 +453,7 @@ func parseScalar(f fieldInfo, s string) (any, error) {
 }
 
 // render prints an outcome: images to files, then JSON or the human line.
-func render(iostr IO, g *Globals, t *Tool, o *Outcome, output string) error {
+func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) error {
 	var paths []string
 	for i, img := range o.Images {
 		p, err := writeImage(iostr, t, img, output, i)
@@ -479,13 +485,13 @@ func render(iostr IO, g *Globals, t *Tool, o *Outcome, output string) error {
 	for _, p := range paths {
 		fmt.Fprintln(iostr.Out, p)
 	}
-	if line := HumanText(o.Out); line != "" {
+	if line := tool.HumanText(o.Out); line != "" {
 		fmt.Fprintln(iostr.Out, line)
 	}
 	return nil
 }
 
-func writeImage(iostr IO, t *Tool, img Image, output string, i int) (string, error) {
+func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (string, error) {
 	ext := ".png"
 	if img.MIMEType == "image/jpeg" {
 		ext = ".jpg"
@@ -506,50 +512,4 @@ func writeImage(iostr IO, t *Tool, img Image, output string, i int) (string, err
 		return "", werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", output, err)
 	}
 	return output, nil
-}
-
-// HumanText is the one-line (or few-line) human form of an output value.
-func HumanText(out any) string {
-	if out == nil {
-		return ""
-	}
-	if tx, ok := out.(Texter); ok {
-		return tx.Text()
-	}
-	v := reflect.ValueOf(out)
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return ""
-		}
-		v = v.Elem()
-	}
-	if tx, ok := v.Interface().(Texter); ok {
-		return tx.Text()
-	}
-	if v.Kind() != reflect.Struct {
-		b, _ := json.Marshal(v.Interface())
-		return string(b)
-	}
-	var parts []string
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		name := jsonName(f)
-		if name == "" {
-			continue
-		}
-		fv := v.Field(i)
-		if fv.IsZero() && strings.Contains(f.Tag.Get("json"), "omitempty") {
-			continue
-		}
-		switch fv.Kind() {
-		case reflect.String:
-			parts = append(parts, name+"="+strconv.Quote(fv.String()))
-		case reflect.Struct, reflect.Slice, reflect.Map, reflect.Pointer:
-			b, _ := json.Marshal(fv.Interface())
-			parts = append(parts, name+"="+string(b))
-		default:
-			parts = append(parts, fmt.Sprintf("%s=%v", name, fv.Interface()))
-		}
-	}
-	return strings.Join(parts, " ")
 }

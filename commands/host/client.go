@@ -1,4 +1,4 @@
-package commands
+package host
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -40,12 +41,12 @@ type Outcome struct {
 	Out any
 	// JSON is the structured content as received.
 	JSON   json.RawMessage
-	Images []Image
+	Images []tool.Image
 }
 
 // Caller runs a tool somewhere (the host, over MCP). The CLI and REPL use it.
 type Caller interface {
-	Call(ctx context.Context, t *Tool, args map[string]any) (*Outcome, error)
+	Call(ctx context.Context, t *tool.Tool, args map[string]any) (*Outcome, error)
 }
 
 // Client is an MCP client of the host over its unix socket. It speaks the sessionless
@@ -81,7 +82,7 @@ func (c *Client) closeLocked() {
 
 // Call invokes t on the host. A host that died mid-call is UNAVAILABLE and the next
 // call reconnects (starting a fresh host).
-func (c *Client) Call(ctx context.Context, t *Tool, args map[string]any) (*Outcome, error) {
+func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*Outcome, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.nextID++
@@ -182,7 +183,7 @@ func encodeLine(m jsonrpc.Message) ([]byte, error) {
 const mcpProtocolVersion = "2026-07-28"
 
 // DecodeResult turns an MCP result into an Outcome, or into the *werr.Error it carries.
-func DecodeResult(t *Tool, res *mcp.CallToolResult) (*Outcome, error) {
+func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	if res.IsError {
 		var p ErrorPayload
@@ -201,7 +202,7 @@ func DecodeResult(t *Tool, res *mcp.CallToolResult) (*Outcome, error) {
 		return nil, werr.New(werr.Internal, "%s", msg)
 	}
 	o := &Outcome{JSON: raw}
-	ptr := reflect.New(t.out)
+	ptr := reflect.New(t.OutputType())
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot decode %s output", t.Name)
@@ -210,7 +211,7 @@ func DecodeResult(t *Tool, res *mcp.CallToolResult) (*Outcome, error) {
 	o.Out = ptr.Interface()
 	for _, c := range res.Content {
 		if ic, ok := c.(*mcp.ImageContent); ok {
-			o.Images = append(o.Images, Image{Data: ic.Data, MIMEType: ic.MIMEType})
+			o.Images = append(o.Images, tool.Image{Data: ic.Data, MIMEType: ic.MIMEType})
 		}
 	}
 	return o, nil

@@ -1,4 +1,4 @@
-package commands
+package host
 
 import (
 	"context"
@@ -19,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -39,28 +41,27 @@ func (o ServeOptions) key() string {
 // Validate rejects unknown toolset names.
 func (o ServeOptions) Validate() error {
 	for _, t := range o.Toolsets {
-		if !slices.Contains(Toolsets, t) && t != "all" {
-			return werr.Invalid("unknown toolset %q; known: %s", t, strings.Join(Toolsets, ", "))
+		if commands.FindToolset(t) == nil && t != "all" {
+			return werr.Invalid("unknown toolset %q; known: %s", t, strings.Join(commands.ToolsetNames(), ", "))
 		}
 	}
 	return nil
 }
 
-// Selected reports whether the options expose t.
-func (o ServeOptions) Selected(t *Tool) bool {
-	if o.ReadOnly && t.Annotations.ReadOnly != Yes {
+// Selected reports whether the options expose t: without toolsets named, the
+// toolsets that are on by default.
+func (o ServeOptions) Selected(t *tool.Tool) bool {
+	if o.ReadOnly && t.Annotations.ReadOnly != tool.Yes {
 		return false
 	}
-	if len(o.Toolsets) == 0 || slices.Contains(o.Toolsets, "all") {
+	if slices.Contains(o.Toolsets, "all") {
 		return true
 	}
+	if len(o.Toolsets) == 0 {
+		ts := commands.FindToolset(t.Toolset)
+		return ts != nil && ts.Default
+	}
 	return slices.Contains(o.Toolsets, t.Toolset)
-}
-
-// Env is what a handler gets besides its input: the host and the session it runs in.
-type Env struct {
-	Host    *Host
-	Session *session.Session // nil for Sessionless tools
 }
 
 // mcpServer returns the (cached) MCP server exposing the tools o selects.
@@ -78,7 +79,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 			Logger:       slog.New(slog.DiscardHandler),
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
-	for _, t := range All() {
+	for _, t := range commands.All() {
 		if !o.Selected(t) {
 			continue
 		}
@@ -87,32 +88,29 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 			names = append(names, t.Legacy...)
 		}
 		for _, name := range names {
-			s.AddTool(t.mcpTool(name), h.toolHandler(t))
+			s.AddTool(MCPTool(t, name), h.toolHandler(t))
 		}
 	}
 	h.servers[o.key()] = s
 	return s
 }
 
-func (h Hint) bool() bool { return h == Yes }
-func (h Hint) ptr() *bool { b := h == Yes; return &b }
-
-func (t *Tool) mcpTool(name string) *mcp.Tool {
-	t.schemas()
+// MCPTool is t as MCP's tools/list shows it under name.
+func MCPTool(t *tool.Tool, name string) *mcp.Tool {
 	mt := &mcp.Tool{
 		Name:        name,
 		Title:       t.Summary,
-		Description: t.Summary + "\n\n" + t.Long,
-		InputSchema: t.inSchema,
+		Description: t.Help(),
+		InputSchema: t.InputSchema(),
 		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    t.Annotations.ReadOnly.bool(),
-			DestructiveHint: t.Annotations.Destructive.ptr(),
-			IdempotentHint:  t.Annotations.Idempotent.bool(),
-			OpenWorldHint:   t.Annotations.OpenWorld.ptr(),
+			ReadOnlyHint:    t.Annotations.ReadOnly.Bool(),
+			DestructiveHint: t.Annotations.Destructive.Ptr(),
+			IdempotentHint:  t.Annotations.Idempotent.Bool(),
+			OpenWorldHint:   t.Annotations.OpenWorld.Ptr(),
 		},
 	}
-	if t.outSchema != nil {
-		mt.OutputSchema = t.outSchema
+	if out := t.OutputSchema(); out != nil {
+		mt.OutputSchema = out
 	}
 	return mt
 }
@@ -234,7 +232,7 @@ func newCorrelationID() string {
 
 // toolHandler adapts t to the SDK: decode, validate, pick the session, wait for its
 // turn, run, and turn the output or error into a result. It never lets a panic out.
-func (h *Host) toolHandler(t *Tool) mcp.ToolHandler {
+func (h *Host) toolHandler(t *tool.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		h.touch()
 		start := time.Now()
@@ -256,9 +254,9 @@ func (h *Host) toolHandler(t *Tool) mcp.ToolHandler {
 		if err != nil {
 			return h.fail(t, err), nil
 		}
-		env := &Env{Host: h}
+		env := &tool.Env{Policy: h.policy, Host: h}
 		if !t.Sessionless {
-			s, err := h.Sessions.Get(ctx, name, true)
+			s, err := h.sessions.Get(ctx, name, true)
 			if err != nil {
 				return h.fail(t, err), nil
 			}
@@ -270,7 +268,7 @@ func (h *Host) toolHandler(t *Tool) mcp.ToolHandler {
 			defer s.Touch()
 			env.Session = s
 		}
-		out, err := t.handler(ctx, env, in)
+		out, err := t.Run(ctx, env, in)
 		if err != nil {
 			return h.fail(t, err), nil
 		}
@@ -300,7 +298,7 @@ func sessionName(req *mcp.CallToolRequest, args map[string]any) string {
 	return session.DefaultName
 }
 
-func (h *Host) fail(t *Tool, err error) *mcp.CallToolResult {
+func (h *Host) fail(t *tool.Tool, err error) *mcp.CallToolResult {
 	e := werr.As(err)
 	cid := newCorrelationID()
 	if e.Code == werr.Internal {
@@ -329,7 +327,7 @@ func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
 
 func successResult(out any) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: out}
-	if im, ok := out.(ImageOutput); ok {
+	if im, ok := out.(tool.ImageOutput); ok {
 		for _, img := range im.OutputImages() {
 			res.Content = append(res.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
 		}
@@ -337,6 +335,6 @@ func successResult(out any) *mcp.CallToolResult {
 	// The text is the short human form (the snapshot's outline, a window table, a
 	// one-line confirmation), not the structured content again: repeating the JSON
 	// doubled what every result cost on the wire and in a model's context.
-	res.Content = append(res.Content, &mcp.TextContent{Text: HumanText(out)})
+	res.Content = append(res.Content, &mcp.TextContent{Text: tool.HumanText(out)})
 	return res
 }

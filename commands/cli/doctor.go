@@ -1,4 +1,4 @@
-package commands
+package cli
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/w365/w365/commands/host"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -99,7 +101,7 @@ func AddDoctor(root *cobra.Command, g *Globals) {
 		Short:   "Print the w365 version",
 		Args:    cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), Version())
+			fmt.Fprintln(cmd.OutOrStdout(), host.Version())
 		},
 	})
 }

@@ -1,4 +1,4 @@
-package commands
+package tool
 
 import (
 	"fmt"
@@ -6,20 +6,23 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/w365/w365/engine/a11y"
-	"github.com/w365/w365/engine/snapshot"
 )
 
-// treeSchema describes a recursive node type, which schema inference cannot: the node's
-// own fields, with nested nodes (children) as plain objects of the same shape.
-func treeSchema(t reflect.Type, desc string) *jsonschema.Schema {
+// recursiveSchemas gives recursive output types (trees) the schema that inference
+// cannot compute; RegisterTree fills it.
+var recursiveSchemas = map[reflect.Type]*jsonschema.Schema{}
+
+// RegisterTree describes the recursive node type T, for the output schemas of the tools
+// that return trees: T's own fields, with nested nodes (children) as plain objects of
+// the same shape. Call it from an init function, before any schema is built.
+func RegisterTree[T any](desc string) {
+	t := reflect.TypeFor[T]()
 	nested := &jsonschema.Schema{Type: "object", Description: "a node of the same shape"}
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{t: nested}}
 	s := &jsonschema.Schema{Type: "object", Description: desc, Properties: map[string]*jsonschema.Schema{}}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name := jsonName(f)
+		name := JSONName(f)
 		if name == "" {
 			continue
 		}
@@ -35,10 +38,5 @@ func treeSchema(t reflect.Type, desc string) *jsonschema.Schema {
 			s.Required = append(s.Required, name)
 		}
 	}
-	return s
-}
-
-func init() {
-	recursiveSchemas[reflect.TypeFor[a11y.Node]()] = treeSchema(reflect.TypeFor[a11y.Node](), "an accessible element with screen coordinates")
-	recursiveSchemas[reflect.TypeFor[snapshot.Node]()] = treeSchema(reflect.TypeFor[snapshot.Node](), "a node of the page's accessibility snapshot")
+	recursiveSchemas[t] = s
 }

@@ -1,0 +1,165 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// ClientOptions say which session and tools a socket client wants.
+type ClientOptions struct {
+	Session string
+	Serve   ServeOptions
+	// NoStart fails instead of starting a background host.
+	NoStart bool
+	// HostArgs are extra arguments for a host this client starts (e.g. --virtual).
+	HostArgs []string
+}
+
+// DialHost connects to the host, starting or replacing it when needed, and returns
+// the raw stream positioned after the hello exchange.
+func DialHost(ctx context.Context, o ClientOptions) (net.Conn, error) {
+	return dialHost(ctx, o, nil)
+}
+
+// dialHost is DialHost sending first (MCP bytes) in the same write as the hello. A host
+// that refuses the hello closes the connection without reading them, so a retry on
+// another connection cannot run them twice.
+func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, error) {
+	path, err := SocketPath()
+	if err != nil {
+		return nil, err
+	}
+	started := false
+	for attempt := 0; ; attempt++ {
+		c, reply, err := tryDial(path, o, first)
+		if err == nil && reply.OK {
+			return c, nil
+		}
+		if c != nil {
+			c.Close()
+		}
+		if err == nil && reply.Error == "version mismatch" {
+			if !reply.Background {
+				return nil, werr.New(werr.Unavailable, "a w365 host of another version (pid %d) is serving an agent on this socket", reply.PID).
+					WithHint("stop it, or set W365_RUNTIME_DIR to use a separate host")
+			}
+			// The old host stops itself on seeing us; wait for the socket to go.
+			waitGone(reply.PID, 5*time.Second)
+		} else if err == nil {
+			return nil, werr.New(werr.Unavailable, "host refused the connection: %s", reply.Error)
+		}
+		if o.NoStart {
+			return nil, werr.New(werr.Unavailable, "no w365 host is running").WithHint("start one with `w365 serve`")
+		}
+		if attempt >= 3 {
+			return nil, werr.New(werr.Unavailable, "cannot reach or start the w365 host").WithHint("see %s", filepath.Join(filepath.Dir(path), "host.log"))
+		}
+		if !started || err == nil {
+			if err := startHost(ctx, path, o.HostArgs); err != nil {
+				return nil, err
+			}
+			started = true
+		}
+	}
+}
+
+func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
+	var reply helloReply
+	c, err := net.DialTimeout("unix", path, time.Second)
+	if err != nil {
+		return nil, reply, err
+	}
+	b, _ := json.Marshal(hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve})
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write(append(append(b, '\n'), first...)); err != nil {
+		c.Close()
+		return nil, reply, err
+	}
+	line, rc, err := readLine(c)
+	if err != nil {
+		c.Close()
+		return nil, reply, err
+	}
+	c.SetDeadline(time.Time{})
+	if err := json.Unmarshal(line, &reply); err != nil {
+		c.Close()
+		return nil, reply, err
+	}
+	return rc, reply, nil
+}
+
+// waitGone waits for a replaced host to exit, and kills it when it takes too long.
+func waitGone(pid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if !alive(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	kill(pid)
+}
+
+// startHost launches a background host under a lock, so that concurrent first calls
+// start one host, and waits until its socket answers.
+func startHost(ctx context.Context, path string, extra []string) error {
+	dir := filepath.Dir(path)
+	lock, err := os.OpenFile(filepath.Join(dir, "host.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot open host lock")
+	}
+	defer lock.Close()
+	unlock, err := lockFile(lock)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot lock host lock")
+	}
+	defer unlock()
+	// Somebody may have started it while we waited for the lock.
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return werr.Wrap(err, werr.Internal, "cannot find own executable")
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, "host.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot open host log")
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, append([]string{"serve", "--background"}, extra...)...)
+	cmd.Stdin = nil
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	cmd.SysProcAttr = detached()
+	if err := cmd.Start(); err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot start the w365 host")
+	}
+	// Waiting reaps the host when it exits, in a client that lives longer (the REPL),
+	// and tells a host that dies at start from one still starting.
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return werr.New(werr.Unavailable, "the w365 host exited at start").WithHint("see %s", logf.Name())
+		case <-ctx.Done():
+			return werr.Wrap(ctx.Err(), werr.Timeout, "waiting for the w365 host")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return werr.New(werr.Timeout, "the w365 host did not start within 15s").WithHint("see %s", logf.Name())
+}

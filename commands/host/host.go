@@ -1,0 +1,209 @@
+// Package host is the long-lived w365 process: it owns the sessions, serves MCP on
+// the user's socket, on stdio and over streamable HTTP, and runs every tool call in
+// its session's queue. Its client half (Client, DialHost) is what the CLI and the
+// REPL use to reach it.
+package host
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/proc"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// Options configure a host.
+type Options struct {
+	Policy   *policy.Policy
+	Sessions session.Options
+	// IdleExit ends a background host after this long without calls or connections (0: never).
+	IdleExit time.Duration
+	// Background marks a host started by the CLI: a client of another version may replace it.
+	Background bool
+	Log        *slog.Logger
+	Browser    tool.BrowserConfig
+}
+
+// Host is the long-lived process that owns the sessions and serves MCP.
+type Host struct {
+	sessions *session.Manager
+	policy   *policy.Policy
+	opts     Options
+	log      *slog.Logger
+
+	serversMu sync.Mutex
+	servers   map[string]*mcp.Server
+
+	lastUsed atomic.Int64
+	conns    atomic.Int64
+	ln       net.Listener
+	pidFile  string
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// New builds a host; Listen and Serve make it reachable.
+func New(o Options) *Host {
+	if o.Policy == nil {
+		o.Policy = policy.Default()
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	h := &Host{
+		sessions: session.NewManager(o.Policy, o.Sessions),
+		policy:   o.Policy,
+		opts:     o,
+		log:      o.Log,
+		servers:  map[string]*mcp.Server{},
+		done:     make(chan struct{}),
+	}
+	h.touch()
+	return h
+}
+
+func (h *Host) touch() { h.lastUsed.Store(time.Now().UnixNano()) }
+
+// Done is closed when the host stops.
+func (h *Host) Done() <-chan struct{} { return h.done }
+
+// Stop ends every session and closes the socket. It is safe to call more than once.
+func (h *Host) Stop() {
+	h.stopOnce.Do(func() {
+		if h.ln != nil {
+			h.ln.Close()
+			if b, err := os.ReadFile(h.pidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
+				os.Remove(h.pidFile)
+			}
+		}
+		h.sessions.Close()
+		close(h.done)
+	})
+}
+
+// The services tools may use (tool.Host).
+var _ tool.Host = (*Host)(nil)
+
+// Sessions describes every session, oldest first.
+func (h *Host) Sessions() []session.Info { return h.sessions.List() }
+
+// StartSession starts a session with a fresh id.
+func (h *Host) StartSession(ctx context.Context) (*session.Session, error) {
+	return h.sessions.Get(ctx, session.NewID(), true)
+}
+
+// Session returns a running session.
+func (h *Host) Session(ctx context.Context, id string) (*session.Session, error) {
+	return h.sessions.Get(ctx, id, false)
+}
+
+// EndSession stops a session.
+func (h *Host) EndSession(id string) error { return h.sessions.End(id) }
+
+// ProtectedPIDs are every session's desktop processes, the host and its parents.
+func (h *Host) ProtectedPIDs() []int { return append(h.sessions.PIDs(), proc.HostPIDs()...) }
+
+// Browser is the host's browser configuration.
+func (h *Host) Browser() tool.BrowserConfig { return h.opts.Browser }
+
+// Listen binds the host socket. A socket file nobody answers on is stale and replaced;
+// a live one means another host runs, which is UNAVAILABLE.
+func (h *Host) Listen() error {
+	path, err := SocketPath()
+	if err != nil {
+		return err
+	}
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return werr.New(werr.Unavailable, "another w365 host is already listening on %s", path)
+	}
+	os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot listen on %s", path)
+	}
+	os.Chmod(path, 0o600)
+	h.ln = ln
+	h.pidFile = filepath.Join(filepath.Dir(path), "host.pid")
+	os.WriteFile(h.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	return nil
+}
+
+// Serve accepts socket clients until the host stops, and evicts idle sessions and
+// (for a background host) exits when idle.
+func (h *Host) Serve(ctx context.Context) {
+	go h.janitor(ctx)
+	for {
+		c, err := h.ln.Accept()
+		if err != nil {
+			select {
+			case <-h.done:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		go h.serveConn(ctx, c)
+	}
+}
+
+// ServeStdio serves one MCP client on stdin/stdout until it disconnects.
+func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName string) error {
+	t := orderedTransport{Transport: &mcp.StdioTransport{}, session: sessionName}
+	ss, err := h.mcpServer(o).Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	h.conns.Add(1)
+	defer h.conns.Add(-1)
+	return ss.Wait()
+}
+
+func (h *Host) janitor(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var freedAt int64
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		// A second after calls stop, hand the heap the last burst grew back to the system: the
+		// host collects rarely while busy (see serve), and an idle host should be small.
+		if last := h.lastUsed.Load(); last != freedAt && time.Since(time.Unix(0, last)) > time.Second {
+			debug.FreeOSMemory()
+			freedAt = last
+		}
+		if ids := h.sessions.EvictIdle(h.policy.IdleTimeout()); len(ids) > 0 {
+			h.log.Info("evicted idle sessions", "ids", ids)
+		}
+		if h.opts.IdleExit > 0 && h.conns.Load() == 0 &&
+			time.Since(time.Unix(0, h.lastUsed.Load())) > h.opts.IdleExit {
+			h.log.Info("idle, exiting")
+			h.Stop()
+			return
+		}
+	}
+}

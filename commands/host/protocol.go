@@ -1,0 +1,119 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/engine/session"
+)
+
+// hello is the first line a client sends on the socket, before MCP starts.
+type hello struct {
+	W365    int          `json:"w365"`
+	Version string       `json:"version"`
+	Session string       `json:"session"`
+	Serve   ServeOptions `json:"serve"`
+}
+
+type helloReply struct {
+	OK         bool   `json:"ok"`
+	Version    string `json:"version"`
+	PID        int    `json:"pid"`
+	Background bool   `json:"background"`
+	Error      string `json:"error,omitempty"`
+}
+
+func (h *Host) serveConn(ctx context.Context, c net.Conn) {
+	h.conns.Add(1)
+	h.touch()
+	defer func() { h.conns.Add(-1); h.touch() }()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, rc, err := readLine(c)
+	c.SetReadDeadline(time.Time{})
+	if err != nil {
+		c.Close()
+		return
+	}
+	var hi hello
+	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background}
+	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
+		reply.OK, reply.Error = false, "not a w365 client"
+	} else if hi.Version != Version() {
+		reply.OK, reply.Error = false, "version mismatch"
+	} else if err := hi.Serve.Validate(); err != nil {
+		reply.OK, reply.Error = false, err.Error()
+	}
+	b, _ := json.Marshal(reply)
+	c.Write(append(b, '\n'))
+	if !reply.OK {
+		c.Close()
+		if reply.Error == "version mismatch" && h.opts.Background {
+			h.log.Info("replaced by a client of another version", "theirs", hi.Version)
+			h.Stop()
+		}
+		return
+	}
+	if hi.Session == "" {
+		hi.Session = session.DefaultName
+	}
+	t := orderedTransport{Transport: &mcp.IOTransport{Reader: rc, Writer: c}, session: hi.Session}
+	ss, err := h.mcpServer(hi.Serve).Connect(ctx, t, nil)
+	if err != nil {
+		c.Close()
+		return
+	}
+	ss.Wait()
+}
+
+// readLine reads one '\n'-terminated line from c and returns it with a conn that
+// yields whatever followed the line before reading c again, so nothing MCP sends
+// after the hello is lost. It reads in chunks: the hello costs one or two syscalls.
+func readLine(c net.Conn) ([]byte, net.Conn, error) {
+	var buf []byte
+	chunk := make([]byte, 4096)
+	for len(buf) < 64<<10 {
+		n, err := c.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			rest := buf[i+1:]
+			if len(rest) == 0 {
+				return buf[:i], c, nil
+			}
+			return buf[:i], &prefixConn{Conn: c, prefix: append([]byte(nil), rest...)}, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, errors.New("hello line too long")
+}
+
+// prefixConn returns prefix before reading from the connection.
+type prefixConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (p *prefixConn) Read(b []byte) (int, error) {
+	if len(p.prefix) > 0 {
+		n := copy(b, p.prefix)
+		p.prefix = p.prefix[n:]
+		return n, nil
+	}
+	return p.Conn.Read(b)
+}
+
+// CloseWrite half-closes the underlying unix connection (used by the stdio relay).
+func (p *prefixConn) CloseWrite() error {
+	if uc, ok := p.Conn.(*net.UnixConn); ok {
+		return uc.CloseWrite()
+	}
+	return nil
+}

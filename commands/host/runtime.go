@@ -1,0 +1,66 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// version is set at release time with -ldflags "-X github.com/w365/w365/commands/host.version=v1.2.3".
+var version = "dev"
+
+var versionOnce = sync.OnceValue(func() string {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+	}
+	// A rebuilt binary must not talk to a host running the old code: add the
+	// executable's size and modification time (a stat, cheap for one-shot CLI calls).
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			v += fmt.Sprintf("-%x.%x", st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return v
+})
+
+// Version identifies this exact build; client and host must agree on it.
+func Version() string { return versionOnce() }
+
+// RuntimeDir is where the host's socket, lock and log live: W365_RUNTIME_DIR, else the
+// platform's per-user place. It must be a private directory of this user.
+func RuntimeDir() (string, error) {
+	dir := os.Getenv("W365_RUNTIME_DIR")
+	if dir == "" {
+		dir = defaultRuntimeDir()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", werr.Wrap(err, werr.Unavailable, "cannot create runtime directory")
+	}
+	// Refuse a directory somebody else controls: the socket drives this user's desktop.
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return "", werr.Wrap(err, werr.Unavailable, "cannot stat runtime directory")
+	}
+	if !st.IsDir() || !private(st) {
+		return "", werr.New(werr.Unavailable, "runtime directory %s is not a private directory of this user", dir)
+	}
+	return dir, nil
+}
+
+// SocketPath is the host's socket (AF_UNIX, which Windows 10 and later have too).
+func SocketPath() (string, error) {
+	dir, err := RuntimeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "host.sock"), nil
+}

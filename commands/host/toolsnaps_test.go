@@ -1,0 +1,59 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/w365/w365/commands"
+)
+
+// TestToolsMatchSnapshots keeps every tool as MCP lists it (name, title, description,
+// annotations, input and output schemas) under review: a change fails here, with a
+// diff, until the snapshot is rewritten on purpose with UPDATE_TOOLSNAPS=true.
+func TestToolsMatchSnapshots(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "toolsnaps")
+	update := os.Getenv("UPDATE_TOOLSNAPS") == "true"
+	want := map[string]bool{}
+	for _, tl := range commands.All() {
+		file := filepath.Join(dir, tl.Name+".json")
+		want[filepath.Base(file)] = true
+		got, err := json.MarshalIndent(MCPTool(tl, tl.Name), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		if update {
+			if err := os.WriteFile(file, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s: no snapshot (run with UPDATE_TOOLSNAPS=true to create it): %v", tl.Name, err)
+			continue
+		}
+		if !bytes.Equal(old, got) {
+			var o, g any
+			json.Unmarshal(old, &o)
+			json.Unmarshal(got, &g)
+			t.Errorf("%s differs from %s (-snapshot +now); review, then rerun with UPDATE_TOOLSNAPS=true:\n%s",
+				tl.Name, file, cmp.Diff(o, g))
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !want[e.Name()] {
+			if update {
+				os.Remove(filepath.Join(dir, e.Name()))
+			} else {
+				t.Errorf("snapshot %s belongs to no tool", e.Name())
+			}
+		}
+	}
+}

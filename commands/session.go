@@ -1,0 +1,187 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// sessionTools are the tools of the session toolset, in the order help lists them.
+var sessionTools = []*tool.Tool{
+	ListSessions,
+	StartSession,
+	EndSession,
+	GetSessionDetails,
+	CreateBrowserSession,
+	CloseBrowserSession,
+}
+
+// SessionIDIn names a session.
+type SessionIDIn struct {
+	SessionID string `json:"sessionId" jsonschema:"the id StartSession returned" w365:"minLength=1"`
+}
+
+// SessionOut describes one session.
+type SessionOut struct {
+	SessionID string    `json:"sessionId"`
+	Display   string    `json:"display" jsonschema:"X display of the session's desktop"`
+	Virtual   bool      `json:"virtual" jsonschema:"true when w365 runs this desktop itself"`
+	HostPID   int       `json:"hostPid"`
+	Started   time.Time `json:"started"`
+	LastUsed  time.Time `json:"lastUsed"`
+	Queued    int       `json:"queued" jsonschema:"calls running or waiting in this session"`
+	// Env lets a user run their own programs on the session's desktop.
+	Env map[string]string `json:"env" jsonschema:"DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session's desktop, for starting programs on it"`
+}
+
+func sessionOut(i session.Info) SessionOut {
+	return SessionOut{SessionID: i.ID, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
+}
+
+func (o SessionOut) Text() string {
+	return fmt.Sprintf("%s display=%s host=%d started=%s", o.SessionID, o.Display, o.HostPID, o.Started.Format(time.RFC3339))
+}
+
+// SessionListOut lists sessions.
+type SessionListOut struct {
+	Sessions []SessionOut `json:"sessions"`
+}
+
+func (o SessionListOut) Text() string {
+	if len(o.Sessions) == 0 {
+		return "no sessions"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s %-8s %-8s %-20s %-20s %s\n", "ID", "DISPLAY", "HOST", "STARTED", "LAST USED", "QUEUED")
+	for _, s := range o.Sessions {
+		fmt.Fprintf(&b, "%-12s %-8s %-8d %-20s %-20s %d\n", s.SessionID, s.Display, s.HostPID,
+			s.Started.Format("2006-01-02 15:04:05"), s.LastUsed.Format("2006-01-02 15:04:05"), s.Queued)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// EndOut confirms an ended session.
+type EndOut struct {
+	SessionID string `json:"sessionId"`
+	Ended     bool   `json:"ended"`
+}
+
+// ListSessions is the tool list_sessions (w365 session list).
+var ListSessions = tool.Define(tool.Tool{
+	Name: "list_sessions", Path: []string{"session", "list"}, Aliases: []string{"ls"},
+	Summary:     "List the host's sessions (id, display, host pid, started, last used)",
+	Long:        "Every session of the running host, oldest first. Starts a host if none runs.",
+	Example:     "  $ w365 session list\n  $ w365 session list --json",
+	Sessionless: true, Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, _ None) (SessionListOut, error) {
+	out := SessionListOut{Sessions: []SessionOut{}}
+	for _, i := range env.Host.Sessions() {
+		out.Sessions = append(out.Sessions, sessionOut(i))
+	}
+	return out, nil
+})
+
+// StartSession is the tool mcp_W365ComputerUse_StartSession (w365 session start).
+var StartSession = tool.Define(tool.Tool{
+	Name: "mcp_W365ComputerUse_StartSession", MCPAliases: []string{"start_session"},
+	Path: []string{"session", "start"}, Aliases: []string{"new"},
+	Summary: "Start a new session: a fresh virtual desktop with its own browser profile",
+	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
+		"sessionId. Pass it to other tools as sessionId (MCP) or --session (CLI). Idle sessions end\n" +
+		"after 30 minutes; any call keeps a session alive.",
+	Example:     "  $ w365 session start\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
+	Sessionless: true,
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, _ None) (SessionOut, error) {
+	s, err := env.Host.StartSession(ctx)
+	if err != nil {
+		return SessionOut{}, err
+	}
+	return sessionOut(s.Info()), nil
+})
+
+// EndSession is the tool mcp_W365ComputerUse_EndSession (w365 session end).
+var EndSession = tool.Define(tool.Tool{
+	Name: "mcp_W365ComputerUse_EndSession", MCPAliases: []string{"end_session"},
+	Path: []string{"session", "end"}, Aliases: []string{"stop", "rm"}, Args: []string{"sessionId"},
+	Summary:     "End a session and release its desktop, browser and processes",
+	Long:        "Stops the session's virtual desktop and everything started on it.",
+	Example:     "  $ w365 session end s-1a2b3c4d",
+	Sessionless: true,
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in SessionIDIn) (EndOut, error) {
+	if err := env.Host.EndSession(in.SessionID); err != nil {
+		return EndOut{}, err
+	}
+	return EndOut{SessionID: in.SessionID, Ended: true}, nil
+})
+
+// GetSessionDetails is the tool mcp_W365ComputerUse_GetSessionDetails (w365 session details).
+var GetSessionDetails = tool.Define(tool.Tool{
+	Name: "mcp_W365ComputerUse_GetSessionDetails", MCPAliases: []string{"get_session_details"},
+	Path: []string{"session", "details"}, Aliases: []string{"show"}, Args: []string{"sessionId"},
+	Summary:     "Describe one session",
+	Long:        "Metadata of one session: display, host pid, start and last-use times. Does not list sessions.",
+	Example:     "  $ w365 session details default",
+	Sessionless: true, Annotations: tool.Observe,
+}, func(ctx context.Context, env *tool.Env, in SessionIDIn) (SessionOut, error) {
+	s, err := env.Host.Session(ctx, in.SessionID)
+	if err != nil {
+		return SessionOut{}, werr.As(err)
+	}
+	return sessionOut(s.Info()), nil
+})
+
+// CreateBrowserSession is the tool create_browser_session (w365 session browser).
+var CreateBrowserSession = tool.Define(tool.Tool{
+	Name: "create_browser_session", Path: []string{"session", "browser"},
+	Summary: "Start a browser session: its own desktop and browser, ended after 15 idle minutes",
+	Long: "Starts a fresh session, launches its browser and returns browserSessionId. Pass it to browser\n" +
+		"tools as browserSessionId (MCP) or --session (CLI), and close it with close_browser_session.",
+	Example:     "  $ w365 session browser --json",
+	Sessionless: true,
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, env *tool.Env, _ None) (BrowserSessionOut, error) {
+	s, err := env.Host.StartSession(ctx)
+	if err != nil {
+		return BrowserSessionOut{}, err
+	}
+	s.IdleLimit = time.Duration(env.Policy.BrowserIdleTimeoutMinutes) * time.Minute
+	// The session's queue is empty: nobody else can know its id yet.
+	if _, err := browserOf(ctx, &tool.Env{Session: s, Policy: env.Policy, Host: env.Host}); err != nil {
+		env.Host.EndSession(s.ID)
+		return BrowserSessionOut{}, err
+	}
+	return BrowserSessionOut{BrowserSessionID: s.ID}, nil
+})
+
+// CloseBrowserSession is the tool close_browser_session (w365 session close-browser).
+var CloseBrowserSession = tool.Define(tool.Tool{
+	Name: "close_browser_session", Path: []string{"session", "close-browser"}, Args: []string{"browserSessionId"},
+	Summary:     "End a browser session made by create_browser_session",
+	Long:        "Closes the session's browser and desktop. A closed session cannot be reopened.",
+	Example:     "  $ w365 session close-browser s-1a2b3c4d",
+	Sessionless: true,
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+}, func(ctx context.Context, env *tool.Env, in BrowserSessionIn) (EndOut, error) {
+	if err := env.Host.EndSession(in.BrowserSessionID); err != nil {
+		return EndOut{}, err
+	}
+	return EndOut{SessionID: in.BrowserSessionID, Ended: true}, nil
+})
+
+// BrowserSessionIn names a browser session.
+type BrowserSessionIn struct {
+	BrowserSessionID string `json:"browserSessionId" jsonschema:"the id create_browser_session returned" w365:"minLength=1"`
+}
+
+// BrowserSessionOut is a new browser session.
+type BrowserSessionOut struct {
+	BrowserSessionID string `json:"browserSessionId"`
+}

@@ -1,0 +1,143 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// applyTags reads `w365:"default=..,min=..,max=..,enum=a|b,minLength=..,maxLength=..,maxItems=.."`
+// on the input struct's fields and writes them into the inferred schema.
+func applyTags(s *jsonschema.Schema, typ reflect.Type, enums map[string][]string) error {
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct {
+		return fmt.Errorf("input type %s must be a struct", typ)
+	}
+	for _, p := range s.Properties {
+		// Pointer fields infer as ["null", T]; an omitted field already means "absent",
+		// and some clients reject type arrays.
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name := JSONName(f)
+		if name == "" {
+			continue
+		}
+		tag, ok := f.Tag.Lookup("w365")
+		if !ok {
+			continue
+		}
+		p := s.Properties[name]
+		if p == nil {
+			return fmt.Errorf("field %s: no schema property", f.Name)
+		}
+		for _, kv := range strings.Split(tag, ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			switch k {
+			case "default":
+				raw, err := defaultJSON(f.Type, v)
+				if err != nil {
+					return fmt.Errorf("field %s: default %q: %v", f.Name, v, err)
+				}
+				p.Default = raw
+			case "min", "max":
+				n, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					return fmt.Errorf("field %s: %s=%q", f.Name, k, v)
+				}
+				target := p
+				if p.Items != nil && (p.Type == "array" || len(p.Types) > 0) {
+					target = p.Items
+				}
+				if k == "min" {
+					target.Minimum = &n
+				} else {
+					target.Maximum = &n
+				}
+			case "enum":
+				vals := strings.Split(v, "|")
+				enums[name] = vals
+				target := p
+				if p.Items != nil {
+					target = p.Items
+				}
+				target.Enum = nil
+				for _, e := range vals {
+					target.Enum = append(target.Enum, e)
+				}
+			case "minLength", "maxLength", "minItems", "maxItems":
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return fmt.Errorf("field %s: %s=%q", f.Name, k, v)
+				}
+				switch k {
+				case "minLength":
+					p.MinLength = &n
+				case "maxLength":
+					p.MaxLength = &n
+				case "minItems":
+					p.MinItems = &n
+				case "maxItems":
+					p.MaxItems = &n
+				}
+			default:
+				return fmt.Errorf("field %s: unknown w365 tag key %q", f.Name, k)
+			}
+		}
+	}
+	return nil
+}
+
+func defaultJSON(t reflect.Type, v string) (json.RawMessage, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return json.Marshal(v)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(b)
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(n)
+	case reflect.Float64:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(n)
+	}
+	return nil, fmt.Errorf("no default for kind %s", t.Kind())
+}
+
+// JSONName is the JSON property name of a struct field, or "" when not serialized.
+func JSONName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}

@@ -1,0 +1,191 @@
+// Package tool is the shape of a w365 tool: its names, help, annotations, typed input
+// and output with their JSON schemas, validation of raw arguments, and the narrow
+// environment a handler runs in. The definitions live in package commands; the
+// front-ends (commands/cli, commands/host, repl) read them through this package.
+package tool
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// Hint is one MCP behaviour hint. Its zero value is Unset, so a test can insist
+// that every tool states every hint.
+type Hint int8
+
+// The values of a Hint.
+const (
+	Unset Hint = iota
+	Yes
+	No
+)
+
+// Bool is the hint as MCP's plain booleans carry it (Unset and No are false).
+func (h Hint) Bool() bool { return h == Yes }
+
+// Ptr is the hint as MCP's optional booleans carry it.
+func (h Hint) Ptr() *bool { b := h == Yes; return &b }
+
+// Annotations are the MCP behaviour hints; every tool sets all four explicitly.
+type Annotations struct {
+	ReadOnly    Hint
+	Destructive Hint
+	Idempotent  Hint
+	OpenWorld   Hint
+}
+
+// Common hint sets.
+var (
+	// Observe reads state and changes nothing.
+	Observe = Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No}
+	// Act changes the desktop or page; repeating it repeats the effect.
+	Act = Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No}
+)
+
+// Toolset groups tools so that a server can expose only some of them.
+type Toolset struct {
+	Name        string
+	Description string
+	// Default says whether a server exposes the toolset when no --toolsets are given.
+	Default bool
+}
+
+// Image is binary image output: MCP image content, a file for the CLI.
+type Image struct {
+	Data     []byte
+	MIMEType string
+}
+
+// ImageOutput is implemented by output types that carry images beside their JSON.
+type ImageOutput interface{ OutputImages() []Image }
+
+// Texter is implemented by output types with a better human form than the default.
+type Texter interface{ Text() string }
+
+// Tool is one tool: its names, help, schemas and handler. Build it with Define.
+type Tool struct {
+	// Name is the MCP name (the newest name in TOOLS.md).
+	Name string
+	// Legacy lists older MCP names exposed with serve --legacy-names.
+	Legacy []string
+	// MCPAliases are further MCP names always exposed (start_session for the V3 session tools).
+	MCPAliases []string
+	// Path is the CLI path; empty means derived from Name (DESIGN.md naming rule).
+	Path []string
+	// Aliases are extra CLI names of the leaf command.
+	Aliases []string
+	Summary string
+	Long    string
+	// Example holds "$ w365 ..." lines.
+	Example string
+	// Toolset is the name of the toolset the registry files the tool under.
+	Toolset     string
+	Annotations Annotations
+	// Args names the input fields (JSON names) filled by positional CLI arguments, in order.
+	// A slice-typed last field takes all remaining arguments.
+	Args []string
+	// Sessionless tools run outside any session queue (session management, host info).
+	Sessionless bool
+
+	in, out   reflect.Type
+	once      *sync.Once
+	build     func(*Tool)
+	inSchema  *jsonschema.Schema
+	outSchema *jsonschema.Schema
+	resolved  *jsonschema.Resolved
+	// enums maps a property to its allowed values, for case-insensitive matching.
+	enums   map[string][]string
+	handler func(ctx context.Context, env *Env, in any) (any, error)
+}
+
+// Define builds a Tool from its description and a typed handler. Schemas are built
+// on first use (a one-shot CLI call needs only its own tool's); a malformed definition
+// panics then, and the registry test builds every tool's.
+func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (Out, error)) *Tool {
+	t.in = reflect.TypeFor[In]()
+	t.once = new(sync.Once)
+	t.out = reflect.TypeFor[Out]()
+	if t.in.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("tool %s: input type %s must be a struct", t.Name, t.in))
+	}
+	if len(t.Path) == 0 {
+		t.Path = CLIPath(t.Name)
+	}
+	t.handler = func(ctx context.Context, env *Env, in any) (any, error) {
+		return h(ctx, env, in.(In))
+	}
+	t.build = func(t *Tool) {
+		in, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+		}
+		t.enums = map[string][]string{}
+		if err := applyTags(in, t.in, t.enums); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.Name, err))
+		}
+		t.inSchema = in
+		if t.resolved, err = in.Resolve(nil); err != nil {
+			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))
+		}
+		if t.out.Kind() == reflect.Struct {
+			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: recursiveSchemas})
+			if err != nil {
+				panic(fmt.Sprintf("tool %s: output schema: %v (a recursive type needs RegisterTree)", t.Name, err))
+			}
+			t.outSchema = out
+		}
+	}
+	return &t
+}
+
+// schemas builds the tool's schemas once.
+func (t *Tool) schemas() *Tool {
+	t.once.Do(func() { t.build(t) })
+	return t
+}
+
+// CLIPath applies DESIGN.md's rule: browser_* under "browser", the rest top-level, dashes.
+func CLIPath(name string) []string {
+	if rest, ok := strings.CutPrefix(name, "browser_"); ok {
+		return []string{"browser", strings.ReplaceAll(rest, "_", "-")}
+	}
+	return []string{strings.ReplaceAll(name, "_", "-")}
+}
+
+// Help is the tool's long help as every front-end shows it: the summary, the details
+// and, in a build that cannot run desktops, that the tool is not available.
+func (t *Tool) Help() string {
+	h := t.Summary + "\n\n" + t.Long
+	if err := session.Unsupported(); err != nil && !t.Sessionless {
+		h += "\n\nUNSUPPORTED in this build: " + werr.As(err).Message
+	}
+	return h
+}
+
+// InputSchema is the schema of the tool's arguments.
+func (t *Tool) InputSchema() *jsonschema.Schema { return t.schemas().inSchema }
+
+// OutputSchema is the schema of the tool's structured result (nil for a non-object output).
+func (t *Tool) OutputSchema() *jsonschema.Schema { return t.schemas().outSchema }
+
+// Enum is the list of allowed values of an input property, nil when it is free.
+func (t *Tool) Enum(property string) []string { return t.schemas().enums[property] }
+
+// InputType is the Go type of the handler's input.
+func (t *Tool) InputType() reflect.Type { return t.in }
+
+// OutputType is the Go type of the handler's output.
+func (t *Tool) OutputType() reflect.Type { return t.out }
+
+// Run calls the handler with an input Prepare returned.
+func (t *Tool) Run(ctx context.Context, env *Env, in any) (any, error) {
+	return t.handler(ctx, env, in)
+}

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package session
+
+import (
+	"context"
+
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/werr"
+)
+
+func existingDesktop(string) (desktop.Desktop, error) { return nil, noDesktop() }
+
+func virtualDesktop(context.Context, desktop.Options) (desktop.Desktop, error) {
+	return nil, noDesktop()
+}
+
+// Unsupported says why this build cannot run desktops.
+func Unsupported() error { return noDesktop() }
+
+// noDesktop is a fresh error each time because callers may add hints to a *werr.Error.
+func noDesktop() error {
+	return werr.New(werr.Unsupported, "desktops are implemented for Linux/X11 only in this build")
+}
