@@ -121,16 +121,25 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 		return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host before %s ran", t.Name).WithRetryable(true)
 	}
 	// Cancellation: tell the host, then unblock the read. (conn, not c.conn: a failed
-	// read may clear c.conn while this runs.)
+	// read may clear c.conn while this runs.) The answer may arrive while the callback
+	// runs, and then the client keeps the connection: wait for the callback and lift the
+	// deadline it set, or the next call on this connection would fail at once.
 	conn := c.conn
+	cancelled := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
+		defer close(cancelled)
 		p, _ := json.Marshal(&mcp.CancelledParams{RequestID: id.Raw(), Reason: context.Cause(ctx).Error()})
 		if b, err := encodeLine(&jsonrpc.Request{Method: "notifications/cancelled", Params: p}); err == nil {
 			conn.Write(b)
 		}
 		conn.SetReadDeadline(time.Now())
 	})
-	defer stop()
+	defer func() {
+		if !stop() {
+			<-cancelled
+			conn.SetReadDeadline(time.Time{})
+		}
+	}()
 	for {
 		line, err := c.rd.ReadBytes('\n')
 		if err != nil {
