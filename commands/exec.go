@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/session"
 )
@@ -25,7 +26,7 @@ func runnerOf(env *tool.Env) (*sandbox.Runner, error) {
 
 // ShellIn is execute_shell_command's input.
 type ShellIn struct {
-	Command   string `json:"command" jsonschema:"one command of literal words starting with an allowed program (git, npm, node, python, pip, cargo, dotnet, ls/dir, cat/type, grep/findstr, cp/copy, mv/move, rm/del, mkdir, which/where, rsync/robocopy); no pipes, redirections, ; & or variables" w365:"minLength=1"`
+	Command   string `json:"command" w365:"minLength=1"` // described by ExecuteShellCommand
 	Cwd       string `json:"cwd,omitempty" jsonschema:"working directory (the only writable place besides a private /tmp); default: the session's scratch directory"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the command is killed" w365:"min=1,max=120000,default=30000"`
 }
@@ -79,7 +80,9 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 		"cwd and private /tmp, no network, its own PID namespace, resource limits. stdout and stderr are\n" +
 		"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
 	Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
-	Args:    []string{"command"}, Annotations: execAnn,
+	Describe: map[string]string{"command": "one command of literal words starting with an allowed program (" +
+		sandbox.AllowedPrograms(policy.Default()) + "); no pipes, redirections, ; & or variables"},
+	Args: []string{"command"}, Annotations: execAnn,
 }, func(ctx context.Context, env *tool.Env, in ShellIn) (ExecOut, error) {
 	r, err := runnerOf(env)
 	if err != nil {
