@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package e2etest drives the built w365 binary for end-to-end tests: a private
 // host per test (own runtime directory, embedded virtual desktop), CLI runs, an
 // MCP client of `w365 serve --mcp`, and the GTK probe app on the session's display.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package a11y_test
 
 import (

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package probetest runs testdata/apps/probe.py (a GTK3 app that logs every input
 // event it receives as JSON lines) on a test desktop and lets tests wait for what
 // it received.
