@@ -1082,8 +1082,6 @@ func (b *Browser) Scroll(ctx context.Context, e *Element, dx, dy float64) (*Acti
 	})
 }
 
-// SetFiles sets the files of an <input type=file> (input and change fire).
-// The caller checks the paths against its policy; they must exist.
 // PendingFileChooser returns the file input whose file chooser the active tab's page
 // opened and that has not been answered, as an Element for SetFiles.
 func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error) {
@@ -1100,6 +1098,8 @@ func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error)
 	return Node(int64(o.t.chooser)), true, nil
 }
 
+// SetFiles sets the files of an <input type=file> (input and change fire).
+// The caller checks the paths against its policy; they must exist.
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
