@@ -14,17 +14,17 @@ import (
 // A new tool goes into the list of its toolset, in the toolset's file.
 var toolsets = []struct {
 	tool.Toolset
-	tools *[]*tool.Tool
+	tools []*tool.Tool
 }{
-	{tool.Toolset{Name: "desktop", Description: "Mouse, keyboard, clipboard and timed waits on the session's desktop", Default: true}, &desktopTools},
-	{tool.Toolset{Name: "screen", Description: "Screenshots, zoomed regions, the screen size and OCR of the whole screen", Default: true}, &screenTools},
-	{tool.Toolset{Name: "windows", Description: "List, focus, move, resize and close top-level windows", Default: true}, &windowsTools},
-	{tool.Toolset{Name: "process", Description: "List, start and stop processes; facts about the machine", Default: true}, &processTools},
-	{tool.Toolset{Name: "exec", Description: "Allowed shell commands and Python code in the sandbox", Default: true}, &execTools},
-	{tool.Toolset{Name: "browser", Description: "Browser automation by URL and CSS selector: pages, tabs, cookies, dialogs, console, network, PDF", Default: true}, &browserTools},
-	{tool.Toolset{Name: "snapshot", Description: "The page's accessibility snapshot and the tools that act on its refs", Default: true}, &snapshotTools},
-	{tool.Toolset{Name: "a11y", Description: "The desktop accessibility tree and element search", Default: true}, &a11yTools},
-	{tool.Toolset{Name: "session", Description: "Sessions: isolated virtual desktops and browser sessions", Default: true}, &sessionTools},
+	{tool.Toolset{Name: "desktop", Description: "Mouse, keyboard, clipboard and timed waits on the session's desktop", Default: true}, desktopTools},
+	{tool.Toolset{Name: "screen", Description: "Screenshots, zoomed regions, the screen size and OCR of the whole screen", Default: true}, screenTools},
+	{tool.Toolset{Name: "windows", Description: "List, focus, move, resize and close top-level windows", Default: true}, windowsTools},
+	{tool.Toolset{Name: "process", Description: "List, start and stop processes; facts about the machine", Default: true}, processTools},
+	{tool.Toolset{Name: "exec", Description: "Allowed shell commands and Python code in the sandbox", Default: true}, execTools},
+	{tool.Toolset{Name: "browser", Description: "Browser automation by URL and CSS selector: pages, tabs, cookies, dialogs, console, network, PDF", Default: true}, browserTools},
+	{tool.Toolset{Name: "snapshot", Description: "The page's accessibility snapshot and the tools that act on its refs", Default: true}, snapshotTools},
+	{tool.Toolset{Name: "a11y", Description: "The desktop accessibility tree and element search", Default: true}, a11yTools},
+	{tool.Toolset{Name: "session", Description: "Sessions: isolated virtual desktops and browser sessions", Default: true}, sessionTools},
 }
 
 // registry is every tool sorted by MCP name. It is filled in init, not in its
@@ -33,7 +33,7 @@ var registry []*tool.Tool
 
 func init() {
 	for _, ts := range toolsets {
-		for _, t := range *ts.tools {
+		for _, t := range ts.tools {
 			t.Toolset = ts.Name
 			registry = append(registry, t)
 		}

@@ -155,7 +155,7 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	log.Info("w365 host started", "version", host.Version(), "pid", os.Getpid())
 	errc := make(chan error, 2)
 	if f.http != "" {
-		go func() { errc <- h.ServeHTTP(ctx, so, f.http, g.Session) }()
+		go func() { errc <- h.ListenAndServeHTTP(ctx, so, f.http, g.Session) }()
 	}
 	if f.mcp {
 		go func() { errc <- h.ServeStdio(ctx, so, g.Session) }()

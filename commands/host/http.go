@@ -35,9 +35,9 @@ func Relay(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer) erro
 	return conn.Close()
 }
 
-// ServeHTTP serves MCP over streamable HTTP on addr until ctx ends. With W365_API_KEY
+// ListenAndServeHTTP serves MCP over streamable HTTP on addr until ctx ends. With W365_API_KEY
 // set it requires the key; without it, it refuses a non-loopback address.
-func (h *Host) ServeHTTP(ctx context.Context, so ServeOptions, addr, sessionName string) error {
+func (h *Host) ListenAndServeHTTP(ctx context.Context, so ServeOptions, addr, sessionName string) error {
 	log := h.log
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
