@@ -135,7 +135,7 @@ func (h *Host) Listen() error {
 	os.Remove(path)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		return werr.Wrap(err, werr.Unavailable, "cannot listen on %s", path)
+		return werr.Wrap(err, werr.Unavailable, "cannot listen on %s: %v", path, err)
 	}
 	os.Chmod(path, 0o600)
 	h.ln = ln
