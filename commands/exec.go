@@ -80,8 +80,10 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 		"cwd and private /tmp, no network, its own PID namespace, resource limits. stdout and stderr are\n" +
 		"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
 	Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
-	Describe: map[string]string{"command": "one command of literal words starting with an allowed program (" +
-		sandbox.AllowedPrograms(policy.Default()) + "); no pipes, redirections, ; & or variables"},
+	Describe: func() map[string]string {
+		return map[string]string{"command": "one command of literal words starting with an allowed program (" +
+			sandbox.AllowedPrograms(policy.Default()) + "); no pipes, redirections, ; & or variables"}
+	},
 	Args: []string{"command"}, Annotations: execAnn,
 }, func(ctx context.Context, env *tool.Env, in ShellIn) (ExecOut, error) {
 	r, err := runnerOf(env)

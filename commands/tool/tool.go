@@ -94,9 +94,10 @@ type Tool struct {
 	Args []string
 	// Sessionless tools run outside any session queue (session management, host info).
 	Sessionless bool
-	// Describe sets input property descriptions that a struct tag cannot hold because
-	// they come from elsewhere (the sandbox's allowlist); it wins over the tag.
-	Describe map[string]string
+	// Describe gives input property descriptions that a struct tag cannot hold because
+	// they come from elsewhere (the sandbox's allowlist); they win over the tag. It runs
+	// when the schema is built, not when the program starts.
+	Describe func() map[string]string
 
 	in, out   reflect.Type
 	once      *sync.Once
@@ -134,12 +135,14 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 		if err := applyTags(in, t.in, t.enums); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", t.Name, err))
 		}
-		for name, d := range t.Describe {
-			p := in.Properties[name]
-			if p == nil {
-				panic(fmt.Sprintf("tool %s: Describe names no input property %q", t.Name, name))
+		if t.Describe != nil {
+			for name, d := range t.Describe() {
+				p := in.Properties[name]
+				if p == nil {
+					panic(fmt.Sprintf("tool %s: Describe names no input property %q", t.Name, name))
+				}
+				p.Description = d
 			}
-			p.Description = d
 		}
 		t.inSchema = in
 		if t.resolved, err = in.Resolve(nil); err != nil {
