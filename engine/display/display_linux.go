@@ -1,3 +1,6 @@
+// Package display owns an X desktop for a session: either the user's own display, or an
+// embedded virtual desktop (Xvfb + a window manager + a session D-Bus with the
+// accessibility bus) that it starts and stops. It is X11, so Linux only.
 package display
 
 import (
@@ -15,6 +18,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/child"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -51,7 +55,7 @@ func Existing(name string) *Desktop {
 
 // StartVirtual starts Xvfb on a free display number, a session D-Bus with
 // accessibility enabled, and a window manager, and waits until all are ready.
-func StartVirtual(ctx context.Context, o Options) (*Desktop, error) {
+func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	if o.Width <= 0 || o.Height <= 0 {
 		return nil, werr.Invalid("screen size must be positive, got %dx%d", o.Width, o.Height)
 	}

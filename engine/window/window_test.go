@@ -19,6 +19,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/display"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/werr"
@@ -558,7 +559,7 @@ func TestNoWindowManager(t *testing.T) {
 	displaytest.Require(t, python, "Xvfb")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	d, err := display.StartVirtual(ctx, display.Options{Width: 1280, Height: 800, Depth: 24, WindowManager: "w365-no-window-manager"})
+	d, err := display.StartVirtual(ctx, desktop.Options{Width: 1280, Height: 800, Depth: 24, WindowManager: "w365-no-window-manager"})
 	if err != nil {
 		t.Fatal(err)
 	}

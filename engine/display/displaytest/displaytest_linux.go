@@ -9,6 +9,7 @@ import (
 
 	"github.com/jezek/xgb"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/display"
 )
 
@@ -22,7 +23,7 @@ func Start(t testing.TB) *display.Desktop {
 	Require(t, "Xvfb", "openbox", "dbus-daemon")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := display.StartVirtual(ctx, display.DefaultOptions())
+	d, err := display.StartVirtual(ctx, desktop.DefaultOptions())
 	if err != nil {
 		t.Fatalf("start virtual desktop: %v", err)
 	}
