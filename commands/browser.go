@@ -88,6 +88,9 @@ func browserURLOf(env *tool.Env, pids map[uint32]int) func(handle uint32) string
 var (
 	WebRead = tool.Annotations{ReadOnly: tool.Yes, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes}
 	WebAct  = tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes}
+	// WebSet puts the page or browser into a given state (the active tab, a file written
+	// from the page); repeating it changes nothing more.
+	WebSet = tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes}
 )
 
 // deref turns an engine result pointer into the value a tool returns.
@@ -621,7 +624,7 @@ var BrowserEvalJS = browserTool(tool.Tool{
 	Long: "The result always comes back as a string: strings as they are, objects as JSON. A thrown\n" +
 		"exception is an error naming it.",
 	Example: "  $ w365 browser eval-js 'document.title'\n  $ w365 browser eval 'JSON.stringify([...document.links].map(a => a.href))'",
-	Args:    []string{"expression"}, Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+	Args:    []string{"expression"}, Annotations: WebAct,
 }, func(ctx context.Context, b *browser.Browser, in EvalJSIn) (EvalOut, error) {
 	r, err := deref(b.EvalJS(ctx, in.Expression))
 	return EvalOut{r}, err
@@ -634,7 +637,7 @@ var BrowserEvaluate = browserTool(tool.Tool{
 	Long: "function is a function expression such as () => document.title; with target, the element\n" +
 		"matching that selector is its argument (el => el.textContent). The result comes back as a string.",
 	Example: "  $ w365 browser evaluate '() => location.href'\n  $ w365 browser evaluate 'el => el.value' --target '#email'",
-	Args:    []string{"function"}, Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+	Args:    []string{"function"}, Annotations: WebAct,
 }, func(ctx context.Context, b *browser.Browser, in EvaluateIn) (EvalOut, error) {
 	var el *browser.Element
 	if in.Target != "" {
@@ -736,7 +739,7 @@ var BrowserListTabs = browserTool(tool.Tool{
 var BrowserSwitchTab = browserTool(tool.Tool{
 	Name: "browser_switch_tab", Legacy: []string{"mcp_browser_switch_tab"},
 	Summary: "Make a tab active by index or id", Long: "The tab comes to the front and later browser tools act on it.",
-	Example: "  $ w365 browser switch-tab --tab-index 1", Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes},
+	Example: "  $ w365 browser switch-tab --tab-index 1", Annotations: WebSet,
 }, func(ctx context.Context, b *browser.Browser, in TabIn) (TabOut, error) {
 	ref, err := in.ref()
 	if err != nil {
@@ -804,7 +807,7 @@ var BrowserSetCookies = browserTool(tool.Tool{
 	Long: "Sets each cookie on the current page's domain unless url or domain says otherwise. To delete\n" +
 		"one, overwrite it with an expires in the past.",
 	Example:     "  $ w365 browser set-cookies --cookies '[{\"name\":\"lang\",\"value\":\"en\"}]'",
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes},
+	Annotations: WebSet,
 }, func(ctx context.Context, b *browser.Browser, in SetCookiesIn) (CountOut, error) {
 	n, err := b.SetCookies(ctx, in.Cookies)
 	return CountOut{n}, err
@@ -840,7 +843,7 @@ var BrowserPDFSave = browserTool(tool.Tool{
 	Summary: "Save the page as a PDF under the home or temp directory",
 	Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
 	Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.Yes},
+	Annotations: WebSet,
 }, func(ctx context.Context, b *browser.Browser, in PDFIn) (PDFOut, error) {
 	r, err := deref(b.PDFSave(ctx, in.FilePath))
 	return PDFOut{r}, err

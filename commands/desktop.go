@@ -148,7 +148,7 @@ var MoveMouse = tool.Define(tool.Tool{
 		"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
 	Example:     "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
 	Args:        []string{"x", "y"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+	Annotations: tool.Set,
 }, func(ctx context.Context, env *tool.Env, in Point) (CursorOut, error) {
 	c, err := inputOf(env)
 	if err != nil {
@@ -366,7 +366,7 @@ var ClipboardWrite = tool.Define(tool.Tool{
 		"applications can paste it after this command has exited.",
 	Example:     "  $ w365 clipboard-write 'hello'",
 	Args:        []string{"text"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+	Annotations: tool.Set,
 }, func(ctx context.Context, env *tool.Env, in ClipboardWriteIn) (ClipboardWriteOut, error) {
 	c, err := clipboardOf(env)
 	if err != nil {

@@ -66,9 +66,6 @@ func (o ExecOut) Text() string {
 	return s + "\n" + status
 }
 
-// execAnn are the hints of both exec tools: running code may change anything in its cwd.
-var execAnn = tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No}
-
 // ExecuteShellCommand is the tool execute_shell_command (w365 execute-shell-command).
 var ExecuteShellCommand = tool.Define(tool.Tool{
 	Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
@@ -84,7 +81,7 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 		return map[string]string{"command": "one command of literal words starting with an allowed program (" +
 			sandbox.AllowedPrograms(policy.Default()) + "); no pipes, redirections, ; & or variables"}
 	},
-	Args: []string{"command"}, Annotations: execAnn,
+	Args: []string{"command"}, Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in ShellIn) (ExecOut, error) {
 	r, err := runnerOf(env)
 	if err != nil {
@@ -102,7 +99,7 @@ var ExecutePythonCode = tool.Define(tool.Tool{
 		"for computation, text processing and writing files (open/write in the cwd or /tmp).\n" +
 		"stdout and stderr are each cut at 32 KB.",
 	Example: "  $ w365 execute-python-code 'print(sum(range(10)))'\n  $ w365 py \"$(cat script.py)\" --timeout-ms 60000",
-	Args:    []string{"code"}, Annotations: execAnn,
+	Args:    []string{"code"}, Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in PythonIn) (ExecOut, error) {
 	r, err := runnerOf(env)
 	if err != nil {

@@ -88,7 +88,7 @@ var KillProcess = tool.Define(tool.Tool{
 		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
 		"exited; with force it sends SIGKILL.",
 	Example:     "  $ w365 kill-process --pid 4242 --start-time 918273",
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in KillIn) (proc.KillResult, error) {
 	return proc.Kill(ctx, in.PID, in.StartTime, in.Force, protection(env).Protected)
 })
@@ -102,7 +102,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"are started, checked after resolving symlinks. Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
 	Args:        []string{"path", "args"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.No},
+	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in LaunchIn) (LaunchOut, error) {
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, env.Session.Desktop.Environ(nil), env.Policy.LaunchDirs)
 	return LaunchOut{Path: path, PID: pid}, err

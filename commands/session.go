@@ -97,7 +97,7 @@ var StartSession = tool.Define(tool.Tool{
 		"after 30 minutes; any call keeps a session alive.",
 	Example:     "  $ w365 session start\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
 	Sessionless: true,
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.No},
+	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, _ None) (SessionOut, error) {
 	s, err := env.Host.StartSession(ctx)
 	if err != nil {
@@ -114,7 +114,7 @@ var EndSession = tool.Define(tool.Tool{
 	Long:        "Stops the session's virtual desktop and everything started on it.",
 	Example:     "  $ w365 session end s-1a2b3c4d",
 	Sessionless: true,
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in SessionIDIn) (EndOut, error) {
 	if err := env.Host.EndSession(in.SessionID); err != nil {
 		return EndOut{}, err
@@ -146,7 +146,7 @@ var CreateBrowserSession = tool.Define(tool.Tool{
 		"tools as browserSessionId (MCP) or --session (CLI), and close it with close_browser_session.",
 	Example:     "  $ w365 session browser --json",
 	Sessionless: true,
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+	Annotations: WebAct,
 }, func(ctx context.Context, env *tool.Env, _ None) (BrowserSessionOut, error) {
 	s, err := env.Host.StartSession(ctx)
 	if err != nil {
@@ -168,7 +168,7 @@ var CloseBrowserSession = tool.Define(tool.Tool{
 	Long:        "Closes the session's browser and desktop. A closed session cannot be reopened.",
 	Example:     "  $ w365 session close-browser s-1a2b3c4d",
 	Sessionless: true,
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in BrowserSessionIn) (EndOut, error) {
 	if err := env.Host.EndSession(in.BrowserSessionID); err != nil {
 		return EndOut{}, err

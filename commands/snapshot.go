@@ -510,7 +510,7 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 		"name and its params are checked before anything runs. Returns the results so far and, on\n" +
 		"failure, which action failed and why. A ref action without snapshotId uses the latest snapshot.",
 	Example:     "  $ w365 browser execute-batch --actions '[{\"action\":\"snapshot\"},{\"action\":\"click_ref\",\"params\":{\"ref\":\"e5\"}}]'",
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
+	Annotations: WebAct,
 }, func(ctx context.Context, env *tool.Env, in BatchIn) (BatchOut, error) {
 	if len(in.Actions) == 0 {
 		return BatchOut{}, werr.Invalid("actions must not be empty")

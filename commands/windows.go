@@ -124,7 +124,7 @@ var ActivateWindow = tool.Define(tool.Tool{
 		"raises and focuses the window. NOT_FOUND lists the nearest titles.",
 	Example:     "  $ w365 activate-window Firefox\n  $ w365 activate --title 'Untitled - Notes'",
 	Args:        []string{"title"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+	Annotations: tool.Set,
 }, func(ctx context.Context, env *tool.Env, in TitleIn) (WindowOut, error) {
 	title, err := in.title()
 	if err != nil {
@@ -146,7 +146,7 @@ var FocusBrowser = tool.Define(tool.Tool{
 		"drives, its current tab URL. DOM tools act only on the browser w365 drives.",
 	Example:     "  $ w365 focus-browser\n  $ w365 focus-browser example.com",
 	Args:        []string{"pattern"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+	Annotations: tool.Set,
 }, func(ctx context.Context, env *tool.Env, in FocusBrowserIn) (WindowOut, error) {
 	wm, err := windowsOf(env)
 	if err != nil {
@@ -177,7 +177,7 @@ var CloseWindow = tool.Define(tool.Tool{
 		"not closed. Windows of protected processes are refused with PROTECTED_PROCESS.",
 	Example:     "  $ w365 close-window 'Untitled - Notes'",
 	Args:        []string{"title"},
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.No},
+	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in TitleIn) (desktop.CloseResult, error) {
 	title, err := in.title()
 	if err != nil {
@@ -198,7 +198,7 @@ var ResizeWindow = tool.Define(tool.Tool{
 		"geometry read back from the window manager after the change.",
 	Example: "  $ w365 resize-window --title Notes --action Move --x 100 --y 80\n" +
 		"  $ w365 resize --title Notes --action Maximize",
-	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.No, Idempotent: tool.Yes, OpenWorld: tool.No},
+	Annotations: tool.Set,
 }, func(ctx context.Context, env *tool.Env, in ResizeIn) (WindowOut, error) {
 	wm, err := windowsOf(env)
 	if err != nil {

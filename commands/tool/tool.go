@@ -48,6 +48,11 @@ var (
 	Observe = Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No}
 	// Act changes the desktop or page; repeating it repeats the effect.
 	Act = Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No}
+	// Set puts something into a given state (a position, a size, the focus); repeating
+	// it changes nothing more.
+	Set = Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No}
+	// Destructive ends, kills or overwrites something that cannot be brought back.
+	Destructive = Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No}
 )
 
 // Toolset groups tools so that a server can expose only some of them.
