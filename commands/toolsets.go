@@ -54,15 +54,6 @@ func Lookup(name string) *tool.Tool {
 	return nil
 }
 
-// Toolsets describes every toolset, in display order.
-func Toolsets() []tool.Toolset {
-	out := make([]tool.Toolset, len(toolsets))
-	for i, ts := range toolsets {
-		out[i] = ts.Toolset
-	}
-	return out
-}
-
 // FindToolset returns the toolset of that name, or nil.
 func FindToolset(name string) *tool.Toolset {
 	for _, ts := range toolsets {

@@ -67,7 +67,7 @@ func TestEveryToolsetIsDescribedAndUsed(t *testing.T) {
 	for _, tl := range All() {
 		used[tl.Toolset]++
 	}
-	for _, ts := range Toolsets() {
+	for _, ts := range toolsets {
 		if ts.Description == "" {
 			t.Errorf("toolset %s has no description", ts.Name)
 		}
