@@ -89,7 +89,7 @@ var ListSessions = tool.Define(tool.Tool{
 
 // StartSession is the tool mcp_W365ComputerUse_StartSession (w365 session start).
 var StartSession = tool.Define(tool.Tool{
-	Name: "mcp_W365ComputerUse_StartSession", MCPAliases: []string{"start_session"},
+	Name: "mcp_W365ComputerUse_StartSession", Legacy: []string{"start_session"},
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
 	Summary: "Start a new session: a fresh virtual desktop with its own browser profile",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
@@ -108,7 +108,7 @@ var StartSession = tool.Define(tool.Tool{
 
 // EndSession is the tool mcp_W365ComputerUse_EndSession (w365 session end).
 var EndSession = tool.Define(tool.Tool{
-	Name: "mcp_W365ComputerUse_EndSession", MCPAliases: []string{"end_session"},
+	Name: "mcp_W365ComputerUse_EndSession", Legacy: []string{"end_session"},
 	Path: []string{"session", "end"}, Aliases: []string{"stop", "rm"}, Args: []string{"sessionId"},
 	Summary:     "End a session and release its desktop, browser and processes",
 	Long:        "Stops the session's virtual desktop and everything started on it.",
@@ -124,7 +124,7 @@ var EndSession = tool.Define(tool.Tool{
 
 // GetSessionDetails is the tool mcp_W365ComputerUse_GetSessionDetails (w365 session details).
 var GetSessionDetails = tool.Define(tool.Tool{
-	Name: "mcp_W365ComputerUse_GetSessionDetails", MCPAliases: []string{"get_session_details"},
+	Name: "mcp_W365ComputerUse_GetSessionDetails", Legacy: []string{"get_session_details"},
 	Path: []string{"session", "details"}, Aliases: []string{"show"}, Args: []string{"sessionId"},
 	Summary:     "Describe one session",
 	Long:        "Metadata of one session: display, host pid, start and last-use times. Does not list sessions.",

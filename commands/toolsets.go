@@ -47,7 +47,7 @@ func All() []*tool.Tool { return slices.Clone(registry) }
 // Lookup finds a tool by its MCP name, an MCP alias or a legacy name.
 func Lookup(name string) *tool.Tool {
 	for _, t := range registry {
-		if t.Name == name || slices.Contains(t.MCPAliases, name) || slices.Contains(t.Legacy, name) {
+		if t.Name == name || slices.Contains(t.Legacy, name) {
 			return t
 		}
 	}

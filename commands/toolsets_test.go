@@ -41,7 +41,7 @@ func TestEveryToolIsCompletelyDefined(t *testing.T) {
 			if a.ReadOnly == tool.Yes && a.Destructive == tool.Yes {
 				t.Error("a read-only tool cannot be destructive")
 			}
-			for _, n := range append(append([]string{tl.Name}, tl.Legacy...), tl.MCPAliases...) {
+			for _, n := range append([]string{tl.Name}, tl.Legacy...) {
 				if prev, ok := seen[n]; ok {
 					t.Errorf("MCP name %q also used by %s", n, prev)
 				}

@@ -39,13 +39,13 @@ func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
 			t.Errorf("%s: annotations missing", tool.Name)
 		}
 	}
-	for _, want := range []string{"get_screen_size", "get_cursor_position", "move_mouse", "click", "wait_milliseconds", "take_screenshot", "start_session", "mcp_W365ComputerUse_StartSession"} {
+	for _, want := range []string{"get_screen_size", "get_cursor_position", "move_mouse", "click", "wait_milliseconds", "take_screenshot", "mcp_W365ComputerUse_StartSession"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools/list lacks %s", want)
 		}
 	}
-	if slices.Contains(names, "mcp_desktop_click") {
-		t.Error("legacy names exposed without --legacy-names")
+	if slices.Contains(names, "mcp_desktop_click") || slices.Contains(names, "start_session") {
+		t.Error("legacy names or session aliases exposed without --legacy-names")
 	}
 
 	var size struct{ Width, Height int }

@@ -196,7 +196,8 @@ func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	if res.IsError {
 		var p ErrorPayload
-		if err := json.Unmarshal(raw, &p); err == nil && p.Error != nil {
+		b, _ := json.Marshal(res.Meta[MetaError])
+		if err := json.Unmarshal(b, &p); err == nil && p.Error != nil {
 			if p.CorrelationID != "" {
 				p.Error.WithDetail("correlationId", p.CorrelationID)
 			}

@@ -83,7 +83,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 		if !o.Selected(t) {
 			continue
 		}
-		names := append([]string{t.Name}, t.MCPAliases...)
+		names := []string{t.Name}
 		if o.LegacyNames {
 			names = append(names, t.Legacy...)
 		}
@@ -310,18 +310,41 @@ func (h *Host) fail(t *tool.Tool, err error) *mcp.CallToolResult {
 	return errorResult(e, cid)
 }
 
-// ErrorPayload is the structured content of an error result.
+// MetaError in an error result's _meta carries the error whole (details included) for
+// the w365 CLI. Clients validate structuredContent against the tool's output schema,
+// error results included (the TypeScript SDK throws on a mismatch, and the model then
+// never sees the error), so an error result has no structured content: the text says
+// it all, and _meta, which no client validates, keeps it machine-readable.
+const MetaError = "w365/error"
+
+// ErrorPayload is what an error result's _meta carries under MetaError.
 type ErrorPayload struct {
 	Error *werr.Error `json:"error"`
 	// CorrelationID ties the result to the host's log line.
 	CorrelationID string `json:"correlationId"`
 }
 
+// ErrorText is an error as a model reads it: the first line is `CODE: message`, then
+// whether retrying may help, the hint, any details and the correlation id, one a line.
+func ErrorText(e *werr.Error, cid string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\nretryable: %v", e.Code, e.Message, e.Retryable)
+	if e.Hint != "" {
+		b.WriteString("\nhint: " + e.Hint)
+	}
+	if len(e.Details) > 0 {
+		d, _ := json.Marshal(e.Details)
+		b.WriteString("\ndetails: " + string(d))
+	}
+	b.WriteString("\ncorrelationId: " + cid)
+	return b.String()
+}
+
 func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: e.Error() + " [correlationId " + cid + "]"}},
-		StructuredContent: ErrorPayload{Error: e, CorrelationID: cid},
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: ErrorText(e, cid)}},
+		Meta:    mcp.Meta{MetaError: ErrorPayload{Error: e, CorrelationID: cid}},
 	}
 }
 

@@ -81,8 +81,6 @@ type Tool struct {
 	Name string
 	// Legacy lists older MCP names exposed with serve --legacy-names.
 	Legacy []string
-	// MCPAliases are further MCP names always exposed (start_session for the V3 session tools).
-	MCPAliases []string
 	// Path is the CLI path; empty means derived from Name (DESIGN.md naming rule).
 	Path []string
 	// Aliases are extra CLI names of the leaf command.
