@@ -85,6 +85,7 @@ func (o FindUIOut) Text() string {
 // GetAccessibilityTree is the tool get_accessibility_tree (w365 get-accessibility-tree).
 var GetAccessibilityTree = tool.Define(tool.Tool{
 	Name: "get_accessibility_tree", Legacy: []string{"mcp_accessibility_get_accessibility_tree"}, Aliases: []string{"a11y-tree", "tree"},
+	InText:  []string{"root"},
 	Summary: "The accessibility tree of the foreground window, with clickable screen coordinates",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux): role (UI Automation names,\n" +
 		"with the native role kept), name, value and screen rectangle of each visible element. Depth\n" +

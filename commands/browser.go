@@ -545,6 +545,7 @@ var BrowserGetTitle = browserTool(tool.Tool{
 // BrowserGetText is the tool browser_get_text (w365 browser get-text).
 var BrowserGetText = browserTool(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
+	InText:  []string{"text"},
 	Summary: "Read the visible text of the page (at most 512 KB)",
 	Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
@@ -556,6 +557,7 @@ var BrowserGetText = browserTool(tool.Tool{
 // BrowserGetHTML is the tool browser_get_html (w365 browser get-html).
 var BrowserGetHTML = browserTool(tool.Tool{
 	Name: "browser_get_html", Legacy: []string{"mcp_browser_get_html"}, Aliases: []string{"html"},
+	InText:  []string{"text"},
 	Summary: "Read the page's HTML (at most 512 KB)",
 	Long:    "The serialized DOM of the page. Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-html > page.html", Annotations: WebRead,
@@ -593,6 +595,7 @@ var BrowserType = browserTool(tool.Tool{
 // BrowserQueryText is the tool browser_query_text (w365 browser query-text).
 var BrowserQueryText = browserTool(tool.Tool{
 	Name: "browser_query_text", Legacy: []string{"mcp_browser_query_text"}, Aliases: []string{"query"},
+	InText:  []string{"text"},
 	Summary: "Read the text of the first element matching a CSS selector",
 	Long:    "The text content of the first match; NOT_FOUND when nothing matches.",
 	Example: "  $ w365 browser query-text h1", Args: []string{"selector"}, Annotations: WebRead,

@@ -263,6 +263,7 @@ const refNote = "\n\nA ref belongs to its snapshot's document: after the page na
 // BrowserSnapshot is the tool browser_snapshot (w365 browser snapshot).
 var BrowserSnapshot = tool.Define(tool.Tool{
 	Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
+	InText:  []string{"text", "nodes"},
 	Summary: "Accessibility snapshot of the page with refs (e5) for the ref tools",
 	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
 		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
@@ -478,7 +479,7 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 
 // BrowserFind is the tool browser_find (w365 browser find).
 var BrowserFind = tool.Define(tool.Tool{
-	Name:    "browser_find",
+	Name: "browser_find", InText: []string{"matches"},
 	Summary: "Find page elements by text, regex, or role and name; matches come with refs",
 	Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
 		"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
@@ -57,7 +55,6 @@ func TestEveryToolIsCompletelyDefined(t *testing.T) {
 					t.Errorf("positional arg %q is not an input field", arg)
 				}
 			}
-			checkClientFriendly(t, "input", tl.InputSchema())
 		})
 	}
 }
@@ -169,20 +166,6 @@ func varName(name string) string {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return b.String()
-}
-
-// checkClientFriendly rejects schema shapes some MCP clients choke on.
-func checkClientFriendly(t *testing.T, where string, s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	if len(s.Types) > 1 {
-		t.Errorf("%s: type array %v", where, s.Types)
-	}
-	for name, p := range s.Properties {
-		checkClientFriendly(t, where+"."+name, p)
-	}
-	checkClientFriendly(t, where+"[]", s.Items)
 }
 
 func TestBatchActionsAreTools(t *testing.T) {

@@ -91,6 +91,7 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 		mcp.MetaKeyProtocolVersion:    mcpProtocolVersion,
 		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: "w365-cli", Version: Version()},
 		mcp.MetaKeyClientCapabilities: map[string]any{},
+		MetaFull:                      true,
 	}
 	if c.Opts.Session != "" {
 		meta[MetaSession] = c.Opts.Session

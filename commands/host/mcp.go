@@ -123,6 +123,9 @@ const (
 	hdrSession = "W365-Session"
 	// MetaSession in a call's _meta names the session (the CLI sets it).
 	MetaSession = "w365/session"
+	// MetaFull in a call's _meta asks for the whole structured content, the fields the
+	// text already carries included (the CLI sets it, for --json).
+	MetaFull = "w365/full"
 )
 
 // connState orders the calls of one connection: call n enters its session queue only
@@ -273,7 +276,7 @@ func (h *Host) toolHandler(t *tool.Tool) mcp.ToolHandler {
 			return h.fail(t, err), nil
 		}
 		h.log.Debug("tool", "name", t.Name, "session", name, "ms", time.Since(start).Milliseconds())
-		return successResult(out), nil
+		return h.successResult(t, out, req.Params.Meta[MetaFull] == true), nil
 	}
 }
 
@@ -348,8 +351,12 @@ func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
 	}
 }
 
-func successResult(out any) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{StructuredContent: out}
+func (h *Host) successResult(t *tool.Tool, out any, full bool) *mcp.CallToolResult {
+	sc, err := t.Structured(out, full)
+	if err != nil {
+		return h.fail(t, werr.Wrap(err, werr.Internal, "cannot encode the result of %s", t.Name))
+	}
+	res := &mcp.CallToolResult{StructuredContent: sc}
 	if im, ok := out.(tool.ImageOutput); ok {
 		for _, img := range im.OutputImages() {
 			res.Content = append(res.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})

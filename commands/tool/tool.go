@@ -95,6 +95,11 @@ type Tool struct {
 	// Args names the input fields (JSON names) filled by positional CLI arguments, in order.
 	// A slice-typed last field takes all remaining arguments.
 	Args []string
+	// InText names the output fields (JSON names, top level) that the text content
+	// carries in full: a snapshot's tree, a page's text. MCP clients get the structured
+	// content without them, so that a large result is not paid for twice; the CLI
+	// (Structured with full) keeps them.
+	InText []string
 	// Sessionless tools run outside any session queue (session management, host info).
 	Sessionless bool
 	// Describe gives input property descriptions that a struct tag cannot hold because
@@ -130,10 +135,11 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 		return h(ctx, env, in.(In))
 	}
 	t.build = func(t *Tool) {
-		in, err := jsonschema.For[In](nil)
+		in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 		}
+		portable(in)
 		t.enums = map[string][]string{}
 		if err := applyTags(in, t.in, t.enums); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", t.Name, err))
@@ -152,10 +158,18 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))
 		}
 		if t.out.Kind() == reflect.Struct {
-			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: recursiveSchemas})
+			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 			if err != nil {
 				panic(fmt.Sprintf("tool %s: output schema: %v (a recursive type needs RegisterTree)", t.Name, err))
 			}
+			for _, n := range t.InText {
+				if out.Properties[n] == nil {
+					panic(fmt.Sprintf("tool %s: InText names no output property %q", t.Name, n))
+				}
+			}
+			omitProperties(out, t.InText)
+			portable(out)
+			leanOutput(out, true)
 			t.outSchema = out
 		}
 	}

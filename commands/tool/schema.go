@@ -1,0 +1,138 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// This file is the one place where inferred schemas are shaped for the clients that read
+// them. Strict validators (MCP Inspector --strict, ajv strict mode, Gemini's OpenAPI subset)
+// reject bare true/false subschemas and type arrays; every byte of tools/list is paid in a
+// model's context once per conversation. So, after inference:
+//   - a nullable field (["null", T], from a pointer or slice) is simply T: an absent field
+//     already means "none", and results never carry null (see Structured);
+//   - a Go `any` is a value of any JSON type but null, spelled as an anyOf of single types;
+//   - output schemas keep field names and types (and descriptions where written), and drop
+//     what only a validator reads: required lists, additionalProperties, bounds. Optional
+//     nested objects (a pending dialog, new downloads) are given by type alone: the text
+//     content describes them when they occur. Input schemas keep all their constraints.
+
+// anyValue is the schema of a Go `any`.
+func anyValue() *jsonschema.Schema {
+	s := &jsonschema.Schema{}
+	for _, t := range []string{"string", "number", "boolean", "object", "array"} {
+		s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Type: t})
+	}
+	return s
+}
+
+// typeSchemas are the inference overrides every tool schema is built with.
+func typeSchemas() map[reflect.Type]*jsonschema.Schema {
+	m := map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[any](): anyValue()}
+	for t, s := range recursiveSchemas {
+		m[t] = s
+	}
+	return m
+}
+
+// portable rewrites s and its subschemas in place into single-type, non-boolean form.
+func portable(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	portable(s.Items)
+	for _, b := range s.AnyOf {
+		portable(b)
+	}
+	if s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties) {
+		portable(s.AdditionalProperties)
+	}
+}
+
+// isFalse reports whether s is the always-false schema (as additionalProperties: false).
+func isFalse(s *jsonschema.Schema) bool {
+	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
+}
+
+// leanOutput trims an output schema to names, types and descriptions. top is true for
+// the result object itself, whose fields are all shown.
+func leanOutput(s *jsonschema.Schema, top bool) {
+	if s == nil {
+		return
+	}
+	s.AdditionalProperties = nil
+	s.Minimum, s.Maximum, s.MinLength, s.MaxLength, s.MinItems, s.MaxItems = nil, nil, nil, nil, nil, nil
+	s.Default = nil
+	for name, p := range s.Properties {
+		if top && !slices.Contains(s.Required, name) && isComposite(p) {
+			*p = jsonschema.Schema{Type: p.Type, Description: p.Description}
+			continue
+		}
+		leanOutput(p, false)
+	}
+	s.Required = nil
+	leanOutput(s.Items, false)
+}
+
+func isComposite(s *jsonschema.Schema) bool {
+	return s.Type == "object" || (s.Type == "array" && s.Items != nil && s.Items.Type == "object")
+}
+
+// omitProperties removes the named top-level properties from an output schema.
+func omitProperties(s *jsonschema.Schema, names []string) {
+	for _, n := range names {
+		delete(s.Properties, n)
+		s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == n })
+	}
+}
+
+// Structured is out as an MCP client's structured content, in the shape OutputSchema
+// declares: without the InText fields and without null values (a nil slice or pointer is
+// an absent field). full keeps everything, as the w365 CLI reads it.
+func (t *Tool) Structured(out any, full bool) (any, error) {
+	if full || out == nil || t.OutputSchema() == nil {
+		return out, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	for _, n := range t.InText {
+		delete(m, n)
+	}
+	dropNulls(m)
+	return m, nil
+}
+
+func dropNulls(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == nil {
+				delete(v, k)
+			} else {
+				dropNulls(e)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			dropNulls(e)
+		}
+	}
+}
