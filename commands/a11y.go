@@ -30,14 +30,14 @@ func init() {
 
 // TreeIn is get_accessibility_tree's input.
 type TreeIn struct {
-	MaxDepth    int `json:"maxDepth,omitempty" jsonschema:"levels below the window to include" w365:"min=1,max=10,default=3"`
-	MaxElements int `json:"maxElements,omitempty" jsonschema:"most elements returned; the tree is cut breadth-first beyond it" w365:"min=1,max=2000,default=500"`
+	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=10,default=3"`
+	MaxElements int `json:"maxElements,omitempty" jsonschema:"tree is cut breadth-first beyond it" w365:"min=1,max=2000,default=500"`
 }
 
 // TreeOut is the foreground window's tree.
 type TreeOut struct {
 	Root      desktop.Node `json:"root"`
-	Truncated bool         `json:"truncated" jsonschema:"true when maxElements cut the tree"`
+	Truncated bool         `json:"truncated"`
 	Count     int          `json:"count"`
 }
 
@@ -63,10 +63,10 @@ func (o TreeOut) Text() string {
 
 // FindUIIn is find_ui_element's input.
 type FindUIIn struct {
-	Text         string `json:"text,omitempty" jsonschema:"text shown by the element (matched against name and value)"`
-	Role         string `json:"role,omitempty" jsonschema:"UI Automation control type (Button, Edit, CheckBox, MenuItem, ...), an alias (TextBox) or an AT-SPI role (push button)"`
+	Text         string `json:"text,omitempty" jsonschema:"matched against name and value"`
+	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem... or an AT-SPI role"`
 	Name         string `json:"name,omitempty" jsonschema:"accessible name; wins over text"`
-	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"X window id from list_windows; default: the foreground window"`
+	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"from list_windows; default: foreground"`
 }
 
 // FindUIOut lists matches, best first.

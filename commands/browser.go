@@ -119,8 +119,8 @@ func browserTool[In, Out any](t tool.Tool, f func(ctx context.Context, b *browse
 
 // NavigateIn is browser_navigate's input.
 type NavigateIn struct {
-	URL       string `json:"url" jsonschema:"full URL with its scheme, e.g. https://example.com" w365:"minLength=1"`
-	WaitUntil string `json:"waitUntil,omitempty" jsonschema:"when navigation counts as done: load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms" w365:"enum=load|domcontentloaded|networkidle0|networkidle2,default=load"`
+	URL       string `json:"url" jsonschema:"with scheme, e.g. https://example.com" w365:"minLength=1"`
+	WaitUntil string `json:"waitUntil,omitempty" w365:"enum=load|domcontentloaded|networkidle0|networkidle2,default=load"`
 }
 
 // NavOut is where a navigation ended.
@@ -165,15 +165,15 @@ func (o ActOut) Text() string {
 
 // SelectorIn names one element.
 type SelectorIn struct {
-	Selector string `json:"selector" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)" w365:"minLength=1"`
+	Selector string `json:"selector" jsonschema:"CSS selector; first match" w365:"minLength=1"`
 }
 
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
-	Selector string `json:"selector" jsonschema:"CSS selector of the input element" w365:"minLength=1"`
-	Text     string `json:"text" jsonschema:"text to type"`
-	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value instead of replacing it" w365:"default=false"`
-	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards" w365:"default=false"`
+	Selector string `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
+	Text     string `json:"text"`
+	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value" w365:"default=false"`
+	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter after" w365:"default=false"`
 }
 
 // URLOut and TitleOut are single values.
@@ -201,11 +201,11 @@ func (o TextOut) Text() string {
 
 // WaitForIn is browser_wait_for's input (W365 selector form and PW text forms).
 type WaitForIn struct {
-	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
-	Text      string `json:"text,omitempty" jsonschema:"text to wait for (inside selector when given)"`
-	TextGone  string `json:"textGone,omitempty" jsonschema:"text to wait to disappear"`
-	Visible   bool   `json:"visible,omitempty" jsonschema:"also require the element to be visible" w365:"default=false"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before TIMEOUT" w365:"min=1,max=30000,default=5000"`
+	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Text      string `json:"text,omitempty" jsonschema:"text to appear (inside selector if given)"`
+	TextGone  string `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	Visible   bool   `json:"visible,omitempty" w365:"default=false"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=30000,default=5000"`
 }
 
 // WaitForOut says how long it took.
@@ -215,13 +215,13 @@ func (o WaitForOut) Text() string { return fmt.Sprintf("ready after %d ms", o.El
 
 // EvalJSIn is browser_eval_js's input.
 type EvalJSIn struct {
-	Expression string `json:"expression" jsonschema:"JavaScript expression evaluated in the page; the result comes back as a string (stringify objects yourself)" w365:"minLength=1"`
+	Expression string `json:"expression" jsonschema:"result comes back as a string" w365:"minLength=1"`
 }
 
 // EvaluateIn is browser_evaluate's input.
 type EvaluateIn struct {
-	Function string `json:"function" jsonschema:"function expression, e.g. () => document.title, or el => el.textContent with target" w365:"minLength=1"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector of an element passed to the function"`
+	Function string `json:"function" jsonschema:"e.g. () => document.title; el => ... with target" w365:"minLength=1"`
+	Target   string `json:"target,omitempty" jsonschema:"CSS selector of the element passed"`
 }
 
 // EvalOut is a script's result.
@@ -231,9 +231,9 @@ func (o EvalOut) Text() string { return o.Value }
 
 // BrowserShotIn is browser_take_screenshot's input.
 type BrowserShotIn struct {
-	Type     string `json:"type,omitempty" jsonschema:"image format; jpeg is smaller" w365:"enum=png|jpeg,default=png"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector: capture only that element"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport" w365:"default=false"`
+	Type     string `json:"type,omitempty" w365:"enum=png|jpeg,default=png"`
+	Target   string `json:"target,omitempty" jsonschema:"CSS selector of one element"`
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole scrollable page" w365:"default=false"`
 }
 
 // PageImageOut is a browser capture.
@@ -262,8 +262,8 @@ func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOpti
 
 // SelectOptionIn is browser_select_option's input.
 type SelectOptionIn struct {
-	Selector string   `json:"selector" jsonschema:"CSS selector of the <select> element" w365:"minLength=1"`
-	Values   []string `json:"values" jsonschema:"option values (or labels) to select" w365:"minItems=1"`
+	Selector string   `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
+	Values   []string `json:"values" jsonschema:"values or labels" w365:"minItems=1"`
 }
 
 // SelectOut counts selected options.
@@ -275,7 +275,7 @@ func (o SelectOut) Text() string {
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
 type FillFormIn struct {
-	Fields []browser.FormField `json:"fields" jsonschema:"fields to fill in order; each {selector, value} (value a string, or a boolean for checkboxes); stops at the first failure" w365:"minItems=1,maxItems=100"`
+	Fields []browser.FormField `json:"fields" jsonschema:"{selector, value}: a string, or a boolean for checkboxes" w365:"minItems=1,maxItems=100"`
 }
 
 // FillFormOut says which fields were filled.
@@ -293,14 +293,14 @@ func (o FillFormOut) Text() string {
 
 // BrowserDragIn is browser_drag's input.
 type BrowserDragIn struct {
-	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector of the element to drag" w365:"minLength=1"`
-	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector of the drop target" w365:"minLength=1"`
+	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector" w365:"minLength=1"`
+	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector" w365:"minLength=1"`
 }
 
 // TabIn picks a tab by index or id.
 type TabIn struct {
-	TabIndex *int   `json:"tabIndex,omitempty" jsonschema:"0-based tab index (browser_list_tabs)" w365:"min=0"`
-	TabID    string `json:"tabId,omitempty" jsonschema:"tab id (browser_list_tabs); wins over tabIndex"`
+	TabIndex *int   `json:"tabIndex,omitempty" jsonschema:"0-based" w365:"min=0"`
+	TabID    string `json:"tabId,omitempty" jsonschema:"wins over tabIndex"`
 }
 
 func (in TabIn) ref() (browser.TabRef, error) {
@@ -312,7 +312,7 @@ func (in TabIn) ref() (browser.TabRef, error) {
 
 // ListTabsIn is browser_list_tabs's input.
 type ListTabsIn struct {
-	TabID string `json:"tabId,omitempty" jsonschema:"list only this tab"`
+	TabID string `json:"tabId,omitempty"`
 }
 
 // TabsOut lists tabs.
@@ -339,13 +339,13 @@ func (o TabOut) Text() string { return fmt.Sprintf("%d %s %q", o.Index, o.URL, o
 
 // NewTabIn is browser_new_tab's input.
 type NewTabIn struct {
-	URL string `json:"url,omitempty" jsonschema:"URL to open; omit for a blank tab"`
+	URL string `json:"url,omitempty" jsonschema:"omit for a blank tab"`
 }
 
 // CreateTabsIn is browser_create_tabs's input.
 type CreateTabsIn struct {
-	URLs            []string `json:"urls" jsonschema:"one tab per URL, opened in this order" w365:"minItems=1,maxItems=50"`
-	ForegroundIndex *int     `json:"foregroundIndex,omitempty" jsonschema:"index in urls of the tab to bring to the front; omit to keep the current tab active" w365:"min=0"`
+	URLs            []string `json:"urls" w365:"minItems=1,maxItems=50"`
+	ForegroundIndex *int     `json:"foregroundIndex,omitempty" jsonschema:"index in urls to bring to the front" w365:"min=0"`
 }
 
 // CloseTabOut says what closed.
@@ -353,7 +353,7 @@ type CloseTabOut struct{ browser.CloseTabResult }
 
 // CookiesIn is browser_get_cookies's input.
 type CookiesIn struct {
-	URLs []string `json:"urls,omitempty" jsonschema:"URLs whose cookies to return; omit for the current page"`
+	URLs []string `json:"urls,omitempty" jsonschema:"default: the current page"`
 }
 
 // CookiesOut lists cookies with values redacted.
@@ -374,7 +374,7 @@ func (o CookiesOut) Text() string {
 
 // SetCookiesIn is browser_set_cookies's input.
 type SetCookiesIn struct {
-	Cookies []browser.CookieInput `json:"cookies" jsonschema:"cookies to add or overwrite: {name, value, url?, domain?, path?, secure?, httpOnly?, sameSite?, expires?}; an expires in the past deletes one" w365:"minItems=1,maxItems=100"`
+	Cookies []browser.CookieInput `json:"cookies" jsonschema:"{name, value, url?, domain?, path?, secure?, httpOnly?, sameSite?, expires?}; a past expires deletes" w365:"minItems=1,maxItems=100"`
 }
 
 // CountOut counts what a call did.
@@ -384,9 +384,9 @@ type CountOut struct {
 
 // HandleDialogIn accepts both contracts: W365 action and PW accept.
 type HandleDialogIn struct {
-	Action     string `json:"action,omitempty" jsonschema:"accept or dismiss the pending dialog" w365:"enum=accept|dismiss"`
-	Accept     *bool  `json:"accept,omitempty" jsonschema:"true accepts, false dismisses (alternative to action)"`
-	PromptText string `json:"promptText,omitempty" jsonschema:"text for a prompt dialog, used when accepting"`
+	Action     string `json:"action,omitempty" w365:"enum=accept|dismiss"`
+	Accept     *bool  `json:"accept,omitempty" jsonschema:"alternative to action"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"answer to a prompt"`
 }
 
 // DialogOut reports the handled dialog.
@@ -396,7 +396,7 @@ func (o DialogOut) Text() string { return o.Message + actionNotes(o.ActionResult
 
 // PDFIn is browser_pdf_save's input.
 type PDFIn struct {
-	FilePath string `json:"filePath" jsonschema:"destination under the home or temp directory" w365:"minLength=1"`
+	FilePath string `json:"filePath" jsonschema:"under the home or temp directory" w365:"minLength=1"`
 }
 
 // PDFOut is the saved file.
@@ -406,7 +406,7 @@ func (o PDFOut) Text() string { return fmt.Sprintf("%s (%d bytes)", o.Path, o.By
 
 // PageStateIn is browser_get_page_state's input.
 type PageStateIn struct {
-	Fields []string `json:"fields" jsonschema:"what to return; dom and screenshot can be large" w365:"enum=url|title|dom|screenshot|tabs,minItems=1"`
+	Fields []string `json:"fields" jsonschema:"dom and screenshot can be large" w365:"enum=url|title|dom|screenshot|tabs,minItems=1"`
 }
 
 // PageStateOut holds only the fields asked for; a screenshot travels as image content.
@@ -424,9 +424,9 @@ func (o PageStateOut) OutputImages() []tool.Image {
 
 // ConsoleIn is browser_console_messages's input.
 type ConsoleIn struct {
-	Level string `json:"level,omitempty" jsonschema:"only this level and above" w365:"enum=debug|info|warning|error"`
-	All   bool   `json:"all,omitempty" jsonschema:"return every message kept, not only those since the last call" w365:"default=false"`
-	Clear bool   `json:"clear,omitempty" jsonschema:"forget the messages after returning them" w365:"default=false"`
+	Level string `json:"level,omitempty" jsonschema:"this level and above" w365:"enum=debug|info|warning|error"`
+	All   bool   `json:"all,omitempty" jsonschema:"not only those since the last call" w365:"default=false"`
+	Clear bool   `json:"clear,omitempty" jsonschema:"forget them after returning" w365:"default=false"`
 }
 
 // ConsoleOut lists console messages (untrusted page content).
@@ -447,12 +447,12 @@ func (o ConsoleOut) Text() string {
 
 // NetworkIn is browser_network_requests's input.
 type NetworkIn struct {
-	URLContains  string `json:"urlContains,omitempty" jsonschema:"only requests whose URL contains this"`
-	Method       string `json:"method,omitempty" jsonschema:"only this HTTP method"`
-	ResourceType string `json:"resourceType,omitempty" jsonschema:"only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."`
-	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"only failed requests (network errors and HTTP status >= 400)" w365:"default=false"`
-	SinceLast    bool   `json:"sinceLast,omitempty" jsonschema:"only requests since the previous call" w365:"default=false"`
-	Clear        bool   `json:"clear,omitempty" jsonschema:"forget the requests after returning them" w365:"default=false"`
+	URLContains  string `json:"urlContains,omitempty"`
+	Method       string `json:"method,omitempty"`
+	ResourceType string `json:"resourceType,omitempty" jsonschema:"Document, Script, XHR, Fetch, Image..."`
+	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"network errors and status >= 400" w365:"default=false"`
+	SinceLast    bool   `json:"sinceLast,omitempty" w365:"default=false"`
+	Clear        bool   `json:"clear,omitempty" jsonschema:"forget them after returning" w365:"default=false"`
 }
 
 // NetworkOut lists requests.

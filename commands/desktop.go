@@ -35,14 +35,14 @@ func inputOf(env *tool.Env) (desktop.Input, error) {
 
 // Point is a screen position.
 type Point struct {
-	X int `json:"x" jsonschema:"X in screen pixels"`
-	Y int `json:"y" jsonschema:"Y in screen pixels"`
+	X int `json:"x"`
+	Y int `json:"y"`
 }
 
 // CursorOut is where the cursor is.
 type CursorOut struct {
-	CursorX int `json:"cursorX" jsonschema:"cursor X in screen pixels"`
-	CursorY int `json:"cursorY" jsonschema:"cursor Y in screen pixels"`
+	CursorX int `json:"cursorX"`
+	CursorY int `json:"cursorY"`
 }
 
 func (o CursorOut) Text() string { return fmt.Sprintf("%d %d", o.CursorX, o.CursorY) }
@@ -52,10 +52,10 @@ type None struct{}
 
 // ClickIn is click's input.
 type ClickIn struct {
-	X          *int   `json:"x,omitempty" jsonschema:"X in screen pixels; omit both x and y to click where the cursor is"`
-	Y          *int   `json:"y,omitempty" jsonschema:"Y in screen pixels; omit both x and y to click where the cursor is"`
-	Button     string `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=Left|Right|Middle|Forward|Backward,default=Left"`
-	ClickCount int    `json:"clickCount,omitempty" jsonschema:"1 for a single click, 2 for a double click" w365:"min=1,max=2,default=1"`
+	X          *int   `json:"x,omitempty"`
+	Y          *int   `json:"y,omitempty"`
+	Button     string `json:"button,omitempty" w365:"enum=Left|Right|Middle|Forward|Backward,default=Left"`
+	ClickCount int    `json:"clickCount,omitempty" jsonschema:"2 for a double click" w365:"min=1,max=2,default=1"`
 }
 
 // ClickOut says what was clicked.
@@ -72,11 +72,11 @@ func (o ClickOut) Text() string {
 
 // DragIn is drag_mouse's input.
 type DragIn struct {
-	StartX int    `json:"startX" jsonschema:"start X in screen pixels"`
-	StartY int    `json:"startY" jsonschema:"start Y in screen pixels"`
-	EndX   int    `json:"endX" jsonschema:"end X in screen pixels"`
-	EndY   int    `json:"endY" jsonschema:"end Y in screen pixels"`
-	Button string `json:"button,omitempty" jsonschema:"mouse button held during the drag" w365:"enum=Left|Right|Middle,default=Left"`
+	StartX int    `json:"startX"`
+	StartY int    `json:"startY"`
+	EndX   int    `json:"endX"`
+	EndY   int    `json:"endY"`
+	Button string `json:"button,omitempty" w365:"enum=Left|Right|Middle,default=Left"`
 }
 
 // DragOut echoes the drag.
@@ -90,36 +90,36 @@ type DragOut struct {
 
 // ScrollIn is scroll's input.
 type ScrollIn struct {
-	X      int `json:"x" jsonschema:"X of the point where the wheel turns"`
-	Y      int `json:"y" jsonschema:"Y of the point where the wheel turns"`
-	DeltaX int `json:"deltaX,omitempty" jsonschema:"horizontal wheel notches, positive scrolls right; clamped to [-20, 20]" w365:"default=0"`
-	DeltaY int `json:"deltaY,omitempty" jsonschema:"vertical wheel notches, positive scrolls down; clamped to [-20, 20]; about 3 notches make a page" w365:"default=0"`
+	X      int `json:"x"`
+	Y      int `json:"y"`
+	DeltaX int `json:"deltaX,omitempty" jsonschema:"notches; positive scrolls right" w365:"default=0"`
+	DeltaY int `json:"deltaY,omitempty" jsonschema:"notches; positive scrolls down; 3 = a page" w365:"default=0"`
 }
 
 // ScrollOut says which notches were sent.
 type ScrollOut struct {
 	X       int  `json:"x"`
 	Y       int  `json:"y"`
-	DeltaX  int  `json:"deltaX" jsonschema:"horizontal notches sent"`
-	DeltaY  int  `json:"deltaY" jsonschema:"vertical notches sent"`
-	Clamped bool `json:"clamped" jsonschema:"true when a delta was clamped to the allowed range"`
+	DeltaX  int  `json:"deltaX"`
+	DeltaY  int  `json:"deltaY"`
+	Clamped bool `json:"clamped"`
 }
 
 // TypeIn is type_text's input.
 type TypeIn struct {
-	Text     string `json:"text" jsonschema:"text to type; any Unicode, newlines press Enter, tabs press Tab"`
-	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"put the text on the clipboard and paste it with ctrl+v, then restore the previous clipboard" w365:"default=false"`
+	Text     string `json:"text" jsonschema:"any Unicode; newline = Enter, tab = Tab"`
+	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"paste via the clipboard (ctrl+v)" w365:"default=false"`
 }
 
 // TypeOut counts what was typed.
 type TypeOut struct {
-	Characters int    `json:"characters" jsonschema:"number of characters (Unicode code points) sent"`
-	Method     string `json:"method" jsonschema:"keys or paste"`
+	Characters int    `json:"characters"`
+	Method     string `json:"method"`
 }
 
 // KeysIn is press_keys's input.
 type KeysIn struct {
-	Keys []string `json:"keys" jsonschema:"key names pressed together and released in reverse order, e.g. [\"ctrl\",\"shift\",\"s\"]" w365:"minItems=1,maxItems=8"`
+	Keys []string `json:"keys" jsonschema:"pressed together, e.g. [\"ctrl\",\"s\"]" w365:"minItems=1,maxItems=8"`
 }
 
 // KeysOut echoes the chord.
@@ -131,7 +131,7 @@ func (o KeysOut) Text() string { return "pressed " + strings.Join(o.Keys, "+") }
 
 // WaitIn is wait_milliseconds's input.
 type WaitIn struct {
-	Ms int `json:"ms" jsonschema:"milliseconds to wait; clamped to [0, 5000]"`
+	Ms int `json:"ms"`
 }
 
 // WaitOut says how long the wait was.
@@ -333,12 +333,12 @@ func pasteClipboard(ctx context.Context, env *tool.Env) (desktop.TextClipboard, 
 
 // ClipboardWriteIn is clipboard_write's input.
 type ClipboardWriteIn struct {
-	Text string `json:"text" jsonschema:"text to put on the clipboard, replacing what is there"`
+	Text string `json:"text"`
 }
 
 // ClipboardWriteOut confirms the write.
 type ClipboardWriteOut struct {
-	Characters int `json:"characters" jsonschema:"number of characters (Unicode code points) written"`
+	Characters int `json:"characters"`
 }
 
 func (o ClipboardWriteOut) Text() string { return fmt.Sprintf("%d characters copied", o.Characters) }

@@ -27,15 +27,15 @@ func runnerOf(env *tool.Env) (*sandbox.Runner, error) {
 // ShellIn is execute_shell_command's input.
 type ShellIn struct {
 	Command   string `json:"command" w365:"minLength=1"` // described by ExecuteShellCommand
-	Cwd       string `json:"cwd,omitempty" jsonschema:"working directory (the only writable place besides a private /tmp); default: the session's scratch directory"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the command is killed" w365:"min=1,max=120000,default=30000"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"the writable dir; default: session scratch"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=120000,default=30000"`
 }
 
 // PythonIn is execute_python_code's input.
 type PythonIn struct {
-	Code      string `json:"code" jsonschema:"Python 3 source, at most 262144 characters; write files with open(), print results" w365:"minLength=1,maxLength=262144"`
-	Cwd       string `json:"cwd,omitempty" jsonschema:"working directory (writable); default: the session's scratch directory"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the code is killed" w365:"min=1,max=120000,default=30000"`
+	Code      string `json:"code" jsonschema:"Python 3; print results" w365:"minLength=1,maxLength=262144"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"the writable dir; default: session scratch"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=120000,default=30000"`
 }
 
 // ExecOut is the shared result of both tools.

@@ -32,30 +32,30 @@ func screenOf(env *tool.Env) (desktop.Screen, error) {
 
 // ScreenshotIn is take_screenshot's input: all four crop values, or none.
 type ScreenshotIn struct {
-	X      *int   `json:"x,omitempty" jsonschema:"left edge of the crop (give all four of x, y, width, height, or none)" w365:"min=0"`
-	Y      *int   `json:"y,omitempty" jsonschema:"top edge of the crop" w365:"min=0"`
-	Width  *int   `json:"width,omitempty" jsonschema:"crop width in pixels" w365:"min=1"`
-	Height *int   `json:"height,omitempty" jsonschema:"crop height in pixels" w365:"min=1"`
-	Format string `json:"format,omitempty" jsonschema:"image encoding" w365:"enum=png|jpeg,default=png"`
+	X      *int   `json:"x,omitempty" jsonschema:"crop: give x, y, width, height or none" w365:"min=0"`
+	Y      *int   `json:"y,omitempty" w365:"min=0"`
+	Width  *int   `json:"width,omitempty" w365:"min=1"`
+	Height *int   `json:"height,omitempty" w365:"min=1"`
+	Format string `json:"format,omitempty" w365:"enum=png|jpeg,default=png"`
 }
 
 // ZoomIn is zoom_region's input.
 type ZoomIn struct {
-	X      int    `json:"x" jsonschema:"left edge in screen pixels" w365:"min=0"`
-	Y      int    `json:"y" jsonschema:"top edge in screen pixels" w365:"min=0"`
-	Width  int    `json:"width" jsonschema:"region width, at most 1920" w365:"min=1"`
-	Height int    `json:"height" jsonschema:"region height, at most 1080" w365:"min=1"`
-	Format string `json:"format,omitempty" jsonschema:"image encoding" w365:"enum=png|jpeg,default=png"`
+	X      int    `json:"x" w365:"min=0"`
+	Y      int    `json:"y" w365:"min=0"`
+	Width  int    `json:"width" w365:"min=1"`
+	Height int    `json:"height" w365:"min=1"`
+	Format string `json:"format,omitempty" w365:"enum=png|jpeg,default=png"`
 }
 
 // ImageOut describes a captured image; the bytes travel as MCP image content.
 type ImageOut struct {
-	X        int    `json:"x" jsonschema:"left edge of the image in screen pixels"`
-	Y        int    `json:"y" jsonschema:"top edge of the image in screen pixels"`
-	Width    int    `json:"width" jsonschema:"image width in pixels (native resolution)"`
-	Height   int    `json:"height" jsonschema:"image height in pixels"`
+	X        int    `json:"x"`
+	Y        int    `json:"y"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
 	MIMEType string `json:"mimeType"`
-	Bytes    int    `json:"bytes" jsonschema:"encoded size"`
+	Bytes    int    `json:"bytes"`
 	data     []byte
 }
 

@@ -23,20 +23,20 @@ var sessionTools = []*tool.Tool{
 
 // SessionIDIn names a session.
 type SessionIDIn struct {
-	SessionID string `json:"sessionId" jsonschema:"the id StartSession returned" w365:"minLength=1"`
+	SessionID string `json:"sessionId" jsonschema:"from StartSession" w365:"minLength=1"`
 }
 
 // SessionOut describes one session.
 type SessionOut struct {
 	SessionID string    `json:"sessionId"`
-	Display   string    `json:"display" jsonschema:"X display of the session's desktop"`
-	Virtual   bool      `json:"virtual" jsonschema:"true when w365 runs this desktop itself"`
+	Display   string    `json:"display"`
+	Virtual   bool      `json:"virtual"`
 	HostPID   int       `json:"hostPid"`
 	Started   time.Time `json:"started"`
 	LastUsed  time.Time `json:"lastUsed"`
-	Queued    int       `json:"queued" jsonschema:"calls running or waiting in this session"`
+	Queued    int       `json:"queued"`
 	// Env lets a user run their own programs on the session's desktop.
-	Env map[string]string `json:"env" jsonschema:"DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session's desktop, for starting programs on it"`
+	Env map[string]string `json:"env"`
 }
 
 func sessionOut(i session.Info) SessionOut {
@@ -178,7 +178,7 @@ var CloseBrowserSession = tool.Define(tool.Tool{
 
 // BrowserSessionIn names a browser session.
 type BrowserSessionIn struct {
-	BrowserSessionID string `json:"browserSessionId" jsonschema:"the id create_browser_session returned" w365:"minLength=1"`
+	BrowserSessionID string `json:"browserSessionId" jsonschema:"from create_browser_session" w365:"minLength=1"`
 }
 
 // BrowserSessionOut is a new browser session.

@@ -231,3 +231,16 @@ func TestCLIPathsFollowTheNamingRule(t *testing.T) {
 		}
 	}
 }
+
+func TestTitlesAreShortNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"take_screenshot":                  "Take screenshot",
+		"click":                            "Click",
+		"browser_get_url":                  "Browser get URL",
+		"mcp_W365ComputerUse_StartSession": "Start session",
+	} {
+		if got := Lookup(name).Title(); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}

@@ -40,8 +40,8 @@ func protection(env *tool.Env) proc.Protection {
 
 // TitleIn picks a window by title; titlePattern is the V1/V2 name of the same parameter.
 type TitleIn struct {
-	Title        string `json:"title,omitempty" jsonschema:"part of the window title (case-insensitive); required unless titlePattern is given"`
-	TitlePattern string `json:"titlePattern,omitempty" jsonschema:"legacy name of title"`
+	Title        string `json:"title,omitempty" jsonschema:"part of the title, any case"`
+	TitlePattern string `json:"titlePattern,omitempty"`
 }
 
 func (in TitleIn) title() (string, error) {
@@ -83,17 +83,17 @@ func (o WindowOut) Text() string {
 
 // FocusBrowserIn is focus_browser's input.
 type FocusBrowserIn struct {
-	Pattern string `json:"pattern,omitempty" jsonschema:"substring of the URL or title to match; omit to accept any browser window"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"part of URL or title"`
 }
 
 // ResizeIn is resize_window's input.
 type ResizeIn struct {
-	Title  string `json:"title" jsonschema:"window title to match (case-insensitive)" w365:"minLength=1"`
-	Action string `json:"action" jsonschema:"what to do; Resize takes x, y, width, height (x and y optional), Move takes x and y" w365:"enum=Resize|Move|Maximize|Minimize|Restore"`
-	X      *int   `json:"x,omitempty" jsonschema:"left edge (Resize, Move)"`
-	Y      *int   `json:"y,omitempty" jsonschema:"top edge (Resize, Move)"`
-	Width  *int   `json:"width,omitempty" jsonschema:"width in pixels (Resize)" w365:"min=1"`
-	Height *int   `json:"height,omitempty" jsonschema:"height in pixels (Resize)" w365:"min=1"`
+	Title  string `json:"title" jsonschema:"part of the title, any case" w365:"minLength=1"`
+	Action string `json:"action" jsonschema:"Resize: width, height, x?, y?; Move: x, y" w365:"enum=Resize|Move|Maximize|Minimize|Restore"`
+	X      *int   `json:"x,omitempty"`
+	Y      *int   `json:"y,omitempty"`
+	Width  *int   `json:"width,omitempty" w365:"min=1"`
+	Height *int   `json:"height,omitempty" w365:"min=1"`
 }
 
 // ListWindows is the tool list_windows (w365 list-windows).

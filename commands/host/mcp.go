@@ -95,19 +95,28 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 	return s
 }
 
-// MCPTool is t as MCP's tools/list shows it under name.
+// MCPTool is t as MCP's tools/list shows it under name. tools/list is paid for in a
+// model's context once per conversation, so it says what a model needs and no more: a
+// short title, the one-paragraph description, and only the hints that differ from MCP's
+// defaults (destructive and open-world unless said otherwise) and that mean something
+// (destructive and idempotent mean nothing for a read-only tool).
 func MCPTool(t *tool.Tool, name string) *mcp.Tool {
+	a := &mcp.ToolAnnotations{ReadOnlyHint: t.Annotations.ReadOnly.Bool()}
+	if t.Annotations.OpenWorld != tool.Yes {
+		a.OpenWorldHint = t.Annotations.OpenWorld.Ptr()
+	}
+	if !a.ReadOnlyHint {
+		a.IdempotentHint = t.Annotations.Idempotent.Bool()
+		if t.Annotations.Destructive != tool.Yes {
+			a.DestructiveHint = t.Annotations.Destructive.Ptr()
+		}
+	}
 	mt := &mcp.Tool{
 		Name:        name,
-		Title:       t.Summary,
-		Description: t.Help(),
+		Title:       t.Title(),
+		Description: t.Description(),
 		InputSchema: t.InputSchema(),
-		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    t.Annotations.ReadOnly.Bool(),
-			DestructiveHint: t.Annotations.Destructive.Ptr(),
-			IdempotentHint:  t.Annotations.Idempotent.Bool(),
-			OpenWorldHint:   t.Annotations.OpenWorld.Ptr(),
-		},
+		Annotations: a,
 	}
 	if out := t.OutputSchema(); out != nil {
 		mt.OutputSchema = out

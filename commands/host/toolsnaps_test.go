@@ -57,3 +57,22 @@ func TestToolsMatchSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// Annotations say only what differs from MCP's defaults, and read back as the tool's hints.
+func TestMCPToolAnnotationsReadBackAsTheToolsHints(t *testing.T) {
+	def := func(p *bool, d bool) bool {
+		if p == nil {
+			return d
+		}
+		return *p
+	}
+	for _, tl := range commands.All() {
+		a := MCPTool(tl, tl.Name).Annotations
+		if a.ReadOnlyHint != tl.Annotations.ReadOnly.Bool() || def(a.OpenWorldHint, true) != tl.Annotations.OpenWorld.Bool() {
+			t.Errorf("%s: readOnly/openWorld %+v, want %+v", tl.Name, a, tl.Annotations)
+		}
+		if !a.ReadOnlyHint && (def(a.DestructiveHint, true) != tl.Annotations.Destructive.Bool() || a.IdempotentHint != tl.Annotations.Idempotent.Bool()) {
+			t.Errorf("%s: destructive/idempotent %+v, want %+v", tl.Name, a, tl.Annotations)
+		}
+	}
+}

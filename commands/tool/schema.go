@@ -15,11 +15,13 @@ import (
 // model's context once per conversation. So, after inference:
 //   - a nullable field (["null", T], from a pointer or slice) is simply T: an absent field
 //     already means "none", and results never carry null (see Structured);
-//   - a Go `any` is a value of any JSON type but null, spelled as an anyOf of single types;
-//   - output schemas keep field names and types (and descriptions where written), and drop
-//     what only a validator reads: required lists, additionalProperties, bounds. Optional
-//     nested objects (a pending dialog, new downloads) are given by type alone: the text
-//     content describes them when they occur. Input schemas keep all their constraints.
+//   - a Go `any` is a value of any JSON type but null, spelled as an anyOf of single types,
+//     and a map[string]any a free-form object;
+//   - a boolean's default false is left unsaid: it is what an omitted boolean means;
+//   - output schemas keep the result's field names and types (and descriptions where
+//     written), and drop what only a validator reads: required lists, additionalProperties,
+//     bounds, the members of nested objects, optional nested objects. Input schemas keep
+//     all their constraints.
 
 // anyValue is the schema of a Go `any`.
 func anyValue() *jsonschema.Schema {
@@ -32,7 +34,11 @@ func anyValue() *jsonschema.Schema {
 
 // typeSchemas are the inference overrides every tool schema is built with.
 func typeSchemas() map[reflect.Type]*jsonschema.Schema {
-	m := map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[any](): anyValue()}
+	m := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[any](): anyValue(),
+		// A free-form object: additionalProperties true, not the anyOf again.
+		reflect.TypeFor[map[string]any](): {Type: "object", AdditionalProperties: &jsonschema.Schema{}},
+	}
 	for t, s := range recursiveSchemas {
 		m[t] = s
 	}
@@ -46,6 +52,9 @@ func portable(s *jsonschema.Schema) {
 	}
 	if len(s.Types) == 2 && s.Types[0] == "null" {
 		s.Type, s.Types = s.Types[1], nil
+	}
+	if s.Type == "boolean" && string(s.Default) == "false" {
+		s.Default = nil // what an omitted boolean means anyway
 	}
 	for _, p := range s.Properties {
 		portable(p)
@@ -64,28 +73,26 @@ func isFalse(s *jsonschema.Schema) bool {
 	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
 }
 
-// leanOutput trims an output schema to names, types and descriptions. top is true for
-// the result object itself, whose fields are all shown.
-func leanOutput(s *jsonschema.Schema, top bool) {
-	if s == nil {
-		return
-	}
+// leanOutput trims an output schema to the result's own field names and types, with
+// descriptions where a name cannot explain itself. Nested objects (a list's items) are
+// given by type alone, and optional ones (a pending dialog, new downloads) not at all:
+// the text content describes them when they occur, and the schema leaves other
+// properties open, so a result that has them still validates.
+func leanOutput(s *jsonschema.Schema) {
 	s.AdditionalProperties = nil
-	s.Minimum, s.Maximum, s.MinLength, s.MaxLength, s.MinItems, s.MaxItems = nil, nil, nil, nil, nil, nil
-	s.Default = nil
 	for name, p := range s.Properties {
-		if top && !slices.Contains(s.Required, name) && isComposite(p) {
-			*p = jsonschema.Schema{Type: p.Type, Description: p.Description}
+		composite := p.Type == "object" || (p.Items != nil && p.Items.Type == "object")
+		if composite && !slices.Contains(s.Required, name) {
+			delete(s.Properties, name)
 			continue
 		}
-		leanOutput(p, false)
+		items := p.Items
+		*p = jsonschema.Schema{Type: p.Type, Description: p.Description, AnyOf: p.AnyOf}
+		if items != nil && items.Type != "object" {
+			p.Items = &jsonschema.Schema{Type: items.Type, AnyOf: items.AnyOf}
+		}
 	}
 	s.Required = nil
-	leanOutput(s.Items, false)
-}
-
-func isComposite(s *jsonschema.Schema) bool {
-	return s.Type == "object" || (s.Type == "array" && s.Items != nil && s.Items.Type == "object")
 }
 
 // omitProperties removes the named top-level properties from an output schema.

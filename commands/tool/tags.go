@@ -48,7 +48,7 @@ func applyTags(s *jsonschema.Schema, typ reflect.Type, enums map[string][]string
 					return fmt.Errorf("field %s: %s=%q", f.Name, k, v)
 				}
 				target := p
-				if p.Items != nil && p.Type == "array" {
+				if p.Items != nil {
 					target = p.Items
 				}
 				if k == "min" {

@@ -8,8 +8,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -139,7 +141,6 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 		}
-		portable(in)
 		t.enums = map[string][]string{}
 		if err := applyTags(in, t.in, t.enums); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", t.Name, err))
@@ -153,6 +154,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 				p.Description = d
 			}
 		}
+		portable(in)
 		t.inSchema = in
 		if t.resolved, err = in.Resolve(nil); err != nil {
 			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))
@@ -169,7 +171,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 			}
 			omitProperties(out, t.InText)
 			portable(out)
-			leanOutput(out, true)
+			leanOutput(out)
 			t.outSchema = out
 		}
 	}
@@ -198,6 +200,46 @@ func (t *Tool) Help() string {
 		h += "\n\nUNSUPPORTED in this build: " + werr.As(err).Message
 	}
 	return h
+}
+
+// Title is the tool's short display name, from its MCP name: "Take screenshot",
+// "Browser click ref", "Start session".
+func (t *Tool) Title() string {
+	name := strings.TrimPrefix(t.Name, "mcp_W365ComputerUse_")
+	if !strings.Contains(name, "_") { // a CamelCase V3 session tool name
+		var b strings.Builder
+		for i, r := range name {
+			if i > 0 && unicode.IsUpper(r) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		}
+		name = b.String()
+	}
+	words := strings.Split(name, "_")
+	for i, w := range words {
+		if up := strings.ToUpper(w); slices.Contains(initialisms, up) {
+			words[i] = up
+		} else if i == 0 {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		} else {
+			words[i] = strings.ToLower(w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// initialisms are written in capitals in titles.
+var initialisms = []string{"URL", "HTML", "JS", "PDF", "UI", "OCR"}
+
+// Description is the tool's description for MCP: the summary, which says what the tool
+// does, when to use it and its key limits, and, in a build that cannot run desktops,
+// that the tool is not available. The CLI's help adds Long.
+func (t *Tool) Description() string {
+	if err := session.Unsupported(); err != nil && !t.Sessionless {
+		return t.Summary + ". UNSUPPORTED in this build: " + werr.As(err).Message
+	}
+	return t.Summary
 }
 
 // InputSchema is the schema of the tool's arguments.
