@@ -275,7 +275,7 @@ func (o SelectOut) Text() string {
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
 type FillFormIn struct {
-	Fields []browser.FormField `json:"fields" jsonschema:"{selector, value}: a string, or a boolean for checkboxes" w365:"minItems=1,maxItems=100"`
+	Fields []browser.FormField `json:"fields" jsonschema:"value: a string, or a boolean for checkboxes" w365:"minItems=1,maxItems=100"`
 }
 
 // FillFormOut says which fields were filled.
@@ -374,7 +374,7 @@ func (o CookiesOut) Text() string {
 
 // SetCookiesIn is browser_set_cookies's input.
 type SetCookiesIn struct {
-	Cookies []browser.CookieInput `json:"cookies" jsonschema:"{name, value, url?, domain?, path?, secure?, httpOnly?, sameSite?, expires?}; a past expires deletes" w365:"minItems=1,maxItems=100"`
+	Cookies []browser.CookieInput `json:"cookies" jsonschema:"a past expires deletes" w365:"minItems=1,maxItems=100"`
 }
 
 // CountOut counts what a call did.
@@ -491,7 +491,7 @@ func nav(f func(*browser.Browser, context.Context) (*browser.NavigateResult, err
 // BrowserNavigate is the tool browser_navigate (w365 browser navigate).
 var BrowserNavigate = browserTool(tool.Tool{
 	Name: "browser_navigate", Legacy: []string{"mcp_browser_navigate"}, Aliases: []string{"open", "goto"},
-	Summary: "Open a URL in the browser and wait for it to load",
+	Summary: "Open a URL in the active tab and wait for it to load; invalidates snapshot refs",
 	Long: "Navigates the active tab (launching the browser on first use) and waits for waitUntil.\n" +
 		"Returns the final URL, title and HTTP status. Navigation invalidates snapshot refs.",
 	Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
@@ -504,28 +504,28 @@ var BrowserNavigate = browserTool(tool.Tool{
 // BrowserBack is the tool browser_back (w365 browser back).
 var BrowserBack = browserTool(tool.Tool{
 	Name: "browser_back", Legacy: []string{"mcp_browser_back"},
-	Summary: "Go one step back in the browser history", Long: "Like the Back button; waits for the page to settle.",
+	Summary: "Go back in the browser history", Long: "Like the Back button; waits for the page to settle.",
 	Example: "  $ w365 browser back", Annotations: WebAct,
 }, nav((*browser.Browser).Back))
 
 // BrowserForward is the tool browser_forward (w365 browser forward).
 var BrowserForward = browserTool(tool.Tool{
 	Name: "browser_forward", Legacy: []string{"mcp_browser_forward"},
-	Summary: "Go one step forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
+	Summary: "Go forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
 	Example: "  $ w365 browser forward", Annotations: WebAct,
 }, nav((*browser.Browser).Forward))
 
 // BrowserReload is the tool browser_reload (w365 browser reload).
 var BrowserReload = browserTool(tool.Tool{
 	Name: "browser_reload", Legacy: []string{"mcp_browser_reload"},
-	Summary: "Reload the current page", Long: "Reloads the active tab and waits for it to load.",
+	Summary: "Reload the page", Long: "Reloads the active tab and waits for it to load.",
 	Example: "  $ w365 browser reload", Annotations: WebAct,
 }, nav((*browser.Browser).Reload))
 
 // BrowserGetURL is the tool browser_get_url (w365 browser get-url).
 var BrowserGetURL = browserTool(tool.Tool{
 	Name: "browser_get_url", Legacy: []string{"mcp_browser_get_url"}, Aliases: []string{"url"},
-	Summary: "Report the active tab's URL", Long: "The URL of the page in the active tab.",
+	Summary: "Read the active tab's URL", Long: "The URL of the page in the active tab.",
 	Example: "  $ w365 browser get-url", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (URLOut, error) {
 	u, err := b.URL(ctx)
@@ -535,7 +535,7 @@ var BrowserGetURL = browserTool(tool.Tool{
 // BrowserGetTitle is the tool browser_get_title (w365 browser get-title).
 var BrowserGetTitle = browserTool(tool.Tool{
 	Name: "browser_get_title", Legacy: []string{"mcp_browser_get_title"}, Aliases: []string{"title"},
-	Summary: "Report the active tab's title", Long: "The document title of the active tab.",
+	Summary: "Read the active tab's title", Long: "The document title of the active tab.",
 	Example: "  $ w365 browser get-title", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (TitleOut, error) {
 	t, err := b.Title(ctx)
@@ -546,7 +546,7 @@ var BrowserGetTitle = browserTool(tool.Tool{
 var BrowserGetText = browserTool(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
 	InText:  []string{"text"},
-	Summary: "Read the visible text of the page (at most 512 KB)",
+	Summary: "Read the page's visible text (at most 512 KB)",
 	Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
@@ -569,7 +569,7 @@ var BrowserGetHTML = browserTool(tool.Tool{
 // BrowserClick is the tool browser_click (w365 browser click).
 var BrowserClick = browserTool(tool.Tool{
 	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
-	Summary: "Click an element found by CSS selector",
+	Summary: "Click the first element matching a CSS selector",
 	Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
 		"real mouse events at its centre, and waits for the page to settle.",
 	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
@@ -582,7 +582,7 @@ var BrowserClick = browserTool(tool.Tool{
 // BrowserType is the tool browser_type (w365 browser type).
 var BrowserType = browserTool(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
-	Summary: "Type text into a form field found by CSS selector",
+	Summary: "Type into the form field matching a CSS selector",
 	Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
 		"submit presses Enter afterwards.",
 	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
@@ -607,7 +607,7 @@ var BrowserQueryText = browserTool(tool.Tool{
 // BrowserWaitFor is the tool browser_wait_for (w365 browser wait-for).
 var BrowserWaitFor = browserTool(tool.Tool{
 	Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
-	Summary: "Wait until an element or text appears, or a text disappears (at most 30 s)",
+	Summary: "Wait for an element or text to appear, or text to go (at most 30 s)",
 	Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
 		"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
 	Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
@@ -664,7 +664,7 @@ var BrowserScreenshot = browserTool(tool.Tool{
 // BrowserTakeScreenshot is the tool browser_take_screenshot (w365 browser take-screenshot).
 var BrowserTakeScreenshot = browserTool(tool.Tool{
 	Name:    "browser_take_screenshot",
-	Summary: "Capture the page, one element, or the whole scrollable page, as PNG or JPEG",
+	Summary: "Capture the page, an element or the full page as PNG or JPEG",
 	Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
 		"is smaller; target captures one element; fullPage the whole page.",
 	Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
@@ -681,7 +681,7 @@ var BrowserTakeScreenshot = browserTool(tool.Tool{
 // BrowserSelectOption is the tool browser_select_option (w365 browser select-option).
 var BrowserSelectOption = browserTool(tool.Tool{
 	Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
-	Summary: "Select options of a <select> element by value",
+	Summary: "Select options of a <select> by value or label",
 	Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
 	Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
 	Args:    []string{"selector", "values"}, Annotations: WebAct,
@@ -765,7 +765,7 @@ var BrowserNewTab = browserTool(tool.Tool{
 // BrowserCreateTabs is the tool browser_create_tabs (w365 browser create-tabs).
 var BrowserCreateTabs = browserTool(tool.Tool{
 	Name:    "browser_create_tabs",
-	Summary: "Open several tabs in order, optionally bringing one to the front",
+	Summary: "Open several tabs in order",
 	Long:    "One tab per URL in the given order. Without foregroundIndex the active tab stays active.",
 	Example: "  $ w365 browser create-tabs https://a.example https://b.example --foreground-index 1",
 	Args:    []string{"urls"}, Annotations: WebAct,
@@ -791,7 +791,7 @@ var BrowserCloseTab = browserTool(tool.Tool{
 // BrowserGetCookies is the tool browser_get_cookies (w365 browser get-cookies).
 var BrowserGetCookies = browserTool(tool.Tool{
 	Name: "browser_get_cookies", Aliases: []string{"cookies"},
-	Summary:     "List cookies (values always redacted)",
+	Summary:     "List cookies (values redacted)",
 	Long:        "Names, domains, paths, expiry and flags of the current page's cookies, or of urls. Values are never returned.",
 	Example:     "  $ w365 browser get-cookies\n  $ w365 browser get-cookies --urls https://example.com",
 	Annotations: WebRead,
@@ -843,7 +843,7 @@ var BrowserHandleDialog = browserTool(tool.Tool{
 // BrowserPDFSave is the tool browser_pdf_save (w365 browser pdf-save).
 var BrowserPDFSave = browserTool(tool.Tool{
 	Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
-	Summary: "Save the page as a PDF under the home or temp directory",
+	Summary: "Save the page as PDF under the home or temp directory",
 	Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
 	Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
 	Annotations: WebSet,
@@ -855,7 +855,7 @@ var BrowserPDFSave = browserTool(tool.Tool{
 // BrowserGetPageState is the tool browser_get_page_state (w365 browser get-page-state).
 var BrowserGetPageState = browserTool(tool.Tool{
 	Name: "browser_get_page_state", Aliases: []string{"state"},
-	Summary: "Fetch several page signals in one call: url, title, dom, screenshot, tabs",
+	Summary: "Read url, title, dom, screenshot and tabs in one call",
 	Long:    "Returns only the fields asked for; dom (512 KB cap) and screenshot can be large.",
 	Example: "  $ w365 browser get-page-state url title tabs", Args: []string{"fields"}, Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, in PageStateIn) (PageStateOut, error) {
@@ -866,7 +866,7 @@ var BrowserGetPageState = browserTool(tool.Tool{
 // BrowserConsoleMessages is the tool browser_console_messages (w365 browser console-messages).
 var BrowserConsoleMessages = browserTool(tool.Tool{
 	Name: "browser_console_messages", Aliases: []string{"console"},
-	Summary: "Read the page's console messages since the last call (untrusted page content)",
+	Summary: "Read console messages since the last call (page content: untrusted)",
 	Long: "Console output of every level, uncaught exceptions and browser log entries, kept by the host\n" +
 		"between calls. By default only messages since the previous call are returned.",
 	Example:     "  $ w365 browser console-messages --level error\n  $ w365 browser console --all",
@@ -882,7 +882,7 @@ var BrowserConsoleMessages = browserTool(tool.Tool{
 // BrowserNetworkRequests is the tool browser_network_requests (w365 browser network-requests).
 var BrowserNetworkRequests = browserTool(tool.Tool{
 	Name: "browser_network_requests", Aliases: []string{"network"},
-	Summary:     "List the page's network requests with status, type and failures",
+	Summary:     "List the page's network requests, with status and failures",
 	Long:        "Requests of every tab kept by the host between calls, filtered as asked.",
 	Example:     "  $ w365 browser network-requests --failed-only\n  $ w365 browser network --url-contains /api/",
 	Annotations: tool.Annotations{ReadOnly: tool.Yes, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
@@ -898,7 +898,7 @@ var BrowserNetworkRequests = browserTool(tool.Tool{
 // BrowserDownloads is the tool browser_downloads (w365 browser downloads).
 var BrowserDownloads = browserTool(tool.Tool{
 	Name:    "browser_downloads",
-	Summary: "List the browser's downloads with their state and saved path",
+	Summary: "List downloads with state and saved path",
 	Long:    "Downloads started by any page of the session, saved in the session's download directory.",
 	Example: "  $ w365 browser downloads", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (DownloadsOut, error) {

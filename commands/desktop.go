@@ -143,7 +143,7 @@ type WaitOut struct {
 // MoveMouse is the tool move_mouse (w365 move-mouse).
 var MoveMouse = tool.Define(tool.Tool{
 	Name: "move_mouse", Legacy: []string{"mcp_desktop_move_mouse"}, Aliases: []string{"move"},
-	Summary: "Move the mouse cursor to a screen position without clicking",
+	Summary: "Move the cursor to screen pixel (x, y). FAILSAFE near corners",
 	Long: "Moves the cursor to (x, y) in screen pixels. To click there, use click instead.\n" +
 		"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
 	Example:     "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
@@ -164,7 +164,7 @@ var MoveMouse = tool.Define(tool.Tool{
 // Click is the tool click (w365 click).
 var Click = tool.Define(tool.Tool{
 	Name: "click", Legacy: []string{"mcp_desktop_click"},
-	Summary: "Click a mouse button at a screen position, or where the cursor is",
+	Summary: "Click at screen pixel (x, y), or at the cursor when both are omitted. FAILSAFE near corners",
 	Long: "Clicks at (x, y), or at the current cursor position when both are omitted. Buttons: Left, Right,\n" +
 		"Middle, Forward, Backward (X11 buttons 1, 3, 2, 9, 8); clickCount 2 is one double click.\n" +
 		"Refused with FAILSAFE near screen corners (see move_mouse).",
@@ -188,7 +188,7 @@ var Click = tool.Define(tool.Tool{
 // GetCursorPosition is the tool get_cursor_position (w365 get-cursor-position).
 var GetCursorPosition = tool.Define(tool.Tool{
 	Name: "get_cursor_position", Legacy: []string{"mcp_desktop_get_cursor_position"}, Aliases: []string{"cursor"},
-	Summary:     "Report where the mouse cursor is",
+	Summary:     "Read the mouse cursor position",
 	Long:        "Returns {cursorX, cursorY} in screen pixels.",
 	Example:     "  $ w365 get-cursor-position\n  $ w365 cursor --json",
 	Annotations: tool.Observe,
@@ -204,7 +204,7 @@ var GetCursorPosition = tool.Define(tool.Tool{
 // DragMouse is the tool drag_mouse (w365 drag-mouse).
 var DragMouse = tool.Define(tool.Tool{
 	Name: "drag_mouse", Legacy: []string{"mcp_desktop_drag_mouse"}, Aliases: []string{"drag"},
-	Summary: "Press a button at one point, move to another with real motion events, release",
+	Summary: "Drag with a button held from one screen point to another. FAILSAFE near corners",
 	Long: "Drags from (startX, startY) to (endX, endY) in small steps, ending exactly on the end point.\n" +
 		"The button is always released, even when something fails midway. Refused with FAILSAFE\n" +
 		"before anything is pressed when any point of the path lies near a screen corner.",
@@ -222,7 +222,7 @@ var DragMouse = tool.Define(tool.Tool{
 // Scroll is the tool scroll (w365 scroll).
 var Scroll = tool.Define(tool.Tool{
 	Name: "scroll", Legacy: []string{"mcp_desktop_scroll"},
-	Summary: "Turn the mouse wheel at a screen position, in notches",
+	Summary: "Turn the mouse wheel at (x, y), in notches",
 	Long: "Sends real wheel events at (x, y): deltaY > 0 scrolls down, deltaX > 0 scrolls right. Each delta\n" +
 		"is clamped to [-20, 20] notches (about 3 notches make a page); the result says when it was.",
 	Example: "  $ w365 scroll 500 400 --delta-y 3\n  $ w365 scroll 500 400 --delta-x -2",
@@ -239,7 +239,7 @@ var Scroll = tool.Define(tool.Tool{
 // TypeText is the tool type_text (w365 type-text).
 var TypeText = tool.Define(tool.Tool{
 	Name: "type_text", Legacy: []string{"mcp_desktop_type_text"}, Aliases: []string{"type"},
-	Summary: "Type text with the keyboard into the focused window",
+	Summary: "Type text into the focused window",
 	Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
 		"With usePaste the text goes through the clipboard and ctrl+v, and the previous clipboard is\n" +
 		"restored. Use press_keys for shortcuts and browser_type for web form fields.",
@@ -264,7 +264,7 @@ var TypeText = tool.Define(tool.Tool{
 // PressKeys is the tool press_keys (w365 press-keys).
 var PressKeys = tool.Define(tool.Tool{
 	Name: "press_keys", Legacy: []string{"mcp_desktop_press_keys"}, Aliases: []string{"keys", "key"},
-	Summary: "Press a key combination (chord) such as ctrl+c",
+	Summary: "Press a key chord such as ctrl+c (at most 8 keys)",
 	Long: "Presses the keys together and releases them in reverse order; they are always released.\n" +
 		"Names: ctrl/control, shift, alt, meta/win/super/cmd, F1-F24, arrows (up, down, left, right),\n" +
 		"enter/return, escape/esc, tab, backspace, delete, home, end, pageup, pagedown, space, insert,\n" +
@@ -283,7 +283,7 @@ var PressKeys = tool.Define(tool.Tool{
 // WaitMilliseconds is the tool wait_milliseconds (w365 wait-milliseconds).
 var WaitMilliseconds = tool.Define(tool.Tool{
 	Name: "wait_milliseconds", Legacy: []string{"mcp_desktop_wait_milliseconds"}, Aliases: []string{"wait", "sleep"},
-	Summary: "Pause for an animation or transition to finish (at most 5 s)",
+	Summary: "Wait for an animation to finish (at most 5000 ms)",
 	Long: "Waits ms milliseconds, clamped to [0, 5000]. Not for polling: use browser_wait_for to wait for\n" +
 		"page content.",
 	Example:     "  $ w365 wait-milliseconds 500",

@@ -82,7 +82,7 @@ var ListProcesses = tool.Define(tool.Tool{
 // KillProcess is the tool kill_process (w365 kill-process).
 var KillProcess = tool.Define(tool.Tool{
 	Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
-	Summary: "End a process by pid, guarded by its start time",
+	Summary: "End a process by pid, guarded by its start time; system processes are protected",
 	Long: "Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
 		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
 		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
@@ -111,7 +111,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 // GetSystemInfo is the tool get_system_info (w365 get-system-info).
 var GetSystemInfo = tool.Define(tool.Tool{
 	Name: "get_system_info", Legacy: []string{"mcp_desktop_get_system_info"}, Aliases: []string{"sysinfo"},
-	Summary:     "Report OS, kernel, CPU, memory, free disk space and display resolution",
+	Summary:     "Read OS, CPU, memory, disk and display facts",
 	Long:        "Facts about the machine and the session's screen.",
 	Example:     "  $ w365 get-system-info\n  $ w365 sysinfo --json",
 	Annotations: tool.Observe,

@@ -75,7 +75,7 @@ type EndOut struct {
 // ListSessions is the tool list_sessions (w365 session list).
 var ListSessions = tool.Define(tool.Tool{
 	Name: "list_sessions", Path: []string{"session", "list"}, Aliases: []string{"ls"},
-	Summary:     "List the host's sessions (id, display, host pid, started, last used)",
+	Summary:     "List the host's sessions",
 	Long:        "Every session of the running host, oldest first. Starts a host if none runs.",
 	Example:     "  $ w365 session list\n  $ w365 session list --json",
 	Sessionless: true, Annotations: tool.Observe,
@@ -91,7 +91,7 @@ var ListSessions = tool.Define(tool.Tool{
 var StartSession = tool.Define(tool.Tool{
 	Name: "mcp_W365ComputerUse_StartSession", Legacy: []string{"start_session"},
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
-	Summary: "Start a new session: a fresh virtual desktop with its own browser profile",
+	Summary: "Start a session: a fresh virtual desktop and browser profile; pass its sessionId to other tools",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
 		"sessionId. Pass it to other tools as sessionId (MCP) or --session (CLI). Idle sessions end\n" +
 		"after 30 minutes; any call keeps a session alive.",
@@ -141,7 +141,7 @@ var GetSessionDetails = tool.Define(tool.Tool{
 // CreateBrowserSession is the tool create_browser_session (w365 session browser).
 var CreateBrowserSession = tool.Define(tool.Tool{
 	Name: "create_browser_session", Path: []string{"session", "browser"},
-	Summary: "Start a browser session: its own desktop and browser, ended after 15 idle minutes",
+	Summary: "Start a browser session with its own desktop and browser; ends after 15 idle minutes",
 	Long: "Starts a fresh session, launches its browser and returns browserSessionId. Pass it to browser\n" +
 		"tools as browserSessionId (MCP) or --session (CLI), and close it with close_browser_session.",
 	Example:     "  $ w365 session browser --json",

@@ -172,7 +172,7 @@ type SetFileInputRefIn struct {
 
 // FileUploadIn is browser_file_upload's input.
 type FileUploadIn struct {
-	Files      []snapshot.UploadFile `json:"files" jsonschema:"{name, data (base64), mimeType?}; 10 MiB each, 50 in all" w365:"maxItems=20"`
+	Files      []snapshot.UploadFile `json:"files" jsonschema:"10 MiB each, 50 in all" w365:"maxItems=20"`
 	Target     string                `json:"target,omitempty" jsonschema:"ref or CSS selector; omit for an open file chooser"`
 	SnapshotID string                `json:"snapshotId,omitempty"`
 }
@@ -264,7 +264,7 @@ const refNote = "\n\nA ref belongs to its snapshot's document: after the page na
 var BrowserSnapshot = tool.Define(tool.Tool{
 	Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
 	InText:  []string{"text", "nodes"},
-	Summary: "Accessibility snapshot of the page with refs (e5) for the ref tools",
+	Summary: "Accessibility snapshot of the page with refs (e5) for the _ref tools; the way to see a page",
 	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
 		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
 		"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
@@ -316,7 +316,7 @@ var BrowserClickRef = tool.Define(tool.Tool{
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
 var BrowserTypeRef = tool.Define(tool.Tool{
 	Name: "browser_type_ref", Legacy: []string{"mcp_browser_type_ref"},
-	Summary:     "Type text into the element behind a snapshot ref",
+	Summary:     "Type into the element behind a snapshot ref",
 	Long:        "Focuses the element, clears it (unless --clear=false) and types the text with real key events." + refNote,
 	Example:     "  $ w365 browser type-ref --snapshot-id s1a2b3c-1 --ref e7 --text 'ada@example.com'",
 	Annotations: tool.Act,
@@ -395,7 +395,7 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 // BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
 var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Name:    "browser_set_file_input_ref",
-	Summary: "Set the files of the file input behind a snapshot ref",
+	Summary: "Set local files on the file input behind a snapshot ref",
 	Long: "Sets the files of an <input type=file>. Each path must lie in the user's Documents,\n" +
 		"Downloads or Desktop directory or the temporary directory once symlinks and .. are\n" +
 		"resolved; anything else is BLOCKED_BY_POLICY." + refNote,
@@ -419,7 +419,7 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 // BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).
 var BrowserFileUpload = tool.Define(tool.Tool{
 	Name:    "browser_file_upload",
-	Summary: "Upload files sent inline (base64) into a file input",
+	Summary: "Upload files sent inline (base64) into a file input or an open file chooser",
 	Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
 		"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
 		"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
@@ -480,7 +480,7 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 // BrowserFind is the tool browser_find (w365 browser find).
 var BrowserFind = tool.Define(tool.Tool{
 	Name: "browser_find", InText: []string{"matches"},
-	Summary: "Find page elements by text, regex, or role and name; matches come with refs",
+	Summary: "Find page elements by text, regex or role and name, with refs; cheaper than a full snapshot",
 	Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
 		"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
 		"snapshotId. A targeted look instead of a whole snapshot.",
@@ -505,7 +505,7 @@ var BrowserFind = tool.Define(tool.Tool{
 // BrowserExecuteBatch is the tool browser_execute_batch (w365 browser execute-batch).
 var BrowserExecuteBatch = tool.Define(tool.Tool{
 	Name:    "browser_execute_batch",
-	Summary: "Run several browser actions in order, stopping at the first failure",
+	Summary: "Run up to 50 browser actions in one call, stopping at the first failure",
 	Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
 		"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
 		"name and its params are checked before anything runs. Returns the results so far and, on\n" +

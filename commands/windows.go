@@ -99,7 +99,7 @@ type ResizeIn struct {
 // ListWindows is the tool list_windows (w365 list-windows).
 var ListWindows = tool.Define(tool.Tool{
 	Name: "list_windows", Legacy: []string{"mcp_desktop_list_windows"}, Aliases: []string{"windows"},
-	Summary: "List visible windows with title, process, handle and frame geometry",
+	Summary: "List visible windows with title, process, handle and geometry",
 	Long: "Every visible top-level window: title, processName, handle (the X window id), and x, y,\n" +
 		"width, height of the frame in screen coordinates, as a user would click it.",
 	Example:     "  $ w365 list-windows\n  $ w365 windows --json",
@@ -141,7 +141,7 @@ var ActivateWindow = tool.Define(tool.Tool{
 // FocusBrowser is the tool focus_browser (w365 focus-browser).
 var FocusBrowser = tool.Define(tool.Tool{
 	Name: "focus_browser", Legacy: []string{"mcp_desktop_focus_browser"},
-	Summary: "Focus a browser window (Chromium, Chrome, Edge or Firefox), optionally by URL or title",
+	Summary: "Focus a browser window, optionally by part of its URL or title",
 	Long: "Brings a browser window to the front. pattern matches its title or, for the browser w365\n" +
 		"drives, its current tab URL. DOM tools act only on the browser w365 drives.",
 	Example:     "  $ w365 focus-browser\n  $ w365 focus-browser example.com",
@@ -171,7 +171,7 @@ var FocusBrowser = tool.Define(tool.Tool{
 // CloseWindow is the tool close_window (w365 close-window).
 var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
-	Summary: "Close a window gracefully, chosen by fuzzy title match (80% threshold)",
+	Summary: "Close a window gracefully by title (80% fuzzy match)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
 		"that asks \"save changes?\" stays open and closed is false. Titles less than 80% similar are\n" +
 		"not closed. Windows of protected processes are refused with PROTECTED_PROCESS.",
@@ -193,7 +193,7 @@ var CloseWindow = tool.Define(tool.Tool{
 // ResizeWindow is the tool resize_window (w365 resize-window).
 var ResizeWindow = tool.Define(tool.Tool{
 	Name: "resize_window", Legacy: []string{"mcp_desktop_resize_window"}, Aliases: []string{"resize"},
-	Summary: "Resize, move, maximize, minimize or restore a window chosen by title",
+	Summary: "Resize, move, maximize, minimize or restore a window by title",
 	Long: "Resize needs width and height (x and y optional), Move needs x and y. The result is the\n" +
 		"geometry read back from the window manager after the change.",
 	Example: "  $ w365 resize-window --title Notes --action Move --x 100 --y 80\n" +
