@@ -63,14 +63,7 @@ func portable(s *jsonschema.Schema) {
 	for _, b := range s.AnyOf {
 		portable(b)
 	}
-	if s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties) {
-		portable(s.AdditionalProperties)
-	}
-}
-
-// isFalse reports whether s is the always-false schema (as additionalProperties: false).
-func isFalse(s *jsonschema.Schema) bool {
-	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
+	portable(s.AdditionalProperties)
 }
 
 // leanOutput trims an output schema to the result's own field names and types, with
