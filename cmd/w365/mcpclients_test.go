@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,12 +91,24 @@ func TestOfficialMCPClients(t *testing.T) {
 		if os.Getuid() != 0 {
 			t.Skip("needs root for a private mount namespace")
 		}
+		bin := e2etest.Binary(t)
 		runUser := t.TempDir()
 		if err := os.Mkdir(filepath.Join(runUser, fmt.Sprint(os.Getuid())), 0o700); err != nil {
 			t.Fatal(err)
 		}
+		// The suite stops the host it made; should it fail first, the pid file is here too
+		// (the bind mount's source), outside the namespace.
+		t.Cleanup(func() {
+			b, err := os.ReadFile(filepath.Join(runUser, fmt.Sprint(os.Getuid()), "w365", "host.pid"))
+			var pid int
+			if _, scanErr := fmt.Sscan(string(b), &pid); err == nil && scanErr == nil && pid > 0 {
+				if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == bin {
+					syscall.Kill(pid, syscall.SIGTERM)
+				}
+			}
+		})
 		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "USER=root", "LOGNAME=root", "SHELL=/bin/sh",
-			"TERM=dumb", "W365_BIN=" + e2etest.Binary(t)}
+			"TERM=dumb", "W365_BIN=" + bin}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
