@@ -23,7 +23,7 @@ var sessionTools = []*tool.Tool{
 
 // SessionIDIn names a session.
 type SessionIDIn struct {
-	SessionID string `json:"sessionId" jsonschema:"from StartSession" w365:"minLength=1"`
+	SessionID string `json:"sessionId" w365:"minLength=1"`
 }
 
 // SessionOut describes one session.
@@ -178,7 +178,7 @@ var CloseBrowserSession = tool.Define(tool.Tool{
 
 // BrowserSessionIn names a browser session.
 type BrowserSessionIn struct {
-	BrowserSessionID string `json:"browserSessionId" jsonschema:"from create_browser_session" w365:"minLength=1"`
+	BrowserSessionID string `json:"browserSessionId" w365:"minLength=1"`
 }
 
 // BrowserSessionOut is a new browser session.

@@ -75,7 +75,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
 				"a sandboxed shell and Python, browser automation and accessibility trees. Coordinates are screen pixels. " +
-				"Mouse operations are refused (FAILSAFE) near screen corners.",
+				"Mouse operations are refused (FAILSAFE) near screen corners. " + tool.SharedParams(),
 			Logger:       slog.New(slog.DiscardHandler),
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
