@@ -30,14 +30,14 @@ func init() {
 
 // TreeIn is get_accessibility_tree's input.
 type TreeIn struct {
-	MaxDepth    int `json:"maxDepth,omitempty" jsonschema:"levels below the window to include" w365:"min=1,max=10,default=3"`
-	MaxElements int `json:"maxElements,omitempty" jsonschema:"most elements returned; the tree is cut breadth-first beyond it" w365:"min=1,max=2000,default=500"`
+	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=10,default=3"`
+	MaxElements int `json:"maxElements,omitempty" jsonschema:"tree is cut breadth-first beyond it" w365:"min=1,max=2000,default=500"`
 }
 
 // TreeOut is the foreground window's tree.
 type TreeOut struct {
 	Root      desktop.Node `json:"root"`
-	Truncated bool         `json:"truncated" jsonschema:"true when maxElements cut the tree"`
+	Truncated bool         `json:"truncated"`
 	Count     int          `json:"count"`
 }
 
@@ -63,10 +63,10 @@ func (o TreeOut) Text() string {
 
 // FindUIIn is find_ui_element's input.
 type FindUIIn struct {
-	Text         string `json:"text,omitempty" jsonschema:"text shown by the element (matched against name and value)"`
-	Role         string `json:"role,omitempty" jsonschema:"UI Automation control type (Button, Edit, CheckBox, MenuItem, ...), an alias (TextBox) or an AT-SPI role (push button)"`
+	Text         string `json:"text,omitempty" jsonschema:"matched against name and value"`
+	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem... or an AT-SPI role"`
 	Name         string `json:"name,omitempty" jsonschema:"accessible name; wins over text"`
-	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"X window id from list_windows; default: the foreground window"`
+	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"from list_windows; default: foreground"`
 }
 
 // FindUIOut lists matches, best first.
@@ -85,7 +85,8 @@ func (o FindUIOut) Text() string {
 // GetAccessibilityTree is the tool get_accessibility_tree (w365 get-accessibility-tree).
 var GetAccessibilityTree = tool.Define(tool.Tool{
 	Name: "get_accessibility_tree", Legacy: []string{"mcp_accessibility_get_accessibility_tree"}, Aliases: []string{"a11y-tree", "tree"},
-	Summary: "The accessibility tree of the foreground window, with clickable screen coordinates",
+	InText:  []string{"root"},
+	Summary: "Accessibility tree of the foreground window, with screen coordinates to click",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux): role (UI Automation names,\n" +
 		"with the native role kept), name, value and screen rectangle of each visible element. Depth\n" +
 		"1-10 (default 3), at most maxElements (default 500) cut breadth-first.",
@@ -103,7 +104,7 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 // FindUIElement is the tool find_ui_element (w365 find-ui-element).
 var FindUIElement = tool.Define(tool.Tool{
 	Name: "find_ui_element", Legacy: []string{"mcp_accessibility_find_ui_element"}, Aliases: []string{"find"},
-	Summary: "Find UI elements by text, role or name, with a centre point to click",
+	Summary: "Find desktop UI elements by text, role or name, with a centre point to click",
 	Long: "Searches the foreground window (or windowHandle) for elements; give at least one of text, role\n" +
 		"and name (name wins over text; case-insensitive substring). Best match first; pass centerX and\n" +
 		"centerY to click.",

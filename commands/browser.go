@@ -119,8 +119,8 @@ func browserTool[In, Out any](t tool.Tool, f func(ctx context.Context, b *browse
 
 // NavigateIn is browser_navigate's input.
 type NavigateIn struct {
-	URL       string `json:"url" jsonschema:"full URL with its scheme, e.g. https://example.com" w365:"minLength=1"`
-	WaitUntil string `json:"waitUntil,omitempty" jsonschema:"when navigation counts as done: load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms" w365:"enum=load|domcontentloaded|networkidle0|networkidle2,default=load"`
+	URL       string `json:"url" jsonschema:"with scheme, e.g. https://example.com" w365:"minLength=1"`
+	WaitUntil string `json:"waitUntil,omitempty" w365:"enum=load|domcontentloaded|networkidle0|networkidle2,default=load"`
 }
 
 // NavOut is where a navigation ended.
@@ -165,15 +165,15 @@ func (o ActOut) Text() string {
 
 // SelectorIn names one element.
 type SelectorIn struct {
-	Selector string `json:"selector" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)" w365:"minLength=1"`
+	Selector string `json:"selector" jsonschema:"CSS selector; first match" w365:"minLength=1"`
 }
 
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
-	Selector string `json:"selector" jsonschema:"CSS selector of the input element" w365:"minLength=1"`
-	Text     string `json:"text" jsonschema:"text to type"`
-	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value instead of replacing it" w365:"default=false"`
-	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards" w365:"default=false"`
+	Selector string `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
+	Text     string `json:"text"`
+	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value" w365:"default=false"`
+	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter after" w365:"default=false"`
 }
 
 // URLOut and TitleOut are single values.
@@ -201,11 +201,11 @@ func (o TextOut) Text() string {
 
 // WaitForIn is browser_wait_for's input (W365 selector form and PW text forms).
 type WaitForIn struct {
-	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
-	Text      string `json:"text,omitempty" jsonschema:"text to wait for (inside selector when given)"`
-	TextGone  string `json:"textGone,omitempty" jsonschema:"text to wait to disappear"`
-	Visible   bool   `json:"visible,omitempty" jsonschema:"also require the element to be visible" w365:"default=false"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before TIMEOUT" w365:"min=1,max=30000,default=5000"`
+	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Text      string `json:"text,omitempty" jsonschema:"text to appear (inside selector if given)"`
+	TextGone  string `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	Visible   bool   `json:"visible,omitempty" w365:"default=false"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=30000,default=5000"`
 }
 
 // WaitForOut says how long it took.
@@ -215,13 +215,13 @@ func (o WaitForOut) Text() string { return fmt.Sprintf("ready after %d ms", o.El
 
 // EvalJSIn is browser_eval_js's input.
 type EvalJSIn struct {
-	Expression string `json:"expression" jsonschema:"JavaScript expression evaluated in the page; the result comes back as a string (stringify objects yourself)" w365:"minLength=1"`
+	Expression string `json:"expression" jsonschema:"result comes back as a string" w365:"minLength=1"`
 }
 
 // EvaluateIn is browser_evaluate's input.
 type EvaluateIn struct {
-	Function string `json:"function" jsonschema:"function expression, e.g. () => document.title, or el => el.textContent with target" w365:"minLength=1"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector of an element passed to the function"`
+	Function string `json:"function" jsonschema:"e.g. () => document.title; el => ... with target" w365:"minLength=1"`
+	Target   string `json:"target,omitempty" jsonschema:"CSS selector of the element passed"`
 }
 
 // EvalOut is a script's result.
@@ -231,9 +231,9 @@ func (o EvalOut) Text() string { return o.Value }
 
 // BrowserShotIn is browser_take_screenshot's input.
 type BrowserShotIn struct {
-	Type     string `json:"type,omitempty" jsonschema:"image format; jpeg is smaller" w365:"enum=png|jpeg,default=png"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector: capture only that element"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport" w365:"default=false"`
+	Type     string `json:"type,omitempty" w365:"enum=png|jpeg,default=png"`
+	Target   string `json:"target,omitempty" jsonschema:"CSS selector of one element"`
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole scrollable page" w365:"default=false"`
 }
 
 // PageImageOut is a browser capture.
@@ -262,8 +262,8 @@ func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOpti
 
 // SelectOptionIn is browser_select_option's input.
 type SelectOptionIn struct {
-	Selector string   `json:"selector" jsonschema:"CSS selector of the <select> element" w365:"minLength=1"`
-	Values   []string `json:"values" jsonschema:"option values (or labels) to select" w365:"minItems=1"`
+	Selector string   `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
+	Values   []string `json:"values" jsonschema:"values or labels" w365:"minItems=1"`
 }
 
 // SelectOut counts selected options.
@@ -275,7 +275,7 @@ func (o SelectOut) Text() string {
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
 type FillFormIn struct {
-	Fields []browser.FormField `json:"fields" jsonschema:"fields to fill in order; each {selector, value} (value a string, or a boolean for checkboxes); stops at the first failure" w365:"minItems=1,maxItems=100"`
+	Fields []browser.FormField `json:"fields" jsonschema:"value: a string, or a boolean for checkboxes" w365:"minItems=1,maxItems=100"`
 }
 
 // FillFormOut says which fields were filled.
@@ -293,14 +293,14 @@ func (o FillFormOut) Text() string {
 
 // BrowserDragIn is browser_drag's input.
 type BrowserDragIn struct {
-	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector of the element to drag" w365:"minLength=1"`
-	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector of the drop target" w365:"minLength=1"`
+	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector" w365:"minLength=1"`
+	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector" w365:"minLength=1"`
 }
 
 // TabIn picks a tab by index or id.
 type TabIn struct {
-	TabIndex *int   `json:"tabIndex,omitempty" jsonschema:"0-based tab index (browser_list_tabs)" w365:"min=0"`
-	TabID    string `json:"tabId,omitempty" jsonschema:"tab id (browser_list_tabs); wins over tabIndex"`
+	TabIndex *int   `json:"tabIndex,omitempty" jsonschema:"0-based" w365:"min=0"`
+	TabID    string `json:"tabId,omitempty" jsonschema:"wins over tabIndex"`
 }
 
 func (in TabIn) ref() (browser.TabRef, error) {
@@ -312,7 +312,7 @@ func (in TabIn) ref() (browser.TabRef, error) {
 
 // ListTabsIn is browser_list_tabs's input.
 type ListTabsIn struct {
-	TabID string `json:"tabId,omitempty" jsonschema:"list only this tab"`
+	TabID string `json:"tabId,omitempty"`
 }
 
 // TabsOut lists tabs.
@@ -339,13 +339,13 @@ func (o TabOut) Text() string { return fmt.Sprintf("%d %s %q", o.Index, o.URL, o
 
 // NewTabIn is browser_new_tab's input.
 type NewTabIn struct {
-	URL string `json:"url,omitempty" jsonschema:"URL to open; omit for a blank tab"`
+	URL string `json:"url,omitempty" jsonschema:"omit for a blank tab"`
 }
 
 // CreateTabsIn is browser_create_tabs's input.
 type CreateTabsIn struct {
-	URLs            []string `json:"urls" jsonschema:"one tab per URL, opened in this order" w365:"minItems=1,maxItems=50"`
-	ForegroundIndex *int     `json:"foregroundIndex,omitempty" jsonschema:"index in urls of the tab to bring to the front; omit to keep the current tab active" w365:"min=0"`
+	URLs            []string `json:"urls" w365:"minItems=1,maxItems=50"`
+	ForegroundIndex *int     `json:"foregroundIndex,omitempty" jsonschema:"index in urls to bring to the front" w365:"min=0"`
 }
 
 // CloseTabOut says what closed.
@@ -353,7 +353,7 @@ type CloseTabOut struct{ browser.CloseTabResult }
 
 // CookiesIn is browser_get_cookies's input.
 type CookiesIn struct {
-	URLs []string `json:"urls,omitempty" jsonschema:"URLs whose cookies to return; omit for the current page"`
+	URLs []string `json:"urls,omitempty" jsonschema:"default: the current page"`
 }
 
 // CookiesOut lists cookies with values redacted.
@@ -374,7 +374,7 @@ func (o CookiesOut) Text() string {
 
 // SetCookiesIn is browser_set_cookies's input.
 type SetCookiesIn struct {
-	Cookies []browser.CookieInput `json:"cookies" jsonschema:"cookies to add or overwrite: {name, value, url?, domain?, path?, secure?, httpOnly?, sameSite?, expires?}; an expires in the past deletes one" w365:"minItems=1,maxItems=100"`
+	Cookies []browser.CookieInput `json:"cookies" jsonschema:"a past expires deletes" w365:"minItems=1,maxItems=100"`
 }
 
 // CountOut counts what a call did.
@@ -384,9 +384,9 @@ type CountOut struct {
 
 // HandleDialogIn accepts both contracts: W365 action and PW accept.
 type HandleDialogIn struct {
-	Action     string `json:"action,omitempty" jsonschema:"accept or dismiss the pending dialog" w365:"enum=accept|dismiss"`
-	Accept     *bool  `json:"accept,omitempty" jsonschema:"true accepts, false dismisses (alternative to action)"`
-	PromptText string `json:"promptText,omitempty" jsonschema:"text for a prompt dialog, used when accepting"`
+	Action     string `json:"action,omitempty" w365:"enum=accept|dismiss"`
+	Accept     *bool  `json:"accept,omitempty" jsonschema:"alternative to action"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"answer to a prompt"`
 }
 
 // DialogOut reports the handled dialog.
@@ -396,7 +396,7 @@ func (o DialogOut) Text() string { return o.Message + actionNotes(o.ActionResult
 
 // PDFIn is browser_pdf_save's input.
 type PDFIn struct {
-	FilePath string `json:"filePath" jsonschema:"destination under the home or temp directory" w365:"minLength=1"`
+	FilePath string `json:"filePath" jsonschema:"under the home or temp directory" w365:"minLength=1"`
 }
 
 // PDFOut is the saved file.
@@ -406,7 +406,7 @@ func (o PDFOut) Text() string { return fmt.Sprintf("%s (%d bytes)", o.Path, o.By
 
 // PageStateIn is browser_get_page_state's input.
 type PageStateIn struct {
-	Fields []string `json:"fields" jsonschema:"what to return; dom and screenshot can be large" w365:"enum=url|title|dom|screenshot|tabs,minItems=1"`
+	Fields []string `json:"fields" jsonschema:"dom and screenshot can be large" w365:"enum=url|title|dom|screenshot|tabs,minItems=1"`
 }
 
 // PageStateOut holds only the fields asked for; a screenshot travels as image content.
@@ -424,9 +424,9 @@ func (o PageStateOut) OutputImages() []tool.Image {
 
 // ConsoleIn is browser_console_messages's input.
 type ConsoleIn struct {
-	Level string `json:"level,omitempty" jsonschema:"only this level and above" w365:"enum=debug|info|warning|error"`
-	All   bool   `json:"all,omitempty" jsonschema:"return every message kept, not only those since the last call" w365:"default=false"`
-	Clear bool   `json:"clear,omitempty" jsonschema:"forget the messages after returning them" w365:"default=false"`
+	Level string `json:"level,omitempty" jsonschema:"this level and above" w365:"enum=debug|info|warning|error"`
+	All   bool   `json:"all,omitempty" jsonschema:"not only those since the last call" w365:"default=false"`
+	Clear bool   `json:"clear,omitempty" jsonschema:"forget them after returning" w365:"default=false"`
 }
 
 // ConsoleOut lists console messages (untrusted page content).
@@ -447,12 +447,12 @@ func (o ConsoleOut) Text() string {
 
 // NetworkIn is browser_network_requests's input.
 type NetworkIn struct {
-	URLContains  string `json:"urlContains,omitempty" jsonschema:"only requests whose URL contains this"`
-	Method       string `json:"method,omitempty" jsonschema:"only this HTTP method"`
-	ResourceType string `json:"resourceType,omitempty" jsonschema:"only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."`
-	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"only failed requests (network errors and HTTP status >= 400)" w365:"default=false"`
-	SinceLast    bool   `json:"sinceLast,omitempty" jsonschema:"only requests since the previous call" w365:"default=false"`
-	Clear        bool   `json:"clear,omitempty" jsonschema:"forget the requests after returning them" w365:"default=false"`
+	URLContains  string `json:"urlContains,omitempty"`
+	Method       string `json:"method,omitempty"`
+	ResourceType string `json:"resourceType,omitempty" jsonschema:"Document, Script, XHR, Fetch, Image..."`
+	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"network errors and status >= 400" w365:"default=false"`
+	SinceLast    bool   `json:"sinceLast,omitempty" w365:"default=false"`
+	Clear        bool   `json:"clear,omitempty" jsonschema:"forget them after returning" w365:"default=false"`
 }
 
 // NetworkOut lists requests.
@@ -491,7 +491,7 @@ func nav(f func(*browser.Browser, context.Context) (*browser.NavigateResult, err
 // BrowserNavigate is the tool browser_navigate (w365 browser navigate).
 var BrowserNavigate = browserTool(tool.Tool{
 	Name: "browser_navigate", Legacy: []string{"mcp_browser_navigate"}, Aliases: []string{"open", "goto"},
-	Summary: "Open a URL in the browser and wait for it to load",
+	Summary: "Open a URL in the active tab and wait for it to load; invalidates snapshot refs",
 	Long: "Navigates the active tab (launching the browser on first use) and waits for waitUntil.\n" +
 		"Returns the final URL, title and HTTP status. Navigation invalidates snapshot refs.",
 	Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
@@ -504,28 +504,28 @@ var BrowserNavigate = browserTool(tool.Tool{
 // BrowserBack is the tool browser_back (w365 browser back).
 var BrowserBack = browserTool(tool.Tool{
 	Name: "browser_back", Legacy: []string{"mcp_browser_back"},
-	Summary: "Go one step back in the browser history", Long: "Like the Back button; waits for the page to settle.",
+	Summary: "Go back in the browser history", Long: "Like the Back button; waits for the page to settle.",
 	Example: "  $ w365 browser back", Annotations: WebAct,
 }, nav((*browser.Browser).Back))
 
 // BrowserForward is the tool browser_forward (w365 browser forward).
 var BrowserForward = browserTool(tool.Tool{
 	Name: "browser_forward", Legacy: []string{"mcp_browser_forward"},
-	Summary: "Go one step forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
+	Summary: "Go forward in the browser history", Long: "Like the Forward button; waits for the page to settle.",
 	Example: "  $ w365 browser forward", Annotations: WebAct,
 }, nav((*browser.Browser).Forward))
 
 // BrowserReload is the tool browser_reload (w365 browser reload).
 var BrowserReload = browserTool(tool.Tool{
 	Name: "browser_reload", Legacy: []string{"mcp_browser_reload"},
-	Summary: "Reload the current page", Long: "Reloads the active tab and waits for it to load.",
+	Summary: "Reload the page", Long: "Reloads the active tab and waits for it to load.",
 	Example: "  $ w365 browser reload", Annotations: WebAct,
 }, nav((*browser.Browser).Reload))
 
 // BrowserGetURL is the tool browser_get_url (w365 browser get-url).
 var BrowserGetURL = browserTool(tool.Tool{
 	Name: "browser_get_url", Legacy: []string{"mcp_browser_get_url"}, Aliases: []string{"url"},
-	Summary: "Report the active tab's URL", Long: "The URL of the page in the active tab.",
+	Summary: "Read the active tab's URL", Long: "The URL of the page in the active tab.",
 	Example: "  $ w365 browser get-url", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (URLOut, error) {
 	u, err := b.URL(ctx)
@@ -535,7 +535,7 @@ var BrowserGetURL = browserTool(tool.Tool{
 // BrowserGetTitle is the tool browser_get_title (w365 browser get-title).
 var BrowserGetTitle = browserTool(tool.Tool{
 	Name: "browser_get_title", Legacy: []string{"mcp_browser_get_title"}, Aliases: []string{"title"},
-	Summary: "Report the active tab's title", Long: "The document title of the active tab.",
+	Summary: "Read the active tab's title", Long: "The document title of the active tab.",
 	Example: "  $ w365 browser get-title", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (TitleOut, error) {
 	t, err := b.Title(ctx)
@@ -545,7 +545,8 @@ var BrowserGetTitle = browserTool(tool.Tool{
 // BrowserGetText is the tool browser_get_text (w365 browser get-text).
 var BrowserGetText = browserTool(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
-	Summary: "Read the visible text of the page (at most 512 KB)",
+	InText:  []string{"text"},
+	Summary: "Read the page's visible text (at most 512 KB)",
 	Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
@@ -556,6 +557,7 @@ var BrowserGetText = browserTool(tool.Tool{
 // BrowserGetHTML is the tool browser_get_html (w365 browser get-html).
 var BrowserGetHTML = browserTool(tool.Tool{
 	Name: "browser_get_html", Legacy: []string{"mcp_browser_get_html"}, Aliases: []string{"html"},
+	InText:  []string{"text"},
 	Summary: "Read the page's HTML (at most 512 KB)",
 	Long:    "The serialized DOM of the page. Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-html > page.html", Annotations: WebRead,
@@ -567,7 +569,7 @@ var BrowserGetHTML = browserTool(tool.Tool{
 // BrowserClick is the tool browser_click (w365 browser click).
 var BrowserClick = browserTool(tool.Tool{
 	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
-	Summary: "Click an element found by CSS selector",
+	Summary: "Click the first element matching a CSS selector",
 	Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
 		"real mouse events at its centre, and waits for the page to settle.",
 	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
@@ -580,7 +582,7 @@ var BrowserClick = browserTool(tool.Tool{
 // BrowserType is the tool browser_type (w365 browser type).
 var BrowserType = browserTool(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
-	Summary: "Type text into a form field found by CSS selector",
+	Summary: "Type into the form field matching a CSS selector",
 	Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
 		"submit presses Enter afterwards.",
 	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
@@ -593,6 +595,7 @@ var BrowserType = browserTool(tool.Tool{
 // BrowserQueryText is the tool browser_query_text (w365 browser query-text).
 var BrowserQueryText = browserTool(tool.Tool{
 	Name: "browser_query_text", Legacy: []string{"mcp_browser_query_text"}, Aliases: []string{"query"},
+	InText:  []string{"text"},
 	Summary: "Read the text of the first element matching a CSS selector",
 	Long:    "The text content of the first match; NOT_FOUND when nothing matches.",
 	Example: "  $ w365 browser query-text h1", Args: []string{"selector"}, Annotations: WebRead,
@@ -604,7 +607,7 @@ var BrowserQueryText = browserTool(tool.Tool{
 // BrowserWaitFor is the tool browser_wait_for (w365 browser wait-for).
 var BrowserWaitFor = browserTool(tool.Tool{
 	Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
-	Summary: "Wait until an element or text appears, or a text disappears (at most 30 s)",
+	Summary: "Wait for an element or text to appear, or text to go (at most 30 s)",
 	Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
 		"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
 	Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
@@ -661,7 +664,7 @@ var BrowserScreenshot = browserTool(tool.Tool{
 // BrowserTakeScreenshot is the tool browser_take_screenshot (w365 browser take-screenshot).
 var BrowserTakeScreenshot = browserTool(tool.Tool{
 	Name:    "browser_take_screenshot",
-	Summary: "Capture the page, one element, or the whole scrollable page, as PNG or JPEG",
+	Summary: "Capture the page, an element or the full page as PNG or JPEG",
 	Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
 		"is smaller; target captures one element; fullPage the whole page.",
 	Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
@@ -678,7 +681,7 @@ var BrowserTakeScreenshot = browserTool(tool.Tool{
 // BrowserSelectOption is the tool browser_select_option (w365 browser select-option).
 var BrowserSelectOption = browserTool(tool.Tool{
 	Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
-	Summary: "Select options of a <select> element by value",
+	Summary: "Select options of a <select> by value or label",
 	Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
 	Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
 	Args:    []string{"selector", "values"}, Annotations: WebAct,
@@ -762,7 +765,7 @@ var BrowserNewTab = browserTool(tool.Tool{
 // BrowserCreateTabs is the tool browser_create_tabs (w365 browser create-tabs).
 var BrowserCreateTabs = browserTool(tool.Tool{
 	Name:    "browser_create_tabs",
-	Summary: "Open several tabs in order, optionally bringing one to the front",
+	Summary: "Open several tabs in order",
 	Long:    "One tab per URL in the given order. Without foregroundIndex the active tab stays active.",
 	Example: "  $ w365 browser create-tabs https://a.example https://b.example --foreground-index 1",
 	Args:    []string{"urls"}, Annotations: WebAct,
@@ -788,7 +791,7 @@ var BrowserCloseTab = browserTool(tool.Tool{
 // BrowserGetCookies is the tool browser_get_cookies (w365 browser get-cookies).
 var BrowserGetCookies = browserTool(tool.Tool{
 	Name: "browser_get_cookies", Aliases: []string{"cookies"},
-	Summary:     "List cookies (values always redacted)",
+	Summary:     "List cookies (values redacted)",
 	Long:        "Names, domains, paths, expiry and flags of the current page's cookies, or of urls. Values are never returned.",
 	Example:     "  $ w365 browser get-cookies\n  $ w365 browser get-cookies --urls https://example.com",
 	Annotations: WebRead,
@@ -840,7 +843,7 @@ var BrowserHandleDialog = browserTool(tool.Tool{
 // BrowserPDFSave is the tool browser_pdf_save (w365 browser pdf-save).
 var BrowserPDFSave = browserTool(tool.Tool{
 	Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
-	Summary: "Save the page as a PDF under the home or temp directory",
+	Summary: "Save the page as PDF under the home or temp directory",
 	Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
 	Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
 	Annotations: WebSet,
@@ -852,7 +855,7 @@ var BrowserPDFSave = browserTool(tool.Tool{
 // BrowserGetPageState is the tool browser_get_page_state (w365 browser get-page-state).
 var BrowserGetPageState = browserTool(tool.Tool{
 	Name: "browser_get_page_state", Aliases: []string{"state"},
-	Summary: "Fetch several page signals in one call: url, title, dom, screenshot, tabs",
+	Summary: "Read url, title, dom, screenshot and tabs in one call",
 	Long:    "Returns only the fields asked for; dom (512 KB cap) and screenshot can be large.",
 	Example: "  $ w365 browser get-page-state url title tabs", Args: []string{"fields"}, Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, in PageStateIn) (PageStateOut, error) {
@@ -863,7 +866,7 @@ var BrowserGetPageState = browserTool(tool.Tool{
 // BrowserConsoleMessages is the tool browser_console_messages (w365 browser console-messages).
 var BrowserConsoleMessages = browserTool(tool.Tool{
 	Name: "browser_console_messages", Aliases: []string{"console"},
-	Summary: "Read the page's console messages since the last call (untrusted page content)",
+	Summary: "Read console messages since the last call (page content: untrusted)",
 	Long: "Console output of every level, uncaught exceptions and browser log entries, kept by the host\n" +
 		"between calls. By default only messages since the previous call are returned.",
 	Example:     "  $ w365 browser console-messages --level error\n  $ w365 browser console --all",
@@ -879,7 +882,7 @@ var BrowserConsoleMessages = browserTool(tool.Tool{
 // BrowserNetworkRequests is the tool browser_network_requests (w365 browser network-requests).
 var BrowserNetworkRequests = browserTool(tool.Tool{
 	Name: "browser_network_requests", Aliases: []string{"network"},
-	Summary:     "List the page's network requests with status, type and failures",
+	Summary:     "List the page's network requests, with status and failures",
 	Long:        "Requests of every tab kept by the host between calls, filtered as asked.",
 	Example:     "  $ w365 browser network-requests --failed-only\n  $ w365 browser network --url-contains /api/",
 	Annotations: tool.Annotations{ReadOnly: tool.Yes, Destructive: tool.No, Idempotent: tool.No, OpenWorld: tool.Yes},
@@ -895,7 +898,7 @@ var BrowserNetworkRequests = browserTool(tool.Tool{
 // BrowserDownloads is the tool browser_downloads (w365 browser downloads).
 var BrowserDownloads = browserTool(tool.Tool{
 	Name:    "browser_downloads",
-	Summary: "List the browser's downloads with their state and saved path",
+	Summary: "List downloads with state and saved path",
 	Long:    "Downloads started by any page of the session, saved in the session's download directory.",
 	Example: "  $ w365 browser downloads", Annotations: WebRead,
 }, func(ctx context.Context, b *browser.Browser, _ None) (DownloadsOut, error) {

@@ -35,14 +35,14 @@ func inputOf(env *tool.Env) (desktop.Input, error) {
 
 // Point is a screen position.
 type Point struct {
-	X int `json:"x" jsonschema:"X in screen pixels"`
-	Y int `json:"y" jsonschema:"Y in screen pixels"`
+	X int `json:"x"`
+	Y int `json:"y"`
 }
 
 // CursorOut is where the cursor is.
 type CursorOut struct {
-	CursorX int `json:"cursorX" jsonschema:"cursor X in screen pixels"`
-	CursorY int `json:"cursorY" jsonschema:"cursor Y in screen pixels"`
+	CursorX int `json:"cursorX"`
+	CursorY int `json:"cursorY"`
 }
 
 func (o CursorOut) Text() string { return fmt.Sprintf("%d %d", o.CursorX, o.CursorY) }
@@ -52,10 +52,10 @@ type None struct{}
 
 // ClickIn is click's input.
 type ClickIn struct {
-	X          *int   `json:"x,omitempty" jsonschema:"X in screen pixels; omit both x and y to click where the cursor is"`
-	Y          *int   `json:"y,omitempty" jsonschema:"Y in screen pixels; omit both x and y to click where the cursor is"`
-	Button     string `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=Left|Right|Middle|Forward|Backward,default=Left"`
-	ClickCount int    `json:"clickCount,omitempty" jsonschema:"1 for a single click, 2 for a double click" w365:"min=1,max=2,default=1"`
+	X          *int   `json:"x,omitempty"`
+	Y          *int   `json:"y,omitempty"`
+	Button     string `json:"button,omitempty" w365:"enum=Left|Right|Middle|Forward|Backward,default=Left"`
+	ClickCount int    `json:"clickCount,omitempty" jsonschema:"2 for a double click" w365:"min=1,max=2,default=1"`
 }
 
 // ClickOut says what was clicked.
@@ -72,11 +72,11 @@ func (o ClickOut) Text() string {
 
 // DragIn is drag_mouse's input.
 type DragIn struct {
-	StartX int    `json:"startX" jsonschema:"start X in screen pixels"`
-	StartY int    `json:"startY" jsonschema:"start Y in screen pixels"`
-	EndX   int    `json:"endX" jsonschema:"end X in screen pixels"`
-	EndY   int    `json:"endY" jsonschema:"end Y in screen pixels"`
-	Button string `json:"button,omitempty" jsonschema:"mouse button held during the drag" w365:"enum=Left|Right|Middle,default=Left"`
+	StartX int    `json:"startX"`
+	StartY int    `json:"startY"`
+	EndX   int    `json:"endX"`
+	EndY   int    `json:"endY"`
+	Button string `json:"button,omitempty" w365:"enum=Left|Right|Middle,default=Left"`
 }
 
 // DragOut echoes the drag.
@@ -90,36 +90,36 @@ type DragOut struct {
 
 // ScrollIn is scroll's input.
 type ScrollIn struct {
-	X      int `json:"x" jsonschema:"X of the point where the wheel turns"`
-	Y      int `json:"y" jsonschema:"Y of the point where the wheel turns"`
-	DeltaX int `json:"deltaX,omitempty" jsonschema:"horizontal wheel notches, positive scrolls right; clamped to [-20, 20]" w365:"default=0"`
-	DeltaY int `json:"deltaY,omitempty" jsonschema:"vertical wheel notches, positive scrolls down; clamped to [-20, 20]; about 3 notches make a page" w365:"default=0"`
+	X      int `json:"x"`
+	Y      int `json:"y"`
+	DeltaX int `json:"deltaX,omitempty" jsonschema:"notches; positive scrolls right" w365:"default=0"`
+	DeltaY int `json:"deltaY,omitempty" jsonschema:"notches; positive scrolls down; 3 = a page" w365:"default=0"`
 }
 
 // ScrollOut says which notches were sent.
 type ScrollOut struct {
 	X       int  `json:"x"`
 	Y       int  `json:"y"`
-	DeltaX  int  `json:"deltaX" jsonschema:"horizontal notches sent"`
-	DeltaY  int  `json:"deltaY" jsonschema:"vertical notches sent"`
-	Clamped bool `json:"clamped" jsonschema:"true when a delta was clamped to the allowed range"`
+	DeltaX  int  `json:"deltaX"`
+	DeltaY  int  `json:"deltaY"`
+	Clamped bool `json:"clamped"`
 }
 
 // TypeIn is type_text's input.
 type TypeIn struct {
-	Text     string `json:"text" jsonschema:"text to type; any Unicode, newlines press Enter, tabs press Tab"`
-	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"put the text on the clipboard and paste it with ctrl+v, then restore the previous clipboard" w365:"default=false"`
+	Text     string `json:"text" jsonschema:"any Unicode; newline = Enter, tab = Tab"`
+	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"paste via the clipboard (ctrl+v)" w365:"default=false"`
 }
 
 // TypeOut counts what was typed.
 type TypeOut struct {
-	Characters int    `json:"characters" jsonschema:"number of characters (Unicode code points) sent"`
-	Method     string `json:"method" jsonschema:"keys or paste"`
+	Characters int    `json:"characters"`
+	Method     string `json:"method"`
 }
 
 // KeysIn is press_keys's input.
 type KeysIn struct {
-	Keys []string `json:"keys" jsonschema:"key names pressed together and released in reverse order, e.g. [\"ctrl\",\"shift\",\"s\"]" w365:"minItems=1,maxItems=8"`
+	Keys []string `json:"keys" jsonschema:"pressed together, e.g. [\"ctrl\",\"s\"]" w365:"minItems=1,maxItems=8"`
 }
 
 // KeysOut echoes the chord.
@@ -131,7 +131,7 @@ func (o KeysOut) Text() string { return "pressed " + strings.Join(o.Keys, "+") }
 
 // WaitIn is wait_milliseconds's input.
 type WaitIn struct {
-	Ms int `json:"ms" jsonschema:"milliseconds to wait; clamped to [0, 5000]"`
+	Ms int `json:"ms"`
 }
 
 // WaitOut says how long the wait was.
@@ -143,7 +143,7 @@ type WaitOut struct {
 // MoveMouse is the tool move_mouse (w365 move-mouse).
 var MoveMouse = tool.Define(tool.Tool{
 	Name: "move_mouse", Legacy: []string{"mcp_desktop_move_mouse"}, Aliases: []string{"move"},
-	Summary: "Move the mouse cursor to a screen position without clicking",
+	Summary: "Move the cursor to screen pixel (x, y). FAILSAFE near corners",
 	Long: "Moves the cursor to (x, y) in screen pixels. To click there, use click instead.\n" +
 		"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
 	Example:     "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
@@ -164,7 +164,7 @@ var MoveMouse = tool.Define(tool.Tool{
 // Click is the tool click (w365 click).
 var Click = tool.Define(tool.Tool{
 	Name: "click", Legacy: []string{"mcp_desktop_click"},
-	Summary: "Click a mouse button at a screen position, or where the cursor is",
+	Summary: "Click at screen pixel (x, y), or at the cursor when both are omitted. FAILSAFE near corners",
 	Long: "Clicks at (x, y), or at the current cursor position when both are omitted. Buttons: Left, Right,\n" +
 		"Middle, Forward, Backward (X11 buttons 1, 3, 2, 9, 8); clickCount 2 is one double click.\n" +
 		"Refused with FAILSAFE near screen corners (see move_mouse).",
@@ -188,7 +188,7 @@ var Click = tool.Define(tool.Tool{
 // GetCursorPosition is the tool get_cursor_position (w365 get-cursor-position).
 var GetCursorPosition = tool.Define(tool.Tool{
 	Name: "get_cursor_position", Legacy: []string{"mcp_desktop_get_cursor_position"}, Aliases: []string{"cursor"},
-	Summary:     "Report where the mouse cursor is",
+	Summary:     "Read the mouse cursor position",
 	Long:        "Returns {cursorX, cursorY} in screen pixels.",
 	Example:     "  $ w365 get-cursor-position\n  $ w365 cursor --json",
 	Annotations: tool.Observe,
@@ -204,7 +204,7 @@ var GetCursorPosition = tool.Define(tool.Tool{
 // DragMouse is the tool drag_mouse (w365 drag-mouse).
 var DragMouse = tool.Define(tool.Tool{
 	Name: "drag_mouse", Legacy: []string{"mcp_desktop_drag_mouse"}, Aliases: []string{"drag"},
-	Summary: "Press a button at one point, move to another with real motion events, release",
+	Summary: "Drag with a button held from one screen point to another. FAILSAFE near corners",
 	Long: "Drags from (startX, startY) to (endX, endY) in small steps, ending exactly on the end point.\n" +
 		"The button is always released, even when something fails midway. Refused with FAILSAFE\n" +
 		"before anything is pressed when any point of the path lies near a screen corner.",
@@ -222,7 +222,7 @@ var DragMouse = tool.Define(tool.Tool{
 // Scroll is the tool scroll (w365 scroll).
 var Scroll = tool.Define(tool.Tool{
 	Name: "scroll", Legacy: []string{"mcp_desktop_scroll"},
-	Summary: "Turn the mouse wheel at a screen position, in notches",
+	Summary: "Turn the mouse wheel at (x, y), in notches",
 	Long: "Sends real wheel events at (x, y): deltaY > 0 scrolls down, deltaX > 0 scrolls right. Each delta\n" +
 		"is clamped to [-20, 20] notches (about 3 notches make a page); the result says when it was.",
 	Example: "  $ w365 scroll 500 400 --delta-y 3\n  $ w365 scroll 500 400 --delta-x -2",
@@ -239,7 +239,7 @@ var Scroll = tool.Define(tool.Tool{
 // TypeText is the tool type_text (w365 type-text).
 var TypeText = tool.Define(tool.Tool{
 	Name: "type_text", Legacy: []string{"mcp_desktop_type_text"}, Aliases: []string{"type"},
-	Summary: "Type text with the keyboard into the focused window",
+	Summary: "Type text into the focused window",
 	Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
 		"With usePaste the text goes through the clipboard and ctrl+v, and the previous clipboard is\n" +
 		"restored. Use press_keys for shortcuts and browser_type for web form fields.",
@@ -264,7 +264,7 @@ var TypeText = tool.Define(tool.Tool{
 // PressKeys is the tool press_keys (w365 press-keys).
 var PressKeys = tool.Define(tool.Tool{
 	Name: "press_keys", Legacy: []string{"mcp_desktop_press_keys"}, Aliases: []string{"keys", "key"},
-	Summary: "Press a key combination (chord) such as ctrl+c",
+	Summary: "Press a key chord such as ctrl+c (at most 8 keys)",
 	Long: "Presses the keys together and releases them in reverse order; they are always released.\n" +
 		"Names: ctrl/control, shift, alt, meta/win/super/cmd, F1-F24, arrows (up, down, left, right),\n" +
 		"enter/return, escape/esc, tab, backspace, delete, home, end, pageup, pagedown, space, insert,\n" +
@@ -283,7 +283,7 @@ var PressKeys = tool.Define(tool.Tool{
 // WaitMilliseconds is the tool wait_milliseconds (w365 wait-milliseconds).
 var WaitMilliseconds = tool.Define(tool.Tool{
 	Name: "wait_milliseconds", Legacy: []string{"mcp_desktop_wait_milliseconds"}, Aliases: []string{"wait", "sleep"},
-	Summary: "Pause for an animation or transition to finish (at most 5 s)",
+	Summary: "Wait for an animation to finish (at most 5000 ms)",
 	Long: "Waits ms milliseconds, clamped to [0, 5000]. Not for polling: use browser_wait_for to wait for\n" +
 		"page content.",
 	Example:     "  $ w365 wait-milliseconds 500",
@@ -333,12 +333,12 @@ func pasteClipboard(ctx context.Context, env *tool.Env) (desktop.TextClipboard, 
 
 // ClipboardWriteIn is clipboard_write's input.
 type ClipboardWriteIn struct {
-	Text string `json:"text" jsonschema:"text to put on the clipboard, replacing what is there"`
+	Text string `json:"text"`
 }
 
 // ClipboardWriteOut confirms the write.
 type ClipboardWriteOut struct {
-	Characters int `json:"characters" jsonschema:"number of characters (Unicode code points) written"`
+	Characters int `json:"characters"`
 }
 
 func (o ClipboardWriteOut) Text() string { return fmt.Sprintf("%d characters copied", o.Characters) }

@@ -21,7 +21,7 @@ var processTools = []*tool.Tool{
 
 // ProcessesIn is list_processes's input.
 type ProcessesIn struct {
-	MaxCount int `json:"maxCount,omitempty" jsonschema:"maximum number of processes returned" w365:"min=1,max=10000,default=200"`
+	MaxCount int `json:"maxCount,omitempty" w365:"min=1,max=10000,default=200"`
 }
 
 // ProcessesOut lists processes.
@@ -40,20 +40,20 @@ func (o ProcessesOut) Text() string {
 
 // KillIn is kill_process's input.
 type KillIn struct {
-	PID       int    `json:"pid" jsonschema:"process id from list_processes" w365:"min=1"`
-	StartTime uint64 `json:"startTime" jsonschema:"the process's startTimeTicks from list_processes; guards against a reused pid"`
-	Force     bool   `json:"force,omitempty" jsonschema:"kill at once (SIGKILL) instead of asking it to terminate" w365:"default=false"`
+	PID       int    `json:"pid" jsonschema:"from list_processes" w365:"min=1"`
+	StartTime uint64 `json:"startTime" jsonschema:"startTimeTicks from list_processes"`
+	Force     bool   `json:"force,omitempty" jsonschema:"SIGKILL instead of SIGTERM" w365:"default=false"`
 }
 
 // LaunchIn is launch_application's input.
 type LaunchIn struct {
-	Path string   `json:"path" jsonschema:"absolute path of the executable, inside an allowed directory (/usr/bin, /usr/local/bin, /opt, ...)" w365:"minLength=1"`
-	Args []string `json:"args,omitempty" jsonschema:"command-line arguments"`
+	Path string   `json:"path" jsonschema:"absolute, in /usr/bin, /usr/local/bin, /opt..." w365:"minLength=1"`
+	Args []string `json:"args,omitempty"`
 }
 
 // LaunchOut says what started.
 type LaunchOut struct {
-	Path string `json:"path" jsonschema:"the executable that runs, symlinks resolved"`
+	Path string `json:"path"`
 	PID  int    `json:"pid"`
 }
 
@@ -82,7 +82,7 @@ var ListProcesses = tool.Define(tool.Tool{
 // KillProcess is the tool kill_process (w365 kill-process).
 var KillProcess = tool.Define(tool.Tool{
 	Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
-	Summary: "End a process by pid, guarded by its start time",
+	Summary: "End a process by pid, guarded by its start time; system processes are protected",
 	Long: "Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
 		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
 		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
@@ -111,7 +111,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 // GetSystemInfo is the tool get_system_info (w365 get-system-info).
 var GetSystemInfo = tool.Define(tool.Tool{
 	Name: "get_system_info", Legacy: []string{"mcp_desktop_get_system_info"}, Aliases: []string{"sysinfo"},
-	Summary:     "Report OS, kernel, CPU, memory, free disk space and display resolution",
+	Summary:     "Read OS, CPU, memory, disk and display facts",
 	Long:        "Facts about the machine and the session's screen.",
 	Example:     "  $ w365 get-system-info\n  $ w365 sysinfo --json",
 	Annotations: tool.Observe,

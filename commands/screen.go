@@ -32,30 +32,30 @@ func screenOf(env *tool.Env) (desktop.Screen, error) {
 
 // ScreenshotIn is take_screenshot's input: all four crop values, or none.
 type ScreenshotIn struct {
-	X      *int   `json:"x,omitempty" jsonschema:"left edge of the crop (give all four of x, y, width, height, or none)" w365:"min=0"`
-	Y      *int   `json:"y,omitempty" jsonschema:"top edge of the crop" w365:"min=0"`
-	Width  *int   `json:"width,omitempty" jsonschema:"crop width in pixels" w365:"min=1"`
-	Height *int   `json:"height,omitempty" jsonschema:"crop height in pixels" w365:"min=1"`
-	Format string `json:"format,omitempty" jsonschema:"image encoding" w365:"enum=png|jpeg,default=png"`
+	X      *int   `json:"x,omitempty" jsonschema:"crop: give x, y, width, height or none" w365:"min=0"`
+	Y      *int   `json:"y,omitempty" w365:"min=0"`
+	Width  *int   `json:"width,omitempty" w365:"min=1"`
+	Height *int   `json:"height,omitempty" w365:"min=1"`
+	Format string `json:"format,omitempty" w365:"enum=png|jpeg,default=png"`
 }
 
 // ZoomIn is zoom_region's input.
 type ZoomIn struct {
-	X      int    `json:"x" jsonschema:"left edge in screen pixels" w365:"min=0"`
-	Y      int    `json:"y" jsonschema:"top edge in screen pixels" w365:"min=0"`
-	Width  int    `json:"width" jsonschema:"region width, at most 1920" w365:"min=1"`
-	Height int    `json:"height" jsonschema:"region height, at most 1080" w365:"min=1"`
-	Format string `json:"format,omitempty" jsonschema:"image encoding" w365:"enum=png|jpeg,default=png"`
+	X      int    `json:"x" w365:"min=0"`
+	Y      int    `json:"y" w365:"min=0"`
+	Width  int    `json:"width" w365:"min=1"`
+	Height int    `json:"height" w365:"min=1"`
+	Format string `json:"format,omitempty" w365:"enum=png|jpeg,default=png"`
 }
 
 // ImageOut describes a captured image; the bytes travel as MCP image content.
 type ImageOut struct {
-	X        int    `json:"x" jsonschema:"left edge of the image in screen pixels"`
-	Y        int    `json:"y" jsonschema:"top edge of the image in screen pixels"`
-	Width    int    `json:"width" jsonschema:"image width in pixels (native resolution)"`
-	Height   int    `json:"height" jsonschema:"image height in pixels"`
+	X        int    `json:"x"`
+	Y        int    `json:"y"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
 	MIMEType string `json:"mimeType"`
-	Bytes    int    `json:"bytes" jsonschema:"encoded size"`
+	Bytes    int    `json:"bytes"`
 	data     []byte
 }
 
@@ -103,7 +103,7 @@ func capture(ctx context.Context, env *tool.Env, r image.Rectangle, format strin
 // TakeScreenshot is the tool take_screenshot (w365 take-screenshot).
 var TakeScreenshot = tool.Define(tool.Tool{
 	Name: "take_screenshot", Legacy: []string{"mcp_desktop_take_screenshot"}, Aliases: []string{"screenshot"},
-	Summary: "Capture the whole screen, or one rectangle of it, as an image",
+	Summary: "Capture the screen, or a rectangle of it, as an image",
 	Long: "Captures the screen at native resolution as PNG (or JPEG with format=jpeg). Give all four of\n" +
 		"x, y, width and height for a crop, or none for the full screen; positions are screen pixels.\n" +
 		"The CLI writes the image to -o FILE (default: a timestamped file here) and prints the path.",
@@ -129,7 +129,7 @@ var TakeScreenshot = tool.Define(tool.Tool{
 // ZoomRegion is the tool zoom_region (w365 zoom-region).
 var ZoomRegion = tool.Define(tool.Tool{
 	Name: "zoom_region", Legacy: []string{"mcp_desktop_zoom_region"}, Aliases: []string{"zoom"},
-	Summary: "Capture a screen region at native resolution to read small text",
+	Summary: "Capture a region at native resolution to read small text",
 	Long: "Captures the rectangle (x, y, width, height) at native resolution. The region must lie on the\n" +
 		"screen and is at most 1920x1080; anything else is INVALID_ARGUMENT.",
 	Example:     "  $ w365 zoom-region --x 100 --y 100 --width 300 --height 120 -o detail.png",
@@ -145,7 +145,7 @@ var ZoomRegion = tool.Define(tool.Tool{
 // GetScreenSize is the tool get_screen_size (w365 get-screen-size).
 var GetScreenSize = tool.Define(tool.Tool{
 	Name: "get_screen_size", Legacy: []string{"mcp_desktop_get_screen_size"}, Aliases: []string{"screen-size"},
-	Summary:     "Report the screen size (the virtual screen spanning all monitors)",
+	Summary:     "Read the screen size in pixels",
 	Long:        "Returns {width, height} of the coordinate space every other tool uses. Cheap: a good heartbeat.",
 	Example:     "  $ w365 get-screen-size\n  $ w365 screen-size --json",
 	Annotations: tool.Observe,
@@ -168,7 +168,8 @@ func (o OCROut) Text() string {
 // AnalyzeScreen is the tool analyze_screen (w365 analyze-screen).
 var AnalyzeScreen = tool.Define(tool.Tool{
 	Name: "analyze_screen", Legacy: []string{"mcp_desktop_analyze_screen"}, Aliases: []string{"ocr"},
-	Summary: "Read all text on the screen with OCR, with word boxes in screen coordinates",
+	InText:  []string{"fullText"},
+	Summary: "Read the screen's text with OCR, with word boxes; for apps without an accessibility tree",
 	Long: "Captures the screen and runs OCR (tesseract) on it, preprocessed for UI text on light and dark\n" +
 		"backgrounds. Returns fullText in reading order, averageConfidence and a box per word.",
 	Example:     "  $ w365 analyze-screen\n  $ w365 ocr --json | jq '.boxes[] | select(.text==\"OK\")'",

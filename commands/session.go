@@ -23,20 +23,20 @@ var sessionTools = []*tool.Tool{
 
 // SessionIDIn names a session.
 type SessionIDIn struct {
-	SessionID string `json:"sessionId" jsonschema:"the id StartSession returned" w365:"minLength=1"`
+	SessionID string `json:"sessionId" w365:"minLength=1"`
 }
 
 // SessionOut describes one session.
 type SessionOut struct {
 	SessionID string    `json:"sessionId"`
-	Display   string    `json:"display" jsonschema:"X display of the session's desktop"`
-	Virtual   bool      `json:"virtual" jsonschema:"true when w365 runs this desktop itself"`
+	Display   string    `json:"display"`
+	Virtual   bool      `json:"virtual"`
 	HostPID   int       `json:"hostPid"`
 	Started   time.Time `json:"started"`
 	LastUsed  time.Time `json:"lastUsed"`
-	Queued    int       `json:"queued" jsonschema:"calls running or waiting in this session"`
+	Queued    int       `json:"queued"`
 	// Env lets a user run their own programs on the session's desktop.
-	Env map[string]string `json:"env" jsonschema:"DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session's desktop, for starting programs on it"`
+	Env map[string]string `json:"env"`
 }
 
 func sessionOut(i session.Info) SessionOut {
@@ -75,7 +75,7 @@ type EndOut struct {
 // ListSessions is the tool list_sessions (w365 session list).
 var ListSessions = tool.Define(tool.Tool{
 	Name: "list_sessions", Path: []string{"session", "list"}, Aliases: []string{"ls"},
-	Summary:     "List the host's sessions (id, display, host pid, started, last used)",
+	Summary:     "List the host's sessions",
 	Long:        "Every session of the running host, oldest first. Starts a host if none runs.",
 	Example:     "  $ w365 session list\n  $ w365 session list --json",
 	Sessionless: true, Annotations: tool.Observe,
@@ -89,9 +89,9 @@ var ListSessions = tool.Define(tool.Tool{
 
 // StartSession is the tool mcp_W365ComputerUse_StartSession (w365 session start).
 var StartSession = tool.Define(tool.Tool{
-	Name: "mcp_W365ComputerUse_StartSession", MCPAliases: []string{"start_session"},
+	Name: "mcp_W365ComputerUse_StartSession", Legacy: []string{"start_session"},
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
-	Summary: "Start a new session: a fresh virtual desktop with its own browser profile",
+	Summary: "Start a session: a fresh virtual desktop and browser profile; pass its sessionId to other tools",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
 		"sessionId. Pass it to other tools as sessionId (MCP) or --session (CLI). Idle sessions end\n" +
 		"after 30 minutes; any call keeps a session alive.",
@@ -108,7 +108,7 @@ var StartSession = tool.Define(tool.Tool{
 
 // EndSession is the tool mcp_W365ComputerUse_EndSession (w365 session end).
 var EndSession = tool.Define(tool.Tool{
-	Name: "mcp_W365ComputerUse_EndSession", MCPAliases: []string{"end_session"},
+	Name: "mcp_W365ComputerUse_EndSession", Legacy: []string{"end_session"},
 	Path: []string{"session", "end"}, Aliases: []string{"stop", "rm"}, Args: []string{"sessionId"},
 	Summary:     "End a session and release its desktop, browser and processes",
 	Long:        "Stops the session's virtual desktop and everything started on it.",
@@ -124,7 +124,7 @@ var EndSession = tool.Define(tool.Tool{
 
 // GetSessionDetails is the tool mcp_W365ComputerUse_GetSessionDetails (w365 session details).
 var GetSessionDetails = tool.Define(tool.Tool{
-	Name: "mcp_W365ComputerUse_GetSessionDetails", MCPAliases: []string{"get_session_details"},
+	Name: "mcp_W365ComputerUse_GetSessionDetails", Legacy: []string{"get_session_details"},
 	Path: []string{"session", "details"}, Aliases: []string{"show"}, Args: []string{"sessionId"},
 	Summary:     "Describe one session",
 	Long:        "Metadata of one session: display, host pid, start and last-use times. Does not list sessions.",
@@ -141,7 +141,7 @@ var GetSessionDetails = tool.Define(tool.Tool{
 // CreateBrowserSession is the tool create_browser_session (w365 session browser).
 var CreateBrowserSession = tool.Define(tool.Tool{
 	Name: "create_browser_session", Path: []string{"session", "browser"},
-	Summary: "Start a browser session: its own desktop and browser, ended after 15 idle minutes",
+	Summary: "Start a browser session with its own desktop and browser; ends after 15 idle minutes",
 	Long: "Starts a fresh session, launches its browser and returns browserSessionId. Pass it to browser\n" +
 		"tools as browserSessionId (MCP) or --session (CLI), and close it with close_browser_session.",
 	Example:     "  $ w365 session browser --json",
@@ -178,7 +178,7 @@ var CloseBrowserSession = tool.Define(tool.Tool{
 
 // BrowserSessionIn names a browser session.
 type BrowserSessionIn struct {
-	BrowserSessionID string `json:"browserSessionId" jsonschema:"the id create_browser_session returned" w365:"minLength=1"`
+	BrowserSessionID string `json:"browserSessionId" w365:"minLength=1"`
 }
 
 // BrowserSessionOut is a new browser session.

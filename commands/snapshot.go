@@ -61,10 +61,10 @@ func refEnv(ctx context.Context, env *tool.Env, snapshotID string) (*snapshot.St
 
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
-	MaxDepth       int    `json:"maxDepth,omitempty" jsonschema:"tree depth: how many levels of nodes to show" w365:"default=5,min=1,max=10"`
-	IncludeIframes bool   `json:"includeIframes,omitempty" jsonschema:"include iframes, cross-origin ones too" w365:"default=true"`
-	Target         string `json:"target,omitempty" jsonschema:"snapshot only this subtree: a ref of an earlier snapshot of the page (e5) or a CSS selector"`
-	MaxChars       int    `json:"maxChars,omitempty" jsonschema:"cap on the snapshot text in characters; when cut, the result says so" w365:"default=40000,min=200,max=2000000"`
+	MaxDepth       int    `json:"maxDepth,omitempty" w365:"default=5,min=1,max=10"`
+	IncludeIframes bool   `json:"includeIframes,omitempty" jsonschema:"cross-origin ones too" w365:"default=true"`
+	Target         string `json:"target,omitempty" jsonschema:"subtree: a ref (e5) or CSS selector"`
+	MaxChars       int    `json:"maxChars,omitempty" w365:"default=40000,min=200,max=2000000"`
 }
 
 // SnapshotOut is browser_snapshot's output.
@@ -86,23 +86,23 @@ func (o SnapshotOut) Text() string {
 
 // RefIn names an element of a snapshot.
 type RefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
-	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
+	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
+	Ref        string `json:"ref" jsonschema:"e.g. e5"`
 }
 
 // ClickRefIn is browser_click_ref's input.
 type ClickRefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
-	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
-	Button     string `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=Left|Right|Middle,default=Left"`
-	ClickCount int    `json:"clickCount,omitempty" jsonschema:"1 for a single click, 2 for a double click" w365:"default=1,min=1,max=2"`
+	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
+	Ref        string `json:"ref" jsonschema:"e.g. e5"`
+	Button     string `json:"button,omitempty" w365:"enum=Left|Right|Middle,default=Left"`
+	ClickCount int    `json:"clickCount,omitempty" jsonschema:"2 for a double click" w365:"default=1,min=1,max=2"`
 }
 
 // PointOut reports where the pointer acted.
 type PointOut struct {
 	Ref string  `json:"ref"`
-	X   float64 `json:"x" jsonschema:"viewport X in CSS pixels"`
-	Y   float64 `json:"y" jsonschema:"viewport Y in CSS pixels"`
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
 	Did string  `json:"did"`
 }
 
@@ -110,16 +110,16 @@ func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.
 
 // TypeRefIn is browser_type_ref's input.
 type TypeRefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
-	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
-	Text       string `json:"text" jsonschema:"text to type"`
-	Clear      bool   `json:"clear,omitempty" jsonschema:"clear the existing text first" w365:"default=true"`
+	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
+	Ref        string `json:"ref" jsonschema:"e.g. e5"`
+	Text       string `json:"text"`
+	Clear      bool   `json:"clear,omitempty" w365:"default=true"`
 }
 
 // TypeRefOut confirms typing.
 type TypeRefOut struct {
 	Ref        string `json:"ref"`
-	Characters int    `json:"characters" jsonschema:"characters typed (Unicode code points)"`
+	Characters int    `json:"characters"`
 }
 
 func (o TypeRefOut) Text() string {
@@ -128,10 +128,10 @@ func (o TypeRefOut) Text() string {
 
 // KeypressRefIn is browser_keypress_ref's input.
 type KeypressRefIn struct {
-	SnapshotID string   `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
-	Ref        string   `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
-	Key        string   `json:"key" jsonschema:"key name (Enter, Escape, Tab, ArrowUp, ArrowDown, Backspace, Delete, Home, End, PageUp, PageDown, F1-F12 ...) or one character"`
-	Modifiers  []string `json:"modifiers,omitempty" jsonschema:"keys held during the press" w365:"enum=Ctrl|Shift|Alt|Meta"`
+	SnapshotID string   `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
+	Ref        string   `json:"ref" jsonschema:"e.g. e5"`
+	Key        string   `json:"key" jsonschema:"Enter, Escape, Tab, ArrowDown, F1... or a character"`
+	Modifiers  []string `json:"modifiers,omitempty" w365:"enum=Ctrl|Shift|Alt|Meta"`
 }
 
 // DoneOut is a plain confirmation.
@@ -144,10 +144,10 @@ func (o DoneOut) Text() string { return o.Message }
 
 // ScrollRefIn is browser_scroll_ref's input.
 type ScrollRefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
-	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
-	DeltaX     int    `json:"deltaX,omitempty" jsonschema:"horizontal scroll inside the element, in pixels" w365:"default=0"`
-	DeltaY     int    `json:"deltaY,omitempty" jsonschema:"vertical scroll inside the element, in pixels" w365:"default=0"`
+	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
+	Ref        string `json:"ref" jsonschema:"e.g. e5"`
+	DeltaX     int    `json:"deltaX,omitempty" jsonschema:"pixels" w365:"default=0"`
+	DeltaY     int    `json:"deltaY,omitempty" jsonschema:"pixels" w365:"default=0"`
 }
 
 // ScrollRefOut reports the element's scroll position afterwards.
@@ -165,16 +165,16 @@ func (o ScrollRefOut) Text() string {
 
 // SetFileInputRefIn is browser_set_file_input_ref's input.
 type SetFileInputRefIn struct {
-	SnapshotID string   `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
-	Ref        string   `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
-	FilePaths  []string `json:"filePaths" jsonschema:"files to set; each must lie in the user's Documents, Downloads, Desktop or temporary directory" w365:"maxItems=100"`
+	SnapshotID string   `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
+	Ref        string   `json:"ref" jsonschema:"e.g. e5"`
+	FilePaths  []string `json:"filePaths" jsonschema:"in Documents, Downloads, Desktop or temp" w365:"maxItems=100"`
 }
 
 // FileUploadIn is browser_file_upload's input.
 type FileUploadIn struct {
-	Files      []snapshot.UploadFile `json:"files" jsonschema:"files sent inline: 1 to 20, at most 10 MiB each and 50 MiB together" w365:"maxItems=20"`
-	Target     string                `json:"target,omitempty" jsonschema:"the file input: a snapshot ref (e5) or a CSS selector; omit to answer the file chooser the page opened"`
-	SnapshotID string                `json:"snapshotId,omitempty" jsonschema:"snapshot of a ref target; default the latest"`
+	Files      []snapshot.UploadFile `json:"files" jsonschema:"10 MiB each, 50 in all" w365:"maxItems=20"`
+	Target     string                `json:"target,omitempty" jsonschema:"ref or CSS selector; omit for an open file chooser"`
+	SnapshotID string                `json:"snapshotId,omitempty"`
 }
 
 // FileUploadOut reports the staged files.
@@ -189,11 +189,11 @@ func (o FileUploadOut) Text() string {
 
 // FindIn is browser_find's input.
 type FindIn struct {
-	Text       string `json:"text,omitempty" jsonschema:"text the element's name or value contains (case-insensitive)"`
-	Regex      string `json:"regex,omitempty" jsonschema:"regular expression (RE2) the element's name or value matches"`
-	Role       string `json:"role,omitempty" jsonschema:"ARIA role, for example button, link, textbox, heading"`
-	Name       string `json:"name,omitempty" jsonschema:"text the accessible name contains (case-insensitive), with role"`
-	MaxResults int    `json:"maxResults,omitempty" jsonschema:"most matches to return" w365:"default=20,min=1,max=200"`
+	Text       string `json:"text,omitempty" jsonschema:"in name or value, any case"`
+	Regex      string `json:"regex,omitempty" jsonschema:"RE2, on name or value"`
+	Role       string `json:"role,omitempty" jsonschema:"ARIA role: button, link, textbox..."`
+	Name       string `json:"name,omitempty" jsonschema:"in the accessible name, with role"`
+	MaxResults int    `json:"maxResults,omitempty" w365:"default=20,min=1,max=200"`
 }
 
 // FindOut lists matches with refs.
@@ -212,13 +212,13 @@ func (o FindOut) Text() string {
 
 // BatchAction is one action of browser_execute_batch.
 type BatchAction struct {
-	Action string         `json:"action" jsonschema:"navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref, wait_for or eval_js" w365:"enum=navigate|snapshot|click_ref|type_ref|hover_ref|scroll_ref|keypress_ref|wait_for|eval_js"`
-	Params map[string]any `json:"params,omitempty" jsonschema:"the arguments of that action's tool (browser_navigate, browser_snapshot, browser_click_ref ...); a ref action without snapshotId uses the latest snapshot"`
+	Action string         `json:"action" w365:"enum=navigate|snapshot|click_ref|type_ref|hover_ref|scroll_ref|keypress_ref|wait_for|eval_js"`
+	Params map[string]any `json:"params,omitempty" jsonschema:"the arguments of its browser_ tool"`
 }
 
 // BatchIn is browser_execute_batch's input.
 type BatchIn struct {
-	Actions []BatchAction `json:"actions" jsonschema:"actions to run in order; the batch stops at the first failure" w365:"maxItems=50"`
+	Actions []BatchAction `json:"actions" w365:"maxItems=50"`
 }
 
 // BatchStep is the result of one action that ran.
@@ -263,7 +263,8 @@ const refNote = "\n\nA ref belongs to its snapshot's document: after the page na
 // BrowserSnapshot is the tool browser_snapshot (w365 browser snapshot).
 var BrowserSnapshot = tool.Define(tool.Tool{
 	Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
-	Summary: "Accessibility snapshot of the page with refs (e5) for the ref tools",
+	InText:  []string{"text", "nodes"},
+	Summary: "Accessibility snapshot of the page with refs (e5) for the _ref tools; the way to see a page",
 	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
 		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
 		"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
@@ -315,7 +316,7 @@ var BrowserClickRef = tool.Define(tool.Tool{
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
 var BrowserTypeRef = tool.Define(tool.Tool{
 	Name: "browser_type_ref", Legacy: []string{"mcp_browser_type_ref"},
-	Summary:     "Type text into the element behind a snapshot ref",
+	Summary:     "Type into the element behind a snapshot ref",
 	Long:        "Focuses the element, clears it (unless --clear=false) and types the text with real key events." + refNote,
 	Example:     "  $ w365 browser type-ref --snapshot-id s1a2b3c-1 --ref e7 --text 'ada@example.com'",
 	Annotations: tool.Act,
@@ -394,7 +395,7 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 // BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
 var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Name:    "browser_set_file_input_ref",
-	Summary: "Set the files of the file input behind a snapshot ref",
+	Summary: "Set local files on the file input behind a snapshot ref",
 	Long: "Sets the files of an <input type=file>. Each path must lie in the user's Documents,\n" +
 		"Downloads or Desktop directory or the temporary directory once symlinks and .. are\n" +
 		"resolved; anything else is BLOCKED_BY_POLICY." + refNote,
@@ -418,7 +419,7 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 // BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).
 var BrowserFileUpload = tool.Define(tool.Tool{
 	Name:    "browser_file_upload",
-	Summary: "Upload files sent inline (base64) into a file input",
+	Summary: "Upload files sent inline (base64) into a file input or an open file chooser",
 	Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
 		"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
 		"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
@@ -478,8 +479,8 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 
 // BrowserFind is the tool browser_find (w365 browser find).
 var BrowserFind = tool.Define(tool.Tool{
-	Name:    "browser_find",
-	Summary: "Find page elements by text, regex, or role and name; matches come with refs",
+	Name: "browser_find", InText: []string{"matches"},
+	Summary: "Find page elements by text, regex or role and name, with refs; cheaper than a full snapshot",
 	Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
 		"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
 		"snapshotId. A targeted look instead of a whole snapshot.",
@@ -504,7 +505,7 @@ var BrowserFind = tool.Define(tool.Tool{
 // BrowserExecuteBatch is the tool browser_execute_batch (w365 browser execute-batch).
 var BrowserExecuteBatch = tool.Define(tool.Tool{
 	Name:    "browser_execute_batch",
-	Summary: "Run several browser actions in order, stopping at the first failure",
+	Summary: "Run up to 50 browser actions in one call, stopping at the first failure",
 	Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
 		"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
 		"name and its params are checked before anything runs. Returns the results so far and, on\n" +

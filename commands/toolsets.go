@@ -44,10 +44,10 @@ func init() {
 // All returns every tool, sorted by MCP name.
 func All() []*tool.Tool { return slices.Clone(registry) }
 
-// Lookup finds a tool by its MCP name, an MCP alias or a legacy name.
+// Lookup finds a tool by its MCP name or a legacy name.
 func Lookup(name string) *tool.Tool {
 	for _, t := range registry {
-		if t.Name == name || slices.Contains(t.MCPAliases, name) || slices.Contains(t.Legacy, name) {
+		if t.Name == name || slices.Contains(t.Legacy, name) {
 			return t
 		}
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/werr"
 )
@@ -41,7 +39,7 @@ func TestEveryToolIsCompletelyDefined(t *testing.T) {
 			if a.ReadOnly == tool.Yes && a.Destructive == tool.Yes {
 				t.Error("a read-only tool cannot be destructive")
 			}
-			for _, n := range append(append([]string{tl.Name}, tl.Legacy...), tl.MCPAliases...) {
+			for _, n := range append([]string{tl.Name}, tl.Legacy...) {
 				if prev, ok := seen[n]; ok {
 					t.Errorf("MCP name %q also used by %s", n, prev)
 				}
@@ -57,7 +55,6 @@ func TestEveryToolIsCompletelyDefined(t *testing.T) {
 					t.Errorf("positional arg %q is not an input field", arg)
 				}
 			}
-			checkClientFriendly(t, "input", tl.InputSchema())
 		})
 	}
 }
@@ -171,20 +168,6 @@ func varName(name string) string {
 	return b.String()
 }
 
-// checkClientFriendly rejects schema shapes some MCP clients choke on.
-func checkClientFriendly(t *testing.T, where string, s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	if len(s.Types) > 1 {
-		t.Errorf("%s: type array %v", where, s.Types)
-	}
-	for name, p := range s.Properties {
-		checkClientFriendly(t, where+"."+name, p)
-	}
-	checkClientFriendly(t, where+"[]", s.Items)
-}
-
 func TestBatchActionsAreTools(t *testing.T) {
 	for _, a := range batchActions {
 		if Lookup("browser_"+a) == nil {
@@ -245,6 +228,19 @@ func TestCLIPathsFollowTheNamingRule(t *testing.T) {
 	for name, want := range cases {
 		if got := strings.Join(tool.CLIPath(name), " "); got != want {
 			t.Errorf("CLIPath(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestTitlesAreShortNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"take_screenshot":                  "Take screenshot",
+		"click":                            "Click",
+		"browser_get_url":                  "Browser get URL",
+		"mcp_W365ComputerUse_StartSession": "Start session",
+	} {
+		if got := Lookup(name).Title(); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
 		}
 	}
 }

@@ -40,8 +40,8 @@ func protection(env *tool.Env) proc.Protection {
 
 // TitleIn picks a window by title; titlePattern is the V1/V2 name of the same parameter.
 type TitleIn struct {
-	Title        string `json:"title,omitempty" jsonschema:"part of the window title (case-insensitive); required unless titlePattern is given"`
-	TitlePattern string `json:"titlePattern,omitempty" jsonschema:"legacy name of title"`
+	Title        string `json:"title,omitempty" jsonschema:"part of the title, any case"`
+	TitlePattern string `json:"titlePattern,omitempty"`
 }
 
 func (in TitleIn) title() (string, error) {
@@ -83,23 +83,23 @@ func (o WindowOut) Text() string {
 
 // FocusBrowserIn is focus_browser's input.
 type FocusBrowserIn struct {
-	Pattern string `json:"pattern,omitempty" jsonschema:"substring of the URL or title to match; omit to accept any browser window"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"part of URL or title"`
 }
 
 // ResizeIn is resize_window's input.
 type ResizeIn struct {
-	Title  string `json:"title" jsonschema:"window title to match (case-insensitive)" w365:"minLength=1"`
-	Action string `json:"action" jsonschema:"what to do; Resize takes x, y, width, height (x and y optional), Move takes x and y" w365:"enum=Resize|Move|Maximize|Minimize|Restore"`
-	X      *int   `json:"x,omitempty" jsonschema:"left edge (Resize, Move)"`
-	Y      *int   `json:"y,omitempty" jsonschema:"top edge (Resize, Move)"`
-	Width  *int   `json:"width,omitempty" jsonschema:"width in pixels (Resize)" w365:"min=1"`
-	Height *int   `json:"height,omitempty" jsonschema:"height in pixels (Resize)" w365:"min=1"`
+	Title  string `json:"title" jsonschema:"part of the title, any case" w365:"minLength=1"`
+	Action string `json:"action" jsonschema:"Resize: width, height, x?, y?; Move: x, y" w365:"enum=Resize|Move|Maximize|Minimize|Restore"`
+	X      *int   `json:"x,omitempty"`
+	Y      *int   `json:"y,omitempty"`
+	Width  *int   `json:"width,omitempty" w365:"min=1"`
+	Height *int   `json:"height,omitempty" w365:"min=1"`
 }
 
 // ListWindows is the tool list_windows (w365 list-windows).
 var ListWindows = tool.Define(tool.Tool{
 	Name: "list_windows", Legacy: []string{"mcp_desktop_list_windows"}, Aliases: []string{"windows"},
-	Summary: "List visible windows with title, process, handle and frame geometry",
+	Summary: "List visible windows with title, process, handle and geometry",
 	Long: "Every visible top-level window: title, processName, handle (the X window id), and x, y,\n" +
 		"width, height of the frame in screen coordinates, as a user would click it.",
 	Example:     "  $ w365 list-windows\n  $ w365 windows --json",
@@ -141,7 +141,7 @@ var ActivateWindow = tool.Define(tool.Tool{
 // FocusBrowser is the tool focus_browser (w365 focus-browser).
 var FocusBrowser = tool.Define(tool.Tool{
 	Name: "focus_browser", Legacy: []string{"mcp_desktop_focus_browser"},
-	Summary: "Focus a browser window (Chromium, Chrome, Edge or Firefox), optionally by URL or title",
+	Summary: "Focus a browser window, optionally by part of its URL or title",
 	Long: "Brings a browser window to the front. pattern matches its title or, for the browser w365\n" +
 		"drives, its current tab URL. DOM tools act only on the browser w365 drives.",
 	Example:     "  $ w365 focus-browser\n  $ w365 focus-browser example.com",
@@ -171,7 +171,7 @@ var FocusBrowser = tool.Define(tool.Tool{
 // CloseWindow is the tool close_window (w365 close-window).
 var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
-	Summary: "Close a window gracefully, chosen by fuzzy title match (80% threshold)",
+	Summary: "Close a window gracefully by title (80% fuzzy match)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
 		"that asks \"save changes?\" stays open and closed is false. Titles less than 80% similar are\n" +
 		"not closed. Windows of protected processes are refused with PROTECTED_PROCESS.",
@@ -193,7 +193,7 @@ var CloseWindow = tool.Define(tool.Tool{
 // ResizeWindow is the tool resize_window (w365 resize-window).
 var ResizeWindow = tool.Define(tool.Tool{
 	Name: "resize_window", Legacy: []string{"mcp_desktop_resize_window"}, Aliases: []string{"resize"},
-	Summary: "Resize, move, maximize, minimize or restore a window chosen by title",
+	Summary: "Resize, move, maximize, minimize or restore a window by title",
 	Long: "Resize needs width and height (x and y optional), Move needs x and y. The result is the\n" +
 		"geometry read back from the window manager after the change.",
 	Example: "  $ w365 resize-window --title Notes --action Move --x 100 --y 80\n" +

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -35,17 +36,17 @@ func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
 			t.Fatal(err)
 		}
 		names = append(names, tool.Name)
-		if tool.Annotations == nil || tool.Annotations.DestructiveHint == nil || tool.Annotations.OpenWorldHint == nil {
-			t.Errorf("%s: annotations missing", tool.Name)
+		if tool.Annotations == nil || tool.Title == "" {
+			t.Errorf("%s: annotations or title missing", tool.Name)
 		}
 	}
-	for _, want := range []string{"get_screen_size", "get_cursor_position", "move_mouse", "click", "wait_milliseconds", "take_screenshot", "start_session", "mcp_W365ComputerUse_StartSession"} {
+	for _, want := range []string{"get_screen_size", "get_cursor_position", "move_mouse", "click", "wait_milliseconds", "take_screenshot", "mcp_W365ComputerUse_StartSession"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools/list lacks %s", want)
 		}
 	}
-	if slices.Contains(names, "mcp_desktop_click") {
-		t.Error("legacy names exposed without --legacy-names")
+	if slices.Contains(names, "mcp_desktop_click") || slices.Contains(names, "start_session") {
+		t.Error("legacy names or session aliases exposed without --legacy-names")
 	}
 
 	var size struct{ Width, Height int }
@@ -281,11 +282,8 @@ func TestBadInputGetsItsCodeAndLeavesTheHostAlive(t *testing.T) {
 		if code := e2etest.ErrorCode(res); code != "INVALID_ARGUMENT" {
 			t.Errorf("%s %v: code %q, want INVALID_ARGUMENT", c.tool, c.args, code)
 		}
-		var p struct{ CorrelationID string }
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &p)
-		if p.CorrelationID == "" {
-			t.Errorf("%s: error result has no correlation id", c.tool)
+		if !regexp.MustCompile(`\ncorrelationId: [0-9a-f]{12}$`).MatchString(e2etest.Text(res)) || res.StructuredContent != nil {
+			t.Errorf("%s: error result %q (structured %v): want the correlation id last, no structured content", c.tool, e2etest.Text(res), res.StructuredContent)
 		}
 	}
 	if h.HostPID() != pid || syscall.Kill(pid, 0) != nil {
@@ -366,6 +364,18 @@ func TestServeFiltersToolsets(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("--legacy-names does not expose mcp_desktop_click")
+	}
+	var sessionTools []string
+	for tool, err := range h.MCP("--legacy-names", "--toolsets", "session").Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessionTools = append(sessionTools, tool.Name)
+	}
+	for _, want := range []string{"start_session", "end_session", "get_session_details", "mcp_W365ComputerUse_StartSession"} {
+		if !slices.Contains(sessionTools, want) {
+			t.Errorf("--legacy-names --toolsets session lacks %s: %v", want, sessionTools)
+		}
 	}
 	if r := h.Run("serve", "--mcp", "--toolsets", "bogus"); r.Code != 2 {
 		t.Fatalf("unknown toolset: exit %d %s", r.Code, r.Stderr)

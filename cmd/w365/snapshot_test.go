@@ -207,8 +207,9 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 
 	// The overlay: OBSCURED, and the covered button is not clicked.
 	e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_overlay.html"})
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
-	res = e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, snap.Text, "Covered button")})
+	res = e2etest.Call(t, cs, "browser_snapshot", map[string]any{})
+	e2etest.Structured(t, res, &snap)
+	res = e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, e2etest.Text(res), "Covered button")})
 	if code := e2etest.ErrorCode(res); code != "OBSCURED" || !strings.Contains(e2etest.Text(res), "div#overlay") {
 		t.Errorf("covered click: %q %s", code, e2etest.Text(res))
 	}
@@ -219,8 +220,9 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 
 	// Uploads: a temp file is set; a file elsewhere is BLOCKED_BY_POLICY.
 	e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
-	up := snapRef(t, snap.Text, `button "Attachment"`)
+	res = e2etest.Call(t, cs, "browser_snapshot", map[string]any{})
+	e2etest.Structured(t, res, &snap)
+	up := snapRef(t, e2etest.Text(res), `button "Attachment"`)
 	f := filepath.Join(t.TempDir(), "cv.txt")
 	os.WriteFile(f, []byte("12345"), 0o644)
 	res = e2etest.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": up, "filePaths": []string{f}})

@@ -270,20 +270,14 @@ func Structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	}
 }
 
-// ErrorCode is the stable code of an error result ("" for success).
+// ErrorCode is the stable code of an error result ("" for success), read as a model
+// reads it: the text's first line is `CODE: message`.
 func ErrorCode(res *mcp.CallToolResult) string {
 	if !res.IsError {
 		return ""
 	}
-	var p struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-		CorrelationID string `json:"correlationId"`
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(b, &p)
-	return p.Error.Code
+	code, _, _ := strings.Cut(Text(res), ":")
+	return code
 }
 
 // Text joins a result's text content.

@@ -91,6 +91,7 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 		mcp.MetaKeyProtocolVersion:    mcpProtocolVersion,
 		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: "w365-cli", Version: Version()},
 		mcp.MetaKeyClientCapabilities: map[string]any{},
+		MetaFull:                      true,
 	}
 	if c.Opts.Session != "" {
 		meta[MetaSession] = c.Opts.Session
@@ -196,7 +197,8 @@ func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	if res.IsError {
 		var p ErrorPayload
-		if err := json.Unmarshal(raw, &p); err == nil && p.Error != nil {
+		b, _ := json.Marshal(res.Meta[MetaError])
+		if err := json.Unmarshal(b, &p); err == nil && p.Error != nil {
 			if p.CorrelationID != "" {
 				p.Error.WithDetail("correlationId", p.CorrelationID)
 			}

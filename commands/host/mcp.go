@@ -75,7 +75,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
 				"a sandboxed shell and Python, browser automation and accessibility trees. Coordinates are screen pixels. " +
-				"Mouse operations are refused (FAILSAFE) near screen corners.",
+				"Mouse operations are refused (FAILSAFE) near screen corners. " + tool.SharedParams(),
 			Logger:       slog.New(slog.DiscardHandler),
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
@@ -83,7 +83,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 		if !o.Selected(t) {
 			continue
 		}
-		names := append([]string{t.Name}, t.MCPAliases...)
+		names := []string{t.Name}
 		if o.LegacyNames {
 			names = append(names, t.Legacy...)
 		}
@@ -95,19 +95,28 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 	return s
 }
 
-// MCPTool is t as MCP's tools/list shows it under name.
+// MCPTool is t as MCP's tools/list shows it under name. tools/list is paid for in a
+// model's context once per conversation, so it says what a model needs and no more: a
+// short title, the one-paragraph description, and only the hints that differ from MCP's
+// defaults (destructive and open-world unless said otherwise) and that mean something
+// (destructive and idempotent mean nothing for a read-only tool).
 func MCPTool(t *tool.Tool, name string) *mcp.Tool {
+	a := &mcp.ToolAnnotations{ReadOnlyHint: t.Annotations.ReadOnly.Bool()}
+	if t.Annotations.OpenWorld != tool.Yes {
+		a.OpenWorldHint = t.Annotations.OpenWorld.Ptr()
+	}
+	if !a.ReadOnlyHint {
+		a.IdempotentHint = t.Annotations.Idempotent.Bool()
+		if t.Annotations.Destructive != tool.Yes {
+			a.DestructiveHint = t.Annotations.Destructive.Ptr()
+		}
+	}
 	mt := &mcp.Tool{
 		Name:        name,
-		Title:       t.Summary,
-		Description: t.Help(),
+		Title:       t.Title(),
+		Description: t.Description(),
 		InputSchema: t.InputSchema(),
-		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    t.Annotations.ReadOnly.Bool(),
-			DestructiveHint: t.Annotations.Destructive.Ptr(),
-			IdempotentHint:  t.Annotations.Idempotent.Bool(),
-			OpenWorldHint:   t.Annotations.OpenWorld.Ptr(),
-		},
+		Annotations: a,
 	}
 	if out := t.OutputSchema(); out != nil {
 		mt.OutputSchema = out
@@ -123,6 +132,9 @@ const (
 	hdrSession = "W365-Session"
 	// MetaSession in a call's _meta names the session (the CLI sets it).
 	MetaSession = "w365/session"
+	// MetaFull in a call's _meta asks for the whole structured content, the fields the
+	// text already carries included (the CLI sets it, for --json).
+	MetaFull = "w365/full"
 )
 
 // connState orders the calls of one connection: call n enters its session queue only
@@ -273,7 +285,7 @@ func (h *Host) toolHandler(t *tool.Tool) mcp.ToolHandler {
 			return h.fail(t, err), nil
 		}
 		h.log.Debug("tool", "name", t.Name, "session", name, "ms", time.Since(start).Milliseconds())
-		return successResult(out), nil
+		return h.successResult(t, out, req.Params.Meta[MetaFull] == true), nil
 	}
 }
 
@@ -310,23 +322,50 @@ func (h *Host) fail(t *tool.Tool, err error) *mcp.CallToolResult {
 	return errorResult(e, cid)
 }
 
-// ErrorPayload is the structured content of an error result.
+// MetaError in an error result's _meta carries the error whole (details included) for
+// the w365 CLI. Clients validate structuredContent against the tool's output schema,
+// error results included (the TypeScript SDK throws on a mismatch, and the model then
+// never sees the error), so an error result has no structured content: the text says
+// it all, and _meta, which no client validates, keeps it machine-readable.
+const MetaError = "w365/error"
+
+// ErrorPayload is what an error result's _meta carries under MetaError.
 type ErrorPayload struct {
 	Error *werr.Error `json:"error"`
 	// CorrelationID ties the result to the host's log line.
 	CorrelationID string `json:"correlationId"`
 }
 
+// ErrorText is an error as a model reads it: the first line is `CODE: message`, then
+// whether retrying may help, the hint, any details and the correlation id, one a line.
+func ErrorText(e *werr.Error, cid string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\nretryable: %v", e.Code, e.Message, e.Retryable)
+	if e.Hint != "" {
+		b.WriteString("\nhint: " + e.Hint)
+	}
+	if len(e.Details) > 0 {
+		d, _ := json.Marshal(e.Details)
+		b.WriteString("\ndetails: " + string(d))
+	}
+	b.WriteString("\ncorrelationId: " + cid)
+	return b.String()
+}
+
 func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: e.Error() + " [correlationId " + cid + "]"}},
-		StructuredContent: ErrorPayload{Error: e, CorrelationID: cid},
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: ErrorText(e, cid)}},
+		Meta:    mcp.Meta{MetaError: ErrorPayload{Error: e, CorrelationID: cid}},
 	}
 }
 
-func successResult(out any) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{StructuredContent: out}
+func (h *Host) successResult(t *tool.Tool, out any, full bool) *mcp.CallToolResult {
+	sc, err := t.Structured(out, full)
+	if err != nil {
+		return h.fail(t, werr.Wrap(err, werr.Internal, "cannot encode the result of %s", t.Name))
+	}
+	res := &mcp.CallToolResult{StructuredContent: sc}
 	if im, ok := out.(tool.ImageOutput); ok {
 		for _, img := range im.OutputImages() {
 			res.Content = append(res.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})

@@ -9,12 +9,24 @@ import (
 	"syscall"
 )
 
+// defaultRuntimeDir is $XDG_RUNTIME_DIR/w365. MCP clients start servers with little
+// more than HOME, PATH and USER (no XDG_RUNTIME_DIR), so without it the login's runtime
+// directory, /run/user/UID, is used when it exists and is this user's private one: an
+// agent's serve --mcp then finds the host the user's terminal started. Elsewhere (no
+// login session, as for root in a container) it is a private directory under /tmp.
 func defaultRuntimeDir() string {
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
 		return filepath.Join(x, "w365")
 	}
-	return filepath.Join(os.TempDir(), "w365-"+strconv.Itoa(os.Getuid()))
+	uid := strconv.Itoa(os.Getuid())
+	if st, err := os.Lstat(filepath.Join(runUserDir, uid)); err == nil && st.IsDir() && private(st) {
+		return filepath.Join(runUserDir, uid, "w365")
+	}
+	return filepath.Join(os.TempDir(), "w365-"+uid)
 }
+
+// runUserDir holds the per-login runtime directories (systemd-logind, elogind).
+const runUserDir = "/run/user"
 
 // private says the directory belongs to this user and nobody else may enter it.
 func private(st os.FileInfo) bool {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/commands"
 )
@@ -55,5 +56,45 @@ func TestToolsMatchSnapshots(t *testing.T) {
 				t.Errorf("snapshot %s belongs to no tool", e.Name())
 			}
 		}
+	}
+}
+
+// Annotations say only what differs from MCP's defaults, and read back as the tool's hints.
+func TestMCPToolAnnotationsReadBackAsTheToolsHints(t *testing.T) {
+	def := func(p *bool, d bool) bool {
+		if p == nil {
+			return d
+		}
+		return *p
+	}
+	for _, tl := range commands.All() {
+		a := MCPTool(tl, tl.Name).Annotations
+		if a.ReadOnlyHint != tl.Annotations.ReadOnly.Bool() || def(a.OpenWorldHint, true) != tl.Annotations.OpenWorld.Bool() {
+			t.Errorf("%s: readOnly/openWorld %+v, want %+v", tl.Name, a, tl.Annotations)
+		}
+		if !a.ReadOnlyHint && (def(a.DestructiveHint, true) != tl.Annotations.Destructive.Bool() || a.IdempotentHint != tl.Annotations.Idempotent.Bool()) {
+			t.Errorf("%s: destructive/idempotent %+v, want %+v", tl.Name, a, tl.Annotations)
+		}
+	}
+}
+
+// tools/list is paid for in a model's context at the start of every conversation:
+// the default list stays within its budget (issue 14; the peers spend 836 and 920 B a
+// tool, make bench prints the figures side by side).
+func TestToolsListFitsItsBudget(t *testing.T) {
+	const budget = 45000
+	var tools []*mcp.Tool
+	for _, tl := range commands.All() {
+		if (ServeOptions{Toolsets: []string{"all"}}).Selected(tl) {
+			tools = append(tools, MCPTool(tl, tl.Name))
+		}
+	}
+	b, err := json.Marshal(&mcp.ListToolsResult{Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: %d bytes, %d tools, %d B a tool", len(b), len(tools), len(b)/len(tools))
+	if len(b) > budget {
+		t.Errorf("tools/list is %d bytes, over its budget of %d: trim descriptions or schemas", len(b), budget)
 	}
 }

@@ -19,13 +19,6 @@ func applyTags(s *jsonschema.Schema, typ reflect.Type, enums map[string][]string
 	if typ.Kind() != reflect.Struct {
 		return fmt.Errorf("input type %s must be a struct", typ)
 	}
-	for _, p := range s.Properties {
-		// Pointer fields infer as ["null", T]; an omitted field already means "absent",
-		// and some clients reject type arrays.
-		if len(p.Types) == 2 && p.Types[0] == "null" {
-			p.Type, p.Types = p.Types[1], nil
-		}
-	}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		name := JSONName(f)
@@ -55,7 +48,7 @@ func applyTags(s *jsonschema.Schema, typ reflect.Type, enums map[string][]string
 					return fmt.Errorf("field %s: %s=%q", f.Name, k, v)
 				}
 				target := p
-				if p.Items != nil && (p.Type == "array" || len(p.Types) > 0) {
+				if p.Items != nil {
 					target = p.Items
 				}
 				if k == "min" {

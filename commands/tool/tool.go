@@ -8,8 +8,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -81,8 +83,6 @@ type Tool struct {
 	Name string
 	// Legacy lists older MCP names exposed with serve --legacy-names.
 	Legacy []string
-	// MCPAliases are further MCP names always exposed (start_session for the V3 session tools).
-	MCPAliases []string
 	// Path is the CLI path; empty means derived from Name (DESIGN.md naming rule).
 	Path []string
 	// Aliases are extra CLI names of the leaf command.
@@ -97,6 +97,11 @@ type Tool struct {
 	// Args names the input fields (JSON names) filled by positional CLI arguments, in order.
 	// A slice-typed last field takes all remaining arguments.
 	Args []string
+	// InText names the output fields (JSON names, top level) that the text content
+	// carries in full: a snapshot's tree, a page's text. MCP clients get the structured
+	// content without them, so that a large result is not paid for twice; the CLI
+	// (Structured with full) keeps them.
+	InText []string
 	// Sessionless tools run outside any session queue (session management, host info).
 	Sessionless bool
 	// Describe gives input property descriptions that a struct tag cannot hold because
@@ -132,7 +137,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 		return h(ctx, env, in.(In))
 	}
 	t.build = func(t *Tool) {
-		in, err := jsonschema.For[In](nil)
+		in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 		}
@@ -149,15 +154,25 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 				p.Description = d
 			}
 		}
+		portable(in)
+		unshare(in)
 		t.inSchema = in
 		if t.resolved, err = in.Resolve(nil); err != nil {
 			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))
 		}
 		if t.out.Kind() == reflect.Struct {
-			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: recursiveSchemas})
+			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 			if err != nil {
 				panic(fmt.Sprintf("tool %s: output schema: %v (a recursive type needs RegisterTree)", t.Name, err))
 			}
+			for _, n := range t.InText {
+				if out.Properties[n] == nil {
+					panic(fmt.Sprintf("tool %s: InText names no output property %q", t.Name, n))
+				}
+			}
+			omitProperties(out, t.InText)
+			portable(out)
+			leanOutput(out)
 			t.outSchema = out
 		}
 	}
@@ -186,6 +201,46 @@ func (t *Tool) Help() string {
 		h += "\n\nUNSUPPORTED in this build: " + werr.As(err).Message
 	}
 	return h
+}
+
+// Title is the tool's short display name, from its MCP name: "Take screenshot",
+// "Browser click ref", "Start session".
+func (t *Tool) Title() string {
+	name := strings.TrimPrefix(t.Name, "mcp_W365ComputerUse_")
+	if !strings.Contains(name, "_") { // a CamelCase V3 session tool name
+		var b strings.Builder
+		for i, r := range name {
+			if i > 0 && unicode.IsUpper(r) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		}
+		name = b.String()
+	}
+	words := strings.Split(name, "_")
+	for i, w := range words {
+		if up := strings.ToUpper(w); slices.Contains(initialisms, up) {
+			words[i] = up
+		} else if i == 0 {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		} else {
+			words[i] = strings.ToLower(w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// initialisms are written in capitals in titles.
+var initialisms = []string{"URL", "HTML", "JS", "PDF", "UI", "OCR"}
+
+// Description is the tool's description for MCP: the summary, which says what the tool
+// does, when to use it and its key limits, and, in a build that cannot run desktops,
+// that the tool is not available. The CLI's help adds Long.
+func (t *Tool) Description() string {
+	if err := session.Unsupported(); err != nil && !t.Sessionless {
+		return t.Summary + ". UNSUPPORTED in this build: " + werr.As(err).Message
+	}
+	return t.Summary
 }
 
 // InputSchema is the schema of the tool's arguments.

@@ -30,9 +30,6 @@ func RegisterTree[T any](desc string) {
 		if err != nil {
 			panic(fmt.Sprintf("schema of %s.%s: %v", t, f.Name, err))
 		}
-		if len(fs.Types) == 2 && fs.Types[0] == "null" {
-			fs.Type, fs.Types = fs.Types[1], nil
-		}
 		s.Properties[name] = fs
 		if !strings.Contains(f.Tag.Get("json"), "omitempty") {
 			s.Required = append(s.Required, name)

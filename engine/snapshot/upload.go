@@ -22,9 +22,9 @@ const (
 
 // UploadFile is one inline file.
 type UploadFile struct {
-	Name     string `json:"name" jsonschema:"file name the page sees (at most 4,096 characters)"`
-	Data     string `json:"data" jsonschema:"file content, base64 (at most 10 MiB decoded)"`
-	MIMEType string `json:"mimeType,omitempty" jsonschema:"MIME type; default application/octet-stream (at most 1,024 characters)"`
+	Name     string `json:"name"`
+	Data     string `json:"data" jsonschema:"base64"`
+	MIMEType string `json:"mimeType,omitempty"`
 }
 
 // Stage checks inline files against the limits and writes them into a new

@@ -499,6 +499,8 @@ func benchBrowser(env []string, rt string) {
 		fmt.Printf("  %-20s browser %s\n", s.name, u)
 	}
 
+	listSizes(w, pw, cdt)
+
 	hdr := func(title string) {
 		fmt.Printf("\n%-44s %19s   %-22s %19s   %s\n", title, "w365 p50 / p95", "peer", "peer p50 / p95", "ratio")
 	}
@@ -792,4 +794,30 @@ func connectErr(env []string) (*mcp.ClientSession, error) {
 	cmd.Env = env
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench-browser", Version: "1"}, nil)
 	return c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+}
+
+// listSizes prints what each system's tools/list costs: the whole result as the wire
+// carries it, its tool count and bytes per tool (issue 14: w365 at most 45,000 bytes).
+func listSizes(ss ...*bsys) {
+	fmt.Printf("\n%-44s %12s %6s %12s\n", "tools/list", "bytes", "tools", "bytes/tool")
+	for _, s := range ss {
+		if !s.ok() {
+			continue
+		}
+		var tools []*mcp.Tool
+		var err error
+		for t, e := range s.cs.Tools(context.Background(), nil) {
+			if e != nil {
+				err = e
+				break
+			}
+			tools = append(tools, t)
+		}
+		if err != nil {
+			fmt.Printf("%-44s error: %v\n", "  "+s.name, err)
+			continue
+		}
+		b, _ := json.Marshal(&mcp.ListToolsResult{Tools: tools})
+		fmt.Printf("%-44s %12d %6d %12d\n", "  "+s.name, len(b), len(tools), len(b)/max(len(tools), 1))
+	}
 }

@@ -1,0 +1,168 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// This file is the one place where inferred schemas are shaped for the clients that read
+// them. Strict validators (MCP Inspector --strict, ajv strict mode, Gemini's OpenAPI subset)
+// reject bare true/false subschemas and type arrays; every byte of tools/list is paid in a
+// model's context once per conversation. So, after inference:
+//   - a nullable field (["null", T], from a pointer or slice) is simply T: an absent field
+//     already means "none", and results never carry null (see Structured);
+//   - a Go `any` is a value of any JSON type but null, spelled as an anyOf of single types,
+//     and a map[string]any a free-form object;
+//   - a boolean's default false is left unsaid: it is what an omitted boolean means;
+//   - the parameters many tools share (sessionId, browserSessionId) are described once,
+//     in the server's instructions (SharedParams), not again in every schema;
+//   - output schemas keep the result's field names and types (and descriptions where
+//     written), and drop what only a validator reads: required lists, additionalProperties,
+//     bounds, the members of nested objects, optional nested objects. Input schemas keep
+//     all their constraints.
+
+// sharedParams are the input parameters that mean the same in every tool that takes them.
+var sharedParams = []struct{ name, desc string }{
+	{"sessionId", "the session to act in, as mcp_W365ComputerUse_StartSession returned it (default: the connection's session)"},
+	{"browserSessionId", "a browser session, as create_browser_session returned it"},
+}
+
+// SharedParams describes the shared parameters, for the MCP server's instructions.
+func SharedParams() string {
+	var b strings.Builder
+	for i, p := range sharedParams {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.name + " is " + p.desc)
+	}
+	return b.String() + "."
+}
+
+// unshare drops the per-schema descriptions of the shared parameters.
+func unshare(in *jsonschema.Schema) {
+	for _, p := range sharedParams {
+		if s := in.Properties[p.name]; s != nil {
+			s.Description = ""
+		}
+	}
+}
+
+// anyValue is the schema of a Go `any`.
+func anyValue() *jsonschema.Schema {
+	s := &jsonschema.Schema{}
+	for _, t := range []string{"string", "number", "boolean", "object", "array"} {
+		s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Type: t})
+	}
+	return s
+}
+
+// typeSchemas are the inference overrides every tool schema is built with.
+func typeSchemas() map[reflect.Type]*jsonschema.Schema {
+	m := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[any](): anyValue(),
+		// A free-form object: additionalProperties true, not the anyOf again.
+		reflect.TypeFor[map[string]any](): {Type: "object", AdditionalProperties: &jsonschema.Schema{}},
+	}
+	for t, s := range recursiveSchemas {
+		m[t] = s
+	}
+	return m
+}
+
+// portable rewrites s and its subschemas in place into single-type, non-boolean form.
+func portable(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	if s.Type == "boolean" && string(s.Default) == "false" {
+		s.Default = nil // what an omitted boolean means anyway
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	portable(s.Items)
+	for _, b := range s.AnyOf {
+		portable(b)
+	}
+	portable(s.AdditionalProperties)
+}
+
+// leanOutput trims an output schema to the result's own field names and types, with
+// descriptions where a name cannot explain itself. Nested objects (a list's items) are
+// given by type alone, and optional ones (a pending dialog, new downloads) not at all:
+// the text content describes them when they occur, and the schema leaves other
+// properties open, so a result that has them still validates.
+func leanOutput(s *jsonschema.Schema) {
+	s.AdditionalProperties = nil
+	for name, p := range s.Properties {
+		composite := p.Type == "object" || (p.Items != nil && p.Items.Type == "object")
+		if composite && !slices.Contains(s.Required, name) {
+			delete(s.Properties, name)
+			continue
+		}
+		items := p.Items
+		*p = jsonschema.Schema{Type: p.Type, Description: p.Description, AnyOf: p.AnyOf}
+		if items != nil && items.Type != "object" {
+			p.Items = &jsonschema.Schema{Type: items.Type, AnyOf: items.AnyOf}
+		}
+	}
+	s.Required = nil
+}
+
+// omitProperties removes the named top-level properties from an output schema.
+func omitProperties(s *jsonschema.Schema, names []string) {
+	for _, n := range names {
+		delete(s.Properties, n)
+		s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == n })
+	}
+}
+
+// Structured is out as an MCP client's structured content, in the shape OutputSchema
+// declares: without the InText fields and without null values (a nil slice or pointer is
+// an absent field). full keeps everything, as the w365 CLI reads it.
+func (t *Tool) Structured(out any, full bool) (any, error) {
+	if full || out == nil || t.OutputSchema() == nil {
+		return out, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	for _, n := range t.InText {
+		delete(m, n)
+	}
+	dropNulls(m)
+	return m, nil
+}
+
+func dropNulls(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == nil {
+				delete(v, k)
+			} else {
+				dropNulls(e)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			dropNulls(e)
+		}
+	}
+}
