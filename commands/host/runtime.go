@@ -13,6 +13,9 @@ import (
 // version is set at release time with -ldflags "-X github.com/w365/w365/commands/host.version=v1.2.3".
 var version = "dev"
 
+// commit and date are stamped the same way by releases (-X ...host.commit=SHA -X ...host.date=RFC3339).
+var commit, date string
+
 var versionOnce = sync.OnceValue(func() string {
 	v := version
 	if bi, ok := debug.ReadBuildInfo(); ok {
