@@ -38,7 +38,7 @@ MCP_REGISTRY_VERSION := v1.8.9
 all: build
 
 build:
-	$(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
+	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
 
 # Installs only the Debian packages that are missing.
 define apt_install
@@ -116,7 +116,7 @@ snapshot: $(GORELEASER)
 # Installs the snapshot's .deb with apt-get, checks it, removes it (root: changes the system).
 package-test:
 	@ls dist/w365_*_amd64.deb >/dev/null 2>&1 || $(MAKE) --no-print-directory snapshot
-	sh packaging/test-deb.sh dist/w365_*_amd64.deb
+	W365_COMMIT=$$(sed -n 's/.*"commit":"\([0-9a-f]*\)".*/\1/p' dist/metadata.json) sh packaging/test-deb.sh dist/w365_*_amd64.deb
 
 # The container image from the snapshot's .deb on a debootstrapped Debian base.
 image:
