@@ -127,10 +127,12 @@ image:
 image-test: image
 	sh deploy/image/test.sh
 
-# helm lint and helm template on the chart, and the rendered manifests against the
-# Kubernetes schemas (offline: made from the OpenAPI document in the module cache).
-helm-test: $(HELM) $(KUBECONFORM)
-	HELM=$(HELM) KUBECONFORM=$(KUBECONFORM) KUBE_VERSION=$(KUBE_VERSION) GO=$(GO) sh deploy/helm/test.sh
+# helm lint and helm template on the chart, the rendered manifests against the Kubernetes
+# schemas (offline: made from the OpenAPI document in the module cache), and the chart's
+# router in front of two real hosts.
+helm-test: build $(HELM) $(KUBECONFORM)
+	HELM=$(HELM) KUBECONFORM=$(KUBECONFORM) KUBE_VERSION=$(KUBE_VERSION) GO=$(GO) W365_BIN=$(CURDIR)/$(BIN) \
+	  sh deploy/helm/test.sh
 
 # server.json against the MCP registry schema its $$schema names (offline, from the module cache).
 registry-check:

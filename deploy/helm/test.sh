@@ -3,11 +3,17 @@
 # Kubernetes schemas of KUBE_VERSION, made offline from the OpenAPI document that the
 # k8s.io/kubernetes module ships. Run by `make helm-test` (part of `make test`).
 set -eu
-: "${HELM:?}" "${KUBECONFORM:?}" "${KUBE_VERSION:?}"
+: "${HELM:?}" "${KUBECONFORM:?}" "${KUBE_VERSION:?}" "${W365_BIN:?}"
 GO=${GO:-go}
 chart=deploy/helm/w365
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pids=
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
 
 schemas=$(pwd)/bin/kube-schemas/$KUBE_VERSION
 if [ ! -f "$schemas/statefulset-apps-v1.json" ]; then
@@ -66,5 +72,37 @@ if $HELM template w365 "$chart" >/dev/null 2>"$work/err"; then
 	exit 1
 fi
 grep -q 'without a key' "$work/err"
+
+# The router routes: two real hosts behind the chart's own nginx.conf (the Debian nginx,
+# unpacked, not installed), and an MCP client that needs every session's calls to reach
+# the host holding it (deploy/helm/routecheck).
+nginx=$(command -v nginx || true)
+if [ -z "$nginx" ]; then
+	nginx=$(pwd)/bin/nginx-deb/usr/sbin/nginx
+	if [ ! -x "$nginx" ]; then
+		(cd "$work" && apt-get download -qq nginx >/dev/null) || { echo "helm-test: cannot fetch the nginx package" >&2; exit 1; }
+		dpkg -x "$work"/nginx_*.deb "$(pwd)/bin/nginx-deb"
+	fi
+fi
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
+upstreams=
+for h in 1 2; do
+	port=$(free_port)
+	mkdir -p "$work/h$h/home" && mkdir -m 700 "$work/h$h/run"
+	HOME=$work/h$h/home W365_RUNTIME_DIR=$work/h$h/run W365_API_KEY_FILE=$work/key \
+		"$W365_BIN" --virtual serve --http "127.0.0.1:$port" 2>"$work/h$h/log" &
+	pids="$pids $!"
+	upstreams="$upstreams${upstreams:+,}127.0.0.1:$port"
+done
+rport=$(free_port)
+$HELM template w365 "$chart" --set auth.apiKey=x --set "router.port=$rport" --set "router.upstreams={$upstreams}" \
+	--show-only templates/router.yaml >"$work/router.yaml"
+sed -n '/nginx.conf: |/,/^---/p' "$work/router.yaml" | sed '1d;/^---/d;s/^    //' | sed "s|/tmp/|$work/|g" >"$work/nginx.conf"
+"$nginx" -q -t -c "$work/nginx.conf" -p "$work"
+"$nginx" -c "$work/nginx.conf" -p "$work" -g 'daemon off;' &
+pids="$pids $!"
+$GO run ./deploy/helm/routecheck -url "http://127.0.0.1:$rport/" -key-file "$work/key" -hosts 2 \
+	alice bob carol dave erin frank || { cat "$work"/h*/log >&2; exit 1; }
 
 echo "helm-test: ok"

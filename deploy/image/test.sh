@@ -27,6 +27,7 @@ container() {
 	trap cleanup EXIT
 	podman run -d --name "$secret" --secret "$secret,target=w365_api_key,uid=10365,mode=0400" \
 		--shm-size 1g -p "127.0.0.1:$port:8365" "$image" >/dev/null
+	podman run --rm --entrypoint /usr/bin/w365 "$image" doctor
 	"$work/mcpcheck" -url "http://127.0.0.1:$port/" -key-file "$key"
 	podman healthcheck run "$secret"
 	echo "image-test: ok: container $image"
@@ -53,6 +54,8 @@ chrooted() {
 	user=$(podman image inspect -f '{{.Config.User}}' "$image")
 	entry=$(podman image inspect -f '{{join .Config.Entrypoint " "}}' "$image")
 	envs=$(podman image inspect -f '{{join .Config.Env " "}}' "$image")
+	# The .deb brought every component onto the bare base.
+	env -i $envs chroot --userspec="$user" "$root" /usr/bin/w365 doctor
 	# The image's entry point, environment and user; loopback on a free port, since the
 	# chroot shares this machine's network.
 	env -i $envs chroot --userspec="$user" "$root" $entry --http "127.0.0.1:$port" 2>"$work/serve.log" &
