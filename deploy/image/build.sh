@@ -54,20 +54,23 @@ umount_all
 trap - EXIT
 : >"$rootfs/etc/resolv.conf"
 echo w365 >"$rootfs/etc/hostname"
+install -m 755 "$(dirname "$0")/healthcheck" "$rootfs/usr/local/bin/w365-healthcheck"
 
-# The health check uses bash's /dev/tcp: the image needs no HTTP client for it.
 ctr=$(buildah from scratch)
 trap 'buildah rm "$ctr" >/dev/null 2>&1 || true' EXIT
-tar -C "$rootfs" -c . | buildah add "$ctr" - / >/dev/null
+mnt=$(buildah mount "$ctr")
+cp -a "$rootfs/." "$mnt/"
+buildah umount "$ctr" >/dev/null
 buildah config \
 	--user 10365:10365 \
 	--workingdir /home/w365 \
+	--env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	--env HOME=/home/w365 \
 	--env W365_API_KEY_FILE=/run/secrets/w365_api_key \
 	--entrypoint '["/usr/bin/w365", "--virtual", "serve"]' \
 	--cmd '["--http", "0.0.0.0:8365"]' \
 	--port 8365/tcp \
-	--healthcheck 'CMD-SHELL bash -c "exec 3<>/dev/tcp/127.0.0.1/8365 && printf \"GET /healthz HTTP/1.0\r\n\r\n\" >&3 && grep -q ^ok <&3"' \
+	--healthcheck 'CMD /usr/local/bin/w365-healthcheck' \
 	--healthcheck-interval 30s --healthcheck-timeout 5s --healthcheck-start-period 20s --healthcheck-retries 3 \
 	--stop-signal SIGTERM \
 	--label org.opencontainers.image.title=w365 \
@@ -77,6 +80,6 @@ buildah config \
 	--label org.opencontainers.image.version="$(dpkg-deb -f "$deb" Version)" \
 	--label io.w365.ports="8365: MCP (streamable HTTP, GET /healthz); the live view, when the host serves one, on the port its flags name" \
 	"$ctr"
-buildah commit --format docker --rm "$ctr" "$image" >/dev/null
+buildah commit --quiet --format docker --rm "$ctr" "$image" >/dev/null
 trap - EXIT
 echo "image: built $image from $(basename "$deb"); root file system kept in $rootfs"

@@ -1,8 +1,8 @@
 // Command routecheck drives w365 hosts through the chart's router: for each session name it
 // starts a session over one MCP connection carrying W365-Session: NAME, then finds that
 // session over a second, new connection with the same header, which only works when the
-// router sent both to the same host. It also checks that the names spread over more than
-// one host, and that a client without the header keeps one working connection.
+// router sent both to the same host. It also checks that names spread over the hosts, and
+// that a client without the header keeps one working connection.
 //
 //	go run ./deploy/helm/routecheck -url http://127.0.0.1:8080/ -key-file KEY -hosts 2 alice bob ...
 package main
@@ -86,26 +86,46 @@ func check(url, keyFile string, hosts int, names []string) error {
 	key := strings.TrimSpace(string(b))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	seen := map[int][]string{}
+	var started []session
 	for _, name := range names {
-		started, err := sessionCall(ctx, url, key, name, "mcp_W365ComputerUse_StartSession", map[string]any{})
+		st, err := sessionCall(ctx, url, key, name, "mcp_W365ComputerUse_StartSession", map[string]any{})
 		if err != nil {
 			return err
 		}
-		found, err := sessionCall(ctx, url, key, name, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": started.SessionID})
+		found, err := sessionCall(ctx, url, key, name, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": st.SessionID})
 		if err != nil {
-			return fmt.Errorf("the second connection did not reach the host holding %s: %v", started.SessionID, err)
+			return fmt.Errorf("the second connection did not reach the host holding %s: %v", st.SessionID, err)
 		}
-		if found.HostPID != started.HostPID {
-			return fmt.Errorf("%q: session started on host %d, found on host %d", name, started.HostPID, found.HostPID)
+		if found.HostPID != st.HostPID {
+			return fmt.Errorf("%q: session started on host %d, found on host %d", name, st.HostPID, found.HostPID)
 		}
-		if _, err := call(ctx, url, key, name, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": started.SessionID}); err != nil {
+		started = append(started, st)
+	}
+	// Where 16 more names land, told apart by the sessions each host lists: with
+	// consistent hashing, all on one of two hosts has odds of 2^-15.
+	seen := map[string]int{}
+	for i := range 16 {
+		b, err := call(ctx, url, key, fmt.Sprintf("spread-%d", i), "list_sessions", map[string]any{})
+		if err != nil {
 			return err
 		}
-		seen[started.HostPID] = append(seen[started.HostPID], name)
+		var list struct{ Sessions []session }
+		if err := json.Unmarshal(b, &list); err != nil {
+			return fmt.Errorf("list_sessions: %v", err)
+		}
+		var ids []string
+		for _, s := range list.Sessions {
+			ids = append(ids, s.SessionID)
+		}
+		seen[strings.Join(ids, ",")]++
 	}
 	if len(seen) < hosts {
-		return fmt.Errorf("the names %v reached %d host(s), not %d: %v", names, len(seen), hosts, seen)
+		return fmt.Errorf("16 names reached %d host(s), not %d: %v", len(seen), hosts, seen)
+	}
+	for i, st := range started {
+		if _, err := call(ctx, url, key, names[i], "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID}); err != nil {
+			return err
+		}
 	}
 	// No header: the router hashes the client's address, so initialize and every later
 	// request of the connection reach the same host.
@@ -120,6 +140,6 @@ func check(url, keyFile string, hosts int, names []string) error {
 			return fmt.Errorf("tools/list without W365-Session: %v", err)
 		}
 	}
-	fmt.Printf("routecheck: ok: %d session names, each kept on its host across connections, spread over %d hosts %v\n", len(names), len(seen), seen)
+	fmt.Printf("routecheck: ok: %d sessions each found on their host over a new connection; 16 names over %d hosts\n", len(names), len(seen))
 	return nil
 }
