@@ -19,6 +19,8 @@ for t in debootstrap buildah; do
 	command -v $t >/dev/null || { echo "image: needs $t (apt-get install debootstrap buildah podman)" >&2; exit 1; }
 done
 mkdir -p "$cache"
+# Docker format: OCI image configs have no health check.
+export BUILDAH_FORMAT=docker
 
 base=$cache/base-$suite.tar.gz
 if [ ! -f "$base" ]; then
