@@ -76,6 +76,13 @@ if $HELM template w365 "$chart" >/dev/null 2>"$work/err"; then
 	exit 1
 fi
 grep -q 'without a key' "$work/err"
+# values.schema.json refuses a misspelt value and a bad one.
+for bad in hosts.replica=2 hosts.screen=big "router.upstreams={a;b:1}"; do
+	if $HELM template w365 "$chart" --set auth.apiKey=x --set "$bad" >/dev/null 2>&1; then
+		echo "helm-test: the chart took --set $bad" >&2
+		exit 1
+	fi
+done
 
 # The router routes: two real hosts behind the chart's own nginx.conf (the Debian nginx,
 # unpacked, not installed), and an MCP client that needs every session's calls to reach
