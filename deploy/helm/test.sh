@@ -46,6 +46,7 @@ V
 cat >"$work/norouter.yaml" <<'V'
 auth: {apiKey: s3cret}
 router: {enabled: false}
+hosts: {sandbox: false}
 V
 cat >"$work/minimal.yaml" <<'V'
 auth: {apiKey: s3cret}
@@ -61,6 +62,8 @@ done
 # What the chart promises, in the rendered output.
 grep -q 'kind: PodDisruptionBudget' "$work/minimal.out.yaml"
 grep -q 'readinessProbe' "$work/minimal.out.yaml"
+grep -q 'procMount: Unmasked' "$work/minimal.out.yaml"
+grep -q 'type: RuntimeDefault' "$work/norouter.out.yaml"
 grep -q 'command: \[/usr/bin/w365\]' "$work/minimal.out.yaml"
 grep -q 'hash $w365_route consistent' "$work/minimal.out.yaml"
 grep -q 'w365-2.w365-hosts.agents.svc.cluster.local:8365 resolve' "$work/full.out.yaml"

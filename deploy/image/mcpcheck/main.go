@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image/png"
@@ -22,8 +23,9 @@ func main() {
 	url := flag.String("url", "http://127.0.0.1:8365/", "the MCP endpoint")
 	keyFile := flag.String("key-file", "", "file holding the API key")
 	wait := flag.Duration("wait", 2*time.Minute, "how long to wait for /healthz")
+	sandbox := flag.Bool("sandbox", false, "also run Python in the sandbox (bubblewrap)")
 	flag.Parse()
-	if err := check(*url, *keyFile, *wait); err != nil {
+	if err := check(*url, *keyFile, *wait, *sandbox); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpcheck:", err)
 		os.Exit(1)
 	}
@@ -37,7 +39,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func check(url, keyFile string, wait time.Duration) error {
+func check(url, keyFile string, wait time.Duration, sandbox bool) error {
 	b, err := os.ReadFile(keyFile)
 	if err != nil {
 		return err
@@ -80,17 +82,37 @@ func check(url, keyFile string, wait time.Duration) error {
 	if res.IsError {
 		return fmt.Errorf("take_screenshot failed: %+v", res.Content)
 	}
+	var shot string
 	for _, c := range res.Content {
 		if img, ok := c.(*mcp.ImageContent); ok && img.MIMEType == "image/png" {
 			cfg, err := png.DecodeConfig(bytes.NewReader(img.Data))
 			if err != nil {
 				return fmt.Errorf("screenshot: %v", err)
 			}
-			fmt.Printf("mcpcheck: ok: %d tools, a %dx%d PNG screenshot over HTTP with the key\n", tools, cfg.Width, cfg.Height)
-			return nil
+			shot = fmt.Sprintf("a %dx%d PNG screenshot", cfg.Width, cfg.Height)
 		}
 	}
-	return fmt.Errorf("take_screenshot returned no PNG image")
+	if shot == "" {
+		return fmt.Errorf("take_screenshot returned no PNG image")
+	}
+	if sandbox {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_python_code", Arguments: map[string]any{"code": "print(6 * 7)"}})
+		if err != nil {
+			return fmt.Errorf("execute_python_code: %v", err)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var out struct {
+			Stdout  string `json:"stdout"`
+			Success bool   `json:"success"`
+		}
+		json.Unmarshal(b, &out)
+		if res.IsError || !out.Success || strings.TrimSpace(out.Stdout) != "42" {
+			return fmt.Errorf("execute_python_code in the sandbox: %s", b)
+		}
+		shot += ", Python in the sandbox"
+	}
+	fmt.Printf("mcpcheck: ok: %d tools, %s, over HTTP with the key\n", tools, shot)
+	return nil
 }
 
 func healthy(url string, wait time.Duration) error {
