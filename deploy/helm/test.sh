@@ -94,7 +94,8 @@ nginx=$(command -v nginx || true)
 if [ -z "$nginx" ]; then
 	nginx=$(pwd)/bin/nginx-deb/usr/sbin/nginx
 	if [ ! -x "$nginx" ]; then
-		(cd "$work" && apt-get download -qq nginx >/dev/null) || { echo "helm-test: cannot fetch the nginx package" >&2; exit 1; }
+		(cd "$work" && { apt-get download -qq nginx 2>/dev/null || { apt-get update -qq && apt-get download -qq nginx; }; } >/dev/null) ||
+			{ echo "helm-test: cannot fetch the nginx package" >&2; exit 1; }
 		dpkg -x "$work"/nginx_*.deb "$(pwd)/bin/nginx-deb"
 	fi
 fi
