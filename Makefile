@@ -17,12 +17,28 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils rsync
 
-.PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check
+.PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
+        package-test image image-test helm-test registry-check
+
+# Release and deployment tools are Go modules, built once per version and kept outside bin/
+# (which `make clean` empties): building goreleaser or helm takes minutes.
+TOOLS              ?= $(shell $(GO) env GOPATH)/bin/w365-tools
+GORELEASER_VERSION := v2.15.1
+GORELEASER         := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)/goreleaser
+HELM_VERSION       := v3.22.0
+HELM               := $(TOOLS)/helm-$(HELM_VERSION)/helm
+KUBECONFORM_VERSION := v0.8.0
+KUBECONFORM        := $(TOOLS)/kubeconform-$(KUBECONFORM_VERSION)/kubeconform
+# The Kubernetes release whose OpenAPI document (shipped in the k8s.io/kubernetes module)
+# the chart's manifests are validated against.
+KUBE_VERSION       := v1.34.4
+# server.json is checked against the schema that the registry's own module embeds.
+MCP_REGISTRY_VERSION := v1.8.9
 
 all: build
 
 build:
-	$(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
+	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
 
 # Installs only the Debian packages that are missing.
 define apt_install
@@ -51,7 +67,7 @@ serve: deps-run build
 # Formatting, and vet for Linux and for the platforms that must keep building (the Windows
 # binary must also link: a later backend runs it under wine).
 check:
-	@test -z "$$(gofmt -l cmd commands engine repl testdata)" || { gofmt -l cmd commands engine repl testdata; exit 1; }
+	@test -z "$$(gofmt -l cmd commands engine repl testdata packaging deploy)" || { gofmt -l cmd commands engine repl testdata packaging deploy; exit 1; }
 	$(GO) vet ./...
 	GOOS=windows $(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
@@ -64,6 +80,8 @@ fuzz:
 test: deps-test check build
 	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz
+	$(MAKE) --no-print-directory helm-test
+	$(MAKE) --no-print-directory registry-check
 
 bench: deps-test build
 	cd testdata/bench/peers && npm ci --no-audit --no-fund
@@ -76,6 +94,49 @@ bench: deps-test build
 clean:
 	rm -rf bin
 
-# Validates .goreleaser.yaml with the pinned goreleaser (builds it first: minutes).
-release-check:
-	$(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1 check
+$(GORELEASER):
+	GOBIN=$(@D) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+$(HELM):
+	GOBIN=$(@D) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+$(KUBECONFORM):
+	GOBIN=$(@D) $(GO) install github.com/yannh/kubeconform/cmd/kubeconform@$(KUBECONFORM_VERSION)
+
+# Validates .goreleaser.yaml with the pinned goreleaser.
+release-check: $(GORELEASER)
+	$(GORELEASER) check
+
+# Every release artifact (archives, .deb, .rpm, checksums) into dist/, published nowhere.
+# goreleaser reads the commit only once it has found a remote: a clone without one gets
+# the project's URL through git's environment configuration.
+snapshot: $(GORELEASER)
+	if git remote | grep -q .; then $(GORELEASER) release --snapshot --clean; else \
+	  GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/w365/w365.git \
+	  $(GORELEASER) release --snapshot --clean; fi
+
+# Installs the snapshot's .deb with apt-get, checks it, removes it (root: changes the system).
+package-test:
+	@ls dist/w365_*_amd64.deb >/dev/null 2>&1 || $(MAKE) --no-print-directory snapshot
+	W365_COMMIT=$$(sed -n 's/.*"commit":"\([0-9a-f]*\)".*/\1/p' dist/metadata.json) sh packaging/test-deb.sh dist/w365_*_amd64.deb
+
+# The container image from the snapshot's .deb on a debootstrapped Debian base.
+image:
+	@ls dist/w365_*_amd64.deb >/dev/null 2>&1 || $(MAKE) --no-print-directory snapshot
+	sh deploy/image/build.sh dist/w365_*_amd64.deb
+
+# Runs the image and drives it over MCP/HTTP with a key from a secret file.
+image-test: image
+	sh deploy/image/test.sh
+
+# helm lint and helm template on the chart, the rendered manifests against the Kubernetes
+# schemas (offline: made from the OpenAPI document in the module cache), and the chart's
+# router in front of two real hosts.
+helm-test: build $(HELM) $(KUBECONFORM)
+	HELM=$(HELM) KUBECONFORM=$(KUBECONFORM) KUBE_VERSION=$(KUBE_VERSION) GO=$(GO) W365_BIN=$(CURDIR)/$(BIN) \
+	  sh deploy/helm/test.sh
+
+# server.json against the MCP registry schema its $$schema names (offline, from the module cache).
+registry-check:
+	@dir=$$(cd / && $(GO) mod download -json github.com/modelcontextprotocol/registry@$(MCP_REGISTRY_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	schema=$$(sed -n 's|.*"\$$schema": *"https://static.modelcontextprotocol.io/schemas/\([^/]*\)/server.schema.json".*|\1|p' server.json); \
+	test -n "$$schema" || { echo "server.json names no registry schema"; exit 1; }; \
+	$(GO) run ./packaging/schemacheck -schema "$$dir/internal/validators/schemas/$$schema.json" server.json

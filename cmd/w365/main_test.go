@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -433,6 +435,68 @@ func TestServeHTTPRequiresKeyAndSameOrigin(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "s3cret-key") {
 		t.Fatal("the API key appears in the logs")
+	}
+}
+
+// The key can come from a file (a systemd credential, a container secret), and /healthz
+// answers probes without one.
+func TestServeHTTPKeyFileAndHealthz(t *testing.T) {
+	h := e2etest.New(t)
+	keyFile := filepath.Join(t.TempDir(), "api-key")
+	if err := os.WriteFile(keyFile, []byte("file-k3y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(h.Bin, "serve", "--http", addr)
+	cmd.Env = append(h.Env, "W365_API_KEY_FILE="+keyFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	url := "http://" + addr + "/"
+	var resp *http.Response
+	for i := 0; i < 100; i++ {
+		if resp, err = http.Get(url + "healthz"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != "ok\n" {
+		t.Fatalf("healthz: %d %q", resp.StatusCode, body)
+	}
+	if resp, err = http.Post(url, "application/json", strings.NewReader("{}")); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no key: status %d", resp.StatusCode)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{"file-k3y"}}}, nil)
+	if err != nil {
+		t.Fatalf("connect with the key from the file: %v", err)
+	}
+	cs.Close()
+
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	for _, f := range []string{empty, filepath.Join(t.TempDir(), "missing")} {
+		bad := exec.Command(h.Bin, "serve", "--http", "0.0.0.0:0")
+		bad.Env = append(h.Env, "W365_API_KEY_FILE="+f)
+		out, err := bad.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "W365_API_KEY_FILE") {
+			t.Fatalf("key file %s: %v %s", f, err, out)
+		}
 	}
 }
 

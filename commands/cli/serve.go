@@ -46,9 +46,10 @@ If a w365 host already runs for this user, serve --mcp relays to it, so the agen
 CLI calls from other terminals (w365 --session default ...) drive the same session.
 Otherwise serve becomes the host itself and also listens on the host socket.
 
---http ADDR serves streamable HTTP. Set W365_API_KEY to require "Authorization: Bearer KEY"
-(or x-api-key: KEY); a key is mandatory on a non-loopback address. Requests whose Origin
-is not the server's own loopback origin are refused.
+--http ADDR serves streamable HTTP. Set W365_API_KEY (or W365_API_KEY_FILE, a file whose
+first line is the key) to require "Authorization: Bearer KEY" (or x-api-key: KEY); a key is
+mandatory on a non-loopback address. Requests whose Origin is not the server's own loopback
+origin are refused. GET /healthz answers "ok" without a key, for health probes.
 
 Without --mcp or --http, serve runs the host in the foreground on its socket only.`,
 		Example: `  $ w365 serve --mcp

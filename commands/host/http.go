@@ -35,21 +35,29 @@ func Relay(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer) erro
 	return conn.Close()
 }
 
-// ListenAndServeHTTP serves MCP over streamable HTTP on addr until ctx ends. With W365_API_KEY
-// set it requires the key; without it, it refuses a non-loopback address.
+// ListenAndServeHTTP serves MCP over streamable HTTP on addr until ctx ends. With an API key
+// (see apiKey) it requires the key; without one, it refuses a non-loopback address.
+// GET /healthz answers without a key, for probes.
 func (h *Host) ListenAndServeHTTP(ctx context.Context, so ServeOptions, addr, sessionName string) error {
 	log := h.log
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return werr.Invalid("--http wants host:port, got %q", addr)
 	}
-	key := os.Getenv("W365_API_KEY")
+	key, err := apiKey()
+	if err != nil {
+		return err
+	}
 	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
 	if !loopback && key == "" {
 		return werr.New(werr.BlockedByPolicy, "refusing to serve on non-loopback %s without W365_API_KEY", addr)
 	}
 	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.mcpServer(so) }, nil)
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" && r.Method == http.MethodGet {
+			io.WriteString(w, "ok\n")
+			return
+		}
 		if !originAllowed(r) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
 			return
@@ -72,6 +80,28 @@ func (h *Host) ListenAndServeHTTP(ctx context.Context, so ServeOptions, addr, se
 		return werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", addr, err)
 	}
 	return nil
+}
+
+// apiKey is W365_API_KEY, else the first line of the file W365_API_KEY_FILE names (a
+// systemd credential or a container secret, which keeps the key out of the environment).
+func apiKey() (string, error) {
+	if k := os.Getenv("W365_API_KEY"); k != "" {
+		return k, nil
+	}
+	path := os.Getenv("W365_API_KEY_FILE")
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", werr.Wrap(err, werr.InvalidArgument, "cannot read W365_API_KEY_FILE: %v", err)
+	}
+	key, _, _ := strings.Cut(string(b), "\n")
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return "", werr.Invalid("W365_API_KEY_FILE %s holds no key", path)
+	}
+	return key, nil
 }
 
 // originAllowed refuses browsers on other sites (DNS rebinding and CSRF against the

@@ -13,14 +13,22 @@ import (
 // version is set at release time with -ldflags "-X github.com/w365/w365/commands/host.version=v1.2.3".
 var version = "dev"
 
+// commit and date are stamped the same way by releases (-X ...host.commit=SHA -X ...host.date=RFC3339).
+var commit, date string
+
 var versionOnce = sync.OnceValue(func() string {
 	v := version
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	// The stamped commit, else the one Go records (release builds record none).
+	rev := commit
+	if bi, ok := debug.ReadBuildInfo(); ok && rev == "" {
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
+			if s.Key == "vcs.revision" {
+				rev = s.Value
 			}
 		}
+	}
+	if len(rev) >= 12 {
+		v += "+" + rev[:12]
 	}
 	// A rebuilt binary must not talk to a host running the old code: add the
 	// executable's size and modification time (a stat, cheap for one-shot CLI calls).
