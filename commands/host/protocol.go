@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/w365/w365/engine/session"
 )
 
@@ -63,7 +61,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	if hi.Session == "" {
 		hi.Session = session.DefaultName
 	}
-	t := orderedTransport{Transport: &mcp.IOTransport{Reader: rc, Writer: c}, session: hi.Session}
+	t := orderedTransport{Transport: lineTransport{r: rc, w: c}, session: hi.Session}
 	ss, err := h.mcpServer(hi.Serve).Connect(ctx, t, nil)
 	if err != nil {
 		c.Close()
