@@ -171,7 +171,7 @@ type SelectorIn struct {
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
 	Selector string `json:"selector" jsonschema:"CSS selector of the input element" w365:"minLength=1"`
-	Text     string `json:"text" jsonschema:"text to type"`
+	Text     string `json:"text" jsonschema:"text to type, at most 20000 characters (longer values: browser_fill_form)" w365:"maxLength=20000"`
 	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value instead of replacing it" w365:"default=false"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards" w365:"default=false"`
 }

@@ -112,7 +112,7 @@ func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.
 type TypeRefIn struct {
 	SnapshotID string `json:"snapshotId" jsonschema:"the snapshotId returned by browser_snapshot or browser_find (or latest)"`
 	Ref        string `json:"ref" jsonschema:"element ref from the snapshot, for example e5"`
-	Text       string `json:"text" jsonschema:"text to type"`
+	Text       string `json:"text" jsonschema:"text to type, at most 20000 characters (longer values: browser_fill_form)" w365:"maxLength=20000"`
 	Clear      bool   `json:"clear,omitempty" jsonschema:"clear the existing text first" w365:"default=true"`
 }
 
