@@ -12,7 +12,8 @@ import (
 )
 
 // sandboxedClient is Python that tries to drive the host through its socket: the hello, MCP's
-// initialize, then a move_mouse whose effect the test looks for. It prints how far it got.
+// initialize, then a call in a session of its own (the default one is busy running this code),
+// whose existence is the effect the test looks for. It prints how far it got.
 const sandboxedClient = `
 import json, socket
 s = socket.socket(socket.AF_UNIX)
@@ -22,14 +23,14 @@ except OSError as e:
     print("connect failed:", e); raise SystemExit
 f = s.makefile("rw")
 def send(m): f.write(json.dumps(m) + "\n"); f.flush()
-send({"w365": 1, "version": %q})
+send({"w365": 1, "version": %q, "session": "pwned"})
 hello = f.readline().strip()
 print("hello:", hello)
 if json.loads(hello or "{}").get("ok"):
     send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}})
     print(f.readline().strip())
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "move_mouse", "arguments": {"x": 777, "y": 333}}})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_screen_size", "arguments": {}}})
     print("call:", f.readline().strip())
 `
 
@@ -38,7 +39,6 @@ if json.loads(hello or "{}").get("ok"):
 func TestSandboxedCodeCannotDriveTheHostSocket(t *testing.T) {
 	h := e2etest.New(t)
 	cs := h.MCP()
-	e2etest.Structured(t, e2etest.Call(t, cs, "move_mouse", map[string]any{"x": 100, "y": 100}), &struct{}{})
 	version := strings.TrimSpace(h.MustRun("version"))
 	sock := filepath.Join(h.RuntimeDir, "host.sock")
 	code := fmt.Sprintf(sandboxedClient, sock, version)
@@ -49,10 +49,10 @@ func TestSandboxedCodeCannotDriveTheHostSocket(t *testing.T) {
 	} {
 		res := e2etest.Call(t, cs, "execute_python_code", args)
 		t.Logf("cwd %v: %s", args["cwd"], e2etest.Text(res))
-		var cur struct{ CursorX, CursorY int }
-		e2etest.Structured(t, e2etest.Call(t, cs, "get_cursor_position", nil), &cur)
-		if cur.CursorX == 777 && cur.CursorY == 333 {
-			t.Fatalf("sandboxed code moved the mouse through the host socket (cwd %v)", args["cwd"])
+		for _, s := range h.Sessions() {
+			if s.SessionID == "pwned" {
+				t.Fatalf("sandboxed code started a session through the host socket (cwd %v)", args["cwd"])
+			}
 		}
 	}
 }
