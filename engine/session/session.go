@@ -90,6 +90,15 @@ func (m *Manager) Get(ctx context.Context, name string, create bool) (*Session, 
 			return nil, werr.New(werr.Unavailable, "the host is shutting down")
 		}
 		if s, ok := m.sessions[name]; ok {
+			if err := s.Desktop.Err(); err != nil {
+				// The desktop died: end the session (its apps went with their display) and say
+				// so once; the next call of this name starts a new desktop.
+				delete(m.sessions, name)
+				m.mu.Unlock()
+				s.close()
+				return nil, werr.New(werr.SessionExpired, "session %q has ended: %v; its windows and applications are gone", name, werr.As(err).Message).
+					WithHint("the next call starts the session again on a new desktop")
+			}
 			m.mu.Unlock()
 			s.Touch()
 			return s, nil
@@ -236,8 +245,10 @@ func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	env := map[string]string{"DISPLAY": s.Desktop.Name()}
-	if a := s.Desktop.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
-		env["DBUS_SESSION_BUS_ADDRESS"] = a
+	for _, k := range []string{"XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS"} {
+		if v := s.Desktop.Getenv(k); v != "" {
+			env[k] = v
+		}
 	}
 	return Info{ID: s.ID, Display: s.Desktop.Name(), Virtual: s.Desktop.Virtual(), HostPID: os.Getpid(),
 		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len(), Env: env}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // Window and CloseResult are the platform-neutral types, so that what a Manager
@@ -76,7 +77,7 @@ var atomNames = []string{
 
 // Open connects to displayName (for example ":7").
 func Open(displayName string) (*Manager, error) {
-	conn, err := xgb.NewConnDisplay(displayName)
+	conn, err := xconn.Connect(displayName)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
 	}
