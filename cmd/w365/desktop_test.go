@@ -146,8 +146,10 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 		t.Errorf("activate unknown: %q", code)
 	}
 
-	// Processes: a sleep is listed with its start time; a wrong start time is refused.
+	// Processes: a sleep on the session's display is listed with its start time; a wrong start
+	// time is refused.
 	sleep := exec.Command("sleep", "300")
+	sleep.Env = append(os.Environ(), xenv...)
 	sleep.Start()
 	defer sleep.Process.Kill()
 	var ps struct {
@@ -171,7 +173,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	if r.Code != 4 || !strings.Contains(r.Stderr, "STALE_PROCESS") {
 		t.Errorf("wrong start time: exit %d %s", r.Code, r.Stderr)
 	}
-	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "kill_process", map[string]any{"pid": h.HostPID(), "startTime": 1})); code != "PROTECTED_PROCESS" && code != "STALE_PROCESS" {
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "kill_process", map[string]any{"pid": h.HostPID(), "startTime": 1})); code != "PROTECTED_PROCESS" && code != "STALE_PROCESS" && code != "BLOCKED_BY_POLICY" {
 		t.Errorf("killing the host: %q", code)
 	}
 	h.MustRun("kill-process", "--pid", fmt.Sprint(sleep.Process.Pid), "--start-time", fmt.Sprint(start), "--force")
