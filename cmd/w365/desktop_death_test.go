@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+
 	"github.com/w365/w365/commands/e2etest"
 )
 
@@ -80,7 +82,25 @@ func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) 
 	if err := stranger.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	exited := make(chan error, 1)
+	go func() { exited <- stranger.Wait() }()
+	t.Cleanup(func() { stranger.Process.Kill(); <-exited })
+	t.Setenv("XAUTHORITY", "/nonexistent")
+	for i := 0; ; i++ {
+		if c, err := xgb.NewConnDisplay(old); err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("the stranger Xvfb on %s exited (%v): another server took the number first", old, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if i > 1500 {
+			t.Fatalf("the stranger Xvfb on %s did not come up", old)
+		}
+	}
 	p := e2etest.StartProbe(t, []string{"DISPLAY=" + old, "XAUTHORITY=/nonexistent"}, "--position", "0,0", "--size", "800,600")
 
 	res := e2etest.Call(t, cs, "get_screen_size", nil)

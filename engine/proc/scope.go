@@ -37,8 +37,15 @@ func (s Scope) members() func(pid int) bool {
 		if v, ok := memo[pid]; ok {
 			return v
 		}
-		v := roots[pid] || s.Display != "" && onDisplay(pid, s.Display, self)
-		if !v && depth < 512 {
+		var v bool
+		switch {
+		case roots[pid]:
+			v = true
+		case w365(pid, self):
+			// Another w365 host (or this one): never a session's, nor what it started.
+		case s.Display != "" && onDisplay(pid, s.Display):
+			v = true
+		case depth < 512:
 			if pp, ok := parent[pid]; ok && pp > 1 && pp != pid {
 				v = in(pp, depth+1)
 			}
@@ -52,8 +59,8 @@ func (s Scope) members() func(pid int) bool {
 // Contains says whether pid is in s now.
 func (s Scope) Contains(pid int) bool { return s.members()(pid) }
 
-// onDisplay says whether pid was started with DISPLAY=display and is not a w365 executable.
-func onDisplay(pid int, display, self string) bool {
+// onDisplay says whether pid was started with DISPLAY=display.
+func onDisplay(pid int, display string) bool {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
@@ -64,11 +71,13 @@ func onDisplay(pid int, display, self string) bool {
 			found = sameDisplay(string(v), display)
 		}
 	}
-	if !found {
-		return false
-	}
+	return found
+}
+
+// w365 says whether pid runs a w365 executable: this one (self), or any named w365.
+func w365(pid int, self string) bool {
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
-	return err == nil && self != "" && filepath.Clean(exe) != filepath.Clean(self)
+	return err == nil && (exe == self || filepath.Base(exe) == "w365")
 }
 
 // sameDisplay compares X display names, a default screen number aside (":7" is ":7.0").

@@ -52,7 +52,7 @@ type Scope struct {
 	// manager, the programs it launched); they and all their descendants are in scope.
 	Roots []int
 	// Display is the session's X display: a program started with DISPLAY set to it (an app on
-	// the session's desktop, its browser) is in scope, unless it is a w365 executable (another
-	// host). Empty means none.
+	// the session's desktop, its browser) is in scope. Empty means none. A w365 executable (a
+	// host) and what it started are never in scope through Display or ancestry.
 	Display string
 }
