@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -137,6 +138,23 @@ func TestMalformedMessagesGetJSONRPCErrorsAndTheHostKeepsServing(t *testing.T) {
 	}
 	relay := startRawMCP(t, h)
 	checkSurvivesMalformed(t, relay)
+	// The socket's own hello: garbage, a wrong shape, an endless line, nothing at all.
+	for _, hello := range []string{"garbage\n", `{"w365":"x"}` + "\n", strings.Repeat("x", 1<<20), ""} {
+		c, err := net.Dial("unix", filepath.Join(h.RuntimeDir, "host.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, hello)
+		if hello == "" {
+			c.(*net.UnixConn).CloseWrite()
+		}
+		c.SetReadDeadline(time.Now().Add(time.Minute))
+		reply, _ := io.ReadAll(c)
+		c.Close()
+		if len(reply) > 0 && !strings.Contains(string(reply), `"ok":false`) {
+			t.Errorf("hello %.20q: reply %s", hello, reply)
+		}
+	}
 	if h.HostPID() != pid || syscall.Kill(pid, 0) != nil {
 		t.Fatal("the host did not survive")
 	}
