@@ -171,7 +171,7 @@ type SelectorIn struct {
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
 	Selector string `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
-	Text     string `json:"text"`
+	Text     string `json:"text" jsonschema:"at most 20000 characters" w365:"maxLength=20000"`
 	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value" w365:"default=false"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter after" w365:"default=false"`
 }

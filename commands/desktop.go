@@ -107,9 +107,14 @@ type ScrollOut struct {
 
 // TypeIn is type_text's input.
 type TypeIn struct {
-	Text     string `json:"text" jsonschema:"any Unicode; newline = Enter, tab = Tab"`
+	Text     string `json:"text" jsonschema:"any Unicode; newline = Enter, tab = Tab; at most 20000 characters (262144 with usePaste)" w365:"maxLength=262144"`
 	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"paste via the clipboard (ctrl+v)" w365:"default=false"`
 }
+
+// maxTypedChars bounds type_text without usePaste (and the browser's typing tools, whose schema
+// says the same number): at a few hundred keystrokes a second, 20,000 characters hold the session
+// for about a minute; longer text goes through the clipboard.
+const maxTypedChars = 20000
 
 // TypeOut counts what was typed.
 type TypeOut struct {
@@ -241,16 +246,20 @@ var TypeText = tool.Define(tool.Tool{
 	Name: "type_text", Legacy: []string{"mcp_desktop_type_text"}, Aliases: []string{"type"},
 	Summary: "Type text into the focused window",
 	Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
-		"With usePaste the text goes through the clipboard and ctrl+v, and the previous clipboard is\n" +
-		"restored. Use press_keys for shortcuts and browser_type for web form fields.",
+		"At most 20,000 characters are typed as keys; with usePaste (up to 262,144) the text goes\n" +
+		"through the clipboard and ctrl+v, and the previous clipboard is restored. Use press_keys for shortcuts and browser_type for web form fields.",
 	Example: "  $ w365 type-text 'Grüße, 東京'\n  $ w365 type --use-paste \"$(cat notes.txt)\"",
 	Args:    []string{"text"}, Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in TypeIn) (TypeOut, error) {
+	n := len([]rune(in.Text))
+	if n > maxTypedChars && !in.UsePaste {
+		return TypeOut{}, werr.Invalid("text has %d characters; type_text types at most %d as keys", n, maxTypedChars).
+			WithHint("pass usePaste to paste up to 262144 characters")
+	}
 	c, err := inputOf(env)
 	if err != nil {
 		return TypeOut{}, err
 	}
-	n := len([]rune(in.Text))
 	if in.UsePaste {
 		clip, err := pasteClipboard(ctx, env)
 		if err != nil {

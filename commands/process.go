@@ -7,8 +7,10 @@ import (
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/sysinfo"
+	"github.com/w365/w365/engine/werr"
 )
 
 // processTools are the tools of the process toolset, in the order help lists them.
@@ -61,8 +63,11 @@ type LaunchOut struct {
 var ListProcesses = tool.Define(tool.Tool{
 	Name: "list_processes", Legacy: []string{"mcp_desktop_list_processes"}, Aliases: []string{"ps"},
 	Summary: "List processes with pid, name, memory, window title and start time",
-	Long: "Processes of this machine, largest memory first, at most maxCount (default 200). Pass an\n" +
-		"entry's startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
+	Long: "Processes of this session, those with a window first, then largest memory first, at most\n" +
+		"maxCount (default 200): its desktop's (display server, bus, window manager), the programs it\n" +
+		"launched and those on its display (its browser among them), with their descendants; the whole\n" +
+		"machine's when the policy's processScope is \"machine\". Pass an entry's startTimeTicks to\n" +
+		"kill_process as startTime, so a reused pid is never killed.",
 	Example:     "  $ w365 list-processes --max-count 20\n  $ w365 ps --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in ProcessesIn) (ProcessesOut, error) {
@@ -72,7 +77,7 @@ var ListProcesses = tool.Define(tool.Tool{
 			titles = desktop.TitlesByPID(ws)
 		}
 	}
-	ps, err := proc.List(ctx, in.MaxCount, titles)
+	ps, err := proc.List(ctx, in.MaxCount, titles, processScope(env))
 	if ps == nil {
 		ps = []proc.Process{}
 	}
@@ -82,14 +87,19 @@ var ListProcesses = tool.Define(tool.Tool{
 // KillProcess is the tool kill_process (w365 kill-process).
 var KillProcess = tool.Define(tool.Tool{
 	Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
-	Summary: "End a process by pid, guarded by its start time; system processes are protected",
-	Long: "Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
+	Summary: "End a process of the session by pid, guarded by its start time; system processes are protected",
+	Long: "Acts on the processes list_processes shows: any other is refused with BLOCKED_BY_POLICY.\n" +
+		"Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
 		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
 		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
 		"exited; with force it sends SIGKILL.",
 	Example:     "  $ w365 kill-process --pid 4242 --start-time 918273",
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in KillIn) (proc.KillResult, error) {
+	if !processScope(env).Contains(in.PID) {
+		return proc.KillResult{PID: in.PID}, werr.New(werr.BlockedByPolicy, "process %d is not one of this session's", in.PID).
+			WithHint("list_processes shows the session's processes; the policy's processScope \"machine\" widens it")
+	}
 	return proc.Kill(ctx, in.PID, in.StartTime, in.Force, protection(env).Protected)
 })
 
@@ -105,6 +115,9 @@ var LaunchApplication = tool.Define(tool.Tool{
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in LaunchIn) (LaunchOut, error) {
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, env.Session.Desktop.Environ(nil), env.Policy.LaunchDirs)
+	if err == nil {
+		env.Session.AddProcess(pid)
+	}
 	return LaunchOut{Path: path, PID: pid}, err
 })
 
@@ -122,3 +135,12 @@ var GetSystemInfo = tool.Define(tool.Tool{
 	}
 	return sysinfo.Get(ctx, w, h)
 })
+
+// processScope is what the process tools act on: the session's processes, or the machine's
+// when the policy says so.
+func processScope(env *tool.Env) proc.Scope {
+	if env.Policy.ProcessScope == policy.ProcessScopeMachine {
+		return proc.Scope{All: true}
+	}
+	return proc.Scope{Roots: env.Session.Processes(), Display: env.Session.Desktop.Name()}
+}

@@ -112,7 +112,7 @@ func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.
 type TypeRefIn struct {
 	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
 	Ref        string `json:"ref" jsonschema:"e.g. e5"`
-	Text       string `json:"text"`
+	Text       string `json:"text" jsonschema:"at most 20000 characters" w365:"maxLength=20000"`
 	Clear      bool   `json:"clear,omitempty" w365:"default=true"`
 }
 

@@ -173,8 +173,10 @@ var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
 	Summary: "Close a window gracefully by title (80% fuzzy match)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
-		"that asks \"save changes?\" stays open and closed is false. Titles less than 80% similar are\n" +
-		"not closed. Windows of protected processes are refused with PROTECTED_PROCESS.",
+		"that asks \"save changes?\" stays open and closed is false. The title must be at least 80%\n" +
+		"similar to part of the window's title and cover at least 80% of it, so a few letters close\n" +
+		"nothing (NOT_FOUND); a title that fits several windows closes none (INVALID_ARGUMENT, with the\n" +
+		"candidates). Windows of protected processes are refused with PROTECTED_PROCESS.",
 	Example:     "  $ w365 close-window 'Untitled - Notes'",
 	Args:        []string{"title"},
 	Annotations: tool.Destructive,

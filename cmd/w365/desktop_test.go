@@ -18,7 +18,7 @@ import (
 // Desktop input through the MCP client, asserted on what the GTK probe received.
 func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 	h := e2etest.New(t)
-	p := e2etest.StartProbe(t, h.Display())
+	p := e2etest.StartProbe(t, h.XEnv())
 	cs := h.MCP()
 	px, py := p.Widget("Pad")
 
@@ -66,7 +66,7 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 		t.Errorf("move into the corner: %q", code)
 	}
 	xdo := exec.Command("xdotool", "mousemove", "2", "2")
-	xdo.Env = append(os.Environ(), "DISPLAY="+h.Display())
+	xdo.Env = append(os.Environ(), h.XEnv()...)
 	if out, err := xdo.CombinedOutput(); err != nil {
 		t.Fatalf("xdotool: %v %s", err, out)
 	}
@@ -91,7 +91,7 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 // The same tools through the CLI.
 func TestDesktopInputThroughCLIReachesTheApp(t *testing.T) {
 	h := e2etest.New(t)
-	p := e2etest.StartProbe(t, h.Display())
+	p := e2etest.StartProbe(t, h.XEnv())
 	nx, ny := p.Widget("Name")
 	h.MustRun("click", fmt.Sprint(nx), fmt.Sprint(ny))
 	p.Wait("focus", func(e e2etest.Event) bool { return e["widget"] == "Name" }, 5*time.Second)
@@ -111,8 +111,8 @@ func TestDesktopInputThroughCLIReachesTheApp(t *testing.T) {
 
 func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	h := e2etest.New(t)
-	disp := h.Display()
-	p := e2etest.StartProbe(t, disp, "--title", "Probe Window Alpha", "--position", "300,200")
+	xenv := h.XEnv()
+	p := e2etest.StartProbe(t, xenv, "--title", "Probe Window Alpha", "--position", "300,200")
 	var wl struct {
 		Windows []struct {
 			Title                    string
@@ -146,8 +146,10 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 		t.Errorf("activate unknown: %q", code)
 	}
 
-	// Processes: a sleep is listed with its start time; a wrong start time is refused.
+	// Processes: a sleep on the session's display is listed with its start time; a wrong start
+	// time is refused.
 	sleep := exec.Command("sleep", "300")
+	sleep.Env = append(os.Environ(), xenv...)
 	sleep.Start()
 	defer sleep.Process.Kill()
 	var ps struct {
@@ -171,7 +173,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	if r.Code != 4 || !strings.Contains(r.Stderr, "STALE_PROCESS") {
 		t.Errorf("wrong start time: exit %d %s", r.Code, r.Stderr)
 	}
-	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "kill_process", map[string]any{"pid": h.HostPID(), "startTime": 1})); code != "PROTECTED_PROCESS" && code != "STALE_PROCESS" {
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "kill_process", map[string]any{"pid": h.HostPID(), "startTime": 1})); code != "PROTECTED_PROCESS" && code != "STALE_PROCESS" && code != "BLOCKED_BY_POLICY" {
 		t.Errorf("killing the host: %q", code)
 	}
 	h.MustRun("kill-process", "--pid", fmt.Sprint(sleep.Process.Pid), "--start-time", fmt.Sprint(start), "--force")
@@ -183,7 +185,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	h.MustRun("clipboard-write", "Grüße ✓ 東京")
 	if _, err := exec.LookPath("xclip"); err == nil {
 		xc := exec.Command("xclip", "-selection", "clipboard", "-o")
-		xc.Env = append(os.Environ(), "DISPLAY="+disp)
+		xc.Env = append(os.Environ(), xenv...)
 		out, err := xc.Output()
 		if err != nil || string(out) != "Grüße ✓ 東京" {
 			t.Errorf("xclip read %q, %v", out, err)
@@ -225,7 +227,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 func TestLaunchAndActivateThroughCLI(t *testing.T) {
 	displaytest.Require(t, "xmessage")
 	h := e2etest.New(t)
-	p := e2etest.StartProbe(t, h.Display(), "--title", "Other Window")
+	p := e2etest.StartProbe(t, h.XEnv(), "--title", "Other Window")
 	_ = p
 	var launched struct {
 		Path string
@@ -246,7 +248,7 @@ func TestLaunchAndActivateThroughCLI(t *testing.T) {
 	h.MustRun("activate-window", "other window")
 	h.MustRun("activate-window", "launched by")
 	xp := exec.Command("xprop", "-root", "_NET_ACTIVE_WINDOW")
-	xp.Env = append(os.Environ(), "DISPLAY="+h.Display())
+	xp.Env = append(os.Environ(), h.XEnv()...)
 	active, _ := xp.Output()
 	var wl struct {
 		Windows []struct {

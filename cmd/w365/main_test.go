@@ -101,7 +101,7 @@ func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
 
 func TestCLIClickReachesARealGTKButton(t *testing.T) {
 	h := e2etest.New(t)
-	p := e2etest.StartProbe(t, h.Display())
+	p := e2etest.StartProbe(t, h.XEnv())
 	x, y := p.Widget("Submit")
 	h.MustRun("click", fmt.Sprint(x), fmt.Sprint(y))
 	p.Wait("clicked", func(e e2etest.Event) bool { return e["widget"] == "Submit" }, 5*time.Second)
@@ -109,7 +109,7 @@ func TestCLIClickReachesARealGTKButton(t *testing.T) {
 
 func TestScreenshotHasTheTestPatternColoursAtKnownCoordinates(t *testing.T) {
 	h := e2etest.New(t)
-	p := e2etest.StartProbe(t, h.Display(), "--pattern", "--position", "200,150")
+	p := e2etest.StartProbe(t, h.XEnv(), "--pattern", "--position", "200,150")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "full.png")
 	h.MustRun("take-screenshot", "-o", out)

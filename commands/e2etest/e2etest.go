@@ -182,6 +182,20 @@ func (h *Harness) Display() string {
 	return ""
 }
 
+// XEnv starts the default session if needed and returns what an X client needs to reach its
+// desktop: DISPLAY and XAUTHORITY (a virtual desktop admits only holders of its cookie).
+func (h *Harness) XEnv() []string {
+	h.T.Helper()
+	h.MustRun("get-screen-size")
+	for _, s := range h.Sessions() {
+		if s.SessionID == "default" {
+			return []string{"DISPLAY=" + s.Display, "XAUTHORITY=" + s.Env["XAUTHORITY"]}
+		}
+	}
+	h.T.Fatal("no default session")
+	return nil
+}
+
 // SessionEnv starts the default session if needed and returns the environment of a
 // program on its desktop (display, session bus, accessibility switches).
 func (h *Harness) SessionEnv() []string {
@@ -304,10 +318,11 @@ type Probe struct {
 	Ready  Event
 }
 
-// StartProbe runs the probe on display with args and waits for its "ready" event.
-func StartProbe(t testing.TB, display string, args ...string) *Probe {
+// StartProbe runs the probe with xenv (Harness.XEnv) and args, without the accessibility
+// bridge, and waits for its "ready" event.
+func StartProbe(t testing.TB, xenv []string, args ...string) *Probe {
 	t.Helper()
-	return StartProbeEnv(t, []string{"DISPLAY=" + display, "NO_AT_BRIDGE=1"}, args...)
+	return StartProbeEnv(t, append(xenv, "NO_AT_BRIDGE=1"), args...)
 }
 
 // StartProbeEnv runs the probe with env added to the test's environment.

@@ -168,7 +168,7 @@ func (h *Host) Serve(ctx context.Context) {
 
 // ServeStdio serves one MCP client on stdin/stdout until it disconnects.
 func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName string) error {
-	t := orderedTransport{Transport: &mcp.StdioTransport{}, session: sessionName}
+	t := orderedTransport{Transport: lineTransport{r: os.Stdin, w: nopCloser{os.Stdout}}, session: sessionName}
 	ss, err := h.mcpServer(o).Connect(ctx, t, nil)
 	if err != nil {
 		return err

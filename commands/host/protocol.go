@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/w365/w365/engine/session"
 )
 
@@ -41,6 +39,14 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		c.Close()
 		return
 	}
+	// The hello is read first, so that a refused client reads the reason rather than a broken pipe.
+	if why := peerRefused(c); why != "" {
+		h.log.Warn("refused a socket client", "why", why)
+		b, _ := json.Marshal(helloReply{Version: Version(), Error: why})
+		c.Write(append(b, '\n'))
+		c.Close()
+		return
+	}
 	var hi hello
 	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background}
 	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
@@ -63,7 +69,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	if hi.Session == "" {
 		hi.Session = session.DefaultName
 	}
-	t := orderedTransport{Transport: &mcp.IOTransport{Reader: rc, Writer: c}, session: hi.Session}
+	t := orderedTransport{Transport: lineTransport{r: rc, w: c}, session: hi.Session}
 	ss, err := h.mcpServer(hi.Serve).Connect(ctx, t, nil)
 	if err != nil {
 		c.Close()

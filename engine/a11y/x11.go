@@ -5,6 +5,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // xwin is what the window manager knows about one top-level window.
@@ -20,7 +21,7 @@ type xwin struct {
 // xWindowInfo reads the active window (id == 0) or the given window from the X server
 // of displayName: its PID, title and on-screen client geometry.
 func xWindowInfo(displayName string, id uint32) (xwin, error) {
-	c, err := xgb.NewConnDisplay(displayName)
+	c, err := xconn.Connect(displayName)
 	if err != nil {
 		return xwin{}, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
 	}

@@ -35,6 +35,7 @@ import (
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // ReadResult is the platform-neutral content, so that a Clipboard serves as
@@ -104,7 +105,7 @@ type Clipboard struct {
 // Open connects to displayName and creates the invisible window that owns and receives
 // selections.
 func Open(displayName string) (*Clipboard, error) {
-	conn, err := xgb.NewConnDisplay(displayName)
+	conn, err := xconn.Connect(displayName)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
 	}

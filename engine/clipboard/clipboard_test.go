@@ -27,6 +27,7 @@ import (
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/engine/window"
+	"github.com/w365/w365/engine/xconn"
 )
 
 const unicodeText = "Grüße aus Köln – 東京タワー 🎉 naïve café\nzweite Zeile\ttab"
@@ -380,7 +381,7 @@ func TestMultiple(t *testing.T) {
 	if _, err := c.Write(ctx, "Grüße"); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := xgb.NewConnDisplay(d.Name)
+	conn, err := xconn.Connect(d.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

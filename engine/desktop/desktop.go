@@ -28,6 +28,10 @@ type Desktop interface {
 	PIDs() []int
 	// Stop ends a virtual desktop and what w365 started on it; a no-op otherwise.
 	Stop()
+	// Err is nil while the desktop works. Once a process of a virtual desktop (display server,
+	// window manager, bus) has died it says which, and the desktop is broken for good: it
+	// connects to no display server it did not start, even one on the same display.
+	Err() error
 
 	OpenInput(p *policy.Policy) (Input, error)
 	OpenScreen() (Screen, error)

@@ -6,10 +6,14 @@ package display
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,6 +24,7 @@ import (
 	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // Desktop is one X display with the environment that programs on it need.
@@ -28,11 +33,23 @@ type Desktop struct {
 	Name string
 	// Virtual says whether w365 started (and will stop) this display.
 	Virtual bool
-	// Env holds DISPLAY, DBUS_SESSION_BUS_ADDRESS and the variables that switch
-	// accessibility on in GTK, Qt and Chromium.
+	// Env holds DISPLAY, XAUTHORITY (a virtual desktop's), DBUS_SESSION_BUS_ADDRESS and the
+	// variables that switch accessibility on in GTK, Qt and Chromium.
 	Env []string
 
-	procs []*exec.Cmd // started by us, stopped in reverse order
+	procs    []*proc // started by us, stopped in reverse order; procs[0] is the X server
+	cookie   []byte  // the X server's MIT-MAGIC-COOKIE-1
+	authDir  string  // private directory of the Xauthority file
+	stopping atomic.Bool
+}
+
+// proc is one process of a virtual desktop. A goroutine waits for it from the start, so it is
+// reaped the moment it exits (no zombie) and Err can tell that it did.
+type proc struct {
+	cmd  *exec.Cmd
+	name string
+	done chan struct{}
+	err  error // Wait's error, once done is closed
 }
 
 // a11yEnv switches on the accessibility bridges of common toolkits.
@@ -76,29 +93,33 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 			d.Stop()
 		}
 	}()
+	auth, err := d.writeAuthority()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot write the X authority file")
+	}
 
 	// -displayfd makes Xvfb pick a free display number and write it once it accepts clients.
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create pipe")
 	}
-	x := exec.Command(xvfb, "-displayfd", "3", "-screen", "0",
+	x := exec.Command(xvfb, "-displayfd", "3", "-auth", auth, "-screen", "0",
 		fmt.Sprintf("%dx%dx%d", o.Width, o.Height, o.Depth), "-nolisten", "tcp", "+extension", "RANDR")
 	x.ExtraFiles = []*os.File{w}
-	if err := child.Start(x); err != nil {
+	if err := d.start(x, "Xvfb"); err != nil {
 		r.Close()
 		w.Close()
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot start Xvfb")
 	}
 	w.Close()
-	d.procs = append(d.procs, x)
 	num, err := readLine(ctx, r, 10*time.Second)
 	r.Close()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "Xvfb did not start")
 	}
 	d.Name = ":" + strings.TrimSpace(num)
-	d.Env = []string{"DISPLAY=" + d.Name}
+	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
+	xconn.Register(d.Name, xconn.Server{PID: x.Process.Pid, Cookie: d.cookie, Err: d.Err})
 
 	if addr, err := d.startDBus(ctx); err == nil {
 		d.Env = append(d.Env, "DBUS_SESSION_BUS_ADDRESS="+addr)
@@ -114,11 +135,10 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 		if o.WindowManager == "openbox" {
 			c.Args = append(c.Args, "--sm-disable")
 		}
-		if err := child.Start(c); err != nil {
+		if err := d.start(c, o.WindowManager); err != nil {
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
 		}
-		d.procs = append(d.procs, c)
-		if err := waitForWM(ctx, d.Name, 10*time.Second); err != nil {
+		if err := d.waitForWM(ctx, 10*time.Second); err != nil {
 			return nil, err
 		}
 	} else {
@@ -139,14 +159,13 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	}
 	c := exec.Command(bin, "--session", "--nofork", "--nosyslog", "--print-address=3")
 	c.ExtraFiles = []*os.File{w}
-	c.Env = append(os.Environ(), "DISPLAY="+d.Name)
-	if err := child.Start(c); err != nil {
+	c.Env = d.Environ(os.Environ())
+	if err := d.start(c, "dbus-daemon"); err != nil {
 		r.Close()
 		w.Close()
 		return "", err
 	}
 	w.Close()
-	d.procs = append(d.procs, c)
 	addr, err := readLine(ctx, r, 10*time.Second)
 	r.Close()
 	return strings.TrimSpace(addr), err
@@ -166,15 +185,76 @@ func enableAccessibility(addr string) {
 	obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true))
 }
 
+// start starts c as one of the desktop's processes, reaped as soon as it exits.
+func (d *Desktop) start(c *exec.Cmd, name string) error {
+	if err := child.Start(c); err != nil {
+		return err
+	}
+	p := &proc{cmd: c, name: name, done: make(chan struct{})}
+	go func() {
+		p.err = c.Wait()
+		close(p.done)
+	}()
+	d.procs = append(d.procs, p)
+	return nil
+}
+
+// Err is nil while every process of a virtual desktop runs, and says which one exited once
+// one did (a desktop without its X server or window manager is broken: it is not restarted
+// in place, so that nothing talks to whatever takes its display next). An existing display,
+// which w365 did not start, always reports nil.
+func (d *Desktop) Err() error {
+	if d.stopping.Load() {
+		return werr.New(werr.SessionExpired, "the desktop %s was stopped", d.Name)
+	}
+	for _, p := range d.procs {
+		select {
+		case <-p.done:
+			how := "exited"
+			if p.err != nil {
+				how = p.err.Error()
+			}
+			return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone: %s", p.name, d.Name, p.cmd.Process.Pid, how)
+		default:
+		}
+	}
+	return nil
+}
+
 // PIDs lists the processes that make up this desktop (display server, bus, window manager).
 func (d *Desktop) PIDs() []int {
 	var pids []int
-	for _, c := range d.procs {
-		if c.Process != nil {
-			pids = append(pids, c.Process.Pid)
-		}
+	for _, p := range d.procs {
+		pids = append(pids, p.cmd.Process.Pid)
 	}
 	return pids
+}
+
+// writeAuthority makes the X server's cookie and writes it, as an Xauthority file for any
+// display (family Wild, no display number: the number is known only once Xvfb picked it), in
+// a directory of its own that only this user may enter. The X server reads it with -auth;
+// programs on the desktop get it through XAUTHORITY. Without the cookie, other local users
+// (and a sandbox, which sees neither the file nor, by default, the X socket) cannot connect.
+func (d *Desktop) writeAuthority() (string, error) {
+	d.cookie = make([]byte, 16)
+	rand.Read(d.cookie)
+	dir, err := os.MkdirTemp("", "w365-xauth-")
+	if err != nil {
+		return "", err
+	}
+	d.authDir = dir
+	var b []byte
+	field := func(v []byte) {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(v)))
+		b = append(b, v...)
+	}
+	b = binary.BigEndian.AppendUint16(b, 0xffff) // FamilyWild
+	field(nil)                                   // address
+	field(nil)                                   // display number
+	field([]byte("MIT-MAGIC-COOKIE-1"))
+	field(d.cookie)
+	file := filepath.Join(dir, "Xauthority")
+	return file, os.WriteFile(file, b, 0o600)
 }
 
 // Command prepares a program to run on this desktop, with its environment.
@@ -209,24 +289,26 @@ func (d *Desktop) Getenv(key string) string {
 	return ""
 }
 
-// Stop ends what StartVirtual started, newest first. It is a no-op for an existing display.
+// Stop ends what StartVirtual started, newest first, and removes its X authority. It is a
+// no-op for an existing display.
 func (d *Desktop) Stop() {
+	d.stopping.Store(true)
+	if len(d.procs) > 0 {
+		xconn.Unregister(d.Name, d.procs[0].cmd.Process.Pid)
+	}
 	for i := len(d.procs) - 1; i >= 0; i-- {
-		c := d.procs[i]
-		if c.Process == nil {
-			continue
-		}
-		c.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { c.Wait(); close(done) }()
+		p := d.procs[i]
+		p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-done:
+		case <-p.done:
 		case <-time.After(2 * time.Second):
-			c.Process.Kill()
-			<-done
+			p.cmd.Process.Kill()
+			<-p.done
 		}
 	}
-	d.procs = nil
+	if d.authDir != "" {
+		os.RemoveAll(d.authDir)
+	}
 }
 
 func readLine(ctx context.Context, f *os.File, timeout time.Duration) (string, error) {
@@ -253,13 +335,14 @@ func readLine(ctx context.Context, f *os.File, timeout time.Duration) (string, e
 }
 
 // waitForWM polls the root window until a window manager announces itself (EWMH).
-func waitForWM(ctx context.Context, name string, timeout time.Duration) error {
+func (d *Desktop) waitForWM(ctx context.Context, timeout time.Duration) error {
+	name := d.Name
 	// The server accepts clients once it wrote its display number, but a loaded
 	// machine has been seen refusing the very first connection: retry briefly.
 	var conn *xgb.Conn
 	var err error
 	for i := 0; i < 20; i++ {
-		if conn, err = xgb.NewConnDisplay(name); err == nil {
+		if conn, err = xconn.Connect(name); err == nil {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -3,17 +3,25 @@
 package display_test
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
 	d := displaytest.Start(t)
-	conn, err := xgb.NewConnDisplay(d.Name)
+	conn, err := xconn.Connect(d.Name)
 	if err != nil {
 		t.Fatalf("connect %s: %v", d.Name, err)
 	}
@@ -28,11 +36,99 @@ func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
 	if len(d.PIDs()) != 3 {
 		t.Fatalf("want Xvfb, dbus and openbox, got pids %v", d.PIDs())
 	}
+	if err := d.Err(); err != nil {
+		t.Fatalf("a running desktop reports %v", err)
+	}
+}
+
+// Only holders of the desktop's cookie get in: a client without it is refused, one given the
+// desktop's XAUTHORITY (as programs on the desktop are) is served.
+func TestVirtualDesktopNeedsItsCookie(t *testing.T) {
+	d := displaytest.Start(t)
+	t.Setenv("XAUTHORITY", "/nonexistent")
+	if c, err := xgb.NewConnDisplay(d.Name); err == nil {
+		c.Close()
+		t.Fatal("a client without the cookie connected")
+	}
+	auth := d.Getenv("XAUTHORITY")
+	st, err := os.Stat(auth)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("Xauthority %s: %v %v", auth, st.Mode(), err)
+	}
+	t.Setenv("XAUTHORITY", auth)
+	c, err := xgb.NewConnDisplay(d.Name)
+	if err != nil {
+		t.Fatalf("a client with the desktop's XAUTHORITY: %v", err)
+	}
+	c.Close()
+	d.Stop()
+	if _, err := os.Stat(auth); !os.IsNotExist(err) {
+		t.Errorf("the Xauthority file outlived Stop: %v", err)
+	}
+}
+
+// An X server that dies is reaped at once and reported by Err; another server that then takes
+// the display number is never connected to.
+func TestDeadXServerIsReapedAndItsDisplayNumberNotReused(t *testing.T) {
+	d := displaytest.Start(t)
+	xvfb := d.PIDs()[0]
+	syscall.Kill(xvfb, syscall.SIGKILL)
+	deadline := time.Now().Add(time.Minute)
+	for d.Err() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("Err stayed nil after the X server was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if werr.CodeOf(d.Err()) != werr.SessionExpired || !strings.Contains(d.Err().Error(), "Xvfb") {
+		t.Errorf("Err = %v", d.Err())
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", xvfb)); err == nil && strings.Contains(string(b), ") Z ") {
+		t.Error("the dead X server is a zombie")
+	}
+
+	stranger := exec.Command("Xvfb", d.Name, "-screen", "0", "640x480x24", "-nolisten", "tcp")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stranger.Process.Kill(); stranger.Wait() })
+	t.Setenv("XAUTHORITY", "/nonexistent")
+	for i := 0; ; i++ {
+		c, err := xgb.NewConnDisplay(d.Name)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if i > 500 {
+			t.Fatalf("the stranger X server did not come up on %s: %v", d.Name, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c, err := xconn.Connect(d.Name); err == nil {
+		c.Close()
+		t.Fatal("Connect reached the stranger's X server")
+	}
 }
 
 func TestTwoDesktopsGetDistinctDisplays(t *testing.T) {
 	a, b := displaytest.Start(t), displaytest.Start(t)
 	if a.Name == b.Name {
 		t.Fatalf("both desktops on %s", a.Name)
+	}
+}
+
+// The window manager is as vital as the X server: its death breaks the desktop too.
+func TestDeadWindowManagerBreaksTheDesktop(t *testing.T) {
+	d := displaytest.Start(t)
+	wm := d.PIDs()[len(d.PIDs())-1]
+	syscall.Kill(wm, syscall.SIGKILL)
+	for i := 0; d.Err() == nil; i++ {
+		if i > 3000 {
+			t.Fatal("Err stayed nil after the window manager was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(d.Err().Error(), "openbox") {
+		t.Errorf("Err = %v", d.Err())
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // X core event types used with XTEST FakeInput.
@@ -71,7 +72,7 @@ func New(displayName string, p *policy.Policy) (*Controller, error) {
 }
 
 func (c *Controller) connect() error {
-	conn, err := xgb.NewConnDisplay(c.display)
+	conn, err := xconn.Connect(c.display)
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", c.display).
 			WithHint("check that the display is running and DISPLAY is right")

@@ -17,18 +17,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/display"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/ocr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // capture reads the whole screen of d with GetImage (24/32-bit TrueColor, BGRX).
 func capture(t testing.TB, d *display.Desktop) *image.RGBA {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(d.Name)
+	c, err := xconn.Connect(d.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

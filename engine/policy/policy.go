@@ -55,7 +55,17 @@ type Policy struct {
 	LaunchDirs           []string `json:"launchDirs"`           // launch_application roots
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
 	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool
+
+	// ProcessScope is what list_processes and kill_process act on: "session" (the session's
+	// desktop, browser and launched programs with their descendants) or "machine".
+	ProcessScope string `json:"processScope"`
 }
+
+// Process scopes.
+const (
+	ProcessScopeSession = "session"
+	ProcessScopeMachine = "machine"
+)
 
 // Default returns the policy of TOOLS.md and PLATFORM.md.
 func Default() *Policy {
@@ -94,6 +104,8 @@ func Default() *Policy {
 		},
 		LaunchDirs: []string{"/usr/bin", "/usr/local/bin", "/opt", "/snap/bin",
 			"/var/lib/flatpak/exports/bin", "~/.local/share/flatpak/exports/bin"},
+
+		ProcessScope: ProcessScopeSession,
 	}
 }
 
@@ -112,6 +124,9 @@ func Load(path string) (*Policy, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
 		return nil, werr.Wrap(err, werr.InvalidArgument, "policy file %s: %v", path, err)
+	}
+	if p.ProcessScope != ProcessScopeSession && p.ProcessScope != ProcessScopeMachine {
+		return nil, werr.Invalid("policy file %s: processScope is %q; it must be %q or %q", path, p.ProcessScope, ProcessScopeSession, ProcessScopeMachine)
 	}
 	return p, nil
 }

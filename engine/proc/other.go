@@ -14,9 +14,12 @@ func unsupported() *werr.Error {
 }
 
 // List is not implemented on this platform.
-func List(ctx context.Context, maxCount int, titles map[int]string) ([]Process, error) {
+func List(ctx context.Context, maxCount int, titles map[int]string, scope Scope) ([]Process, error) {
 	return nil, unsupported()
 }
+
+// Contains is false on this platform, where processes cannot be inspected.
+func (s Scope) Contains(pid int) bool { return false }
 
 // StartTime is not implemented on this platform.
 func StartTime(pid int) (uint64, error) { return 0, unsupported() }

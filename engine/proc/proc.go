@@ -88,10 +88,10 @@ func longName(ctx context.Context, pid int, comm string) string {
 	return comm
 }
 
-// List returns up to maxCount user-space processes (kernel threads left out): processes that
-// own a window first, then by resident memory, largest first. titles maps a PID to the title
-// of its window (from the window list); maxCount <= 0 means 200.
-func List(ctx context.Context, maxCount int, titles map[int]string) ([]Process, error) {
+// List returns up to maxCount user-space processes of scope (kernel threads left out):
+// processes that own a window first, then by resident memory, largest first. titles maps a
+// PID to the title of its window (from the window list); maxCount <= 0 means 200.
+func List(ctx context.Context, maxCount int, titles map[int]string, scope Scope) ([]Process, error) {
 	if maxCount <= 0 {
 		maxCount = 200
 	}
@@ -100,13 +100,14 @@ func List(ctx context.Context, maxCount int, titles map[int]string) ([]Process, 
 		return nil, werr.Wrap(err, werr.Internal, "cannot list processes")
 	}
 	page := uint64(os.Getpagesize())
+	in := scope.members()
 	out := make([]Process, 0, len(pids))
 	for _, p := range pids {
 		if err := ctx.Err(); err != nil {
 			return nil, werr.Wrap(err, werr.Cancelled, "cancelled")
 		}
 		st, err := readStat(int(p))
-		if err != nil || st.kernelThread() || st.state == 'Z' {
+		if err != nil || st.kernelThread() || st.state == 'Z' || !in(int(p)) {
 			continue // gone, kernel thread or zombie
 		}
 		out = append(out, Process{

@@ -66,7 +66,7 @@ func TestListSleep(t *testing.T) {
 	// its resident size may still be 0 for a moment.
 	var got *Process
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ps, err := List(context.Background(), 1<<20, nil)
+		ps, err := List(context.Background(), 1<<20, nil, Scope{All: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,14 +91,14 @@ func TestListSleep(t *testing.T) {
 	}
 
 	// Titles come first and the count is capped.
-	ps, err := List(context.Background(), 1, map[int]string{pid: "A window"})
+	ps, err := List(context.Background(), 1, map[int]string{pid: "A window"}, Scope{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ps) != 1 || ps[0].PID != pid || ps[0].WindowTitle != "A window" {
 		t.Fatalf("List(1, titles) = %+v", ps)
 	}
-	ps, err = List(context.Background(), 0, nil)
+	ps, err = List(context.Background(), 0, nil, Scope{All: true})
 	if err != nil || len(ps) == 0 || len(ps) > 200 {
 		t.Fatalf("default count: %d, %v", len(ps), err)
 	}
@@ -357,7 +357,7 @@ func TestLaunchXmessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := List(ctx, 5, desktop.TitlesByPID(ws))
+	ps, err := List(ctx, 5, desktop.TitlesByPID(ws), Scope{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

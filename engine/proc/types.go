@@ -41,3 +41,18 @@ type Protection struct {
 	// full name.
 	Names []string
 }
+
+// Scope is the set of processes list_processes and kill_process act on: by default a session's
+// own (TOOLS.md: "the processes running in the current session"), the whole machine only when
+// the policy says so (processScope "machine").
+type Scope struct {
+	// All puts every process in scope.
+	All bool
+	// Roots are the session's own processes (its desktop's display server, bus and window
+	// manager, the programs it launched); they and all their descendants are in scope.
+	Roots []int
+	// Display is the session's X display: a program started with DISPLAY set to it (an app on
+	// the session's desktop, its browser) is in scope. Empty means none. A w365 executable (a
+	// host) and what it started are never in scope through Display or ancestry.
+	Display string
+}

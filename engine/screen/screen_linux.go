@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // Screen is one X display's root window. It holds no global state, so a process
@@ -50,7 +51,7 @@ func Open(displayName string) (*Screen, error) {
 }
 
 func (s *Screen) connect() error {
-	conn, err := xgb.NewConnDisplay(s.display)
+	conn, err := xconn.Connect(s.display)
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", s.display).
 			WithHint("check that the display is running")

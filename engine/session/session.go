@@ -62,6 +62,7 @@ type Session struct {
 	resources map[string]io.Closer
 	order     []string
 	ended     bool
+	started   []int // programs the session launched
 }
 
 // Info describes a session for listings.
@@ -90,6 +91,15 @@ func (m *Manager) Get(ctx context.Context, name string, create bool) (*Session, 
 			return nil, werr.New(werr.Unavailable, "the host is shutting down")
 		}
 		if s, ok := m.sessions[name]; ok {
+			if err := s.Desktop.Err(); err != nil {
+				// The desktop died: end the session (its apps went with their display) and say
+				// so once; the next call of this name starts a new desktop.
+				delete(m.sessions, name)
+				m.mu.Unlock()
+				s.close()
+				return nil, werr.New(werr.SessionExpired, "session %q has ended: %v; its windows and applications are gone", name, werr.As(err).Message).
+					WithHint("the next call starts the session again on a new desktop")
+			}
 			m.mu.Unlock()
 			s.Touch()
 			return s, nil
@@ -217,6 +227,22 @@ func (m *Manager) PIDs() []int {
 	return pids
 }
 
+// AddProcess records pid as a program the session started (launch_application): it and its
+// descendants belong to the session.
+func (s *Session) AddProcess(pid int) {
+	s.mu.Lock()
+	s.started = append(s.started, pid)
+	s.mu.Unlock()
+}
+
+// Processes are the session's own processes: its desktop's and those it started. With their
+// descendants (and the programs on its display) they are what the process tools act on.
+func (s *Session) Processes() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(s.Desktop.PIDs(), s.started...)
+}
+
 // Touch marks the session used now.
 func (s *Session) Touch() {
 	s.mu.Lock()
@@ -236,8 +262,10 @@ func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	env := map[string]string{"DISPLAY": s.Desktop.Name()}
-	if a := s.Desktop.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
-		env["DBUS_SESSION_BUS_ADDRESS"] = a
+	for _, k := range []string{"XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS"} {
+		if v := s.Desktop.Getenv(k); v != "" {
+			env[k] = v
+		}
 	}
 	return Info{ID: s.ID, Display: s.Desktop.Name(), Virtual: s.Desktop.Virtual(), HostPID: os.Getpid(),
 		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len(), Env: env}

@@ -52,6 +52,17 @@ func Similarity(query, title string) float64 {
 	return s
 }
 
+// Coverage is how much of title the query's best match accounts for, from 0 to 1: with q, t and
+// d as in Similarity, (len(q) - d) / len(t), at most 1. A query that is the whole title covers
+// 1; "a" against "a long title" covers 1/12, however perfectly it matches.
+func Coverage(query, title string) float64 {
+	q, t := normalize(query), normalize(title)
+	if len(t) == 0 {
+		return 0
+	}
+	return min(max(float64(len(q)-substringDistance(q, t))/float64(len(t)), 0), 1)
+}
+
 // substringDistance is min over substrings s of t of Levenshtein(q, s).
 func substringDistance(q, t []rune) int {
 	// prev[j]: distance between q[:i] and the best substring of t ending at j.
@@ -136,6 +147,19 @@ func bestFuzzy(ws []Window, query string, threshold float64) []Window {
 	out := make([]Window, len(sc))
 	for i := range sc {
 		out[i] = sc[i].w
+	}
+	return out
+}
+
+// closeMatches are the windows close_window may mean: query is at least CloseThreshold similar
+// to part of the title and that part covers at least CloseThreshold of the title. Exact
+// matches (case and spacing aside) come first.
+func closeMatches(ws []Window, query string) []Window {
+	var out []Window
+	for _, w := range bestFuzzy(ws, query, CloseThreshold) {
+		if Coverage(query, w.Title) >= CloseThreshold {
+			out = append(out, w)
+		}
 	}
 	return out
 }

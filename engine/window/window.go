@@ -9,6 +9,7 @@ package window
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/xconn"
 )
 
 // Window and CloseResult are the platform-neutral types, so that what a Manager
@@ -75,7 +77,7 @@ var atomNames = []string{
 
 // Open connects to displayName (for example ":7").
 func Open(displayName string) (*Manager, error) {
-	conn, err := xgb.NewConnDisplay(displayName)
+	conn, err := xconn.Connect(displayName)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
 	}
@@ -531,6 +533,33 @@ func (m *Manager) findFuzzy(ctx context.Context, title string) (info, error) {
 	return info{}, m.notFound(all, "title matches (80% similarity)", title)
 }
 
+// findToClose is the one window closeMatches allows for title. Several are ambiguous, and
+// refused with the candidates listed, unless exactly one of them is the title itself.
+func (m *Manager) findToClose(ctx context.Context, title string) (info, error) {
+	if strings.TrimSpace(title) == "" {
+		return info{}, werr.Invalid("title must not be empty")
+	}
+	all, err := m.all(ctx)
+	if err != nil {
+		return info{}, err
+	}
+	ws, byID := candidates(all)
+	found := closeMatches(ws, title)
+	switch {
+	case len(found) == 0:
+		return info{}, m.notFound(all, "title matches (80% similarity, covering 80% of the title)", title)
+	case len(found) == 1 || matchRank(title, found[0].Title) == 0 && matchRank(title, found[1].Title) != 0:
+		return byID[found[0].Handle], nil
+	}
+	names := make([]string, len(found))
+	for i, w := range found {
+		names[i] = fmt.Sprintf("%s (handle %d, %s)", w.Title, w.Handle, w.ProcessName)
+	}
+	return info{}, werr.Invalid("title %q matches %d windows; close_window closes one", title, len(found)).
+		WithDetail("candidates", names).
+		WithHint("give the window's full title; list_windows shows them")
+}
+
 // clientMessage sends an EWMH request about w to the root window.
 func (m *Manager) clientMessage(w xproto.Window, typ xproto.Atom, data ...uint32) error {
 	d := make([]uint32, 5)
@@ -591,8 +620,8 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 	return now.Window, nil
 }
 
-// Close asks the best fuzzy match for title (Similarity at least CloseThreshold) to close
-// itself through its own close path: _NET_CLOSE_WINDOW to the window manager, or
+// Close asks the one window title names (findToClose: at least CloseThreshold similar, covering
+// at least CloseThreshold of the window's title, and not ambiguous) to close itself through its own close path: _NET_CLOSE_WINDOW to the window manager, or
 // WM_DELETE_WINDOW to the client when there is no window manager. It never kills: a window
 // that does not speak WM_DELETE_WINDOW is refused with UNSUPPORTED (a window manager would
 // kill its client). Windows of processes for which protected returns true are refused with
@@ -600,7 +629,7 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 func (m *Manager) Close(ctx context.Context, title string, protected func(pid int) bool) (CloseResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	in, err := m.findFuzzy(ctx, title)
+	in, err := m.findToClose(ctx, title)
 	if err != nil {
 		return CloseResult{}, err
 	}

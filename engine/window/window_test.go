@@ -234,6 +234,21 @@ func TestSimilarity(t *testing.T) {
 			t.Errorf("Similarity(%q, %q) = %v, want %v", c.q, c.title, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		q, title string
+		want     float64
+	}{
+		{"Calculator", "Calculator", 1},
+		{"calculatr", "Calculator", 0.8},
+		{"C", "Calculator", 0.1},
+		{"unsaved notes", "Unsaved Notes - Editor", 13.0 / 22},
+		{"Unsaved Notes - Editor (2)", "Unsaved Notes - Editor", 1},
+		{"zzz", "Calculator", 0},
+	} {
+		if got := Coverage(c.q, c.title); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Coverage(%q, %q) = %v, want %v", c.q, c.title, got, c.want)
+		}
+	}
 	ws := []Window{{Title: "Editor - long document name"}, {Title: "editor"}, {Title: "My Editor"}, {Title: "Editor - x"}}
 	got := bestSubstring(ws, "EDITOR")
 	var titles []string
@@ -327,7 +342,7 @@ func TestCloseWindow(t *testing.T) {
 
 	// A window that asks "save changes?" gets the request through its own close path,
 	// shows its dialog, and stays open.
-	res, err := m.Close(ctx, "unsaved notes", func(int) bool { return false })
+	res, err := m.Close(ctx, "unsaved notes - editr", func(int) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}

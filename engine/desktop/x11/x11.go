@@ -64,6 +64,7 @@ func (x xdesktop) Environ(base []string) []string { return x.d.Environ(base) }
 func (x xdesktop) Getenv(key string) string       { return x.d.Getenv(key) }
 func (x xdesktop) PIDs() []int                    { return x.d.PIDs() }
 func (x xdesktop) Stop()                          { x.d.Stop() }
+func (x xdesktop) Err() error                     { return x.d.Err() }
 
 // The Open methods return a nil interface on failure, never one holding a nil pointer.
 

@@ -1,0 +1,72 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/commands/e2etest"
+)
+
+func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var out struct{ Windows []struct{ Title string } }
+	e2etest.Structured(t, e2etest.Call(t, cs, "list_windows", nil), &out)
+	var titles []string
+	for _, w := range out.Windows {
+		titles = append(titles, w.Title)
+	}
+	return titles
+}
+
+// close_window's 80 % is measured against the window's title too: a short query that appears
+// in a long title closes nothing, and a query that fits two windows closes neither.
+func TestCloseWindowNeedsMostOfTheTitleAndOneWindow(t *testing.T) {
+	h := e2etest.New(t)
+	cs := h.MCP()
+	env := h.SessionEnv()
+	one, two := "Quarterly Report - Draft 1", "Quarterly Report - Draft 2"
+	e2etest.StartProbeEnv(t, env, "--title", one, "--position", "100,100", "--size", "300,200")
+	e2etest.StartProbeEnv(t, env, "--title", two, "--position", "500,100", "--size", "300,200")
+
+	both := func(when string) {
+		t.Helper()
+		if ts := windowTitles(t, cs); !slices.Contains(ts, one) || !slices.Contains(ts, two) {
+			t.Fatalf("%s: a window went away; open: %q", when, ts)
+		}
+	}
+	for _, q := range []string{"Q", "r", "Quarterly", "Quarterly Report"} {
+		if code := e2etest.ErrorCode(e2etest.Call(t, cs, "close_window", map[string]any{"title": q})); code != "NOT_FOUND" {
+			t.Errorf("close_window %q: code %q, want NOT_FOUND", q, code)
+		}
+	}
+	both("after short queries")
+
+	res := e2etest.Call(t, cs, "close_window", map[string]any{"title": "quarterly report - draft"})
+	if code := e2etest.ErrorCode(res); code != "INVALID_ARGUMENT" {
+		t.Fatalf("ambiguous query: code %q (%s), want INVALID_ARGUMENT", code, e2etest.Text(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), one) || !strings.Contains(string(b), two) || !strings.Contains(string(b), "candidates") {
+		t.Errorf("ambiguous refusal does not list the candidates: %s", b)
+	}
+	both("after an ambiguous query")
+
+	// The exact title picks one of two near-identical windows.
+	var closed struct {
+		MatchedTitle string
+		Closed       bool
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "close_window", map[string]any{"title": "quarterly report - draft 2"}), &closed)
+	if closed.MatchedTitle != two || !closed.Closed {
+		t.Fatalf("exact title: %+v", closed)
+	}
+	if ts := windowTitles(t, cs); !slices.Contains(ts, one) || slices.Contains(ts, two) {
+		t.Fatalf("after closing %q, open: %q", two, ts)
+	}
+}

@@ -1,0 +1,92 @@
+//go:build linux
+
+package proc
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// members resolves s against the running processes: it returns a predicate that says whether
+// a pid is in scope, computed from one reading of the process table.
+func (s Scope) members() func(pid int) bool {
+	if s.All {
+		return func(int) bool { return true }
+	}
+	parent := map[int]int{}
+	if pids, err := process.Pids(); err == nil {
+		for _, p := range pids {
+			if st, err := readStat(int(p)); err == nil {
+				parent[int(p)] = st.ppid
+			}
+		}
+	}
+	roots := map[int]bool{}
+	for _, r := range s.Roots {
+		roots[r] = true
+	}
+	self, _ := os.Executable()
+	memo := map[int]bool{}
+	var in func(pid int, depth int) bool
+	in = func(pid int, depth int) bool {
+		if v, ok := memo[pid]; ok {
+			return v
+		}
+		var v bool
+		switch {
+		case roots[pid]:
+			v = true
+		case w365(pid, self):
+			// Another w365 host (or this one): never a session's, nor what it started.
+		case s.Display != "" && onDisplay(pid, s.Display):
+			v = true
+		case depth < 512:
+			if pp, ok := parent[pid]; ok && pp > 1 && pp != pid {
+				v = in(pp, depth+1)
+			}
+		}
+		memo[pid] = v
+		return v
+	}
+	return func(pid int) bool { return in(pid, 0) }
+}
+
+// Contains says whether pid is in s now.
+func (s Scope) Contains(pid int) bool { return s.members()(pid) }
+
+// onDisplay says whether pid was started with DISPLAY=display.
+func onDisplay(pid int, display string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("DISPLAY=")); ok {
+			found = sameDisplay(string(v), display)
+		}
+	}
+	return found
+}
+
+// w365 says whether pid runs a w365 executable: this one (self), or any named w365.
+func w365(pid int, self string) bool {
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	return err == nil && (exe == self || filepath.Base(exe) == "w365")
+}
+
+// sameDisplay compares X display names, a default screen number aside (":7" is ":7.0").
+func sameDisplay(a, b string) bool {
+	trim := func(s string) string {
+		if i := strings.LastIndexByte(s, '.'); i > strings.LastIndexByte(s, ':') && s[i+1:] == "0" {
+			return s[:i]
+		}
+		return s
+	}
+	return trim(a) == trim(b)
+}
