@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/w365/w365/engine/werr"
@@ -184,6 +186,23 @@ func Load(path string) (*Policy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.InvalidArgument, "cannot read policy file %s", path)
+	}
+	// encoding/json matches keys case-insensitively: check them exactly first, so that a
+	// misspelt key is an error rather than a near miss.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return nil, werr.Wrap(err, werr.InvalidArgument, "policy file %s: %v", path, err)
+	}
+	known := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Policy]()) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			known[name] = true
+		}
+	}
+	for k := range keys {
+		if !known[k] {
+			return nil, werr.Invalid("policy file %s: unknown key %q", path, k).WithHint("the keys are the JSON names in engine/policy/policy.go (case matters)")
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
