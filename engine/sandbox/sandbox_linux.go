@@ -614,10 +614,12 @@ func (c *runCgroup) killAll() {
 // oomKilled reports whether the memory limit killed a process of the run.
 func (c *runCgroup) oomKilled() bool {
 	for _, d := range c.dirs {
-		if b, err := os.ReadFile(filepath.Join(d, "memory.failcnt")); err == nil && strings.TrimSpace(string(b)) != "0" {
-			return true
-		}
-		if b, err := os.ReadFile(filepath.Join(d, "memory.events")); err == nil {
+		// "oom_kill N": memory.oom_control (v1), memory.events (v2).
+		for _, file := range []string{"memory.oom_control", "memory.events"} {
+			b, err := os.ReadFile(filepath.Join(d, file))
+			if err != nil {
+				continue
+			}
 			for _, l := range strings.Split(string(b), "\n") {
 				if f := strings.Fields(l); len(f) == 2 && f[0] == "oom_kill" && f[1] != "0" {
 					return true
