@@ -822,6 +822,11 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	if res.ExitCode == helperExit && strings.HasPrefix(res.Stderr, helperPrefix) {
 		return nil, werr.New(werr.Internal, "the sandbox could not be set up: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix)))
 	}
+	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: execvp ") {
+		return nil, werr.New(werr.NotFound, "%s is installed at %s, which the sandbox does not show", j.argv[0], j.path).
+			WithDetail("rule", "program-hidden").
+			WithHint("the sandbox hides HOME except the working directory and the policy's sandboxReadPaths: add the program's directory there, or install it system-wide")
+	}
 	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: ") {
 		return nil, werr.New(werr.Unavailable, "the OS sandbox failed to start: %s", strings.TrimSpace(res.Stderr)).
 			WithHint("bubblewrap needs user or mount namespaces; check that they are enabled")
