@@ -418,6 +418,9 @@ func TestLaunchRefusesInterpreters(t *testing.T) {
 		{shScript, shScript, nil, true},
 		{"/usr/bin/xterm", "/usr/bin/xterm", []string{"-e", "sh"}, true},
 		{"/usr/bin/xterm", "/usr/bin/xterm", nil, false},
+		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"--renderer-cmd-prefix=sh -c id"}, true},
+		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"https://example.com"}, false},
+		{"/usr/bin/ssh", "/usr/bin/ssh", []string{"-o", "ProxyCommand=sh", "x"}, true},
 		{"/usr/bin/xmessage", "/usr/bin/xmessage", []string{"hi"}, false},
 	} {
 		err := Refused(c.resolved, c.path, c.args, nil)

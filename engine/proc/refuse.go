@@ -25,7 +25,10 @@ func init() {
 			"deno", "bun", "tclsh", "wish", "expect", "guile", "awk", "gawk", "mawk", "nawk", "sed", "java", "jshell",
 			"groovy", "scala", "kotlin", "rscript", "r", "julia", "ghci", "runghc", "ocaml", "swipl", "gjs", "cjs",
 			"qjs", "osascript", "pwsh", "powershell", "dotnet", "mono", "erl", "escript", "elixir", "iex", "racket",
-			"sbcl", "clisp", "gdb", "lldb", "make", "cmake", "ninja", "git", "vim", "nvim", "vi", "emacs", "ex", "ed"},
+			"sbcl", "clisp", "gdb", "lldb", "make", "cmake", "ninja", "git", "vim", "gvim", "evim", "nvim", "vi",
+			"emacs", "ex", "ed", "find", "tar", "zip", "man", "less", "more", "nmap"},
+		"runs commands on this machine or another": {"ssh", "scp", "sftp", "rsync", "docker", "podman", "kubectl",
+			"gdbus", "dbus-send", "busctl", "qdbus", "systemctl", "socat", "nc", "ncat", "netcat"},
 		"runs the program given to it": {"env", "xargs", "nohup", "setsid", "sudo", "su", "pkexec", "doas", "runuser",
 			"timeout", "nice", "ionice", "stdbuf", "strace", "ltrace", "valgrind", "chroot", "unshare", "nsenter",
 			"bwrap", "firejail", "flatpak-spawn", "systemd-run", "setpriv", "capsh", "taskset", "chrt", "prlimit",
@@ -38,6 +41,13 @@ func init() {
 		}
 	}
 }
+
+// browsers are Chromium-family names; browserRefusedFlags make them run a command.
+var browsers = []string{"chromium", "chrome", "google-chrome", "microsoft-edge", "brave", "brave-browser", "vivaldi", "opera"}
+
+var browserRefusedFlags = []string{"--renderer-cmd-prefix", "--utility-cmd-prefix", "--gpu-launcher", "--browser-subprocess-path",
+	"--plugin-launcher", "--ppapi-plugin-launcher", "--nacl-gdb", "--remote-debugging-port", "--remote-debugging-pipe",
+	"--remote-debugging-address", "--no-sandbox"}
 
 // terminals run a command given with -e and the like: allowed without arguments only.
 var terminals = map[string]bool{
@@ -88,6 +98,16 @@ func Refused(resolved, path string, args, allow []string) error {
 			return werr.New(werr.BlockedByPolicy, "%s %s; launch_application starts applications, not interpreters or wrappers", n, why).
 				WithDetail("program", n).
 				WithHint("run code with execute_shell_command or execute_python_code (sandboxed); a deployment can allow it with the policy's launchPrograms")
+		}
+		if slices.ContainsFunc(browsers, func(b string) bool { return n == b || strings.HasPrefix(n, b+"-") }) {
+			for _, a := range args {
+				for _, f := range browserRefusedFlags {
+					if a == f || strings.HasPrefix(a, f+"=") {
+						return werr.New(werr.BlockedByPolicy, "%s %s starts another program or opens the browser to other processes", n, f).
+							WithDetail("program", n).WithHint("launch the browser without that flag, or use the browser tools")
+					}
+				}
+			}
 		}
 		if terminals[n] && len(args) > 0 {
 			return werr.New(werr.BlockedByPolicy, "%s is a terminal and would run the command in its arguments", n).

@@ -252,7 +252,7 @@ func (r *Runner) bwrap() string {
 // secretPaths are hidden inside the sandbox even when a granted read path
 // (policy SandboxReadPaths) or the working directory holds them (relative to that path).
 var secretPaths = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials",
-	".npmrc", ".pypirc", "credentials", "credentials.toml", ".config/gcloud", ".config/gh",
+	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".config/gh",
 	".local/share/keyrings", ".password-store"}
 
 // maskedTrees are replaced by empty directories inside the sandbox (besides HOME, /tmp
@@ -401,13 +401,24 @@ func gitProtected(dir string) []string {
 			}
 			p := filepath.Join(d, e.Name())
 			if e.Name() == ".git" {
-				hooks := filepath.Join(p, "hooks")
-				if !dirExists(hooks) {
-					_ = os.Mkdir(hooks, 0o755)
+				// The repository's own, and those of its submodules (.git/modules/NAME).
+				gitDirs := []string{p}
+				if mods, err := os.ReadDir(filepath.Join(p, "modules")); err == nil {
+					for _, m := range mods {
+						if m.IsDir() {
+							gitDirs = append(gitDirs, filepath.Join(p, "modules", m.Name()))
+						}
+					}
 				}
-				for _, q := range []string{hooks, filepath.Join(p, "config")} {
-					if fileExists(q) {
-						out = append(out, q)
+				for _, g := range gitDirs {
+					hooks := filepath.Join(g, "hooks")
+					if !dirExists(hooks) {
+						_ = os.Mkdir(hooks, 0o755)
+					}
+					for _, q := range []string{hooks, filepath.Join(g, "config")} {
+						if fileExists(q) {
+							out = append(out, q)
+						}
 					}
 				}
 				continue
