@@ -343,3 +343,67 @@ func TestBoundaryPolicyFailsClosed(t *testing.T) {
 	b, _ := json.Marshal(details)
 	t.Logf("strict client's session details: %s", b)
 }
+
+// Attack class 12 (the policy check): a command line at the size cap built to be slow
+// gets its answer, and the session answers the next call.
+func TestBoundaryPolicyCheckIsBounded(t *testing.T) {
+	h := e2etest.New(t)
+	h.FakeHome()
+	cs := h.MCP()
+	for _, unit := range []string{"{a,", "{", "{..", "* ", "'a'"} {
+		cmd := "git " + strings.Repeat(unit, (32*1024-4)/len(unit))
+		res := e2etest.Call(t, cs, "execute_shell_command", map[string]any{"command": cmd})
+		if !res.IsError && unit != "* " && unit != "'a'" {
+			t.Errorf("%q x %d accepted", unit, len(cmd)/len(unit))
+		}
+	}
+	res := e2etest.Call(t, cs, "execute_shell_command", map[string]any{"command": "git " + strings.Repeat("{a,", 20000)})
+	if e2etest.ErrorCode(res) != "INVALID_ARGUMENT" {
+		t.Errorf("a command over the cap: %s", e2etest.Text(res))
+	}
+	var out execOut
+	e2etest.Structured(t, e2etest.Call(t, cs, "execute_shell_command", map[string]any{"command": "git --version"}), &out)
+	if !out.Success {
+		t.Errorf("the next call: %+v", out)
+	}
+}
+
+// Everyday commands keep working in a project under a HOME the sandbox otherwise hides.
+func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
+	h := e2etest.New(t)
+	home := h.FakeHome()
+	os.MkdirAll(filepath.Join(home, "project", "src"), 0o755)
+	for _, f := range []string{"src/a.py", "src/b.py", "src/c.txt"} {
+		os.WriteFile(filepath.Join(home, "project", f), []byte("line one\nline two\n"), 0o644)
+	}
+	cs := h.MCP()
+	for cmd, want := range map[string]string{
+		"ls src/*.py":                   "src/a.py\nsrc/b.py\n",
+		"ls ~/project/src":              "a.py\nb.py\nc.txt\n",
+		"wc -l src/a.py":                "2 src/a.py\n",
+		"head -n 1 src/c.txt":           "line one\n",
+		"tail -n 1 src/c.txt":           "line two\n",
+		"find src -name *.txt":          "src/c.txt\n",
+		`find src -name "*.py" -type f`: "src/a.py\nsrc/b.py\n",
+	} {
+		var out execOut
+		res := e2etest.Call(t, cs, "execute_shell_command", map[string]any{"command": cmd, "cwd": "~/project"})
+		if res.IsError {
+			t.Errorf("%q: %s", cmd, e2etest.Text(res))
+			continue
+		}
+		e2etest.Structured(t, res, &out)
+		got := out.Stdout
+		if strings.HasPrefix(cmd, "find") {
+			lines := strings.Split(strings.TrimSpace(got), "\n")
+			slices.Sort(lines)
+			got = strings.Join(lines, "\n") + "\n"
+		}
+		if got != want || !out.Success {
+			t.Errorf("%q: %q (%+v), want %q", cmd, got, out, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "project", "src", "a.py")); err != nil {
+		t.Errorf("the project changed: %v", err)
+	}
+}

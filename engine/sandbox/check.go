@@ -103,7 +103,7 @@ func check(p *policy.Policy, command string, lookPath func(string) (string, erro
 	if e := scanShell(command); e != nil {
 		return nil, e
 	}
-	words, e := parseWords(command, lookupVar(env, "HOME"))
+	words, e := parseWords(command, homeOf(env))
 	if e != nil {
 		return nil, e
 	}
