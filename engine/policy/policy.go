@@ -109,10 +109,11 @@ func Default() *Policy {
 			"find", "wc", "head", "tail", "sort", "uniq", "go",
 		},
 		WorkspaceRoots: []string{"~"},
-		// Toolchains people install under HOME (pyenv, rustup, go, nvm...): read-only, so
-		// python3, cargo and go on PATH keep working while the rest of HOME is hidden.
+		// Toolchains people install under HOME (pyenv, rustup, go, nvm...) and git's user
+		// configuration (identity): read-only, so python3, cargo, go and git commit keep
+		// working while the rest of HOME is hidden.
 		SandboxReadPaths: []string{"~/.pyenv", "~/.cargo/bin", "~/.rustup", "~/go/bin", "~/.nvm", "~/.volta",
-			"~/.local/bin", "~/.deno/bin", "~/.dotnet", "~/.bun/bin"},
+			"~/.local/bin", "~/.deno/bin", "~/.dotnet", "~/.bun/bin", "~/.gitconfig", "~/.config/git/config"},
 		LaunchDirs: []string{"/usr/bin", "/usr/local/bin", "/opt", "/snap/bin",
 			"/var/lib/flatpak/exports/bin", "~/.local/share/flatpak/exports/bin"},
 	}
