@@ -81,7 +81,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 		})
 	for _, t := range commands.All() {
 		// The policy's tool lists: a tool they leave out is neither listed nor callable.
-		if !o.Selected(t) || !h.policy.ToolAllowed(append([]string{t.Name}, t.MCPAliases...)...) {
+		if !o.Selected(t) || !h.policy.ToolAllowed(append(append([]string{t.Name}, t.MCPAliases...), t.Legacy...)...) {
 			continue
 		}
 		names := append([]string{t.Name}, t.MCPAliases...)

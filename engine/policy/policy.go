@@ -67,7 +67,7 @@ type Policy struct {
 	LaunchDirs           []string `json:"launchDirs"`           // launch_application roots
 	LaunchPrograms       []string `json:"launchPrograms"`       // shells, interpreters and wrappers launch_application may start anyway (base names)
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
-	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool; else only these MCP names (or aliases)
+	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool; else only these MCP names (or aliases, or legacy names)
 	ToolDenylist         []string `json:"toolDenylist"`         // never these tools, whatever the allowlist says
 }
 
