@@ -496,11 +496,13 @@ func newRunCgroup(s limitsSpec) *runCgroup {
 			}
 		}
 	} else if b, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil {
-		want := []string{"+pids", "+memory", "+cpu"}
-		_ = os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte(strings.Join(want, " ")), 0)
+		// One controller per write: a write naming one the kernel refuses fails whole.
 		parent := "/sys/fs/cgroup/w365"
 		_ = os.Mkdir(parent, 0o755)
-		_ = os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte(strings.Join(want, " ")), 0)
+		for _, ctrl := range []string{"+pids", "+memory", "+cpu"} {
+			_ = os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte(ctrl), 0)
+			_ = os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte(ctrl), 0)
+		}
 		var files [][2]string
 		ctrls := string(b)
 		if strings.Contains(ctrls, "pids") {
