@@ -98,8 +98,10 @@
 // three levels down, every .git/hooks and .git/config is bound read-only (an empty hooks
 // directory is made first), so nothing the sandbox writes runs later when git runs on
 // the host; the session's scratch directory is exempt (w365's own, 0700, removed with the
-// session). A repository created inside the sandbox during a call is as trustworthy as
-// the code that made it: do not run git in it on the host.
+// session). A repository the call creates there is checked when the call ends: a hook
+// that is not a .sample, and a config with a key beyond what git init writes and the safe
+// keys of git config (gitKeySafe) or with an include, are renamed NAME.w365-untrusted and
+// listed in Result.Quarantined.
 //
 // On a host running as root the program must not run as root: root's 0600 and 0640 files
 // (/etc/shadow, /root) would open to it whatever the mapping inside the namespace. The

@@ -32,6 +32,10 @@ type Result struct {
 	// MemoryLimitHit is true when the call's memory limit (all its processes together)
 	// made the kernel kill one of them.
 	MemoryLimitHit bool `json:"memoryLimitHit,omitempty"`
+	// Quarantined lists what the run left in a git repository it created in the working
+	// directory that git would run later (hooks, program-running configuration): each was
+	// renamed to NAME.w365-untrusted.
+	Quarantined []string `json:"quarantined,omitempty"`
 	// Limits names each protection that was in force for this run, e.g. "bwrap",
 	// "net:none", "pidns", "rlimit:as=536870912", "pids.max=512".
 	Limits []string `json:"limits,omitempty"`

@@ -610,3 +610,47 @@ print('runtime', os.listdir(%q))
 		t.Errorf("secrets: %+v", res)
 	}
 }
+
+// TestNewRepositoryCleaned: a repository the sandbox creates in a workspace keeps what
+// git init writes, but a hook or a program-running config it plants is renamed away.
+func TestNewRepositoryCleaned(t *testing.T) {
+	requireSandbox(t)
+	displaytest.Require(t, "git")
+	userHome, _ := os.UserHomeDir()
+	project, err := os.MkdirTemp(userHome, "w365-newrepo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(project)
+	r := NewRunner(nil, nil)
+	defer r.Close()
+	res, err := r.Shell(context.Background(), "git init -q plain", project, 0)
+	if err != nil || !res.Success || len(res.Quarantined) != 0 {
+		t.Fatalf("git init: %+v %v", res, err)
+	}
+	if !configSafe(filepath.Join(project, "plain/.git/config")) {
+		b, _ := os.ReadFile(filepath.Join(project, "plain/.git/config"))
+		t.Errorf("git init's own config is judged unsafe:\n%s", b)
+	}
+	code := `import os, subprocess
+subprocess.run(['git', 'init', '-q', 'evil'], check=True)
+open('evil/.git/hooks/post-checkout', 'w').write('#!/bin/sh\ntouch PWNED\n')
+os.chmod('evil/.git/hooks/post-checkout', 0o755)
+with open('evil/.git/config', 'a') as f:
+    f.write('[core]\n\tfsmonitor = touch PWNED\n')
+`
+	res = python(t, r, code, project, 0)
+	if !res.Success || len(res.Quarantined) != 2 {
+		t.Errorf("planted hook and config: %+v", res)
+	}
+	for _, p := range []string{"evil/.git/hooks/post-checkout", "evil/.git/config"} {
+		if _, err := os.Stat(filepath.Join(project, p)); err == nil {
+			t.Errorf("%s is still in place", p)
+		}
+	}
+	// The existing repository is protected the other way: read-only.
+	res = python(t, r, "open('plain/.git/config', 'a').write('[core]\\n\\tpager = touch PWNED\\n')", project, 0)
+	if res.Success {
+		t.Errorf("the existing repository's config was writable: %+v", res)
+	}
+}

@@ -259,13 +259,6 @@ var secretPaths = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker
 // and the private directories): every user's home, root's, and the host sockets.
 var maskedTrees = []string{"/home", "/root", "/run/user", "/run/dbus", "/run/docker", "/run/containerd", "/var/run/docker"}
 
-// gitProtectDepth is how deep under the working directory .git directories get their
-// hooks and config bound read-only; gitProtectMaxDirs bounds that walk.
-const (
-	gitProtectDepth   = 3
-	gitProtectMaxDirs = 4000
-)
-
 // mounts builds bwrap's view of the file system. With drop set (a root host), host paths
 // bwrap could not reach as SandboxUID are staged by the helper, see stageBind.
 type mounts struct {
@@ -273,6 +266,10 @@ type mounts struct {
 	drop  bool
 	stage string
 	binds []stageBind
+	// guardGit: the cwd's repositories were protected (gitDirs, as found before the run),
+	// and those the run creates are cleaned after it (cleanNewRepos).
+	guardGit bool
+	gitDirs  []string
 }
 
 // source is the path bwrap binds host path p from.
@@ -367,8 +364,12 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
 		// The scratch directory is w365's own (0700, removed with the session): git runs
 		// there only inside the sandbox, so its repositories stay configurable.
-		for _, p := range gitProtected(j.dir) {
-			m.add("--ro-bind", m.source(p, dirExists(p), false), p)
+		m.gitDirs = gitDirs(j.dir)
+		m.guardGit = true
+		for _, g := range m.gitDirs {
+			for _, p := range gitProtected(g) {
+				m.add("--ro-bind", m.source(p, dirExists(p), false), p)
+			}
 		}
 	}
 	m.add("--chdir", j.dir, "--cap-drop", "ALL")
@@ -380,56 +381,6 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	}
 	a = append(a, "--", j.path)
 	return append(a, argv[1:]...), limits
-}
-
-// gitProtected lists, under dir (to gitProtectDepth levels), the hooks directories and
-// config files of git repositories: bound read-only, so that nothing the sandbox writes
-// runs later when git runs on the host (hooks, core.fsmonitor, core.pager...). A
-// repository without a hooks directory gets an empty one first, so one cannot be made.
-func gitProtected(dir string) []string {
-	var out []string
-	visited := 0
-	var walk func(d string, depth int)
-	walk = func(d string, depth int) {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			return
-		}
-		for _, e := range ents {
-			if visited++; visited > gitProtectMaxDirs || !e.IsDir() {
-				continue
-			}
-			p := filepath.Join(d, e.Name())
-			if e.Name() == ".git" {
-				// The repository's own, and those of its submodules (.git/modules/NAME).
-				gitDirs := []string{p}
-				if mods, err := os.ReadDir(filepath.Join(p, "modules")); err == nil {
-					for _, m := range mods {
-						if m.IsDir() {
-							gitDirs = append(gitDirs, filepath.Join(p, "modules", m.Name()))
-						}
-					}
-				}
-				for _, g := range gitDirs {
-					hooks := filepath.Join(g, "hooks")
-					if !dirExists(hooks) {
-						_ = os.Mkdir(hooks, 0o755)
-					}
-					for _, q := range []string{hooks, filepath.Join(g, "config")} {
-						if fileExists(q) {
-							out = append(out, q)
-						}
-					}
-				}
-				continue
-			}
-			if depth < gitProtectDepth {
-				walk(p, depth+1)
-			}
-		}
-	}
-	walk(dir, 1)
-	return out
 }
 
 // accountHome is the home directory of this process's account (from the user
@@ -829,6 +780,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	errR.Close()
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
+	if m.guardGit {
+		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs)
+	}
 	res.Stdout, res.StdoutTruncated = stdout.result()
 	res.Stderr, res.StderrTruncated = stderr.result()
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)
