@@ -199,6 +199,21 @@ open('work.txt', 'w').write('done')
 	if b, err := os.ReadFile(filepath.Join(home, "project/work.txt")); err != nil || string(b) != "done" {
 		t.Errorf("the project write is missing: %q %v", b, err)
 	}
+	// A repository the call makes keeps no hook or program-running config it planted.
+	plant := `import os, subprocess
+subprocess.run(['git', 'init', '-q', 'made'], check=True)
+open('made/.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch PWNED\n')
+os.chmod('made/.git/hooks/pre-commit', 0o755)
+open('made/.git/config', 'a').write('[core]\n\tfsmonitor = touch PWNED\n')
+`
+	if out, ok := pyOver(t, cs, plant, filepath.Join(home, "project")); !ok || !out.Success {
+		t.Fatalf("planting: %+v", out)
+	}
+	for _, p := range []string{"made/.git/hooks/pre-commit", "made/.git/config"} {
+		if b, err := os.ReadFile(filepath.Join(home, "project", p)); err == nil {
+			t.Errorf("%s survived the call: %q", p, b)
+		}
+	}
 	// The shell tool too: git config cannot be widened and a wildcard cannot turn a file
 	// named -rf into an option.
 	os.WriteFile(filepath.Join(home, "project", "-rf"), nil, 0o644)
