@@ -9,6 +9,7 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/proc"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/sysinfo"
 	"github.com/w365/w365/engine/werr"
 )
@@ -107,19 +108,31 @@ var KillProcess = tool.Define(tool.Tool{
 var LaunchApplication = tool.Define(tool.Tool{
 	Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
 	Summary: "Start a GUI application from an allowed directory on the session's desktop",
-	Long: "Starts the executable detached on the session's display. Only executables inside the allowed\n" +
-		"directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +
-		"are started, checked after resolving symlinks. Use execute_shell_command for CLI programs.",
+	Long: "Starts the executable on the session's display, with the arguments as given (no shell) and an\n" +
+		"environment of display, bus, locale, HOME, PATH and XDG_* only. Only executables inside the\n" +
+		"allowed directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +
+		"are started, checked after resolving symlinks; shells, interpreters and wrappers (sh, python,\n" +
+		"env, sudo, ...) and #! scripts run by them are refused unless the policy names them, and a\n" +
+		"terminal only starts without arguments. The program belongs to the session and ends with it.\n" +
+		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
 	Args:        []string{"path", "args"},
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in LaunchIn) (LaunchOut, error) {
-	pid, path, err := proc.Launch(ctx, in.Path, in.Args, env.Session.Desktop.Environ(nil), env.Policy.LaunchDirs)
-	if err == nil {
-		env.Session.AddProcess(pid)
+	group, err := LaunchedOf(env.Session)
+	if err != nil {
+		return LaunchOut{}, err
 	}
+	pid, path, err := proc.Launch(ctx, in.Path, in.Args, proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
+		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group})
 	return LaunchOut{Path: path, PID: pid}, err
 })
+
+// LaunchedOf is the group of processes the session started with launch_application,
+// ended with the session.
+func LaunchedOf(s *session.Session) (*proc.Group, error) {
+	return session.Use(s, "launched", func(*session.Session) (*proc.Group, error) { return &proc.Group{}, nil })
+}
 
 // GetSystemInfo is the tool get_system_info (w365 get-system-info).
 var GetSystemInfo = tool.Define(tool.Tool{
@@ -142,5 +155,11 @@ func processScope(env *tool.Env) proc.Scope {
 	if env.Policy.ProcessScope == policy.ProcessScopeMachine {
 		return proc.Scope{All: true}
 	}
-	return proc.Scope{Roots: env.Session.Processes(), Display: env.Session.Desktop.Name()}
+	roots := env.Session.Desktop.PIDs()
+	if group, err := LaunchedOf(env.Session); err == nil {
+		for _, r := range group.Roots() {
+			roots = append(roots, r.PID)
+		}
+	}
+	return proc.Scope{Roots: roots, Display: env.Session.Desktop.Name()}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -36,7 +37,9 @@ type SessionOut struct {
 	LastUsed  time.Time `json:"lastUsed"`
 	Queued    int       `json:"queued"`
 	// Env lets a user run their own programs on the session's desktop.
-	Env map[string]string `json:"env"`
+	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY and DBUS_SESSION_BUS_ADDRESS of the desktop"`
+	// Policy is the host's policy in force (session details only).
+	Policy *policy.Summary `json:"policy,omitempty" jsonschema:"the policy in force on the host: digest, source file, keys changed from the defaults"`
 }
 
 func sessionOut(i session.Info) SessionOut {
@@ -45,7 +48,11 @@ func sessionOut(i session.Info) SessionOut {
 }
 
 func (o SessionOut) Text() string {
-	return fmt.Sprintf("%s display=%s host=%d started=%s", o.SessionID, o.Display, o.HostPID, o.Started.Format(time.RFC3339))
+	s := fmt.Sprintf("%s display=%s host=%d started=%s", o.SessionID, o.Display, o.HostPID, o.Started.Format(time.RFC3339))
+	if o.Policy != nil {
+		s += fmt.Sprintf(" policy=%s (%s)", o.Policy.Digest, o.Policy.Source)
+	}
+	return s
 }
 
 // SessionListOut lists sessions.
@@ -127,7 +134,7 @@ var GetSessionDetails = tool.Define(tool.Tool{
 	Name: "mcp_W365ComputerUse_GetSessionDetails", Legacy: []string{"get_session_details"},
 	Path: []string{"session", "details"}, Aliases: []string{"show"}, Args: []string{"sessionId"},
 	Summary:     "Describe one session",
-	Long:        "Metadata of one session: display, host pid, start and last-use times. Does not list sessions.",
+	Long:        "Metadata of one session: display, host pid, start and last-use times, and the host's policy in\nforce (digest, source, keys changed from the defaults). Does not list sessions.",
 	Example:     "  $ w365 session details default",
 	Sessionless: true, Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in SessionIDIn) (SessionOut, error) {
@@ -135,7 +142,10 @@ var GetSessionDetails = tool.Define(tool.Tool{
 	if err != nil {
 		return SessionOut{}, werr.As(err)
 	}
-	return sessionOut(s.Info()), nil
+	out := sessionOut(s.Info())
+	sum := env.Policy.Summarize()
+	out.Policy = &sum
+	return out, nil
 })
 
 // CreateBrowserSession is the tool create_browser_session (w365 session browser).

@@ -34,6 +34,7 @@ func (f *fakeHost) EndSession(id string) error {
 	return nil
 }
 func (f *fakeHost) ProtectedPIDs() []int        { return nil }
+func (f *fakeHost) PrivateDirs() []string       { return nil }
 func (f *fakeHost) Browser() tool.BrowserConfig { return tool.BrowserConfig{} }
 
 // call prepares args as the host would and runs t with env.

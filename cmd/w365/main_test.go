@@ -510,16 +510,25 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestDoctorListsComponents(t *testing.T) {
 	h := e2etest.New(t)
-	var comps []struct {
-		Name    string
-		Found   bool
-		Package string
+	var rep struct {
+		Components []struct {
+			Name    string
+			Found   bool
+			Package string
+		}
+		Policy struct {
+			Digest, Source string
+			Changed        []string
+		}
 	}
 	r := h.Run("doctor", "--json")
-	if err := json.Unmarshal([]byte(r.Stdout), &comps); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
 		t.Fatalf("doctor --json: %v %q", err, r.Stdout)
 	}
-	for _, c := range comps {
+	if rep.Policy.Source != "defaults" || len(rep.Policy.Digest) != 12 || len(rep.Policy.Changed) != 0 || len(rep.Components) == 0 {
+		t.Errorf("doctor policy: %+v", rep.Policy)
+	}
+	for _, c := range rep.Components {
 		if c.Package == "" {
 			t.Errorf("%s has no package", c.Name)
 		}

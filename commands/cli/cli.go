@@ -21,6 +21,7 @@ import (
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -129,6 +130,12 @@ func ClientOptionsFor(g *Globals) host.ClientOptions {
 	}
 	if g.Policy != "" {
 		o.HostArgs = append(o.HostArgs, "--policy", g.Policy)
+		// A running host must run this very policy: the hello carries its digest.
+		if pol, err := policy.Load(g.Policy); err != nil {
+			o.Err = err
+		} else {
+			o.Policy = pol.Digest()
+		}
 	}
 	if g.Browser != "" {
 		o.HostArgs = append(o.HostArgs, "--browser", g.Browser)

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/host"
-
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -39,6 +40,14 @@ var components = []struct {
 	{"xclip", "clipboard images and ownership", "xclip", []string{"xclip"}},
 }
 
+// DoctorReport is `w365 doctor --json`.
+type DoctorReport struct {
+	Components []Component `json:"components"`
+	// Policy is the policy a host this CLI starts runs (--policy / W365_POLICY, or the
+	// defaults); `w365 session details` shows the running host's.
+	Policy policy.Summary `json:"policy"`
+}
+
 // Doctor checks each component.
 func Doctor() []Component {
 	var out []Component
@@ -64,10 +73,14 @@ func AddDoctor(root *cobra.Command, g *Globals) {
 		Use:     "doctor",
 		GroupID: "other",
 		Short:   "List the system components w365 uses, found or missing, with their packages",
-		Long:    "List each system component (virtual desktop, window manager, D-Bus/AT-SPI, browser, OCR, sandbox)\nas found or missing, with the Debian/Ubuntu package that provides it. Exits 7 when something is missing.",
+		Long:    "List each system component (virtual desktop, window manager, D-Bus/AT-SPI, browser, OCR, sandbox)\nas found or missing, with the Debian/Ubuntu package that provides it, and the policy (--policy or\nthe defaults: its digest and the keys it changes). Exits 7 when something is missing.",
 		Example: "  $ w365 doctor\n  $ w365 doctor --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			pol, err := policy.Load(g.Policy)
+			if err != nil {
+				return err
+			}
 			comps := Doctor()
 			missing := 0
 			for _, c := range comps {
@@ -75,8 +88,9 @@ func AddDoctor(root *cobra.Command, g *Globals) {
 					missing++
 				}
 			}
+			sum := pol.Summarize()
 			if g.JSON {
-				json.NewEncoder(cmd.OutOrStdout()).Encode(comps)
+				json.NewEncoder(cmd.OutOrStdout()).Encode(DoctorReport{Components: comps, Policy: sum})
 			} else {
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "COMPONENT\tSTATUS\tUSED FOR\tPACKAGE")
@@ -88,6 +102,11 @@ func AddDoctor(root *cobra.Command, g *Globals) {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, status, c.For, c.Package)
 				}
 				tw.Flush()
+				changed := "none"
+				if len(sum.Changed) > 0 {
+					changed = strings.Join(sum.Changed, ", ")
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "\npolicy %s (digest %s); changed from the defaults: %s\n", sum.Source, sum.Digest, changed)
 			}
 			if missing > 0 {
 				return werr.New(werr.Unavailable, "%d component(s) missing", missing).WithHint("sudo apt-get install the packages listed")

@@ -123,9 +123,19 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 
 	if f.mcp && f.http == "" {
 		// An agent and the CLI must share one engine: relay to a running host if any.
-		if conn, err := host.DialHost(ctx, host.ClientOptions{Session: g.Session, Serve: so, NoStart: true}); err == nil {
+		// Given a policy, only a host running that policy will do; otherwise this process
+		// serves the client itself under its own policy.
+		co := host.ClientOptions{Session: g.Session, Serve: so, NoStart: true}
+		if g.Policy != "" {
+			co.Policy = pol.Digest()
+		}
+		conn, err := host.DialHost(ctx, co)
+		if err == nil {
 			log.Info("relaying stdio to the running w365 host")
 			return host.Relay(ctx, conn, os.Stdin, os.Stdout)
+		}
+		if werr.CodeOf(err) == werr.BlockedByPolicy {
+			log.Warn("the running w365 host runs another policy; serving this client with its own", "policy", pol.Digest(), "err", err)
 		}
 	}
 	idle := time.Duration(0)

@@ -99,6 +99,47 @@ func New(t testing.TB) *Harness {
 	return h
 }
 
+// Canary is the secret FakeHome plants; it must never show up in a result.
+const Canary = "W365-CANARY-7f3a9c"
+
+// FakeHome gives the harness's hosts and CLI runs a HOME of their own, made before a host
+// starts, holding canary secrets and the places an attacker would write to run code later:
+// .ssh/authorized_keys, .ssh/id_ed25519, .bash_history, .claude/credentials.json,
+// .config/autostart/, .local/share/flatpak/exports/bin/, notes.txt, and project/ (a git
+// repository with .git/hooks and .git/config). Every file holds Canary. It returns HOME.
+func (h *Harness) FakeHome() string {
+	h.T.Helper()
+	home, err := os.MkdirTemp("", "w365-home-")
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	h.T.Cleanup(func() { os.RemoveAll(home) })
+	for _, d := range []string{".ssh", ".claude", ".config/autostart", ".local/share/flatpak/exports/bin", "project/.git/hooks"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			h.T.Fatal(err)
+		}
+	}
+	for _, f := range []string{".ssh/authorized_keys", ".ssh/id_ed25519", ".bash_history", ".claude/credentials.json",
+		"notes.txt", "project/.git/config", "project/README"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte(Canary+"\n"), 0o600); err != nil {
+			h.T.Fatal(err)
+		}
+	}
+	h.SetEnv("HOME", home)
+	return home
+}
+
+// SetEnv sets a variable for the harness's hosts and CLI runs (before a host starts).
+func (h *Harness) SetEnv(key, value string) {
+	env := h.Env[:0]
+	for _, kv := range h.Env {
+		if k, _, _ := strings.Cut(kv, "="); k != key {
+			env = append(env, kv)
+		}
+	}
+	h.Env = append(env, key+"="+value)
+}
+
 // Result is one CLI run.
 type Result struct {
 	Stdout, Stderr string

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -171,6 +172,12 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 				code := werr.Internal
 				if we, ok := m.Error.(*jsonrpc.Error); ok && we.Code == jsonrpc.CodeInvalidParams {
 					code = werr.InvalidArgument
+					if strings.HasPrefix(we.Message, "unknown tool") {
+						// Client and host are one build, so the host knows every tool: its
+						// policy's tool lists left this one out.
+						return nil, werr.New(werr.BlockedByPolicy, "the host's policy does not offer %s (toolAllowlist/toolDenylist)", t.Name).
+							WithHint("`w365 session details default` shows the policy in force")
+					}
 				}
 				return nil, werr.New(code, "%s", m.Error.Error())
 			}

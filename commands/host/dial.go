@@ -16,10 +16,16 @@ import (
 type ClientOptions struct {
 	Session string
 	Serve   ServeOptions
+	// Policy is the digest of the policy the client was given ("" for none); a running
+	// host with another policy is an error, never used silently.
+	Policy string
 	// NoStart fails instead of starting a background host.
 	NoStart bool
 	// HostArgs are extra arguments for a host this client starts (e.g. --virtual).
 	HostArgs []string
+	// Err, when set, is why the options are unusable (an invalid policy file): every
+	// dial fails with it.
+	Err error
 }
 
 // DialHost connects to the host, starting or replacing it when needed, and returns
@@ -32,6 +38,9 @@ func DialHost(ctx context.Context, o ClientOptions) (net.Conn, error) {
 // that refuses the hello closes the connection without reading them, so a retry on
 // another connection cannot run them twice.
 func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, error) {
+	if o.Err != nil {
+		return nil, o.Err
+	}
 	path, err := SocketPath()
 	if err != nil {
 		return nil, err
@@ -52,6 +61,10 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 			}
 			// The old host stops itself on seeing us; wait for the socket to go.
 			waitGone(reply.PID, 5*time.Second)
+		} else if err == nil && reply.Error == errPolicyMismatch {
+			return nil, werr.New(werr.BlockedByPolicy, "the running w365 host (pid %d) runs policy %s, not the policy given (%s)", reply.PID, reply.Policy, o.Policy).
+				WithDetail("hostPolicy", reply.Policy).WithDetail("policy", o.Policy).
+				WithHint("stop that host (it exits after its idle timeout), drop --policy to use its policy, or set W365_RUNTIME_DIR to run a separate host with yours")
 		} else if err == nil {
 			return nil, werr.New(werr.Unavailable, "host refused the connection: %s", reply.Error)
 		}
@@ -76,7 +89,7 @@ func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, 
 	if err != nil {
 		return nil, reply, err
 	}
-	b, _ := json.Marshal(hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve})
+	b, _ := json.Marshal(hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy})
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := c.Write(append(append(b, '\n'), first...)); err != nil {
 		c.Close()

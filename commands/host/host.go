@@ -118,6 +118,14 @@ func (h *Host) EndSession(id string) error { return h.sessions.End(id) }
 // ProtectedPIDs are every session's desktop processes, the host and its parents.
 func (h *Host) ProtectedPIDs() []int { return append(h.sessions.PIDs(), proc.HostPIDs()...) }
 
+// PrivateDirs is the host's runtime directory (socket, log, sessions, profiles).
+func (h *Host) PrivateDirs() []string {
+	if dir, err := RuntimeDir(); err == nil {
+		return []string{dir}
+	}
+	return nil
+}
+
 // Browser is the host's browser configuration.
 func (h *Host) Browser() tool.BrowserConfig { return h.opts.Browser }
 

@@ -80,7 +80,8 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	for _, t := range commands.All() {
-		if !o.Selected(t) {
+		// The policy's tool lists: a tool they leave out is neither listed nor callable.
+		if !o.Selected(t) || !h.policy.ToolAllowed(append([]string{t.Name}, t.Legacy...)...) {
 			continue
 		}
 		names := []string{t.Name}

@@ -18,6 +18,9 @@ type hello struct {
 	Version string       `json:"version"`
 	Session string       `json:"session"`
 	Serve   ServeOptions `json:"serve"`
+	// Policy is the digest of the policy the client was given (--policy), "" for none:
+	// a host running another policy refuses it rather than serve it under its own.
+	Policy string `json:"policy,omitempty"`
 }
 
 type helloReply struct {
@@ -26,7 +29,12 @@ type helloReply struct {
 	PID        int    `json:"pid"`
 	Background bool   `json:"background"`
 	Error      string `json:"error,omitempty"`
+	// Policy is the digest of the host's policy.
+	Policy string `json:"policy,omitempty"`
 }
+
+// errPolicyMismatch is the hello error of a client whose policy is not the host's.
+const errPolicyMismatch = "policy mismatch"
 
 func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	h.conns.Add(1)
@@ -48,11 +56,13 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	var hi hello
-	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background}
+	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background, Policy: h.policy.Digest()}
 	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
 		reply.OK, reply.Error = false, "not a w365 client"
 	} else if hi.Version != Version() {
 		reply.OK, reply.Error = false, "version mismatch"
+	} else if hi.Policy != "" && hi.Policy != reply.Policy {
+		reply.OK, reply.Error = false, errPolicyMismatch
 	} else if err := hi.Serve.Validate(); err != nil {
 		reply.OK, reply.Error = false, err.Error()
 	}

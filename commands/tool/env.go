@@ -31,6 +31,9 @@ type Host interface {
 	ProtectedPIDs() []int
 	// Browser says how session browsers start.
 	Browser() BrowserConfig
+	// PrivateDirs are the host's own directories (runtime directory: socket, sessions,
+	// browser profiles): sandboxed code never sees them nor works in them.
+	PrivateDirs() []string
 }
 
 // BrowserConfig is the host's browser settings.

@@ -5,8 +5,14 @@ package policy
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/w365/w365/engine/werr"
@@ -14,11 +20,15 @@ import (
 
 // Policy is the whole configurable surface. Field names are the policy file's keys.
 type Policy struct {
+	// Source is the file the policy was loaded from ("" for the defaults); not a key.
+	Source string `json:"-"`
+
 	// Output and size caps.
 	OutputBytesPerStream int `json:"outputBytesPerStream"` // shell/Python stdout and stderr, each
 	PageTextBytes        int `json:"pageTextBytes"`        // browser_get_text / browser_get_html
 	PythonCodeChars      int `json:"pythonCodeChars"`
-	PythonMemoryBytes    int `json:"pythonMemoryBytes"`
+	PythonMemoryBytes    int `json:"pythonMemoryBytes"` // execute_python_code, all its processes together
+	ShellMemoryBytes     int `json:"shellMemoryBytes"`  // execute_shell_command, all its processes together
 
 	// Timeouts in milliseconds.
 	ExecTimeoutDefaultMs int `json:"execTimeoutDefaultMs"`
@@ -52,9 +62,13 @@ type Policy struct {
 	ExtraBlockedPatterns []string `json:"extraBlockedPatterns"` // regular expressions refused in a command line
 	AllowNetwork         bool     `json:"allowNetwork"`         // sandboxed programs may use the network
 	AllowUnsandboxed     bool     `json:"allowUnsandboxed"`     // without bubblewrap, run with rlimits only instead of refusing
+	WorkspaceRoots       []string `json:"workspaceRoots"`       // where a sandbox cwd may be (besides the session scratch directory); ~ is HOME
+	SandboxReadPaths     []string `json:"sandboxReadPaths"`     // shown read-only inside the sandbox although under a hidden tree (HOME); missing ones are skipped
 	LaunchDirs           []string `json:"launchDirs"`           // launch_application roots
+	LaunchPrograms       []string `json:"launchPrograms"`       // shells, interpreters and wrappers launch_application may start anyway (base names)
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
-	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool
+	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool; else only these MCP names (or aliases, or legacy names)
+	ToolDenylist         []string `json:"toolDenylist"`         // never these tools, whatever the allowlist says
 
 	// ProcessScope is what list_processes and kill_process act on: "session" (the session's
 	// desktop, browser and launched programs with their descendants) or "machine".
@@ -74,6 +88,7 @@ func Default() *Policy {
 		PageTextBytes:        512 * 1024,
 		PythonCodeChars:      262144,
 		PythonMemoryBytes:    512 << 20,
+		ShellMemoryBytes:     1 << 30,
 
 		ExecTimeoutDefaultMs: 30000,
 		ExecTimeoutMaxMs:     120000,
@@ -101,12 +116,77 @@ func Default() *Policy {
 		AllowedCommands: []string{
 			"git", "npm", "dotnet", "python", "cargo", "node", "pip",
 			"dir", "mkdir", "del", "copy", "move", "robocopy", "findstr", "where", "type", "notepad",
+			"find", "wc", "head", "tail", "sort", "uniq", "go",
 		},
+		WorkspaceRoots: []string{"~"},
+		// Toolchains people install under HOME (pyenv, rustup, go, nvm...) and git's user
+		// configuration (identity): read-only, so python3, cargo, go and git commit keep
+		// working while the rest of HOME is hidden.
+		SandboxReadPaths: []string{"~/.pyenv", "~/.cargo/bin", "~/.rustup", "~/go/bin", "~/.nvm", "~/.volta",
+			"~/.local/bin", "~/.deno/bin", "~/.dotnet", "~/.bun/bin", "~/.gitconfig", "~/.config/git/config"},
 		LaunchDirs: []string{"/usr/bin", "/usr/local/bin", "/opt", "/snap/bin",
 			"/var/lib/flatpak/exports/bin", "~/.local/share/flatpak/exports/bin"},
 
 		ProcessScope: ProcessScopeSession,
 	}
+}
+
+// ToolAllowed says whether the tool known by these names (its MCP name first, then its
+// aliases) may be listed and called: not in ToolDenylist under any name, and, when
+// ToolAllowlist is set, in it under one of them.
+func (p *Policy) ToolAllowed(names ...string) bool {
+	for _, n := range names {
+		if slices.Contains(p.ToolDenylist, n) {
+			return false
+		}
+	}
+	if len(p.ToolAllowlist) == 0 {
+		return true
+	}
+	for _, n := range names {
+		if slices.Contains(p.ToolAllowlist, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// Digest identifies the policy's content: the first 12 hex digits of the SHA-256 of its
+// JSON. Two hosts, or a client and a host, run the same policy exactly when the digests
+// agree.
+func (p *Policy) Digest() string {
+	b, _ := json.Marshal(p)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
+}
+
+// Summary is a short description of the policy for doctor and session details: its
+// digest, where it came from, and what differs from the defaults.
+type Summary struct {
+	Digest string `json:"digest"`
+	Source string `json:"source" jsonschema:"the policy file, or \"defaults\""`
+	// Changed names the keys whose values differ from the defaults.
+	Changed []string `json:"changed,omitempty"`
+}
+
+// Summarize describes p, loaded from source ("" for the defaults).
+func (p *Policy) Summarize() Summary {
+	s := Summary{Digest: p.Digest(), Source: p.Source}
+	if s.Source == "" {
+		s.Source = "defaults"
+	}
+	var mine, def map[string]json.RawMessage
+	b, _ := json.Marshal(p)
+	json.Unmarshal(b, &mine)
+	b, _ = json.Marshal(Default())
+	json.Unmarshal(b, &def)
+	for k, v := range mine {
+		if !bytes.Equal(v, def[k]) {
+			s.Changed = append(s.Changed, k)
+		}
+	}
+	slices.Sort(s.Changed)
+	return s
 }
 
 // Load reads a policy file over the defaults: keys absent from the file keep their default.
@@ -120,13 +200,36 @@ func Load(path string) (*Policy, error) {
 	if err != nil {
 		return nil, werr.Wrap(err, werr.InvalidArgument, "cannot read policy file %s", path)
 	}
+	// encoding/json matches keys case-insensitively: check them exactly first, so that a
+	// misspelt key is an error rather than a near miss.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return nil, werr.Wrap(err, werr.InvalidArgument, "policy file %s: %v", path, err)
+	}
+	known := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Policy]()) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			known[name] = true
+		}
+	}
+	for k := range keys {
+		if !known[k] {
+			return nil, werr.Invalid("policy file %s: unknown key %q", path, k).WithHint("the keys are the JSON names in engine/policy/policy.go (case matters)")
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
 		return nil, werr.Wrap(err, werr.InvalidArgument, "policy file %s: %v", path, err)
 	}
+	if dec.More() {
+		return nil, werr.Invalid("policy file %s: more than one JSON value", path)
+	}
 	if p.ProcessScope != ProcessScopeSession && p.ProcessScope != ProcessScopeMachine {
 		return nil, werr.Invalid("policy file %s: processScope is %q; it must be %q or %q", path, p.ProcessScope, ProcessScopeSession, ProcessScopeMachine)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		p.Source = abs
 	}
 	return p, nil
 }

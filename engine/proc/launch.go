@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -95,39 +95,85 @@ func Resolve(path string, dirs []string) (string, error) {
 	return resolved, nil
 }
 
-// Launch starts the executable at path (checked by Resolve against dirs) with args,
-// detached: in a new session, stdin/stdout/stderr on /dev/null, working directory $HOME,
-// with this process's environment overridden by env (KEY=VALUE entries, later ones win: the
-// session's display environment such as DISPLAY and DBUS_SESSION_BUS_ADDRESS). The program
-// is the resolved file; argv[0] is path as given. It is reaped in the background when it
-// exits, and it keeps running after this process ends. It returns the pid and the resolved
-// path.
-func Launch(ctx context.Context, path string, args []string, env []string, dirs []string) (int, string, error) {
-	resolved, err := Resolve(path, dirs)
+// LaunchOptions are what Launch needs besides the program.
+type LaunchOptions struct {
+	// Env is the session's desktop environment (DISPLAY, the session bus...); it is
+	// filtered by the same allowlist as this process's environment (LaunchEnv).
+	Env []string
+	// Dirs are the allowed directories (policy LaunchDirs).
+	Dirs []string
+	// Allow names shells, interpreters and wrappers that may be started anyway (policy
+	// LaunchPrograms), by base name.
+	Allow []string
+	// Group, when set, receives the started process: it belongs to the session.
+	Group *Group
+}
+
+// Launch starts the executable at path (checked by Resolve against o.Dirs and by
+// Refused) with args, passed as they are (no shell), detached from the caller's terminal:
+// its own process group, stdin/stdout/stderr on /dev/null, working directory $HOME, the
+// environment built by LaunchEnv, and it dies with the host (parent-death signal) or
+// with its Group. The program is the resolved file; argv[0] is path as given. It
+// returns the pid and the resolved path.
+func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (int, string, error) {
+	resolved, err := Resolve(path, o.Dirs)
 	if err != nil {
 		return 0, "", err
+	}
+	if err := Refused(resolved, path, args, o.Allow); err != nil {
+		return 0, resolved, err
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, "", werr.Wrap(err, werr.Cancelled, "cancelled")
 	}
-	env = mergeEnv(os.Environ(), env)
 	c := &exec.Cmd{
-		Path:        resolved,
-		Args:        append([]string{expandHome(strings.TrimSpace(path))}, args...),
-		Env:         env,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		Path: resolved,
+		Args: append([]string{expandHome(strings.TrimSpace(path))}, args...),
+		Env:  LaunchEnv(os.Environ(), o.Env),
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
 			c.Dir = home
 		}
 	}
-	if err := c.Start(); err != nil {
+	if err := child.Start(c); err != nil {
 		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
 	}
 	pid := c.Process.Pid
+	if o.Group != nil {
+		o.Group.add(pid)
+	}
 	go c.Wait() // reap
 	return pid, resolved, nil
+}
+
+// launchEnvNames and launchEnvPrefixes are the environment a launched application gets:
+// what a desktop program needs to find its display, bus, locale, home and accessibility,
+// and nothing else (no API keys, no W365_*, no LD_*).
+var launchEnvNames = map[string]bool{
+	"DISPLAY": true, "WAYLAND_DISPLAY": true, "XAUTHORITY": true, "DBUS_SESSION_BUS_ADDRESS": true,
+	"AT_SPI_BUS_ADDRESS": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "PATH": true,
+	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "GTK_MODULES": true, "NO_AT_BRIDGE": true,
+	"ACCESSIBILITY_ENABLED": true, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": true, "QT_ACCESSIBILITY": true,
+	"GTK_IM_MODULE": true, "QT_IM_MODULE": true, "XMODIFIERS": true, "DESKTOP_SESSION": true,
+}
+var launchEnvPrefixes = []string{"LC_", "XDG_"}
+
+// LaunchEnv is base overridden by over (later entries win), keeping only the allowlisted
+// variables.
+func LaunchEnv(base, over []string) []string {
+	var out []string
+	for _, kv := range mergeEnv(base, over) {
+		k, _, _ := strings.Cut(kv, "=")
+		ok := launchEnvNames[k]
+		for _, p := range launchEnvPrefixes {
+			ok = ok || strings.HasPrefix(k, p)
+		}
+		if ok {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // mergeEnv returns base with the variables of over replacing those of the same name.

@@ -42,6 +42,15 @@ func (p Protection) ProtectedPID(pid int) bool { return true }
 func Resolve(path string, dirs []string) (string, error) { return "", unsupported() }
 
 // Launch is not implemented on this platform.
-func Launch(ctx context.Context, path string, args []string, env []string, dirs []string) (int, string, error) {
+func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (int, string, error) {
 	return 0, "", unsupported()
 }
+
+// LaunchOptions are what Launch needs besides the program.
+type LaunchOptions struct {
+	Env, Dirs, Allow []string
+	Group            *Group
+}
+
+// Close has nothing to end on this platform.
+func (g *Group) Close() error { return nil }

@@ -20,8 +20,8 @@ import (
 	"github.com/w365/w365/engine/window"
 )
 
-// child starts a command and reaps it in the background; done closes when it has exited.
-func child(t *testing.T, name string, args ...string) (*exec.Cmd, chan struct{}) {
+// startChild starts a command and reaps it in the background; done closes when it has exited.
+func startChild(t *testing.T, name string, args ...string) (*exec.Cmd, chan struct{}) {
 	t.Helper()
 	c := exec.Command(name, args...)
 	if err := c.Start(); err != nil {
@@ -56,7 +56,7 @@ func TestParseStat(t *testing.T) {
 }
 
 func TestListSleep(t *testing.T) {
-	c, _ := child(t, "sleep", "1000")
+	c, _ := startChild(t, "sleep", "1000")
 	pid := c.Process.Pid
 	want, err := StartTime(pid)
 	if err != nil {
@@ -105,7 +105,7 @@ func TestListSleep(t *testing.T) {
 }
 
 func TestKillStaleThenGraceful(t *testing.T) {
-	c, done := child(t, "sleep", "1000")
+	c, done := startChild(t, "sleep", "1000")
 	pid := c.Process.Pid
 	start, err := StartTime(pid)
 	if err != nil {
@@ -142,7 +142,7 @@ func TestKillStaleThenGraceful(t *testing.T) {
 
 func TestKillForce(t *testing.T) {
 	// An ignored signal stays ignored across exec: this sleep ignores SIGTERM.
-	c, _ := child(t, "sh", "-c", `trap "" TERM; exec sleep 1000`)
+	c, _ := startChild(t, "sh", "-c", `trap "" TERM; exec sleep 1000`)
 	pid := c.Process.Pid
 	var start uint64
 	for i := 0; i < 100; i++ { // wait for the exec
@@ -179,7 +179,7 @@ func TestProtected(t *testing.T) {
 	d := displaytest.Start(t)
 	prot := Protection{PIDs: append(d.PIDs(), HostPIDs()...), Names: []string{"SLEEP"}}
 	ctx := context.Background()
-	sleeper, _ := child(t, "sleep", "1000")
+	sleeper, _ := startChild(t, "sleep", "1000")
 	targets := map[string]int{"pid 1": 1, "session Xvfb": d.PIDs()[0], "the host (this test)": os.Getpid(),
 		"the host's parent": os.Getppid(), "a policy name": sleeper.Process.Pid}
 	for what, pid := range targets {
@@ -209,7 +209,7 @@ func TestProtected(t *testing.T) {
 			t.Error("kthreadd is not protected")
 		}
 	}
-	other, _ := child(t, "cat")
+	other, _ := startChild(t, "cat")
 	if prot.Protected(other.Process.Pid, "cat") {
 		t.Error("an ordinary process is protected")
 	}
@@ -280,7 +280,7 @@ func TestResolveRefusals(t *testing.T) {
 		writeExe(t, x)
 		defer os.Remove(x)
 	}
-	if _, _, err := Launch(context.Background(), x, nil, nil, policy.Default().LaunchDirs); werr.CodeOf(err) != werr.BlockedByPolicy {
+	if _, _, err := Launch(context.Background(), x, nil, LaunchOptions{Dirs: policy.Default().LaunchDirs}); werr.CodeOf(err) != werr.BlockedByPolicy {
 		t.Errorf("Launch(/tmp/x) = %v, want BLOCKED_BY_POLICY", err)
 	}
 }
@@ -298,8 +298,9 @@ func TestLaunchXmessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// /bin is /usr/bin on Debian 12 (merged /usr), so /bin/xmessage resolves inside /usr/bin.
+	group := &Group{}
 	pid, resolved, err := Launch(ctx, "/bin/xmessage", []string{"-title", "w365 launch test", "hello from w365"},
-		d.Env, policy.Default().LaunchDirs)
+		LaunchOptions{Env: append(d.Env, "W365_API_KEY=canary", "LD_PRELOAD=/nonexistent.so"), Dirs: policy.Default().LaunchDirs, Group: group})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,10 @@ func TestLaunchXmessage(t *testing.T) {
 	if r, _ := filepath.EvalSymlinks("/bin/xmessage"); resolved != r {
 		t.Errorf("resolved %q", resolved)
 	}
-	// The session's display variables on top of the host's environment.
+	if roots := group.Roots(); len(roots) != 1 || roots[0].PID != pid {
+		t.Errorf("group roots %+v, want pid %d", roots, pid)
+	}
+	// The session's display variables on top of the host's allowlisted environment.
 	envb, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		t.Fatal(err)
@@ -327,14 +331,19 @@ func TestLaunchXmessage(t *testing.T) {
 			t.Errorf("%s appears %d times", want, n)
 		}
 	}
-	// Detached: its own session.
+	for _, kv := range envs {
+		if strings.HasPrefix(kv, "W365_") || strings.HasPrefix(kv, "LD_") {
+			t.Errorf("environment has %q", kv)
+		}
+	}
+	// Detached: its own process group.
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
-	if f[3] != strconv.Itoa(pid) {
-		t.Errorf("session id %s, want %d (setsid)", f[3], pid)
+	if f[2] != strconv.Itoa(pid) {
+		t.Errorf("process group %s, want %d", f[2], pid)
 	}
 	var found *window.Window
 	for i := 0; i < 200 && found == nil; i++ {
@@ -375,5 +384,51 @@ func TestLaunchXmessage(t *testing.T) {
 	res, err := Kill(ctx, pid, start, false, nil)
 	if err != nil || !res.Exited {
 		t.Fatalf("kill launched app: %+v, %v", res, err)
+	}
+}
+
+// TestLaunchRefusesInterpreters: shells, interpreters, wrappers, scripts they run and
+// terminals with a command are refused, whatever path or symlink names them.
+func TestLaunchRefusesInterpreters(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "innocent")
+	if err := os.Symlink("/usr/bin/python3", link); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "tool")
+	if err := os.WriteFile(script, []byte("#!/usr/bin/env python3\nprint(1)\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shScript := filepath.Join(dir, "run")
+	if err := os.WriteFile(shScript, []byte("#!/bin/sh -e\necho\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		resolved, path string
+		args           []string
+		refused        bool
+	}{
+		{"/usr/bin/dash", "/usr/bin/sh", []string{"-c", "id"}, true},
+		{"/usr/bin/python3.11", "/usr/bin/python3", nil, true},
+		{"/usr/bin/python3.11", link, nil, true},
+		{"/usr/bin/env", "/usr/bin/env", []string{"sh"}, true},
+		{"/usr/bin/perl5.36.0", "/usr/bin/perl", nil, true},
+		{"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "/usr/lib64/ld-linux-x86-64.so.2", nil, true},
+		{script, script, nil, true},
+		{shScript, shScript, nil, true},
+		{"/usr/bin/xterm", "/usr/bin/xterm", []string{"-e", "sh"}, true},
+		{"/usr/bin/xterm", "/usr/bin/xterm", nil, false},
+		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"--renderer-cmd-prefix=sh -c id"}, true},
+		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"https://example.com"}, false},
+		{"/usr/bin/ssh", "/usr/bin/ssh", []string{"-o", "ProxyCommand=sh", "x"}, true},
+		{"/usr/bin/xmessage", "/usr/bin/xmessage", []string{"hi"}, false},
+	} {
+		err := Refused(c.resolved, c.path, c.args, nil)
+		if (err != nil) != c.refused || (err != nil && werr.CodeOf(err) != werr.BlockedByPolicy) {
+			t.Errorf("Refused(%s as %s %v) = %v, want refused %v", c.resolved, c.path, c.args, err, c.refused)
+		}
+	}
+	if err := Refused("/usr/bin/python3.11", "/usr/bin/python3", nil, []string{"python3.11"}); err != nil {
+		t.Errorf("allowed by the policy: %v", err)
 	}
 }

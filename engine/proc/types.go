@@ -3,6 +3,37 @@
 // ticks since boot (/proc/PID/stat field 22), so that a recycled PID is never signalled.
 package proc
 
+import "sync"
+
+// Group is the set of processes a session started with launch_application: their root
+// processes, each the leader of its own process group. The process tools use Roots to
+// tell the session's processes (the roots and their descendants) from the machine's;
+// Close ends them when the session ends.
+type Group struct {
+	mu    sync.Mutex
+	roots []Root
+}
+
+// Root is one started process: its pid and start time (clock ticks since boot).
+type Root struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"startTicks"`
+}
+
+func (g *Group) add(pid int) {
+	st, _ := StartTime(pid)
+	g.mu.Lock()
+	g.roots = append(g.roots, Root{PID: pid, StartTicks: st})
+	g.mu.Unlock()
+}
+
+// Roots are the processes started so far (some may have exited).
+func (g *Group) Roots() []Root {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]Root(nil), g.roots...)
+}
+
 // Process is one entry of list_processes.
 type Process struct {
 	PID         int    `json:"pid"`

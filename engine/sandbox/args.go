@@ -22,6 +22,9 @@ var argPolicies = map[string]func([]string) *werr.Error{
 	"rm":      checkRm,
 	"rsync":   checkRsync,
 	"dotnet":  checkDotnet,
+	"find":    checkFind,
+	"sort":    checkSort,
+	"go":      checkGo,
 }
 
 // longName returns the option name of a "--name[=value]" argument, or "".
@@ -826,6 +829,66 @@ func checkDotnet(args []string) *werr.Error {
 		case exactLong(a, "--add-source") || exactLong(a, "--source") || a == "-s":
 			if j+1 < len(args) || strings.Contains(a, "=") {
 				return block("dotnet-source", "restore from the default feed", "dotnet %s installs from another package source", a)
+			}
+		}
+	}
+	return nil
+}
+
+// ---- find ----
+
+// findRefused are find's actions that run programs, delete, or write files.
+var findRefused = map[string]string{
+	"-exec": "runs a program for each file", "-execdir": "runs a program for each file",
+	"-ok": "runs a program for each file", "-okdir": "runs a program for each file",
+	"-delete": "deletes every file it finds", "-fprint": "writes the list to a file",
+	"-fprint0": "writes the list to a file", "-fprintf": "writes the list to a file", "-fls": "writes the list to a file",
+}
+
+func checkFind(args []string) *werr.Error {
+	for _, a := range args {
+		if why, ok := findRefused[a]; ok {
+			return block("find-action", "list the files with find (the list is returned) and act on them one command per call, or in execute_python_code",
+				"find %s %s", a, why)
+		}
+	}
+	return nil
+}
+
+// ---- sort ----
+
+func checkSort(args []string) *werr.Error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if n := longName(a); n != "" && len(n) >= 4 && abbrevOf(a, "--compress-program") {
+			return block("sort-program", "sort without a compression program", "sort %s runs a program", n)
+		}
+	}
+	return nil
+}
+
+// ---- go ----
+
+func checkGo(args []string) *werr.Error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		n := a
+		if i := strings.IndexByte(a, '='); i >= 0 {
+			n = a[:i]
+		}
+		switch strings.TrimPrefix(n, "-") {
+		case "-exec", "exec", "-toolexec", "toolexec":
+			return block("go-exec", "run the program with go run or go test alone", "go %s runs another program around the build", n)
+		}
+	}
+	if len(args) >= 2 && args[0] == "env" {
+		for _, a := range args[1:] {
+			if a == "-w" || a == "-u" {
+				return block("go-env", "pass settings per call (go build -tags ...); the go env file is not writable", "go env %s changes the go configuration", a)
 			}
 		}
 	}

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -53,15 +55,24 @@ func RuleOf(err error) string {
 // ...), the rest are the literal arguments after quote removal. Nothing is executed.
 // Program lookups (python -> python3 when python is absent) use this process's PATH.
 func Check(p *policy.Policy, command string) ([]string, error) {
-	argv, err := check(p, command, exec.LookPath, os.Environ())
+	words, err := check(p, command, exec.LookPath, os.Environ())
 	if err != nil {
 		return nil, err
 	}
-	return argv, nil
+	return values(words), nil
+}
+
+// values are the words' texts (glob patterns as written, unexpanded).
+func values(words []word) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = w.value
+	}
+	return out
 }
 
 // check is Check with the program lookup and the environment (for %VAR% detection) injected.
-func check(p *policy.Policy, command string, lookPath func(string) (string, error), env []string) ([]string, *werr.Error) {
+func check(p *policy.Policy, command string, lookPath func(string) (string, error), env []string) ([]word, *werr.Error) {
 	if p == nil {
 		p = policy.Default()
 	}
@@ -92,7 +103,7 @@ func check(p *policy.Policy, command string, lookPath func(string) (string, erro
 	if e := scanShell(command); e != nil {
 		return nil, e
 	}
-	words, e := parseWords(command)
+	words, e := parseWords(command, homeOf(env))
 	if e != nil {
 		return nil, e
 	}
@@ -304,13 +315,18 @@ func scanShell(s string) *werr.Error {
 				return e
 			}
 		case '*', '?', '[':
+			// A plain wildcard is expanded by the Runner inside the working directory.
 			if (c == '?' || c == '*') && next == '(' {
 				return block("glob", hintQuote, "extended glob pattern %c( at byte %d", c, i)
 			}
-			return block("glob", hintQuote+"; file names are never expanded here, list them with dir/ls first", "unquoted wildcard %c at byte %d", c, i)
 		case '~':
+			// ~ and ~/x at a word start are expanded (to the session HOME); ~user and a
+			// ~ after = or : (which bash expands in some places only) are refused.
+			if atStart && (next == 0 || next == '/' || next == ' ' || next == '\t') {
+				break
+			}
 			if atStart || prevPlain == '=' || prevPlain == ':' {
-				return block("tilde", "write the absolute path instead of ~ (for example "+homeHint()+")", "~ (home directory expansion) at byte %d", i)
+				return block("tilde", "write ~/PATH or the absolute path (for example "+homeHint()+")", "~ (home directory expansion) at byte %d", i)
 			}
 		case '#':
 			if atStart {
@@ -372,7 +388,7 @@ func homeHint() string {
 
 // parseWords parses the command with mvdan.cc/sh and returns its words after quote removal,
 // refusing anything that is not one simple command made of literal words.
-func parseWords(command string) ([]string, *werr.Error) {
+func parseWords(command, home string) ([]word, *werr.Error) {
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return nil, werr.Invalid("the command is not valid shell syntax: %s", err.Error()).WithDetail("rule", "syntax").
@@ -425,78 +441,159 @@ func parseWords(command string) ([]string, *werr.Error) {
 	if call == nil || len(call.Assigns) > 0 {
 		return nil, block("assignment", "environment variables cannot be set for a command; use execute_python_code with subprocess.run(..., env=...) if you need that", "leading variable assignment")
 	}
-	words := make([]string, 0, len(call.Args))
+	words := make([]word, 0, len(call.Args))
 	for _, w := range call.Args {
-		s, e := literal(w)
+		s, e := literal(w, home)
 		if e != nil {
 			return nil, e
+		}
+		if e := homeDotPath(w, s.value, home); e != nil {
+			return nil, e
+		}
+		if s.glob && (filepath.IsAbs(s.pattern) || slices.Contains(strings.Split(s.pattern, "/"), "..")) {
+			return nil, block("glob", "wildcards are expanded inside the working directory only: set cwd to the directory and use a relative pattern",
+				"the pattern %q reaches outside the working directory", s.value)
 		}
 		words = append(words, s)
 	}
 	return words, nil
 }
 
-// literal returns a word's value after quote removal, or a refusal if any part of it
-// would be expanded by a shell.
-func literal(w *syntax.Word) (string, *werr.Error) {
-	var b strings.Builder
-	for _, part := range w.Parts {
+// homeDotPath refuses a ~/ path into a dot entry of HOME (~/.ssh, ~/.bashrc): the sandbox
+// never shows them, and naming them is how an injected prompt goes looking for secrets.
+func homeDotPath(w *syntax.Word, value, home string) *werr.Error {
+	if len(w.Parts) == 0 || home == "" {
+		return nil
+	}
+	if lit, ok := w.Parts[0].(*syntax.Lit); !ok || !strings.HasPrefix(lit.Value, "~") {
+		return nil
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(value, strings.TrimRight(home, "/")), "/")
+	first, _, _ := strings.Cut(rel, "/")
+	if strings.HasPrefix(first, ".") {
+		return block("tilde", "work in a project directory under HOME; dot-files and dot-directories of HOME are not visible in the sandbox",
+			"%s is a dot-entry of the home directory", value)
+	}
+	return nil
+}
+
+// word is one command-line word after quote removal. A word with an unquoted wildcard
+// (* ? [) is a glob: pattern is its filepath.Match form (quoted and escaped wildcards
+// escaped), expanded by the Runner inside the working directory (expandGlobs).
+type word struct {
+	value   string
+	pattern string
+	glob    bool
+}
+
+// literal returns a word's value after quote removal (a leading unquoted ~ or ~/ becomes
+// home), or a refusal if any part of it would be expanded by a shell in a way we do not
+// reproduce.
+func literal(w *syntax.Word, home string) (word, *werr.Error) {
+	var b, pat, unq strings.Builder // value, glob pattern, unquoted shape (quoted bytes as 'x')
+	quoted := func(s string) {
+		b.WriteString(s)
+		for i := 0; i < len(s); i++ {
+			if strings.IndexByte("*?[\\", s[i]) >= 0 {
+				pat.WriteByte('\\')
+			}
+			pat.WriteByte(s[i])
+		}
+		unq.WriteString(strings.Repeat("x", len(s)))
+	}
+	glob := false
+	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(unescapedOnly(p.Value), "*?[") {
-				return "", block("glob", hintQuote, "unquoted wildcard in %q", p.Value)
+			v := p.Value
+			if i == 0 && (v == "~" || strings.HasPrefix(v, "~/")) {
+				if home == "" {
+					return word{}, block("tilde", "write the absolute path instead of ~", "~ cannot be expanded: the session has no home directory")
+				}
+				quoted(home)
+				v = v[1:]
 			}
-			b.WriteString(unescape(p.Value, false))
+			for j := 0; j < len(v); j++ {
+				c := v[j]
+				if c == '\\' && j+1 < len(v) {
+					quoted(v[j+1 : j+2])
+					j++
+					continue
+				}
+				if c == '*' || c == '?' || c == '[' {
+					glob = true
+				}
+				b.WriteByte(c)
+				pat.WriteByte(c)
+				unq.WriteByte(c)
+			}
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				return "", block("ansi-c-quote", "use plain single quotes", "$'...' (ANSI-C quoting)")
+				return word{}, block("ansi-c-quote", "use plain single quotes", "$'...' (ANSI-C quoting)")
 			}
-			b.WriteString(p.Value)
+			quoted(p.Value)
 		case *syntax.DblQuoted:
 			if p.Dollar {
-				return "", block("ansi-c-quote", "use plain double quotes", "$\"...\" (locale translation)")
+				return word{}, block("ansi-c-quote", "use plain double quotes", "$\"...\" (locale translation)")
 			}
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
-					return "", block("parameter-expansion", hintExpand, "expansion inside double quotes")
+					return word{}, block("parameter-expansion", hintExpand, "expansion inside double quotes")
 				}
-				b.WriteString(unescape(lit.Value, true))
+				quoted(unescape(lit.Value, true))
 			}
 		case *syntax.ParamExp:
-			return "", block("parameter-expansion", hintExpand, "parameter expansion")
+			return word{}, block("parameter-expansion", hintExpand, "parameter expansion")
 		case *syntax.CmdSubst:
-			return "", block("command-substitution", hintExpand, "command substitution")
+			return word{}, block("command-substitution", hintExpand, "command substitution")
 		case *syntax.ArithmExp:
-			return "", block("arithmetic-expansion", hintExpand, "arithmetic expansion")
+			return word{}, block("arithmetic-expansion", hintExpand, "arithmetic expansion")
 		case *syntax.ProcSubst:
-			return "", block("process-substitution", hintExpand, "process substitution")
+			return word{}, block("process-substitution", hintExpand, "process substitution")
 		case *syntax.ExtGlob:
-			return "", block("glob", hintQuote, "extended glob pattern")
+			return word{}, block("glob", hintQuote, "extended glob pattern")
 		case *syntax.BraceExp:
-			return "", block("brace-expansion", hintQuote, "brace expansion")
+			return word{}, block("brace-expansion", hintQuote, "brace expansion")
 		default:
-			return "", block("syntax", hintQuote, "unsupported word part %T", part)
+			return word{}, block("syntax", hintQuote, "unsupported word part %T", part)
 		}
 	}
-	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-	if syntax.SplitBraces(cp) && expands(cp) {
-		return "", block("brace-expansion", hintQuote+"; braces with a comma or .. are expanded by shells, write each word out", "brace expansion in %q", b.String())
+	if braceExpands(unq.String()) {
+		return word{}, block("brace-expansion", hintQuote+"; braces with a comma or .. are expanded by shells, write each word out", "brace expansion in %q", b.String())
 	}
-	return b.String(), nil
+	return word{value: b.String(), pattern: pat.String(), glob: glob}, nil
 }
 
-// unescapedOnly drops backslash-escaped characters from an unquoted literal.
-func unescapedOnly(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' {
-			i++
-			continue
+// braceExpands reports whether the unquoted shape of a word (quoted bytes replaced by a
+// neutral byte) holds a brace pair with a comma or a .. inside, which a shell would
+// expand; {0} and {} stay literal. It is one linear pass, so a long run of unbalanced
+// braces costs no more than any other byte (mvdan's SplitBraces is quadratic there, and
+// stalled the fuzzer on 2 KB of "{a,").
+func braceExpands(s string) bool {
+	var open []bool // per open brace: a separator seen inside it
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			open = append(open, false)
+		case ',':
+			if len(open) > 0 {
+				open[len(open)-1] = true
+			}
+		case '.':
+			if len(open) > 0 && i+1 < len(s) && s[i+1] == '.' {
+				open[len(open)-1] = true
+			}
+		case '}':
+			if len(open) > 0 {
+				if open[len(open)-1] {
+					return true
+				}
+				open = open[:len(open)-1]
+			}
 		}
-		b.WriteByte(v[i])
 	}
-	return b.String()
+	return false
 }
 
 // unescape removes backslash quoting: unquoted, \x is x; inside double quotes only
@@ -519,22 +616,4 @@ func unescape(v string, dq bool) string {
 		b.WriteByte(c)
 	}
 	return b.String()
-}
-
-// expands reports whether a word split by syntax.SplitBraces holds a brace expansion a
-// shell would perform: a sequence {a..b} or a list with a comma. {0} and {} stay literal.
-func expands(w *syntax.Word) bool {
-	for _, part := range w.Parts {
-		if b, ok := part.(*syntax.BraceExp); ok {
-			if b.Sequence || len(b.Elems) > 1 {
-				return true
-			}
-			for _, e := range b.Elems {
-				if expands(e) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }

@@ -150,14 +150,18 @@ func TestCheckArgv(t *testing.T) {
 		{"git\tstatus", []string{"git", "status"}},
 		{`git commit -m ""`, []string{"git", "commit", "-m", ""}},
 		{`mkdir "名前"`, []string{"mkdir", "名前"}},
+		{`ls src/*.py`, []string{"ls", "src/*.py"}},
+		{`ls ~/project ~`, []string{"ls", "/home/u/project", "/home/u"}},
+		{`ls '~'/x`, []string{"ls", "~/x"}},
+		{`git log a{b}c`, []string{"git", "log", "a{b}c"}},
 	}
 	for _, c := range cases {
-		argv, err := check(p, c.cmd, noPython, nil)
+		words, err := check(p, c.cmd, noPython, []string{"HOME=/home/u"})
 		if err != nil {
 			t.Errorf("%q refused: %v", c.cmd, err)
 			continue
 		}
-		if !reflect.DeepEqual(argv, c.want) {
+		if argv := values(words); !reflect.DeepEqual(argv, c.want) {
 			t.Errorf("%q = %q, want %q", c.cmd, argv, c.want)
 		}
 	}
@@ -223,7 +227,7 @@ func TestAllowlistAliases(t *testing.T) {
 func TestAllowedPrograms(t *testing.T) {
 	p := policy.Default()
 	got := AllowedPrograms(p)
-	want := "git, npm, dotnet, python, cargo, node, pip, ls/dir, mkdir, rm/del, cp/copy, mv/move, rsync/robocopy, grep/findstr, which/where, cat/type"
+	want := "git, npm, dotnet, python, cargo, node, pip, ls/dir, mkdir, rm/del, cp/copy, mv/move, rsync/robocopy, grep/findstr, which/where, cat/type, find, wc, head, tail, sort, uniq, go"
 	if got != want {
 		t.Errorf("AllowedPrograms = %q, want %q", got, want)
 	}

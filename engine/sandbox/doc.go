@@ -16,12 +16,20 @@
 //	quotes: nothing is expanded, so a variable would arrive as literal text),
 //	env-var-percent (%VAR%: two or more characters and upper case, a known cmd.exe
 //	variable or a variable of the session; git's --format=%an%n passes), ansi-c-quote
-//	($'..' $".."), glob (unquoted * ? [ and extglobs), brace-expansion ({a,b} {1..3};
-//	stash@{0} passes), tilde (~ at a word start or after = or :), assignment (FOO=x cmd,
+//	($'..' $".."), glob (extglobs, a wildcard in the program name, an absolute pattern or
+//	one with ..), brace-expansion ({a,b} {1..3}; stash@{0} passes), tilde (~user, ~ after
+//	= or :, a ~/ path into a dot-entry of HOME), assignment (FOO=x cmd,
 //	export), subshell, block, compound-command (if/for/while/case/[[/time/function),
 //	negation (!), comment (#), control-char, bidi-char, zero-width-char, invalid-utf8,
 //	syntax (INVALID_ARGUMENT: unterminated quotes, trailing backslash), empty-command and
 //	too-long (INVALID_ARGUMENT, 32 KiB), extra-blocked-pattern (policy regexps).
+//
+// Plain wildcards (* ? [...]) and ~ are expanded by w365, never by a shell: ~ and ~/x at
+// a word start become the session HOME; a wildcard word is expanded by the Runner inside
+// the cwd like bash does by default (sorted, dot-names only for a pattern that starts
+// with a dot, the word kept as written when nothing matches), never through a symlinked
+// directory that leaves the cwd, at most MaxGlobMatches words; a match starting with - is
+// passed as ./NAME, and the argument rules run again on the expanded words.
 //
 // The program word must be plain ASCII (program-non-ascii) and a bare name, never a path
 // (program-path). It is matched case-insensitively, with .exe/.cmd/.bat/.com removed.
@@ -29,7 +37,7 @@
 // pkexec, runuser, chroot, nsenter, unshare, bwrap...), system-command (mkfs*, dd, fdisk,
 // parted, mount, umount, swapon, shutdown, reboot, poweroff, halt, systemctl, service, kill,
 // killall, pkill, modprobe, sysctl, iptables, crontab, apt...), shell-program (sh, bash,
-// cmd, powershell, env, xargs, find, perl, awk, sed, npx...: they run their arguments as
+// cmd, powershell, env, xargs, perl, awk, sed, npx...: they run their arguments as
 // code and would bypass the argument rules). Then the allowlist (policy AllowedCommands;
 // python3/pip3 count as python/pip): program-not-allowed. AllowedPrograms renders it for
 // descriptions and hints.
@@ -59,7 +67,9 @@
 // uninstall, publish/login/owner/yank, external subcommands); rm/del (recursive and force
 // together in any spelling: -rf -fr -Rf -r -f --recursive --force and GNU abbreviations,
 // --no-preserve-root); rsync/robocopy (-e/--rsh, --rsync-path, --daemon, remote host:path
-// and rsync://); dotnet (-g/--global, --tool-path, nuget/workload/dev-certs/sdk, --source).
+// and rsync://); dotnet (-g/--global, --tool-path, nuget/workload/dev-certs/sdk, --source);
+// find (-exec, -execdir, -ok, -okdir, -delete, -fprint*, -fls: rule find-action); sort
+// (--compress-program); go (-exec, -toolexec, go env -w/-u).
 // Long options are matched with their abbreviations where the program's parser accepts them.
 //
 // # Execution
@@ -76,22 +86,51 @@
 // # Layer 2: the OS sandbox
 //
 // The program runs under bubblewrap: --unshare-all (user, PID, network, IPC, UTS, cgroup
-// namespaces), --new-session, --die-with-parent, --cap-drop ALL, read-only root, /dev and
-// /proc of its own, a private tmpfs /tmp, the cwd bound read-write, no network unless the
-// policy's allowNetwork, and host sockets and credentials hidden (XDG_RUNTIME_DIR,
-// /run/user, /run/dbus, docker sockets, ~/.ssh, ~/.gnupg, ~/.aws, ~/.npmrc, ~/.netrc,
-// ~/.git-credentials...). Limits are applied by a re-executed helper (this package's init
-// detects W365_SANDBOX_HELPER=1, reads its configuration from fd 3, joins the pids cgroup,
-// calls setrlimit, then execs bwrap): RLIMIT_AS (policy PythonMemoryBytes, 512 MiB, for
-// Python; ShellMemoryBytes, 4 GiB, for commands, since node reserves gigabytes of address
-// space), RLIMIT_CPU (timeout + 2 s), RLIMIT_FSIZE 1 GiB, RLIMIT_NOFILE 4096, RLIMIT_CORE 0.
+// namespaces), --new-session, --die-with-parent, --cap-drop ALL, /dev and /proc of its
+// own, no network unless the policy's allowNetwork. The file system is read-only, and
+// what could hold secrets or reach the host is shown through an allow mask: HOME, /home,
+// /root, /tmp, /run/user, /run/dbus, docker's sockets and the host's private directories
+// (NewRunner's private: the runtime directory with the host socket, sessions, browser
+// profiles; XDG_RUNTIME_DIR) are empty tmpfs; inside them only the policy's
+// SandboxReadPaths (toolchains such as ~/.pyenv, ~/.cargo/bin, ~/go/bin, read-only; ~ is
+// both $HOME and the account's home) and the cwd (read-write) are bound, with credential
+// files (.ssh, .npmrc, .netrc, .aws, credentials...) inside them emptied. In the cwd, up to
+// three levels down, every .git/hooks and .git/config is bound read-only (an empty hooks
+// directory is made first), so nothing the sandbox writes runs later when git runs on
+// the host; the session's scratch directory is exempt (w365's own, 0700, removed with the
+// session). A repository the call creates there is checked when the call ends: a hook
+// that is not a .sample, and a config with a key beyond what git init writes and the safe
+// keys of git config (gitKeySafe) or with an include, are renamed NAME.w365-untrusted and
+// listed in Result.Quarantined.
 //
-// Processes: RLIMIT_NPROC counts every process of the real user and root is exempt from
-// it, so it contains nothing here. What contains a fork bomb is a pids cgroup per run
-// (pids.max = MaxProcesses, 512 tasks, threads included) under the cgroup v1 pids
-// hierarchy (/sys/fs/cgroup/pids/w365/run-*) or cgroup v2 (/sys/fs/cgroup/w365/run-*),
-// plus the PID namespace for clean-up. Without a writable pids cgroup and as a non-root
-// user, RLIMIT_NPROC is set to the user's current process count + 512 instead.
+// On a host running as root the program must not run as root: root's 0600 and 0640 files
+// (/etc/shadow, /root) would open to it whatever the mapping inside the namespace. The
+// helper then starts in a mount namespace of its own, mounts what bwrap must bind under
+// a staging tmpfs (the cwd as an idmapped mount on which root's files appear as
+// SandboxUID's, so the program can write there and what it creates is root's on disk;
+// the read paths under root's 0700 HOME as plain binds), and becomes SandboxUID (nobody)
+// before it execs bwrap. A cwd on a file system without idmapped mounts is then refused
+// (INTERNAL "the sandbox could not be set up"). As another user the program runs as that
+// user, whose secrets outside HOME the kernel already closes.
+//
+// Limits are applied by a re-executed helper (this package's init detects
+// W365_SANDBOX_HELPER=1, reads its configuration from fd 3, joins the run's cgroup,
+// stages mounts, drops root, calls setrlimit, then execs bwrap). The run's cgroup limits
+// all its processes together: memory (policy PythonMemoryBytes, 512 MiB, for Python;
+// ShellMemoryBytes, 1 GiB, for commands; swap included where the kernel counts it, so six
+// children cannot hold more than one), tasks (pids.max = MaxProcesses, 512, threads
+// included) and CPU (one core's worth per period, so a call's CPU time is at most its
+// wall time, 120 s). It is made under cgroup v1 (/sys/fs/cgroup/{pids,memory,cpu}/w365/
+// run-*) or cgroup v2 (/sys/fs/cgroup/w365/run-*), whichever this process may write;
+// Result.MemoryLimitHit says when the memory limit killed a process. Per process:
+// RLIMIT_AS (PythonMemoryBytes for Python; ShellAddressSpaceBytes, 4 GiB, for commands,
+// since node reserves gigabytes of address space), RLIMIT_CPU (timeout + 2 s), RLIMIT_FSIZE
+// 1 GiB, RLIMIT_NOFILE 4096, RLIMIT_CORE 0.
+//
+// When no cgroup is writable (not root, no delegation), memory is limited per process by
+// RLIMIT_AS only, processes by RLIMIT_NPROC (the user's current count + 512; nothing as
+// root, which is exempt), CPU by RLIMIT_CPU per process; ResourceLimitsApplied is false and
+// Limits shows what held.
 //
 // At the timeout (or when ctx ends) the helper's process group is killed; bwrap's PID 1
 // in the namespace dies through --die-with-parent and the kernel kills everything in the
@@ -103,10 +142,10 @@
 // boundary (invalid bytes become U+FFFD), with StdoutTruncated/StderrTruncated; the pipes
 // are drained to the end so 20 MB of output neither deadlocks nor blocks the program.
 //
-// ResourceLimitsApplied is true only when bubblewrap and the process-count cgroup were both
-// in force; Result.Limits lists exactly what was applied. Without bubblewrap Shell and
-// Python refuse with UNAVAILABLE (rule sandbox-unavailable) unless the policy sets
-// allowUnsandboxed: then the program runs with the rlimits and the cgroup only,
+// ResourceLimitsApplied is true only when bubblewrap and the cgroup's process and memory
+// limits were all in force; Result.Limits lists exactly what was applied. Without
+// bubblewrap Shell and Python refuse with UNAVAILABLE (rule sandbox-unavailable) unless the
+// policy sets allowUnsandboxed: then the program runs with the rlimits and the cgroup only,
 // Limits starts with "unsandboxed" and ResourceLimitsApplied is false.
 //
 // # cwd
@@ -115,11 +154,21 @@
 // system temp directory, created on first use, kept across calls of the session so a file
 // written by Python can be read with type, removed by Close). Relative: relative to it.
 // "~" and "~/x" use the session HOME. A Windows path (C:/...) is INVALID_ARGUMENT; a missing
-// directory is NOT_FOUND. The directory is resolved through symlinks, and refused (rule
-// cwd-forbidden) when it is /, the home directory or one of its parents (start-up files
-// there run outside the sandbox later), the shared /tmp or /var/tmp (X11 and other
-// sockets), or a system directory (/proc, /sys, /dev, /run, /etc, /usr, /boot, /bin,
-// /sbin, /lib*).
+// directory is NOT_FOUND. The directory is resolved through symlinks; besides the scratch
+// directory it must lie inside a workspace root (policy WorkspaceRoots, default ~), and it
+// is refused (rule cwd-forbidden) when it is /, HOME or one of its parents, inside a
+// dot-directory of HOME or a .git directory, a launch directory (or inside or above one),
+// a host-private directory (or inside or above one), the shared /tmp or /var/tmp, or a
+// system directory (/proc, /sys, /dev, /run, /etc, /usr, /boot, /bin, /sbin, /lib*):
+// anything written there would run, or be read, outside the sandbox later.
+//
+// # Bounds of the policy check
+//
+// A command line is at most MaxCommandBytes (32 KiB); every pass over it (character scan,
+// quote-aware scan, mvdan's parser, brace detection) is linear. The slowest inputs found
+// at the cap (32 KiB of unbalanced braces, wildcards, quotes) take 23 ms on this kind of
+// machine; one check is bounded by 1 s, and the fuzz test fails any input taking 3 s.
+// Wildcards expand to at most MaxGlobMatches words.
 //
 // timeoutMs: 0 means policy ExecTimeoutDefaultMs (30 s); negative or above
 // ExecTimeoutMaxMs (120 s) is INVALID_ARGUMENT, never clamped. Python code longer than

@@ -19,6 +19,7 @@ var scrubbedNames = map[string]bool{
 	"PYENV_HOOK_PATH": true, "OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true,
 	"SSLKEYLOGFILE": true, "http_proxy": true, "https_proxy": true, "HTTP_PROXY": true, "HTTPS_PROXY": true,
 	"ALL_PROXY": true, "all_proxy": true, "W365_SANDBOX_HELPER": true,
+	"GOFLAGS": true, "GOENV": true, "GOTOOLCHAIN": true, "CGO_LDFLAGS": true, "CC": true, "CXX": true,
 }
 
 // scrubbedPrefixes are removed the same way, by name prefix (case-insensitive for npm_config_).
@@ -34,6 +35,7 @@ var fixedEnv = []string{
 	"npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false", "NO_UPDATE_NOTIFIER=1",
 	"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1", "PYTHONIOENCODING=utf-8", "TMPDIR=/tmp",
 	"CARGO_TERM_COLOR=never", "NO_COLOR=1", "TERM=dumb", "DOTNET_CLI_TELEMETRY_OPTOUT=1",
+	"GOTOOLCHAIN=local", "GOTELEMETRY=off",
 }
 
 // ScrubEnv returns env without the variables that make programs load code or change their

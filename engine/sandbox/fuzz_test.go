@@ -47,7 +47,9 @@ func unquotedMeta(s string) (byte, bool) {
 				sq = true
 			case '"':
 				dq = true
-			case '|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?', '[':
+			case '|', '&', ';', '<', '>', '(', ')', '$', '`':
+				// Plain wildcards (* ? [) are expanded by the Runner inside the working
+				// directory; extended globs need a '(' and are caught by it.
 				return c, true
 			}
 		}
@@ -74,6 +76,15 @@ func FuzzCheck(f *testing.F) {
 	}
 	for _, s := range []string{"git status", `git commit -m "a;b"`, `grep -n a\|b f`, "rm -r\\f x", `git log "$"`,
 		`python script.py '$(x)'`, "git\tstatus", `"" status`, `git '' status`, `git "st"'at'us`, `a\`, `"`, `'`, `\\`} {
+		f.Add(s)
+	}
+	// Inputs that once took seconds: unbalanced braces at the size cap (quadratic in
+	// mvdan's SplitBraces; now one linear pass).
+	for _, unit := range []string{"{", "{,", "{a,", "{..", "{{,}", "{\\,"} {
+		s := "git "
+		for len(s)+len(unit) <= MaxCommandBytes {
+			s += unit
+		}
 		f.Add(s)
 	}
 	p := policy.Default()

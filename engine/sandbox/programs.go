@@ -52,7 +52,7 @@ var launchers = map[string]bool{
 	"ash": true, "busybox": true, "cmd": true, "powershell": true, "pwsh": true, "env": true, "xargs": true, "nohup": true,
 	"timeout": true, "nice": true, "ionice": true, "stdbuf": true, "setsid": true, "eval": true, "exec": true,
 	"source": true, "script": true, "watch": true, "strace": true, "ltrace": true, "gdb": true, "chrt": true,
-	"taskset": true, "prlimit": true, "flock": true, "find": true, "perl": true, "ruby": true, "php": true, "lua": true,
+	"taskset": true, "prlimit": true, "flock": true, "perl": true, "ruby": true, "php": true, "lua": true,
 	"awk": true, "gawk": true, "mawk": true, "sed": true, "expect": true, "npx": true, "start": true, "call": true,
 }
 
@@ -60,11 +60,14 @@ var launchers = map[string]bool{
 var guiPrograms = map[string]bool{"notepad": true, "wordpad": true, "mspaint": true, "explorer": true}
 
 // resolveProgram validates the program word and the arguments and returns the argv to run.
-func resolveProgram(p *policy.Policy, words []string, lookPath func(string) (string, error)) ([]string, *werr.Error) {
+func resolveProgram(p *policy.Policy, words []word, lookPath func(string) (string, error)) ([]word, *werr.Error) {
 	if len(words) == 0 {
 		return nil, werr.Invalid("command is empty").WithDetail("rule", "empty-command")
 	}
-	typed := words[0]
+	if words[0].glob {
+		return nil, block("glob", "give the program's name literally", "the program name %q holds a wildcard", words[0].value)
+	}
+	typed := words[0].value
 	if typed == "" {
 		return nil, werr.Invalid("the program name is empty").WithDetail("rule", "empty-command")
 	}
@@ -100,13 +103,20 @@ func resolveProgram(p *policy.Policy, words []string, lookPath func(string) (str
 			}
 		}
 	}
-	args := words[1:]
-	if f := argPolicies[canon]; f != nil {
-		if e := f(args); e != nil {
-			return nil, e
-		}
+	out := append([]word{{value: canon, pattern: canon}}, words[1:]...)
+	if e := checkArgs(out); e != nil {
+		return nil, e
 	}
-	return append([]string{canon}, args...), nil
+	return out, nil
+}
+
+// checkArgs applies the program's argument rules to argv (argv[0] canonical). The Runner
+// calls it again after expanding wildcards, so a file named -rf cannot become an option.
+func checkArgs(argv []word) *werr.Error {
+	if f := argPolicies[argv[0].value]; f != nil {
+		return f(values(argv[1:]))
+	}
+	return nil
 }
 
 // runs is the program that the (lower-case) name runs: the Linux program of a Windows

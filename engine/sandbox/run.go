@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,13 @@ type Result struct {
 	ResourceLimitsApplied bool `json:"resourceLimitsApplied"`
 	StdoutTruncated       bool `json:"stdoutTruncated"`
 	StderrTruncated       bool `json:"stderrTruncated"`
+	// MemoryLimitHit is true when the call's memory limit (all its processes together)
+	// made the kernel kill one of them.
+	MemoryLimitHit bool `json:"memoryLimitHit,omitempty"`
+	// Quarantined lists what the run left in a git repository it created in the working
+	// directory that git would run later (hooks, program-running configuration): each was
+	// renamed to NAME.w365-untrusted.
+	Quarantined []string `json:"quarantined,omitempty"`
 	// Limits names each protection that was in force for this run, e.g. "bwrap",
 	// "net:none", "pidns", "rlimit:as=536870912", "pids.max=512".
 	Limits []string `json:"limits,omitempty"`
@@ -35,9 +43,11 @@ type Result struct {
 
 // Limits applied by layer 2 besides the policy's PythonMemoryBytes.
 const (
-	// ShellMemoryBytes is the address-space limit of shell commands. It is larger than
-	// Python's because JIT runtimes (node, npm) reserve gigabytes of address space.
-	ShellMemoryBytes = 4 << 30
+	// ShellAddressSpaceBytes is the per-process address-space limit of shell commands
+	// (RLIMIT_AS). It is larger than their memory limit because JIT runtimes (node, npm)
+	// reserve gigabytes of address space they never touch; the memory that counts is
+	// limited for the whole call by the run's cgroup (policy ShellMemoryBytes).
+	ShellAddressSpaceBytes = 4 << 30
 	// MaxProcesses is pids.max of the run's cgroup: processes and threads together.
 	MaxProcesses = 512
 	// MaxFileBytes is RLIMIT_FSIZE, the largest file a sandboxed program may write.
@@ -49,6 +59,7 @@ const (
 // Runner runs commands and Python code of one session. It is safe for concurrent use.
 type Runner struct {
 	pol      *policy.Policy
+	private  []string // the host's own directories: never cwd, hidden inside the sandbox
 	session  []string // the session environment, for %VAR% detection and HOME
 	env      []string // the scrubbed environment programs run with
 	mu       sync.Mutex
@@ -60,15 +71,54 @@ type Runner struct {
 
 // NewRunner returns a Runner for policy p (nil: policy.Default()) whose programs get
 // env (the session's desktop environment; nil: this process's) minus the scrubbed
-// variables, see ScrubEnv.
-func NewRunner(p *policy.Policy, env []string) *Runner {
+// variables, see ScrubEnv. private are the host's own directories (its runtime
+// directory with the socket, session and browser-profile directories): never accepted
+// as cwd nor as a parent of it, and empty inside the sandbox.
+func NewRunner(p *policy.Policy, env []string, private ...string) *Runner {
 	if p == nil {
 		p = policy.Default()
 	}
 	if env == nil {
 		env = os.Environ()
 	}
-	return &Runner{pol: p, session: append([]string(nil), env...), env: ScrubEnv(env)}
+	r := &Runner{pol: p, session: append([]string(nil), env...), env: ScrubEnv(env)}
+	if rt := lookupVar(env, "XDG_RUNTIME_DIR"); rt != "" {
+		private = append(private, rt)
+	}
+	for _, d := range private {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		r.private = append(r.private, filepath.Clean(d))
+	}
+	return r
+}
+
+// isPrivate reports whether dir is one of the host's private directories, inside one,
+// or a parent of one.
+func (r *Runner) isPrivate(dir string) bool {
+	for _, p := range r.private {
+		if within(dir, p) || within(p, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is dir or lies inside it (both clean and absolute).
+func within(path, dir string) bool {
+	return path == dir || dir == "/" || strings.HasPrefix(path, dir+"/")
+}
+
+// expandTilde turns "~" and "~/x" into home.
+func expandTilde(p, home string) string {
+	if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		return filepath.Join(home, p[1:])
+	}
+	return p
 }
 
 // lookPath finds a program on the scrubbed PATH; the result is absolute.
@@ -165,14 +215,84 @@ func (r *Runner) resolveCwd(cwd string) (string, error) {
 	if err != nil || !st.IsDir() {
 		return "", werr.Invalid("cwd %s is not a directory", cwd)
 	}
-	if why := forbiddenCwd(real, home); why != "" {
-		return "", block("cwd-forbidden", "use a project directory (for example "+filepath.Join(home, "project")+") or omit cwd for the session scratch directory",
-			"cwd %s cannot be used: %s", real, why)
+	why := ""
+	if wd, err := r.WorkDir(); err == nil && within(real, wd) {
+		// the session's scratch directory
+	} else {
+		why = r.forbiddenCwd(real, home)
+	}
+	if why == "" && r.isPrivate(real) {
+		why = "it holds or lies inside the w365 host's own files (its socket, sessions or browser profiles)"
+	}
+	if why != "" {
+		return "", block("cwd-forbidden", "use a project directory under a workspace root ("+strings.Join(r.workspaceRoots(home), ", ")+"), for example "+
+			filepath.Join(home, "project")+", or omit cwd for the session scratch directory", "cwd %s cannot be used: %s", real, why)
 	}
 	return real, nil
 }
 
-// forbiddenCwd says why a directory may not become the sandbox's writable directory: the
+// workspaceRoots are the policy's WorkspaceRoots, ~ expanded and symlinks resolved.
+func (r *Runner) workspaceRoots(home string) []string {
+	var out []string
+	for _, w := range r.pol.WorkspaceRoots {
+		w = expandTilde(w, home)
+		if !filepath.IsAbs(w) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(w); err == nil {
+			w = real
+		}
+		out = append(out, filepath.Clean(w))
+	}
+	return out
+}
+
+// forbiddenCwd says why a directory (not the scratch directory) may not become the
+// sandbox's writable directory, or "". It must lie inside a workspace root, below HOME
+// rather than HOME itself, outside every dot-directory of HOME and every .git, outside
+// the launch directories and system directories: anything written there could run
+// later outside the sandbox (start-up files, autostart entries, keys, hooks, programs).
+func (r *Runner) forbiddenCwd(dir, home string) string {
+	if why := forbiddenCwd(dir, home); why != "" {
+		return why
+	}
+	if home != "" {
+		if rh, err := filepath.EvalSymlinks(home); err == nil {
+			home = rh
+		}
+		if rel, ok := strings.CutPrefix(dir, home+"/"); ok {
+			for _, c := range strings.Split(rel, "/") {
+				if strings.HasPrefix(c, ".") {
+					return "dot-directories of the home directory hold configuration, keys and start-up files that run outside the sandbox"
+				}
+			}
+		}
+	}
+	if slices.Contains(strings.Split(dir, "/"), ".git") {
+		return "a repository's .git directory holds hooks and configuration that git runs outside the sandbox"
+	}
+	for _, l := range r.pol.LaunchDirs {
+		l = expandTilde(l, home)
+		if real, err := filepath.EvalSymlinks(l); err == nil {
+			l = real
+		}
+		if filepath.IsAbs(l) && (within(dir, l) || within(l, dir)) {
+			return "launch_application starts programs from " + l
+		}
+	}
+	inside := false
+	for _, w := range r.workspaceRoots(home) {
+		if within(dir, w) {
+			inside = true
+		}
+	}
+	if !inside {
+		return "it is outside the workspace roots of the policy"
+	}
+	return ""
+}
+
+// forbiddenCwd says why a directory may never become the sandbox's writable directory: the
 // sandbox makes cwd writable, and these would let sandboxed code plant files that run
 // outside the sandbox later (shell start-up files) or reach host sockets.
 func forbiddenCwd(dir, home string) string {
@@ -219,20 +339,34 @@ func (r *Runner) Shell(ctx context.Context, command, cwd string, timeoutMs int) 
 	if err != nil {
 		return nil, err
 	}
-	argv, e := check(r.pol, command, r.lookPath, r.session)
+	words, e := check(r.pol, command, r.lookPath, r.session)
 	if e != nil {
 		return nil, e
 	}
-	path, lerr := r.lookPath(argv[0])
+	path, lerr := r.lookPath(words[0].value)
 	if lerr != nil {
-		return nil, werr.New(werr.NotFound, "%s is allowed but not installed on this machine", argv[0]).
+		return nil, werr.New(werr.NotFound, "%s is allowed but not installed on this machine", words[0].value).
 			WithDetail("rule", "program-not-installed").WithHint("check with where/which, or use execute_python_code")
 	}
 	dir, err := r.resolveCwd(cwd)
 	if err != nil {
 		return nil, err
 	}
-	return r.run(ctx, job{path: path, argv: argv, dir: dir, timeoutMs: ms, memBytes: ShellMemoryBytes})
+	argv, expanded, e := expandGlobs(words, dir)
+	if e != nil {
+		return nil, e
+	}
+	if expanded {
+		ws := make([]word, len(argv))
+		for i, a := range argv {
+			ws[i] = word{value: a}
+		}
+		if e := checkArgs(ws); e != nil {
+			return nil, e
+		}
+	}
+	return r.run(ctx, job{path: path, argv: argv, dir: dir, timeoutMs: ms,
+		memBytes: int64(r.pol.ShellMemoryBytes), addrBytes: ShellAddressSpaceBytes})
 }
 
 // pythonBoot runs the code file named by argv[1] as __main__ with the cwd first on sys.path
@@ -284,7 +418,7 @@ func (r *Runner) Python(ctx context.Context, code, cwd string, timeoutMs int) (*
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the Python code")
 	}
 	return r.run(ctx, job{path: py, argv: []string{"python3", "-c", pythonBoot, codeFile}, dir: dir, timeoutMs: ms,
-		memBytes: int64(r.pol.PythonMemoryBytes), codeFile: codeFile})
+		memBytes: int64(r.pol.PythonMemoryBytes), addrBytes: int64(r.pol.PythonMemoryBytes), codeFile: codeFile})
 }
 
 // job is one validated program run.
@@ -293,7 +427,8 @@ type job struct {
 	argv      []string // argv[0] is the program name
 	dir       string   // resolved cwd
 	timeoutMs int
-	memBytes  int64
+	memBytes  int64  // memory of all the run's processes together (cgroup)
+	addrBytes int64  // address space of each process (RLIMIT_AS)
 	codeFile  string // host path of the Python code, bound read-only at codeInSandbox
 }
 

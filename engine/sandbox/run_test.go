@@ -347,7 +347,8 @@ open(%q, 'w').write('private tmp')
 print('tmp ok', open(%q).read())
 `, outside, hostTmp, hostTmp)
 	res := python(t, r, code, "", 0)
-	if strings.Contains(res.Stdout, "wrote") || strings.Count(res.Stdout, "refused") != 4 || !strings.Contains(res.Stdout, "tmp ok private tmp") {
+	// HOME is an empty tmpfs inside: a write there succeeds and vanishes with the call.
+	if strings.Count(res.Stdout, "refused") != 3 || !strings.Contains(res.Stdout, "tmp ok private tmp") {
 		t.Errorf("writes: %+v", res)
 	}
 	for _, p := range []string{outside, hostTmp, "/etc/w365-test"} {
@@ -512,21 +513,12 @@ func TestWithoutBwrap(t *testing.T) {
 	if !res.Success || res.Stdout != "ran\n" || res.ResourceLimitsApplied || len(res.Limits) == 0 || res.Limits[0] != "unsandboxed" {
 		t.Errorf("unsandboxed: %+v", res)
 	}
-	if os.Geteuid() == 0 && newPidsCgroupAvailable() {
+	if os.Geteuid() == 0 && runCgroupAvailable() {
 		time.Sleep(200 * time.Millisecond)
 		if l := leftovers("sleep " + marker); len(l) > 0 {
 			t.Errorf("unsandboxed background survived the cgroup cleanup: %v", l)
 		}
 	}
-}
-
-func newPidsCgroupAvailable() bool {
-	cg := newPidsCgroup(10)
-	if cg == nil {
-		return false
-	}
-	cg.destroy()
-	return true
 }
 
 func TestCancel(t *testing.T) {
@@ -563,8 +555,9 @@ func TestRobocopyAlias(t *testing.T) {
 	}
 }
 
-// TestSecretsHidden: credentials under HOME and the session's runtime directory (host
-// sockets) are not visible inside the sandbox, though the rest of the root is readable.
+// TestSecretsHidden: HOME is shown through an allow mask (only the cwd and the granted
+// toolchain paths), credentials inside the cwd and the runtime directory (host sockets)
+// are empty, and a root host's 0600/0640 files stay closed.
 func TestSecretsHidden(t *testing.T) {
 	requireSandbox(t)
 	// Outside /tmp, which is private inside the sandbox; the checkout itself may be
@@ -573,7 +566,7 @@ func TestSecretsHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := os.MkdirTemp(userHome, ".w365-secrets-test-")
+	base, err := os.MkdirTemp(userHome, "w365-secrets-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,15 +576,17 @@ func TestSecretsHidden(t *testing.T) {
 	defer os.RemoveAll(base)
 	home := filepath.Join(base, "home")
 	runtime := filepath.Join(base, "run")
-	for _, d := range []string{filepath.Join(home, ".ssh"), runtime} {
+	project := filepath.Join(home, "project")
+	for _, d := range []string{filepath.Join(home, ".ssh"), runtime, project} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for p, body := range map[string]string{
 		filepath.Join(home, ".ssh", "id_ed25519"): "PRIVATE KEY",
-		filepath.Join(home, ".npmrc"):             "//registry.npmjs.org/:_authToken=SECRET",
-		filepath.Join(home, "notes.txt"):          "visible",
+		filepath.Join(home, "notes.txt"):          "NOTES",
+		filepath.Join(project, ".npmrc"):          "//registry.npmjs.org/:_authToken=SECRET",
+		filepath.Join(project, "main.txt"):        "visible",
 		filepath.Join(runtime, "w365.sock"):       "socket stand-in",
 	} {
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
@@ -602,16 +597,60 @@ func TestSecretsHidden(t *testing.T) {
 	r := NewRunner(nil, env)
 	defer r.Close()
 	code := fmt.Sprintf(`import os
-for p in ('.ssh/id_ed25519', '.npmrc', 'notes.txt'):
+for p in (%q, %q, '.npmrc', 'main.txt', '/etc/shadow'):
     try:
-        print(p, repr(open(os.path.join(%q, p)).read()))
+        print(p, repr(open(p).read()))
     except OSError as e:
         print(p, 'error', e.errno)
 print('runtime', os.listdir(%q))
-`, home, runtime)
-	res := python(t, r, code, "", 0)
-	if strings.Contains(res.Stdout, "PRIVATE") || strings.Contains(res.Stdout, "SECRET") ||
-		!strings.Contains(res.Stdout, "notes.txt 'visible'") || !strings.Contains(res.Stdout, "runtime []") {
+`, filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(home, "notes.txt"), runtime)
+	res := python(t, r, code, project, 0)
+	if strings.Contains(res.Stdout, "PRIVATE") || strings.Contains(res.Stdout, "SECRET") || strings.Contains(res.Stdout, "NOTES") ||
+		strings.Contains(res.Stdout, "root:") || !strings.Contains(res.Stdout, "main.txt 'visible'") || !strings.Contains(res.Stdout, "runtime []") {
 		t.Errorf("secrets: %+v", res)
+	}
+}
+
+// TestNewRepositoryCleaned: a repository the sandbox creates in a workspace keeps what
+// git init writes, but a hook or a program-running config it plants is renamed away.
+func TestNewRepositoryCleaned(t *testing.T) {
+	requireSandbox(t)
+	displaytest.Require(t, "git")
+	userHome, _ := os.UserHomeDir()
+	project, err := os.MkdirTemp(userHome, "w365-newrepo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(project)
+	r := NewRunner(nil, nil)
+	defer r.Close()
+	res, err := r.Shell(context.Background(), "git init -q plain", project, 0)
+	if err != nil || !res.Success || len(res.Quarantined) != 0 {
+		t.Fatalf("git init: %+v %v", res, err)
+	}
+	if !configSafe(filepath.Join(project, "plain/.git/config")) {
+		b, _ := os.ReadFile(filepath.Join(project, "plain/.git/config"))
+		t.Errorf("git init's own config is judged unsafe:\n%s", b)
+	}
+	code := `import os, subprocess
+subprocess.run(['git', 'init', '-q', 'evil'], check=True)
+open('evil/.git/hooks/post-checkout', 'w').write('#!/bin/sh\ntouch PWNED\n')
+os.chmod('evil/.git/hooks/post-checkout', 0o755)
+with open('evil/.git/config', 'a') as f:
+    f.write('[core]\n\tfsmonitor = touch PWNED\n')
+`
+	res = python(t, r, code, project, 0)
+	if !res.Success || len(res.Quarantined) != 2 {
+		t.Errorf("planted hook and config: %+v", res)
+	}
+	for _, p := range []string{"evil/.git/hooks/post-checkout", "evil/.git/config"} {
+		if _, err := os.Stat(filepath.Join(project, p)); err == nil {
+			t.Errorf("%s is still in place", p)
+		}
+	}
+	// The existing repository is protected the other way: read-only.
+	res = python(t, r, "open('plain/.git/config', 'a').write('[core]\\n\\tpager = touch PWNED\\n')", project, 0)
+	if res.Success {
+		t.Errorf("the existing repository's config was writable: %+v", res)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/werr"
@@ -43,17 +47,119 @@ type rlimit struct {
 }
 
 type helperConfig struct {
-	CgroupProcs string   `json:"cgroupProcs,omitempty"`
+	CgroupProcs []string `json:"cgroupProcs,omitempty"`
 	Limits      []rlimit `json:"limits"`
 	Argv        []string `json:"argv"`
 	Env         []string `json:"env"`
+	// Drop, for a host running as root: the helper (in a mount namespace of its own)
+	// mounts Stage, then becomes SandboxUID before it execs bwrap.
+	Drop  bool        `json:"drop,omitempty"`
+	Stage string      `json:"stage,omitempty"`
+	Binds []stageBind `json:"binds,omitempty"`
 }
 
+// stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
+// HOME) or must see as its own (the writable cwd, Idmap): the helper, still root, mounts
+// it at Dst under the staging tmpfs, and bwrap binds it from there.
+type stageBind struct {
+	Src   string `json:"src"`
+	Dst   string `json:"dst"`
+	Dir   bool   `json:"dir"`
+	Idmap bool   `json:"idmap,omitempty"`
+}
+
+// SandboxUID is the user sandboxed programs run as when the host runs as root: nobody,
+// so that root's 0600 files (/etc/shadow, /root) stay closed. Their writable cwd is an
+// idmapped mount on which root's files appear as nobody's, and what they create is root's
+// on disk.
+const SandboxUID = 65534
+
+// usernsHoldEnv starts this executable as a placeholder process in a user namespace
+// whose mapping (0 -> SandboxUID) describes the idmapped mount; it exits at EOF on stdin.
+const usernsHoldEnv = "W365_USERNS_HOLD"
+
 func init() {
+	if os.Getenv(usernsHoldEnv) == "1" {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	if os.Getenv(helperEnv) != "1" {
 		return
 	}
 	helperMain()
+}
+
+// stage mounts c.Binds under c.Stage (in the helper's own mount namespace).
+func stage(c *helperConfig) error {
+	if err := unix.Mount("tmpfs", c.Stage, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+		return fmt.Errorf("staging tmpfs: %w", err)
+	}
+	var userns *os.File
+	for _, b := range c.Binds {
+		if b.Dir {
+			if err := os.Mkdir(b.Dst, 0o755); err != nil {
+				return err
+			}
+		} else if err := os.WriteFile(b.Dst, nil, 0o644); err != nil {
+			return err
+		}
+		if !b.Idmap {
+			if err := unix.Mount(b.Src, b.Dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return fmt.Errorf("bind %s: %w", b.Src, err)
+			}
+			continue
+		}
+		if userns == nil {
+			f, stop, err := idmapUserns()
+			if err != nil {
+				return err
+			}
+			defer stop()
+			userns = f
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, b.Src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("open_tree %s: %w", b.Src, err)
+		}
+		attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(userns.Fd())}
+		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, attr); err != nil {
+			unix.Close(fd)
+			return fmt.Errorf("idmapped mount of %s (its file system may not support idmapped mounts): %w", b.Src, err)
+		}
+		err = unix.MoveMount(fd, "", unix.AT_FDCWD, b.Dst, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("move_mount %s: %w", b.Src, err)
+		}
+	}
+	return nil
+}
+
+// idmapUserns starts the placeholder process and opens its user namespace.
+func idmapUserns() (*os.File, func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(self)
+	cmd.Env = []string{usernsHoldEnv + "=1"}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: SandboxUID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: SandboxUID, Size: 1}}}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("user namespace for the idmapped mount: %w", err)
+	}
+	stop := func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }
+	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); stop() }, nil
 }
 
 func helperFail(format string, args ...any) {
@@ -75,9 +181,23 @@ func helperMain() {
 	if err := json.Unmarshal(data, &c); err != nil || len(c.Argv) == 0 {
 		helperFail("bad configuration")
 	}
-	if c.CgroupProcs != "" {
-		if err := os.WriteFile(c.CgroupProcs, []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
-			helperFail("joining the pids cgroup: %v", err)
+	for _, procs := range c.CgroupProcs {
+		if err := os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+			helperFail("joining the run's cgroup: %v", err)
+		}
+	}
+	if c.Drop {
+		if err := stage(&c); err != nil {
+			helperFail("%v", err)
+		}
+		if err := syscall.Setgroups(nil); err != nil {
+			helperFail("setgroups: %v", err)
+		}
+		if err := syscall.Setgid(SandboxUID); err != nil {
+			helperFail("setgid: %v", err)
+		}
+		if err := syscall.Setuid(SandboxUID); err != nil {
+			helperFail("setuid: %v", err)
 		}
 	}
 	// Everything execve needs is allocated before the limits: once RLIMIT_AS is below the
@@ -129,50 +249,131 @@ func (r *Runner) bwrap() string {
 	return ""
 }
 
-// secretPaths are hidden inside the sandbox (relative to HOME): credentials that a
-// read-only view of the file system would otherwise expose.
+// secretPaths are hidden inside the sandbox even when a granted read path
+// (policy SandboxReadPaths) or the working directory holds them (relative to that path).
 var secretPaths = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials",
 	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".config/gh",
 	".local/share/keyrings", ".password-store"}
 
-func (r *Runner) bwrapArgs(bw string, j job) ([]string, []string) {
+// maskedTrees are replaced by empty directories inside the sandbox (besides HOME, /tmp
+// and the private directories): every user's home, root's, and the host sockets.
+var maskedTrees = []string{"/home", "/root", "/run/user", "/run/dbus", "/run/docker", "/run/containerd", "/var/run/docker"}
+
+// mounts builds bwrap's view of the file system. With drop set (a root host), host paths
+// bwrap could not reach as SandboxUID are staged by the helper, see stageBind.
+type mounts struct {
+	args  []string
+	drop  bool
+	stage string
+	binds []stageBind
+	// guardGit: the cwd's repositories were protected (gitDirs, as found before the run),
+	// and those the run creates are cleaned after it (cleanNewRepos).
+	guardGit bool
+	gitDirs  []string
+}
+
+// source is the path bwrap binds host path p from.
+func (m *mounts) source(p string, dir, idmap bool) string {
+	if !m.drop {
+		return p
+	}
+	dst := filepath.Join(m.stage, strconv.Itoa(len(m.binds)))
+	m.binds = append(m.binds, stageBind{Src: p, Dst: dst, Dir: dir, Idmap: idmap})
+	return dst
+}
+
+func (m *mounts) add(a ...string) { m.args = append(m.args, a...) }
+
+// roBind shows host path p read-only at the same place, hiding the secrets inside it.
+func (m *mounts) roBind(p string) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return
+	}
+	m.add("--ro-bind", m.source(p, st.IsDir(), false), p)
+	if st.IsDir() {
+		m.hideSecrets(p)
+	}
+}
+
+// hideSecrets covers the credential files and directories under dir.
+func (m *mounts) hideSecrets(dir string) {
+	for _, s := range secretPaths {
+		p := filepath.Join(dir, s)
+		st, err := os.Lstat(p)
+		switch {
+		case err != nil || st.Mode()&os.ModeSymlink != 0:
+		case st.IsDir():
+			m.add("--tmpfs", p)
+		default:
+			m.add("--ro-bind", "/dev/null", p)
+		}
+	}
+}
+
+// bwrapArgs is the bwrap command line of job j: the file system view (read-only root;
+// HOME, every home, /tmp and the private directories replaced by empty ones; the granted
+// read paths; the cwd writable with its .git hooks and config read-only), namespaces and
+// limits. The names of what was applied come back for Result.Limits.
+func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
-	limits := []string{"bwrap", "pidns", "ro-root", "caps:none"}
+	limits := []string{"bwrap", "pidns", "ro-root", "caps:none", "home:masked"}
 	if r.pol.AllowNetwork {
 		a = append(a, "--share-net")
 		limits = append(limits, "net:host")
 	} else {
 		limits = append(limits, "net:none")
 	}
-	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
-	// Host sockets: the session bus, the runtime directory (the w365 host socket), docker.
-	if rt := lookupVar(r.session, "XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) && dirExists(rt) {
-		a = append(a, "--tmpfs", rt)
+	if m.drop {
+		limits = append(limits, fmt.Sprintf("uid:%d", SandboxUID))
 	}
-	for _, d := range []string{"/run/user", "/run/dbus", "/run/docker", "/run/containerd"} {
+	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	home := homeOf(r.session)
+	masked := append([]string(nil), maskedTrees...)
+	if home != "" && filepath.IsAbs(home) && home != "/" {
+		masked = append(masked, home)
+	}
+	masked = append(masked, r.private...)
+	for _, d := range masked {
 		if dirExists(d) {
-			a = append(a, "--tmpfs", d)
+			m.add("--tmpfs", d)
 		}
 	}
 	for _, s := range []string{"/run/docker.sock", "/var/run/docker.sock"} {
 		if fileExists(s) {
-			a = append(a, "--ro-bind", "/dev/null", s)
+			m.add("--ro-bind", "/dev/null", s)
 		}
 	}
-	if home := homeOf(r.session); home != "" && filepath.IsAbs(home) && home != "/" {
-		for _, s := range secretPaths {
-			p := filepath.Join(home, s)
-			st, err := os.Lstat(p)
-			switch {
-			case err != nil || st.Mode()&os.ModeSymlink != 0:
-			case st.IsDir():
-				a = append(a, "--tmpfs", p)
-			default:
-				a = append(a, "--ro-bind", "/dev/null", p)
+	seen := map[string]bool{}
+	for _, g := range r.pol.SandboxReadPaths {
+		// ~ is the session HOME and the account's home directory: toolchains belong to
+		// the account even when HOME points elsewhere.
+		for _, h := range []string{home, accountHome()} {
+			p := expandTilde(g, h)
+			if !filepath.IsAbs(p) || seen[p] {
+				continue
+			}
+			seen[p] = true
+			if real, err := filepath.EvalSymlinks(p); err == nil && real == p && !r.isPrivate(real) {
+				m.roBind(p)
 			}
 		}
 	}
-	a = append(a, "--bind", j.dir, j.dir, "--chdir", j.dir, "--cap-drop", "ALL")
+	m.add("--bind", m.source(j.dir, true, true), j.dir)
+	m.hideSecrets(j.dir)
+	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
+		// The scratch directory is w365's own (0700, removed with the session): git runs
+		// there only inside the sandbox, so its repositories stay configurable.
+		m.gitDirs = gitDirs(j.dir)
+		m.guardGit = true
+		for _, g := range m.gitDirs {
+			for _, p := range gitProtected(g) {
+				m.add("--ro-bind", m.source(p, dirExists(p), false), p)
+			}
+		}
+	}
+	m.add("--chdir", j.dir, "--cap-drop", "ALL")
+	a = append(a, m.args...)
 	argv := append([]string(nil), j.argv...)
 	if j.codeFile != "" {
 		a = append(a, "--ro-bind", j.codeFile, codeInSandbox)
@@ -180,6 +381,15 @@ func (r *Runner) bwrapArgs(bw string, j job) ([]string, []string) {
 	}
 	a = append(a, "--", j.path)
 	return append(a, argv[1:]...), limits
+}
+
+// accountHome is the home directory of this process's account (from the user
+// database, not $HOME), or "".
+func accountHome() string {
+	if u, err := user.Current(); err == nil {
+		return u.HomeDir
+	}
+	return ""
 }
 
 func dirExists(p string) bool {
@@ -192,36 +402,102 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// ---- pids cgroup ----
+// ---- the run's cgroup ----
 
 var runSeq atomic.Int64
 
-// pidsCgroup is one run's process-count cgroup.
-type pidsCgroup struct{ dir string }
-
-// newPidsCgroup creates a cgroup limited to max tasks, under the cgroup v1 pids hierarchy
-// or the cgroup v2 unified hierarchy, whichever this process may write. It returns nil
-// when neither is available (not root, no delegation).
-func newPidsCgroup(max int) *pidsCgroup {
-	name := fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1))
-	if dirExists("/sys/fs/cgroup/pids") && fileExists("/sys/fs/cgroup/pids/cgroup.procs") {
-		if cg := makeCgroup("/sys/fs/cgroup/pids/w365", name, max); cg != nil {
-			return cg
-		}
-	}
-	if b, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil && strings.Contains(string(b), "pids") {
-		_ = os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte("+pids"), 0)
-		parent := "/sys/fs/cgroup/w365"
-		_ = os.Mkdir(parent, 0o755)
-		_ = os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+pids"), 0)
-		if cg := makeCgroup(parent, name, max); cg != nil {
-			return cg
-		}
-	}
-	return nil
+// limitsSpec is what one run's cgroup enforces, for all its processes together.
+type limitsSpec struct {
+	pids     int   // tasks, threads included
+	memBytes int64 // resident memory (swap included where the kernel counts it)
+	cpus     int   // CPU cores' worth of time per period (cpu quota)
 }
 
-var reapOnce sync.Once
+// runCgroup is one run's cgroup: one directory per controller under cgroup v1, one
+// directory under cgroup v2.
+type runCgroup struct {
+	dirs    []string
+	applied []string // "pids.max=512", "memory.max=...", "cpu.max=1"
+}
+
+const cpuPeriodUs = 100000
+
+// newRunCgroup creates the run's cgroup with the limits of s, under the cgroup v1
+// hierarchies (pids, memory, cpu) or cgroup v2, whichever this process may write. A
+// controller it cannot write is left out (applied says what holds); nil when none is.
+func newRunCgroup(s limitsSpec) *runCgroup {
+	name := fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1))
+	cg := &runCgroup{}
+	if fileExists("/sys/fs/cgroup/pids/cgroup.procs") || fileExists("/sys/fs/cgroup/memory/cgroup.procs") {
+		v1 := []struct {
+			ctrl   string
+			files  [][2]string
+			report string
+		}{
+			{"pids", [][2]string{{"pids.max", strconv.Itoa(s.pids)}}, fmt.Sprintf("pids.max=%d", s.pids)},
+			{"memory", [][2]string{{"memory.limit_in_bytes", strconv.FormatInt(s.memBytes, 10)},
+				{"memory.memsw.limit_in_bytes?", strconv.FormatInt(s.memBytes, 10)}}, fmt.Sprintf("memory.max=%d", s.memBytes)},
+			{"cpu", [][2]string{{"cpu.cfs_period_us", strconv.Itoa(cpuPeriodUs)}, {"cpu.cfs_quota_us", strconv.Itoa(s.cpus * cpuPeriodUs)}},
+				fmt.Sprintf("cpu.max=%d", s.cpus)},
+		}
+		for _, c := range v1 {
+			if d := makeCgroup(filepath.Join("/sys/fs/cgroup", c.ctrl, "w365"), name, c.files); d != "" {
+				cg.dirs = append(cg.dirs, d)
+				cg.applied = append(cg.applied, c.report)
+			}
+		}
+	} else if b, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		// One controller per write: a write naming one the kernel refuses fails whole.
+		parent := "/sys/fs/cgroup/w365"
+		_ = os.Mkdir(parent, 0o755)
+		for _, ctrl := range []string{"+pids", "+memory", "+cpu"} {
+			_ = os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte(ctrl), 0)
+			_ = os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte(ctrl), 0)
+		}
+		var files [][2]string
+		ctrls := string(b)
+		if strings.Contains(ctrls, "pids") {
+			files = append(files, [2]string{"pids.max?", strconv.Itoa(s.pids)})
+		}
+		if strings.Contains(ctrls, "memory") {
+			files = append(files, [2]string{"memory.max?", strconv.FormatInt(s.memBytes, 10)}, [2]string{"memory.swap.max?", "0"})
+		}
+		if strings.Contains(ctrls, "cpu") {
+			files = append(files, [2]string{"cpu.max?", fmt.Sprintf("%d %d", s.cpus*cpuPeriodUs, cpuPeriodUs)})
+		}
+		if d := makeCgroup(parent, name, files); d != "" {
+			cg.dirs = []string{d}
+			for _, f := range []struct{ file, report string }{
+				{"pids.max", fmt.Sprintf("pids.max=%d", s.pids)},
+				{"memory.max", fmt.Sprintf("memory.max=%d", s.memBytes)},
+				{"cpu.max", fmt.Sprintf("cpu.max=%d", s.cpus)},
+			} {
+				if v, err := os.ReadFile(filepath.Join(d, f.file)); err == nil && !strings.HasPrefix(string(v), "max") {
+					cg.applied = append(cg.applied, f.report)
+				}
+			}
+		}
+	}
+	if len(cg.dirs) == 0 {
+		return nil
+	}
+	return cg
+}
+
+// has reports whether the limit named prefix ("pids", "memory", "cpu") is in force.
+func (c *runCgroup) has(prefix string) bool {
+	if c == nil {
+		return false
+	}
+	for _, a := range c.applied {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+var reapOnce sync.Map // parent -> *sync.Once
 
 // reapStale removes the run cgroups a crashed w365 process left behind (run-PID-N whose
 // PID is gone), killing what is still inside them.
@@ -241,59 +517,103 @@ func reapStale(parent string) {
 		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
 			continue // its owner is alive
 		}
-		(&pidsCgroup{dir: filepath.Join(parent, e.Name())}).destroy()
+		(&runCgroup{dirs: []string{filepath.Join(parent, e.Name())}}).destroy()
 	}
 }
 
-func makeCgroup(parent, name string, max int) *pidsCgroup {
+// makeCgroup creates parent/name and writes files into it (a name ending in ? may be
+// missing or refuse the value); "" when the directory or a required file fails.
+func makeCgroup(parent, name string, files [][2]string) string {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil
+		return ""
 	}
-	reapOnce.Do(func() { reapStale(parent) })
+	once, _ := reapOnce.LoadOrStore(parent, &sync.Once{})
+	once.(*sync.Once).Do(func() { reapStale(parent) })
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil
+		return ""
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
-		_ = os.Remove(dir)
-		return nil
+	for _, f := range files {
+		file, optional := strings.CutSuffix(f[0], "?")
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(f[1]), 0); err != nil && !optional {
+			_ = os.Remove(dir)
+			return ""
+		}
 	}
-	return &pidsCgroup{dir: dir}
+	return dir
 }
 
-func (c *pidsCgroup) procs() []int {
-	b, err := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
-	if err != nil {
-		return nil
+// procsFiles are the cgroup.procs files the helper joins.
+func (c *runCgroup) procsFiles() []string {
+	var out []string
+	for _, d := range c.dirs {
+		out = append(out, filepath.Join(d, "cgroup.procs"))
 	}
+	return out
+}
+
+func (c *runCgroup) procs() []int {
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil && n > 0 {
-			out = append(out, n)
+	for _, d := range c.dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil && n > 0 && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
 	return out
 }
 
-// killAll kills every process in the cgroup until it is empty (or 3 s pass), then removes it.
-func (c *pidsCgroup) destroy() {
-	_ = os.WriteFile(filepath.Join(c.dir, "cgroup.kill"), []byte("1"), 0) // v2 only
+// killAll sends SIGKILL to every process in the cgroup.
+func (c *runCgroup) killAll() {
+	for _, p := range c.procs() {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// oomKilled reports whether the memory limit killed a process of the run.
+func (c *runCgroup) oomKilled() bool {
+	for _, d := range c.dirs {
+		// "oom_kill N": memory.oom_control (v1), memory.events (v2).
+		for _, file := range []string{"memory.oom_control", "memory.events"} {
+			b, err := os.ReadFile(filepath.Join(d, file))
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(l); len(f) == 2 && f[0] == "oom_kill" && f[1] != "0" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// destroy kills every process in the cgroup until it is empty (or 3 s pass), then removes it.
+func (c *runCgroup) destroy() {
+	for _, d := range c.dirs {
+		_ = os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0) // v2 only
+	}
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
-		ps := c.procs()
-		if len(ps) == 0 {
+		if len(c.procs()) == 0 {
 			break
 		}
-		for _, p := range ps {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
+		c.killAll()
 		time.Sleep(10 * time.Millisecond)
 	}
-	for time.Now().Before(deadline) {
-		if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
-			return
+	for _, d := range c.dirs {
+		for time.Now().Before(deadline) {
+			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -313,25 +633,38 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	var limits []string
 	var argv []string
+	m := &mounts{drop: bw != "" && os.Geteuid() == 0}
+	if m.drop {
+		stageDir, err := os.MkdirTemp("", "w365-stage-")
+		if err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the sandbox staging directory")
+		}
+		defer os.Remove(stageDir)
+		if err := os.Chmod(stageDir, 0o755); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the sandbox staging directory")
+		}
+		m.stage = stageDir
+	}
 	if bw != "" {
-		argv, limits = r.bwrapArgs(bw, j)
+		argv, limits = r.bwrapArgs(bw, j, m)
 	} else {
 		argv = append([]string{j.path}, j.argv[1:]...)
 		limits = []string{"unsandboxed"}
 	}
 	cpu := uint64(j.timeoutMs/1000 + 2)
 	rl := []rlimit{
-		{syscall.RLIMIT_AS, "as", uint64(j.memBytes)},
+		{syscall.RLIMIT_AS, "as", uint64(j.addrBytes)},
 		{syscall.RLIMIT_CPU, "cpu", cpu},
 		{syscall.RLIMIT_FSIZE, "fsize", MaxFileBytes},
 		{syscall.RLIMIT_NOFILE, "nofile", MaxOpenFiles},
 		{syscall.RLIMIT_CORE, "core", 0},
 	}
-	cg := newPidsCgroup(MaxProcesses)
+	cg := newRunCgroup(limitsSpec{pids: MaxProcesses, memBytes: j.memBytes, cpus: 1})
 	if cg != nil {
 		defer cg.destroy()
-		limits = append(limits, fmt.Sprintf("pids.max=%d", MaxProcesses))
-	} else if os.Geteuid() != 0 {
+		limits = append(limits, cg.applied...)
+	}
+	if !cg.has("pids") && os.Geteuid() != 0 {
 		// RLIMIT_NPROC counts every process of the real user: leave room for the ones that
 		// already exist. Root is exempt from it, so then there is no process limit.
 		n := uint64(countUserProcs(os.Getuid()) + MaxProcesses)
@@ -341,9 +674,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	for _, l := range rl {
 		limits = append(limits, fmt.Sprintf("rlimit:%s=%d", l.Name, l.Value))
 	}
-	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.env}
+	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.env, Drop: m.drop, Stage: m.stage, Binds: m.binds}
 	if cg != nil {
-		cfg.CgroupProcs = filepath.Join(cg.dir, "cgroup.procs")
+		cfg.CgroupProcs = cg.procsFiles()
 	}
 	cfgData, err := json.Marshal(cfg)
 	if err != nil {
@@ -381,6 +714,10 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		Stderr:     errW,
 		ExtraFiles: []*os.File{cfgR},
 	}
+	if m.drop {
+		// The helper stages mounts in a mount namespace of its own (Go makes / private in it).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	}
 	r.started.Add(1)
 	startErr := child.Start(cmd)
 	outW.Close()
@@ -409,9 +746,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	kill := func() {
 		_ = child.KillGroup(cmd)
 		if cg != nil {
-			for _, p := range cg.procs() {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
+			cg.killAll()
 		}
 	}
 	var werrRes error
@@ -429,9 +764,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	// The program is gone. Anything it left behind (in the unsandboxed mode, children
 	// that called setsid) dies with the cgroup; in bwrap the PID namespace is already gone.
 	if cg != nil {
-		for _, p := range cg.procs() {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
+		cg.killAll()
 	}
 	_ = child.KillGroup(cmd)
 	drained := make(chan struct{})
@@ -447,18 +780,30 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	errR.Close()
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
+	if m.guardGit {
+		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs)
+	}
 	res.Stdout, res.StdoutTruncated = stdout.result()
 	res.Stderr, res.StderrTruncated = stderr.result()
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)
 	if res.ExitCode == helperExit && strings.HasPrefix(res.Stderr, helperPrefix) {
 		return nil, werr.New(werr.Internal, "the sandbox could not be set up: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix)))
 	}
+	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: execvp ") {
+		return nil, werr.New(werr.NotFound, "%s is installed at %s, which the sandbox does not show", j.argv[0], j.path).
+			WithDetail("rule", "program-hidden").
+			WithHint("the sandbox hides HOME except the working directory and the policy's sandboxReadPaths: add the program's directory there, or install it system-wide")
+	}
 	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: ") {
 		return nil, werr.New(werr.Unavailable, "the OS sandbox failed to start: %s", strings.TrimSpace(res.Stderr)).
 			WithHint("bubblewrap needs user or mount namespaces; check that they are enabled")
 	}
 	res.Success = res.ExitCode == 0 && !timedOut
-	res.ResourceLimitsApplied = bw != "" && cg != nil
+	res.MemoryLimitHit = cg != nil && cg.oomKilled()
+	if res.MemoryLimitHit {
+		res.Success = false
+	}
+	res.ResourceLimitsApplied = bw != "" && cg.has("pids") && cg.has("memory")
 	if cancelled {
 		return res, werr.New(werr.Cancelled, "the call was cancelled; the program was stopped")
 	}

@@ -227,22 +227,6 @@ func (m *Manager) PIDs() []int {
 	return pids
 }
 
-// AddProcess records pid as a program the session started (launch_application): it and its
-// descendants belong to the session.
-func (s *Session) AddProcess(pid int) {
-	s.mu.Lock()
-	s.started = append(s.started, pid)
-	s.mu.Unlock()
-}
-
-// Processes are the session's own processes: its desktop's and those it started. With their
-// descendants (and the programs on its display) they are what the process tools act on.
-func (s *Session) Processes() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append(s.Desktop.PIDs(), s.started...)
-}
-
 // Touch marks the session used now.
 func (s *Session) Touch() {
 	s.mu.Lock()

@@ -1,0 +1,62 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A policy file fails closed: an unknown key, a wrong type or trailing data is an error.
+func TestLoadFailsClosed(t *testing.T) {
+	for _, body := range []string{`{"toolAllowList": ["click"]}`, `{"toolAllowlist": "click"}`, `{} {}`, `{`} {
+		if _, err := Load(write(t, body)); werr.CodeOf(err) != werr.InvalidArgument {
+			t.Errorf("%s: %v, want INVALID_ARGUMENT", body, err)
+		}
+	}
+	p, err := Load(write(t, `{"toolDenylist": ["launch_application"], "failsafeEnabled": false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Summarize()
+	if !slices.Equal(s.Changed, []string{"failsafeEnabled", "toolDenylist"}) || s.Digest == Default().Digest() || s.Source == "defaults" {
+		t.Errorf("summary %+v", s)
+	}
+	if d := Default().Summarize(); d.Source != "defaults" || len(d.Changed) != 0 || len(d.Digest) != 12 {
+		t.Errorf("default summary %+v", d)
+	}
+}
+
+func TestToolAllowed(t *testing.T) {
+	p := Default()
+	if !p.ToolAllowed("click") {
+		t.Error("default policy refuses click")
+	}
+	p.ToolAllowlist = []string{"start_session", "click"}
+	p.ToolDenylist = []string{"click"}
+	for names, want := range map[string]bool{"click": false, "take_screenshot": false, "start_session": true} {
+		if got := p.ToolAllowed(names); got != want {
+			t.Errorf("ToolAllowed(%s) = %v", names, got)
+		}
+	}
+	// An alias counts: the V3 name is allowed through its short alias.
+	if !p.ToolAllowed("mcp_W365ComputerUse_StartSession", "start_session") {
+		t.Error("alias not honoured")
+	}
+	p.ToolAllowlist = nil
+	p.ToolDenylist = []string{"end_session"}
+	if p.ToolAllowed("mcp_W365ComputerUse_EndSession", "end_session") {
+		t.Error("denied alias not honoured")
+	}
+}
