@@ -153,9 +153,13 @@ func RunLines(ctx context.Context, o Options) error {
 		out, err := r.run(ctx, words)
 		io.WriteString(o.Out, out)
 		if err != nil {
-			e := usageError(err)
+			var st *cli.ExitStatus
+			if errors.As(err, &st) {
+				return err
+			}
+			e := *cli.ForCLI(cli.Normalize(err), "")
 			e.Message = fmt.Sprintf("line %d: %s", n, e.Message)
-			return e
+			return &e
 		}
 	}
 	return sc.Err()
@@ -282,21 +286,17 @@ func (r *runner) run(ctx context.Context, words []string) (out string, err error
 	return buf.String(), err
 }
 
-// errorLine is how a failed line reads in the scrollback: "error: CODE: message".
+// errorLine is how a failed line reads in the scrollback: "error: CODE: message",
+// with hints naming the commands one types here; a child's status reads "[exit N]".
 func errorLine(err error) string {
-	return "error: " + usageError(err).Error()
-}
-
-// usageError returns err's *werr.Error; anything else is cobra rejecting the line
-// (unknown command or flag, bad arity), which is a usage error.
-func usageError(err error) *werr.Error {
-	var e *werr.Error
-	if errors.As(err, &e) {
-		return e
+	var st *cli.ExitStatus
+	if errors.As(err, &st) {
+		if st.Note != "" {
+			return fmt.Sprintf("[exit %d: %s]", st.Code, st.Note)
+		}
+		return fmt.Sprintf("[exit %d]", st.Code)
 	}
-	msg := strings.TrimSpace(err.Error())
-	msg = strings.TrimSuffix(msg, "Run 'w365 --help' for usage.")
-	return werr.Wrap(err, werr.InvalidArgument, "%s", strings.TrimSpace(msg))
+	return "error: " + cli.ForCLI(cli.Normalize(err), "").Error()
 }
 
 // detailsMsg carries the session's description for the status line.

@@ -166,17 +166,17 @@ func TestREPLInTmux(t *testing.T) {
 	})
 	t.Run("wait-milliseconds runs", func(t *testing.T) {
 		x.typeText("wait-milliseconds 10", "Enter")
-		x.waitText("waitedMs=10", 30*time.Second)
+		x.waitText("waitedMs: 10", 30*time.Second)
 	})
 	t.Run("quoted words reach the tool whole", func(t *testing.T) {
 		x.typeText(`type-text "Grüße, 東京"`, "Enter")
-		x.waitText("characters=9", 30*time.Second)
+		x.waitText("characters: 9", 30*time.Second)
 	})
 	t.Run("an invalid command prints an error and the REPL goes on", func(t *testing.T) {
 		x.typeText("frobnicate --now", "Enter")
 		x.waitText(`error: INVALID_ARGUMENT: unknown command "frobnicate"`, 10*time.Second)
 		x.typeText("wait-milliseconds 20", "Enter")
-		x.waitText("waitedMs=20", 30*time.Second)
+		x.waitText("waitedMs: 20", 30*time.Second)
 		if x.paneDead() {
 			t.Fatal("the REPL exited after an invalid command")
 		}
@@ -207,7 +207,7 @@ func TestREPLInTmux(t *testing.T) {
 		x.typeText("", "Up")
 		x.waitInput(promptText+"wait-milliseconds 20", 5*time.Second)
 		x.typeText("", "Enter")
-		x.waitText("waitedMs=20", 30*time.Second)
+		x.waitText("waitedMs: 20", 30*time.Second)
 		x.typeText("", "C-d") // on an empty line: leave
 		x.waitExit(10 * time.Second)
 	})

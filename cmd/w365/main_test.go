@@ -251,7 +251,7 @@ func TestBadInputGetsItsCodeAndLeavesTheHostAlive(t *testing.T) {
 		{[]string{"take-screenshot", "--x", "1", "--y", "2"}, 2, "all four"},
 		{[]string{"take-screenshot", "--x", "1", "--y", "2", "--width", "-5", "--height", "5"}, 2, "width"},
 		{[]string{"click", "abc", "1"}, 2, "integer"},
-		{[]string{"click", "--x", "abc"}, 2, "invalid argument"},
+		{[]string{"click", "--x", "abc"}, 2, `--x wants an integer, got "abc"`},
 		{[]string{"click", "10", "10", "--button", "Side"}, 2, "Backward"},
 		{[]string{"click", "10"}, 2, "both x and y"},
 		{[]string{"nosuchcommand"}, 2, "unknown command"},

@@ -30,12 +30,17 @@ type IO struct {
 	Out, Err io.Writer
 	// OutIsTerminal controls human formatting and whether raw image bytes may go to Out.
 	OutIsTerminal bool
+	// InIsTerminal says that In is a person typing, never a script's input: a missing
+	// code or text is then not read from it.
+	InIsTerminal bool
 }
 
 // Globals are the root flags shared by every command.
 type Globals struct {
 	Session string
 	JSON    bool
+	// JQ filters the JSON result through a jq expression (implies JSON).
+	JQ      string
 	Virtual bool
 	Policy  string
 	// Browser settings for a host this starts.
@@ -77,6 +82,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Session, "session", envOr("W365_SESSION", "default"), "session to act in (env W365_SESSION)")
 	pf.BoolVar(&g.JSON, "json", false, "print the structured result as JSON")
+	pf.StringVar(&g.JQ, "jq", "", "filter the JSON result with a jq expression (implies --json; strings print raw)")
 	pf.BoolVar(&g.Virtual, "virtual", false, "use an embedded virtual desktop even when DISPLAY is set (for a host this starts)")
 	pf.StringVar(&g.Policy, "policy", os.Getenv("W365_POLICY"), "policy file for a host this starts (env W365_POLICY)")
 	pf.StringVar(&g.Browser, "browser", os.Getenv("W365_BROWSER"), "browser executable for a host this starts (env W365_BROWSER; default: Edge, Chrome, then Chromium)")
@@ -104,6 +110,9 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	if d.Extra != nil {
 		d.Extra(root, g)
 	}
+	root.SetFlagErrorFunc(flagError)
+	root.InitDefaultHelpCmd()
+	strictGroups(root)
 	if d.Args == nil {
 		for _, flags := range lazy {
 			flags()
@@ -241,7 +250,7 @@ func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, cal
 	if len(t.Path) == 1 {
 		cmd.GroupID = "tools"
 	}
-	var output string
+	var output, file string
 	flags := func() {
 		fs := cmd.Flags()
 		for _, f := range fields(t) {
@@ -253,10 +262,16 @@ func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, cal
 		if reflect.PointerTo(t.OutputType()).Implements(reflect.TypeFor[tool.ImageOutput]()) {
 			fs.StringVarP(&output, "output", "o", "", "file to write the image to; - for stdout (default: a timestamped file in the current directory)")
 		}
+		if f := longField(t); f != "" {
+			fs.StringVar(&file, "file", "", "read "+f+" from FILE (- for stdin)")
+		}
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		in, err := collectArgs(cmd, t, fields(t), args)
 		if err != nil {
+			return err
+		}
+		if err := readLongValue(t, iostr, in, file); err != nil {
 			return err
 		}
 		// Validate here too, so usage mistakes never start or reach a host.
@@ -280,17 +295,43 @@ func cloneArgs(m map[string]any) map[string]any {
 	return out
 }
 
+// positionalArgs checks the count of positional values, with messages that say what
+// to type instead.
 func positionalArgs(t *tool.Tool) cobra.PositionalArgs {
-	if len(t.Args) == 0 {
-		return cobra.NoArgs
-	}
-	last := t.Args[len(t.Args)-1]
-	for _, f := range fields(t) {
-		if f.json == last && f.typ.Kind() == reflect.Slice {
-			return cobra.ArbitraryArgs
+	fs := fields(t)
+	return func(cmd *cobra.Command, args []string) error {
+		if len(t.Args) == 0 {
+			if len(args) == 0 {
+				return nil
+			}
+			var flags []string
+			for _, f := range fs {
+				flags = append(flags, "--"+f.flag)
+			}
+			e := werr.Invalid("%s takes no positional arguments, got %q", cmd.CommandPath(), args[0])
+			if len(flags) == 0 {
+				return e.WithHint("%s takes no values at all", cmd.CommandPath())
+			}
+			return e.WithHint("give values as flags (%s), e.g. %s %s %s", strings.Join(flags, ", "), cmd.CommandPath(), flags[0], args[0])
 		}
+		last := t.Args[len(t.Args)-1]
+		for _, f := range fs {
+			if f.json == last && f.typ.Kind() == reflect.Slice {
+				return nil
+			}
+		}
+		if len(args) <= len(t.Args) {
+			return nil
+		}
+		names := strings.Join(t.Args, " ")
+		e := werr.Invalid("%s takes at most %d positional argument(s) (%s), got %d", cmd.CommandPath(), len(t.Args), names, len(args))
+		for _, f := range fs {
+			if f.json == last && f.typ.Kind() == reflect.String {
+				return e.WithHint("quote a value with spaces: %s '%s'", cmd.CommandPath(), strings.Join(args[len(t.Args)-1:], " "))
+			}
+		}
+		return e.WithHint("%s --help shows its arguments", cmd.CommandPath())
 	}
-	return cobra.MaximumNArgs(len(t.Args))
 }
 
 // addFlag declares the flag for one input field, with its default and allowed values in the help.
@@ -452,7 +493,8 @@ func parseScalar(f fieldInfo, s string) (any, error) {
 	return v, nil
 }
 
-// render prints an outcome: images to files, then JSON or the human line.
+// render prints an outcome: images to files, then JSON or the human form. exec and py
+// pass their child's output and status on (see execResult).
 func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) error {
 	var paths []string
 	for i, img := range o.Images {
@@ -467,7 +509,8 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 	if output == "-" {
 		return nil
 	}
-	if g.JSON {
+	ex, isExec := o.Out.(*commands.ExecOut)
+	if g.JSON || g.JQ != "" {
 		var v any = json.RawMessage(o.JSON)
 		if len(paths) > 0 {
 			var m map[string]any
@@ -476,19 +519,57 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 				v = m
 			}
 		}
-		enc := json.NewEncoder(iostr.Out)
-		if iostr.OutIsTerminal {
-			enc.SetIndent("", "  ")
+		if err := PrintJSON(iostr, g, v); err != nil {
+			return err
 		}
-		return enc.Encode(v)
+		if isExec {
+			return execStatus(ex)
+		}
+		return nil
+	}
+	if isExec {
+		return execResult(iostr, ex)
 	}
 	for _, p := range paths {
 		fmt.Fprintln(iostr.Out, p)
 	}
-	if line := tool.HumanText(o.Out); line != "" {
-		fmt.Fprintln(iostr.Out, line)
-	}
+	Human(iostr.Out, o.Out, iostr.OutIsTerminal)
 	return nil
+}
+
+// execResult writes the child's stdout and stderr to ours and ends with its status,
+// so that w365 exec works in pipelines and in `&&` chains.
+func execResult(iostr IO, o *commands.ExecOut) error {
+	if o.Result == nil {
+		return nil
+	}
+	io.WriteString(iostr.Out, o.Stdout)
+	io.WriteString(iostr.Err, o.Stderr)
+	return execStatus(o)
+}
+
+// execStatus is the child's exit status as ours: 124 when it timed out (as timeout(1)
+// does), with a note when output was cut.
+func execStatus(o *commands.ExecOut) error {
+	if o.Result == nil {
+		return nil
+	}
+	var notes []string
+	if o.StdoutTruncated || o.StderrTruncated {
+		notes = append(notes, "output truncated at 32 KB")
+	}
+	code := o.ExitCode
+	if o.TimedOut {
+		code = ExitTimedOut
+		notes = append(notes, "the command timed out and was killed")
+	}
+	if code == 0 && len(notes) == 0 {
+		return nil
+	}
+	if code < 0 || code > 255 {
+		code = 1
+	}
+	return &ExitStatus{Code: code, Note: strings.Join(notes, "; ")}
 }
 
 func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (string, error) {
