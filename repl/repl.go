@@ -110,6 +110,9 @@ func Run(ctx context.Context, o Options) error {
 	r := newRunner(o)
 	defer r.close()
 	m := newModel(r, loadHistory(o.HistoryPath))
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go terminalWatch(ctx, o.In, stop)
 	opts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if o.In != nil {
 		opts = append(opts, tea.WithInput(o.In))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -113,10 +114,7 @@ func TestREPLInTmux(t *testing.T) {
 		displaytest.Missing(t, "a full (not -short) test run")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "w365")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/w365/w365/cmd/w365").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	runtimeDir := filepath.Join(dir, "run")
 	state := filepath.Join(dir, "state")
 	home := filepath.Join(dir, "home")
@@ -211,6 +209,32 @@ func TestREPLInTmux(t *testing.T) {
 		x.typeText("", "C-d") // on an empty line: leave
 		x.waitExit(10 * time.Second)
 	})
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// testBinary builds the w365 binary once per test process.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "w365-repl-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "w365")
+		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/w365/w365/cmd/w365").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
 }
 
 // hostPID asks the host (through the CLI, with the test's runtime dir) for its pid.
