@@ -434,23 +434,60 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestDoctorListsComponents(t *testing.T) {
+func TestDoctorListsComponentsAndChecks(t *testing.T) {
 	h := e2etest.New(t)
-	var comps []struct {
-		Name    string
-		Found   bool
-		Package string
+	var rep struct {
+		Components []struct {
+			Name    string
+			Found   bool
+			Package string
+		}
+		Checks []struct {
+			Name   string
+			OK     bool
+			Detail string
+		}
+		Install string
 	}
 	r := h.Run("doctor", "--json")
-	if err := json.Unmarshal([]byte(r.Stdout), &comps); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
 		t.Fatalf("doctor --json: %v %q", err, r.Stdout)
 	}
-	for _, c := range comps {
+	var names []string
+	for _, c := range rep.Components {
+		names = append(names, c.Name)
 		if c.Package == "" {
 			t.Errorf("%s has no package", c.Name)
 		}
 		if os.Getenv("CI") == "true" && !c.Found {
 			t.Errorf("CI installs every component, but %s is missing", c.Name)
 		}
+	}
+	if slices.Contains(names, "xclip") {
+		t.Error("doctor still lists xclip, which w365 does not use")
+	}
+	checks := map[string]bool{}
+	for _, c := range rep.Checks {
+		checks[c.Name] = c.OK
+		if c.Detail == "" {
+			t.Errorf("check %s says nothing", c.Name)
+		}
+	}
+	for _, want := range []string{"runtime directory", "host", "display", "tesseract languages", "bubblewrap namespaces"} {
+		ok, found := checks[want]
+		if !found {
+			t.Errorf("no %q check in %v", want, checks)
+		} else if os.Getenv("CI") == "true" && !ok {
+			t.Errorf("check %q failed under CI", want)
+		}
+	}
+	if r.Code == 0 && rep.Install != "" || r.Code == 7 && !strings.HasPrefix(strings.TrimPrefix(rep.Install, "sudo "), "apt-get install") {
+		t.Errorf("status %d with install line %q", r.Code, rep.Install)
+	}
+	// With a package missing from PATH, the line installs exactly it.
+	h.Env = append(h.Env, "PATH=/nonexistent")
+	r = h.Run("doctor", "--jq", ".install")
+	if r.Code != 7 || !strings.Contains(r.Stdout, "apt-get install -y --no-install-recommends xvfb openbox") || !strings.Contains(r.Stderr, "UNAVAILABLE") {
+		t.Errorf("doctor without PATH: %+v", r)
 	}
 }

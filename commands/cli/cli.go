@@ -40,9 +40,11 @@ type Globals struct {
 	Session string
 	JSON    bool
 	// JQ filters the JSON result through a jq expression (implies JSON).
-	JQ      string
-	Virtual bool
-	Policy  string
+	JQ string
+	// outIsTerminal is the IO's, for commands that print without one.
+	outIsTerminal bool
+	Virtual       bool
+	Policy        string
 	// Browser settings for a host this starts.
 	Browser     string
 	CDPEndpoint string
@@ -65,7 +67,7 @@ type RootDeps struct {
 // NewRoot builds the whole command tree from the registry. Build a fresh one for each
 // REPL line: flag values otherwise leak from one line to the next.
 func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
-	g := &Globals{}
+	g := &Globals{outIsTerminal: d.IO.OutIsTerminal}
 	root := &cobra.Command{
 		Use:   "w365",
 		Short: "Operate a computer from the shell, a REPL or an MCP agent",
@@ -107,13 +109,15 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller)
 		lazy[cmd] = flags
 	}
+	AddHostCommands(root, g, d.IO)
+	AddHelpTopics(root)
 	if d.Extra != nil {
 		d.Extra(root, g)
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.InitDefaultHelpCmd()
 	strictGroups(root)
-	if d.Args == nil {
+	if d.Args == nil || (len(d.Args) > 0 && d.Args[0] == "man") {
 		for _, flags := range lazy {
 			flags()
 		}

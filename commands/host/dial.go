@@ -20,6 +20,9 @@ type ClientOptions struct {
 	NoStart bool
 	// HostArgs are extra arguments for a host this client starts (e.g. --virtual).
 	HostArgs []string
+	// ClientName is how calls name their front-end to observers (default w365-cli);
+	// ClientID tells this client's calls from others' (the REPL skips its own).
+	ClientName, ClientID string
 }
 
 // DialHost connects to the host, starting or replacing it when needed, and returns

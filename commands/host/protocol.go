@@ -20,6 +20,8 @@ type hello struct {
 	Version string       `json:"version"`
 	Session string       `json:"session"`
 	Serve   ServeOptions `json:"serve"`
+	// Control asks about the host itself instead of starting MCP (hostctl.go).
+	Control *controlRequest `json:"control,omitempty"`
 }
 
 type helloReply struct {
@@ -45,6 +47,11 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background}
 	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
 		reply.OK, reply.Error = false, "not a w365 client"
+	} else if hi.Control != nil {
+		b, _ := json.Marshal(reply)
+		c.Write(append(b, '\n'))
+		h.control(ctx, rc, *hi.Control)
+		return
 	} else if hi.Version != Version() {
 		reply.OK, reply.Error = false, "version mismatch"
 	} else if err := hi.Serve.Validate(); err != nil {
