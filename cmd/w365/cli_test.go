@@ -3,8 +3,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/w365/w365/commands/e2etest"
 )
@@ -60,4 +65,71 @@ func TestCLIEdgesForScripts(t *testing.T) {
 			t.Errorf("--jq sessions: %q", out)
 		}
 	})
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			n, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestHostStatusAndStop(t *testing.T) {
+	h := e2etest.New(t)
+	if r := h.Run("host", "status"); r.Code != 7 || !strings.Contains(r.Stderr, "no w365 host is running") {
+		t.Errorf("status without a host: %+v", r)
+	}
+	h.MustRun("get-screen-size")
+	pid := h.HostPID()
+	var st struct {
+		PID           int
+		Build         struct{ Version, Go string }
+		UptimeSeconds int64
+		Sessions      []struct{ ID, Display string }
+		Policy        struct{ FailsafeEnabled bool }
+		Endpoints     []string
+	}
+	h.JSON(&st, "host", "status")
+	if st.PID != pid || st.Build.Version == "" || !strings.HasPrefix(st.Build.Go, "go1.") || len(st.Sessions) != 1 || st.Sessions[0].ID != "default" ||
+		!st.Policy.FailsafeEnabled || len(st.Endpoints) == 0 || !strings.HasPrefix(st.Endpoints[0], "unix:"+h.RuntimeDir) {
+		t.Errorf("host status %+v (pid %d)", st, pid)
+	}
+	term := h.RunTerminal("host", "status")
+	for _, want := range []string{"pid:", "version:", "uptime:", "policy:", "endpoints:", "sessions:   1", "ID", "default"} {
+		if !strings.Contains(term.Stdout, want) {
+			t.Errorf("host status on a terminal lacks %q:\n%s", want, term.Stdout)
+		}
+	}
+	kids := childrenOf(pid)
+	if len(kids) == 0 {
+		t.Fatal("the host runs no desktop processes")
+	}
+	out := h.MustRun("host", "stop")
+	if out != "stopped the host (pid "+strconv.Itoa(pid)+")\n" {
+		t.Errorf("host stop printed %q", out)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Error("the host still runs after host stop")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, k := range kids {
+		for syscall.Kill(k, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if syscall.Kill(k, 0) == nil {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(k) + "/cmdline")
+			t.Errorf("session process %d (%s) outlived the host", k, b)
+		}
+	}
 }

@@ -154,9 +154,8 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 			defer stop()
 			w := bufio.NewWriter(iostr.Out)
 			ready := func() {
-				if iostr.OutIsTerminal && !g.JSON {
-					fmt.Fprintf(iostr.Err, "watching session %s (Ctrl+C stops)\n", g.Session)
-				}
+				// On stderr, so that scripts know when watching began.
+				fmt.Fprintf(iostr.Err, "watching session %s (Ctrl+C stops)\n", g.Session)
 			}
 			return host.Watch(ctx, g.Session, ready, func(ev host.CallEvent) {
 				if g.JSON || g.JQ != "" {
