@@ -117,6 +117,7 @@ var builtins = []struct{ name, desc string }{
 	{"exit", "Leave the shell (the host keeps running)"},
 	{"quit", "Leave the shell (the host keeps running)"},
 	{"use", "Act in another session from now on: use SESSION"},
+	{"watch", "Print other clients' calls on this session as they happen: watch [on|off]"},
 }
 
 // fileCandidates lists the paths that start with partial; directories end in "/".

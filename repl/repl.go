@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -120,7 +121,9 @@ func Run(ctx context.Context, o Options) error {
 	if o.Out != nil {
 		opts = append(opts, tea.WithOutput(o.Out))
 	}
-	_, err := tea.NewProgram(m, opts...).Run()
+	p := tea.NewProgram(m, opts...)
+	go r.watchLoop(ctx, func(ev host.CallEvent) { p.Send(watchMsg{ev}) })
+	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
@@ -184,10 +187,14 @@ type runner struct {
 	mu      sync.Mutex
 	clients map[string]*host.Client
 	session string // set by "use"; overrides the REPL's --session
+
+	mem memory
+	// clientID marks this REPL's calls, which watch lines and queue notices skip.
+	clientID string
 }
 
 func newRunner(o Options) *runner {
-	return &runner{opts: o, outIsTerminal: true, clients: map[string]*host.Client{}}
+	return &runner{opts: o, outIsTerminal: true, clients: map[string]*host.Client{}, clientID: newClientID()}
 }
 
 // client returns the shared connection for a session, creating it on first use. The
@@ -202,16 +209,20 @@ func (r *runner) client(session string) *host.Client {
 	g := r.opts.Globals
 	g.Session = session
 	o := cli.ClientOptionsFor(&g)
+	o.ClientName, o.ClientID = "w365-repl", r.clientID
 	c := &host.Client{Opts: o}
 	r.clients[session] = c
 	return c
 }
 
 func (r *runner) caller(g *cli.Globals) host.Caller {
+	var c host.Caller
 	if r.opts.Caller != nil {
-		return r.opts.Caller(g)
+		c = r.opts.Caller(g)
+	} else {
+		c = r.client(g.Session)
 	}
-	return r.client(g.Session)
+	return remembering{next: c, mem: &r.mem, session: g.Session}
 }
 
 // close drops the connections; the host keeps running.
@@ -226,9 +237,10 @@ func (r *runner) close() {
 // newRoot builds a fresh tree writing to out, with the REPL's globals as defaults.
 func (r *runner) newRoot(out io.Writer) *cobra.Command {
 	root, _ := cli.NewRoot(cli.RootDeps{
-		IO:     cli.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
-		Caller: r.caller,
-		Extra:  r.opts.Extra,
+		IO:       cli.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
+		Caller:   r.caller,
+		Extra:    r.opts.Extra,
+		Complete: r.complete,
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	// Parsed into the tree now, they become the line's defaults; the line's own
@@ -284,7 +296,7 @@ func (r *runner) run(ctx context.Context, words []string) (out string, err error
 		}
 	}()
 	root := r.newRoot(&buf)
-	root.SetArgs(words)
+	root.SetArgs(r.fillSnapshot(root, words))
 	err = root.ExecuteContext(ctx)
 	return buf.String(), err
 }
@@ -323,4 +335,41 @@ func (r *runner) fetchDetails(ctx context.Context, session string) detailsMsg {
 		return detailsMsg{session: session, display: s.Display}
 	}
 	return detailsMsg{session: session, err: fmt.Errorf("unexpected details %T", o.Out)}
+}
+
+// watchLoop follows the call events of the REPL's current session (for the queue
+// notice and the watch command), resubscribing when "use" switches the session and
+// retrying while no host runs. It never starts a host.
+func (r *runner) watchLoop(ctx context.Context, send func(host.CallEvent)) {
+	for ctx.Err() == nil {
+		session := r.currentSession()
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			host.Watch(wctx, session, nil, send)
+		}()
+		tick := time.NewTicker(250 * time.Millisecond)
+	follow:
+		for {
+			select {
+			case <-ctx.Done():
+				break follow
+			case <-done:
+				// The host went away or is not there yet: try again shortly.
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+				break follow
+			case <-tick.C:
+				if r.currentSession() != session {
+					break follow
+				}
+			}
+		}
+		tick.Stop()
+		cancel()
+		<-done
+	}
 }

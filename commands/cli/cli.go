@@ -58,6 +58,9 @@ type RootDeps struct {
 	Caller func(g *Globals) host.Caller
 	// Extra adds commands that are not tools (serve, repl, doctor, version).
 	Extra func(root *cobra.Command, g *Globals)
+	// Complete, when set, supplies live values for completion (the REPL's): kind is
+	// "session", "ref", "window" or "tab"; session is the line's session.
+	Complete func(kind, session string) []cobra.Completion
 	// Args, when set, is the command line about to run: only the command it names gets
 	// its flags, which keeps one-shot calls fast. Nil gives every command its flags
 	// (completion, docs).
@@ -90,7 +93,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	pf.StringVar(&g.Browser, "browser", os.Getenv("W365_BROWSER"), "browser executable for a host this starts (env W365_BROWSER; default: Edge, Chrome, then Chromium)")
 	pf.StringVar(&g.CDPEndpoint, "cdp-endpoint", os.Getenv("W365_CDP_ENDPOINT"), "attach the default session to a running browser (ws:// or http:// DevTools URL) instead of launching one")
 	pf.BoolVar(&g.Headless, "headless", false, "launch browsers without a window (for a host this starts)")
-	root.RegisterFlagCompletionFunc("session", cobra.NoFileCompletions)
+	root.RegisterFlagCompletionFunc("session", liveValues(d.Complete, "session", g))
 
 	caller := d.Caller
 	if caller == nil {
@@ -106,7 +109,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Tools:"}, &cobra.Group{ID: "other", Title: "Other commands:"})
 	lazy := map[*cobra.Command]func(){}
 	for _, t := range commands.All() {
-		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller)
+		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller, d.Complete)
 		lazy[cmd] = flags
 	}
 	AddHostCommands(root, g, d.IO)
@@ -235,21 +238,26 @@ func fields(t *tool.Tool) []fieldInfo {
 
 // addToolCommand adds t's command and returns it with the function that declares its
 // flags (called only for the command about to run, see RootDeps.Args).
-func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, caller func() host.Caller) (*cobra.Command, func()) {
+func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, caller func() host.Caller, live func(kind, session string) []cobra.Completion) (*cobra.Command, func()) {
 	leaf := t.Path[len(t.Path)-1]
 	use := leaf
 	for _, a := range t.Args {
 		use += " [" + a + "]"
 	}
 	cmd := &cobra.Command{
-		Use:               use,
-		Aliases:           t.Aliases,
-		Short:             t.Summary,
-		Long:              t.Help() + "\n\nMCP tool: " + t.Name,
-		Example:           t.Example,
-		Annotations:       map[string]string{"tool": t.Name},
-		ValidArgsFunction: cobra.NoFileCompletions,
-		Args:              positionalArgs(t),
+		Use:         use,
+		Aliases:     t.Aliases,
+		Short:       t.Summary,
+		Long:        t.Help() + "\n\nMCP tool: " + t.Name,
+		Example:     t.Example,
+		Annotations: map[string]string{"tool": t.Name},
+		Args:        positionalArgs(t),
+	}
+	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, partial string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= len(t.Args) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return liveValues(live, valueKind(t, t.Args[len(args)]), g)(c, args, partial)
 	}
 	if len(t.Path) == 1 {
 		cmd.GroupID = "tools"
@@ -261,6 +269,8 @@ func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, cal
 			addFlag(fs, t, f)
 			if vals := t.Enum(f.json); vals != nil {
 				cmd.RegisterFlagCompletionFunc(f.flag, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+			} else if kind := valueKind(t, f.json); kind != "" {
+				cmd.RegisterFlagCompletionFunc(f.flag, liveValues(live, kind, g))
 			}
 		}
 		if reflect.PointerTo(t.OutputType()).Implements(reflect.TypeFor[tool.ImageOutput]()) {
@@ -597,4 +607,29 @@ func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (s
 		return "", werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", output, err)
 	}
 	return output, nil
+}
+
+// valueKind names the live thing an input field holds, for completion ("" for none).
+func valueKind(t *tool.Tool, field string) string {
+	switch {
+	case field == "ref":
+		return "ref"
+	case field == "sessionId" || field == "browserSessionId":
+		return "session"
+	case field == "title" && t.Toolset == "windows":
+		return "window"
+	case field == "tabIndex":
+		return "tab"
+	}
+	return ""
+}
+
+// liveValues completes a kind of value from live (nothing, and no files, without one).
+func liveValues(live func(kind, session string) []cobra.Completion, kind string, g *Globals) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if live == nil || kind == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return live(kind, g.Session), cobra.ShellCompDirectiveNoFileComp
+	}
 }
