@@ -230,3 +230,21 @@ func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 		t.Errorf("arguments missing from %q", got[2])
 	}
 }
+
+// serve --trace DIR traces every session of that host from its first call.
+func TestServeTraceRecordsEverySession(t *testing.T) {
+	h := e2etest.New(t)
+	dir := t.TempDir()
+	cs := h.MCP("--trace", dir)
+	e2etest.Call(t, cs, "move_mouse", map[string]any{"x": 20, "y": 30})
+	e2etest.Call(t, cs, "get_cursor_position", map[string]any{"sessionId": "default"})
+	files, _ := filepath.Glob(filepath.Join(dir, "trace-default-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("trace files in %s: %v", dir, files)
+	}
+	raw, _ := os.ReadFile(files[0])
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], `"tool":"move_mouse"`) || !strings.Contains(lines[2], `"tool":"get_cursor_position"`) {
+		t.Errorf("trace:\n%s", raw)
+	}
+}

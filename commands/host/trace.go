@@ -54,11 +54,13 @@ type TraceRecord struct {
 }
 
 // Trace bounds: a trace stops recording (with a last "truncated" record) past either.
-const (
-	traceMaxRecords = 5000
-	traceMaxBytes   = 64 << 20
-	thumbWidth      = 480
+// (Variables so that a test can lower them.)
+var (
+	traceMaxRecords       = 5000
+	traceMaxBytes   int64 = 64 << 20
 )
+
+const thumbWidth = 480
 
 // TraceOptions start a trace.
 type TraceOptions struct {
