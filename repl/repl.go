@@ -45,8 +45,10 @@ Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the
 history (kept in $XDG_STATE_HOME/w365/history) and Ctrl+R searches it; PgUp/PgDown
 scroll the output; Ctrl+C cancels a running command or clears the line; Ctrl+D on an
 empty line, "exit" or "quit" leave. "use SESSION" switches the session of the lines
-that follow. Leaving the shell leaves the host running. Running w365 with no
-arguments on a terminal opens this shell.
+that follow; "watch" prints other clients' calls on it as they happen. Ref commands
+without --snapshot-id use the session's last snapshot, and Tab offers its refs with
+their role and name. Leaving the shell, closing its terminal, SIGHUP or SIGTERM leave
+the host running. Running w365 with no arguments on a terminal opens this shell.
 
 With standard input not a terminal, repl reads one command per line (blank lines and
 lines starting with # are skipped) over one host connection, and stops at the first
