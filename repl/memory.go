@@ -26,6 +26,17 @@ type memory struct {
 	mu      sync.Mutex
 	snap    map[string]snapMemory
 	browser map[string]bool
+	// image is the last image a call returned, for the preview.
+	image []byte
+}
+
+// takeImage returns the image of the line that just ran, once.
+func (m *memory) takeImage() []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	img := m.image
+	m.image = nil
+	return img
 }
 
 type snapMemory struct {
@@ -59,6 +70,9 @@ type snapNode struct {
 func (m *memory) note(session string, t *tool.Tool, o *host.Outcome) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(o.Images) > 0 {
+		m.image = o.Images[0].Data
+	}
 	if t.Toolset == "browser" || t.Toolset == "snapshot" {
 		if m.browser == nil {
 			m.browser = map[string]bool{}

@@ -46,6 +46,7 @@ type (
 		out     string
 		err     error
 		elapsed time.Duration
+		image   []byte
 	}
 	completionMsg struct {
 		before string // the text before the cursor the completion was computed for
@@ -180,7 +181,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.appendLines(errStyle.Render(clean(errorLine(msg.err))))
 		}
 		// A command may have started the session (or the host): refresh the status.
-		return m, m.detailsCmd()
+		return m, tea.Batch(m.detailsCmd(), m.previewCmd(msg.image))
 
 	case detailsMsg:
 		if msg.session != m.session {
@@ -379,11 +380,12 @@ func (m *model) submit() tea.Cmd {
 	run := func() tea.Msg {
 		defer cancel()
 		start := time.Now()
+		r.mem.takeImage() // an image of an earlier line is not this line's
 		out, err := r.run(ctx, words)
 		if helpOnly && err == nil {
 			out = strings.TrimRight(out, "\n") + "\n" + replHelp
 		}
-		return doneMsg{seq: seq, out: out, err: err, elapsed: time.Since(start)}
+		return doneMsg{seq: seq, out: out, err: err, elapsed: time.Since(start), image: r.mem.takeImage()}
 	}
 	cmds = append(cmds, run, m.spin.Tick)
 	return tea.Batch(cmds...)
@@ -606,4 +608,22 @@ func (m *model) checkQueued() {
 		m.appendLines(faintStyle.Render(fmt.Sprintf("(waiting behind a call of another client: %s from %s, running for %s)",
 			b.Tool, b.Frontend, time.Since(b.Time).Round(100*time.Millisecond))))
 	}
+}
+
+// previewCmd shows a saved image at the top right of the screen in terminals that can
+// show images; kitty's stays above the text until the next preview replaces it.
+func (m *model) previewCmd(img []byte) tea.Cmd {
+	proto := m.r.preview
+	if img == nil || proto == "" {
+		return nil
+	}
+	seq := cli.Preview(img, proto)
+	if seq == nil {
+		return nil
+	}
+	clear := ""
+	if proto == "kitty" {
+		clear = "\x1b_Ga=d,q=2\x1b\\"
+	}
+	return tea.Raw(clear + "\x1b7" + fmt.Sprintf("\x1b[2;%dH", max(1, m.width-42)) + string(seq) + "\x1b8")
 }

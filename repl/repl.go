@@ -112,6 +112,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	r := newRunner(o)
 	defer r.close()
+	r.preview = cli.PreviewProtocol(os.Getenv)
 	m := newModel(r, loadHistory(o.HistoryPath))
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -191,6 +192,8 @@ type runner struct {
 	session string // set by "use"; overrides the REPL's --session
 
 	mem memory
+	// preview is the terminal's inline image protocol ("" for none; the TUI only).
+	preview string
 	// clientID marks this REPL's calls, which watch lines and queue notices skip.
 	clientID string
 }

@@ -32,6 +32,9 @@ func main() {
 	// xgb logs every connection attempt without an Xauthority file; nothing to act on.
 	xgb.Logger = log.New(io.Discard, "", 0)
 	io := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout), InIsTerminal: isTerminal(os.Stdin)}
+	if io.OutIsTerminal {
+		io.Preview = cli.PreviewProtocol(os.Getenv)
+	}
 	args := os.Args[1:]
 	if len(args) == 0 && isTerminal(os.Stdin) && io.OutIsTerminal {
 		args = []string{"repl"}

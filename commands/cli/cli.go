@@ -33,6 +33,9 @@ type IO struct {
 	// InIsTerminal says that In is a person typing, never a script's input: a missing
 	// code or text is then not read from it.
 	InIsTerminal bool
+	// Preview is the inline image protocol of the terminal Out is ("kitty", "iterm2",
+	// "sixel"; "" for none): saved images are also shown there.
+	Preview string
 }
 
 // Globals are the root flags shared by every command.
@@ -546,6 +549,14 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 	}
 	for _, p := range paths {
 		fmt.Fprintln(iostr.Out, p)
+	}
+	if iostr.OutIsTerminal && iostr.Preview != "" {
+		for _, img := range o.Images {
+			if seq := Preview(img.Data, iostr.Preview); seq != nil {
+				iostr.Out.Write(seq)
+				fmt.Fprintln(iostr.Out)
+			}
+		}
 	}
 	Human(iostr.Out, o.Out, iostr.OutIsTerminal)
 	return nil
