@@ -109,6 +109,11 @@ func (h *Host) Subscribe(session string) (<-chan CallEvent, func()) {
 // observed wraps a tool handler so that each call is published and, when the
 // session is traced, recorded.
 func (h *Host) observed(t *tool.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+	if t.Sessionless {
+		// Session management and host queries act in no session (and the REPL's status
+		// line asks after every line): they would only be noise in a session's calls.
+		return next
+	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args map[string]any
 		if raw := req.Params.Arguments; len(raw) > 0 {
