@@ -397,6 +397,9 @@ func (m *model) completeCmd() tea.Cmd {
 	before := runesBefore(m.input)
 	r := m.r
 	return func() tea.Msg {
+		if partial, ok := strings.CutPrefix(before, "use "); ok && !strings.ContainsAny(partial, " '\"") {
+			return completionMsg{before: before, c: completeValues("use ", partial, r.complete("session", r.currentSession()))}
+		}
 		return completionMsg{before: before, c: complete(r.newCompletionRoot, before)}
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/w365/w365/commands/cli"
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -50,6 +52,12 @@ func (f *fakeCaller) Call(ctx context.Context, t *tool.Tool, args map[string]any
 		return &host.Outcome{Out: fakeOut{"snapshotId: s9-1"}, JSON: raw}, nil
 	case "browser_click_ref":
 		return &host.Outcome{Out: fakeOut{fmt.Sprintf("clicked %v of %v", args["ref"], args["snapshotId"])}}, nil
+	case "list_windows":
+		return &host.Outcome{Out: &commands.WindowsOut{Windows: []desktop.Window{{Title: "Terminal one", ProcessName: "xterm"}, {Title: "Editor", ProcessName: "gedit"}}}}, nil
+	case "browser_list_tabs":
+		return &host.Outcome{Out: &commands.TabsOut{Tabs: []browser.TabInfo{{Index: 0, Title: "Home"}, {Index: 1, Title: "Docs"}}}}, nil
+	case "list_sessions":
+		return &host.Outcome{Out: &commands.SessionListOut{Sessions: []commands.SessionOut{{SessionID: "default"}, {SessionID: "s-1a2b"}}}}, nil
 	case "take_screenshot":
 		return &host.Outcome{Out: &commands.ImageOut{Width: 4, Height: 4, MIMEType: "image/png"}, Images: []tool.Image{{Data: tinyPNG(), MIMEType: "image/png"}}}, nil
 	case "wait_milliseconds":
@@ -385,5 +393,30 @@ func TestModelSaysWhenALineWaitsBehindAnotherClient(t *testing.T) {
 	m.Update(watchMsg{host.CallEvent{Phase: "end", ID: 1, Time: time.Now(), Session: "default", Tool: "browser_navigate", Client: "conn-9"}})
 	if strings.Contains(m.status(), "waiting behind") {
 		t.Errorf("still waiting after the other call ended: %q", m.status())
+	}
+}
+
+func TestCompletionOfWindowTitlesTabsAndSessions(t *testing.T) {
+	m, _ := newTestModel(t)
+	if c := complete(m.r.newCompletionRoot, "activate-window Term"); c.line != "activate-window 'Terminal one' " {
+		t.Errorf("window title completion %+v", c)
+	}
+	m.input.SetValue("use s-")
+	m.input.CursorEnd()
+	if msg, ok := m.completeCmd()().(completionMsg); !ok || msg.c.line != "use s-1a2b " {
+		t.Errorf("use completion %+v", msg)
+	}
+	m.input.Reset()
+	if c := complete(m.r.newCompletionRoot, "session end s-"); c.line != "session end s-1a2b " {
+		t.Errorf("session completion %+v", c)
+	}
+	// Tabs only once the browser runs: asking earlier would start it.
+	if c := complete(m.r.newCompletionRoot, "browser close-tab "); len(c.cands) != 0 {
+		t.Errorf("tabs offered before the browser ran: %+v", c)
+	}
+	drain(m, typeLine(m, "browser snapshot"))
+	c := complete(m.r.newCompletionRoot, "browser close-tab ")
+	if len(c.cands) != 2 || c.cands[0].Value != "0" || c.cands[0].Desc != "Home" || c.cands[1].Desc != "Docs" {
+		t.Errorf("tab completion %+v", c)
 	}
 }
