@@ -82,7 +82,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 			"a command in the REPL (w365 with no arguments) and an MCP tool (w365 serve --mcp).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       host.Version(),
+		Version:       versionLine(),
 	}
 	root.SetIn(d.IO.In)
 	root.SetOut(d.IO.Out)
@@ -122,6 +122,11 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.InitDefaultHelpCmd()
+	strictHelp(root)
+	if len(d.Args) > 0 && d.Args[0] == "completion" {
+		// Made now (Execute would make it later) so that a wrong shell name is refused.
+		root.InitDefaultCompletionCmd()
+	}
 	strictGroups(root)
 	if d.Args == nil || (len(d.Args) > 0 && d.Args[0] == "man") {
 		for _, flags := range lazy {

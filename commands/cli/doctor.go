@@ -333,3 +333,17 @@ func printDoctor(iostr IO, r DoctorReport) {
 		}
 	}
 }
+
+// versionLine is what --version prints after "w365 version ".
+func versionLine() string {
+	b := host.BuildInfo()
+	s := b.Version
+	if b.Commit != "" {
+		s += " (" + shortCommit(b.Commit)
+		if b.Date != "" {
+			s += ", " + b.Date
+		}
+		s += ")"
+	}
+	return s + " " + b.Go
+}

@@ -50,6 +50,9 @@ func TestTyposExitNonZeroWithASuggestionOnStderr(t *testing.T) {
 		{[]string{"session", "lst"}, "Did you mean w365 session list?"},
 		{[]string{"clik", "1", "2"}, "Did you mean w365 click?"},
 		{[]string{"browser", "clik", "--now"}, "Did you mean w365 browser click?"},
+		{[]string{"help", "browser", "navigat"}, "Did you mean w365 browser navigate?"},
+		{[]string{"help", "exit-code"}, "Did you mean w365 exit-codes?"},
+		{[]string{"completion", "bsh"}, "Did you mean w365 completion bash or"},
 	}
 	for _, c := range cases {
 		f := &fakeCaller{}

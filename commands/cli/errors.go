@@ -131,7 +131,14 @@ func groupArgs(cmd *cobra.Command, args []string) error {
 
 func unknownCommand(cmd *cobra.Command, name string) error {
 	e := werr.Invalid("unknown command %q for %q", name, cmd.CommandPath())
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+	s := cmd.SuggestionsFor(name)
+	for _, c := range cmd.Commands() {
+		// Help topics (exit-codes) are no commands to cobra, but one may mistype them.
+		if c.IsAdditionalHelpTopicCommand() && len(name) >= 3 && (strings.HasPrefix(c.Name(), name) || strings.HasPrefix(name, c.Name()[:len(c.Name())-1])) {
+			s = append(s, c.Name())
+		}
+	}
+	if len(s) > 0 {
 		for i := range s {
 			s[i] = cmd.CommandPath() + " " + s[i]
 		}
@@ -145,14 +152,37 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 func strictGroups(cmd *cobra.Command) {
 	if cmd.HasSubCommands() {
 		cmd.SuggestionsMinimumDistance = 2
-		if cmd.Args == nil {
-			cmd.Args = groupArgs
-		}
+		cmd.Args = groupArgs
 		if cmd.Run == nil && cmd.RunE == nil {
 			cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		}
 	}
 	for _, c := range cmd.Commands() {
 		strictGroups(c)
+	}
+}
+
+// strictHelp makes `help TOPIC` refuse an unknown topic (with suggestions) instead of
+// printing the root's help and succeeding.
+func strictHelp(root *cobra.Command) {
+	for _, h := range root.Commands() {
+		if h.Name() != "help" || h.Run == nil {
+			continue
+		}
+		show := h.Run
+		h.Run = nil
+		h.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				target, rest, err := root.Find(args)
+				if err != nil {
+					return err
+				}
+				if len(rest) > 0 {
+					return unknownCommand(target, rest[0])
+				}
+			}
+			show(c, args)
+			return nil
+		}
 	}
 }
