@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,21 @@ func TestTraceIsBoundedAndWatchersLoseEventsRatherThanBlock(t *testing.T) {
 	}
 	if _, err := h.StopTrace("s"); werr.CodeOf(err) != werr.NotFound {
 		t.Errorf("stopping twice: %v", err)
+	}
+}
+
+func TestTraceFileNamesStayInTheirDirectory(t *testing.T) {
+	h := New(Options{})
+	defer h.Stop()
+	dir := t.TempDir()
+	info, err := h.StartTrace(TraceOptions{Session: "../../etc/x", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(info.Path) != dir || !strings.HasPrefix(filepath.Base(info.Path), "trace-______etc_x-") {
+		t.Errorf("trace file %s", info.Path)
+	}
+	if _, err := h.StartTrace(TraceOptions{Session: "../x"}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("an output directory named by ../x: %v", err)
 	}
 }

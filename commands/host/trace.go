@@ -134,7 +134,14 @@ func (ts *traceSet) start(o TraceOptions) (TraceInfo, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return TraceInfo{}, werr.Wrap(err, werr.Unavailable, "cannot create the trace directory %s", dir)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("trace-%s-%s.jsonl", o.Session, time.Now().Format("20060102-150405.000")))
+	// The session's name goes into a file name: only the characters that cannot leave dir.
+	safe := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, o.Session)
+	path := filepath.Join(dir, fmt.Sprintf("trace-%s-%s.jsonl", safe, time.Now().Format("20060102-150405.000")))
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return TraceInfo{}, werr.Wrap(err, werr.Unavailable, "cannot create the trace file %s", path)
