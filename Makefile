@@ -5,20 +5,23 @@ GO      ?= go
 BIN     := bin/w365
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/w365/w365/commands/host.version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+HOSTPKG := github.com/w365/w365/commands/host
+LDFLAGS := -s -w -X $(HOSTPKG).version=$(VERSION) -X $(HOSTPKG).commit=$(COMMIT) -X $(HOSTPKG).date=$(DATE)
 # Go's own DNS resolver and user lookup: nothing else needs libc, so the binary links
 # statically and a one-shot command starts without the dynamic loader.
 TAGS    := netgo,osusergo
 
 # What w365 uses at run time, and what its tests and benchmarks add.
 RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
-             bubblewrap xclip python3 git
+             bubblewrap python3 git
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
-TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
+TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils rsync
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
-        package-test image image-test helm-test registry-check
+        package-test image image-test helm-test registry-check man
 
 # Release and deployment tools are Go modules, built once per version and kept outside bin/
 # (which `make clean` empties): building goreleaser or helm takes minutes.
@@ -92,7 +95,11 @@ bench: deps-test build
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/a11y | grep -E 'Benchmark|^(ok|FAIL)'
 
 clean:
-	rm -rf bin
+	rm -rf bin man
+
+# Man pages for every command, from the command tree (man/man1/w365*.1).
+man:
+	$(GO) run ./cmd/w365 man --dir man/man1
 
 $(GORELEASER):
 	GOBIN=$(@D) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)

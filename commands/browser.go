@@ -742,7 +742,7 @@ var BrowserListTabs = browserTool(tool.Tool{
 var BrowserSwitchTab = browserTool(tool.Tool{
 	Name: "browser_switch_tab", Legacy: []string{"mcp_browser_switch_tab"},
 	Summary: "Make a tab active by index or id", Long: "The tab comes to the front and later browser tools act on it.",
-	Example: "  $ w365 browser switch-tab --tab-index 1", Annotations: WebSet,
+	Example: "  $ w365 browser switch-tab 1\n  $ w365 browser switch-tab --tab-id 8F3A...", Args: []string{"tabIndex"}, Annotations: WebSet,
 }, func(ctx context.Context, b *browser.Browser, in TabIn) (TabOut, error) {
 	ref, err := in.ref()
 	if err != nil {
@@ -778,7 +778,7 @@ var BrowserCreateTabs = browserTool(tool.Tool{
 var BrowserCloseTab = browserTool(tool.Tool{
 	Name: "browser_close_tab", Legacy: []string{"mcp_browser_close_tab"},
 	Summary: "Close a tab by index or id", Long: "Closes the tab; another becomes active when it was the active one.",
-	Example: "  $ w365 browser close-tab --tab-index 2", Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.Yes},
+	Example: "  $ w365 browser close-tab 2", Args: []string{"tabIndex"}, Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.Yes},
 }, func(ctx context.Context, b *browser.Browser, in TabIn) (CloseTabOut, error) {
 	ref, err := in.ref()
 	if err != nil {

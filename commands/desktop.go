@@ -359,13 +359,27 @@ var ClipboardRead = tool.Define(tool.Tool{
 	Long:        "Returns {format: text|image|empty, text?, imageBase64?, mimeType?}.",
 	Example:     "  $ w365 clipboard-read\n  $ w365 clipboard-read --json | jq -r .text",
 	Annotations: tool.Observe,
-}, func(ctx context.Context, env *tool.Env, _ None) (desktop.ClipboardContent, error) {
+}, func(ctx context.Context, env *tool.Env, _ None) (ClipboardOut, error) {
 	c, err := clipboardOf(env)
 	if err != nil {
-		return desktop.ClipboardContent{}, err
+		return ClipboardOut{}, err
 	}
-	return c.Read(ctx)
+	content, err := c.Read(ctx)
+	return ClipboardOut{content}, err
 })
+
+// ClipboardOut is what the clipboard holds; its human form is the text itself.
+type ClipboardOut struct{ desktop.ClipboardContent }
+
+func (o ClipboardOut) Text() string {
+	switch o.Format {
+	case "text":
+		return o.ClipboardContent.Text
+	case "image":
+		return fmt.Sprintf("(an image, %s; --json gives it as base64)", o.MIMEType)
+	}
+	return ""
+}
 
 // ClipboardWrite is the tool clipboard_write (w365 clipboard-write).
 var ClipboardWrite = tool.Define(tool.Tool{

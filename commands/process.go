@@ -94,7 +94,8 @@ var KillProcess = tool.Define(tool.Tool{
 		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
 		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
 		"exited; with force it sends SIGKILL.",
-	Example:     "  $ w365 kill-process --pid 4242 --start-time 918273",
+	Example:     "  $ w365 kill-process 4242 918273\n  $ w365 kill-process --pid 4242 --start-time 918273 --force",
+	Args:        []string{"pid", "startTime"},
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in KillIn) (proc.KillResult, error) {
 	if !processScope(env).Contains(in.PID) {

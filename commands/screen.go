@@ -132,7 +132,8 @@ var ZoomRegion = tool.Define(tool.Tool{
 	Summary: "Capture a region at native resolution to read small text",
 	Long: "Captures the rectangle (x, y, width, height) at native resolution. The region must lie on the\n" +
 		"screen and is at most 1920x1080; anything else is INVALID_ARGUMENT.",
-	Example:     "  $ w365 zoom-region --x 100 --y 100 --width 300 --height 120 -o detail.png",
+	Example:     "  $ w365 zoom-region 100 100 300 120 -o detail.png",
+	Args:        []string{"x", "y", "width", "height"},
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in ZoomIn) (ImageOut, error) {
 	p := env.Policy

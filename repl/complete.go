@@ -111,12 +111,40 @@ func complete(newRoot func() *cobra.Command, line string) completion {
 	return out
 }
 
+// completeValues completes partial, after head, from "value\tdescription" choices.
+func completeValues(head, partial string, values []string) completion {
+	out := completion{line: head + partial}
+	cands, _ := parseCompletions(strings.Join(values, "\n"))
+	var keep []candidate
+	for _, c := range cands {
+		if strings.HasPrefix(c.Value, partial) {
+			keep = append(keep, c)
+		}
+	}
+	switch len(keep) {
+	case 0:
+	case 1:
+		out.line = head + quoteWord(keep[0].Value) + " "
+	default:
+		out.cands = keep
+		common := keep[0].Value
+		for _, c := range keep[1:] {
+			common = commonPrefix(common, c.Value)
+		}
+		if quoteWord(common) == common {
+			out.line = head + common
+		}
+	}
+	return out
+}
+
 // builtins are the shell's own words, handled before the command tree.
 var builtins = []struct{ name, desc string }{
 	{"clear", "Empty the screen"},
 	{"exit", "Leave the shell (the host keeps running)"},
 	{"quit", "Leave the shell (the host keeps running)"},
 	{"use", "Act in another session from now on: use SESSION"},
+	{"watch", "Print other clients' calls on this session as they happen: watch [on|off]"},
 }
 
 // fileCandidates lists the paths that start with partial; directories end in "/".

@@ -15,6 +15,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/w365/w365/commands/cli"
+	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -25,8 +27,10 @@ const replHelp = `
 In this shell: type commands without "w365" in front. Tab completes, Up/Down recall
 history, Ctrl+R searches it, PgUp/PgDown scroll, Ctrl+C cancels a running command or
 clears the line. "use SESSION" acts in another session from now on (one line:
---session SESSION), "clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D
-leave (the host keeps running).`
+--session SESSION), "watch" prints other clients' calls on the session as they happen
+("watch off" stops), "clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D
+leave (the host keeps running). Ref commands without --snapshot-id use the session's
+last snapshot; Tab completes refs (with role and name), sessions, window titles and tabs.`
 
 var (
 	echoStyle   = lipgloss.NewStyle().Bold(true)
@@ -42,12 +46,15 @@ type (
 		out     string
 		err     error
 		elapsed time.Duration
+		image   []byte
 	}
 	completionMsg struct {
 		before string // the text before the cursor the completion was computed for
 		c      completion
 	}
 	historySavedMsg struct{ err error }
+	// watchMsg is a call event of the session, from the host's watch stream.
+	watchMsg struct{ ev host.CallEvent }
 )
 
 // model is the REPL's one top-level model. All I/O (running commands, asking the
@@ -80,6 +87,13 @@ type model struct {
 	histErr   string
 
 	search search
+
+	// Other clients' calls on the session that have started and not ended, for the
+	// queue notice; watching prints every one of their events.
+	others      map[uint64]host.CallEvent
+	watching    bool
+	startedAt   time.Time
+	queuedShown bool
 }
 
 func newModel(r *runner, h *history) *model {
@@ -108,6 +122,7 @@ func newModel(r *runner, h *history) *model {
 		session: r.opts.Globals.Session,
 		width:   80,
 		height:  24,
+		others:  map[uint64]host.CallEvent{},
 	}
 	m.lines = []string{faintStyle.Render(fmt.Sprintf("w365 shell on session %q. Type help for commands, Tab to complete, exit to leave.", m.session))}
 	m.layout()
@@ -166,7 +181,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.appendLines(errStyle.Render(clean(errorLine(msg.err))))
 		}
 		// A command may have started the session (or the host): refresh the status.
-		return m, m.detailsCmd()
+		return m, tea.Batch(m.detailsCmd(), m.previewCmd(msg.image))
 
 	case detailsMsg:
 		if msg.session != m.session {
@@ -190,6 +205,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil // the line changed while we were completing
 		}
 		m.applyCompletion(msg.c)
+		return m, nil
+
+	case watchMsg:
+		m.watchEvent(msg.ev)
 		return m, nil
 
 	case historySavedMsg:
@@ -321,6 +340,17 @@ func (m *model) submit() tea.Cmd {
 			m.clear()
 			return tea.Batch(cmds...)
 		}
+	case "watch":
+		switch {
+		case len(words) == 1 || (len(words) == 2 && words[1] == "on"):
+			m.watching = true
+			m.appendLines(faintStyle.Render("watching the calls of other clients on session " + m.session + " (watch off stops)"))
+			return tea.Batch(cmds...)
+		case len(words) == 2 && words[1] == "off":
+			m.watching = false
+			m.appendLines(faintStyle.Render("no longer watching"))
+			return tea.Batch(cmds...)
+		}
 	case "use":
 		switch len(words) {
 		case 1:
@@ -331,6 +361,7 @@ func (m *model) submit() tea.Cmd {
 				break
 			}
 			m.session, m.display, m.statusErr, m.connected = words[1], "", "", false
+			m.others = map[uint64]host.CallEvent{}
 			m.r.use(words[1])
 			m.appendLines(faintStyle.Render("now acting in session " + clean(words[1])))
 			return tea.Batch(append(cmds, m.detailsCmd())...)
@@ -343,15 +374,18 @@ func (m *model) submit() tea.Cmd {
 	seq, r := m.seq, m.r
 	ctx, cancel := context.WithCancel(context.Background())
 	m.running, m.cancel, m.cmdLine = true, cancel, ansi.Truncate(clean(strings.Join(words, " ")), 40, "…")
+	m.startedAt, m.queuedShown = time.Now(), false
+	m.checkQueued()
 	helpOnly := len(words) == 1 && words[0] == "help"
 	run := func() tea.Msg {
 		defer cancel()
 		start := time.Now()
+		r.mem.takeImage() // an image of an earlier line is not this line's
 		out, err := r.run(ctx, words)
 		if helpOnly && err == nil {
 			out = strings.TrimRight(out, "\n") + "\n" + replHelp
 		}
-		return doneMsg{seq: seq, out: out, err: err, elapsed: time.Since(start)}
+		return doneMsg{seq: seq, out: out, err: err, elapsed: time.Since(start), image: r.mem.takeImage()}
 	}
 	cmds = append(cmds, run, m.spin.Tick)
 	return tea.Batch(cmds...)
@@ -363,6 +397,9 @@ func (m *model) completeCmd() tea.Cmd {
 	before := runesBefore(m.input)
 	r := m.r
 	return func() tea.Msg {
+		if partial, ok := strings.CutPrefix(before, "use "); ok && !strings.ContainsAny(partial, " '\"") {
+			return completionMsg{before: before, c: completeValues("use ", partial, r.complete("session", r.currentSession()))}
+		}
 		return completionMsg{before: before, c: complete(r.newCompletionRoot, before)}
 	}
 }
@@ -489,7 +526,14 @@ func (m *model) status() string {
 		parts = append(parts, "display "+m.display)
 	}
 	if m.running {
-		parts = append(parts, m.spin.View()+" running "+m.cmdLine)
+		run := m.spin.View() + " running " + m.cmdLine
+		if d := time.Since(m.startedAt); d >= time.Second {
+			run += fmt.Sprintf(" %.0fs", d.Seconds())
+		}
+		if b, ok := m.blocker(); ok {
+			run += " · waiting behind " + b.Tool + " of " + b.Frontend
+		}
+		parts = append(parts, run)
 	} else if m.lastTime > 0 {
 		parts = append(parts, "last "+m.lastTime.Round(time.Millisecond).String())
 	}
@@ -522,4 +566,67 @@ func (m *model) View() tea.View {
 	v.AltScreen = true
 	v.WindowTitle = "w365 · " + m.session
 	return v
+}
+
+// watchEvent keeps track of other clients' calls on the session and, when watching,
+// prints them.
+func (m *model) watchEvent(ev host.CallEvent) {
+	if ev.Session != m.session || ev.Client == m.r.clientID {
+		return
+	}
+	if ev.Phase == "start" {
+		m.others[ev.ID] = ev
+	} else {
+		delete(m.others, ev.ID)
+	}
+	if m.watching {
+		m.appendLines(faintStyle.Render(clean(cli.EventLine(ev, true))))
+	}
+	m.checkQueued()
+}
+
+// blocker is another client's call that started before the running line and has not
+// ended: calls of one session run one at a time, so the line waits behind it.
+func (m *model) blocker() (host.CallEvent, bool) {
+	if !m.running {
+		return host.CallEvent{}, false
+	}
+	var first host.CallEvent
+	found := false
+	for _, ev := range m.others {
+		if ev.Time.Before(m.startedAt) && (!found || ev.Time.Before(first.Time)) {
+			first, found = ev, true
+		}
+	}
+	return first, found
+}
+
+// checkQueued says once per line that it waits behind another client's call.
+func (m *model) checkQueued() {
+	if m.queuedShown {
+		return
+	}
+	if b, ok := m.blocker(); ok {
+		m.queuedShown = true
+		m.appendLines(faintStyle.Render(fmt.Sprintf("(waiting behind a call of another client: %s from %s, running for %s)",
+			b.Tool, b.Frontend, time.Since(b.Time).Round(100*time.Millisecond))))
+	}
+}
+
+// previewCmd shows a saved image at the top right of the screen in terminals that can
+// show images; kitty's stays above the text until the next preview replaces it.
+func (m *model) previewCmd(img []byte) tea.Cmd {
+	proto := m.r.preview
+	if img == nil || proto == "" {
+		return nil
+	}
+	seq := cli.Preview(img, proto)
+	if seq == nil {
+		return nil
+	}
+	clear := ""
+	if proto == "kitty" {
+		clear = "\x1b_Ga=d,q=2\x1b\\"
+	}
+	return tea.Raw(clear + "\x1b7" + fmt.Sprintf("\x1b[2;%dH", max(1, m.width-42)) + string(seq) + "\x1b8")
 }

@@ -1,13 +1,18 @@
 package repl
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"image"
+	"image/png"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -16,6 +21,8 @@ import (
 	"github.com/w365/w365/commands/cli"
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -40,6 +47,19 @@ func (f *fakeCaller) Call(ctx context.Context, t *tool.Tool, args map[string]any
 		return &host.Outcome{Out: &commands.SessionOut{SessionID: "default", Display: ":42"}}, nil
 	case "get_screen_size":
 		return &host.Outcome{Out: fakeOut{"1920x1080"}}, nil
+	case "browser_snapshot":
+		raw := []byte(`{"snapshotId":"s9-1","nodes":[{"role":"main","children":[{"ref":"e3","role":"button","name":"Sign in"}]}]}`)
+		return &host.Outcome{Out: fakeOut{"snapshotId: s9-1"}, JSON: raw}, nil
+	case "browser_click_ref":
+		return &host.Outcome{Out: fakeOut{fmt.Sprintf("clicked %v of %v", args["ref"], args["snapshotId"])}}, nil
+	case "list_windows":
+		return &host.Outcome{Out: &commands.WindowsOut{Windows: []desktop.Window{{Title: "Terminal one", ProcessName: "xterm"}, {Title: "Editor", ProcessName: "gedit"}}}}, nil
+	case "browser_list_tabs":
+		return &host.Outcome{Out: &commands.TabsOut{Tabs: []browser.TabInfo{{Index: 0, Title: "Home"}, {Index: 1, Title: "Docs"}}}}, nil
+	case "list_sessions":
+		return &host.Outcome{Out: &commands.SessionListOut{Sessions: []commands.SessionOut{{SessionID: "default"}, {SessionID: "s-1a2b"}}}}, nil
+	case "take_screenshot":
+		return &host.Outcome{Out: &commands.ImageOut{Width: 4, Height: 4, MIMEType: "image/png"}, Images: []tool.Image{{Data: tinyPNG(), MIMEType: "image/png"}}}, nil
 	case "wait_milliseconds":
 		<-ctx.Done() // waits until cancelled
 		return nil, werr.Wrap(ctx.Err(), werr.Cancelled, "call cancelled")
@@ -298,5 +318,105 @@ func TestViewFillsTheWindowExactly(t *testing.T) {
 		if w := lipgloss.Width(l); w > 40 {
 			t.Errorf("line %d is %d wide: %q", i, w, l)
 		}
+	}
+}
+
+func tinyPNG() []byte {
+	var b bytes.Buffer
+	png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 4, 4)))
+	return b.Bytes()
+}
+
+func TestModelFillsInTheLastSnapshotAndCompletesItsRefs(t *testing.T) {
+	m, _ := newTestModel(t)
+	drain(m, typeLine(m, "browser click-ref --ref e3"))
+	if !strings.Contains(scrollback(m), `"snapshotId"`) {
+		t.Errorf("without a snapshot the ref command should fail for its snapshotId:\n%s", scrollback(m))
+	}
+	drain(m, typeLine(m, "browser snapshot"))
+	drain(m, typeLine(m, "browser click-ref --ref e3"))
+	if !strings.Contains(scrollback(m), "clicked e3 of s9-1") {
+		t.Errorf("the last snapshot was not filled in:\n%s", scrollback(m))
+	}
+	c := complete(m.r.newCompletionRoot, "browser click-ref --ref e")
+	if c.line != "browser click-ref --ref e3 " {
+		t.Errorf("ref completion %+v", c)
+	}
+	if refs := m.r.complete("ref", "default"); len(refs) != 1 || refs[0] != "e3\tbutton \"Sign in\"" {
+		t.Errorf("refs %q", refs)
+	}
+}
+
+func TestModelPreviewsScreenshotsOnImageTerminals(t *testing.T) {
+	m, _ := newTestModel(t)
+	dir := t.TempDir()
+	m.r.preview = "kitty"
+	cmd := typeLine(m, "take-screenshot -o "+filepath.Join(dir, "s.png"))
+	var raw string
+	var find func(tea.Cmd)
+	find = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				find(c)
+			}
+		case doneMsg:
+			_, next := m.Update(msg)
+			find(next)
+		case tea.RawMsg:
+			raw = fmt.Sprint(msg.Msg)
+		}
+	}
+	find(cmd)
+	if !strings.Contains(raw, "\x1b_Ga=T,f=100") || !strings.Contains(scrollback(m), filepath.Join(dir, "s.png")) {
+		t.Errorf("preview %q, scrollback:\n%s", raw, scrollback(m))
+	}
+}
+
+func TestModelSaysWhenALineWaitsBehindAnotherClient(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	other := host.CallEvent{Phase: "start", ID: 1, Time: time.Now(), Session: "default", Tool: "browser_navigate", Frontend: "claude-code", Client: "conn-9"}
+	m.Update(watchMsg{other})
+	mine := host.CallEvent{Phase: "start", ID: 2, Time: time.Now(), Session: "default", Tool: "get_screen_size", Client: m.r.clientID}
+	m.Update(watchMsg{mine})
+	typeLine(m, "get-screen-size") // not drained: it stays running
+	if !strings.Contains(scrollback(m), "(waiting behind a call of another client: browser_navigate from claude-code") {
+		t.Errorf("no queue notice:\n%s", scrollback(m))
+	}
+	if !strings.Contains(m.status(), "waiting behind browser_navigate of claude-code") {
+		t.Errorf("status %q", m.status())
+	}
+	m.Update(watchMsg{host.CallEvent{Phase: "end", ID: 1, Time: time.Now(), Session: "default", Tool: "browser_navigate", Client: "conn-9"}})
+	if strings.Contains(m.status(), "waiting behind") {
+		t.Errorf("still waiting after the other call ended: %q", m.status())
+	}
+}
+
+func TestCompletionOfWindowTitlesTabsAndSessions(t *testing.T) {
+	m, _ := newTestModel(t)
+	if c := complete(m.r.newCompletionRoot, "activate-window Term"); c.line != "activate-window 'Terminal one' " {
+		t.Errorf("window title completion %+v", c)
+	}
+	m.input.SetValue("use s-")
+	m.input.CursorEnd()
+	if msg, ok := m.completeCmd()().(completionMsg); !ok || msg.c.line != "use s-1a2b " {
+		t.Errorf("use completion %+v", msg)
+	}
+	m.input.Reset()
+	if c := complete(m.r.newCompletionRoot, "session end s-"); c.line != "session end s-1a2b " {
+		t.Errorf("session completion %+v", c)
+	}
+	// Tabs only once the browser runs: asking earlier would start it.
+	if c := complete(m.r.newCompletionRoot, "browser close-tab "); len(c.cands) != 0 {
+		t.Errorf("tabs offered before the browser ran: %+v", c)
+	}
+	drain(m, typeLine(m, "browser snapshot"))
+	c := complete(m.r.newCompletionRoot, "browser close-tab ")
+	if len(c.cands) != 2 || c.cands[0].Value != "0" || c.cands[0].Desc != "Home" || c.cands[1].Desc != "Docs" {
+		t.Errorf("tab completion %+v", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -44,8 +45,10 @@ Keys: Tab completes commands, subcommands, flags and values; Up/Down walk the
 history (kept in $XDG_STATE_HOME/w365/history) and Ctrl+R searches it; PgUp/PgDown
 scroll the output; Ctrl+C cancels a running command or clears the line; Ctrl+D on an
 empty line, "exit" or "quit" leave. "use SESSION" switches the session of the lines
-that follow. Leaving the shell leaves the host running. Running w365 with no
-arguments on a terminal opens this shell.
+that follow; "watch" prints other clients' calls on it as they happen. Ref commands
+without --snapshot-id use the session's last snapshot, and Tab offers its refs with
+their role and name. Leaving the shell, closing its terminal, SIGHUP or SIGTERM leave
+the host running. Running w365 with no arguments on a terminal opens this shell.
 
 With standard input not a terminal, repl reads one command per line (blank lines and
 lines starting with # are skipped) over one host connection, and stops at the first
@@ -109,7 +112,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	r := newRunner(o)
 	defer r.close()
+	r.preview = cli.PreviewProtocol(os.Getenv)
 	m := newModel(r, loadHistory(o.HistoryPath))
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go terminalWatch(ctx, o.In, stop)
 	opts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if o.In != nil {
 		opts = append(opts, tea.WithInput(o.In))
@@ -117,7 +124,9 @@ func Run(ctx context.Context, o Options) error {
 	if o.Out != nil {
 		opts = append(opts, tea.WithOutput(o.Out))
 	}
-	_, err := tea.NewProgram(m, opts...).Run()
+	p := tea.NewProgram(m, opts...)
+	go r.watchLoop(ctx, func(ev host.CallEvent) { p.Send(watchMsg{ev}) })
+	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
@@ -153,9 +162,13 @@ func RunLines(ctx context.Context, o Options) error {
 		out, err := r.run(ctx, words)
 		io.WriteString(o.Out, out)
 		if err != nil {
-			e := usageError(err)
+			var st *cli.ExitStatus
+			if errors.As(err, &st) {
+				return err
+			}
+			e := *cli.ForCLI(cli.Normalize(err), "")
 			e.Message = fmt.Sprintf("line %d: %s", n, e.Message)
-			return e
+			return &e
 		}
 	}
 	return sc.Err()
@@ -177,10 +190,16 @@ type runner struct {
 	mu      sync.Mutex
 	clients map[string]*host.Client
 	session string // set by "use"; overrides the REPL's --session
+
+	mem memory
+	// preview is the terminal's inline image protocol ("" for none; the TUI only).
+	preview string
+	// clientID marks this REPL's calls, which watch lines and queue notices skip.
+	clientID string
 }
 
 func newRunner(o Options) *runner {
-	return &runner{opts: o, outIsTerminal: true, clients: map[string]*host.Client{}}
+	return &runner{opts: o, outIsTerminal: true, clients: map[string]*host.Client{}, clientID: newClientID()}
 }
 
 // client returns the shared connection for a session, creating it on first use. The
@@ -195,16 +214,20 @@ func (r *runner) client(session string) *host.Client {
 	g := r.opts.Globals
 	g.Session = session
 	o := cli.ClientOptionsFor(&g)
+	o.ClientName, o.ClientID = "w365-repl", r.clientID
 	c := &host.Client{Opts: o}
 	r.clients[session] = c
 	return c
 }
 
 func (r *runner) caller(g *cli.Globals) host.Caller {
+	var c host.Caller
 	if r.opts.Caller != nil {
-		return r.opts.Caller(g)
+		c = r.opts.Caller(g)
+	} else {
+		c = r.client(g.Session)
 	}
-	return r.client(g.Session)
+	return remembering{next: c, mem: &r.mem, session: g.Session}
 }
 
 // close drops the connections; the host keeps running.
@@ -219,9 +242,10 @@ func (r *runner) close() {
 // newRoot builds a fresh tree writing to out, with the REPL's globals as defaults.
 func (r *runner) newRoot(out io.Writer) *cobra.Command {
 	root, _ := cli.NewRoot(cli.RootDeps{
-		IO:     cli.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
-		Caller: r.caller,
-		Extra:  r.opts.Extra,
+		IO:       cli.IO{In: strings.NewReader(""), Out: out, Err: out, OutIsTerminal: r.outIsTerminal},
+		Caller:   r.caller,
+		Extra:    r.opts.Extra,
+		Complete: r.complete,
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	// Parsed into the tree now, they become the line's defaults; the line's own
@@ -277,26 +301,22 @@ func (r *runner) run(ctx context.Context, words []string) (out string, err error
 		}
 	}()
 	root := r.newRoot(&buf)
-	root.SetArgs(words)
+	root.SetArgs(r.fillSnapshot(root, words))
 	err = root.ExecuteContext(ctx)
 	return buf.String(), err
 }
 
-// errorLine is how a failed line reads in the scrollback: "error: CODE: message".
+// errorLine is how a failed line reads in the scrollback: "error: CODE: message",
+// with hints naming the commands one types here; a child's status reads "[exit N]".
 func errorLine(err error) string {
-	return "error: " + usageError(err).Error()
-}
-
-// usageError returns err's *werr.Error; anything else is cobra rejecting the line
-// (unknown command or flag, bad arity), which is a usage error.
-func usageError(err error) *werr.Error {
-	var e *werr.Error
-	if errors.As(err, &e) {
-		return e
+	var st *cli.ExitStatus
+	if errors.As(err, &st) {
+		if st.Note != "" {
+			return fmt.Sprintf("[exit %d: %s]", st.Code, st.Note)
+		}
+		return fmt.Sprintf("[exit %d]", st.Code)
 	}
-	msg := strings.TrimSpace(err.Error())
-	msg = strings.TrimSuffix(msg, "Run 'w365 --help' for usage.")
-	return werr.Wrap(err, werr.InvalidArgument, "%s", strings.TrimSpace(msg))
+	return "error: " + cli.ForCLI(cli.Normalize(err), "").Error()
 }
 
 // detailsMsg carries the session's description for the status line.
@@ -320,4 +340,41 @@ func (r *runner) fetchDetails(ctx context.Context, session string) detailsMsg {
 		return detailsMsg{session: session, display: s.Display}
 	}
 	return detailsMsg{session: session, err: fmt.Errorf("unexpected details %T", o.Out)}
+}
+
+// watchLoop follows the call events of the REPL's current session (for the queue
+// notice and the watch command), resubscribing when "use" switches the session and
+// retrying while no host runs. It never starts a host.
+func (r *runner) watchLoop(ctx context.Context, send func(host.CallEvent)) {
+	for ctx.Err() == nil {
+		session := r.currentSession()
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			host.Watch(wctx, session, nil, send)
+		}()
+		tick := time.NewTicker(250 * time.Millisecond)
+	follow:
+		for {
+			select {
+			case <-ctx.Done():
+				break follow
+			case <-done:
+				// The host went away or is not there yet: try again shortly.
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+				break follow
+			case <-tick.C:
+				if r.currentSession() != session {
+					break follow
+				}
+			}
+		}
+		tick.Stop()
+		cancel()
+		<-done
+	}
 }

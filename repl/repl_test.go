@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -113,10 +114,7 @@ func TestREPLInTmux(t *testing.T) {
 		displaytest.Missing(t, "a full (not -short) test run")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "w365")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/w365/w365/cmd/w365").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	runtimeDir := filepath.Join(dir, "run")
 	state := filepath.Join(dir, "state")
 	home := filepath.Join(dir, "home")
@@ -166,17 +164,17 @@ func TestREPLInTmux(t *testing.T) {
 	})
 	t.Run("wait-milliseconds runs", func(t *testing.T) {
 		x.typeText("wait-milliseconds 10", "Enter")
-		x.waitText("waitedMs=10", 30*time.Second)
+		x.waitText("waitedMs: 10", 30*time.Second)
 	})
 	t.Run("quoted words reach the tool whole", func(t *testing.T) {
 		x.typeText(`type-text "Grüße, 東京"`, "Enter")
-		x.waitText("characters=9", 30*time.Second)
+		x.waitText("characters: 9", 30*time.Second)
 	})
 	t.Run("an invalid command prints an error and the REPL goes on", func(t *testing.T) {
 		x.typeText("frobnicate --now", "Enter")
 		x.waitText(`error: INVALID_ARGUMENT: unknown command "frobnicate"`, 10*time.Second)
 		x.typeText("wait-milliseconds 20", "Enter")
-		x.waitText("waitedMs=20", 30*time.Second)
+		x.waitText("waitedMs: 20", 30*time.Second)
 		if x.paneDead() {
 			t.Fatal("the REPL exited after an invalid command")
 		}
@@ -207,10 +205,36 @@ func TestREPLInTmux(t *testing.T) {
 		x.typeText("", "Up")
 		x.waitInput(promptText+"wait-milliseconds 20", 5*time.Second)
 		x.typeText("", "Enter")
-		x.waitText("waitedMs=20", 30*time.Second)
+		x.waitText("waitedMs: 20", 30*time.Second)
 		x.typeText("", "C-d") // on an empty line: leave
 		x.waitExit(10 * time.Second)
 	})
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// testBinary builds the w365 binary once per test process.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "w365-repl-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "w365")
+		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/w365/w365/cmd/w365").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
 }
 
 // hostPID asks the host (through the CLI, with the test's runtime dir) for its pid.

@@ -270,7 +270,7 @@ func TestSandboxedExecutionThroughCLIAndMCP(t *testing.T) {
 	h.Display()
 	pid := h.HostPID()
 	r := h.Run("exec", "ls | wc -l")
-	if r.Code != 4 || !strings.Contains(r.Stderr, "execute_python_code") {
+	if r.Code != 4 || !strings.Contains(r.Stderr, "w365 execute-python-code") {
 		t.Errorf("pipe: exit %d %s", r.Code, r.Stderr)
 	}
 	out := h.MustRun("exec", "python3 --version")

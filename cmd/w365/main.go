@@ -3,8 +3,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log"
 	"os"
@@ -15,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/cli"
-	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/repl"
 )
 
@@ -34,7 +31,10 @@ func longRunning(args []string) bool {
 func main() {
 	// xgb logs every connection attempt without an Xauthority file; nothing to act on.
 	xgb.Logger = log.New(io.Discard, "", 0)
-	io := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout)}
+	io := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout), InIsTerminal: isTerminal(os.Stdin)}
+	if io.OutIsTerminal {
+		io.Preview = cli.PreviewProtocol(os.Getenv)
+	}
 	args := os.Args[1:]
 	if len(args) == 0 && isTerminal(os.Stdin) && io.OutIsTerminal {
 		args = []string{"repl"}
@@ -50,16 +50,5 @@ func main() {
 		repl.AddCommand(root, g)
 	}})
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return
-	}
-	// Our errors carry a code; anything else is cobra rejecting the command line.
-	code := cli.ExitUsage
-	var e *werr.Error
-	if errors.As(err, &e) {
-		code = cli.ExitCode(e)
-	}
-	fmt.Fprintln(os.Stderr, "w365:", err)
-	os.Exit(code)
+	os.Exit(cli.Report(root.ExecuteContext(context.Background()), os.Stderr))
 }

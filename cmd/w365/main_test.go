@@ -254,7 +254,7 @@ func TestBadInputGetsItsCodeAndLeavesTheHostAlive(t *testing.T) {
 		{[]string{"take-screenshot", "--x", "1", "--y", "2"}, 2, "all four"},
 		{[]string{"take-screenshot", "--x", "1", "--y", "2", "--width", "-5", "--height", "5"}, 2, "width"},
 		{[]string{"click", "abc", "1"}, 2, "integer"},
-		{[]string{"click", "--x", "abc"}, 2, "invalid argument"},
+		{[]string{"click", "--x", "abc"}, 2, `--x wants an integer, got "abc"`},
 		{[]string{"click", "10", "10", "--button", "Side"}, 2, "Backward"},
 		{[]string{"click", "10"}, 2, "both x and y"},
 		{[]string{"nosuchcommand"}, 2, "unknown command"},
@@ -508,7 +508,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestDoctorListsComponents(t *testing.T) {
+func TestDoctorListsComponentsAndChecks(t *testing.T) {
 	h := e2etest.New(t)
 	var rep struct {
 		Components []struct {
@@ -520,6 +520,12 @@ func TestDoctorListsComponents(t *testing.T) {
 			Digest, Source string
 			Changed        []string
 		}
+		Checks []struct {
+			Name   string
+			OK     bool
+			Detail string
+		}
+		Install string
 	}
 	r := h.Run("doctor", "--json")
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
@@ -528,12 +534,41 @@ func TestDoctorListsComponents(t *testing.T) {
 	if rep.Policy.Source != "defaults" || len(rep.Policy.Digest) != 12 || len(rep.Policy.Changed) != 0 || len(rep.Components) == 0 {
 		t.Errorf("doctor policy: %+v", rep.Policy)
 	}
+	var names []string
 	for _, c := range rep.Components {
+		names = append(names, c.Name)
 		if c.Package == "" {
 			t.Errorf("%s has no package", c.Name)
 		}
 		if os.Getenv("CI") == "true" && !c.Found {
 			t.Errorf("CI installs every component, but %s is missing", c.Name)
 		}
+	}
+	if slices.Contains(names, "xclip") {
+		t.Error("doctor still lists xclip, which w365 does not use")
+	}
+	checks := map[string]bool{}
+	for _, c := range rep.Checks {
+		checks[c.Name] = c.OK
+		if c.Detail == "" {
+			t.Errorf("check %s says nothing", c.Name)
+		}
+	}
+	for _, want := range []string{"runtime directory", "host", "display", "tesseract languages", "bubblewrap namespaces"} {
+		ok, found := checks[want]
+		if !found {
+			t.Errorf("no %q check in %v", want, checks)
+		} else if os.Getenv("CI") == "true" && !ok {
+			t.Errorf("check %q failed under CI", want)
+		}
+	}
+	if r.Code == 0 && rep.Install != "" || r.Code == 7 && !strings.HasPrefix(strings.TrimPrefix(rep.Install, "sudo "), "apt-get install") {
+		t.Errorf("status %d with install line %q", r.Code, rep.Install)
+	}
+	// With a package missing from PATH, the line installs exactly it.
+	h.Env = append(h.Env, "PATH=/nonexistent")
+	r = h.Run("doctor", "--jq", ".install")
+	if r.Code != 7 || !strings.Contains(r.Stdout, "apt-get install -y --no-install-recommends xvfb openbox") || !strings.Contains(r.Stderr, "UNAVAILABLE") {
+		t.Errorf("doctor without PATH: %+v", r)
 	}
 }

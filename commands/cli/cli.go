@@ -31,14 +31,24 @@ type IO struct {
 	Out, Err io.Writer
 	// OutIsTerminal controls human formatting and whether raw image bytes may go to Out.
 	OutIsTerminal bool
+	// InIsTerminal says that In is a person typing, never a script's input: a missing
+	// code or text is then not read from it.
+	InIsTerminal bool
+	// Preview is the inline image protocol of the terminal Out is ("kitty", "iterm2",
+	// "sixel"; "" for none): saved images are also shown there.
+	Preview string
 }
 
 // Globals are the root flags shared by every command.
 type Globals struct {
 	Session string
 	JSON    bool
-	Virtual bool
-	Policy  string
+	// JQ filters the JSON result through a jq expression (implies JSON).
+	JQ string
+	// outIsTerminal is the IO's, for commands that print without one.
+	outIsTerminal bool
+	Virtual       bool
+	Policy        string
 	// Browser settings for a host this starts.
 	Browser     string
 	CDPEndpoint string
@@ -52,6 +62,9 @@ type RootDeps struct {
 	Caller func(g *Globals) host.Caller
 	// Extra adds commands that are not tools (serve, repl, doctor, version).
 	Extra func(root *cobra.Command, g *Globals)
+	// Complete, when set, supplies live values for completion (the REPL's): kind is
+	// "session", "ref", "window" or "tab"; session is the line's session.
+	Complete func(kind, session string) []cobra.Completion
 	// Args, when set, is the command line about to run: only the command it names gets
 	// its flags, which keeps one-shot calls fast. Nil gives every command its flags
 	// (completion, docs).
@@ -61,7 +74,7 @@ type RootDeps struct {
 // NewRoot builds the whole command tree from the registry. Build a fresh one for each
 // REPL line: flag values otherwise leak from one line to the next.
 func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
-	g := &Globals{}
+	g := &Globals{outIsTerminal: d.IO.OutIsTerminal}
 	root := &cobra.Command{
 		Use:   "w365",
 		Short: "Operate a computer from the shell, a REPL or an MCP agent",
@@ -70,7 +83,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 			"a command in the REPL (w365 with no arguments) and an MCP tool (w365 serve --mcp).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       host.Version(),
+		Version:       versionLine(),
 	}
 	root.SetIn(d.IO.In)
 	root.SetOut(d.IO.Out)
@@ -78,12 +91,13 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Session, "session", envOr("W365_SESSION", "default"), "session to act in (env W365_SESSION)")
 	pf.BoolVar(&g.JSON, "json", false, "print the structured result as JSON")
+	pf.StringVar(&g.JQ, "jq", "", "filter the JSON result with a jq expression (implies --json; strings print raw)")
 	pf.BoolVar(&g.Virtual, "virtual", false, "use an embedded virtual desktop even when DISPLAY is set (for a host this starts)")
 	pf.StringVar(&g.Policy, "policy", os.Getenv("W365_POLICY"), "policy file for a host this starts (env W365_POLICY)")
 	pf.StringVar(&g.Browser, "browser", os.Getenv("W365_BROWSER"), "browser executable for a host this starts (env W365_BROWSER; default: Edge, Chrome, then Chromium)")
 	pf.StringVar(&g.CDPEndpoint, "cdp-endpoint", os.Getenv("W365_CDP_ENDPOINT"), "attach the default session to a running browser (ws:// or http:// DevTools URL) instead of launching one")
 	pf.BoolVar(&g.Headless, "headless", false, "launch browsers without a window (for a host this starts)")
-	root.RegisterFlagCompletionFunc("session", cobra.NoFileCompletions)
+	root.RegisterFlagCompletionFunc("session", liveValues(d.Complete, "session", g))
 
 	caller := d.Caller
 	if caller == nil {
@@ -99,13 +113,23 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Tools:"}, &cobra.Group{ID: "other", Title: "Other commands:"})
 	lazy := map[*cobra.Command]func(){}
 	for _, t := range commands.All() {
-		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller)
+		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller, d.Complete)
 		lazy[cmd] = flags
 	}
+	AddHostCommands(root, g, d.IO)
+	AddHelpTopics(root)
 	if d.Extra != nil {
 		d.Extra(root, g)
 	}
-	if d.Args == nil {
+	root.SetFlagErrorFunc(flagError)
+	root.InitDefaultHelpCmd()
+	strictHelp(root)
+	if len(d.Args) > 0 && d.Args[0] == "completion" {
+		// Made now (Execute would make it later) so that a wrong shell name is refused.
+		root.InitDefaultCompletionCmd()
+	}
+	strictGroups(root)
+	if d.Args == nil || (len(d.Args) > 0 && d.Args[0] == "man") {
 		for _, flags := range lazy {
 			flags()
 		}
@@ -229,41 +253,54 @@ func fields(t *tool.Tool) []fieldInfo {
 
 // addToolCommand adds t's command and returns it with the function that declares its
 // flags (called only for the command about to run, see RootDeps.Args).
-func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, caller func() host.Caller) (*cobra.Command, func()) {
+func addToolCommand(root *cobra.Command, t *tool.Tool, g *Globals, iostr IO, caller func() host.Caller, live func(kind, session string) []cobra.Completion) (*cobra.Command, func()) {
 	leaf := t.Path[len(t.Path)-1]
 	use := leaf
 	for _, a := range t.Args {
 		use += " [" + a + "]"
 	}
 	cmd := &cobra.Command{
-		Use:               use,
-		Aliases:           t.Aliases,
-		Short:             t.Summary,
-		Long:              t.Help() + "\n\nMCP tool: " + t.Name,
-		Example:           t.Example,
-		Annotations:       map[string]string{"tool": t.Name},
-		ValidArgsFunction: cobra.NoFileCompletions,
-		Args:              positionalArgs(t),
+		Use:         use,
+		Aliases:     t.Aliases,
+		Short:       t.Summary,
+		Long:        t.Help() + "\n\nMCP tool: " + t.Name,
+		Example:     t.Example,
+		Annotations: map[string]string{"tool": t.Name},
+		Args:        positionalArgs(t),
+	}
+	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, partial string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= len(t.Args) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return liveValues(live, valueKind(t, t.Args[len(args)]), g)(c, args, partial)
 	}
 	if len(t.Path) == 1 {
 		cmd.GroupID = "tools"
 	}
-	var output string
+	var output, file string
 	flags := func() {
 		fs := cmd.Flags()
 		for _, f := range fields(t) {
 			addFlag(fs, t, f)
 			if vals := t.Enum(f.json); vals != nil {
 				cmd.RegisterFlagCompletionFunc(f.flag, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+			} else if kind := valueKind(t, f.json); kind != "" {
+				cmd.RegisterFlagCompletionFunc(f.flag, liveValues(live, kind, g))
 			}
 		}
 		if reflect.PointerTo(t.OutputType()).Implements(reflect.TypeFor[tool.ImageOutput]()) {
 			fs.StringVarP(&output, "output", "o", "", "file to write the image to; - for stdout (default: a timestamped file in the current directory)")
 		}
+		if f := longField(t); f != "" {
+			fs.StringVar(&file, "file", "", "read "+f+" from FILE (- for stdin)")
+		}
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		in, err := collectArgs(cmd, t, fields(t), args)
 		if err != nil {
+			return err
+		}
+		if err := readLongValue(t, iostr, in, file); err != nil {
 			return err
 		}
 		// Validate here too, so usage mistakes never start or reach a host.
@@ -287,17 +324,43 @@ func cloneArgs(m map[string]any) map[string]any {
 	return out
 }
 
+// positionalArgs checks the count of positional values, with messages that say what
+// to type instead.
 func positionalArgs(t *tool.Tool) cobra.PositionalArgs {
-	if len(t.Args) == 0 {
-		return cobra.NoArgs
-	}
-	last := t.Args[len(t.Args)-1]
-	for _, f := range fields(t) {
-		if f.json == last && f.typ.Kind() == reflect.Slice {
-			return cobra.ArbitraryArgs
+	fs := fields(t)
+	return func(cmd *cobra.Command, args []string) error {
+		if len(t.Args) == 0 {
+			if len(args) == 0 {
+				return nil
+			}
+			var flags []string
+			for _, f := range fs {
+				flags = append(flags, "--"+f.flag)
+			}
+			e := werr.Invalid("%s takes no positional arguments, got %q", cmd.CommandPath(), args[0])
+			if len(flags) == 0 {
+				return e.WithHint("%s takes no values at all", cmd.CommandPath())
+			}
+			return e.WithHint("give values as flags (%s), e.g. %s %s %s", strings.Join(flags, ", "), cmd.CommandPath(), flags[0], args[0])
 		}
+		last := t.Args[len(t.Args)-1]
+		for _, f := range fs {
+			if f.json == last && f.typ.Kind() == reflect.Slice {
+				return nil
+			}
+		}
+		if len(args) <= len(t.Args) {
+			return nil
+		}
+		names := strings.Join(t.Args, " ")
+		e := werr.Invalid("%s takes at most %d positional argument(s) (%s), got %d", cmd.CommandPath(), len(t.Args), names, len(args))
+		for _, f := range fs {
+			if f.json == last && f.typ.Kind() == reflect.String {
+				return e.WithHint("quote a value with spaces: %s '%s'", cmd.CommandPath(), strings.Join(args[len(t.Args)-1:], " "))
+			}
+		}
+		return e.WithHint("%s --help shows its arguments", cmd.CommandPath())
 	}
-	return cobra.MaximumNArgs(len(t.Args))
 }
 
 // addFlag declares the flag for one input field, with its default and allowed values in the help.
@@ -459,7 +522,8 @@ func parseScalar(f fieldInfo, s string) (any, error) {
 	return v, nil
 }
 
-// render prints an outcome: images to files, then JSON or the human line.
+// render prints an outcome: images to files, then JSON or the human form. exec and py
+// pass their child's output and status on (see execResult).
 func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) error {
 	var paths []string
 	for i, img := range o.Images {
@@ -474,7 +538,8 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 	if output == "-" {
 		return nil
 	}
-	if g.JSON {
+	ex, isExec := o.Out.(*commands.ExecOut)
+	if g.JSON || g.JQ != "" {
 		var v any = json.RawMessage(o.JSON)
 		if len(paths) > 0 {
 			var m map[string]any
@@ -483,19 +548,65 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 				v = m
 			}
 		}
-		enc := json.NewEncoder(iostr.Out)
-		if iostr.OutIsTerminal {
-			enc.SetIndent("", "  ")
+		if err := PrintJSON(iostr, g, v); err != nil {
+			return err
 		}
-		return enc.Encode(v)
+		if isExec {
+			return execStatus(ex)
+		}
+		return nil
+	}
+	if isExec {
+		return execResult(iostr, ex)
 	}
 	for _, p := range paths {
 		fmt.Fprintln(iostr.Out, p)
 	}
-	if line := tool.HumanText(o.Out); line != "" {
-		fmt.Fprintln(iostr.Out, line)
+	if iostr.OutIsTerminal && iostr.Preview != "" {
+		for _, img := range o.Images {
+			if seq := Preview(img.Data, iostr.Preview); seq != nil {
+				iostr.Out.Write(seq)
+				fmt.Fprintln(iostr.Out)
+			}
+		}
 	}
+	Human(iostr.Out, o.Out, iostr.OutIsTerminal)
 	return nil
+}
+
+// execResult writes the child's stdout and stderr to ours and ends with its status,
+// so that w365 exec works in pipelines and in `&&` chains.
+func execResult(iostr IO, o *commands.ExecOut) error {
+	if o.Result == nil {
+		return nil
+	}
+	io.WriteString(iostr.Out, o.Stdout)
+	io.WriteString(iostr.Err, o.Stderr)
+	return execStatus(o)
+}
+
+// execStatus is the child's exit status as ours: 124 when it timed out (as timeout(1)
+// does), with a note when output was cut.
+func execStatus(o *commands.ExecOut) error {
+	if o.Result == nil {
+		return nil
+	}
+	var notes []string
+	if o.StdoutTruncated || o.StderrTruncated {
+		notes = append(notes, "output truncated at 32 KB")
+	}
+	code := o.ExitCode
+	if o.TimedOut {
+		code = ExitTimedOut
+		notes = append(notes, "the command timed out and was killed")
+	}
+	if code == 0 && len(notes) == 0 {
+		return nil
+	}
+	if code < 0 || code > 255 {
+		code = 1
+	}
+	return &ExitStatus{Code: code, Note: strings.Join(notes, "; ")}
 }
 
 func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (string, error) {
@@ -519,4 +630,29 @@ func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (s
 		return "", werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", output, err)
 	}
 	return output, nil
+}
+
+// valueKind names the live thing an input field holds, for completion ("" for none).
+func valueKind(t *tool.Tool, field string) string {
+	switch {
+	case field == "ref":
+		return "ref"
+	case field == "sessionId" || field == "browserSessionId":
+		return "session"
+	case field == "title" && t.Toolset == "windows":
+		return "window"
+	case field == "tabIndex":
+		return "tab"
+	}
+	return ""
+}
+
+// liveValues completes a kind of value from live (nothing, and no files, without one).
+func liveValues(live func(kind, session string) []cobra.Completion, kind string, g *Globals) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if live == nil || kind == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return live(kind, g.Session), cobra.ShellCompDirectiveNoFileComp
+	}
 }

@@ -129,10 +129,13 @@ func TestOutputIsHumanByDefaultAndJSONOnRequest(t *testing.T) {
 	if err != nil || out != `{"x":10,"y":20,"button":"Left","clickCount":1}`+"\n" {
 		t.Errorf("JSON output %q, %v", out, err)
 	}
-	// Without a Text method, the output is its fields, strings quoted.
+	// Without a Text method, the output is its fields: aligned on a terminal, tab-separated in a pipe.
 	f.out = &commands.LaunchOut{Path: "/usr/bin/xterm", PID: 42}
-	if out, _ := run(t, f, false, "launch", "/usr/bin/xterm"); out != `path="/usr/bin/xterm" pid=42`+"\n" {
-		t.Errorf("default human output %q", out)
+	if out, _ := run(t, f, false, "launch", "/usr/bin/xterm"); out != "path\t/usr/bin/xterm\npid\t42\n" {
+		t.Errorf("default human output in a pipe %q", out)
+	}
+	if out, _ := run(t, f, true, "launch", "/usr/bin/xterm"); out != "path: /usr/bin/xterm\npid:  42\n" {
+		t.Errorf("default human output on a terminal %q", out)
 	}
 }
 

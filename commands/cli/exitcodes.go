@@ -37,3 +37,6 @@ func ExitCode(err error) int {
 	}
 	return 1
 }
+
+// ExitTimedOut is the status of exec or py when the child ran out of time (timeout(1)'s).
+const ExitTimedOut = 124

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -30,6 +31,8 @@ type serveFlags struct {
 	idle            time.Duration
 	screen          string
 	logLevel        string
+	trace           string
+	traceShots      bool
 }
 
 // AddServe adds `w365 serve`.
@@ -67,6 +70,8 @@ Without --mcp or --http, serve runs the host in the foreground on its socket onl
 	fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "a background host exits after this long unused")
 	fs.StringVar(&f.screen, "screen", "1920x1080x24", "size of embedded virtual desktops (WxHxDEPTH)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
+	fs.StringVar(&f.trace, "trace", "", "record every call of every session into DIR (see w365 trace)")
+	fs.BoolVar(&f.traceShots, "trace-screenshots", false, "with --trace: a thumbnail after each call that changes something")
 	fs.BoolVar(&f.background, "background", false, "run as the background host the CLI starts")
 	fs.MarkHidden("background")
 	cmd.RegisterFlagCompletionFunc("toolsets", cobra.FixedCompletions(append(commands.ToolsetNames(), "all"), cobra.ShellCompDirectiveNoFileComp))
@@ -138,6 +143,14 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 			log.Warn("the running w365 host runs another policy; serving this client with its own", "policy", pol.Digest(), "err", err)
 		}
 	}
+	var traceOpts *host.TraceOptions
+	if f.trace != "" {
+		dir, err := filepath.Abs(f.trace)
+		if err != nil {
+			return werr.Invalid("--trace: %v", err)
+		}
+		traceOpts = &host.TraceOptions{Dir: dir, Screenshots: f.traceShots}
+	}
 	idle := time.Duration(0)
 	if f.background {
 		idle = f.idle
@@ -149,6 +162,8 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 		Background: f.background,
 		Log:        log,
 		Browser:    tool.BrowserConfig{Headless: g.Headless, CDPEndpoint: g.CDPEndpoint},
+		PolicyFile: g.Policy,
+		Trace:      traceOpts,
 	})
 	if g.Browser != "" {
 		// The browser engine reads W365_BROWSER; the flag wins over the environment.

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/engine/display/displaytest"
@@ -155,11 +157,18 @@ func (h *Harness) Run(args ...string) Result {
 // RunIn runs the CLI in dir.
 func (h *Harness) RunIn(dir string, args ...string) Result {
 	h.T.Helper()
+	return h.RunInput(dir, nil, args...)
+}
+
+// RunInput runs the CLI in dir with stdin reading from in (nil: /dev/null).
+func (h *Harness) RunInput(dir string, in io.Reader, args ...string) Result {
+	h.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.Bin, args...)
 	cmd.Env = h.Env
 	cmd.Dir = dir
+	cmd.Stdin = in
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -171,6 +180,36 @@ func (h *Harness) RunIn(dir string, args ...string) Result {
 		h.T.Fatalf("run %v: %v", args, err)
 	}
 	return Result{out.String(), errb.String(), code}
+}
+
+// RunTerminal runs the CLI with stdin and stdout on a pseudo-terminal (as a person at
+// a terminal runs it) and returns what the terminal showed, with \r\n made \n.
+func (h *Harness) RunTerminal(args ...string) Result {
+	h.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.Bin, args...)
+	cmd.Env = h.Env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 200})
+	if err != nil {
+		h.T.Fatalf("pty: %v", err)
+	}
+	defer tty.Close()
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&out, tty); close(done) }() // ends with EIO when the child exits
+	err = cmd.Wait()
+	<-done
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		h.T.Fatalf("run %v: %v", args, err)
+	}
+	return Result{strings.ReplaceAll(out.String(), "\r\n", "\n"), errb.String(), code}
 }
 
 // MustRun runs the CLI and fails the test unless it exits 0.

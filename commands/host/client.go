@@ -88,11 +88,18 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 	defer c.mu.Unlock()
 	c.nextID++
 	id, _ := jsonrpc.MakeID(float64(c.nextID))
+	name := c.Opts.ClientName
+	if name == "" {
+		name = "w365-cli"
+	}
 	meta := mcp.Meta{
 		mcp.MetaKeyProtocolVersion:    mcpProtocolVersion,
-		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: "w365-cli", Version: Version()},
+		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: name, Version: Version()},
 		mcp.MetaKeyClientCapabilities: map[string]any{},
 		MetaFull:                      true,
+	}
+	if c.Opts.ClientID != "" {
+		meta[MetaClient] = c.Opts.ClientID
 	}
 	if c.Opts.Session != "" {
 		meta[MetaSession] = c.Opts.Session

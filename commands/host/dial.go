@@ -26,6 +26,9 @@ type ClientOptions struct {
 	// Err, when set, is why the options are unusable (an invalid policy file): every
 	// dial fails with it.
 	Err error
+	// ClientName is how calls name their front-end to observers (default w365-cli);
+	// ClientID tells this client's calls from others' (the REPL skips its own).
+	ClientName, ClientID string
 }
 
 // DialHost connects to the host, starting or replacing it when needed, and returns

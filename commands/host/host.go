@@ -37,6 +37,10 @@ type Options struct {
 	Background bool
 	Log        *slog.Logger
 	Browser    tool.BrowserConfig
+	// PolicyFile names the policy's file for host status ("" for the defaults).
+	PolicyFile string
+	// Trace, when set, traces every session from its first call (serve --trace DIR).
+	Trace *TraceOptions
 }
 
 // Host is the long-lived process that owns the sessions and serves MCP.
@@ -55,6 +59,12 @@ type Host struct {
 	pidFile  string
 	done     chan struct{}
 	stopOnce sync.Once
+
+	// Seen by host status, watch and trace (hostctl.go, observe.go, trace.go).
+	started   time.Time
+	endpoints endpoints
+	calls     hub
+	traces    traceSet
 }
 
 // New builds a host; Listen and Serve make it reachable.
@@ -72,7 +82,9 @@ func New(o Options) *Host {
 		log:      o.Log,
 		servers:  map[string]*mcp.Server{},
 		done:     make(chan struct{}),
+		started:  time.Now(),
 	}
+	h.traces.all = o.Trace
 	h.touch()
 	return h
 }
@@ -91,6 +103,7 @@ func (h *Host) Stop() {
 				os.Remove(h.pidFile)
 			}
 		}
+		h.traces.stopAll()
 		h.sessions.Close()
 		close(h.done)
 	})
@@ -147,6 +160,7 @@ func (h *Host) Listen() error {
 	}
 	os.Chmod(path, 0o600)
 	h.ln = ln
+	h.endpoints.add("unix:" + path)
 	h.pidFile = filepath.Join(filepath.Dir(path), "host.pid")
 	os.WriteFile(h.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return nil
@@ -181,6 +195,7 @@ func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName strin
 	if err != nil {
 		return err
 	}
+	h.endpoints.add("stdio")
 	h.conns.Add(1)
 	defer h.conns.Add(-1)
 	return ss.Wait()

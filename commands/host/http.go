@@ -76,6 +76,7 @@ func (h *Host) ListenAndServeHTTP(ctx context.Context, so ServeOptions, addr, se
 	var once sync.Once
 	go func() { <-ctx.Done(); once.Do(func() { srv.Close() }) }()
 	log.Info("serving MCP over HTTP", "addr", addr, "auth", key != "")
+	h.endpoints.add("http://" + addr)
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		return werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", addr, err)
 	}

@@ -89,7 +89,7 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 			names = append(names, t.Legacy...)
 		}
 		for _, name := range names {
-			s.AddTool(MCPTool(t, name), h.toolHandler(t))
+			s.AddTool(MCPTool(t, name), h.observed(t, h.toolHandler(t)))
 		}
 	}
 	h.servers[o.key()] = s

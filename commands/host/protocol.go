@@ -21,6 +21,8 @@ type hello struct {
 	// Policy is the digest of the policy the client was given (--policy), "" for none:
 	// a host running another policy refuses it rather than serve it under its own.
 	Policy string `json:"policy,omitempty"`
+	// Control asks about the host itself instead of starting MCP (hostctl.go).
+	Control *controlRequest `json:"control,omitempty"`
 }
 
 type helloReply struct {
@@ -59,6 +61,11 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background, Policy: h.policy.Digest()}
 	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
 		reply.OK, reply.Error = false, "not a w365 client"
+	} else if hi.Control != nil {
+		b, _ := json.Marshal(reply)
+		c.Write(append(b, '\n'))
+		h.control(ctx, rc, *hi.Control)
+		return
 	} else if hi.Version != Version() {
 		reply.OK, reply.Error = false, "version mismatch"
 	} else if hi.Policy != "" && hi.Policy != reply.Policy {

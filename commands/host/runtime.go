@@ -4,17 +4,47 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync"
 
 	"github.com/w365/w365/engine/werr"
 )
 
-// version is set at release time with -ldflags "-X github.com/w365/w365/commands/host.version=v1.2.3".
-var version = "dev"
+// The build's identity, set with -ldflags "-X github.com/w365/w365/commands/host.version=v1.2.3"
+// (and .commit, .date) by the Makefile and the release build.
+var (
+	version = "dev"
+	commit  = ""
+	date    = ""
+)
 
-// commit and date are stamped the same way by releases (-X ...host.commit=SHA -X ...host.date=RFC3339).
-var commit, date string
+// Build describes this binary for `w365 version` and `w365 host status`.
+type Build struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+	Date    string `json:"date,omitempty"`
+	Go      string `json:"go"`
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+}
+
+// BuildInfo is the build's version, commit and date (from the linker flags, else from
+// the VCS stamp Go records), and the Go release that compiled it.
+func BuildInfo() Build {
+	b := Build{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && b.Commit == "":
+				b.Commit = s.Value
+			case s.Key == "vcs.time" && b.Date == "":
+				b.Date = s.Value
+			}
+		}
+	}
+	return b
+}
 
 var versionOnce = sync.OnceValue(func() string {
 	v := version

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// environment lists every variable w365 reads, for `help environment`.
+var environment = [][2]string{
+	{"W365_SESSION", "the session commands act in (--session; default: default)"},
+	{"W365_POLICY", "policy file for a host the CLI starts (--policy)"},
+	{"W365_BROWSER", "browser executable for session browsers (--browser; default: Edge, Chrome, then Chromium)"},
+	{"W365_CDP_ENDPOINT", "attach the default session to a running browser's DevTools endpoint (--cdp-endpoint)"},
+	{"W365_API_KEY", "key serve --http requires as Authorization: Bearer KEY or x-api-key: KEY"},
+	{"W365_RUNTIME_DIR", "directory of the host's socket, pid file and log (default: $XDG_RUNTIME_DIR/w365, else /tmp/w365-UID)"},
+	{"XDG_RUNTIME_DIR", "see W365_RUNTIME_DIR"},
+	{"XDG_STATE_HOME", "REPL history (w365/history) and session output such as traces (w365/sessions/ID); default ~/.local/state"},
+	{"XDG_CONFIG_HOME", "where user-dirs.dirs names the Documents, Downloads and Desktop folders file uploads may come from"},
+	{"DISPLAY", "the X display the default session uses; unset (or --virtual) for a virtual desktop"},
+	{"DBUS_SESSION_BUS_ADDRESS", "the session bus of the DISPLAY desktop, for its accessibility tree"},
+	{"W365_TRACE", "when set, a command prints how long connecting and the call took (to stderr)"},
+	{"GOGC", "when set, overrides the garbage-collector settings w365 picks for one-shot commands and the host"},
+}
+
+// AddHelpTopics adds `w365 help exit-codes`, `w365 help environment` and the hidden
+// `w365 man` that writes the man pages (make man).
+func AddHelpTopics(root *cobra.Command) {
+	var b strings.Builder
+	b.WriteString("Exit status of w365 commands:\n\n")
+	byStatus := map[int][]string{}
+	for code, st := range ExitCodes {
+		byStatus[st] = append(byStatus[st], string(code))
+	}
+	var statuses []int
+	for st := range byStatus {
+		statuses = append(statuses, st)
+	}
+	slices.Sort(statuses)
+	fmt.Fprintf(&b, "  %3d  success\n", 0)
+	for _, st := range statuses {
+		codes := byStatus[st]
+		slices.Sort(codes)
+		fmt.Fprintf(&b, "  %3d  %s\n", st, strings.Join(codes, ", "))
+	}
+	fmt.Fprintf(&b, "\n  exec and py (execute-shell-command, execute-python-code) end with the child's own status\n"+
+		"  (stdout and stderr passed on apart); %d when it timed out and was killed.\n\n", ExitTimedOut)
+	b.WriteString("An error prints one line to stderr: w365: CODE: message (hint). A usage mistake (unknown\n" +
+		"command or flag, a bad value) is " + string(werr.InvalidArgument) + ", status 2. --json results never carry errors;\n" +
+		"errors always go to stderr.")
+	root.AddCommand(&cobra.Command{Use: "exit-codes", Short: "Exit status by error code", Long: b.String()})
+
+	var e strings.Builder
+	e.WriteString("Environment variables w365 reads:\n\n")
+	for _, kv := range environment {
+		fmt.Fprintf(&e, "  %-25s %s\n", kv[0], kv[1])
+	}
+	e.WriteString("\nChild processes (sandboxed exec and py, launched applications) get an environment built from\n" +
+		"an allowlist, never w365's own.")
+	root.AddCommand(&cobra.Command{Use: "environment", Short: "Environment variables w365 reads", Long: strings.TrimRight(e.String(), "\n")})
+
+	var dir string
+	man := &cobra.Command{
+		Use:    "man",
+		Short:  "Write man pages for every command into --dir",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return werr.Wrap(err, werr.InvalidArgument, "cannot create %s: %v", dir, err)
+			}
+			r := cmd.Root()
+			r.DisableAutoGenTag = true
+			if err := doc.GenManTree(r, &doc.GenManHeader{Title: "W365", Section: "1", Source: "w365", Manual: "w365 manual"}, dir); err != nil {
+				return werr.Wrap(err, werr.Internal, "cannot write the man pages: %v", err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), dir)
+			return nil
+		},
+	}
+	man.Flags().StringVar(&dir, "dir", "man/man1", "directory for the pages")
+	root.AddCommand(man)
+}

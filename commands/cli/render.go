@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/werr"
+)
+
+// The one human renderer of the CLI and the REPL. A result that is a list (one field,
+// a slice of records) is a table: aligned columns under a header on a terminal,
+// tab-separated rows with neither header nor truncation in a pipe, as gh does. A result
+// with a human form of its own (Texter: a click's confirmation, a URL, a snapshot's
+// outline) prints that. Anything else is its fields, one per line: "key: value" on a
+// terminal, "key<TAB>value" in a pipe; nested records use dotted keys.
+
+// cellMax is the widest a table cell gets on a terminal; pipes get everything.
+const cellMax = 60
+
+// Human writes v for a person (terminal) or a script (pipe).
+func Human(w io.Writer, v any, terminal bool) {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return
+		}
+		rv = rv.Elem()
+	}
+	if !rv.IsValid() {
+		return
+	}
+	if rows, name, ok := listOf(rv); ok {
+		table(w, rows, name, terminal)
+		return
+	}
+	if s := tool.HumanText(v); hasText(v) {
+		if s != "" {
+			fmt.Fprintln(w, s)
+		}
+		return
+	}
+	if rv.Kind() != reflect.Struct {
+		b, _ := json.Marshal(rv.Interface())
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	var kv [][2]string
+	fieldsOf(rv, "", func(k string, f reflect.Value) { kv = append(kv, [2]string{k, cell(f, terminal)}) })
+	if !terminal {
+		for _, p := range kv {
+			fmt.Fprintf(w, "%s\t%s\n", p[0], p[1])
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	for _, p := range kv {
+		fmt.Fprintf(tw, "%s:\t%s\n", p[0], p[1])
+	}
+	tw.Flush()
+}
+
+func hasText(v any) bool {
+	_, ok := v.(tool.Texter)
+	if !ok {
+		rv := reflect.ValueOf(v)
+		for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		if rv.IsValid() {
+			_, ok = rv.Interface().(tool.Texter)
+		}
+	}
+	return ok
+}
+
+// listOf reports whether rv is a record holding nothing but one list of records.
+func listOf(rv reflect.Value) (reflect.Value, string, bool) {
+	if rv.Kind() != reflect.Struct {
+		return reflect.Value{}, "", false
+	}
+	var list reflect.Value
+	var name string
+	n := 0
+	fieldsOf(rv, "", func(k string, f reflect.Value) {
+		n++
+		list, name = f, k
+	})
+	// fieldsOf skips an empty omitempty slice; count the declared fields too.
+	if n == 0 && rv.NumField() == 1 {
+		list, name, n = rv.Field(0), tool.JSONName(rv.Type().Field(0)), 1
+	}
+	if n != 1 || list.Kind() != reflect.Slice {
+		return reflect.Value{}, "", false
+	}
+	et := list.Type().Elem()
+	for et.Kind() == reflect.Pointer {
+		et = et.Elem()
+	}
+	return list, name, et.Kind() == reflect.Struct && !strings.Contains(name, ".")
+}
+
+func table(w io.Writer, rows reflect.Value, name string, terminal bool) {
+	if rows.Len() == 0 {
+		if terminal {
+			fmt.Fprintln(w, "no "+strings.ReplaceAll(flagName(name), "-", " "))
+		}
+		return
+	}
+	// Columns: every field of the records, minus those empty in every row.
+	var cols []string
+	seen := map[string]bool{}
+	cells := make([]map[string]string, rows.Len())
+	for i := range rows.Len() {
+		r := rows.Index(i)
+		for r.Kind() == reflect.Pointer {
+			r = r.Elem()
+		}
+		cells[i] = map[string]string{}
+		fieldsOf(r, "", func(k string, f reflect.Value) {
+			if !seen[k] {
+				seen[k] = true
+				cols = append(cols, k)
+			}
+			cells[i][k] = cell(f, terminal)
+		})
+	}
+	if !terminal {
+		for _, row := range cells {
+			vals := make([]string, len(cols))
+			for j, c := range cols {
+				// A tab or newline inside a value would split the row.
+				vals[j] = strings.NewReplacer("\t", " ", "\n", " ").Replace(row[c])
+			}
+			fmt.Fprintln(w, strings.Join(vals, "\t"))
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := make([]string, len(cols))
+	for j, c := range cols {
+		head[j] = strings.ToUpper(strings.NewReplacer("-", " ", ".", " ").Replace(flagName(c)))
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, row := range cells {
+		vals := make([]string, len(cols))
+		for j, c := range cols {
+			vals[j] = truncate(strings.NewReplacer("\t", " ", "\n", " ").Replace(row[c]), cellMax)
+		}
+		fmt.Fprintln(tw, strings.Join(vals, "\t"))
+	}
+	tw.Flush()
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// fieldsOf calls fn for each field of a record that JSON would show (embedded records
+// flattened, nested records as dotted keys), in declaration order.
+func fieldsOf(rv reflect.Value, prefix string, fn func(key string, f reflect.Value)) {
+	t := rv.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		f := rv.Field(i)
+		if sf.Anonymous {
+			for f.Kind() == reflect.Pointer {
+				if f.IsNil() {
+					break
+				}
+				f = f.Elem()
+			}
+			if f.Kind() == reflect.Struct && strings.Split(sf.Tag.Get("json"), ",")[0] == "" {
+				fieldsOf(f, prefix, fn)
+				continue
+			}
+		}
+		name := tool.JSONName(sf)
+		if name == "" {
+			continue
+		}
+		if f.IsZero() && (strings.Contains(sf.Tag.Get("json"), "omitempty") || f.Kind() == reflect.Pointer) {
+			continue
+		}
+		for f.Kind() == reflect.Pointer {
+			f = f.Elem()
+		}
+		if f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[time.Time]() {
+			fieldsOf(f, prefix+name+".", fn)
+			continue
+		}
+		fn(prefix+name, f)
+	}
+}
+
+// cell is one value as text: scalars plain, times in the reader's form, the rest JSON.
+func cell(f reflect.Value, terminal bool) string {
+	switch f.Kind() {
+	case reflect.String:
+		return f.String()
+	case reflect.Bool:
+		return strconv.FormatBool(f.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(f.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(f.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(f.Float(), 'f', -1, 64)
+	}
+	if tm, ok := f.Interface().(time.Time); ok {
+		if terminal {
+			return tm.Local().Format("2006-01-02 15:04:05")
+		}
+		return tm.Format(time.RFC3339)
+	}
+	b, _ := json.Marshal(f.Interface())
+	return string(b)
+}
+
+// PrintJSON writes v as JSON (indented on a terminal) or, with --jq, what the
+// expression makes of it: strings raw, anything else as JSON, one per line.
+func PrintJSON(iostr IO, g *Globals, v any) error {
+	if g.JQ == "" {
+		enc := json.NewEncoder(iostr.Out)
+		if iostr.OutIsTerminal {
+			enc.SetIndent("", "  ")
+		}
+		return enc.Encode(v)
+	}
+	q, err := gojq.Parse(g.JQ)
+	if err != nil {
+		return werr.Invalid("--jq: %v", err)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return werr.Invalid("--jq: %v", err)
+	}
+	// gojq works on plain JSON values.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return werr.Wrap(err, werr.Internal, "cannot encode the result")
+	}
+	var data any
+	json.Unmarshal(b, &data)
+	iter := code.Run(data)
+	for {
+		r, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := r.(error); ok {
+			if h, ok := err.(*gojq.HaltError); ok && h.Value() == nil {
+				return nil
+			}
+			return werr.Invalid("--jq: %v", err)
+		}
+		if s, ok := r.(string); ok {
+			fmt.Fprintln(iostr.Out, s)
+			continue
+		}
+		out, err := gojq.Marshal(r)
+		if err != nil {
+			return werr.Invalid("--jq: %v", err)
+		}
+		fmt.Fprintln(iostr.Out, string(out))
+	}
+}

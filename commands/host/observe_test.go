@@ -1,0 +1,102 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/engine/werr"
+)
+
+func TestRedactRemovesSecretsAndTypedText(t *testing.T) {
+	args := map[string]any{
+		"cookies":  []any{map[string]any{"name": "sid", "value": "TOPSECRET", "url": "https://x"}},
+		"apiKey":   "k-123",
+		"headers":  map[string]any{"Authorization": "Bearer abc", "Accept": "text/html"},
+		"selector": "#q",
+	}
+	got := redact(commands.BrowserSetCookies, args)
+	b, _ := json.Marshal(got)
+	for _, secret := range []string{"TOPSECRET", "k-123", "Bearer abc"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%q survived: %s", secret, b)
+		}
+	}
+	for _, kept := range []string{`"name":"sid"`, `"selector":"#q"`, `"Accept":"text/html"`} {
+		if !strings.Contains(string(b), kept) {
+			t.Errorf("%s lost: %s", kept, b)
+		}
+	}
+	typed := redact(commands.TypeText, map[string]any{"text": "hunter2"})
+	if typed["text"] != "‹7 characters›" {
+		t.Errorf("typed text shown as %v", typed["text"])
+	}
+	if args["apiKey"] != "k-123" {
+		t.Error("redact changed its input")
+	}
+}
+
+func TestTraceIsBoundedAndWatchersLoseEventsRatherThanBlock(t *testing.T) {
+	h := New(Options{})
+	defer h.Stop()
+	dir := t.TempDir()
+	defer func(n int, b int64) { traceMaxRecords, traceMaxBytes = n, b }(traceMaxRecords, traceMaxBytes)
+	traceMaxRecords = 3
+	info, err := h.StartTrace(TraceOptions{Session: "s", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.StartTrace(TraceOptions{Session: "s", Dir: dir}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("a second trace of one session: %v", err)
+	}
+	ch, cancel := h.Subscribe("s")
+	defer cancel()
+	for i := range 300 {
+		ev := CallEvent{Phase: "end", ID: uint64(i), Time: time.Now(), Session: "s", Tool: "get_screen_size", ReadOnly: true}
+		h.traces.record(context.Background(), h, commands.GetScreenSize, ev, ev.Time, nil)
+		h.calls.publish(ev) // nobody reads ch meanwhile: publishing must not block
+	}
+	if got := len(ch); got != cap(ch) {
+		t.Errorf("subscriber holds %d events, want its buffer full (%d)", got, cap(ch))
+	}
+	final, err := h.StopTrace("s")
+	if err != nil || !final.Truncated || final.Records != 3 {
+		t.Fatalf("trace %+v %v", final, err)
+	}
+	f, _ := os.Open(info.Path)
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	// The header, three records and the truncation note.
+	if len(lines) != 5 || !strings.Contains(lines[4], `"truncated":true`) {
+		t.Errorf("trace file:\n%s", strings.Join(lines, "\n"))
+	}
+	if _, err := h.StopTrace("s"); werr.CodeOf(err) != werr.NotFound {
+		t.Errorf("stopping twice: %v", err)
+	}
+}
+
+func TestTraceFileNamesStayInTheirDirectory(t *testing.T) {
+	h := New(Options{})
+	defer h.Stop()
+	dir := t.TempDir()
+	info, err := h.StartTrace(TraceOptions{Session: "../../etc/x", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(info.Path) != dir || !strings.HasPrefix(filepath.Base(info.Path), "trace-______etc_x-") {
+		t.Errorf("trace file %s", info.Path)
+	}
+	if _, err := h.StartTrace(TraceOptions{Session: "../x"}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("an output directory named by ../x: %v", err)
+	}
+}
