@@ -29,6 +29,7 @@ type SessionIDIn struct {
 // SessionOut describes one session.
 type SessionOut struct {
 	SessionID string    `json:"sessionId"`
+	Owner     string    `json:"owner" jsonschema:"the principal the session belongs to"`
 	Display   string    `json:"display" jsonschema:"X display of the session's desktop"`
 	Virtual   bool      `json:"virtual" jsonschema:"true when w365 runs this desktop itself"`
 	HostPID   int       `json:"hostPid"`
@@ -37,10 +38,12 @@ type SessionOut struct {
 	Queued    int       `json:"queued" jsonschema:"calls running or waiting in this session"`
 	// Env lets a user run their own programs on the session's desktop.
 	Env map[string]string `json:"env" jsonschema:"DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session's desktop, for starting programs on it"`
+	// LiveViewURL is set when the host serves HTTP.
+	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"a page showing the session's desktop live (view-only); the URL is its credential"`
 }
 
 func sessionOut(i session.Info) SessionOut {
-	return SessionOut{SessionID: i.ID, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
+	return SessionOut{SessionID: i.ID, Owner: i.Owner, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
 		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
 }
 
@@ -58,9 +61,9 @@ func (o SessionListOut) Text() string {
 		return "no sessions"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-12s %-8s %-8s %-20s %-20s %s\n", "ID", "DISPLAY", "HOST", "STARTED", "LAST USED", "QUEUED")
+	fmt.Fprintf(&b, "%-34s %-14s %-8s %-8s %-20s %-20s %s\n", "ID", "OWNER", "DISPLAY", "HOST", "STARTED", "LAST USED", "QUEUED")
 	for _, s := range o.Sessions {
-		fmt.Fprintf(&b, "%-12s %-8s %-8d %-20s %-20s %d\n", s.SessionID, s.Display, s.HostPID,
+		fmt.Fprintf(&b, "%-34s %-14s %-8s %-8d %-20s %-20s %d\n", s.SessionID, s.Owner, s.Display, s.HostPID,
 			s.Started.Format("2006-01-02 15:04:05"), s.LastUsed.Format("2006-01-02 15:04:05"), s.Queued)
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -75,8 +78,10 @@ type EndOut struct {
 // ListSessions is the tool list_sessions (w365 session list).
 var ListSessions = tool.Define(tool.Tool{
 	Name: "list_sessions", Path: []string{"session", "list"}, Aliases: []string{"ls"},
-	Summary:     "List the host's sessions (id, display, host pid, started, last used)",
-	Long:        "Every session of the running host, oldest first. Starts a host if none runs.",
+	Summary: "List your sessions (id, owner, display, host pid, started, last used)",
+	Long: "The caller's sessions on the running host, oldest first: over HTTP only the principal's own;\n" +
+		"the local user (CLI, REPL, stdio) sees every principal's unless the policy's localAttachAny is off.\n" +
+		"Starts a host if none runs.",
 	Example:     "  $ w365 session list\n  $ w365 session list --json",
 	Sessionless: true, Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, _ None) (SessionListOut, error) {
@@ -93,18 +98,34 @@ var StartSession = tool.Define(tool.Tool{
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
 	Summary: "Start a new session: a fresh virtual desktop with its own browser profile",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
-		"sessionId. Pass it to other tools as sessionId (MCP) or --session (CLI). Idle sessions end\n" +
-		"after 30 minutes; any call keeps a session alive.",
-	Example:     "  $ w365 session start\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
+		"sessionId (128 random bits, or the name given: letters, digits, '.', '_', '-', at most 64).\n" +
+		"Pass it to other tools as sessionId (MCP) or --session (CLI). Only 'default' exists without\n" +
+		"being started; an ended or expired id is refused with SESSION_EXPIRED. Idle sessions end\n" +
+		"after 30 minutes; any call keeps a session alive. With the host serving HTTP the result has a\n" +
+		"liveViewUrl.",
+	Example:     "  $ w365 session start work\n  $ w365 --session work screenshot\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
+	Args:        []string{"name"},
 	Sessionless: true,
 	Annotations: tool.Act,
-}, func(ctx context.Context, env *tool.Env, _ None) (SessionOut, error) {
-	s, err := env.Host.StartSession(ctx)
+}, func(ctx context.Context, env *tool.Env, in StartIn) (SessionOut, error) {
+	s, err := env.Host.StartSession(ctx, in.Name, 0)
 	if err != nil {
 		return SessionOut{}, err
 	}
-	return sessionOut(s.Info()), nil
+	return describeSession(env, s), nil
 })
+
+// StartIn names a session to start.
+type StartIn struct {
+	Name string `json:"name,omitempty" jsonschema:"a name for the session instead of a random id"`
+}
+
+// describeSession is s with its live view.
+func describeSession(env *tool.Env, s *session.Session) SessionOut {
+	o := sessionOut(s.Info())
+	o.LiveViewURL = env.Host.LiveViewURL(s)
+	return o
+}
 
 // EndSession is the tool mcp_W365ComputerUse_EndSession (w365 session end).
 var EndSession = tool.Define(tool.Tool{
@@ -135,7 +156,7 @@ var GetSessionDetails = tool.Define(tool.Tool{
 	if err != nil {
 		return SessionOut{}, werr.As(err)
 	}
-	return sessionOut(s.Info()), nil
+	return describeSession(env, s), nil
 })
 
 // CreateBrowserSession is the tool create_browser_session (w365 session browser).
@@ -148,17 +169,16 @@ var CreateBrowserSession = tool.Define(tool.Tool{
 	Sessionless: true,
 	Annotations: WebAct,
 }, func(ctx context.Context, env *tool.Env, _ None) (BrowserSessionOut, error) {
-	s, err := env.Host.StartSession(ctx)
+	s, err := env.Host.StartSession(ctx, "", time.Duration(env.Policy.BrowserIdleTimeoutMinutes)*time.Minute)
 	if err != nil {
 		return BrowserSessionOut{}, err
 	}
-	s.IdleLimit = time.Duration(env.Policy.BrowserIdleTimeoutMinutes) * time.Minute
 	// The session's queue is empty: nobody else can know its id yet.
 	if _, err := browserOf(ctx, &tool.Env{Session: s, Policy: env.Policy, Host: env.Host}); err != nil {
 		env.Host.EndSession(s.ID)
 		return BrowserSessionOut{}, err
 	}
-	return BrowserSessionOut{BrowserSessionID: s.ID}, nil
+	return BrowserSessionOut{BrowserSessionID: s.ID, LiveViewURL: env.Host.LiveViewURL(s)}, nil
 })
 
 // CloseBrowserSession is the tool close_browser_session (w365 session close-browser).
@@ -184,4 +204,5 @@ type BrowserSessionIn struct {
 // BrowserSessionOut is a new browser session.
 type BrowserSessionOut struct {
 	BrowserSessionID string `json:"browserSessionId"`
+	LiveViewURL      string `json:"liveViewUrl,omitempty" jsonschema:"a page showing the session's desktop live (view-only); the URL is its credential"`
 }

@@ -22,7 +22,6 @@ import (
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/policy"
-	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -48,6 +47,9 @@ type Host struct {
 
 	serversMu sync.Mutex
 	servers   map[string]*mcp.Server
+
+	// httpBase is the base URL of the host's HTTP server ("" until it serves HTTP).
+	httpBase atomic.Pointer[string]
 
 	lastUsed atomic.Int64
 	conns    atomic.Int64
@@ -95,31 +97,6 @@ func (h *Host) Stop() {
 		close(h.done)
 	})
 }
-
-// The services tools may use (tool.Host).
-var _ tool.Host = (*Host)(nil)
-
-// Sessions describes every session, oldest first.
-func (h *Host) Sessions() []session.Info { return h.sessions.List() }
-
-// StartSession starts a session with a fresh id.
-func (h *Host) StartSession(ctx context.Context) (*session.Session, error) {
-	return h.sessions.Get(ctx, session.NewID(), true)
-}
-
-// Session returns a running session.
-func (h *Host) Session(ctx context.Context, id string) (*session.Session, error) {
-	return h.sessions.Get(ctx, id, false)
-}
-
-// EndSession stops a session.
-func (h *Host) EndSession(id string) error { return h.sessions.End(id) }
-
-// ProtectedPIDs are every session's desktop processes, the host and its parents.
-func (h *Host) ProtectedPIDs() []int { return append(h.sessions.PIDs(), proc.HostPIDs()...) }
-
-// Browser is the host's browser configuration.
-func (h *Host) Browser() tool.BrowserConfig { return h.opts.Browser }
 
 // Listen binds the host socket. A socket file nobody answers on is stale and replaced;
 // a live one means another host runs, which is UNAVAILABLE.
@@ -169,7 +146,7 @@ func (h *Host) Serve(ctx context.Context) {
 // ServeStdio serves one MCP client on stdin/stdout until it disconnects.
 func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName string) error {
 	t := orderedTransport{Transport: &mcp.StdioTransport{}, session: sessionName}
-	ss, err := h.mcpServer(o).Connect(ctx, t, nil)
+	ss, err := h.mcpServer(o, false).Connect(ctx, t, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -20,6 +21,8 @@ type hello struct {
 	Version string       `json:"version"`
 	Session string       `json:"session"`
 	Serve   ServeOptions `json:"serve"`
+	// HTTP makes the connection a request to serve HTTP until it closes.
+	HTTP *HTTPOptions `json:"http,omitempty"`
 }
 
 type helloReply struct {
@@ -50,8 +53,19 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	} else if err := hi.Serve.Validate(); err != nil {
 		reply.OK, reply.Error = false, err.Error()
 	}
+	var hs *httpServer
+	if reply.OK && hi.HTTP != nil {
+		var err error
+		if hs, err = h.listenHTTP(*hi.HTTP); err != nil {
+			reply.OK, reply.Error = false, err.Error()
+		}
+	}
 	b, _ := json.Marshal(reply)
 	c.Write(append(b, '\n'))
+	if hs != nil {
+		h.serveJoinedHTTP(ctx, hs, rc)
+		return
+	}
 	if !reply.OK {
 		c.Close()
 		if reply.Error == "version mismatch" && h.opts.Background {
@@ -64,7 +78,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		hi.Session = session.DefaultName
 	}
 	t := orderedTransport{Transport: &mcp.IOTransport{Reader: rc, Writer: c}, session: hi.Session}
-	ss, err := h.mcpServer(hi.Serve).Connect(ctx, t, nil)
+	ss, err := h.mcpServer(hi.Serve, false).Connect(ctx, t, nil)
 	if err != nil {
 		c.Close()
 		return
@@ -116,4 +130,24 @@ func (p *prefixConn) CloseWrite() error {
 		return uc.CloseWrite()
 	}
 	return nil
+}
+
+// serveJoinedHTTP serves HTTP for a `serve --http` that joined this host, until its
+// connection closes (the serve process ended) or the host stops.
+func (h *Host) serveJoinedHTTP(ctx context.Context, hs *httpServer, c net.Conn) {
+	defer c.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, c)
+		cancel()
+	}()
+	go func() {
+		<-h.done
+		cancel()
+	}()
+	h.log.Info("serving HTTP for a joined serve", "addr", hs.ln.Addr().String())
+	if err := hs.serve(ctx); err != nil {
+		h.log.Warn("joined HTTP server stopped", "err", err)
+	}
 }
