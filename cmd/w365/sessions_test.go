@@ -1,0 +1,378 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/commands/e2etest"
+)
+
+// freeAddr is a loopback address with a port nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// syncBuffer is a log buffer the serve process and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serveHTTP runs `w365 serve --http ADDR args...` and waits until it answers.
+func serveHTTP(t *testing.T, h *e2etest.Harness, env []string, args ...string) (url string, logs *syncBuffer) {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(h.Bin, append([]string{"serve", "--http", addr}, args...)...)
+	cmd.Env = append(append([]string{}, h.Env...), env...)
+	logs = &syncBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	url = "http://" + addr
+	for i := 0; ; i++ {
+		resp, err := http.Get(url + "/live/x/")
+		if err == nil {
+			resp.Body.Close()
+			return url, logs
+		}
+		if i > 300 {
+			t.Fatalf("serve --http never answered: %v\n%s", err, logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// headerTransport adds one header to every request.
+type headerTransport struct{ name, value string }
+
+func (ht headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if ht.name != "" {
+		r.Header.Set(ht.name, ht.value)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connectHTTP is an MCP client of url sending header name: value.
+func connectHTTP(t *testing.T, url, name, value string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-e2e", Version: "1"}, opts)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/",
+		HTTPClient: &http.Client{Transport: headerTransport{name, value}}}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s with %s: %v", url, name, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// status is the HTTP status of an MCP initialize POST carrying header name: value.
+func status(t *testing.T, url, name, value string) (int, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if name != "" {
+		req.Header.Set(name, value)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header
+}
+
+// issuer signs the test's OAuth tokens.
+type issuer struct {
+	t     *testing.T
+	key   *rsa.PrivateKey
+	other *rsa.PrivateKey
+}
+
+const (
+	testIssuer   = "https://issuer.test/"
+	testAudience = "w365-test"
+	testScope    = "w365.tools"
+)
+
+func newIssuer(t *testing.T) *issuer {
+	k1, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, _ := rsa.GenerateKey(rand.Reader, 2048)
+	return &issuer{t: t, key: k1, other: k2}
+}
+
+// jwksFile writes the issuer's public key set and returns its path.
+func (is *issuer) jwksFile() string {
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &is.key.PublicKey, KeyID: "k1", Algorithm: string(jose.RS256), Use: "sig"}}}
+	b, _ := json.Marshal(set)
+	p := filepath.Join(is.t.TempDir(), "jwks.json")
+	os.WriteFile(p, b, 0o600)
+	return p
+}
+
+// token is a JWT for sub; mutate changes what makes it wrong.
+func (is *issuer) token(sub string, mutate func(c *jwt.Claims, scope *string, key **rsa.PrivateKey)) string {
+	c := jwt.Claims{Issuer: testIssuer, Subject: sub, Audience: jwt.Audience{testAudience},
+		Expiry: jwt.NewNumericDate(time.Now().Add(time.Hour)), IssuedAt: jwt.NewNumericDate(time.Now())}
+	scope, key := "openid "+testScope, is.key
+	if mutate != nil {
+		mutate(&c, &scope, &key)
+	}
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: "k1"}}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		is.t.Fatal(err)
+	}
+	s, err := jwt.Signed(sig).Claims(c).Claims(map[string]any{"scope": scope}).Serialize()
+	if err != nil {
+		is.t.Fatal(err)
+	}
+	return s
+}
+
+func callCode(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, *mcp.CallToolResult) {
+	t.Helper()
+	res := e2etest.Call(t, cs, name, args)
+	return e2etest.ErrorCode(res), res
+}
+
+func startSession(t *testing.T, cs *mcp.ClientSession) (id, liveView string) {
+	t.Helper()
+	var out struct {
+		SessionID   string `json:"sessionId"`
+		LiveViewURL string `json:"liveViewUrl"`
+		Owner       string `json:"owner"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil), &out)
+	if len(out.SessionID) != 34 {
+		t.Fatalf("session id %q does not carry 128 random bits", out.SessionID)
+	}
+	return out.SessionID, out.LiveViewURL
+}
+
+func listed(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var out struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Owner     string `json:"owner"`
+		} `json:"sessions"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "list_sessions", nil), &out)
+	var ids []string
+	for _, s := range out.Sessions {
+		ids = append(ids, s.SessionID)
+	}
+	return ids
+}
+
+// TestHTTPPrincipalsOwnTheirSessions: two API keys and OAuth tokens are three principals;
+// none sees or drives another's session, dead and made-up ids are refused with their
+// codes without starting a desktop, and the per-principal cap holds.
+func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
+	h := e2etest.New(t)
+	is := newIssuer(t)
+	keys := filepath.Join(t.TempDir(), "keys")
+	os.WriteFile(keys, []byte("# test keys\nalice alice-key-0123456789abcdef\nbob   bob-key-0123456789abcdef0\n"), 0o600)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"maxSessionsPerPrincipal": 2}`), 0o600)
+	url, logs := serveHTTP(t, h, nil, "--policy", pol, "--keys-file", keys,
+		"--oauth-issuer", testIssuer, "--oauth-jwks", is.jwksFile(), "--oauth-audience", testAudience, "--oauth-scope", testScope)
+
+	// Who may not call, and what a client that discovers OAuth is told.
+	code, hdr := status(t, url, "", "")
+	if code != http.StatusUnauthorized || !strings.Contains(hdr.Get("WWW-Authenticate"), `resource_metadata="`+url+`/.well-known/oauth-protected-resource"`) {
+		t.Fatalf("no credential: %d, WWW-Authenticate %q", code, hdr.Get("WWW-Authenticate"))
+	}
+	resp, err := http.Get(url + "/.well-known/oauth-protected-resource")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		ScopesSupported      []string `json:"scopes_supported"`
+	}
+	json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if meta.Resource != url+"/" || !slices.Equal(meta.AuthorizationServers, []string{testIssuer}) || !slices.Equal(meta.ScopesSupported, []string{testScope}) {
+		t.Fatalf("protected resource metadata %+v", meta)
+	}
+	for _, c := range []struct {
+		name   string
+		header string
+		value  string
+		want   int
+	}{
+		{"an unknown key", "Authorization", "Bearer alice-key-0123456789abcdeX", 401},
+		{"a key with a Bearer prefix in x-api-key", "x-api-key", "Bearer alice-key-0123456789abcdef", 401},
+		{"an expired token", "Authorization", "Bearer " + is.token("carol", func(c *jwt.Claims, _ *string, _ **rsa.PrivateKey) {
+			c.Expiry = jwt.NewNumericDate(time.Now().Add(-10 * time.Minute))
+		}), 401},
+		{"a token for another audience", "Authorization", "Bearer " + is.token("carol", func(c *jwt.Claims, _ *string, _ **rsa.PrivateKey) {
+			c.Audience = jwt.Audience{"someone-else"}
+		}), 401},
+		{"a token of another issuer", "Authorization", "Bearer " + is.token("carol", func(c *jwt.Claims, _ *string, _ **rsa.PrivateKey) {
+			c.Issuer = "https://evil.test/"
+		}), 401},
+		{"a token with a wrong signature", "Authorization", "Bearer " + is.token("carol", func(_ *jwt.Claims, _ *string, k **rsa.PrivateKey) {
+			*k = is.other
+		}), 401},
+		{"a token without the scope", "Authorization", "Bearer " + is.token("carol", func(_ *jwt.Claims, s *string, _ **rsa.PrivateKey) {
+			*s = "openid"
+		}), 403},
+	} {
+		if got, hdr := status(t, url, c.header, c.value); got != c.want || hdr.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: status %d (WWW-Authenticate %q), want %d", c.name, got, hdr.Get("WWW-Authenticate"), c.want)
+		}
+	}
+
+	token := is.token("carol", nil)
+	alice := connectHTTP(t, url, "Authorization", "Bearer alice-key-0123456789abcdef", nil)
+	bob := connectHTTP(t, url, "x-api-key", "bob-key-0123456789abcdef0", nil)
+	carol := connectHTTP(t, url, "Authorization", "Bearer "+token, nil)
+
+	a, _ := startSession(t, alice)
+	if !slices.Contains(listed(t, alice), a) {
+		t.Fatalf("alice does not list her session %s", a)
+	}
+	for who, cs := range map[string]*mcp.ClientSession{"bob": bob, "carol": carol} {
+		if slices.Contains(listed(t, cs), a) {
+			t.Errorf("%s lists alice's session", who)
+		}
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": a}},
+			{"move_mouse", map[string]any{"x": 100, "y": 100, "sessionId": a}},
+			{"browser_get_url", map[string]any{"browserSessionId": a}},
+			{"mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": a}},
+			{"close_browser_session", map[string]any{"browserSessionId": a}},
+		} {
+			code, res := callCode(t, cs, c.tool, c.args)
+			if code != "NOT_FOUND" || strings.Contains(e2etest.Text(res), "alice") {
+				t.Errorf("%s: %s on alice's session: %s %s", who, c.tool, code, e2etest.Text(res))
+			}
+		}
+	}
+	if code, _ := callCode(t, alice, "move_mouse", map[string]any{"x": 321, "y": 123, "sessionId": a}); code != "" {
+		t.Fatalf("alice cannot use her session: %s", code)
+	}
+
+	// Each principal has its own default session.
+	e2etest.Call(t, alice, "move_mouse", map[string]any{"x": 401, "y": 301})
+	e2etest.Call(t, bob, "move_mouse", map[string]any{"x": 602, "y": 502})
+	var cur struct{ CursorX, CursorY int }
+	e2etest.Structured(t, e2etest.Call(t, alice, "get_cursor_position", nil), &cur)
+	if cur.CursorX != 401 || cur.CursorY != 301 {
+		t.Fatalf("alice's default cursor %+v: bob moved it", cur)
+	}
+	// TOOLS.md P2: over HTTP a browser tool names its browser session.
+	if code, res := callCode(t, bob, "browser_get_url", nil); code != "INVALID_ARGUMENT" || !strings.Contains(e2etest.Text(res), "browserSessionId") {
+		t.Errorf("browser tool without browserSessionId: %s %s", code, e2etest.Text(res))
+	}
+
+	// Made-up ids start nothing.
+	before := len(h.Sessions())
+	for _, id := range []string{"s-00000000000000000000000000000000", "nosuch", "../../etc/passwd", "default-1", strings.Repeat("x", 10<<10)} {
+		if code, _ := callCode(t, carol, "get_screen_size", map[string]any{"sessionId": id}); code != "NOT_FOUND" {
+			t.Errorf("guessed id %.40q: %s", id, code)
+		}
+	}
+	if after := len(h.Sessions()); after != before {
+		t.Fatalf("guessed ids started %d sessions", after-before)
+	}
+
+	// Ended and closed ids stay dead: SESSION_EXPIRED, not retryable.
+	e2etest.Call(t, alice, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": a})
+	var bs struct {
+		BrowserSessionID string `json:"browserSessionId"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, carol, "create_browser_session", nil), &bs)
+	e2etest.Call(t, carol, "close_browser_session", map[string]any{"browserSessionId": bs.BrowserSessionID})
+	for _, c := range []struct {
+		cs   *mcp.ClientSession
+		tool string
+		args map[string]any
+	}{
+		{alice, "move_mouse", map[string]any{"x": 10, "y": 10, "sessionId": a}},
+		{alice, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": a}},
+		{carol, "browser_navigate", map[string]any{"url": "about:blank", "browserSessionId": bs.BrowserSessionID}},
+	} {
+		_, res := callCode(t, c.cs, c.tool, c.args)
+		var p struct {
+			Error struct {
+				Code      string `json:"code"`
+				Retryable bool   `json:"retryable"`
+			} `json:"error"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &p)
+		if p.Error.Code != "SESSION_EXPIRED" || p.Error.Retryable {
+			t.Errorf("%s on a dead session: %s", c.tool, b)
+		}
+	}
+	if code, _ := callCode(t, bob, "move_mouse", map[string]any{"x": 10, "y": 10, "sessionId": a}); code != "NOT_FOUND" {
+		t.Errorf("bob learns alice's session ended: %s", code)
+	}
+
+	// The cap: two sessions besides the default, then RESOURCE_EXHAUSTED.
+	startSession(t, bob)
+	startSession(t, bob)
+	if code, res := callCode(t, bob, "mcp_W365ComputerUse_StartSession", nil); code != "RESOURCE_EXHAUSTED" || !strings.Contains(e2etest.Text(res), "maxSessionsPerPrincipal") {
+		t.Fatalf("third session: %s %s", code, e2etest.Text(res))
+	}
+	startSession(t, carol) // the cap is per principal
+
+	for _, secret := range []string{"alice-key-0123456789abcdef", "bob-key-0123456789abcdef0", token} {
+		if strings.Contains(logs.String(), secret) {
+			t.Fatal("a credential reached the logs")
+		}
+	}
+}
