@@ -376,3 +376,101 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPAgentAndCLIShareASession: `serve --http` joins the host the CLI started, an
+// HTTP agent starts a session, and the person at the CLI attaches to it with --session:
+// each sees the other's cursor moves, tabs and snapshots.
+func TestHTTPAgentAndCLIShareASession(t *testing.T) {
+	h := e2etest.New(t)
+	ps := newPageServer(t)
+	h.MustRun("get-screen-size")
+	hostPID := h.HostPID()
+	url, logs := serveHTTP(t, h, nil)
+	if !strings.Contains(logs.String(), "the running w365 host serves HTTP") {
+		t.Fatalf("serve --http did not join the running host:\n%s", logs)
+	}
+	agent := connectHTTP(t, url, "", "", nil)
+	id, live := startSession(t, agent)
+	if !strings.HasPrefix(live, url+"/live/"+id+"/?token=") {
+		t.Errorf("liveViewUrl %q", live)
+	}
+	if h.HostPID() != hostPID {
+		t.Fatal("a second host started")
+	}
+	cli := func(args ...string) string { return strings.TrimSpace(h.MustRun(append([]string{"--session", id}, args...)...)) }
+
+	// Cursor, both ways.
+	e2etest.Call(t, agent, "move_mouse", map[string]any{"x": 400, "y": 300, "sessionId": id})
+	if got := cli("get-cursor-position"); got != "400 300" {
+		t.Fatalf("the CLI sees the agent's cursor at %q", got)
+	}
+	cli("move-mouse", "500", "350")
+	var cur struct{ CursorX, CursorY int }
+	e2etest.Structured(t, e2etest.Call(t, agent, "get_cursor_position", map[string]any{"sessionId": id}), &cur)
+	if cur.CursorX != 500 || cur.CursorY != 350 {
+		t.Fatalf("the agent sees the CLI's cursor at %+v", cur)
+	}
+	// The agent's default is its own, not the person's.
+	if got := strings.TrimSpace(h.MustRun("get-cursor-position")); got == "500 350" {
+		t.Fatal("the CLI's default session is the agent's session")
+	}
+
+	// Tabs, both ways.
+	e2etest.Call(t, agent, "browser_navigate", map[string]any{"url": ps.URL + "/form.html", "browserSessionId": id})
+	if got := cli("browser", "get-url"); !strings.Contains(got, "/form.html") {
+		t.Fatalf("the CLI sees the agent's tab at %q", got)
+	}
+	cli("browser", "new-tab", ps.URL+"/second.html")
+	var tabs struct {
+		Tabs []struct {
+			URL string `json:"url"`
+		} `json:"tabs"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, agent, "browser_list_tabs", map[string]any{"browserSessionId": id}), &tabs)
+	if len(tabs.Tabs) != 2 || !strings.Contains(tabs.Tabs[1].URL, "/second.html") {
+		t.Fatalf("the agent sees tabs %+v", tabs)
+	}
+	if res := e2etest.Call(t, agent, "browser_switch_tab", map[string]any{"tabIndex": 0, "browserSessionId": id}); res.IsError {
+		t.Fatal(e2etest.Text(res))
+	}
+
+	// Snapshots, both ways: each types through a ref of the other's snapshot.
+	var snap struct {
+		SnapshotID string `json:"snapshotId"`
+		Text       string `json:"text"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, agent, "browser_snapshot", map[string]any{"browserSessionId": id}), &snap)
+	cli("browser", "type-ref", "--snapshot-id", snap.SnapshotID, "--ref", snapRef(t, snap.Text, `textbox "Text"`), "--text", "from the CLI")
+	var ev struct {
+		Value string `json:"value"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, agent, "browser_eval_js", map[string]any{"expression": "document.querySelector('#text').value", "browserSessionId": id}), &ev)
+	if ev.Value != "from the CLI" {
+		t.Fatalf("the agent reads %q", ev.Value)
+	}
+	h.JSON(&snap, "--session", id, "browser", "snapshot")
+	res := e2etest.Call(t, agent, "browser_type_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, snap.Text, `textbox "Email"`), "text": "agent@example.com", "browserSessionId": id})
+	if res.IsError {
+		t.Fatalf("the agent cannot use the CLI's snapshot: %s", e2etest.Text(res))
+	}
+	if got := cli("browser", "eval-js", "document.querySelector('#email').value"); got != "agent@example.com" {
+		t.Fatalf("the CLI reads %q", got)
+	}
+
+	// The list of the local user shows the agent's session with its owner.
+	var list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Owner     string `json:"owner"`
+		} `json:"sessions"`
+	}
+	h.JSON(&list, "session", "list")
+	if !slices.ContainsFunc(list.Sessions, func(s struct {
+		SessionID string `json:"sessionId"`
+		Owner     string `json:"owner"`
+	}) bool {
+		return s.SessionID == id && s.Owner == "http:anonymous"
+	}) {
+		t.Fatalf("session list %+v", list.Sessions)
+	}
+}
