@@ -397,7 +397,9 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	if h.HostPID() != hostPID {
 		t.Fatal("a second host started")
 	}
-	cli := func(args ...string) string { return strings.TrimSpace(h.MustRun(append([]string{"--session", id}, args...)...)) }
+	cli := func(args ...string) string {
+		return strings.TrimSpace(h.MustRun(append([]string{"--session", id}, args...)...))
+	}
 
 	// Cursor, both ways.
 	e2etest.Call(t, agent, "move_mouse", map[string]any{"x": 400, "y": 300, "sessionId": id})
