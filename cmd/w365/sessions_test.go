@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"image/png"
 	"io"
 	"net"
 	"net/http"
@@ -21,11 +22,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/commands/e2etest"
+	"github.com/w365/w365/engine/display/displaytest"
 )
 
 // freeAddr is a loopback address with a port nobody listens on.
@@ -475,4 +478,108 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	}) {
 		t.Fatalf("session list %+v", list.Sessions)
 	}
+}
+
+// TestLiveViewShowsTheSessionDesktop opens a session's liveViewUrl in headless Chromium,
+// draws a big magenta window on the session's desktop, and finds it in a screenshot of
+// the page; a missing, wrong or dead token is refused.
+func TestLiveViewShowsTheSessionDesktop(t *testing.T) {
+	displaytest.Require(t, "chromium", "xmessage")
+	h := e2etest.New(t)
+	url, _ := serveHTTP(t, h, nil)
+	agent := connectHTTP(t, url, "", "", nil)
+	id, live := startSession(t, agent)
+	if live == "" {
+		t.Fatal("StartSession gave no liveViewUrl while the host serves HTTP")
+	}
+	var details struct {
+		LiveViewURL string            `json:"liveViewUrl"`
+		Env         map[string]string `json:"env"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, agent, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": id}), &details)
+	if details.LiveViewURL != live {
+		t.Fatalf("session details liveViewUrl %q, StartSession's %q", details.LiveViewURL, live)
+	}
+	noToken, _, _ := strings.Cut(live, "?")
+	for _, c := range []struct {
+		url  string
+		want int
+	}{
+		{noToken, http.StatusUnauthorized},
+		{noToken + "?token=0123", http.StatusForbidden},
+		{strings.Replace(live, "/?token=", "/stream?token=x", 1), http.StatusForbidden},
+	} {
+		if got := httpStatus(t, c.url); got != c.want {
+			t.Errorf("GET %s: %d, want %d", c.url, got, c.want)
+		}
+	}
+
+	xm := exec.Command("xmessage", "-geometry", "900x600+300+200", "-bg", "#ff00ff", "-fg", "#ff00ff", "-center", "w365 live view")
+	xm.Env = append(os.Environ(), "DISPLAY="+details.Env["DISPLAY"])
+	if err := xm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xm.Process.Kill(); xm.Wait() })
+
+	chromium, _ := exec.LookPath("chromium")
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 800),
+		chromedp.UserDataDir(t.TempDir()))...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(live)); err != nil {
+		t.Fatal(err)
+	}
+	var share float64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if share = magentaShare(t, shot); share > 0.10 {
+			break
+		}
+	}
+	if share <= 0.10 {
+		t.Fatalf("the live view shows %.1f%% magenta, want the big magenta window", share*100)
+	}
+
+	// The token dies with the session.
+	e2etest.Call(t, agent, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
+	if got := httpStatus(t, live); got != http.StatusForbidden {
+		t.Errorf("live view of an ended session: %d, want 403", got)
+	}
+}
+
+func httpStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// magentaShare is the fraction of a PNG's pixels that are (JPEG-ish) magenta.
+func magentaShare(t *testing.T, b []byte) float64 {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := img.Bounds()
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if cr>>8 > 200 && cg>>8 < 60 && cb>>8 > 200 {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64((r.Dx()/2)*(r.Dy()/2))
 }
