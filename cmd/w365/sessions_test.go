@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -582,4 +583,61 @@ func magentaShare(t *testing.T, b []byte) float64 {
 		}
 	}
 	return float64(n) / float64((r.Dx()/2)*(r.Dy()/2))
+}
+
+// progressLog collects the progress notifications of an MCP client by token.
+type progressLog struct {
+	mu  sync.Mutex
+	got map[string][]*mcp.ProgressNotificationParams
+}
+
+func (p *progressLog) handler(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	tok, _ := req.Params.ProgressToken.(string)
+	p.got[tok] = append(p.got[tok], req.Params)
+}
+
+func (p *progressLog) of(token string) []*mcp.ProgressNotificationParams {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.got[token]
+}
+
+// TestLongCallsReportProgress: with a progress token, a slow navigation and a long
+// browser_wait_for send progress notifications (elapsed seconds, the wait's bound as
+// total).
+func TestLongCallsReportProgress(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2500 * time.Millisecond)
+		w.Write([]byte("<title>slow</title><p>finally</p>"))
+	}))
+	t.Cleanup(slow.Close)
+	h.MustRun("get-screen-size")
+	log := &progressLog{got: map[string][]*mcp.ProgressNotificationParams{}}
+	cs := h.MCPWith(&mcp.ClientOptions{ProgressNotificationHandler: log.handler})
+	call := func(name, token string, args map[string]any) *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{"progressToken": token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call("browser_navigate", "nav", map[string]any{"url": slow.URL + "/"}); res.IsError {
+		t.Fatalf("navigate: %s", e2etest.Text(res))
+	}
+	if got := log.of("nav"); len(got) == 0 || got[0].Progress < 0.9 || !strings.Contains(got[0].Message, "browser_navigate: running") {
+		t.Fatalf("progress of a 2.5 s navigation: %+v", got)
+	}
+	if code := e2etest.ErrorCode(call("browser_wait_for", "wait", map[string]any{"text": "never there", "timeoutMs": 2500})); code != "TIMEOUT" {
+		t.Fatalf("wait_for: %s", code)
+	}
+	if got := log.of("wait"); len(got) == 0 || got[0].Total != 2.5 {
+		t.Fatalf("progress of a 2.5 s wait_for: %+v", got)
+	}
+	if len(log.of("")) != 0 {
+		t.Fatal("a call without a token got progress")
+	}
 }
