@@ -67,6 +67,7 @@ type model struct {
 	width   int
 	height  int
 	running bool
+	started time.Time
 	cmdLine string
 	cancel  context.CancelFunc
 	seq     int
@@ -343,6 +344,8 @@ func (m *model) submit() tea.Cmd {
 	seq, r := m.seq, m.r
 	ctx, cancel := context.WithCancel(context.Background())
 	m.running, m.cancel, m.cmdLine = true, cancel, ansi.Truncate(clean(strings.Join(words, " ")), 40, "…")
+	m.started = time.Now()
+	r.progress.Store(nil)
 	helpOnly := len(words) == 1 && words[0] == "help"
 	run := func() tea.Msg {
 		defer cancel()
@@ -489,7 +492,10 @@ func (m *model) status() string {
 		parts = append(parts, "display "+m.display)
 	}
 	if m.running {
-		parts = append(parts, m.spin.View()+" running "+m.cmdLine)
+		parts = append(parts, m.spin.View()+" running "+m.cmdLine+" "+time.Since(m.started).Round(time.Second).String())
+		if p := m.r.progress.Load(); p != nil && p.Queued() {
+			parts = append(parts, "waiting behind another call on its session")
+		}
 	} else if m.lastTime > 0 {
 		parts = append(parts, "last "+m.lastTime.Round(time.Millisecond).String())
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -177,6 +178,8 @@ type runner struct {
 	mu      sync.Mutex
 	clients map[string]*host.Client
 	session string // set by "use"; overrides the REPL's --session
+	// progress is the host's latest report on the running line's call (nil: none yet).
+	progress atomic.Pointer[host.Progress]
 }
 
 func newRunner(o Options) *runner {
@@ -195,6 +198,7 @@ func (r *runner) client(session string) *host.Client {
 	g := r.opts.Globals
 	g.Session = session
 	o := cli.ClientOptionsFor(&g)
+	o.OnProgress = func(p host.Progress) { r.progress.Store(&p) }
 	c := &host.Client{Opts: o}
 	r.clients[session] = c
 	return c
