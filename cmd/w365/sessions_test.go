@@ -317,7 +317,20 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 	if cur.CursorX != 401 || cur.CursorY != 301 {
 		t.Fatalf("alice's default cursor %+v: bob moved it", cur)
 	}
-	// TOOLS.md P2: over HTTP a browser tool names its browser session.
+	// TOOLS.md P2: over HTTP a browser tool names its browser session, in its schema too.
+	for tl, err := range bob.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(tl.InputSchema)
+		var in struct {
+			Required []string `json:"required"`
+		}
+		json.Unmarshal(b, &in)
+		if (strings.HasPrefix(tl.Name, "browser_") || tl.Name == "close_browser_session") != slices.Contains(in.Required, "browserSessionId") {
+			t.Errorf("%s over HTTP requires %v", tl.Name, in.Required)
+		}
+	}
 	if code, res := callCode(t, bob, "browser_get_url", nil); code != "INVALID_ARGUMENT" || !strings.Contains(e2etest.Text(res), "browserSessionId") {
 		t.Errorf("browser tool without browserSessionId: %s %s", code, e2etest.Text(res))
 	}
@@ -425,6 +438,14 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	e2etest.Call(t, agent, "browser_navigate", map[string]any{"url": ps.URL + "/form.html", "browserSessionId": id})
 	if got := cli("browser", "get-url"); !strings.Contains(got, "/form.html") {
 		t.Fatalf("the CLI sees the agent's tab at %q", got)
+	}
+	// A stdio agent (the local user) reaches it too, naming it by sessionId on a browser tool.
+	var u struct {
+		URL string `json:"url"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, h.MCP(), "browser_get_url", map[string]any{"sessionId": id}), &u)
+	if !strings.Contains(u.URL, "/form.html") {
+		t.Fatalf("a stdio agent sees the session's tab at %q", u.URL)
 	}
 	cli("browser", "new-tab", ps.URL+"/second.html")
 	var tabs struct {

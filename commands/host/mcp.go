@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -90,7 +91,11 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 			names = append(names, t.Legacy...)
 		}
 		for _, name := range names {
-			s.AddTool(MCPTool(t, name), h.toolHandler(t, remote))
+			mt := MCPTool(t, name)
+			if remote {
+				requireBrowserSession(t, mt)
+			}
+			s.AddTool(mt, h.toolHandler(t, remote))
 		}
 	}
 	h.servers[key] = s
@@ -252,7 +257,8 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 			}
 		}
 		p := principalOf(req, remote)
-		in, err := t.Prepare(args)
+		// Prepare drops the session parameters a tool does not declare; callSession reads them after.
+		in, err := t.Prepare(maps.Clone(args))
 		if err != nil {
 			return h.fail(t, err), nil
 		}

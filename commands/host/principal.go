@@ -2,9 +2,11 @@ package host
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/commands/tool"
@@ -98,6 +100,18 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 			WithHint("name the session with --session to act on it anyway, or run with W365_RUNTIME_DIR set to a directory of your own for a host on your display")
 	}
 	return s, nil
+}
+
+// requireBrowserSession marks browserSessionId required in the schema HTTP clients see of
+// a browser tool (P2), so that a client following the schema sends it.
+func requireBrowserSession(t *tool.Tool, mt *mcp.Tool) {
+	in, ok := mt.InputSchema.(*jsonschema.Schema)
+	if !ok || !isBrowserTool(t) || in.Properties["browserSessionId"] == nil || slices.Contains(in.Required, "browserSessionId") {
+		return
+	}
+	cp := *in
+	cp.Required = append(slices.Clone(in.Required), "browserSessionId")
+	mt.InputSchema = &cp
 }
 
 // isBrowserTool says whether t acts on a session's browser (TOOLS.md P2's browser-scoped tools).
