@@ -73,7 +73,7 @@ func (p *progress) setPhase(format string, args ...any) {
 func (p *progress) done() { p.stop() }
 
 // callBound is the longest a call may run by its own input: a timeoutMs field (the
-// exec tools, browser_wait_for), 0 when it has none.
+// exec tools, browser_wait_for) or wait_milliseconds' ms, 0 when it has none.
 func callBound(in any) time.Duration {
 	v := reflect.ValueOf(in)
 	if v.Kind() != reflect.Struct {
@@ -82,7 +82,7 @@ func callBound(in any) time.Duration {
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Type().Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "timeoutMs" && f.Type.Kind() == reflect.Int {
+		if (name == "timeoutMs" || name == "ms") && f.Type.Kind() == reflect.Int {
 			return time.Duration(v.Field(i).Int()) * time.Millisecond
 		}
 	}

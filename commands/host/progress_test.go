@@ -65,7 +65,7 @@ func TestClientHearsProgressAndItsQueue(t *testing.T) {
 	if len(reports) == 0 {
 		t.Fatal("no progress of a 1.5 s call")
 	}
-	if last := reports[len(reports)-1]; last.Queued() || !strings.Contains(last.Message, "wait_milliseconds: running") {
+	if last := reports[len(reports)-1]; last.Queued() || last.Total != 1500*time.Millisecond || !strings.Contains(last.Message, "wait_milliseconds: running") {
 		t.Fatalf("progress of a running call: %+v", last)
 	}
 }
