@@ -117,7 +117,7 @@ var StartSession = tool.Define(tool.Tool{
 
 // StartIn names a session to start.
 type StartIn struct {
-	Name string `json:"name,omitempty" jsonschema:"a name for the session instead of a random id"`
+	Name string `json:"name,omitempty" jsonschema:"a name instead of a random id (local user only)"`
 }
 
 // describeSession is s with its live view.

@@ -335,6 +335,10 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 		t.Errorf("browser tool without browserSessionId: %s %s", code, e2etest.Text(res))
 	}
 
+	if code, _ := callCode(t, bob, "mcp_W365ComputerUse_StartSession", map[string]any{"name": "work"}); code != "INVALID_ARGUMENT" {
+		t.Errorf("a named session over HTTP: %s", code)
+	}
+
 	// Made-up ids start nothing.
 	before := len(h.Sessions())
 	for _, id := range []string{"s-00000000000000000000000000000000", "nosuch", "../../etc/passwd", "default-1", strings.Repeat("x", 10<<10)} {

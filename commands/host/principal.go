@@ -55,6 +55,10 @@ func (c callerHost) Sessions() []session.Info {
 }
 
 func (c callerHost) StartSession(ctx context.Context, name string, idle time.Duration) (*session.Session, error) {
+	if name != "" && !c.p.local {
+		// Names share one space: a taken name would tell one principal of another's session.
+		return nil, werr.Invalid("only the local user names sessions; call without a name for a generated id")
+	}
 	return c.h.sessions.Start(ctx, session.StartOptions{Owner: c.p.name, Name: name, IdleLimit: idle})
 }
 
