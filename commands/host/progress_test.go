@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/w365/w365/commands"
-	"github.com/w365/w365/engine/werr"
 )
 
 // TestClientHearsProgressAndItsQueue: the host's socket client (the CLI's and the REPL's)
@@ -67,21 +66,5 @@ func TestClientHearsProgressAndItsQueue(t *testing.T) {
 	}
 	if last := reports[len(reports)-1]; last.Queued() || last.Total != 1500*time.Millisecond || !strings.Contains(last.Message, "wait_milliseconds: running") {
 		t.Fatalf("progress of a running call: %+v", last)
-	}
-}
-
-// TestCallFromAnotherDisplayIsTold: a CLI call whose DISPLAY is not the display of the
-// session it would land on is refused, never run there silently.
-func TestCallFromAnotherDisplayIsTold(t *testing.T) {
-	h := testHost(t)
-	if err := h.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	go h.Serve(context.Background())
-	c := &Client{Opts: ClientOptions{Session: "default", NoStart: true, Display: ":4242"}}
-	defer c.Close()
-	_, err := c.Call(context.Background(), commands.GetScreenSize, nil)
-	if e := werr.As(err); e.Code != werr.InvalidArgument || !strings.Contains(e.Message, "not on your DISPLAY :4242") {
-		t.Fatalf("a call from another display: %v", err)
 	}
 }
