@@ -547,18 +547,7 @@ func TestLiveViewShowsTheSessionDesktop(t *testing.T) {
 	}
 	t.Cleanup(func() { xm.Process.Kill(); xm.Wait() })
 
-	chromium, _ := exec.LookPath("chromium")
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 800),
-		chromedp.UserDataDir(t.TempDir()))...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(live)); err != nil {
-		t.Fatal(err)
-	}
+	ctx := openInChromium(t, live)
 	var share float64
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -573,11 +562,75 @@ func TestLiveViewShowsTheSessionDesktop(t *testing.T) {
 		t.Fatalf("the live view shows %.1f%% magenta, want the big magenta window", share*100)
 	}
 
+	// View-only unless the policy says otherwise.
+	resp, err := http.Post(strings.Replace(live, "/?token=", "/input?token=", 1), "application/json", strings.NewReader(`{"tool":"click","args":{"x":500,"y":500}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("input to a view-only live view: %d", resp.StatusCode)
+	}
+
 	// The token dies with the session.
 	e2etest.Call(t, agent, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
 	if got := httpStatus(t, live); got != http.StatusForbidden {
 		t.Errorf("live view of an ended session: %d, want 403", got)
 	}
+}
+
+// openInChromium opens url in a headless Chromium with a 1280x800 viewport.
+func openInChromium(t *testing.T, url string) context.Context {
+	t.Helper()
+	chromium, _ := exec.LookPath("chromium")
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 800),
+		chromedp.UserDataDir(t.TempDir()))...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// TestLiveViewControlsTheDesktopWhenThePolicyAllows: with liveViewControl on, a click
+// on the live image clicks the desktop at the matching point.
+func TestLiveViewControlsTheDesktopWhenThePolicyAllows(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"liveViewControl": true}`), 0o600)
+	url, _ := serveHTTP(t, h, nil, "--policy", pol)
+	agent := connectHTTP(t, url, "", "", nil)
+	id, live := startSession(t, agent)
+	ctx := openInChromium(t, live)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool]("document.querySelector('img').naturalWidth > 0")); err != nil {
+		t.Fatal(err)
+	}
+	// The 1920x1080 desktop is fitted into the viewport, centred: where does a page point land?
+	vp, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64]("[innerWidth, innerHeight]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := min(vp[0]/1920, vp[1]/1080)
+	px, py := vp[0]/4, vp[1]/4 // not the centre: that is where X puts the pointer at start
+	wantX, wantY := (px-(vp[0]-1920*k)/2)/k, (py-(vp[1]-1080*k)/2)/k
+	if _, err := chromedp.Run(ctx, chromedp.MouseClickXY(px, py)); err != nil {
+		t.Fatal(err)
+	}
+	var cur struct{ CursorX, CursorY int }
+	near := func(a int, b float64) bool { return float64(a) > b-4 && float64(a) < b+4 }
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		e2etest.Structured(t, e2etest.Call(t, agent, "get_cursor_position", map[string]any{"sessionId": id}), &cur)
+		if near(cur.CursorX, wantX) && near(cur.CursorY, wantY) {
+			return
+		}
+	}
+	t.Fatalf("after a click at (%.0f, %.0f) on a %.0fx%.0f page the cursor is at %+v, want about %.0f,%.0f", px, py, vp[0], vp[1], cur, wantX, wantY)
 }
 
 func httpStatus(t *testing.T, url string) int {

@@ -52,6 +52,8 @@ type Policy struct {
 	LocalAttachAny bool `json:"localAttachAny"`
 	// LiveViewFPS caps the frames per second of a session's live view.
 	LiveViewFPS int `json:"liveViewFps"`
+	// LiveViewControl lets whoever holds a live view's URL click, scroll and type on the desktop.
+	LiveViewControl bool `json:"liveViewControl"`
 
 	// Lists.
 	AllowedCommands      []string `json:"allowedCommands"`      // execute_shell_command programs; a Windows name (dir) and its Linux program (ls) allow each other
