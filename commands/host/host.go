@@ -48,7 +48,7 @@ type Host struct {
 	serversMu sync.Mutex
 	servers   map[string]*mcp.Server
 
-	// httpBase is the base URL of the host's HTTP server ("" until it serves HTTP).
+	// httpBase is the base URL of the host's HTTP server (nil while it serves none).
 	httpBase atomic.Pointer[string]
 
 	lastUsed atomic.Int64

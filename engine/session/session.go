@@ -124,11 +124,13 @@ func (m *Manager) open(ctx context.Context, id, owner string, idle time.Duration
 			return nil, werr.New(werr.Unavailable, "the host is shutting down")
 		}
 		if s, ok := m.sessions[id]; ok {
+			if !fresh {
+				s.Touch() // under the manager's lock: the janitor cannot evict it before the call runs
+			}
 			m.mu.Unlock()
 			if fresh {
 				return nil, werr.Invalid("a session named %q is already running", id)
 			}
-			s.Touch()
 			return s, nil
 		}
 		if ch, ok := m.starting[id]; ok {
