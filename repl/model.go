@@ -494,7 +494,7 @@ func (m *model) status() string {
 	if m.running {
 		parts = append(parts, m.spin.View()+" running "+m.cmdLine+" "+time.Since(m.started).Round(time.Second).String())
 		if p := m.r.progress.Load(); p != nil && p.Queued() {
-			parts = append(parts, "waiting behind another call on its session")
+			parts = append(parts, "queued behind another call")
 		}
 	} else if m.lastTime > 0 {
 		parts = append(parts, "last "+m.lastTime.Round(time.Millisecond).String())
