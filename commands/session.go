@@ -30,6 +30,7 @@ type SessionIDIn struct {
 // SessionOut describes one session.
 type SessionOut struct {
 	SessionID string    `json:"sessionId"`
+	Owner     string    `json:"owner"`
 	Display   string    `json:"display"`
 	Virtual   bool      `json:"virtual"`
 	HostPID   int       `json:"hostPid"`
@@ -39,11 +40,13 @@ type SessionOut struct {
 	// Env lets a user run their own programs on the session's desktop.
 	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY and DBUS_SESSION_BUS_ADDRESS of the desktop"`
 	// Policy is the host's policy in force (session details only).
-	Policy *policy.Summary `json:"policy,omitempty" jsonschema:"the policy in force on the host: digest, source file, keys changed from the defaults"`
+	Policy *policy.Summary `json:"policy,omitempty"`
+	// LiveViewURL is set when the host serves HTTP.
+	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"page showing the desktop live; the URL is its credential"`
 }
 
 func sessionOut(i session.Info) SessionOut {
-	return SessionOut{SessionID: i.ID, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
+	return SessionOut{SessionID: i.ID, Owner: i.Owner, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
 		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
 }
 
@@ -65,9 +68,9 @@ func (o SessionListOut) Text() string {
 		return "no sessions"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-12s %-8s %-8s %-20s %-20s %s\n", "ID", "DISPLAY", "HOST", "STARTED", "LAST USED", "QUEUED")
+	fmt.Fprintf(&b, "%-34s %-14s %-8s %-8s %-20s %-20s %s\n", "ID", "OWNER", "DISPLAY", "HOST", "STARTED", "LAST USED", "QUEUED")
 	for _, s := range o.Sessions {
-		fmt.Fprintf(&b, "%-12s %-8s %-8d %-20s %-20s %d\n", s.SessionID, s.Display, s.HostPID,
+		fmt.Fprintf(&b, "%-34s %-14s %-8s %-8d %-20s %-20s %d\n", s.SessionID, s.Owner, s.Display, s.HostPID,
 			s.Started.Format("2006-01-02 15:04:05"), s.LastUsed.Format("2006-01-02 15:04:05"), s.Queued)
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -82,8 +85,10 @@ type EndOut struct {
 // ListSessions is the tool list_sessions (w365 session list).
 var ListSessions = tool.Define(tool.Tool{
 	Name: "list_sessions", Path: []string{"session", "list"}, Aliases: []string{"ls"},
-	Summary:     "List the host's sessions",
-	Long:        "Every session of the running host, oldest first. Starts a host if none runs.",
+	Summary: "List your sessions",
+	Long: "The caller's sessions on the running host, oldest first: over HTTP only the principal's own;\n" +
+		"the local user (CLI, REPL, stdio) sees every principal's unless the policy's localAttachAny is off.\n" +
+		"Starts a host if none runs.",
 	Example:     "  $ w365 session list\n  $ w365 session list --json",
 	Sessionless: true, Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, _ None) (SessionListOut, error) {
@@ -100,18 +105,34 @@ var StartSession = tool.Define(tool.Tool{
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
 	Summary: "Start a session: a fresh virtual desktop and browser profile; pass its sessionId to other tools",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
-		"sessionId. Pass it to other tools as sessionId (MCP) or --session (CLI). Idle sessions end\n" +
-		"after 30 minutes; any call keeps a session alive.",
-	Example:     "  $ w365 session start\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
+		"sessionId (128 random bits, or the name given: letters, digits, '.', '_', '-', at most 64).\n" +
+		"Pass it to other tools as sessionId (MCP) or --session (CLI). Only 'default' exists without\n" +
+		"being started; an ended or expired id is refused with SESSION_EXPIRED. Idle sessions end\n" +
+		"after 30 minutes; any call keeps a session alive. With the host serving HTTP the result has a\n" +
+		"liveViewUrl.",
+	Example:     "  $ w365 session start work\n  $ w365 --session work screenshot\n  $ w365 --session $(w365 session start --json | jq -r .sessionId) screenshot",
+	Args:        []string{"name"},
 	Sessionless: true,
 	Annotations: tool.Act,
-}, func(ctx context.Context, env *tool.Env, _ None) (SessionOut, error) {
-	s, err := env.Host.StartSession(ctx)
+}, func(ctx context.Context, env *tool.Env, in StartIn) (SessionOut, error) {
+	s, err := env.Host.StartSession(ctx, in.Name, 0)
 	if err != nil {
 		return SessionOut{}, err
 	}
-	return sessionOut(s.Info()), nil
+	return describeSession(env, s), nil
 })
+
+// StartIn names a session to start.
+type StartIn struct {
+	Name string `json:"name,omitempty" jsonschema:"a name instead of a random id (local user only)"`
+}
+
+// describeSession is s with its live view.
+func describeSession(env *tool.Env, s *session.Session) SessionOut {
+	o := sessionOut(s.Info())
+	o.LiveViewURL = env.Host.LiveViewURL(s)
+	return o
+}
 
 // EndSession is the tool mcp_W365ComputerUse_EndSession (w365 session end).
 var EndSession = tool.Define(tool.Tool{
@@ -142,7 +163,7 @@ var GetSessionDetails = tool.Define(tool.Tool{
 	if err != nil {
 		return SessionOut{}, werr.As(err)
 	}
-	out := sessionOut(s.Info())
+	out := describeSession(env, s)
 	sum := env.Policy.Summarize()
 	out.Policy = &sum
 	return out, nil
@@ -158,17 +179,16 @@ var CreateBrowserSession = tool.Define(tool.Tool{
 	Sessionless: true,
 	Annotations: WebAct,
 }, func(ctx context.Context, env *tool.Env, _ None) (BrowserSessionOut, error) {
-	s, err := env.Host.StartSession(ctx)
+	s, err := env.Host.StartSession(ctx, "", time.Duration(env.Policy.BrowserIdleTimeoutMinutes)*time.Minute)
 	if err != nil {
 		return BrowserSessionOut{}, err
 	}
-	s.IdleLimit = time.Duration(env.Policy.BrowserIdleTimeoutMinutes) * time.Minute
 	// The session's queue is empty: nobody else can know its id yet.
 	if _, err := browserOf(ctx, &tool.Env{Session: s, Policy: env.Policy, Host: env.Host}); err != nil {
 		env.Host.EndSession(s.ID)
 		return BrowserSessionOut{}, err
 	}
-	return BrowserSessionOut{BrowserSessionID: s.ID}, nil
+	return BrowserSessionOut{BrowserSessionID: s.ID, LiveViewURL: env.Host.LiveViewURL(s)}, nil
 })
 
 // CloseBrowserSession is the tool close_browser_session (w365 session close-browser).
@@ -194,4 +214,5 @@ type BrowserSessionIn struct {
 // BrowserSessionOut is a new browser session.
 type BrowserSessionOut struct {
 	BrowserSessionID string `json:"browserSessionId"`
+	LiveViewURL      string `json:"liveViewUrl,omitempty" jsonschema:"a page showing the session's desktop live (view-only); the URL is its credential"`
 }

@@ -20,7 +20,7 @@ type fakeHost struct {
 }
 
 func (f *fakeHost) Sessions() []session.Info { return f.infos }
-func (f *fakeHost) StartSession(context.Context) (*session.Session, error) {
+func (f *fakeHost) StartSession(context.Context, string, time.Duration) (*session.Session, error) {
 	return nil, werr.New(werr.Unavailable, "no desktops here")
 }
 func (f *fakeHost) Session(_ context.Context, id string) (*session.Session, error) {
@@ -33,9 +33,10 @@ func (f *fakeHost) EndSession(id string) error {
 	f.ended = append(f.ended, id)
 	return nil
 }
-func (f *fakeHost) ProtectedPIDs() []int        { return nil }
-func (f *fakeHost) PrivateDirs() []string       { return nil }
-func (f *fakeHost) Browser() tool.BrowserConfig { return tool.BrowserConfig{} }
+func (f *fakeHost) ProtectedPIDs() []int                { return nil }
+func (f *fakeHost) PrivateDirs() []string               { return nil }
+func (f *fakeHost) LiveViewURL(*session.Session) string { return "" }
+func (f *fakeHost) Browser() tool.BrowserConfig         { return tool.BrowserConfig{} }
 
 // call prepares args as the host would and runs t with env.
 func call(t *testing.T, tl *tool.Tool, env *tool.Env, args map[string]any) (any, error) {

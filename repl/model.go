@@ -375,6 +375,7 @@ func (m *model) submit() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.running, m.cancel, m.cmdLine = true, cancel, ansi.Truncate(clean(strings.Join(words, " ")), 40, "…")
 	m.startedAt, m.queuedShown = time.Now(), false
+	r.progress.Store(nil)
 	m.checkQueued()
 	helpOnly := len(words) == 1 && words[0] == "help"
 	run := func() tea.Msg {
@@ -532,6 +533,9 @@ func (m *model) status() string {
 		}
 		if b, ok := m.blocker(); ok {
 			run += " · waiting behind " + b.Tool + " of " + b.Frontend
+		} else if p := m.r.progress.Load(); p != nil && p.Queued() {
+			// The host says so, about a call the watch did not show (before it began).
+			run += " · queued behind another call"
 		}
 		parts = append(parts, run)
 	} else if m.lastTime > 0 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -196,6 +197,8 @@ type runner struct {
 	preview string
 	// clientID marks this REPL's calls, which watch lines and queue notices skip.
 	clientID string
+	// progress is the host's latest report on the running line's call (nil: none yet).
+	progress atomic.Pointer[host.Progress]
 }
 
 func newRunner(o Options) *runner {
@@ -215,6 +218,7 @@ func (r *runner) client(session string) *host.Client {
 	g.Session = session
 	o := cli.ClientOptionsFor(&g)
 	o.ClientName, o.ClientID = "w365-repl", r.clientID
+	o.OnProgress = func(p host.Progress) { r.progress.Store(&p) }
 	c := &host.Client{Opts: o}
 	r.clients[session] = c
 	return c

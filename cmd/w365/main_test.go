@@ -307,7 +307,11 @@ func TestJSONOutputAndSessionList(t *testing.T) {
 	if len(ss) != 1 || ss[0].SessionID != "default" || !strings.HasPrefix(ss[0].Display, ":") || ss[0].HostPID != h.HostPID() {
 		t.Fatalf("sessions %+v", ss)
 	}
-	// A named session gets its own desktop.
+	// A named session gets its own desktop; a name nobody started is refused.
+	if r := h.Run("--session", "second", "move-mouse", "10", "700"); r.Code != 3 || !strings.Contains(r.Stderr, "NOT_FOUND") {
+		t.Fatalf("an unstarted session: exit %d %s", r.Code, r.Stderr)
+	}
+	h.MustRun("session", "start", "second")
 	h.MustRun("--session", "second", "move-mouse", "10", "700")
 	if len(h.Sessions()) != 2 {
 		t.Fatalf("sessions %+v", h.Sessions())

@@ -22,6 +22,7 @@ import (
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -149,6 +150,10 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 // the arguments of a host the client may have to start.
 func ClientOptionsFor(g *Globals) host.ClientOptions {
 	o := host.ClientOptions{Session: g.Session}
+	if g.Session == session.DefaultName && os.Getenv("W365_SESSION") == "" && !g.Virtual {
+		// No session named: the call must not land silently on another display than the user's.
+		o.Display = os.Getenv("DISPLAY")
+	}
 	if g.Virtual {
 		o.HostArgs = append(o.HostArgs, "--virtual")
 	}

@@ -326,10 +326,16 @@ func waitExit(pid int, d time.Duration) {
 // MCP connects an MCP client to `w365 serve --mcp` with extra serve flags.
 func (h *Harness) MCP(serveArgs ...string) *mcp.ClientSession {
 	h.T.Helper()
+	return h.MCPWith(nil, serveArgs...)
+}
+
+// MCPWith is MCP with client options (handlers of notifications).
+func (h *Harness) MCPWith(opts *mcp.ClientOptions, serveArgs ...string) *mcp.ClientSession {
+	h.T.Helper()
 	cmd := exec.Command(h.Bin, append([]string{"serve", "--mcp"}, serveArgs...)...)
 	cmd.Env = h.Env
 	cmd.Stderr = os.Stderr
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

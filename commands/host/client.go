@@ -104,6 +104,12 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 	if c.Opts.Session != "" {
 		meta[MetaSession] = c.Opts.Session
 	}
+	if c.Opts.Display != "" {
+		meta[MetaDisplay] = c.Opts.Display
+	}
+	if c.Opts.OnProgress != nil {
+		meta["progressToken"] = c.nextID
+	}
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -165,6 +171,14 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Request:
+			if !m.ID.IsValid() && m.Method == "notifications/progress" && c.Opts.OnProgress != nil {
+				var p mcp.ProgressNotificationParams
+				if json.Unmarshal(m.Params, &p) == nil {
+					c.Opts.OnProgress(Progress{Elapsed: time.Duration(p.Progress * float64(time.Second)),
+						Total: time.Duration(p.Total * float64(time.Second)), Message: p.Message})
+				}
+				continue
+			}
 			if m.ID.IsValid() {
 				// A request from the host: this client offers no client features.
 				b, _ := encodeLine(&jsonrpc.Response{ID: m.ID,

@@ -29,6 +29,14 @@ type ClientOptions struct {
 	// ClientName is how calls name their front-end to observers (default w365-cli);
 	// ClientID tells this client's calls from others' (the REPL skips its own).
 	ClientName, ClientID string
+	// Display is the caller's DISPLAY when the user named no session: a call that would
+	// land on a session of another display is refused instead.
+	Display string
+	// OnProgress, when set, asks for progress reports on long calls and receives them.
+	OnProgress func(Progress)
+	// HTTP asks the host to serve HTTP for as long as the connection stays open (serve --http
+	// joining a running host).
+	HTTP *HTTPOptions
 }
 
 // DialHost connects to the host, starting or replacing it when needed, and returns
@@ -92,7 +100,7 @@ func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, 
 	if err != nil {
 		return nil, reply, err
 	}
-	b, _ := json.Marshal(hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy})
+	b, _ := json.Marshal(hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy, HTTP: o.HTTP})
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := c.Write(append(append(b, '\n'), first...)); err != nil {
 		c.Close()

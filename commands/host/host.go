@@ -22,7 +22,6 @@ import (
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/policy"
-	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -52,6 +51,9 @@ type Host struct {
 
 	serversMu sync.Mutex
 	servers   map[string]*mcp.Server
+
+	// httpBase is the base URL of the host's HTTP server (nil while it serves none).
+	httpBase atomic.Pointer[string]
 
 	lastUsed atomic.Int64
 	conns    atomic.Int64
@@ -109,39 +111,6 @@ func (h *Host) Stop() {
 	})
 }
 
-// The services tools may use (tool.Host).
-var _ tool.Host = (*Host)(nil)
-
-// Sessions describes every session, oldest first.
-func (h *Host) Sessions() []session.Info { return h.sessions.List() }
-
-// StartSession starts a session with a fresh id.
-func (h *Host) StartSession(ctx context.Context) (*session.Session, error) {
-	return h.sessions.Get(ctx, session.NewID(), true)
-}
-
-// Session returns a running session.
-func (h *Host) Session(ctx context.Context, id string) (*session.Session, error) {
-	return h.sessions.Get(ctx, id, false)
-}
-
-// EndSession stops a session.
-func (h *Host) EndSession(id string) error { return h.sessions.End(id) }
-
-// ProtectedPIDs are every session's desktop processes, the host and its parents.
-func (h *Host) ProtectedPIDs() []int { return append(h.sessions.PIDs(), proc.HostPIDs()...) }
-
-// PrivateDirs is the host's runtime directory (socket, log, sessions, profiles).
-func (h *Host) PrivateDirs() []string {
-	if dir, err := RuntimeDir(); err == nil {
-		return []string{dir}
-	}
-	return nil
-}
-
-// Browser is the host's browser configuration.
-func (h *Host) Browser() tool.BrowserConfig { return h.opts.Browser }
-
 // Listen binds the host socket. A socket file nobody answers on is stale and replaced;
 // a live one means another host runs, which is UNAVAILABLE.
 func (h *Host) Listen() error {
@@ -191,7 +160,7 @@ func (h *Host) Serve(ctx context.Context) {
 // ServeStdio serves one MCP client on stdin/stdout until it disconnects.
 func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName string) error {
 	t := orderedTransport{Transport: lineTransport{r: os.Stdin, w: nopCloser{os.Stdout}}, session: sessionName}
-	ss, err := h.mcpServer(o).Connect(ctx, t, nil)
+	ss, err := h.mcpServer(o, false).Connect(ctx, t, nil)
 	if err != nil {
 		return err
 	}

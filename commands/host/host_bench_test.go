@@ -39,7 +39,7 @@ func BenchmarkWarmCallInProcess(b *testing.B) {
 	h := testHost(b)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	if _, err := h.mcpServer(ServeOptions{}).Connect(ctx, orderedTransport{Transport: st, session: "default"}, nil); err != nil {
+	if _, err := h.mcpServer(ServeOptions{}, false).Connect(ctx, orderedTransport{Transport: st, session: "default"}, nil); err != nil {
 		b.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)

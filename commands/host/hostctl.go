@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,6 +64,14 @@ type endpoints struct {
 func (e *endpoints) add(s string) {
 	e.mu.Lock()
 	e.list = append(e.list, s)
+	e.mu.Unlock()
+}
+
+func (e *endpoints) remove(s string) {
+	e.mu.Lock()
+	if i := slices.Index(e.list, s); i >= 0 {
+		e.list = slices.Delete(e.list, i, i+1)
+	}
 	e.mu.Unlock()
 }
 

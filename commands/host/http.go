@@ -2,16 +2,13 @@ package host
 
 import (
 	"context"
-	"crypto/subtle"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/engine/werr"
@@ -35,74 +32,103 @@ func Relay(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer) erro
 	return conn.Close()
 }
 
-// ListenAndServeHTTP serves MCP over streamable HTTP on addr until ctx ends. With an API key
-// (see apiKey) it requires the key; without one, it refuses a non-loopback address.
-// GET /healthz answers without a key, for probes.
-func (h *Host) ListenAndServeHTTP(ctx context.Context, so ServeOptions, addr, sessionName string) error {
-	log := h.log
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return werr.Invalid("--http wants host:port, got %q", addr)
-	}
-	key, err := apiKey()
+// HTTPOptions configure the streamable HTTP server.
+type HTTPOptions struct {
+	Addr  string       `json:"addr"`
+	Serve ServeOptions `json:"serve"`
+	// Session is the session a call naming none lands on ("default": the caller's own).
+	Session string   `json:"session"`
+	Auth    HTTPAuth `json:"auth"`
+}
+
+// ListenAndServeHTTP serves MCP over streamable HTTP until ctx ends. Without
+// authentication it refuses a non-loopback address.
+func (h *Host) ListenAndServeHTTP(ctx context.Context, o HTTPOptions) error {
+	hs, err := h.listenHTTP(o)
 	if err != nil {
 		return err
 	}
-	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
-	if !loopback && key == "" {
-		return werr.New(werr.BlockedByPolicy, "refusing to serve on non-loopback %s without W365_API_KEY", addr)
+	return hs.serve(ctx)
+}
+
+// httpServer is a bound HTTP server of the host.
+type httpServer struct {
+	h    *Host
+	srv  *http.Server
+	ln   net.Listener
+	base *string
+}
+
+// listenHTTP binds o.Addr and builds the server: the MCP endpoint at "/" behind the
+// origin check and authentication, the protected resource metadata, and the live view.
+func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return nil, werr.Invalid("--http wants host:port, got %q", o.Addr)
 	}
-	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.mcpServer(so) }, nil)
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" && r.Method == http.MethodGet {
-			io.WriteString(w, "ok\n")
-			return
+	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
+	if !loopback && !o.Auth.Enabled() {
+		return nil, werr.New(werr.BlockedByPolicy, "refusing to serve on non-loopback %s without API keys or OAuth", o.Addr)
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", o.Addr, err)
+	}
+	base := "http://" + ln.Addr().String()
+	if o.Auth.OAuth != nil && o.Auth.OAuth.Resource != "" {
+		if u, err := url.Parse(o.Auth.OAuth.Resource); err == nil {
+			base = u.Scheme + "://" + u.Host
 		}
+	}
+	// The first server's address is the one live views name.
+	h.httpBase.CompareAndSwap(nil, &base)
+	session := o.Session
+	if session == "" {
+		session = "default"
+	}
+	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.mcpServer(o.Serve, true) }, nil)
+	var api http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The ordering stamps are the socket's; an HTTP client must not forge them.
+		r.Header.Del(hdrSeq)
+		r.Header.Del(hdrConn)
+		if r.Header.Get(hdrSession) == "" {
+			r.Header.Set(hdrSession, session)
+		}
+		mh.ServeHTTP(w, r)
+	})
+	mux := http.NewServeMux()
+	if o.Auth.Enabled() {
+		au := newAuthenticator(o.Auth, base+"/")
+		api = au.middleware(api)
+		if au.oauth != nil {
+			mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(au.metadata()))
+		}
+	}
+	mux.Handle(liveViewPrefix, h.liveViewHandler())
+	// Health probes (the container's, the chart's) ask without credentials.
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !originAllowed(r) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
 			return
 		}
-		if key != "" && !keyMatches(r, key) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="w365"`)
-			http.Error(w, "missing or wrong API key", http.StatusUnauthorized)
-			return
-		}
-		if r.Header.Get(hdrSession) == "" {
-			r.Header.Set(hdrSession, sessionName)
-		}
-		mh.ServeHTTP(w, r)
-	})
-	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	var once sync.Once
-	go func() { <-ctx.Done(); once.Do(func() { srv.Close() }) }()
-	log.Info("serving MCP over HTTP", "addr", addr, "auth", key != "")
-	h.endpoints.add("http://" + addr)
-	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
-		return werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", addr, err)
-	}
-	return nil
+		api.ServeHTTP(w, r)
+	}))
+	h.log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "keys", len(o.Auth.Keys), "oauth", o.Auth.OAuth != nil)
+	return &httpServer{h: h, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln: ln, base: &base}, nil
 }
 
-// apiKey is W365_API_KEY, else the first line of the file W365_API_KEY_FILE names (a
-// systemd credential or a container secret, which keeps the key out of the environment).
-func apiKey() (string, error) {
-	if k := os.Getenv("W365_API_KEY"); k != "" {
-		return k, nil
+// serve answers requests until ctx ends.
+func (hs *httpServer) serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { hs.srv.Close() })
+	defer stop()
+	defer hs.h.httpBase.CompareAndSwap(hs.base, nil)
+	hs.h.endpoints.add(*hs.base)
+	defer hs.h.endpoints.remove(*hs.base)
+	if err := hs.srv.Serve(hs.ln); err != nil && err != http.ErrServerClosed {
+		return werr.Wrap(err, werr.Unavailable, "HTTP server stopped: %v", err)
 	}
-	path := os.Getenv("W365_API_KEY_FILE")
-	if path == "" {
-		return "", nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", werr.Wrap(err, werr.InvalidArgument, "cannot read W365_API_KEY_FILE: %v", err)
-	}
-	key, _, _ := strings.Cut(string(b), "\n")
-	key = strings.TrimSpace(key)
-	if key == "" {
-		return "", werr.Invalid("W365_API_KEY_FILE %s holds no key", path)
-	}
-	return key, nil
+	return nil
 }
 
 // originAllowed refuses browsers on other sites (DNS rebinding and CSRF against the
@@ -118,12 +144,4 @@ func originAllowed(r *http.Request) bool {
 	}
 	h := u.Hostname()
 	return h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback())
-}
-
-func keyMatches(r *http.Request, key string) bool {
-	got := r.Header.Get("x-api-key")
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-		got = strings.TrimPrefix(a, "Bearer ")
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(key)) == 1
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -64,18 +65,20 @@ func (o ServeOptions) Selected(t *tool.Tool) bool {
 	return slices.Contains(o.Toolsets, t.Toolset)
 }
 
-// mcpServer returns the (cached) MCP server exposing the tools o selects.
-func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
+// mcpServer returns the (cached) MCP server exposing the tools o selects. remote marks
+// the server of HTTP clients, whose calls never run as the local principal.
+func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 	h.serversMu.Lock()
 	defer h.serversMu.Unlock()
-	if s, ok := h.servers[o.key()]; ok {
+	key := fmt.Sprintf("%s|remote=%v", o.key(), remote)
+	if s, ok := h.servers[key]; ok {
 		return s
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "w365", Title: "w365 computer use", Version: Version()},
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
 				"a sandboxed shell and Python, browser automation and accessibility trees. Coordinates are screen pixels. " +
-				"Mouse operations are refused (FAILSAFE) near screen corners. " + tool.SharedParams(),
+				"Mouse operations are refused (FAILSAFE) near screen corners.",
 			Logger:       slog.New(slog.DiscardHandler),
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
@@ -89,10 +92,14 @@ func (h *Host) mcpServer(o ServeOptions) *mcp.Server {
 			names = append(names, t.Legacy...)
 		}
 		for _, name := range names {
-			s.AddTool(MCPTool(t, name), h.observed(t, h.toolHandler(t)))
+			mt := MCPTool(t, name)
+			if remote {
+				requireBrowserSession(t, mt)
+			}
+			s.AddTool(mt, h.observed(t, remote, h.toolHandler(t, remote)))
 		}
 	}
-	h.servers[o.key()] = s
+	h.servers[key] = s
 	return s
 }
 
@@ -245,7 +252,7 @@ func newCorrelationID() string {
 
 // toolHandler adapts t to the SDK: decode, validate, pick the session, wait for its
 // turn, run, and turn the output or error into a result. It never lets a panic out.
-func (h *Host) toolHandler(t *tool.Tool) mcp.ToolHandler {
+func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		h.touch()
 		start := time.Now()
@@ -262,21 +269,31 @@ func (h *Host) toolHandler(t *tool.Tool) mcp.ToolHandler {
 				return errorResult(werr.Invalid("arguments must be a JSON object"), newCorrelationID()), nil
 			}
 		}
-		name := sessionName(req, args)
-		in, err := t.Prepare(args)
+		p := principalOf(req, remote)
+		// Prepare drops the session parameters a tool does not declare; callSession reads them after.
+		in, err := t.Prepare(maps.Clone(args))
 		if err != nil {
 			return h.fail(t, err), nil
 		}
-		env := &tool.Env{Policy: h.policy, Host: h}
+		env := &tool.Env{Policy: h.policy, Host: callerHost{h, p}}
+		prog := startProgress(ctx, req, t, in)
+		defer prog.done()
+		name := ""
 		if !t.Sessionless {
-			s, err := h.sessions.Get(ctx, name, true)
+			prog.setPhase("starting or finding its session")
+			s, err := h.callSession(ctx, req, t, args, p)
 			if err != nil {
 				return h.fail(t, err), nil
 			}
+			name = s.ID
 			ticket := enterInOrder(req.Extra, &s.Queue)
-			if err := ticket.Wait(ctx); err != nil {
-				return h.fail(t, werr.Wrap(err, werr.Cancelled, "call cancelled while waiting for session %q", name)), nil
+			if ahead := s.Queue.Len() - 1; ahead > 0 {
+				prog.setPhase("queued behind %d call(s) on session %s", ahead, s.ID)
 			}
+			if err := ticket.Wait(ctx); err != nil {
+				return h.fail(t, werr.Wrap(err, werr.Cancelled, "call cancelled while waiting for session %q", s.ID)), nil
+			}
+			prog.setPhase("running")
 			defer ticket.Done()
 			defer s.Touch()
 			env.Session = s

@@ -108,7 +108,7 @@ func (h *Host) Subscribe(session string) (<-chan CallEvent, func()) {
 
 // observed wraps a tool handler so that each call is published and, when the
 // session is traced, recorded.
-func (h *Host) observed(t *tool.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.ToolHandler {
 	if t.Sessionless {
 		// Session management and host queries act in no session (and the REPL's status
 		// line asks after every line): they would only be noise in a session's calls.
@@ -122,7 +122,7 @@ func (h *Host) observed(t *tool.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		ev := CallEvent{
 			Phase: "start", ID: h.calls.nextID.Add(1), Time: time.Now(),
 			Session: sessionName(req, args), Tool: t.Name,
-			Principal: principalOf(req), Frontend: frontendOf(req), Client: clientOf(req),
+			Principal: principalOf(req, remote).name, Frontend: frontendOf(req), Client: clientOf(req),
 			Args: redact(t, args), ReadOnly: t.Annotations.ReadOnly == tool.Yes, rawArgs: args,
 		}
 		h.calls.publish(ev)
@@ -161,13 +161,6 @@ func summarize(res *mcp.CallToolResult) (string, *werr.Error) {
 		text = text[:300] + "…"
 	}
 	return text, nil
-}
-
-func principalOf(req *mcp.CallToolRequest) string {
-	if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get(hdrSeq) == "" {
-		return "http"
-	}
-	return "local"
 }
 
 func frontendOf(req *mcp.CallToolRequest) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -23,6 +24,8 @@ type hello struct {
 	Policy string `json:"policy,omitempty"`
 	// Control asks about the host itself instead of starting MCP (hostctl.go).
 	Control *controlRequest `json:"control,omitempty"`
+	// HTTP makes the connection a request to serve HTTP until it closes.
+	HTTP *HTTPOptions `json:"http,omitempty"`
 }
 
 type helloReply struct {
@@ -73,8 +76,19 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	} else if err := hi.Serve.Validate(); err != nil {
 		reply.OK, reply.Error = false, err.Error()
 	}
+	var hs *httpServer
+	if reply.OK && hi.HTTP != nil {
+		var err error
+		if hs, err = h.listenHTTP(*hi.HTTP); err != nil {
+			reply.OK, reply.Error = false, err.Error()
+		}
+	}
 	b, _ := json.Marshal(reply)
 	c.Write(append(b, '\n'))
+	if hs != nil {
+		h.serveJoinedHTTP(ctx, hs, rc)
+		return
+	}
 	if !reply.OK {
 		c.Close()
 		if reply.Error == "version mismatch" && h.opts.Background {
@@ -87,7 +101,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		hi.Session = session.DefaultName
 	}
 	t := orderedTransport{Transport: lineTransport{r: rc, w: c}, session: hi.Session}
-	ss, err := h.mcpServer(hi.Serve).Connect(ctx, t, nil)
+	ss, err := h.mcpServer(hi.Serve, false).Connect(ctx, t, nil)
 	if err != nil {
 		c.Close()
 		return
@@ -139,4 +153,24 @@ func (p *prefixConn) CloseWrite() error {
 		return uc.CloseWrite()
 	}
 	return nil
+}
+
+// serveJoinedHTTP serves HTTP for a `serve --http` that joined this host, until its
+// connection closes (the serve process ended) or the host stops.
+func (h *Host) serveJoinedHTTP(ctx context.Context, hs *httpServer, c net.Conn) {
+	defer c.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, c)
+		cancel()
+	}()
+	go func() {
+		<-h.done
+		cancel()
+	}()
+	h.log.Info("serving HTTP for a joined serve", "addr", hs.ln.Addr().String())
+	if err := hs.serve(ctx); err != nil {
+		h.log.Warn("joined HTTP server stopped", "err", err)
+	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -252,8 +253,8 @@ func (ts *traceSet) record(ctx context.Context, h *Host, t *tool.Tool, ev CallEv
 }
 
 // inSession runs fn in the session's queue, after the call that just ended.
-func (h *Host) inSession(ctx context.Context, session string, fn func(env *tool.Env) error) error {
-	s, err := h.sessions.Get(ctx, session, false)
+func (h *Host) inSession(ctx context.Context, id string, fn func(env *tool.Env) error) error {
+	s, err := h.sessions.Get(ctx, id, false)
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func (h *Host) inSession(ctx context.Context, session string, fn func(env *tool.
 		return err
 	}
 	defer tk.Done()
-	return fn(&tool.Env{Session: s, Policy: h.policy, Host: h})
+	return fn(&tool.Env{Session: s, Policy: h.policy, Host: callerHost{h, principal{name: s.Owner, local: s.Owner == session.LocalPrincipal}}})
 }
 
 // runTool runs another tool with its defaults on the session (for the trace's own looks).

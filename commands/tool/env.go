@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"time"
 
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
@@ -16,16 +17,22 @@ type Env struct {
 	Host    Host
 }
 
-// Host is what tools may ask of the host that runs them. A test can fake it.
+// Host is what tools may ask of the host that runs them, on behalf of the principal
+// that called (each call gets its own view). A test can fake it.
 type Host interface {
-	// Sessions describes the host's sessions, oldest first.
+	// Sessions describes the sessions the caller may see, oldest first.
 	Sessions() []session.Info
-	// StartSession starts a new session with a fresh id and its own desktop.
-	StartSession(ctx context.Context) (*session.Session, error)
-	// Session returns a running session; NOT_FOUND when there is none of that id.
+	// StartSession starts a new session of the caller with its own desktop: named name
+	// (validated), or with a fresh random id when name is empty. idle overrides the
+	// policy's idle timeout (0: keep it).
+	StartSession(ctx context.Context, name string, idle time.Duration) (*session.Session, error)
+	// Session returns a running session of the caller; NOT_FOUND for an unknown id or
+	// another principal's, SESSION_EXPIRED for an ended one.
 	Session(ctx context.Context, id string) (*session.Session, error)
 	// EndSession stops a session and everything it opened.
 	EndSession(id string) error
+	// LiveViewURL is the address of the session's live view, "" when the host serves no HTTP.
+	LiveViewURL(s *session.Session) string
 	// ProtectedPIDs are processes no tool may kill or close: every session's desktop
 	// and the host with its parents.
 	ProtectedPIDs() []int

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -19,39 +18,10 @@ import (
 //   - a Go `any` is a value of any JSON type but null, spelled as an anyOf of single types,
 //     and a map[string]any a free-form object;
 //   - a boolean's default false is left unsaid: it is what an omitted boolean means;
-//   - the parameters many tools share (sessionId, browserSessionId) are described once,
-//     in the server's instructions (SharedParams), not again in every schema;
 //   - output schemas keep the result's field names and types (and descriptions where
 //     written), and drop what only a validator reads: required lists, additionalProperties,
 //     bounds, the members of nested objects, optional nested objects. Input schemas keep
 //     all their constraints.
-
-// sharedParams are the input parameters that mean the same in every tool that takes them.
-var sharedParams = []struct{ name, desc string }{
-	{"sessionId", "the session to act in, as mcp_W365ComputerUse_StartSession returned it (default: the connection's session)"},
-	{"browserSessionId", "a browser session, as create_browser_session returned it"},
-}
-
-// SharedParams describes the shared parameters, for the MCP server's instructions.
-func SharedParams() string {
-	var b strings.Builder
-	for i, p := range sharedParams {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(p.name + " is " + p.desc)
-	}
-	return b.String() + "."
-}
-
-// unshare drops the per-schema descriptions of the shared parameters.
-func unshare(in *jsonschema.Schema) {
-	for _, p := range sharedParams {
-		if s := in.Properties[p.name]; s != nil {
-			s.Description = ""
-		}
-	}
-}
 
 // anyValue is the schema of a Go `any`.
 func anyValue() *jsonschema.Schema {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -85,25 +84,5 @@ func TestSchemasAreShapedForStrictClients(t *testing.T) {
 	}
 	if out["required"] != nil || out["additionalProperties"] != nil {
 		t.Errorf("output schema keeps validator-only keywords: %v", out)
-	}
-}
-
-type sharedIn struct {
-	SessionID string `json:"sessionId,omitempty" jsonschema:"which session"`
-	X         int    `json:"x" jsonschema:"left edge"`
-}
-
-// A shared parameter is described once, in the server's instructions; others keep theirs.
-func TestSharedParametersAreDescribedOnce(t *testing.T) {
-	tl := Define(Tool{Name: "shared_test"}, func(context.Context, *Env, sharedIn) (leanOut, error) { return leanOut{}, nil })
-	props := schemaJSON(t, tl.InputSchema())["properties"].(map[string]any)
-	if d := props["sessionId"].(map[string]any)["description"]; d != nil {
-		t.Errorf("sessionId still described: %v", d)
-	}
-	if d := props["x"].(map[string]any)["description"]; d != "left edge" {
-		t.Errorf("x lost its description: %v", d)
-	}
-	if !strings.Contains(SharedParams(), "sessionId is the session") || !strings.Contains(SharedParams(), "browserSessionId") {
-		t.Errorf("instructions: %q", SharedParams())
 	}
 }

@@ -154,8 +154,8 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 				p.Description = d
 			}
 		}
+		addSessionParams(t, in)
 		portable(in)
-		unshare(in)
 		t.inSchema = in
 		if t.resolved, err = in.Resolve(nil); err != nil {
 			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))

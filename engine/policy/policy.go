@@ -56,6 +56,14 @@ type Policy struct {
 	// Sessions.
 	IdleTimeoutMinutes        int `json:"idleTimeoutMinutes"`
 	BrowserIdleTimeoutMinutes int `json:"browserIdleTimeoutMinutes"`
+	// MaxSessionsPerPrincipal caps the sessions one principal runs besides its default one (0: no cap).
+	MaxSessionsPerPrincipal int `json:"maxSessionsPerPrincipal"`
+	// LocalAttachAny lets the local user (CLI, REPL, stdio) use any principal's session by id.
+	LocalAttachAny bool `json:"localAttachAny"`
+	// LiveViewFPS caps the frames per second of a session's live view.
+	LiveViewFPS int `json:"liveViewFps"`
+	// LiveViewControl lets whoever holds a live view's URL click, scroll and type on the desktop.
+	LiveViewControl bool `json:"liveViewControl"`
 
 	// Lists.
 	AllowedCommands      []string `json:"allowedCommands"`      // execute_shell_command programs; a Windows name (dir) and its Linux program (ls) allow each other
@@ -112,6 +120,9 @@ func Default() *Policy {
 
 		IdleTimeoutMinutes:        30,
 		BrowserIdleTimeoutMinutes: 15,
+		MaxSessionsPerPrincipal:   8,
+		LocalAttachAny:            true,
+		LiveViewFPS:               10,
 
 		AllowedCommands: []string{
 			"git", "npm", "dotnet", "python", "cargo", "node", "pip",

@@ -5,8 +5,6 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -39,21 +37,28 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	starting map[string]chan struct{}
-	closed   bool
+	// pending counts, per owner, sessions whose desktop is still starting (for the cap).
+	pending map[string]int
+	tombs   tombstones
+	closed  bool
 }
 
 // NewManager makes an empty manager.
 func NewManager(p *policy.Policy, o Options) *Manager {
-	return &Manager{Policy: p, opts: o, sessions: map[string]*Session{}, starting: map[string]chan struct{}{}}
+	return &Manager{Policy: p, opts: o, sessions: map[string]*Session{}, starting: map[string]chan struct{}{},
+		pending: map[string]int{}, tombs: newTombstones(tombstoneCap)}
 }
 
 // Session is one desktop with its state.
 type Session struct {
-	ID      string
-	Owner   string
-	Created time.Time
-	Desktop desktop.Desktop
-	Queue   Queue
+	ID string
+	// Owner is the principal that made the session (LocalPrincipal for the socket and stdio).
+	Owner string
+	// LiveToken grants the session's live view; it dies with the session.
+	LiveToken string
+	Created   time.Time
+	Desktop   desktop.Desktop
+	Queue     Queue
 	// IdleLimit overrides the manager's idle eviction delay for this session (0: default).
 	IdleLimit time.Duration
 
@@ -68,6 +73,7 @@ type Session struct {
 // Info describes a session for listings.
 type Info struct {
 	ID       string    `json:"id"`
+	Owner    string    `json:"owner"`
 	Display  string    `json:"display"`
 	Virtual  bool      `json:"virtual"`
 	HostPID  int       `json:"hostPid"`
@@ -78,62 +84,102 @@ type Info struct {
 	Env map[string]string `json:"env"`
 }
 
-// Get returns the named session, starting it (and its desktop) when create is set.
-// Concurrent first calls for one name start one desktop.
+// Get returns the named session, starting it (and its desktop, owned by the local
+// principal) when create is set. Concurrent first calls for one name start one desktop.
+// The host reaches sessions through Resolve and Start, which apply the lifecycle rules;
+// Get is the plain lookup underneath.
 func (m *Manager) Get(ctx context.Context, name string, create bool) (*Session, error) {
 	if name == "" {
 		name = DefaultName
 	}
+	if !create {
+		return m.lookup(name)
+	}
+	return m.open(ctx, name, LocalPrincipal, 0, false)
+}
+
+// lookup returns a live session by id, touched, or NOT_FOUND.
+func (m *Manager) lookup(id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, werr.New(werr.Unavailable, "the host is shutting down")
+	}
+	if s, ok := m.sessions[id]; ok {
+		// Touched under the manager's lock, so the janitor cannot evict a session
+		// between this lookup and the call that is about to use it.
+		s.Touch()
+		return s, nil
+	}
+	return nil, werr.New(werr.NotFound, "no session %q", id).WithHint("list sessions with `w365 session list`")
+}
+
+// open returns the session id, starting it for owner when it does not run. With
+// fresh set, a running session of that id is an error (an explicit start). It
+// enforces the owner's cap on started sessions (the default sessions do not count).
+func (m *Manager) open(ctx context.Context, id, owner string, idle time.Duration, fresh bool) (*Session, error) {
 	for {
 		m.mu.Lock()
 		if m.closed {
 			m.mu.Unlock()
 			return nil, werr.New(werr.Unavailable, "the host is shutting down")
 		}
-		if s, ok := m.sessions[name]; ok {
-			if err := s.Desktop.Err(); err != nil {
-				// The desktop died: end the session (its apps went with their display) and say
-				// so once; the next call of this name starts a new desktop.
-				delete(m.sessions, name)
+		if s, ok := m.sessions[id]; ok {
+			if err := m.reapDeadLocked(s); err != nil {
 				m.mu.Unlock()
 				s.close()
-				return nil, werr.New(werr.SessionExpired, "session %q has ended: %v; its windows and applications are gone", name, werr.As(err).Message).
-					WithHint("the next call starts the session again on a new desktop")
+				return nil, err
+			}
+			if !fresh {
+				s.Touch() // under the manager's lock: the janitor cannot evict it before the call runs
 			}
 			m.mu.Unlock()
-			s.Touch()
+			if fresh {
+				return nil, werr.Invalid("a session named %q is already running", id)
+			}
 			return s, nil
 		}
-		if !create {
+		if ch, ok := m.starting[id]; ok {
 			m.mu.Unlock()
-			return nil, werr.New(werr.NotFound, "no session %q", name).WithHint("list sessions with `w365 session list`")
-		}
-		if ch, ok := m.starting[name]; ok {
-			m.mu.Unlock()
+			if fresh {
+				return nil, werr.Invalid("a session named %q is already starting", id)
+			}
 			select {
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return nil, werr.Wrap(ctx.Err(), werr.Timeout, "session %q is still starting", name)
+				return nil, werr.Wrap(ctx.Err(), werr.Timeout, "session %q is still starting", id)
 			}
 		}
+		counted := !IsDefaultID(id)
+		if counted {
+			if err := m.checkCapLocked(owner); err != nil {
+				m.mu.Unlock()
+				return nil, err
+			}
+			m.pending[owner]++
+		}
 		ch := make(chan struct{})
-		m.starting[name] = ch
+		m.starting[id] = ch
+		m.tombs.remove(id) // an explicit start of a person's name brings the name back
 		m.mu.Unlock()
 
-		s, err := m.start(ctx, name)
+		s, err := m.start(ctx, id)
 
 		m.mu.Lock()
-		delete(m.starting, name)
+		delete(m.starting, id)
+		if counted {
+			m.pending[owner]--
+		}
 		close(ch)
 		if err == nil {
-			m.sessions[name] = s
+			s.Owner, s.IdleLimit = owner, idle
+			m.sessions[id] = s
 		}
 		m.mu.Unlock()
 		return s, err
 	}
 }
-
 func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 	var d desktop.Desktop
 	var err error
@@ -146,21 +192,18 @@ func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 		return nil, err
 	}
 	now := time.Now()
-	return &Session{ID: name, Created: now, lastUsed: now, Desktop: d, resources: map[string]io.Closer{}}, nil
+	return &Session{ID: name, Created: now, lastUsed: now, Desktop: d, resources: map[string]io.Closer{},
+		LiveToken: randomHex(32)}, nil
 }
 
-// NewID returns a fresh session id for StartSession.
-func NewID() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return "s-" + hex.EncodeToString(b)
-}
-
-// End stops a session and everything it opened.
+// End stops a session and everything it opened; its id is refused from then on.
 func (m *Manager) End(name string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[name]
 	delete(m.sessions, name)
+	if ok {
+		m.buryLocked(s, "ended")
+	}
 	m.mu.Unlock()
 	if !ok {
 		return werr.New(werr.NotFound, "no session %q", name)
@@ -190,9 +233,11 @@ func (m *Manager) EvictIdle(idle time.Duration) []string {
 		if s.IdleLimit > 0 {
 			limit = s.IdleLimit
 		}
+		// A session with a call running or queued is never idle, however long the call takes.
 		if s.Idle() > limit && s.Queue.Len() == 0 {
 			victims = append(victims, s)
 			delete(m.sessions, id)
+			m.buryLocked(s, "expired after being idle")
 		}
 	}
 	m.mu.Unlock()
@@ -251,7 +296,7 @@ func (s *Session) Info() Info {
 			env[k] = v
 		}
 	}
-	return Info{ID: s.ID, Display: s.Desktop.Name(), Virtual: s.Desktop.Virtual(), HostPID: os.Getpid(),
+	return Info{ID: s.ID, Owner: s.Owner, Display: s.Desktop.Name(), Virtual: s.Desktop.Virtual(), HostPID: os.Getpid(),
 		Started: s.Created, LastUsed: s.lastUsed, Busy: s.Queue.Len(), Env: env}
 }
 

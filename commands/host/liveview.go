@@ -1,0 +1,227 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"html"
+	"image"
+	"image/jpeg"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// The live view shows a session's desktop in a web page, view-only unless the policy's
+// liveViewControl lets it click, scroll and type (through the desktop input tools): the host's HTTP
+// server serves a page whose image is a motion-JPEG stream (multipart/x-mixed-replace,
+// which every browser plays in an <img>) of frames from the session's own screen
+// capture (MIT-SHM on X11). Its URL carries the session's live token, 256 random bits
+// made with the session and dead with it; API keys and OAuth tokens play no part, so a
+// person can open the URL in any browser.
+
+// liveViewPrefix is the path under which live views are served: /live/ID/ is the page,
+// /live/ID/stream the frames.
+const liveViewPrefix = "/live/"
+
+// liveViewQuality is the JPEG quality of a frame: text stays readable at about a third
+// of the size of quality 90.
+const liveViewQuality = 70
+
+// liveViewKeepAlive is the longest the stream goes without a frame when nothing changes.
+const liveViewKeepAlive = 2 * time.Second
+
+// liveViewURL is the address of s's live view, "" when the host serves no HTTP.
+func (h *Host) liveViewURL(s *session.Session) string {
+	base := h.httpBase.Load()
+	if base == nil || s == nil {
+		return ""
+	}
+	return *base + liveViewPrefix + url.PathEscape(s.ID) + "/?token=" + s.LiveToken
+}
+
+func (h *Host) liveViewHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		rest := strings.TrimPrefix(r.URL.Path, liveViewPrefix)
+		id, sub, _ := strings.Cut(rest, "/")
+		token := r.URL.Query().Get("token")
+		if token == "" {
+			http.Error(w, "the live view needs its token", http.StatusUnauthorized)
+			return
+		}
+		s, ok := h.sessions.Lookup(id)
+		// An ended session's token is refused like a wrong one: it died with the session.
+		if !ok || subtle.ConstantTimeCompare([]byte(token), []byte(s.LiveToken)) != 1 {
+			http.Error(w, "wrong or expired live view token", http.StatusForbidden)
+			return
+		}
+		control := h.policy.LiveViewControl
+		switch {
+		case sub == "input" && r.Method == http.MethodPost && control:
+			h.liveInput(w, r, s)
+		case r.Method != http.MethodGet && r.Method != http.MethodHead:
+			http.Error(w, "the live view is view-only (policy liveViewControl)", http.StatusMethodNotAllowed)
+		case sub == "":
+			h.livePage(w, s, control)
+		case sub == "stream":
+			h.liveStream(r.Context(), w, s)
+		case sub == "control.js" && control:
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			io.WriteString(w, liveControlJS)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+func (h *Host) livePage(w http.ResponseWriter, s *session.Session, control bool) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'")
+	id := html.EscapeString(s.ID)
+	base := liveViewPrefix + url.PathEscape(s.ID) + "/"
+	q := "?token=" + s.LiveToken
+	script := ""
+	if control {
+		script = fmt.Sprintf(`<script src="%s"></script>`, html.EscapeString(base+"control.js"+q))
+	}
+	fmt.Fprintf(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>w365 live: %s</title>
+<style>html,body{margin:0;height:100%%;background:#111}img{display:block;width:100%%;height:100%%;object-fit:contain}</style>
+</head><body><img alt="session %s" src="%s">%s</body></html>
+`, id, id, html.EscapeString(base+"stream"+q), script)
+}
+
+// liveInputTools are the tools the live view's control may run, all desktop input.
+var liveInputTools = map[string]*tool.Tool{
+	"click": commands.Click, "scroll": commands.Scroll, "type_text": commands.TypeText,
+	"press_keys": commands.PressKeys, "move_mouse": commands.MoveMouse,
+}
+
+// liveInput runs one input tool from the live view page, in the session's queue like
+// any call, as the session's owner (the token stands for them).
+func (h *Host) liveInput(w http.ResponseWriter, r *http.Request, s *session.Session) {
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	var body struct {
+		Tool string         `json:"tool"`
+		Args map[string]any `json:"args"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil {
+		http.Error(w, "want {tool, args}", http.StatusBadRequest)
+		return
+	}
+	t := liveInputTools[body.Tool]
+	if t == nil {
+		http.Error(w, "not an input tool", http.StatusBadRequest)
+		return
+	}
+	in, err := t.Prepare(body.Args)
+	if err == nil {
+		ticket := s.Queue.Enter()
+		if err = ticket.Wait(r.Context()); err == nil {
+			env := &tool.Env{Session: s, Policy: h.policy, Host: callerHost{h, principal{name: s.Owner, local: s.Owner == session.LocalPrincipal}}}
+			_, err = t.Run(r.Context(), env, in)
+			ticket.Done()
+			s.Touch()
+		}
+	}
+	if err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		json.NewEncoder(w).Encode(ErrorPayload{Error: werr.As(err)})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// liveControlJS turns clicks, wheel turns and keys on the live image into input calls,
+// mapping page coordinates to the desktop's through the image's fitted box.
+const liveControlJS = `(() => {
+  const img = document.querySelector('img');
+  const input = location.pathname + 'input' + location.search;
+  const send = (tool, args) => fetch(input, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({tool, args})});
+  const at = (e) => {
+    const r = img.getBoundingClientRect();
+    const k = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
+    const x = (e.clientX - r.left - (r.width - img.naturalWidth * k) / 2) / k;
+    const y = (e.clientY - r.top - (r.height - img.naturalHeight * k) / 2) / k;
+    return {x: Math.round(x), y: Math.round(y)};
+  };
+  img.addEventListener('click', (e) => send('click', at(e)));
+  img.addEventListener('contextmenu', (e) => { e.preventDefault(); send('click', {...at(e), button: 'right'}); });
+  img.addEventListener('wheel', (e) => { e.preventDefault(); send('scroll', {...at(e), deltaY: Math.sign(e.deltaY)}); }, {passive: false});
+  const keys = {Enter: 'enter', Backspace: 'backspace', Tab: 'tab', Escape: 'escape', Delete: 'delete', ArrowUp: 'up',
+    ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right', Home: 'home', End: 'end', PageUp: 'pageup', PageDown: 'pagedown'};
+  document.addEventListener('keydown', (e) => {
+    const mods = [e.ctrlKey && 'ctrl', e.altKey && 'alt', e.metaKey && 'super'].filter(Boolean);
+    if (e.key.length === 1 && mods.length === 0) { send('type_text', {text: e.key}); }
+    else if (keys[e.key] || (e.key.length === 1 && mods.length)) { send('press_keys', {keys: [...mods, ...(e.shiftKey && e.key.length > 1 ? ['shift'] : []), keys[e.key] || e.key.toLowerCase()]}); }
+    else { return; }
+    e.preventDefault();
+  });
+})();
+`
+
+// liveStream sends frames of s's desktop until the client goes or the session ends, at
+// most the policy's liveViewFps per second, and only when the picture changed (or every
+// liveViewKeepAlive), so an idle desktop costs a capture and a hash per frame.
+func (h *Host) liveStream(ctx context.Context, w http.ResponseWriter, s *session.Session) {
+	scr, err := s.Desktop.OpenScreen()
+	if err != nil {
+		http.Error(w, "cannot capture the session's screen", http.StatusServiceUnavailable)
+		return
+	}
+	defer scr.Close()
+	const boundary = "w365frame"
+	w.Header().Set("Content-Type", "multipart/x-mixed-replace; boundary="+boundary)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	flusher, _ := w.(http.Flusher)
+	fps := max(1, h.policy.LiveViewFPS)
+	interval := time.Second / time.Duration(fps)
+	seed := maphash.MakeSeed()
+	var last uint64
+	var sent time.Time
+	var buf bytes.Buffer
+	for !s.Ended() {
+		began := time.Now()
+		img, err := scr.Capture(ctx, image.Rectangle{})
+		if err != nil {
+			return
+		}
+		if sum := maphash.Bytes(seed, img.Pix); sum != last || time.Since(sent) > liveViewKeepAlive {
+			last, sent = sum, time.Now()
+			buf.Reset()
+			if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: liveViewQuality}); err != nil {
+				return
+			}
+			if _, err := fmt.Fprintf(w, "--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n", boundary, buf.Len()); err != nil {
+				return
+			}
+			if _, err := w.Write(append(buf.Bytes(), '\r', '\n')); err != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval - time.Since(began)):
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package host
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/proc"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
+)
+
+// principal is who is calling: the local user on the host socket and stdio, or over
+// HTTP the owner of an API key ("key:NAME"), the subject of an OAuth token
+// ("oauth:SUB"), or, on a loopback server without authentication, one anonymous caller.
+type principal struct {
+	name  string
+	local bool
+}
+
+const anonymousPrincipal = "http:anonymous"
+
+// principalOf is the caller of req. remote says the request came over HTTP, where
+// only what the authentication middleware verified (the token info) names a caller:
+// no header or argument a client sends can make it the local user.
+func principalOf(req *mcp.CallToolRequest, remote bool) principal {
+	if !remote {
+		return principal{name: session.LocalPrincipal, local: true}
+	}
+	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
+		return principal{name: req.Extra.TokenInfo.UserID}
+	}
+	return principal{name: anonymousPrincipal}
+}
+
+// anyOwner says whether p may use every principal's sessions: the local user may, to
+// watch and drive what an agent does, unless the policy says otherwise.
+func (h *Host) anyOwner(p principal) bool { return p.local && h.policy.LocalAttachAny }
+
+// callerHost is the tool.Host one call sees: the host's services on behalf of p.
+type callerHost struct {
+	h *Host
+	p principal
+}
+
+var _ tool.Host = callerHost{}
+
+func (c callerHost) Sessions() []session.Info {
+	return c.h.sessions.ListFor(c.p.name, c.h.anyOwner(c.p))
+}
+
+func (c callerHost) StartSession(ctx context.Context, name string, idle time.Duration) (*session.Session, error) {
+	if name != "" && !c.p.local {
+		// Names share one space: a taken name would tell one principal of another's session.
+		return nil, werr.Invalid("only the local user names sessions; call without a name for a generated id")
+	}
+	return c.h.sessions.Start(ctx, session.StartOptions{Owner: c.p.name, Name: name, IdleLimit: idle})
+}
+
+func (c callerHost) Session(ctx context.Context, id string) (*session.Session, error) {
+	return c.h.sessions.Resolve(ctx, c.p.name, id, c.h.anyOwner(c.p))
+}
+
+func (c callerHost) EndSession(id string) error {
+	return c.h.sessions.EndFor(c.p.name, id, c.h.anyOwner(c.p))
+}
+
+// ProtectedPIDs are every session's desktop processes, the host and its parents.
+func (c callerHost) ProtectedPIDs() []int {
+	return append(c.h.sessions.PIDs(), proc.HostPIDs()...)
+}
+
+func (c callerHost) Browser() tool.BrowserConfig { return c.h.opts.Browser }
+
+// PrivateDirs is the host's runtime directory (socket, log, sessions, profiles).
+func (c callerHost) PrivateDirs() []string {
+	if dir, err := RuntimeDir(); err == nil {
+		return []string{dir}
+	}
+	return nil
+}
+
+func (c callerHost) LiveViewURL(s *session.Session) string { return c.h.liveViewURL(s) }
+
+// MetaDisplay in a call's _meta is the caller's DISPLAY, sent by the CLI and the REPL
+// when the user named no session: a call must not land silently on another display.
+const MetaDisplay = "w365/display"
+
+// callSession picks, checks and resolves the session a call of t runs in.
+func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *tool.Tool, args map[string]any, p principal) (*session.Session, error) {
+	bs, _ := args["browserSessionId"].(string)
+	sid, _ := args["sessionId"].(string)
+	if bs != "" && sid != "" && bs != sid {
+		return nil, werr.Invalid("sessionId %q and browserSessionId %q name different sessions; pass one", sid, bs)
+	}
+	if !p.local && isBrowserTool(t) && bs == "" {
+		// TOOLS.md P2: over HTTP every browser-scoped tool names its browser session.
+		return nil, werr.Invalid("%s over HTTP needs browserSessionId", t.Name).
+			WithHint("call create_browser_session first and pass its browserSessionId").WithDetail("parameter", "browserSessionId")
+	}
+	s, err := h.sessions.Resolve(ctx, p.name, sessionName(req, args), h.anyOwner(p))
+	if err != nil {
+		return nil, err
+	}
+	if d, _ := req.Params.Meta[MetaDisplay].(string); d != "" && p.local && !sameDisplay(d, s.Desktop.Name()) {
+		return nil, werr.Invalid("session %q is on display %s, not on your DISPLAY %s", s.ID, s.Desktop.Name(), d).
+			WithHint("name the session with --session to act on it anyway, or run with W365_RUNTIME_DIR set to a directory of your own for a host on your display")
+	}
+	return s, nil
+}
+
+// requireBrowserSession marks browserSessionId required in the schema HTTP clients see of
+// a browser tool (P2), so that a client following the schema sends it.
+func requireBrowserSession(t *tool.Tool, mt *mcp.Tool) {
+	in, ok := mt.InputSchema.(*jsonschema.Schema)
+	if !ok || !isBrowserTool(t) || in.Properties["browserSessionId"] == nil || slices.Contains(in.Required, "browserSessionId") {
+		return
+	}
+	cp := *in
+	cp.Required = append(slices.Clone(in.Required), "browserSessionId")
+	mt.InputSchema = &cp
+}
+
+// isBrowserTool says whether t acts on a session's browser (TOOLS.md P2's browser-scoped tools).
+func isBrowserTool(t *tool.Tool) bool { return strings.HasPrefix(t.Name, "browser_") }
+
+// sameDisplay compares X display names, ignoring a default screen number (":1" is ":1.0").
+func sameDisplay(a, b string) bool {
+	return strings.TrimSuffix(a, ".0") == strings.TrimSuffix(b, ".0")
+}
