@@ -94,7 +94,7 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 	}
 	// An application starts, without the host's secrets in its environment, and belongs
 	// to the session: it ends with it.
-	s := e2etest.Call(t, cs, "start_session", nil)
+	s := e2etest.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil)
 	var sess struct{ SessionID string }
 	e2etest.Structured(t, s, &sess)
 	var launched struct{ PID int }
@@ -110,7 +110,7 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 	if !strings.Contains(string(env), "DISPLAY=") {
 		t.Errorf("the launched program has no DISPLAY: %q", env)
 	}
-	e2etest.Call(t, cs, "end_session", map[string]any{"sessionId": sess.SessionID})
+	e2etest.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": sess.SessionID})
 	deadline := time.Now().Add(10 * time.Second)
 	for processAlive(launched.PID) {
 		if time.Now().After(deadline) {
@@ -329,7 +329,7 @@ func TestBoundaryPolicyFailsClosed(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"execute_python_code", "get_screen_size", "get_session_details", "mcp_W365ComputerUse_GetSessionDetails"}; !slices.Equal(names, want) {
+	if want := []string{"execute_python_code", "get_screen_size", "mcp_W365ComputerUse_GetSessionDetails"}; !slices.Equal(names, want) {
 		t.Errorf("tools under the strict policy: %v, want %v", names, want)
 	}
 	e2etest.Call(t, cs, "get_screen_size", nil)
@@ -343,7 +343,7 @@ func TestBoundaryPolicyFailsClosed(t *testing.T) {
 			Changed        []string
 		}
 	}
-	e2etest.Structured(t, e2etest.Call(t, cs, "get_session_details", map[string]any{"sessionId": "default"}), &details)
+	e2etest.Structured(t, e2etest.Call(t, cs, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": "default"}), &details)
 	if details.Policy.Source != strict || len(details.Policy.Changed) != 2 {
 		t.Errorf("session details policy: %+v", details.Policy)
 	}

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -51,8 +50,8 @@ func TestCloseWindowNeedsMostOfTheTitleAndOneWindow(t *testing.T) {
 	if code := e2etest.ErrorCode(res); code != "INVALID_ARGUMENT" {
 		t.Fatalf("ambiguous query: code %q (%s), want INVALID_ARGUMENT", code, e2etest.Text(res))
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if !strings.Contains(string(b), one) || !strings.Contains(string(b), two) || !strings.Contains(string(b), "candidates") {
+	b := e2etest.ErrorMeta(res)
+	if !strings.Contains(b, one) || !strings.Contains(b, two) || !strings.Contains(b, "candidates") {
 		t.Errorf("ambiguous refusal does not list the candidates: %s", b)
 	}
 	both("after an ambiguous query")

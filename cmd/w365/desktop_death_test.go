@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -104,8 +103,8 @@ func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) 
 	p := e2etest.StartProbe(t, []string{"DISPLAY=" + old, "XAUTHORITY=/nonexistent"}, "--position", "0,0", "--size", "800,600")
 
 	res := e2etest.Call(t, cs, "get_screen_size", nil)
-	b, _ := json.Marshal(res.StructuredContent)
-	if e2etest.ErrorCode(res) != "SESSION_EXPIRED" || strings.Contains(string(b), `"retryable":true`) || !strings.Contains(e2etest.Text(res), "gone") {
+	b := e2etest.ErrorMeta(res)
+	if e2etest.ErrorCode(res) != "SESSION_EXPIRED" || !strings.Contains(b, `"code":"SESSION_EXPIRED"`) || strings.Contains(b, `"retryable":true`) || !strings.Contains(e2etest.Text(res), "gone") {
 		t.Fatalf("first call after the desktop died: %s", b)
 	}
 	// The next calls run on a new desktop.

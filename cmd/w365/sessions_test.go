@@ -362,8 +362,8 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 				Retryable bool   `json:"retryable"`
 			} `json:"error"`
 		}
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &p)
+		b := e2etest.ErrorMeta(res)
+		json.Unmarshal([]byte(b), &p)
 		if p.Error.Code != "SESSION_EXPIRED" || p.Error.Retryable {
 			t.Errorf("%s on a dead session: %s", c.tool, b)
 		}
@@ -457,10 +457,12 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	// Snapshots, both ways: each types through a ref of the other's snapshot.
 	var snap struct {
 		SnapshotID string `json:"snapshotId"`
-		Text       string `json:"text"`
 	}
-	e2etest.Structured(t, e2etest.Call(t, agent, "browser_snapshot", map[string]any{"browserSessionId": id}), &snap)
-	cli("browser", "type-ref", "--snapshot-id", snap.SnapshotID, "--ref", snapRef(t, snap.Text, `textbox "Text"`), "--text", "from the CLI")
+	// The snapshot's text is the result's text content (structured content does not repeat it).
+	snapRes := e2etest.Call(t, agent, "browser_snapshot", map[string]any{"browserSessionId": id})
+	e2etest.Structured(t, snapRes, &snap)
+	snapText := e2etest.Text(snapRes)
+	cli("browser", "type-ref", "--snapshot-id", snap.SnapshotID, "--ref", snapRef(t, snapText, `textbox "Text"`), "--text", "from the CLI")
 	var ev struct {
 		Value string `json:"value"`
 	}
@@ -469,7 +471,7 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 		t.Fatalf("the agent reads %q", ev.Value)
 	}
 	h.JSON(&snap, "--session", id, "browser", "snapshot")
-	res := e2etest.Call(t, agent, "browser_type_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, snap.Text, `textbox "Email"`), "text": "agent@example.com", "browserSessionId": id})
+	res := e2etest.Call(t, agent, "browser_type_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, snapText, `textbox "Email"`), "text": "agent@example.com", "browserSessionId": id})
 	if res.IsError {
 		t.Fatalf("the agent cannot use the CLI's snapshot: %s", e2etest.Text(res))
 	}
@@ -530,7 +532,7 @@ func TestLiveViewShowsTheSessionDesktop(t *testing.T) {
 	}
 
 	xm := exec.Command("xmessage", "-geometry", "900x600+300+200", "-bg", "#ff00ff", "-fg", "#ff00ff", "-center", "w365 live view")
-	xm.Env = append(os.Environ(), "DISPLAY="+details.Env["DISPLAY"])
+	xm.Env = append(os.Environ(), "DISPLAY="+details.Env["DISPLAY"], "XAUTHORITY="+details.Env["XAUTHORITY"])
 	if err := xm.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -370,6 +370,16 @@ func Structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	}
 }
 
+// ErrorMeta is the JSON of an error result's full error (code, retryable, hint, details),
+// which travels in _meta["w365/error"]; "" for a success.
+func ErrorMeta(res *mcp.CallToolResult) string {
+	if !res.IsError {
+		return ""
+	}
+	b, _ := json.Marshal(res.Meta["w365/error"])
+	return string(b)
+}
+
 // ErrorCode is the stable code of an error result ("" for success), read as a model
 // reads it: the text's first line is `CODE: message`.
 func ErrorCode(res *mcp.CallToolResult) string {
