@@ -15,7 +15,7 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
              bubblewrap xclip python3 git
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
 TEST_PKGS := $(RUN_PKGS) tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
-             python3-pyqt5 x11-apps x11-utils rsync
+             python3-pyqt5 x11-apps x11-utils xterm rsync
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check
 
