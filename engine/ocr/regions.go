@@ -22,7 +22,7 @@ const (
 	minLineH = 5
 	// targetH is the height (ink extent, in pixels) a line is upscaled to, within
 	// [1, maxScale]: tesseract reads best with capitals of 20 px or more.
-	targetH  = 32
+	targetH  = 28
 	maxScale = 3
 )
 
@@ -208,7 +208,7 @@ func (m *inkImage) trim(l line) line {
 
 // tallRatio (in tenths) is how much taller than a line's median component a component
 // may be and still be text.
-const tallRatio = 18
+const tallRatio = 24
 
 // crop cuts line li out of the image with a margin and normalises it: every background
 // white, the line's text from grey to black whatever its colour or contrast, ink of
