@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -116,6 +117,21 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		workers = runtime.NumCPU()
 	}
 
+	readers := make([]*reader, workers)
+	for w := range readers {
+		if readers[w], err = startReader(ctx, bin, lang); err != nil {
+			for _, r := range readers[:w] {
+				r.stop()
+			}
+			return Result{}, werr.Wrap(err, werr.Internal, "cannot start tesseract")
+		}
+	}
+	defer func() {
+		for _, r := range readers {
+			r.stop()
+		}
+	}()
+
 	g := toGray(img)
 	b := g.Rect
 	res := Result{Width: b.Dx(), Height: b.Dy()}
@@ -166,6 +182,9 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].cost > todo[j].cost })
 	workers = max(1, min(workers, len(todo)))
+	for _, r := range readers[workers:] {
+		r.stop() // more processes than lines
+	}
 	load := make([]int, workers)
 	lists := make([][]*tile, workers)
 	for _, t := range todo {
@@ -188,7 +207,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			words[w], errs[w] = runTesseract(ctx, bin, lang, dir, w, lists[w], opts.MinConfidence)
+			words[w], errs[w] = readers[w].read(ctx, lang, lists[w], opts.MinConfidence)
 		}(w)
 	}
 	wg.Wait()
@@ -239,36 +258,65 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 // tileOverhead is the fixed cost of a tile, in scaled pixels of width.
 const tileOverhead = 200
 
-// runTesseract recognises one worker's tiles in one process and returns the words
-// whose centre lies in their tile's core, in screen coordinates.
-func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*tile, minConf float64) ([]Box, error) {
-	list := filepath.Join(dir, fmt.Sprintf("list%d.txt", w))
+// reader is one single-threaded tesseract process, started before the lines are known
+// so that it loads its model while the screen is analysed; it then reads the list of
+// line images it is given on stdin, one page each.
+type reader struct {
+	cmd         *exec.Cmd
+	stdin       io.WriteCloser
+	out, stderr bytes.Buffer
+	done        bool
+}
+
+func startReader(ctx context.Context, bin, lang string) (*reader, error) {
+	// Polarity is already normalised: tesseract need not retry lines inverted.
+	r := &reader{cmd: exec.CommandContext(ctx, bin, "-", "stdout", "-l", lang, "--psm", "7",
+		"-c", "tessedit_do_invert=0", "tsv")}
+	r.cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.stderr
+	var err error
+	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if err := r.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// stop ends a reader that was not given any lines.
+func (r *reader) stop() {
+	if !r.done {
+		r.done = true
+		r.cmd.Process.Kill()
+		r.stdin.Close()
+		r.cmd.Wait()
+	}
+}
+
+// read hands the reader its tiles and returns the words whose centre lies in their
+// tile's core, in screen coordinates.
+func (r *reader) read(ctx context.Context, lang string, tiles []*tile, minConf float64) ([]Box, error) {
+	r.done = true
 	var lb strings.Builder
 	for _, t := range tiles {
 		lb.WriteString(t.path)
 		lb.WriteByte('\n')
 	}
-	if err := os.WriteFile(list, []byte(lb.String()), 0o600); err != nil {
-		return nil, err
-	}
-	// Polarity is already normalised: tesseract need not retry lines inverted.
-	cmd := exec.CommandContext(ctx, bin, list, "stdout", "-l", lang, "--psm", "7",
-		"-c", "tessedit_do_invert=0", "tsv")
-	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
+	_, werr1 := io.WriteString(r.stdin, lb.String())
+	r.stdin.Close()
+	if err := r.cmd.Wait(); err != nil || werr1 != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(r.stderr.String())
 		if strings.Contains(msg, "Failed loading language") {
 			return nil, werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
 				WithHint("install tesseract-ocr-%s", lang)
 		}
-		return nil, fmt.Errorf("tesseract: %w: %s", err, msg)
+		return nil, fmt.Errorf("tesseract: %w: %s", errors.Join(err, werr1), msg)
 	}
-	return parseTSV(out.Bytes(), tiles, minConf), nil
+	return parseTSV(r.out.Bytes(), tiles, minConf), nil
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen

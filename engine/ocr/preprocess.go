@@ -139,9 +139,14 @@ func newBackground(g *image.Gray) *background {
 	if len(queue) == 0 {
 		return p // no flat background anywhere: text is dark on white
 	}
-	// Pass 1 grows backgrounds over pixels of their level; pass 2 (the same queue run
-	// again from the start) hands every remaining pixel to the nearest seed.
+	// Pass 1 grows backgrounds over pixels of their level and notes the pixels at their
+	// edge; pass 2 grows from those edges over every remaining pixel, which so takes the
+	// nearest seed.
+	var edge []int32
 	for pass := 1; pass <= 2; pass++ {
+		if pass == 2 {
+			queue = edge
+		}
 		for h := 0; h < len(queue); h++ {
 			i := int(queue[h])
 			l := label[i]
@@ -165,15 +170,20 @@ func newBackground(g *image.Gray) *background {
 				nb[k] = i + W
 				k++
 			}
+			atEdge := false
 			for _, j := range nb[:k] {
 				if label[j] >= 0 {
 					continue
 				}
 				if d := int(pix[j]) - bg; pass == 1 && (d > seedTolerance || d < -seedTolerance) {
+					atEdge = true
 					continue
 				}
 				label[j] = l
 				queue = append(queue, int32(j))
+			}
+			if atEdge {
+				edge = append(edge, int32(i))
 			}
 		}
 	}
