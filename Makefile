@@ -68,8 +68,10 @@ test: deps-test check build
 bench: deps-test build
 	cd testdata/bench/peers && npm ci --no-audit --no-fund
 	$(GO) run ./testdata/bench
-	@echo; echo "OCR word recall and time against the raw tesseract CLI on known screens:"
-	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|wall|cpu|^(ok|FAIL)'
+	@echo; echo "OCR word recall and time against the raw tesseract CLI (OMP_THREAD_LIMIT=1), per screen and per set:"
+	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|missed|^(ok|FAIL)'
+	@echo; echo "OCR time as the amount of text on a 1920x1080 screen grows:"
+	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkGrowth' -benchtime 5x ./engine/ocr | grep -E 'Benchmark|^(ok|FAIL)'
 	@echo; echo "Accessibility tree walk of a ~300-node Chromium window:"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/a11y | grep -E 'Benchmark|^(ok|FAIL)'
 

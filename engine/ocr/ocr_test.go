@@ -4,6 +4,7 @@ package ocr_test
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -364,4 +365,36 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
 	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+}
+
+// BenchmarkGrowth shows how Analyze's time grows with the amount of text: the dense
+// light screen (297 words in 60 lines) with all but its top 0, 1/8, 1/4, 1/2 or all of
+// it painted over with the background, so that the screen size stays 1920x1080.
+func BenchmarkGrowth(b *testing.B) {
+	displaytest.Require(b, "tesseract")
+	s := render(b, scenes()[0])
+	bg := s.img.RGBAAt(s.img.Rect.Max.X-1, s.img.Rect.Max.Y-1)
+	for _, eighths := range []int{0, 1, 2, 4, 8} {
+		img := image.NewRGBA(s.img.Rect)
+		copy(img.Pix, s.img.Pix)
+		for y := img.Rect.Dy() * eighths / 8; y < img.Rect.Dy(); y++ {
+			for x := 0; x < img.Rect.Dx(); x++ {
+				img.SetRGBA(x, y, bg)
+			}
+		}
+		b.Run(fmt.Sprintf("text=%d-of-8", eighths), func(b *testing.B) {
+			words, c0 := 0, cpuTime()
+			for b.Loop() {
+				r, err := ocr.Analyze(context.Background(), img, ocr.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				words = len(r.Boxes)
+			}
+			// CPU time (this process and tesseract's) says more than wall time on a busy
+			// machine.
+			b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(words), "words")
+		})
+	}
 }
