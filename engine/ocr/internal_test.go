@@ -105,3 +105,57 @@ func TestPolarityAndLines(t *testing.T) {
 		t.Error("a stroke is not a component")
 	}
 }
+
+func TestLinesAndCrop(t *testing.T) {
+	// A mid-blue bar (luminance 110) holding five white "glyphs" 6 px wide, 10 px tall,
+	// 3 px apart, with a 30 px tall stipple-like bar (a box side) 4 px before them; below
+	// it on white, a second line of dark glyphs.
+	const W, H = 300, 120
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	fill := func(x0, y0, x1, y1 int, v byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = v
+			}
+		}
+	}
+	fill(0, 0, W, 60, 110)
+	fill(36, 15, 38, 45, 255) // the tall bar
+	for k := 0; k < 5; k++ {
+		fill(42+9*k, 25, 48+9*k, 35, 255)
+		fill(42+9*k, 80, 48+9*k, 90, 30)
+	}
+	m := findInk(g, newBackground(g))
+	ls := m.lines()
+	if len(ls) != 2 {
+		t.Fatalf("%d lines, want 2: %+v", len(ls), ls)
+	}
+	top := ls[0]
+	if top.r.Min.Y > ls[1].r.Min.Y {
+		top = ls[1]
+	}
+	if want := image.Rect(42, 25, 84, 35); top.r != want || !top.light {
+		t.Fatalf("top line %v light %v, want %v light", top.r, top.light, want)
+	}
+	li := 0
+	if top.r != ls[0].r {
+		li = 1
+	}
+	r, c := m.crop(li, top)
+	at := func(x, y int) byte { return c.Pix[(y-r.Min.Y)*c.Stride+x-r.Min.X] }
+	if v := at(44, 30); v > 40 {
+		t.Errorf("white glyph on blue not made dark: %d", v)
+	}
+	if v := at(50, 30); v < 230 {
+		t.Errorf("blue between glyphs not made white: %d", v)
+	}
+	if v := at(37, 30); v < 230 { // the crop's margin reaches the bar
+		t.Errorf("the tall bar is not whitened: %d", v)
+	}
+	if lineScale(10) != 2.8 || lineScale(5) != maxScale || lineScale(40) != 1 {
+		t.Errorf("scales %v %v %v", lineScale(10), lineScale(5), lineScale(40))
+	}
+}
