@@ -252,6 +252,15 @@ def overlaps(a, b):
 
 
 def report():
+    # On a busy machine the windows may not be mapped yet: wait until they are, then give
+    # them time to paint.
+    if not all(w.get_window() and w.get_window().is_viewable() for w in wins + covers):
+        return True
+    GLib.timeout_add(800, emit)
+    return False
+
+
+def emit():
     words = list(truth)
     for w, ws in visible_checks:
         if not any(overlaps(rect(w), rect(c)) for c in covers if c.get_window()):
@@ -264,5 +273,5 @@ def report():
 wins = {"form": form, "app": app, "menu": menu, "covered": covered, "dialog": dialog, "table": table}[scene]()
 for w in wins:
     w.show_all()
-GLib.timeout_add(1800, report)
+GLib.timeout_add(1000, report)
 Gtk.main()

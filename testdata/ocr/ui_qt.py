@@ -87,9 +87,15 @@ win.show()
 
 
 def report():
-    print("TRUTH " + " ".join(truth), flush=True)
-    print("READY", flush=True)
+    # On a busy machine the window may not be mapped yet: wait until it is exposed, then
+    # give it time to paint.
+    h = win.windowHandle()
+    if h is None or not h.isExposed():
+        QTimer.singleShot(200, report)
+        return
+    QTimer.singleShot(800, lambda: (print("TRUTH " + " ".join(truth), flush=True),
+                                    print("READY", flush=True)))
 
 
-QTimer.singleShot(1800, report)
+QTimer.singleShot(1000, report)
 app.exec_()
