@@ -84,7 +84,7 @@ func TestPolarityAndLines(t *testing.T) {
 	for x := 110; x < 190; x++ {
 		g.Pix[75*W+x] = 0 // a separator line
 	}
-	m := findInk(g, newBackground(g))
+	m := findInk(g, newBackground(g, 2), 2)
 	at := func(x, y int) int { return abs(int(m.depth[y*W+x])) }
 	if d := at(10, 10); d > 5 {
 		t.Errorf("dark background has depth %d", d)
@@ -128,7 +128,7 @@ func TestLinesAndCrop(t *testing.T) {
 		fill(42+9*k, 25, 48+9*k, 35, 255)
 		fill(42+9*k, 80, 48+9*k, 90, 30)
 	}
-	m := findInk(g, newBackground(g))
+	m := findInk(g, newBackground(g, 2), 2)
 	ls := m.lines()
 	if len(ls) != 2 {
 		t.Fatalf("%d lines, want 2: %+v", len(ls), ls)

@@ -141,7 +141,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	}
 	defer os.RemoveAll(dir)
 
-	ink := findInk(g, newBackground(g))
+	ink := findInk(g, newBackground(g, workers), workers)
 	lines := ink.lines()
 	tiles := make([]tile, len(lines))
 	// Crop, normalise, upscale and write the lines in parallel.

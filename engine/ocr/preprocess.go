@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"math"
 	"os"
+	"sync"
 )
 
 // toGray converts img to 8-bit luminance (BT.601 weights), with fast paths for the
@@ -58,7 +59,7 @@ const blockSize = 8
 // not a whole region's, is the reference, so gradients (title bars) flatten out.
 type background struct {
 	rect  image.Rectangle
-	label []int32 // per pixel: index of the nearest seed block
+	label []int32 // per pixel: index of the nearest seed block, -1 for none
 	bg    []int16 // per block: background level
 }
 
@@ -66,22 +67,44 @@ type background struct {
 // level to be part of that background.
 const seedTolerance = 20
 
-func newBackground(g *image.Gray) *background {
+// newBackground analyses g in horizontal strips of whole block rows, one per worker, in
+// parallel; a pixel takes the nearest seed of its own strip.
+func newBackground(g *image.Gray, workers int) *background {
 	b := g.Rect
 	W, H := b.Dx(), b.Dy()
 	bw, bh := (W+blockSize-1)/blockSize, (H+blockSize-1)/blockSize
-	p := &background{rect: b}
 	n := bw * bh
-	p.bg = make([]int16, n)
-	pure := make([]bool, n)
-	for by := 0; by < bh; by++ {
+	p := &background{rect: b, bg: make([]int16, n), label: make([]int32, W*H)}
+	pix := g.Pix
+	if g.Stride != W {
+		pix = make([]byte, W*H)
+		for y := 0; y < H; y++ {
+			copy(pix[y*W:(y+1)*W], g.Pix[y*g.Stride:])
+		}
+	}
+	strips := max(1, min(workers, bh/8))
+	var wg sync.WaitGroup
+	for s := 0; s < strips; s++ {
+		wg.Add(1)
+		go func(by0, by1 int) {
+			defer wg.Done()
+			p.grow(pix, W, H, bw, by0, by1)
+		}(bh*s/strips, bh*(s+1)/strips)
+	}
+	wg.Wait()
+	return p
+}
+
+// grow seeds and grows the backgrounds of block rows [by0, by1).
+func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
+	pure := make([]bool, (by1-by0)*bw)
+	for by := by0; by < by1; by++ {
 		for bx := 0; bx < bw; bx++ {
-			x0, y0 := b.Min.X+bx*blockSize, b.Min.Y+by*blockSize
-			x1, y1 := min(x0+blockSize, b.Max.X), min(y0+blockSize, b.Max.Y)
+			x0, y0 := bx*blockSize, by*blockSize
+			x1, y1 := min(x0+blockSize, W), min(y0+blockSize, H)
 			var coarse, sums [16]int
 			for y := y0; y < y1; y++ {
-				row := g.Pix[g.PixOffset(x0, y):g.PixOffset(x1, y)]
-				for _, v := range row {
+				for _, v := range pix[y*W+x0 : y*W+x1] {
 					coarse[v>>4]++
 					sums[v>>4] += int(v)
 				}
@@ -100,30 +123,22 @@ func newBackground(g *image.Gray) *background {
 			if m < 15 {
 				cnt += coarse[m+1]
 			}
-			i := by*bw + bx
-			p.bg[i] = int16(sums[m] / max(1, coarse[m]))
-			pure[i] = cnt*4 >= 3*(x1-x0)*(y1-y0)
+			p.bg[by*bw+bx] = int16(sums[m] / max(1, coarse[m]))
+			pure[(by-by0)*bw+bx] = cnt*4 >= 3*(x1-x0)*(y1-y0)
 		}
 	}
-
-	pix := g.Pix
-	if g.Stride != W {
-		pix = make([]byte, W*H)
-		for y := 0; y < H; y++ {
-			copy(pix[y*W:(y+1)*W], g.Pix[y*g.Stride:])
-		}
-	}
-	label := make([]int32, W*H)
-	for i := range label {
+	rowMin, rowMax := by0*blockSize, min(by1*blockSize, H) // pixel rows of the strip
+	label := p.label
+	for i := rowMin * W; i < rowMax*W; i++ {
 		label[i] = -1
 	}
-	queue := make([]int32, 0, W*H)
-	for by := 0; by < bh; by++ {
+	queue := make([]int32, 0, (rowMax-rowMin)*W)
+	for by := by0; by < by1; by++ {
 		for bx := 0; bx < bw; bx++ {
-			bi := by*bw + bx
-			if !pure[bi] {
+			if !pure[(by-by0)*bw+bx] {
 				continue
 			}
+			bi := by*bw + bx
 			bg := int(p.bg[bi])
 			for y := by * blockSize; y < min((by+1)*blockSize, H); y++ {
 				for x := bx * blockSize; x < min((bx+1)*blockSize, W); x++ {
@@ -136,12 +151,10 @@ func newBackground(g *image.Gray) *background {
 			}
 		}
 	}
-	if len(queue) == 0 {
-		return p // no flat background anywhere: text is dark on white
-	}
 	// Pass 1 grows backgrounds over pixels of their level and notes the pixels at their
 	// edge; pass 2 grows from those edges over every remaining pixel, which so takes the
 	// nearest seed.
+	first, last := rowMin*W, (rowMax-1)*W
 	var edge []int32
 	for pass := 1; pass <= 2; pass++ {
 		if pass == 2 {
@@ -162,11 +175,11 @@ func newBackground(g *image.Gray) *background {
 				nb[k] = i + 1
 				k++
 			}
-			if i >= W {
+			if i >= first+W {
 				nb[k] = i - W
 				k++
 			}
-			if i < W*(H-1) {
+			if i < last {
 				nb[k] = i + W
 				k++
 			}
@@ -187,17 +200,15 @@ func newBackground(g *image.Gray) *background {
 			}
 		}
 	}
-	p.label = label
-	return p
 }
 
 // contrast returns how far the pixel at index i (row-major, relative to the image) with
 // level v stands out of its background: negative where it is darker.
 func (p *background) contrast(i int, v byte) int {
-	if p.label == nil {
-		return int(v) - 255
+	if l := p.label[i]; l >= 0 {
+		return int(v) - int(p.bg[l])
 	}
-	return int(v) - int(p.bg[p.label[i]])
+	return int(v) - 255 // no flat background in the strip: take text as dark on white
 }
 
 // Thin straight lines (button outlines, table grids, separators) longer than minLine

@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Text is found in the pixels before anything is read: a pixel is ink when it stands out
@@ -57,24 +58,32 @@ type line struct {
 	light bool
 }
 
-func findInk(g *image.Gray, p *background) *inkImage {
+func findInk(g *image.Gray, p *background, workers int) *inkImage {
 	b := g.Rect
 	W, H := b.Dx(), b.Dy()
 	m := &inkImage{rect: b, depth: make([]int16, W*H), comp: make([]int32, W*H)}
 	mask := image.NewGray(image.Rect(0, 0, W, H))
-	for y := 0; y < H; y++ {
-		row := g.Pix[y*g.Stride:][:W]
-		for x, v := range row {
-			i := y*W + x
-			d := p.contrast(i, v)
-			m.depth[i] = int16(d)
-			if d > inkDepth || d < -inkDepth {
-				mask.Pix[i] = 0
-			} else {
-				mask.Pix[i] = 255
+	var wg sync.WaitGroup
+	for s := 0; s < workers; s++ {
+		wg.Add(1)
+		go func(y0, y1 int) {
+			defer wg.Done()
+			for y := y0; y < y1; y++ {
+				row := g.Pix[y*g.Stride:][:W]
+				for x, v := range row {
+					i := y*W + x
+					d := p.contrast(i, v)
+					m.depth[i] = int16(d)
+					if d > inkDepth || d < -inkDepth {
+						mask.Pix[i] = 0
+					} else {
+						mask.Pix[i] = 255
+					}
+				}
 			}
-		}
+		}(H*s/workers, H*(s+1)/workers)
 	}
+	wg.Wait()
 	removeLines(mask)
 	for i := range m.comp {
 		m.comp[i] = -1
