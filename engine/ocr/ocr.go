@@ -123,6 +123,9 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			for _, r := range readers[:w] {
 				r.stop()
 			}
+			if ctx.Err() != nil {
+				return Result{}, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
+			}
 			return Result{}, werr.Wrap(err, werr.Internal, "cannot start tesseract")
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/w365/w365/engine/display"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/ocr"
+	"github.com/w365/w365/engine/werr"
 )
 
 // capture reads the whole screen of d with GetImage (24/32-bit TrueColor, BGRX).
@@ -396,5 +397,32 @@ func BenchmarkGrowth(b *testing.B) {
 			b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(words), "words")
 		})
+	}
+}
+
+// TestReaderFailures checks that tesseract failing (missing language data, a cancelled
+// call) comes back as a coded error and leaves no process behind to wait on.
+func TestReaderFailures(t *testing.T) {
+	displaytest.Require(t, "tesseract")
+	img := image.NewRGBA(image.Rect(0, 0, 400, 100))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for y := 40; y < 52; y++ { // a few dark strokes: something to read
+		for x := 20; x < 200; x += 6 {
+			img.Pix[(y*400+x)*4], img.Pix[(y*400+x)*4+1], img.Pix[(y*400+x)*4+2] = 0, 0, 0
+		}
+	}
+	_, err := ocr.Analyze(context.Background(), img, ocr.Options{Language: "zzz"})
+	if werr.CodeOf(err) != werr.Unavailable {
+		t.Errorf("missing language: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ocr.Analyze(ctx, img, ocr.Options{}); werr.CodeOf(err) != werr.Cancelled {
+		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := ocr.Analyze(context.Background(), img, ocr.Options{Scale: 9}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("scale 9: %v", err)
 	}
 }
