@@ -18,7 +18,7 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
              bubblewrap python3 git
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
-             python3-pyqt5 x11-apps x11-utils rsync
+             python3-pyqt5 x11-apps x11-utils xterm rsync
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man
@@ -89,8 +89,10 @@ test: deps-test check build
 bench: deps-test build
 	cd testdata/bench/peers && npm ci --no-audit --no-fund
 	$(GO) run ./testdata/bench
-	@echo; echo "OCR word recall and time against the raw tesseract CLI on known screens:"
-	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|wall|cpu|^(ok|FAIL)'
+	@echo; echo "OCR word recall and time against the raw tesseract CLI (OMP_THREAD_LIMIT=1), per screen and per set:"
+	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|missed|^(ok|FAIL)'
+	@echo; echo "OCR time as the amount of text on a 1920x1080 screen grows:"
+	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkGrowth' -benchtime 5x ./engine/ocr | grep -E 'Benchmark|^(ok|FAIL)'
 	@echo; echo "Accessibility tree walk of a ~300-node Chromium window:"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/a11y | grep -E 'Benchmark|^(ok|FAIL)'
 

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"sync/atomic"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"

@@ -37,13 +37,13 @@ func TestGroupLines(t *testing.T) {
 
 func TestParseTSVMapsAndDedupes(t *testing.T) {
 	// A tile whose region starts at (100, 50) with a core from (196, 82); scale 2.
-	tl := &tile{core: image.Rect(196, 82, 500, 300), r: image.Rect(100, 50, 600, 332)}
+	tl := &tile{core: image.Rect(196, 82, 500, 300), r: image.Rect(100, 50, 600, 332), scale: 2}
 	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n" +
 		"5\t1\t1\t1\t1\t1\t400\t100\t80\t24\t96.5\tinside\n" + // centre (320, 106): in the core
 		"5\t1\t1\t1\t1\t2\t10\t10\t80\t24\t91\tmargin\n" + // centre (125, 61): the neighbour's
 		"5\t1\t1\t1\t1\t3\t600\t100\t2\t24\t10\t|\n" + // noise
 		"4\t1\t1\t1\t1\t0\t400\t100\t80\t24\t-1\t\n"
-	got := parseTSV([]byte(tsv), []*tile{tl}, 2.0, 0)
+	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
 	if len(got) != 1 {
 		t.Fatalf("got %+v", got)
 	}
@@ -54,40 +54,108 @@ func TestParseTSVMapsAndDedupes(t *testing.T) {
 }
 
 func TestPolarityAndLines(t *testing.T) {
-	// Left half dark with a light "glyph", right half light with a dark one, and a long
-	// thin line on the right.
-	g := image.NewGray(image.Rect(0, 0, 200, 100))
-	for y := 0; y < 100; y++ {
-		for x := 0; x < 200; x++ {
+	// Left half dark with a light "glyph", right half light with a dark one and a long
+	// thin line; a mid-blue band (luminance 150) at the bottom with a white glyph.
+	const W, H = 200, 100
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
 			v := byte(30)
 			if x >= 100 {
 				v = 240
 			}
-			g.Pix[y*200+x] = v
+			if y >= 85 {
+				v = 150
+			}
+			g.Pix[y*W+x] = v
 		}
 	}
 	for y := 40; y < 50; y++ {
 		for x := 40; x < 44; x++ {
-			g.Pix[y*200+x] = 220 // light stroke on dark
-			g.Pix[y*200+x+100] = 20
+			g.Pix[y*W+x] = 220 // light stroke on dark
+			g.Pix[y*W+x+100] = 20
+		}
+	}
+	for y := 90; y < 97; y++ {
+		for x := 60; x < 63; x++ {
+			g.Pix[y*W+x] = 255 // white stroke on mid-blue
 		}
 	}
 	for x := 110; x < 190; x++ {
-		g.Pix[80*200+x] = 0 // a separator line
+		g.Pix[75*W+x] = 0 // a separator line
 	}
-	pol := newPolarity(g)
-	n := pol.normalize(g)
-	removeLines(n)
-	if v := n.GrayAt(10, 10).Y; v < 240 {
-		t.Errorf("dark background not made white: %d", v)
+	m := findInk(g, newBackground(g, 2), 2)
+	at := func(x, y int) int { return abs(int(m.depth[y*W+x])) }
+	if d := at(10, 10); d > 5 {
+		t.Errorf("dark background has depth %d", d)
 	}
-	if v := n.GrayAt(41, 45).Y; v > 60 {
-		t.Errorf("light stroke on dark not made dark: %d", v)
+	if d := at(41, 45); d < 150 {
+		t.Errorf("light stroke on dark has depth %d", d)
 	}
-	if v := n.GrayAt(141, 45).Y; v > 60 {
-		t.Errorf("dark stroke on light not kept dark: %d", v)
+	if d := at(141, 45); d < 150 {
+		t.Errorf("dark stroke on light has depth %d", d)
 	}
-	if v := n.GrayAt(150, 80).Y; v != 255 {
-		t.Errorf("thin line not erased: %d", v)
+	if d := at(61, 93); d < 80 {
+		t.Errorf("white stroke on mid-blue has depth %d", d)
+	}
+	if c := m.comp[75*W+150]; c >= 0 {
+		t.Errorf("thin line kept as component %d", c)
+	}
+	if m.comp[45*W+41] < 0 || m.comp[45*W+141] < 0 || m.comp[93*W+61] < 0 {
+		t.Error("a stroke is not a component")
+	}
+}
+
+func TestLinesAndCrop(t *testing.T) {
+	// A mid-blue bar (luminance 110) holding five white "glyphs" 6 px wide, 10 px tall,
+	// 3 px apart, with a 30 px tall stipple-like bar (a box side) 4 px before them; below
+	// it on white, a second line of dark glyphs.
+	const W, H = 300, 120
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	fill := func(x0, y0, x1, y1 int, v byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = v
+			}
+		}
+	}
+	fill(0, 0, W, 60, 110)
+	fill(36, 15, 38, 45, 255) // the tall bar
+	for k := 0; k < 5; k++ {
+		fill(42+9*k, 25, 48+9*k, 35, 255)
+		fill(42+9*k, 80, 48+9*k, 90, 30)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 {
+		t.Fatalf("%d lines, want 2: %+v", len(ls), ls)
+	}
+	top := ls[0]
+	if top.r.Min.Y > ls[1].r.Min.Y {
+		top = ls[1]
+	}
+	if want := image.Rect(42, 25, 84, 35); top.r != want || !top.light {
+		t.Fatalf("top line %v light %v, want %v light", top.r, top.light, want)
+	}
+	li := 0
+	if top.r != ls[0].r {
+		li = 1
+	}
+	r, c := m.crop(li, top)
+	at := func(x, y int) byte { return c.Pix[(y-r.Min.Y)*c.Stride+x-r.Min.X] }
+	if v := at(44, 30); v > 40 {
+		t.Errorf("white glyph on blue not made dark: %d", v)
+	}
+	if v := at(50, 30); v < 230 {
+		t.Errorf("blue between glyphs not made white: %d", v)
+	}
+	if v := at(37, 30); v < 230 { // the crop's margin reaches the bar
+		t.Errorf("the tall bar is not whitened: %d", v)
+	}
+	if lineScale(10) != 2.8 || lineScale(5) != maxScale || lineScale(40) != 1 {
+		t.Errorf("scales %v %v %v", lineScale(10), lineScale(5), lineScale(40))
 	}
 }

@@ -1,14 +1,16 @@
 // Package ocr reads the text on a screen image with the tesseract CLI.
 //
-// Screens are not pages: small anti-aliased UI text, light text on dark panels, text in
-// boxes, sparse labels. Analyze therefore preprocesses (grayscale; per-region polarity
-// and white point so that all text is dark on white; thin box and grid lines erased;
-// 1.5x bilinear upscale), cuts the screen into bands at blank rows, drops blank bands,
-// crops the rest to their ink and runs one single-threaded tesseract process
-// (OMP_THREAD_LIMIT=1, --psm 11) per core, each reading its share of the tiles from a
-// list file so that the model loads once per process.
-// Words from band overlaps are kept once (by the band whose core holds their centre),
-// mapped back to screen coordinates and grouped into lines in reading order.
+// Screens are not pages: a few short labels, buttons, title bars and menus spread over
+// large flat areas, small grey helper text, light text on dark panels and coloured
+// buttons, text in boxes. Handed a whole screen, tesseract's page layout analysis finds
+// little of it. Analyze therefore finds the text lines in the pixels first (see
+// regions.go: contrast against the local background, borders erased, connected
+// components grouped into lines), crops each line with a margin, normalises it (dark on
+// white, contrast stretched, upscaled up to 3x when small) and reads it as one line
+// (--psm 7). The lines go to one single-threaded tesseract process (OMP_THREAD_LIMIT=1)
+// per core, each reading its share from a list file, so that the model loads once per
+// process whatever the number of lines. Word boxes are mapped back to screen
+// coordinates and grouped into lines in reading order.
 package ocr
 
 import (
@@ -18,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -60,8 +63,8 @@ type Result struct {
 type Options struct {
 	// Workers is the number of tesseract processes run in parallel; 0 means runtime.NumCPU().
 	Workers int
-	// Scale is the upscale factor applied before recognition (1 to 4): 0 means
-	// DefaultScale; 1 disables it.
+	// Scale is the upscale factor applied to every line before recognition (1 to 4):
+	// 0 picks one per line, up to 3x for small text; 1 disables it.
 	Scale float64
 	// Language is the tesseract language; "" means eng.
 	Language string
@@ -72,22 +75,14 @@ type Options struct {
 	MinConfidence float64
 }
 
-// Band geometry at 1x: the image is cut into full-width bands of about bandH rows, at
-// a blank row (no ink after normalisation) within bandH/2 of each cut when there is one,
-// so that no word is cut and nothing is read twice. Where no blank row is near, the
-// bands overlap by marginY so that a line cut at one band's edge is whole in the other.
-const (
-	bandH   = 180
-	marginY = 40
-)
-
-// tile is one region of the image handed to tesseract.
+// tile is one line of text handed to tesseract.
 type tile struct {
-	// core is the part of the image this tile answers for; r is core plus margins,
-	// cropped to the ink in it.
+	// core is the line's ink extent (screen coordinates): a word read from the tile is
+	// the line's only if its centre lies in it. r is the crop around it.
 	core, r image.Rectangle
+	scale   float64
 	path    string
-	ink     int // dark pixels after normalisation: a cost estimate
+	cost    int // scaled width: recognition time grows with it
 	worker  int
 	page    int // 1-based position in its worker's list
 }
@@ -110,10 +105,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			WithHint("install tesseract-ocr and tesseract-ocr-eng")
 	}
 	scale := opts.Scale
-	if scale == 0 {
-		scale = DefaultScale
-	}
-	if scale < 1 || scale > 4 {
+	if scale != 0 && (scale < 1 || scale > 4) {
 		return Result{}, werr.Invalid("scale must be between 1 and 4, got %g", scale)
 	}
 	lang := opts.Language
@@ -125,6 +117,24 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		workers = runtime.NumCPU()
 	}
 
+	readers := make([]*reader, workers)
+	for w := range readers {
+		if readers[w], err = startReader(ctx, bin, lang); err != nil {
+			for _, r := range readers[:w] {
+				r.stop()
+			}
+			if ctx.Err() != nil {
+				return Result{}, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
+			}
+			return Result{}, werr.Wrap(err, werr.Internal, "cannot start tesseract")
+		}
+	}
+	defer func() {
+		for _, r := range readers {
+			r.stop()
+		}
+	}()
+
 	g := toGray(img)
 	b := g.Rect
 	res := Result{Width: b.Dx(), Height: b.Dy()}
@@ -134,14 +144,12 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	}
 	defer os.RemoveAll(dir)
 
-	pol := newPolarity(g)
-	norm := pol.normalize(g)
-	removeLines(norm)
-	ink := newInkMap(norm)
-	tiles := makeBands(norm, workers)
-	// Preprocess tiles in parallel: crop, polarity, upscale, write a PGM file.
+	ink := findInk(g, newBackground(g, workers), workers)
+	lines := ink.lines()
+	tiles := make([]tile, len(lines))
+	// Crop, normalise, upscale and write the lines in parallel.
 	var wg sync.WaitGroup
-	errs := make([]error, len(tiles))
+	errs := make([]error, max(len(tiles), workers))
 	sem := make(chan struct{}, workers)
 	for i := range tiles {
 		wg.Add(1)
@@ -149,13 +157,19 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			t := &tiles[i]
-			t.ink, t.r = ink.crop(t.r)
-			if t.ink == 0 {
-				return // blank: nothing to read
+			l := lines[i]
+			r, crop := ink.crop(i, l)
+			sc := scale
+			if sc == 0 {
+				sc = lineScale(l.r.Dy())
 			}
-			pix, w, h := prepare(norm, t.r, scale)
-			t.path = filepath.Join(dir, fmt.Sprintf("t%03d.pgm", i))
+			pix, w, h := prepare(crop, crop.Rect, sc)
+			t := &tiles[i]
+			t.core = l.r.Inset(-2).Add(b.Min)
+			t.r = r.Add(b.Min)
+			t.scale = sc
+			t.cost = w + tileOverhead
+			t.path = filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i))
 			errs[i] = writePGM(t.path, pix, w, h)
 		}(i)
 	}
@@ -165,14 +179,15 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	}
 
 	// Longest-processing-time-first assignment of tiles to worker processes.
-	var todo []*tile
+	todo := make([]*tile, len(tiles))
 	for i := range tiles {
-		if tiles[i].path != "" {
-			todo = append(todo, &tiles[i])
-		}
+		todo[i] = &tiles[i]
 	}
-	sort.SliceStable(todo, func(i, j int) bool { return todo[i].ink > todo[j].ink })
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].cost > todo[j].cost })
 	workers = max(1, min(workers, len(todo)))
+	for _, r := range readers[workers:] {
+		r.stop() // more processes than lines
+	}
 	load := make([]int, workers)
 	lists := make([][]*tile, workers)
 	for _, t := range todo {
@@ -182,7 +197,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				w = k
 			}
 		}
-		load[w] += t.ink + tileOverhead
+		load[w] += t.cost
 		t.worker, t.page = w, len(lists[w])+1
 		lists[w] = append(lists[w], t)
 	}
@@ -195,7 +210,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			words[w], errs[w] = runTesseract(ctx, bin, lang, dir, w, lists[w], scale, opts.MinConfidence)
+			words[w], errs[w] = readers[w].read(ctx, lang, lists[w], opts.MinConfidence)
 		}(w)
 	}
 	wg.Wait()
@@ -216,14 +231,14 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	for _, ws := range words {
 		all = append(all, ws...)
 	}
-	lines := groupLines(all)
+	rows := groupLines(all)
 	var sb strings.Builder
 	sum := 0.0
-	for li, line := range lines {
+	for li, row := range rows {
 		if li > 0 {
 			sb.WriteByte('\n')
 		}
-		for wi, w := range line {
+		for wi, w := range row {
 			if wi > 0 {
 				sb.WriteByte(' ')
 			}
@@ -243,105 +258,73 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	return res, nil
 }
 
-// DefaultScale is the upscale factor Analyze uses unless told otherwise.
-//
-// 1.5 reads the test screens (GTK 7 pt and 9 pt, light, dark and mixed panels, a
-// Chromium page) with full recall at about three quarters of the CPU that 2 costs.
-const DefaultScale = 1.5
+// tileOverhead is the fixed cost of a tile, in scaled pixels of width.
+const tileOverhead = 200
 
-// tileOverhead is the fixed cost of a tile in ink pixels (layout analysis of its area).
-const tileOverhead = 2000
-
-// makeBands cuts the normalised image into bands (see bandH), at least two per worker
-// when the image is tall enough.
-func makeBands(g *image.Gray, workers int) []tile {
-	b := g.Rect
-	W, H := b.Dx(), b.Dy()
-	n := max(1, H/bandH)
-	if n < 2*workers && H >= 2*workers*bandH/2 {
-		n = 2 * workers
-	}
-	blank := make([]bool, H)
-	for y := 0; y < H; y++ {
-		blank[y] = true
-		for _, v := range g.Pix[y*g.Stride:][:W] {
-			if v < lineInk {
-				blank[y] = false
-				break
-			}
-		}
-	}
-	cuts := []int{0}
-	clean := []bool{true} // whether each cut is at a blank row
-	for k := 1; k < n; k++ {
-		target := H * k / n
-		cut, ok := target, false
-		for d := 0; d <= H/(2*n) && !ok; d++ {
-			for _, y := range [2]int{target - d, target + d} {
-				if y > cuts[len(cuts)-1] && y < H && blank[y] {
-					cut, ok = y, true
-					break
-				}
-			}
-		}
-		if cut <= cuts[len(cuts)-1] {
-			continue
-		}
-		cuts = append(cuts, cut)
-		clean = append(clean, ok)
-	}
-	cuts = append(cuts, H)
-	clean = append(clean, true)
-	ts := make([]tile, 0, len(cuts)-1)
-	for i := 0; i+1 < len(cuts); i++ {
-		core := image.Rect(0, cuts[i], W, cuts[i+1]).Add(b.Min)
-		r := core
-		if !clean[i] {
-			r.Min.Y -= marginY
-		}
-		if !clean[i+1] {
-			r.Max.Y += marginY
-		}
-		ts = append(ts, tile{core: core, r: r.Intersect(b)})
-	}
-	return ts
+// reader is one single-threaded tesseract process, started before the lines are known
+// so that it loads its model while the screen is analysed; it then reads the list of
+// line images it is given on stdin, one page each.
+type reader struct {
+	cmd         *exec.Cmd
+	stdin       io.WriteCloser
+	out, stderr bytes.Buffer
+	done        bool
 }
 
-// runTesseract recognises one worker's tiles in one process and returns the words
-// whose centre lies in their tile's core, in screen coordinates.
-func runTesseract(ctx context.Context, bin, lang, dir string, w int, tiles []*tile, scale, minConf float64) ([]Box, error) {
-	list := filepath.Join(dir, fmt.Sprintf("list%d.txt", w))
+func startReader(ctx context.Context, bin, lang string) (*reader, error) {
+	// Polarity is already normalised: tesseract need not retry lines inverted.
+	r := &reader{cmd: exec.CommandContext(ctx, bin, "-", "stdout", "-l", lang, "--psm", "7",
+		"-c", "tessedit_do_invert=0", "tsv")}
+	r.cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.stderr
+	var err error
+	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if err := r.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// stop ends a reader that was not given any lines.
+func (r *reader) stop() {
+	if !r.done {
+		r.done = true
+		r.cmd.Process.Kill()
+		r.stdin.Close()
+		r.cmd.Wait()
+	}
+}
+
+// read hands the reader its tiles and returns the words whose centre lies in their
+// tile's core, in screen coordinates.
+func (r *reader) read(ctx context.Context, lang string, tiles []*tile, minConf float64) ([]Box, error) {
+	r.done = true
 	var lb strings.Builder
 	for _, t := range tiles {
 		lb.WriteString(t.path)
 		lb.WriteByte('\n')
 	}
-	if err := os.WriteFile(list, []byte(lb.String()), 0o600); err != nil {
-		return nil, err
-	}
-	// Polarity is already normalised: tesseract need not retry lines inverted.
-	cmd := exec.CommandContext(ctx, bin, list, "stdout", "-l", lang, "--psm", "11",
-		"-c", "tessedit_do_invert=0", "tsv")
-	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
+	_, werr1 := io.WriteString(r.stdin, lb.String())
+	r.stdin.Close()
+	if err := r.cmd.Wait(); err != nil || werr1 != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(r.stderr.String())
 		if strings.Contains(msg, "Failed loading language") {
 			return nil, werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
 				WithHint("install tesseract-ocr-%s", lang)
 		}
-		return nil, fmt.Errorf("tesseract: %w: %s", err, msg)
+		return nil, fmt.Errorf("tesseract: %w: %s", errors.Join(err, werr1), msg)
 	}
-	return parseTSV(out.Bytes(), tiles, scale, minConf), nil
+	return parseTSV(r.out.Bytes(), tiles, minConf), nil
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen
 // coordinates, keeping the words whose centre lies in their tile's core.
-func parseTSV(data []byte, tiles []*tile, scale, minConf float64) []Box {
+func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 	var out []Box
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -364,6 +347,7 @@ func parseTSV(data []byte, tiles []*tile, scale, minConf float64) []Box {
 			continue
 		}
 		t := tiles[page-1]
+		scale := t.scale
 		x0 := t.r.Min.X + int(float64(left)/scale)
 		y0 := t.r.Min.Y + int(float64(top)/scale)
 		x1 := t.r.Min.X + int(math.Ceil(float64(left+wd)/scale))

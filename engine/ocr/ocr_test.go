@@ -3,15 +3,15 @@
 package ocr_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,6 +22,7 @@ import (
 	"github.com/w365/w365/engine/display"
 	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/ocr"
+	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/engine/xconn"
 )
 
@@ -97,91 +98,14 @@ func startProc(t testing.TB, d *display.Desktop, env []string, name string, args
 	return c
 }
 
-// gtkScreen shows testdata/ocr/ocr_gtk.py in mode (light, dark, mixed) and captures it.
-func gtkScreen(t testing.TB, mode, theme, points string) screen {
-	t.Helper()
-	displaytest.Require(t, "/usr/bin/python3")
-	d := displaytest.Start(t)
-	env := []string{"GTK_THEME=" + theme}
-	c := startProc(t, d, env, "/usr/bin/python3", repoFile("testdata", "ocr", "ocr_gtk.py"), mode, points)
-	out, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
-	ready := make(chan bool, 1)
-	go func() {
-		s := bufio.NewScanner(out)
-		for s.Scan() {
-			if s.Text() == "READY" {
-				ready <- true
-			}
-		}
-		ready <- false
-	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatal("ocr_gtk.py exited early")
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("ocr_gtk.py not ready")
-	}
-	data, err := os.ReadFile(repoFile("testdata", "ocr", "words.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "gtk-" + mode
-	if points != "9" {
-		name += "-" + points + "pt"
-	}
-	return screen{name: name, img: capture(t, d), words: strings.Fields(string(data))}
-}
-
 var (
 	tagRE    = regexp.MustCompile(`(?s)<head>.*?</head>|<[^>]*>`)
 	entityRE = regexp.MustCompile(`&[a-z]+;`)
+	titleRE  = regexp.MustCompile(`<title>(.*?)</title>`)
 )
 
-// chromiumScreen shows testdata/ocr/page.html in a kiosk window and captures it.
-func chromiumScreen(t testing.TB) screen {
-	t.Helper()
-	displaytest.Require(t, "chromium", "xdotool")
-	d := displaytest.Start(t)
-	page := repoFile("testdata", "ocr", "page.html")
-	c := startProc(t, d, nil, "chromium", "--no-sandbox", "--disable-background-networking",
-		"--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-component-update", "--disable-sync", "--password-store=basic",
-		"--hide-scrollbars", "--user-data-dir="+t.TempDir(), "--kiosk", "file://"+page)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
-	for i := 0; ; i++ {
-		out, _ := d.Command("xdotool", "search", "--name", "w365 ocr page").Output()
-		if len(bytes.TrimSpace(out)) > 0 {
-			break
-		}
-		if i > 200 {
-			t.Fatal("chromium window did not appear")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(2 * time.Second) // first paint, fonts
-	html, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := entityRE.ReplaceAllString(tagRE.ReplaceAllString(string(html), " "), " ")
-	return screen{name: "chromium", img: capture(t, d), words: strings.Fields(text)}
-}
-
-// rawTesseract runs the plain CLI on a PNG of the screen, as a user would:
-// `tesseract img.png - tsv` (extra env such as OMP_THREAD_LIMIT=1 optional).
-func rawTesseract(t testing.TB, img image.Image, env ...string) ([]string, time.Duration) {
+// pngFile writes img as a PNG file for the raw CLI to read.
+func pngFile(t testing.TB, img image.Image) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "screen.png")
 	f, err := os.Create(path)
@@ -192,6 +116,13 @@ func rawTesseract(t testing.TB, img image.Image, env ...string) ([]string, time.
 		t.Fatal(err)
 	}
 	f.Close()
+	return path
+}
+
+// rawTesseract runs the plain CLI on a PNG of the screen, as a user would:
+// `tesseract img.png - tsv` (extra env such as OMP_THREAD_LIMIT=1 optional).
+func rawTesseract(t testing.TB, path string, env ...string) ([]string, time.Duration) {
+	t.Helper()
 	cmd := exec.Command("tesseract", path, "-", "tsv")
 	cmd.Env = append(os.Environ(), env...)
 	start := time.Now()
@@ -210,71 +141,92 @@ func rawTesseract(t testing.TB, img image.Image, env ...string) ([]string, time.
 	return words, el
 }
 
-func screens(t *testing.T) []screen {
-	return []screen{
-		gtkScreen(t, "light", "Adwaita", "9"),
-		gtkScreen(t, "dark", "Adwaita:dark", "9"),
-		gtkScreen(t, "mixed", "Adwaita", "9"),
-		gtkScreen(t, "mixed", "Adwaita", "7"),
-		chromiumScreen(t),
+// TestRecall is the benchmark (make bench): word recall and time of Analyze and of the
+// raw tesseract CLI (`tesseract img.png - tsv` at OMP_THREAD_LIMIT=1) on every screen of
+// scenes(). It requires what the design promises
+// in recall, never in time (the machine is shared): at least 0.95 on the dense screens
+// and 0.85 on every application screen. W365_OCR_ONLY=NAME,... runs only those screens.
+func TestRecall(t *testing.T) {
+	displaytest.Require(t, "tesseract")
+	only := os.Getenv("W365_OCR_ONLY")
+	type sum struct {
+		n                int
+		ours, raw, worst float64
+		ratios           []float64
+	}
+	sums := map[string]*sum{}
+	var order []string
+	for _, sc := range scenes() {
+		if only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
+			continue
+		}
+		t.Run(sc.name, func(t *testing.T) {
+			s := render(t, sc)
+			// Ours and the raw CLI alternate, so that load from other work on the machine
+			// falls on both alike; each figure is the median of five.
+			var res ocr.Result
+			var rawWords []string
+			var ours, oursCPU, raw, rawCPU []time.Duration
+			var ratios []float64
+			path := pngFile(t, s.img)
+			for range 5 {
+				start, c0 := time.Now(), cpuTime()
+				r, err := ocr.Analyze(context.Background(), s.img, ocr.Options{})
+				if err != nil {
+					t.Fatalf("%s: %v", s.name, err)
+				}
+				el := time.Since(start)
+				ours, oursCPU, res = append(ours, el), append(oursCPU, cpuTime()-c0), r
+				c0 = cpuTime()
+				w, rel := rawTesseract(t, path, "OMP_THREAD_LIMIT=1")
+				rawWords, raw, rawCPU = w, append(raw, rel), append(rawCPU, cpuTime()-c0)
+				ratios = append(ratios, float64(el)/float64(rel))
+			}
+			slices.Sort(ratios)
+			var found []string
+			for _, b := range res.Boxes {
+				found = append(found, b.Text)
+			}
+			rOurs, rRaw := recall(s.words, found), recall(s.words, rawWords)
+			ratio := ratios[len(ratios)/2]
+			t.Logf("%-14s %-8s words=%-3d ours: recall %.3f wall %v cpu %v (%d boxes)  raw CLI: recall %.3f wall %v cpu %v  wall ratio %.2fx",
+				s.name, sc.set, len(s.words), rOurs, median(ours).Round(time.Millisecond), median(oursCPU).Round(time.Millisecond),
+				len(res.Boxes), rRaw, median(raw).Round(time.Millisecond), median(rawCPU).Round(time.Millisecond), ratio)
+			if testing.Verbose() && rOurs < 1 {
+				t.Logf("%s missed: %q", s.name, missed(s.words, found))
+			}
+			floor := 0.85
+			if sc.set == "dense" {
+				floor = 0.95
+			}
+			if rOurs < floor {
+				t.Errorf("%s: recall %.3f < %.2f", s.name, rOurs, floor)
+			}
+			m := sums[sc.set]
+			if m == nil {
+				m = &sum{worst: 1}
+				sums[sc.set] = m
+				order = append(order, sc.set)
+			}
+			m.n++
+			m.ours += rOurs
+			m.raw += rRaw
+			m.worst = min(m.worst, rOurs)
+			m.ratios = append(m.ratios, ratio)
+		})
+	}
+	for _, set := range order {
+		m := sums[set]
+		slices.Sort(m.ratios)
+		t.Logf("set %-8s screens=%d  mean recall: ours %.3f (lowest %.3f), raw CLI %.3f; wall ratio to raw CLI: median %.2fx, highest %.2fx",
+			set, m.n, m.ours/float64(m.n), m.worst, m.raw/float64(m.n), m.ratios[len(m.ratios)/2], m.ratios[len(m.ratios)-1])
 	}
 }
 
-// TestRecall measures word recall and time on screens with known text, for Analyze
-// and for the raw tesseract CLI on the same image, and requires recall >= 0.95.
-func TestRecall(t *testing.T) {
-	displaytest.Require(t, "tesseract")
-	var sumOurs, sumRaw float64
-	all := screens(t)
-	n := len(all)
-	for _, s := range all {
-		// Best of two runs for each, so that a load spike on the host does not decide.
-		var res ocr.Result
-		var ours, oursCPU time.Duration = 1 << 62, 1 << 62
-		for i := 0; i < 2; i++ {
-			start, c0 := time.Now(), cpuTime()
-			r, err := ocr.Analyze(context.Background(), s.img, ocr.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", s.name, err)
-			}
-			if el := time.Since(start); el < ours {
-				ours, res = el, r
-			}
-			oursCPU = min(oursCPU, cpuTime()-c0)
-		}
-		var found []string
-		for _, b := range res.Boxes {
-			found = append(found, b.Text)
-		}
-		rOurs := recall(s.words, found)
-		var rawWords []string
-		raw, raw1, rawCPU := time.Duration(1<<62), time.Duration(1<<62), time.Duration(1<<62)
-		for i := 0; i < 2; i++ {
-			c0 := cpuTime()
-			w, el := rawTesseract(t, s.img)
-			rawCPU = min(rawCPU, cpuTime()-c0)
-			if el < raw {
-				raw, rawWords = el, w
-			}
-			if _, el := rawTesseract(t, s.img, "OMP_THREAD_LIMIT=1"); el < raw1 {
-				raw1 = el
-			}
-		}
-		rRaw := recall(s.words, rawWords)
-		t.Logf("%-9s words=%d  ours: recall %.3f in %v (cpu %v, conf %.1f, %d boxes)  raw `tesseract img.png - tsv`: recall %.3f in %v (cpu %v; with OMP_THREAD_LIMIT=1: %v)  wall ratio %.2fx (vs OMP=1 %.2fx)",
-			s.name, len(s.words), rOurs, ours.Round(time.Millisecond), oursCPU.Round(time.Millisecond), res.AverageConfidence, len(res.Boxes),
-			rRaw, raw.Round(time.Millisecond), rawCPU.Round(time.Millisecond), raw1.Round(time.Millisecond),
-			float64(ours)/float64(raw), float64(ours)/float64(raw1))
-		if testing.Verbose() && rOurs < 1 {
-			t.Logf("%s missed: %v", s.name, missed(s.words, found))
-		}
-		if rOurs < 0.95 {
-			t.Errorf("%s: recall %.3f < 0.95", s.name, rOurs)
-		}
-		sumOurs += rOurs
-		sumRaw += rRaw
-	}
-	t.Logf("mean recall: ours %.3f, raw CLI %.3f", sumOurs/float64(n), sumRaw/float64(n))
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func missed(known, found []string) []string {
@@ -302,7 +254,7 @@ func missed(known, found []string) []string {
 // keeps a label's words on one line in order.
 func TestBoxesOnScreen(t *testing.T) {
 	displaytest.Require(t, "tesseract")
-	s := gtkScreen(t, "light", "Adwaita", "9")
+	s := render(t, scenes()[0])
 	res, err := ocr.Analyze(context.Background(), s.img, ocr.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -381,11 +333,11 @@ func TestEmptyAndBlank(t *testing.T) {
 // BenchmarkAnalyze times Analyze beside the raw CLI on the same screens.
 func BenchmarkAnalyze(b *testing.B) {
 	displaytest.Require(b, "tesseract")
-	for _, mk := range []func(testing.TB) screen{
-		func(t testing.TB) screen { return gtkScreen(t, "mixed", "Adwaita", "9") },
-		chromiumScreen,
-	} {
-		s := mk(b)
+	for _, sc := range scenes() {
+		if sc.name != "gtk-mixed" && sc.name != "form" && sc.name != "chromium-app" {
+			continue
+		}
+		s := render(b, sc)
 		b.Run(s.name+"/ours", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
@@ -393,14 +345,15 @@ func BenchmarkAnalyze(b *testing.B) {
 				}
 			}
 		})
+		path := pngFile(b, s.img)
 		b.Run(s.name+"/raw-cli", func(b *testing.B) {
 			for b.Loop() {
-				rawTesseract(b, s.img)
+				rawTesseract(b, path)
 			}
 		})
 		b.Run(s.name+"/raw-cli-omp1", func(b *testing.B) {
 			for b.Loop() {
-				rawTesseract(b, s.img, "OMP_THREAD_LIMIT=1")
+				rawTesseract(b, path, "OMP_THREAD_LIMIT=1")
 			}
 		})
 	}
@@ -413,4 +366,63 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
 	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+}
+
+// BenchmarkGrowth shows how Analyze's time grows with the amount of text: the dense
+// light screen (297 words in 60 lines) with all but its top 0, 1/8, 1/4, 1/2 or all of
+// it painted over with the background, so that the screen size stays 1920x1080.
+func BenchmarkGrowth(b *testing.B) {
+	displaytest.Require(b, "tesseract")
+	s := render(b, scenes()[0])
+	bg := s.img.RGBAAt(s.img.Rect.Max.X-1, s.img.Rect.Max.Y-1)
+	for _, eighths := range []int{0, 1, 2, 4, 8} {
+		img := image.NewRGBA(s.img.Rect)
+		copy(img.Pix, s.img.Pix)
+		for y := img.Rect.Dy() * eighths / 8; y < img.Rect.Dy(); y++ {
+			for x := 0; x < img.Rect.Dx(); x++ {
+				img.SetRGBA(x, y, bg)
+			}
+		}
+		b.Run(fmt.Sprintf("text=%d-of-8", eighths), func(b *testing.B) {
+			words, c0 := 0, cpuTime()
+			for b.Loop() {
+				r, err := ocr.Analyze(context.Background(), img, ocr.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				words = len(r.Boxes)
+			}
+			// CPU time (this process and tesseract's) says more than wall time on a busy
+			// machine.
+			b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(words), "words")
+		})
+	}
+}
+
+// TestReaderFailures checks that tesseract failing (missing language data, a cancelled
+// call) comes back as a coded error and leaves no process behind to wait on.
+func TestReaderFailures(t *testing.T) {
+	displaytest.Require(t, "tesseract")
+	img := image.NewRGBA(image.Rect(0, 0, 400, 100))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for y := 40; y < 52; y++ { // a few dark strokes: something to read
+		for x := 20; x < 200; x += 6 {
+			img.Pix[(y*400+x)*4], img.Pix[(y*400+x)*4+1], img.Pix[(y*400+x)*4+2] = 0, 0, 0
+		}
+	}
+	_, err := ocr.Analyze(context.Background(), img, ocr.Options{Language: "zzz"})
+	if werr.CodeOf(err) != werr.Unavailable {
+		t.Errorf("missing language: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ocr.Analyze(ctx, img, ocr.Options{}); werr.CodeOf(err) != werr.Cancelled {
+		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := ocr.Analyze(context.Background(), img, ocr.Options{Scale: 9}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("scale 9: %v", err)
+	}
 }

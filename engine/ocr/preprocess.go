@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"math"
 	"os"
+	"sync"
 )
 
 // toGray converts img to 8-bit luminance (BT.601 weights), with fast paths for the
@@ -42,51 +43,68 @@ func grayRows(g *image.Gray, pix []byte, stride int, b image.Rectangle) {
 	}
 }
 
-// blockSize is the side of the square blocks (at 1x) whose background decides polarity.
-// Small enough that a button inside a dark panel gets its own decision, large enough
-// that glyph strokes rarely outnumber the background in a block.
+// blockSize is the side of the square blocks (at 1x) that seed backgrounds. Small
+// enough that a button inside a dark panel gets its own seeds, large enough that glyph
+// strokes rarely outnumber the background in a block.
 const blockSize = 8
 
-// polarity says, for every pixel, whether it belongs to a dark-background region (to be
-// inverted so that its text is dark on light) and which gain maps that region's
-// background to white.
+// background knows, for every pixel, the level of the background it lies on.
 //
-// Regions are found by colour and connectivity, not by fixed blocks, because UI text is
-// often the colour of a neighbouring region's background: white text on a blue button
+// Backgrounds are found by colour and connectivity, not by fixed blocks, because UI text
+// is often the colour of a neighbouring region's background: white text on a blue button
 // on a white page, dark text on a light button in a dark panel. Blocks whose pixels are
-// mostly one level seed their background; the background grows to connected pixels of
-// about the same level (so it cannot leak into a button through its border); the
-// remaining pixels (text, borders, icons) take the region of the nearest background.
-type polarity struct {
-	bw, bh int
-	rect   image.Rectangle
-
-	label []int32 // per pixel: index of the seeding block, -1 none
-	dark  []bool  // per block used as a label
-	gain  []int32 // per block used as a label: background to white, in 1/256 steps
+// mostly one level seed a background; each grows over connected pixels of about its
+// level (so it cannot leak into a button through its border); the remaining pixels
+// (text, borders, icons) take the level of the nearest seed. The nearest seed's level,
+// not a whole region's, is the reference, so gradients (title bars) flatten out.
+type background struct {
+	rect  image.Rectangle
+	label []int32 // per pixel: index of the nearest seed block, -1 for none
+	bg    []int16 // per block: background level
 }
 
-// seedTolerance is how close (in luminance) a pixel must be to a region's background
+// seedTolerance is how close (in luminance) a pixel must be to a seed's background
 // level to be part of that background.
 const seedTolerance = 20
 
-func newPolarity(g *image.Gray) *polarity {
+// newBackground analyses g in horizontal strips of whole block rows, one per worker, in
+// parallel; a pixel takes the nearest seed of its own strip.
+func newBackground(g *image.Gray, workers int) *background {
 	b := g.Rect
 	W, H := b.Dx(), b.Dy()
-	p := &polarity{rect: b, bw: (W + blockSize - 1) / blockSize, bh: (H + blockSize - 1) / blockSize}
-	n := p.bw * p.bh
-	bgs := make([]int, n)
-	pure := make([]bool, n)
-	p.dark = make([]bool, n)
-	p.gain = make([]int32, n)
-	for by := 0; by < p.bh; by++ {
-		for bx := 0; bx < p.bw; bx++ {
-			x0, y0 := b.Min.X+bx*blockSize, b.Min.Y+by*blockSize
-			x1, y1 := min(x0+blockSize, b.Max.X), min(y0+blockSize, b.Max.Y)
+	bw, bh := (W+blockSize-1)/blockSize, (H+blockSize-1)/blockSize
+	n := bw * bh
+	p := &background{rect: b, bg: make([]int16, n), label: make([]int32, W*H)}
+	pix := g.Pix
+	if g.Stride != W {
+		pix = make([]byte, W*H)
+		for y := 0; y < H; y++ {
+			copy(pix[y*W:(y+1)*W], g.Pix[y*g.Stride:])
+		}
+	}
+	strips := max(1, min(workers, bh/8))
+	var wg sync.WaitGroup
+	for s := 0; s < strips; s++ {
+		wg.Add(1)
+		go func(by0, by1 int) {
+			defer wg.Done()
+			p.grow(pix, W, H, bw, by0, by1)
+		}(bh*s/strips, bh*(s+1)/strips)
+	}
+	wg.Wait()
+	return p
+}
+
+// grow seeds and grows the backgrounds of block rows [by0, by1).
+func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
+	pure := make([]bool, (by1-by0)*bw)
+	for by := by0; by < by1; by++ {
+		for bx := 0; bx < bw; bx++ {
+			x0, y0 := bx*blockSize, by*blockSize
+			x1, y1 := min(x0+blockSize, W), min(y0+blockSize, H)
 			var coarse, sums [16]int
 			for y := y0; y < y1; y++ {
-				row := g.Pix[g.PixOffset(x0, y):g.PixOffset(x1, y)]
-				for _, v := range row {
+				for _, v := range pix[y*W+x0 : y*W+x1] {
 					coarse[v>>4]++
 					sums[v>>4] += int(v)
 				}
@@ -97,7 +115,6 @@ func newPolarity(g *image.Gray) *polarity {
 					m = i
 				}
 			}
-			bg := sums[m] / max(1, coarse[m])
 			// A neighbouring level belongs to the mode (a level straddling a bin edge).
 			cnt := coarse[m]
 			if m > 0 {
@@ -106,38 +123,23 @@ func newPolarity(g *image.Gray) *polarity {
 			if m < 15 {
 				cnt += coarse[m+1]
 			}
-			i := by*p.bw + bx
-			bgs[i] = bg
-			pure[i] = cnt*4 >= 3*(x1-x0)*(y1-y0)
-			p.dark[i] = bg < 128
-			white := bg
-			if p.dark[i] {
-				white = 255 - bg
-			}
-			p.gain[i] = int32(255 * 256 / max(white, 128))
+			p.bg[by*bw+bx] = int16(sums[m] / max(1, coarse[m]))
+			pure[(by-by0)*bw+bx] = cnt*4 >= 3*(x1-x0)*(y1-y0)
 		}
 	}
-
-	// Seed and grow the backgrounds (breadth-first, 4-connected).
-	pix := g.Pix
-	if g.Stride != W {
-		pix = make([]byte, W*H)
-		for y := 0; y < H; y++ {
-			copy(pix[y*W:(y+1)*W], g.Pix[y*g.Stride:])
-		}
-	}
-	label := make([]int32, W*H)
-	for i := range label {
+	rowMin, rowMax := by0*blockSize, min(by1*blockSize, H) // pixel rows of the strip
+	label := p.label
+	for i := rowMin * W; i < rowMax*W; i++ {
 		label[i] = -1
 	}
-	queue := make([]int32, 0, W*H)
-	for by := 0; by < p.bh; by++ {
-		for bx := 0; bx < p.bw; bx++ {
-			bi := by*p.bw + bx
-			if !pure[bi] {
+	queue := make([]int32, 0, (rowMax-rowMin)*W)
+	for by := by0; by < by1; by++ {
+		for bx := 0; bx < bw; bx++ {
+			if !pure[(by-by0)*bw+bx] {
 				continue
 			}
-			bg := bgs[bi]
+			bi := by*bw + bx
+			bg := int(p.bg[bi])
 			for y := by * blockSize; y < min((by+1)*blockSize, H); y++ {
 				for x := bx * blockSize; x < min((bx+1)*blockSize, W); x++ {
 					i := y*W + x
@@ -149,16 +151,19 @@ func newPolarity(g *image.Gray) *polarity {
 			}
 		}
 	}
-	if len(queue) == 0 {
-		return p // no flat background anywhere: leave the image as it is
-	}
-	// Pass 1 grows backgrounds over pixels of their level; pass 2 (the same queue run
-	// again from the start) hands every remaining pixel to the nearest background.
+	// Pass 1 grows backgrounds over pixels of their level and notes the pixels at their
+	// edge; pass 2 grows from those edges over every remaining pixel, which so takes the
+	// nearest seed.
+	first, last := rowMin*W, (rowMax-1)*W
+	var edge []int32
 	for pass := 1; pass <= 2; pass++ {
+		if pass == 2 {
+			queue = edge
+		}
 		for h := 0; h < len(queue); h++ {
 			i := int(queue[h])
 			l := label[i]
-			bg := bgs[l]
+			bg := int(p.bg[l])
 			x := i % W
 			var nb [4]int
 			k := 0
@@ -170,68 +175,46 @@ func newPolarity(g *image.Gray) *polarity {
 				nb[k] = i + 1
 				k++
 			}
-			if i >= W {
+			if i >= first+W {
 				nb[k] = i - W
 				k++
 			}
-			if i < W*(H-1) {
+			if i < last {
 				nb[k] = i + W
 				k++
 			}
+			atEdge := false
 			for _, j := range nb[:k] {
 				if label[j] >= 0 {
 					continue
 				}
-				if pass == 1 {
-					if d := int(pix[j]) - bg; d > seedTolerance || d < -seedTolerance {
-						continue
-					}
+				if d := int(pix[j]) - bg; pass == 1 && (d > seedTolerance || d < -seedTolerance) {
+					atEdge = true
+					continue
 				}
 				label[j] = l
 				queue = append(queue, int32(j))
 			}
-		}
-	}
-	p.label = label
-	return p
-}
-
-// at returns whether the pixel at (x, y) (relative to the image) is inverted, and the gain.
-func (p *polarity) at(x, y int) (bool, int) {
-	if p.label == nil {
-		return false, 256
-	}
-	l := p.label[y*p.rect.Dx()+x]
-	if l < 0 {
-		return false, 256
-	}
-	return p.dark[l], int(p.gain[l])
-}
-
-// normalize returns g with every region's text dark on a white background.
-func (p *polarity) normalize(g *image.Gray) *image.Gray {
-	b := g.Rect
-	out := image.NewGray(b)
-	W := b.Dx()
-	for y := 0; y < b.Dy(); y++ {
-		src := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):][:W]
-		dst := out.Pix[y*out.Stride:][:W]
-		for x, v := range src {
-			val := int(v)
-			inv, gain := p.at(x, y)
-			if inv {
-				val = 255 - val
+			if atEdge {
+				edge = append(edge, int32(i))
 			}
-			dst[x] = byte(min(255, (val*gain)>>8))
 		}
 	}
-	return out
+}
+
+// contrast returns how far the pixel at index i (row-major, relative to the image) with
+// level v stands out of its background: negative where it is darker.
+func (p *background) contrast(i int, v byte) int {
+	if l := p.label[i]; l >= 0 {
+		return int(v) - int(p.bg[l])
+	}
+	return int(v) - 255 // no flat background in the strip: take text as dark on white
 }
 
 // Thin straight lines (button outlines, table grids, separators) longer than minLine
 // pixels are erased: tesseract's sparse-text mode reads nothing inside a box.
 const (
-	minLine   = 40
+	minLine   = 28
 	lineInk   = 160 // darker than this (after normalisation) is ink
 	lineClear = 2   // a line is thin: the pixels this far to each side are mostly clear
 )
@@ -331,53 +314,6 @@ func prepare(g *image.Gray, r image.Rectangle, scale float64) ([]byte, int, int)
 		}
 	}
 	return out, W, H
-}
-
-// inkMap counts, per block of the normalised image, the pixels dark enough to be text.
-type inkMap struct {
-	bw, bh int
-	rect   image.Rectangle
-	n      []int32
-}
-
-func newInkMap(g *image.Gray) *inkMap {
-	b := g.Rect
-	m := &inkMap{rect: b, bw: (b.Dx() + blockSize - 1) / blockSize, bh: (b.Dy() + blockSize - 1) / blockSize}
-	m.n = make([]int32, m.bw*m.bh)
-	for y := 0; y < b.Dy(); y++ {
-		row := g.Pix[y*g.Stride:][:b.Dx()]
-		base := (y / blockSize) * m.bw
-		for x, v := range row {
-			if v < lineInk {
-				m.n[base+x/blockSize]++
-			}
-		}
-	}
-	return m
-}
-
-// crop returns the ink in r and the part of r that holds it (whole blocks with at least
-// two ink pixels, padded by one block), or 0 when r is blank.
-func (m *inkMap) crop(r image.Rectangle) (int, image.Rectangle) {
-	rr := r.Sub(m.rect.Min)
-	total := 0
-	var box image.Rectangle
-	for by := rr.Min.Y / blockSize; by < min(m.bh, (rr.Max.Y+blockSize-1)/blockSize); by++ {
-		for bx := rr.Min.X / blockSize; bx < min(m.bw, (rr.Max.X+blockSize-1)/blockSize); bx++ {
-			n := int(m.n[by*m.bw+bx])
-			if n < 2 {
-				continue
-			}
-			total += n
-			blk := image.Rect(bx*blockSize, by*blockSize, (bx+1)*blockSize, (by+1)*blockSize)
-			box = box.Union(blk)
-		}
-	}
-	if total < 16 {
-		return 0, image.Rectangle{}
-	}
-	box = box.Inset(-blockSize).Add(m.rect.Min).Intersect(r)
-	return total, box
 }
 
 // srcCoord maps output coordinate X of an upscaled axis to the source pixel and the

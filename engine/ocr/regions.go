@@ -1,0 +1,264 @@
+package ocr
+
+import (
+	"image"
+	"math"
+	"slices"
+	"sync"
+)
+
+// Text is found in the pixels before anything is read: a pixel is ink when it stands out
+// of its background (see background) by more than inkDepth, lighter or darker; long thin
+// runs of ink (borders, separators, grids) are erased; the rest is cut into 8-connected
+// components, each lighter or darker than its background as most of its contrast says,
+// and components of one polarity side by side on one baseline are grouped into lines.
+// Each line is then cropped with a margin, normalised (its polarity turned to dark on
+// white, its contrast stretched, upscaled) and read on its own.
+const (
+	inkDepth = 40
+	// maxGlyphH is the tallest component (at 1x) taken for text: anything taller is a
+	// picture, a panel edge or an icon, and reading it costs time for nothing.
+	maxGlyphH = 72
+	// minLineH is the shortest line that can be text.
+	minLineH = 5
+	// targetH is the height (ink extent, in pixels) a line is upscaled to, within
+	// [1, maxScale]: tesseract reads best with capitals of 20 px or more.
+	targetH  = 28
+	maxScale = 3
+)
+
+// inkImage holds the screen after background analysis: the contrast of every pixel
+// and which component (and line) its ink belongs to.
+type inkImage struct {
+	rect  image.Rectangle
+	depth []int16 // per pixel, see background.contrast
+	comp  []int32 // per pixel: component index, -1 for no (kept) ink
+	comps []component
+}
+
+type component struct {
+	r    image.Rectangle // relative to the image
+	n    int             // ink pixels
+	max  int             // strongest contrast on the component's side
+	sum  int             // contrast summed: positive for light text
+	line int
+	// frame marks a component taken out of its line as not text: it is whitened in
+	// crops like a border.
+	frame bool
+}
+
+func (c *component) light() bool { return c.sum > 0 }
+
+// line is one row of text to read.
+type line struct {
+	r     image.Rectangle // ink extent, relative to the image
+	comps []int
+	n     int // ink pixels
+	max   int // strongest contrast
+	light bool
+}
+
+func findInk(g *image.Gray, p *background, workers int) *inkImage {
+	b := g.Rect
+	W, H := b.Dx(), b.Dy()
+	m := &inkImage{rect: b, depth: make([]int16, W*H), comp: make([]int32, W*H)}
+	mask := image.NewGray(image.Rect(0, 0, W, H))
+	var wg sync.WaitGroup
+	for s := 0; s < workers; s++ {
+		wg.Add(1)
+		go func(y0, y1 int) {
+			defer wg.Done()
+			for y := y0; y < y1; y++ {
+				row := g.Pix[y*g.Stride:][:W]
+				for x, v := range row {
+					i := y*W + x
+					d := p.contrast(i, v)
+					m.depth[i] = int16(d)
+					if d > inkDepth || d < -inkDepth {
+						mask.Pix[i] = 0
+					} else {
+						mask.Pix[i] = 255
+					}
+				}
+			}
+		}(H*s/workers, H*(s+1)/workers)
+	}
+	wg.Wait()
+	removeLines(mask)
+	for i := range m.comp {
+		m.comp[i] = -1
+	}
+	var stack []int32
+	for start := range mask.Pix {
+		if mask.Pix[start] != 0 || m.comp[start] >= 0 {
+			continue
+		}
+		id := int32(len(m.comps))
+		c := component{r: image.Rectangle{Min: image.Pt(W, H)}}
+		stack = append(stack[:0], int32(start))
+		m.comp[start] = id
+		for len(stack) > 0 {
+			i := int(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+			x, y := i%W, i/W
+			c.n++
+			d := int(m.depth[i])
+			c.sum += d
+			c.max = max(c.max, abs(d))
+			c.r.Min.X, c.r.Min.Y = min(c.r.Min.X, x), min(c.r.Min.Y, y)
+			c.r.Max.X, c.r.Max.Y = max(c.r.Max.X, x+1), max(c.r.Max.Y, y+1)
+			for dy := -1; dy <= 1; dy++ {
+				yy := y + dy
+				if yy < 0 || yy >= H {
+					continue
+				}
+				for dx := -1; dx <= 1; dx++ {
+					xx := x + dx
+					if xx < 0 || xx >= W {
+						continue
+					}
+					j := yy*W + xx
+					if mask.Pix[j] == 0 && m.comp[j] < 0 {
+						m.comp[j] = id
+						stack = append(stack, int32(j))
+					}
+				}
+			}
+		}
+		c.line = -1
+		m.comps = append(m.comps, c)
+	}
+	return m
+}
+
+// lines groups the components into lines of text: a component joins the line it
+// overlaps vertically by at least half the smaller height, when the gap to the line's
+// right end is under a line height; components are visited left to right.
+func (m *inkImage) lines() []line {
+	order := make([]int, 0, len(m.comps))
+	for i, c := range m.comps {
+		if c.r.Dy() <= maxGlyphH {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
+	var ls []line
+	for _, ci := range order {
+		c := &m.comps[ci]
+		best, bestOv := -1, 0
+		for li := range ls {
+			l := &ls[li]
+			h := max(l.r.Dy(), c.r.Dy())
+			if c.r.Min.X-l.r.Max.X > h {
+				continue
+			}
+			ov := min(l.r.Max.Y, c.r.Max.Y) - max(l.r.Min.Y, c.r.Min.Y)
+			if l.light == c.light() && 2*ov >= min(l.r.Dy(), c.r.Dy()) && ov > bestOv {
+				best, bestOv = li, ov
+			}
+		}
+		if best < 0 {
+			ls = append(ls, line{r: c.r, light: c.light()})
+			best = len(ls) - 1
+		}
+		l := &ls[best]
+		l.r = l.r.Union(c.r)
+		l.comps = append(l.comps, ci)
+		l.n += c.n
+		l.max = max(l.max, c.max)
+	}
+	out := ls[:0]
+	for _, l := range ls {
+		l = m.trim(l)
+		if l.r.Dy() < minLineH || l.n < 12 || l.r.Dx() < 3 {
+			continue
+		}
+		for _, ci := range l.comps {
+			m.comps[ci].line = len(out)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// trim takes out of a line of three or more components those more than tallRatio times
+// as tall as its median component: box sides, stipples and bullets beside the text, not
+// letters (capitals and ascenders stand about 1.4 times as tall as lower case).
+func (m *inkImage) trim(l line) line {
+	if len(l.comps) < 3 {
+		return l
+	}
+	hs := make([]int, len(l.comps))
+	for i, ci := range l.comps {
+		hs[i] = m.comps[ci].r.Dy()
+	}
+	slices.Sort(hs)
+	limit := hs[len(hs)/2] * tallRatio / 10
+	var keep []int
+	for _, ci := range l.comps {
+		if m.comps[ci].r.Dy() > limit {
+			m.comps[ci].frame = true
+			continue
+		}
+		keep = append(keep, ci)
+	}
+	if len(keep) == len(l.comps) {
+		return l
+	}
+	t := line{light: l.light, comps: keep, r: m.comps[keep[0]].r}
+	for _, ci := range keep {
+		c := &m.comps[ci]
+		t.r = t.r.Union(c.r)
+		t.n += c.n
+		t.max = max(t.max, c.max)
+	}
+	return t
+}
+
+// tallRatio (in tenths) is how much taller than a line's median component a component
+// may be and still be text.
+const tallRatio = 24
+
+// crop cuts line li out of the image with a margin and normalises it: every background
+// white, the line's text from grey to black whatever its colour or contrast, ink of
+// other lines and erased borders white. It returns the crop's rectangle (in image
+// coordinates, relative to the image) and its pixels.
+func (m *inkImage) crop(li int, l line) (image.Rectangle, *image.Gray) {
+	h := l.r.Dy()
+	r := image.Rect(l.r.Min.X-h/2-3, l.r.Min.Y-h/3-3, l.r.Max.X+h/2+3, l.r.Max.Y+h/3+3).
+		Intersect(image.Rect(0, 0, m.rect.Dx(), m.rect.Dy()))
+	// The text's own contrast maps to full black, so grey helper text reads like black.
+	full := max(inkDepth*3/2, l.max*4/5)
+	out := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+	W := m.rect.Dx()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		dst := out.Pix[(y-r.Min.Y)*out.Stride:][:r.Dx()]
+		for x := r.Min.X; x < r.Max.X; x++ {
+			i := y*W + x
+			d := int(m.depth[i])
+			if l.light {
+				d = max(0, d)
+			} else {
+				d = max(0, -d)
+			}
+			if d > inkDepth {
+				// Only this line's ink stays, and small marks no line owns (the dot of an
+				// i above a short line): borders, pictures and other lines go white.
+				switch c := m.comp[i]; {
+				case c < 0:
+					d = 0
+				case m.comps[c].line == li:
+				case m.comps[c].line >= 0 || m.comps[c].frame || m.comps[c].r.Dy() > maxGlyphH:
+					d = 0
+				}
+			}
+			dst[x-r.Min.X] = byte(255 - min(255, d*255/full))
+		}
+	}
+	return r, out
+}
+
+// lineScale is the upscale factor for a line of ink height h.
+func lineScale(h int) float64 {
+	return math.Max(1, math.Min(maxScale, float64(targetH)/float64(max(1, h))))
+}

@@ -1,0 +1,223 @@
+//go:build linux
+
+package ocr_test
+
+import (
+	"bufio"
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/engine/display"
+	"github.com/w365/w365/engine/display/displaytest"
+)
+
+// The benchmark's screens, in three sets: the dense-text screens (about 300 words of
+// labels each), the application screens the preprocessing was designed on, and the
+// held-out application screens, added after the design was fixed and never tuned on.
+// Every screen's words come from the program that draws it: the test apps print what
+// they show (window titles included, since the window manager draws them), and for
+// xterm, xmessage and Chromium the words are those of the file or arguments given.
+type scene struct {
+	name string
+	set  string // "dense", "design" or "held-out"
+	show func(t testing.TB, d *display.Desktop) []string
+}
+
+func scenes() []scene {
+	denseWords := func(t testing.TB) []string {
+		data, err := os.ReadFile(repoFile("testdata", "ocr", "words.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Fields(string(data))
+	}
+	dense := func(mode, theme, points string) func(testing.TB, *display.Desktop) []string {
+		return func(t testing.TB, d *display.Desktop) []string {
+			runApp(t, d, []string{"GTK_THEME=" + theme}, repoFile("testdata", "ocr", "ocr_gtk.py"), mode, points)
+			return denseWords(t)
+		}
+	}
+	gtk := func(theme, sc string) func(testing.TB, *display.Desktop) []string {
+		return func(t testing.TB, d *display.Desktop) []string {
+			return runApp(t, d, []string{"GTK_THEME=" + theme}, repoFile("testdata", "ocr", "ui_gtk.py"), sc)
+		}
+	}
+	qt := func(sc string) func(testing.TB, *display.Desktop) []string {
+		return func(t testing.TB, d *display.Desktop) []string {
+			return runApp(t, d, []string{"QT_QPA_PLATFORM=xcb"}, repoFile("testdata", "ocr", "ui_qt.py"), sc)
+		}
+	}
+	return []scene{
+		{"gtk-light", "dense", dense("light", "Adwaita", "9")},
+		{"gtk-dark", "dense", dense("dark", "Adwaita:dark", "9")},
+		{"gtk-mixed", "dense", dense("mixed", "Adwaita", "9")},
+		{"gtk-mixed-7pt", "dense", dense("mixed", "Adwaita", "7")},
+		{"chromium", "dense", func(t testing.TB, d *display.Desktop) []string {
+			return chromiumPage(t, d, "page.html", "--kiosk")
+		}},
+
+		{"form", "design", gtk("Adwaita", "form")},
+		{"gtk-app", "design", gtk("Adwaita", "app")},
+		{"gtk-app-dark", "design", gtk("Adwaita:dark", "app")},
+		{"gtk-menu", "design", gtk("Adwaita", "menu")},
+		{"gtk-covered", "design", gtk("Adwaita", "covered")},
+		{"qt-app", "design", qt("app")},
+		{"xterm", "design", func(t testing.TB, d *display.Desktop) []string {
+			return xterm(t, d, "Build Log", "terminal.txt", "-geometry", "80x12+200+150")
+		}},
+		{"xmessage", "design", func(t testing.TB, d *display.Desktop) []string {
+			msg := "The printer queue is full. Remove finished jobs?"
+			showWindow(t, d, "xmessage", "xmessage", "-buttons", "Remove,Later", "-center", msg)
+			return strings.Fields("xmessage " + msg + " Remove Later")
+		}},
+		{"chromium-app", "design", func(t testing.TB, d *display.Desktop) []string {
+			return chromiumPage(t, d, "ui_page.html", "--window-size=900,640", "--window-position=300,120")
+		}},
+
+		{"gtk-dialog", "held-out", gtk("Adwaita", "dialog")},
+		{"gtk-table-dark", "held-out", gtk("Adwaita:dark", "table")},
+		{"qt-dark", "held-out", qt("dark")},
+		{"xterm-reverse", "held-out", func(t testing.TB, d *display.Desktop) []string {
+			return xterm(t, d, "root shell", "terminal2.txt", "-rv", "-fa", "DejaVu Sans Mono", "-fs", "9",
+				"-geometry", "72x10+700+500")
+		}},
+		{"chromium-dark", "held-out", func(t testing.TB, d *display.Desktop) []string {
+			return chromiumPage(t, d, "ui_page2.html", "--window-size=1100,420", "--window-position=150,500")
+		}},
+	}
+}
+
+// runApp starts a test app that prints "TRUTH <words>" and "READY" once drawn, and
+// returns the words.
+func runApp(t testing.TB, d *display.Desktop, env []string, script string, args ...string) []string {
+	t.Helper()
+	displaytest.Require(t, "/usr/bin/python3")
+	c := startProc(t, d, env, "/usr/bin/python3", append([]string{script}, args...)...)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	type msg struct {
+		truth []string
+		ok    bool
+	}
+	ready := make(chan msg, 1)
+	go func() {
+		var truth []string
+		s := bufio.NewScanner(out)
+		for s.Scan() {
+			if w, ok := strings.CutPrefix(s.Text(), "TRUTH "); ok {
+				truth = strings.Fields(w)
+			}
+			if s.Text() == "READY" {
+				ready <- msg{truth, true}
+				return
+			}
+		}
+		ready <- msg{nil, false}
+	}()
+	select {
+	case m := <-ready:
+		if !m.ok {
+			t.Fatalf("%s exited early", filepath.Base(script))
+		}
+		return m.truth
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s not ready", filepath.Base(script))
+	}
+	return nil
+}
+
+// showWindow starts a program and waits until a window with its title is drawn.
+func showWindow(t testing.TB, d *display.Desktop, title, name string, args ...string) {
+	t.Helper()
+	displaytest.Require(t, name, "xdotool")
+	c := startProc(t, d, nil, name, args...)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	for i := 0; ; i++ {
+		out, _ := d.Command("xdotool", "search", "--onlyvisible", "--name", title).Output()
+		if len(bytes.TrimSpace(out)) > 0 {
+			break
+		}
+		if i > 300 {
+			t.Fatalf("window %q did not appear", title)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // first paint, fonts
+}
+
+// xterm shows a text file in a titled xterm; the words are the title's and the file's.
+func xterm(t testing.TB, d *display.Desktop, title, file string, args ...string) []string {
+	t.Helper()
+	path := repoFile("testdata", "ocr", file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	showWindow(t, d, title, "xterm", append(append([]string{"-T", title}, args...), "-hold", "-e", "cat", path)...)
+	return strings.Fields(title + " " + string(data))
+}
+
+// chromiumPage shows a page of testdata/ocr in Chromium: with --kiosk full screen, or
+// as an app window whose title bar shows the page title. The words are the page's text
+// (and its title for an app window).
+func chromiumPage(t testing.TB, d *display.Desktop, page string, args ...string) []string {
+	t.Helper()
+	path := repoFile("testdata", "ocr", page)
+	html, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := titleRE.FindStringSubmatch(string(html))[1]
+	kiosk := args[0] == "--kiosk"
+	if kiosk {
+		args = append(args, "file://"+path)
+	} else {
+		args = append(args, "--app=file://"+path)
+	}
+	showWindow(t, d, title, "chromium", append([]string{"--no-sandbox", "--disable-background-networking",
+		"--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage",
+		"--disable-component-update", "--disable-sync", "--password-store=basic",
+		"--hide-scrollbars", "--test-type", "--user-data-dir=" + t.TempDir()}, args...)...)
+	time.Sleep(time.Second)
+	text := entityRE.ReplaceAllString(tagRE.ReplaceAllString(string(html), " "), " ")
+	words := strings.Fields(text)
+	if !kiosk {
+		words = append(strings.Fields(title), words...)
+	}
+	return words
+}
+
+// render shows a scene on a fresh desktop and captures it. With W365_OCR_SAVE=DIR it
+// also writes DIR/NAME.png and DIR/NAME.txt (the words), to look at or to feed other
+// readers.
+func render(t testing.TB, sc scene) screen {
+	t.Helper()
+	d := displaytest.Start(t)
+	words := sc.show(t, d)
+	s := screen{name: sc.name, img: capture(t, d), words: words}
+	if dir := os.Getenv("W365_OCR_SAVE"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, sc.name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		png.Encode(f, s.img)
+		f.Close()
+		os.WriteFile(filepath.Join(dir, sc.name+".txt"), []byte(strings.Join(words, " ")+"\n"), 0o644)
+	}
+	return s
+}
