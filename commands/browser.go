@@ -57,6 +57,7 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 		o := browser.Options{
 			Env:      s.Desktop.Environ(nil),
 			Headless: env.Host.Browser().Headless,
+			StateDir: env.Host.Browser().StateDir,
 			Policy:   env.Policy,
 		}
 		if s.ID == session.DefaultName {
@@ -168,12 +169,40 @@ type SelectorIn struct {
 	Selector string `json:"selector" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)" w365:"minLength=1"`
 }
 
+// targetDoc describes every target parameter.
+const targetDoc = "a ref from the latest browser_snapshot or browser_find (e5, or SNAPSHOTID:e5), or a CSS selector"
+
+// BrowserClickIn is browser_click's input: W365 selector or PW target.
+type BrowserClickIn struct {
+	Selector    string   `json:"selector,omitempty" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)"`
+	Target      string   `json:"target,omitempty" jsonschema:"the element: a snapshot ref (e5) or a CSS selector"`
+	Button      string   `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=left|right|middle|Left|Right|Middle,default=left"`
+	DoubleClick bool     `json:"doubleClick,omitempty" jsonschema:"double-click" w365:"default=false"`
+	ClickCount  int      `json:"clickCount,omitempty" jsonschema:"1 or 2 (2 is a double click)" w365:"min=1,max=2,default=1"`
+	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"keys held during the click" w365:"enum=Alt|Control|ControlOrMeta|Ctrl|Meta|Shift"`
+}
+
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
-	Selector string `json:"selector" jsonschema:"CSS selector of the input element" w365:"minLength=1"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the input element"`
+	Target   string `json:"target,omitempty" jsonschema:"the element: a snapshot ref (e5) or a CSS selector"`
 	Text     string `json:"text" jsonschema:"text to type"`
-	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value instead of replacing it" w365:"default=false"`
+	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value and type at its end" w365:"default=false"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards" w365:"default=false"`
+	Slowly   bool   `json:"slowly,omitempty" jsonschema:"one key event per character (always the case here)" w365:"default=false"`
+}
+
+// pickTarget chooses between the W365 selector and the PW target.
+func pickTarget(selector, target string) (string, error) {
+	switch {
+	case selector != "" && target != "":
+		return "", werr.Invalid("give selector or target, not both")
+	case selector != "":
+		return selector, nil
+	case strings.TrimSpace(target) != "":
+		return target, nil
+	}
+	return "", werr.Invalid("give target (a snapshot ref such as e5, or a CSS selector) or selector")
 }
 
 // URLOut and TitleOut are single values.
@@ -221,7 +250,7 @@ type EvalJSIn struct {
 // EvaluateIn is browser_evaluate's input.
 type EvaluateIn struct {
 	Function string `json:"function" jsonschema:"function expression, e.g. () => document.title, or el => el.textContent with target" w365:"minLength=1"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector of an element passed to the function"`
+	Target   string `json:"target,omitempty" jsonschema:"element passed to the function: a snapshot ref (e5) or a CSS selector"`
 }
 
 // EvalOut is a script's result.
@@ -232,7 +261,7 @@ func (o EvalOut) Text() string { return o.Value }
 // BrowserShotIn is browser_take_screenshot's input.
 type BrowserShotIn struct {
 	Type     string `json:"type,omitempty" jsonschema:"image format; jpeg is smaller" w365:"enum=png|jpeg,default=png"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector: capture only that element"`
+	Target   string `json:"target,omitempty" jsonschema:"capture only this element: a snapshot ref (e5) or a CSS selector"`
 	FullPage bool   `json:"fullPage,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport" w365:"default=false"`
 }
 
@@ -275,7 +304,7 @@ func (o SelectOut) Text() string {
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
 type FillFormIn struct {
-	Fields []browser.FormField `json:"fields" jsonschema:"fields to fill in order; each {selector, value} (value a string, or a boolean for checkboxes); stops at the first failure" w365:"minItems=1,maxItems=100"`
+	Fields []browser.FormField `json:"fields" jsonschema:"fields to fill in order; each {selector, value} or {target (ref or CSS), value, name?, type?}; value a string (at most 100 KiB) or a boolean for checkboxes; stops at the first failure" w365:"minItems=1,maxItems=100"`
 }
 
 // FillFormOut says which fields were filled.
@@ -396,7 +425,8 @@ func (o DialogOut) Text() string { return o.Message + actionNotes(o.ActionResult
 
 // PDFIn is browser_pdf_save's input.
 type PDFIn struct {
-	FilePath string `json:"filePath" jsonschema:"destination under the home or temp directory" w365:"minLength=1"`
+	FilePath  string `json:"filePath" jsonschema:"file name (saved in the session's output directory) or a path under Downloads or Documents" w365:"minLength=1"`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file" w365:"default=false"`
 }
 
 // PDFOut is the saved file.
@@ -565,28 +595,59 @@ var BrowserGetHTML = browserTool(tool.Tool{
 })
 
 // BrowserClick is the tool browser_click (w365 browser click).
-var BrowserClick = browserTool(tool.Tool{
+var BrowserClick = tool.Define(tool.Tool{
 	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
-	Summary: "Click an element found by CSS selector",
-	Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
-		"real mouse events at its centre, and waits for the page to settle.",
-	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
+	Summary: "Click an element found by snapshot ref or CSS selector",
+	Long: "target is " + targetDoc + " (selector: CSS only). Scrolls the element into\n" +
+		"view, waits until it is visible, stable, enabled and not covered (OBSCURED otherwise), then\n" +
+		"sends real mouse events at its centre, with button, doubleClick and modifiers, and waits for the\n" +
+		"page to settle. A dialog the click opened comes back in the result.",
+	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click --target e5 --modifiers Shift",
 	Args:    []string{"selector"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (ActOut, error) {
-	r, err := deref(b.Click(ctx, browser.CSS(in.Selector)))
+}, func(ctx context.Context, env *tool.Env, in BrowserClickIn) (ActOut, error) {
+	t, err := pickTarget(in.Selector, in.Target)
+	if err != nil {
+		return ActOut{}, err
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return ActOut{}, err
+	}
+	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	if err != nil {
+		return ActOut{}, err
+	}
+	count := in.ClickCount
+	if in.DoubleClick {
+		count = 2
+	}
+	r, err := deref(b.ClickWith(ctx, e, browser.ClickOptions{Button: in.Button, Count: count, Modifiers: in.Modifiers}))
 	return ActOut{r}, err
 })
 
 // BrowserType is the tool browser_type (w365 browser type).
-var BrowserType = browserTool(tool.Tool{
+var BrowserType = tool.Define(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
-	Summary: "Type text into a form field found by CSS selector",
-	Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
+	Summary: "Type text into a form field found by snapshot ref or CSS selector",
+	Long: "target is " + targetDoc + " (selector: CSS only). Focuses the element and\n" +
+		"types with real key events, replacing its value unless append is set (then at its end);\n" +
 		"submit presses Enter afterwards.",
-	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
+	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type --target e7 --text w365 --submit",
 	Args:    []string{"selector", "text"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in BrowserTypeIn) (ActOut, error) {
-	r, err := deref(b.Type(ctx, browser.CSS(in.Selector), in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
+}, func(ctx context.Context, env *tool.Env, in BrowserTypeIn) (ActOut, error) {
+	t, err := pickTarget(in.Selector, in.Target)
+	if err != nil {
+		return ActOut{}, err
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return ActOut{}, err
+	}
+	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	if err != nil {
+		return ActOut{}, err
+	}
+	r, err := deref(b.Type(ctx, e, in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
 	return ActOut{r}, err
 })
 
@@ -631,17 +692,24 @@ var BrowserEvalJS = browserTool(tool.Tool{
 })
 
 // BrowserEvaluate is the tool browser_evaluate (w365 browser evaluate).
-var BrowserEvaluate = browserTool(tool.Tool{
+var BrowserEvaluate = tool.Define(tool.Tool{
 	Name:    "browser_evaluate",
 	Summary: "Run a JavaScript function in the page, optionally on an element",
 	Long: "function is a function expression such as () => document.title; with target, the element\n" +
 		"matching that selector is its argument (el => el.textContent). The result comes back as a string.",
 	Example: "  $ w365 browser evaluate '() => location.href'\n  $ w365 browser evaluate 'el => el.value' --target '#email'",
 	Args:    []string{"function"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in EvaluateIn) (EvalOut, error) {
+}, func(ctx context.Context, env *tool.Env, in EvaluateIn) (EvalOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return EvalOut{}, err
+	}
 	var el *browser.Element
 	if in.Target != "" {
-		e := browser.CSS(in.Target)
+		e, err := elementOf(ctx, env, b, in.Target, false)
+		if err != nil {
+			return EvalOut{}, err
+		}
 		el = &e
 	}
 	r, err := deref(b.Evaluate(ctx, in.Function, el))
@@ -659,17 +727,24 @@ var BrowserScreenshot = browserTool(tool.Tool{
 })
 
 // BrowserTakeScreenshot is the tool browser_take_screenshot (w365 browser take-screenshot).
-var BrowserTakeScreenshot = browserTool(tool.Tool{
+var BrowserTakeScreenshot = tool.Define(tool.Tool{
 	Name:    "browser_take_screenshot",
 	Summary: "Capture the page, one element, or the whole scrollable page, as PNG or JPEG",
 	Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
 		"is smaller; target captures one element; fullPage the whole page.",
 	Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
 	Annotations: WebRead,
-}, func(ctx context.Context, b *browser.Browser, in BrowserShotIn) (PageImageOut, error) {
+}, func(ctx context.Context, env *tool.Env, in BrowserShotIn) (PageImageOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return PageImageOut{}, err
+	}
 	so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
 	if in.Target != "" {
-		e := browser.CSS(in.Target)
+		e, err := elementOf(ctx, env, b, in.Target, false)
+		if err != nil {
+			return PageImageOut{}, err
+		}
 		so.Element = &e
 	}
 	return pageShot(ctx, b, so)
@@ -688,14 +763,27 @@ var BrowserSelectOption = browserTool(tool.Tool{
 })
 
 // BrowserFillForm is the tool browser_fill_form (w365 browser fill-form).
-var BrowserFillForm = browserTool(tool.Tool{
+var BrowserFillForm = tool.Define(tool.Tool{
 	Name: "browser_fill_form", Legacy: []string{"mcp_browser_fill_form"}, Aliases: []string{"fill"},
 	Summary: "Fill several form fields in one call, stopping at the first failure",
 	Long: "Each field is {selector, value}: text inputs and textareas get the text, checkboxes and radios\n" +
 		"a boolean, selects an option value. Reports which fields were filled and which failed.",
 	Example:     "  $ w365 browser fill-form --fields '[{\"selector\":\"#name\",\"value\":\"Ada\"},{\"selector\":\"#agree\",\"value\":true}]'",
 	Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in FillFormIn) (FillFormOut, error) {
+}, func(ctx context.Context, env *tool.Env, in FillFormIn) (FillFormOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return FillFormOut{}, err
+	}
+	for i, f := range in.Fields {
+		if f.Selector == "" && f.Target != "" {
+			e, err := elementOf(ctx, env, b, f.Target, false)
+			if err != nil {
+				return FillFormOut{}, werr.As(err).WithDetail("failedIndex", i)
+			}
+			in.Fields[i].Element = &e
+		}
+	}
 	r, err := b.FillForm(ctx, in.Fields)
 	if r == nil {
 		return FillFormOut{}, err
@@ -840,12 +928,15 @@ var BrowserHandleDialog = browserTool(tool.Tool{
 // BrowserPDFSave is the tool browser_pdf_save (w365 browser pdf-save).
 var BrowserPDFSave = browserTool(tool.Tool{
 	Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
-	Summary: "Save the page as a PDF under the home or temp directory",
-	Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
-	Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
+	Summary: "Save the page as a PDF in the output directory, Downloads or Documents",
+	Long: "Prints the page to PDF at filePath. A relative path is in the session's output directory\n" +
+		"(where downloads go too); an absolute or ~/ path must lie under Downloads or Documents once\n" +
+		"symlinks are resolved. No hidden (dot) files or directories; an existing file is replaced only\n" +
+		"with overwrite.",
+	Example: "  $ w365 browser pdf-save page.pdf\n  $ w365 browser pdf-save ~/Documents/page.pdf --overwrite", Args: []string{"filePath"},
 	Annotations: WebSet,
 }, func(ctx context.Context, b *browser.Browser, in PDFIn) (PDFOut, error) {
-	r, err := deref(b.PDFSave(ctx, in.FilePath))
+	r, err := deref(b.PDFSave(ctx, in.FilePath, in.Overwrite))
 	return PDFOut{r}, err
 })
 

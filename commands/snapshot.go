@@ -59,6 +59,24 @@ func refEnv(ctx context.Context, env *tool.Env, snapshotID string) (*snapshot.St
 	return st, b, snapshotID, nil
 }
 
+// elementOf resolves a target parameter: a ref of the latest snapshot or find
+// result (e5, ref=e5, SNAPSHOTID:e5), keeping its SNAPSHOT_EXPIRED semantics, or
+// a CSS selector. cssOnly (the W365 selector parameter) never reads it as a ref.
+func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target string, cssOnly bool) (browser.Element, error) {
+	if cssOnly {
+		return browser.CSS(target), nil
+	}
+	st, err := snapshotsOf(env)
+	if err != nil {
+		return browser.Element{}, err
+	}
+	id, ref, isRef, err := st.ResolveTarget("", target)
+	if err != nil || !isRef {
+		return browser.CSS(target), err
+	}
+	return st.Element(ctx, b, id, ref)
+}
+
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
 	MaxDepth       int    `json:"maxDepth,omitempty" jsonschema:"tree depth: how many levels of nodes to show" w365:"default=5,min=1,max=10"`
@@ -100,13 +118,21 @@ type ClickRefIn struct {
 
 // PointOut reports where the pointer acted.
 type PointOut struct {
-	Ref string  `json:"ref"`
-	X   float64 `json:"x" jsonschema:"viewport X in CSS pixels"`
-	Y   float64 `json:"y" jsonschema:"viewport Y in CSS pixels"`
-	Did string  `json:"did"`
+	Ref    string          `json:"ref"`
+	X      float64         `json:"x" jsonschema:"viewport X in CSS pixels"`
+	Y      float64         `json:"y" jsonschema:"viewport Y in CSS pixels"`
+	Did    string          `json:"did"`
+	Dialog *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog this action opened (the action ran: do not repeat it; answer with browser_handle_dialog)"`
 }
 
-func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) }
+func (o PointOut) Text() string {
+	return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) + dialogNote(o.Dialog)
+}
+
+// dialogNote mentions a dialog an action opened.
+func dialogNote(d *browser.Dialog) string {
+	return actionNotes(browser.ActionResult{Dialog: d})
+}
 
 // TypeRefIn is browser_type_ref's input.
 type TypeRefIn struct {
@@ -118,12 +144,13 @@ type TypeRefIn struct {
 
 // TypeRefOut confirms typing.
 type TypeRefOut struct {
-	Ref        string `json:"ref"`
-	Characters int    `json:"characters" jsonschema:"characters typed (Unicode code points)"`
+	Ref        string          `json:"ref"`
+	Characters int             `json:"characters" jsonschema:"characters typed (Unicode code points)"`
+	Dialog     *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog the typing opened (the text was typed: do not repeat it)"`
 }
 
 func (o TypeRefOut) Text() string {
-	return fmt.Sprintf("typed %d characters into %s", o.Characters, o.Ref)
+	return fmt.Sprintf("typed %d characters into %s", o.Characters, o.Ref) + dialogNote(o.Dialog)
 }
 
 // KeypressRefIn is browser_keypress_ref's input.
@@ -136,11 +163,12 @@ type KeypressRefIn struct {
 
 // DoneOut is a plain confirmation.
 type DoneOut struct {
-	Ref     string `json:"ref"`
-	Message string `json:"message"`
+	Ref     string          `json:"ref"`
+	Message string          `json:"message"`
+	Dialog  *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog this action opened (the action ran: do not repeat it)"`
 }
 
-func (o DoneOut) Text() string { return o.Message }
+func (o DoneOut) Text() string { return o.Message + dialogNote(o.Dialog) }
 
 // ScrollRefIn is browser_scroll_ref's input.
 type ScrollRefIn struct {
@@ -152,15 +180,16 @@ type ScrollRefIn struct {
 
 // ScrollRefOut reports the element's scroll position afterwards.
 type ScrollRefOut struct {
-	Ref        string  `json:"ref"`
-	X          float64 `json:"x"`
-	Y          float64 `json:"y"`
-	ScrollLeft float64 `json:"scrollLeft"`
-	ScrollTop  float64 `json:"scrollTop"`
+	Ref        string          `json:"ref"`
+	X          float64         `json:"x"`
+	Y          float64         `json:"y"`
+	ScrollLeft float64         `json:"scrollLeft"`
+	ScrollTop  float64         `json:"scrollTop"`
+	Dialog     *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog the scroll opened"`
 }
 
 func (o ScrollRefOut) Text() string {
-	return fmt.Sprintf("scrolled %s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.ScrollLeft, o.ScrollTop)
+	return fmt.Sprintf("scrolled %s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.ScrollLeft, o.ScrollTop) + dialogNote(o.Dialog)
 }
 
 // SetFileInputRefIn is browser_set_file_input_ref's input.
@@ -301,16 +330,21 @@ var BrowserClickRef = tool.Define(tool.Tool{
 	if err != nil {
 		return PointOut{}, err
 	}
-	p, err := st.Click(ctx, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
+	return clickRef(ctx, st, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
+})
+
+// clickRef clicks a ref for browser_click_ref and browser_click.
+func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, ref string, o snapshot.ClickOptions) (PointOut, error) {
+	p, err := st.Click(ctx, b, id, ref, o)
 	if err != nil {
 		return PointOut{}, err
 	}
 	did := "clicked"
-	if in.ClickCount == 2 {
+	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: did}, nil
-})
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: p.Dialog}, nil
+}
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
 var BrowserTypeRef = tool.Define(tool.Tool{
@@ -324,11 +358,11 @@ var BrowserTypeRef = tool.Define(tool.Tool{
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	n, err := st.Type(ctx, b, id, in.Ref, in.Text, in.Clear)
+	n, d, err := st.Type(ctx, b, id, in.Ref, in.Text, snapshot.TypeOptions{Clear: in.Clear})
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	return TypeRefOut{Ref: in.Ref, Characters: n}, nil
+	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: d}, nil
 })
 
 // BrowserHoverRef is the tool browser_hover_ref (w365 browser hover-ref).
@@ -347,7 +381,7 @@ var BrowserHoverRef = tool.Define(tool.Tool{
 	if err != nil {
 		return PointOut{}, err
 	}
-	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered"}, nil
+	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered", Dialog: p.Dialog}, nil
 })
 
 // BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
@@ -362,14 +396,15 @@ var BrowserKeypressRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	if err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers); err != nil {
+	d, err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers)
+	if err != nil {
 		return DoneOut{}, err
 	}
 	k := in.Key
 	if len(in.Modifiers) > 0 {
 		k = strings.Join(in.Modifiers, "+") + "+" + k
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref)}, nil
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref), Dialog: d}, nil
 })
 
 // BrowserScrollRef is the tool browser_scroll_ref (w365 browser scroll-ref).
@@ -388,7 +423,7 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 	if err != nil {
 		return ScrollRefOut{}, err
 	}
-	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop}, nil
+	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop, Dialog: r.Dialog}, nil
 })
 
 // BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
@@ -401,18 +436,19 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in SetFileInputRefIn) (DoneOut, error) {
-	paths, err := snapshot.AllowedFiles(in.FilePaths)
-	if err != nil {
-		return DoneOut{}, err
-	}
 	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
 	if err != nil {
 		return DoneOut{}, err
 	}
-	if err := st.SetFiles(ctx, b, id, in.Ref, paths); err != nil {
+	paths, err := snapshot.AllowedFiles(in.FilePaths, b.Protected()...)
+	if err != nil {
 		return DoneOut{}, err
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref)}, nil
+	d, err := st.SetFiles(ctx, b, id, in.Ref, paths)
+	if err != nil {
+		return DoneOut{}, err
+	}
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref), Dialog: d}, nil
 })
 
 // BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).
@@ -460,7 +496,7 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 				return FileUploadOut{}, werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
 			}
 		}
-		err = st.SetFiles(ctx, b, id, ref, paths)
+		_, err = st.SetFiles(ctx, b, id, ref, paths)
 	} else {
 		_, err = b.SetFiles(ctx, browser.CSS(in.Target), paths)
 	}
@@ -508,7 +544,9 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 	Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
 		"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
 		"name and its params are checked before anything runs. Returns the results so far and, on\n" +
-		"failure, which action failed and why. A ref action without snapshotId uses the latest snapshot.",
+		"failure, which action failed and why (the call is then an error whose details hold them).\n" +
+		"A ref action without snapshotId uses the latest snapshot. An action that opens a dialog\n" +
+		"succeeds with the dialog in its result; the next action then fails with DIALOG_PENDING.",
 	Example:     "  $ w365 browser execute-batch --actions '[{\"action\":\"snapshot\"},{\"action\":\"click_ref\",\"params\":{\"ref\":\"e5\"}}]'",
 	Annotations: WebAct,
 }, func(ctx context.Context, env *tool.Env, in BatchIn) (BatchOut, error) {
@@ -547,9 +585,21 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 		name := in.Actions[i].Action
 		res, err := s.tool.Run(ctx, env, s.in)
 		if err != nil {
+			// A failed step fails the call (isError), with the results so far: the
+			// error keeps the step's code, retryable flag and hint.
 			we := werr.As(err)
 			out.Failed = &BatchFailure{Index: i, Action: name, Code: string(we.Code), Message: we.Message, Retryable: we.Retryable, Hint: we.Hint}
-			return out, nil
+			fail := werr.New(we.Code, "action %d (%s) failed after %d ran: %s", i, name, len(out.Results), we.Message).
+				WithRetryable(we.Retryable).WithDetail("results", out.Results).WithDetail("failed", out.Failed)
+			if we.Hint != "" {
+				fail = fail.WithHint("%s", we.Hint)
+			}
+			for k, v := range we.Details {
+				if k != "results" && k != "failed" {
+					fail = fail.WithDetail(k, v)
+				}
+			}
+			return out, fail
 		}
 		if raw, err := json.Marshal(res); err == nil {
 			var v any

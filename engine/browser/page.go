@@ -965,6 +965,18 @@ func (b *Browser) Run(ctx context.Context, f func(ctx context.Context, t *chrome
 	return err
 }
 
+// Act is Run for an action: when the action's own effect opens a dialog, the
+// action ran, so the dialog comes back as a result, not as an error (only a
+// later call, refused while it is open, gets DIALOG_PENDING).
+func (b *Browser) Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*Dialog, error) {
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	return o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
+}
+
 // PageIdentity names the document shown in the active tab; LoaderID changes
 // whenever the main frame navigates to a new document (refs keyed on it die).
 type PageIdentity struct {
