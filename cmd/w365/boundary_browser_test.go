@@ -3,12 +3,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -191,4 +194,68 @@ func evalValue(t *testing.T, cs *mcp.ClientSession, expr string) string {
 	}
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": expr}), &ev)
 	return ev.Value
+}
+
+// callWithin calls a tool and fails the test when no answer comes within d.
+func callWithin(t *testing.T, cs *mcp.ClientSession, d time.Duration, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s did not answer within %s: %v", name, d, err)
+	}
+	return res
+}
+
+// The browser_get_title hang reported by the peer suite: tab 0 is a Chrome error
+// page reached while its page's timer opened an alert, tab 1 the error page of a
+// browser_new_tab that failed. Every call answers.
+func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	same, _ := snapPages(t)
+	slow, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	go func() {
+		for {
+			c, err := slow.Accept()
+			if err != nil {
+				return
+			}
+			go func() { time.Sleep(2 * time.Second); c.Close() }()
+		}
+	}()
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	refused := "http://" + l.Addr().String() + "/"
+	l.Close()
+	cs := h.MCP()
+	callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": same + "/timer-alert.html"})
+	callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": "http://" + slow.Addr().String() + "/"})
+	if res := callWithin(t, cs, 60*time.Second, "browser_new_tab", map[string]any{"url": refused}); !res.IsError {
+		t.Fatalf("new tab to a refused port: %s", e2etest.Text(res))
+	}
+	time.Sleep(time.Second)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"browser_get_title", nil}, {"browser_get_url", nil}, {"browser_list_tabs", nil}, {"browser_get_text", nil},
+		{"browser_snapshot", nil}, {"browser_switch_tab", map[string]any{"tabIndex": 0}}, {"browser_get_title", nil},
+		{"browser_snapshot", nil}, {"browser_eval_js", map[string]any{"expression": "1+1"}},
+		{"browser_handle_dialog", map[string]any{"action": "accept"}}, {"browser_get_title", nil},
+		{"browser_eval_js", map[string]any{"expression": "'ok'"}},
+	} {
+		if c.args == nil {
+			c.args = map[string]any{}
+		}
+		res := callWithin(t, cs, 45*time.Second, c.name, c.args)
+		t.Logf("%s: error=%v %.120s", c.name, res.IsError, e2etest.Text(res))
+	}
+	if got := evalValue(t, cs, "'still answering'"); got != "still answering" {
+		t.Fatalf("eval after the dialog: %q", got)
+	}
 }

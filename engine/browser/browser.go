@@ -98,7 +98,7 @@ type Browser struct {
 	pol  *policy.Policy
 
 	launchMu sync.Mutex // held while launching or closing
-	opMu     sync.Mutex // serialises page operations
+	opMu     opLock     // serialises page operations
 
 	mu         sync.Mutex // protects everything below and the mutable fields of tabs
 	changed    chan struct{}
@@ -147,7 +147,7 @@ var generation struct {
 // Launch starts the browser (or attaches to CDPEndpoint) and returns it once
 // its first tab is ready. Call it on the first browser tool of a session.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
-	b := &Browser{opts: opts, pol: opts.Policy, changed: make(chan struct{}),
+	b := &Browser{opts: opts, pol: opts.Policy, changed: make(chan struct{}), opMu: newOpLock(),
 		netByID: map[string]*NetworkRequest{}, dlByGUID: map[string]*Download{}}
 	if b.pol == nil {
 		b.pol = policy.Default()

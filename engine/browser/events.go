@@ -411,8 +411,8 @@ func (b *Browser) HandleDialog(ctx context.Context, accept bool, promptText stri
 	res := &DialogResult{Handled: true, Message: fmt.Sprintf("%s dialog %s", d.Type, verb), Dialog: &d}
 	// Let the page go on (a confirm handler, a released navigation); skip the
 	// settle when the operation that opened the dialog still holds the page.
-	if b.opMu.TryLock() {
-		defer b.opMu.Unlock()
+	if b.opMu.tryLock() {
+		defer b.opMu.unlock()
 		ar, err := b.settle(ctx, inst, t, mark)
 		if err != nil {
 			return nil, err
