@@ -230,11 +230,12 @@ func (o TextOut) Text() string {
 
 // WaitForIn is browser_wait_for's input (W365 selector form and PW text forms).
 type WaitForIn struct {
-	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
-	Text      string `json:"text,omitempty" jsonschema:"text to wait for (inside selector when given)"`
-	TextGone  string `json:"textGone,omitempty" jsonschema:"text to wait to disappear"`
-	Visible   bool   `json:"visible,omitempty" jsonschema:"also require the element to be visible" w365:"default=false"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before TIMEOUT" w365:"min=1,max=30000,default=5000"`
+	Selector  string  `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
+	Text      string  `json:"text,omitempty" jsonschema:"text to wait for (inside selector when given)"`
+	TextGone  string  `json:"textGone,omitempty" jsonschema:"text to wait to disappear"`
+	Visible   bool    `json:"visible,omitempty" jsonschema:"also require the element to be visible" w365:"default=false"`
+	TimeoutMs int     `json:"timeoutMs,omitempty" jsonschema:"milliseconds before TIMEOUT" w365:"min=1,max=30000,default=5000"`
+	Time      float64 `json:"time,omitempty" jsonschema:"seconds to wait first (a bounded delay, at most 30)" w365:"min=0,max=30"`
 }
 
 // WaitForOut says how long it took.
@@ -663,18 +664,46 @@ var BrowserQueryText = browserTool(tool.Tool{
 })
 
 // BrowserWaitFor is the tool browser_wait_for (w365 browser wait-for).
-var BrowserWaitFor = browserTool(tool.Tool{
+var BrowserWaitFor = tool.Define(tool.Tool{
 	Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
-	Summary: "Wait until an element or text appears, or a text disappears (at most 30 s)",
+	Summary: "Wait until an element or text appears, a text disappears, or a time passes (at most 30 s)",
 	Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
-		"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
+		"disappears, in every frame (cross-origin ones too) when no selector is given. time waits that\n" +
+		"many seconds first. TIMEOUT after timeoutMs (default 5000, max 30000).",
 	Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
 	Args:    []string{"selector"}, Annotations: WebRead,
-}, func(ctx context.Context, b *browser.Browser, in WaitForIn) (WaitForOut, error) {
-	if in.Selector == "" && in.Text == "" && in.TextGone == "" {
-		return WaitForOut{}, werr.Invalid("give selector, text or textGone")
+}, func(ctx context.Context, env *tool.Env, in WaitForIn) (WaitForOut, error) {
+	if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.Time == 0 {
+		return WaitForOut{}, werr.Invalid("give selector, text, textGone or time")
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return WaitForOut{}, err
+	}
+	start := time.Now()
+	if in.Time > 0 {
+		select {
+		case <-time.After(time.Duration(in.Time * float64(time.Second))):
+		case <-ctx.Done():
+			return WaitForOut{}, werr.New(werr.Cancelled, "the wait was cancelled")
+		}
+		if in.Selector == "" && in.Text == "" && in.TextGone == "" {
+			return WaitForOut{browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}}, nil
+		}
+	}
+	if in.Selector == "" {
+		// Text through every frame, as the snapshot shows them.
+		r, err := waitFrameText(ctx, env, b, in.Text, in.TextGone, in.TimeoutMs)
+		if err != nil {
+			return WaitForOut{}, err
+		}
+		r.ElapsedMs = time.Since(start).Milliseconds()
+		return WaitForOut{r}, nil
 	}
 	r, err := deref(b.WaitFor(ctx, browser.WaitOptions{Selector: in.Selector, Text: in.Text, TextGone: in.TextGone, Visible: in.Visible, TimeoutMs: in.TimeoutMs}))
+	if err == nil {
+		r.ElapsedMs = time.Since(start).Milliseconds()
+	}
 	return WaitForOut{r}, err
 })
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
@@ -75,6 +76,47 @@ func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target st
 		return browser.CSS(target), err
 	}
 	return st.Element(ctx, b, id, ref)
+}
+
+// waitFrameText polls the text of every frame until text is in one of them and
+// gone is in none, or timeoutMs (the policy's default and cap) passes.
+func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text, gone string, timeoutMs int) (browser.WaitResult, error) {
+	if timeoutMs <= 0 {
+		timeoutMs = env.Policy.BrowserWaitDefaultMs
+	}
+	timeoutMs = min(timeoutMs, env.Policy.BrowserWaitMaxMs)
+	start := time.Now()
+	deadline := start.Add(time.Duration(timeoutMs) * time.Millisecond)
+	for {
+		texts, err := snapshot.FrameTexts(ctx, b)
+		if err != nil && werr.CodeOf(err) != werr.Internal {
+			return browser.WaitResult{}, err // a dialog, a crash, a cancel; a page in flux is retried
+		}
+		if err == nil {
+			found, stays := text == "", false
+			for _, t := range texts {
+				found = found || strings.Contains(t, text)
+				stays = stays || (gone != "" && strings.Contains(t, gone))
+			}
+			if found && !stays {
+				return browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			what := fmt.Sprintf("text %q", text)
+			if text == "" {
+				what = fmt.Sprintf("text %q to disappear", gone)
+			} else if gone != "" {
+				what += fmt.Sprintf(" and text %q to disappear", gone)
+			}
+			return browser.WaitResult{}, werr.New(werr.Timeout, "waited %d ms for %s in every frame", timeoutMs, what)
+		}
+		select {
+		case <-ctx.Done():
+			return browser.WaitResult{}, werr.New(werr.Cancelled, "the wait was cancelled")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // SnapshotIn is browser_snapshot's input.

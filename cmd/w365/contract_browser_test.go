@@ -17,7 +17,7 @@ import (
 func TestBrowserContractOverMCP(t *testing.T) {
 	displaytest.Require(t, "chromium")
 	h := e2etest.New(t)
-	same, _ := snapPages(t)
+	same, cross := snapPages(t)
 	cs := h.MCP()
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
 	log := func() string { return evalValue(t, cs, "JSON.stringify(window.__log)") }
@@ -141,5 +141,24 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_handle_dialog", map[string]any{"action": "dismiss"}), &struct{}{})
 	if got := log(); got != `[]` {
 		t.Fatalf("the refused batch step reached the page: %s", got)
+	}
+
+	// browser_wait_for sees text in every frame, cross-origin too, and waits a bounded time.
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_wait_for", map[string]any{"text": "Inner frame text"}), &struct{}{})
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_wait_for", map[string]any{"textGone": "Inner frame text", "timeoutMs": 500})); code != "TIMEOUT" {
+		t.Fatalf("textGone of a frame's text: %q", code)
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_frames.html?x=" + cross + "/snap_child.html"}), &struct{}{})
+	evalValue(t, cs, "(document.getElementById('same').remove(), '')") // only the cross-origin child is left
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_wait_for", map[string]any{"text": "Child button", "timeoutMs": 10000}), &struct{}{})
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_wait_for", map[string]any{"text": "No such text anywhere", "timeoutMs": 300})); code != "TIMEOUT" {
+		t.Fatalf("missing text: %q", code)
+	}
+	var w struct {
+		ElapsedMs int64 `json:"elapsedMs"`
+	}
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_wait_for", map[string]any{"time": 0.3}), &w)
+	if w.ElapsedMs < 300 {
+		t.Fatalf("time 0.3 s waited %d ms", w.ElapsedMs)
 	}
 }
