@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ var browserTools = []*tool.Tool{
 	BrowserWaitFor,
 	BrowserEvalJS,
 	BrowserEvaluate,
+	BrowserRunCode,
 	BrowserScreenshot,
 	BrowserTakeScreenshot,
 	BrowserSelectOption,
@@ -258,6 +260,21 @@ type EvaluateIn struct {
 type EvalOut struct{ browser.EvalResult }
 
 func (o EvalOut) Text() string { return o.Value }
+
+// RunCodeIn is browser_run_code's input.
+type RunCodeIn struct {
+	Code      string `json:"code" jsonschema:"statements of an async function body whose parameter page is a Playwright Page, e.g. return await page.title(); or a function async (page) => {...}" w365:"minLength=1,maxLength=100000"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the code is stopped" w365:"min=1,max=120000,default=5000"`
+}
+
+// RunCodeOut is what the code returned.
+type RunCodeOut struct {
+	Result any `json:"result" jsonschema:"the returned value (JSON; null for none)"`
+	Bytes  int `json:"bytes" jsonschema:"size of the JSON result"`
+	raw    json.RawMessage
+}
+
+func (o RunCodeOut) Text() string { return string(o.raw) }
 
 // BrowserShotIn is browser_take_screenshot's input.
 type BrowserShotIn struct {
@@ -743,6 +760,39 @@ var BrowserEvaluate = tool.Define(tool.Tool{
 	}
 	r, err := deref(b.Evaluate(ctx, in.Function, el))
 	return EvalOut{r}, err
+})
+
+// BrowserRunCode is the tool browser_run_code (w365 browser run-code).
+var BrowserRunCode = tool.Define(tool.Tool{
+	Name:    "browser_run_code",
+	Summary: "Run Playwright code against the active tab (sandboxed; off in read-only mode)",
+	Long: "code is the body of an async function whose parameter page is a Playwright Page bound to the\n" +
+		"session's active tab (return await page.title()), or a function async (page) => {...}. It\n" +
+		"runs in a Node sidecar (playwright-core) inside bubblewrap: no files but a scratch directory,\n" +
+		"no network but the page's browser; cookies cannot be read and files cannot be set from host\n" +
+		"paths. The returned value must be JSON-serialisable and within the response limit. Not\n" +
+		"idempotent: after a TIMEOUT or an error, observe the page before running it again. Needs\n" +
+		"Node.js 20+ (w365 doctor); the policy's browserRunCode turns it off.",
+	Example:     "  $ w365 browser run-code 'return await page.title()'\n  $ w365 browser run-code \"await page.getByRole('button', {name: 'Go'}).click(); return page.url()\"",
+	Args:        []string{"code"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, env *tool.Env, in RunCodeIn) (RunCodeOut, error) {
+	if !env.Policy.BrowserRunCode {
+		return RunCodeOut{}, werr.New(werr.BlockedByPolicy, "browser_run_code is turned off by the policy (browserRunCode)").WithRetryable(false)
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return RunCodeOut{}, err
+	}
+	r, err := b.RunCode(ctx, in.Code, in.TimeoutMs)
+	if err != nil {
+		return RunCodeOut{}, err
+	}
+	var v any
+	if err := json.Unmarshal(r.Value, &v); err != nil {
+		return RunCodeOut{}, werr.Wrap(err, werr.Internal, "the result is not JSON")
+	}
+	return RunCodeOut{Result: v, Bytes: r.Bytes, raw: r.Value}, nil
 })
 
 // BrowserScreenshot is the tool browser_screenshot (w365 browser screenshot).

@@ -36,6 +36,7 @@ var components = []struct {
 	{"tesseract", "OCR (analyze_screen)", "tesseract-ocr", []string{"tesseract"}},
 	{"bubblewrap", "sandbox for shell and Python", "bubblewrap", []string{"bwrap"}},
 	{"python3", "execute_python_code", "python3", []string{"python3"}},
+	{"node", "browser_run_code (Node.js 20+; playwright-core is fetched with npm on first use)", "nodejs npm", []string{"node"}},
 	{"xclip", "clipboard images and ownership", "xclip", []string{"xclip"}},
 }
 

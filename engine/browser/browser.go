@@ -117,6 +117,8 @@ type Browser struct {
 	downloads     []*Download
 	dlByGUID      map[string]*Download
 	dialogSeq     int64
+
+	runcode runcodeState
 }
 
 // instance is one running (or attached) browser process.
@@ -132,6 +134,7 @@ type instance struct {
 	deadOnce    sync.Once
 	killed      atomic.Bool // we killed it on purpose (Close)
 	wsURL       string      // "" for a browser driven over the pipe
+	mux         *cdpMux     // the pipe shared with the run_code proxy; nil for an attached browser
 	logPath     string
 
 	tabs   []*tab
@@ -238,6 +241,12 @@ func (b *Browser) Close() error {
 	b.inst = nil
 	b.notifyLocked()
 	b.mu.Unlock()
+	b.runcode.mu.Lock()
+	if b.runcode.sc != nil {
+		b.runcode.sc.kill()
+		b.runcode.sc = nil
+	}
+	b.runcode.mu.Unlock()
 	if inst != nil {
 		inst.stop()
 	}
@@ -487,7 +496,8 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 			close(inst.reaped)
 			b.onDead(inst)
 		}()
-		allocCtx, allocCancel := newPipeAllocator(pipe)
+		inst.mux = newCDPMux(pipe.parentR, pipe.parentW)
+		allocCtx, allocCancel := newPipeAllocator(inst.mux)
 		return b.connect(ctx, inst, allocCtx, allocCancel)
 	} else if u, err := url.Parse(wsURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
 		return nil, werr.Invalid("cdp endpoint must be a ws:// or http:// URL")

@@ -1038,7 +1038,13 @@ func TestBrowserExtras(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tabs, err := b2.ListTabs(tctx(t))
+		var tabs []browser.TabInfo
+		for range 100 { // the other browser may still be loading its page
+			if tabs, err = b2.ListTabs(tctx(t)); err != nil || (len(tabs) == 1 && tabs[0].Title != "") {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		if err != nil || len(tabs) != 1 || tabs[0].Title != "Third" {
 			t.Fatalf("attached tabs: %+v, %v", tabs, err)
 		}
@@ -1122,16 +1128,29 @@ func debuggableBrowser(t *testing.T, url string) string {
 	if exe == "" {
 		t.Fatal("no chromium")
 	}
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "w365-debuggable-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"--headless=new", "--remote-debugging-port=0", "--user-data-dir=" + dir, "--no-first-run", url}
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
 	cmd := exec.Command(exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // its own group: the wrapper and the browser
+		_ = cmd.Wait()
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {

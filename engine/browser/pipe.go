@@ -72,7 +72,9 @@ func (a *pipeAllocator) Wait() { a.wg.Wait() }
 // Attaches tells chromedp the allocator does not start the browser.
 func (a *pipeAllocator) Attaches() bool { return true }
 
-// newPipeAllocator makes the allocator context for a browser started with p.
-func newPipeAllocator(p *debugPipe) (context.Context, context.CancelFunc) {
-	return chromedp.NewAllocatorContext(context.Background(), &pipeAllocator{conn: chromedp.NewPipeConn(p.parentR, p.parentW)})
+// newPipeAllocator makes the allocator context for a browser started with p,
+// whose pipe m shares between chromedp and the run_code proxy.
+func newPipeAllocator(m *cdpMux) (context.Context, context.CancelFunc) {
+	r, w := m.chromedpConn()
+	return chromedp.NewAllocatorContext(context.Background(), &pipeAllocator{conn: chromedp.NewPipeConn(r, w)})
 }

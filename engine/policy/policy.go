@@ -55,6 +55,9 @@ type Policy struct {
 	LaunchDirs           []string `json:"launchDirs"`           // launch_application roots
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
 	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool
+
+	// BrowserRunCode lets browser_run_code run Playwright code (in its sandbox).
+	BrowserRunCode bool `json:"browserRunCode"`
 }
 
 // Default returns the policy of TOOLS.md and PLATFORM.md.
@@ -70,6 +73,8 @@ func Default() *Policy {
 		WaitMaxMs:            5000,
 		BrowserWaitDefaultMs: 5000,
 		BrowserWaitMaxMs:     30000,
+
+		BrowserRunCode: true,
 
 		ScrollNotchesMax: 20,
 		FailsafeEnabled:  true,
