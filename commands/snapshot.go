@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -497,15 +496,15 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 var BrowserFileUpload = tool.Define(tool.Tool{
 	Name:    "browser_file_upload",
 	Summary: "Upload files sent inline (base64) into a file input",
-	Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
-		"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
-		"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
-		"10 MiB each decoded and 50 MiB together; names up to 4,096 characters (the page sees the\n" +
-		"last path element), MIME types up to 1,024.",
+	Long: "Sets the files on the file input named by target (a snapshot ref or a CSS selector), or on\n" +
+		"the file chooser the page opened (a click on an upload button) when target is omitted. The\n" +
+		"page gets each file with its name (the last path element) and mimeType (default\n" +
+		"application/octet-stream); nothing is written to disk. 1 to 20 files, at most 10 MiB each\n" +
+		"decoded and 50 MiB together; names up to 4,096 characters, MIME types up to 1,024.",
 	Example:     "  $ w365 browser file-upload --target e9 --files '[{\"name\":\"a.txt\",\"data\":\"aGk=\"}]'",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in FileUploadIn) (FileUploadOut, error) {
-	st, err := snapshotsOf(env)
+	files, n, err := snapshot.Inline(in.Files)
 	if err != nil {
 		return FileUploadOut{}, err
 	}
@@ -513,9 +512,9 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 	if err != nil {
 		return FileUploadOut{}, err
 	}
-	var chooser browser.Element
+	var el browser.Element
 	if strings.TrimSpace(in.Target) == "" {
-		el, ok, err := b.PendingFileChooser(ctx)
+		chooser, ok, err := b.PendingFileChooser(ctx)
 		if err != nil {
 			return FileUploadOut{}, err
 		}
@@ -523,35 +522,20 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 			return FileUploadOut{}, werr.New(werr.NotFound, "no file chooser is open").
 				WithHint("click the page's upload button first, or give target (a ref or CSS selector of the file input)")
 		}
-		chooser = el
-	}
-	paths, err := st.Stage(in.Files)
-	if err != nil {
-		return FileUploadOut{}, err
-	}
-	if chooser.BackendNodeID != 0 {
-		_, err = b.SetFiles(ctx, chooser, paths)
-	} else if ref := snapshot.RefOf(in.Target); ref != "" {
-		id := in.SnapshotID
-		if id == "" || strings.EqualFold(id, "latest") {
-			if id = st.Latest(); id == "" {
-				return FileUploadOut{}, werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
-			}
-		}
-		_, err = st.SetFiles(ctx, b, id, ref, paths)
+		el = chooser
 	} else {
-		_, err = b.SetFiles(ctx, browser.CSS(in.Target), paths)
-	}
-	if err != nil {
-		return FileUploadOut{}, err
-	}
-	n := 0
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil {
-			n += int(fi.Size())
+		target := in.Target
+		if in.SnapshotID != "" && snapshot.RefOf(target) != "" {
+			target = in.SnapshotID + ":" + snapshot.RefOf(target)
+		}
+		if el, err = elementOf(ctx, env, b, target, false); err != nil {
+			return FileUploadOut{}, err
 		}
 	}
-	return FileUploadOut{Files: len(paths), Bytes: n}, nil
+	if _, err := b.SetFileData(ctx, el, files); err != nil {
+		return FileUploadOut{}, err
+	}
+	return FileUploadOut{Files: len(files), Bytes: n}, nil
 })
 
 // BrowserFind is the tool browser_find (w365 browser find).

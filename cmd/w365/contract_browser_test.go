@@ -100,6 +100,20 @@ func TestBrowserContractOverMCP(t *testing.T) {
 		t.Fatalf("a refused fill changed the field: %q", got)
 	}
 
+	// browser_file_upload: the page sees the given MIME type, application/octet-stream
+	// by default, never one guessed from the name.
+	reset()
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "a.txt", "data": "aGk="}}}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snap.Text, "Upload"), "files": []any{map[string]any{"name": "b.png", "data": "aGk=", "mimeType": "text/csv"}}}), &struct{}{})
+	if got := log(); got != `["file:a.txt|application/octet-stream|2","file:b.png|text/csv|2"]` {
+		t.Fatalf("uploads: page saw %s", got)
+	}
+	two := []any{map[string]any{"name": "a", "data": "aGk="}, map[string]any{"name": "b", "data": "aGk="}}
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": two})); code != "INVALID_ARGUMENT" {
+		t.Fatalf("two files into a single-file input: %q", code)
+	}
+	reset()
+
 	// A dialog opened by the action's own effect is a success that describes it;
 	// the next action is refused with DIALOG_PENDING.
 	var pt struct {

@@ -1169,6 +1169,50 @@ func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error)
 // SetFiles sets the files of an <input type=file> (input and change fire).
 // The caller checks the paths against its policy; they must exist.
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
+	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
+		_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
+		return err
+	})
+}
+
+// InlineFile is a file sent with the call: the page gets it with this name and
+// MIME type, never from a path of the host.
+type InlineFile struct {
+	Name     string `json:"name"`
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"` // base64
+}
+
+const inlineFilesJS = `function(files) {
+  if (files.length > 1 && !this.multiple) return 'the file input takes one file (it has no multiple attribute)';
+  const dt = new DataTransfer();
+  for (const f of files) {
+    const bin = atob(f.data), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    dt.items.add(new File([bytes], f.name, {type: f.mimeType}));
+  }
+  this.files = dt.files;
+  this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return '';
+}`
+
+// SetFileData sets inline files on an <input type=file>, each with its own name
+// and MIME type (input and change fire).
+func (b *Browser) SetFileData(ctx context.Context, e Element, files []InlineFile) (*ActionResult, error) {
+	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
+		var refusal string
+		if err := callOn(ctx, o.t, obj, inlineFilesJS, &refusal, files); err != nil {
+			return err
+		}
+		if refusal != "" {
+			return werr.Invalid("%s", refusal)
+		}
+		return nil
+	})
+}
+
+func (b *Browser) setFiles(ctx context.Context, e Element, set func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
@@ -1189,10 +1233,7 @@ func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*Act
 		if k.Tag != "input" || k.Type != "file" {
 			return nil, werr.Invalid("the element (%s) is not a file input", e)
 		}
-		d, err := o.await(func(ctx context.Context) error {
-			_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
-			return err
-		})
+		d, err := o.await(func(ctx context.Context) error { return set(ctx, o, obj) })
 		if err == nil {
 			// Whatever input got the files, a pending chooser is answered.
 			o.b.mu.Lock()

@@ -3,9 +3,11 @@
 package browser_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/werr"
 )
 
 func TestRunCodeEngine(t *testing.T) {
@@ -18,5 +20,17 @@ func TestRunCodeEngine(t *testing.T) {
 	}
 	if string(r.Value) != `"Third"` {
 		t.Fatalf("title: %s", r.Value)
+	}
+}
+
+// Without Node, browser_run_code says UNSUPPORTED and how to fix it.
+func TestRunCodeWithoutNode(t *testing.T) {
+	b, s := launch(t)
+	navigate(t, b, s.URL+"/third.html")
+	t.Setenv("PATH", t.TempDir())
+	_, err := b.RunCode(tctx(t), "return 1", 0)
+	mustCode(t, err, werr.Unsupported)
+	if !strings.Contains(werr.As(err).Hint, "install Node.js") {
+		t.Fatalf("no fix named: %+v", werr.As(err))
 	}
 }
