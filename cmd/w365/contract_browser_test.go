@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/commands/e2etest"
 	"github.com/w365/w365/engine/display/displaytest"
@@ -174,5 +177,36 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_wait_for", map[string]any{"time": 0.3}), &w)
 	if w.ElapsedMs < 300 {
 		t.Fatalf("time 0.3 s waited %d ms", w.ElapsedMs)
+	}
+}
+
+// find_ui_element's text looks into page content: a Chromium paragraph has no
+// accessible name, only its text (its static children are named by their pieces).
+func TestFindUIElementFindsAChromiumParagraphByText(t *testing.T) {
+	displaytest.Require(t, "chromium")
+	h := e2etest.New(t)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "focus_browser", map[string]any{"pattern": "contract"}), &struct{}{})
+	// The text runs over three nodes, so no single one is named by it.
+	evalValue(t, cs, "(document.getElementById('out').innerHTML = 'A paragraph <b>only its text</b> names', '')")
+	var found struct {
+		Matches []struct {
+			Role  string `json:"role"`
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"matches"`
+	}
+	var res *mcp.CallToolResult
+	for range 50 { // the accessibility tree follows the page a moment later
+		res = e2etest.Call(t, cs, "find_ui_element", map[string]any{"text": "only its text names"})
+		if e2etest.Structured(t, res, &found); len(found.Matches) > 0 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if len(found.Matches) == 0 || !strings.Contains(found.Matches[0].Name+found.Matches[0].Value, "A paragraph only its text names") {
+		t.Fatalf("find_ui_element text: %s", e2etest.Text(res))
 	}
 }
