@@ -293,6 +293,10 @@ func (c *proxyClient) fromClient(data []byte) {
 		reply(map[string]any{}, "")
 		return
 	}
+	if method == "Input.dispatchDragEvent" && dragsFiles(msg["params"]) {
+		reply(nil, "w365: dropping files from host paths is not allowed in browser_run_code")
+		return
+	}
 	if u := navigationURL(method, msg["params"]); u != "" {
 		if err := c.b.checkURL(u); err != nil {
 			reply(nil, "w365: "+err.Error())
@@ -319,6 +323,16 @@ func (c *proxyClient) fromClient(data []byte) {
 		return
 	}
 	_, _ = c.m.write(append(b, 0))
+}
+
+// dragsFiles says whether a drag event carries files (host paths the browser would read).
+func dragsFiles(params json.RawMessage) bool {
+	var p struct {
+		Data struct {
+			Files []string `json:"files"`
+		} `json:"data"`
+	}
+	return json.Unmarshal(params, &p) != nil || len(p.Data.Files) > 0
 }
 
 // navigationURL is the URL a message navigates to, if any.
