@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -269,12 +269,11 @@ type RunCodeIn struct {
 
 // RunCodeOut is what the code returned.
 type RunCodeOut struct {
-	Result any `json:"result" jsonschema:"the returned value (JSON; null for none)"`
-	Bytes  int `json:"bytes" jsonschema:"size of the JSON result"`
-	raw    json.RawMessage
+	Result string `json:"result" jsonschema:"the returned value as JSON text (null for none)"`
+	Bytes  int    `json:"bytes" jsonschema:"size of the JSON result"`
 }
 
-func (o RunCodeOut) Text() string { return string(o.raw) }
+func (o RunCodeOut) Text() string { return o.Result }
 
 // BrowserShotIn is browser_take_screenshot's input.
 type BrowserShotIn struct {
@@ -631,13 +630,18 @@ var BrowserClick = tool.Define(tool.Tool{
 	if err != nil {
 		return ActOut{}, err
 	}
-	e, err := elementOf(ctx, env, b, t, in.Selector != "")
-	if err != nil {
-		return ActOut{}, err
-	}
 	count := in.ClickCount
 	if in.DoubleClick {
 		count = 2
+	}
+	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+		// A ref inside a cross-origin iframe: the ref tools' way, same hit test.
+		p, err := st.Click(ctx, b, id, ref, snapshot.ClickOptions{Button: in.Button, ClickCount: count, Modifiers: in.Modifiers})
+		return ActOut{browser.ActionResult{Dialog: p.Dialog}}, err
+	}
+	if err != nil {
+		return ActOut{}, err
 	}
 	r, err := deref(b.ClickWith(ctx, e, browser.ClickOptions{Button: in.Button, Count: count, Modifiers: in.Modifiers}))
 	return ActOut{r}, err
@@ -662,6 +666,10 @@ var BrowserType = tool.Define(tool.Tool{
 		return ActOut{}, err
 	}
 	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
+		return ActOut{browser.ActionResult{Dialog: d}}, err
+	}
 	if err != nil {
 		return ActOut{}, err
 	}
@@ -788,11 +796,7 @@ var BrowserRunCode = tool.Define(tool.Tool{
 	if err != nil {
 		return RunCodeOut{}, err
 	}
-	var v any
-	if err := json.Unmarshal(r.Value, &v); err != nil {
-		return RunCodeOut{}, werr.Wrap(err, werr.Internal, "the result is not JSON")
-	}
-	return RunCodeOut{Result: v, Bytes: r.Bytes, raw: r.Value}, nil
+	return RunCodeOut{Result: string(r.Value), Bytes: r.Bytes}, nil
 })
 
 // BrowserScreenshot is the tool browser_screenshot (w365 browser screenshot).

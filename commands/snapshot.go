@@ -118,6 +118,20 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 	}
 }
 
+// crossOriginRef says whether elementOf refused target because it is a ref inside
+// a cross-origin iframe, which only the ref tools' path reaches; it returns that ref.
+func crossOriginRef(env *tool.Env, target string, err error) (*snapshot.Store, string, string, bool) {
+	if werr.CodeOf(err) != werr.Unsupported {
+		return nil, "", "", false
+	}
+	st, serr := snapshotsOf(env)
+	if serr != nil {
+		return nil, "", "", false
+	}
+	id, ref, isRef, rerr := st.ResolveTarget("", target)
+	return st, id, ref, isRef && rerr == nil
+}
+
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
 	MaxDepth       int    `json:"maxDepth,omitempty" jsonschema:"tree depth: how many levels of nodes to show" w365:"default=5,min=1,max=10"`
@@ -159,11 +173,11 @@ type ClickRefIn struct {
 
 // PointOut reports where the pointer acted.
 type PointOut struct {
-	Ref    string          `json:"ref"`
-	X      float64         `json:"x" jsonschema:"viewport X in CSS pixels"`
-	Y      float64         `json:"y" jsonschema:"viewport Y in CSS pixels"`
-	Did    string          `json:"did"`
-	Dialog *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog this action opened (the action ran: do not repeat it; answer with browser_handle_dialog)"`
+	Ref    string         `json:"ref"`
+	X      float64        `json:"x" jsonschema:"viewport X in CSS pixels"`
+	Y      float64        `json:"y" jsonschema:"viewport Y in CSS pixels"`
+	Did    string         `json:"did"`
+	Dialog browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog this action opened (the action ran: do not repeat it; answer with browser_handle_dialog)"`
 }
 
 func (o PointOut) Text() string {
@@ -171,8 +185,19 @@ func (o PointOut) Text() string {
 }
 
 // dialogNote mentions a dialog an action opened.
-func dialogNote(d *browser.Dialog) string {
-	return actionNotes(browser.ActionResult{Dialog: d})
+func dialogNote(d browser.Dialog) string {
+	if d.Type == "" {
+		return ""
+	}
+	return actionNotes(browser.ActionResult{Dialog: &d})
+}
+
+// dialogOf is the dialog an action opened, or the zero Dialog (left out of the result).
+func dialogOf(d *browser.Dialog) browser.Dialog {
+	if d == nil {
+		return browser.Dialog{}
+	}
+	return *d
 }
 
 // TypeRefIn is browser_type_ref's input.
@@ -185,9 +210,9 @@ type TypeRefIn struct {
 
 // TypeRefOut confirms typing.
 type TypeRefOut struct {
-	Ref        string          `json:"ref"`
-	Characters int             `json:"characters" jsonschema:"characters typed (Unicode code points)"`
-	Dialog     *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog the typing opened (the text was typed: do not repeat it)"`
+	Ref        string         `json:"ref"`
+	Characters int            `json:"characters" jsonschema:"characters typed (Unicode code points)"`
+	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog the typing opened (the text was typed: do not repeat it)"`
 }
 
 func (o TypeRefOut) Text() string {
@@ -204,9 +229,9 @@ type KeypressRefIn struct {
 
 // DoneOut is a plain confirmation.
 type DoneOut struct {
-	Ref     string          `json:"ref"`
-	Message string          `json:"message"`
-	Dialog  *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog this action opened (the action ran: do not repeat it)"`
+	Ref     string         `json:"ref"`
+	Message string         `json:"message"`
+	Dialog  browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog this action opened (the action ran: do not repeat it)"`
 }
 
 func (o DoneOut) Text() string { return o.Message + dialogNote(o.Dialog) }
@@ -221,12 +246,12 @@ type ScrollRefIn struct {
 
 // ScrollRefOut reports the element's scroll position afterwards.
 type ScrollRefOut struct {
-	Ref        string          `json:"ref"`
-	X          float64         `json:"x"`
-	Y          float64         `json:"y"`
-	ScrollLeft float64         `json:"scrollLeft"`
-	ScrollTop  float64         `json:"scrollTop"`
-	Dialog     *browser.Dialog `json:"dialog,omitempty" jsonschema:"the dialog the scroll opened"`
+	Ref        string         `json:"ref"`
+	X          float64        `json:"x"`
+	Y          float64        `json:"y"`
+	ScrollLeft float64        `json:"scrollLeft"`
+	ScrollTop  float64        `json:"scrollTop"`
+	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog the scroll opened"`
 }
 
 func (o ScrollRefOut) Text() string {
@@ -384,7 +409,7 @@ func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, r
 	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: p.Dialog}, nil
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog)}, nil
 }
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
@@ -403,7 +428,7 @@ var BrowserTypeRef = tool.Define(tool.Tool{
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: d}, nil
+	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: dialogOf(d)}, nil
 })
 
 // BrowserHoverRef is the tool browser_hover_ref (w365 browser hover-ref).
@@ -422,7 +447,7 @@ var BrowserHoverRef = tool.Define(tool.Tool{
 	if err != nil {
 		return PointOut{}, err
 	}
-	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered", Dialog: p.Dialog}, nil
+	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered", Dialog: dialogOf(p.Dialog)}, nil
 })
 
 // BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
@@ -445,7 +470,7 @@ var BrowserKeypressRef = tool.Define(tool.Tool{
 	if len(in.Modifiers) > 0 {
 		k = strings.Join(in.Modifiers, "+") + "+" + k
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref), Dialog: d}, nil
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref), Dialog: dialogOf(d)}, nil
 })
 
 // BrowserScrollRef is the tool browser_scroll_ref (w365 browser scroll-ref).
@@ -464,7 +489,7 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 	if err != nil {
 		return ScrollRefOut{}, err
 	}
-	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop, Dialog: r.Dialog}, nil
+	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop, Dialog: dialogOf(r.Dialog)}, nil
 })
 
 // BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
@@ -489,7 +514,7 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref), Dialog: d}, nil
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref), Dialog: dialogOf(d)}, nil
 })
 
 // BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).

@@ -171,6 +171,14 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_wait_for", map[string]any{"text": "No such text anywhere", "timeoutMs": 300})); code != "TIMEOUT" {
 		t.Fatalf("missing text: %q", code)
 	}
+	// A ref inside the cross-origin iframe works as a target too.
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_click", map[string]any{"target": snapRef(t, snap.Text, `button "Child button"`)}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type", map[string]any{"target": snapRef(t, snap.Text, `textbox "Child input"`), "text": "xo"}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_wait_for", map[string]any{"text": "Frames"}), &struct{}{})
+	if got := evalValue(t, cs, "JSON.stringify(window.__log)"); got != `["cross click:Child button","cross input:x","cross input:xo"]` {
+		t.Fatalf("cross-origin targets: the page saw %s", got)
+	}
 	var w struct {
 		ElapsedMs int64 `json:"elapsedMs"`
 	}

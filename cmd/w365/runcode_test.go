@@ -29,10 +29,14 @@ func runCode(t *testing.T, cs *mcp.ClientSession, code string, timeoutMs int) (*
 		return res, nil
 	}
 	var out struct {
-		Result any `json:"result"`
+		Result string `json:"result"`
 	}
 	e2etest.Structured(t, res, &out)
-	return res, out.Result
+	var v any
+	if err := json.Unmarshal([]byte(out.Result), &v); err != nil {
+		t.Fatalf("result %q is not JSON: %v", out.Result, err)
+	}
+	return res, v
 }
 
 // browser_run_code over MCP: a real Playwright page bound to the active tab, in
