@@ -9,7 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -434,7 +434,7 @@ func (m *cdpMux) runClient(ctx context.Context, b *Browser, ws *websocket.Conn) 
 
 // proxySocket makes a private directory with a Unix socket the proxy serves on.
 func (m *cdpMux) proxySocket(ctx context.Context, b *Browser, dir string) (string, error) {
-	sock := dir + string(os.PathSeparator) + "cdp.sock"
+	sock := filepath.Join(dir, "cdp.sock")
 	l, err := net.Listen("unix", sock)
 	if err != nil {
 		return "", err

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -365,6 +364,3 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 	sc.kill()
 	return nil, werr.New(werr.Unavailable, "the run_code sidecar did not start: %s", firstLine(strings.TrimSpace(string(log)))).WithRetryable(false)
 }
-
-// String describes the sidecar for logs.
-func (s *sidecar) String() string { return fmt.Sprintf("runcode(pid %d)", s.cmd.Process.Pid) }
