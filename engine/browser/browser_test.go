@@ -64,6 +64,11 @@ func newServer(t *testing.T) *server {
 		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
 		fmt.Fprint(w, "report body 123")
 	})
+	mux.HandleFunc("/download/dotfile", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename=".bashrc"`)
+		fmt.Fprint(w, "echo pwned")
+	})
 	mux.HandleFunc("/slow-image", func(w http.ResponseWriter, r *http.Request) {
 		select { // holds the load event of redirect.html until the script moved on
 		case <-time.After(3 * time.Second):
@@ -533,6 +538,11 @@ func TestBrowser(t *testing.T) {
 		nr, err := b.Navigate(tctx(t), s.URL+"/download/report.txt", "")
 		if err != nil || len(nr.Downloads) != 1 || nr.Downloads[0].State != "completed" || !strings.HasSuffix(nr.Downloads[0].Path, "report (1).txt") {
 			t.Fatalf("navigate to a download: %+v, %v", nr, err)
+		}
+		// A page cannot drop a hidden file (.bashrc) into the output directory.
+		nr, err = b.Navigate(tctx(t), s.URL+"/download/dotfile", "")
+		if err != nil || len(nr.Downloads) != 1 || filepath.Base(nr.Downloads[0].Path) != "bashrc" || filepath.Dir(nr.Downloads[0].Path) != b.DownloadDir() {
+			t.Fatalf("a download named .bashrc: %+v, %v", nr, err)
 		}
 	})
 
