@@ -90,6 +90,13 @@ func TestBrowserRunCodeOverMCP(t *testing.T) {
 	if got := evalValue(t, cs, "JSON.stringify(window.__log.filter(s => s.startsWith('file:')))"); got != "[]" {
 		t.Fatalf("the page received files: %s", got)
 	}
+	// Cookie values stay in the browser: not in the headers Playwright sees either.
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+	if res, v := runCode(t, cs, `const r = await page.reload(); const req = await r.request().allHeaders(); const resp = await r.allHeaders();
+return JSON.stringify([req, resp, await r.request().headersArray()])`, 0); v == nil || strings.Contains(v.(string), "s3cr3t") {
+		t.Fatalf("headers seen by the code: %v %s", v, e2etest.Text(res))
+	}
 	// A timeout stops the code; the next call answers.
 	res, _ := runCode(t, cs, "await new Promise(r => setTimeout(r, 20000)); return 'late'", 700)
 	if code := e2etest.ErrorCode(res); code != "TIMEOUT" {

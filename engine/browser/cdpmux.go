@@ -200,6 +200,9 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 		if pd.root {
 			delete(msg, "sessionId")
 		}
+		if cookieBearing(pd.method) {
+			msg["result"] = scrubCookies(msg["result"])
+		}
 		if pd.method == "Target.attachToTarget" {
 			var r struct {
 				SessionID string `json:"sessionId"`
@@ -224,6 +227,9 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 		}
 		if p.SessionID == c.root {
 			delete(msg, "sessionId")
+		}
+		if cookieBearing(p.Method) {
+			msg["params"] = scrubCookies(msg["params"])
 		}
 	}
 	out, err := json.Marshal(msg)
@@ -323,6 +329,67 @@ func (c *proxyClient) fromClient(data []byte) {
 		return
 	}
 	_, _ = c.m.write(append(b, 0))
+}
+
+// cookieBearing says whether messages of a method can carry cookie values:
+// request and response headers (Cookie, Set-Cookie), the cookies a request
+// was sent with or blocked by, intercepted responses.
+func cookieBearing(method string) bool {
+	for _, d := range []string{"Network.", "Fetch.", "Audits.", "Storage."} {
+		if strings.HasPrefix(method, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// cookieKeys are the fields scrubCookies removes wherever they appear.
+var cookieKeys = map[string]bool{"cookie": true, "set-cookie": true, "cookies": true, "associatedcookies": true,
+	"blockedcookies": true, "exemptedcookies": true, "headerstext": true, "requestheaderstext": true}
+
+// scrubCookies removes cookie values from a message's params or result: any
+// field named as in cookieKeys, and {name, value} header entries named Cookie or
+// Set-Cookie (Fetch's arrays).
+func scrubCookies(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, val := range t {
+				if cookieKeys[strings.ToLower(k)] {
+					delete(t, k)
+					continue
+				}
+				t[k] = walk(val)
+			}
+		case []any:
+			out := t[:0]
+			for _, e := range t {
+				if m, ok := e.(map[string]any); ok {
+					if n, ok := m["name"].(string); ok && cookieKeys[strings.ToLower(n)] {
+						if _, hasValue := m["value"]; hasValue {
+							continue
+						}
+					}
+				}
+				out = append(out, walk(e))
+			}
+			return out
+		}
+		return x
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
 }
 
 // dragsFiles says whether a drag event carries files (host paths the browser would read).
