@@ -9,6 +9,7 @@ import (
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -28,6 +29,7 @@ var browserTools = []*tool.Tool{
 	BrowserWaitFor,
 	BrowserEvalJS,
 	BrowserEvaluate,
+	BrowserRunCode,
 	BrowserScreenshot,
 	BrowserTakeScreenshot,
 	BrowserSelectOption,
@@ -57,6 +59,7 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 		o := browser.Options{
 			Env:      s.Desktop.Environ(nil),
 			Headless: env.Host.Browser().Headless,
+			StateDir: env.Host.Browser().StateDir,
 			Policy:   env.Policy,
 		}
 		if s.ID == session.DefaultName {
@@ -168,12 +171,40 @@ type SelectorIn struct {
 	Selector string `json:"selector" jsonschema:"CSS selector; first match" w365:"minLength=1"`
 }
 
+// targetDoc describes every target parameter.
+const targetDoc = "a ref from the latest browser_snapshot or browser_find (e5, or SNAPSHOTID:e5), or a CSS selector"
+
+// BrowserClickIn is browser_click's input: W365 selector or PW target.
+type BrowserClickIn struct {
+	Selector    string   `json:"selector,omitempty" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)"`
+	Target      string   `json:"target,omitempty" jsonschema:"the element: a snapshot ref (e5) or a CSS selector"`
+	Button      string   `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=left|right|middle|Left|Right|Middle,default=left"`
+	DoubleClick bool     `json:"doubleClick,omitempty" jsonschema:"double-click" w365:"default=false"`
+	ClickCount  int      `json:"clickCount,omitempty" jsonschema:"1 or 2 (2 is a double click)" w365:"min=1,max=2,default=1"`
+	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"keys held during the click" w365:"enum=Alt|Control|ControlOrMeta|Ctrl|Meta|Shift"`
+}
+
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
-	Selector string `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Target   string `json:"target,omitempty" jsonschema:"ref (e5) or CSS selector"`
 	Text     string `json:"text" jsonschema:"at most 20000 characters" w365:"maxLength=20000"`
-	Append   bool   `json:"append,omitempty" jsonschema:"keep the current value" w365:"default=false"`
+	Append   bool   `json:"append,omitempty" jsonschema:"type at the end of the current value" w365:"default=false"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter after" w365:"default=false"`
+	Slowly   bool   `json:"slowly,omitempty" jsonschema:"always one key event per character" w365:"default=false"`
+}
+
+// pickTarget chooses between the W365 selector and the PW target.
+func pickTarget(selector, target string) (string, error) {
+	switch {
+	case selector != "" && target != "":
+		return "", werr.Invalid("give selector or target, not both")
+	case selector != "":
+		return selector, nil
+	case strings.TrimSpace(target) != "":
+		return target, nil
+	}
+	return "", werr.Invalid("give target (a snapshot ref such as e5, or a CSS selector) or selector")
 }
 
 // URLOut and TitleOut are single values.
@@ -201,11 +232,12 @@ func (o TextOut) Text() string {
 
 // WaitForIn is browser_wait_for's input (W365 selector form and PW text forms).
 type WaitForIn struct {
-	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector"`
-	Text      string `json:"text,omitempty" jsonschema:"text to appear (inside selector if given)"`
-	TextGone  string `json:"textGone,omitempty" jsonschema:"text to disappear"`
-	Visible   bool   `json:"visible,omitempty" w365:"default=false"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=30000,default=5000"`
+	Selector  string  `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Text      string  `json:"text,omitempty" jsonschema:"text to appear (inside selector if given)"`
+	TextGone  string  `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	Visible   bool    `json:"visible,omitempty" w365:"default=false"`
+	TimeoutMs int     `json:"timeoutMs,omitempty" w365:"min=1,max=30000,default=5000"`
+	Time      float64 `json:"time,omitempty" jsonschema:"seconds to wait first" w365:"min=0,max=30"`
 }
 
 // WaitForOut says how long it took.
@@ -221,7 +253,7 @@ type EvalJSIn struct {
 // EvaluateIn is browser_evaluate's input.
 type EvaluateIn struct {
 	Function string `json:"function" jsonschema:"e.g. () => document.title; el => ... with target" w365:"minLength=1"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector of the element passed"`
+	Target   string `json:"target,omitempty" jsonschema:"element passed: ref (e5) or CSS selector"`
 }
 
 // EvalOut is a script's result.
@@ -229,10 +261,24 @@ type EvalOut struct{ browser.EvalResult }
 
 func (o EvalOut) Text() string { return o.Value }
 
+// RunCodeIn is browser_run_code's input.
+type RunCodeIn struct {
+	Code      string `json:"code" jsonschema:"statements of an async function body whose parameter page is a Playwright Page, e.g. return await page.title(); or a function async (page) => {...}" w365:"minLength=1,maxLength=100000"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the code is stopped" w365:"min=1,max=120000,default=5000"`
+}
+
+// RunCodeOut is what the code returned.
+type RunCodeOut struct {
+	Result string `json:"result" jsonschema:"the returned value as JSON text (null for none)"`
+	Bytes  int    `json:"bytes" jsonschema:"size of the JSON result"`
+}
+
+func (o RunCodeOut) Text() string { return o.Result }
+
 // BrowserShotIn is browser_take_screenshot's input.
 type BrowserShotIn struct {
 	Type     string `json:"type,omitempty" w365:"enum=png|jpeg,default=png"`
-	Target   string `json:"target,omitempty" jsonschema:"CSS selector of one element"`
+	Target   string `json:"target,omitempty" jsonschema:"one element: ref (e5) or CSS selector"`
 	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole scrollable page" w365:"default=false"`
 }
 
@@ -275,7 +321,7 @@ func (o SelectOut) Text() string {
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
 type FillFormIn struct {
-	Fields []browser.FormField `json:"fields" jsonschema:"value: a string, or a boolean for checkboxes" w365:"minItems=1,maxItems=100"`
+	Fields []browser.FormField `json:"fields" jsonschema:"in order; target: ref or CSS; value: a string, or a boolean for checkboxes" w365:"minItems=1,maxItems=100"`
 }
 
 // FillFormOut says which fields were filled.
@@ -396,7 +442,8 @@ func (o DialogOut) Text() string { return o.Message + actionNotes(o.ActionResult
 
 // PDFIn is browser_pdf_save's input.
 type PDFIn struct {
-	FilePath string `json:"filePath" jsonschema:"under the home or temp directory" w365:"minLength=1"`
+	FilePath  string `json:"filePath" jsonschema:"a name (output directory) or a path in Downloads or Documents" w365:"minLength=1"`
+	Overwrite bool   `json:"overwrite,omitempty" w365:"default=false"`
 }
 
 // PDFOut is the saved file.
@@ -567,28 +614,68 @@ var BrowserGetHTML = browserTool(tool.Tool{
 })
 
 // BrowserClick is the tool browser_click (w365 browser click).
-var BrowserClick = browserTool(tool.Tool{
+var BrowserClick = tool.Define(tool.Tool{
 	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
-	Summary: "Click the first element matching a CSS selector",
-	Long: "Scrolls the first match into view, waits until it is visible, stable and enabled, then sends\n" +
-		"real mouse events at its centre, and waits for the page to settle.",
-	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click 'a.nav-link'",
+	Summary: "Click an element by snapshot ref or CSS selector",
+	Long: "target is " + targetDoc + " (selector: CSS only). Scrolls the element into\n" +
+		"view, waits until it is visible, stable, enabled and not covered (OBSCURED otherwise), then\n" +
+		"sends real mouse events at its centre, with button, doubleClick and modifiers, and waits for the\n" +
+		"page to settle. A dialog the click opened comes back in the result.",
+	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click --target e5 --modifiers Shift",
 	Args:    []string{"selector"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in SelectorIn) (ActOut, error) {
-	r, err := deref(b.Click(ctx, browser.CSS(in.Selector)))
+}, func(ctx context.Context, env *tool.Env, in BrowserClickIn) (ActOut, error) {
+	t, err := pickTarget(in.Selector, in.Target)
+	if err != nil {
+		return ActOut{}, err
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return ActOut{}, err
+	}
+	count := in.ClickCount
+	if in.DoubleClick {
+		count = 2
+	}
+	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+		// A ref inside a cross-origin iframe: the ref tools' way, same hit test.
+		p, err := st.Click(ctx, b, id, ref, snapshot.ClickOptions{Button: in.Button, ClickCount: count, Modifiers: in.Modifiers})
+		return ActOut{browser.ActionResult{Dialog: p.Dialog}}, err
+	}
+	if err != nil {
+		return ActOut{}, err
+	}
+	r, err := deref(b.ClickWith(ctx, e, browser.ClickOptions{Button: in.Button, Count: count, Modifiers: in.Modifiers}))
 	return ActOut{r}, err
 })
 
 // BrowserType is the tool browser_type (w365 browser type).
-var BrowserType = browserTool(tool.Tool{
+var BrowserType = tool.Define(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
-	Summary: "Type into the form field matching a CSS selector",
-	Long: "Focuses the element and types with real key events, replacing its value unless append is set;\n" +
+	Summary: "Type into a form field by snapshot ref or CSS selector",
+	Long: "target is " + targetDoc + " (selector: CSS only). Focuses the element and\n" +
+		"types with real key events, replacing its value unless append is set (then at its end);\n" +
 		"submit presses Enter afterwards.",
-	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type '#q' w365 --submit",
+	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type --target e7 --text w365 --submit",
 	Args:    []string{"selector", "text"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in BrowserTypeIn) (ActOut, error) {
-	r, err := deref(b.Type(ctx, browser.CSS(in.Selector), in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
+}, func(ctx context.Context, env *tool.Env, in BrowserTypeIn) (ActOut, error) {
+	t, err := pickTarget(in.Selector, in.Target)
+	if err != nil {
+		return ActOut{}, err
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return ActOut{}, err
+	}
+	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
+		return ActOut{browser.ActionResult{Dialog: d}}, err
+	}
+	if err != nil {
+		return ActOut{}, err
+	}
+	r, err := deref(b.Type(ctx, e, in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
 	return ActOut{r}, err
 })
 
@@ -605,18 +692,46 @@ var BrowserQueryText = browserTool(tool.Tool{
 })
 
 // BrowserWaitFor is the tool browser_wait_for (w365 browser wait-for).
-var BrowserWaitFor = browserTool(tool.Tool{
+var BrowserWaitFor = tool.Define(tool.Tool{
 	Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
-	Summary: "Wait for an element or text to appear, or text to go (at most 30 s)",
+	Summary: "Wait for an element or text to appear, text to go, or a time (at most 30 s)",
 	Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
-		"disappears. Give at least one of them. TIMEOUT after timeoutMs (default 5000, max 30000).",
+		"disappears, in every frame (cross-origin ones too) when no selector is given. time waits that\n" +
+		"many seconds first. TIMEOUT after timeoutMs (default 5000, max 30000).",
 	Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
 	Args:    []string{"selector"}, Annotations: WebRead,
-}, func(ctx context.Context, b *browser.Browser, in WaitForIn) (WaitForOut, error) {
-	if in.Selector == "" && in.Text == "" && in.TextGone == "" {
-		return WaitForOut{}, werr.Invalid("give selector, text or textGone")
+}, func(ctx context.Context, env *tool.Env, in WaitForIn) (WaitForOut, error) {
+	if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.Time == 0 {
+		return WaitForOut{}, werr.Invalid("give selector, text, textGone or time")
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return WaitForOut{}, err
+	}
+	start := time.Now()
+	if in.Time > 0 {
+		select {
+		case <-time.After(time.Duration(in.Time * float64(time.Second))):
+		case <-ctx.Done():
+			return WaitForOut{}, werr.New(werr.Cancelled, "the wait was cancelled")
+		}
+		if in.Selector == "" && in.Text == "" && in.TextGone == "" {
+			return WaitForOut{browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}}, nil
+		}
+	}
+	if in.Selector == "" {
+		// Text through every frame, as the snapshot shows them.
+		r, err := waitFrameText(ctx, env, b, in.Text, in.TextGone, in.TimeoutMs)
+		if err != nil {
+			return WaitForOut{}, err
+		}
+		r.ElapsedMs = time.Since(start).Milliseconds()
+		return WaitForOut{r}, nil
 	}
 	r, err := deref(b.WaitFor(ctx, browser.WaitOptions{Selector: in.Selector, Text: in.Text, TextGone: in.TextGone, Visible: in.Visible, TimeoutMs: in.TimeoutMs}))
+	if err == nil {
+		r.ElapsedMs = time.Since(start).Milliseconds()
+	}
 	return WaitForOut{r}, err
 })
 
@@ -634,21 +749,57 @@ var BrowserEvalJS = browserTool(tool.Tool{
 })
 
 // BrowserEvaluate is the tool browser_evaluate (w365 browser evaluate).
-var BrowserEvaluate = browserTool(tool.Tool{
+var BrowserEvaluate = tool.Define(tool.Tool{
 	Name:    "browser_evaluate",
 	Summary: "Run a JavaScript function in the page, optionally on an element",
 	Long: "function is a function expression such as () => document.title; with target, the element\n" +
 		"matching that selector is its argument (el => el.textContent). The result comes back as a string.",
 	Example: "  $ w365 browser evaluate '() => location.href'\n  $ w365 browser evaluate 'el => el.value' --target '#email'",
 	Args:    []string{"function"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in EvaluateIn) (EvalOut, error) {
+}, func(ctx context.Context, env *tool.Env, in EvaluateIn) (EvalOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return EvalOut{}, err
+	}
 	var el *browser.Element
 	if in.Target != "" {
-		e := browser.CSS(in.Target)
+		e, err := elementOf(ctx, env, b, in.Target, false)
+		if err != nil {
+			return EvalOut{}, err
+		}
 		el = &e
 	}
 	r, err := deref(b.Evaluate(ctx, in.Function, el))
 	return EvalOut{r}, err
+})
+
+// BrowserRunCode is the tool browser_run_code (w365 browser run-code).
+var BrowserRunCode = tool.Define(tool.Tool{
+	Name:    "browser_run_code",
+	Summary: "Run Playwright code against the active tab (sandboxed; off in read-only mode)",
+	Long: "code is the body of an async function whose parameter page is a Playwright Page bound to the\n" +
+		"session's active tab (return await page.title()), or a function async (page) => {...}. It\n" +
+		"runs in a Node sidecar (playwright-core) inside bubblewrap: no files but a scratch directory,\n" +
+		"no network but the page's browser; cookies cannot be read and files cannot be set from host\n" +
+		"paths. The returned value must be JSON-serialisable and within the response limit. Not\n" +
+		"idempotent: after a TIMEOUT or an error, observe the page before running it again. Needs\n" +
+		"Node.js 20+ (w365 doctor); the policy's browserRunCode turns it off.",
+	Example:     "  $ w365 browser run-code 'return await page.title()'\n  $ w365 browser run-code \"await page.getByRole('button', {name: 'Go'}).click(); return page.url()\"",
+	Args:        []string{"code"},
+	Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.Yes},
+}, func(ctx context.Context, env *tool.Env, in RunCodeIn) (RunCodeOut, error) {
+	if !env.Policy.BrowserRunCode {
+		return RunCodeOut{}, werr.New(werr.BlockedByPolicy, "browser_run_code is turned off by the policy (browserRunCode)").WithRetryable(false)
+	}
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return RunCodeOut{}, err
+	}
+	r, err := b.RunCode(ctx, in.Code, in.TimeoutMs)
+	if err != nil {
+		return RunCodeOut{}, err
+	}
+	return RunCodeOut{Result: string(r.Value), Bytes: r.Bytes}, nil
 })
 
 // BrowserScreenshot is the tool browser_screenshot (w365 browser screenshot).
@@ -662,17 +813,24 @@ var BrowserScreenshot = browserTool(tool.Tool{
 })
 
 // BrowserTakeScreenshot is the tool browser_take_screenshot (w365 browser take-screenshot).
-var BrowserTakeScreenshot = browserTool(tool.Tool{
+var BrowserTakeScreenshot = tool.Define(tool.Tool{
 	Name:    "browser_take_screenshot",
 	Summary: "Capture the page, an element or the full page as PNG or JPEG",
 	Long: "Visual evidence, not a way to choose targets (use browser_snapshot or browser_find). type jpeg\n" +
 		"is smaller; target captures one element; fullPage the whole page.",
 	Example:     "  $ w365 browser take-screenshot --type jpeg -o page.jpg\n  $ w365 browser take-screenshot --target '#chart' -o chart.png",
 	Annotations: WebRead,
-}, func(ctx context.Context, b *browser.Browser, in BrowserShotIn) (PageImageOut, error) {
+}, func(ctx context.Context, env *tool.Env, in BrowserShotIn) (PageImageOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return PageImageOut{}, err
+	}
 	so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
 	if in.Target != "" {
-		e := browser.CSS(in.Target)
+		e, err := elementOf(ctx, env, b, in.Target, false)
+		if err != nil {
+			return PageImageOut{}, err
+		}
 		so.Element = &e
 	}
 	return pageShot(ctx, b, so)
@@ -691,14 +849,27 @@ var BrowserSelectOption = browserTool(tool.Tool{
 })
 
 // BrowserFillForm is the tool browser_fill_form (w365 browser fill-form).
-var BrowserFillForm = browserTool(tool.Tool{
+var BrowserFillForm = tool.Define(tool.Tool{
 	Name: "browser_fill_form", Legacy: []string{"mcp_browser_fill_form"}, Aliases: []string{"fill"},
 	Summary: "Fill several form fields in one call, stopping at the first failure",
 	Long: "Each field is {selector, value}: text inputs and textareas get the text, checkboxes and radios\n" +
 		"a boolean, selects an option value. Reports which fields were filled and which failed.",
 	Example:     "  $ w365 browser fill-form --fields '[{\"selector\":\"#name\",\"value\":\"Ada\"},{\"selector\":\"#agree\",\"value\":true}]'",
 	Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in FillFormIn) (FillFormOut, error) {
+}, func(ctx context.Context, env *tool.Env, in FillFormIn) (FillFormOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return FillFormOut{}, err
+	}
+	for i, f := range in.Fields {
+		if f.Selector == "" && f.Target != "" {
+			e, err := elementOf(ctx, env, b, f.Target, false)
+			if err != nil {
+				return FillFormOut{}, werr.As(err).WithDetail("failedIndex", i)
+			}
+			in.Fields[i].Element = &e
+		}
+	}
 	r, err := b.FillForm(ctx, in.Fields)
 	if r == nil {
 		return FillFormOut{}, err
@@ -843,12 +1014,15 @@ var BrowserHandleDialog = browserTool(tool.Tool{
 // BrowserPDFSave is the tool browser_pdf_save (w365 browser pdf-save).
 var BrowserPDFSave = browserTool(tool.Tool{
 	Name: "browser_pdf_save", Legacy: []string{"mcp_browser_pdf_save"}, Aliases: []string{"pdf"},
-	Summary: "Save the page as PDF under the home or temp directory",
-	Long:    "Prints the page to PDF at filePath, which must lie under $HOME or the temp directory after resolving symlinks.",
-	Example: "  $ w365 browser pdf-save ~/page.pdf", Args: []string{"filePath"},
+	Summary: "Save the page as PDF in the output directory, Downloads or Documents",
+	Long: "Prints the page to PDF at filePath. A relative path is in the session's output directory\n" +
+		"(where downloads go too); an absolute or ~/ path must lie under Downloads or Documents once\n" +
+		"symlinks are resolved. No hidden (dot) files or directories; an existing file is replaced only\n" +
+		"with overwrite.",
+	Example: "  $ w365 browser pdf-save page.pdf\n  $ w365 browser pdf-save ~/Documents/page.pdf --overwrite", Args: []string{"filePath"},
 	Annotations: WebSet,
 }, func(ctx context.Context, b *browser.Browser, in PDFIn) (PDFOut, error) {
-	r, err := deref(b.PDFSave(ctx, in.FilePath))
+	r, err := deref(b.PDFSave(ctx, in.FilePath, in.Overwrite))
 	return PDFOut{r}, err
 })
 

@@ -96,8 +96,9 @@ func capture(ctx context.Context, env *tool.Env, r image.Rectangle, format strin
 	} else if data, err = screen.EncodePNG(img); err != nil {
 		return ImageOut{}, err
 	}
+	// The image's own bounds start at 0, 0: the crop's origin on the screen is r's.
 	b := img.Bounds()
-	return ImageOut{X: b.Min.X, Y: b.Min.Y, Width: b.Dx(), Height: b.Dy(), MIMEType: mime, Bytes: len(data), data: data}, nil
+	return ImageOut{X: r.Min.X, Y: r.Min.Y, Width: b.Dx(), Height: b.Dy(), MIMEType: mime, Bytes: len(data), data: data}, nil
 }
 
 // TakeScreenshot is the tool take_screenshot (w365 take-screenshot).

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
@@ -59,6 +59,79 @@ func refEnv(ctx context.Context, env *tool.Env, snapshotID string) (*snapshot.St
 	return st, b, snapshotID, nil
 }
 
+// elementOf resolves a target parameter: a ref of the latest snapshot or find
+// result (e5, ref=e5, SNAPSHOTID:e5), keeping its SNAPSHOT_EXPIRED semantics, or
+// a CSS selector. cssOnly (the W365 selector parameter) never reads it as a ref.
+func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target string, cssOnly bool) (browser.Element, error) {
+	if cssOnly {
+		return browser.CSS(target), nil
+	}
+	st, err := snapshotsOf(env)
+	if err != nil {
+		return browser.Element{}, err
+	}
+	id, ref, isRef, err := st.ResolveTarget("", target)
+	if err != nil || !isRef {
+		return browser.CSS(target), err
+	}
+	return st.Element(ctx, b, id, ref)
+}
+
+// waitFrameText polls the text of every frame until text is in one of them and
+// gone is in none, or timeoutMs (the policy's default and cap) passes.
+func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text, gone string, timeoutMs int) (browser.WaitResult, error) {
+	if timeoutMs <= 0 {
+		timeoutMs = env.Policy.BrowserWaitDefaultMs
+	}
+	timeoutMs = min(timeoutMs, env.Policy.BrowserWaitMaxMs)
+	start := time.Now()
+	deadline := start.Add(time.Duration(timeoutMs) * time.Millisecond)
+	for {
+		texts, err := snapshot.FrameTexts(ctx, b)
+		if err != nil && werr.CodeOf(err) != werr.Internal {
+			return browser.WaitResult{}, err // a dialog, a crash, a cancel; a page in flux is retried
+		}
+		if err == nil {
+			found, stays := text == "", false
+			for _, t := range texts {
+				found = found || strings.Contains(t, text)
+				stays = stays || (gone != "" && strings.Contains(t, gone))
+			}
+			if found && !stays {
+				return browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			what := fmt.Sprintf("text %q", text)
+			if text == "" {
+				what = fmt.Sprintf("text %q to disappear", gone)
+			} else if gone != "" {
+				what += fmt.Sprintf(" and text %q to disappear", gone)
+			}
+			return browser.WaitResult{}, werr.New(werr.Timeout, "waited %d ms for %s in every frame", timeoutMs, what)
+		}
+		select {
+		case <-ctx.Done():
+			return browser.WaitResult{}, werr.New(werr.Cancelled, "the wait was cancelled")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// crossOriginRef says whether elementOf refused target because it is a ref inside
+// a cross-origin iframe, which only the ref tools' path reaches; it returns that ref.
+func crossOriginRef(env *tool.Env, target string, err error) (*snapshot.Store, string, string, bool) {
+	if werr.CodeOf(err) != werr.Unsupported {
+		return nil, "", "", false
+	}
+	st, serr := snapshotsOf(env)
+	if serr != nil {
+		return nil, "", "", false
+	}
+	id, ref, isRef, rerr := st.ResolveTarget("", target)
+	return st, id, ref, isRef && rerr == nil
+}
+
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
 	MaxDepth       int    `json:"maxDepth,omitempty" w365:"default=5,min=1,max=10"`
@@ -100,13 +173,32 @@ type ClickRefIn struct {
 
 // PointOut reports where the pointer acted.
 type PointOut struct {
-	Ref string  `json:"ref"`
-	X   float64 `json:"x"`
-	Y   float64 `json:"y"`
-	Did string  `json:"did"`
+	Ref    string         `json:"ref"`
+	X      float64        `json:"x"`
+	Y      float64        `json:"y"`
+	Did    string         `json:"did"`
+	Dialog browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by this action: do not repeat it"`
 }
 
-func (o PointOut) Text() string { return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) }
+func (o PointOut) Text() string {
+	return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) + dialogNote(o.Dialog)
+}
+
+// dialogNote mentions a dialog an action opened.
+func dialogNote(d browser.Dialog) string {
+	if d.Type == "" {
+		return ""
+	}
+	return actionNotes(browser.ActionResult{Dialog: &d})
+}
+
+// dialogOf is the dialog an action opened, or the zero Dialog (left out of the result).
+func dialogOf(d *browser.Dialog) browser.Dialog {
+	if d == nil {
+		return browser.Dialog{}
+	}
+	return *d
+}
 
 // TypeRefIn is browser_type_ref's input.
 type TypeRefIn struct {
@@ -118,12 +210,13 @@ type TypeRefIn struct {
 
 // TypeRefOut confirms typing.
 type TypeRefOut struct {
-	Ref        string `json:"ref"`
-	Characters int    `json:"characters"`
+	Ref        string         `json:"ref"`
+	Characters int            `json:"characters"`
+	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by the typing: do not repeat it"`
 }
 
 func (o TypeRefOut) Text() string {
-	return fmt.Sprintf("typed %d characters into %s", o.Characters, o.Ref)
+	return fmt.Sprintf("typed %d characters into %s", o.Characters, o.Ref) + dialogNote(o.Dialog)
 }
 
 // KeypressRefIn is browser_keypress_ref's input.
@@ -136,11 +229,12 @@ type KeypressRefIn struct {
 
 // DoneOut is a plain confirmation.
 type DoneOut struct {
-	Ref     string `json:"ref"`
-	Message string `json:"message"`
+	Ref     string         `json:"ref"`
+	Message string         `json:"message"`
+	Dialog  browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog this action opened (the action ran: do not repeat it)"`
 }
 
-func (o DoneOut) Text() string { return o.Message }
+func (o DoneOut) Text() string { return o.Message + dialogNote(o.Dialog) }
 
 // ScrollRefIn is browser_scroll_ref's input.
 type ScrollRefIn struct {
@@ -152,15 +246,16 @@ type ScrollRefIn struct {
 
 // ScrollRefOut reports the element's scroll position afterwards.
 type ScrollRefOut struct {
-	Ref        string  `json:"ref"`
-	X          float64 `json:"x"`
-	Y          float64 `json:"y"`
-	ScrollLeft float64 `json:"scrollLeft"`
-	ScrollTop  float64 `json:"scrollTop"`
+	Ref        string         `json:"ref"`
+	X          float64        `json:"x"`
+	Y          float64        `json:"y"`
+	ScrollLeft float64        `json:"scrollLeft"`
+	ScrollTop  float64        `json:"scrollTop"`
+	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog the scroll opened"`
 }
 
 func (o ScrollRefOut) Text() string {
-	return fmt.Sprintf("scrolled %s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.ScrollLeft, o.ScrollTop)
+	return fmt.Sprintf("scrolled %s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.ScrollLeft, o.ScrollTop) + dialogNote(o.Dialog)
 }
 
 // SetFileInputRefIn is browser_set_file_input_ref's input.
@@ -302,16 +397,21 @@ var BrowserClickRef = tool.Define(tool.Tool{
 	if err != nil {
 		return PointOut{}, err
 	}
-	p, err := st.Click(ctx, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
+	return clickRef(ctx, st, b, id, in.Ref, snapshot.ClickOptions{Button: in.Button, ClickCount: in.ClickCount})
+})
+
+// clickRef clicks a ref for browser_click_ref and browser_click.
+func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, ref string, o snapshot.ClickOptions) (PointOut, error) {
+	p, err := st.Click(ctx, b, id, ref, o)
 	if err != nil {
 		return PointOut{}, err
 	}
 	did := "clicked"
-	if in.ClickCount == 2 {
+	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: did}, nil
-})
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog)}, nil
+}
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
 var BrowserTypeRef = tool.Define(tool.Tool{
@@ -325,11 +425,11 @@ var BrowserTypeRef = tool.Define(tool.Tool{
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	n, err := st.Type(ctx, b, id, in.Ref, in.Text, in.Clear)
+	n, d, err := st.Type(ctx, b, id, in.Ref, in.Text, snapshot.TypeOptions{Clear: in.Clear})
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	return TypeRefOut{Ref: in.Ref, Characters: n}, nil
+	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: dialogOf(d)}, nil
 })
 
 // BrowserHoverRef is the tool browser_hover_ref (w365 browser hover-ref).
@@ -348,7 +448,7 @@ var BrowserHoverRef = tool.Define(tool.Tool{
 	if err != nil {
 		return PointOut{}, err
 	}
-	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered"}, nil
+	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered", Dialog: dialogOf(p.Dialog)}, nil
 })
 
 // BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
@@ -363,14 +463,15 @@ var BrowserKeypressRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	if err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers); err != nil {
+	d, err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers)
+	if err != nil {
 		return DoneOut{}, err
 	}
 	k := in.Key
 	if len(in.Modifiers) > 0 {
 		k = strings.Join(in.Modifiers, "+") + "+" + k
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref)}, nil
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref), Dialog: dialogOf(d)}, nil
 })
 
 // BrowserScrollRef is the tool browser_scroll_ref (w365 browser scroll-ref).
@@ -389,7 +490,7 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 	if err != nil {
 		return ScrollRefOut{}, err
 	}
-	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop}, nil
+	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop, Dialog: dialogOf(r.Dialog)}, nil
 })
 
 // BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
@@ -402,33 +503,34 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in SetFileInputRefIn) (DoneOut, error) {
-	paths, err := snapshot.AllowedFiles(in.FilePaths)
-	if err != nil {
-		return DoneOut{}, err
-	}
 	st, b, id, err := refEnv(ctx, env, in.SnapshotID)
 	if err != nil {
 		return DoneOut{}, err
 	}
-	if err := st.SetFiles(ctx, b, id, in.Ref, paths); err != nil {
+	paths, err := snapshot.AllowedFiles(in.FilePaths, b.Protected()...)
+	if err != nil {
 		return DoneOut{}, err
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref)}, nil
+	d, err := st.SetFiles(ctx, b, id, in.Ref, paths)
+	if err != nil {
+		return DoneOut{}, err
+	}
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref), Dialog: dialogOf(d)}, nil
 })
 
 // BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).
 var BrowserFileUpload = tool.Define(tool.Tool{
 	Name:    "browser_file_upload",
 	Summary: "Upload files sent inline (base64) into a file input or an open file chooser",
-	Long: "Stages the files in a private temporary directory (removed with the session) and sets them\n" +
-		"on the file input named by target (a snapshot ref or a CSS selector), or on the file chooser\n" +
-		"the page opened (a click on an upload button) when target is omitted. 1 to 20 files, at most\n" +
-		"10 MiB each decoded and 50 MiB together; names up to 4,096 characters (the page sees the\n" +
-		"last path element), MIME types up to 1,024.",
+	Long: "Sets the files on the file input named by target (a snapshot ref or a CSS selector), or on\n" +
+		"the file chooser the page opened (a click on an upload button) when target is omitted. The\n" +
+		"page gets each file with its name (the last path element) and mimeType (default\n" +
+		"application/octet-stream); nothing is written to disk. 1 to 20 files, at most 10 MiB each\n" +
+		"decoded and 50 MiB together; names up to 4,096 characters, MIME types up to 1,024.",
 	Example:     "  $ w365 browser file-upload --target e9 --files '[{\"name\":\"a.txt\",\"data\":\"aGk=\"}]'",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in FileUploadIn) (FileUploadOut, error) {
-	st, err := snapshotsOf(env)
+	files, n, err := snapshot.Inline(in.Files)
 	if err != nil {
 		return FileUploadOut{}, err
 	}
@@ -436,9 +538,9 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 	if err != nil {
 		return FileUploadOut{}, err
 	}
-	var chooser browser.Element
+	var el browser.Element
 	if strings.TrimSpace(in.Target) == "" {
-		el, ok, err := b.PendingFileChooser(ctx)
+		chooser, ok, err := b.PendingFileChooser(ctx)
 		if err != nil {
 			return FileUploadOut{}, err
 		}
@@ -446,35 +548,20 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 			return FileUploadOut{}, werr.New(werr.NotFound, "no file chooser is open").
 				WithHint("click the page's upload button first, or give target (a ref or CSS selector of the file input)")
 		}
-		chooser = el
-	}
-	paths, err := st.Stage(in.Files)
-	if err != nil {
-		return FileUploadOut{}, err
-	}
-	if chooser.BackendNodeID != 0 {
-		_, err = b.SetFiles(ctx, chooser, paths)
-	} else if ref := snapshot.RefOf(in.Target); ref != "" {
-		id := in.SnapshotID
-		if id == "" || strings.EqualFold(id, "latest") {
-			if id = st.Latest(); id == "" {
-				return FileUploadOut{}, werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
-			}
-		}
-		err = st.SetFiles(ctx, b, id, ref, paths)
+		el = chooser
 	} else {
-		_, err = b.SetFiles(ctx, browser.CSS(in.Target), paths)
-	}
-	if err != nil {
-		return FileUploadOut{}, err
-	}
-	n := 0
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil {
-			n += int(fi.Size())
+		target := in.Target
+		if in.SnapshotID != "" && snapshot.RefOf(target) != "" {
+			target = in.SnapshotID + ":" + snapshot.RefOf(target)
+		}
+		if el, err = elementOf(ctx, env, b, target, false); err != nil {
+			return FileUploadOut{}, err
 		}
 	}
-	return FileUploadOut{Files: len(paths), Bytes: n}, nil
+	if _, err := b.SetFileData(ctx, el, files); err != nil {
+		return FileUploadOut{}, err
+	}
+	return FileUploadOut{Files: len(files), Bytes: n}, nil
 })
 
 // BrowserFind is the tool browser_find (w365 browser find).
@@ -509,7 +596,9 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 	Long: "Actions: navigate, snapshot, click_ref, type_ref, hover_ref, scroll_ref, keypress_ref,\n" +
 		"wait_for, eval_js, each {action, params} with the params of that action's tool. Every action\n" +
 		"name and its params are checked before anything runs. Returns the results so far and, on\n" +
-		"failure, which action failed and why. A ref action without snapshotId uses the latest snapshot.",
+		"failure, which action failed and why (the call is then an error whose details hold them).\n" +
+		"A ref action without snapshotId uses the latest snapshot. An action that opens a dialog\n" +
+		"succeeds with the dialog in its result; the next action then fails with DIALOG_PENDING.",
 	Example:     "  $ w365 browser execute-batch --actions '[{\"action\":\"snapshot\"},{\"action\":\"click_ref\",\"params\":{\"ref\":\"e5\"}}]'",
 	Annotations: WebAct,
 }, func(ctx context.Context, env *tool.Env, in BatchIn) (BatchOut, error) {
@@ -548,9 +637,21 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 		name := in.Actions[i].Action
 		res, err := s.tool.Run(ctx, env, s.in)
 		if err != nil {
+			// A failed step fails the call (isError), with the results so far: the
+			// error keeps the step's code, retryable flag and hint.
 			we := werr.As(err)
 			out.Failed = &BatchFailure{Index: i, Action: name, Code: string(we.Code), Message: we.Message, Retryable: we.Retryable, Hint: we.Hint}
-			return out, nil
+			fail := werr.New(we.Code, "action %d (%s) failed after %d ran: %s", i, name, len(out.Results), we.Message).
+				WithRetryable(we.Retryable).WithDetail("results", out.Results).WithDetail("failed", out.Failed)
+			if we.Hint != "" {
+				fail = fail.WithHint("%s", we.Hint)
+			}
+			for k, v := range we.Details {
+				if k != "results" && k != "failed" {
+					fail = fail.WithDetail(k, v)
+				}
+			}
+			return out, fail
 		}
 		if raw, err := json.Marshal(res); err == nil {
 			var v any

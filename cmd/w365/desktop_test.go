@@ -86,6 +86,14 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "zoom_region", map[string]any{"x": 1900, "y": 0, "width": 100, "height": 10})); code != "INVALID_ARGUMENT" {
 		t.Errorf("zoom beyond the screen: %q", code)
 	}
+	// A crop reports where it lies on the screen.
+	for _, name := range []string{"zoom_region", "take_screenshot"} {
+		var img struct{ X, Y, Width, Height int }
+		e2etest.Structured(t, e2etest.Call(t, cs, name, map[string]any{"x": 120, "y": 34, "width": 50, "height": 20}), &img)
+		if img.X != 120 || img.Y != 34 || img.Width != 50 || img.Height != 20 {
+			t.Errorf("%s of (120, 34) 50x20 reports %+v", name, img)
+		}
+	}
 }
 
 // The same tools through the CLI.

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/w365/w365/commands/e2etest"
 	"github.com/w365/w365/engine/display/displaytest"
 )
@@ -164,8 +166,8 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 		map[string]any{"action": "click_ref", "params": map[string]any{"ref": beta}},
 	}})
 	batch.Results, batch.Failed = nil, nil
-	e2etest.Structured(t, res, &batch)
-	if len(batch.Results) != 1 || batch.Failed == nil || batch.Failed.Index != 1 || batch.Failed.Code != "NOT_FOUND" {
+	batchError(t, res, &batch)
+	if len(batch.Results) != 1 || batch.Failed == nil || batch.Failed.Index != 1 || batch.Failed.Code != "NOT_FOUND" || e2etest.ErrorCode(res) != "NOT_FOUND" {
 		t.Fatalf("failing batch: %+v", batch)
 	}
 	var ev struct {
@@ -187,7 +189,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 		map[string]any{"action": "type_ref", "params": map[string]any{"ref": beta, "text": "x"}},
 	}})
 	batch.Results, batch.Failed = nil, nil
-	e2etest.Structured(t, res, &batch)
+	batchError(t, res, &batch)
 	// type_ref on a button is INVALID_ARGUMENT: six actions ran, the seventh failed.
 	if len(batch.Results) != 6 || batch.Failed == nil || batch.Failed.Index != 6 || batch.Failed.Code != "INVALID_ARGUMENT" {
 		t.Fatalf("full batch: %+v %s", batch, e2etest.Text(res))
@@ -275,5 +277,23 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
 	if !strings.HasSuffix(ev.Value, `"files:d.txt/1"]`) {
 		t.Errorf("the page saw %s after answering its file chooser", ev.Value)
+	}
+}
+
+// batchError decodes a failed browser_execute_batch: an error result (isError)
+// whose details hold the results so far and the failed action.
+func batchError(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("a failed batch is not an error result: %s", e2etest.Text(res))
+	}
+	var p struct {
+		Error struct {
+			Details json.RawMessage `json:"details"`
+		} `json:"error"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &p); err != nil || json.Unmarshal(p.Error.Details, v) != nil {
+		t.Fatalf("batch error %s: %v", b, err)
 	}
 }

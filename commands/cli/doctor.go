@@ -61,6 +61,7 @@ var components = []struct {
 	{"tesseract", "OCR (analyze-screen)", "tesseract-ocr", []string{"tesseract"}},
 	{"bubblewrap", "sandbox for exec and py", "bubblewrap", []string{"bwrap"}},
 	{"python3", "execute-python-code", "python3", []string{"python3"}},
+	{"node", "browser run-code (Node.js 20+; playwright-core is fetched with npm on first use)", "nodejs npm", []string{"node"}},
 }
 
 // Doctor checks each component.

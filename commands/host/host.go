@@ -74,6 +74,13 @@ func New(o Options) *Host {
 	if o.Policy == nil {
 		o.Policy = policy.Default()
 	}
+	if o.Browser.StateDir == "" {
+		// Browser profiles (cookies, saved logins) live in the private runtime directory,
+		// never under the temporary directory, which uploads may read from.
+		if dir, err := RuntimeDir(); err == nil {
+			o.Browser.StateDir = dir
+		}
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}

@@ -49,4 +49,7 @@ type BrowserConfig struct {
 	Headless bool
 	// CDPEndpoint attaches the default session to a running browser instead of launching one.
 	CDPEndpoint string
+	// StateDir is the host's private directory (0700): session browser profiles live in
+	// it, and no upload, PDF or download may read or write inside it.
+	StateDir string
 }

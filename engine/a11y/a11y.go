@@ -254,7 +254,10 @@ func (t *Tree) Find(ctx context.Context, q FindQuery) ([]Match, error) {
 		}
 		if s := nameScore(strings.ToLower(n.name), needle); s >= 0 {
 			cands = append(cands, cand{n: n, score: s, order: i})
-		} else if useValue && wantsText(n) {
+		} else if useValue && (wantsText(n) || contentText(n)) {
+			// The text of an editable field, or of a paragraph, label or heading whose
+			// name is empty (Chromium gives paragraphs no name, only their text).
+			n.readText = !wantsText(n)
 			textCands = append(textCands, n)
 		}
 	}

@@ -46,6 +46,7 @@ type raw struct {
 	x, y, w, h int
 	hasBox     bool
 	value      string
+	readText   bool // read the Text interface into value (a content node a text search looks into)
 }
 
 func (n *raw) state(bit uint) bool {
@@ -167,7 +168,7 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		}
 		if n.has(ifValue) {
 			vcalls[i] = b.add(n.ref, ifProps+".Get", []any{&vals[i]}, ifValue, "CurrentValue")
-		} else if n.has(ifText) && wantsText(n) {
+		} else if n.has(ifText) && (wantsText(n) || n.readText) {
 			tcalls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), int32(maxValueChars))
 		}
 	}
@@ -209,6 +210,19 @@ func wantsText(n *raw) bool {
 		return true
 	case roleText, roleTerminal:
 		return n.state(stateEditable)
+	}
+	return false
+}
+
+// contentText says whether a node's own text is page content a text search looks
+// into: a paragraph, label, heading or cell, say, not a container (a document's text
+// holds all of its children's).
+func contentText(n *raw) bool {
+	switch n.role {
+	case roleParagraph, roleLabel, roleStatic, roleHeading, roleCaption, roleTableCell, roleListItem, roleLink, roleBlockQuote, roleComment, roleDescriptionValue:
+		return n.has(ifText)
+	case roleText:
+		return n.has(ifText) && !n.state(stateEditable)
 	}
 	return false
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -226,12 +227,49 @@ func (o *op) present(e Element) (runtime.RemoteObjectID, error) {
 	}
 }
 
-// mouseClick sends a real left click (move, press, release) at x, y.
-func mouseClick(ctx context.Context, t *tab, x, y float64, count int64) error {
+// ClickOptions tune a click.
+type ClickOptions struct {
+	Button    string   // left (default), right, middle
+	Count     int      // 1 (default) or 2: a double click
+	Modifiers []string // keys held during the click (see Modifiers)
+}
+
+func (c ClickOptions) check() (input.MouseButton, int64, []string, error) {
+	var btn input.MouseButton
+	var bits int64
+	switch strings.ToLower(c.Button) {
+	case "", "left":
+		btn, bits = input.MouseButtonLeft, 1
+	case "right":
+		btn, bits = input.MouseButtonRight, 2
+	case "middle":
+		btn, bits = input.MouseButtonMiddle, 4
+	default:
+		return "", 0, nil, werr.Invalid("button must be left, right or middle")
+	}
+	if c.Count < 0 || c.Count > 2 {
+		return "", 0, nil, werr.Invalid("clickCount must be 1 or 2")
+	}
+	mods, err := Modifiers(c.Modifiers)
+	return btn, bits, mods, err
+}
+
+// mouseClick sends a real click (move, press, release) at x, y, with the
+// modifiers held as keys around it.
+func mouseClick(ctx context.Context, t *tab, x, y float64, count int64, c ClickOptions) error {
+	btn, bits, mods, err := c.check()
+	if err != nil {
+		return err
+	}
+	held, release, err := HoldModifiers(ctx, t.t, mods)
+	if err != nil {
+		return err
+	}
+	defer release()
 	for _, p := range []input.DispatchMouseEventParams{
-		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
-		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: count},
-		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: count},
+		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Modifiers: held},
+		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: btn, Buttons: bits, ClickCount: count, Modifiers: held},
+		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: btn, ClickCount: count, Modifiers: held},
 	} {
 		if _, err := cdp.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
 			return err
@@ -267,31 +305,36 @@ func (o *op) act(body func(o *op) (*Dialog, error)) (*ActionResult, error) {
 // Click scrolls the element into view, waits until it is visible, stable,
 // enabled and not covered, and clicks its centre with real mouse events.
 func (b *Browser) Click(ctx context.Context, e Element) (*ActionResult, error) {
-	if err := e.validate(); err != nil {
-		return nil, err
-	}
-	return b.action(ctx, func(o *op) (*Dialog, error) { return o.click(e, 1) })
+	return b.ClickWith(ctx, e, ClickOptions{})
 }
 
 // DoubleClick is Click with a double click.
 func (b *Browser) DoubleClick(ctx context.Context, e Element) (*ActionResult, error) {
+	return b.ClickWith(ctx, e, ClickOptions{Count: 2})
+}
+
+// ClickWith is Click with a button, a double click, or modifiers held.
+func (b *Browser) ClickWith(ctx context.Context, e Element, c ClickOptions) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
+	if _, _, _, err := c.check(); err != nil {
+		return nil, err
+	}
 	return b.action(ctx, func(o *op) (*Dialog, error) {
-		if d, err := o.click(e, 1); d != nil || err != nil {
+		if d, err := o.click(e, 1, c); d != nil || err != nil || c.Count != 2 {
 			return d, err
 		}
-		return o.click(e, 2)
+		return o.click(e, 2, c)
 	})
 }
 
-func (o *op) click(e Element, count int64) (*Dialog, error) {
+func (o *op) click(e Element, count int64, c ClickOptions) (*Dialog, error) {
 	_, st, err := o.actionable(e, needEnabled|needStable|needHit)
 	if err != nil {
 		return nil, err
 	}
-	return o.await(func(ctx context.Context) error { return mouseClick(ctx, o.t, st.X, st.Y, count) })
+	return o.await(func(ctx context.Context) error { return mouseClick(ctx, o.t, st.X, st.Y, count, c) })
 }
 
 // Hover moves the mouse to the element's centre.
@@ -533,6 +576,26 @@ type FormField struct {
 	Element  *Element `json:"-"`
 }
 
+// Limits of a form field (Playwright Workspaces' browser_fill_form), in characters.
+const (
+	MaxFieldValue = 100 << 10
+	MaxFieldName  = 1024
+	MaxFieldType  = 128
+)
+
+func (f FormField) checkLimits() *werr.Error {
+	if v, ok := f.Value.(string); ok && utf8.RuneCountInString(v) > MaxFieldValue {
+		return werr.Invalid("value has more than %d characters (100 KiB)", MaxFieldValue)
+	}
+	if utf8.RuneCountInString(f.Name) > MaxFieldName {
+		return werr.Invalid("name has more than %d characters", MaxFieldName)
+	}
+	if utf8.RuneCountInString(f.Type) > MaxFieldType {
+		return werr.Invalid("type has more than %d characters", MaxFieldType)
+	}
+	return nil
+}
+
 func (f FormField) element() Element {
 	switch {
 	case f.Element != nil:
@@ -637,7 +700,7 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 		if k.Type == "radio" && !want {
 			return nil, werr.Invalid("a radio button cannot be unchecked; check another one of its group")
 		}
-		return o.click(e, 1)
+		return o.click(e, 1, ClickOptions{})
 	case k.Tag == "select":
 		var vals []string
 		if list, ok := f.Value.([]any); ok {
@@ -691,6 +754,11 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 func (b *Browser) FillForm(ctx context.Context, fields []FormField) (*FillFormResult, error) {
 	if len(fields) == 0 {
 		return nil, werr.Invalid("fields must not be empty")
+	}
+	for i, f := range fields {
+		if err := f.checkLimits(); err != nil {
+			return nil, werr.Invalid("field %d: %s", i, err.Message).WithDetail("failedIndex", i)
+		}
 	}
 	o, err := b.begin(ctx, false)
 	if err != nil {
@@ -1101,6 +1169,50 @@ func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error)
 // SetFiles sets the files of an <input type=file> (input and change fire).
 // The caller checks the paths against its policy; they must exist.
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
+	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
+		_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
+		return err
+	})
+}
+
+// InlineFile is a file sent with the call: the page gets it with this name and
+// MIME type, never from a path of the host.
+type InlineFile struct {
+	Name     string `json:"name"`
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"` // base64
+}
+
+const inlineFilesJS = `function(files) {
+  if (files.length > 1 && !this.multiple) return 'the file input takes one file (it has no multiple attribute)';
+  const dt = new DataTransfer();
+  for (const f of files) {
+    const bin = atob(f.data), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    dt.items.add(new File([bytes], f.name, {type: f.mimeType}));
+  }
+  this.files = dt.files;
+  this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return '';
+}`
+
+// SetFileData sets inline files on an <input type=file>, each with its own name
+// and MIME type (input and change fire).
+func (b *Browser) SetFileData(ctx context.Context, e Element, files []InlineFile) (*ActionResult, error) {
+	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
+		var refusal string
+		if err := callOn(ctx, o.t, obj, inlineFilesJS, &refusal, files); err != nil {
+			return err
+		}
+		if refusal != "" {
+			return werr.Invalid("%s", refusal)
+		}
+		return nil
+	})
+}
+
+func (b *Browser) setFiles(ctx context.Context, e Element, set func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
@@ -1121,10 +1233,7 @@ func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*Act
 		if k.Tag != "input" || k.Type != "file" {
 			return nil, werr.Invalid("the element (%s) is not a file input", e)
 		}
-		d, err := o.await(func(ctx context.Context) error {
-			_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
-			return err
-		})
+		d, err := o.await(func(ctx context.Context) error { return set(ctx, o, obj) })
 		if err == nil {
 			// Whatever input got the files, a pending chooser is answered.
 			o.b.mu.Lock()

@@ -31,7 +31,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,10 +57,16 @@ type Options struct {
 	// DISPLAY, DBUS_SESSION_BUS_ADDRESS and accessibility switches. Nil means
 	// os.Environ().
 	Env []string
-	// ProfileDir is the user data directory. Empty means a temporary directory
-	// that Close removes.
+	// StateDir is a private directory (0700) of the host: an empty ProfileDir is
+	// made inside it. No PDF or download is written inside it. Empty means the
+	// user's cache directory.
+	StateDir string
+	// ProfileDir is the user data directory. Empty means a new directory in
+	// StateDir that Close removes.
 	ProfileDir string
-	// DownloadDir receives downloads. Empty means ProfileDir/Downloads.
+	// DownloadDir is the session's output directory: downloads land in it and a
+	// relative PDF path resolves against it. Empty means a new directory in the
+	// temporary directory (kept after Close: it holds the user's files).
 	DownloadDir string
 	// Headless runs the browser without a window. The default is headful on the
 	// display named by Env.
@@ -93,7 +98,7 @@ type Browser struct {
 	pol  *policy.Policy
 
 	launchMu sync.Mutex // held while launching or closing
-	opMu     sync.Mutex // serialises page operations
+	opMu     opLock     // serialises page operations
 
 	mu         sync.Mutex // protects everything below and the mutable fields of tabs
 	changed    chan struct{}
@@ -112,6 +117,8 @@ type Browser struct {
 	downloads     []*Download
 	dlByGUID      map[string]*Download
 	dialogSeq     int64
+
+	runcode runcodeState
 }
 
 // instance is one running (or attached) browser process.
@@ -126,7 +133,9 @@ type instance struct {
 	reaped      chan struct{} // the process was waited for; dead may close first, when the DevTools connection drops
 	deadOnce    sync.Once
 	killed      atomic.Bool // we killed it on purpose (Close)
-	wsURL       string
+	wsURL       string      // "" for a browser driven over the pipe
+	mux         *cdpMux     // the pipe shared with the run_code proxy; nil for an attached browser
+	logPath     string
 
 	tabs   []*tab
 	byID   map[target.ID]*tab
@@ -141,7 +150,7 @@ var generation struct {
 // Launch starts the browser (or attaches to CDPEndpoint) and returns it once
 // its first tab is ready. Call it on the first browser tool of a session.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
-	b := &Browser{opts: opts, pol: opts.Policy, changed: make(chan struct{}),
+	b := &Browser{opts: opts, pol: opts.Policy, changed: make(chan struct{}), opMu: newOpLock(),
 		netByID: map[string]*NetworkRequest{}, dlByGUID: map[string]*Download{}}
 	if b.pol == nil {
 		b.pol = policy.Default()
@@ -160,7 +169,17 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		}
 	}
 	if b.opts.ProfileDir == "" && b.opts.CDPEndpoint == "" {
-		dir, err := os.MkdirTemp("", "w365-browser-")
+		if b.opts.StateDir == "" {
+			cache, err := os.UserCacheDir()
+			if err != nil {
+				return nil, werr.Wrap(err, werr.Internal, "no private directory for the browser profile")
+			}
+			b.opts.StateDir = filepath.Join(cache, "w365")
+		}
+		if err := os.MkdirAll(b.opts.StateDir, 0o700); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the browser profile directory")
+		}
+		dir, err := os.MkdirTemp(b.opts.StateDir, "browser-")
 		if err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create a browser profile directory")
 		}
@@ -168,13 +187,13 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		b.ownProfile = true
 	}
 	if b.opts.DownloadDir == "" {
-		base := b.opts.ProfileDir
-		if base == "" {
-			base = os.TempDir()
+		dir, err := os.MkdirTemp("", "w365-output-")
+		if err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the output directory")
 		}
-		b.opts.DownloadDir = filepath.Join(base, "Downloads")
+		b.opts.DownloadDir = dir
 	}
-	if err := os.MkdirAll(b.opts.DownloadDir, 0o755); err != nil {
+	if err := os.MkdirAll(b.opts.DownloadDir, 0o700); err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create the download directory")
 	}
 	if _, err := b.ensure(ctx); err != nil {
@@ -184,8 +203,11 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	return b, nil
 }
 
-// DownloadDir is the directory downloads are saved in.
+// DownloadDir is the session's output directory: downloads are saved in it.
 func (b *Browser) DownloadDir() string { return b.opts.DownloadDir }
+
+// ProfileDir is the browser's user data directory ("" for an attached browser).
+func (b *Browser) ProfileDir() string { return b.opts.ProfileDir }
 
 // PID is the process id of the running browser, or 0 (not running, or attached).
 func (b *Browser) PID() int {
@@ -197,8 +219,8 @@ func (b *Browser) PID() int {
 	return b.inst.pid
 }
 
-// Endpoint is the DevTools WebSocket URL of the running browser ("" when none):
-// another CDP client (or Options.CDPEndpoint) can attach to it.
+// Endpoint is the DevTools WebSocket URL of an attached browser (Options.CDPEndpoint).
+// A browser this package launches is driven over a private pipe and has none: "".
 func (b *Browser) Endpoint() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -219,6 +241,12 @@ func (b *Browser) Close() error {
 	b.inst = nil
 	b.notifyLocked()
 	b.mu.Unlock()
+	b.runcode.mu.Lock()
+	if b.runcode.sc != nil {
+		b.runcode.sc.kill()
+		b.runcode.sc = nil
+	}
+	b.runcode.mu.Unlock()
 	if inst != nil {
 		inst.stop()
 	}
@@ -371,8 +399,6 @@ func (b *Browser) executable() (string, error) {
 
 func (b *Browser) args() []string {
 	a := []string{
-		"--remote-debugging-port=0",
-		"--remote-debugging-address=127.0.0.1",
 		"--user-data-dir=" + b.opts.ProfileDir,
 		"--no-first-run",
 		"--no-default-browser-check",
@@ -441,49 +467,38 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		if err := os.MkdirAll(b.opts.ProfileDir, 0o700); err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create the browser profile directory")
 		}
-		portFile := filepath.Join(b.opts.ProfileDir, "DevToolsActivePort")
-		_ = os.Remove(portFile)
 		logPath := filepath.Join(b.opts.ProfileDir, "w365-browser.log")
 		logf, err := os.Create(logPath)
 		if err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create the browser log")
 		}
+		pipe, err := newDebugPipe()
+		if err != nil {
+			logf.Close()
+			return nil, werr.Wrap(err, werr.Internal, "cannot create the DevTools pipe")
+		}
 		cmd := exec.Command(exe, b.args()...)
+		givePipe(cmd, pipe)
 		cmd.Env = b.env()
 		cmd.Stdout = logf
 		cmd.Stderr = logf
 		err = child.Start(cmd)
 		logf.Close()
 		if err != nil {
+			pipe.close()
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start the browser %s", filepath.Base(exe))
 		}
+		pipe.started()
 		inst.cmd, inst.pid = cmd, cmd.Process.Pid
+		inst.logPath = logPath
 		go func() {
 			_ = cmd.Wait()
 			close(inst.reaped)
 			b.onDead(inst)
 		}()
-		deadline := time.Now().Add(b.opts.LaunchTimeout)
-		for {
-			if data, err := os.ReadFile(portFile); err == nil {
-				lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-				if len(lines) == 2 {
-					if _, err := strconv.Atoi(lines[0]); err == nil {
-						wsURL = "ws://127.0.0.1:" + lines[0] + strings.TrimSpace(lines[1])
-						break
-					}
-				}
-			}
-			if inst.isDead() {
-				return nil, werr.New(werr.Unavailable, "the browser exited during start: %s", tail(logPath)).WithRetryable(false)
-			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
-				inst.killed.Store(true)
-				_ = child.KillGroup(cmd)
-				return nil, werr.New(werr.Timeout, "the browser did not start within %s", b.opts.LaunchTimeout)
-			}
-			time.Sleep(30 * time.Millisecond)
-		}
+		inst.mux = newCDPMux(pipe.parentR, pipe.parentW)
+		allocCtx, allocCancel := newPipeAllocator(inst.mux)
+		return b.connect(ctx, inst, allocCtx, allocCancel)
 	} else if u, err := url.Parse(wsURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
 		return nil, werr.Invalid("cdp endpoint must be a ws:// or http:// URL")
 	}
@@ -493,11 +508,20 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		aopts = append(aopts, remote.NoModifyURL)
 	}
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), wsURL, aopts...)
+	inst.wsURL = wsURL
+	return b.connect(ctx, inst, allocCtx, allocCancel)
+}
+
+// connect attaches chromedp to the browser behind allocCtx and adopts its tabs.
+func (b *Browser) connect(ctx context.Context, inst *instance, allocCtx context.Context, allocCancel context.CancelFunc) (*instance, error) {
 	root, rootCancel := chromedp.NewContext(allocCtx)
 	inst.allocCancel, inst.root, inst.rootCancel = allocCancel, root, rootCancel
-	inst.wsURL = wsURL
 	fail := func(err error, format string, args ...any) (*instance, error) {
+		dead := inst.isDead()
 		inst.stop()
+		if dead && inst.logPath != "" {
+			return nil, werr.New(werr.Unavailable, "the browser exited during start: %s", tail(inst.logPath)).WithRetryable(false)
+		}
 		if we := (*werr.Error)(nil); errors.As(err, &we) {
 			return nil, we
 		}
@@ -516,6 +540,8 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	}()
 	cctx, cancel := context.WithTimeout(root, b.opts.LaunchTimeout)
 	defer cancel()
+	stopOnCancel := context.AfterFunc(ctx, cancel)
+	defer stopOnCancel()
 	if _, err := chromedp.CallBrowser(cctx, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return fail(err, "cannot discover the browser's tabs")
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -62,6 +63,11 @@ func newServer(t *testing.T) *server {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
 		fmt.Fprint(w, "report body 123")
+	})
+	mux.HandleFunc("/download/dotfile", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename=".bashrc"`)
+		fmt.Fprint(w, "echo pwned")
 	})
 	mux.HandleFunc("/slow-image", func(w http.ResponseWriter, r *http.Request) {
 		select { // holds the load event of redirect.html until the script moved on
@@ -533,6 +539,11 @@ func TestBrowser(t *testing.T) {
 		if err != nil || len(nr.Downloads) != 1 || nr.Downloads[0].State != "completed" || !strings.HasSuffix(nr.Downloads[0].Path, "report (1).txt") {
 			t.Fatalf("navigate to a download: %+v, %v", nr, err)
 		}
+		// A page cannot drop a hidden file (.bashrc) into the output directory.
+		nr, err = b.Navigate(tctx(t), s.URL+"/download/dotfile", "")
+		if err != nil || len(nr.Downloads) != 1 || filepath.Base(nr.Downloads[0].Path) != "bashrc" || filepath.Dir(nr.Downloads[0].Path) != b.DownloadDir() {
+			t.Fatalf("a download named .bashrc: %+v, %v", nr, err)
+		}
 	})
 
 	t.Run("Cookies", func(t *testing.T) {
@@ -734,21 +745,29 @@ func TestBrowser(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(img, []byte{0xff, 0xd8}) {
 			t.Fatalf("jpeg: %v", err)
 		}
-		dir := t.TempDir()
-		pr, err := b.PDFSave(tctx(t), filepath.Join(dir, "page.pdf"))
+		dir := b.DownloadDir()
+		name := fmt.Sprintf("page-%d.pdf", time.Now().UnixNano())
+		pr, err := b.PDFSave(tctx(t), name, false) // relative: the output directory
 		if err != nil {
 			t.Fatal(err)
 		}
-		if data, _ := os.ReadFile(pr.Path); !bytes.HasPrefix(data, []byte("%PDF")) {
-			t.Fatalf("not a PDF: %.10q", data)
+		if data, _ := os.ReadFile(pr.Path); !bytes.HasPrefix(data, []byte("%PDF")) || filepath.Dir(pr.Path) != dir {
+			t.Fatalf("not a PDF in %s: %s %.10q", dir, pr.Path, data)
 		}
-		_, err = b.PDFSave(tctx(t), "/etc/w365-test.pdf")
-		mustCode(t, err, werr.BlockedByPolicy)
-		if err := os.Symlink("/etc", filepath.Join(dir, "etc-link")); err != nil {
+		_, err = b.PDFSave(tctx(t), name, false)
+		mustCode(t, err, werr.InvalidArgument) // exists
+		if _, err = b.PDFSave(tctx(t), name, true); err != nil {
 			t.Fatal(err)
 		}
-		_, err = b.PDFSave(tctx(t), filepath.Join(dir, "etc-link", "x.pdf"))
-		mustCode(t, err, werr.BlockedByPolicy)
+		for _, bad := range []string{"/etc/w365-test.pdf", ".hidden.pdf", filepath.Join(t.TempDir(), "x.pdf"), filepath.Join(dir, "etc-link", "x.pdf")} {
+			if strings.Contains(bad, "etc-link") {
+				if err := os.Symlink("/etc", filepath.Join(dir, "etc-link")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = b.PDFSave(tctx(t), bad, true)
+			mustCode(t, err, werr.BlockedByPolicy)
+		}
 		ps, err := b.PageState(tctx(t), []string{"url", "title", "tabs", "screenshot"})
 		if err != nil || ps.Title != "Drag and drop" || !strings.HasSuffix(ps.URL, "/dnd.html") || len(ps.Tabs) != 1 || !bytes.HasPrefix(ps.Screenshot, png) || ps.DOM != "" {
 			t.Fatalf("page state: url %q title %q tabs %+v screenshot %d bytes dom %d bytes, %v", ps.URL, ps.Title, ps.Tabs, len(ps.Screenshot), len(ps.DOM), err)
@@ -1011,31 +1030,45 @@ func TestBrowserExtras(t *testing.T) {
 		}
 	})
 
-	t.Run("AttachToEndpoint", func(t *testing.T) {
-		navigate(t, b, s.URL+"/third.html")
-		ep := b.Endpoint()
-		if !strings.HasPrefix(ep, "ws://127.0.0.1:") {
-			t.Fatalf("endpoint = %q", ep)
+	t.Run("NoDevToolsPort", func(t *testing.T) {
+		// The launched browser is driven over a pipe: no port file, no flag.
+		if _, err := os.Stat(filepath.Join(profileOf(t, b.PID()), "DevToolsActivePort")); !os.IsNotExist(err) {
+			t.Fatalf("DevToolsActivePort exists: %v", err)
 		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", b.PID()))
+		if bytes.Contains(cmdline, []byte("remote-debugging-port")) || !bytes.Contains(cmdline, []byte("remote-debugging-pipe")) {
+			t.Fatalf("browser command line: %q", cmdline)
+		}
+	})
+
+	t.Run("AttachToEndpoint", func(t *testing.T) {
+		// A browser somebody else started with a port (--cdp-endpoint).
+		ep := debuggableBrowser(t, s.URL+"/third.html")
 		b2, err := browser.Launch(tctx(t), browser.Options{CDPEndpoint: ep, DownloadDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tabs, err := b2.ListTabs(tctx(t))
+		var tabs []browser.TabInfo
+		for range 100 { // the other browser may still be loading its page
+			if tabs, err = b2.ListTabs(tctx(t)); err != nil || (len(tabs) == 1 && tabs[0].Title != "") {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		if err != nil || len(tabs) != 1 || tabs[0].Title != "Third" {
 			t.Fatalf("attached tabs: %+v, %v", tabs, err)
 		}
 		if r, err := b2.Navigate(tctx(t), s.URL+"/second.html", ""); err != nil || r.Title != "Second" {
 			t.Fatalf("attached navigate: %+v, %v", r, err)
 		}
-		pid := b.PID()
 		b2.Close()
-		time.Sleep(time.Second) // a tab closed by the detach would be gone by now
-		if tabs, err := b.ListTabs(tctx(t)); err != nil || len(tabs) != 1 {
-			t.Fatalf("tabs after the attached session closed: %+v, %v", tabs, err)
+		b3, err := browser.Launch(tctx(t), browser.Options{CDPEndpoint: ep, DownloadDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if title, err := b.Title(tctx(t)); err != nil || title != "Second" || b.PID() != pid {
-			t.Fatalf("the launched browser after the attached one closed: %q, %v", title, err)
+		defer b3.Close()
+		if title, err := b3.Title(tctx(t)); err != nil || title != "Second" {
+			t.Fatalf("the browser after the attached session closed: %q, %v", title, err)
 		}
 	})
 }
@@ -1070,7 +1103,73 @@ func TestHeadless(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) {
 		t.Fatalf("headless screenshot: %v", err)
 	}
-	if _, err := b.PDFSave(tctx(t), filepath.Join(t.TempDir(), "h.pdf")); err != nil {
+	if _, err := b.PDFSave(tctx(t), "h.pdf", true); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// profileOf is the --user-data-dir of a browser process.
+func profileOf(t *testing.T, pid int) string {
+	t.Helper()
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range strings.FieldsFunc(string(cmdline), func(r rune) bool { return r == 0 || r == ' ' }) {
+		if v, ok := strings.CutPrefix(a, "--user-data-dir="); ok {
+			return v
+		}
+	}
+	t.Fatalf("no --user-data-dir in %q", cmdline)
+	return ""
+}
+
+// debuggableBrowser starts a headless Chromium with a DevTools port at url and
+// returns its WebSocket endpoint.
+func debuggableBrowser(t *testing.T, url string) string {
+	t.Helper()
+	exe := ""
+	for _, n := range []string{"chromium", "google-chrome", "chromium-browser"} {
+		if p, err := exec.LookPath(n); err == nil {
+			exe = p
+			break
+		}
+	}
+	if exe == "" {
+		t.Fatal("no chromium")
+	}
+	dir, err := os.MkdirTemp("", "w365-debuggable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--headless=new", "--remote-debugging-port=0", "--user-data-dir=" + dir, "--no-first-run", url}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // its own group: the wrapper and the browser
+		_ = cmd.Wait()
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
+			if l := strings.Split(strings.TrimSpace(string(data)), "\n"); len(l) == 2 {
+				return "ws://127.0.0.1:" + l[0] + l[1]
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the debuggable browser did not start")
+	return ""
 }

@@ -3,8 +3,6 @@ package browser
 import (
 	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -177,59 +175,9 @@ type PDFResult struct {
 	Bytes int    `json:"bytes"`
 }
 
-// allowedPDFPath resolves path and checks it lies under $HOME or $TMPDIR
-// (else /tmp) after resolving symlinks.
-func allowedPDFPath(path string) (string, error) {
-	if strings.TrimSpace(path) == "" {
-		return "", werr.Invalid("filePath must not be empty")
-	}
-	if strings.HasPrefix(path, "~/") {
-		if h, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(h, path[2:])
-		}
-	}
-	abs, err := filepath.Abs(filepath.FromSlash(path))
-	if err != nil {
-		return "", werr.Invalid("bad filePath")
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return "", werr.New(werr.NotFound, "the directory of %s does not exist", abs)
-	}
-	real := filepath.Join(dir, filepath.Base(abs))
-	if fi, err := os.Lstat(real); err == nil {
-		if fi.Mode()&os.ModeSymlink != 0 {
-			if real, err = filepath.EvalSymlinks(real); err != nil {
-				return "", werr.New(werr.BlockedByPolicy, "the file is a dangling symbolic link")
-			}
-		} else if fi.IsDir() {
-			return "", werr.Invalid("%s is a directory", abs)
-		}
-	}
-	var roots []string
-	if h, err := os.UserHomeDir(); err == nil && h != "" && h != "/" {
-		roots = append(roots, h)
-	}
-	tmp := os.Getenv("TMPDIR")
-	if tmp == "" {
-		tmp = "/tmp"
-	}
-	roots = append(roots, tmp)
-	for _, r := range roots {
-		rr, err := filepath.EvalSymlinks(r)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(rr, real); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return real, nil
-		}
-	}
-	return "", werr.New(werr.BlockedByPolicy, "PDFs may only be saved under $HOME or $TMPDIR").WithDetail("roots", roots)
-}
-
-// PDFSave prints the active tab to a PDF file under $HOME or $TMPDIR.
-func (b *Browser) PDFSave(ctx context.Context, path string) (*PDFResult, error) {
-	real, err := allowedPDFPath(path)
+// PDFSave prints the active tab to a PDF file: see outputPath for where it may go.
+func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PDFResult, error) {
+	real, err := b.outputPath(path, overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -250,13 +198,8 @@ func (b *Browser) PDFSave(ctx context.Context, path string) (*PDFResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	tmp := real + ".w365-tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return nil, werr.Wrap(err, werr.Internal, "cannot write %s", real)
-	}
-	if err := os.Rename(tmp, real); err != nil {
-		os.Remove(tmp)
-		return nil, werr.Wrap(err, werr.Internal, "cannot write %s", real)
+	if err := writeOutput(real, data, overwrite); err != nil {
+		return nil, err
 	}
 	return &PDFResult{Path: real, Bytes: len(data)}, nil
 }
@@ -264,14 +207,14 @@ func (b *Browser) PDFSave(ctx context.Context, path string) (*PDFResult, error) 
 // Redacted replaces every cookie value in output.
 const Redacted = "[redacted]"
 
-// Cookie is a cookie as reported: its value is always Redacted.
+// Cookie is a cookie as reported: its value is always Redacted, and its size
+// (which gives away the length of the value) is left out.
 type Cookie struct {
 	Name     string  `json:"name"`
 	Value    string  `json:"value"`
 	Domain   string  `json:"domain"`
 	Path     string  `json:"path"`
 	Expires  float64 `json:"expires"` // seconds since the epoch; -1 for a session cookie
-	Size     int64   `json:"size"`
 	HTTPOnly bool    `json:"httpOnly"`
 	Secure   bool    `json:"secure"`
 	Session  bool    `json:"session"`
@@ -298,7 +241,7 @@ func (b *Browser) GetCookies(ctx context.Context, urls []string) ([]Cookie, erro
 	out := make([]Cookie, 0, len(res.Cookies))
 	for _, c := range res.Cookies {
 		out = append(out, Cookie{Name: c.Name, Value: Redacted, Domain: c.Domain, Path: c.Path, Expires: c.Expires,
-			Size: c.Size, HTTPOnly: c.HTTPOnly, Secure: c.Secure, Session: c.Session, SameSite: string(c.SameSite)})
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, Session: c.Session, SameSite: string(c.SameSite)})
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -310,11 +311,12 @@ func (b *Browser) onDownloadEvent(_ *instance, ev any) {
 	b.notifyLocked()
 }
 
-// finishDownload renames the guid-named file to a unique suggested name.
+// finishDownload renames the guid-named file to a unique suggested name, never a
+// hidden one (a page could otherwise drop .bashrc-like files), never over a file.
 func (b *Browser) finishDownload(d *Download) string {
 	src := filepath.Join(b.opts.DownloadDir, d.ID)
-	name := filepath.Base(strings.ReplaceAll(d.SuggestedName, "\\", "/"))
-	if name == "" || name == "." || name == "/" || name == ".." {
+	name := strings.TrimLeft(filepath.Base(strings.ReplaceAll(d.SuggestedName, "\\", "/")), ".")
+	if name == "" || name == "/" {
 		name = "download"
 	}
 	ext := filepath.Ext(name)
@@ -325,12 +327,16 @@ func (b *Browser) finishDownload(d *Download) string {
 			cand = fmt.Sprintf("%s (%d)%s", stem, i, ext)
 		}
 		dst := filepath.Join(b.opts.DownloadDir, cand)
-		if _, err := os.Lstat(dst); err == nil {
-			continue
+		if err := os.Link(src, dst); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				continue
+			}
+			if os.Rename(src, dst) != nil { // no hard links here: the name was free a moment ago
+				return src
+			}
+			return dst
 		}
-		if err := os.Rename(src, dst); err != nil {
-			return src
-		}
+		os.Remove(src)
 		return dst
 	}
 	return src
@@ -405,8 +411,8 @@ func (b *Browser) HandleDialog(ctx context.Context, accept bool, promptText stri
 	res := &DialogResult{Handled: true, Message: fmt.Sprintf("%s dialog %s", d.Type, verb), Dialog: &d}
 	// Let the page go on (a confirm handler, a released navigation); skip the
 	// settle when the operation that opened the dialog still holds the page.
-	if b.opMu.TryLock() {
-		defer b.opMu.Unlock()
+	if b.opMu.tryLock() {
+		defer b.opMu.unlock()
 		ar, err := b.settle(ctx, inst, t, mark)
 		if err != nil {
 			return nil, err

@@ -79,12 +79,25 @@ func pageCrashedError() *werr.Error {
 // begin starts a page operation on the active tab. allowDialog lets it run
 // while a dialog is pending (reads that need no JavaScript).
 func (b *Browser) begin(ctx context.Context, allowDialog bool) (*op, error) {
-	b.opMu.Lock()
-	o, err := b.beginLocked(ctx, allowDialog, false)
-	if err != nil {
-		b.opMu.Unlock()
+	return b.beginOp(ctx, allowDialog, false)
+}
+
+// beginOp bounds the whole operation (the wait for the lock and for the tab
+// included), takes the lock and begins.
+func (b *Browser) beginOp(ctx context.Context, allowDialog, allowCrashed bool) (*op, error) {
+	ctx, cancel := b.bound(ctx)
+	if err := b.opMu.lock(ctx); err != nil {
+		cancel()
 		return nil, err
 	}
+	o, err := b.beginLocked(ctx, allowDialog, allowCrashed)
+	if err != nil {
+		b.opMu.unlock()
+		cancel()
+		return nil, err
+	}
+	inner := o.cancel
+	o.cancel = func() { inner(); cancel() }
 	return o, nil
 }
 
@@ -133,11 +146,6 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 	return &op{b: b, inst: inst, t: t, ctx: octx, cancel: cancel}, nil
 }
 
-// opTimeout bounds one operation: the longest wait plus room to settle.
-func (b *Browser) opTimeout() time.Duration {
-	return time.Duration(b.pol.BrowserWaitMaxMs)*time.Millisecond + 30*time.Second
-}
-
 func (o *op) end() {
 	// Free the page objects of the operation. A pending dialog pauses the
 	// renderer, so skip then: the next operation frees the (shared) group.
@@ -150,7 +158,7 @@ func (o *op) end() {
 		cancel()
 	}
 	o.cancel()
-	o.b.opMu.Unlock()
+	o.b.opMu.unlock()
 }
 
 func (o *op) err(err error) error { return o.b.mapErr(o.ctx, o.inst, err) }
@@ -828,10 +836,8 @@ func (b *Browser) Forward(ctx context.Context) (*NavigateResult, error) { return
 // beginRecover begins an operation that also runs on a crashed page (a navigation
 // or reload loads a fresh one) and clears the page's crashed mark.
 func (b *Browser) beginRecover(ctx context.Context) (*op, error) {
-	b.opMu.Lock()
-	o, err := b.beginLocked(ctx, false, true)
+	o, err := b.beginOp(ctx, false, true)
 	if err != nil {
-		b.opMu.Unlock()
 		return nil, err
 	}
 	b.mu.Lock()
@@ -963,6 +969,18 @@ func (b *Browser) Run(ctx context.Context, f func(ctx context.Context, t *chrome
 		return dialogPendingError(d)
 	}
 	return err
+}
+
+// Act is Run for an action: when the action's own effect opens a dialog, the
+// action ran, so the dialog comes back as a result, not as an error (only a
+// later call, refused while it is open, gets DIALOG_PENDING).
+func (b *Browser) Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*Dialog, error) {
+	o, err := b.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.end()
+	return o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
 }
 
 // PageIdentity names the document shown in the active tab; LoaderID changes

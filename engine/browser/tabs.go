@@ -305,8 +305,12 @@ func (b *Browser) NewTab(ctx context.Context, rawURL string) (*TabInfo, error) {
 			return nil, err
 		}
 	}
-	b.opMu.Lock()
-	defer b.opMu.Unlock()
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
+	if err := b.opMu.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer b.opMu.unlock()
 	inst, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -342,8 +346,12 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 	if foreground != nil && (*foreground < 0 || *foreground >= len(urls)) {
 		return nil, werr.Invalid("foregroundIndex %d is outside the %d urls", *foreground, len(urls))
 	}
-	b.opMu.Lock()
-	defer b.opMu.Unlock()
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
+	if err := b.opMu.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer b.opMu.unlock()
 	inst, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -397,8 +405,12 @@ func (b *Browser) findTab(ctx context.Context, ref TabRef) (*instance, *tab, err
 
 // SwitchTab makes a tab active and brings it to the front.
 func (b *Browser) SwitchTab(ctx context.Context, ref TabRef) (*TabInfo, error) {
-	b.opMu.Lock()
-	defer b.opMu.Unlock()
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
+	if err := b.opMu.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer b.opMu.unlock()
 	inst, t, err := b.findTab(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -422,8 +434,12 @@ type CloseTabResult struct {
 // CloseTab closes a tab (without running beforeunload). Closing the last tab
 // first opens a blank one, so the browser keeps running.
 func (b *Browser) CloseTab(ctx context.Context, ref TabRef) (*CloseTabResult, error) {
-	b.opMu.Lock()
-	defer b.opMu.Unlock()
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
+	if err := b.opMu.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer b.opMu.unlock()
 	inst, t, err := b.findTab(ctx, ref)
 	if err != nil {
 		return nil, err

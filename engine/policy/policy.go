@@ -81,6 +81,9 @@ type Policy struct {
 	// ProcessScope is what list_processes and kill_process act on: "session" (the session's
 	// desktop, browser and launched programs with their descendants) or "machine".
 	ProcessScope string `json:"processScope"`
+
+	// BrowserRunCode lets browser_run_code run Playwright code (in its sandbox).
+	BrowserRunCode bool `json:"browserRunCode"`
 }
 
 // Process scopes.
@@ -103,6 +106,8 @@ func Default() *Policy {
 		WaitMaxMs:            5000,
 		BrowserWaitDefaultMs: 5000,
 		BrowserWaitMaxMs:     30000,
+
+		BrowserRunCode: true,
 
 		ScrollNotchesMax: 20,
 		FailsafeEnabled:  true,

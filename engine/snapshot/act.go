@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -88,11 +89,12 @@ type Point struct {
 
 // handle is a resolved ref during one operation.
 type handle struct {
-	c   *conn
-	s   *sess
-	obj runtime.RemoteObjectID
-	rt  RefTarget
-	ref string
+	c    *conn
+	s    *sess
+	obj  runtime.RemoteObjectID
+	rt   RefTarget
+	ref  string
+	mods int64 // modifier bits held during mouse events
 }
 
 func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
@@ -117,15 +119,33 @@ func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string,
 	return json.Unmarshal(res.Result.Value, out)
 }
 
-// withRef resolves a ref on the active tab and runs f with it. A ref whose
-// document navigated or whose node is gone gives SNAPSHOT_EXPIRED.
+// withRef resolves a ref on the active tab and runs f with it (a read). A ref
+// whose document navigated or whose node is gone gives SNAPSHOT_EXPIRED.
 func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) error {
-	sn, rt, err := s.lookup(snapshotID, ref)
+	body, err := s.refBody(snapshotID, ref, f)
 	if err != nil {
 		return err
 	}
+	return r.Run(ctx, body)
+}
+
+// actRef is withRef for an action: a dialog the action opened is returned (the
+// action ran), not an error.
+func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (*browser.Dialog, error) {
+	body, err := s.refBody(snapshotID, ref, f)
+	if err != nil {
+		return nil, err
+	}
+	return r.Act(ctx, body)
+}
+
+func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
+	sn, rt, err := s.lookup(snapshotID, ref)
+	if err != nil {
+		return nil, err
+	}
 	ref = strings.TrimPrefix(strings.TrimSpace(ref), "ref=")
-	return r.Run(ctx, func(ctx context.Context, t *chromedp.Target) error {
+	return func(ctx context.Context, t *chromedp.Target) error {
 		c, err := newConn(ctx, t)
 		if err != nil {
 			return err
@@ -153,7 +173,68 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 			return expired("the element of ref %s (%s) is no longer in the page", ref, rt.describe(ref))
 		}
 		return f(&handle{c: c, s: se, obj: obj, rt: rt, ref: ref})
+	}, nil
+}
+
+// ResolveTarget splits a target into the snapshot and ref it names: "e5" or
+// "ref=e5" (the newest snapshot that has that ref, which is the latest one for
+// a ref of the current document), or "SNAPSHOTID:e5". ok is false for a target
+// that is not a ref (a CSS selector).
+func (s *Store) ResolveTarget(snapshotID, target string) (id, ref string, ok bool, err error) {
+	target = strings.TrimSpace(target)
+	if i := strings.LastIndexByte(target, ':'); i > 0 {
+		if r := RefOf(target[i+1:]); r != "" {
+			s.mu.Lock()
+			_, known := s.snaps[target[:i]]
+			s.mu.Unlock()
+			if known {
+				return target[:i], r, true, nil
+			}
+		}
+	}
+	if ref = RefOf(target); ref == "" {
+		return "", "", false, nil
+	}
+	if snapshotID != "" && !strings.EqualFold(snapshotID, "latest") {
+		return snapshotID, ref, true, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.latest == "" {
+		return "", "", true, werr.New(werr.SnapshotExpired, "no snapshot taken yet, so ref %s means nothing", ref).
+			WithHint("take a snapshot with browser_snapshot or browser_find")
+	}
+	for i := len(s.order) - 1; i >= 0; i-- {
+		if sn := s.snaps[s.order[i]]; sn != nil && sn.doc == s.doc {
+			if _, has := sn.refs[ref]; has {
+				return sn.id, ref, true, nil
+			}
+		}
+	}
+	return s.latest, ref, true, nil
+}
+
+// Element turns the ref into an element the CSS-selector tools can act on (its
+// DOM backend node), for a ref in the tab's own process; a ref inside an
+// out-of-process iframe is UNSUPPORTED there (the _ref tools take it).
+func (s *Store) Element(ctx context.Context, r Runner, snapshotID, ref string) (browser.Element, error) {
+	var el browser.Element
+	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		if len(h.rt.Targets) > 0 {
+			return werr.New(werr.Unsupported, "ref %s is inside a cross-origin iframe, which this tool cannot reach", h.ref).
+				WithHint("use browser_click_ref, browser_type_ref or the other _ref tools")
+		}
+		d, err := cdp.Call(h.c.ctx, h.s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: h.obj})
+		if err != nil {
+			return err
+		}
+		if d.Node == nil {
+			return expired("the element of ref %s is no longer in the page", h.ref)
+		}
+		el = browser.Node(int64(d.Node.BackendNodeID))
+		return nil
 	})
+	return el, err
 }
 
 // point returns the element's centre in the tab's viewport; with hit it
@@ -203,6 +284,9 @@ func (h *handle) point(hit bool) (Point, error) {
 
 func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.MouseButton, buttons, count int64) error {
 	params := map[string]any{"type": typ, "x": p.X, "y": p.Y}
+	if h.mods != 0 {
+		params["modifiers"] = h.mods
+	}
 	if button != "" {
 		params["button"] = button
 		params["buttons"] = buttons
@@ -213,13 +297,20 @@ func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.M
 
 // ClickOptions tune Click.
 type ClickOptions struct {
-	Button     string // Left (default), Right, Middle
-	ClickCount int    // 1 (default) or 2
+	Button     string   // Left (default), Right, Middle
+	ClickCount int      // 1 (default) or 2
+	Modifiers  []string // keys held during the click (browser.Modifiers)
+}
+
+// ActResult is where an action happened and the dialog it opened, if any.
+type ActResult struct {
+	Point
+	Dialog *browser.Dialog `json:"dialog,omitempty"`
 }
 
 // Click clicks the element of a ref with real mouse events at its centre,
 // after a hit test; when another element covers it, nothing is clicked.
-func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o ClickOptions) (Point, error) {
+func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o ClickOptions) (ActResult, error) {
 	var btn input.MouseButton
 	var bits int64
 	switch strings.ToLower(o.Button) {
@@ -230,20 +321,31 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	case "middle":
 		btn, bits = input.MouseButtonMiddle, 4
 	default:
-		return Point{}, werr.Invalid("button must be Left, Right or Middle")
+		return ActResult{}, werr.Invalid("button must be Left, Right or Middle")
 	}
 	if o.ClickCount == 0 {
 		o.ClickCount = 1
 	}
 	if o.ClickCount != 1 && o.ClickCount != 2 {
-		return Point{}, werr.Invalid("clickCount must be 1 or 2")
+		return ActResult{}, werr.Invalid("clickCount must be 1 or 2")
 	}
-	var p Point
-	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	mods, err := browser.Modifiers(o.Modifiers)
+	if err != nil {
+		return ActResult{}, err
+	}
+	var res ActResult
+	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
-		if p, err = h.point(true); err != nil {
+		if res.Point, err = h.point(true); err != nil {
 			return err
 		}
+		p := res.Point
+		held, release, err := browser.HoldModifiers(h.c.ctx, h.c.tab.t, mods)
+		if err != nil {
+			return err
+		}
+		h.mods = held
+		defer release()
 		if err := h.mouse(input.DispatchMouseEventTypeMouseMoved, p, "", 0, 0); err != nil {
 			return err
 		}
@@ -257,20 +359,21 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 		}
 		return nil
 	})
-	return p, err
+	return res, err
 }
 
 // Hover moves the mouse over the element of a ref.
-func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Point, error) {
-	var p Point
-	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (ActResult, error) {
+	var res ActResult
+	var err error
+	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
-		if p, err = h.point(true); err != nil {
+		if res.Point, err = h.point(true); err != nil {
 			return err
 		}
-		return h.mouse(input.DispatchMouseEventTypeMouseMoved, p, "", 0, 0)
+		return h.mouse(input.DispatchMouseEventTypeMouseMoved, res.Point, "", 0, 0)
 	})
-	return p, err
+	return res, err
 }
 
 const focusJS = `function(clear) {
@@ -285,6 +388,10 @@ const focusJS = `function(clear) {
     if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { el.select(); } catch (e) {} res.empty = el.value === ''; }
     else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); res.empty = el.textContent === ''; }
     else res.empty = true;
+  } else if (focused) {
+    // Append: the caret goes to the end, whatever an earlier call left.
+    if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {} }
+    else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
   }
   return res;
 }`
@@ -353,10 +460,17 @@ func (h *handle) sendKeys(text string) error {
 	return flush()
 }
 
-// Type focuses the element of a ref and types text (replacing its content
-// when clear); it returns the number of characters typed.
-func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, clear bool) (int, error) {
-	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+// TypeOptions tune Type.
+type TypeOptions struct {
+	Clear  bool // replace the content (else append at its end)
+	Submit bool // press Enter afterwards
+}
+
+// Type focuses the element of a ref and types text with real key events; it
+// returns the number of characters typed and the dialog the typing opened.
+func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, o TypeOptions) (int, *browser.Dialog, error) {
+	clear := o.Clear
+	d, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		fs, err := h.focus(clear)
 		if err != nil {
 			return err
@@ -369,9 +483,16 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 				return err
 			}
 		}
-		return h.sendKeys(text)
+		if err := h.sendKeys(text); err != nil {
+			return err
+		}
+		if o.Submit {
+			_, err := chromedp.KeyEvent(kb.Enter)(h.c.ctx, h.c.tab.t)
+			return err
+		}
+		return nil
 	})
-	return utf8.RuneCountInString(text), err
+	return utf8.RuneCountInString(text), d, err
 }
 
 // keyNames maps key names (Enter, F5, ArrowUp, ...) to chromedp kb runes.
@@ -403,48 +524,39 @@ func KeyRune(key string) (string, error) {
 	return "", werr.Invalid("unknown key %q", key).WithHint("use a key name such as Enter, Escape, Tab, ArrowUp, F5, or a single character")
 }
 
-// Keypress focuses the element of a ref and presses one key with modifiers held.
-func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) error {
+// Keypress focuses the element of a ref and presses one key, the modifiers
+// going down before it and up after it as keys of their own.
+func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) (*browser.Dialog, error) {
 	k, err := KeyRune(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var mods []chromedp.Modifier
-	for _, m := range modifiers {
-		switch strings.ToLower(m) {
-		case "ctrl", "control":
-			mods = append(mods, chromedp.ModifierCtrl)
-		case "shift":
-			mods = append(mods, chromedp.ModifierShift)
-		case "alt":
-			mods = append(mods, chromedp.ModifierAlt)
-		case "meta", "cmd", "command", "super":
-			mods = append(mods, chromedp.ModifierMeta)
-		default:
-			return werr.Invalid("unknown modifier %q: use Ctrl, Shift, Alt or Meta", m)
-		}
+	mods, err := browser.Modifiers(modifiers)
+	if err != nil {
+		return nil, err
 	}
-	return s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		if _, err := h.focus(false); err != nil {
 			return err
 		}
-		_, err := chromedp.KeyEvent(k, chromedp.KeyModifiers(mods...))(h.c.ctx, h.c.tab.t)
-		return err
+		return browser.PressWithModifiers(h.c.ctx, h.c.tab.t, k, mods)
 	})
 }
 
 // ScrollResult reports where the element's own scroll position ended up.
 type ScrollResult struct {
 	Point
-	ScrollLeft float64 `json:"scrollLeft"`
-	ScrollTop  float64 `json:"scrollTop"`
+	Dialog     *browser.Dialog `json:"dialog,omitempty"`
+	ScrollLeft float64         `json:"scrollLeft"`
+	ScrollTop  float64         `json:"scrollTop"`
 }
 
 // Scroll scrolls the element of a ref into view, then scrolls inside it by
 // dx, dy pixels with a real mouse wheel at its centre.
 func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx, dy float64) (*ScrollResult, error) {
 	var res ScrollResult
-	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	var err error
+	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		p, err := h.point(false)
 		if err != nil {
 			return err
@@ -472,8 +584,8 @@ func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx
 
 // SetFiles sets the files of the file input of a ref. Callers check the
 // paths against policy (AllowedFile).
-func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, paths []string) error {
-	return s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, paths []string) (*browser.Dialog, error) {
+	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var isFile bool
 		if err := callOn(h.c.ctx, h.s, h.obj, `function() { return this.tagName === 'INPUT' && this.type === 'file'; }`, &isFile); err != nil {
 			return err

@@ -1,55 +1,21 @@
 package snapshot
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/werr"
 )
 
 // UploadRoots are the directories files may be uploaded from: the user's
-// Documents, Downloads and Desktop (XDG user dirs, else $HOME/Documents ...)
-// and the temporary directory, each with symlinks resolved.
+// Documents, Downloads and Desktop (browser.UserDirs) and the temporary
+// directory, each with symlinks resolved.
 func UploadRoots() []string {
-	home, _ := os.UserHomeDir()
-	dirs := map[string]string{"DOCUMENTS": "Documents", "DOWNLOAD": "Downloads", "DESKTOP": "Desktop"}
-	found := map[string]string{}
-	cfg := os.Getenv("XDG_CONFIG_HOME")
-	if cfg == "" && home != "" {
-		cfg = filepath.Join(home, ".config")
-	}
-	if f, err := os.Open(filepath.Join(cfg, "user-dirs.dirs")); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			k, v, ok := strings.Cut(line, "=")
-			if !ok || !strings.HasPrefix(k, "XDG_") || !strings.HasSuffix(k, "_DIR") {
-				continue
-			}
-			name := strings.TrimSuffix(strings.TrimPrefix(k, "XDG_"), "_DIR")
-			if _, want := dirs[name]; !want {
-				continue
-			}
-			v = strings.Trim(v, `"`)
-			v = strings.ReplaceAll(v, "$HOME", home)
-			if filepath.IsAbs(v) && filepath.Clean(v) != filepath.Clean(home) {
-				found[name] = v
-			}
-		}
-		f.Close()
-	}
 	var roots []string
-	for k, d := range dirs {
-		p := found[k]
-		if p == "" {
-			if home == "" {
-				continue
-			}
-			p = filepath.Join(home, d)
-		}
-		roots = append(roots, p)
+	for _, d := range browser.UserDirs() {
+		roots = append(roots, d)
 	}
 	roots = append(roots, os.TempDir())
 	out := roots[:0]
@@ -62,9 +28,10 @@ func UploadRoots() []string {
 }
 
 // AllowedFiles resolves each path (absolute, symlinks and .. resolved) and
-// checks that it is an existing regular file inside one of UploadRoots;
-// anything else is BLOCKED_BY_POLICY.
-func AllowedFiles(paths []string) ([]string, error) {
+// checks that it is an existing regular file inside one of UploadRoots and
+// inside none of the protected directories (the host's private directory, the
+// browser profile: resolved already); anything else is BLOCKED_BY_POLICY.
+func AllowedFiles(paths []string, protected ...string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, werr.Invalid("filePaths must name at least one file")
 	}
@@ -78,12 +45,18 @@ func AllowedFiles(paths []string) ([]string, error) {
 		if err != nil {
 			return nil, werr.Invalid("bad path %q", p)
 		}
+		if inside(filepath.Clean(abs), protected) {
+			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)
+		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
 			if !inside(filepath.Clean(abs), roots) {
 				return nil, werr.New(werr.BlockedByPolicy, "%s is outside the Documents, Downloads, Desktop and temporary directories", p)
 			}
 			return nil, werr.New(werr.NotFound, "no such file: %s", p)
+		}
+		if inside(real, protected) {
+			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)
 		}
 		if !inside(real, roots) {
 			return nil, werr.New(werr.BlockedByPolicy, "%s (%s) is outside the Documents, Downloads, Desktop and temporary directories", p, real).

@@ -17,7 +17,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -130,7 +129,6 @@ type Store struct {
 	snaps  map[string]*snap
 	order  []string
 	latest string
-	staged []string // upload staging directories
 	// errorFrames maps out-of-process iframes that showed Chromium's error page to the
 	// URL that failed; a frame that navigates elsewhere is looked at again.
 	errorFrames map[string]string
@@ -173,10 +171,6 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.snaps, s.keys, s.order = map[string]*snap{}, map[string]string{}, nil
-	for _, d := range s.staged {
-		_ = os.RemoveAll(d)
-	}
-	s.staged = nil
 	return nil
 }
 

@@ -79,32 +79,33 @@ func TestSnapshot(t *testing.T) {
 		navigate(t, b, same+"/snap_basic.html")
 		r := take(t, st, b, snapshot.Options{})
 		email := refOf(t, r.Text, `textbox "Email"`)
-		n, err := st.Type(tctx(t), b, r.SnapshotID, email, "grace@example.org", true)
+		n, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "grace@example.org", snapshot.TypeOptions{Clear: true})
 		if err != nil || n != 17 {
 			t.Fatalf("type: %d, %v", n, err)
 		}
 		if v, _ := b.EvalJS(tctx(t), "document.getElementById('email').value"); v.Value != "grace@example.org" {
 			t.Errorf("value after clear+type: %q", v.Value)
 		}
-		if _, err := st.Type(tctx(t), b, r.SnapshotID, email, "m", false); err != nil {
+		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "m", snapshot.TypeOptions{Clear: false}); err != nil {
 			t.Fatal(err)
 		}
 		if v, _ := b.EvalJS(tctx(t), "document.getElementById('email').value"); v.Value != "grace@example.orgm" {
 			t.Errorf("value after append: %q", v.Value)
 		}
-		if err := st.Keypress(tctx(t), b, r.SnapshotID, email, "a", []string{"Ctrl"}); err != nil {
+		if _, err := st.Keypress(tctx(t), b, r.SnapshotID, email, "a", []string{"Ctrl"}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "keydown:a+ctrl")
-		if err := st.Keypress(tctx(t), b, r.SnapshotID, email, "Escape", nil); err != nil {
+		if _, err := st.Keypress(tctx(t), b, r.SnapshotID, email, "Escape", nil); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "keydown:Escape")
-		if err := st.Keypress(tctx(t), b, r.SnapshotID, email, "Enter", nil); err != nil {
+		if _, err := st.Keypress(tctx(t), b, r.SnapshotID, email, "Enter", nil); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "submit:grace@example.orgm")
-		wantCode(t, st.Keypress(tctx(t), b, r.SnapshotID, email, "NoSuchKey", nil), werr.InvalidArgument)
+		_, err = st.Keypress(tctx(t), b, r.SnapshotID, email, "NoSuchKey", nil)
+		wantCode(t, err, werr.InvalidArgument)
 
 		menu := refOf(t, r.Text, `button "Menu"`)
 		if p, err := st.Hover(tctx(t), b, r.SnapshotID, menu); err != nil || p.X <= 0 {
@@ -124,7 +125,10 @@ func TestSnapshot(t *testing.T) {
 		if !slices.ContainsFunc(log, func(s string) bool { return strings.HasPrefix(s, "scroll:") }) {
 			t.Errorf("the page saw no scroll: %q", log)
 		}
-		wantCode(t, func() error { _, err := st.Type(tctx(t), b, r.SnapshotID, box, "x", true); return err }(), werr.InvalidArgument)
+		wantCode(t, func() error {
+			_, _, err := st.Type(tctx(t), b, r.SnapshotID, box, "x", snapshot.TypeOptions{Clear: true})
+			return err
+		}(), werr.InvalidArgument)
 	})
 
 	t.Run("page scripts cannot reach the registry", func(t *testing.T) {
@@ -151,7 +155,7 @@ func TestSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "click:shadow")
-		if _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, "Shadow input"), "hi", true); err != nil {
+		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, "Shadow input"), "hi", snapshot.TypeOptions{Clear: true}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "input:hi")
@@ -184,11 +188,11 @@ func TestSnapshot(t *testing.T) {
 		}
 		waitLog(t, b, "cross click:Child button")
 		inputs := regexp.MustCompile(`textbox "Child input" \[ref=(e\d+)\]`).FindAllStringSubmatch(r.Text, -1)
-		if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "over there", true); err != nil {
+		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "over there", snapshot.TypeOptions{Clear: true}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "cross input:over there")
-		if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[0][1], "here", true); err != nil {
+		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[0][1], "here", snapshot.TypeOptions{Clear: true}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "same input:here")
@@ -316,7 +320,7 @@ func TestSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.SetFiles(tctx(t), b, r.SnapshotID, up, paths); err != nil {
+		if _, err := st.SetFiles(tctx(t), b, r.SnapshotID, up, paths); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "files:hello.txt/11")
@@ -325,7 +329,7 @@ func TestSnapshot(t *testing.T) {
 			_, err := snapshot.AllowedFiles([]string{bad})
 			wantCode(t, err, werr.BlockedByPolicy)
 		}
-		err = st.SetFiles(tctx(t), b, r.SnapshotID, up, paths)
+		_, err = st.SetFiles(tctx(t), b, r.SnapshotID, up, paths)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,7 +394,7 @@ func TestSnapshot(t *testing.T) {
 				t.Errorf("%s: %+v", m[1], we)
 			}
 		}
-		_, err := st.Type(tctx(t), b, r.SnapshotID, refs[0][1], "x", true)
+		_, _, err := st.Type(tctx(t), b, r.SnapshotID, refs[0][1], "x", snapshot.TypeOptions{Clear: true})
 		wantCode(t, err, werr.SnapshotExpired)
 		_, err = st.Click(tctx(t), b, "nosuch-1", "e1", snapshot.ClickOptions{})
 		wantCode(t, err, werr.SnapshotExpired)
@@ -425,7 +429,7 @@ func TestCrossOriginIframeInProcess(t *testing.T) {
 	}
 	waitLog(t, b, "cross click:Child button")
 	inputs := regexp.MustCompile(`textbox "Child input" \[ref=(e\d+)\]`).FindAllStringSubmatch(r.Text, -1)
-	if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "in process", true); err != nil {
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "in process", snapshot.TypeOptions{Clear: true}); err != nil {
 		t.Fatal(err)
 	}
 	waitLog(t, b, "cross input:in process")

@@ -13,12 +13,15 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/werr"
 )
 
 // Runner runs f on the active tab's CDP target (browser.Browser.Run).
 type Runner interface {
 	Run(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) error
+	// Act runs an action; a dialog the action opened is its result.
+	Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*browser.Dialog, error)
 }
 
 // builder turns walk results (one per document) into one Node tree.

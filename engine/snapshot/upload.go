@@ -2,12 +2,11 @@ package snapshot
 
 import (
 	"encoding/base64"
-	"os"
-	"path/filepath"
-	"strconv"
+	"path"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -27,68 +26,46 @@ type UploadFile struct {
 	MIMEType string `json:"mimeType,omitempty"`
 }
 
-// Stage checks inline files against the limits and writes them into a new
-// private directory (0700) that the store removes when it closes. It returns
-// the paths, in order.
-func (s *Store) Stage(files []UploadFile) ([]string, error) {
+// Inline checks inline files against the limits and returns them as the page
+// will get them: the last path element of the name (never empty, never a dot
+// name), the MIME type (default application/octet-stream), the data as sent;
+// and their decoded size together. Nothing touches the disk.
+func Inline(files []UploadFile) ([]browser.InlineFile, int, error) {
 	if len(files) < 1 || len(files) > MaxUploadFiles {
-		return nil, werr.Invalid("give 1 to %d files (got %d)", MaxUploadFiles, len(files))
+		return nil, 0, werr.Invalid("give 1 to %d files (got %d)", MaxUploadFiles, len(files))
 	}
-	decoded := make([][]byte, len(files))
+	out := make([]browser.InlineFile, len(files))
 	total := 0
 	for i, f := range files {
 		if f.Name == "" || utf8.RuneCountInString(f.Name) > MaxUploadName {
-			return nil, werr.Invalid("files[%d].name must have 1 to %d characters", i, MaxUploadName)
+			return nil, 0, werr.Invalid("files[%d].name must have 1 to %d characters", i, MaxUploadName)
 		}
 		if utf8.RuneCountInString(f.MIMEType) > MaxUploadMIME {
-			return nil, werr.Invalid("files[%d].mimeType is longer than %d characters", i, MaxUploadMIME)
+			return nil, 0, werr.Invalid("files[%d].mimeType is longer than %d characters", i, MaxUploadMIME)
 		}
-		if base64.StdEncoding.DecodedLen(len(f.Data)) > MaxUploadFileBytes+3 {
-			return nil, werr.Invalid("files[%d] is larger than 10 MiB", i)
+		data := strings.TrimSpace(f.Data)
+		if base64.StdEncoding.DecodedLen(len(data)) > MaxUploadFileBytes+3 {
+			return nil, 0, werr.Invalid("files[%d] is larger than 10 MiB", i)
 		}
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(f.Data))
+		b, err := base64.StdEncoding.DecodeString(data)
 		if err != nil {
-			return nil, werr.Invalid("files[%d].data is not valid base64", i)
+			return nil, 0, werr.Invalid("files[%d].data is not valid base64", i)
 		}
 		if len(b) > MaxUploadFileBytes {
-			return nil, werr.Invalid("files[%d] is larger than 10 MiB (%d bytes)", i, len(b))
+			return nil, 0, werr.Invalid("files[%d] is larger than 10 MiB (%d bytes)", i, len(b))
 		}
 		if total += len(b); total > MaxUploadBytes {
-			return nil, werr.Invalid("the files are larger than 50 MiB together")
+			return nil, 0, werr.Invalid("the files are larger than 50 MiB together")
 		}
-		decoded[i] = b
+		name := path.Base(strings.ReplaceAll(f.Name, "\\", "/"))
+		if name == "." || name == ".." || name == "/" || name == "" {
+			name = "file"
+		}
+		mime := strings.TrimSpace(f.MIMEType)
+		if mime == "" {
+			mime = "application/octet-stream"
+		}
+		out[i] = browser.InlineFile{Name: name, MIMEType: mime, Data: data}
 	}
-	dir, err := os.MkdirTemp("", "w365-upload-")
-	if err != nil {
-		return nil, werr.Wrap(err, werr.Internal, "cannot stage the files")
-	}
-	s.mu.Lock()
-	s.staged = append(s.staged, dir)
-	s.mu.Unlock()
-	paths := make([]string, len(files))
-	for i, f := range files {
-		// Only the last path element, made safe; each file in its own
-		// directory so that equal names do not collide.
-		base := filepath.Base(strings.ReplaceAll(f.Name, "\\", "/"))
-		if base == "." || base == ".." || base == "/" || base == "" {
-			base = "file"
-		}
-		if len(base) > 255 { // the file system's limit: keep the start
-			n := 255
-			for n > 0 && !utf8.RuneStart(base[n]) {
-				n--
-			}
-			base = base[:n]
-		}
-		sub := filepath.Join(dir, strconv.Itoa(i))
-		if err := os.Mkdir(sub, 0o700); err != nil {
-			return nil, werr.Wrap(err, werr.Internal, "cannot stage the files")
-		}
-		p := filepath.Join(sub, base)
-		if err := os.WriteFile(p, decoded[i], 0o600); err != nil {
-			return nil, werr.Wrap(err, werr.Internal, "cannot stage the files")
-		}
-		paths[i] = p
-	}
-	return paths, nil
+	return out, total, nil
 }

@@ -2,8 +2,6 @@ package snapshot_test
 
 import (
 	"encoding/base64"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,8 +9,7 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-func TestStageLimits(t *testing.T) {
-	st := snapshot.NewStore()
+func TestInlineLimits(t *testing.T) {
 	b64 := func(n int) string { return base64.StdEncoding.EncodeToString(make([]byte, n)) }
 	many := make([]snapshot.UploadFile, 21)
 	for i := range many {
@@ -28,30 +25,15 @@ func TestStageLimits(t *testing.T) {
 		"long mime": {{Name: "a", Data: "AA==", MIMEType: strings.Repeat("m", 1025)}},
 		"no name":   {{Data: "AA=="}},
 	} {
-		if _, err := st.Stage(files); werr.CodeOf(err) != werr.InvalidArgument {
+		if _, _, err := snapshot.Inline(files); werr.CodeOf(err) != werr.InvalidArgument {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	paths, err := st.Stage([]snapshot.UploadFile{{Name: "../../etc/x.txt", Data: "aGk="}, {Name: "x.txt", Data: ""}, {Name: strings.Repeat("é", 300), Data: "AA=="}})
-	if err != nil {
-		t.Fatal(err)
+	files, n, err := snapshot.Inline([]snapshot.UploadFile{{Name: "../../etc/x.txt", Data: "aGk="}, {Name: "..", Data: "", MIMEType: "text/csv"}})
+	if err != nil || n != 2 {
+		t.Fatal(n, err)
 	}
-	for _, p := range paths {
-		if !strings.HasPrefix(p, os.TempDir()) {
-			t.Errorf("staged outside the temp dir: %s", p)
-		}
-	}
-	if filepath.Base(paths[0]) != "x.txt" || filepath.Base(paths[1]) != "x.txt" || paths[0] == paths[1] {
-		t.Errorf("names: %q", paths)
-	}
-	if b, _ := os.ReadFile(paths[0]); string(b) != "hi" {
-		t.Errorf("content %q", b)
-	}
-	if fi, _ := os.Stat(filepath.Dir(filepath.Dir(paths[0]))); fi.Mode().Perm() != 0o700 {
-		t.Errorf("staging dir mode %v", fi.Mode())
-	}
-	st.Close()
-	if _, err := os.Stat(paths[0]); !os.IsNotExist(err) {
-		t.Errorf("staged files outlive the store: %v", err)
+	if files[0].Name != "x.txt" || files[0].MIMEType != "application/octet-stream" || files[1].Name != "file" || files[1].MIMEType != "text/csv" {
+		t.Errorf("files: %+v", files)
 	}
 }

@@ -548,6 +548,43 @@ func benchBrowser(env []string, rt string) {
 	reportErrs(res...)
 	fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
 
+	// 1b. browser_run_code, warm: Playwright code against the page (w365's in its
+	// sandboxed sidecar; playwright-mcp's browser_run_code_unsafe in its own process).
+	sec = time.Now()
+	hdr("run_code: page.title() + locator text, warm")
+	const code = "async (page) => (await page.title()) + ' ' + (await page.locator('#end').textContent())"
+	runCode := func(s *bsys, tool string) func(*sample) error {
+		if !s.ok() {
+			return nil
+		}
+		return func(smp *sample) error {
+			r, err := s.call(tool, map[string]any{"code": code})
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(r.text, "Text END-OF-TEXT") {
+				return fmt.Errorf("%s %s: unexpected result %s", s.name, tool, clip(r.text, 200))
+			}
+			smp.calls = 1
+			return nil
+		}
+	}
+	for _, s := range []*bsys{w, pw} {
+		if s.ok() {
+			_, _ = nav(s, textURL)
+		}
+	}
+	if w.ok() {
+		_, _ = w.call("browser_run_code", map[string]any{"code": code}) // the first call starts the sidecar
+	}
+	if pw.ok() {
+		_, _ = pw.call("browser_run_code_unsafe", map[string]any{"code": code})
+	}
+	res = interleave(*browserN, *budget, runCode(w, "browser_run_code"), runCode(pw, "browser_run_code_unsafe"))
+	line("browser_run_code (1 call each)", res[0], res[1], "playwright-mcp _unsafe")
+	reportErrs(res...)
+	fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
+
 	// 2. Form flow: 10 text fields, then submit; the server checks what arrived.
 	sec = time.Now()
 	hdr("form: 10 text fields + submit")

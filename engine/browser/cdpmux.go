@@ -1,0 +1,511 @@
+package browser
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// The DevTools pipe has one client, chromedp. browser_run_code's Playwright
+// needs a second one: cdpMux shares the pipe. Each proxy client gets a session of
+// its own on the browser target (Target.attachToBrowserTarget), its message ids
+// are moved into a range chromedp never uses, and every message it sends is
+// checked: only its own sessions, no method that reads cookies, writes files,
+// sets files from host paths, opens a port, or closes the browser, and no
+// navigation to a URL the policy refuses. The proxy listens on a Unix socket in
+// the host's private directory, reachable only from the run_code sandbox.
+
+// proxyIDBase is where proxy message ids start; chromedp counts from 1, and
+// Chromium takes only ids that fit in 32 bits.
+const proxyIDBase = int64(1) << 30
+
+// cdpMux owns both ends of the browser's pipe.
+type cdpMux struct {
+	from io.ReadCloser // the browser writes here
+	to   io.WriteCloser
+
+	wmu sync.Mutex // one frame per Write on to
+
+	cdpR *io.PipeReader // what chromedp reads
+	cdpW *io.PipeWriter
+
+	mu      sync.Mutex
+	clients map[*proxyClient]bool
+	nextID  atomic.Int64
+}
+
+func newCDPMux(from io.ReadCloser, to io.WriteCloser) *cdpMux {
+	r, w := io.Pipe()
+	m := &cdpMux{from: from, to: to, cdpR: r, cdpW: w, clients: map[*proxyClient]bool{}}
+	m.nextID.Store(proxyIDBase)
+	go m.demux()
+	return m
+}
+
+// chromedpConn is the pipe as chromedp sees it.
+func (m *cdpMux) chromedpConn() (io.ReadCloser, io.WriteCloser) { return m.cdpR, muxWriter{m} }
+
+type muxWriter struct{ m *cdpMux }
+
+func (w muxWriter) Write(p []byte) (int, error) { return w.m.write(p) }
+func (w muxWriter) Close() error {
+	w.m.cdpR.Close()
+	return errors.Join(w.m.to.Close(), w.m.from.Close())
+}
+
+// write sends one zero-terminated frame to the browser.
+func (m *cdpMux) write(frame []byte) (int, error) {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	return m.to.Write(frame)
+}
+
+// peek is what routing needs of a message.
+type peek struct {
+	ID        int64           `json:"id"`
+	SessionID string          `json:"sessionId"`
+	Method    string          `json:"method"`
+	Params    json.RawMessage `json:"params"`
+	Result    json.RawMessage `json:"result"`
+}
+
+// demux reads the browser's frames and hands each to chromedp or to the proxy
+// client it belongs to.
+func (m *cdpMux) demux() {
+	br := bufio.NewReaderSize(m.from, 1<<16)
+	for {
+		frame, err := br.ReadBytes(0)
+		if err != nil {
+			m.cdpW.CloseWithError(err)
+			m.mu.Lock()
+			for c := range m.clients {
+				c.close()
+			}
+			m.mu.Unlock()
+			return
+		}
+		body := bytes.TrimSuffix(frame, []byte{0})
+		var p peek
+		if json.Unmarshal(body, &p) == nil && m.route(p, body) {
+			continue
+		}
+		if _, err := m.cdpW.Write(frame); err != nil {
+			return
+		}
+	}
+}
+
+// route delivers a message to a proxy client; false leaves it to chromedp.
+func (m *cdpMux) route(p peek, body []byte) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.clients) == 0 {
+		return false
+	}
+	for c := range m.clients {
+		if p.ID >= proxyIDBase {
+			if c.ownsID(p.ID) {
+				c.fromBrowser(p, body)
+				return true
+			}
+			continue
+		}
+		if p.SessionID != "" && c.ownsSession(p.SessionID) {
+			c.fromBrowser(p, body)
+			return true
+		}
+		if p.SessionID == "" && (p.Method == "Target.attachedToTarget" || p.Method == "Target.detachedFromTarget") && c.isOwnAttach(p.Params) {
+			return true // the attach of a client's own session: nobody else's business
+		}
+	}
+	return p.ID >= proxyIDBase // a late answer of a client that left
+}
+
+// proxyClient is one WebSocket connection of the run_code sidecar.
+type proxyClient struct {
+	m     *cdpMux
+	b     *Browser
+	ws    *websocket.Conn
+	ctx   context.Context
+	stop  context.CancelFunc
+	root  string // its session on the browser target
+	ready chan struct{}
+
+	// guarded by m.mu
+	ids      map[int64]pending
+	sessions map[string]bool
+	out      chan []byte
+}
+
+type pending struct {
+	id     json.RawMessage // the client's own id
+	root   bool            // sent without a session: answer without one
+	method string
+}
+
+func (c *proxyClient) ownsID(id int64) bool { _, ok := c.ids[id]; return ok }
+func (c *proxyClient) ownsSession(s string) bool {
+	return s == c.root || c.sessions[s]
+}
+
+// isOwnAttach says whether a root attach or detach event is about one of the
+// client's sessions (its browser-target session is the only browser-type one).
+func (c *proxyClient) isOwnAttach(params json.RawMessage) bool {
+	var a struct {
+		SessionID  string `json:"sessionId"`
+		TargetInfo struct {
+			Type string `json:"type"`
+		} `json:"targetInfo"`
+	}
+	if json.Unmarshal(params, &a) != nil {
+		return false
+	}
+	return a.TargetInfo.Type == "browser" || (a.SessionID != "" && c.ownsSession(a.SessionID))
+}
+
+func (c *proxyClient) close() { c.stop() }
+
+// fromBrowser rewrites a message for the client; m.mu is held.
+func (c *proxyClient) fromBrowser(p peek, body []byte) {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return
+	}
+	if p.ID >= proxyIDBase {
+		pd := c.ids[p.ID]
+		delete(c.ids, p.ID)
+		if pd.method == "" { // the client's attach to the browser target
+			var r struct {
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(p.Result, &r) == nil && r.SessionID != "" {
+				c.root = r.SessionID
+			}
+			close(c.ready)
+			return
+		}
+		msg["id"] = pd.id
+		if pd.root {
+			delete(msg, "sessionId")
+		}
+		if cookieBearing(pd.method) {
+			msg["result"] = scrubCookies(msg["result"])
+		}
+		if pd.method == "Target.attachToTarget" {
+			var r struct {
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(p.Result, &r) == nil && r.SessionID != "" {
+				c.sessions[r.SessionID] = true
+			}
+		}
+	} else {
+		switch p.Method {
+		case "Target.attachedToTarget", "Target.detachedFromTarget":
+			var a struct {
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(p.Params, &a) == nil && a.SessionID != "" {
+				if p.Method == "Target.attachedToTarget" {
+					c.sessions[a.SessionID] = true
+				} else {
+					delete(c.sessions, a.SessionID)
+				}
+			}
+		}
+		if p.SessionID == c.root {
+			delete(msg, "sessionId")
+		}
+		if cookieBearing(p.Method) {
+			msg["params"] = scrubCookies(msg["params"])
+		}
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return
+	}
+	select {
+	case c.out <- out:
+	default:
+		c.stop() // a client that does not read is dropped, never waited for
+	}
+}
+
+// deniedMethods are refused to run_code; swallowedMethods answered as done
+// without reaching the browser (Playwright sets them up; ours stay).
+var (
+	deniedMethods = map[string]string{
+		"Browser.close":                 "closing the browser",
+		"Browser.crash":                 "crashing the browser",
+		"Browser.crashGpuProcess":       "crashing the browser",
+		"Network.getCookies":            "reading cookies (values stay in the browser)",
+		"Network.getAllCookies":         "reading cookies (values stay in the browser)",
+		"Storage.getCookies":            "reading cookies (values stay in the browser)",
+		"DOM.setFileInputFiles":         "setting files from host paths (use browser_file_upload)",
+		"Target.exposeDevToolsProtocol": "exposing the protocol to a page",
+		"Target.setRemoteLocations":     "remote targets",
+		"Tethering.bind":                "opening a port",
+		"Page.crash":                    "crashing the page",
+	}
+	swallowedMethods = map[string]bool{
+		"Browser.setDownloadBehavior": true,
+		"Page.setDownloadBehavior":    true,
+	}
+)
+
+// fromClient checks and forwards one client message.
+func (c *proxyClient) fromClient(data []byte) {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(data, &msg) != nil {
+		return
+	}
+	var method, session string
+	_ = json.Unmarshal(msg["method"], &method)
+	_ = json.Unmarshal(msg["sessionId"], &session)
+	reply := func(result any, errMsg string) {
+		r := map[string]any{"id": msg["id"]}
+		if session != "" {
+			r["sessionId"] = session
+		}
+		if errMsg != "" {
+			r["error"] = map[string]any{"code": -32000, "message": errMsg}
+		} else {
+			r["result"] = result
+		}
+		if b, err := json.Marshal(r); err == nil {
+			select {
+			case c.out <- b:
+			default:
+			}
+		}
+	}
+	if why, ok := deniedMethods[method]; ok {
+		reply(nil, "w365: "+method+" is not allowed in browser_run_code: "+why)
+		return
+	}
+	if swallowedMethods[method] {
+		reply(map[string]any{}, "")
+		return
+	}
+	if method == "Input.dispatchDragEvent" && dragsFiles(msg["params"]) {
+		reply(nil, "w365: dropping files from host paths is not allowed in browser_run_code")
+		return
+	}
+	if u := navigationURL(method, msg["params"]); u != "" {
+		if err := c.b.checkURL(u); err != nil {
+			reply(nil, "w365: "+err.Error())
+			return
+		}
+	}
+	c.m.mu.Lock()
+	if session != "" && !c.ownsSession(session) {
+		c.m.mu.Unlock()
+		reply(nil, "w365: unknown session")
+		return
+	}
+	id := c.m.nextID.Add(1)
+	c.ids[id] = pending{id: msg["id"], root: session == "", method: method}
+	if session == "" {
+		s, _ := json.Marshal(c.root)
+		msg["sessionId"] = s
+	}
+	c.m.mu.Unlock()
+	idj, _ := json.Marshal(id)
+	msg["id"] = idj
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return
+	}
+	_, _ = c.m.write(append(b, 0))
+}
+
+// cookieBearing says whether messages of a method can carry cookie values:
+// request and response headers (Cookie, Set-Cookie), the cookies a request
+// was sent with or blocked by, intercepted responses.
+func cookieBearing(method string) bool {
+	for _, d := range []string{"Network.", "Fetch.", "Audits.", "Storage."} {
+		if strings.HasPrefix(method, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// cookieKeys are the fields scrubCookies removes wherever they appear.
+var cookieKeys = map[string]bool{"cookie": true, "set-cookie": true, "cookies": true, "associatedcookies": true,
+	"blockedcookies": true, "exemptedcookies": true, "headerstext": true, "requestheaderstext": true}
+
+// scrubCookies removes cookie values from a message's params or result: any
+// field named as in cookieKeys, and {name, value} header entries named Cookie or
+// Set-Cookie (Fetch's arrays).
+func scrubCookies(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, val := range t {
+				if cookieKeys[strings.ToLower(k)] {
+					delete(t, k)
+					continue
+				}
+				t[k] = walk(val)
+			}
+		case []any:
+			out := t[:0]
+			for _, e := range t {
+				if m, ok := e.(map[string]any); ok {
+					if n, ok := m["name"].(string); ok && cookieKeys[strings.ToLower(n)] {
+						if _, hasValue := m["value"]; hasValue {
+							continue
+						}
+					}
+				}
+				out = append(out, walk(e))
+			}
+			return out
+		}
+		return x
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+// dragsFiles says whether a drag event carries files (host paths the browser would read).
+func dragsFiles(params json.RawMessage) bool {
+	var p struct {
+		Data struct {
+			Files []string `json:"files"`
+		} `json:"data"`
+	}
+	return json.Unmarshal(params, &p) != nil || len(p.Data.Files) > 0
+}
+
+// navigationURL is the URL a message navigates to, if any.
+func navigationURL(method string, params json.RawMessage) string {
+	switch method {
+	case "Page.navigate", "Target.createTarget":
+		var p struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			if p.URL == "" || p.URL == "about:blank" {
+				return ""
+			}
+			return p.URL
+		}
+	}
+	return ""
+}
+
+// serveProxy answers WebSocket clients on l until ctx ends.
+func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
+	srv := &http.Server{
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/devtools/browser/") {
+				http.NotFound(w, r)
+				return
+			}
+			ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+			if err != nil {
+				return
+			}
+			ws.SetReadLimit(256 << 20)
+			m.runClient(r.Context(), b, ws)
+		}),
+	}
+	go func() { <-ctx.Done(); srv.Close() }()
+	_ = srv.Serve(l)
+}
+
+func (m *cdpMux) runClient(ctx context.Context, b *Browser, ws *websocket.Conn) {
+	ctx, stop := context.WithCancel(ctx)
+	c := &proxyClient{m: m, b: b, ws: ws, ctx: ctx, stop: stop, ready: make(chan struct{}),
+		ids: map[int64]pending{}, sessions: map[string]bool{}, out: make(chan []byte, 4096)}
+	defer func() {
+		stop()
+		m.mu.Lock()
+		delete(m.clients, c)
+		root := c.root
+		m.mu.Unlock()
+		if root != "" {
+			id := m.nextID.Add(1)
+			msg, _ := json.Marshal(map[string]any{"id": id, "method": "Target.detachFromTarget", "params": map[string]any{"sessionId": root}})
+			_, _ = m.write(append(msg, 0))
+		}
+		ws.CloseNow()
+	}()
+	m.mu.Lock()
+	m.clients[c] = true
+	id := m.nextID.Add(1)
+	c.ids[id] = pending{} // method "": the attach
+	m.mu.Unlock()
+	attach, _ := json.Marshal(map[string]any{"id": id, "method": "Target.attachToBrowserTarget"})
+	if _, err := m.write(append(attach, 0)); err != nil {
+		return
+	}
+	select {
+	case <-c.ready:
+	case <-time.After(10 * time.Second):
+		return
+	case <-ctx.Done():
+		return
+	}
+	if c.root == "" {
+		return
+	}
+	go func() {
+		defer stop()
+		for {
+			select {
+			case b := <-c.out:
+				if ws.Write(ctx, websocket.MessageText, b) != nil {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		c.fromClient(data)
+	}
+}
+
+// proxySocket makes a private directory with a Unix socket the proxy serves on.
+func (m *cdpMux) proxySocket(ctx context.Context, b *Browser, dir string) (string, error) {
+	sock := filepath.Join(dir, "cdp.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return "", err
+	}
+	go m.serveProxy(ctx, b, l)
+	return sock, nil
+}

@@ -1,0 +1,59 @@
+//go:build linux
+
+package browser
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// sandboxedNode is the command that runs the sidecar under bubblewrap: every
+// namespace unshared (no network but its own loopback, its own pids), the
+// system's /usr read-only, no /etc, no home, no runtime directory: only the
+// sidecar, its node_modules (read-only), a scratch /tmp and the proxy socket.
+func sandboxedNode(modules, script, scratch, sock string) (*exec.Cmd, error) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, werr.New(werr.Unsupported, "browser_run_code runs its code under bubblewrap, which is not installed").
+			WithHint("install bubblewrap (apt-get install bubblewrap)").WithRetryable(false)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, werr.New(werr.Unsupported, "browser_run_code needs Node.js").WithHint("install Node.js 20 or later").WithRetryable(false)
+	}
+	if node, err = filepath.EvalSymlinks(node); err != nil {
+		return nil, werr.Wrap(err, werr.Unsupported, "cannot resolve node")
+	}
+	args := []string{"--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+		"--ro-bind", "/usr", "/usr"}
+	for _, d := range []string{"/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin"} {
+		if t, err := os.Readlink(d); err == nil {
+			args = append(args, "--symlink", t, d)
+		} else if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	if !strings.HasPrefix(node, "/usr/") {
+		// A node outside /usr (/opt/node, ~/.nvm/...): its own installation only.
+		prefix := filepath.Dir(filepath.Dir(node))
+		args = append(args, "--ro-bind", prefix, prefix)
+	}
+	const home = "/opt/w365-runcode"
+	args = append(args,
+		"--proc", "/proc", "--dev", "/dev",
+		"--bind", scratch, "/tmp",
+		"--ro-bind", filepath.Join(modules, "node_modules"), home+"/node_modules",
+		"--ro-bind", script, home+"/sidecar.js",
+		"--bind", sock, "/run/w365/cdp.sock",
+		"--chdir", "/tmp",
+		"--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "TMPDIR", "/tmp",
+		"--setenv", "W365_CDP_SOCKET", "/run/w365/cdp.sock", "--setenv", "NODE_ENV", "production",
+		"--", node, "--max-old-space-size=512", home+"/sidecar.js")
+	cmd := exec.Command(bwrap, args...)
+	cmd.Env = []string{}
+	return cmd, nil
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package browser
+
+import (
+	"os/exec"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// sandboxedNode: the run_code sandbox is bubblewrap, which only Linux has.
+func sandboxedNode(modules, script, scratch, sock string) (*exec.Cmd, error) {
+	return nil, werr.New(werr.Unsupported, "browser_run_code is available on Linux only (its sandbox is bubblewrap)").WithRetryable(false)
+}
