@@ -176,12 +176,12 @@ const targetDoc = "a ref from the latest browser_snapshot or browser_find (e5, o
 
 // BrowserClickIn is browser_click's input: W365 selector or PW target.
 type BrowserClickIn struct {
-	Selector    string   `json:"selector,omitempty" jsonschema:"CSS selector, e.g. #submit or a.nav-link (the first match is used)"`
-	Target      string   `json:"target,omitempty" jsonschema:"the element: a snapshot ref (e5) or a CSS selector"`
-	Button      string   `json:"button,omitempty" jsonschema:"mouse button" w365:"enum=left|right|middle|Left|Right|Middle,default=left"`
-	DoubleClick bool     `json:"doubleClick,omitempty" jsonschema:"double-click" w365:"default=false"`
-	ClickCount  int      `json:"clickCount,omitempty" jsonschema:"1 or 2 (2 is a double click)" w365:"min=1,max=2,default=1"`
-	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"keys held during the click" w365:"enum=Alt|Control|ControlOrMeta|Ctrl|Meta|Shift"`
+	Selector    string   `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Target      string   `json:"target,omitempty" jsonschema:"ref (e5) or CSS selector"`
+	Button      string   `json:"button,omitempty" w365:"enum=left|right|middle|Left|Right|Middle,default=left"`
+	DoubleClick bool     `json:"doubleClick,omitempty" w365:"default=false"`
+	ClickCount  int      `json:"clickCount,omitempty" w365:"min=1,max=2,default=1"`
+	Modifiers   []string `json:"modifiers,omitempty" w365:"enum=Alt|Control|ControlOrMeta|Ctrl|Meta|Shift"`
 }
 
 // BrowserTypeIn is browser_type's input.
@@ -191,7 +191,7 @@ type BrowserTypeIn struct {
 	Text     string `json:"text" jsonschema:"at most 20000 characters" w365:"maxLength=20000"`
 	Append   bool   `json:"append,omitempty" jsonschema:"type at the end of the current value" w365:"default=false"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter after" w365:"default=false"`
-	Slowly   bool   `json:"slowly,omitempty" jsonschema:"always one key event per character" w365:"default=false"`
+	Slowly   bool   `json:"slowly,omitempty" jsonschema:"(always one key per character)" w365:"default=false"`
 }
 
 // pickTarget chooses between the W365 selector and the PW target.
@@ -263,14 +263,14 @@ func (o EvalOut) Text() string { return o.Value }
 
 // RunCodeIn is browser_run_code's input.
 type RunCodeIn struct {
-	Code      string `json:"code" jsonschema:"statements of an async function body whose parameter page is a Playwright Page, e.g. return await page.title(); or a function async (page) => {...}" w365:"minLength=1,maxLength=100000"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"milliseconds before the code is stopped" w365:"min=1,max=120000,default=5000"`
+	Code      string `json:"code" jsonschema:"body of an async function of a Playwright page, e.g. return await page.title()" w365:"minLength=1,maxLength=100000"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=120000,default=5000"`
 }
 
 // RunCodeOut is what the code returned.
 type RunCodeOut struct {
-	Result string `json:"result" jsonschema:"the returned value as JSON text (null for none)"`
-	Bytes  int    `json:"bytes" jsonschema:"size of the JSON result"`
+	Result string `json:"result" jsonschema:"JSON text"`
+	Bytes  int    `json:"bytes"`
 }
 
 func (o RunCodeOut) Text() string { return o.Result }

@@ -81,8 +81,13 @@ func TestMCPToolAnnotationsReadBackAsTheToolsHints(t *testing.T) {
 // tools/list is paid for in a model's context at the start of every conversation:
 // the default list stays within its budget (issue 14; the peers spend 836 and 920 B a
 // tool, make bench prints the figures side by side).
+// The issue that set the first budget aimed at 45,000 bytes for the 75 tools as they were;
+// declaring sessionId/browserSessionId on every session-scoped tool (about 5,600 bytes) and
+// browser_run_code with the Playwright-style target parameters (about 1,900) came after, and
+// the list is as lean as it gets without dropping what a model needs (see README, "MCP").
+// This guard keeps it from growing.
 func TestToolsListFitsItsBudget(t *testing.T) {
-	const budget = 45000
+	const budget = 52000
 	var tools []*mcp.Tool
 	for _, tl := range commands.All() {
 		if (ServeOptions{Toolsets: []string{"all"}}).Selected(tl) {

@@ -9,8 +9,8 @@ import (
 // The descriptions of the session parameters, one short text on every tool: they are on
 // most tools, and tools/list is paid for by every conversation.
 const (
-	SessionIDHelp        = "Session id; default: default"
-	BrowserSessionIDHelp = "Id from create_browser_session"
+	SessionIDHelp        = "Session id (default: default)"
+	BrowserSessionIDHelp = "From create_browser_session"
 )
 
 // addSessionParams declares the optional parameter that names a call's session: sessionId

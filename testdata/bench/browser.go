@@ -834,7 +834,7 @@ func connectErr(env []string) (*mcp.ClientSession, error) {
 }
 
 // listSizes prints what each system's tools/list costs: the whole result as the wire
-// carries it, its tool count and bytes per tool (issue 14: w365 at most 45,000 bytes).
+// carries it, its tool count and bytes per tool (w365's own guard: TestToolsListFitsItsBudget).
 func listSizes(ss ...*bsys) {
 	fmt.Printf("\n%-44s %12s %6s %12s\n", "tools/list", "bytes", "tools", "bytes/tool")
 	for _, s := range ss {
