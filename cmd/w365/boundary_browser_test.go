@@ -139,14 +139,10 @@ func TestBrowserSecretsAndFilesStayInside(t *testing.T) {
 	}
 
 	// The profile's files cannot go into a file input.
-	var snap struct {
-		SnapshotID string `json:"snapshotId"`
-		Text       string `json:"text"`
-	}
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
-	up := snapRef(t, snap.Text, "Upload")
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	up := snapRef(t, snapText, "Upload")
 	for _, f := range []string{filepath.Join(profile, "Default", "Cookies"), filepath.Join(profile, "Local State"), filepath.Join(h.RuntimeDir, "host.sock")} {
-		res := e2etest.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": up, "filePaths": []string{f}})
+		res := e2etest.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{f}})
 		if code := e2etest.ErrorCode(res); code != "BLOCKED_BY_POLICY" {
 			t.Fatalf("upload of %s: %s %s", f, code, e2etest.Text(res))
 		}

@@ -25,15 +25,11 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
 	log := func() string { return evalValue(t, cs, "JSON.stringify(window.__log)") }
 	reset := func() { evalValue(t, cs, "(window.__log = [], '')") }
-	var snap struct {
-		SnapshotID string `json:"snapshotId"`
-		Text       string `json:"text"`
-	}
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
-	goRef, nameRef, alertRef := snapRef(t, snap.Text, `button "Go"`), snapRef(t, snap.Text, `textbox "Name"`), snapRef(t, snap.Text, `button "Alert"`)
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	goRef, nameRef, alertRef := snapRef(t, snapText, `button "Go"`), snapRef(t, snapText, `textbox "Name"`), snapRef(t, snapText, `button "Alert"`)
 
 	// browser_click: a ref (alone, with ref=, with its snapshot id) and a CSS selector.
-	for _, target := range []string{goRef, "ref=" + goRef, snap.SnapshotID + ":" + goRef, "#go"} {
+	for _, target := range []string{goRef, "ref=" + goRef, snapID + ":" + goRef, "#go"} {
 		reset()
 		res := e2etest.Call(t, cs, "browser_click", map[string]any{"target": target})
 		if res.IsError || log() != `["click:0:1:"]` {
@@ -57,15 +53,15 @@ func TestBrowserContractOverMCP(t *testing.T) {
 		t.Fatalf("shift click: page saw %s", got)
 	}
 	reset()
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": nameRef, "key": "a", "modifiers": []string{"Ctrl", "Shift"}}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "key": "a", "modifiers": []string{"Ctrl", "Shift"}}), &struct{}{})
 	if got := log(); got != `["keydown:Control+ctrl","keydown:Shift+ctrl+shift","keydown:a+ctrl+shift","keyup:a+ctrl+shift","keyup:Shift+ctrl","keyup:Control"]` {
 		t.Fatalf("Ctrl+Shift+a: page saw %s", got)
 	}
 
 	// Typing: clear:false appends at the end, whatever an earlier call left.
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": nameRef, "text": "old"}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "text": "old"}), &struct{}{})
 	evalValue(t, cs, "(document.getElementById('name').setSelectionRange(0, 0), '')")
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": nameRef, "text": "er", "clear": false}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "text": "er", "clear": false}), &struct{}{})
 	if got := evalValue(t, cs, "document.getElementById('name').value"); got != "older" {
 		t.Fatalf("clear:false: value %q", got)
 	}
@@ -107,7 +103,7 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	// by default, never one guessed from the name.
 	reset()
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "a.txt", "data": "aGk="}}}), &struct{}{})
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snap.Text, "Upload"), "files": []any{map[string]any{"name": "b.png", "data": "aGk=", "mimeType": "text/csv"}}}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snapText, "Upload"), "files": []any{map[string]any{"name": "b.png", "data": "aGk=", "mimeType": "text/csv"}}}), &struct{}{})
 	if got := log(); got != `["file:a.txt|application/octet-stream|2","file:b.png|text/csv|2"]` {
 		t.Fatalf("uploads: page saw %s", got)
 	}
@@ -125,11 +121,11 @@ func TestBrowserContractOverMCP(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"dialog"`
 	}
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": alertRef}), &pt)
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snapID, "ref": alertRef}), &pt)
 	if pt.Dialog == nil || pt.Dialog.Type != "alert" || pt.Dialog.Message != "Hello alert" {
 		t.Fatalf("click_ref that opened an alert: %+v", pt)
 	}
-	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": goRef})); code != "DIALOG_PENDING" {
+	if code := e2etest.ErrorCode(e2etest.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snapID, "ref": goRef})); code != "DIALOG_PENDING" {
 		t.Fatalf("a later action while the alert is open: %q", code)
 	}
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_handle_dialog", map[string]any{"accept": true}), &struct{}{})
@@ -172,9 +168,9 @@ func TestBrowserContractOverMCP(t *testing.T) {
 		t.Fatalf("missing text: %q", code)
 	}
 	// A ref inside the cross-origin iframe works as a target too.
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_snapshot", map[string]any{}), &snap)
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_click", map[string]any{"target": snapRef(t, snap.Text, `button "Child button"`)}), &struct{}{})
-	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type", map[string]any{"target": snapRef(t, snap.Text, `textbox "Child input"`), "text": "xo"}), &struct{}{})
+	snapID, snapText = snapshotOver(t, cs, map[string]any{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_click", map[string]any{"target": snapRef(t, snapText, `button "Child button"`)}), &struct{}{})
+	e2etest.Structured(t, e2etest.Call(t, cs, "browser_type", map[string]any{"target": snapRef(t, snapText, `textbox "Child input"`), "text": "xo"}), &struct{}{})
 	e2etest.Structured(t, e2etest.Call(t, cs, "browser_wait_for", map[string]any{"text": "Frames"}), &struct{}{})
 	if got := evalValue(t, cs, "JSON.stringify(window.__log)"); got != `["cross click:Child button","cross input:x","cross input:xo"]` {
 		t.Fatalf("cross-origin targets: the page saw %s", got)

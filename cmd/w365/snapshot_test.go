@@ -46,6 +46,18 @@ func snapRef(t *testing.T, text, what string) string {
 	return m[1]
 }
 
+// snapshotOver takes a snapshot over MCP: its id (structured content) and its text (the
+// result's text content, which structured content does not repeat).
+func snapshotOver(t *testing.T, cs *mcp.ClientSession, args map[string]any) (id, text string) {
+	t.Helper()
+	res := e2etest.Call(t, cs, "browser_snapshot", args)
+	var snap struct {
+		SnapshotID string `json:"snapshotId"`
+	}
+	e2etest.Structured(t, res, &snap)
+	return snap.SnapshotID, e2etest.Text(res)
+}
+
 // evalLog reads window.__log through a separate CLI process.
 func evalLog(t *testing.T, h *e2etest.Harness) string {
 	t.Helper()
@@ -292,7 +304,7 @@ func batchError(t *testing.T, res *mcp.CallToolResult, v any) {
 			Details json.RawMessage `json:"details"`
 		} `json:"error"`
 	}
-	b, _ := json.Marshal(res.StructuredContent)
+	b := []byte(e2etest.ErrorMeta(res)) // the error's details travel in _meta
 	if err := json.Unmarshal(b, &p); err != nil || json.Unmarshal(p.Error.Details, v) != nil {
 		t.Fatalf("batch error %s: %v", b, err)
 	}
