@@ -590,6 +590,20 @@ func openInChromium(t *testing.T, url string) context.Context {
 
 // TestLiveViewControlsTheDesktopWhenThePolicyAllows: with liveViewControl on, a click
 // on the live image clicks the desktop at the matching point.
+// Behind a router or in a pod, the listening address is not how viewers reach the host:
+// --public-url names the address live-view URLs carry; a malformed one is refused.
+func TestLiveViewURLsNameThePublicURL(t *testing.T) {
+	h := e2etest.New(t)
+	url, _ := serveHTTP(t, h, nil, "--public-url", "https://w365.example.test:8443")
+	_, live := startSession(t, connectHTTP(t, url, "", "", nil))
+	if !strings.HasPrefix(live, "https://w365.example.test:8443/live/") {
+		t.Errorf("liveViewUrl %q does not name --public-url", live)
+	}
+	if r := h.Run("serve", "--http", freeAddr(t), "--public-url", "w365.example.test"); r.Code != 2 || !strings.Contains(r.Stderr, "--public-url") {
+		t.Errorf("a malformed --public-url: %+v", r)
+	}
+}
+
 func TestLiveViewControlsTheDesktopWhenThePolicyAllows(t *testing.T) {
 	displaytest.Require(t, "chromium")
 	h := e2etest.New(t)

@@ -39,6 +39,9 @@ type HTTPOptions struct {
 	// Session is the session a call naming none lands on ("default": the caller's own).
 	Session string   `json:"session"`
 	Auth    HTTPAuth `json:"auth"`
+	// PublicURL is how clients reach this server (scheme://host[:port]), for the URLs it
+	// hands out (live views); default: the OAuth resource, else the listening address.
+	PublicURL string `json:"publicUrl,omitempty"`
 }
 
 // ListenAndServeHTTP serves MCP over streamable HTTP until ctx ends. Without
@@ -75,8 +78,12 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot serve HTTP on %s: %v", o.Addr, err)
 	}
 	base := "http://" + ln.Addr().String()
-	if o.Auth.OAuth != nil && o.Auth.OAuth.Resource != "" {
-		if u, err := url.Parse(o.Auth.OAuth.Resource); err == nil {
+	public := o.PublicURL
+	if public == "" && o.Auth.OAuth != nil {
+		public = o.Auth.OAuth.Resource
+	}
+	if public != "" {
+		if u, err := url.Parse(public); err == nil && u.Host != "" {
 			base = u.Scheme + "://" + u.Host
 		}
 	}

@@ -28,7 +28,6 @@ cat >"$work/full.yaml" <<'V'
 hosts:
   replicas: 3
   policy: '{}'
-  liveViewPort: 8366
   extraArgs: [--log-level, debug]
   extraEnv: [{name: TZ, value: UTC}]
 auth:
