@@ -234,7 +234,9 @@ type ClickOptions struct {
 	Modifiers []string // keys held during the click (see Modifiers)
 }
 
-func (c ClickOptions) check() (input.MouseButton, int64, []string, error) {
+// Check resolves the options: the button, its DevTools button bit, the modifier keys in
+// the order they go down. A ref click (engine/snapshot) checks its options the same way.
+func (c ClickOptions) Check() (input.MouseButton, int64, []string, error) {
 	var btn input.MouseButton
 	var bits int64
 	switch strings.ToLower(c.Button) {
@@ -257,7 +259,7 @@ func (c ClickOptions) check() (input.MouseButton, int64, []string, error) {
 // mouseClick sends a real click (move, press, release) at x, y, with the
 // modifiers held as keys around it.
 func mouseClick(ctx context.Context, t *tab, x, y float64, count int64, c ClickOptions) error {
-	btn, bits, mods, err := c.check()
+	btn, bits, mods, err := c.Check()
 	if err != nil {
 		return err
 	}
@@ -318,7 +320,7 @@ func (b *Browser) ClickWith(ctx context.Context, e Element, c ClickOptions) (*Ac
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
-	if _, _, _, err := c.check(); err != nil {
+	if _, _, _, err := c.Check(); err != nil {
 		return nil, err
 	}
 	return b.action(ctx, func(o *op) (*Dialog, error) {

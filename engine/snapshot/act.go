@@ -311,25 +311,10 @@ type ActResult struct {
 // Click clicks the element of a ref with real mouse events at its centre,
 // after a hit test; when another element covers it, nothing is clicked.
 func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o ClickOptions) (ActResult, error) {
-	var btn input.MouseButton
-	var bits int64
-	switch strings.ToLower(o.Button) {
-	case "", "left":
-		btn, bits = input.MouseButtonLeft, 1
-	case "right":
-		btn, bits = input.MouseButtonRight, 2
-	case "middle":
-		btn, bits = input.MouseButtonMiddle, 4
-	default:
-		return ActResult{}, werr.Invalid("button must be Left, Right or Middle")
-	}
 	if o.ClickCount == 0 {
 		o.ClickCount = 1
 	}
-	if o.ClickCount != 1 && o.ClickCount != 2 {
-		return ActResult{}, werr.Invalid("clickCount must be 1 or 2")
-	}
-	mods, err := browser.Modifiers(o.Modifiers)
+	btn, bits, mods, err := browser.ClickOptions{Button: o.Button, Count: o.ClickCount, Modifiers: o.Modifiers}.Check()
 	if err != nil {
 		return ActResult{}, err
 	}

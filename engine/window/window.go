@@ -503,15 +503,24 @@ func candidates(all []info) ([]Window, map[uint32]info) {
 	return ws, byID
 }
 
-func (m *Manager) findSubstring(ctx context.Context, title string) (info, error) {
+// titled checks a title query and lists the windows it may match.
+func (m *Manager) titled(ctx context.Context, title string) ([]info, []Window, map[uint32]info, error) {
 	if strings.TrimSpace(title) == "" {
-		return info{}, werr.Invalid("title must not be empty")
+		return nil, nil, nil, werr.Invalid("title must not be empty")
 	}
 	all, err := m.all(ctx)
 	if err != nil {
-		return info{}, err
+		return nil, nil, nil, err
 	}
 	ws, byID := candidates(all)
+	return all, ws, byID, nil
+}
+
+func (m *Manager) findSubstring(ctx context.Context, title string) (info, error) {
+	all, ws, byID, err := m.titled(ctx, title)
+	if err != nil {
+		return info{}, err
+	}
 	if best := bestSubstring(ws, title); len(best) > 0 {
 		return byID[best[0].Handle], nil
 	}
@@ -519,14 +528,10 @@ func (m *Manager) findSubstring(ctx context.Context, title string) (info, error)
 }
 
 func (m *Manager) findFuzzy(ctx context.Context, title string) (info, error) {
-	if strings.TrimSpace(title) == "" {
-		return info{}, werr.Invalid("title must not be empty")
-	}
-	all, err := m.all(ctx)
+	all, ws, byID, err := m.titled(ctx, title)
 	if err != nil {
 		return info{}, err
 	}
-	ws, byID := candidates(all)
 	if best := bestFuzzy(ws, title, CloseThreshold); len(best) > 0 {
 		return byID[best[0].Handle], nil
 	}
@@ -536,14 +541,10 @@ func (m *Manager) findFuzzy(ctx context.Context, title string) (info, error) {
 // findToClose is the one window closeMatches allows for title. Several are ambiguous, and
 // refused with the candidates listed, unless exactly one of them is the title itself.
 func (m *Manager) findToClose(ctx context.Context, title string) (info, error) {
-	if strings.TrimSpace(title) == "" {
-		return info{}, werr.Invalid("title must not be empty")
-	}
-	all, err := m.all(ctx)
+	all, ws, byID, err := m.titled(ctx, title)
 	if err != nil {
 		return info{}, err
 	}
-	ws, byID := candidates(all)
 	found := closeMatches(ws, title)
 	switch {
 	case len(found) == 0:
