@@ -21,8 +21,8 @@ done | sort -u >"$tmp"
 	cat "$($go env GOROOT)/LICENSE"
 	while read -r path version dir; do
 		found=
-		for f in "$dir"/LICENSE* "$dir"/LICENCE* "$dir"/COPYING* "$dir"/NOTICE*; do
-			[ -f "$f" ] || continue
+		# Any case: some modules ship "license" (github.com/soniakeys/quant).
+		for f in $(find "$dir" -maxdepth 1 -type f \( -iname 'LICENSE*' -o -iname 'LICENCE*' -o -iname 'COPYING*' -o -iname 'NOTICE*' \) | sort); do
 			found=1
 			echo
 			echo "================================================================================"
