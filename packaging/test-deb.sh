@@ -15,18 +15,21 @@ trap cleanup EXIT
 
 # The package declares what doctor checks.
 fields=$(dpkg-deb -f "$deb" Depends Recommends)
-for p in xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng bubblewrap xclip python3 git; do
+for p in xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng bubblewrap python3 nodejs npm git; do
 	echo "$fields" | grep -Eq "(^|[ ,|])$p([ ,]|$)" || fail "$p is neither in Depends nor Recommends"
 done
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get install"; }
 [ "$(command -v w365)" = /usr/bin/w365 ] || fail "w365 is not /usr/bin/w365"
 
-# The version and commit are stamped in (w365 version says VERSION+COMMIT12-...), and
-# nothing links cgo.
+# The version, commit and build date are stamped in (w365 version prints them and the Go
+# release), and nothing links cgo.
 v=$(dpkg-deb -f "$deb" Version)
-w365 version | grep -Eq "^$v\+[0-9a-f]{12}-" || fail "w365 version does not say $v+COMMIT: $(w365 version)"
+w365 version | head -1 | grep -qx "w365 $v" || fail "w365 version does not say $v: $(w365 version)"
+w365 version | grep -Eq '^commit: [0-9a-f]{40}$' || fail "w365 version names no commit: $(w365 version)"
+w365 version | grep -Eq '^built: +[0-9]{4}-' || fail "w365 version names no build date: $(w365 version)"
+w365 version | grep -Eq '^go: +go1\.' || fail "w365 version names no Go release: $(w365 version)"
 if [ -n "${W365_COMMIT:-}" ]; then
-	w365 version | grep -q "+$(echo "$W365_COMMIT" | cut -c1-12)-" || fail "w365 version does not name commit $W365_COMMIT"
+	w365 version | grep -q "^commit: $W365_COMMIT" || fail "w365 version does not name commit $W365_COMMIT"
 fi
 if command -v go >/dev/null; then
 	go version -m /usr/bin/w365 | grep -q 'CGO_ENABLED=0' || fail "built with cgo"
@@ -34,7 +37,7 @@ fi
 
 # Every component doctor checks is there (exit 7 names what is missing).
 HOME=$work w365 doctor || fail "w365 doctor reports a missing component"
-HOME=$work w365 doctor --json | python3 -c 'import json,sys; c=json.load(sys.stdin); assert c and all(x["found"] for x in c), c'
+HOME=$work w365 doctor --json | python3 -c 'import json,sys; c=json.load(sys.stdin); c=c["components"]; assert c and all(x["found"] for x in c), c'
 
 # Man pages, completions, license, the systemd user unit.
 man -w w365 | grep -q '^/usr/share/man/man1/w365.1.gz$' || fail "man -w w365: $(man -w w365 2>&1)"
@@ -44,6 +47,7 @@ bash -c '. /usr/share/bash-completion/completions/w365 && complete -p w365' >/de
 [ -f /usr/share/zsh/vendor-completions/_w365 ] && [ -f /usr/share/fish/vendor_completions.d/w365.fish ] || fail "zsh/fish completions"
 cmp -s /usr/share/doc/w365/copyright "$(dirname "$0")/../LICENSE" || fail "license not at /usr/share/doc/w365/copyright"
 grep -q 'github.com/spf13/cobra' /usr/share/doc/w365/THIRD_PARTY_LICENSES || fail "third-party licenses"
+cmp -s /usr/share/doc/w365/NOTICE "$(dirname "$0")/../NOTICE" || fail "NOTICE not at /usr/share/doc/w365/NOTICE"
 mkdir -m 700 "$work/xdg"
 XDG_RUNTIME_DIR=$work/xdg systemd-analyze verify --user /usr/lib/systemd/user/w365.service || fail "systemd unit"
 
