@@ -91,11 +91,15 @@ func main() {
 		os.Exit(1)
 	}
 	var sl struct {
-		Sessions []struct{ Display string } `json:"sessions"`
+		Sessions []struct {
+			Display string
+			Env     map[string]string
+		} `json:"sessions"`
 	}
 	json.Unmarshal(out, &sl)
 	disp := sl.Sessions[0].Display
-	xenv := append(append([]string{}, env...), "DISPLAY="+disp)
+	// A virtual desktop admits only holders of its X cookie: the peers get it too.
+	xenv := append(append([]string{}, env...), "DISPLAY="+disp, "XAUTHORITY="+sl.Sessions[0].Env["XAUTHORITY"])
 	fmt.Printf("w365 bench: %d samples each, display %s, %s\n\n", *n, disp, time.Now().Format(time.RFC3339))
 	fmt.Printf("%-44s %10s %10s   %-28s %10s\n", "measurement", "w365 p50", "p95", "peer", "peer p50")
 
