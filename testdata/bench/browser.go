@@ -379,27 +379,18 @@ func benchBrowser(env []string, rt string) {
 	t0 := time.Now()
 
 	// The bench session's display, for the peers' headful browsers.
-	cmd := exec.Command(*bin, "--json", "session", "list")
-	cmd.Env = env
-	out, err := cmd.Output()
-	var sl struct {
-		Sessions []struct{ Display string } `json:"sessions"`
-	}
-	if err == nil {
-		err = json.Unmarshal(out, &sl)
-	}
-	if err != nil || len(sl.Sessions) == 0 {
+	disp, xauth, err := sessionDesktop(env)
+	if err != nil {
 		fmt.Printf("browser benchmarks skipped: no session display (%v)\n", err)
 		return
 	}
-	disp := sl.Sessions[0].Display
 	var penv []string
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "DISPLAY=") {
 			penv = append(penv, kv)
 		}
 	}
-	penv = append(penv, "DISPLAY="+disp, "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+	penv = append(penv, "DISPLAY="+disp, "XAUTHORITY="+xauth, "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 
 	// Loopback pages.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

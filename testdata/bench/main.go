@@ -82,24 +82,13 @@ func main() {
 		os.Exit(1)
 	}
 	defer stopHost(rt)
-	out, _ := exec.Command(*bin, "--json", "session", "list").Output()
-	cmdOut := exec.Command(*bin, "--json", "session", "list")
-	cmdOut.Env = env
-	out, err := cmdOut.Output()
+	disp, xauth, err := sessionDesktop(env)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "session list:", err)
 		os.Exit(1)
 	}
-	var sl struct {
-		Sessions []struct {
-			Display string
-			Env     map[string]string
-		} `json:"sessions"`
-	}
-	json.Unmarshal(out, &sl)
-	disp := sl.Sessions[0].Display
 	// A virtual desktop admits only holders of its X cookie: the peers get it too.
-	xenv := append(append([]string{}, env...), "DISPLAY="+disp, "XAUTHORITY="+sl.Sessions[0].Env["XAUTHORITY"])
+	xenv := append(append([]string{}, env...), "DISPLAY="+disp, "XAUTHORITY="+xauth)
 	fmt.Printf("w365 bench: %d samples each, display %s, %s\n\n", *n, disp, time.Now().Format(time.RFC3339))
 	fmt.Printf("%-44s %10s %10s   %-28s %10s\n", "measurement", "w365 p50", "p95", "peer", "peer p50")
 
@@ -189,4 +178,27 @@ func stopHost(rt string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// sessionDesktop is the bench session's display and X cookie file.
+func sessionDesktop(env []string) (display, xauthority string, err error) {
+	cmd := exec.Command(*bin, "--json", "session", "list")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", err
+	}
+	var sl struct {
+		Sessions []struct {
+			Display string
+			Env     map[string]string
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(out, &sl); err != nil {
+		return "", "", err
+	}
+	if len(sl.Sessions) == 0 {
+		return "", "", fmt.Errorf("no session")
+	}
+	return sl.Sessions[0].Display, sl.Sessions[0].Env["XAUTHORITY"], nil
 }
