@@ -159,3 +159,32 @@ func TestLinesAndCrop(t *testing.T) {
 		t.Errorf("scales %v %v %v", lineScale(10), lineScale(5), lineScale(40))
 	}
 }
+
+func TestSolidBarIsNoLine(t *testing.T) {
+	// Dark glyphs on white above a solid bar 5 px thick (a window's bottom border, a
+	// progress bar): too thick for removeLines, it must not be read as a line of text.
+	const W, H = 300, 60
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	fill := func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = 20
+			}
+		}
+	}
+	for k := 0; k < 5; k++ {
+		fill(42+9*k, 10, 48+9*k, 20)
+	}
+	fill(20, 40, 280, 45)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(42, 10, 84, 20) {
+		t.Fatalf("lines %+v, want the glyphs' only", ls)
+	}
+	if c := m.comp[42*W+100]; c < 0 || !m.comps[c].frame {
+		t.Errorf("the bar is not a frame: component %d", c)
+	}
+}

@@ -49,6 +49,14 @@ type component struct {
 
 func (c *component) light() bool { return c.sum > 0 }
 
+// bar says whether a component is a solid bar too thick for removeLines: a window's
+// bottom border, a progress bar, a thick separator. Read as a line it yields nothing and
+// costs tesseract as much as a long line of text.
+func (c *component) bar() bool {
+	w, h := c.r.Dx(), c.r.Dy()
+	return w >= minLine && w >= 4*h && c.n*10 >= 9*w*h
+}
+
 // line is one row of text to read.
 type line struct {
 	r     image.Rectangle // ink extent, relative to the image
@@ -136,7 +144,12 @@ func findInk(g *image.Gray, p *background, workers int) *inkImage {
 // right end is under a line height; components are visited left to right.
 func (m *inkImage) lines() []line {
 	order := make([]int, 0, len(m.comps))
-	for i, c := range m.comps {
+	for i := range m.comps {
+		c := &m.comps[i]
+		if c.bar() {
+			c.frame = true
+			continue
+		}
 		if c.r.Dy() <= maxGlyphH {
 			order = append(order, i)
 		}
