@@ -132,7 +132,29 @@ func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
 	for i := rowMin * W; i < rowMax*W; i++ {
 		label[i] = -1
 	}
-	queue := make([]int32, 0, (rowMax-rowMin)*W)
+	first, last := rowMin*W, (rowMax-1)*W
+	// neighbours lists the 4-neighbours of pixel i within the strip.
+	neighbours := func(i int, nb *[4]int) int {
+		x, k := i%W, 0
+		if x > 0 {
+			nb[k] = i - 1
+			k++
+		}
+		if x < W-1 {
+			nb[k] = i + 1
+			k++
+		}
+		if i >= first+W {
+			nb[k] = i - W
+			k++
+		}
+		if i < last {
+			nb[k] = i + W
+			k++
+		}
+		return k
+	}
+	full := make([]bool, len(pure)) // every pixel of the block is seeded
 	for by := by0; by < by1; by++ {
 		for bx := 0; bx < bw; bx++ {
 			if !pure[(by-by0)*bw+bx] {
@@ -140,12 +162,48 @@ func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
 			}
 			bi := by*bw + bx
 			bg := int(p.bg[bi])
+			n, seeded := 0, 0
 			for y := by * blockSize; y < min((by+1)*blockSize, H); y++ {
 				for x := bx * blockSize; x < min((bx+1)*blockSize, W); x++ {
 					i := y*W + x
+					n++
 					if d := int(pix[i]) - bg; d <= seedTolerance && d >= -seedTolerance {
 						label[i] = int32(bi)
-						queue = append(queue, int32(i))
+						seeded++
+					}
+				}
+			}
+			full[(by-by0)*bw+bx] = seeded == n
+		}
+	}
+	// Only seeded pixels with an unlabelled neighbour can grow anything: on a flat screen
+	// that is a small share of them (the inside of a fully seeded block never is), and
+	// leaving the others out of the queue changes nothing but the time.
+	queue := make([]int32, 0, (rowMax-rowMin)*W/8)
+	var nb [4]int
+	for by := by0; by < by1; by++ {
+		for bx := 0; bx < bw; bx++ {
+			if !pure[(by-by0)*bw+bx] {
+				continue
+			}
+			x0, y0 := bx*blockSize, by*blockSize
+			x1, y1 := min(x0+blockSize, W), min(y0+blockSize, H)
+			inner := full[(by-by0)*bw+bx]
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					if inner && x > x0 && x < x1-1 && y > y0 && y < y1-1 {
+						continue
+					}
+					i := y*W + x
+					if label[i] < 0 {
+						continue
+					}
+					k := neighbours(i, &nb)
+					for _, j := range nb[:k] {
+						if label[j] < 0 {
+							queue = append(queue, int32(i))
+							break
+						}
 					}
 				}
 			}
@@ -154,7 +212,6 @@ func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
 	// Pass 1 grows backgrounds over pixels of their level and notes the pixels at their
 	// edge; pass 2 grows from those edges over every remaining pixel, which so takes the
 	// nearest seed.
-	first, last := rowMin*W, (rowMax-1)*W
 	var edge []int32
 	for pass := 1; pass <= 2; pass++ {
 		if pass == 2 {
@@ -164,25 +221,7 @@ func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
 			i := int(queue[h])
 			l := label[i]
 			bg := int(p.bg[l])
-			x := i % W
-			var nb [4]int
-			k := 0
-			if x > 0 {
-				nb[k] = i - 1
-				k++
-			}
-			if x < W-1 {
-				nb[k] = i + 1
-				k++
-			}
-			if i >= first+W {
-				nb[k] = i - W
-				k++
-			}
-			if i < last {
-				nb[k] = i + W
-				k++
-			}
+			k := neighbours(i, &nb)
 			atEdge := false
 			for _, j := range nb[:k] {
 				if label[j] >= 0 {
