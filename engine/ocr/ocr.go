@@ -7,9 +7,10 @@
 // regions.go: contrast against the local background, borders erased, connected
 // components grouped into lines), crops each line with a margin, normalises it (dark on
 // white, contrast stretched, upscaled up to 3x when small) and reads it as one line
-// (--psm 7). The lines go to one single-threaded tesseract process (OMP_THREAD_LIMIT=1)
-// per core, each reading its share from a list file, so that the model loads once per
-// process whatever the number of lines. Word boxes are mapped back to screen
+// (--psm 7). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
+// each reading its share from a list, so that the model loads once per process whatever
+// the number of lines: one process, started before the screen is analysed, and one more
+// per core only when there is enough text for it to pay for its model load. Word boxes are mapped back to screen
 // coordinates and grouped into lines in reading order.
 package ocr
 
@@ -61,7 +62,8 @@ type Result struct {
 
 // Options tune Analyze; the zero value is the tuned default.
 type Options struct {
-	// Workers is the number of tesseract processes run in parallel; 0 means runtime.NumCPU().
+	// Workers is the most tesseract processes run in parallel; 0 means runtime.NumCPU().
+	// Fewer run when there is little to read: each costs a model load.
 	Workers int
 	// Scale is the upscale factor applied to every line before recognition (1 to 4):
 	// 0 picks one per line, up to 3x for small text; 1 disables it.
@@ -117,23 +119,31 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		workers = runtime.NumCPU()
 	}
 
-	readers := make([]*reader, workers)
-	for w := range readers {
-		if readers[w], err = startReader(ctx, bin, lang); err != nil {
-			for _, r := range readers[:w] {
-				r.stop()
+	// One reader starts now and loads its model while the screen is analysed; the others
+	// only once the lines are known and there is enough to read to pay for their model
+	// load (see minShare).
+	var readers []*reader
+	startReaders := func(n int) error {
+		for len(readers) < n {
+			r, err := startReader(ctx, bin, lang)
+			if err != nil {
+				if ctx.Err() != nil {
+					return werr.Wrap(err, werr.Cancelled, "OCR cancelled")
+				}
+				return werr.Wrap(err, werr.Internal, "cannot start tesseract")
 			}
-			if ctx.Err() != nil {
-				return Result{}, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
-			}
-			return Result{}, werr.Wrap(err, werr.Internal, "cannot start tesseract")
+			readers = append(readers, r)
 		}
+		return nil
 	}
 	defer func() {
 		for _, r := range readers {
 			r.stop()
 		}
 	}()
+	if err := startReaders(1); err != nil {
+		return Result{}, err
+	}
 
 	g := toGray(img)
 	b := g.Rect
@@ -178,17 +188,23 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
 	}
 
-	// Longest-processing-time-first assignment of tiles to worker processes.
+	// Longest-processing-time-first assignment of tiles to reader processes; a reader
+	// started now is behind the first by a model load.
 	todo := make([]*tile, len(tiles))
+	total := 0
 	for i := range tiles {
 		todo[i] = &tiles[i]
+		total += tiles[i].cost
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].cost > todo[j].cost })
-	workers = max(1, min(workers, len(todo)))
-	for _, r := range readers[workers:] {
-		r.stop() // more processes than lines
+	workers = max(1, min(workers, len(todo), total/minShare))
+	if err := startReaders(workers); err != nil {
+		return Result{}, err
 	}
 	load := make([]int, workers)
+	for w := 1; w < workers; w++ {
+		load[w] = modelLoad
+	}
 	lists := make([][]*tile, workers)
 	for _, t := range todo {
 		w := 0
@@ -258,8 +274,21 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	return res, nil
 }
 
-// tileOverhead is the fixed cost of a tile, in scaled pixels of width.
-const tileOverhead = 200
+// Costs are in scaled pixels of tile width; tesseract reads about 60 of them a
+// millisecond on this machine's cores (measured on the benchmark screens: 50 on dense
+// text, 70 on sparse screens).
+const (
+	// tileOverhead is the fixed cost of a tile.
+	tileOverhead = 200
+	// modelLoad is the cost of starting a tesseract process: its model load, about 75 ms
+	// of CPU.
+	modelLoad = 4500
+	// minShare is the least work a reader process is started for, about 300 ms of
+	// reading. A second process halves the reading time when a core is free but adds a
+	// model load of CPU; below this the load would be a large share of the CPU spent,
+	// and on a busy machine (where time follows CPU) a net loss.
+	minShare = 18000
+)
 
 // reader is one single-threaded tesseract process, started before the lines are known
 // so that it loads its model while the screen is analysed; it then reads the list of
