@@ -150,12 +150,18 @@ func TestRecall(t *testing.T) {
 	displaytest.Require(t, "tesseract")
 	only := os.Getenv("W365_OCR_ONLY")
 	type sum struct {
-		n                int
-		ours, raw, worst float64
-		ratios           []float64
+		n                 int
+		ours, raw, worst  float64
+		ratios, cpuRatios []float64
 	}
 	sums := map[string]*sum{}
 	var order []string
+	// The machine may be shared: its load says how far wall times can be trusted.
+	loadavg := func() string {
+		data, _ := os.ReadFile("/proc/loadavg")
+		return strings.Join(strings.Fields(string(data))[:3], " ")
+	}
+	t.Logf("load average at start: %s", loadavg())
 	for _, sc := range scenes() {
 		if only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
 			continue
@@ -189,9 +195,10 @@ func TestRecall(t *testing.T) {
 			}
 			rOurs, rRaw := recall(s.words, found), recall(s.words, rawWords)
 			ratio := ratios[len(ratios)/2]
-			t.Logf("%-14s %-8s words=%-3d ours: recall %.3f wall %v cpu %v (%d boxes)  raw CLI: recall %.3f wall %v cpu %v  wall ratio %.2fx",
+			cpuRatio := float64(median(oursCPU)) / float64(median(rawCPU))
+			t.Logf("%-14s %-8s words=%-3d ours: recall %.3f wall %v cpu %v (%d boxes)  raw CLI: recall %.3f wall %v cpu %v  wall ratio %.2fx cpu ratio %.2fx  load %s",
 				s.name, sc.set, len(s.words), rOurs, median(ours).Round(time.Millisecond), median(oursCPU).Round(time.Millisecond),
-				len(res.Boxes), rRaw, median(raw).Round(time.Millisecond), median(rawCPU).Round(time.Millisecond), ratio)
+				len(res.Boxes), rRaw, median(raw).Round(time.Millisecond), median(rawCPU).Round(time.Millisecond), ratio, cpuRatio, loadavg())
 			if testing.Verbose() && rOurs < 1 {
 				t.Logf("%s missed: %q", s.name, missed(s.words, found))
 			}
@@ -213,14 +220,18 @@ func TestRecall(t *testing.T) {
 			m.raw += rRaw
 			m.worst = min(m.worst, rOurs)
 			m.ratios = append(m.ratios, ratio)
+			m.cpuRatios = append(m.cpuRatios, cpuRatio)
 		})
 	}
 	for _, set := range order {
 		m := sums[set]
 		slices.Sort(m.ratios)
-		t.Logf("set %-8s screens=%d  mean recall: ours %.3f (lowest %.3f), raw CLI %.3f; wall ratio to raw CLI: median %.2fx, highest %.2fx",
-			set, m.n, m.ours/float64(m.n), m.worst, m.raw/float64(m.n), m.ratios[len(m.ratios)/2], m.ratios[len(m.ratios)-1])
+		slices.Sort(m.cpuRatios)
+		t.Logf("set %-8s screens=%d  mean recall: ours %.3f (lowest %.3f), raw CLI %.3f; wall ratio to raw CLI: median %.2fx, highest %.2fx; cpu ratio: median %.2fx, highest %.2fx",
+			set, m.n, m.ours/float64(m.n), m.worst, m.raw/float64(m.n), m.ratios[len(m.ratios)/2], m.ratios[len(m.ratios)-1],
+			m.cpuRatios[len(m.cpuRatios)/2], m.cpuRatios[len(m.cpuRatios)-1])
 	}
+	t.Logf("load average at end: %s", loadavg())
 }
 
 func median(ds []time.Duration) time.Duration {
