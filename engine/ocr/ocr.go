@@ -10,8 +10,8 @@
 // (--psm 7). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
 // each reading its share from a list, so that the model loads once per process whatever
 // the number of lines: one process, started before the screen is analysed, and one more
-// per core only when there is enough text for it to pay for its model load. Word boxes are mapped back to screen
-// coordinates and grouped into lines in reading order.
+// per core only when there is enough text for it to pay for its model load. Word boxes
+// are mapped back to screen coordinates and grouped into lines in reading order.
 package ocr
 
 import (
@@ -290,9 +290,9 @@ const (
 	minShare = 18000
 )
 
-// reader is one single-threaded tesseract process, started before the lines are known
-// so that it loads its model while the screen is analysed; it then reads the list of
-// line images it is given on stdin, one page each.
+// reader is one single-threaded tesseract process, started before its lines are known
+// so that it loads its model meanwhile; it then reads the list of line images it is
+// given on stdin, one page each.
 type reader struct {
 	cmd         *exec.Cmd
 	stdin       io.WriteCloser

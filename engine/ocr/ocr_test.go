@@ -437,3 +437,43 @@ func TestReaderFailures(t *testing.T) {
 		t.Errorf("scale 9: %v", err)
 	}
 }
+
+// TestProcessesFollowText checks that a screen with little text is read by one
+// tesseract process (a second would cost a model load for nothing) and a screen full of
+// text by one per core, here two.
+func TestProcessesFollowText(t *testing.T) {
+	displaytest.Require(t, "tesseract")
+	dir := t.TempDir()
+	log := filepath.Join(dir, "starts")
+	script := filepath.Join(dir, "tesseract")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho start >> '"+log+"'\nexec tesseract \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Rows of dark strokes 12 px tall on white, each row one line to read.
+	strokes := func(rows int) *image.RGBA {
+		img := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
+		for i := range img.Pix {
+			img.Pix[i] = 255
+		}
+		for r := 0; r < rows; r++ {
+			for y := 40 + 40*r; y < 52+40*r; y++ {
+				for x := 20; x < 1900; x += 6 {
+					img.Pix[(y*1920+x)*4], img.Pix[(y*1920+x)*4+1], img.Pix[(y*1920+x)*4+2] = 0, 0, 0
+				}
+			}
+		}
+		return img
+	}
+	for _, c := range []struct {
+		rows, want int
+	}{{3, 1}, {12, 2}} {
+		os.Remove(log)
+		if _, err := ocr.Analyze(context.Background(), strokes(c.rows), ocr.Options{Tesseract: script, Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(log)
+		if n := strings.Count(string(data), "start"); n != c.want {
+			t.Errorf("%d rows of text: %d tesseract processes, want %d", c.rows, n, c.want)
+		}
+	}
+}
