@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,8 +151,10 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 // the arguments of a host the client may have to start.
 func ClientOptionsFor(g *Globals) host.ClientOptions {
 	o := host.ClientOptions{Session: g.Session}
-	if g.Session == session.DefaultName && os.Getenv("W365_SESSION") == "" && !g.Virtual {
+	if g.Session == session.DefaultName && os.Getenv("W365_SESSION") == "" && !g.Virtual && runtime.GOOS != "windows" {
 		// No session named: the call must not land silently on another display than the user's.
+		// (Windows has one desktop per login session; DISPLAY means nothing there, and under
+		// wine it names wine's X server.)
 		o.Display = os.Getenv("DISPLAY")
 	}
 	if g.Virtual {

@@ -96,7 +96,7 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 
 func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	var reply helloReply
-	c, err := net.DialTimeout("unix", path, time.Second)
+	c, err := dialSocket(context.Background(), path, time.Second)
 	if err != nil {
 		return nil, reply, err
 	}
@@ -146,7 +146,7 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	}
 	defer unlock()
 	// Somebody may have started it while we waited for the lock.
-	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+	if c, err := dialSocket(ctx, path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return nil
 	}
@@ -173,7 +173,7 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	go func() { cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		if c, err := dialSocket(ctx, path, 200*time.Millisecond); err == nil {
 			c.Close()
 			return nil
 		}

@@ -125,18 +125,16 @@ func (h *Host) Listen() error {
 	if err != nil {
 		return err
 	}
-	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+	if c, err := dialSocket(context.Background(), path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return werr.New(werr.Unavailable, "another w365 host is already listening on %s", path)
 	}
-	os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	ln, endpoint, err := listenSocket(path)
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot listen on %s: %v", path, err)
 	}
-	os.Chmod(path, 0o600)
 	h.ln = ln
-	h.endpoints.add("unix:" + path)
+	h.endpoints.add(endpoint)
 	h.pidFile = filepath.Join(filepath.Dir(path), "host.pid")
 	os.WriteFile(h.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return nil

@@ -167,8 +167,7 @@ func controlDial(ctx context.Context, req controlRequest) (net.Conn, *bufio.Read
 	if err != nil {
 		return nil, nil, err
 	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
+	c, err := dialSocket(ctx, path, 5*time.Second)
 	if err != nil {
 		return nil, nil, werr.Wrap(err, werr.Unavailable, "no w365 host is running").WithHint("any w365 command starts one; w365 serve runs one in the foreground")
 	}

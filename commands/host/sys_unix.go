@@ -3,10 +3,13 @@
 package host
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // defaultRuntimeDir is $XDG_RUNTIME_DIR/w365. MCP clients start servers with little
@@ -49,3 +52,21 @@ func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true}
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func kill(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
+// listenSocket binds the host's AF_UNIX socket at path, readable by this user only, and
+// returns the endpoint name the host reports. A stale socket file is replaced.
+func listenSocket(path string) (net.Listener, string, error) {
+	os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, "", err
+	}
+	os.Chmod(path, 0o600)
+	return ln, "unix:" + path, nil
+}
+
+// dialSocket connects to the host socket at path.
+func dialSocket(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
+	d := net.Dialer{Timeout: timeout}
+	return d.DialContext(ctx, "unix", path)
+}

@@ -3,10 +3,17 @@
 package host
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
+	"github.com/Microsoft/go-winio"
 	"golang.org/x/sys/windows"
 )
 
@@ -59,4 +66,58 @@ func kill(pid int) {
 	}
 	defer windows.CloseHandle(h)
 	windows.TerminateProcess(h, 1)
+}
+
+// The host listens on a named pipe, not on AF_UNIX: wine 8 refuses AF_UNIX sockets
+// (WSAEAFNOSUPPORT, 10047), and a pipe's ACL is the native way to admit one user. The
+// socket path (in the private runtime directory) only names the pipe: its name holds the
+// user's SID, so users never collide, and a hash of the path, so that hosts with separate
+// W365_RUNTIME_DIRs never meet.
+func pipeName(path string) (string, error) {
+	sid, err := userSID()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(strings.ToLower(filepath.Clean(path))))
+	return `\\.\pipe\w365-` + sid + "-" + hex.EncodeToString(sum[:8]), nil
+}
+
+// userSID is the SID of the user this process runs as, in its string form.
+func userSID() (string, error) {
+	u, err := windows.GetCurrentProcessToken().GetTokenUser()
+	if err != nil {
+		return "", err
+	}
+	return u.User.Sid.String(), nil
+}
+
+// listenSocket creates the host's pipe with an ACL that grants this user alone (a
+// protected DACL: nothing inherited, no Everyone, no administrators). go-winio creates
+// the first instance with FILE_FLAG_FIRST_PIPE_INSTANCE, so a pipe of that name that
+// somebody else created first makes this fail instead of sharing it.
+func listenSocket(path string) (net.Listener, string, error) {
+	name, err := pipeName(path)
+	if err != nil {
+		return nil, "", err
+	}
+	sid, err := userSID()
+	if err != nil {
+		return nil, "", err
+	}
+	ln, err := winio.ListenPipe(name, &winio.PipeConfig{SecurityDescriptor: "D:P(A;;GA;;;" + sid + ")"})
+	if err != nil {
+		return nil, "", err
+	}
+	return ln, "pipe:" + name, nil
+}
+
+// dialSocket connects to the host's pipe for path.
+func dialSocket(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
+	name, err := pipeName(path)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return winio.DialPipeContext(ctx, name)
 }

@@ -9,8 +9,10 @@ package desktop
 import (
 	"context"
 	"image"
+	"strings"
 
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
 )
 
 // Desktop is one desktop a session acts on: the user's own or a virtual one.
@@ -138,6 +140,38 @@ const (
 	ActionMinimize = "Minimize"
 	ActionRestore  = "Restore"
 )
+
+// ResizeAction is the Action* value action names (case-insensitive), once the
+// coordinates it needs are there: Move needs x and y, Resize a positive width and height.
+func ResizeAction(action string, x, y, w, h *int) (string, error) {
+	act := ""
+	for _, a := range []string{ActionResize, ActionMove, ActionMaximize, ActionMinimize, ActionRestore} {
+		if strings.EqualFold(strings.TrimSpace(action), a) {
+			act = a
+		}
+	}
+	if act == "" {
+		return "", werr.Invalid("unknown action %q", action).
+			WithDetail("allowed", []string{ActionResize, ActionMove, ActionMaximize, ActionMinimize, ActionRestore})
+	}
+	if (x == nil) != (y == nil) {
+		return "", werr.Invalid("%s needs both x and y, or neither", act)
+	}
+	switch act {
+	case ActionMove:
+		if x == nil {
+			return "", werr.Invalid("Move needs x and y")
+		}
+	case ActionResize:
+		if w == nil || h == nil {
+			return "", werr.Invalid("Resize needs width and height")
+		}
+		if *w <= 0 || *h <= 0 {
+			return "", werr.Invalid("width and height must be positive, got %dx%d", *w, *h)
+		}
+	}
+	return act, nil
+}
 
 // Clipboard is the desktop's clipboard, owned by the host so that what it writes
 // stays pasteable after the caller has gone.

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"strings"
 	"sync"
 	"time"
 
@@ -264,42 +263,22 @@ func (c *Controller) state() (state, error) {
 	return state{w: int(g.Width), h: int(g.Height), cx: int(p.RootX), cy: int(p.RootY)}, nil
 }
 
-// inCorner reports whether (x, y) lies within margin pixels (Chebyshev distance) of
-// one of the four corner pixels of a w x h screen. The corners are those of the
-// whole virtual screen (the root window), the coordinate space of TOOLS.md R1.
-func inCorner(x, y, w, h, margin int) bool {
-	nearX := x <= margin || x >= w-1-margin
-	nearY := y <= margin || y >= h-1-margin
-	return nearX && nearY
-}
+// inCorner is the corner test of the fail-safe (desktop.InCorner).
+var inCorner = desktop.InCorner
 
-func (c *Controller) failsafeOn() bool { return c.pol.FailsafeEnabled && c.pol.FailsafeMarginPx >= 0 }
+func (c *Controller) failsafeOn() bool { return desktop.NewGuard(c.pol).On() }
 
 func (c *Controller) failsafeErr(op, what string, x, y int, s state) *werr.Error {
-	m := c.pol.FailsafeMarginPx
-	return werr.New(werr.Failsafe, "%s refused by the corner fail-safe: %s (%d,%d) is within %d px of a screen corner",
-		op, what, x, y, m).
-		WithHint("move the cursor away from the corner first with move_mouse to a point more than %d px from every corner of the %dx%d screen (a move to a safe point is always allowed, even from a corner), and do not target the extreme corners; the fail-safe can be turned off in the policy (failsafeEnabled: false)", m, s.w, s.h).
-		WithDetail("x", x).WithDetail("y", y).WithDetail("marginPx", m)
+	return desktop.NewGuard(c.pol).Err(op, what, x, y, s.w, s.h)
 }
 
 // checkCursor refuses when the cursor already sits in a corner zone.
 func (c *Controller) checkCursor(op string, s state) error {
-	if c.failsafeOn() && inCorner(s.cx, s.cy, s.w, s.h, c.pol.FailsafeMarginPx) {
-		return c.failsafeErr(op, "the cursor at", s.cx, s.cy, s)
-	}
-	return nil
+	return desktop.NewGuard(c.pol).CheckCursor(op, s.cx, s.cy, s.w, s.h)
 }
 
 func (c *Controller) checkTarget(op string, x, y int, s state) error {
-	if x < 0 || y < 0 || x >= s.w || y >= s.h {
-		return werr.Invalid("%s: point (%d,%d) is outside the %dx%d screen", op, x, y, s.w, s.h).
-			WithHint("coordinates are screen pixels from (0,0) to (%d,%d); get_screen_size tells the size", s.w-1, s.h-1)
-	}
-	if c.failsafeOn() && inCorner(x, y, s.w, s.h, c.pol.FailsafeMarginPx) {
-		return c.failsafeErr(op, "the target", x, y, s)
-	}
-	return nil
+	return desktop.NewGuard(c.pol).CheckTarget(op, x, y, s.w, s.h)
 }
 
 // ---------------------------------------------------------------------------
@@ -347,26 +326,16 @@ func (c *Controller) ScreenSize() (w, h int, err error) {
 	return s.w, s.h, err
 }
 
-// clickButtons are the click buttons and their X11 numbers.
-var clickButtons = map[string]byte{"left": 1, "middle": 2, "right": 3, "backward": 8, "forward": 9}
-
-const clickButtonNames = "Left, Right, Middle, Forward, Backward"
+// clickButtons are the X11 numbers of the desktop.Button* names.
+var clickButtons = map[string]byte{desktop.ButtonLeft: 1, desktop.ButtonMiddle: 2, desktop.ButtonRight: 3,
+	desktop.ButtonBackward: 8, desktop.ButtonForward: 9}
 
 func parseButton(name string, allowSide bool) (byte, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if n == "" {
-		n = "left"
+	n, err := desktop.ParseButton(name, allowSide)
+	if err != nil {
+		return 0, err
 	}
-	b, ok := clickButtons[n]
-	if ok && (allowSide || b <= 3) {
-		return b, nil
-	}
-	allowed := clickButtonNames
-	if !allowSide {
-		allowed = "Left, Right, Middle"
-	}
-	return 0, werr.Invalid("unknown mouse button %q: allowed values are %s", name, allowed).
-		WithDetail("allowed", strings.Split(allowed, ", "))
+	return clickButtons[n], nil
 }
 
 // Click clicks button count times (1 or 2) at (x, y), or where the cursor is when

@@ -15,6 +15,9 @@ import (
 // Unsupported is nil: this build runs desktops.
 func Unsupported() error { return nil }
 
+// ownDesktopAlways is false: the default session is the user's display only when DISPLAY names one.
+const ownDesktopAlways = false
+
 func existingDesktop(name string) (desktop.Desktop, error) { return x11.Existing(name), nil }
 
 func virtualDesktop(ctx context.Context, o desktop.Options) (desktop.Desktop, error) {

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package session
 
@@ -8,6 +8,9 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
+
+// ownDesktopAlways is false: see platform_linux.go.
+const ownDesktopAlways = false
 
 func existingDesktop(string) (desktop.Desktop, error) { return nil, noDesktop() }
 
@@ -20,5 +23,5 @@ func Unsupported() error { return noDesktop() }
 
 // noDesktop is a fresh error each time because callers may add hints to a *werr.Error.
 func noDesktop() error {
-	return werr.New(werr.Unsupported, "desktops are implemented for Linux/X11 only in this build")
+	return werr.New(werr.Unsupported, "desktops are implemented for Linux/X11 and Windows only")
 }

@@ -183,7 +183,7 @@ func (m *Manager) open(ctx context.Context, id, owner string, idle time.Duration
 func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 	var d desktop.Desktop
 	var err error
-	if name == DefaultName && !m.opts.Virtual && m.opts.Display != "" {
+	if name == DefaultName && !m.opts.Virtual && (m.opts.Display != "" || ownDesktopAlways) {
 		d, err = existingDesktop(m.opts.Display)
 	} else {
 		d, err = virtualDesktop(ctx, m.opts.Screen)

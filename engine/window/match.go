@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/w365/w365/engine/werr"
 )
 
 // CloseThreshold is the similarity a title must reach for Close (TOOLS.md: fuzzy match with
@@ -86,8 +88,8 @@ func substringDistance(q, t []rune) int {
 	return best
 }
 
-// matchRank orders substring matches: 0 exact, 1 prefix, 2 substring, 3 no substring match.
-func matchRank(query, title string) int {
+// MatchRank orders substring matches: 0 exact, 1 prefix, 2 substring, 3 no substring match.
+func MatchRank(query, title string) int {
 	q, t := string(normalize(query)), string(normalize(title))
 	switch {
 	case q == "":
@@ -102,17 +104,17 @@ func matchRank(query, title string) int {
 	return 3
 }
 
-// bestSubstring returns the windows whose title contains query (case-insensitive), best
+// BestSubstring returns the windows whose title contains query (case-insensitive), best
 // first: exact, then prefix, then substring; within a rank the shortest title first.
-func bestSubstring(ws []Window, query string) []Window {
+func BestSubstring(ws []Window, query string) []Window {
 	var out []Window
 	for _, w := range ws {
-		if matchRank(query, w.Title) < 3 {
+		if MatchRank(query, w.Title) < 3 {
 			out = append(out, w)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		ri, rj := matchRank(query, out[i].Title), matchRank(query, out[j].Title)
+		ri, rj := MatchRank(query, out[i].Title), MatchRank(query, out[j].Title)
 		if ri != rj {
 			return ri < rj
 		}
@@ -121,9 +123,9 @@ func bestSubstring(ws []Window, query string) []Window {
 	return out
 }
 
-// bestFuzzy returns the windows whose Similarity to query is at least threshold, best first:
+// BestFuzzy returns the windows whose Similarity to query is at least threshold, best first:
 // higher similarity, then exact > prefix > substring, then the shortest title.
-func bestFuzzy(ws []Window, query string, threshold float64) []Window {
+func BestFuzzy(ws []Window, query string, threshold float64) []Window {
 	type scored struct {
 		w    Window
 		s    float64
@@ -132,7 +134,7 @@ func bestFuzzy(ws []Window, query string, threshold float64) []Window {
 	var sc []scored
 	for _, w := range ws {
 		if s := Similarity(query, w.Title); s >= threshold {
-			sc = append(sc, scored{w, s, matchRank(query, w.Title)})
+			sc = append(sc, scored{w, s, MatchRank(query, w.Title)})
 		}
 	}
 	sort.SliceStable(sc, func(i, j int) bool {
@@ -151,12 +153,12 @@ func bestFuzzy(ws []Window, query string, threshold float64) []Window {
 	return out
 }
 
-// closeMatches are the windows close_window may mean: query is at least CloseThreshold similar
+// CloseMatches are the windows close_window may mean: query is at least CloseThreshold similar
 // to part of the title and that part covers at least CloseThreshold of the title. Exact
 // matches (case and spacing aside) come first.
-func closeMatches(ws []Window, query string) []Window {
+func CloseMatches(ws []Window, query string) []Window {
 	var out []Window
-	for _, w := range bestFuzzy(ws, query, CloseThreshold) {
+	for _, w := range BestFuzzy(ws, query, CloseThreshold) {
 		if Coverage(query, w.Title) >= CloseThreshold {
 			out = append(out, w)
 		}
@@ -185,4 +187,12 @@ func Nearest(ws []Window, query string, n int) []string {
 		out = append(out, sc[i].t)
 	}
 	return out
+}
+
+// NotFound is the NOT_FOUND error for a title query that matched none of ws (the titled
+// windows of the desktop), with the nearest titles.
+func NotFound(ws []Window, what, query string) *werr.Error {
+	return werr.New(werr.NotFound, "no window %s %q", what, query).
+		WithDetail("nearest", Nearest(ws, query, 5)).
+		WithHint("call list_windows to see the open windows")
 }

@@ -483,9 +483,7 @@ func (m *Manager) notFound(all []info, what, query string) *werr.Error {
 			ws = append(ws, in.Window)
 		}
 	}
-	return werr.New(werr.NotFound, "no window %s %q", what, query).
-		WithDetail("nearest", Nearest(ws, query, 5)).
-		WithHint("call list_windows to see the open windows")
+	return NotFound(ws, what, query)
 }
 
 // candidates are the windows a title may name: every titled window on the current desktop,
@@ -521,7 +519,7 @@ func (m *Manager) findSubstring(ctx context.Context, title string) (info, error)
 	if err != nil {
 		return info{}, err
 	}
-	if best := bestSubstring(ws, title); len(best) > 0 {
+	if best := BestSubstring(ws, title); len(best) > 0 {
 		return byID[best[0].Handle], nil
 	}
 	return info{}, m.notFound(all, "title contains", title)
@@ -532,7 +530,7 @@ func (m *Manager) findFuzzy(ctx context.Context, title string) (info, error) {
 	if err != nil {
 		return info{}, err
 	}
-	if best := bestFuzzy(ws, title, CloseThreshold); len(best) > 0 {
+	if best := BestFuzzy(ws, title, CloseThreshold); len(best) > 0 {
 		return byID[best[0].Handle], nil
 	}
 	return info{}, m.notFound(all, "title matches (80% similarity)", title)
@@ -545,11 +543,11 @@ func (m *Manager) findToClose(ctx context.Context, title string) (info, error) {
 	if err != nil {
 		return info{}, err
 	}
-	found := closeMatches(ws, title)
+	found := CloseMatches(ws, title)
 	switch {
 	case len(found) == 0:
 		return info{}, m.notFound(all, "title matches (80% similarity, covering 80% of the title)", title)
-	case len(found) == 1 || matchRank(title, found[0].Title) == 0 && matchRank(title, found[1].Title) != 0:
+	case len(found) == 1 || MatchRank(title, found[0].Title) == 0 && MatchRank(title, found[1].Title) != 0:
 		return byID[found[0].Handle], nil
 	}
 	names := make([]string, len(found))
@@ -693,31 +691,9 @@ func (m *Manager) supportsDelete(w xproto.Window) bool {
 //
 // A maximized or minimized window is restored first before Resize or Move.
 func (m *Manager) Resize(ctx context.Context, title, action string, x, y, w, h *int) (Window, error) {
-	act := ""
-	for _, a := range []string{ActionResize, ActionMove, ActionMaximize, ActionMinimize, ActionRestore} {
-		if strings.EqualFold(strings.TrimSpace(action), a) {
-			act = a
-		}
-	}
-	if act == "" {
-		return Window{}, werr.Invalid("unknown action %q", action).
-			WithDetail("allowed", []string{ActionResize, ActionMove, ActionMaximize, ActionMinimize, ActionRestore})
-	}
-	if (x == nil) != (y == nil) {
-		return Window{}, werr.Invalid("%s needs both x and y, or neither", act)
-	}
-	switch act {
-	case ActionMove:
-		if x == nil {
-			return Window{}, werr.Invalid("Move needs x and y")
-		}
-	case ActionResize:
-		if w == nil || h == nil {
-			return Window{}, werr.Invalid("Resize needs width and height")
-		}
-		if *w <= 0 || *h <= 0 {
-			return Window{}, werr.Invalid("width and height must be positive, got %dx%d", *w, *h)
-		}
+	act, err := desktop.ResizeAction(action, x, y, w, h)
+	if err != nil {
+		return Window{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

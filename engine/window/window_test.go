@@ -250,7 +250,7 @@ func TestSimilarity(t *testing.T) {
 		}
 	}
 	ws := []Window{{Title: "Editor - long document name"}, {Title: "editor"}, {Title: "My Editor"}, {Title: "Editor - x"}}
-	got := bestSubstring(ws, "EDITOR")
+	got := BestSubstring(ws, "EDITOR")
 	var titles []string
 	for _, w := range got {
 		titles = append(titles, w.Title)

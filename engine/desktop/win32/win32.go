@@ -1,0 +1,99 @@
+//go:build windows
+
+// Package win32 is the Windows implementation of desktop.Desktop: the interactive
+// desktop of the user's session, driven through user32 and gdi32 (SendInput, GDI
+// BitBlt, EnumWindows, the clipboard). It calls Win32 through golang.org/x/sys/windows
+// rather than robotgo: robotgo needs cgo (the Windows build is pure Go, cross-compiled
+// from Linux), and its Click knows no side buttons (NOTES.md).
+package win32
+
+import (
+	"context"
+	"os"
+	"runtime"
+
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/werr"
+	"golang.org/x/sys/windows"
+)
+
+var (
+	user32 = windows.NewLazySystemDLL("user32.dll")
+	gdi32  = windows.NewLazySystemDLL("gdi32.dll")
+
+	procGetSystemMetrics = user32.NewProc("GetSystemMetrics")
+)
+
+// Virtual-screen metrics (all monitors).
+const (
+	smXVirtualScreen  = 76
+	smYVirtualScreen  = 77
+	smCXVirtualScreen = 78
+	smCYVirtualScreen = 79
+)
+
+// DesktopName is the Windows name of the interactive desktop.
+const DesktopName = `WinSta0\Default`
+
+var _ desktop.Desktop = Desktop{}
+
+// Desktop is the interactive desktop of the user's session. Windows has no virtual
+// desktops of the kind Xvfb gives: Stop is a no-op.
+type Desktop struct{}
+
+func (Desktop) Name() string                   { return DesktopName }
+func (Desktop) Virtual() bool                  { return false }
+func (Desktop) Environ(base []string) []string { return base }
+func (Desktop) Getenv(key string) string       { return os.Getenv(key) }
+func (Desktop) PIDs() []int                    { return nil }
+func (Desktop) Stop()                          {}
+func (Desktop) Err() error                     { return nil }
+
+func (Desktop) OpenInput(p *policy.Policy) (desktop.Input, error) {
+	return &Input{pol: p, guard: desktop.NewGuard(p)}, nil
+}
+func (Desktop) OpenScreen() (desktop.Screen, error)   { return screen{}, nil }
+func (Desktop) OpenWindows() (desktop.Windows, error) { return windowsAPI{}, nil }
+func (Desktop) OpenClipboard() (desktop.Clipboard, error) {
+	c, err := openClipboard()
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (Desktop) OpenAccessibility(context.Context) (desktop.Accessibility, error) {
+	return nil, werr.New(werr.Unsupported, "the accessibility tree on Windows (UI Automation through COM) is not implemented yet")
+}
+
+// virtualScreen is the rectangle of all monitors: its origin (negative when a monitor
+// lies left of or above the primary one) and size.
+func virtualScreen() (x, y, w, h int, err error) {
+	x = metric(smXVirtualScreen)
+	y = metric(smYVirtualScreen)
+	w = metric(smCXVirtualScreen)
+	h = metric(smCYVirtualScreen)
+	if w <= 0 || h <= 0 {
+		return 0, 0, 0, 0, werr.New(werr.Unavailable, "GetSystemMetrics reports no virtual screen (%dx%d)", w, h)
+	}
+	return x, y, w, h, nil
+}
+
+func metric(i int) int {
+	r, _, _ := procGetSystemMetrics.Call(uintptr(i))
+	return int(int32(r))
+}
+
+// lockThread pins the caller to its OS thread for calls whose state is per thread
+// (the clipboard's owner window, GDI device contexts); unlock undoes it.
+func lockThread() (unlock func()) {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
+}
+
+// utf16z is s as a NUL-terminated UTF-16 pointer (s must hold no NUL).
+func utf16z(s string) *uint16 {
+	p, _ := windows.UTF16PtrFromString(s)
+	return p
+}

@@ -1,0 +1,266 @@
+//go:build windows
+
+package win32
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/engine/window"
+	"golang.org/x/sys/windows"
+)
+
+var (
+	procGetWindowTextW        = user32.NewProc("GetWindowTextW")
+	procGetWindowTextLengthW  = user32.NewProc("GetWindowTextLengthW")
+	procGetWindowRect         = user32.NewProc("GetWindowRect")
+	procGetWindow             = user32.NewProc("GetWindow")
+	procGetWindowLongW        = user32.NewProc("GetWindowLongW")
+	procIsIconic              = user32.NewProc("IsIconic")
+	procIsZoomed              = user32.NewProc("IsZoomed")
+	procShowWindow            = user32.NewProc("ShowWindow")
+	procSetForegroundWindow   = user32.NewProc("SetForegroundWindow")
+	procBringWindowToTop      = user32.NewProc("BringWindowToTop")
+	procAttachThreadInput     = user32.NewProc("AttachThreadInput")
+	procSetWindowPos          = user32.NewProc("SetWindowPos")
+	procPostMessageW          = user32.NewProc("PostMessageW")
+	procGetCurrentThreadID    = kernel32.NewProc("GetCurrentThreadId")
+	procAllowSetForegroundWin = user32.NewProc("AllowSetForegroundWindow")
+)
+
+const (
+	gwOwner         = 4
+	gwlExStyle      = -20
+	wsExToolWindow  = 0x00000080
+	swMaximize      = 3
+	swMinimize      = 6
+	swRestore       = 9
+	swpNoSize       = 0x0001
+	swpNoMove       = 0x0002
+	swpNoZOrder     = 0x0004
+	swpNoActivate   = 0x0010
+	wmClose         = 0x0010
+	closeWait       = 2 * time.Second
+	activateWait    = 2 * time.Second
+	pollInterval    = 20 * time.Millisecond
+	asfwAnyProcess  = ^uintptr(0) // ASFW_ANY
+	maxTitleUnits   = 1 << 12
+	processNameNone = ""
+)
+
+// windowsAPI finds top-level windows with EnumWindows and changes them with the
+// ordinary user32 calls. Handles fit in 32 bits (Windows keeps HWNDs 32-bit so that
+// 32- and 64-bit programs share them).
+type windowsAPI struct{}
+
+func (windowsAPI) Close() error { return nil }
+
+// List is every visible, titled, unowned top-level window that is not a tool window,
+// top-most first (EnumWindows' Z order).
+func (windowsAPI) List(ctx context.Context) ([]desktop.Window, error) {
+	var hwnds []windows.HWND
+	cb := syscall.NewCallback(func(h windows.HWND, _ uintptr) uintptr {
+		hwnds = append(hwnds, h)
+		return 1
+	})
+	if err := windows.EnumWindows(cb, nil); err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "EnumWindows failed")
+	}
+	names := map[uint32]string{}
+	var out []desktop.Window
+	for _, h := range hwnds {
+		if !windows.IsWindowVisible(h) {
+			continue
+		}
+		if owner, _, _ := procGetWindow.Call(uintptr(h), gwOwner); owner != 0 {
+			continue
+		}
+		if ex, _, _ := procGetWindowLongW.Call(uintptr(h), uintptr(gwlExStyle&0xffffffff)); ex&wsExToolWindow != 0 {
+			continue
+		}
+		w := describe(h, names)
+		if w.Title != "" {
+			out = append(out, w)
+		}
+	}
+	return out, ctx.Err()
+}
+
+// describe reads a window's title, frame and process; names caches process names.
+func describe(h windows.HWND, names map[uint32]string) desktop.Window {
+	w := desktop.Window{Title: title(h), Handle: uint32(h)}
+	var pid uint32
+	windows.GetWindowThreadProcessId(h, &pid)
+	w.PID = int(pid)
+	if n, ok := names[pid]; ok {
+		w.ProcessName = n
+	} else {
+		w.ProcessName = processName(pid)
+		names[pid] = w.ProcessName
+	}
+	var r struct{ L, T, R, B int32 }
+	if ok, _, _ := procGetWindowRect.Call(uintptr(h), uintptr(unsafe.Pointer(&r))); ok != 0 {
+		ox, oy, _, _, _ := virtualScreen()
+		w.X, w.Y, w.Width, w.Height = int(r.L)-ox, int(r.T)-oy, int(r.R-r.L), int(r.B-r.T)
+	}
+	return w
+}
+
+func title(h windows.HWND) string {
+	n, _, _ := procGetWindowTextLengthW.Call(uintptr(h))
+	if n == 0 {
+		return ""
+	}
+	buf := make([]uint16, min(int(n)+1, maxTitleUnits))
+	procGetWindowTextW.Call(uintptr(h), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return windows.UTF16ToString(buf)
+}
+
+// processName is the executable's file name ("notepad.exe"), or "" when the process
+// cannot be opened (another user's, or protected).
+func processName(pid uint32) string {
+	p, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return processNameNone
+	}
+	defer windows.CloseHandle(p)
+	buf := make([]uint16, windows.MAX_LONG_PATH)
+	n := uint32(len(buf))
+	if err := windows.QueryFullProcessImageName(p, 0, &buf[0], &n); err != nil {
+		return processNameNone
+	}
+	return filepath.Base(windows.UTF16ToString(buf[:n]))
+}
+
+// find is the window best matching title by match (window.BestSubstring or
+// window.CloseMatches), or NOT_FOUND with the nearest titles.
+func (a windowsAPI) find(ctx context.Context, title, what string, match func([]desktop.Window, string) []desktop.Window) (desktop.Window, error) {
+	if strings.TrimSpace(title) == "" {
+		return desktop.Window{}, werr.Invalid("title must not be empty")
+	}
+	ws, err := a.List(ctx)
+	if err != nil {
+		return desktop.Window{}, err
+	}
+	if best := match(ws, title); len(best) > 0 {
+		return best[0], nil
+	}
+	return desktop.Window{}, window.NotFound(ws, what, title)
+}
+
+// Activate restores the window when minimized and makes it the foreground window.
+// Windows lets only the foreground process move the foreground elsewhere: attaching
+// to the foreground thread's input for the call is the usual way around that lock.
+func (a windowsAPI) Activate(ctx context.Context, title string) (desktop.Window, error) {
+	w, err := a.find(ctx, title, "title contains", window.BestSubstring)
+	if err != nil {
+		return w, err
+	}
+	h := windows.HWND(w.Handle)
+	if iconic, _, _ := procIsIconic.Call(uintptr(h)); iconic != 0 {
+		procShowWindow.Call(uintptr(h), swRestore)
+	}
+	defer lockThread()()
+	fg := windows.GetForegroundWindow()
+	self, _, _ := procGetCurrentThreadID.Call()
+	var pid uint32
+	other, _ := windows.GetWindowThreadProcessId(fg, &pid)
+	if fg != 0 && uintptr(other) != self {
+		procAttachThreadInput.Call(self, uintptr(other), 1)
+		defer procAttachThreadInput.Call(self, uintptr(other), 0)
+	}
+	procAllowSetForegroundWin.Call(asfwAnyProcess)
+	procBringWindowToTop.Call(uintptr(h))
+	procSetForegroundWindow.Call(uintptr(h))
+	if !waitFor(ctx, activateWait, func() bool { return windows.GetForegroundWindow() == h }) {
+		return w, werr.New(werr.Unavailable, "window %q did not become the foreground window", w.Title).
+			WithHint("Windows refuses to change the foreground while another program holds the foreground lock; click the window once, or call again")
+	}
+	return describe(h, map[uint32]string{}), nil
+}
+
+// CloseWindow posts WM_CLOSE, as the window's close button does, and reports whether
+// the window went away: one that asks to save changes stays open.
+func (a windowsAPI) CloseWindow(ctx context.Context, title string, protected func(pid int) bool) (desktop.CloseResult, error) {
+	w, err := a.find(ctx, title, "title matches (80% similarity, covering 80% of the title)", window.CloseMatches)
+	if err != nil {
+		return desktop.CloseResult{}, err
+	}
+	if protected != nil && protected(w.PID) {
+		return desktop.CloseResult{}, werr.New(werr.BlockedByPolicy, "window %q belongs to a protected process (%s, pid %d)", w.Title, w.ProcessName, w.PID)
+	}
+	h := windows.HWND(w.Handle)
+	if ok, _, e := procPostMessageW.Call(uintptr(h), wmClose, 0, 0); ok == 0 {
+		return desktop.CloseResult{}, werr.New(werr.Unavailable, "PostMessage(WM_CLOSE) to %q failed: %v", w.Title, e)
+	}
+	closed := waitFor(ctx, closeWait, func() bool { return !windows.IsWindow(h) })
+	return desktop.CloseResult{MatchedTitle: w.Title, ProcessName: w.ProcessName, Closed: closed}, nil
+}
+
+// Resize moves, sizes, maximizes, minimizes or restores the window best matching title.
+func (a windowsAPI) Resize(ctx context.Context, title, action string, x, y, w, h *int) (desktop.Window, error) {
+	act, err := desktop.ResizeAction(action, x, y, w, h)
+	if err != nil {
+		return desktop.Window{}, err
+	}
+	win, err := a.find(ctx, title, "title matches (80% similarity)", func(ws []desktop.Window, q string) []desktop.Window {
+		return window.BestFuzzy(ws, q, window.CloseThreshold)
+	})
+	if err != nil {
+		return win, err
+	}
+	hw := uintptr(win.Handle)
+	switch act {
+	case desktop.ActionMaximize:
+		procShowWindow.Call(hw, swMaximize)
+	case desktop.ActionMinimize:
+		procShowWindow.Call(hw, swMinimize)
+	case desktop.ActionRestore:
+		procShowWindow.Call(hw, swRestore)
+	case desktop.ActionMove:
+		err = setPos(hw, *x, *y, 0, 0, swpNoSize)
+	case desktop.ActionResize:
+		if x != nil {
+			err = setPos(hw, *x, *y, *w, *h, 0)
+		} else {
+			err = setPos(hw, 0, 0, *w, *h, swpNoMove)
+		}
+	}
+	if err != nil {
+		return win, err
+	}
+	return describe(windows.HWND(win.Handle), map[uint32]string{}), nil
+}
+
+func setPos(hw uintptr, x, y, w, h int, flags uintptr) error {
+	ox, oy, _, _, err := virtualScreen()
+	if err != nil {
+		return err
+	}
+	if ok, _, e := procSetWindowPos.Call(hw, 0, uintptr(x+ox), uintptr(y+oy), uintptr(w), uintptr(h), flags|swpNoZOrder|swpNoActivate); ok == 0 {
+		return werr.New(werr.Unavailable, "SetWindowPos failed: %v", e)
+	}
+	return nil
+}
+
+// FindBrowser is not available yet: the browser (Edge, then Chrome) is not wired on Windows.
+func (windowsAPI) FindBrowser(context.Context, string, func(uint32) string) (desktop.Window, error) {
+	return desktop.Window{}, werr.New(werr.Unsupported, "%s", "finding browser windows on Windows is not implemented yet")
+}
+
+func waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(pollInterval)
+	}
+	return true
+}
