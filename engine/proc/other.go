@@ -32,12 +32,6 @@ func Kill(ctx context.Context, pid int, startTime uint64, force bool, protected 
 // HostPIDs returns only the current process on this platform.
 func HostPIDs() []int { return []int{os.Getpid()} }
 
-// Protected protects everything on this platform, where processes cannot be inspected.
-func (p Protection) Protected(pid int, name string) bool { return true }
-
-// ProtectedPID is Protected with the name looked up.
-func (p Protection) ProtectedPID(pid int) bool { return true }
-
 // Resolve is not implemented on this platform.
 func Resolve(path string, dirs []string) (string, error) { return "", unsupported() }
 

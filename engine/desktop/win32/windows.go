@@ -4,13 +4,13 @@ package win32
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/engine/window"
 	"golang.org/x/sys/windows"
@@ -35,23 +35,22 @@ var (
 )
 
 const (
-	gwOwner         = 4
-	gwlExStyle      = -20
-	wsExToolWindow  = 0x00000080
-	swMaximize      = 3
-	swMinimize      = 6
-	swRestore       = 9
-	swpNoSize       = 0x0001
-	swpNoMove       = 0x0002
-	swpNoZOrder     = 0x0004
-	swpNoActivate   = 0x0010
-	wmClose         = 0x0010
-	closeWait       = 2 * time.Second
-	activateWait    = 2 * time.Second
-	pollInterval    = 20 * time.Millisecond
-	asfwAnyProcess  = ^uintptr(0) // ASFW_ANY
-	maxTitleUnits   = 1 << 12
-	processNameNone = ""
+	gwOwner        = 4
+	gwlExStyle     = -20
+	wsExToolWindow = 0x00000080
+	swMaximize     = 3
+	swMinimize     = 6
+	swRestore      = 9
+	swpNoSize      = 0x0001
+	swpNoMove      = 0x0002
+	swpNoZOrder    = 0x0004
+	swpNoActivate  = 0x0010
+	wmClose        = 0x0010
+	closeWait      = 2 * time.Second
+	activateWait   = 2 * time.Second
+	pollInterval   = 20 * time.Millisecond
+	asfwAnyProcess = ^uintptr(0) // ASFW_ANY
+	maxTitleUnits  = 1 << 12
 )
 
 // windowsAPI finds top-level windows with EnumWindows and changes them with the
@@ -125,17 +124,8 @@ func title(h windows.HWND) string {
 // processName is the executable's file name ("notepad.exe"), or "" when the process
 // cannot be opened (another user's, or protected).
 func processName(pid uint32) string {
-	p, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
-	if err != nil {
-		return processNameNone
-	}
-	defer windows.CloseHandle(p)
-	buf := make([]uint16, windows.MAX_LONG_PATH)
-	n := uint32(len(buf))
-	if err := windows.QueryFullProcessImageName(p, 0, &buf[0], &n); err != nil {
-		return processNameNone
-	}
-	return filepath.Base(windows.UTF16ToString(buf[:n]))
+	n, _ := proc.ImageName(int(pid))
+	return n
 }
 
 // find is the window best matching title by match (window.BestSubstring or

@@ -1,0 +1,302 @@
+//go:build linux
+
+// Package winetest runs the Windows build of w365 under wine on a private Xvfb, for
+// tests of the Windows backend on a Linux machine: it builds w365.exe, makes a fresh
+// WINEPREFIX with the ProcessPrng shim Go's runtime needs on wine 8 (NOTES.md), and
+// runs w365.exe and Windows programs (notepad) there.
+package winetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Debian's wine64 package puts the 64-bit loader and server here (not on PATH).
+const (
+	wineBin       = "/usr/lib/wine/wine64"
+	wineserverBin = "/usr/lib/wine/wineserver"
+	mingwGCC      = "x86_64-w64-mingw32-gcc"
+)
+
+// Wine is one private wine prefix on one private Xvfb screen.
+type Wine struct {
+	T testing.TB
+	// Exe is the w365.exe under test (a Linux path; wine maps / to Z:).
+	Exe string
+	// Prefix is the WINEPREFIX.
+	Prefix string
+	// Display is the Xvfb display, Width x Height its screen.
+	Display       string
+	Width, Height int
+	env           []string
+	dir           string // the working directory of what runs under wine
+	bootLog       string
+}
+
+// Require fails under CI=true and skips otherwise when wine or mingw is missing.
+func Require(t testing.TB) {
+	t.Helper()
+	var missing []string
+	for _, p := range []string{wineBin, wineserverBin} {
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, p+" (apt-get install -y wine64)")
+		}
+	}
+	if _, err := exec.LookPath(mingwGCC); err != nil {
+		missing = append(missing, mingwGCC+" (apt-get install -y gcc-mingw-w64-x86-64-win32)")
+	}
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		missing = append(missing, "Xvfb (apt-get install -y xvfb)")
+	}
+	if len(missing) == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("the wine tests need %s", strings.Join(missing, ", "))
+	}
+	t.Skipf("wine tests skipped: missing %s (CI=true makes this a failure)", strings.Join(missing, ", "))
+}
+
+// New builds w365.exe, starts an Xvfb screen of w x h and makes a prefix; everything
+// ends with the test.
+func New(t testing.TB, w, h int) *Wine {
+	t.Helper()
+	Require(t)
+	dir := t.TempDir()
+	x := &Wine{T: t, Exe: filepath.Join(dir, "w365.exe"), Prefix: filepath.Join(dir, "prefix"), Width: w, Height: h, dir: dir}
+	build := exec.Command("go", "build", "-o", x.Exe, "./cmd/w365")
+	build.Dir = moduleRoot(t)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("GOOS=windows go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(home, 0o700)
+	// An environment from an allowlist: nothing of the caller's reaches wine but PATH. A UTF-8
+	// locale, or wine reads non-ASCII arguments in the wrong code page.
+	x.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
+		"WINEPREFIX=" + x.Prefix, "WINEDEBUG=fixme-all,err+all", "WINEDLLOVERRIDES=mscoree,mshtml="}
+	x.setDisplay(startXvfb(t, w, h))
+	t.Cleanup(func() {
+		// Ends this prefix's wineserver and every wine process of the prefix (ours only).
+		x.command(context.Background(), wineserverBin, "-k").Run()
+	})
+	// A fresh prefix now and then comes up without its desktop process ("The explorer
+	// process failed to start", then wine's null driver: a 1024x768 screen and no windows
+	// on X; about one run in four on a loaded machine, cause not found yet). Restarting
+	// the prefix does not help, nor does a fresh prefix on the same screen: the retry
+	// takes a fresh screen and a fresh prefix.
+	for attempt := 1; ; attempt++ {
+		x.boot()
+		got, ok := x.screenOK()
+		if ok {
+			return x
+		}
+		if attempt == 2 {
+			t.Fatalf("wine's screen is %q, not the Xvfb screen %dx%d, twice; wineboot said:\n%s", got, w, h, x.bootLog)
+		}
+		t.Logf("wine's screen on %s is %q, not the Xvfb screen %dx%d: trying a fresh screen and prefix; wineboot said:\n%s", x.Display, got, w, h, x.bootLog)
+		x.run(wineserverBin, "-k")
+		x.run(wineserverBin, "-w")
+		os.RemoveAll(x.Prefix)
+		x.setDisplay(startXvfb(t, w, h))
+	}
+}
+
+// setDisplay points wine at display d.
+func (x *Wine) setDisplay(d string) {
+	x.Display = d
+	x.env = append(slices.DeleteFunc(x.env, func(e string) bool { return strings.HasPrefix(e, "DISPLAY=") }), "DISPLAY="+d)
+}
+
+// boot makes the prefix and installs the shim.
+func (x *Wine) boot() {
+	out, code, err := x.run(wineBin, "wineboot", "-i")
+	if err != nil || code != 0 {
+		x.T.Fatalf("wineboot -i: exit %d, %v\n%s", code, err, out)
+	}
+	x.bootLog = out[0] + out[1]
+	x.installShim()
+}
+
+// screenOK asks w365.exe (starting its host) whether wine's desktop is the Xvfb screen.
+func (x *Wine) screenOK() (string, bool) {
+	out, code, err := x.run(wineBin, x.Exe, "get-screen-size")
+	got := strings.TrimSpace(out[0])
+	return got + " " + strings.TrimSpace(out[1]), err == nil && code == 0 && got == fmt.Sprintf("%dx%d", x.Width, x.Height)
+}
+
+// installShim builds testdata/prng.c into bcryptprimitives.dll in the prefix's
+// system32: wine 8 lacks ProcessPrng, which Go's Windows runtime calls at start.
+func (x *Wine) installShim() {
+	_, self, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(self), "testdata", "prng.c")
+	dll := filepath.Join(x.Prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll")
+	if out, err := exec.Command(mingwGCC, "-shared", "-o", dll, src, "-ladvapi32").CombinedOutput(); err != nil {
+		x.T.Fatalf("building the ProcessPrng shim: %v\n%s", err, out)
+	}
+}
+
+// command runs a wine program with address-space randomisation off (setarch -R):
+// Debian's wine64 comes without wine's preloader, which reserves the addresses wine
+// needs before the system maps anything there, and without it a start fails now and
+// then ("failed to map the shared user data", or a desktop process that never reaches
+// the X server, leaving a 1024x768 screen of wine's null driver).
+func (x *Wine) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, "setarch", append([]string{"x86_64", "-R", name}, args...)...)
+	c.Env, c.Dir = x.env, x.dir
+	return c
+}
+
+// Result is one finished w365.exe run.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run runs w365.exe with args under wine and waits for it (two minutes at most).
+func (x *Wine) Run(args ...string) Result {
+	x.T.Helper()
+	out, code, err := x.run(wineBin, append([]string{x.Exe}, args...)...)
+	if err != nil {
+		x.T.Fatalf("w365.exe %s: %v", strings.Join(args, " "), err)
+	}
+	return Result{Stdout: out[0], Stderr: out[1], Code: code}
+}
+
+// run runs a program of the prefix and returns its stdout and stderr. They go to files,
+// not pipes: the wineserver and the background host a run starts inherit its descriptors
+// and keep a pipe open long after the run has ended.
+func (x *Wine) run(name string, args ...string) (out [2]string, code int, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var files [2]*os.File
+	for i := range files {
+		if files[i], err = os.CreateTemp(x.dir, "out"); err != nil {
+			return out, 0, err
+		}
+		defer os.Remove(files[i].Name())
+		defer files[i].Close()
+	}
+	c := x.command(ctx, name, args...)
+	c.Stdout, c.Stderr = files[0], files[1]
+	err = c.Run()
+	for i, f := range files {
+		b, _ := os.ReadFile(f.Name())
+		out[i] = string(b)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out, ee.ExitCode(), nil
+	}
+	return out, 0, err
+}
+
+// MustRun is Run that fails the test on a non-zero exit, returning stdout.
+func (x *Wine) MustRun(args ...string) string {
+	x.T.Helper()
+	r := x.Run(args...)
+	if r.Code != 0 {
+		x.T.Fatalf("w365.exe %s: exit %d\nstdout: %s\nstderr: %s\nhost log: %s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr, x.HostLog())
+	}
+	return r.Stdout
+}
+
+// JSON runs w365.exe args --json and decodes its result into v.
+func (x *Wine) JSON(v any, args ...string) {
+	x.T.Helper()
+	out := x.MustRun(append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		x.T.Fatalf("w365.exe %s: %v in %q", strings.Join(args, " "), err, out)
+	}
+}
+
+// HostLog is the background host's log in the prefix, for failure messages.
+func (x *Wine) HostLog() string {
+	logs, _ := filepath.Glob(filepath.Join(x.Prefix, "drive_c", "users", "*", "AppData", "Local", "w365", "host.log"))
+	var b []byte
+	for _, l := range logs {
+		c, _ := os.ReadFile(l)
+		b = append(b, c...)
+	}
+	return string(b)
+}
+
+// Start starts a Windows program of the prefix (notepad) in the background; it ends
+// with the prefix.
+func (x *Wine) Start(prog string, args ...string) {
+	x.T.Helper()
+	c := x.command(context.Background(), wineBin, append([]string{prog}, args...)...)
+	if err := c.Start(); err != nil {
+		x.T.Fatalf("wine %s: %v", prog, err)
+	}
+	go c.Wait()
+}
+
+// startXvfb starts a private Xvfb screen on a random display number from 400 on. Not
+// the lowest free one (-displayfd alone): other tests' X servers come and go there, some
+// in namespaces of their own whose lock files this one cannot see, and a wine that
+// reaches one of those (which want an Xauthority) falls back to its null driver.
+func startXvfb(t testing.TB, w, h int) string {
+	for range 10 {
+		n := 400 + rand.IntN(3000)
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		if d, ok := tryXvfb(t, n, w, h); ok {
+			return d
+		}
+	}
+	t.Fatal("no Xvfb display could be started in 10 attempts")
+	return ""
+}
+
+func tryXvfb(t testing.TB, n, w, h int) (string, bool) {
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", w, h), "-nolisten", "tcp")
+	c.ExtraFiles = []*os.File{wr}
+	if err := c.Start(); err != nil {
+		t.Fatalf("Xvfb: %v", err)
+	}
+	wr.Close()
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 16)
+		k, _ := r.Read(b) // EOF at once when Xvfb exits (display in use)
+		got <- strings.TrimSpace(string(b[:k]))
+	}()
+	select {
+	case d := <-got:
+		if d == strconv.Itoa(n) {
+			t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+			return ":" + d, true
+		}
+	case <-time.After(30 * time.Second):
+	}
+	c.Process.Kill()
+	c.Wait()
+	return "", false
+}
+
+// moduleRoot is the directory of go.mod.
+func moduleRoot(t testing.TB) string {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
