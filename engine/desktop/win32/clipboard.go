@@ -5,6 +5,7 @@ package win32
 import (
 	"context"
 	"runtime"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -42,8 +43,9 @@ const (
 // it owns for its lifetime, on one OS thread (a window belongs to the thread that made
 // it): what it writes stays on the clipboard after the caller has gone.
 type Clipboard struct {
-	ops  chan func(hwnd uintptr)
-	done chan struct{}
+	ops   chan func(hwnd uintptr)
+	done  chan struct{}
+	close sync.Once
 }
 
 func openClipboard() (*Clipboard, error) {
@@ -167,11 +169,7 @@ func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
 
 // Close ends the owner thread and destroys its window.
 func (c *Clipboard) Close() error {
-	select {
-	case <-c.done:
-	default:
-		close(c.done)
-	}
+	c.close.Do(func() { close(c.done) })
 	return nil
 }
 
