@@ -90,3 +90,18 @@ func ParseButton(name string, allowSide bool) (string, error) {
 	return "", werr.Invalid("unknown mouse button %q: allowed values are %s", name, allowed).
 		WithDetail("allowed", strings.Split(allowed, ", "))
 }
+
+// ClickCount checks a click's count (0 means 1; a double click is 2) and its point (both
+// coordinates or neither, for the cursor position), the same on every backend.
+func ClickCount(count int, x, y *int) (int, error) {
+	if count == 0 {
+		count = 1
+	}
+	if count != 1 && count != 2 {
+		return 0, werr.Invalid("clickCount must be 1 or 2, got %d", count)
+	}
+	if (x == nil) != (y == nil) {
+		return 0, werr.Invalid("give both x and y, or neither to click at the cursor position")
+	}
+	return count, nil
+}

@@ -349,14 +349,8 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 	if err != nil {
 		return err
 	}
-	if count == 0 {
-		count = 1
-	}
-	if count != 1 && count != 2 {
-		return werr.Invalid("clickCount must be 1 or 2, got %d", count)
-	}
-	if (x == nil) != (y == nil) {
-		return werr.Invalid("give both x and y, or neither to click at the cursor position")
+	if count, err = desktop.ClickCount(count, x, y); err != nil {
+		return err
 	}
 	s, err := c.beginMouse(ctx, "click", true)
 	if err != nil {
