@@ -22,15 +22,7 @@ import (
 // a line waits behind another client's call.
 func TestREPLRemembersCompletesAndShowsTheQueue(t *testing.T) {
 	displaytest.Require(t, "tmux", "chromium")
-	if testing.Short() && os.Getenv("CI") != "true" {
-		displaytest.Missing(t, "a full (not -short) test run")
-	}
-	bin := testBinary(t)
-	dir := t.TempDir()
-	runtimeDir := filepath.Join(dir, "run")
-	os.MkdirAll(runtimeDir, 0o700)
-	env := []string{"W365_RUNTIME_DIR=" + runtimeDir, "XDG_STATE_HOME=" + dir, "HOME=" + dir}
-	t.Cleanup(func() { killHost(t, bin, env, runtimeDir) })
+	bin, dir, env := terminalWorld(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(e2etest.Root(), "testdata", "pages"))))
 	t.Cleanup(srv.Close)
 

@@ -48,15 +48,7 @@ func alive(pid int) bool {
 // SIGTERM must end it whoever its parent is.
 func TestREPLUnderMakeEndsWithItsTerminalOrSIGTERM(t *testing.T) {
 	displaytest.Require(t, "tmux", "make")
-	if testing.Short() && os.Getenv("CI") != "true" {
-		displaytest.Missing(t, "a full (not -short) test run")
-	}
-	bin := testBinary(t)
-	dir := t.TempDir()
-	runtimeDir := filepath.Join(dir, "run")
-	os.MkdirAll(runtimeDir, 0o700)
-	env := []string{"W365_RUNTIME_DIR=" + runtimeDir, "XDG_STATE_HOME=" + dir, "HOME=" + dir}
-	t.Cleanup(func() { killHost(t, bin, env, runtimeDir) })
+	bin, dir, env := terminalWorld(t)
 	mk := filepath.Join(dir, "Makefile")
 	os.WriteFile(mk, []byte(".PHONY: run\nrun:\n\tenv -u W365_SESSION -u DISPLAY "+strings.Join(env, " ")+" LANG=C.UTF-8 "+bin+" --virtual repl\n"), 0o600)
 
@@ -100,4 +92,21 @@ func TestREPLUnderMakeEndsWithItsTerminalOrSIGTERM(t *testing.T) {
 		syscall.Kill(repl, syscall.SIGTERM)
 		waitGone(t, repl, "SIGTERM")
 	})
+}
+
+// terminalWorld is a REPL-in-a-terminal test's world: the binary, a private directory and
+// the environment of a private host there (stopped when the test ends). Only full runs
+// drive a terminal.
+func terminalWorld(t *testing.T) (bin, dir string, env []string) {
+	t.Helper()
+	if testing.Short() && os.Getenv("CI") != "true" {
+		displaytest.Missing(t, "a full (not -short) test run")
+	}
+	bin = testBinary(t)
+	dir = t.TempDir()
+	runtimeDir := filepath.Join(dir, "run")
+	os.MkdirAll(runtimeDir, 0o700)
+	env = []string{"W365_RUNTIME_DIR=" + runtimeDir, "XDG_STATE_HOME=" + dir, "HOME=" + dir}
+	t.Cleanup(func() { killHost(t, bin, env, runtimeDir) })
+	return bin, dir, env
 }

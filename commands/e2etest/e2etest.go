@@ -172,14 +172,20 @@ func (h *Harness) RunInput(dir string, in io.Reader, args ...string) Result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	code := 0
+	code := h.exitCode(args, err)
+	return Result{out.String(), errb.String(), code}
+}
+
+// exitCode is a finished run's exit status; a run that could not start fails the test.
+func (h *Harness) exitCode(args []string, err error) int {
+	h.T.Helper()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		h.T.Fatalf("run %v: %v", args, err)
 	}
-	return Result{out.String(), errb.String(), code}
+	return 0
 }
 
 // RunTerminal runs the CLI with stdin and stdout on a pseudo-terminal (as a person at
@@ -202,13 +208,7 @@ func (h *Harness) RunTerminal(args ...string) Result {
 	go func() { io.Copy(&out, tty); close(done) }() // ends with EIO when the child exits
 	err = cmd.Wait()
 	<-done
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		h.T.Fatalf("run %v: %v", args, err)
-	}
+	code := h.exitCode(args, err)
 	return Result{strings.ReplaceAll(out.String(), "\r\n", "\n"), errb.String(), code}
 }
 
