@@ -7,6 +7,7 @@
 package winetest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,37 +87,17 @@ func New(t testing.TB, w, h int) *Wine {
 	// locale, or wine reads non-ASCII arguments in the wrong code page.
 	x.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
 		"WINEPREFIX=" + x.Prefix, "WINEDEBUG=fixme-all,err+all", "WINEDLLOVERRIDES=mscoree,mshtml="}
-	x.setDisplay(startXvfb(t, w, h))
+	x.Display = startXvfb(t, w, h)
+	x.env = append(x.env, "DISPLAY="+x.Display)
 	t.Cleanup(func() {
 		// Ends this prefix's wineserver and every wine process of the prefix (ours only).
 		x.command(context.Background(), wineserverBin, "-k").Run()
 	})
-	// A fresh prefix now and then comes up without its desktop process ("The explorer
-	// process failed to start", then wine's null driver: a 1024x768 screen and no windows
-	// on X; about one run in four on a loaded machine, cause not found yet). Restarting
-	// the prefix does not help, nor does a fresh prefix on the same screen: the retry
-	// takes a fresh screen and a fresh prefix.
-	for attempt := 1; ; attempt++ {
-		x.boot()
-		got, ok := x.screenOK()
-		if ok {
-			return x
-		}
-		if attempt == 2 {
-			t.Fatalf("wine's screen is %q, not the Xvfb screen %dx%d, twice; wineboot said:\n%s", got, w, h, x.bootLog)
-		}
-		t.Logf("wine's screen on %s is %q, not the Xvfb screen %dx%d: trying a fresh screen and prefix; wineboot said:\n%s", x.Display, got, w, h, x.bootLog)
-		x.run(wineserverBin, "-k")
-		x.run(wineserverBin, "-w")
-		os.RemoveAll(x.Prefix)
-		x.setDisplay(startXvfb(t, w, h))
+	x.boot()
+	if got, ok := x.screenOK(); !ok {
+		t.Fatalf("wine's screen is %q, not the Xvfb screen %dx%d; wineboot said:\n%s", got, w, h, x.bootLog)
 	}
-}
-
-// setDisplay points wine at display d.
-func (x *Wine) setDisplay(d string) {
-	x.Display = d
-	x.env = append(slices.DeleteFunc(x.env, func(e string) bool { return strings.HasPrefix(e, "DISPLAY=") }), "DISPLAY="+d)
+	return x
 }
 
 // boot makes the prefix and installs the shim.
@@ -243,10 +223,8 @@ func (x *Wine) Start(prog string, args ...string) {
 	go c.Wait()
 }
 
-// startXvfb starts a private Xvfb screen on a random display number from 400 on. Not
-// the lowest free one (-displayfd alone): other tests' X servers come and go there, some
-// in namespaces of their own whose lock files this one cannot see, and a wine that
-// reaches one of those (which want an Xauthority) falls back to its null driver.
+// startXvfb starts a private Xvfb screen on a random display number from 400 on, away
+// from the low numbers where other tests' X servers (-displayfd alone) come and go.
 func startXvfb(t testing.TB, w, h int) string {
 	for range 10 {
 		n := 400 + rand.IntN(3000)
@@ -273,11 +251,12 @@ func tryXvfb(t testing.TB, n, w, h int) (string, bool) {
 		t.Fatalf("Xvfb: %v", err)
 	}
 	wr.Close()
+	// Xvfb writes the number and the newline in two writes and dies ("Cannot write display
+	// number to fd 3") if the pipe's reader is gone in between: read the whole line.
 	got := make(chan string, 1)
 	go func() {
-		b := make([]byte, 16)
-		k, _ := r.Read(b) // EOF at once when Xvfb exits (display in use)
-		got <- strings.TrimSpace(string(b[:k]))
+		line, _ := bufio.NewReader(r).ReadString('\n') // EOF at once when Xvfb exits (display in use)
+		got <- strings.TrimSpace(line)
 	}()
 	select {
 	case d := <-got:
