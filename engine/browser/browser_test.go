@@ -1049,8 +1049,10 @@ func TestBrowserExtras(t *testing.T) {
 			t.Fatal(err)
 		}
 		var tabs []browser.TabInfo
-		for range 100 { // the other browser may still be loading its page
-			if tabs, err = b2.ListTabs(tctx(t)); err != nil || (len(tabs) == 1 && tabs[0].Title != "") {
+		// The other browser may still be loading its page: until the <title> is parsed, a
+		// tab's title is its URL.
+		for range 100 {
+			if tabs, err = b2.ListTabs(tctx(t)); err != nil || (len(tabs) == 1 && tabs[0].Title == "Third") {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
