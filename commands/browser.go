@@ -176,7 +176,7 @@ const targetDoc = "a ref from the latest browser_snapshot or browser_find (e5, o
 
 // BrowserClickIn is browser_click's input: W365 selector or PW target.
 type BrowserClickIn struct {
-	Selector    string   `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Selector    string   `json:"selector,omitempty"`
 	Target      string   `json:"target,omitempty" jsonschema:"ref (e5) or CSS selector"`
 	Button      string   `json:"button,omitempty" w365:"enum=left|right|middle|Left|Right|Middle,default=left"`
 	DoubleClick bool     `json:"doubleClick,omitempty" w365:"default=false"`
@@ -186,12 +186,12 @@ type BrowserClickIn struct {
 
 // BrowserTypeIn is browser_type's input.
 type BrowserTypeIn struct {
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Selector string `json:"selector,omitempty"`
 	Target   string `json:"target,omitempty" jsonschema:"ref (e5) or CSS selector"`
-	Text     string `json:"text" jsonschema:"at most 20000 characters" w365:"maxLength=20000"`
+	Text     string `json:"text" w365:"maxLength=20000"`
 	Append   bool   `json:"append,omitempty" jsonschema:"type at the end of the current value" w365:"default=false"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter after" w365:"default=false"`
-	Slowly   bool   `json:"slowly,omitempty" jsonschema:"(always one key per character)" w365:"default=false"`
+	Slowly   bool   `json:"slowly,omitempty" w365:"default=false"`
 }
 
 // pickTarget chooses between the W365 selector and the PW target.
@@ -232,9 +232,9 @@ func (o TextOut) Text() string {
 
 // WaitForIn is browser_wait_for's input (W365 selector form and PW text forms).
 type WaitForIn struct {
-	Selector  string  `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Selector  string  `json:"selector,omitempty"`
 	Text      string  `json:"text,omitempty" jsonschema:"text to appear (inside selector if given)"`
-	TextGone  string  `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	TextGone  string  `json:"textGone,omitempty"`
 	Visible   bool    `json:"visible,omitempty" w365:"default=false"`
 	TimeoutMs int     `json:"timeoutMs,omitempty" w365:"min=1,max=30000,default=5000"`
 	Time      float64 `json:"time,omitempty" jsonschema:"seconds to wait first" w365:"min=0,max=30"`
@@ -279,7 +279,7 @@ func (o RunCodeOut) Text() string { return o.Result }
 type BrowserShotIn struct {
 	Type     string `json:"type,omitempty" w365:"enum=png|jpeg,default=png"`
 	Target   string `json:"target,omitempty" jsonschema:"one element: ref (e5) or CSS selector"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole scrollable page" w365:"default=false"`
+	FullPage bool   `json:"fullPage,omitempty" w365:"default=false"`
 }
 
 // PageImageOut is a browser capture.
@@ -308,7 +308,7 @@ func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOpti
 
 // SelectOptionIn is browser_select_option's input.
 type SelectOptionIn struct {
-	Selector string   `json:"selector" jsonschema:"CSS selector" w365:"minLength=1"`
+	Selector string   `json:"selector" w365:"minLength=1"`
 	Values   []string `json:"values" jsonschema:"values or labels" w365:"minItems=1"`
 }
 
@@ -339,8 +339,8 @@ func (o FillFormOut) Text() string {
 
 // BrowserDragIn is browser_drag's input.
 type BrowserDragIn struct {
-	SourceSelector string `json:"sourceSelector" jsonschema:"CSS selector" w365:"minLength=1"`
-	TargetSelector string `json:"targetSelector" jsonschema:"CSS selector" w365:"minLength=1"`
+	SourceSelector string `json:"sourceSelector" w365:"minLength=1"`
+	TargetSelector string `json:"targetSelector" w365:"minLength=1"`
 }
 
 // TabIn picks a tab by index or id.
@@ -385,7 +385,7 @@ func (o TabOut) Text() string { return fmt.Sprintf("%d %s %q", o.Index, o.URL, o
 
 // NewTabIn is browser_new_tab's input.
 type NewTabIn struct {
-	URL string `json:"url,omitempty" jsonschema:"omit for a blank tab"`
+	URL string `json:"url,omitempty"`
 }
 
 // CreateTabsIn is browser_create_tabs's input.

@@ -55,7 +55,7 @@ type ClickIn struct {
 	X          *int   `json:"x,omitempty"`
 	Y          *int   `json:"y,omitempty"`
 	Button     string `json:"button,omitempty" w365:"enum=Left|Right|Middle|Forward|Backward,default=Left"`
-	ClickCount int    `json:"clickCount,omitempty" jsonschema:"2 for a double click" w365:"min=1,max=2,default=1"`
+	ClickCount int    `json:"clickCount,omitempty" w365:"min=1,max=2,default=1"`
 }
 
 // ClickOut says what was clicked.
@@ -107,7 +107,7 @@ type ScrollOut struct {
 
 // TypeIn is type_text's input.
 type TypeIn struct {
-	Text     string `json:"text" jsonschema:"any Unicode; newline = Enter, tab = Tab; at most 20000 characters (262144 with usePaste)" w365:"maxLength=262144"`
+	Text     string `json:"text" jsonschema:"newline = Enter, tab = Tab; at most 20000 characters (262144 with usePaste)" w365:"maxLength=262144"`
 	UsePaste bool   `json:"usePaste,omitempty" jsonschema:"paste via the clipboard (ctrl+v)" w365:"default=false"`
 }
 
@@ -148,7 +148,7 @@ type WaitOut struct {
 // MoveMouse is the tool move_mouse (w365 move-mouse).
 var MoveMouse = tool.Define(tool.Tool{
 	Name: "move_mouse", Legacy: []string{"mcp_desktop_move_mouse"}, Aliases: []string{"move"},
-	Summary: "Move the cursor to screen pixel (x, y). FAILSAFE near corners",
+	Summary: "Move the cursor to screen pixel (x, y)",
 	Long: "Moves the cursor to (x, y) in screen pixels. To click there, use click instead.\n" +
 		"Refused with FAILSAFE when the target lies within 5 px of a screen corner.",
 	Example:     "  $ w365 move-mouse 640 400\n  $ w365 move --x 10 --y 500 --json",
@@ -169,7 +169,7 @@ var MoveMouse = tool.Define(tool.Tool{
 // Click is the tool click (w365 click).
 var Click = tool.Define(tool.Tool{
 	Name: "click", Legacy: []string{"mcp_desktop_click"},
-	Summary: "Click at screen pixel (x, y), or at the cursor when both are omitted. FAILSAFE near corners",
+	Summary: "Click at screen pixel (x, y), or at the cursor when both are omitted",
 	Long: "Clicks at (x, y), or at the current cursor position when both are omitted. Buttons: Left, Right,\n" +
 		"Middle, Forward, Backward (X11 buttons 1, 3, 2, 9, 8); clickCount 2 is one double click.\n" +
 		"Refused with FAILSAFE near screen corners (see move_mouse).",
@@ -209,7 +209,7 @@ var GetCursorPosition = tool.Define(tool.Tool{
 // DragMouse is the tool drag_mouse (w365 drag-mouse).
 var DragMouse = tool.Define(tool.Tool{
 	Name: "drag_mouse", Legacy: []string{"mcp_desktop_drag_mouse"}, Aliases: []string{"drag"},
-	Summary: "Drag with a button held from one screen point to another. FAILSAFE near corners",
+	Summary: "Drag with a button held from one screen point to another",
 	Long: "Drags from (startX, startY) to (endX, endY) in small steps, ending exactly on the end point.\n" +
 		"The button is always released, even when something fails midway. Refused with FAILSAFE\n" +
 		"before anything is pressed when any point of the path lies near a screen corner.",

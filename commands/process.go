@@ -43,7 +43,7 @@ func (o ProcessesOut) Text() string {
 
 // KillIn is kill_process's input.
 type KillIn struct {
-	PID       int    `json:"pid" jsonschema:"from list_processes" w365:"min=1"`
+	PID       int    `json:"pid" w365:"min=1"`
 	StartTime uint64 `json:"startTime" jsonschema:"startTimeTicks from list_processes"`
 	Force     bool   `json:"force,omitempty" jsonschema:"SIGKILL instead of SIGTERM" w365:"default=false"`
 }
@@ -88,7 +88,7 @@ var ListProcesses = tool.Define(tool.Tool{
 // KillProcess is the tool kill_process (w365 kill-process).
 var KillProcess = tool.Define(tool.Tool{
 	Name: "kill_process", Legacy: []string{"mcp_desktop_kill_process"}, Aliases: []string{"kill"},
-	Summary: "End a process of the session by pid, guarded by its start time; system processes are protected",
+	Summary: "End a process by pid and start time; system processes are protected",
 	Long: "Acts on the processes list_processes shows: any other is refused with BLOCKED_BY_POLICY.\n" +
 		"Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
 		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +

@@ -38,11 +38,11 @@ type SessionOut struct {
 	LastUsed  time.Time `json:"lastUsed"`
 	Queued    int       `json:"queued"`
 	// Env lets a user run their own programs on the session's desktop.
-	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY and DBUS_SESSION_BUS_ADDRESS of the desktop"`
+	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS"`
 	// Policy is the host's policy in force (session details only).
 	Policy *policy.Summary `json:"policy,omitempty"`
 	// LiveViewURL is set when the host serves HTTP.
-	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"page showing the desktop live; the URL is its credential"`
+	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
 }
 
 func sessionOut(i session.Info) SessionOut {
@@ -103,7 +103,7 @@ var ListSessions = tool.Define(tool.Tool{
 var StartSession = tool.Define(tool.Tool{
 	Name: "mcp_W365ComputerUse_StartSession", Legacy: []string{"start_session"},
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
-	Summary: "Start a session: a fresh virtual desktop and browser profile; pass its sessionId to other tools",
+	Summary: "Start a session with its own virtual desktop and browser profile",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +
 		"sessionId (128 random bits, or the name given: letters, digits, '.', '_', '-', at most 64).\n" +
 		"Pass it to other tools as sessionId (MCP) or --session (CLI). Only 'default' exists without\n" +
@@ -214,5 +214,5 @@ type BrowserSessionIn struct {
 // BrowserSessionOut is a new browser session.
 type BrowserSessionOut struct {
 	BrowserSessionID string `json:"browserSessionId"`
-	LiveViewURL      string `json:"liveViewUrl,omitempty" jsonschema:"a page showing the session's desktop live (view-only); the URL is its credential"`
+	LiveViewURL      string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
 }

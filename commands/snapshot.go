@@ -159,16 +159,16 @@ func (o SnapshotOut) Text() string {
 
 // RefIn names an element of a snapshot.
 type RefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
-	Ref        string `json:"ref" jsonschema:"e.g. e5"`
+	SnapshotID string `json:"snapshotId" jsonschema:"or \"latest\""`
+	Ref        string `json:"ref"`
 }
 
 // ClickRefIn is browser_click_ref's input.
 type ClickRefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
-	Ref        string `json:"ref" jsonschema:"e.g. e5"`
+	SnapshotID string `json:"snapshotId" jsonschema:"or \"latest\""`
+	Ref        string `json:"ref"`
 	Button     string `json:"button,omitempty" w365:"enum=Left|Right|Middle,default=Left"`
-	ClickCount int    `json:"clickCount,omitempty" jsonschema:"2 for a double click" w365:"default=1,min=1,max=2"`
+	ClickCount int    `json:"clickCount,omitempty" w365:"default=1,min=1,max=2"`
 }
 
 // PointOut reports where the pointer acted.
@@ -202,9 +202,9 @@ func dialogOf(d *browser.Dialog) browser.Dialog {
 
 // TypeRefIn is browser_type_ref's input.
 type TypeRefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
-	Ref        string `json:"ref" jsonschema:"e.g. e5"`
-	Text       string `json:"text" jsonschema:"at most 20000 characters" w365:"maxLength=20000"`
+	SnapshotID string `json:"snapshotId" jsonschema:"or \"latest\""`
+	Ref        string `json:"ref"`
+	Text       string `json:"text" w365:"maxLength=20000"`
 	Clear      bool   `json:"clear,omitempty" w365:"default=true"`
 }
 
@@ -221,8 +221,8 @@ func (o TypeRefOut) Text() string {
 
 // KeypressRefIn is browser_keypress_ref's input.
 type KeypressRefIn struct {
-	SnapshotID string   `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
-	Ref        string   `json:"ref" jsonschema:"e.g. e5"`
+	SnapshotID string   `json:"snapshotId" jsonschema:"or \"latest\""`
+	Ref        string   `json:"ref"`
 	Key        string   `json:"key" jsonschema:"Enter, Escape, Tab, ArrowDown, F1... or a character"`
 	Modifiers  []string `json:"modifiers,omitempty" w365:"enum=Ctrl|Shift|Alt|Meta"`
 }
@@ -238,10 +238,10 @@ func (o DoneOut) Text() string { return o.Message + dialogNote(o.Dialog) }
 
 // ScrollRefIn is browser_scroll_ref's input.
 type ScrollRefIn struct {
-	SnapshotID string `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
-	Ref        string `json:"ref" jsonschema:"e.g. e5"`
-	DeltaX     int    `json:"deltaX,omitempty" jsonschema:"pixels" w365:"default=0"`
-	DeltaY     int    `json:"deltaY,omitempty" jsonschema:"pixels" w365:"default=0"`
+	SnapshotID string `json:"snapshotId" jsonschema:"or \"latest\""`
+	Ref        string `json:"ref"`
+	DeltaX     int    `json:"deltaX,omitempty" w365:"default=0"`
+	DeltaY     int    `json:"deltaY,omitempty" w365:"default=0"`
 }
 
 // ScrollRefOut reports the element's scroll position afterwards.
@@ -260,8 +260,8 @@ func (o ScrollRefOut) Text() string {
 
 // SetFileInputRefIn is browser_set_file_input_ref's input.
 type SetFileInputRefIn struct {
-	SnapshotID string   `json:"snapshotId" jsonschema:"from browser_snapshot/find, or latest"`
-	Ref        string   `json:"ref" jsonschema:"e.g. e5"`
+	SnapshotID string   `json:"snapshotId" jsonschema:"or \"latest\""`
+	Ref        string   `json:"ref"`
 	FilePaths  []string `json:"filePaths" jsonschema:"in Documents, Downloads, Desktop or temp" w365:"maxItems=100"`
 }
 

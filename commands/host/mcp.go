@@ -78,10 +78,13 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
 				"a sandboxed shell and Python, browser automation and accessibility trees. Coordinates are screen pixels. " +
-				"Mouse operations are refused (FAILSAFE) near screen corners.",
+				"Mouse operations are refused (FAILSAFE) near screen corners. Every tool acts on the default session " +
+				"unless given a sessionId (from mcp_W365ComputerUse_StartSession) or, for browser_ tools, a " +
+				"browserSessionId (from create_browser_session).",
 			Logger:       slog.New(slog.DiscardHandler),
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
+	s.AddReceivingMiddleware(leanToolLists)
 	for _, t := range commands.All() {
 		// The policy's tool lists: a tool they leave out is neither listed nor callable.
 		if !o.Selected(t) || !h.policy.ToolAllowed(append([]string{t.Name}, t.Legacy...)...) {

@@ -6,28 +6,23 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The descriptions of the session parameters, one short text on every tool: they are on
-// most tools, and tools/list is paid for by every conversation.
-const (
-	SessionIDHelp        = "Session id (default: default)"
-	BrowserSessionIDHelp = "From create_browser_session"
-)
-
 // addSessionParams declares the optional parameter that names a call's session: sessionId
 // on every session-scoped tool, browserSessionId instead on the browser tools (TOOLS.md
-// P1/P2, the same id space). A field of the tool's own input by either name wins.
+// P1/P2, the same id space). A field of the tool's own input by either name wins. The
+// parameters have no description: their names say where the ids come from, the server's
+// instructions say it once, and tools/list is paid for by every conversation.
 func addSessionParams(t *Tool, in *jsonschema.Schema) {
 	if t.Sessionless {
 		return
 	}
-	name, help := "sessionId", SessionIDHelp
+	name := "sessionId"
 	if strings.HasPrefix(t.Name, "browser_") {
-		name, help = "browserSessionId", BrowserSessionIDHelp
+		name = "browserSessionId"
 	}
 	if in.Properties == nil {
 		in.Properties = map[string]*jsonschema.Schema{}
 	}
 	if _, ok := in.Properties[name]; !ok {
-		in.Properties[name] = &jsonschema.Schema{Type: "string", Description: help}
+		in.Properties[name] = &jsonschema.Schema{Type: "string"}
 	}
 }

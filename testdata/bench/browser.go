@@ -45,6 +45,7 @@ type bsys struct {
 	err    error
 	stderr *capBuf
 	pageID float64 // chrome-devtools-mcp's selected page
+	wire   *wireMeter
 
 	mu    sync.Mutex
 	calls map[string][]time.Duration // per tool, while recording
@@ -113,9 +114,7 @@ func (s *bsys) call(name string, args map[string]any) (result, error) {
 	}
 	r.text = sb.String()
 	r.textBytes = len(r.text)
-	if b, err := json.Marshal(res); err == nil {
-		r.wireBytes = len(b)
-	}
+	r.wireBytes = int(s.wire.last.Load())
 	if m, ok := res.StructuredContent.(map[string]any); ok {
 		if t, ok := m["text"].(string); ok {
 			r.fieldText = len(t)
@@ -185,7 +184,8 @@ func startPeer(name string, env []string, dir string, script string, args ...str
 	c := mcp.NewClient(&mcp.Implementation{Name: "w365-bench", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	s.wire = &wireMeter{Transport: &mcp.CommandTransport{Command: cmd}}
+	cs, err := c.Connect(ctx, s.wire, nil)
 	if err != nil {
 		s.err = fmt.Errorf("start: %v%s", err, s.stderr.tail())
 		return s
@@ -404,8 +404,8 @@ func benchBrowser(env []string, rt string) {
 	defer srv.Close()
 
 	// The three systems, all headful on the session display, same browser binary.
-	w := &bsys{name: "w365"}
-	if cs, err := connectErr(env); err != nil {
+	w := &bsys{name: "w365", wire: &wireMeter{}}
+	if cs, err := connectErr(env, w.wire); err != nil {
 		w.err = err
 	} else {
 		w.cs = cs
@@ -817,35 +817,40 @@ func benchBrowser(env []string, rt string) {
 }
 
 // connectErr is connect without the exit: the browser part reports and goes on.
-func connectErr(env []string) (*mcp.ClientSession, error) {
+func connectErr(env []string, wire *wireMeter) (*mcp.ClientSession, error) {
 	cmd := exec.Command(*bin, "serve", "--mcp")
 	cmd.Env = env
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench-browser", Version: "1"}, nil)
-	return c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	wire.Transport = &mcp.CommandTransport{Command: cmd}
+	return c.Connect(context.Background(), wire, nil)
 }
 
-// listSizes prints what each system's tools/list costs: the whole result as the wire
-// carries it, its tool count and bytes per tool (w365's own guard: TestToolsListFitsItsBudget).
+// listSizes prints what each system's tools/list costs: the results as the server wrote
+// them (all pages), its tool count and bytes per tool (w365's own guard:
+// TestToolsListFitsItsBudget).
 func listSizes(ss ...*bsys) {
 	fmt.Printf("\n%-44s %12s %6s %12s\n", "tools/list", "bytes", "tools", "bytes/tool")
 	for _, s := range ss {
 		if !s.ok() {
 			continue
 		}
-		var tools []*mcp.Tool
+		n, size := 0, 0
 		var err error
-		for t, e := range s.cs.Tools(context.Background(), nil) {
-			if e != nil {
-				err = e
+		for p := (&mcp.ListToolsParams{}); ; {
+			var res *mcp.ListToolsResult
+			if res, err = s.cs.ListTools(context.Background(), p); err != nil {
 				break
 			}
-			tools = append(tools, t)
+			n, size = n+len(res.Tools), size+int(s.wire.last.Load())
+			if res.NextCursor == "" {
+				break
+			}
+			p = &mcp.ListToolsParams{Cursor: res.NextCursor}
 		}
 		if err != nil {
 			fmt.Printf("%-44s error: %v\n", "  "+s.name, err)
 			continue
 		}
-		b, _ := json.Marshal(&mcp.ListToolsResult{Tools: tools})
-		fmt.Printf("%-44s %12d %6d %12d\n", "  "+s.name, len(b), len(tools), len(b)/max(len(tools), 1))
+		fmt.Printf("%-44s %12d %6d %12d\n", "  "+s.name, size, n, size/max(n, 1))
 	}
 }
