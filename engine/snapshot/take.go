@@ -195,6 +195,31 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// quote quotes a name as JSON does, but leaves &, < and > as they are.
+func quote(s string) string {
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	e.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// maxURL is where a link's URL is cut in the text. Longer ones are nearly always ad and
+// tracking redirects (700-800 characters each on a news page), and the ref reaches the
+// link whole: click it, or read its href with browser_evaluate.
+const maxURL = 160
+
+func cutURL(u string) string {
+	if len(u) <= maxURL {
+		return u
+	}
+	n := maxURL
+	for n > 0 && u[n]&0xC0 == 0x80 {
+		n--
+	}
+	return u[:n] + "…"
+}
+
 // line renders one node.
 func (n *Node) render() string {
 	var sb strings.Builder
@@ -206,8 +231,7 @@ func (n *Node) render() string {
 	}
 	if n.Name != "" {
 		sb.WriteByte(' ')
-		q, _ := json.Marshal(n.Name)
-		sb.Write(q)
+		sb.WriteString(quote(n.Name))
 	}
 	if n.Checked != "" {
 		if n.Checked == "true" {
@@ -240,7 +264,7 @@ func (n *Node) render() string {
 		fmt.Fprintf(&sb, " [level=%d]", n.Level)
 	}
 	if n.URL != "" {
-		sb.WriteString(" [url=" + n.URL + "]")
+		sb.WriteString(" [url=" + cutURL(n.URL) + "]")
 	}
 	if n.Ref != "" {
 		sb.WriteString(" [ref=" + n.Ref + "]")
