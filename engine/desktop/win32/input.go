@@ -252,6 +252,8 @@ func (in *Input) Drag(ctx context.Context, sx, sy, ex, ey int, button string) (e
 
 func abs(v int) int { return max(v, -v) }
 
+func sign(v int) int { return min(1, max(-1, v)) }
+
 // Scroll turns the wheel at (x, y): dy notches down (negative: up), dx right (negative:
 // left), WHEEL_DELTA (120) per notch, clamped to the policy's notch limit.
 func (in *Input) Scroll(ctx context.Context, x, y, dx, dy int) (desktop.ScrollResult, error) {
@@ -263,13 +265,14 @@ func (in *Input) Scroll(ctx context.Context, x, y, dx, dy int) (desktop.ScrollRe
 	if err := in.guardedAt(ctx, "scroll", &x, &y); err != nil {
 		return r, err
 	}
+	// One event a notch, as a wheel sends them: some programs scroll one step a message
+	// whatever its delta. A positive wheel delta rotates away from the user: up.
 	var evs []sendInput
-	if r.AppliedDY != 0 {
-		// A positive wheel delta rotates away from the user: up.
-		evs = append(evs, mouseEvent(mouseWheel, uint32(int32(-r.AppliedDY*wheelDelta))))
+	for range abs(r.AppliedDY) {
+		evs = append(evs, mouseEvent(mouseWheel, uint32(int32(-sign(r.AppliedDY)*wheelDelta))))
 	}
-	if r.AppliedDX != 0 {
-		evs = append(evs, mouseEvent(mouseHWheel, uint32(int32(r.AppliedDX*wheelDelta))))
+	for range abs(r.AppliedDX) {
+		evs = append(evs, mouseEvent(mouseHWheel, uint32(int32(sign(r.AppliedDX)*wheelDelta))))
 	}
 	return r, send(evs...)
 }

@@ -120,11 +120,16 @@ func (x *Wine) screenOK() (string, bool) {
 // installShim builds testdata/prng.c into bcryptprimitives.dll in the prefix's
 // system32: wine 8 lacks ProcessPrng, which Go's Windows runtime calls at start.
 func (x *Wine) installShim() {
+	x.BuildC("prng.c", filepath.Join(x.Prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll"), "-shared", "-ladvapi32")
+}
+
+// BuildC compiles testdata/src with mingw into out (a Linux path) with the extra flags.
+func (x *Wine) BuildC(src, out string, flags ...string) {
+	x.T.Helper()
 	_, self, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(self), "testdata", "prng.c")
-	dll := filepath.Join(x.Prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll")
-	if out, err := exec.Command(mingwGCC, "-shared", "-o", dll, src, "-ladvapi32").CombinedOutput(); err != nil {
-		x.T.Fatalf("building the ProcessPrng shim: %v\n%s", err, out)
+	args := append([]string{"-o", out, filepath.Join(filepath.Dir(self), "testdata", src)}, flags...)
+	if b, err := exec.Command(mingwGCC, args...).CombinedOutput(); err != nil {
+		x.T.Fatalf("building %s: %v\n%s", src, err, b)
 	}
 }
 
