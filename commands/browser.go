@@ -497,7 +497,7 @@ type NetworkIn struct {
 	URLContains  string `json:"urlContains,omitempty"`
 	Method       string `json:"method,omitempty"`
 	ResourceType string `json:"resourceType,omitempty" jsonschema:"Document, Script, XHR, Fetch, Image..."`
-	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"network errors and status >= 400" w365:"default=false"`
+	FailedOnly   bool   `json:"failedOnly,omitempty" jsonschema:"network errors and status 400+" w365:"default=false"`
 	SinceLast    bool   `json:"sinceLast,omitempty" w365:"default=false"`
 	Clear        bool   `json:"clear,omitempty" jsonschema:"forget them after returning" w365:"default=false"`
 }
@@ -839,7 +839,7 @@ var BrowserTakeScreenshot = tool.Define(tool.Tool{
 // BrowserSelectOption is the tool browser_select_option (w365 browser select-option).
 var BrowserSelectOption = browserTool(tool.Tool{
 	Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
-	Summary: "Select options of a <select> by value or label",
+	Summary: "Select options of a select element by value or label",
 	Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
 	Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
 	Args:    []string{"selector", "values"}, Annotations: WebAct,

@@ -27,14 +27,14 @@ func runnerOf(env *tool.Env) (*sandbox.Runner, error) {
 // ShellIn is execute_shell_command's input.
 type ShellIn struct {
 	Command   string `json:"command" w365:"minLength=1"` // described by ExecuteShellCommand
-	Cwd       string `json:"cwd,omitempty" jsonschema:"the writable dir; default: session scratch"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"writable; default: session scratch"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=120000,default=30000"`
 }
 
 // PythonIn is execute_python_code's input.
 type PythonIn struct {
 	Code      string `json:"code" jsonschema:"Python 3; print results" w365:"minLength=1,maxLength=262144"`
-	Cwd       string `json:"cwd,omitempty" jsonschema:"the writable dir; default: session scratch"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"writable; default: session scratch"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" w365:"min=1,max=120000,default=30000"`
 }
 
@@ -69,7 +69,7 @@ func (o ExecOut) Text() string {
 // ExecuteShellCommand is the tool execute_shell_command (w365 execute-shell-command).
 var ExecuteShellCommand = tool.Define(tool.Tool{
 	Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
-	Summary: "Run one allowed command in the sandbox (no shell, no network) and capture its output",
+	Summary: "Run one allowed command in the sandbox (no shell, no network)",
 	Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
 		"substitutions, globs and variables are refused (BLOCKED_BY_POLICY, with the way forward).\n" +
 		"The program must be on the allowlist; flags that would run arbitrary code (python -c, node -e,\n" +
@@ -94,7 +94,7 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 // ExecutePythonCode is the tool execute_python_code (w365 execute-python-code).
 var ExecutePythonCode = tool.Define(tool.Tool{
 	Name: "execute_python_code", Legacy: []string{"mcp_desktop_execute_python_code"}, Aliases: []string{"python", "py"},
-	Summary: "Run Python in the sandbox (512 MB, no network) and capture its output",
+	Summary: "Run Python in the sandbox (512 MB, no network)",
 	Long: "Runs Python 3 code in the same sandbox as execute_shell_command, with 512 MB of memory. Use it\n" +
 		"for computation, text processing and writing files (open/write in the cwd or /tmp).\n" +
 		"stdout and stderr are each cut at 32 KB.",

@@ -108,7 +108,7 @@ var KillProcess = tool.Define(tool.Tool{
 // LaunchApplication is the tool launch_application (w365 launch-application).
 var LaunchApplication = tool.Define(tool.Tool{
 	Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
-	Summary: "Start a GUI application from an allowed directory on the session's desktop",
+	Summary: "Start a GUI application from an allowed directory",
 	Long: "Starts the executable on the session's display, with the arguments as given (no shell) and an\n" +
 		"environment of display, bus, locale, HOME, PATH and XDG_* only. Only executables inside the\n" +
 		"allowed directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +

@@ -171,7 +171,7 @@ func (o OCROut) Text() string {
 var AnalyzeScreen = tool.Define(tool.Tool{
 	Name: "analyze_screen", Legacy: []string{"mcp_desktop_analyze_screen"}, Aliases: []string{"ocr"},
 	InText:  []string{"fullText"},
-	Summary: "Read the screen's text with OCR, with word boxes; for apps without an accessibility tree",
+	Summary: "OCR the screen's text with word boxes; for apps without an accessibility tree",
 	Long: "Captures the screen and runs OCR (tesseract) on it, preprocessed for UI text on light and dark\n" +
 		"backgrounds. Returns fullText in reading order, averageConfidence and a box per word.",
 	Example:     "  $ w365 analyze-screen\n  $ w365 ocr --json | jq '.boxes[] | select(.text==\"OK\")'",

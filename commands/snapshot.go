@@ -567,7 +567,7 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 // BrowserFind is the tool browser_find (w365 browser find).
 var BrowserFind = tool.Define(tool.Tool{
 	Name: "browser_find", InText: []string{"matches"},
-	Summary: "Find page elements by text, regex or role and name, with refs; cheaper than a full snapshot",
+	Summary: "Find page elements by text, regex or role and name, with refs; cheaper than a snapshot",
 	Long: "Searches the whole accessibility tree of the page (iframes included, no depth limit) and\n" +
 		"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
 		"snapshotId. A targeted look instead of a whole snapshot.",

@@ -81,8 +81,10 @@ func TestMCPToolAnnotationsReadBackAsTheToolsHints(t *testing.T) {
 // tools/list is paid for in a model's context at the start of every conversation: the
 // default list stays within the 45,000 bytes issue 14 set (the peers spend 836 and 920 B a
 // tool; make bench prints the figures side by side), as the wire carries it (leanToolList).
+// The server adds resultType, cacheScope and its serverInfo in _meta for clients of the
+// newest protocol (the go-sdk's own, about 180 bytes): the guard keeps 200 for them.
 func TestToolsListFitsItsBudget(t *testing.T) {
-	const budget = 45000
+	const budget = 45000 - 200
 	var tools []*mcp.Tool
 	for _, tl := range commands.All() {
 		if (ServeOptions{Toolsets: []string{"all"}}).Selected(tl) {
