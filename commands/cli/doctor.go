@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -142,10 +143,11 @@ func hostCheck(ctx context.Context) Check {
 	defer cancel()
 	st, err := host.HostStatus(ctx)
 	if err != nil {
-		// Not running is fine: the next command starts one.
+		// Not running is fine: the next command starts one. A socket whose server is
+		// another user's stops every command.
 		c.OK, c.Detail = true, "not running (the next command starts one)"
-		if werr.CodeOf(err) != werr.Unavailable {
-			c.OK, c.Detail = false, werr.As(err).Error()
+		if werr.CodeOf(err) != werr.Unavailable || errors.Is(err, host.ErrServerRefused) {
+			c.OK, c.Detail, c.Fatal = false, werr.As(err).Error(), errors.Is(err, host.ErrServerRefused)
 		}
 		return c
 	}

@@ -98,13 +98,13 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 	}
 }
 
-// refused says a dial failed because the socket's server is not to be trusted (on
-// Windows, a pipe served by another user's process): dialSocket's own errors are
-// *werr.Error, the transport's are not. Retrying or starting a host cannot help.
-func refused(err error) bool {
-	var e *werr.Error
-	return errors.As(err, &e)
-}
+// ErrServerRefused is the cause of a dial refused because the socket's server is not
+// to be trusted (on Windows, a pipe served by another user's process). Retrying or
+// starting a host cannot help.
+var ErrServerRefused = errors.New("the host socket's server is not this user's")
+
+// refused says a dial failed with ErrServerRefused.
+func refused(err error) bool { return errors.Is(err, ErrServerRefused) }
 
 func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	var reply helloReply

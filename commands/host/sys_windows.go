@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -140,8 +141,8 @@ func dialSocket(ctx context.Context, path string, timeout time.Duration) (net.Co
 }
 
 // serverCheck asks which process serves the pipe (GetNamedPipeServerProcessId) and
-// refuses the connection unless that process's token user is want. Its errors are
-// *werr.Error, which dialers treat as final (refused).
+// refuses the connection unless that process's token user is want. Its errors wrap
+// ErrServerRefused, which dialers treat as final.
 func serverCheck(c net.Conn, name, want string) error {
 	f, ok := c.(interface{ Fd() uintptr })
 	if !ok {
@@ -149,15 +150,15 @@ func serverCheck(c net.Conn, name, want string) error {
 	}
 	var pid uint32
 	if err := windows.GetNamedPipeServerProcessId(windows.Handle(f.Fd()), &pid); err != nil {
-		return werr.Wrap(err, werr.Unavailable, "cannot tell which process serves the host pipe %s: %v", name, err).WithRetryable(false)
+		return werr.Wrap(fmt.Errorf("%w: %w", ErrServerRefused, err), werr.Unavailable, "cannot tell which process serves the host pipe %s: %v", name, err).WithRetryable(false)
 	}
 	got, err := processSID(pid)
 	if err != nil {
-		return werr.Wrap(err, werr.Unavailable, "cannot read the user of process %d, which serves the host pipe %s: %v", pid, name, err).
+		return werr.Wrap(fmt.Errorf("%w: %w", ErrServerRefused, err), werr.Unavailable, "cannot read the user of process %d, which serves the host pipe %s: %v", pid, name, err).
 			WithDetail("serverPid", pid).WithRetryable(false)
 	}
 	if got != want {
-		return werr.New(werr.Unavailable, "the host pipe %s is served by process %d of another user (%s); refusing it", name, pid, got).
+		return werr.Wrap(ErrServerRefused, werr.Unavailable, "the host pipe %s is served by process %d of another user (%s); refusing it", name, pid, got).
 			WithDetail("serverPid", pid).WithDetail("serverSid", got).
 			WithHint("another user's program holds this pipe name: end it, or set W365_RUNTIME_DIR to use another pipe").WithRetryable(false)
 	}
