@@ -283,8 +283,14 @@ func printDoctor(iostr IO, r DoctorReport) {
 	}
 	for _, c := range r.Components {
 		st := "found " + c.Path
+		if c.Source != "" && c.Source != "PATH" {
+			st += " (" + c.Source + ")"
+		}
 		if !c.Found {
 			st = "MISSING"
+			if c.Detail != "" {
+				st += ": " + c.Detail
+			}
 		}
 		comps.Components = append(comps.Components, comp{c.Name, st, c.For, c.Package})
 	}

@@ -185,6 +185,9 @@ func testDiscoveryOrder(t *testing.T, x *Wine, fake string) {
 	// Quoted, and REG_EXPAND_SZ with a variable, as installers write them.
 	x.Reg("add", "HKCU"+appPaths+"msedge.exe", "/ve", "/t", "REG_EXPAND_SZ", "/d", `"%SystemDrive%\apps\edge-user\msedge.exe"`, "/f")
 	want("HKCU before HKLM (quoted, REG_EXPAND_SZ)", p, "App Paths (HKCU)")
+	if h := x.Run("doctor"); !strings.Contains(h.Stdout, `found C:\apps\edge-user\msedge.exe (App Paths (HKCU))`) {
+		t.Errorf("doctor's table does not say where the browser was found:\n%s", h.Stdout)
+	}
 
 	other := plant(filepath.Join(c, "apps", "other", "browser.exe"))
 	rep, _ := doctor(x, "--browser", other)
