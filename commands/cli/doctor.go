@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
@@ -23,6 +24,11 @@ type Component struct {
 	Package string `json:"package"`
 	Found   bool   `json:"found"`
 	Path    string `json:"path,omitempty"`
+	// Source says how Path was found when there is more than PATH to search (the
+	// browser: W365_BROWSER, App Paths in the registry, an install directory).
+	Source string `json:"source,omitempty"`
+	// Detail says why a component is missing when that is more than absence.
+	Detail string `json:"detail,omitempty"`
 }
 
 // Check is one test of the environment beyond a program being installed.
@@ -40,39 +46,41 @@ type Check struct {
 type DoctorReport struct {
 	Components []Component `json:"components"`
 	Checks     []Check     `json:"checks"`
-	// Install is the command that installs what is missing ("" when nothing is).
+	// Install is the command that installs what is missing ("" when nothing is):
+	// apt-get on Linux, winget on Windows.
 	Install string `json:"install,omitempty"`
 	// Policy is the policy a host this CLI starts runs (--policy / W365_POLICY, or the
 	// defaults); `w365 session details` shows the running host's.
 	Policy policy.Summary `json:"policy"`
 }
 
-// components lists the programs w365 runs; each entry's first existing candidate
-// counts. (The clipboard is spoken natively over X11: no xclip.)
-var components = []struct {
+// componentSpec is one program of platformComponents: the first of its candidates
+// on PATH (or an existing absolute path) counts, unless find decides instead.
+type componentSpec struct {
 	name, purpose, pkg string
 	candidates         []string
-}{
-	{"Xvfb", "embedded virtual desktop", "xvfb", []string{"Xvfb"}},
-	{"window manager", "moving, focusing and closing windows", "openbox", []string{"openbox"}},
-	{"D-Bus", "session bus for accessibility", "dbus-daemon", []string{"dbus-daemon"}},
-	{"AT-SPI", "accessibility bus and trees", "at-spi2-core", []string{"/usr/libexec/at-spi-bus-launcher", "/usr/lib/at-spi2-core/at-spi-bus-launcher"}},
-	{"browser", "browser automation", "chromium", []string{os.Getenv("W365_BROWSER"), "microsoft-edge", "google-chrome", "chromium", "chromium-browser"}},
-	{"tesseract", "OCR (analyze-screen)", "tesseract-ocr", []string{"tesseract"}},
-	{"bubblewrap", "sandbox for exec and py", "bubblewrap", []string{"bwrap"}},
-	{"python3", "execute-python-code", "python3", []string{"python3"}},
-	{"node", "browser run-code (Node.js 20+; playwright-core is fetched with npm on first use)", "nodejs npm", []string{"node"}},
+	find               func(*Component)
 }
 
-// Doctor checks each component.
+// findBrowser fills in the browser the engine would start (browser.Find).
+func findBrowser(c *Component) {
+	f, err := browser.Find(nil)
+	if err != nil {
+		c.Detail = werr.As(err).Message
+		return
+	}
+	c.Found, c.Path, c.Source = true, f.Path, f.Source
+}
+
+// Doctor checks each component of this platform.
 func Doctor() []Component {
 	var out []Component
-	for _, c := range components {
+	for _, c := range platformComponents {
 		comp := Component{Name: c.name, For: c.purpose, Package: c.pkg}
+		if c.find != nil {
+			c.find(&comp)
+		}
 		for _, cand := range c.candidates {
-			if cand == "" {
-				continue
-			}
 			if p, err := exec.LookPath(cand); err == nil {
 				comp.Found, comp.Path = true, p
 				break
@@ -83,8 +91,8 @@ func Doctor() []Component {
 	return out
 }
 
-// Diagnose runs every check: programs, the runtime directory, the host, the display,
-// tesseract's languages and whether bubblewrap can make its namespaces here.
+// Diagnose runs every check: programs, the runtime directory, the host, and this
+// platform's own (platformChecks).
 func Diagnose(ctx context.Context) DoctorReport {
 	r := DoctorReport{Components: Doctor()}
 	found := map[string]string{}
@@ -93,13 +101,8 @@ func Diagnose(ctx context.Context) DoctorReport {
 			found[c.Name] = c.Path
 		}
 	}
-	r.Checks = append(r.Checks, runtimeDirCheck(), hostCheck(ctx), displayCheck())
-	if p, ok := found["tesseract"]; ok {
-		r.Checks = append(r.Checks, tesseractCheck(ctx, p))
-	}
-	if p, ok := found["bubblewrap"]; ok {
-		r.Checks = append(r.Checks, bwrapCheck(ctx, p))
-	}
+	r.Checks = append(r.Checks, runtimeDirCheck(), hostCheck(ctx))
+	r.Checks = append(r.Checks, platformChecks(ctx, found)...)
 	var pkgs []string
 	for _, c := range r.Components {
 		if !c.Found {
@@ -112,11 +115,7 @@ func Diagnose(ctx context.Context) DoctorReport {
 		}
 	}
 	if len(pkgs) > 0 {
-		sudo := "sudo "
-		if os.Geteuid() == 0 {
-			sudo = ""
-		}
-		r.Install = sudo + "apt-get install -y --no-install-recommends " + strings.Join(pkgs, " ")
+		r.Install = installLine(pkgs)
 	}
 	return r
 }
@@ -134,7 +133,7 @@ func runtimeDirCheck() Check {
 		return c
 	}
 	c.OK = true
-	c.Detail = fmt.Sprintf("%s (mode %04o, private)", dir, st.Mode().Perm())
+	c.Detail = dir + " (" + privacyNote(st) + ")"
 	return c
 }
 
@@ -144,41 +143,21 @@ func hostCheck(ctx context.Context) Check {
 	defer cancel()
 	st, err := host.HostStatus(ctx)
 	if err != nil {
-		// Not running is fine: the next command starts one.
+		// Not running is fine: the next command starts one. A socket whose server is
+		// another user's stops every command.
 		c.OK, c.Detail = true, "not running (the next command starts one)"
-		if werr.CodeOf(err) != werr.Unavailable {
-			c.OK, c.Detail = false, werr.As(err).Error()
+		if werr.CodeOf(err) != werr.Unavailable || errors.Is(err, host.ErrServerRefused) {
+			c.OK, c.Detail, c.Fatal = false, werr.As(err).Error(), errors.Is(err, host.ErrServerRefused)
 		}
 		return c
 	}
 	c.OK = true
-	c.Detail = fmt.Sprintf("running, pid %d, %s, up %s, %d session(s)", st.PID, st.Build.Version, time.Duration(st.UptimeSec)*time.Second, len(st.Sessions))
-	return c
-}
-
-func displayCheck() Check {
-	c := Check{Name: "display", OK: true}
-	d := os.Getenv("DISPLAY")
-	if d == "" {
-		c.Detail = "DISPLAY not set: every session gets its own virtual desktop (Xvfb)"
-		return c
-	}
-	// ":N" and ":N.S" are the local socket /tmp/.X11-unix/XN.
-	if rest, ok := strings.CutPrefix(d, ":"); ok {
-		n, _, _ := strings.Cut(rest, ".")
-		conn, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+n, time.Second)
-		if err != nil {
-			c.OK, c.Detail = false, fmt.Sprintf("DISPLAY=%s but its X server does not answer: %v (unset DISPLAY or use --virtual)", d, err)
-			return c
-		}
-		conn.Close()
-	}
-	c.Detail = "DISPLAY=" + d + ": the default session uses it (--virtual for a virtual desktop)"
+	c.Detail = fmt.Sprintf("running, pid %d, %s, up %s, %d session(s), on %s", st.PID, st.Build.Version, time.Duration(st.UptimeSec)*time.Second, len(st.Sessions), strings.Join(st.Endpoints, ", "))
 	return c
 }
 
 func tesseractCheck(ctx context.Context, path string) Check {
-	c := Check{Name: "tesseract languages", Package: "tesseract-ocr-eng"}
+	c := Check{Name: "tesseract languages", Package: tesseractLangPkg}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--list-langs").CombinedOutput()
@@ -205,23 +184,6 @@ func tesseractCheck(ctx context.Context, path string) Check {
 	return c
 }
 
-// bwrapCheck runs what the sandbox needs: new user, PID, network and mount namespaces.
-func bwrapCheck(ctx context.Context, path string) Check {
-	c := Check{Name: "bubblewrap namespaces"}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--unshare-all", "--die-with-parent", "--", "true")
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		c.Detail = fmt.Sprintf("bwrap cannot create namespaces here: %s (unprivileged user namespaces may be off: sysctl kernel.unprivileged_userns_clone=1, or an AppArmor restriction; in a container allow them or run privileged)", strings.TrimSpace(string(out)))
-		return c
-	}
-	c.OK, c.Detail = true, "user, PID, network and mount namespaces work"
-	return c
-}
-
 // AddDoctor adds `w365 doctor` and `w365 version`.
 func AddDoctor(root *cobra.Command, g *Globals) {
 	root.AddCommand(&cobra.Command{
@@ -233,13 +195,21 @@ func AddDoctor(root *cobra.Command, g *Globals) {
 			"check the runtime directory and its mode, the host, the display, tesseract's languages and\n" +
 			"whether bubblewrap can create its namespaces, and show the policy in force (--policy or the\n" +
 			"defaults: its digest and the keys it changes). Ends with the apt-get line that installs what is\n" +
-			"missing. Exits 7 when something needed is missing or broken.",
+			"missing. Exits 7 when something needed is missing or broken.\n\n" +
+			"On Windows the components are the browser (W365_BROWSER, else Edge, Chrome or Chromium from the\n" +
+			"registry's App Paths or the install directories), tesseract.exe and python.exe, the checks the\n" +
+			"runtime directory, the host's named pipe, the Windows version (and wine, when it runs under\n" +
+			"wine) and tesseract's languages, and the install line names winget package ids.",
 		Example: "  $ w365 doctor\n  $ w365 doctor --jq .install",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pol, err := policy.Load(g.Policy)
 			if err != nil {
 				return err
+			}
+			if g.Browser != "" {
+				// The browser engine reads W365_BROWSER; the flag wins over the environment.
+				os.Setenv("W365_BROWSER", g.Browser)
 			}
 			r := Diagnose(cmd.Context())
 			r.Policy = pol.Summarize()
@@ -313,8 +283,14 @@ func printDoctor(iostr IO, r DoctorReport) {
 	}
 	for _, c := range r.Components {
 		st := "found " + c.Path
+		if c.Source != "" && c.Source != "PATH" {
+			st += " (" + c.Source + ")"
+		}
 		if !c.Found {
 			st = "MISSING"
+			if c.Detail != "" {
+				st += ": " + c.Detail
+			}
 		}
 		comps.Components = append(comps.Components, comp{c.Name, st, c.For, c.Package})
 	}

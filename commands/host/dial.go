@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -65,6 +66,9 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 		if c != nil {
 			c.Close()
 		}
+		if refused(err) {
+			return nil, err
+		}
 		if err == nil && reply.Error == "version mismatch" {
 			if !reply.Background {
 				return nil, werr.New(werr.Unavailable, "a w365 host of another version (pid %d) is serving an agent on this socket", reply.PID).
@@ -93,6 +97,14 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 		}
 	}
 }
+
+// ErrServerRefused is the cause of a dial refused because the socket's server is not
+// to be trusted (on Windows, a pipe served by another user's process). Retrying or
+// starting a host cannot help.
+var ErrServerRefused = errors.New("the host socket's server is not this user's")
+
+// refused says a dial failed with ErrServerRefused.
+func refused(err error) bool { return errors.Is(err, ErrServerRefused) }
 
 func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	var reply helloReply
@@ -149,6 +161,8 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	if c, err := dialSocket(ctx, path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return nil
+	} else if refused(err) {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -176,6 +190,8 @@ func startHost(ctx context.Context, path string, extra []string) error {
 		if c, err := dialSocket(ctx, path, 200*time.Millisecond); err == nil {
 			c.Close()
 			return nil
+		} else if refused(err) {
+			return err
 		}
 		select {
 		case <-exited:

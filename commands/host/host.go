@@ -128,6 +128,8 @@ func (h *Host) Listen() error {
 	if c, err := dialSocket(context.Background(), path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return werr.New(werr.Unavailable, "another w365 host is already listening on %s", path)
+	} else if refused(err) {
+		return err
 	}
 	ln, endpoint, err := listenSocket(path)
 	if err != nil {

@@ -168,6 +168,9 @@ func controlDial(ctx context.Context, req controlRequest) (net.Conn, *bufio.Read
 		return nil, nil, err
 	}
 	c, err := dialSocket(ctx, path, 5*time.Second)
+	if refused(err) {
+		return nil, nil, err
+	}
 	if err != nil {
 		return nil, nil, werr.Wrap(err, werr.Unavailable, "no w365 host is running").WithHint("any w365 command starts one; w365 serve runs one in the foreground")
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/Microsoft/go-winio"
 	"golang.org/x/sys/windows"
+
+	"github.com/w365/w365/engine/werr"
 )
 
 // defaultRuntimeDir is under the user's local application data, which only the user
@@ -111,13 +114,72 @@ func listenSocket(path string) (net.Listener, string, error) {
 	return ln, "pipe:" + name, nil
 }
 
-// dialSocket connects to the host's pipe for path.
+// dialSocket connects to the host's pipe for path and checks that the process serving
+// it runs as this user (serverCheck): the pipe's DACL keeps other users from
+// connecting to our host, and this keeps us from talking to a pipe of that name that
+// another user's process created first.
 func dialSocket(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
 	name, err := pipeName(path)
 	if err != nil {
 		return nil, err
 	}
+	sid, err := userSID()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return winio.DialPipeContext(ctx, name)
+	c, err := winio.DialPipeContext(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := serverCheck(c, name, sid); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// serverCheck asks which process serves the pipe (GetNamedPipeServerProcessId) and
+// refuses the connection unless that process's token user is want. Its errors wrap
+// ErrServerRefused, which dialers treat as final.
+func serverCheck(c net.Conn, name, want string) error {
+	f, ok := c.(interface{ Fd() uintptr })
+	if !ok {
+		return werr.New(werr.Internal, "the pipe connection %T has no handle", c)
+	}
+	var pid uint32
+	if err := windows.GetNamedPipeServerProcessId(windows.Handle(f.Fd()), &pid); err != nil {
+		return werr.Wrap(fmt.Errorf("%w: %w", ErrServerRefused, err), werr.Unavailable, "cannot tell which process serves the host pipe %s: %v", name, err).WithRetryable(false)
+	}
+	got, err := processSID(pid)
+	if err != nil {
+		return werr.Wrap(fmt.Errorf("%w: %w", ErrServerRefused, err), werr.Unavailable, "cannot read the user of process %d, which serves the host pipe %s: %v", pid, name, err).
+			WithDetail("serverPid", pid).WithRetryable(false)
+	}
+	if got != want {
+		return werr.Wrap(ErrServerRefused, werr.Unavailable, "the host pipe %s is served by process %d of another user (%s); refusing it", name, pid, got).
+			WithDetail("serverPid", pid).WithDetail("serverSid", got).
+			WithHint("another user's program holds this pipe name: end it, or set W365_RUNTIME_DIR to use another pipe").WithRetryable(false)
+	}
+	return nil
+}
+
+// processSID is the SID of the user whose token process pid runs with.
+func processSID(pid uint32) (string, error) {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return "", err
+	}
+	defer windows.CloseHandle(h)
+	var tok windows.Token
+	if err := windows.OpenProcessToken(h, windows.TOKEN_QUERY, &tok); err != nil {
+		return "", err
+	}
+	defer tok.Close()
+	u, err := tok.GetTokenUser()
+	if err != nil {
+		return "", err
+	}
+	return u.User.Sid.String(), nil
 }

@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,9 +72,8 @@ type Options struct {
 	// Headless runs the browser without a window. The default is headful on the
 	// display named by Env.
 	Headless bool
-	// Executable is the browser binary. Empty means the first of $W365_BROWSER
-	// (from Env, then the process environment), microsoft-edge(-stable),
-	// google-chrome(-stable), chromium, chromium-browser found on PATH.
+	// Executable is the browser binary. Empty means what Find picks for Env:
+	// $W365_BROWSER, else Edge, Chrome or Chromium.
 	Executable string
 	// RendererAccessibility is how much of the page the browser exposes to the
 	// desktop accessibility tree: "basic" (default: roles, names, bounds),
@@ -379,22 +379,8 @@ func (b *Browser) executable() (string, error) {
 		}
 		return p, nil
 	}
-	for _, v := range []string{lookupEnv(b.env(), "W365_BROWSER"), os.Getenv("W365_BROWSER")} {
-		if v != "" {
-			p, err := exec.LookPath(v)
-			if err != nil {
-				return "", werr.Wrap(err, werr.Unavailable, "W365_BROWSER=%q not found", v).WithRetryable(false)
-			}
-			return p, nil
-		}
-	}
-	for _, name := range []string{"microsoft-edge", "microsoft-edge-stable", "google-chrome", "google-chrome-stable", "chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", werr.New(werr.Unavailable, "no Chromium-family browser found (Edge, Chrome or Chromium)").
-		WithHint("install chromium, or set W365_BROWSER / --browser").WithRetryable(false)
+	f, err := Find(b.env())
+	return f.Path, err
 }
 
 func (b *Browser) args() []string {
@@ -456,7 +442,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 
 	wsURL := b.opts.CDPEndpoint
 	if wsURL == "" {
-		if !b.opts.Headless && lookupEnv(b.env(), "DISPLAY") == "" && lookupEnv(b.env(), "WAYLAND_DISPLAY") == "" {
+		if !b.opts.Headless && runtime.GOOS != "windows" && lookupEnv(b.env(), "DISPLAY") == "" && lookupEnv(b.env(), "WAYLAND_DISPLAY") == "" {
 			return nil, werr.New(werr.Unavailable, "no display for a headful browser").
 				WithHint("start the session's desktop, or use a headless browser").WithRetryable(false)
 		}

@@ -123,14 +123,69 @@ func (x *Wine) installShim() {
 	x.BuildC("prng.c", filepath.Join(x.Prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll"), "-shared", "-ladvapi32")
 }
 
-// BuildC compiles testdata/src with mingw into out (a Linux path) with the extra flags.
+// BuildC builds testdata/src with mingw into out (a Linux path), with extra gcc flags.
 func (x *Wine) BuildC(src, out string, flags ...string) {
 	x.T.Helper()
 	_, self, _, _ := runtime.Caller(0)
-	args := append([]string{"-o", out, filepath.Join(filepath.Dir(self), "testdata", src)}, flags...)
-	if b, err := exec.Command(mingwGCC, args...).CombinedOutput(); err != nil {
-		x.T.Fatalf("building %s: %v\n%s", src, err, b)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		x.T.Fatal(err)
 	}
+	args := append([]string{"-O2", "-o", out, filepath.Join(filepath.Dir(self), "testdata", src)}, flags...)
+	if out, err := exec.Command(mingwGCC, args...).CombinedOutput(); err != nil {
+		x.T.Fatalf("building testdata/%s: %v\n%s", src, err, out)
+	}
+}
+
+// Reg runs wine's reg.exe with args (add, delete, query ...) and fails the test when
+// it fails.
+func (x *Wine) Reg(args ...string) {
+	x.T.Helper()
+	out, code, err := x.run(wineBin, append([]string{"reg"}, args...)...)
+	if err != nil || code != 0 {
+		x.T.Fatalf("wine reg %s: exit %d, %v\n%s%s", strings.Join(args, " "), code, err, out[0], out[1])
+	}
+}
+
+// GoTest builds the Windows test binary of the package pkg (a path from the module
+// root, e.g. ./commands/host) and runs it under wine with args (-test.run ...).
+func (x *Wine) GoTest(pkg string, args ...string) Result {
+	x.T.Helper()
+	exe := filepath.Join(x.dir, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_")+".test.exe")
+	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
+	build.Dir = moduleRoot(x.T)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		x.T.Fatalf("GOOS=windows go test -c %s: %v\n%s", pkg, err, out)
+	}
+	out, code, err := x.run(wineBin, append([]string{exe}, args...)...)
+	if err != nil {
+		x.T.Fatalf("%s under wine: %v", exe, err)
+	}
+	return Result{Stdout: out[0], Stderr: out[1], Code: code}
+}
+
+// CDrive is the Linux path of the prefix's C: drive.
+func (x *Wine) CDrive() string { return filepath.Join(x.Prefix, "drive_c") }
+
+// WinPath is the Windows path (C:\...) of a Linux path inside the prefix's C: drive.
+func (x *Wine) WinPath(p string) string {
+	rel, err := filepath.Rel(x.CDrive(), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		x.T.Fatalf("%s is not on the prefix's C: drive", p)
+	}
+	return `C:\` + strings.ReplaceAll(rel, "/", `\`)
+}
+
+// LocalAppData is the Linux path of the wine user's %LOCALAPPDATA%.
+func (x *Wine) LocalAppData() string {
+	dirs, _ := filepath.Glob(filepath.Join(x.CDrive(), "users", "*", "AppData", "Local"))
+	for _, d := range dirs {
+		if !strings.Contains(d, string(filepath.Separator)+"Public"+string(filepath.Separator)) {
+			return d
+		}
+	}
+	x.T.Fatalf("no user AppData\\Local in %s", x.CDrive())
+	return ""
 }
 
 // command runs a wine program with address-space randomisation off (setarch -R):
