@@ -5,6 +5,7 @@ package display
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -12,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -207,18 +210,40 @@ func (d *Desktop) Err() error {
 	if d.stopping.Load() {
 		return werr.New(werr.SessionExpired, "the desktop %s was stopped", d.Name)
 	}
-	for _, p := range d.procs {
+	gone := slices.IndexFunc(d.procs, func(p *proc) bool {
 		select {
 		case <-p.done:
-			how := "exited"
-			if p.err != nil {
-				how = p.err.Error()
-			}
-			return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone: %s", p.name, d.Name, p.cmd.Process.Pid, how)
+			return true
 		default:
+			return false
+		}
+	})
+	if gone < 0 {
+		return nil
+	}
+	// The window manager exits when its X server dies, and may be reaped first: an earlier
+	// process (the X server) that has exited but is not reaped yet is the cause.
+	for _, p := range d.procs[:gone] {
+		if zombie(p.cmd.Process.Pid) {
+			return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone", p.name, d.Name, p.cmd.Process.Pid)
 		}
 	}
-	return nil
+	p := d.procs[gone]
+	how := "exited"
+	if p.err != nil {
+		how = p.err.Error()
+	}
+	return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone: %s", p.name, d.Name, p.cmd.Process.Pid, how)
+}
+
+// zombie says whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
 }
 
 // PIDs lists the processes that make up this desktop (display server, bus, window manager).
