@@ -30,6 +30,7 @@ func TestWineProcesses(t *testing.T) {
 		{"Protected", testProtected},
 		{"Launch", testLaunch},
 		{"LaunchRefused", testLaunchRefused},
+		{"LaunchEnvironmentAndWindowless", testLaunchEnvironment},
 	} {
 		if !t.Run(c.name, func(t *testing.T) {
 			x.T = t
@@ -318,7 +319,7 @@ func testLaunchRefused(t *testing.T, x *Wine) {
 			t.Errorf("launch_application %s started: %s", c.path, r.Stdout)
 			continue
 		}
-		if (!strings.Contains(r.Stderr, c.code) || !strings.Contains(r.Stderr, c.why)) {
+		if !strings.Contains(r.Stderr, c.code) || !strings.Contains(r.Stderr, c.why) {
 			t.Errorf("launch_application %s: %s; want %s (%s)", c.path, strings.TrimSpace(r.Stderr), c.code, c.why)
 		}
 	}
@@ -327,4 +328,106 @@ func testLaunchRefused(t *testing.T, x *Wine) {
 			t.Errorf("%s runs after the refused launches: %+v", p.Name, p)
 		}
 	}
+}
+
+// testLaunchEnvironment: a program launched from Program Files gets its arguments as given
+// (spaces, quotes and cmd.exe's metacharacters intact: no shell) and an environment from the
+// allowlist: SystemRoot, PATH, TEMP, the profile, but not the secrets the host has (the
+// same program started by wine directly shows the host's environment has them), nor any
+// other variable but those wine itself adds to every process (WINE*). It has no window, so
+// a graceful kill_process cannot ask it to end (UNSUPPORTED) and leaves it running; force
+// ends it.
+func testLaunchEnvironment(t *testing.T, x *Wine) {
+	const exe = `C:\Program Files\W365 Test\envdump.exe`
+	x.BuildExe("./engine/desktop/win32/winetest/testdata/envdump", exe)
+	x.MustRun("host", "stop")
+	x.Setenv("W365_TEST_SECRET=canary")
+	x.Setenv("OPENAI_API_KEY=canary")
+
+	control := `C:\control.json`
+	x.Start(exe, control)
+	if env := envOf(readDump(t, x, control).Env); env["OPENAI_API_KEY"] != "canary" || env["W365_TEST_SECRET"] != "canary" {
+		t.Fatalf("a program wine starts does not see the canaries, so the test proves nothing: %q", env)
+	}
+
+	const dump = `C:\envdump.json`
+	args := []string{dump, `two words`, `a "quoted" arg`, `x&y|z^%PATH%`, `tail\\`, ``}
+	var out struct {
+		Path string
+		PID  int
+	}
+	cli := []string{"launch-application", "C:/Program Files/W365 Test/envdump.exe"}
+	for _, a := range args {
+		cli = append(cli, "--args", a)
+	}
+	x.JSON(&out, cli...)
+	got := readDump(t, x, dump)
+	if strings.Join(got.Args, "\x00") != strings.Join(args, "\x00") {
+		t.Errorf("the launched program got the arguments %q, want %q", got.Args, args)
+	}
+	env := envOf(got.Env)
+	for _, k := range []string{"SYSTEMROOT", "PATH", "TEMP", "USERPROFILE", "LOCALAPPDATA"} {
+		if env[k] == "" {
+			t.Errorf("the launched program has no %s: %q", k, got.Env)
+		}
+	}
+	allowed := map[string]bool{}
+	for _, k := range strings.Fields(`SYSTEMROOT WINDIR SYSTEMDRIVE PATH PATHEXT TEMP TMP USERPROFILE USERNAME
+		USERDOMAIN HOMEDRIVE HOMEPATH APPDATA LOCALAPPDATA PROGRAMDATA ALLUSERSPROFILE PUBLIC PROGRAMFILES
+		PROGRAMFILES(X86) PROGRAMW6432 COMMONPROGRAMFILES COMMONPROGRAMFILES(X86) COMMONPROGRAMW6432
+		COMPUTERNAME OS PROCESSOR_ARCHITECTURE PROCESSOR_IDENTIFIER PROCESSOR_LEVEL PROCESSOR_REVISION
+		NUMBER_OF_PROCESSORS LOGONSERVER SESSIONNAME LANG`) {
+		allowed[k] = true
+	}
+	for k := range env {
+		if !allowed[k] && (!strings.HasPrefix(k, "WINE") || k == "WINEDEBUG" || k == "WINEPREFIX") {
+			t.Errorf("the launched program got %s=%q, which is not on the allowlist", k, env[k])
+		}
+	}
+
+	p, ok := findProcess(t, x, out.PID)
+	if !ok || p.Name != "envdump.exe" {
+		t.Fatalf("the launched envdump (pid %d) is not listed: %+v", out.PID, listProcesses(t, x))
+	}
+	if _, r := kill(t, x, p.PID, p.StartTimeTicks, false); r.Code == 0 || !strings.Contains(r.Stderr, "UNSUPPORTED") || !strings.Contains(r.Stderr, "no window") {
+		t.Fatalf("graceful kill_process of a windowless program: exit %d, %s%s; want UNSUPPORTED (no window)", r.Code, r.Stdout, r.Stderr)
+	}
+	if _, ok := findProcess(t, x, p.PID); !ok {
+		t.Fatal("the windowless program ended after a graceful kill_process that sent nothing")
+	}
+	if k, r := kill(t, x, p.PID, p.StartTimeTicks, true); r.Code != 0 || k.Signal != "TerminateProcess" || !k.Exited {
+		t.Fatalf("forced kill_process of envdump = %+v (exit %d, %s)", k, r.Code, r.Stderr)
+	}
+}
+
+type dump struct{ Args, Env []string }
+
+// readDump waits for envdump's file at winPath and decodes it.
+func readDump(t *testing.T, x *Wine, winPath string) dump {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(x.HostPath(winPath))
+		if err == nil {
+			var d dump
+			if err := json.Unmarshal(b, &d); err != nil {
+				t.Fatalf("envdump wrote %q: %v", b, err)
+			}
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("envdump wrote no %s in 30s", winPath)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// envOf maps an environment's names, in upper case (Windows ignores their case), to values.
+func envOf(kvs []string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		env[strings.ToUpper(k)] = v
+	}
+	return env
 }
