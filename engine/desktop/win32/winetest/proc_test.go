@@ -25,6 +25,7 @@ func TestWineProcesses(t *testing.T) {
 		name string
 		f    func(*testing.T, *Wine)
 	}{
+		{"UnitTests", testProcUnitTests},
 		{"SystemInfo", testSystemInfo},
 		{"ListAndKill", testListAndKill},
 		{"Protected", testProtected},
@@ -39,6 +40,16 @@ func TestWineProcesses(t *testing.T) {
 		}) {
 			t.Logf("host log:\n%s", x.HostLog())
 		}
+	}
+}
+
+// testProcUnitTests runs engine/proc's Windows tests (proc_windows_test.go: start times,
+// the scope, kills through one handle, Resolve, the environment allowlist) in the prefix.
+func testProcUnitTests(t *testing.T, x *Wine) {
+	r := x.GoTest("./engine/proc")
+	t.Logf("engine/proc tests under wine (exit %d):\n%s%s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "--- PASS: TestKillStaleGracefulForce") || !strings.Contains(r.Stdout, "\nPASS") {
+		t.Fatalf("engine/proc's tests failed under wine (exit %d)", r.Code)
 	}
 }
 

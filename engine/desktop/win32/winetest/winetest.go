@@ -270,6 +270,24 @@ func tryXvfb(t testing.TB, n, w, h int) (string, bool) {
 	return "", false
 }
 
+// GoTest builds the tests of the Go package pkg (relative to the module root) for Windows
+// and runs them in the prefix with args ("-test.run", "X"), verbosely.
+func (x *Wine) GoTest(pkg string, args ...string) Result {
+	x.T.Helper()
+	exe := filepath.Join(x.dir, filepath.Base(pkg)+".test.exe")
+	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
+	build.Dir = moduleRoot(x.T)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		x.T.Fatalf("GOOS=windows go test -c %s: %v\n%s", pkg, err, b)
+	}
+	out, code, err := x.run(wineBin, append([]string{exe, "-test.v", "-test.count=1"}, args...)...)
+	if err != nil {
+		x.T.Fatalf("%s under wine: %v", exe, err)
+	}
+	return Result{Stdout: out[0], Stderr: out[1], Code: code}
+}
+
 // goBuild builds the Go package pkg (relative to the module root) for windows/amd64 into out.
 func goBuild(t testing.TB, out, pkg string) {
 	t.Helper()
