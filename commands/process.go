@@ -112,7 +112,8 @@ var LaunchApplication = tool.Define(tool.Tool{
 	Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
 	Summary: "Start a GUI application from an allowed directory on the session's desktop",
 	Long: "Starts the executable on the session's display, with the arguments as given (no shell) and an\n" +
-		"environment of display, bus, locale, HOME, PATH and XDG_* only. Only executables inside the\n" +
+		"environment of display, bus, locale, HOME, PATH and XDG_* only (on Windows SystemRoot, PATH,\n" +
+		"TEMP, the profile's folders and the program directories). Only executables inside the\n" +
 		"allowed directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports; on Windows\n" +
 		"Program Files and notepad, mspaint, calc... of System32; plus the policy's) are started, checked\n" +
 		"after resolving symlinks, and on Windows only .exe files; shells, interpreters and wrappers (sh,\n" +
