@@ -32,6 +32,7 @@ func TestWineProcesses(t *testing.T) {
 		{"Launch", testLaunch},
 		{"LaunchRefused", testLaunchRefused},
 		{"LaunchEnvironmentAndWindowless", testLaunchEnvironment},
+		{"LaunchedEndWithTheHost", testLaunchedEndWithHost},
 	} {
 		if !t.Run(c.name, func(t *testing.T) {
 			x.T = t
@@ -172,7 +173,9 @@ func waitProcessGone(t *testing.T, x *Wine, pid int) {
 func testListAndKill(t *testing.T, x *Wine) {
 	x.Start("notepad")
 	w := waitWindow(t, x, "Notepad")
+	t0 := time.Now()
 	p, ok := findProcess(t, x, w.PID)
+	t.Logf("one list-processes call under wine (CLI to host and back): %v", time.Since(t0))
 	if !ok {
 		t.Fatalf("notepad (pid %d) is not in list_processes: %+v", w.PID, listProcesses(t, x))
 	}
@@ -408,6 +411,35 @@ func testLaunchEnvironment(t *testing.T, x *Wine) {
 	}
 	if k, r := kill(t, x, p.PID, p.StartTimeTicks, true); r.Code != 0 || k.Signal != "TerminateProcess" || !k.Exited {
 		t.Fatalf("forced kill_process of envdump = %+v (exit %d, %s)", k, r.Code, r.Stderr)
+	}
+}
+
+// testLaunchedEndWithHost: what launch_application started belongs to the session and ends
+// with it: "host stop" ends the sessions (Group.Close: WM_CLOSE, then TerminateProcess), and
+// the host's end closes the job object each program runs in; the next host lists neither
+// notepad nor the windowless envdump. (Which of the two ended them is not told apart here.)
+func testLaunchedEndWithHost(t *testing.T, x *Wine) {
+	var np, ed struct{ PID int }
+	x.JSON(&np, "launch-application", "C:/windows/system32/notepad.exe")
+	x.JSON(&ed, "launch-application", "C:/Program Files/W365 Test/envdump.exe", "--args", `C:\envdump2.json`)
+	readDump(t, x, `C:\envdump2.json`)
+	waitWindow(t, x, "Notepad")
+	x.MustRun("host", "stop")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left []process
+		for _, p := range listProcesses(t, x) { // a new host, in the machine's view of this Windows session
+			if p.PID == np.PID && p.Name == "notepad.exe" || p.PID == ed.PID && p.Name == "envdump.exe" {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30s after host stop the launched programs still run: %+v", left)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
