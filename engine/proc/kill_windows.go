@@ -39,7 +39,7 @@ func Kill(ctx context.Context, pid int, startTime uint64, force bool, protected 
 	if pid <= 0 {
 		return KillResult{}, werr.Invalid("pid must be positive, got %d", pid)
 	}
-	h, err := openQuery(pid, windows.PROCESS_TERMINATE)
+	h, err := openQuery(pid, windows.PROCESS_TERMINATE|windows.SYNCHRONIZE)
 	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
 		// Perhaps it can be read but not ended: say which it is when it can.
 		name, _ := ImageName(pid)
@@ -145,7 +145,7 @@ func (g *Group) Close() error {
 	g.mu.Unlock()
 	var live []windows.Handle
 	for _, r := range roots {
-		h, err := openQuery(r.PID, windows.PROCESS_TERMINATE)
+		h, err := openQuery(r.PID, windows.PROCESS_TERMINATE|windows.SYNCHRONIZE)
 		if err != nil {
 			continue
 		}

@@ -58,9 +58,10 @@ func snapshot() ([]entry, error) {
 	return out, nil
 }
 
-// openQuery opens pid for reading its times, image and memory, and for waiting on it.
+// openQuery opens pid for reading its times, image and memory (the right Windows grants
+// most widely, for other users' and protected processes too), plus the extra rights.
 func openQuery(pid int, extra uint32) (windows.Handle, error) {
-	return windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION|windows.SYNCHRONIZE|extra, false, uint32(pid))
+	return windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION|extra, false, uint32(pid))
 }
 
 // startTimeOf is the creation time of the process behind h in microseconds since the Unix
@@ -98,10 +99,17 @@ func workingSet(h windows.Handle) uint64 {
 	return uint64(c.WorkingSetSize)
 }
 
-// running says whether the process behind h has not exited.
+// stillActive is STILL_ACTIVE, the exit code of a process that has not exited.
+const stillActive = 259
+
+// running says whether the process behind h has not exited: its handle is not signalled
+// (with SYNCHRONIZE), or else its exit code is STILL_ACTIVE.
 func running(h windows.Handle) bool {
-	ev, err := windows.WaitForSingleObject(h, 0)
-	return err == nil && ev == uint32(windows.WAIT_TIMEOUT)
+	if ev, err := windows.WaitForSingleObject(h, 0); err == nil {
+		return ev == uint32(windows.WAIT_TIMEOUT)
+	}
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == stillActive
 }
 
 // List returns up to maxCount processes of scope: processes that own a window first, then
