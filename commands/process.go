@@ -45,12 +45,12 @@ func (o ProcessesOut) Text() string {
 type KillIn struct {
 	PID       int    `json:"pid" w365:"min=1"`
 	StartTime uint64 `json:"startTime" jsonschema:"startTimeTicks from list_processes"`
-	Force     bool   `json:"force,omitempty" jsonschema:"SIGKILL instead of SIGTERM" w365:"default=false"`
+	Force     bool   `json:"force,omitempty" jsonschema:"kill at once (SIGKILL; TerminateProcess on Windows) instead of asking it to end (SIGTERM; WM_CLOSE)" w365:"default=false"`
 }
 
 // LaunchIn is launch_application's input.
 type LaunchIn struct {
-	Path string   `json:"path" jsonschema:"absolute, in /usr/bin, /usr/local/bin, /opt..." w365:"minLength=1"`
+	Path string   `json:"path" jsonschema:"absolute, inside an allowed directory: /usr/bin, /opt... (C:/Program Files/... on Windows)" w365:"minLength=1"`
 	Args []string `json:"args,omitempty"`
 }
 
@@ -67,8 +67,9 @@ var ListProcesses = tool.Define(tool.Tool{
 	Long: "Processes of this session, those with a window first, then largest memory first, at most\n" +
 		"maxCount (default 200): its desktop's (display server, bus, window manager), the programs it\n" +
 		"launched and those on its display (its browser among them), with their descendants; the whole\n" +
-		"machine's when the policy's processScope is \"machine\". Pass an entry's startTimeTicks to\n" +
-		"kill_process as startTime, so a reused pid is never killed.",
+		"machine's when the policy's processScope is \"machine\". On Windows the session's display is its\n" +
+		"Windows session, and processes this user cannot open are left out. Pass an entry's\n" +
+		"startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
 	Example:     "  $ w365 list-processes --max-count 20\n  $ w365 ps --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in ProcessesIn) (ProcessesOut, error) {
@@ -92,8 +93,9 @@ var KillProcess = tool.Define(tool.Tool{
 	Long: "Acts on the processes list_processes shows: any other is refused with BLOCKED_BY_POLICY.\n" +
 		"Refuses with STALE_PROCESS when the start time no longer matches (the pid was reused) and\n" +
 		"with PROTECTED_PROCESS for PID 1, kernel threads, the session's display server, bus and window\n" +
-		"manager, and the w365 host. Without force it sends SIGTERM and reports whether the process\n" +
-		"exited; with force it sends SIGKILL.",
+		"manager, the w365 host, and on Windows its system processes (csrss, lsass, services, explorer...).\n" +
+		"Without force it sends SIGTERM (on Windows WM_CLOSE to the process's windows) and reports\n" +
+		"whether the process exited; with force it sends SIGKILL (TerminateProcess).",
 	Example:     "  $ w365 kill-process 4242 918273\n  $ w365 kill-process --pid 4242 --start-time 918273 --force",
 	Args:        []string{"pid", "startTime"},
 	Annotations: tool.Destructive,
@@ -110,11 +112,14 @@ var LaunchApplication = tool.Define(tool.Tool{
 	Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
 	Summary: "Start a GUI application from an allowed directory",
 	Long: "Starts the executable on the session's display, with the arguments as given (no shell) and an\n" +
-		"environment of display, bus, locale, HOME, PATH and XDG_* only. Only executables inside the\n" +
-		"allowed directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports, plus the policy's)\n" +
-		"are started, checked after resolving symlinks; shells, interpreters and wrappers (sh, python,\n" +
-		"env, sudo, ...) and #! scripts run by them are refused unless the policy names them, and a\n" +
-		"terminal only starts without arguments. The program belongs to the session and ends with it.\n" +
+		"environment of display, bus, locale, HOME, PATH and XDG_* only (on Windows SystemRoot, PATH,\n" +
+		"TEMP, the profile's folders and the program directories). Only executables inside the\n" +
+		"allowed directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports; on Windows\n" +
+		"Program Files and notepad, mspaint, calc... of System32; plus the policy's) are started, checked\n" +
+		"after resolving symlinks, and on Windows only .exe files; shells, interpreters and wrappers (sh,\n" +
+		"python, env, sudo, cmd, powershell, wscript, rundll32, ...), #! scripts run by them and renamed\n" +
+		"copies (by the version resource's original name) are refused unless the policy names them, and\n" +
+		"a terminal only starts without arguments. The program belongs to the session and ends with it.\n" +
 		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
 	Args:        []string{"path", "args"},

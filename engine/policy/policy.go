@@ -140,8 +140,7 @@ func Default() *Policy {
 		// working while the rest of HOME is hidden.
 		SandboxReadPaths: []string{"~/.pyenv", "~/.cargo/bin", "~/.rustup", "~/go/bin", "~/.nvm", "~/.volta",
 			"~/.local/bin", "~/.deno/bin", "~/.dotnet", "~/.bun/bin", "~/.gitconfig", "~/.config/git/config"},
-		LaunchDirs: []string{"/usr/bin", "/usr/local/bin", "/opt", "/snap/bin",
-			"/var/lib/flatpak/exports/bin", "~/.local/share/flatpak/exports/bin"},
+		LaunchDirs: defaultLaunchDirs(),
 
 		ProcessScope: ProcessScopeSession,
 	}

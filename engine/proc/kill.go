@@ -15,12 +15,6 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// How long Kill waits for the process to end after each signal.
-var (
-	TermWait = 3 * time.Second
-	KillWait = 2 * time.Second
-)
-
 // Kill ends the process pid whose start time is startTime (StartTimeTicks from List).
 //
 // It opens a pidfd first, so that the process it checks is the process it signals: a PID

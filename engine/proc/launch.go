@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || windows
 
 package proc
 
@@ -11,15 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/werr"
 )
 
-// expandHome turns "~" and "~/x" into the home directory.
+// expandHome turns "~" and "~/x" (or "~\\x") into the home directory.
 func expandHome(p string) string {
-	if p != "~" && !strings.HasPrefix(p, "~/") {
+	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
 		return p
 	}
 	home, err := os.UserHomeDir()
@@ -29,17 +27,24 @@ func expandHome(p string) string {
 	return filepath.Join(home, strings.TrimPrefix(p, "~"))
 }
 
-// within says whether path lies strictly inside dir (both cleaned, absolute).
-func within(path, dir string) bool {
-	if dir == "/" {
-		return path != "/"
+// within says whether path lies strictly inside dir (both cleaned, absolute), or is dir
+// itself when dir names a file (a single allowed program). Names compare as the file system
+// does (sameName).
+func within(path, dir string, dirIsFile bool) bool {
+	if dirIsFile {
+		return sameName(path, dir)
 	}
-	return strings.HasPrefix(path, dir+string(filepath.Separator))
+	dir = strings.TrimSuffix(dir, string(filepath.Separator))
+	if len(path) <= len(dir)+1 || path[len(dir)] != filepath.Separator {
+		return false
+	}
+	return sameName(path[:len(dir)], dir)
 }
 
 // Resolve checks that path names a regular executable file inside one of dirs once every
-// symbolic link is resolved, and returns the resolved path. "~" is expanded in path and in
-// dirs; dirs that do not exist are ignored. Errors: INVALID_ARGUMENT (empty, relative, not a
+// symbolic link is resolved, and returns the resolved path. An entry of dirs that is a file
+// allows that one program. "~" is expanded in path and in dirs; dirs that do not exist are
+// ignored. Errors: INVALID_ARGUMENT (empty, relative, not a
 // regular executable file), NOT_FOUND (no such file), BLOCKED_BY_POLICY (outside dirs).
 func Resolve(path string, dirs []string) (string, error) {
 	p := strings.TrimSpace(path)
@@ -51,7 +56,7 @@ func Resolve(path string, dirs []string) (string, error) {
 	}
 	p = expandHome(p)
 	if !filepath.IsAbs(p) {
-		return "", werr.Invalid("path must be absolute, got %q", path).WithHint("give the full path, e.g. /usr/bin/xterm")
+		return "", werr.Invalid("path must be absolute, got %q", path).WithHint("give the full path, e.g. " + examplePath)
 	}
 	resolved, err := filepath.EvalSymlinks(filepath.Clean(p))
 	if err != nil {
@@ -72,7 +77,11 @@ func Resolve(path string, dirs []string) (string, error) {
 		if err != nil {
 			continue
 		}
-		if within(resolved, rd) {
+		fi, err := os.Stat(rd)
+		if err != nil {
+			continue
+		}
+		if within(resolved, rd, !fi.IsDir()) {
 			inside = true
 			break
 		}
@@ -89,8 +98,8 @@ func Resolve(path string, dirs []string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", werr.Invalid("%q is not a regular file", path)
 	}
-	if fi.Mode().Perm()&0o111 == 0 || unix.Access(resolved, unix.X_OK) != nil {
-		return "", werr.Invalid("%q is not executable", path)
+	if err := executable(resolved, path, fi); err != nil {
+		return "", err
 	}
 	return resolved, nil
 }
@@ -111,10 +120,11 @@ type LaunchOptions struct {
 
 // Launch starts the executable at path (checked by Resolve against o.Dirs and by
 // Refused) with args, passed as they are (no shell), detached from the caller's terminal:
-// its own process group, stdin/stdout/stderr on /dev/null, working directory $HOME, the
-// environment built by LaunchEnv, and it dies with the host (parent-death signal) or
-// with its Group. The program is the resolved file; argv[0] is path as given. It
-// returns the pid and the resolved path.
+// stdin/stdout/stderr on the null device, working directory the home directory, the
+// environment built by LaunchEnv, and it dies with the host or with its Group (child.Start:
+// its own process group and a parent-death signal on Linux, its own job object on
+// Windows). The program is the resolved file; argv[0] is path as given. It returns the pid
+// and the resolved path.
 func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (int, string, error) {
 	resolved, err := Resolve(path, o.Dirs)
 	if err != nil {
@@ -147,27 +157,15 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 	return pid, resolved, nil
 }
 
-// launchEnvNames and launchEnvPrefixes are the environment a launched application gets:
-// what a desktop program needs to find its display, bus, locale, home and accessibility,
-// and nothing else (no API keys, no W365_*, no LD_*).
-var launchEnvNames = map[string]bool{
-	"DISPLAY": true, "WAYLAND_DISPLAY": true, "XAUTHORITY": true, "DBUS_SESSION_BUS_ADDRESS": true,
-	"AT_SPI_BUS_ADDRESS": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "PATH": true,
-	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "GTK_MODULES": true, "NO_AT_BRIDGE": true,
-	"ACCESSIBILITY_ENABLED": true, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": true, "QT_ACCESSIBILITY": true,
-	"GTK_IM_MODULE": true, "QT_IM_MODULE": true, "XMODIFIERS": true, "DESKTOP_SESSION": true,
-}
-var launchEnvPrefixes = []string{"LC_", "XDG_"}
-
 // LaunchEnv is base overridden by over (later entries win), keeping only the allowlisted
 // variables.
 func LaunchEnv(base, over []string) []string {
 	var out []string
 	for _, kv := range mergeEnv(base, over) {
 		k, _, _ := strings.Cut(kv, "=")
-		ok := launchEnvNames[k]
+		ok := launchEnvNames[envKey(k)]
 		for _, p := range launchEnvPrefixes {
-			ok = ok || strings.HasPrefix(k, p)
+			ok = ok || strings.HasPrefix(envKey(k), p)
 		}
 		if ok {
 			out = append(out, kv)
@@ -182,6 +180,7 @@ func mergeEnv(base, over []string) []string {
 	var out []string
 	for _, kv := range append(append([]string{}, base...), over...) {
 		k, _, _ := strings.Cut(kv, "=")
+		k = envKey(k)
 		if i, ok := idx[k]; ok {
 			out[i] = kv
 			continue

@@ -247,7 +247,11 @@ func TestResolveRefusals(t *testing.T) {
 	home := filepath.Join(tmp, "home")
 	writeExe(t, filepath.Join(home, "bin", "tool"))
 	t.Setenv("HOME", home)
-	dirs := []string{allowed, "~/bin", "/does/not/exist", "relative/dir"}
+	// A file among the directories allows that one program, not its neighbours.
+	single := filepath.Join(tmp, "single")
+	writeExe(t, filepath.Join(single, "app"))
+	writeExe(t, filepath.Join(single, "other"))
+	dirs := []string{allowed, "~/bin", "/does/not/exist", "relative/dir", filepath.Join(single, "app")}
 
 	for _, c := range []struct {
 		path string
@@ -263,12 +267,14 @@ func TestResolveRefusals(t *testing.T) {
 		{"good", werr.InvalidArgument},
 		{"", werr.InvalidArgument},
 		{filepath.Join(allowed, "missing"), werr.NotFound},
+		{filepath.Join(single, "other"), werr.BlockedByPolicy},
+		{single, werr.BlockedByPolicy},
 	} {
 		if _, err := Resolve(c.path, dirs); werr.CodeOf(err) != c.code {
 			t.Errorf("Resolve(%q) = %v, want %s", c.path, err, c.code)
 		}
 	}
-	for _, p := range []string{filepath.Join(allowed, "good"), filepath.Join(tmp, "allowedlink", "good"), "~/bin/tool"} {
+	for _, p := range []string{filepath.Join(allowed, "good"), filepath.Join(tmp, "allowedlink", "good"), "~/bin/tool", filepath.Join(single, "app")} {
 		r, err := Resolve(p, dirs)
 		if err != nil || !strings.HasPrefix(r, tmp) {
 			t.Errorf("Resolve(%q) = %q, %v", p, r, err)
@@ -422,6 +428,21 @@ func TestLaunchRefusesInterpreters(t *testing.T) {
 		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"https://example.com"}, false},
 		{"/usr/bin/ssh", "/usr/bin/ssh", []string{"-o", "ProxyCommand=sh", "x"}, true},
 		{"/usr/bin/xmessage", "/usr/bin/xmessage", []string{"hi"}, false},
+		// Windows programs, by the names they are given (forward slashes, as TOOLS.md writes
+		// paths, so this runs on Linux too).
+		{"C:/Windows/System32/cmd.exe", "C:/Windows/System32/CMD.EXE", []string{"/c", "calc"}, true},
+		{"C:/Program Files/PowerShell/7/pwsh.exe", "C:/Program Files/PowerShell/7/pwsh.exe", nil, true},
+		{"C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", "C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", nil, true},
+		{"C:/Windows/System32/wscript.exe", "C:/Windows/System32/WScript.exe", []string{"x.vbs"}, true},
+		{"C:/Windows/System32/rundll32.exe", "C:/Windows/System32/rundll32.exe", []string{"x.dll,Run"}, true},
+		{"C:/Windows/System32/mshta.exe", "C:/Windows/System32/mshta.exe", nil, true},
+		{"C:/Program Files/Python311/python.exe", "C:/Program Files/Python311/python.exe", nil, true},
+		{"C:/Program Files/Python311/pythonw.exe", "C:/Program Files/Python311/pythonw.exe", nil, true},
+		{"C:/Windows/explorer.exe", "C:/Windows/explorer.exe", []string{"C:/x/evil.exe"}, true},
+		{"C:/Program Files/WindowsApps/wt.exe", "C:/Program Files/WindowsApps/wt.exe", []string{"cmd"}, true},
+		{"C:/Program Files/WindowsApps/wt.exe", "C:/Program Files/WindowsApps/wt.exe", nil, false},
+		{"C:/Program Files/Mozilla Firefox/firefox.exe", "C:/Program Files/Mozilla Firefox/firefox.exe", []string{"https://example.com"}, false},
+		{"C:/Windows/System32/notepad.exe", "C:/Windows/System32/notepad.exe", []string{"C:/notes.txt"}, false},
 	} {
 		err := Refused(c.resolved, c.path, c.args, nil)
 		if (err != nil) != c.refused || (err != nil && werr.CodeOf(err) != werr.BlockedByPolicy) {

@@ -50,15 +50,14 @@ func (p Protection) ProtectedPID(pid int) bool { return p.Protected(pid, "") }
 
 // ImageName is the file name of pid's executable ("notepad.exe").
 func ImageName(pid int) (string, error) {
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	h, err := openQuery(pid, 0)
 	if err != nil {
 		return "", err
 	}
 	defer windows.CloseHandle(h)
-	buf := make([]uint16, windows.MAX_LONG_PATH)
-	n := uint32(len(buf))
-	if err := windows.QueryFullProcessImageName(h, 0, &buf[0], &n); err != nil {
+	img, err := imagePath(h)
+	if err != nil {
 		return "", err
 	}
-	return filepath.Base(windows.UTF16ToString(buf[:n])), nil
+	return filepath.Base(img), nil
 }

@@ -1,8 +1,6 @@
 package proc
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,21 +18,30 @@ var launchRefused = map[string]string{}
 func init() {
 	for why, names := range map[string][]string{
 		"is a shell": {"sh", "bash", "rbash", "dash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "oksh", "csh", "tcsh",
-			"fish", "ash", "yash", "elvish", "nu", "xonsh", "busybox", "toybox", "screen", "tmux", "script"},
+			"fish", "ash", "yash", "elvish", "nu", "xonsh", "busybox", "toybox", "screen", "tmux", "script",
+			"cmd", "command", "powershell_ise", "wsl", "wslhost"},
 		"runs code given to it": {"python", "pypy", "perl", "ruby", "irb", "php", "lua", "luajit", "node", "nodejs",
 			"deno", "bun", "tclsh", "wish", "expect", "guile", "awk", "gawk", "mawk", "nawk", "sed", "java", "jshell",
 			"groovy", "scala", "kotlin", "rscript", "r", "julia", "ghci", "runghc", "ocaml", "swipl", "gjs", "cjs",
 			"qjs", "osascript", "pwsh", "powershell", "dotnet", "mono", "erl", "escript", "elixir", "iex", "racket",
 			"sbcl", "clisp", "gdb", "lldb", "make", "cmake", "ninja", "git", "vim", "gvim", "evim", "nvim", "vi",
-			"emacs", "ex", "ed", "find", "tar", "zip", "man", "less", "more", "nmap"},
+			"emacs", "ex", "ed", "find", "tar", "zip", "man", "less", "more", "nmap",
+			// Windows: script hosts, interpreters and the system programs that run code or
+			// DLLs named in their arguments.
+			"py", "pyw", "pythonw", "javaw", "rubyw", "wscript", "cscript", "mshta", "rundll32", "regsvr32",
+			"msiexec", "msbuild", "installutil", "regasm", "regsvcs", "cmstp", "msxsl", "odbcconf", "hh",
+			"control", "mmc", "msdt", "pcalua", "forfiles", "csi", "fsi", "certutil", "bitsadmin", "wmic",
+			"reg", "regedit", "regedt32", "winget", "choco", "scoop"},
 		"runs commands on this machine or another": {"ssh", "scp", "sftp", "rsync", "docker", "podman", "kubectl",
-			"gdbus", "dbus-send", "busctl", "qdbus", "systemctl", "socat", "nc", "ncat", "netcat"},
+			"gdbus", "dbus-send", "busctl", "qdbus", "systemctl", "socat", "nc", "ncat", "netcat",
+			"schtasks", "sc", "winrs", "psexec", "psexec64", "plink", "putty"},
 		"runs the program given to it": {"env", "xargs", "nohup", "setsid", "sudo", "su", "pkexec", "doas", "runuser",
 			"timeout", "nice", "ionice", "stdbuf", "strace", "ltrace", "valgrind", "chroot", "unshare", "nsenter",
 			"bwrap", "firejail", "flatpak-spawn", "systemd-run", "setpriv", "capsh", "taskset", "chrt", "prlimit",
 			"flock", "watch", "time", "parallel", "at", "batch", "crontab", "dbus-launch", "dbus-run-session",
 			"xinit", "startx", "xvfb-run", "catchsegv", "ld.so", "ld-linux", "ld-linux-x86-64", "exec", "eatmydata",
-			"fakeroot", "proot", "torsocks", "proxychains", "sg", "newgrp", "gosu", "su-exec"},
+			"fakeroot", "proot", "torsocks", "proxychains", "sg", "newgrp", "gosu", "su-exec",
+			"explorer", "conhost", "runas"},
 	} {
 		for _, n := range names {
 			launchRefused[n] = why
@@ -55,6 +62,7 @@ var terminals = map[string]bool{
 	"mate-terminal": true, "qterminal": true, "terminator": true, "tilix": true, "sakura": true, "urxvt": true,
 	"rxvt": true, "st": true, "alacritty": true, "kitty": true, "foot": true, "wezterm": true, "x-terminal-emulator": true,
 	"xdg-terminal-exec": true, "terminology": true, "guake": true, "tilda": true, "cool-retro-term": true,
+	"wt": true, "windowsterminal": true, "mintty": true, "conemu": true, "conemu64": true,
 }
 
 var versionSuffix = regexp.MustCompile(`([0-9][0-9._-]*|-[0-9a-z.]+)$`)
@@ -77,18 +85,16 @@ func programName(path string) string {
 
 // Refused returns the BLOCKED_BY_POLICY refusal of launching resolved (given as path) with
 // args, or nil: a shell, interpreter or wrapper (by the name given, the resolved file's name,
-// or the interpreter of a #! script), or a terminal emulator given arguments, unless allow
+// or a name it is also known by: the interpreter of a #! script, the original file name in a
+// Windows program's version resource), or a terminal emulator given arguments, unless allow
 // names it.
 func Refused(resolved, path string, args, allow []string) error {
 	allowed := func(n string) bool {
 		return slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, n) || programName(a) == n })
 	}
 	names := []string{programName(path), programName(resolved)}
-	if interp, arg := scriptInterpreter(resolved); interp != "" {
-		names = append(names, programName(interp))
-		if arg != "" && programName(interp) == "env" {
-			names = append(names, programName(strings.Fields(arg)[0]))
-		}
+	for _, n := range alsoKnownAs(resolved) {
+		names = append(names, programName(n))
 	}
 	for _, n := range names {
 		if allowed(n) || allowed(filepath.Base(resolved)) {
@@ -116,22 +122,4 @@ func Refused(resolved, path string, args, allow []string) error {
 		}
 	}
 	return nil
-}
-
-// scriptInterpreter returns the interpreter and its argument of a #! script, or "".
-func scriptInterpreter(path string) (string, string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", ""
-	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, _ := io.ReadFull(f, buf)
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
-	rest, ok := strings.CutPrefix(line, "#!")
-	if !ok {
-		return "", ""
-	}
-	interp, arg, _ := strings.Cut(strings.TrimSpace(rest), " ")
-	return interp, strings.TrimSpace(arg)
 }

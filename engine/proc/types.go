@@ -1,9 +1,20 @@
 // Package proc lists, kills and launches processes: list_processes, kill_process and
-// launch_application. A process incarnation is named by its PID plus its start time in clock
-// ticks since boot (/proc/PID/stat field 22), so that a recycled PID is never signalled.
+// launch_application. A process incarnation is named by its PID plus its start time, so that
+// a recycled PID is never signalled: on Linux in clock ticks since boot (/proc/PID/stat field
+// 22), on Windows its creation time (GetProcessTimes) in microseconds since the Unix epoch.
 package proc
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
+
+// How long Kill waits for the process to end after asking it to (SIGTERM, WM_CLOSE) and
+// after killing it (SIGKILL, TerminateProcess).
+var (
+	TermWait = 3 * time.Second
+	KillWait = 2 * time.Second
+)
 
 // Group is the set of processes a session started with launch_application: their root
 // processes, each the leader of its own process group. The process tools use Roots to
@@ -14,7 +25,7 @@ type Group struct {
 	roots []Root
 }
 
-// Root is one started process: its pid and start time (clock ticks since boot).
+// Root is one started process: its pid and start time (as StartTime reports it).
 type Root struct {
 	PID        int    `json:"pid"`
 	StartTicks uint64 `json:"startTicks"`
@@ -40,7 +51,8 @@ type Process struct {
 	Name        string `json:"name"`
 	MemoryBytes uint64 `json:"memoryBytes"` // resident set size
 	WindowTitle string `json:"windowTitle,omitempty"`
-	// StartTimeTicks is the start time in clock ticks since boot; pass it to Kill.
+	// StartTimeTicks is the start time (clock ticks since boot on Linux, microseconds since
+	// the Unix epoch on Windows); pass it to Kill.
 	StartTimeTicks uint64 `json:"startTimeTicks"`
 }
 
@@ -48,7 +60,8 @@ type Process struct {
 type KillResult struct {
 	PID  int    `json:"pid"`
 	Name string `json:"name"`
-	// Signal is the signal sent: "SIGTERM" (graceful) or "SIGKILL" (force).
+	// Signal is what was sent: "SIGTERM" (graceful) or "SIGKILL" (force) on Linux,
+	// "WM_CLOSE" (graceful, to the process's windows) or "TerminateProcess" (force) on Windows.
 	Signal string `json:"signal"`
 	// Exited says whether the process had ended when Kill returned.
 	Exited bool `json:"exited"`

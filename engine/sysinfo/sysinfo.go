@@ -1,9 +1,10 @@
 // Package sysinfo answers get_system_info: operating system, kernel, CPU, memory, free disk
-// space and display resolution, read through gopsutil.
+// space and display resolution, read through gopsutil (on Windows: RtlGetVersion and the
+// registry, GlobalMemoryStatusEx, GetDiskFreeSpaceEx, GetTickCount64), with what it lacks
+// filled in per platform.
 package sysinfo
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"path/filepath"
@@ -58,32 +59,6 @@ type Info struct {
 	UptimeSeconds uint64 `json:"uptimeSeconds"`
 }
 
-// osRelease reads PRETTY_NAME (or NAME VERSION) from /etc/os-release.
-func osRelease() string {
-	for _, p := range []string{"/etc/os-release", "/usr/lib/os-release"} {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		vals := map[string]string{}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			k, v, ok := strings.Cut(sc.Text(), "=")
-			if ok {
-				vals[k] = strings.Trim(v, `"'`)
-			}
-		}
-		f.Close()
-		if vals["PRETTY_NAME"] != "" {
-			return vals["PRETTY_NAME"]
-		}
-		if vals["NAME"] != "" {
-			return strings.TrimSpace(vals["NAME"] + " " + vals["VERSION"])
-		}
-	}
-	return ""
-}
-
 // Get collects the system information; displayW and displayH are the session's screen size.
 func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 	h, err := host.InfoWithContext(ctx)
@@ -91,7 +66,6 @@ func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 		return Info{}, werr.Wrap(err, werr.Internal, "cannot read host information")
 	}
 	in := Info{
-		OSName:        osRelease(),
 		OSVersion:     h.PlatformVersion,
 		Platform:      h.Platform,
 		OS:            h.OS,
@@ -102,6 +76,7 @@ func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 		DisplayWidth:  displayW,
 		DisplayHeight: displayH,
 	}
+	describeOS(&in, h)
 	if in.OSName == "" {
 		in.OSName = strings.TrimSpace(h.Platform + " " + h.PlatformVersion)
 	}
@@ -110,6 +85,9 @@ func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 	}
 	if cs, err := cpu.InfoWithContext(ctx); err == nil && len(cs) > 0 {
 		in.CPUModel = strings.TrimSpace(cs[0].ModelName)
+	}
+	if in.CPUModel == "" {
+		in.CPUModel = cpuModel()
 	}
 	if n, err := cpu.CountsWithContext(ctx, true); err == nil {
 		in.CPULogicalCores = n
@@ -136,16 +114,6 @@ func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 	return in, nil
 }
 
-func rootPath() string {
-	if runtime.GOOS == "windows" {
-		if d := os.Getenv("SystemDrive"); d != "" {
-			return d + `\`
-		}
-		return `C:\`
-	}
-	return "/"
-}
-
 // disks reports the file systems holding the root and the home directory (one entry when
 // they are the same).
 func disks(ctx context.Context) []Disk {
@@ -164,7 +132,7 @@ func disks(ctx context.Context) []Disk {
 	var out []Disk
 	index := map[string]int{}
 	for _, p := range paths {
-		mp := mountOf(p, mounts)
+		mp := volumeOf(p, mounts)
 		if i, ok := index[mp]; ok {
 			out[i].Contains = append(out[i].Contains, p)
 			continue

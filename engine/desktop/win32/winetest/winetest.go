@@ -75,12 +75,7 @@ func New(t testing.TB, w, h int) *Wine {
 	Require(t)
 	dir := t.TempDir()
 	x := &Wine{T: t, Exe: filepath.Join(dir, "w365.exe"), Prefix: filepath.Join(dir, "prefix"), Width: w, Height: h, dir: dir}
-	build := exec.Command("go", "build", "-o", x.Exe, "./cmd/w365")
-	build.Dir = moduleRoot(t)
-	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("GOOS=windows go build: %v\n%s", err, out)
-	}
+	goBuild(t, x.Exe, "./cmd/w365")
 	home := filepath.Join(dir, "home")
 	os.MkdirAll(home, 0o700)
 	// An environment from an allowlist: nothing of the caller's reaches wine but PATH. A UTF-8
@@ -261,6 +256,10 @@ func (x *Wine) JSON(v any, args ...string) {
 	}
 }
 
+// Setenv adds kv ("NAME=value") to the environment of what runs under wine from now on;
+// a host already running keeps its own (end it with "host stop").
+func (x *Wine) Setenv(kv string) { x.env = append(x.env, kv) }
+
 // HostLog is the background host's log in the prefix, for failure messages.
 func (x *Wine) HostLog() string {
 	logs, _ := filepath.Glob(filepath.Join(x.Prefix, "drive_c", "users", "*", "AppData", "Local", "w365", "host.log"))
@@ -329,6 +328,57 @@ func tryXvfb(t testing.TB, n, w, h int) (string, bool) {
 	c.Process.Kill()
 	c.Wait()
 	return "", false
+}
+
+// GoTest builds the tests of the Go package pkg (relative to the module root) for Windows
+// and runs them in the prefix with args ("-test.run", "X"), verbosely.
+func (x *Wine) GoTest(pkg string, args ...string) Result {
+	x.T.Helper()
+	exe := filepath.Join(x.dir, filepath.Base(pkg)+".test.exe")
+	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
+	build.Dir = moduleRoot(x.T)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		x.T.Fatalf("GOOS=windows go test -c %s: %v\n%s", pkg, err, b)
+	}
+	out, code, err := x.run(wineBin, append([]string{exe, "-test.v", "-test.count=1"}, args...)...)
+	if err != nil {
+		x.T.Fatalf("%s under wine: %v", exe, err)
+	}
+	return Result{Stdout: out[0], Stderr: out[1], Code: code}
+}
+
+// goBuild builds the Go package pkg (relative to the module root) for windows/amd64 into out.
+func goBuild(t testing.TB, out, pkg string) {
+	t.Helper()
+	build := exec.Command("go", "build", "-o", out, pkg)
+	build.Dir = moduleRoot(t)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("GOOS=windows go build %s: %v\n%s", pkg, err, b)
+	}
+}
+
+// BuildExe builds the Go program pkg (relative to the module root, e.g.
+// "./engine/desktop/win32/winetest/testdata/envdump") for Windows as winPath in the
+// prefix (`C:\Program Files\Test\envdump.exe`).
+func (x *Wine) BuildExe(pkg, winPath string) {
+	x.T.Helper()
+	out := x.HostPath(winPath)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		x.T.Fatal(err)
+	}
+	goBuild(x.T, out, pkg)
+}
+
+// HostPath is the Linux path of a path on the prefix's C: drive (`C:\users\x` or
+// "C:/users/x").
+func (x *Wine) HostPath(winPath string) string {
+	p := strings.ReplaceAll(winPath, `\`, "/")
+	if len(p) < 3 || !strings.EqualFold(p[:3], "C:/") {
+		x.T.Fatalf("%q is not a path on C:", winPath)
+	}
+	return filepath.Join(x.Prefix, "drive_c", filepath.FromSlash(p[3:]))
 }
 
 // moduleRoot is the directory of go.mod.
