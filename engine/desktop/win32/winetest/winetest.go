@@ -141,24 +141,6 @@ func (x *Wine) Reg(args ...string) {
 	}
 }
 
-// GoTest builds the Windows test binary of the package pkg (a path from the module
-// root, e.g. ./commands/host) and runs it under wine with args (-test.run ...).
-func (x *Wine) GoTest(pkg string, args ...string) Result {
-	x.T.Helper()
-	exe := filepath.Join(x.dir, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_")+".test.exe")
-	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
-	build.Dir = moduleRoot(x.T)
-	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		x.T.Fatalf("GOOS=windows go test -c %s: %v\n%s", pkg, err, out)
-	}
-	out, code, err := x.run(wineBin, append([]string{exe}, args...)...)
-	if err != nil {
-		x.T.Fatalf("%s under wine: %v", exe, err)
-	}
-	return Result{Stdout: out[0], Stderr: out[1], Code: code}
-}
-
 // CDrive is the Linux path of the prefix's C: drive.
 func (x *Wine) CDrive() string { return filepath.Join(x.Prefix, "drive_c") }
 
@@ -334,7 +316,7 @@ func tryXvfb(t testing.TB, n, w, h int) (string, bool) {
 // and runs them in the prefix with args ("-test.run", "X"), verbosely.
 func (x *Wine) GoTest(pkg string, args ...string) Result {
 	x.T.Helper()
-	exe := filepath.Join(x.dir, filepath.Base(pkg)+".test.exe")
+	exe := filepath.Join(x.dir, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_")+".test.exe")
 	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
 	build.Dir = moduleRoot(x.T)
 	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
