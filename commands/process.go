@@ -45,12 +45,12 @@ func (o ProcessesOut) Text() string {
 type KillIn struct {
 	PID       int    `json:"pid" w365:"min=1"`
 	StartTime uint64 `json:"startTime" jsonschema:"startTimeTicks from list_processes"`
-	Force     bool   `json:"force,omitempty" jsonschema:"kill at once (SIGKILL; TerminateProcess on Windows) instead of asking it to end (SIGTERM; WM_CLOSE)" w365:"default=false"`
+	Force     bool   `json:"force,omitempty" jsonschema:"kill at once instead of asking it to end" w365:"default=false"`
 }
 
 // LaunchIn is launch_application's input.
 type LaunchIn struct {
-	Path string   `json:"path" jsonschema:"absolute, inside an allowed directory: /usr/bin, /opt... (C:/Program Files/... on Windows)" w365:"minLength=1"`
+	Path string   `json:"path" jsonschema:"absolute, inside an allowed directory" w365:"minLength=1"`
 	Args []string `json:"args,omitempty"`
 }
 
