@@ -8,6 +8,7 @@ package a11y
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -204,7 +205,7 @@ func cachedValue(el unsafe.Pointer) (string, error) {
 		v.Clear()
 		if s != "" {
 			if len(s) > maxValueChars {
-				s = s[:maxValueChars]
+				s = strings.ToValidUTF8(s[:maxValueChars], "") // no rune cut in half
 			}
 			return s, nil
 		}

@@ -32,7 +32,6 @@ type UIA struct {
 	jobs chan func()
 	quit chan struct{}
 	once sync.Once
-	done chan struct{} // closed once the COM thread has released everything
 
 	// Owned by the COM thread.
 	auto   unsafe.Pointer // IUIAutomation (IUIAutomation2 where the system has it)
@@ -49,7 +48,7 @@ var _ interface {
 // OpenUIA starts the COM thread and creates the UI Automation client. A system without
 // UI Automation's COM classes (wine 8) gets UNSUPPORTED naming the class it lacks.
 func OpenUIA(ctx context.Context) (*UIA, error) {
-	u := &UIA{jobs: make(chan func()), quit: make(chan struct{}), done: make(chan struct{})}
+	u := newUIA()
 	ready := make(chan error, 1)
 	go u.loop(ready)
 	select {
@@ -64,12 +63,15 @@ func OpenUIA(ctx context.Context) (*UIA, error) {
 	}
 }
 
+func newUIA() *UIA {
+	return &UIA{jobs: make(chan func()), quit: make(chan struct{})}
+}
+
 // loop is the COM thread: it initialises COM (multithreaded apartment, as UI Automation
 // clients should), creates the client, runs jobs until Close, then releases it all.
 func (u *UIA) loop(ready chan<- error) {
 	// Never unlocked: the thread holds COM state and ends with the goroutine.
 	runtime.LockOSThread()
-	defer close(u.done)
 	if err := ole.CoInitializeEx(0, ole.COINIT_MULTITHREADED); err != nil && hresultOf(err) != hrSFalse {
 		ready <- werr.Wrap(err, werr.Unavailable, "CoInitializeEx(COINIT_MULTITHREADED) failed: %v", err)
 		return
@@ -82,6 +84,11 @@ func (u *UIA) loop(ready chan<- error) {
 	}
 	defer u.releaseAll()
 	ready <- nil
+	u.serve()
+}
+
+// serve runs jobs until Close.
+func (u *UIA) serve() {
 	for {
 		select {
 		case f := <-u.jobs:
@@ -245,6 +252,9 @@ func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int)
 		}
 		return nil, false, classified(err)
 	}
+	if root == nil {
+		return nil, false, werr.New(werr.NotFound, "window 0x%x has no UI Automation element", hwnd)
+	}
 	e, ok, err := read(root)
 	if err != nil || !ok {
 		release(root)
@@ -269,7 +279,8 @@ func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int)
 			for _, it := range next {
 				release(it.el)
 			}
-			if werr.As(err) != nil {
+			var we *werr.Error
+			if errors.As(err, &we) {
 				return nil, false, err
 			}
 			return nil, false, classified(err)

@@ -46,6 +46,7 @@ func TestWineUIA(t *testing.T) {
 	}{
 		{"Tree", testUIATree},
 		{"FindEdit", testUIAFindEdit},
+		{"Walk", testUIAWalk},
 	} {
 		if !t.Run(c.name, func(t *testing.T) {
 			x.T = t
@@ -137,5 +138,16 @@ func testUIAFindEdit(t *testing.T, x *Wine, w window, wine8 bool) {
 	m := found.Matches[0]
 	if m.CenterX < w.X || m.CenterX > w.X+w.Width || m.CenterY < w.Y || m.CenterY > w.Y+w.Height {
 		t.Fatalf("the Edit's centre %d,%d is outside notepad's window %+v", m.CenterX, m.CenterY, w)
+	}
+}
+
+// testUIAWalk runs engine/a11y's Windows tests under wine: with no UI Automation client
+// in wine 8 they are where the walk, the cached reads and the error mapping run, over COM
+// objects of the test's making that inject faults (uia_windows_test.go).
+func testUIAWalk(t *testing.T, x *Wine, w window, wine8 bool) {
+	r := x.GoTest("./engine/a11y", "TestUIAWalk|TestRanked|TestControlTypes|TestTreeLimits")
+	t.Log(strings.TrimSpace(r.Stdout))
+	if r.Code != 0 || !strings.Contains(r.Stdout, "--- PASS: TestUIAWalk") || strings.Contains(r.Stdout, "FAIL") {
+		t.Fatalf("engine/a11y's tests under wine: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

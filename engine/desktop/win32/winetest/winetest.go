@@ -201,6 +201,24 @@ func (x *Wine) JSON(v any, args ...string) {
 	}
 }
 
+// GoTest builds the Windows test binary of pkg (a package path below the module root,
+// "./engine/a11y") and runs its tests matching run under wine, verbosely.
+func (x *Wine) GoTest(pkg, run string) Result {
+	x.T.Helper()
+	exe := filepath.Join(x.dir, filepath.Base(pkg)+".test.exe")
+	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
+	build.Dir = moduleRoot(x.T)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		x.T.Fatalf("GOOS=windows go test -c %s: %v\n%s", pkg, err, out)
+	}
+	out, code, err := x.run(wineBin, exe, "-test.run", run, "-test.v", "-test.count=1")
+	if err != nil {
+		x.T.Fatalf("%s under wine: %v", exe, err)
+	}
+	return Result{Stdout: out[0], Stderr: out[1], Code: code}
+}
+
 // HostLog is the background host's log in the prefix, for failure messages.
 func (x *Wine) HostLog() string {
 	logs, _ := filepath.Glob(filepath.Join(x.Prefix, "drive_c", "users", "*", "AppData", "Local", "w365", "host.log"))
