@@ -1,7 +1,7 @@
 package a11y
 
 // Raw COM calls on UI Automation's interfaces. go-ole does the generic COM work
-// (CoInitializeEx, CoCreateInstance, GUIDs, VARIANT, BSTR); the UIA interfaces are plain
+// (CoInitializeEx, GUIDs, VARIANT, BSTR, IUnknown); the UIA interfaces are plain
 // IUnknown vtables with no IDispatch, so their methods are called by slot number with
 // syscall.SyscallN. The slots are those of UIAutomationClient.h (IUnknown takes 0-2).
 
@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	ole "github.com/go-ole/go-ole"
+	"golang.org/x/sys/windows"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -131,6 +132,21 @@ func missing(err error) bool {
 		return true
 	}
 	return false
+}
+
+var procCoCreateInstance = windows.NewLazySystemDLL("ole32.dll").NewProc("CoCreateInstance")
+
+// createInProc is CoCreateInstance with CLSCTX_INPROC_SERVER: the UI Automation client
+// lives in uiautomationcore.dll. go-ole's CreateInstance asks CLSCTX_SERVER, which also
+// looks for a local server, and under wine that search for a class no one registers
+// takes about 6 s per class.
+func createInProc(clsid, iid *ole.GUID, method string) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	r, _, _ := procCoCreateInstance.Call(uintptr(unsafe.Pointer(clsid)), 0, ole.CLSCTX_INPROC_SERVER, uintptr(unsafe.Pointer(iid)), uintptr(unsafe.Pointer(&p)))
+	if err := check(method, r); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // fn is slot i of the vtable of the COM object at p.

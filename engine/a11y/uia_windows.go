@@ -102,9 +102,9 @@ func (u *UIA) serve() {
 // create makes the client (CUIAutomation8 for IUIAutomation2's timeouts, else the
 // Windows 7 CUIAutomation), the control-view walker and the cache request.
 func (u *UIA) create() error {
-	unk, err := ole.CreateInstance(clsidCUIAutomation8, iidIUIAutomation2)
+	auto, err := createInProc(clsidCUIAutomation8, iidIUIAutomation2, "CoCreateInstance(CLSID_CUIAutomation8)")
 	if err == nil {
-		u.auto = unsafe.Pointer(unk)
+		u.auto = auto
 		// Bound every transaction as the Linux backend bounds every D-Bus call.
 		ms := uintptr(callTimeout.Milliseconds())
 		for _, c := range []struct {
@@ -117,7 +117,7 @@ func (u *UIA) create() error {
 			}
 		}
 	} else {
-		unk, err2 := ole.CreateInstance(clsidCUIAutomation, iidIUIAutomation)
+		auto, err2 := createInProc(clsidCUIAutomation, iidIUIAutomation, "CoCreateInstance(CLSID_CUIAutomation)")
 		if err2 != nil {
 			code := werr.Unavailable
 			if missing(err2) {
@@ -127,7 +127,7 @@ func (u *UIA) create() error {
 				hrText(err), hrText(err2)).
 				WithHint("the system registers no UI Automation client class (wine 8's uiautomationcore.dll has no DllGetClassObject); use analyze_screen (OCR) instead")
 		}
-		u.auto = unsafe.Pointer(unk)
+		u.auto = auto
 	}
 	r, _, _ := syscall.SyscallN(fn(u.auto, slotGetControlViewWalker), uintptr(u.auto), uintptr(unsafe.Pointer(&u.walker)))
 	if err := check("IUIAutomation::get_ControlViewWalker", r); err != nil {

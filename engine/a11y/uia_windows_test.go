@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	ole "github.com/go-ole/go-ole"
@@ -261,6 +262,20 @@ func TestUIAWalk(t *testing.T) {
 		}
 		if zoom.Value != "1.5" {
 			t.Fatalf("the slider's value is %q, want its RangeValue 1.5", zoom.Value)
+		}
+		leaks(t)
+	})
+
+	run("LongValue", func(t *testing.T) {
+		fakeRoots[0x1003] = tree(&fakeNode{ct: 50032, name: "w", r: rect{0, 0, 100, 100}, kids: []*fakeNode{
+			{ct: 50030, name: "doc", value: "a" + strings.Repeat("é", 3000), r: rect{0, 0, 100, 100}},
+		}})
+		nodes, _, err := u.walk(ctx, 0x1003, 3, 500)
+		if err != nil || len(nodes) != 2 {
+			t.Fatalf("walk: %d nodes, %v", len(nodes), err)
+		}
+		if v := nodes[1].value; len(v) != maxValueChars-1 || !utf8.ValidString(v) {
+			t.Fatalf("a 6001-byte value became %d bytes (valid UTF-8: %v), want the first %d, no rune cut", len(v), utf8.ValidString(v), maxValueChars-1)
 		}
 		leaks(t)
 	})
