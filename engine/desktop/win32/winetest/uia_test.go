@@ -13,7 +13,8 @@ import (
 // What wine 8.0 lacks for the accessibility tools, measured: its uiautomationcore.dll
 // registers no UI Automation client class and exports DllGetClassObject only as an
 // unimplemented stub, so CoCreateInstance of CLSID_CUIAutomation8 and CLSID_CUIAutomation
-// fails with REGDB_E_CLASSNOTREG and nothing of IUIAutomation is reachable. The tools must
+// fails with REGDB_E_CLASSNOTREG and nothing of IUIAutomation is reachable (nor is the
+// flat client API a way round: its UiaNodeFromHandle returns E_NOTIMPL). The tools must
 // say exactly that, as UNSUPPORTED, and never answer with an empty tree.
 const wine8MissingUIA = "UNSUPPORTED: UI Automation's COM client is not available: " +
 	"CoCreateInstance(CLSID_CUIAutomation8) failed with REGDB_E_CLASSNOTREG (0x80040154) and " +
