@@ -196,11 +196,11 @@ func ctxError(ctx context.Context) error {
 
 // element is one element as its cache request read it.
 type element struct {
-	parent, depth int
-	role, native  string
-	name, value   string
-	x, y, w, h    int
-	enabled       bool
+	parent       int
+	role, native string
+	name, value  string
+	x, y, w, h   int
+	enabled      bool
 }
 
 // read reads el's cached properties; ok is false for an element that is off screen
@@ -270,7 +270,7 @@ func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int)
 		var next []item
 		for i, it := range level {
 			if err == nil && !truncated && depth <= maxDepth {
-				truncated, err = u.children(ctx, it, depth, depth < maxDepth, maxElements, &nodes, &next)
+				truncated, err = u.children(ctx, it, depth < maxDepth, maxElements, &nodes, &next)
 			}
 			release(it.el)
 			level[i].el = nil
@@ -290,11 +290,11 @@ func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int)
 	return nodes, truncated, nil
 }
 
-// children appends the on-screen children of it (at depth) to nodes, and to next those
+// children appends the on-screen children of it to nodes, and to next those
 // whose own children are to be read (descend). It stops at maxElements (truncated).
 // A child that vanishes while it is read is left out; so are the rest of the children of
 // a parent that vanishes.
-func (u *UIA) children(ctx context.Context, it item, depth int, descend bool, maxElements int, nodes *[]element, next *[]item) (truncated bool, err error) {
+func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements int, nodes *[]element, next *[]item) (truncated bool, err error) {
 	child, err := walkerStep(u.walker, it.el, u.cache, false)
 	for child != nil && err == nil {
 		if ctx.Err() != nil {
@@ -312,7 +312,7 @@ func (u *UIA) children(ctx context.Context, it item, depth int, descend bool, ma
 			return true, nil
 		}
 		if keep {
-			e.parent, e.depth = it.idx, depth
+			e.parent = it.idx
 			*nodes = append(*nodes, e)
 		}
 		sib, serr := walkerStep(u.walker, child, u.cache, true)
