@@ -87,9 +87,9 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 	Name: "get_accessibility_tree", Legacy: []string{"mcp_accessibility_get_accessibility_tree"}, Aliases: []string{"a11y-tree", "tree"},
 	InText:  []string{"root"},
 	Summary: "Accessibility tree of the foreground window, with screen coordinates to click",
-	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux): role (UI Automation names,\n" +
-		"with the native role kept), name, value and screen rectangle of each visible element. Depth\n" +
-		"1-10 (default 3), at most maxElements (default 500) cut breadth-first.",
+	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux, UI Automation on Windows): role\n" +
+		"(UI Automation names, with the native role kept), name, value and screen rectangle of each\n" +
+		"visible element. Depth 1-10 (default 3), at most maxElements (default 500) cut breadth-first.",
 	Example:     "  $ w365 get-accessibility-tree --max-depth 5\n  $ w365 tree --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in TreeIn) (TreeOut, error) {

@@ -1,5 +1,7 @@
-// Package a11y reads the desktop accessibility tree (AT-SPI2 over D-Bus) of one X
-// display and reports it with UI Automation control-type names and screen coordinates.
+//go:build !windows
+
+// The AT-SPI backend: the desktop accessibility tree (AT-SPI2 over D-Bus) of one X
+// display, reported with UI Automation control-type names and screen coordinates.
 //
 // Every Tree is bound to one session bus and one X display (the host serves several
 // desktops), so the package keeps no global state. Property reads are pipelined: one
@@ -9,34 +11,12 @@ package a11y
 
 import (
 	"context"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/w365/w365/engine/desktop"
-	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
-)
-
-// The tree's types are the platform-neutral ones, so that a Tree serves as
-// desktop.Accessibility as it is. NativeRole is the AT-SPI role name (at-spi2-core
-// 2.46 spelling); FindQuery.WindowHandle is an X window id.
-type (
-	Node      = desktop.Node
-	Meta      = desktop.Meta
-	FindQuery = desktop.FindQuery
-	Match     = desktop.Match
-)
-
-// Limits of a Find walk: deep enough for web pages, bounded for huge lists.
-const (
-	findMaxDepth    = 40
-	findMaxElements = 5000
-	// MaxMatches caps the matches Find returns.
-	MaxMatches = 100
 )
 
 // Tree is a connection to the accessibility bus of one desktop.
@@ -148,18 +128,10 @@ func (t *Tree) bus(ctx context.Context) (*dbus.Conn, error) {
 // (the window is depth 0) with at most maxElements nodes, cut breadth-first. Zero
 // values take the policy defaults; larger values are clamped to the policy maxima.
 func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta, error) {
-	p := policy.Default()
-	if maxDepth < 0 || maxElements < 0 {
-		return Node{}, Meta{}, werr.Invalid("maxDepth and maxElements must be positive")
+	maxDepth, maxElements, err := treeLimits(maxDepth, maxElements)
+	if err != nil {
+		return Node{}, Meta{}, err
 	}
-	if maxDepth == 0 {
-		maxDepth = p.A11yDepthDefault
-	}
-	if maxElements == 0 {
-		maxElements = p.A11yElementsDefault
-	}
-	maxDepth = min(maxDepth, p.A11yDepthMax)
-	maxElements = min(maxElements, p.A11yElementsMax)
 	conn, err := t.bus(ctx)
 	if err != nil {
 		return Node{}, Meta{}, err
@@ -208,20 +180,13 @@ func build(nodes []*raw) Node {
 // first: exact name, then prefix, then substring; on screen and enabled before hidden
 // or disabled; then in breadth-first order. At most MaxMatches are returned.
 func (t *Tree) Find(ctx context.Context, q FindQuery) ([]Match, error) {
-	name := q.Name
-	useValue := false
-	if name == "" {
-		name = q.Text
-		useValue = true
-	}
-	if strings.TrimSpace(name) == "" && strings.TrimSpace(q.Role) == "" {
-		return nil, werr.Invalid("give at least one of text, role, name")
+	needle, useValue, err := needleOf(q)
+	if err != nil {
+		return nil, err
 	}
 	rf, ok := parseRole(q.Role)
 	if !ok {
-		return nil, werr.Invalid("unknown role %q", q.Role).
-			WithHint("use a UI Automation name (Button, Edit, CheckBox...), an alias (TextBox) or an AT-SPI role name").
-			WithDetail("roles", KnownRoles())
+		return nil, unknownRole(q.Role)
 	}
 	conn, err := t.bus(ctx)
 	if err != nil {
@@ -236,7 +201,6 @@ func (t *Tree) Find(ctx context.Context, q FindQuery) ([]Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	needle := strings.ToLower(strings.TrimSpace(name))
 	type cand struct {
 		n     *raw
 		score int
@@ -289,48 +253,12 @@ func (t *Tree) Find(ctx context.Context, q FindQuery) ([]Match, error) {
 			kept = append(kept, cand{n: n, score: s + 3, order: order[n]})
 		}
 	}
-	rank := func(c cand) int {
-		r := c.score * 4
-		if !(c.n.hasBox && c.n.w > 0 && c.n.h > 0) {
-			r += 2
-		}
-		if !(c.n.state(stateEnabled) || c.n.state(stateSensitive)) {
-			r++
-		}
-		return r
-	}
-	sort.SliceStable(kept, func(i, j int) bool {
-		ra, rb := rank(kept[i]), rank(kept[j])
-		if ra != rb {
-			return ra < rb
-		}
-		return kept[i].order < kept[j].order
-	})
-	out := make([]Match, 0, min(len(kept), MaxMatches))
-	for _, c := range kept {
-		if len(out) == MaxMatches {
-			break
-		}
+	out := make([]candidate, len(kept))
+	for i, c := range kept {
 		n := c.n
-		out = append(out, Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y,
-			Width: n.w, Height: n.h, CenterX: n.x + n.w/2, CenterY: n.y + n.h/2})
+		out[i] = candidate{m: Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h},
+			score: c.score, order: c.order, onScreen: n.hasBox && n.w > 0 && n.h > 0,
+			enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
-	return out, nil
+	return ranked(out), nil
 }
-
-// nameScore: 0 exact, 1 prefix, 2 substring, -1 no match (both lower case).
-func nameScore(have, want string) int {
-	have = strings.TrimSpace(have)
-	switch {
-	case have == want:
-		return 0
-	case strings.HasPrefix(have, want):
-		return 1
-	case strings.Contains(have, want):
-		return 2
-	}
-	return -1
-}
-
-func formatInt(v int64) string     { return strconv.FormatInt(v, 10) }
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }

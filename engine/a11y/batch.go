@@ -1,3 +1,5 @@
+//go:build !windows
+
 package a11y
 
 import (
@@ -11,9 +13,6 @@ import (
 
 	"github.com/w365/w365/engine/werr"
 )
-
-// callTimeout bounds every D-Bus round trip; a busy application must not hang a tool call.
-const callTimeout = 3 * time.Second
 
 // maxInFlight caps pipelined calls on the accessibility bus (its max_replies_per_connection
 // is 50000; Chromium answers one call at a time on its main thread anyway).

@@ -1,9 +1,6 @@
-package a11y
+//go:build !windows
 
-import (
-	"sort"
-	"strings"
-)
+package a11y
 
 // AT-SPI role numbers (AtspiRole in atspi-constants.h). Role names changed across
 // at-spi2 versions ("push button" became "button"), the numbers did not.
@@ -240,43 +237,6 @@ func uiaRole(role uint32, editable bool) string {
 	return "Custom"
 }
 
-// aliases are the names people use for UIA control types.
-var aliases = map[string]string{
-	"textbox": "Edit", "textfield": "Edit", "textinput": "Edit", "input": "Edit",
-	"textarea": "Edit", "editbox": "Edit", "searchbox": "Edit",
-	"label": "Text", "statictext": "Text",
-	"link": "Hyperlink", "anchor": "Hyperlink",
-	"checkbox": "CheckBox", "check": "CheckBox", "toggle": "CheckBox",
-	"radio": "RadioButton", "radiobutton": "RadioButton",
-	"dropdown": "ComboBox", "select": "ComboBox", "combo": "ComboBox", "combobox": "ComboBox",
-	"tablist": "Tab", "tabs": "Tab", "tabcontrol": "Tab", "tabitem": "TabItem",
-	"menuitem": "MenuItem", "menubar": "MenuBar", "listitem": "ListItem",
-	"listbox": "List", "treeitem": "TreeItem", "treeview": "Tree",
-	"picture": "Image", "img": "Image", "toolbar": "ToolBar", "statusbar": "StatusBar",
-	"scrollbar": "ScrollBar", "progressbar": "ProgressBar", "progress": "ProgressBar",
-	"grid": "Table", "datagrid": "Table", "cell": "DataItem", "row": "DataItem",
-	"dataitem": "DataItem", "headeritem": "HeaderItem", "columnheader": "HeaderItem",
-	"panel": "Pane", "dialog": "Window", "frame": "Window", "spinbutton": "Spinner",
-	"spinner": "Spinner", "titlebar": "TitleBar", "tooltip": "ToolTip", "group": "Group",
-}
-
-// uiaNames is every UIA control-type name this package reports, by normalised name.
-var uiaNames = func() map[string]string {
-	m := map[string]string{}
-	for _, v := range uiaByRole {
-		m[normRole(v)] = v
-	}
-	return m
-}()
-
-// roleSeparators are dropped from role names before they are compared. Built once: a
-// Replacer allocates its tables, and normRole runs for every role at start-up.
-var roleSeparators = strings.NewReplacer(" ", "", "_", "", "-", "")
-
-func normRole(s string) string {
-	return roleSeparators.Replace(strings.ToLower(strings.TrimSpace(s)))
-}
-
 // roleFilter is a resolved role query: a UIA name, or a set of native role numbers.
 type roleFilter struct {
 	uia    string
@@ -301,10 +261,7 @@ func parseRole(q string) (*roleFilter, bool) {
 	if n == "" {
 		return nil, true
 	}
-	if v, ok := uiaNames[n]; ok {
-		return &roleFilter{uia: v}, true
-	}
-	if v, ok := aliases[n]; ok {
+	if v, ok := uiaRoleOf(q); ok {
 		return &roleFilter{uia: v}, true
 	}
 	set := map[uint32]bool{}
@@ -322,15 +279,4 @@ func parseRole(q string) (*roleFilter, bool) {
 		return nil, false
 	}
 	return &roleFilter{native: set}, true
-}
-
-// KnownRoles lists the UIA control-type names a role query accepts (aliases and native
-// AT-SPI names are accepted too).
-func KnownRoles() []string {
-	var out []string
-	for _, v := range uiaNames {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
 }

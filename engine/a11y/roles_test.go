@@ -1,3 +1,5 @@
+//go:build !windows
+
 package a11y
 
 import "testing"
@@ -69,5 +71,14 @@ func TestParseRole(t *testing.T) {
 	}
 	if f, ok := parseRole(" "); !ok || f != nil {
 		t.Error("empty role must mean any role")
+	}
+}
+
+// Every AT-SPI role maps to a UI Automation control type a role query accepts.
+func TestRolesAreControlTypes(t *testing.T) {
+	for role, name := range uiaByRole {
+		if got, ok := uiaRoleOf(name); !ok || got != name {
+			t.Errorf("AT-SPI role %d maps to %q, which is no UIA control type", role, name)
+		}
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package a11y
 
 import (
@@ -199,9 +201,6 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 	}
 }
 
-// maxValueChars caps the text read as an editable field's value.
-const maxValueChars = 4096
-
 // wantsText says whether a node's text content is its value (editable fields), as
 // opposed to labels and documents whose text is their name or their children.
 func wantsText(n *raw) bool {
@@ -225,19 +224,6 @@ func contentText(n *raw) bool {
 		return n.has(ifText) && !n.state(stateEditable)
 	}
 	return false
-}
-
-func formatValue(v any) string {
-	switch x := v.(type) {
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-			return formatInt(int64(x))
-		}
-		return formatFloat(x)
-	case string:
-		return x
-	}
-	return ""
 }
 
 // walkResult is a breadth-first list of kept nodes (parents before children).

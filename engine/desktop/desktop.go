@@ -205,7 +205,9 @@ type Accessibility interface {
 type Node struct {
 	// Role is the UI Automation control-type name (Button, Edit, Text, Window...).
 	Role string `json:"role"`
-	// NativeRole is the platform's role name (AT-SPI's "push button").
+	// NativeRole is the platform's role name (AT-SPI's "push button"; on Windows the UI
+	// Automation control type, Role itself, or "ControlType 50099" for an id newer than
+	// the ones w365 knows, whose Role is Custom).
 	NativeRole string `json:"nativeRole"`
 	Name       string `json:"name"`
 	// Value is a range value (sliders, progress bars) or the text of an editable field.

@@ -2,7 +2,7 @@
 
 // Package win32 is the Windows implementation of desktop.Desktop: the interactive
 // desktop of the user's session, driven through user32 and gdi32 (SendInput, GDI
-// BitBlt, EnumWindows, the clipboard). It calls Win32 through golang.org/x/sys/windows
+// BitBlt, EnumWindows, the clipboard) and UI Automation (engine/a11y). It calls Win32 through golang.org/x/sys/windows
 // rather than robotgo: robotgo needs cgo (the Windows build is pure Go, cross-compiled
 // from Linux), and its Click knows no side buttons (NOTES.md).
 package win32
@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/w365/w365/engine/a11y"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
@@ -63,8 +64,13 @@ func (Desktop) OpenClipboard() (desktop.Clipboard, error) {
 	return c, nil
 }
 
-func (Desktop) OpenAccessibility(context.Context) (desktop.Accessibility, error) {
-	return nil, werr.New(werr.Unsupported, "the accessibility tree on Windows (UI Automation through COM) is not implemented yet")
+// OpenAccessibility starts a UI Automation client (engine/a11y's COM backend).
+func (Desktop) OpenAccessibility(ctx context.Context) (desktop.Accessibility, error) {
+	u, err := a11y.OpenUIA(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // virtualScreen is the rectangle of all monitors: its origin (negative when a monitor
