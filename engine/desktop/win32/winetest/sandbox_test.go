@@ -94,6 +94,7 @@ func TestWineSandbox(t *testing.T) {
 	}{
 		{"BlockedPatterns", testSandboxBlocked},
 		{"Builtins", testSandboxBuiltins},
+		{"Cwd", testSandboxCwd},
 		{"SystemPrograms", testSandboxSystemPrograms},
 		{"JobObject", testSandboxJob},
 		{"Timeout", testSandboxTimeout},
@@ -189,6 +190,43 @@ func testSandboxBuiltins(t *testing.T, s *sandboxWine) {
 	res = s.ok(`dir /zz`)
 	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "Invalid switch") {
 		t.Errorf("dir /zz: exit %d, stderr %q; want Invalid switch", res.ExitCode, res.Stderr)
+	}
+}
+
+// testSandboxCwd: the writable directory must be the scratch directory or a directory
+// inside the profile that holds nothing that runs later; Windows paths in either slash
+// and in any case name the same directory.
+func testSandboxCwd(t *testing.T, s *sandboxWine) {
+	user := filepath.Base(filepath.Dir(s.proj))
+	for _, cwd := range []string{`C:\`, `C:\windows`, `c:/Windows/System32`, `C:\users\` + user, `C:\users`,
+		`C:\users\` + user + `\AppData\Roaming\Microsoft\Windows\Start Menu`, `C:\Program Files`, `C:\ProgramData`} {
+		if err := os.MkdirAll(filepath.Join(s.Prefix, "drive_c", strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(cwd)[2:], `\`), `\`, "/")), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Run("--policy", s.policy, "execute-shell-command", "mkdir canary1", "--cwd", cwd, "--json")
+		if r.Code != 4 || !strings.Contains(r.Stderr, "BLOCKED_BY_POLICY: rule cwd-forbidden:") {
+			t.Errorf("cwd %s: exit %d, stderr %q; want rule cwd-forbidden", cwd, r.Code, r.Stderr)
+		}
+	}
+	r := s.Run("--policy", s.policy, "execute-shell-command", "dir", "--cwd", `C:\nowhere`, "--json")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "NOT_FOUND: cwd") {
+		t.Errorf("a missing cwd: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	res := s.ok(`mkdir made`, "--cwd", strings.ToUpper(strings.ReplaceAll(s.projW, `\`, "/")))
+	if res.ExitCode != 0 {
+		t.Fatalf("mkdir in %s: exit %d %q", s.projW, res.ExitCode, res.Stderr)
+	}
+	if err := os.Remove(filepath.Join(s.proj, "made")); err != nil {
+		t.Errorf("mkdir made in the upper-case, forward-slash spelling of the project: %v", err)
+	}
+	// No cwd: the session's scratch directory, kept across calls.
+	if res := s.Run("--policy", s.policy, "execute-shell-command", "mkdir scratchdir", "--json"); res.Code != 0 {
+		t.Fatalf("mkdir in the scratch directory: exit %d %q", res.Code, res.Stderr)
+	}
+	var out sandboxRun
+	s.JSON(&out, "--policy", s.policy, "execute-shell-command", "dir /b")
+	if strings.TrimSpace(out.Stdout) != "scratchdir" {
+		t.Errorf("dir /b of the scratch directory: %q, want scratchdir", out.Stdout)
 	}
 }
 
@@ -339,7 +377,10 @@ func testSandboxTimeout(t *testing.T, s *sandboxWine) {
 }
 
 // testSandboxPython: the prefix has no Python, so execute_python_code says so with a
-// stable code (UNAVAILABLE, rule python-not-installed) instead of failing to start.
+// stable code (UNAVAILABLE, rule python-not-installed) instead of failing to start. Then
+// the probe is installed where python.org's installer puts python.exe
+// (%LOCALAPPDATA%\Programs\Python\Python312): execute_python_code finds it there and
+// runs it in a job object with the code staged in a file.
 func testSandboxPython(t *testing.T, s *sandboxWine) {
 	r := s.Run("--policy", s.policy, "execute-python-code", "print(6*7)", "--json")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "UNAVAILABLE: no Python interpreter was found") {
@@ -348,5 +389,28 @@ func testSandboxPython(t *testing.T, s *sandboxWine) {
 	r = s.exec(`python script.py`)
 	if r.Code == 0 || !strings.Contains(r.Stderr, "NOT_FOUND: python is allowed but not installed") {
 		t.Errorf("python script.py without Python: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+
+	dir := filepath.Join(s.proj, "..", "AppData", "Local", "Programs", "Python", "Python312")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe, err := os.ReadFile(filepath.Join(s.Prefix, "drive_c", "windows", "system32", "sbprobe.exe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "python.exe"), probe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = s.Run("--policy", s.policy, "execute-python-code", "print('é' * 2)", "--json")
+	var res sandboxRun
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
+		t.Fatalf("execute-python-code with python.exe installed: exit %d, %v; stdout %q stderr %q", r.Code, err, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(res.Stdout, `"code":"print('é' * 2)"`) || !strings.Contains(res.Stdout, `"inJob":true`) {
+		t.Errorf("the stand-in python.exe reported %q (stderr %q), want the staged code and a job", res.Stdout, res.Stderr)
+	}
+	if !slices.Contains(res.Limits, "job:memory=536870912") {
+		t.Errorf("execute_python_code limits %q, want the 512 MiB job memory limit", res.Limits)
 	}
 }

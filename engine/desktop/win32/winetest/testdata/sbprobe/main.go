@@ -12,6 +12,8 @@
 //	sbprobe breakaway       try CREATE_BREAKAWAY_FROM_JOB; print the outcome
 //	sbprobe sleep MS        sleep MS ms
 //	sbprobe args ...        JSON: the arguments as the program received them
+//	python.exe -c BOOT FILE the probe installed as python.exe: JSON of the code file
+//	                        execute_python_code staged, and of its job
 package main
 
 import (
@@ -80,6 +82,13 @@ func main() {
 		}
 		c.Wait()
 		fmt.Println("breakaway=started")
+	case "-c":
+		code, err := os.ReadFile(os.Args[3])
+		if err != nil {
+			fail(err.Error())
+		}
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"code": string(code), "bootsPython": len(os.Args[2]) > 0})
+		job()
 	case "args":
 		json.NewEncoder(os.Stdout).Encode(os.Args[2:])
 	case "sleep":
