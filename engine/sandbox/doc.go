@@ -193,7 +193,8 @@
 // The program starts suspended, joins a new job object (engine/child.StartInJob) and
 // only then resumes, so nothing it starts runs outside the job. The job: kill on close,
 // JobMemoryLimit and ProcessMemoryLimit (PythonMemoryBytes or ShellMemoryBytes),
-// ActiveProcessLimit MaxJobProcesses, a job CPU-time limit of the timeout plus 2 s, UI
+// ActiveProcessLimit MaxJobProcesses, a CPU-time limit per process of the timeout plus 2 s and a
+// hard cap of one core for the job (where the system takes it), UI
 // restrictions (desktop, clipboard, global atoms, system parameters, exit Windows),
 // DIE_ON_UNHANDLED_EXCEPTION, no breakaway; a completion port reports memory-limit hits
 // (MemoryLimitHit). At the timeout, at cancellation and when the program exits, the job

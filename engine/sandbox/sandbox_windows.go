@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -271,27 +272,49 @@ type jobCompletionPort struct {
 }
 
 // jobLimits is the extended limit information of a run: kill on close, memory per
-// process and for the job, active processes, CPU time (the timeout plus 2 s, like
-// RLIMIT_CPU on Linux), no breakaway, and a crash ends the process instead of waiting on
-// an error dialog.
+// process and for the job, active processes, CPU time per process (the timeout plus 2 s,
+// like RLIMIT_CPU on Linux; per process, so a parallel build is not killed for using two
+// cores), no breakaway, and a crash ends the process instead of waiting on an error dialog.
 func jobLimits(j job) (*windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION, []string) {
 	info := &windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
 	b := &info.BasicLimitInformation
 	b.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | windows.JOB_OBJECT_LIMIT_JOB_MEMORY |
 		windows.JOB_OBJECT_LIMIT_PROCESS_MEMORY | windows.JOB_OBJECT_LIMIT_ACTIVE_PROCESS |
-		windows.JOB_OBJECT_LIMIT_JOB_TIME | windows.JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION
+		windows.JOB_OBJECT_LIMIT_PROCESS_TIME | windows.JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION
 	b.ActiveProcessLimit = MaxJobProcesses
 	cpu := time.Duration(j.timeoutMs)*time.Millisecond + 2*time.Second
-	b.PerJobUserTimeLimit = int64(cpu / 100) // 100 ns units
+	b.PerProcessUserTimeLimit = int64(cpu / 100) // 100 ns units
 	info.JobMemoryLimit = uintptr(j.memBytes)
 	info.ProcessMemoryLimit = uintptr(j.memBytes)
 	return info, []string{"job-object", "job:kill-on-close", "job:breakaway=forbidden",
 		fmt.Sprintf("job:memory=%d", j.memBytes), fmt.Sprintf("job:process-memory=%d", j.memBytes),
-		fmt.Sprintf("job:active-processes=%d", MaxJobProcesses), fmt.Sprintf("job:cpu-time=%ds", int(cpu.Seconds()))}
+		fmt.Sprintf("job:active-processes=%d", MaxJobProcesses), fmt.Sprintf("job:process-cpu-time=%ds", int(cpu.Seconds()))}
+}
+
+// jobCPURate is JOBOBJECT_CPU_RATE_CONTROL_INFORMATION with a hard cap (CpuRate is in
+// 1/100 % of all the machine's CPU cycles).
+type jobCPURate struct {
+	controlFlags uint32
+	cpuRate      uint32
+}
+
+const (
+	cpuRateControlEnable  = 0x1
+	cpuRateControlHardCap = 0x4
+)
+
+// capCPU limits the job to one core's worth of CPU, as the cgroup does on Linux, so
+// that a call's CPU time is at most its wall time. It reports whether the system took it.
+func capCPU(jh windows.Handle) bool {
+	n := runtime.NumCPU()
+	rate := jobCPURate{controlFlags: cpuRateControlEnable | cpuRateControlHardCap, cpuRate: uint32(max(1, 10000/n))}
+	_, err := windows.SetInformationJobObject(jh, windows.JobObjectCpuRateControlInformation,
+		uintptr(unsafe.Pointer(&rate)), uint32(unsafe.Sizeof(rate)))
+	return err == nil
 }
 
 // run runs the validated program in a job object (kill on close, memory, process, CPU
-// and UI limits, no breakaway; created suspended, assigned, then resumed) with a
+// time and rate, UI limits, no breakaway; created suspended, assigned, then resumed) with a
 // restricted token, the allowlisted environment, TEMP and TMP in the session scratch
 // directory and standard input from NUL. At the timeout (or when ctx ends) the job is
 // terminated; when the program exits, what it left running is terminated with the job.
@@ -349,7 +372,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create the job's completion port")
 	}
 	defer windows.CloseHandle(port)
-	uiLimited := false
+	uiLimited, cpuCapped := false, false
 	prepare := func(jh windows.Handle) error {
 		cp := jobCompletionPort{key: uintptr(jh), port: port}
 		if _, err := windows.SetInformationJobObject(jh, windows.JobObjectAssociateCompletionPortInformation,
@@ -364,6 +387,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		_, err := windows.SetInformationJobObject(jh, windows.JobObjectBasicUIRestrictions,
 			uintptr(unsafe.Pointer(&ui)), uint32(unsafe.Sizeof(ui)))
 		uiLimited = err == nil
+		cpuCapped = capCPU(jh)
 		return nil
 	}
 	r.started.Add(1)
@@ -383,6 +407,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	defer windows.CloseHandle(proc)
 	if uiLimited {
 		limits = append(limits, "job:ui-restricted")
+	}
+	if cpuCapped {
+		limits = append(limits, "job:cpu-rate=1-core")
 	}
 
 	limit := r.pol.OutputBytesPerStream
