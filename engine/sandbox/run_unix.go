@@ -87,3 +87,10 @@ func homeOf(env []string) string {
 	h, _ := os.UserHomeDir()
 	return h
 }
+
+// Isolation and Confinement say how the sandbox confines a program, in the tools'
+// summaries and help.
+const (
+	Isolation   = "no network"
+	Confinement = "It runs in a bubblewrap sandbox: read-only system, writable\ncwd and private /tmp, no network, its own PID namespace, resource limits."
+)

@@ -26,6 +26,13 @@ import (
 // threads, which Windows does not count) of one call alive at once.
 const MaxJobProcesses = 64
 
+// Isolation and Confinement say how the sandbox confines a program, in the tools'
+// summaries and help.
+const (
+	Isolation   = "job-object limits"
+	Confinement = "It runs in a job object (memory, process, CPU and UI\nlimits; what it leaves running is ended) with a restricted token; the files and the network\nare the user's."
+)
+
 // init runs a built-in when this executable was started as one (builtinArgv0).
 func init() {
 	if len(os.Args) < 2 || os.Args[0] != builtinArgv0 {
