@@ -193,9 +193,9 @@
 // The program starts suspended, joins a new job object (engine/child.StartInJob) and
 // only then resumes, so nothing it starts runs outside the job. The job: kill on close,
 // JobMemoryLimit and ProcessMemoryLimit (PythonMemoryBytes or ShellMemoryBytes),
-// ActiveProcessLimit MaxJobProcesses, a CPU-time limit per process of the timeout plus 2 s and a
-// hard cap of one core for the job (where the system takes it), UI
-// restrictions (desktop, clipboard, global atoms, system parameters, exit Windows),
+// ActiveProcessLimit MaxJobProcesses, a CPU-time limit per process of the timeout plus
+// 2 s, a hard cap of one core for the job (where the system takes it), UI restrictions
+// (desktop, clipboard, global atoms, system parameters, exit Windows),
 // DIE_ON_UNHANDLED_EXCEPTION, no breakaway; a completion port reports memory-limit hits
 // (MemoryLimitHit). At the timeout, at cancellation and when the program exits, the job
 // is terminated. The token is CreateRestrictedToken with DISABLE_MAX_PRIVILEGE and
@@ -203,8 +203,10 @@
 // were kept (wine 8). The environment is WindowsEnv (an allowlist) with TEMP and TMP in
 // the scratch directory; stdin is NUL; no console window. ResourceLimitsApplied is true
 // when the job's limits read back as set and the token holds at most one privilege.
-// There is no file-system view as under bubblewrap and no network isolation (AppContainer
-// would give both; not implemented): the program reads and writes what the user may.
+// There is no file-system view as under bubblewrap, no network isolation and no git-hook
+// guard (AppContainer, or a low integrity level with a labelled cwd, would give the
+// first two; neither is implemented, and wine enforces neither): the program reads and
+// writes what the user may.
 //
 // cwd on Windows follows the same rules with Windows paths (compared case-insensitively,
 // resolved through symlinks and junctions): besides the scratch directory it must lie in a
