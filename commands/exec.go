@@ -69,12 +69,11 @@ func (o ExecOut) Text() string {
 // ExecuteShellCommand is the tool execute_shell_command (w365 execute-shell-command).
 var ExecuteShellCommand = tool.Define(tool.Tool{
 	Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
-	Summary: "Run one allowed command in the sandbox (no shell, no network)",
+	Summary: "Run one allowed command in the sandbox (no shell, " + sandbox.Isolation + ")",
 	Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
 		"substitutions, globs and variables are refused (BLOCKED_BY_POLICY, with the way forward).\n" +
 		"The program must be on the allowlist; flags that would run arbitrary code (python -c, node -e,\n" +
-		"git -c, npm exec, ...) are refused. It runs in a bubblewrap sandbox: read-only system, writable\n" +
-		"cwd and private /tmp, no network, its own PID namespace, resource limits. stdout and stderr are\n" +
+		"git -c, npm exec, ...) are refused. " + sandbox.Confinement + " stdout and stderr are\n" +
 		"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
 	Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
 	Describe: func() map[string]string {
@@ -94,7 +93,7 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 // ExecutePythonCode is the tool execute_python_code (w365 execute-python-code).
 var ExecutePythonCode = tool.Define(tool.Tool{
 	Name: "execute_python_code", Legacy: []string{"mcp_desktop_execute_python_code"}, Aliases: []string{"python", "py"},
-	Summary: "Run Python in the sandbox (512 MB, no network)",
+	Summary: "Run Python in the sandbox (512 MB, " + sandbox.Isolation + ")",
 	Long: "Runs Python 3 code in the same sandbox as execute_shell_command, with 512 MB of memory. Use it\n" +
 		"for computation, text processing and writing files (open/write in the cwd or /tmp).\n" +
 		"stdout and stderr are each cut at 32 KB.",

@@ -33,7 +33,9 @@ func start(cmd *exec.Cmd) error {
 		return err
 	}
 	pid := cmd.Process.Pid
-	job, proc, jobErr := join(pid)
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
+	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	job, proc, jobErr := join(pid, &info, nil)
 	if err := resume(pid); err != nil {
 		if job != 0 {
 			windows.CloseHandle(job) // kills the child, which is in the job
@@ -56,19 +58,23 @@ func start(cmd *exec.Cmd) error {
 	return nil
 }
 
-// join puts process pid into a new job that kills its processes when its last handle
-// closes. It returns the job and a handle to the process (to wait on).
-func join(pid int) (job, proc windows.Handle, err error) {
+// join puts process pid into a new job with the limits of info, after prepare (when not
+// nil) has seen the job. It returns the job and a handle to the process (to wait on).
+func join(pid int, info *windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION, prepare func(windows.Handle) error) (job, proc windows.Handle, err error) {
 	job, err = windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("CreateJobObject: %w", err)
 	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+		uintptr(unsafe.Pointer(info)), uint32(unsafe.Sizeof(*info))); err != nil {
 		windows.CloseHandle(job)
 		return 0, 0, fmt.Errorf("SetInformationJobObject: %w", err)
+	}
+	if prepare != nil {
+		if err := prepare(job); err != nil {
+			windows.CloseHandle(job)
+			return 0, 0, err
+		}
 	}
 	proc, err = windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.SYNCHRONIZE, false, uint32(pid))
 	if err != nil {
@@ -79,6 +85,38 @@ func join(pid int) (job, proc windows.Handle, err error) {
 		windows.CloseHandle(proc)
 		windows.CloseHandle(job)
 		return 0, 0, fmt.Errorf("AssignProcessToJobObject: %w", err)
+	}
+	return job, proc, nil
+}
+
+// StartInJob starts cmd suspended, puts it into a new job object with the limits of info
+// (KILL_ON_JOB_CLOSE is added; breakaway stays forbidden unless info allows it), lets
+// prepare (when not nil) set the job up further, and only then resumes it: nothing it
+// starts runs outside the job. Unlike Start, a job that cannot be set up is an error, and
+// the child is killed before it ran. The caller owns the job (and a handle to the
+// process, to wait on): terminating or closing the job kills everything still in it.
+func StartInJob(cmd *exec.Cmd, info *windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION, prepare func(windows.Handle) error) (job, proc windows.Handle, err error) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	info.BasicLimitInformation.LimitFlags |= windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	job, proc, err = join(cmd.Process.Pid, info, prepare)
+	if err == nil {
+		err = resume(cmd.Process.Pid)
+		if err != nil {
+			err = fmt.Errorf("cannot resume %s: %w", filepath.Base(cmd.Path), err)
+			windows.CloseHandle(proc)
+			windows.CloseHandle(job)
+		}
+	}
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, 0, err
 	}
 	return job, proc, nil
 }

@@ -894,3 +894,38 @@ func checkGo(args []string) *werr.Error {
 	}
 	return nil
 }
+
+// ---- Windows ----
+
+// windowsArgPolicies replace argPolicies for the Windows programs whose names mean
+// something else there.
+var windowsArgPolicies = map[string]func([]string) *werr.Error{
+	"del":   checkDel,
+	"erase": checkDel,
+}
+
+// checkDel refuses del's recursive and forced-or-quiet switches together (/S with /F or
+// /Q, in any case and cluster: /S /Q, /s/q, /SQ), the Windows spelling of rm -rf.
+func checkDel(args []string) *werr.Error {
+	rec, force := false, false
+	for _, a := range args {
+		for _, sw := range strings.Split(a, "/")[1:] {
+			if !strings.HasPrefix(a, "/") {
+				break
+			}
+			sw = strings.ToLower(sw)
+			rec = rec || strings.Contains(sw, "s")
+			force = force || strings.ContainsAny(sw, "fq")
+		}
+	}
+	if rec && force {
+		return block("rm-recursive-force", "delete specific files, or del /S without /Q and /F; use execute_python_code (shutil.rmtree) for deliberate bulk deletes",
+			"del with /S (recursive) and /Q or /F (quiet, forced) together")
+	}
+	return nil
+}
+
+// uncPath reports a network (\\host\share, //host/share) or device (\\.\, \\?\) path.
+func uncPath(a string) bool {
+	return strings.HasPrefix(a, `\\`) || strings.HasPrefix(a, "//") || strings.HasPrefix(a, `\/`) || strings.HasPrefix(a, `/\`)
+}

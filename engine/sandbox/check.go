@@ -71,8 +71,14 @@ func values(words []word) []string {
 	return out
 }
 
-// check is Check with the program lookup and the environment (for %VAR% detection) injected.
+// check is Check with the program lookup and the environment (for %VAR% detection)
+// injected, in the dialect of this system.
 func check(p *policy.Policy, command string, lookPath func(string) (string, error), env []string) ([]word, *werr.Error) {
+	return host().check(p, command, lookPath, env)
+}
+
+// check is the policy check in dialect d.
+func (d dialect) check(p *policy.Policy, command string, lookPath func(string) (string, error), env []string) ([]word, *werr.Error) {
 	if p == nil {
 		p = policy.Default()
 	}
@@ -100,14 +106,45 @@ func check(p *policy.Policy, command string, lookPath func(string) (string, erro
 				"the command matches the blocked pattern %q of the policy", pat)
 		}
 	}
-	if e := scanShell(command); e != nil {
+	if d.windows {
+		if i := strings.IndexByte(command, '^'); i >= 0 {
+			return nil, block("caret-escape", hintQuote+"; for git revisions write HEAD~1 instead of HEAD^",
+				"^ (cmd.exe's escape character) at byte %d", i)
+		}
+	}
+	if e := scanShell(command, d.windows); e != nil {
 		return nil, e
 	}
-	words, e := parseWords(command, homeOf(env))
+	line := command
+	if d.windows {
+		line = literalBackslashes(command)
+	}
+	words, e := parseWords(line, homeOf(env), d.windows)
 	if e != nil {
 		return nil, e
 	}
-	return resolveProgram(p, words, lookPath)
+	return d.resolveProgram(p, words, lookPath)
+}
+
+// literalBackslashes doubles every backslash outside single quotes, so that the bash
+// parser reads C:\Users\me as the Windows path it is: in the Windows dialect a backslash
+// is an ordinary byte, never an escape.
+func literalBackslashes(s string) string {
+	var b strings.Builder
+	single, double := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'' && !double:
+			single = !single
+		case c == '"' && !single:
+			double = !double
+		case c == '\\' && !single:
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // scanChars refuses bytes and runes that have no business in a command line.
@@ -202,8 +239,9 @@ func isNameByte(c byte) bool {
 
 // scanShell walks the command like a POSIX/bash lexer, tracking quotes, and refuses the
 // first operator or expansion with a rule of its own. It runs before the parser so that
-// incomplete input ("git status |") still gets a precise refusal.
-func scanShell(s string) *werr.Error {
+// incomplete input ("git status |") still gets a precise refusal. In the Windows dialect
+// (win) a backslash is an ordinary byte.
+func scanShell(s string, win bool) *werr.Error {
 	const (
 		plain = iota
 		single
@@ -238,7 +276,9 @@ func scanShell(s string) *werr.Error {
 		case double:
 			switch c {
 			case '\\':
-				i++
+				if !win {
+					i++
+				}
 			case '"':
 				state = plain
 			case '`':
@@ -259,6 +299,9 @@ func scanShell(s string) *werr.Error {
 			prevPlain = 0
 			continue
 		case '\\':
+			if win {
+				break
+			}
 			if i+1 >= len(s) {
 				return werr.Invalid("the command ends with a lone backslash").WithDetail("rule", "syntax").WithHint(hintQuote)
 			}
@@ -387,8 +430,9 @@ func homeHint() string {
 }
 
 // parseWords parses the command with mvdan.cc/sh and returns its words after quote removal,
-// refusing anything that is not one simple command made of literal words.
-func parseWords(command, home string) ([]word, *werr.Error) {
+// refusing anything that is not one simple command made of literal words. In the Windows
+// dialect (win) no word is a wildcard for w365: the program expands its own.
+func parseWords(command, home string, win bool) ([]word, *werr.Error) {
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return nil, werr.Invalid("the command is not valid shell syntax: %s", err.Error()).WithDetail("rule", "syntax").
@@ -449,6 +493,9 @@ func parseWords(command, home string) ([]word, *werr.Error) {
 		}
 		if e := homeDotPath(w, s.value, home); e != nil {
 			return nil, e
+		}
+		if win && len(words) > 0 {
+			s.glob = false
 		}
 		if s.glob && (filepath.IsAbs(s.pattern) || slices.Contains(strings.Split(s.pattern, "/"), "..")) {
 			return nil, block("glob", "wildcards are expanded inside the working directory only: set cwd to the directory and use a relative pattern",

@@ -156,7 +156,7 @@ func TestCheckArgv(t *testing.T) {
 		{`git log a{b}c`, []string{"git", "log", "a{b}c"}},
 	}
 	for _, c := range cases {
-		words, err := check(p, c.cmd, noPython, []string{"HOME=/home/u"})
+		words, err := linuxDialect.check(p, c.cmd, noPython, []string{"HOME=/home/u"})
 		if err != nil {
 			t.Errorf("%q refused: %v", c.cmd, err)
 			continue
@@ -215,7 +215,7 @@ func TestAllowlistAliases(t *testing.T) {
 	} {
 		p := policy.Default()
 		p.AllowedCommands = c.allow
-		_, err := check(p, c.cmd, nil, nil)
+		_, err := linuxDialect.check(p, c.cmd, nil, nil)
 		if got := err == nil; got != c.ok {
 			t.Errorf("allow %q, %q: %v, want allowed=%v", c.allow, c.cmd, err, c.ok)
 		}
@@ -226,20 +226,20 @@ func TestAllowlistAliases(t *testing.T) {
 // default policy, and no program it refuses whatever the policy says.
 func TestAllowedPrograms(t *testing.T) {
 	p := policy.Default()
-	got := AllowedPrograms(p)
+	got := linuxDialect.allowedPrograms(p)
 	want := "git, npm, dotnet, python, cargo, node, pip, ls/dir, mkdir, rm/del, cp/copy, mv/move, rsync/robocopy, grep/findstr, which/where, cat/type, find, wc, head, tail, sort, uniq, go"
 	if got != want {
 		t.Errorf("AllowedPrograms = %q, want %q", got, want)
 	}
 	for _, group := range strings.Split(got, ", ") {
 		for _, name := range strings.Split(group, "/") {
-			if e := alwaysRefused(name); e != nil || !allowed(p, name) {
+			if e := linuxDialect.alwaysRefused(name); e != nil || !linuxDialect.allowed(p, name) {
 				t.Errorf("%s is listed but refused: %v", name, e)
 			}
 		}
 	}
 	p.AllowedCommands = []string{"git", "sudo", "notepad", "Git", ""}
-	if got := AllowedPrograms(p); got != "git" {
+	if got := linuxDialect.allowedPrograms(p); got != "git" {
 		t.Errorf("AllowedPrograms = %q, want only git", got)
 	}
 }

@@ -42,7 +42,7 @@
 // python3/pip3 count as python/pip): program-not-allowed. AllowedPrograms renders it for
 // descriptions and hints.
 //
-// Windows names are aliases of the Linux program that runs in their place, always mapped
+// On Linux, Windows names are aliases of the Linux program that runs in their place, always mapped
 // (windowsAliases in programs.go: dir runs ls, del runs rm, robocopy runs rsync...); the
 // Linux program's own options apply (dir -la, not dir /b), and an allowlist entry allows
 // the program under either name. python->python3 and pip->pip3 when python/pip are
@@ -169,6 +169,55 @@
 // at the cap (32 KiB of unbalanced braces, wildcards, quotes) take 23 ms on this kind of
 // machine; one check is bounded by 1 s, and the fuzz test fails any input taking 3 s.
 // Wildcards expand to at most MaxGlobMatches words.
+//
+// # Windows
+//
+// The same check runs in its Windows dialect (dialect in programs.go): a backslash is an
+// ordinary byte (C:\Users\me; the bash parser gets it doubled), ^ is refused
+// (caret-escape), an argument that is a UNC or device path is refused (unc-path), words
+// with wildcards reach the program unexpanded (Windows programs expand their own), the
+// Windows names are the programs themselves (no aliases), and del /S with /Q or /F is
+// refused like rm -rf. cmd, powershell, pwsh, wscript, cscript, mshta, rundll32,
+// regsvr32, py... are shell-program; reg, schtasks, wmic, net, icacls, certutil... are
+// system-command.
+//
+// dir, type, copy, move, del and mkdir are cmd.exe built-ins: w365 implements them in
+// Go (builtins.go) and runs them by re-executing w365.exe (argv[0] w365-builtin) under
+// the same confinement as any program. cmd.exe is never started: its parser expands
+// %VAR% and !VAR! and reads & | < > ^ inside arguments that Go quotes correctly for
+// CommandLineToArgvW, so no quoting could keep tool input away from it. For the same
+// reason NAME.cmd and NAME.bat are never run (UNSUPPORTED, rule program-batch-file);
+// npm, installed as npm.cmd, runs as node with npm-cli.js beside it. Programs are
+// NAME.exe or NAME.com on the sandbox PATH (absolute entries only).
+//
+// The program starts suspended, joins a new job object (engine/child.StartInJob) and
+// only then resumes, so nothing it starts runs outside the job. The job: kill on close,
+// JobMemoryLimit and ProcessMemoryLimit (PythonMemoryBytes or ShellMemoryBytes),
+// ActiveProcessLimit MaxJobProcesses, a CPU-time limit per process of the timeout plus
+// 2 s, a hard cap of one core for the job (where the system takes it), UI restrictions
+// (desktop, clipboard, global atoms, system parameters, exit Windows),
+// DIE_ON_UNHANDLED_EXCEPTION, no breakaway; a completion port reports memory-limit hits
+// (MemoryLimitHit). At the timeout, at cancellation and when the program exits, the job
+// is terminated. The token is CreateRestrictedToken with DISABLE_MAX_PRIVILEGE and
+// Administrators deny-only, read back: Limits says token:unrestricted when privileges
+// were kept (wine 8). The environment is WindowsEnv (an allowlist) with TEMP and TMP in
+// the scratch directory; stdin is NUL; no console window. ResourceLimitsApplied is true
+// when the job's limits read back as set and the token holds at most one privilege.
+// There is no file-system view as under bubblewrap, no network isolation and no git-hook
+// guard (AppContainer, or a low integrity level with a labelled cwd, would give the
+// first two; neither is implemented, and wine enforces neither): the program reads and
+// writes what the user may.
+//
+// cwd on Windows follows the same rules with Windows paths (compared case-insensitively,
+// resolved through symlinks and junctions): besides the scratch directory it must lie in a
+// workspace root (default %USERPROFILE%), never a drive root, the profile or a parent of
+// it, AppData, a dot-directory of the profile, a .git directory, the system and program
+// directories or the temporary directory itself.
+//
+// execute_python_code finds python.exe or python3.exe on PATH (not the Store's aliases),
+// then %LOCALAPPDATA%\Programs\Python\Python3*, %ProgramFiles%\Python3*, C:\Python3*
+// (newest first), then the py launcher (py -3); none is UNAVAILABLE, rule
+// python-not-installed.
 //
 // timeoutMs: 0 means policy ExecTimeoutDefaultMs (30 s); negative or above
 // ExecTimeoutMaxMs (120 s) is INVALID_ARGUMENT, never clamped. Python code longer than

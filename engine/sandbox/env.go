@@ -1,6 +1,9 @@
 package sandbox
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // scrubbedNames are removed from the environment of every sandboxed program: each makes
 // a program load code, change its configuration or talk to something outside.
@@ -81,4 +84,62 @@ func lookupVar(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// windowsEnvNames are the variables a sandboxed program gets on Windows (matched
+// case-insensitively, as Windows does): where the system, the user's profile and the
+// installed programs are, and what the machine is. Everything else of the session (tokens,
+// proxies, tool configuration such as NODE_OPTIONS or PYTHONPATH) stays out.
+var windowsEnvNames = []string{
+	"SystemRoot", "windir", "SystemDrive", "ComSpec", "PATH", "PATHEXT", "USERPROFILE", "HOMEDRIVE", "HOMEPATH",
+	"APPDATA", "LOCALAPPDATA", "ProgramData", "ALLUSERSPROFILE", "PUBLIC", "ProgramFiles", "ProgramFiles(x86)",
+	"ProgramW6432", "CommonProgramFiles", "CommonProgramFiles(x86)", "CommonProgramW6432", "NUMBER_OF_PROCESSORS",
+	"PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER", "PROCESSOR_LEVEL", "PROCESSOR_REVISION", "OS", "USERNAME",
+	"USERDOMAIN", "COMPUTERNAME", "LANG", "LC_ALL", "TZ",
+}
+
+// windowsFixedEnv is fixedEnv without its Unix-only entries.
+func windowsFixedEnv() []string {
+	var out []string
+	for _, kv := range fixedEnv {
+		if !strings.HasPrefix(kv, "TMPDIR=") && !strings.HasPrefix(kv, "TERM=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// WindowsEnv returns the environment of a sandboxed program on Windows, built from an
+// allowlist (windowsEnvNames) of env plus the fixed non-interactive settings. PATH keeps
+// its absolute entries only. TEMP and TMP are set per run (the session scratch directory).
+func WindowsEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		i := strings.IndexByte(kv, '=')
+		if i <= 0 {
+			continue // includes cmd.exe's per-drive "=C:=C:\dir" entries
+		}
+		name := kv[:i]
+		if !slices.ContainsFunc(windowsEnvNames, func(n string) bool { return strings.EqualFold(n, name) }) {
+			continue
+		}
+		if strings.EqualFold(name, "PATH") {
+			var keep []string
+			for _, d := range strings.Split(kv[i+1:], ";") {
+				if isWindowsAbs(d) {
+					keep = append(keep, d)
+				}
+			}
+			kv = name + "=" + strings.Join(keep, ";")
+		}
+		out = append(out, kv)
+	}
+	return append(out, windowsFixedEnv()...)
+}
+
+// isWindowsAbs reports a drive-absolute Windows path (C:\x, C:/x); UNC paths and
+// relative entries, which would resolve against the working directory, are not.
+func isWindowsAbs(p string) bool {
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') &&
+		((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z'))
 }

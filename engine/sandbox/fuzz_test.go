@@ -14,12 +14,13 @@ import (
 
 // unquotedMeta is an independent oracle: the first shell metacharacter that a POSIX shell
 // would act on (outside quotes and backslash escapes), or an expansion inside double quotes.
-// Line breaks count anywhere.
-func unquotedMeta(s string) (byte, bool) {
+// Line breaks count anywhere. In the Windows dialect (win) a backslash escapes nothing and
+// cmd.exe's ^ counts anywhere.
+func unquotedMeta(s string, win bool) (byte, bool) {
 	sq, dq := false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '\n' || c == '\r' {
+		if c == '\n' || c == '\r' || (win && c == '^') {
 			return c, true
 		}
 		switch {
@@ -29,7 +30,7 @@ func unquotedMeta(s string) (byte, bool) {
 			}
 		case dq:
 			switch {
-			case c == '\\':
+			case c == '\\' && !win:
 				i++
 			case c == '"':
 				dq = false
@@ -42,7 +43,9 @@ func unquotedMeta(s string) (byte, bool) {
 		default:
 			switch c {
 			case '\\':
-				i++
+				if !win {
+					i++
+				}
 			case '\'':
 				sq = true
 			case '"':
@@ -57,7 +60,13 @@ func unquotedMeta(s string) (byte, bool) {
 	return 0, false
 }
 
-func FuzzCheck(f *testing.F) {
+func FuzzCheck(f *testing.F)        { fuzzCheck(f, linuxDialect) }
+func FuzzCheckWindows(f *testing.F) { fuzzCheck(f, windowsDialect) }
+
+// fuzzCheck: whatever d accepts holds no metacharacter a shell would act on, and its
+// program is a plain bare name; in the Windows dialect no argument is a UNC path and no
+// program is a shell.
+func fuzzCheck(f *testing.F, d dialect) {
 	for _, name := range []string{"adversarial.txt", "everyday.txt"} {
 		fh, err := os.Open(filepath.Join("..", "..", "testdata", "exec", name))
 		if err != nil {
@@ -75,7 +84,8 @@ func FuzzCheck(f *testing.F) {
 		fh.Close()
 	}
 	for _, s := range []string{"git status", `git commit -m "a;b"`, `grep -n a\|b f`, "rm -r\\f x", `git log "$"`,
-		`python script.py '$(x)'`, "git\tstatus", `"" status`, `git '' status`, `git "st"'at'us`, `a\`, `"`, `'`, `\\`} {
+		`python script.py '$(x)'`, "git\tstatus", `"" status`, `git '' status`, `git "st"'at'us`, `a\`, `"`, `'`, `\\`,
+		`type C:\x\y.txt`, `dir "C:\Program Files\"`, `del /s /q *`, `type \\h\s`, `dir ^&x`, `dir %TEMP%`, `cmd /c dir`} {
 		f.Add(s)
 	}
 	// Inputs that once took seconds: unbalanced braces at the size cap (quadratic in
@@ -98,14 +108,15 @@ func FuzzCheck(f *testing.F) {
 				panic(fmt.Sprintf("Check hangs on %q", cmd))
 			}
 		}()
-		argv, err := Check(p, cmd)
-		if err != nil {
-			if argv != nil {
-				t.Fatalf("argv %q returned with error %v", argv, err)
+		words, e := d.check(p, cmd, nil, []string{"HOME=/home/u", `USERPROFILE=C:\Users\u`})
+		if e != nil {
+			if words != nil {
+				t.Fatalf("argv %q returned with error %v", values(words), e)
 			}
 			return
 		}
-		if c, ok := unquotedMeta(cmd); ok {
+		argv := values(words)
+		if c, ok := unquotedMeta(cmd, d.windows); ok {
 			t.Fatalf("accepted %q (argv %q) with unquoted metacharacter %q", cmd, argv, c)
 		}
 		if len(argv) == 0 || argv[0] == "" || strings.ContainsAny(argv[0], "/\\") {
@@ -118,6 +129,16 @@ func FuzzCheck(f *testing.F) {
 		}
 		if strings.ContainsAny(cmd, "\x00\n\r") {
 			t.Fatalf("accepted control characters in %q", cmd)
+		}
+		if d.windows {
+			if d.alwaysRefused(strings.ToLower(argv[0])) != nil {
+				t.Fatalf("accepted the refused program %q", argv[0])
+			}
+			for _, a := range argv[1:] {
+				if uncPath(a) {
+					t.Fatalf("accepted the UNC argument %q in %q", a, cmd)
+				}
+			}
 		}
 	})
 }

@@ -37,7 +37,7 @@ func TestExpandGlobs(t *testing.T) {
 		"ls ?.py src/?.py": {"ls", "a.py", "b.py", "src/x.py"},
 		"rm -r -*":         {"rm", "-r", "./-rf"},
 	} {
-		words, err := check(p, cmd, nil, []string{"HOME=/home/u"})
+		words, err := linuxDialect.check(p, cmd, nil, []string{"HOME=/home/u"})
 		if err != nil {
 			t.Errorf("%q refused: %v", cmd, err)
 			continue
@@ -52,7 +52,7 @@ func TestExpandGlobs(t *testing.T) {
 		}
 	}
 	// rm * with a file named -rf: the match is ./-rf, and rm's rules run on the result.
-	words, _ := check(p, "rm *", nil, nil)
+	words, _ := linuxDialect.check(p, "rm *", nil, nil)
 	argv, expanded, err := expandGlobs(words, dir)
 	if err != nil || !expanded || strings.Contains(strings.Join(argv, " "), " -rf") {
 		t.Errorf("rm * = %q, %v", argv, err)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 
@@ -16,6 +17,33 @@ import (
 var windowsAliases = map[string]string{
 	"dir": "ls", "type": "cat", "where": "which", "findstr": "grep",
 	"copy": "cp", "move": "mv", "del": "rm", "robocopy": "rsync",
+}
+
+// dialect is how a command line is read and which program a name runs. The policy parser
+// is one; the dialects differ only where the two systems do:
+//   - linux: a backslash escapes the next byte (as in bash), and the Windows names of
+//     TOOLS.md are aliases of the Linux program that runs in their place (windowsAliases);
+//   - windows: a backslash is an ordinary byte (C:\Users\me), ^ (cmd.exe's escape) is
+//     refused, a UNC or device path (\\host\share, \\.\pipe) is refused as an argument,
+//     wildcards are passed to the program as written (Windows programs and the built-ins
+//     expand their own), and dir/type/copy/move/del/mkdir are w365's own implementations
+//     of the cmd.exe built-ins (builtins.go), never cmd.exe.
+type dialect struct {
+	windows bool
+	aliases map[string]string
+}
+
+var (
+	linuxDialect   = dialect{aliases: windowsAliases}
+	windowsDialect = dialect{windows: true}
+)
+
+// host is the dialect of the system w365 runs on.
+func host() dialect {
+	if runtime.GOOS == "windows" {
+		return windowsDialect
+	}
+	return linuxDialect
 }
 
 // fallbacks name the program used when the named one is not installed.
@@ -40,6 +68,9 @@ var system = map[string]bool{
 	"shutdown": true, "reboot": true, "poweroff": true, "halt": true, "init": true, "telinit": true, "systemctl": true,
 	"service": true, "loginctl": true, "journalctl": true, "rc-service": true, "update-rc.d": true, "chkconfig": true,
 	"kill": true, "killall": true, "pkill": true, "skill": true, "xkill": true, "taskkill": true, "sc": true, "bcdedit": true,
+	"reg": true, "regedit": true, "schtasks": true, "wmic": true, "net": true, "net1": true, "netsh": true, "icacls": true,
+	"cacls": true, "takeown": true, "vssadmin": true, "wbadmin": true, "wevtutil": true, "bitsadmin": true, "certutil": true,
+	"cipher": true, "fsutil": true, "mountvol": true, "manage-bde": true, "setx": true, "sfc": true, "dism": true,
 	"insmod": true, "rmmod": true, "modprobe": true, "sysctl": true, "kexec": true, "iptables": true, "ip6tables": true,
 	"nft": true, "ip": true, "ifconfig": true, "route": true, "crontab": true, "at": true, "grub-install": true,
 	"update-grub": true, "efibootmgr": true, "apt": true, "apt-get": true, "dpkg": true, "snap": true,
@@ -54,13 +85,15 @@ var launchers = map[string]bool{
 	"source": true, "script": true, "watch": true, "strace": true, "ltrace": true, "gdb": true, "chrt": true,
 	"taskset": true, "prlimit": true, "flock": true, "perl": true, "ruby": true, "php": true, "lua": true,
 	"awk": true, "gawk": true, "mawk": true, "sed": true, "expect": true, "npx": true, "start": true, "call": true,
+	"wscript": true, "cscript": true, "mshta": true, "rundll32": true, "regsvr32": true, "forfiles": true, "conhost": true,
+	"wsl": true, "msiexec": true, "installutil": true, "msbuild": true, "wt": true, "explorer": true, "py": true, "pyw": true,
 }
 
 // guiPrograms need a display; the shell tool runs headless programs only.
-var guiPrograms = map[string]bool{"notepad": true, "wordpad": true, "mspaint": true, "explorer": true}
+var guiPrograms = map[string]bool{"notepad": true, "wordpad": true, "mspaint": true}
 
 // resolveProgram validates the program word and the arguments and returns the argv to run.
-func resolveProgram(p *policy.Policy, words []word, lookPath func(string) (string, error)) ([]word, *werr.Error) {
+func (d dialect) resolveProgram(p *policy.Policy, words []word, lookPath func(string) (string, error)) ([]word, *werr.Error) {
 	if len(words) == 0 {
 		return nil, werr.Invalid("command is empty").WithDetail("rule", "empty-command")
 	}
@@ -88,14 +121,14 @@ func resolveProgram(p *policy.Policy, words []word, lookPath func(string) (strin
 			break
 		}
 	}
-	if e := alwaysRefused(name); e != nil {
+	if e := d.alwaysRefused(name); e != nil {
 		return nil, e
 	}
-	if !allowed(p, name) {
-		return nil, block("program-not-allowed", "allowed programs: "+AllowedPrograms(p),
+	if !d.allowed(p, name) {
+		return nil, block("program-not-allowed", "allowed programs: "+d.allowedPrograms(p),
 			"%s is not on the allowlist", name)
 	}
-	canon := runs(name)
+	canon := d.runs(name)
 	if fb, ok := fallbacks[canon]; ok && lookPath != nil {
 		if _, err := lookPath(canon); err != nil {
 			if _, err2 := lookPath(fb); err2 == nil {
@@ -104,7 +137,7 @@ func resolveProgram(p *policy.Policy, words []word, lookPath func(string) (strin
 		}
 	}
 	out := append([]word{{value: canon, pattern: canon}}, words[1:]...)
-	if e := checkArgs(out); e != nil {
+	if e := d.checkArgs(out); e != nil {
 		return nil, e
 	}
 	return out, nil
@@ -112,7 +145,18 @@ func resolveProgram(p *policy.Policy, words []word, lookPath func(string) (strin
 
 // checkArgs applies the program's argument rules to argv (argv[0] canonical). The Runner
 // calls it again after expanding wildcards, so a file named -rf cannot become an option.
-func checkArgs(argv []word) *werr.Error {
+func (d dialect) checkArgs(argv []word) *werr.Error {
+	if d.windows {
+		for _, a := range argv[1:] {
+			if uncPath(a.value) {
+				return block("unc-path", "work on local files: copy them into the working directory first",
+					"%s is a network (UNC) or device path", a.value)
+			}
+		}
+		if f := windowsArgPolicies[argv[0].value]; f != nil {
+			return f(values(argv[1:]))
+		}
+	}
 	if f := argPolicies[argv[0].value]; f != nil {
 		return f(values(argv[1:]))
 	}
@@ -121,16 +165,16 @@ func checkArgs(argv []word) *werr.Error {
 
 // runs is the program that the (lower-case) name runs: the Linux program of a Windows
 // alias, else the name itself.
-func runs(name string) string {
-	if a, ok := windowsAliases[name]; ok {
+func (d dialect) runs(name string) string {
+	if a, ok := d.aliases[name]; ok {
 		return a
 	}
 	return name
 }
 
 // alwaysRefused is the refusal of a program that no policy file can allow, or nil.
-func alwaysRefused(name string) *werr.Error {
-	canon := runs(name)
+func (d dialect) alwaysRefused(name string) *werr.Error {
+	canon := d.runs(name)
 	switch {
 	case privileged[name] || privileged[canon]:
 		return block("privilege-escalation", "everything runs as the session user inside the sandbox; privilege changes are never available",
@@ -154,11 +198,11 @@ var sameProgram = map[string]string{"python3": "python", "pip3": "pip", "nodejs"
 
 // allowed says whether p allows the (lower-case) program name: an entry allows the
 // program it runs, so "del" allows rm, and "rm" allows del.
-func allowed(p *policy.Policy, name string) bool {
+func (d dialect) allowed(p *policy.Policy, name string) bool {
 	unversioned, versioned := sameProgram[name]
 	for _, a := range p.AllowedCommands {
 		a = strings.ToLower(a)
-		if runs(a) == runs(name) || (versioned && a == unversioned) {
+		if d.runs(a) == d.runs(name) || (versioned && a == unversioned) {
 			return true
 		}
 	}
@@ -170,17 +214,19 @@ func allowed(p *policy.Policy, name string) bool {
 // "git, npm, ..., ls/dir, ...". Programs refused whatever the policy says are left
 // out. Tool descriptions and refusal hints take the list from here so that they
 // always say what Check accepts.
-func AllowedPrograms(p *policy.Policy) string {
+func AllowedPrograms(p *policy.Policy) string { return host().allowedPrograms(p) }
+
+func (d dialect) allowedPrograms(p *policy.Policy) string {
 	aliases := map[string][]string{}
-	for w, l := range windowsAliases {
+	for w, l := range d.aliases {
 		aliases[l] = append(aliases[l], w)
 	}
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range p.AllowedCommands {
 		a = strings.ToLower(a)
-		prog := runs(a)
-		if a == "" || seen[prog] || alwaysRefused(a) != nil {
+		prog := d.runs(a)
+		if a == "" || seen[prog] || d.alwaysRefused(a) != nil {
 			continue
 		}
 		seen[prog] = true

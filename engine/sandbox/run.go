@@ -3,9 +3,9 @@ package sandbox
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -81,7 +81,7 @@ func NewRunner(p *policy.Policy, env []string, private ...string) *Runner {
 	if env == nil {
 		env = os.Environ()
 	}
-	r := &Runner{pol: p, session: append([]string(nil), env...), env: ScrubEnv(env)}
+	r := &Runner{pol: p, session: append([]string(nil), env...), env: sandboxEnv(env)}
 	if rt := lookupVar(env, "XDG_RUNTIME_DIR"); rt != "" {
 		private = append(private, rt)
 	}
@@ -108,9 +108,14 @@ func (r *Runner) isPrivate(dir string) bool {
 	return false
 }
 
-// within reports whether path is dir or lies inside it (both clean and absolute).
+// within reports whether path is dir or lies inside it (both clean and absolute). On
+// Windows paths are compared case-insensitively, as the file system does.
 func within(path, dir string) bool {
-	return path == dir || dir == "/" || strings.HasPrefix(path, dir+"/")
+	if runtime.GOOS == "windows" {
+		path, dir = strings.ToLower(path), strings.ToLower(dir)
+	}
+	sep := string(filepath.Separator)
+	return path == dir || dir == "/" || strings.HasPrefix(path, strings.TrimSuffix(dir, sep)+sep)
 }
 
 // expandTilde turns "~" and "~/x" into home.
@@ -119,20 +124,6 @@ func expandTilde(p, home string) string {
 		return filepath.Join(home, p[1:])
 	}
 	return p
-}
-
-// lookPath finds a program on the scrubbed PATH; the result is absolute.
-func (r *Runner) lookPath(name string) (string, error) {
-	for _, dir := range filepath.SplitList(lookupVar(r.env, "PATH")) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue // relative PATH entries would resolve against cwd: never
-		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 // WorkDir returns the session's scratch directory, the default cwd: a private directory
@@ -189,7 +180,7 @@ func (r *Runner) resolveCwd(cwd string) (string, error) {
 	if cwd == "" {
 		return r.WorkDir()
 	}
-	if windowsPath.MatchString(cwd) {
+	if runtime.GOOS != "windows" && windowsPath.MatchString(cwd) {
 		return "", werr.Invalid("cwd %q is a Windows path; this machine runs Linux", cwd).
 			WithHint("give an absolute path such as %s, or omit cwd for the session scratch directory", homeOf(r.session))
 	}
@@ -253,22 +244,22 @@ func (r *Runner) workspaceRoots(home string) []string {
 // the launch directories and system directories: anything written there could run
 // later outside the sandbox (start-up files, autostart entries, keys, hooks, programs).
 func (r *Runner) forbiddenCwd(dir, home string) string {
-	if why := forbiddenCwd(dir, home); why != "" {
+	if why := systemCwd(dir, home, r.session); why != "" {
 		return why
 	}
 	if home != "" {
 		if rh, err := filepath.EvalSymlinks(home); err == nil {
 			home = rh
 		}
-		if rel, ok := strings.CutPrefix(dir, home+"/"); ok {
-			for _, c := range strings.Split(rel, "/") {
+		if within(dir, home) && dir != home {
+			for _, c := range strings.Split(dir[len(home)+1:], string(filepath.Separator)) {
 				if strings.HasPrefix(c, ".") {
 					return "dot-directories of the home directory hold configuration, keys and start-up files that run outside the sandbox"
 				}
 			}
 		}
 	}
-	if slices.Contains(strings.Split(dir, "/"), ".git") {
+	if slices.ContainsFunc(strings.Split(dir, string(filepath.Separator)), func(c string) bool { return strings.EqualFold(c, ".git") }) {
 		return "a repository's .git directory holds hooks and configuration that git runs outside the sandbox"
 	}
 	for _, l := range r.pol.LaunchDirs {
@@ -292,44 +283,6 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 	return ""
 }
 
-// forbiddenCwd says why a directory may never become the sandbox's writable directory: the
-// sandbox makes cwd writable, and these would let sandboxed code plant files that run
-// outside the sandbox later (shell start-up files) or reach host sockets.
-func forbiddenCwd(dir, home string) string {
-	if dir == "/" {
-		return "the root directory would become writable"
-	}
-	if home != "" {
-		if rh, err := filepath.EvalSymlinks(home); err == nil {
-			home = rh
-		}
-		if dir == home || strings.HasPrefix(home, dir+"/") {
-			return "the home directory (and its parents) hold start-up files that run outside the sandbox"
-		}
-	}
-	tmp := os.TempDir()
-	if rt, err := filepath.EvalSymlinks(tmp); err == nil {
-		tmp = rt
-	}
-	if dir == tmp || dir == "/tmp" || dir == "/var/tmp" || strings.HasPrefix(tmp, dir+"/") {
-		return "the shared temporary directory holds other programs' sockets (X11, D-Bus)"
-	}
-	for _, p := range []string{"/proc", "/sys", "/dev", "/run", "/var/run", "/tmp/.X11-unix", "/tmp/.ICE-unix", "/etc", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64"} {
-		if dir == p || strings.HasPrefix(dir, p+"/") {
-			return "system directories are not writable from the sandbox"
-		}
-	}
-	return ""
-}
-
-func homeOf(env []string) string {
-	if h := lookupVar(env, "HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
 // Shell runs one command line (execute_shell_command). The command is checked (layer 1);
 // a refusal is a BLOCKED_BY_POLICY error and nothing runs. An allowed command runs through
 // the program's absolute path with the scrubbed environment inside the OS sandbox (layer 2).
@@ -343,10 +296,9 @@ func (r *Runner) Shell(ctx context.Context, command, cwd string, timeoutMs int) 
 	if e != nil {
 		return nil, e
 	}
-	path, lerr := r.lookPath(words[0].value)
-	if lerr != nil {
-		return nil, werr.New(werr.NotFound, "%s is allowed but not installed on this machine", words[0].value).
-			WithDetail("rule", "program-not-installed").WithHint("check with where/which, or use execute_python_code")
+	path, argv0, err := r.program(words[0].value)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := r.resolveCwd(cwd)
 	if err != nil {
@@ -361,10 +313,11 @@ func (r *Runner) Shell(ctx context.Context, command, cwd string, timeoutMs int) 
 		for i, a := range argv {
 			ws[i] = word{value: a}
 		}
-		if e := checkArgs(ws); e != nil {
+		if e := host().checkArgs(ws); e != nil {
 			return nil, e
 		}
 	}
+	argv = append(argv0, argv[1:]...)
 	return r.run(ctx, job{path: path, argv: argv, dir: dir, timeoutMs: ms,
 		memBytes: int64(r.pol.ShellMemoryBytes), addrBytes: ShellAddressSpaceBytes})
 }
@@ -395,11 +348,9 @@ func (r *Runner) Python(ctx context.Context, code, cwd string, timeoutMs int) (*
 		return nil, werr.Invalid("code is %d characters; the limit is %d", n, r.pol.PythonCodeChars).
 			WithHint("write the code in several files with smaller calls and import them")
 	}
-	py, lerr := r.lookPath("python3")
-	if lerr != nil {
-		if py, lerr = r.lookPath("python"); lerr != nil {
-			return nil, werr.New(werr.Unavailable, "no Python interpreter (python3 or python) is installed").WithRetryable(false)
-		}
+	py, argv0, err := r.python()
+	if err != nil {
+		return nil, err
 	}
 	dir, err := r.resolveCwd(cwd)
 	if err != nil {
@@ -417,7 +368,7 @@ func (r *Runner) Python(ctx context.Context, code, cwd string, timeoutMs int) (*
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the Python code")
 	}
-	return r.run(ctx, job{path: py, argv: []string{"python3", "-c", pythonBoot, codeFile}, dir: dir, timeoutMs: ms,
+	return r.run(ctx, job{path: py, argv: append(argv0, "-c", pythonBoot, codeFile), dir: dir, timeoutMs: ms,
 		memBytes: int64(r.pol.PythonMemoryBytes), addrBytes: int64(r.pol.PythonMemoryBytes), codeFile: codeFile})
 }
 
