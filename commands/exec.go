@@ -71,7 +71,9 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 	Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
 	Summary: "Run one allowed command in the sandbox (no shell, " + sandbox.Isolation + ")",
 	Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
-		"substitutions, globs and variables are refused (BLOCKED_BY_POLICY, with the way forward).\n" +
+		"substitutions and variables are refused (BLOCKED_BY_POLICY, with the way forward). Relative\n" +
+		"wildcards (*.go) are expanded inside the working directory as bash would (on Windows the\n" +
+		"program expands them itself).\n" +
 		"The program must be on the allowlist; flags that would run arbitrary code (python -c, node -e,\n" +
 		"git -c, npm exec, ...) are refused. " + sandbox.Confinement + " stdout and stderr are\n" +
 		"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
