@@ -78,7 +78,8 @@ check:
 	GOOS=windows $(GO) build -o /dev/null ./cmd/w365
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 20s -fuzzminimizetime 2s ./engine/sandbox
+	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime 20s -fuzzminimizetime 2s ./engine/sandbox
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckWindows$$' -fuzztime 20s -fuzzminimizetime 2s ./engine/sandbox
 
 # Every test against real components. Under CI=true a missing component fails.
 test: deps-test check build
