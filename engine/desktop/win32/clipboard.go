@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image/png"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -38,6 +39,7 @@ var (
 	procGlobalUnlock               = kernel32.NewProc("GlobalUnlock")
 	procGlobalSize                 = kernel32.NewProc("GlobalSize")
 	procGetOpenClipboardWindow     = user32.NewProc("GetOpenClipboardWindow")
+	procGetClipboardOwner          = user32.NewProc("GetClipboardOwner")
 	procCountClipboardFormats      = user32.NewProc("CountClipboardFormats")
 	procEnumClipboardFormats       = user32.NewProc("EnumClipboardFormats")
 	procGetClipboardFormatNameW    = user32.NewProc("GetClipboardFormatNameW")
@@ -158,31 +160,55 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 		return werr.New(werr.Unavailable, "the clipboard is closed")
 	default:
 	}
-	c.ops <- op // room for one, and only one caller at a time
+	select {
+	case c.ops <- op:
+	default: // an earlier operation that timed out is still waiting for its turn
+		return werr.New(werr.Timeout, "the clipboard is still busy with an earlier call").WithRetryable(true)
+	}
 	if ok, _, e := procPostMessageW.Call(c.hwnd, wmRun, 0, 0); ok == 0 {
 		<-c.ops
 		return werr.New(werr.Unavailable, "cannot reach the clipboard's window: %v", e)
 	}
+	t := time.NewTimer(clipboardWait + answerWait)
+	defer t.Stop()
 	select {
 	case err := <-errc:
 		return err
 	case <-c.done:
 		return werr.New(werr.Unavailable, "the clipboard is closed")
+	case <-ctx.Done():
+		return werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+	case <-t.C:
+		// GetClipboardData of data its owner renders on demand waits for the owner's
+		// answer to WM_RENDERFORMAT, without a bound: the operation finishes on its own.
+		return werr.New(werr.Timeout, "the clipboard did not answer within %s; the program that owns it (%s) may be hung",
+			clipboardWait+answerWait, windowProcess(procGetClipboardOwner)).WithRetryable(true)
 	}
+}
+
+// answerWait bounds an operation once the clipboard is open.
+const answerWait = 10 * time.Second
+
+// windowProcess names the process of the window get returns ("explorer.exe (pid 76)").
+func windowProcess(get *windows.LazyProc) string {
+	h, _, _ := get.Call()
+	if h == 0 {
+		return "unknown"
+	}
+	var pid uint32
+	windows.GetWindowThreadProcessId(windows.HWND(h), &pid)
+	if n := processName(pid); n != "" {
+		return fmt.Sprintf("%s (pid %d)", n, pid)
+	}
+	return fmt.Sprintf("process %d", pid)
 }
 
 // heldError says which program holds the clipboard open (GetOpenClipboardWindow), when
 // Windows tells.
 func heldError() error {
 	holder := "another program"
-	if h, _, _ := procGetOpenClipboardWindow.Call(); h != 0 {
-		var pid uint32
-		windows.GetWindowThreadProcessId(windows.HWND(h), &pid)
-		if n := processName(pid); n != "" {
-			holder = fmt.Sprintf("%s (pid %d)", n, pid)
-		} else if pid != 0 {
-			holder = fmt.Sprintf("process %d", pid)
-		}
+	if n := windowProcess(procGetOpenClipboardWindow); n != "unknown" {
+		holder = n
 	}
 	return werr.New(werr.Unavailable, "the clipboard is held open by %s", holder).
 		WithRetryable(true).WithHint("try again once that program has finished with the clipboard")
@@ -212,7 +238,8 @@ func (c *Clipboard) Read(ctx context.Context) (desktop.ClipboardContent, error) 
 			out = desktop.ClipboardContent{Format: "empty"}
 			return nil
 		}
-		return werr.New(werr.Unsupported, "the clipboard holds no text or image").WithDetail("formats", clipboardFormats())
+		formats := clipboardFormats()
+		return werr.New(werr.Unsupported, "the clipboard holds no text or image, only %s", strings.Join(formats, ", ")).WithDetail("formats", formats)
 	})
 	if err != nil {
 		return desktop.ClipboardContent{}, err

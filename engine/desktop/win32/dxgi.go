@@ -114,10 +114,15 @@ func openDuplication(virtual image.Rectangle) (d *duplication, err error) {
 			d = nil
 		}
 	}()
+	for _, p := range []*windows.LazyProc{procCreateDXGIFactory1, procD3D11CreateDevice} {
+		if err := p.Find(); err != nil { // Windows without DXGI 1.1 or Direct3D 11
+			return d, err
+		}
+	}
 	var factory com
 	r, _, _ := procCreateDXGIFactory1.Call(uintptr(unsafe.Pointer(&iidIDXGIFactory1)), uintptr(unsafe.Pointer(&factory)))
 	if err := hresult("CreateDXGIFactory1", r); err != nil {
-		return nil, err
+		return d, err
 	}
 	defer factory.release()
 	for a := 0; ; a++ {

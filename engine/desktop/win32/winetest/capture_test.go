@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -207,7 +208,12 @@ func testClipboardImage(t *testing.T, x *Wine) {
 			var rd struct{ Format, ImageBase64, MimeType string }
 			deadline := time.Now().Add(20 * time.Second)
 			for { // wine's bridge takes the X selection change over on its own schedule
-				x.JSON(&rd, "clipboard-read")
+				r := x.Run("clipboard-read", "--json")
+				if r.Code != 0 {
+					t.Logf("clipboard_read while wine imports %s: exit %d, %s", c.mime, r.Code, strings.TrimSpace(r.Stderr))
+				} else if err := json.Unmarshal([]byte(r.Stdout), &rd); err != nil {
+					t.Fatalf("clipboard_read: %v in %q", err, r.Stdout)
+				}
 				if rd.Format == "image" || time.Now().After(deadline) {
 					break
 				}
