@@ -371,33 +371,3 @@ func moduleRoot(t testing.TB) string {
 	}
 	return filepath.Dir(strings.TrimSpace(string(out)))
 }
-
-// TestBinary builds the tests of pkg (a path from the module root, "./engine/desktop/win32")
-// for Windows and runs the test binary under wine with args ("-test.bench=Capture").
-func (x *Wine) TestBinary(pkg string, args ...string) Result {
-	x.T.Helper()
-	exe := filepath.Join(x.dir, filepath.Base(pkg)+".test.exe")
-	build := exec.Command("go", "test", "-c", "-o", exe, pkg)
-	build.Dir = moduleRoot(x.T)
-	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		x.T.Fatalf("GOOS=windows go test -c %s: %v\n%s", pkg, err, out)
-	}
-	out, code, err := x.run(wineBin, append([]string{exe}, args...)...)
-	if err != nil {
-		x.T.Fatalf("%s under wine: %v", exe, err)
-	}
-	return Result{Stdout: out[0], Stderr: out[1], Code: code}
-}
-
-// Mingw builds a C program of the caller's testdata directory into an .exe of the
-// prefix's working directory and returns its path.
-func (x *Wine) Mingw(src string) string {
-	x.T.Helper()
-	_, self, _, _ := runtime.Caller(0)
-	exe := filepath.Join(x.dir, strings.TrimSuffix(src, ".c")+".exe")
-	if out, err := exec.Command(mingwGCC, "-o", exe, filepath.Join(filepath.Dir(self), "testdata", src)).CombinedOutput(); err != nil {
-		x.T.Fatalf("building %s: %v\n%s", src, err, out)
-	}
-	return exe
-}
