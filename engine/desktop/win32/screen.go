@@ -4,7 +4,10 @@ package win32
 
 import (
 	"context"
+	"errors"
 	"image"
+	"log/slog"
+	"sync"
 	"unsafe"
 
 	"github.com/w365/w365/engine/werr"
@@ -25,7 +28,6 @@ var (
 const (
 	srcCopy     = 0x00CC0020
 	captureBlt  = 0x40000000
-	biRGB       = 0
 	dibRGBColor = 0
 )
 
@@ -43,20 +45,51 @@ type bitmapInfoHeader struct {
 	ClrImportant  uint32
 }
 
-// screen captures the virtual screen with GDI. DXGI desktop duplication, faster on
-// real Windows and the only way to see some full-screen video, is not used yet.
-type screen struct{}
+// screen captures the virtual screen through DXGI desktop duplication when Windows
+// offers it, else with GDI (BitBlt from the screen's device context). DXGI sees
+// full-screen Direct3D and video surfaces that GDI may show black; wine does not
+// implement it (IDXGIOutput1::DuplicateOutput returns E_NOTIMPL).
+type screen struct {
+	mu  sync.Mutex
+	dup *duplication // nil: GDI
+	// lost says the duplication went away with DXGI_ERROR_ACCESS_LOST (a mode change,
+	// the secure desktop): the next capture makes it again, GDI meanwhile.
+	lost bool
+}
 
-func (screen) Size() (w, h int, err error) {
+// newScreen tries desktop duplication and logs, once a process, why GDI is used.
+func newScreen() *screen {
+	s := &screen{}
+	ox, oy, w, h, err := virtualScreen()
+	if err == nil {
+		s.dup, err = openDuplication(image.Rect(ox, oy, ox+w, oy+h))
+	}
+	if err != nil {
+		fallbackOnce.Do(func() { slog.Warn("screen capture: DXGI desktop duplication unavailable, using GDI", "err", err) })
+	}
+	return s
+}
+
+var fallbackOnce sync.Once
+
+func (s *screen) Size() (w, h int, err error) {
 	_, _, w, h, err = virtualScreen()
 	return w, h, err
 }
 
-func (screen) Close() error { return nil }
+func (s *screen) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dup != nil {
+		s.dup.close()
+		s.dup = nil
+	}
+	return nil
+}
 
 // Capture copies r (screen pixels from the virtual screen's top-left corner; the empty
-// rectangle means all of it) out of the screen's device context.
-func (screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+// rectangle means all of it).
+func (s *screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
 	ox, oy, w, h, err := virtualScreen()
 	if err != nil {
 		return nil, err
@@ -68,6 +101,49 @@ func (screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, erro
 	if !r.In(full) {
 		return nil, werr.Invalid("region %v is outside the %dx%d screen", r, w, h)
 	}
+	if img := s.duplicate(image.Rect(ox, oy, ox+w, oy+h), r); img != nil {
+		return img, ctx.Err()
+	}
+	return gdiCapture(ctx, image.Pt(ox, oy), r)
+}
+
+// duplicate captures r through desktop duplication; nil when GDI must do it. A
+// duplication made for another virtual screen, or lost, is made again.
+func (s *screen) duplicate(virtual, r image.Rectangle) *image.RGBA {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dup != nil && s.dup.virtual != virtual {
+		s.dup.close()
+		s.dup, s.lost = nil, true
+	}
+	if s.dup == nil && s.lost {
+		d, err := openDuplication(virtual)
+		if err != nil {
+			return nil // still lost (the secure desktop is up): GDI this time
+		}
+		s.dup, s.lost = d, false
+	}
+	if s.dup == nil {
+		return nil
+	}
+	img, err := s.dup.capture(r)
+	if err == nil {
+		return img
+	}
+	s.dup.close()
+	s.dup = nil
+	if errors.Is(err, errAccessLost) {
+		s.lost = true
+	} else {
+		slog.Warn("screen capture: DXGI desktop duplication failed, using GDI from now on", "err", err)
+	}
+	return nil
+}
+
+// gdiCapture copies r of the virtual screen, whose top-left corner is at origin, out
+// of the screen's device context.
+func gdiCapture(ctx context.Context, origin image.Point, r image.Rectangle) (*image.RGBA, error) {
+	ox, oy := origin.X, origin.Y
 	defer lockThread()()
 	sdc, _, _ := procGetDC.Call(0)
 	if sdc == 0 {
@@ -99,10 +175,15 @@ func (screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, erro
 	if int(n) != bh {
 		return nil, werr.New(werr.Unavailable, "GetDIBits copied %d of %d rows", n, bh)
 	}
-	// GDI gives BGRX; the image is RGBA.
-	p := img.Pix
-	for i := 0; i+3 < len(p); i += 4 {
-		p[i], p[i+2], p[i+3] = p[i+2], p[i], 0xff
-	}
+	bgraToRGBA(img.Pix, img.Pix) // GDI gives BGRX
 	return img, ctx.Err()
+}
+
+// bgraToRGBA converts BGRA or BGRX pixels (GDI's and DXGI's order) to opaque RGBA; dst
+// may be src.
+func bgraToRGBA(dst, src []byte) {
+	for i := 0; i+3 < len(src); i += 4 {
+		b, g, r := src[i], src[i+1], src[i+2]
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = r, g, b, 0xff
+	}
 }

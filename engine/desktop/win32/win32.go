@@ -1,8 +1,9 @@
 //go:build windows
 
 // Package win32 is the Windows implementation of desktop.Desktop: the interactive
-// desktop of the user's session, driven through user32 and gdi32 (SendInput, GDI
-// BitBlt, EnumWindows, the clipboard) and UI Automation (engine/a11y). It calls Win32 through golang.org/x/sys/windows
+// desktop of the user's session, driven through user32 and gdi32 (SendInput, DXGI
+// desktop duplication with GDI BitBlt as fallback, EnumWindows, the clipboard) and UI
+// Automation (engine/a11y). It calls Win32 through golang.org/x/sys/windows
 // rather than robotgo: robotgo needs cgo (the Windows build is pure Go, cross-compiled
 // from Linux), and its Click knows no side buttons (NOTES.md).
 package win32
@@ -11,6 +12,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"unsafe"
 
 	"github.com/w365/w365/engine/a11y"
 	"github.com/w365/w365/engine/desktop"
@@ -54,7 +56,7 @@ func (Desktop) Err() error                     { return nil }
 func (Desktop) OpenInput(p *policy.Policy) (desktop.Input, error) {
 	return &Input{pol: p, guard: desktop.NewGuard(p)}, nil
 }
-func (Desktop) OpenScreen() (desktop.Screen, error)   { return screen{}, nil }
+func (Desktop) OpenScreen() (desktop.Screen, error)   { return newScreen(), nil }
 func (Desktop) OpenWindows() (desktop.Windows, error) { return windowsAPI{}, nil }
 func (Desktop) OpenClipboard() (desktop.Clipboard, error) {
 	c, err := openClipboard()
@@ -97,6 +99,11 @@ func lockThread() (unlock func()) {
 	runtime.LockOSThread()
 	return runtime.UnlockOSThread
 }
+
+// sysPtr is an address Windows gave: memory of the global heap locked by GlobalLock,
+// a COM object or its method table, a mapped texture. Go's collector neither moves nor
+// frees such memory, so the conversion is sound (and written so for go vet).
+func sysPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
 // utf16z is s as a NUL-terminated UTF-16 pointer (s must hold no NUL).
 func utf16z(s string) *uint16 {
