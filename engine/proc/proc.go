@@ -5,7 +5,6 @@ package proc
 import (
 	"context"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -118,18 +117,5 @@ func List(ctx context.Context, maxCount int, titles map[int]string, scope Scope)
 			StartTimeTicks: st.start,
 		})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		wi, wj := out[i].WindowTitle != "", out[j].WindowTitle != ""
-		if wi != wj {
-			return wi
-		}
-		if out[i].MemoryBytes != out[j].MemoryBytes {
-			return out[i].MemoryBytes > out[j].MemoryBytes
-		}
-		return out[i].PID < out[j].PID
-	})
-	if len(out) > maxCount {
-		out = out[:maxCount]
-	}
-	return out, nil
+	return ranked(out, maxCount), nil
 }

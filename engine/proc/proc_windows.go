@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"unsafe"
 
@@ -144,20 +143,7 @@ func List(ctx context.Context, maxCount int, titles map[int]string, scope Scope)
 		}
 		windows.CloseHandle(h)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		wi, wj := out[i].WindowTitle != "", out[j].WindowTitle != ""
-		if wi != wj {
-			return wi
-		}
-		if out[i].MemoryBytes != out[j].MemoryBytes {
-			return out[i].MemoryBytes > out[j].MemoryBytes
-		}
-		return out[i].PID < out[j].PID
-	})
-	if len(out) > maxCount {
-		out = out[:maxCount]
-	}
-	return out, nil
+	return ranked(out, maxCount), nil
 }
 
 // parents maps each process of ents to its parent, leaving out the links Windows keeps

@@ -5,6 +5,7 @@
 package proc
 
 import (
+	"sort"
 	"sync"
 	"time"
 )
@@ -99,4 +100,20 @@ type Scope struct {
 	// the session's desktop, its browser) is in scope. Empty means none. A w365 executable (a
 	// host) and what it started are never in scope through Display or ancestry.
 	Display string
+}
+
+// ranked orders processes as list_processes returns them, those that own a window first,
+// then by resident memory, largest first, and keeps the first maxCount.
+func ranked(out []Process, maxCount int) []Process {
+	sort.SliceStable(out, func(i, j int) bool {
+		wi, wj := out[i].WindowTitle != "", out[j].WindowTitle != ""
+		if wi != wj {
+			return wi
+		}
+		if out[i].MemoryBytes != out[j].MemoryBytes {
+			return out[i].MemoryBytes > out[j].MemoryBytes
+		}
+		return out[i].PID < out[j].PID
+	})
+	return out[:min(len(out), maxCount)]
 }

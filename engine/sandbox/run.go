@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/w365/w365/engine/policy"
@@ -381,6 +383,41 @@ type job struct {
 	memBytes  int64  // memory of all the run's processes together (cgroup)
 	addrBytes int64  // address space of each process (RLIMIT_AS)
 	codeFile  string // host path of the Python code, bound read-only at codeInSandbox
+}
+
+// outputs copies a program's stdout and stderr pipes into buffers that keep the first
+// limit bytes of each.
+type outputs struct {
+	stdout, stderr capBuffer
+	outR, errR     *os.File
+	drain          sync.WaitGroup
+}
+
+func readOutputs(outR, errR *os.File, limit int) *outputs {
+	o := &outputs{stdout: capBuffer{limit: limit}, stderr: capBuffer{limit: limit}, outR: outR, errR: errR}
+	o.drain.Add(2)
+	go func() { defer o.drain.Done(); _, _ = io.Copy(&o.stdout, outR) }()
+	go func() { defer o.drain.Done(); _, _ = io.Copy(&o.stderr, errR) }()
+	return o
+}
+
+// finish waits, once the program and what it started are gone, for the copies to reach
+// the pipes' end, closing the pipes under them after 3 s (a descendant that escaped may
+// still hold them), and fills res's output fields.
+func (o *outputs) finish(res *Result) {
+	drained := make(chan struct{})
+	go func() { o.drain.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(3 * time.Second):
+		o.outR.Close()
+		o.errR.Close()
+		<-drained
+	}
+	o.outR.Close()
+	o.errR.Close()
+	res.Stdout, res.StdoutTruncated = o.stdout.result()
+	res.Stderr, res.StderrTruncated = o.stderr.result()
 }
 
 // capBuffer keeps the first limit bytes written to it (plus up to 3 for a UTF-8 cut)

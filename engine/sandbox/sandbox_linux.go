@@ -684,8 +684,6 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	}
 
 	limit := r.pol.OutputBytesPerStream
-	stdout := &capBuffer{limit: limit}
-	stderr := &capBuffer{limit: limit}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
@@ -733,10 +731,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		_, _ = cfgW.Write(cfgData)
 		cfgW.Close()
 	}()
-	var drain sync.WaitGroup
-	drain.Add(2)
-	go func() { defer drain.Done(); _, _ = io.Copy(stdout, outR) }()
-	go func() { defer drain.Done(); _, _ = io.Copy(stderr, errR) }()
+	out := readOutputs(outR, errR, limit)
 
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- cmd.Wait() }()
@@ -767,24 +762,12 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		cg.killAll()
 	}
 	_ = child.KillGroup(cmd)
-	drained := make(chan struct{})
-	go func() { drain.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(3 * time.Second):
-		outR.Close()
-		errR.Close()
-		<-drained
-	}
-	outR.Close()
-	errR.Close()
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
 	if m.guardGit {
 		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs)
 	}
-	res.Stdout, res.StdoutTruncated = stdout.result()
-	res.Stderr, res.StderrTruncated = stderr.result()
+	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)
 	if res.ExitCode == helperExit && strings.HasPrefix(res.Stderr, helperPrefix) {
 		return nil, werr.New(werr.Internal, "the sandbox could not be set up: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix)))

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -420,12 +418,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	}
 
 	limit := r.pol.OutputBytesPerStream
-	stdout := &capBuffer{limit: limit}
-	stderr := &capBuffer{limit: limit}
-	var drain sync.WaitGroup
-	drain.Add(2)
-	go func() { defer drain.Done(); _, _ = io.Copy(stdout, outR) }()
-	go func() { defer drain.Done(); _, _ = io.Copy(stderr, errR) }()
+	out := readOutputs(outR, errR, limit)
 
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- cmd.Wait() }()
@@ -446,21 +439,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	// The program is gone; what it started is ended with the job, which also closes the
 	// pipes they held.
 	_ = windows.TerminateJobObject(jh, 1)
-	drained := make(chan struct{})
-	go func() { drain.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(3 * time.Second):
-		outR.Close()
-		errR.Close()
-		<-drained
-	}
-	outR.Close()
-	errR.Close()
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
-	res.Stdout, res.StdoutTruncated = stdout.result()
-	res.Stderr, res.StderrTruncated = stderr.result()
+	out.finish(res)
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	res.MemoryLimitHit = jobMemoryLimitHit(port)
 	res.Success = res.ExitCode == 0 && !timedOut && !res.MemoryLimitHit
