@@ -157,23 +157,11 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta,
 
 // build nests a breadth-first node list (parents first) into a Node tree.
 func build(nodes []*raw) Node {
-	kids := make([][]int, len(nodes))
-	for i, n := range nodes {
-		if n.parent >= 0 {
-			kids[n.parent] = append(kids[n.parent], i)
-		}
-	}
-	var mk func(i int) Node
-	mk = func(i int) Node {
+	return assemble(len(nodes), func(i int) int { return nodes[i].parent }, func(i int) Node {
 		n := nodes[i]
-		out := Node{Role: n.uia(), NativeRole: nativeName(n.role), Name: n.name, Value: n.value,
+		return Node{Role: n.uia(), NativeRole: nativeName(n.role), Name: n.name, Value: n.value,
 			X: n.x, Y: n.y, Width: n.w, Height: n.h}
-		for _, k := range kids[i] {
-			out.Children = append(out.Children, mk(k))
-		}
-		return out
-	}
-	return mk(0)
+	})
 }
 
 // Find searches the foreground window (or q.WindowHandle) for matching elements, best

@@ -148,3 +148,23 @@ func formatValue(v any) string {
 
 func formatInt(v int64) string     { return strconv.FormatInt(v, 10) }
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// assemble builds the tree rooted at node 0 of a breadth-first walk of count nodes
+// (parents first; parent(i) is -1 for the root), node(i) making node i without children.
+func assemble(count int, parent func(i int) int, node func(i int) Node) Node {
+	kids := make([][]int, count)
+	for i := range count {
+		if p := parent(i); p >= 0 {
+			kids[p] = append(kids[p], i)
+		}
+	}
+	var mk func(i int) Node
+	mk = func(i int) Node {
+		out := node(i)
+		for _, k := range kids[i] {
+			out.Children = append(out.Children, mk(k))
+		}
+		return out
+	}
+	return mk(0)
+}

@@ -373,22 +373,10 @@ func (u *UIA) Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta, 
 
 // nest nests a breadth-first element list (parents first) into a Node tree.
 func nest(nodes []element) Node {
-	kids := make([][]int, len(nodes))
-	for i, n := range nodes {
-		if n.parent >= 0 {
-			kids[n.parent] = append(kids[n.parent], i)
-		}
-	}
-	var mk func(i int) Node
-	mk = func(i int) Node {
+	return assemble(len(nodes), func(i int) int { return nodes[i].parent }, func(i int) Node {
 		n := nodes[i]
-		out := Node{Role: n.role, NativeRole: n.native, Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h}
-		for _, k := range kids[i] {
-			out.Children = append(out.Children, mk(k))
-		}
-		return out
-	}
-	return mk(0)
+		return Node{Role: n.role, NativeRole: n.native, Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h}
+	})
 }
 
 // Find searches the foreground window (or q.WindowHandle, an HWND) as the Linux backend

@@ -63,6 +63,28 @@ func switches(args []string, known string, stderr io.Writer) (map[string]bool, [
 	return sw, ops, true
 }
 
+// operands is switches for a command that needs at least one operand.
+func operands(args []string, known string, stderr io.Writer) (map[string]bool, []string, bool) {
+	sw, ops, ok := switches(args, known, stderr)
+	if ok && len(ops) == 0 {
+		fmt.Fprintln(stderr, "The syntax of the command is incorrect.")
+		return nil, nil, false
+	}
+	return sw, ops, ok
+}
+
+// subdirs are the directories among ents of dir, symlinked ones left out (/S does not
+// follow them).
+func subdirs(dir string, ents []fs.DirEntry) []string {
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
 func hasWildcard(p string) bool { return strings.ContainsAny(filepath.Base(p), "*?") }
 
 // expand returns the paths a cmd.exe operand names: the operand itself, or the entries
@@ -152,10 +174,8 @@ func listDir(dir, pat string, bare, recurse bool, w io.Writer) int {
 	}
 	n := len(shown)
 	if recurse {
-		for _, e := range ents {
-			if e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
-				n += listDir(filepath.Join(dir, e.Name()), pat, bare, recurse, w)
-			}
+		for _, sub := range subdirs(dir, ents) {
+			n += listDir(sub, pat, bare, recurse, w)
 		}
 	}
 	return n
@@ -164,10 +184,6 @@ func listDir(dir, pat string, bare, recurse bool, w io.Writer) int {
 func builtinType(args []string, stdout, stderr io.Writer) int {
 	_, ops, ok := switches(args, "", stderr)
 	if !ok {
-		return 1
-	}
-	if len(ops) == 0 {
-		fmt.Fprintln(stderr, "The syntax of the command is incorrect.")
 		return 1
 	}
 	var files []string
@@ -227,10 +243,6 @@ func message(err error) string {
 func transfer(args []string, stdout, stderr io.Writer, verb string, do func(src, dst string) error) int {
 	_, ops, ok := switches(args, "y,-y,b,a,v,z,d", stderr)
 	if !ok {
-		return 1
-	}
-	if len(ops) == 0 {
-		fmt.Fprintln(stderr, "The syntax of the command is incorrect.")
 		return 1
 	}
 	dest := "."
@@ -326,10 +338,6 @@ func builtinDel(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 1
 	}
-	if len(ops) == 0 {
-		fmt.Fprintln(stderr, "The syntax of the command is incorrect.")
-		return 1
-	}
 	code := 0
 	for _, op := range ops {
 		dir, pat := filepath.Split(op)
@@ -374,10 +382,8 @@ func delIn(dir, pat string, recurse, force bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if recurse {
-		for _, e := range ents {
-			if e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
-				n += delIn(filepath.Join(dir, e.Name()), pat, recurse, force, stdout, stderr)
-			}
+		for _, sub := range subdirs(dir, ents) {
+			n += delIn(sub, pat, recurse, force, stdout, stderr)
 		}
 	}
 	return n
@@ -386,10 +392,6 @@ func delIn(dir, pat string, recurse, force bool, stdout, stderr io.Writer) int {
 func builtinMkdir(args []string, stdout, stderr io.Writer) int {
 	_, ops, ok := switches(args, "", stderr)
 	if !ok {
-		return 1
-	}
-	if len(ops) == 0 {
-		fmt.Fprintln(stderr, "The syntax of the command is incorrect.")
 		return 1
 	}
 	code := 0

@@ -385,6 +385,19 @@ type job struct {
 	codeFile  string // host path of the Python code, bound read-only at codeInSandbox
 }
 
+// outputPipes makes the pipes a program's stdout and stderr go to.
+func outputPipes() (outR, outW, errR, errW *os.File, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+	}
+	return outR, outW, errR, errW, nil
+}
+
 // outputs copies a program's stdout and stderr pipes into buffers that keep the first
 // limit bytes of each.
 type outputs struct {

@@ -684,15 +684,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	}
 
 	limit := r.pol.OutputBytesPerStream
-	outR, outW, err := os.Pipe()
+	outR, outW, errR, errW, err := outputPipes()
 	if err != nil {
-		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+		return nil, err
 	}
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {

@@ -345,15 +345,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	}
 	limits = append(limits, "env:allowlist")
 
-	outR, outW, err := os.Pipe()
+	outR, outW, errR, errW, err := outputPipes()
 	if err != nil {
-		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+		return nil, err
 	}
 	cmd := &exec.Cmd{
 		Path:   j.path,

@@ -19,23 +19,12 @@ func TestWineBrowserDoctor(t *testing.T) {
 	x := New(t, 1024, 768)
 	fake := filepath.Join(x.dir, "fakebrowser.exe")
 	x.BuildC("fakebrowser.c", fake)
-	for _, c := range []struct {
-		name string
-		f    func(*testing.T, *Wine, string)
-	}{
-		{"DoctorNothingInstalled", testDoctorNothingInstalled},
-		{"DiscoveryOrder", testDiscoveryOrder},
-		{"LaunchFound", testLaunchFound},
-		{"HostPipe", testHostPipe},
-	} {
-		if !t.Run(c.name, func(t *testing.T) {
-			x.T = t
-			defer func() { x.T = t }()
-			c.f(t, x, fake)
-		}) {
-			t.Logf("host log:\n%s", x.HostLog())
-		}
-	}
+	x.RunSteps(t,
+		Step{"DoctorNothingInstalled", func(t *testing.T, x *Wine) { testDoctorNothingInstalled(t, x, fake) }},
+		Step{"DiscoveryOrder", func(t *testing.T, x *Wine) { testDiscoveryOrder(t, x, fake) }},
+		Step{"LaunchFound", func(t *testing.T, x *Wine) { testLaunchFound(t, x, fake) }},
+		Step{"HostPipe", func(t *testing.T, x *Wine) { testHostPipe(t, x, fake) }},
+	)
 }
 
 type doctorReport struct {

@@ -27,25 +27,14 @@ import (
 // and clipboard images, on one prefix; the subtests run in order.
 func TestWineCapture(t *testing.T) {
 	x := New(t, screenW, screenH)
-	for _, c := range []struct {
-		name string
-		f    func(*testing.T, *Wine)
-	}{
-		{"DXGIFallback", testDXGIFallback},
-		{"ScreenshotShowsNotepad", testScreenshotShowsNotepad},
-		{"ClipboardText", testClipboardText},
-		{"ClipboardImage", testClipboardImage},
-		{"ClipboardHeld", testClipboardHeld},
-		{"Timing", testCaptureTiming},
-	} {
-		if !t.Run(c.name, func(t *testing.T) {
-			x.T = t
-			defer func() { x.T = t }()
-			c.f(t, x)
-		}) {
-			t.Logf("host log:\n%s", x.HostLog())
-		}
-	}
+	x.RunSteps(t,
+		Step{"DXGIFallback", testDXGIFallback},
+		Step{"ScreenshotShowsNotepad", testScreenshotShowsNotepad},
+		Step{"ClipboardText", testClipboardText},
+		Step{"ClipboardImage", testClipboardImage},
+		Step{"ClipboardHeld", testClipboardHeld},
+		Step{"Timing", testCaptureTiming},
+	)
 }
 
 // dxgiFallback is the host's log line when desktop duplication cannot be used.

@@ -21,27 +21,16 @@ const procScreenW, procScreenH = 1024, 768
 // its refusals.
 func TestWineProcesses(t *testing.T) {
 	x := New(t, procScreenW, procScreenH)
-	for _, c := range []struct {
-		name string
-		f    func(*testing.T, *Wine)
-	}{
-		{"UnitTests", testProcUnitTests},
-		{"SystemInfo", testSystemInfo},
-		{"ListAndKill", testListAndKill},
-		{"Protected", testProtected},
-		{"Launch", testLaunch},
-		{"LaunchRefused", testLaunchRefused},
-		{"LaunchEnvironmentAndWindowless", testLaunchEnvironment},
-		{"LaunchedEndWithTheHost", testLaunchedEndWithHost},
-	} {
-		if !t.Run(c.name, func(t *testing.T) {
-			x.T = t
-			defer func() { x.T = t }()
-			c.f(t, x)
-		}) {
-			t.Logf("host log:\n%s", x.HostLog())
-		}
-	}
+	x.RunSteps(t,
+		Step{"UnitTests", testProcUnitTests},
+		Step{"SystemInfo", testSystemInfo},
+		Step{"ListAndKill", testListAndKill},
+		Step{"Protected", testProtected},
+		Step{"Launch", testLaunch},
+		Step{"LaunchRefused", testLaunchRefused},
+		Step{"LaunchEnvironmentAndWindowless", testLaunchEnvironment},
+		Step{"LaunchedEndWithTheHost", testLaunchedEndWithHost},
+	)
 }
 
 // testProcUnitTests runs engine/proc's Windows tests (proc_windows_test.go: start times,

@@ -41,22 +41,11 @@ func TestWineUIA(t *testing.T) {
 	}
 	x.JSON(&struct{}{}, "activate-window", w.Title)
 
-	for _, c := range []struct {
-		name string
-		f    func(*testing.T, *Wine, window, bool)
-	}{
-		{"Tree", testUIATree},
-		{"FindEdit", testUIAFindEdit},
-		{"Walk", testUIAWalk},
-	} {
-		if !t.Run(c.name, func(t *testing.T) {
-			x.T = t
-			defer func() { x.T = t }()
-			c.f(t, x, w, wine8)
-		}) {
-			t.Logf("host log:\n%s", x.HostLog())
-		}
-	}
+	x.RunSteps(t,
+		Step{"Tree", func(t *testing.T, x *Wine) { testUIATree(t, x, w, wine8) }},
+		Step{"FindEdit", func(t *testing.T, x *Wine) { testUIAFindEdit(t, x, w, wine8) }},
+		Step{"Walk", func(t *testing.T, x *Wine) { testUIAWalk(t, x, w, wine8) }},
+	)
 }
 
 // uiaNode is a node of get_accessibility_tree's result.

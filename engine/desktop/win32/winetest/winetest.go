@@ -95,6 +95,26 @@ func New(t testing.TB, w, h int) *Wine {
 	return x
 }
 
+// Step is one subtest of a Test function whose steps share one prefix and screen.
+type Step struct {
+	Name string
+	F    func(*testing.T, *Wine)
+}
+
+// RunSteps runs steps in order as subtests of t, each with x.T its own, and prints the
+// host's log after a step that failed.
+func (x *Wine) RunSteps(t *testing.T, steps ...Step) {
+	for _, s := range steps {
+		if !t.Run(s.Name, func(st *testing.T) {
+			x.T = st
+			defer func() { x.T = t }()
+			s.F(st, x)
+		}) {
+			t.Logf("host log:\n%s", x.HostLog())
+		}
+	}
+}
+
 // boot makes the prefix and installs the shim.
 func (x *Wine) boot() {
 	out, code, err := x.run(wineBin, "wineboot", "-i")

@@ -19,22 +19,11 @@ const screenW, screenH = 1152, 864
 func TestWine(t *testing.T) {
 	x := New(t, screenW, screenH)
 	t.Logf("display %s", x.Display)
-	for _, c := range []struct {
-		name string
-		f    func(*testing.T, *Wine)
-	}{
-		{"HostOverNamedPipe", testHostOverNamedPipe},
-		{"CursorRoundTrip", testCursorRoundTrip},
-		{"Notepad", testNotepad},
-	} {
-		if !t.Run(c.name, func(t *testing.T) {
-			x.T = t
-			defer func() { x.T = t }()
-			c.f(t, x)
-		}) {
-			t.Logf("host log:\n%s", x.HostLog())
-		}
-	}
+	x.RunSteps(t,
+		Step{"HostOverNamedPipe", testHostOverNamedPipe},
+		Step{"CursorRoundTrip", testCursorRoundTrip},
+		Step{"Notepad", testNotepad},
+	)
 }
 
 // testHostOverNamedPipe: a one-shot CLI call starts a background host, which listens on
