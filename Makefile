@@ -17,7 +17,7 @@ TAGS    := netgo,osusergo
 RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tesseract-ocr-eng \
              bubblewrap python3 git
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
-# wine64 and mingw run the Windows build's tests (engine/desktop/win32/winetest).
+# wine64 and mingw run the Windows build's tests (test/wine).
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils xterm rsync wine64 gcc-mingw-w64-x86-64-win32
 
@@ -71,7 +71,7 @@ serve: deps-run build
 # Formatting, and vet for Linux and for the platforms that must keep building (the Windows
 # binary must also link: a later backend runs it under wine).
 check:
-	@test -z "$$(gofmt -l cmd commands engine repl testdata packaging deploy)" || { gofmt -l cmd commands engine repl testdata packaging deploy; exit 1; }
+	@test -z "$$(gofmt -l cmd commands engine repl test testdata packaging deploy)" || { gofmt -l cmd commands engine repl test testdata packaging deploy; exit 1; }
 	$(GO) vet ./...
 	GOOS=windows $(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
@@ -96,7 +96,7 @@ bench: deps-test build
 	@echo; echo "OCR time as the amount of text on a 1920x1080 screen grows:"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkGrowth' -benchtime 5x ./engine/ocr | grep -E 'Benchmark|^(ok|FAIL)'
 	@echo; echo "Accessibility tree walk of a ~300-node Chromium window:"
-	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/a11y | grep -E 'Benchmark|^(ok|FAIL)'
+	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/desktop/x11/atspi | grep -E 'Benchmark|^(ok|FAIL)'
 
 clean:
 	rm -rf bin man

@@ -10,7 +10,6 @@ import (
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/ocr"
-	"github.com/w365/w365/engine/screen"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -93,7 +92,7 @@ func capture(ctx context.Context, env *tool.Env, r image.Rectangle, format strin
 			return ImageOut{}, werr.Wrap(err, werr.Internal, "jpeg encoding failed")
 		}
 		data, mime = buf.Bytes(), "image/jpeg"
-	} else if data, err = screen.EncodePNG(img); err != nil {
+	} else if data, err = desktop.EncodePNG(img); err != nil {
 		return ImageOut{}, err
 	}
 	// The image's own bounds start at 0, 0: the crop's origin on the screen is r's.

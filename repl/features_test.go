@@ -13,17 +13,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/w365/w365/commands/e2etest"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/test/testenv"
 )
 
 // The REPL at a real terminal: it remembers the last snapshot for ref commands,
 // completes refs (with role and name) and session names from the host, and says when
 // a line waits behind another client's call.
 func TestREPLRemembersCompletesAndShowsTheQueue(t *testing.T) {
-	displaytest.Require(t, "tmux", "chromium")
+	testenv.Require(t, "tmux", "chromium")
 	bin, dir, env := terminalWorld(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(e2etest.Root(), "testdata", "pages"))))
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
 	t.Cleanup(srv.Close)
 
 	x := &tmuxREPL{t: t, sock: filepath.Join(dir, "tmux.sock")}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/test/testenv"
 )
 
 // childOf finds the process whose parent is ppid (the REPL under make).
@@ -47,7 +47,7 @@ func alive(pid int) bool {
 // closing the terminal sends it no SIGHUP. It must still end (the host staying), and
 // SIGTERM must end it whoever its parent is.
 func TestREPLUnderMakeEndsWithItsTerminalOrSIGTERM(t *testing.T) {
-	displaytest.Require(t, "tmux", "make")
+	testenv.Require(t, "tmux", "make")
 	bin, dir, env := terminalWorld(t)
 	mk := filepath.Join(dir, "Makefile")
 	os.WriteFile(mk, []byte(".PHONY: run\nrun:\n\tenv -u W365_SESSION -u DISPLAY "+strings.Join(env, " ")+" LANG=C.UTF-8 "+bin+" --virtual repl\n"), 0o600)
@@ -100,7 +100,7 @@ func TestREPLUnderMakeEndsWithItsTerminalOrSIGTERM(t *testing.T) {
 func terminalWorld(t *testing.T) (bin, dir string, env []string) {
 	t.Helper()
 	if testing.Short() && os.Getenv("CI") != "true" {
-		displaytest.Missing(t, "a full (not -short) test run")
+		testenv.Missing(t, "a full (not -short) test run")
 	}
 	bin = testBinary(t)
 	dir = t.TempDir()

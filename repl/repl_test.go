@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/test/testenv"
 )
 
 // tmuxREPL drives the built binary's REPL in a private tmux server: keys in with
@@ -108,10 +108,10 @@ func (x *tmuxREPL) waitExit(d time.Duration) {
 }
 
 func TestREPLInTmux(t *testing.T) {
-	displaytest.Require(t, "tmux")
+	testenv.Require(t, "tmux")
 	if testing.Short() && os.Getenv("CI") != "true" {
 		// It builds the binary and starts a host on a virtual desktop.
-		displaytest.Missing(t, "a full (not -short) test run")
+		testenv.Missing(t, "a full (not -short) test run")
 	}
 	dir := t.TempDir()
 	bin := testBinary(t)

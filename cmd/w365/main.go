@@ -3,13 +3,10 @@ package main
 
 import (
 	"context"
-	"io"
-	"log"
 	"os"
 	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/jezek/xgb"
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/cli"
@@ -29,8 +26,6 @@ func longRunning(args []string) bool {
 }
 
 func main() {
-	// xgb logs every connection attempt without an Xauthority file; nothing to act on.
-	xgb.Logger = log.New(io.Discard, "", 0)
 	io := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout), InIsTerminal: isTerminal(os.Stdin)}
 	if io.OutIsTerminal {
 		io.Preview = cli.PreviewProtocol(os.Getenv)

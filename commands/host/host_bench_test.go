@@ -12,14 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/engine/desktop"
-	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/test/testenv"
 )
 
 // testHost is a host whose sessions run on virtual desktops, with its own runtime
 // directory; it stops when the test ends.
 func testHost(tb testing.TB) *Host {
-	displaytest.Require(tb, "Xvfb", "openbox", "dbus-daemon")
+	testenv.Require(tb, "Xvfb", "openbox", "dbus-daemon")
 	dir := filepath.Join(tb.TempDir(), "run")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		tb.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/test/testenv"
 )
 
 // helloFrom connects to the host socket as the program prefix (nothing, bwrap, setpriv) runs
@@ -39,7 +39,7 @@ func helloFrom(t *testing.T, sock string, prefix ...string) helloReply {
 // A client in another namespace, as every bubblewrap sandbox is, or of another user, is refused
 // whatever path it reached the socket by; one beside the host is served.
 func TestSocketRefusesSandboxedAndForeignPeers(t *testing.T) {
-	displaytest.Require(t, "/usr/bin/python3", "bwrap")
+	testenv.Require(t, "/usr/bin/python3", "bwrap")
 	h := testHost(t)
 	if err := h.Listen(); err != nil {
 		t.Fatal(err)

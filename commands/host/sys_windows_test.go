@@ -17,7 +17,7 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// These run on Windows, and under wine through engine/desktop/win32/winetest
+// These run on Windows, and under wine through test/wine
 // (TestWineBrowserDoctor/HostPipe).
 
 // pipeFixture listens on a pipe of a fresh socket path and accepts in the background.

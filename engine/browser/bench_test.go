@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/browser"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/test/testenv"
 )
 
 func benchBrowser(b *testing.B) (*browser.Browser, string) {
 	b.Helper()
-	displaytest.Require(b, "chromium")
-	d := displaytest.Start(b)
+	testenv.Require(b, "chromium")
+	d := x11test.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	br, err := browser.Launch(ctx, browser.Options{Env: d.Environ(os.Environ()), DownloadDir: b.TempDir()})

@@ -25,9 +25,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/w365/w365/engine/browser"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 // server serves testdata/pages on loopback and records what it received.
@@ -120,8 +121,8 @@ func mustCode(t *testing.T, err error, want werr.Code) {
 
 func launch(t *testing.T) (*browser.Browser, *server) {
 	t.Helper()
-	displaytest.Require(t, "chromium")
-	d := displaytest.Start(t)
+	testenv.Require(t, "chromium")
+	d := x11test.Start(t)
 	pol := policy.Default()
 	pol.BrowserWaitDefaultMs = 2000
 	pol.BrowserWaitMaxMs = 8000 // bounds the endless-script test
@@ -1077,7 +1078,7 @@ func TestBrowserExtras(t *testing.T) {
 
 // TestHeadless runs the browser without a display.
 func TestHeadless(t *testing.T) {
-	displaytest.Require(t, "chromium")
+	testenv.Require(t, "chromium")
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {

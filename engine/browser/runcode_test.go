@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 func TestRunCodeEngine(t *testing.T) {
-	displaytest.Require(t, "node", "bwrap")
+	testenv.Require(t, "node", "bwrap")
 	b, s := launch(t)
 	navigate(t, b, s.URL+"/third.html")
 	r, err := b.RunCode(tctx(t), "return await page.title()", 0)

@@ -19,11 +19,11 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
-	"github.com/w365/w365/engine/display"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/display"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/ocr"
 	"github.com/w365/w365/engine/werr"
-	"github.com/w365/w365/engine/xconn"
+	"github.com/w365/w365/test/testenv"
 )
 
 // capture reads the whole screen of d with GetImage (24/32-bit TrueColor, BGRX).
@@ -147,7 +147,7 @@ func rawTesseract(t testing.TB, path string, env ...string) ([]string, time.Dura
 // in recall, never in time (the machine is shared): at least 0.95 on the dense screens
 // and 0.85 on every application screen. W365_OCR_ONLY=NAME,... runs only those screens.
 func TestRecall(t *testing.T) {
-	displaytest.Require(t, "tesseract")
+	testenv.Require(t, "tesseract")
 	only := os.Getenv("W365_OCR_ONLY")
 	type sum struct {
 		n                 int
@@ -264,7 +264,7 @@ func missed(known, found []string) []string {
 // covers dark-on-light (or light-on-dark) ink where the word was drawn, and fullText
 // keeps a label's words on one line in order.
 func TestBoxesOnScreen(t *testing.T) {
-	displaytest.Require(t, "tesseract")
+	testenv.Require(t, "tesseract")
 	s := render(t, scenes()[0])
 	res, err := ocr.Analyze(context.Background(), s.img, ocr.Options{})
 	if err != nil {
@@ -327,7 +327,7 @@ func abs(v int) int {
 }
 
 func TestEmptyAndBlank(t *testing.T) {
-	displaytest.Require(t, "tesseract")
+	testenv.Require(t, "tesseract")
 	if _, err := ocr.Analyze(context.Background(), image.NewRGBA(image.Rect(0, 0, 0, 0)), ocr.Options{}); err == nil {
 		t.Error("empty image accepted")
 	}
@@ -343,7 +343,7 @@ func TestEmptyAndBlank(t *testing.T) {
 
 // BenchmarkAnalyze times Analyze beside the raw CLI on the same screens.
 func BenchmarkAnalyze(b *testing.B) {
-	displaytest.Require(b, "tesseract")
+	testenv.Require(b, "tesseract")
 	for _, sc := range scenes() {
 		if sc.name != "gtk-mixed" && sc.name != "form" && sc.name != "chromium-app" {
 			continue
@@ -383,7 +383,7 @@ func cpuTime() time.Duration {
 // light screen (297 words in 60 lines) with all but its top 0, 1/8, 1/4, 1/2 or all of
 // it painted over with the background, so that the screen size stays 1920x1080.
 func BenchmarkGrowth(b *testing.B) {
-	displaytest.Require(b, "tesseract")
+	testenv.Require(b, "tesseract")
 	s := render(b, scenes()[0])
 	bg := s.img.RGBAAt(s.img.Rect.Max.X-1, s.img.Rect.Max.Y-1)
 	for _, eighths := range []int{0, 1, 2, 4, 8} {
@@ -414,7 +414,7 @@ func BenchmarkGrowth(b *testing.B) {
 // TestReaderFailures checks that tesseract failing (missing language data, a cancelled
 // call) comes back as a coded error and leaves no process behind to wait on.
 func TestReaderFailures(t *testing.T) {
-	displaytest.Require(t, "tesseract")
+	testenv.Require(t, "tesseract")
 	img := image.NewRGBA(image.Rect(0, 0, 400, 100))
 	for i := range img.Pix {
 		img.Pix[i] = 255
@@ -442,7 +442,7 @@ func TestReaderFailures(t *testing.T) {
 // tesseract process (a second would cost a model load for nothing) and a screen full of
 // text by one per core, here two.
 func TestProcessesFollowText(t *testing.T) {
-	displaytest.Require(t, "tesseract")
+	testenv.Require(t, "tesseract")
 	dir := t.TempDir()
 	log := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "tesseract")

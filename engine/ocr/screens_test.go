@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/w365/w365/engine/display"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/display"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/test/testenv"
 )
 
 // The benchmark's screens, in three sets: the dense-text screens (about 300 words of
@@ -97,7 +98,7 @@ func scenes() []scene {
 // returns the words.
 func runApp(t testing.TB, d *display.Desktop, env []string, script string, args ...string) []string {
 	t.Helper()
-	displaytest.Require(t, "/usr/bin/python3")
+	testenv.Require(t, "/usr/bin/python3")
 	c := startProc(t, d, env, "/usr/bin/python3", append([]string{script}, args...)...)
 	out, err := c.StdoutPipe()
 	if err != nil {
@@ -141,7 +142,7 @@ func runApp(t testing.TB, d *display.Desktop, env []string, script string, args 
 // showWindow starts a program and waits until a window with its title is drawn.
 func showWindow(t testing.TB, d *display.Desktop, title, name string, args ...string) {
 	t.Helper()
-	displaytest.Require(t, name, "xdotool")
+	testenv.Require(t, name, "xdotool")
 	c := startProc(t, d, nil, name, args...)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func chromiumPage(t testing.TB, d *display.Desktop, page string, args ...string)
 // readers.
 func render(t testing.TB, sc scene) screen {
 	t.Helper()
-	d := displaytest.Start(t)
+	d := x11test.Start(t)
 	words := sc.show(t, d)
 	s := screen{name: sc.name, img: capture(t, d), words: words}
 	if dir := os.Getenv("W365_OCR_SAVE"); dir != "" {

@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/desktop"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/window"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
-	"github.com/w365/w365/engine/window"
+	"github.com/w365/w365/test/testenv"
 )
 
 // startChild starts a command and reaps it in the background; done closes when it has exited.
@@ -176,7 +177,7 @@ func TestKillForce(t *testing.T) {
 }
 
 func TestProtected(t *testing.T) {
-	d := displaytest.Start(t)
+	d := x11test.Start(t)
 	prot := Protection{PIDs: append(d.PIDs(), HostPIDs()...), Names: []string{"SLEEP"}}
 	ctx := context.Background()
 	sleeper, _ := startChild(t, "sleep", "1000")
@@ -292,8 +293,8 @@ func TestResolveRefusals(t *testing.T) {
 }
 
 func TestLaunchXmessage(t *testing.T) {
-	displaytest.Require(t, "xmessage")
-	d := displaytest.Start(t)
+	testenv.Require(t, "xmessage")
+	d := x11test.Start(t)
 	ctx := context.Background()
 	m, err := window.Open(d.Name)
 	if err != nil {

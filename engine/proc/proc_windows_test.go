@@ -15,7 +15,7 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// These run on Windows, and on Linux under wine (winetest's TestWineProcesses builds this
+// These run on Windows, and on Linux under wine (test/wine's TestWineProcesses builds this
 // package's test binary and runs it in its prefix).
 
 // TestMain doubles as a windowless child: W365_PROC_TEST_SLEEP=1 makes the test binary

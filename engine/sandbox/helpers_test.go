@@ -5,17 +5,17 @@ package sandbox
 import (
 	"testing"
 
-	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 // requireSandbox needs bwrap and a writable cgroup with pids and memory limits (root on a
 // cgroup v1/v2 host).
 func requireSandbox(t *testing.T) {
 	t.Helper()
-	displaytest.Require(t, "bwrap", "python3")
+	testenv.Require(t, "bwrap", "python3")
 	if !runCgroupAvailable() {
-		displaytest.Missing(t, "a writable cgroup with the pids and memory controllers")
+		testenv.Missing(t, "a writable cgroup with the pids and memory controllers")
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/w365/w365/engine/display/displaytest"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/w365/w365/test/testenv"
 
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
@@ -85,7 +86,7 @@ func loadEveryday(t *testing.T) []everyday {
 // TestEverydayCorpus runs the everyday commands in order in one scratch directory.
 func TestEverydayCorpus(t *testing.T) {
 	requireSandbox(t)
-	displaytest.Require(t, "git", "node", "npm", "cargo", "pip")
+	testenv.Require(t, "git", "node", "npm", "cargo", "pip")
 	cases := loadEveryday(t)
 	if len(cases) < 50 {
 		t.Fatalf("corpus has %d commands, want at least 50", len(cases))
@@ -213,7 +214,7 @@ func TestPythonTimeout(t *testing.T) {
 // the program exits and when it times out.
 func TestPythonBackgroundKilled(t *testing.T) {
 	requireSandbox(t)
-	displaytest.Require(t, "setsid", "sleep")
+	testenv.Require(t, "setsid", "sleep")
 	r := NewRunner(nil, nil)
 	defer r.Close()
 	for i, tail := range []string{"print('started')", "print('started', flush=True)\nimport time\ntime.sleep(60)"} {
@@ -494,7 +495,7 @@ func TestEnvironmentScrubbedInSandbox(t *testing.T) {
 }
 
 func TestWithoutBwrap(t *testing.T) {
-	displaytest.Require(t, "python3")
+	testenv.Require(t, "python3")
 	r := NewRunner(nil, nil)
 	defer r.Close()
 	r.noBwrap = true
@@ -537,7 +538,7 @@ func TestCancel(t *testing.T) {
 // TestRobocopyAlias: robocopy maps to rsync, local copies only.
 func TestRobocopyAlias(t *testing.T) {
 	requireSandbox(t)
-	displaytest.Require(t, "rsync")
+	testenv.Require(t, "rsync")
 	r := NewRunner(nil, nil)
 	defer r.Close()
 	wd := mustWorkDir(t, r)
@@ -615,7 +616,7 @@ print('runtime', os.listdir(%q))
 // git init writes, but a hook or a program-running config it plants is renamed away.
 func TestNewRepositoryCleaned(t *testing.T) {
 	requireSandbox(t)
-	displaytest.Require(t, "git")
+	testenv.Require(t, "git")
 	userHome, _ := os.UserHomeDir()
 	project, err := os.MkdirTemp(userHome, "w365-newrepo-")
 	if err != nil {

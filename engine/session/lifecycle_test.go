@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/desktop"
-	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 func TestSessionNamesAreValidated(t *testing.T) {
@@ -57,7 +57,7 @@ func TestNearestNamesAreCloseOnes(t *testing.T) {
 // unknown ids start nothing, ended and expired ids stay refused, principals see only
 // their own sessions, the cap holds, and idle expiry waits for a running call.
 func TestLifecycleRefusesWhatNobodyStarted(t *testing.T) {
-	displaytest.Require(t, "Xvfb", "openbox", "dbus-daemon")
+	testenv.Require(t, "Xvfb", "openbox", "dbus-daemon")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pol := policy.Default()

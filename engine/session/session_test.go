@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/desktop"
-	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/test/testenv"
 )
 
 // TestVirtualSessionOwnsItsDesktop starts a session's virtual desktop through the
 // platform's desktop.Desktop and checks that ending the session ends its resources
 // and its desktop.
 func TestVirtualSessionOwnsItsDesktop(t *testing.T) {
-	displaytest.Require(t, "Xvfb", "openbox", "dbus-daemon")
+	testenv.Require(t, "Xvfb", "openbox", "dbus-daemon")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	o := desktop.Options{Width: 800, Height: 600, Depth: 24, WindowManager: "openbox"}

@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/browser"
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 var pagesDir = "../../testdata/pages"
@@ -66,8 +67,8 @@ func launch(t testing.TB) *browser.Browser {
 // launchWith launches with extra command-line arguments.
 func launchWith(t testing.TB, extra ...string) *browser.Browser {
 	t.Helper()
-	displaytest.Require(t, "chromium")
-	d := displaytest.Start(t)
+	testenv.Require(t, "chromium")
+	d := x11test.Start(t)
 	pol := policy.Default()
 	pol.BrowserWaitDefaultMs = 2000
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

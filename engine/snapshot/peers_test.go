@@ -14,8 +14,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/w365/w365/engine/display/displaytest"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/snapshot"
+	"github.com/w365/w365/test/testenv"
 )
 
 // peer is an MCP server whose snapshot tool we compare with ours.
@@ -66,8 +67,8 @@ func BenchmarkPeers(b *testing.B) {
 	if bin == "" {
 		b.Skip("set W365_PEERS_BIN to a node_modules/.bin with playwright-mcp and chrome-devtools-mcp")
 	}
-	displaytest.Require(b, "chromium")
-	d := displaytest.Start(b)
+	testenv.Require(b, "chromium")
+	d := x11test.Start(b)
 	br := launch(b)
 	pages, _ := serve(b, pagesDir)
 	urls := map[string]string{"5000": pages + "/snap_big.html"}

@@ -3,7 +3,7 @@
 // Package win32 is the Windows implementation of desktop.Desktop: the interactive
 // desktop of the user's session, driven through user32 and gdi32 (SendInput, DXGI
 // desktop duplication with GDI BitBlt as fallback, EnumWindows, the clipboard) and UI
-// Automation (engine/a11y). It calls Win32 through golang.org/x/sys/windows
+// Automation (uia.go). It calls Win32 through golang.org/x/sys/windows
 // rather than robotgo: robotgo needs cgo (the Windows build is pure Go, cross-compiled
 // from Linux), and its Click knows no side buttons (NOTES.md).
 package win32
@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/w365/w365/engine/a11y"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
@@ -66,9 +65,9 @@ func (Desktop) OpenClipboard() (desktop.Clipboard, error) {
 	return c, nil
 }
 
-// OpenAccessibility starts a UI Automation client (engine/a11y's COM backend).
+// OpenAccessibility starts a UI Automation client (uia.go).
 func (Desktop) OpenAccessibility(ctx context.Context) (desktop.Accessibility, error) {
-	u, err := a11y.OpenUIA(ctx)
+	u, err := OpenUIA(ctx)
 	if err != nil {
 		return nil, err
 	}

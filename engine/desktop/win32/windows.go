@@ -12,7 +12,6 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/werr"
-	"github.com/w365/w365/engine/window"
 	"golang.org/x/sys/windows"
 )
 
@@ -128,8 +127,8 @@ func processName(pid uint32) string {
 	return n
 }
 
-// find is the window best matching title by match (window.BestSubstring or
-// window.CloseMatches), or NOT_FOUND with the nearest titles.
+// find is the window best matching title by match (desktop.BestSubstring or
+// desktop.CloseMatches), or NOT_FOUND with the nearest titles.
 func (a windowsAPI) find(ctx context.Context, title, what string, match func([]desktop.Window, string) []desktop.Window) (desktop.Window, error) {
 	if strings.TrimSpace(title) == "" {
 		return desktop.Window{}, werr.Invalid("title must not be empty")
@@ -141,14 +140,14 @@ func (a windowsAPI) find(ctx context.Context, title, what string, match func([]d
 	if best := match(ws, title); len(best) > 0 {
 		return best[0], nil
 	}
-	return desktop.Window{}, window.NotFound(ws, what, title)
+	return desktop.Window{}, desktop.NotFound(ws, what, title)
 }
 
 // Activate restores the window when minimized and makes it the foreground window.
 // Windows lets only the foreground process move the foreground elsewhere: attaching
 // to the foreground thread's input for the call is the usual way around that lock.
 func (a windowsAPI) Activate(ctx context.Context, title string) (desktop.Window, error) {
-	w, err := a.find(ctx, title, "title contains", window.BestSubstring)
+	w, err := a.find(ctx, title, "title contains", desktop.BestSubstring)
 	if err != nil {
 		return w, err
 	}
@@ -178,7 +177,7 @@ func (a windowsAPI) Activate(ctx context.Context, title string) (desktop.Window,
 // CloseWindow posts WM_CLOSE, as the window's close button does, and reports whether
 // the window went away: one that asks to save changes stays open.
 func (a windowsAPI) CloseWindow(ctx context.Context, title string, protected func(pid int) bool) (desktop.CloseResult, error) {
-	w, err := a.find(ctx, title, "title matches (80% similarity, covering 80% of the title)", window.CloseMatches)
+	w, err := a.find(ctx, title, "title matches (80% similarity, covering 80% of the title)", desktop.CloseMatches)
 	if err != nil {
 		return desktop.CloseResult{}, err
 	}
@@ -200,7 +199,7 @@ func (a windowsAPI) Resize(ctx context.Context, title, action string, x, y, w, h
 		return desktop.Window{}, err
 	}
 	win, err := a.find(ctx, title, "title matches (80% similarity)", func(ws []desktop.Window, q string) []desktop.Window {
-		return window.BestFuzzy(ws, q, window.CloseThreshold)
+		return desktop.BestFuzzy(ws, q, desktop.CloseThreshold)
 	})
 	if err != nil {
 		return win, err

@@ -1,22 +1,24 @@
 //go:build linux
 
-// Package x11 is the Linux implementation of desktop.Desktop: an X display (the
-// user's or a virtual one from engine/display) whose capabilities are the X11
-// packages of the engine.
+// Package x11 is the Linux backend of desktop.Desktop: an X display (the user's, or a
+// virtual one started by the display package) whose capabilities are the packages below
+// this one: xconn (every X connection), input (XTEST), screen (MIT-SHM), window (EWMH),
+// clipboard (selections) and atspi (the accessibility tree over AT-SPI2).
 package x11
 
 import (
 	"context"
 	"time"
 
-	"github.com/w365/w365/engine/a11y"
-	"github.com/w365/w365/engine/clipboard"
 	"github.com/w365/w365/engine/desktop"
-	"github.com/w365/w365/engine/display"
-	"github.com/w365/w365/engine/input"
+	"github.com/w365/w365/engine/desktop/x11/atspi"
+	a11y "github.com/w365/w365/engine/desktop/x11/atspi"
+	"github.com/w365/w365/engine/desktop/x11/clipboard"
+	"github.com/w365/w365/engine/desktop/x11/display"
+	"github.com/w365/w365/engine/desktop/x11/input"
+	"github.com/w365/w365/engine/desktop/x11/screen"
+	"github.com/w365/w365/engine/desktop/x11/window"
 	"github.com/w365/w365/engine/policy"
-	"github.com/w365/w365/engine/screen"
-	"github.com/w365/w365/engine/window"
 )
 
 // The wrapped types must keep the interfaces' method sets; a drift fails the build here
@@ -101,7 +103,7 @@ func (x xdesktop) OpenClipboard() (desktop.Clipboard, error) {
 }
 
 func (x xdesktop) OpenAccessibility(ctx context.Context) (desktop.Accessibility, error) {
-	t, err := a11y.Open(ctx, x.d.Getenv("DBUS_SESSION_BUS_ADDRESS"), x.d.Name)
+	t, err := atspi.Open(ctx, x.d.Getenv("DBUS_SESSION_BUS_ADDRESS"), x.d.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -14,14 +14,14 @@ import (
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11"
-	"github.com/w365/w365/engine/display/displaytest"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/test/testenv"
 )
 
 // TestVirtualDesktopThroughTheInterface drives every capability of a virtual desktop
 // only through package desktop's interfaces, as the session and the tools do.
 func TestVirtualDesktopThroughTheInterface(t *testing.T) {
-	displaytest.Require(t, "Xvfb", "openbox", "dbus-daemon", "xmessage")
+	testenv.Require(t, "Xvfb", "openbox", "dbus-daemon", "xmessage")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// Not the default size, so that the screen size proves the options arrived.

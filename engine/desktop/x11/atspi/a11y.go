@@ -1,0 +1,252 @@
+//go:build linux
+
+// The AT-SPI backend: the desktop accessibility tree (AT-SPI2 over D-Bus) of one X
+// display, reported with UI Automation control-type names and screen coordinates.
+//
+// Every Tree is bound to one session bus and one X display (the host serves several
+// desktops), so the package keeps no global state. Property reads are pipelined: one
+// batch of asynchronous calls per tree level instead of one blocking call per property
+// (at-spi2-core 2.46's atk-bridge and Chromium expose no Cache.GetItems to do better).
+package atspi
+
+import (
+	"context"
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/werr"
+)
+
+// Tree is a connection to the accessibility bus of one desktop.
+type Tree struct {
+	sessionAddr string
+	display     string
+
+	mu    sync.Mutex
+	conn  *dbus.Conn       // the accessibility bus; redialled when it drops
+	peers map[string]*peer // direct connections to applications; nil value: none offered
+}
+
+// Open connects to the accessibility bus announced on the session bus at sessionBusAddr
+// (org.a11y.Bus.GetAddress); displayName is the X display whose windows it describes.
+func Open(ctx context.Context, sessionBusAddr, displayName string) (*Tree, error) {
+	if sessionBusAddr == "" {
+		return nil, werr.New(werr.Unavailable, "no session D-Bus for display %s", displayName).
+			WithHint("the accessibility tree needs DBUS_SESSION_BUS_ADDRESS")
+	}
+	t := &Tree{sessionAddr: sessionBusAddr, display: displayName}
+	if _, err := t.bus(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Close releases the bus connection.
+func (t *Tree) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.peers {
+		if p != nil {
+			p.close()
+		}
+	}
+	t.peers = nil
+	if t.conn != nil {
+		err := t.conn.Close()
+		t.conn = nil
+		return err
+	}
+	return nil
+}
+
+// peer returns a direct connection to the application owning bus name (atk-bridge and
+// Qt offer one through org.a11y.atspi.Application.GetApplicationBusAddress), or nil when
+// the application offers none; calls then go through the bus daemon.
+func (t *Tree) peer(ctx context.Context, conn *dbus.Conn, bus string) map[string]*peer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.peers == nil {
+		t.peers = map[string]*peer{}
+	}
+	if p, ok := t.peers[bus]; ok && (p == nil || p.usable()) {
+		return t.snapshotPeers()
+	}
+	t.peers[bus] = nil
+	ctx, cancel := context.WithTimeout(ctx, desktop.CallTimeout)
+	defer cancel()
+	var addr string
+	err := conn.Object(bus, registryRoot).CallWithContext(ctx, "org.a11y.atspi.Application.GetApplicationBusAddress", dbus.FlagNoAutoStart).Store(&addr)
+	if err == nil && addr != "" {
+		if p, err := dialPeer(addr, desktop.CallTimeout); err == nil {
+			t.peers[bus] = p
+		}
+	}
+	return t.snapshotPeers()
+}
+
+func (t *Tree) snapshotPeers() map[string]*peer {
+	m := make(map[string]*peer, len(t.peers))
+	for k, v := range t.peers {
+		if v != nil {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func (t *Tree) bus(ctx context.Context) (*dbus.Conn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.conn != nil && t.conn.Connected() {
+		return t.conn, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, desktop.CallTimeout)
+	defer cancel()
+	s, err := dbus.Connect(t.sessionAddr, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to the session D-Bus")
+	}
+	var addr string
+	err = s.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
+	s.Close()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "the accessibility bus is not available").
+			WithHint("install at-spi2-core")
+	}
+	// No WithContext here: it would close the connection when ctx ends.
+	c, err := dbus.Connect(addr)
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to the accessibility bus")
+	}
+	t.conn = c
+	return c, nil
+}
+
+// Tree returns the foreground window's tree down to maxDepth levels below the window
+// (the window is depth 0) with at most maxElements nodes, cut breadth-first. Zero
+// values take the policy defaults; larger values are clamped to the policy maxima.
+func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Node, desktop.Meta, error) {
+	maxDepth, maxElements, err := desktop.TreeLimits(maxDepth, maxElements)
+	if err != nil {
+		return desktop.Node{}, desktop.Meta{}, err
+	}
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return desktop.Node{}, desktop.Meta{}, err
+	}
+	win, err := t.window(ctx, conn, 0)
+	if err != nil {
+		return desktop.Node{}, desktop.Meta{}, err
+	}
+	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: true, origin: win.origin, visibleIsShowing: win.gtk4}
+	res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+	if err != nil {
+		return desktop.Node{}, desktop.Meta{}, err
+	}
+	if len(res.nodes) == 0 {
+		return desktop.Node{}, desktop.Meta{}, werr.New(werr.NotFound, "the foreground window has no visible accessible elements")
+	}
+	root := build(res.nodes)
+	// The top level of an application window is a Window in UI Automation terms, whatever
+	// the toolkit calls it (Qt: "filler").
+	root.Role = "Window"
+	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
+}
+
+// build nests a breadth-first node list (parents first) into a Node tree.
+func build(nodes []*raw) desktop.Node {
+	return desktop.Assemble(len(nodes), func(i int) int { return nodes[i].parent }, func(i int) desktop.Node {
+		n := nodes[i]
+		return desktop.Node{Role: n.uia(), NativeRole: nativeName(n.role), Name: n.name, Value: n.value,
+			X: n.x, Y: n.y, Width: n.w, Height: n.h}
+	})
+}
+
+// Find searches the foreground window (or q.WindowHandle) for matching elements, best
+// first: exact name, then prefix, then substring; on screen and enabled before hidden
+// or disabled; then in breadth-first order. At most MaxMatches are returned.
+func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, error) {
+	needle, useValue, err := desktop.NeedleOf(q)
+	if err != nil {
+		return nil, err
+	}
+	rf, ok := parseRole(q.Role)
+	if !ok {
+		return nil, desktop.UnknownRole(q.Role)
+	}
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	win, err := t.window(ctx, conn, q.WindowHandle)
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), origin: win.origin, visibleIsShowing: win.gtk4}
+	res, err := w.walk(ctx, win.frame, desktop.FindMaxDepth, desktop.FindMaxElements)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		n     *raw
+		score int
+		order int
+	}
+	var cands []cand
+	var textCands []*raw // nodes whose value must be read before deciding
+	for i, n := range res.nodes {
+		if !rf.match(n.role, n.uia()) {
+			continue
+		}
+		if needle == "" {
+			cands = append(cands, cand{n: n, score: desktop.NoMatch, order: i})
+			continue
+		}
+		if s := desktop.MatchRank(needle, n.name); s < desktop.NoMatch {
+			cands = append(cands, cand{n: n, score: s, order: i})
+		} else if useValue && (wantsText(n) || contentText(n)) {
+			// The text of an editable field, or of a paragraph, label or heading whose
+			// name is empty (Chromium gives paragraphs no name, only their text).
+			n.readText = !wantsText(n)
+			textCands = append(textCands, n)
+		}
+	}
+	// Read extents and values of the candidates (and of fields whose text may match).
+	all := make([]*raw, 0, len(cands)+len(textCands))
+	for _, c := range cands {
+		all = append(all, c.n)
+	}
+	all = append(all, textCands...)
+	okBox, err := w.details(ctx, all, true)
+	if err != nil {
+		return nil, err
+	}
+	var kept []cand
+	for i, c := range cands {
+		if okBox[i] {
+			kept = append(kept, c)
+		}
+	}
+	order := map[*raw]int{}
+	for i, n := range res.nodes {
+		order[n] = i
+	}
+	for i, n := range textCands {
+		if !okBox[len(cands)+i] {
+			continue
+		}
+		if s := desktop.MatchRank(needle, n.value); s < desktop.NoMatch {
+			kept = append(kept, cand{n: n, score: s + 3, order: order[n]})
+		}
+	}
+	out := make([]desktop.Candidate, len(kept))
+	for i, c := range kept {
+		n := c.n
+		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h},
+			Score: c.score, Order: c.order, OnScreen: n.hasBox && n.w > 0 && n.h > 0,
+			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
+	}
+	return desktop.Ranked(out), nil
+}

@@ -1,0 +1,501 @@
+//go:build linux
+
+package atspi_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/x11/atspi"
+	"github.com/w365/w365/engine/desktop/x11/display"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
+)
+
+// rect is a widget's geometry as the test app itself reports it.
+type rect struct{ x, y, w, h int }
+
+// app is a test program running on a virtual desktop, reporting on stdout.
+type app struct {
+	lines chan string
+	geom  map[string]rect
+}
+
+func startProc(t testing.TB, d *display.Desktop, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	c := d.Command(name, args...)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return c
+}
+
+// startApp runs a testdata/apps form app and waits for its GEOM ... READY report.
+func startApp(t testing.TB, d *display.Desktop, script string, env ...string) *app {
+	t.Helper()
+	testenv.Require(t, "/usr/bin/python3")
+	c := startProc(t, d, "/usr/bin/python3", filepath.Join("..", "..", "testdata", "apps", script))
+	c.Env = append(c.Env, env...)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stderr = os.Stderr
+	if err := c.Start(); err != nil {
+		t.Fatalf("start %s: %v", script, err)
+	}
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	a := &app{lines: make(chan string, 100), geom: map[string]rect{}}
+	go func() {
+		s := bufio.NewScanner(out)
+		for s.Scan() {
+			a.lines <- s.Text()
+		}
+		close(a.lines)
+	}()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok {
+				t.Fatalf("%s exited before READY", script)
+			}
+			if l == "READY" {
+				return a
+			}
+			f := strings.Fields(l)
+			if len(f) == 6 && f[0] == "GEOM" {
+				var v [4]int
+				for i := range v {
+					v[i], _ = strconv.Atoi(f[2+i])
+				}
+				a.geom[f[1]] = rect{v[0], v[1], v[2], v[3]}
+			}
+		case <-deadline:
+			t.Fatalf("%s did not report READY", script)
+		}
+	}
+}
+
+// waitLine waits for the app to print want.
+func (a *app) waitLine(t testing.TB, want string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok {
+				t.Fatalf("app exited before printing %q", want)
+			}
+			if l == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("app did not print %q", want)
+		}
+	}
+}
+
+func xdo(t testing.TB, d *display.Desktop, args ...string) string {
+	t.Helper()
+	testenv.Require(t, "xdotool")
+	out, err := d.Command("xdotool", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xdotool %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// activate raises and focuses the window titled title.
+func activate(t testing.TB, d *display.Desktop, title string) string {
+	t.Helper()
+	var id string
+	for i := 0; i < 100; i++ {
+		out, _ := d.Command("xdotool", "search", "--name", "^"+title+"$").Output()
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			id = f[len(f)-1]
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if id == "" {
+		t.Fatalf("no window titled %q", title)
+	}
+	xdo(t, d, "windowactivate", "--sync", id)
+	return id
+}
+
+func open(t testing.TB, d *display.Desktop) *atspi.Tree {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := atspi.Open(ctx, d.Getenv("DBUS_SESSION_BUS_ADDRESS"), d.Name)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
+}
+
+// findEventually retries Find while the application registers with the bus.
+func findEventually(t testing.TB, tr *atspi.Tree, q desktop.FindQuery) []desktop.Match {
+	t.Helper()
+	var last error
+	for i := 0; i < 100; i++ {
+		ms, err := tr.Find(context.Background(), q)
+		if err == nil && len(ms) > 0 {
+			return ms
+		}
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("Find(%+v) found nothing: %v", q, last)
+	return nil
+}
+
+// flatten lists a tree's nodes depth-first.
+func flatten(n desktop.Node, out *[]desktop.Node) {
+	*out = append(*out, n)
+	for _, c := range n.Children {
+		flatten(c, out)
+	}
+}
+
+func findNode(nodes []desktop.Node, role, name string) (desktop.Node, bool) {
+	for _, n := range nodes {
+		if n.Role == role && n.Name == name {
+			return n, true
+		}
+	}
+	return desktop.Node{}, false
+}
+
+func near(a, b int) bool { return a-b <= 2 && b-a <= 2 }
+
+// checkForm asserts the form's widgets are in the tree with the geometry the app reported.
+func checkForm(t *testing.T, root desktop.Node, geom map[string]rect) {
+	t.Helper()
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	want := []struct{ id, role, name string }{
+		{"label", "Text", "Please sign in"},
+		{"entry", "Edit", "Username"},
+		{"check", "CheckBox", "Remember me"},
+		{"cancel", "Button", "Cancel"},
+		{"submit", "Button", "Submit"},
+	}
+	for _, w := range want {
+		n, ok := findNode(nodes, w.role, w.name)
+		if !ok {
+			t.Errorf("no %s %q in the tree", w.role, w.name)
+			continue
+		}
+		g := geom[w.id]
+		same := near(n.X, g.x) && near(n.Y, g.y) && near(n.Width, g.w) && near(n.Height, g.h)
+		// Qt reports a check box's indicator and label, not the whole widget: accept a
+		// non-empty box inside the widget.
+		inside := n.Width > 0 && n.Height > 0 && n.X >= g.x-2 && n.Y >= g.y-2 &&
+			n.X+n.Width <= g.x+g.w+2 && n.Y+n.Height <= g.y+g.h+2
+		if !same && !(w.role == "CheckBox" && inside) {
+			t.Errorf("%s %q at (%d,%d %dx%d), the app says (%d,%d %dx%d)", w.role, w.name,
+				n.X, n.Y, n.Width, n.Height, g.x, g.y, g.w, g.h)
+		}
+	}
+	if root.Role != "Window" {
+		t.Errorf("root role %q, want Window", root.Role)
+	}
+}
+
+// treeEventually retries Tree until the node appears (applications register asynchronously).
+func treeEventually(t testing.TB, tr *atspi.Tree, depth, elems int, role, name string) (desktop.Node, desktop.Meta) {
+	t.Helper()
+	var last error
+	for i := 0; i < 100; i++ {
+		root, meta, err := tr.Tree(context.Background(), depth, elems)
+		if err == nil {
+			var nodes []desktop.Node
+			flatten(root, &nodes)
+			if _, ok := findNode(nodes, role, name); ok {
+				return root, meta
+			}
+		}
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("Tree never contained %s %q: %v", role, name, last)
+	return desktop.Node{}, desktop.Meta{}
+}
+
+func clickAndType(t *testing.T, d *display.Desktop, tr *atspi.Tree, a *app) {
+	t.Helper()
+	ms := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Submit"})
+	m := ms[0]
+	g := a.geom["submit"]
+	if m.CenterX < g.x || m.CenterX >= g.x+g.w || m.CenterY < g.y || m.CenterY >= g.y+g.h {
+		t.Fatalf("Submit centre (%d,%d) is outside the button %+v", m.CenterX, m.CenterY, g)
+	}
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	a.waitLine(t, "CLICKED Submit")
+
+	ms = findEventually(t, tr, desktop.FindQuery{Role: "TextBox", Name: "username"})
+	if ms[0].Role != "Edit" {
+		t.Fatalf("TextBox query returned role %q", ms[0].Role)
+	}
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(ms[0].CenterX), strconv.Itoa(ms[0].CenterY), "click", "1")
+	xdo(t, d, "type", "--delay", "20", "hello")
+	a.waitLine(t, "TEXT entry hello")
+	// The value of an Edit is its text.
+	ms = findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: "Username"})
+	if ms[0].Value != "hello" {
+		t.Errorf("Edit value %q, want hello", ms[0].Value)
+	}
+}
+
+func TestGTK3(t *testing.T) {
+	d := x11test.Start(t)
+	a := startApp(t, d, "a11y_gtk3.py")
+	activate(t, d, "w365 a11y GTK3")
+	tr := open(t, d)
+
+	root, meta := treeEventually(t, tr, 0, 0, "Button", "Submit")
+	if meta.Truncated || meta.Count < 10 {
+		t.Errorf("meta %+v", meta)
+	}
+	if root.Name != "w365 a11y GTK3" {
+		t.Errorf("root name %q", root.Name)
+	}
+	checkForm(t, root, a.geom)
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	if n, _ := findNode(nodes, "Button", "Submit"); n.NativeRole != "push button" {
+		t.Errorf("native role %q, want push button", n.NativeRole)
+	}
+
+	// Native names and text queries find the same button; best match first.
+	for _, q := range []desktop.FindQuery{
+		{Role: "push button", Name: "submit"},
+		{Role: "PUSH_BUTTON", Text: "Subm"},
+		{Text: "Submit"},
+		{Name: "Submit", Text: "Cancel"}, // name wins over text
+	} {
+		ms, err := tr.Find(context.Background(), q)
+		if err != nil || len(ms) == 0 || ms[0].Name != "Submit" {
+			t.Errorf("Find(%+v) = %+v, %v", q, ms, err)
+		}
+	}
+	// Role only: all buttons, in tree order.
+	ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button"})
+	if err != nil || len(ms) != 2 || ms[0].Name != "Cancel" || ms[1].Name != "Submit" {
+		t.Errorf("Find(role=Button) = %+v, %v", ms, err)
+	}
+	// Exact beats substring: "Username" label and entry both match exactly; "user" prefix.
+	ms, err = tr.Find(context.Background(), desktop.FindQuery{Name: "sign"})
+	if err != nil || len(ms) != 1 || ms[0].Role != "Text" {
+		t.Errorf("Find(name=sign) = %+v, %v", ms, err)
+	}
+	clickAndType(t, d, tr, a)
+}
+
+func TestQt5(t *testing.T) {
+	d := x11test.Start(t)
+	if err := exec.Command("/usr/bin/python3", "-c", "import PyQt5.QtWidgets").Run(); err != nil {
+		testenv.Missing(t, "python3-pyqt5")
+	}
+	// Qt gives up on accessibility for good when the accessibility bus is not running yet
+	// when it starts (GTK and Chromium connect later); Open asks org.atspi.Bus for the
+	// address, which starts the bus.
+	tr := open(t, d)
+	a := startApp(t, d, "a11y_qt5.py")
+	activate(t, d, "w365 a11y Qt5")
+	root, _ := treeEventually(t, tr, 0, 0, "Button", "Submit")
+	checkForm(t, root, a.geom)
+	clickAndType(t, d, tr, a)
+}
+
+// TestGTK4 covers a toolkit that reports window-relative extents as screen extents and
+// sets no SHOWING state below the window.
+func TestGTK4(t *testing.T) {
+	d := x11test.Start(t)
+	if err := exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '4.0')").Run(); err != nil {
+		testenv.Missing(t, "gir1.2-gtk-4.0")
+	}
+	testenv.Require(t, "xwininfo")
+	a := startApp(t, d, "a11y_gtk4.py", "GSK_RENDERER=cairo")
+	id := activate(t, d, "w365 a11y GTK4")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 0, 0, "Button", "Submit")
+	// The app knows only window coordinates; where the window is comes from the X server
+	// (xwininfo; xdotool getwindowgeometry is off by the frame under openbox).
+	out, err := d.Command("xwininfo", "-id", id).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wx, wy int
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Absolute upper-left X:"); ok {
+			wx, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Absolute upper-left Y:"); ok {
+			wy, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	if root.X != wx || root.Y != wy {
+		t.Errorf("window at (%d,%d), X says (%d,%d)", root.X, root.Y, wx, wy)
+	}
+	for id, g := range a.geom {
+		a.geom[id] = rect{g.x + wx, g.y + wy, g.w, g.h}
+	}
+	// GTK4 reports the content box of buttons and check boxes: inside the widget.
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	for _, w := range []struct{ id, role, name string }{
+		{"label", "Text", "Please sign in"}, {"entry", "Edit", "Username"},
+		{"check", "CheckBox", "Remember me"}, {"cancel", "Button", "Cancel"}, {"submit", "Button", "Submit"},
+	} {
+		n, ok := findNode(nodes, w.role, w.name)
+		g := a.geom[w.id]
+		if !ok || n.Width <= 0 || n.X < g.x-2 || n.Y < g.y-2 || n.X+n.Width > g.x+g.w+2 || n.Y+n.Height > g.y+g.h+2 {
+			t.Errorf("%s %q: %+v not inside %+v", w.role, w.name, n, g)
+		}
+	}
+	clickAndType(t, d, tr, a)
+}
+
+func TestBudgetBreadthFirst(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3.py")
+	activate(t, d, "w365 a11y GTK3")
+	tr := open(t, d)
+	treeEventually(t, tr, 0, 0, "Button", "Submit")
+	root, meta, err := tr.Tree(context.Background(), 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Window > filler > {label, row, check, buttons}: breadth-first keeps the window, the
+	// filler and the first two of its children.
+	if !meta.Truncated || meta.Count != 4 {
+		t.Fatalf("meta %+v, want truncated with 4", meta)
+	}
+	if len(root.Children) != 1 || len(root.Children[0].Children) != 2 || len(root.Children[0].Children[0].Children) != 0 {
+		t.Fatalf("not cut breadth-first: %+v", root)
+	}
+	// Depth 1: the window and its direct children only.
+	root, meta, err = tr.Tree(context.Background(), 1, 0)
+	if err != nil || meta.Truncated || meta.Count != 2 || len(root.Children[0].Children) != 0 {
+		t.Fatalf("depth 1: %+v %+v %v", root, meta, err)
+	}
+}
+
+func TestFindErrors(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3.py")
+	id := activate(t, d, "w365 a11y GTK3")
+	tr := open(t, d)
+	ctx := context.Background()
+	if _, err := tr.Find(ctx, desktop.FindQuery{}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("empty query: %v", err)
+	}
+	if _, err := tr.Find(ctx, desktop.FindQuery{Role: "Sprocket"}); werr.CodeOf(err) != werr.InvalidArgument {
+		t.Errorf("unknown role: %v", err)
+	}
+	ms, err := tr.Find(ctx, desktop.FindQuery{Name: "no such thing here"})
+	if err != nil || len(ms) != 0 {
+		t.Errorf("no match: %+v %v", ms, err)
+	}
+	// An explicit window handle works even when another window is in front.
+	xid, _ := strconv.ParseUint(id, 10, 32)
+	findEventually(t, tr, desktop.FindQuery{Name: "Submit", WindowHandle: uint32(xid)})
+	if _, err := tr.Find(ctx, desktop.FindQuery{Name: "Submit", WindowHandle: 0x7fffff}); werr.CodeOf(err) != werr.NotFound {
+		t.Errorf("bad handle: %v", err)
+	}
+}
+
+// startChromium opens testdata/apps/a11y_page.html (with rows list items) as an app window.
+func startChromium(t testing.TB, d *display.Desktop, rows int) {
+	t.Helper()
+	testenv.Require(t, "chromium")
+	page, err := filepath.Abs(filepath.Join("..", "..", "testdata", "apps", "a11y_page.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startProc(t, d, "chromium", "--no-sandbox", "--disable-background-networking",
+		"--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage",
+		"--disable-component-update", "--disable-sync", "--password-store=basic",
+		"--force-renderer-accessibility", "--user-data-dir="+t.TempDir(),
+		"--window-position=40,30", "--window-size=1000,1000",
+		fmt.Sprintf("--app=file://%s?rows=%d", page, rows))
+	if err := c.Start(); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+}
+
+// waitTitle waits until the X window title is want.
+func waitTitle(t testing.TB, d *display.Desktop, want string) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		out, _ := d.Command("xdotool", "getactivewindow", "getwindowname").Output()
+		if strings.TrimSpace(string(out)) == want {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("window title never became %q", want)
+}
+
+func TestChromium(t *testing.T) {
+	d := x11test.Start(t)
+	startChromium(t, d, 0)
+	activate(t, d, "w365 a11y page")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 10, 0, "Button", "Submit")
+	if root.Role != "Window" || root.Name != "w365 a11y page" {
+		t.Errorf("root %s %q", root.Role, root.Name)
+	}
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	for _, w := range []struct{ role, name string }{
+		{"Document", "w365 a11y page"}, {"Text", "Sign in"}, {"Edit", "Username"},
+		{"CheckBox", "Remember me"}, {"Button", "Cancel"},
+	} {
+		if _, ok := findNode(nodes, w.role, w.name); !ok {
+			t.Errorf("no %s %q in the Chromium tree", w.role, w.name)
+		}
+	}
+	m := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Submit"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	waitTitle(t, d, "clicked Submit")
+
+	e := findEventually(t, tr, desktop.FindQuery{Role: "TextBox", Name: "Username"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(e.CenterX), strconv.Itoa(e.CenterY), "click", "1")
+	xdo(t, d, "type", "--delay", "20", "hello")
+	waitTitle(t, d, "typed hello")
+}
+
+// BenchmarkChromiumTree walks a ~300-node Chromium window (the goal is at most 150 ms).
+func BenchmarkChromiumTree(b *testing.B) {
+	d := x11test.Start(b)
+	startChromium(b, d, 53)
+	activate(b, d, "w365 a11y page")
+	tr := open(b, d)
+	findEventually(b, tr, desktop.FindQuery{Role: "Button", Name: "Action 52"})
+	var meta desktop.Meta
+	b.ResetTimer()
+	for b.Loop() {
+		var err error
+		_, meta, err = tr.Tree(context.Background(), 10, 2000)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(meta.Count), "nodes")
+}

@@ -1,0 +1,333 @@
+//go:build linux
+
+package atspi
+
+import (
+	"context"
+	"math"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/w365/w365/engine/desktop"
+)
+
+const (
+	ifAccessible = "org.a11y.atspi.Accessible"
+	ifComponent  = "org.a11y.atspi.Component"
+	ifText       = "org.a11y.atspi.Text"
+	ifValue      = "org.a11y.atspi.Value"
+	ifProps      = "org.freedesktop.DBus.Properties"
+)
+
+// AT-SPI state bits (AtspiStateType).
+const (
+	stateActive    = 1
+	stateDefunct   = 6
+	stateEditable  = 7
+	stateEnabled   = 8
+	stateSensitive = 24
+	stateShowing   = 25
+	stateVisible   = 30
+)
+
+// coordinate types of Component.GetExtents.
+const (
+	coordScreen = 0
+	coordWindow = 1
+)
+
+// raw is one accessible object as read from its application.
+type raw struct {
+	ref      ref
+	parent   int // index into the walk's node list, -1 for the root
+	depth    int
+	role     uint32
+	name     string
+	states   []uint32
+	ifaces   []string
+	children []ref
+
+	x, y, w, h int
+	hasBox     bool
+	value      string
+	readText   bool // read the Text interface into value (a content node a text search looks into)
+}
+
+func (n *raw) state(bit uint) bool {
+	w := bit / 32
+	return int(w) < len(n.states) && n.states[w]&(1<<(bit%32)) != 0
+}
+
+func (n *raw) has(iface string) bool {
+	for _, i := range n.ifaces {
+		if i == iface {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *raw) uia() string { return uiaRole(n.role, n.state(stateEditable)) }
+
+// walker reads a window's subtree breadth-first, one pipelined batch per level.
+type walker struct {
+	conn  *dbus.Conn
+	peers map[string]*peer
+	// boxes: read extents (and values) of every kept node during the walk.
+	boxes bool
+	// origin: when non-nil the application reports no screen positions (GTK4), so
+	// extents are read in window coordinates and shifted by this origin.
+	origin *[2]int
+	// visibleIsShowing: the toolkit never sets SHOWING below the window (GTK 4.8), so
+	// VISIBLE decides.
+	visibleIsShowing bool
+}
+
+// info reads role, states, interfaces, name and (if kids) the children of each ref.
+func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error) {
+	b := &batch{conn: w.conn, peers: w.peers}
+	apply := w.addInfo(b, refs, kids)
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	return apply(), nil
+}
+
+// addInfo queues the calls of info on b; apply, once b has run, returns the nodes.
+func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
+	out := make([]raw, len(refs))
+	type pend struct{ role, state, children *call }
+	ps := make([]pend, len(refs))
+	names := make([]dbus.Variant, len(refs))
+	childRefs := make([][]objRef, len(refs))
+	for i, r := range refs {
+		out[i].ref = r
+		n := &out[i]
+		ps[i].role = b.add(r, ifAccessible+".GetRole", []any{&n.role})
+		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
+		b.add(r, ifAccessible+".GetInterfaces", []any{&n.ifaces})
+		b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
+		if kids {
+			ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
+		}
+	}
+	return func() []raw {
+		for i := range out {
+			n := &out[i]
+			if ps[i].role.err != nil || ps[i].state.err != nil {
+				// The object is gone (or never answered): treat it as hidden.
+				n.states = nil
+				continue
+			}
+			if s, ok := names[i].Value().(string); ok {
+				n.name = s
+			}
+			if ps[i].children != nil && ps[i].children.err == nil {
+				for _, c := range childRefs[i] {
+					n.children = append(n.children, ref{c.Bus, c.Path})
+				}
+			}
+		}
+		return out
+	}
+}
+
+// visible says whether a node belongs in a result: SHOWING (or, for toolkits that do
+// not maintain SHOWING, VISIBLE) and not defunct.
+func (w *walker) visible(n *raw) bool {
+	shown := n.state(stateShowing) || (w.visibleIsShowing && n.state(stateVisible))
+	return shown && !n.state(stateDefunct)
+}
+
+// details reads extents (Component) and values (Value, or the text of editable
+// fields) of the given nodes in one pipelined batch. ok[i] is false for a node whose
+// extents are INT_MIN (hidden menu items).
+func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool, error) {
+	b := &batch{conn: w.conn, peers: w.peers}
+	apply := w.addDetails(b, nodes, values)
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	return apply(), nil
+}
+
+// addDetails queues the calls of details on b; apply, once b has run, stores them.
+func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() []bool) {
+	boxes := make([]extents, len(nodes))
+	bcalls := make([]*call, len(nodes))
+	vals := make([]dbus.Variant, len(nodes))
+	vcalls := make([]*call, len(nodes))
+	texts := make([]string, len(nodes))
+	tcalls := make([]*call, len(nodes))
+	coord := uint32(coordScreen)
+	if w.origin != nil {
+		coord = coordWindow
+	}
+	for i, n := range nodes {
+		if n.has(ifComponent) {
+			bcalls[i] = b.add(n.ref, ifComponent+".GetExtents", []any{&boxes[i]}, coord)
+		}
+		if !values {
+			continue
+		}
+		if n.has(ifValue) {
+			vcalls[i] = b.add(n.ref, ifProps+".Get", []any{&vals[i]}, ifValue, "CurrentValue")
+		} else if n.has(ifText) && (wantsText(n) || n.readText) {
+			tcalls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), int32(desktop.MaxValueChars))
+		}
+	}
+	return func() []bool {
+		ok := make([]bool, len(nodes))
+		for i, n := range nodes {
+			ok[i] = true
+			if c := bcalls[i]; c != nil && c.err == nil {
+				bx := boxes[i]
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 {
+					ok[i] = false
+					continue
+				}
+				n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
+				if w.origin != nil {
+					n.x += w.origin[0]
+					n.y += w.origin[1]
+				}
+			}
+			if c := vcalls[i]; c != nil && c.err == nil {
+				n.value = desktop.FormatValue(vals[i].Value())
+			}
+			if c := tcalls[i]; c != nil && c.err == nil {
+				n.value = texts[i]
+			}
+		}
+		return ok
+	}
+}
+
+// wantsText says whether a node's text content is its value (editable fields), as
+// opposed to labels and documents whose text is their name or their children.
+func wantsText(n *raw) bool {
+	switch n.role {
+	case roleEntry, rolePasswordText, roleSpinButton, roleEditbar, roleAutocomplete, roleComboBox:
+		return true
+	case roleText, roleTerminal:
+		return n.state(stateEditable)
+	}
+	return false
+}
+
+// contentText says whether a node's own text is page content a text search looks
+// into: a paragraph, label, heading or cell, say, not a container (a document's text
+// holds all of its children's).
+func contentText(n *raw) bool {
+	switch n.role {
+	case roleParagraph, roleLabel, roleStatic, roleHeading, roleCaption, roleTableCell, roleListItem, roleLink, roleBlockQuote, roleComment, roleDescriptionValue:
+		return n.has(ifText)
+	case roleText:
+		return n.has(ifText) && !n.state(stateEditable)
+	}
+	return false
+}
+
+// walkResult is a breadth-first list of kept nodes (parents before children).
+type walkResult struct {
+	nodes     []*raw
+	truncated bool
+}
+
+// walk reads root's subtree down to maxDepth (root is depth 0), keeping at most
+// maxElements visible nodes in breadth-first order. With w.boxes, extents and values of
+// each level are read in the same batch as the next level's roles and states, so a
+// walk costs about one round trip per level.
+func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) (*walkResult, error) {
+	res := &walkResult{}
+	type cand struct {
+		r      ref
+		parent int
+	}
+	level := []cand{{r: root, parent: -1}}
+	var pending []*raw // kept nodes whose details are not read yet
+	dropped := map[*raw]bool{}
+	for depth := 0; len(level) > 0 && depth <= maxDepth; depth++ {
+		var next []cand
+		for i := 0; i < len(level); {
+			room := maxElements - len(res.nodes)
+			if room <= 0 {
+				res.truncated = true
+				break
+			}
+			chunk := level[i:min(len(level), i+room)]
+			i += len(chunk)
+			refs := make([]ref, len(chunk))
+			for j, c := range chunk {
+				refs[j] = c.r
+			}
+			b := &batch{conn: w.conn, peers: w.peers}
+			infoDone := w.addInfo(b, refs, depth < maxDepth)
+			var detDone func() []bool
+			det := pending
+			pending = nil
+			if len(det) > 0 {
+				detDone = w.addDetails(b, det, true)
+			}
+			if err := b.run(ctx); err != nil {
+				return nil, err
+			}
+			if detDone != nil {
+				for j, ok := range detDone() {
+					if !ok {
+						dropped[det[j]] = true
+					}
+				}
+			}
+			infos := infoDone()
+			for j := range infos {
+				n := &infos[j]
+				p := chunk[j].parent
+				if !w.visible(n) || (p >= 0 && dropped[res.nodes[p]]) {
+					continue
+				}
+				n.parent, n.depth = p, depth
+				idx := len(res.nodes)
+				res.nodes = append(res.nodes, n)
+				if w.boxes {
+					pending = append(pending, n)
+				}
+				for _, c := range n.children {
+					next = append(next, cand{r: c, parent: idx})
+				}
+			}
+		}
+		if res.truncated {
+			break
+		}
+		level = next
+	}
+	if len(pending) > 0 {
+		ok, err := w.details(ctx, pending, true)
+		if err != nil {
+			return nil, err
+		}
+		for j := range ok {
+			if !ok[j] {
+				dropped[pending[j]] = true
+			}
+		}
+	}
+	if len(dropped) > 0 {
+		// Nodes with INT_MIN extents go; their children were never taken.
+		remap := make([]int, len(res.nodes))
+		kept := res.nodes[:0]
+		for i, n := range res.nodes {
+			if dropped[n] {
+				remap[i] = -1
+				continue
+			}
+			remap[i] = len(kept)
+			if n.parent >= 0 {
+				n.parent = remap[n.parent]
+			}
+			kept = append(kept, n)
+		}
+		res.nodes = kept
+	}
+	return res, nil
+}

@@ -1,0 +1,72 @@
+//go:build linux
+
+package atspi
+
+import (
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/werr"
+)
+
+// xwin is what the window manager knows about one top-level window.
+type xwin struct {
+	id     uint32
+	pid    uint32 // 0 when the client did not set _NET_WM_PID
+	title  string
+	x, y   int // client area origin on the screen
+	width  int
+	height int
+}
+
+// xWindowInfo reads the active window (id == 0) or the given window from the X server
+// of displayName: its PID, title and on-screen client geometry.
+func xWindowInfo(displayName string, id uint32) (xwin, error) {
+	c, err := xconn.Connect(displayName)
+	if err != nil {
+		return xwin{}, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
+	}
+	defer c.Close()
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	if id == 0 {
+		v, err := prop(c, root, "_NET_ACTIVE_WINDOW")
+		if err != nil || len(v.Value) < 4 {
+			return xwin{}, werr.New(werr.NotFound, "no active window").WithHint("focus a window first")
+		}
+		id = uint32(xgb.Get32(v.Value))
+		if id == 0 {
+			return xwin{}, werr.New(werr.NotFound, "no active window").WithHint("focus a window first")
+		}
+	}
+	w := xwin{id: id}
+	win := xproto.Window(id)
+	g, err := xproto.GetGeometry(c, xproto.Drawable(win)).Reply()
+	if err != nil {
+		return xwin{}, werr.New(werr.NotFound, "window 0x%x does not exist", id)
+	}
+	w.width, w.height = int(g.Width), int(g.Height)
+	if t, err := xproto.TranslateCoordinates(c, win, root, 0, 0).Reply(); err == nil {
+		w.x, w.y = int(t.DstX), int(t.DstY)
+	}
+	if v, err := prop(c, win, "_NET_WM_PID"); err == nil && len(v.Value) >= 4 {
+		w.pid = xgb.Get32(v.Value)
+	}
+	if v, err := prop(c, win, "_NET_WM_NAME"); err == nil && len(v.Value) > 0 {
+		w.title = string(v.Value)
+	} else if v, err := prop(c, win, "WM_NAME"); err == nil {
+		w.title = string(v.Value)
+	}
+	return w, nil
+}
+
+func prop(c *xgb.Conn, w xproto.Window, name string) (*xproto.GetPropertyReply, error) {
+	a, err := xproto.InternAtom(c, true, uint16(len(name)), name).Reply()
+	if err != nil {
+		return nil, err
+	}
+	if a.Atom == 0 {
+		return nil, werr.New(werr.NotFound, "atom %s unknown", name)
+	}
+	return xproto.GetProperty(c, false, w, a.Atom, xproto.GetPropertyTypeAny, 0, 1<<16).Reply()
+}

@@ -1,0 +1,403 @@
+//go:build linux
+
+// Package display owns an X desktop for a session: either the user's own display, or an
+// embedded virtual desktop (Xvfb + a window manager + a session D-Bus with the
+// accessibility bus) that it starts and stops. It is X11, so Linux only.
+package display
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/w365/w365/engine/child"
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/werr"
+)
+
+// Desktop is one X display with the environment that programs on it need.
+type Desktop struct {
+	// Name is the X display name, e.g. ":7".
+	Name string
+	// Virtual says whether w365 started (and will stop) this display.
+	Virtual bool
+	// Env holds DISPLAY, XAUTHORITY (a virtual desktop's), DBUS_SESSION_BUS_ADDRESS and the
+	// variables that switch accessibility on in GTK, Qt and Chromium.
+	Env []string
+
+	procs    []*proc // started by us, stopped in reverse order; procs[0] is the X server
+	cookie   []byte  // the X server's MIT-MAGIC-COOKIE-1
+	authDir  string  // private directory of the Xauthority file
+	stopping atomic.Bool
+}
+
+// proc is one process of a virtual desktop. A goroutine waits for it from the start, so it is
+// reaped the moment it exits (no zombie) and Err can tell that it did.
+type proc struct {
+	cmd  *exec.Cmd
+	name string
+	done chan struct{}
+	err  error // Wait's error, once done is closed
+}
+
+// a11yEnv switches on the accessibility bridges of common toolkits.
+var a11yEnv = []string{
+	"NO_AT_BRIDGE=0",
+	"GTK_MODULES=gail:atk-bridge",
+	"ACCESSIBILITY_ENABLED=1",
+	"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1",
+	"QT_ACCESSIBILITY=1",
+}
+
+// Existing wraps a display that somebody else runs (the user's DISPLAY).
+func Existing(name string) *Desktop {
+	env := []string{"DISPLAY=" + name}
+	if a := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+a)
+	}
+	return &Desktop{Name: name, Env: append(env, a11yEnv...)}
+}
+
+// StartVirtual starts Xvfb on a free display number, a session D-Bus with
+// accessibility enabled, and a window manager, and waits until all are ready.
+func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
+	if o.Width <= 0 || o.Height <= 0 {
+		return nil, werr.Invalid("screen size must be positive, got %dx%d", o.Width, o.Height)
+	}
+	if o.Depth == 0 {
+		o.Depth = 24
+	}
+	if o.WindowManager == "" {
+		o.WindowManager = "openbox"
+	}
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return nil, werr.New(werr.Unavailable, "Xvfb is not installed").WithHint("install the xvfb package, or run with DISPLAY set")
+	}
+	d := &Desktop{Virtual: true}
+	ok := false
+	defer func() {
+		if !ok {
+			d.Stop()
+		}
+	}()
+	auth, err := d.writeAuthority()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot write the X authority file")
+	}
+
+	// -displayfd makes Xvfb pick a free display number and write it once it accepts clients.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipe")
+	}
+	x := exec.Command(xvfb, "-displayfd", "3", "-auth", auth, "-screen", "0",
+		fmt.Sprintf("%dx%dx%d", o.Width, o.Height, o.Depth), "-nolisten", "tcp", "+extension", "RANDR")
+	x.ExtraFiles = []*os.File{w}
+	if err := d.start(x, "Xvfb"); err != nil {
+		r.Close()
+		w.Close()
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot start Xvfb")
+	}
+	w.Close()
+	num, err := readLine(ctx, r, 10*time.Second)
+	r.Close()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "Xvfb did not start")
+	}
+	d.Name = ":" + strings.TrimSpace(num)
+	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
+	xconn.Register(d.Name, xconn.Server{PID: x.Process.Pid, Cookie: d.cookie, Err: d.Err})
+
+	if addr, err := d.startDBus(ctx); err == nil {
+		d.Env = append(d.Env, "DBUS_SESSION_BUS_ADDRESS="+addr)
+		enableAccessibility(addr)
+	} else {
+		// Without a session bus there is no accessibility tree, but input and capture work.
+		fmt.Fprintf(os.Stderr, "w365: no session D-Bus for %s: %v\n", d.Name, err)
+	}
+	d.Env = append(d.Env, a11yEnv...)
+
+	if wm, err := exec.LookPath(o.WindowManager); err == nil {
+		c := d.Command(wm)
+		if o.WindowManager == "openbox" {
+			c.Args = append(c.Args, "--sm-disable")
+		}
+		if err := d.start(c, o.WindowManager); err != nil {
+			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
+		}
+		if err := d.waitForWM(ctx, 10*time.Second); err != nil {
+			return nil, err
+		}
+	} else {
+		fmt.Fprintf(os.Stderr, "w365: window manager %s not found; windows cannot be moved or focused by title\n", o.WindowManager)
+	}
+	ok = true
+	return d, nil
+}
+
+func (d *Desktop) startDBus(ctx context.Context) (string, error) {
+	bin, err := exec.LookPath("dbus-daemon")
+	if err != nil {
+		return "", err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	c := exec.Command(bin, "--session", "--nofork", "--nosyslog", "--print-address=3")
+	c.ExtraFiles = []*os.File{w}
+	c.Env = d.Environ(os.Environ())
+	if err := d.start(c, "dbus-daemon"); err != nil {
+		r.Close()
+		w.Close()
+		return "", err
+	}
+	w.Close()
+	addr, err := readLine(ctx, r, 10*time.Second)
+	r.Close()
+	return strings.TrimSpace(addr), err
+}
+
+// enableAccessibility sets org.a11y.Status.IsEnabled so that toolkits that ask the bus
+// (Chromium among them) expose their trees; the accessibility bus starts on demand.
+func enableAccessibility(addr string) {
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true))
+}
+
+// start starts c as one of the desktop's processes, reaped as soon as it exits.
+func (d *Desktop) start(c *exec.Cmd, name string) error {
+	if err := child.Start(c); err != nil {
+		return err
+	}
+	p := &proc{cmd: c, name: name, done: make(chan struct{})}
+	go func() {
+		p.err = c.Wait()
+		close(p.done)
+	}()
+	d.procs = append(d.procs, p)
+	return nil
+}
+
+// Err is nil while every process of a virtual desktop runs, and says which one exited once
+// one did (a desktop without its X server or window manager is broken: it is not restarted
+// in place, so that nothing talks to whatever takes its display next). An existing display,
+// which w365 did not start, always reports nil.
+func (d *Desktop) Err() error {
+	if d.stopping.Load() {
+		return werr.New(werr.SessionExpired, "the desktop %s was stopped", d.Name)
+	}
+	gone := slices.IndexFunc(d.procs, func(p *proc) bool {
+		select {
+		case <-p.done:
+			return true
+		default:
+			return false
+		}
+	})
+	if gone < 0 {
+		return nil
+	}
+	// The window manager exits when its X server dies, and may be reaped first: an earlier
+	// process (the X server) that has exited but is not reaped yet is the cause.
+	for _, p := range d.procs[:gone] {
+		if zombie(p.cmd.Process.Pid) {
+			return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone", p.name, d.Name, p.cmd.Process.Pid)
+		}
+	}
+	p := d.procs[gone]
+	how := "exited"
+	if p.err != nil {
+		how = p.err.Error()
+	}
+	return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone: %s", p.name, d.Name, p.cmd.Process.Pid, how)
+}
+
+// zombie says whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
+
+// PIDs lists the processes that make up this desktop (display server, bus, window manager).
+func (d *Desktop) PIDs() []int {
+	var pids []int
+	for _, p := range d.procs {
+		pids = append(pids, p.cmd.Process.Pid)
+	}
+	return pids
+}
+
+// writeAuthority makes the X server's cookie and writes it, as an Xauthority file for any
+// display (family Wild, no display number: the number is known only once Xvfb picked it), in
+// a directory of its own that only this user may enter. The X server reads it with -auth;
+// programs on the desktop get it through XAUTHORITY. Without the cookie, other local users
+// (and a sandbox, which sees neither the file nor, by default, the X socket) cannot connect.
+func (d *Desktop) writeAuthority() (string, error) {
+	d.cookie = make([]byte, 16)
+	rand.Read(d.cookie)
+	dir, err := os.MkdirTemp("", "w365-xauth-")
+	if err != nil {
+		return "", err
+	}
+	d.authDir = dir
+	var b []byte
+	field := func(v []byte) {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(v)))
+		b = append(b, v...)
+	}
+	b = binary.BigEndian.AppendUint16(b, 0xffff) // FamilyWild
+	field(nil)                                   // address
+	field(nil)                                   // display number
+	field([]byte("MIT-MAGIC-COOKIE-1"))
+	field(d.cookie)
+	file := filepath.Join(dir, "Xauthority")
+	return file, os.WriteFile(file, b, 0o600)
+}
+
+// Command prepares a program to run on this desktop, with its environment.
+func (d *Desktop) Command(name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Env = d.Environ(os.Environ())
+	return c
+}
+
+// Environ returns base with this desktop's variables replacing any of the same name.
+func (d *Desktop) Environ(base []string) []string {
+	out := make([]string, 0, len(base)+len(d.Env))
+	override := map[string]bool{}
+	for _, kv := range d.Env {
+		override[strings.SplitN(kv, "=", 2)[0]] = true
+	}
+	for _, kv := range base {
+		if !override[strings.SplitN(kv, "=", 2)[0]] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, d.Env...)
+}
+
+// Getenv returns the value this desktop sets for key, or "".
+func (d *Desktop) Getenv(key string) string {
+	for _, kv := range d.Env {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// Stop ends what StartVirtual started, newest first, and removes its X authority. It is a
+// no-op for an existing display.
+func (d *Desktop) Stop() {
+	d.stopping.Store(true)
+	if len(d.procs) > 0 {
+		xconn.Unregister(d.Name, d.procs[0].cmd.Process.Pid)
+	}
+	for i := len(d.procs) - 1; i >= 0; i-- {
+		p := d.procs[i]
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+	if d.authDir != "" {
+		os.RemoveAll(d.authDir)
+	}
+}
+
+func readLine(ctx context.Context, f *os.File, timeout time.Duration) (string, error) {
+	type res struct {
+		s   string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		s, err := bufio.NewReader(f).ReadString('\n')
+		ch <- res{s, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil && r.s == "" {
+			return "", r.err
+		}
+		return r.s, nil
+	case <-time.After(timeout):
+		return "", fmt.Errorf("timed out after %s", timeout)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// waitForWM polls the root window until a window manager announces itself (EWMH).
+func (d *Desktop) waitForWM(ctx context.Context, timeout time.Duration) error {
+	name := d.Name
+	// The server accepts clients once it wrote its display number, but a loaded
+	// machine has been seen refusing the very first connection: retry briefly.
+	var conn *xgb.Conn
+	var err error
+	for i := 0; i < 20; i++ {
+		if conn, err = xconn.Connect(name); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot connect to %s", name)
+	}
+	defer conn.Close()
+	atom, err := xproto.InternAtom(conn, true, uint16(len("_NET_SUPPORTING_WM_CHECK")), "_NET_SUPPORTING_WM_CHECK").Reply()
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "X server on %s does not answer", name)
+	}
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if atom.Atom != 0 {
+			p, err := xproto.GetProperty(conn, false, root, atom.Atom, xproto.AtomWindow, 0, 1).Reply()
+			if err == nil && p.ValueLen > 0 {
+				return nil
+			}
+		} else if a, err := xproto.InternAtom(conn, true, uint16(len("_NET_SUPPORTING_WM_CHECK")), "_NET_SUPPORTING_WM_CHECK").Reply(); err == nil {
+			atom = a
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return werr.New(werr.Unavailable, "window manager did not start on %s within %s", name, timeout)
+}

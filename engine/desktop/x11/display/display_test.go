@@ -1,0 +1,150 @@
+//go:build linux
+
+package display_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/werr"
+)
+
+func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
+	d := x11test.Start(t)
+	conn, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatalf("connect %s: %v", d.Name, err)
+	}
+	defer conn.Close()
+	s := xproto.Setup(conn).DefaultScreen(conn)
+	if s.WidthInPixels != 1920 || s.HeightInPixels != 1080 {
+		t.Fatalf("screen is %dx%d, want 1920x1080", s.WidthInPixels, s.HeightInPixels)
+	}
+	if d.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		t.Fatalf("no session bus in env %v", d.Env)
+	}
+	if len(d.PIDs()) != 3 {
+		t.Fatalf("want Xvfb, dbus and openbox, got pids %v", d.PIDs())
+	}
+	if err := d.Err(); err != nil {
+		t.Fatalf("a running desktop reports %v", err)
+	}
+}
+
+// Only holders of the desktop's cookie get in: a client without it is refused, one given the
+// desktop's XAUTHORITY (as programs on the desktop are) is served.
+func TestVirtualDesktopNeedsItsCookie(t *testing.T) {
+	d := x11test.Start(t)
+	t.Setenv("XAUTHORITY", "/nonexistent")
+	if c, err := xgb.NewConnDisplay(d.Name); err == nil {
+		c.Close()
+		t.Fatal("a client without the cookie connected")
+	}
+	auth := d.Getenv("XAUTHORITY")
+	st, err := os.Stat(auth)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("Xauthority %s: %v %v", auth, st.Mode(), err)
+	}
+	t.Setenv("XAUTHORITY", auth)
+	c, err := xgb.NewConnDisplay(d.Name)
+	if err != nil {
+		t.Fatalf("a client with the desktop's XAUTHORITY: %v", err)
+	}
+	c.Close()
+	d.Stop()
+	if _, err := os.Stat(auth); !os.IsNotExist(err) {
+		t.Errorf("the Xauthority file outlived Stop: %v", err)
+	}
+}
+
+// An X server that dies is reaped at once and reported by Err; another server that then takes
+// the display number is never connected to.
+func TestDeadXServerIsReapedAndItsDisplayNumberNotReused(t *testing.T) {
+	d := x11test.Start(t)
+	xvfb := d.PIDs()[0]
+	syscall.Kill(xvfb, syscall.SIGKILL)
+	deadline := time.Now().Add(time.Minute)
+	for d.Err() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("Err stayed nil after the X server was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if werr.CodeOf(d.Err()) != werr.SessionExpired || !strings.Contains(d.Err().Error(), "Xvfb") {
+		t.Errorf("Err = %v", d.Err())
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", xvfb)); err == nil && strings.Contains(string(b), ") Z ") {
+		t.Error("the dead X server is a zombie")
+	}
+
+	// A stranger takes the display number. Another test's X server (-displayfd takes the
+	// lowest free number) may have taken it first: then that one is the stranger.
+	stranger := exec.Command("Xvfb", d.Name, "-screen", "0", "640x480x24", "-nolisten", "tcp")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { stranger.Wait(); close(exited) }()
+	t.Cleanup(func() { stranger.Process.Kill(); <-exited })
+	t.Setenv("XAUTHORITY", "/nonexistent")
+	for i := 0; ; i++ {
+		c, err := xgb.NewConnDisplay(d.Name)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			if _, err := os.Stat(fmt.Sprintf("/tmp/.X%s-lock", strings.TrimPrefix(d.Name, ":"))); err != nil {
+				t.Fatalf("the stranger X server exited and nothing holds %s: %v", d.Name, err)
+			}
+			t.Logf("another X server took %s first; it is the stranger", d.Name)
+			i = 500
+		default:
+		}
+		if i >= 500 {
+			if stranger.ProcessState == nil {
+				t.Fatalf("the stranger X server did not come up on %s: %v", d.Name, err)
+			}
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c, err := xconn.Connect(d.Name); err == nil {
+		c.Close()
+		t.Fatal("Connect reached the stranger's X server")
+	}
+}
+
+func TestTwoDesktopsGetDistinctDisplays(t *testing.T) {
+	a, b := x11test.Start(t), x11test.Start(t)
+	if a.Name == b.Name {
+		t.Fatalf("both desktops on %s", a.Name)
+	}
+}
+
+// The window manager is as vital as the X server: its death breaks the desktop too.
+func TestDeadWindowManagerBreaksTheDesktop(t *testing.T) {
+	d := x11test.Start(t)
+	wm := d.PIDs()[len(d.PIDs())-1]
+	syscall.Kill(wm, syscall.SIGKILL)
+	for i := 0; d.Err() == nil; i++ {
+		if i > 3000 {
+			t.Fatal("Err stayed nil after the window manager was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(d.Err().Error(), "openbox") {
+		t.Errorf("Err = %v", d.Err())
+	}
+}

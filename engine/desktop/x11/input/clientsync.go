@@ -1,0 +1,134 @@
+//go:build linux
+
+package input
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+)
+
+// Before typing reassigns a spare keycode that keys already sent still refer to,
+// the focused application must have translated those keys, or it would read them
+// through the new mapping. X has no generic way to know what a client has
+// processed, but EWMH's _NET_WM_PING comes close: the client answers the ping
+// when it handles that ClientMessage, which it reads after the key events queued
+// before it, and toolkits translate keycodes as they read events. So typing pings
+// the focused top-level window and waits for the pong; when the window does not
+// support the ping (or does not answer in time), it falls back to a fixed pause.
+
+// pinger matches pongs (ClientMessages the event loop sees on the root window)
+// with pending pings.
+type pinger struct {
+	mu      sync.Mutex
+	seq     uint32
+	waiting map[uint32]chan struct{}
+	atoms   struct{ protocols, ping xproto.Atom }
+}
+
+func (p *pinger) pong(e xproto.ClientMessageEvent) {
+	if e.Format != 32 || p.atoms.ping == 0 || e.Type != p.atoms.protocols {
+		return
+	}
+	d := e.Data.Data32
+	if len(d) < 2 || xproto.Atom(d[0]) != p.atoms.ping {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ch, ok := p.waiting[d[1]]; ok {
+		close(ch)
+		delete(p.waiting, d[1])
+	}
+}
+
+// pingTimeout bounds the wait for a pong before the fixed pause is used instead.
+const pingTimeout = 2 * time.Second
+
+// clientSync waits until the application owning the input focus has processed
+// every event sent so far. It reports false when it could not tell (then the
+// caller pauses instead). The caller holds the lock.
+func (c *Controller) clientSync(ctx context.Context) bool {
+	p := &c.ping
+	if p.atoms.ping == 0 {
+		return false
+	}
+	win := c.pingableFocus()
+	if win == 0 {
+		return false
+	}
+	p.mu.Lock()
+	p.seq++
+	ts := p.seq
+	ch := make(chan struct{})
+	if p.waiting == nil {
+		p.waiting = map[uint32]chan struct{}{}
+	}
+	p.waiting[ts] = ch
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.waiting, ts)
+		p.mu.Unlock()
+	}()
+	ev := xproto.ClientMessageEvent{Format: 32, Window: win, Type: p.atoms.protocols,
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{uint32(p.atoms.ping), ts, uint32(win), 0, 0})}
+	xproto.SendEvent(c.conn, false, win, xproto.EventMaskNoEvent, string(ev.Bytes()))
+	if c.sync() != nil {
+		return false
+	}
+	t := time.NewTimer(pingTimeout)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return false
+	}
+}
+
+// pingableFocus finds the window that has the input focus, or its nearest
+// ancestor, that lists _NET_WM_PING in WM_PROTOCOLS; 0 if none.
+func (c *Controller) pingableFocus() xproto.Window {
+	f, err := xproto.GetInputFocus(c.conn).Reply()
+	if err != nil || f.Focus == xproto.InputFocusNone || f.Focus == xproto.InputFocusPointerRoot {
+		return 0
+	}
+	w := f.Focus
+	for i := 0; i < 16 && w != 0 && w != c.root; i++ {
+		pr, err := xproto.GetProperty(c.conn, false, w, c.ping.atoms.protocols, xproto.AtomAtom, 0, 64).Reply()
+		if err == nil && pr.Format == 32 {
+			for j := 0; j+4 <= len(pr.Value); j += 4 {
+				if xproto.Atom(uint32(pr.Value[j])|uint32(pr.Value[j+1])<<8|uint32(pr.Value[j+2])<<16|uint32(pr.Value[j+3])<<24) == c.ping.atoms.ping {
+					return w
+				}
+			}
+		}
+		t, err := xproto.QueryTree(c.conn, w).Reply()
+		if err != nil {
+			return 0
+		}
+		w = t.Parent
+	}
+	return 0
+}
+
+// initPing interns the atoms and selects SubstructureNotify on the root window,
+// where clients send their pongs.
+func (c *Controller) initPing() {
+	a1 := xproto.InternAtom(c.conn, false, uint16(len("WM_PROTOCOLS")), "WM_PROTOCOLS")
+	a2 := xproto.InternAtom(c.conn, false, uint16(len("_NET_WM_PING")), "_NET_WM_PING")
+	r1, err1 := a1.Reply()
+	r2, err2 := a2.Reply()
+	if err1 != nil || err2 != nil {
+		return
+	}
+	xproto.ChangeWindowAttributes(c.conn, c.root, xproto.CwEventMask, []uint32{xproto.EventMaskSubstructureNotify})
+	c.ping.mu.Lock()
+	c.ping.atoms.protocols, c.ping.atoms.ping = r1.Atom, r2.Atom
+	c.ping.mu.Unlock()
+}

@@ -1,0 +1,347 @@
+//go:build linux
+
+// Package screen captures the pixels of one X display over a persistent X connection, with
+// MIT-SHM when the server offers it (one shared segment, reused) and plain GetImage otherwise.
+package screen
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"image"
+	"runtime"
+	"sync"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/randr"
+	"github.com/jezek/xgb/shm"
+	"github.com/jezek/xgb/xproto"
+	"golang.org/x/sys/unix"
+
+	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/werr"
+)
+
+// Screen is one X display's root window. It holds no global state, so a process
+// may keep a Screen per display. It is safe for concurrent use.
+type Screen struct {
+	display string
+
+	mu     sync.Mutex
+	conn   *xgb.Conn
+	root   xproto.Window
+	depth  byte
+	bpp    int // bits per pixel of the root's depth in ZPixmap format
+	hasSHM bool
+	randr  bool
+	seg    *segment
+	closed bool
+}
+
+// segment is a System V shared memory segment attached to the X server.
+type segment struct {
+	id   int
+	seg  shm.Seg
+	data []byte
+}
+
+// Open connects to displayName (":0", ":7", ...).
+func Open(displayName string) (*Screen, error) {
+	s := &Screen{display: displayName}
+	if err := s.connect(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Screen) connect() error {
+	conn, err := xconn.Connect(s.display)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", s.display).
+			WithHint("check that the display is running")
+	}
+	setup := xproto.Setup(conn)
+	scr := setup.DefaultScreen(conn)
+	s.conn, s.root, s.depth = conn, scr.Root, scr.RootDepth
+	s.bpp = 0
+	for _, f := range setup.PixmapFormats {
+		if f.Depth == scr.RootDepth {
+			s.bpp = int(f.BitsPerPixel)
+		}
+	}
+	s.hasSHM = shm.Init(conn) == nil
+	if s.hasSHM {
+		// MIT-SHM needs the server on this machine, sharing our IPC namespace; a
+		// probe attach tells (done lazily in shmCapture).
+		if _, err := shm.QueryVersion(conn).Reply(); err != nil {
+			s.hasSHM = false
+		}
+	}
+	s.randr = randr.Init(conn) == nil
+	go drain(conn)
+	return nil
+}
+
+// drain discards events (xgb stops reading replies when its event queue is full).
+func drain(conn *xgb.Conn) {
+	for {
+		ev, err := conn.WaitForEvent()
+		if ev == nil && err == nil {
+			return
+		}
+	}
+}
+
+// Close releases the shared memory and the connection.
+func (s *Screen) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.dropConn()
+	return nil
+}
+
+func (s *Screen) dropConn() {
+	if s.seg != nil {
+		if s.conn != nil {
+			shm.Detach(s.conn, s.seg.seg)
+			xproto.GetInputFocus(s.conn).Reply()
+		}
+		unix.SysvShmDetach(s.seg.data)
+		s.seg = nil
+	}
+	if s.conn != nil {
+		s.conn.Close()
+		s.conn = nil
+	}
+}
+
+// Display is the X display name.
+func (s *Screen) Display() string { return s.display }
+
+// do runs f with the lock held and reconnects once when the connection broke.
+func (s *Screen) do(f func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return werr.New(werr.Unavailable, "screen %s is closed", s.display)
+	}
+	if s.conn == nil {
+		if err := s.connect(); err != nil {
+			return err
+		}
+	}
+	err := f()
+	if err == nil || !connBroken(err) {
+		return err
+	}
+	s.dropConn()
+	if err := s.connect(); err != nil {
+		return err
+	}
+	return f()
+}
+
+// brokenConn marks an error as a lost connection (as opposed to an X protocol error).
+type brokenConn struct{ error }
+
+func (b brokenConn) Unwrap() error { return b.error }
+
+func connBroken(err error) bool {
+	var b brokenConn
+	return errors.As(err, &b)
+}
+
+// xerr classifies an error of a Reply: X protocol errors (xgb.Error) are answers
+// from a live server; anything else means the connection is gone.
+func xerr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(xgb.Error); ok {
+		return err
+	}
+	return brokenConn{err}
+}
+
+// Size returns the size of the whole virtual screen space (the root window).
+func (s *Screen) Size() (w, h int, err error) {
+	err = s.do(func() error {
+		g, err := xproto.GetGeometry(s.conn, xproto.Drawable(s.root)).Reply()
+		if err != nil {
+			return xerr(err)
+		}
+		w, h = int(g.Width), int(g.Height)
+		return nil
+	})
+	if err != nil && !isWerr(err) {
+		err = werr.Wrap(err, werr.Unavailable, "cannot read the screen size of %s", s.display)
+	}
+	return w, h, err
+}
+
+func isWerr(err error) bool {
+	var e *werr.Error
+	return errors.As(err, &e)
+}
+
+// Monitors lists the monitors RandR reports, in screen coordinates; nil when RandR
+// is missing or reports none.
+func (s *Screen) Monitors() []image.Rectangle {
+	var out []image.Rectangle
+	s.do(func() error {
+		if !s.randr {
+			return nil
+		}
+		r, err := randr.GetMonitors(s.conn, s.root, true).Reply()
+		if err != nil {
+			return xerr(err)
+		}
+		for _, m := range r.Monitors {
+			out = append(out, image.Rect(int(m.X), int(m.Y), int(m.X)+int(m.Width), int(m.Y)+int(m.Height)))
+		}
+		return nil
+	})
+	return out
+}
+
+// Capture returns the pixels of r (screen coordinates); an empty r means the whole
+// screen. r must lie within the screen, else INVALID_ARGUMENT.
+func (s *Screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, werr.Wrap(err, werr.Cancelled, "capture cancelled")
+	}
+	var img *image.RGBA
+	err := s.do(func() error {
+		g, err := xproto.GetGeometry(s.conn, xproto.Drawable(s.root)).Reply()
+		if err != nil {
+			return xerr(err)
+		}
+		bounds := image.Rect(0, 0, int(g.Width), int(g.Height))
+		if r.Empty() {
+			r = bounds
+		} else if !r.In(bounds) {
+			return werr.Invalid("region x=%d y=%d width=%d height=%d is not within the %dx%d screen",
+				r.Min.X, r.Min.Y, r.Dx(), r.Dy(), bounds.Dx(), bounds.Dy()).
+				WithHint("keep x, y >= 0, x+width <= %d and y+height <= %d", bounds.Dx(), bounds.Dy())
+		}
+		if s.bpp != 32 || (s.depth != 24 && s.depth != 32) || xproto.Setup(s.conn).ImageByteOrder != xproto.ImageOrderLSBFirst {
+			return werr.New(werr.Unsupported, "screen depth %d (%d bpp) is not supported; use 24-bit colour", s.depth, s.bpp)
+		}
+		if s.hasSHM {
+			img, err = s.shmCapture(r)
+			if err == nil || connBroken(err) {
+				return err
+			}
+			s.hasSHM = false // fall back for good: the server cannot share memory with us
+		}
+		img, err = s.plainCapture(r)
+		return err
+	})
+	if err != nil && !isWerr(err) {
+		err = werr.Wrap(err, werr.Unavailable, "cannot capture the screen of %s", s.display)
+	}
+	return img, err
+}
+
+func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {
+	need := r.Dx() * r.Dy() * 4
+	if s.seg == nil || len(s.seg.data) < need {
+		if s.seg != nil {
+			shm.Detach(s.conn, s.seg.seg)
+			unix.SysvShmDetach(s.seg.data)
+			s.seg = nil
+		}
+		// Size for the whole screen at once, so that the segment is made once.
+		g, err := xproto.GetGeometry(s.conn, xproto.Drawable(s.root)).Reply()
+		if err != nil {
+			return nil, xerr(err)
+		}
+		size := max(need, int(g.Width)*int(g.Height)*4)
+		id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)
+		if err != nil {
+			return nil, err
+		}
+		data, err := unix.SysvShmAttach(id, 0, 0)
+		// Mark for removal now: it disappears once both sides detach, even if we crash.
+		unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+		if err != nil {
+			return nil, err
+		}
+		seg, err := shm.NewSegId(s.conn)
+		if err != nil {
+			unix.SysvShmDetach(data)
+			return nil, brokenConn{err}
+		}
+		if err := shm.AttachChecked(s.conn, seg, uint32(id), false).Check(); err != nil {
+			unix.SysvShmDetach(data)
+			return nil, xerr(err)
+		}
+		s.seg = &segment{id: id, seg: seg, data: data}
+	}
+	_, err := shm.GetImage(s.conn, xproto.Drawable(s.root), int16(r.Min.X), int16(r.Min.Y),
+		uint16(r.Dx()), uint16(r.Dy()), 0xffffffff, xproto.ImageFormatZPixmap, s.seg.seg, 0).Reply()
+	if err != nil {
+		return nil, xerr(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	bgraToRGBA(img.Pix, s.seg.data[:need])
+	return img, nil
+}
+
+func (s *Screen) plainCapture(r image.Rectangle) (*image.RGBA, error) {
+	img := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	// One GetImage reply must fit in a 32-bit length; split into bands of rows
+	// anyway so that a huge screen never needs one giant reply.
+	rowBytes := r.Dx() * 4
+	band := max(1, (16<<20)/rowBytes)
+	for y := 0; y < r.Dy(); y += band {
+		h := min(band, r.Dy()-y)
+		rep, err := xproto.GetImage(s.conn, xproto.ImageFormatZPixmap, xproto.Drawable(s.root),
+			int16(r.Min.X), int16(r.Min.Y+y), uint16(r.Dx()), uint16(h), 0xffffffff).Reply()
+		if err != nil {
+			return nil, xerr(err)
+		}
+		if len(rep.Data) < rowBytes*h {
+			return nil, errors.New("short GetImage reply")
+		}
+		bgraToRGBA(img.Pix[y*rowBytes:(y+h)*rowBytes], rep.Data[:rowBytes*h])
+	}
+	return img, nil
+}
+
+// bgraToRGBA converts X's 32-bit little-endian BGRX pixels into RGBA with opaque
+// alpha, split across the CPUs for big images.
+func bgraToRGBA(dst, src []byte) {
+	n := len(src) / 4
+	workers := runtime.GOMAXPROCS(0)
+	if n < 1<<16 || workers < 2 {
+		convert(dst, src)
+		return
+	}
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for i := 0; i < n; i += chunk {
+		j := min(n, i+chunk)
+		wg.Add(1)
+		go func(i, j int) {
+			defer wg.Done()
+			convert(dst[4*i:4*j], src[4*i:4*j])
+		}(i, j)
+	}
+	wg.Wait()
+}
+
+func convert(dst, src []byte) {
+	dst = dst[:len(src)]
+	i := 0
+	// Two pixels at a time: swap bytes 0 and 2 of each, force alpha opaque.
+	for ; i+8 <= len(src); i += 8 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		v = v&0x0000ff000000ff00 | (v>>16)&0x000000ff000000ff | (v&0x000000ff000000ff)<<16 | 0xff000000ff000000
+		binary.LittleEndian.PutUint64(dst[i:], v)
+	}
+	for ; i+3 < len(src); i += 4 {
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i+2], src[i+1], src[i], 0xff
+	}
+}

@@ -1,0 +1,85 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// find_ui_element then click at its centre reaches the button; an Edit found by name
+// receives type_text; the tree has the app's roles at its own coordinates; OCR reads it.
+func TestAccessibilityAndOCRThroughCLIAndMCP(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	h := e2e.New(t)
+	p := e2e.StartProbeEnv(t, h.SessionEnv(), "--title", "A11y Probe")
+	var found struct {
+		Matches []struct {
+			Role, Name       string
+			CenterX, CenterY int
+		}
+	}
+	h.JSON(&found, "find-ui-element", "--role", "Button", "--name", "Submit")
+	if len(found.Matches) == 0 || found.Matches[0].Name != "Submit" {
+		t.Fatalf("find Submit: %+v", found)
+	}
+	m := found.Matches[0]
+	h.MustRun("click", fmt.Sprint(m.CenterX), fmt.Sprint(m.CenterY))
+	p.Wait("clicked", func(e e2e.Event) bool { return e["widget"] == "Submit" }, 5*time.Second)
+
+	cs := h.MCP()
+	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "TextBox", "name": "name"}), &found)
+	if len(found.Matches) == 0 || found.Matches[0].Role != "Edit" {
+		t.Fatalf("find Edit by alias: %+v", found)
+	}
+	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	e2e.Call(t, cs, "type_text", map[string]any{"text": "found by name"})
+	p.Wait("text", func(e e2e.Event) bool { return e["text"] == "found by name" }, 10*time.Second)
+
+	// The tree comes as the text outline; the structured content keeps only the counts.
+	var tree struct {
+		Count     int
+		Truncated bool
+	}
+	res := e2e.Call(t, cs, "get_accessibility_tree", map[string]any{"maxDepth": 5})
+	e2e.Structured(t, res, &tree)
+	if first, _, _ := strings.Cut(e2e.Text(res), "\n"); !strings.HasPrefix(first, `Window "A11y Probe"`) || tree.Count < 5 {
+		t.Fatalf("tree root %q count %d", first, tree.Count)
+	}
+	sx, sy := p.Widget("Submit")
+	if d := abs(sx-m.CenterX) + abs(sy-m.CenterY); d > 4 {
+		t.Errorf("Submit centre from a11y %d,%d, the app says %d,%d", m.CenterX, m.CenterY, sx, sy)
+	}
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "find_ui_element", nil)); code != "INVALID_ARGUMENT" {
+		t.Errorf("find with nothing: %q", code)
+	}
+
+	var ocr struct {
+		Boxes []struct {
+			Text string
+			X, Y int
+		}
+	}
+	res = e2e.Call(t, cs, "analyze_screen", nil)
+	e2e.Structured(t, res, &ocr)
+	if !strings.Contains(e2e.Text(res), "Submit") {
+		t.Fatalf("OCR did not read Submit: %q", e2e.Text(res))
+	}
+	for _, b := range ocr.Boxes {
+		if b.Text == "Submit" && (abs(b.X-sx) > 300 || abs(b.Y-sy) > 20) {
+			t.Errorf("OCR box of Submit at %d,%d, the button is at %d,%d", b.X, b.Y, sx, sy)
+		}
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

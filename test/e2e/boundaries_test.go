@@ -1,0 +1,424 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// The boundary tests attack the built binary over MCP the way a prompt-injected agent
+// would, and judge by effects: a canary file not written or read, a process not started,
+// a value not leaked, memory not allocated. Whatever error the defence picks is fine.
+
+type execOut struct {
+	Stdout, Stderr  string
+	ExitCode        int
+	Success         bool
+	TimedOut        bool
+	MemoryLimitHit  bool
+	ResourceLimits  bool `json:"resourceLimitsApplied"`
+	StdoutTruncated bool
+}
+
+// pyOver runs Python over MCP; a refusal comes back as ok=false.
+func pyOver(t *testing.T, cs *mcp.ClientSession, code, cwd string) (execOut, bool) {
+	t.Helper()
+	args := map[string]any{"code": code, "timeoutMs": 60000}
+	if cwd != "" {
+		args["cwd"] = cwd
+	}
+	res := e2e.Call(t, cs, "execute_python_code", args)
+	var out execOut
+	if res.IsError {
+		return out, false
+	}
+	e2e.Structured(t, res, &out)
+	return out, true
+}
+
+func unchanged(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || string(b) != e2e.Canary+"\n" {
+		t.Errorf("%s was changed or removed: %q %v", path, b, err)
+	}
+}
+
+// Attack class 1: launch_application as an unsandboxed exec.
+func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
+	testenv.Require(t, "xmessage")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	h.SetEnv("W365_API_KEY", e2e.Canary)
+	cs := h.MCP()
+	marker := filepath.Join(home, "PWNED")
+	link := filepath.Join(home, "innocent")
+	if err := os.Symlink("/usr/bin/python3", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		args []string
+	}{
+		{"/usr/bin/sh", []string{"-c", "touch " + marker}},
+		{"/bin/bash", []string{"-c", "touch " + marker}},
+		{"/usr/bin/python3", []string{"-c", "open('" + marker + "','w')"}},
+		{link, []string{"-c", "open('" + marker + "','w')"}},
+		{"/usr/bin/env", []string{"touch", marker}},
+		{"/usr/bin/xargs", []string{"-a", "/dev/null", "touch", marker}},
+		{"/usr/bin/perl", []string{"-e", "open F,'>" + marker + "'"}},
+		{"/usr/bin/xterm", []string{"-e", "touch " + marker}},
+		{"/usr/bin/timeout", []string{"5", "touch", marker}},
+	} {
+		res := e2e.Call(t, cs, "launch_application", map[string]any{"path": c.path, "args": c.args})
+		if !res.IsError {
+			t.Errorf("%s %v started: %s", c.path, c.args, e2e.Text(res))
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a launched interpreter ran code: the marker exists")
+	}
+	// An application starts, without the host's secrets in its environment, and belongs
+	// to the session: it ends with it.
+	s := e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil)
+	var sess struct{ SessionID string }
+	e2e.Structured(t, s, &sess)
+	var launched struct{ PID int }
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xmessage",
+		"args": []string{"-title", "boundary", "hi"}, "sessionId": sess.SessionID}), &launched)
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(launched.PID) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(env), e2e.Canary) || strings.Contains(string(env), "W365_") {
+		t.Errorf("the launched program's environment holds a W365_ variable or the API key")
+	}
+	if !strings.Contains(string(env), "DISPLAY=") {
+		t.Errorf("the launched program has no DISPLAY: %q", env)
+	}
+	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": sess.SessionID})
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(launched.PID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the launched program (pid %d) outlived its session", launched.PID)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
+
+// Attack class 2: sandboxed code reaching the host through its runtime directory.
+func TestBoundarySandboxCannotReachTheHost(t *testing.T) {
+	h := e2e.New(t)
+	h.FakeHome()
+	cs := h.MCP()
+	for _, cwd := range []string{h.RuntimeDir, filepath.Dir(h.RuntimeDir), filepath.Join(h.RuntimeDir, "sessions")} {
+		os.MkdirAll(cwd, 0o700)
+		if out, ok := pyOver(t, cs, "print('ran')", cwd); ok {
+			t.Errorf("cwd %s accepted: %+v", cwd, out)
+		}
+	}
+	sock := filepath.Join(h.RuntimeDir, "host.sock")
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("the host socket is missing: %v", err)
+	}
+	code := fmt.Sprintf(`import os, socket
+print('listing', os.listdir(%q) if os.path.isdir(%q) else 'absent')
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(%q)
+    print('CONNECTED')
+except OSError as e:
+    print('refused', e.errno)
+`, h.RuntimeDir, h.RuntimeDir, sock)
+	out, ok := pyOver(t, cs, code, "")
+	if !ok || strings.Contains(out.Stdout, "CONNECTED") || strings.Contains(out.Stdout, "host.sock") || !strings.Contains(out.Stdout, "refused") {
+		t.Errorf("the sandbox reached the host socket: %+v", out)
+	}
+}
+
+// Attack class 3: sandbox writes that persist into places that run later, outside it.
+func TestBoundarySandboxWritesDoNotPersistOutside(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cs := h.MCP()
+	for _, cwd := range []string{home, "~", filepath.Join(home, ".ssh"), "~/.config/autostart", filepath.Join(home, ".local/share/flatpak/exports/bin"),
+		filepath.Join(home, "project/.git"), filepath.Join(home, "project/.git/hooks"), "/usr/local/bin", "/etc", "/"} {
+		if out, ok := pyOver(t, cs, "open('x', 'w').write('x')", cwd); ok {
+			t.Errorf("cwd %s accepted: %+v", cwd, out)
+		}
+	}
+	// A project directory is writable; its repository's hooks and config are not, and
+	// nothing else of HOME is reachable.
+	code := fmt.Sprintf(`import os
+home = %q
+for p in ('.git/hooks/post-checkout', '.git/config', home + '/.ssh/authorized_keys', home + '/.bashrc',
+          home + '/.config/autostart/evil.desktop', home + '/.config/user-dirs.dirs'):
+    try:
+        with open(p, 'a') as f:
+            f.write('\n[core]\n\tfsmonitor = touch PWNED\n')
+        print('wrote', p)
+    except OSError as e:
+        print('refused', p, e.errno)
+open('work.txt', 'w').write('done')
+`, home)
+	out, ok := pyOver(t, cs, code, filepath.Join(home, "project"))
+	if !ok || !out.Success {
+		t.Fatalf("python in the project: %+v", out)
+	}
+	unchanged(t, filepath.Join(home, "project/.git/config"))
+	unchanged(t, filepath.Join(home, ".ssh/authorized_keys"))
+	for _, p := range []string{"project/.git/hooks/post-checkout", ".bashrc", ".config/autostart/evil.desktop", ".config/user-dirs.dirs"} {
+		if _, err := os.Stat(filepath.Join(home, p)); err == nil {
+			t.Errorf("%s was created on the host", p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "project/work.txt")); err != nil || string(b) != "done" {
+		t.Errorf("the project write is missing: %q %v", b, err)
+	}
+	// A repository the call makes keeps no hook or program-running config it planted.
+	plant := `import os, subprocess
+subprocess.run(['git', 'init', '-q', 'made'], check=True)
+open('made/.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch PWNED\n')
+os.chmod('made/.git/hooks/pre-commit', 0o755)
+open('made/.git/config', 'a').write('[core]\n\tfsmonitor = touch PWNED\n')
+`
+	if out, ok := pyOver(t, cs, plant, filepath.Join(home, "project")); !ok || !out.Success {
+		t.Fatalf("planting: %+v", out)
+	}
+	for _, p := range []string{"made/.git/hooks/pre-commit", "made/.git/config"} {
+		if b, err := os.ReadFile(filepath.Join(home, "project", p)); err == nil {
+			t.Errorf("%s survived the call: %q", p, b)
+		}
+	}
+	// The shell tool too: git config cannot be widened and a wildcard cannot turn a file
+	// named -rf into an option.
+	os.WriteFile(filepath.Join(home, "project", "-rf"), nil, 0o644)
+	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "rm *", "cwd": "~/project"})
+	if res.IsError {
+		t.Fatalf("rm *: %s", e2e.Text(res))
+	}
+	if _, err := os.Stat(filepath.Join(home, "project/.git/config")); err != nil {
+		t.Errorf("rm * reached .git: %v", err)
+	}
+}
+
+// Attack class 4: the sandbox reading secrets.
+func TestBoundarySandboxReadsNoSecrets(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cs := h.MCP()
+	code := fmt.Sprintf(`import os
+home = %q
+for p in ('.ssh/id_ed25519', '.bash_history', '.claude/credentials.json', 'notes.txt', 'project/.git/config'):
+    try:
+        print(p, open(os.path.join(home, p)).read())
+    except OSError as e:
+        print(p, 'error', e.errno)
+for p in ('/etc/shadow', '/etc/gshadow', '/root'):
+    try:
+        print(p, open(p).read() if os.path.isfile(p) else os.listdir(p))
+    except OSError as e:
+        print(p, 'error', e.errno)
+try:
+    print('home', os.listdir(home))
+except OSError as e:
+    print('home error', e.errno)
+`, home)
+	out, ok := pyOver(t, cs, code, "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	if strings.Contains(out.Stdout, e2e.Canary) || strings.Contains(out.Stdout, "root:") || strings.Contains(out.Stdout, "id_ed25519',") {
+		t.Errorf("the sandbox read a secret:\n%s", out.Stdout)
+	}
+	for _, cmd := range []string{"type ~/.ssh/id_ed25519", "cat ~/.bash_history", "cat /etc/shadow", "grep -r " + e2e.Canary + " ~/project"} {
+		res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": cmd})
+		if strings.Contains(e2e.Text(res), e2e.Canary) || strings.Contains(e2e.Text(res), "root:") {
+			t.Errorf("%q read a secret: %s", cmd, e2e.Text(res))
+		}
+	}
+}
+
+// Attack class 5: memory limited per process only.
+func TestBoundaryMemoryLimitHoldsForTheWholeCall(t *testing.T) {
+	h := e2e.New(t)
+	h.FakeHome()
+	cs := h.MCP()
+	// Six children of 300 MB each, all holding it for 3 s: 1.8 GB together against a
+	// 512 MB limit. A child that exits 0 held its 300 MB through the others' allocations.
+	code := `import subprocess, sys
+child = "b = bytearray(300 * 1024 * 1024)\nfor i in range(0, len(b), 4096): b[i] = 1\nimport time; time.sleep(3)"
+ps = [subprocess.Popen([sys.executable, '-c', child]) for _ in range(6)]
+print('survivors', sum(p.wait() == 0 for p in ps))
+`
+	out, _ := pyOver(t, cs, code, "")
+	n := -1
+	if i := strings.Index(out.Stdout, "survivors"); i >= 0 {
+		fmt.Sscanf(out.Stdout[i+len("survivors"):], "%d", &n)
+	}
+	if n > 1 || !out.MemoryLimitHit {
+		t.Errorf("%d children held 300 MB each at once under a 512 MB limit: %+v", n, out)
+	}
+	// A script run through execute_shell_command touching 2 GB is stopped.
+	script := "b = bytearray(2 * 1024 * 1024 * 1024)\nfor i in range(0, len(b), 4096): b[i] = 1\nprint('touched 2 GB')\n"
+	if out, ok := pyOver(t, cs, fmt.Sprintf("open('big.py', 'w').write(%q)", script), ""); !ok || !out.Success {
+		t.Fatalf("writing the script: %+v", out)
+	}
+	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "python3 big.py", "timeoutMs": 60000})
+	var sh execOut
+	e2e.Structured(t, res, &sh)
+	if sh.Success || strings.Contains(sh.Stdout, "touched 2 GB") || !sh.MemoryLimitHit {
+		t.Errorf("2 GB through execute_shell_command: %+v", sh)
+	}
+}
+
+// Attack class 7: a policy that fails open.
+func TestBoundaryPolicyFailsClosed(t *testing.T) {
+	h := e2e.New(t)
+	h.FakeHome()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	typo := write("typo.json", `{"toolAllowList": ["take_screenshot"]}`)
+	if r := h.Run("--policy", typo, "get-screen-size"); r.Code == 0 || !strings.Contains(r.Stderr, "toolAllowList") {
+		t.Errorf("a misspelt key was accepted: %+v", r)
+	}
+	strict := write("strict.json", `{"toolAllowlist": ["get_screen_size", "execute_python_code", "get_session_details", "launch_application"], "toolDenylist": ["launch_application"]}`)
+	// A host with the default policy runs; a client given another policy never gets it.
+	h.MustRun("get-screen-size")
+	hostPID := h.HostPID()
+	if r := h.Run("--policy", strict, "get-screen-size"); r.Code != 4 || !strings.Contains(r.Stderr, "policy") {
+		t.Errorf("CLI with another policy than the host's: exit %d %s", r.Code, r.Stderr)
+	}
+	cs := h.MCP("--policy", strict)
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"execute_python_code", "get_screen_size", "mcp_W365ComputerUse_GetSessionDetails"}; !slices.Equal(names, want) {
+		t.Errorf("tools under the strict policy: %v, want %v", names, want)
+	}
+	e2e.Call(t, cs, "get_screen_size", nil)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch_application", Arguments: map[string]any{"path": "/usr/bin/xmessage"}})
+	if err == nil && !res.IsError {
+		t.Errorf("launch_application ran under a policy that denies it")
+	}
+	var details struct {
+		Policy struct {
+			Digest, Source string
+			Changed        []string
+		}
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": "default"}), &details)
+	if details.Policy.Source != strict || len(details.Policy.Changed) != 2 {
+		t.Errorf("session details policy: %+v", details.Policy)
+	}
+	if h.HostPID() != hostPID {
+		t.Errorf("the running host was replaced")
+	}
+	var hostDetails struct{ Policy struct{ Source string } }
+	h.JSON(&hostDetails, "session", "details", "default")
+	if hostDetails.Policy.Source != "defaults" {
+		t.Errorf("the host's own policy: %+v", hostDetails.Policy)
+	}
+	b, _ := json.Marshal(details)
+	t.Logf("strict client's session details: %s", b)
+}
+
+// Attack class 12 (the policy check): a command line at the size cap built to be slow
+// gets its answer, and the session answers the next call.
+func TestBoundaryPolicyCheckIsBounded(t *testing.T) {
+	h := e2e.New(t)
+	h.FakeHome()
+	cs := h.MCP()
+	for _, unit := range []string{"{a,", "{", "{..", "* ", "'a'"} {
+		cmd := "git " + strings.Repeat(unit, (32*1024-4)/len(unit))
+		res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": cmd})
+		if !res.IsError && unit != "* " && unit != "'a'" {
+			t.Errorf("%q x %d accepted", unit, len(cmd)/len(unit))
+		}
+	}
+	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "git " + strings.Repeat("{a,", 20000)})
+	if e2e.ErrorCode(res) != "INVALID_ARGUMENT" {
+		t.Errorf("a command over the cap: %s", e2e.Text(res))
+	}
+	var out execOut
+	e2e.Structured(t, e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "git --version"}), &out)
+	if !out.Success {
+		t.Errorf("the next call: %+v", out)
+	}
+}
+
+// Everyday commands keep working in a project under a HOME the sandbox otherwise hides.
+func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	os.MkdirAll(filepath.Join(home, "project", "src"), 0o755)
+	for _, f := range []string{"src/a.py", "src/b.py", "src/c.txt"} {
+		os.WriteFile(filepath.Join(home, "project", f), []byte("line one\nline two\n"), 0o644)
+	}
+	cs := h.MCP()
+	for cmd, want := range map[string]string{
+		"ls src/*.py":                   "src/a.py\nsrc/b.py\n",
+		"ls ~/project/src":              "a.py\nb.py\nc.txt\n",
+		"wc -l src/a.py":                "2 src/a.py\n",
+		"head -n 1 src/c.txt":           "line one\n",
+		"tail -n 1 src/c.txt":           "line two\n",
+		"find src -name *.txt":          "src/c.txt\n",
+		`find src -name "*.py" -type f`: "src/a.py\nsrc/b.py\n",
+	} {
+		var out execOut
+		res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": cmd, "cwd": "~/project"})
+		if res.IsError {
+			t.Errorf("%q: %s", cmd, e2e.Text(res))
+			continue
+		}
+		e2e.Structured(t, res, &out)
+		got := out.Stdout
+		if strings.HasPrefix(cmd, "find") {
+			lines := strings.Split(strings.TrimSpace(got), "\n")
+			slices.Sort(lines)
+			got = strings.Join(lines, "\n") + "\n"
+		}
+		if got != want || !out.Success {
+			t.Errorf("%q: %q (%+v), want %q", cmd, got, out, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "project", "src", "a.py")); err != nil {
+		t.Errorf("the project changed: %v", err)
+	}
+}

@@ -1,0 +1,257 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// fakeHome makes a HOME holding canary files and Documents/Downloads, and points
+// the harness's hosts at it.
+func fakeHome(t *testing.T, h *e2e.Harness) string {
+	t.Helper()
+	home := t.TempDir()
+	for _, d := range []string{"Documents", "Downloads", ".ssh"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".bashrc", ".ssh/authorized_keys"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte("canary "+f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := h.Env[:0]
+	for _, kv := range h.Env {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	h.Env = append(env, "HOME="+home)
+	return home
+}
+
+func mustCanary(t *testing.T, home, f string) {
+	t.Helper()
+	if b, err := os.ReadFile(filepath.Join(home, f)); err != nil || string(b) != "canary "+f {
+		t.Fatalf("canary %s was touched: %q, %v", f, b, err)
+	}
+}
+
+// browserProcs are the pids whose command line names a profile in dir.
+func browserProcs(t *testing.T, dir string) (pids []int, profile string) {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 || r == ' ' }) {
+			if v, ok := strings.CutPrefix(a, "--user-data-dir="); ok && strings.HasPrefix(v, dir+string(filepath.Separator)) {
+				pids = append(pids, pid)
+				profile = v
+			}
+		}
+	}
+	return pids, profile
+}
+
+// listeningInodes are the socket inodes of TCP sockets in LISTEN state.
+func listeningInodes(t *testing.T) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fs := strings.Fields(line)
+			if len(fs) > 9 && fs[3] == "0A" {
+				out[fs[9]] = true
+			}
+		}
+	}
+	return out
+}
+
+// Attack classes 6 and 11 of the boundary issue, by their effects: the browser's
+// Cookies file cannot be put into a page's file input, no local process can reach
+// the browser's DevTools, and browser_pdf_save cannot overwrite ~/.bashrc or write
+// anywhere but the output directory, Downloads and Documents.
+func TestBrowserSecretsAndFilesStayInside(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	home := fakeHome(t, h)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Structured(t, e2e.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+
+	// The profile lives in the private runtime directory.
+	pids, profile := browserProcs(t, h.RuntimeDir)
+	if len(pids) == 0 {
+		t.Fatalf("no browser process with a profile under the runtime directory %s", h.RuntimeDir)
+	}
+	// No DevTools port: no flag, no port file, no listening TCP socket in any browser process.
+	listen := listeningInodes(t)
+	for _, pid := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(b), "remote-debugging-port") {
+			t.Fatalf("browser %d has a DevTools port: %q", pid, b)
+		}
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, fd := range fds {
+			l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+			if in, ok := strings.CutPrefix(l, "socket:["); ok && listen[strings.TrimSuffix(in, "]")] {
+				t.Fatalf("browser process %d listens on a TCP socket (%s)", pid, l)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(profile, "DevToolsActivePort")); err == nil {
+		t.Fatal("the profile has a DevToolsActivePort file")
+	}
+
+	// Cookies are listed without their value or its size.
+	res := e2e.Call(t, cs, "browser_get_cookies", map[string]any{})
+	raw, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || strings.Contains(string(raw), "s3cr3t") || strings.Contains(string(raw), `"size"`) || !strings.Contains(string(raw), `"sid"`) {
+		t.Fatalf("cookies: %s", raw)
+	}
+
+	// The profile's files cannot go into a file input.
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	up := snapRef(t, snapText, "Upload")
+	for _, f := range []string{filepath.Join(profile, "Default", "Cookies"), filepath.Join(profile, "Local State"), filepath.Join(h.RuntimeDir, "host.sock")} {
+		res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{f}})
+		if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" {
+			t.Fatalf("upload of %s: %s %s", f, code, e2e.Text(res))
+		}
+	}
+	if got := evalValue(t, cs, "JSON.stringify(window.__log.filter(s => s.startsWith('file:')))"); got != "[]" {
+		t.Fatalf("the page received files: %s", got)
+	}
+
+	// PDFs: never over a dot-file or outside the roots; relative names land in the output directory.
+	for _, p := range []string{"~/.bashrc", filepath.Join(home, ".bashrc"), filepath.Join(home, ".ssh", "authorized_keys"),
+		"../../.bashrc", filepath.Join(home, "page.pdf"), filepath.Join(profile, "x.pdf"), "/etc/w365.pdf", "~/Documents/.hidden.pdf"} {
+		res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": p, "overwrite": true})
+		if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" && code != "NOT_FOUND" {
+			t.Fatalf("pdf to %s: %q %s", p, code, e2e.Text(res))
+		}
+	}
+	mustCanary(t, home, ".bashrc")
+	mustCanary(t, home, ".ssh/authorized_keys")
+	if _, err := os.Stat(filepath.Join(home, "page.pdf")); err == nil {
+		t.Fatal("a PDF was written in HOME itself")
+	}
+	var pdf struct {
+		Path string `json:"path"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "~/Documents/page.pdf"}), &pdf)
+	if pdf.Path != filepath.Join(home, "Documents", "page.pdf") {
+		t.Fatalf("pdf path %s", pdf.Path)
+	}
+	if res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "~/Documents/page.pdf"}); e2e.ErrorCode(res) != "INVALID_ARGUMENT" {
+		t.Fatalf("a second save over an existing file: %s", e2e.Text(res))
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "rel.pdf"}), &pdf)
+	if wd, _ := os.Getwd(); filepath.Base(pdf.Path) != "rel.pdf" || strings.HasPrefix(pdf.Path, wd) || strings.HasPrefix(pdf.Path, home+"/") {
+		t.Fatalf("a relative PDF went to %s", pdf.Path)
+	}
+	if b, err := os.ReadFile(pdf.Path); err != nil || !strings.HasPrefix(string(b), "%PDF") {
+		t.Fatalf("relative pdf: %v", err)
+	}
+}
+
+func evalValue(t *testing.T, cs *mcp.ClientSession, expr string) string {
+	t.Helper()
+	var ev struct {
+		Value string `json:"value"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": expr}), &ev)
+	return ev.Value
+}
+
+// callWithin calls a tool and fails the test when no answer comes within d.
+func callWithin(t *testing.T, cs *mcp.ClientSession, d time.Duration, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s did not answer within %s: %v", name, d, err)
+	}
+	return res
+}
+
+// The browser_get_title hang reported by the peer suite: tab 0 is a Chrome error
+// page reached while its page's timer opened an alert, tab 1 the error page of a
+// browser_new_tab that failed. Every call answers.
+func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	same, _ := snapPages(t)
+	slow, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	go func() {
+		for {
+			c, err := slow.Accept()
+			if err != nil {
+				return
+			}
+			go func() { time.Sleep(2 * time.Second); c.Close() }()
+		}
+	}()
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	refused := "http://" + l.Addr().String() + "/"
+	l.Close()
+	cs := h.MCP()
+	callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": same + "/timer-alert.html"})
+	callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": "http://" + slow.Addr().String() + "/"})
+	if res := callWithin(t, cs, 60*time.Second, "browser_new_tab", map[string]any{"url": refused}); !res.IsError {
+		t.Fatalf("new tab to a refused port: %s", e2e.Text(res))
+	}
+	time.Sleep(time.Second)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"browser_get_title", nil}, {"browser_get_url", nil}, {"browser_list_tabs", nil}, {"browser_get_text", nil},
+		{"browser_snapshot", nil}, {"browser_switch_tab", map[string]any{"tabIndex": 0}}, {"browser_get_title", nil},
+		{"browser_snapshot", nil}, {"browser_eval_js", map[string]any{"expression": "1+1"}},
+		{"browser_handle_dialog", map[string]any{"action": "accept"}}, {"browser_get_title", nil},
+		{"browser_eval_js", map[string]any{"expression": "'ok'"}},
+	} {
+		if c.args == nil {
+			c.args = map[string]any{}
+		}
+		res := callWithin(t, cs, 45*time.Second, c.name, c.args)
+		t.Logf("%s: error=%v %.120s", c.name, res.IsError, e2e.Text(res))
+	}
+	if got := evalValue(t, cs, "'still answering'"); got != "still answering" {
+		t.Fatalf("eval after the dialog: %q", got)
+	}
+}

@@ -1,0 +1,210 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// TestOfficialMCPClients runs the clients most people's agents build on, the official
+// TypeScript SDK client and MCP Inspector's CLI, pinned in testdata/mcpclients, against
+// the built binary over stdio and streamable HTTP (testdata/mcpclients/suite.mjs says
+// what each mode checks).
+func TestOfficialMCPClients(t *testing.T) {
+	dir := mcpClients(t)
+	node := filepath.Join(dir, "node_modules", ".bin", "node")
+	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
+	t.Cleanup(pages.Close)
+
+	t.Run("InspectorStrict", func(t *testing.T) {
+		h := e2e.New(t)
+		cmd := exec.Command(node, filepath.Join(dir, "node_modules", ".bin", "mcp-inspector"), "--cli",
+			"-e", "W365_RUNTIME_DIR="+h.RuntimeDir, "--method", "tools/list", "--strict", h.Bin, "serve", "--mcp")
+		cmd.Env = append(h.Env, "HOME="+t.TempDir())
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var findings []string
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "Error:") || strings.HasPrefix(l, "Warning:") || strings.Contains(l, "schema_unportable") {
+				findings = append(findings, l)
+			}
+		}
+		if err != nil || len(findings) > 0 {
+			t.Fatalf("inspector --strict: %v, findings %q\n%s", err, findings, stderr.String())
+		}
+		var list struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &list); err != nil || len(list.Tools) == 0 {
+			t.Fatalf("inspector tools/list output: %v\n%.500s", err, stdout.String())
+		}
+	})
+
+	t.Run("SDKOverStdio", func(t *testing.T) {
+		h := e2e.New(t)
+		serverEnv := map[string]string{}
+		for _, kv := range h.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			serverEnv[k] = v
+		}
+		b, _ := json.Marshal(serverEnv)
+		runSuite(t, node, dir, "stdio", append(h.Env, "W365_BIN="+h.Bin, "W365_SERVER_ENV="+string(b), "W365_PAGE_URL="+pages.URL))
+	})
+
+	t.Run("SDKOverHTTP", func(t *testing.T) {
+		h := e2e.New(t)
+		addr := freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
+		srv.Env, srv.Stderr = h.Env, os.Stderr
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cancel(); srv.Wait() })
+		waitListening(t, addr)
+		runSuite(t, node, dir, "http", append(h.Env, "W365_BIN="+h.Bin, "W365_HTTP_URL=http://"+addr+"/", "W365_PAGE_URL="+pages.URL))
+	})
+
+	// The SDK's default environment has no XDG_RUNTIME_DIR: serve --mcp must find the
+	// host in /run/user/UID. A private mount namespace gives this test its own /run/user.
+	t.Run("SDKWithDefaultEnvironmentFindsTheCLIHost", func(t *testing.T) {
+		testenv.Require(t, "unshare", "Xvfb", "openbox", "dbus-daemon")
+		if os.Getuid() != 0 {
+			testenv.Missing(t, "root (for a private mount namespace)")
+		}
+		bin := e2e.Binary(t)
+		runUser := t.TempDir()
+		if err := os.Mkdir(filepath.Join(runUser, fmt.Sprint(os.Getuid())), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		// The suite stops the host it made; should it fail first, the pid file is here too
+		// (the bind mount's source), outside the namespace.
+		t.Cleanup(func() {
+			b, err := os.ReadFile(filepath.Join(runUser, fmt.Sprint(os.Getuid()), "w365", "host.pid"))
+			var pid int
+			if _, scanErr := fmt.Sscan(string(b), &pid); err == nil && scanErr == nil && pid > 0 {
+				if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == bin {
+					syscall.Kill(pid, syscall.SIGTERM)
+				}
+			}
+		})
+		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "USER=root", "LOGNAME=root", "SHELL=/bin/sh",
+			"TERM=dumb", "W365_BIN=" + bin}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+			`mount --bind "$0" /run/user && exec "$@"`, runUser, node, filepath.Join(dir, "suite.mjs"), "defaultenv")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("defaultenv suite: %v\n%s", err, out)
+		}
+		t.Logf("%s", out)
+	})
+}
+
+func runSuite(t *testing.T, node, dir, mode string, env []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "suite.mjs"), mode)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s suite: %v\n%s", mode, err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// mcpClients installs testdata/mcpclients (npm ci of its lock, once per lock, into the
+// user's cache) and returns that directory with suite.mjs copied in.
+func mcpClients(t *testing.T) string {
+	t.Helper()
+	testenv.Require(t, "npm")
+	src := filepath.Join(testenv.Root(), "testdata", "mcpclients")
+	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(lock)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(cache, "w365-test", "mcpclients-"+hex.EncodeToString(sum[:6]))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "node")); err != nil {
+		// Install beside the final place, then rename: parallel test processes never
+		// see a half-installed tree.
+		os.MkdirAll(filepath.Dir(dir), 0o755)
+		tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			b, _ := os.ReadFile(filepath.Join(src, f))
+			os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+		}
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+		cmd.Dir = tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", tmp, err, out)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			if _, statErr := os.Stat(dir); statErr != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	suite, err := os.ReadFile(filepath.Join(src, "suite.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old, _ := os.ReadFile(filepath.Join(dir, "suite.mjs")); !bytes.Equal(old, suite) {
+		tmp := filepath.Join(dir, fmt.Sprintf(".suite-%d.mjs", os.Getpid()))
+		os.WriteFile(tmp, suite, 0o644)
+		if err := os.Rename(tmp, filepath.Join(dir, "suite.mjs")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitListening(t *testing.T, addr string) {
+	for i := 0; i < 600; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("serve --http did not listen on %s", addr)
+}

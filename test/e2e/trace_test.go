@@ -1,0 +1,250 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// An agent's session over MCP is traced from the CLI: every call with its duration,
+// the password redacted, thumbnails after the calls that changed something, and
+// `trace show` renders an HTML report with them that Chromium displays.
+func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	ps := newPageServer(t)
+	state := t.TempDir()
+	h.Env = append(h.Env, "XDG_STATE_HOME="+state)
+	h.MustRun("get-screen-size") // the background host the agent's serve --mcp relays to
+	out := h.MustRun("trace", "start", "--screenshots")
+	if !strings.Contains(out, filepath.Join(state, "w365", "sessions", "default")) {
+		t.Fatalf("trace start: %q (not in the session's output directory)", out)
+	}
+	cs := h.MCP()
+	const password = "hunter2-Sekret"
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}},
+		{"browser_click", map[string]any{"selector": "#user"}},
+		{"browser_type", map[string]any{"selector": "#user", "text": "alice"}},
+		{"browser_type", map[string]any{"selector": "#pw", "text": password}},
+		{"browser_click", map[string]any{"selector": "#go"}},
+		{"browser_screenshot", nil},
+	}
+	for _, c := range calls {
+		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
+			t.Fatalf("%s: %v", c.tool, e2e.Text(res))
+		}
+	}
+	file := strings.TrimSpace(h.MustRun("trace", "stop"))
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(password)) {
+		t.Errorf("the password is in the trace:\n%s", raw)
+	}
+	type rec struct {
+		Tool, Frontend, Principal, Screenshot string
+		DurationMs                            int64
+		Args                                  map[string]any
+		ReadOnly                              bool
+		Time                                  time.Time
+	}
+	var recs []rec
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for n := 0; sc.Scan(); n++ {
+		if n == 0 {
+			continue // the header
+		}
+		var r rec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) != len(calls) {
+		t.Fatalf("%d records for %d calls:\n%s", len(recs), len(calls), raw)
+	}
+	var total int64
+	for i, r := range recs {
+		if r.Tool != calls[i].tool || r.Frontend != "e2e" || r.Principal != "local" || r.Time.IsZero() {
+			t.Errorf("record %d: %+v, want %s from the e2e client", i, r, calls[i].tool)
+		}
+		total += r.DurationMs
+		if !r.ReadOnly && r.Screenshot == "" {
+			t.Errorf("record %d (%s) changed the page but has no screenshot", i, r.Tool)
+		}
+		if r.ReadOnly && r.Screenshot != "" {
+			t.Errorf("record %d (%s) changed nothing but has a screenshot", i, r.Tool)
+		}
+	}
+	if recs[0].DurationMs <= 0 || total <= 0 {
+		t.Errorf("durations not recorded: navigate %d ms, total %d ms", recs[0].DurationMs, total)
+	}
+	if recs[2].Args["text"] != "alice" {
+		t.Errorf("text typed into a plain field: %v (only password fields are redacted)", recs[2].Args)
+	}
+	if recs[3].Args["text"] != "[REDACTED]" || recs[3].Args["selector"] != "#pw" {
+		t.Errorf("password field typing recorded as %v", recs[3].Args)
+	}
+
+	report := filepath.Join(t.TempDir(), "report.html")
+	if out := strings.TrimSpace(h.MustRun("trace", "show", file, "-o", report)); out != report {
+		t.Errorf("trace show printed %q", out)
+	}
+	html, _ := os.ReadFile(report)
+	if n := bytes.Count(html, []byte(`<img class="thumb"`)); n != 5 {
+		t.Errorf("report has %d thumbnails, want 5", n)
+	}
+	if bytes.Contains(html, []byte(password)) || bytes.Contains(html, []byte("src=\"http")) || bytes.Contains(html, []byte("src=\"file")) {
+		t.Error("the report leaks the password or is not self-contained")
+	}
+	// Move the trace's files away: the report must not need them.
+	os.RemoveAll(filepath.Dir(file))
+
+	// Chromium renders the report; the thumbnails show the page's magenta banner.
+	shot := filepath.Join(t.TempDir(), "report.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromiumPath(t), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), "--window-size=1000,1400", "--screenshot="+shot, "file://"+report)
+	cmd.Env = h.Env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	magenta := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 200 && g>>8 < 60 && bl>>8 > 120 && bl>>8 < 220 {
+				magenta++
+			}
+		}
+	}
+	t.Logf("the rendered report shows %d magenta pixels", magenta)
+	// Five 240-pixel-wide thumbnails, each with a banner band; the report itself has no magenta.
+	if magenta < 5*240*20 {
+		t.Errorf("the rendered report shows %d magenta pixels: thumbnails missing", magenta)
+	}
+}
+
+var chromiumOnce = sync.OnceValue(func() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+})
+
+func chromiumPath(t *testing.T) string {
+	p := chromiumOnce()
+	if p == "" {
+		testenv.Missing(t, "chromium")
+	}
+	return p
+}
+
+// While an MCP client makes three calls, `w365 watch` prints a start and an end line
+// for each, in order.
+func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("get-screen-size")
+	cmd := exec.Command(h.Bin, "watch")
+	cmd.Env = h.Env
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(ready, "watching session default") {
+		t.Fatalf("watch did not start: %q %v", ready, err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	cs := h.MCP()
+	tools := []string{"get_screen_size", "move_mouse", "get_cursor_position"}
+	args := []map[string]any{nil, {"x": 50, "y": 60}, nil}
+	for i, tl := range tools {
+		e2e.Call(t, cs, tl, args[i])
+	}
+	var got []string
+	deadline := time.After(30 * time.Second)
+	for len(got) < 2*len(tools) {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("watch ended; printed:\n%s", strings.Join(got, "\n"))
+			}
+			got = append(got, l)
+		case <-deadline:
+			t.Fatalf("watch printed only:\n%s", strings.Join(got, "\n"))
+		}
+	}
+	for i, tl := range tools {
+		start, end := strings.Fields(got[2*i]), strings.Fields(got[2*i+1])
+		if len(start) < 4 || start[1] != "start" || start[3] != tl || !strings.HasSuffix(got[2*i], "(e2e, local)") {
+			t.Errorf("line %d %q: want the start of %s by the e2e client", 2*i, got[2*i], tl)
+		}
+		if len(end) < 6 || end[1] != "end" || end[3] != tl || end[2] != start[2] || !strings.HasSuffix(end[4], "ms") || !strings.HasPrefix(end[5], "ok") {
+			t.Errorf("line %d %q: want the end of %s", 2*i+1, got[2*i+1], tl)
+		}
+	}
+	if !strings.Contains(got[2], "x=50 y=60") {
+		t.Errorf("arguments missing from %q", got[2])
+	}
+}
+
+// serve --trace DIR traces every session of that host from its first call.
+func TestServeTraceRecordsEverySession(t *testing.T) {
+	h := e2e.New(t)
+	dir := t.TempDir()
+	cs := h.MCP("--trace", dir)
+	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 20, "y": 30})
+	e2e.Call(t, cs, "get_cursor_position", map[string]any{"sessionId": "default"})
+	files, _ := filepath.Glob(filepath.Join(dir, "trace-default-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("trace files in %s: %v", dir, files)
+	}
+	raw, _ := os.ReadFile(files[0])
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], `"tool":"move_mouse"`) || !strings.Contains(lines[2], `"tool":"get_cursor_position"`) {
+		t.Errorf("trace:\n%s", raw)
+	}
+}
