@@ -41,7 +41,7 @@ type app struct {
 
 func startApp(t *testing.T, d *display.Desktop, args ...string) *app {
 	t.Helper()
-	script, err := filepath.Abs("../../testdata/apps/win_app.py")
+	script, err := filepath.Abs(filepath.Join(testenv.Root(), "testdata", "apps", "win_app.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
