@@ -149,7 +149,7 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 	reason := "not found"
 	for {
 		var st elemState
-		d, err := o.await(func(ctx context.Context) error {
+		err := o.do(func(ctx context.Context) error {
 			var err error
 			obj, err = o.resolve(ctx, e)
 			if err != nil || obj == "" {
@@ -157,9 +157,6 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 			}
 			return callOn(ctx, o.t, obj, stateJS, &st, true, n&needStable != 0)
 		})
-		if d != nil {
-			return "", st, dialogPendingError(d)
-		}
 		if err != nil {
 			return "", st, err
 		}
@@ -205,14 +202,11 @@ func (o *op) present(e Element) (runtime.RemoteObjectID, error) {
 	deadline := time.Now().Add(time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond)
 	for {
 		var obj runtime.RemoteObjectID
-		d, err := o.await(func(ctx context.Context) error {
+		err := o.do(func(ctx context.Context) error {
 			var err error
 			obj, err = o.resolve(ctx, e)
 			return err
 		})
-		if d != nil {
-			return "", dialogPendingError(d)
-		}
 		if err != nil || obj != "" {
 			return obj, err
 		}
@@ -850,7 +844,7 @@ func (b *Browser) QueryText(ctx context.Context, e Element) (*TextResult, error)
 		Bytes int    `json:"bytes"`
 	}
 	limit := o.b.pol.PageTextBytes
-	d, err := o.await(func(ctx context.Context) error {
+	err = o.do(func(ctx context.Context) error {
 		obj, err := o.resolve(ctx, e)
 		if err != nil {
 			return err
@@ -860,9 +854,6 @@ func (b *Browser) QueryText(ctx context.Context, e Element) (*TextResult, error)
 		}
 		return callOn(ctx, o.t, obj, fmt.Sprintf(`function() { const s = this.textContent || ''; return {text: s.length > %d ? s.slice(0, %d) : s, bytes: new TextEncoder().encode(s).length}; }`, limit, limit), &r)
 	})
-	if d != nil {
-		return nil, dialogPendingError(d)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -924,7 +915,7 @@ func (b *Browser) WaitFor(ctx context.Context, w WaitOptions) (*WaitResult, erro
 	timeout := time.Duration(w.TimeoutMs) * time.Millisecond
 	for {
 		var ok bool
-		d, err := o.await(func(ctx context.Context) error {
+		err := o.do(func(ctx context.Context) error {
 			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
 			obj, err := evalRaw(cctx, o.t, expr, true)
@@ -939,9 +930,6 @@ func (b *Browser) WaitFor(ctx context.Context, w WaitOptions) (*WaitResult, erro
 			}
 			return decodeValue(obj, &ok)
 		})
-		if d != nil {
-			return nil, dialogPendingError(d)
-		}
 		if err != nil {
 			return nil, err
 		}

@@ -77,14 +77,11 @@ func (o *op) screenshot(so ScreenshotOptions) ([]byte, error) {
 		}
 	}
 	var data []byte
-	d, err := o.await(func(ctx context.Context) error {
+	err := o.do(func(ctx context.Context) error {
 		r, err := cdp.Call(ctx, o.t.t, page.CaptureScreenshot, p)
 		data = r.Data
 		return err
 	})
-	if d != nil {
-		return nil, dialogPendingError(d)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -187,14 +184,11 @@ func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PD
 	}
 	defer o.end()
 	var data []byte
-	d, err := o.await(func(ctx context.Context) error {
+	err = o.do(func(ctx context.Context) error {
 		r, err := cdp.Call(ctx, o.t.t, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true)})
 		data = r.Data
 		return err
 	})
-	if d != nil {
-		return nil, dialogPendingError(d)
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -215,6 +215,16 @@ func (o *op) await(f func(ctx context.Context) error) (*Dialog, error) {
 	return o.b.await(o.ctx, o.inst, o.t, f)
 }
 
+// do runs f like await and turns a dialog that opened meanwhile into DIALOG_PENDING: for
+// operations whose result has no place for the dialog.
+func (o *op) do(f func(ctx context.Context) error) error {
+	d, err := o.await(f)
+	if d != nil {
+		return dialogPendingError(d)
+	}
+	return err
+}
+
 // jsError turns exception details into an INVALID_ARGUMENT error.
 func jsError(d *runtime.ExceptionDetails) *werr.Error {
 	text := d.Text
@@ -244,7 +254,7 @@ func evalRaw(ctx context.Context, t *tab, expr string, byValue bool) (*runtime.R
 // opens meanwhile gives DIALOG_PENDING.
 func (o *op) evalValue(expr string, out any) error {
 	var obj *runtime.RemoteObject
-	d, err := o.await(func(ctx context.Context) error {
+	err := o.do(func(ctx context.Context) error {
 		var err error
 		for try := 0; ; try++ {
 			obj, err = evalRaw(ctx, o.t, expr, true)
@@ -255,9 +265,6 @@ func (o *op) evalValue(expr string, out any) error {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
-	if d != nil {
-		return dialogPendingError(d)
-	}
 	if err != nil {
 		return err
 	}
@@ -964,10 +971,7 @@ func (b *Browser) Run(ctx context.Context, f func(ctx context.Context, t *chrome
 		return err
 	}
 	defer o.end()
-	d, err := o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
-	if d != nil {
-		return dialogPendingError(d)
-	}
+	err = o.do(func(ctx context.Context) error { return f(ctx, o.t.t) })
 	return err
 }
 

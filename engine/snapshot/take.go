@@ -345,16 +345,9 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		return nil, werr.Invalid("maxChars must be at least 200")
 	}
 	var res *Result
-	err := r.Run(ctx, func(ctx context.Context, t *chromedp.Target) error {
-		c, err := newConn(ctx, t)
-		if err != nil {
-			return err
-		}
-		defer c.close()
-		c.memo = s
-		sn := s.begin(c.tab.loaders[c.tab.main])
-		b := &builder{c: c, st: s, sn: sn, maxDepth: o.MaxDepth, iframes: o.IncludeIframes, frames: 1}
-		b.pageURL, _ = url.Parse(c.tab.url)
+	err := r.Run(ctx, s.building(func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
+		b.maxDepth, b.iframes, b.frames = o.MaxDepth, o.IncludeIframes, 1
+		sn := b.sn
 		se, obj, err := s.target(c, sn.doc, o.Target)
 		if err != nil {
 			return err
@@ -392,7 +385,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		}
 		res.Note = strings.Join(notes, "; ")
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -518,16 +511,9 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		return q.Role != "" || n.Name != "" || n.Value != "" || n.Text != ""
 	}
 	var res *FindResult
-	err := r.Run(ctx, func(ctx context.Context, t *chromedp.Target) error {
-		c, err := newConn(ctx, t)
-		if err != nil {
-			return err
-		}
-		defer c.close()
-		c.memo = s
-		sn := s.begin(c.tab.loaders[c.tab.main])
-		b := &builder{c: c, st: s, sn: sn, maxDepth: 1 << 20, iframes: true, find: true}
-		b.pageURL, _ = url.Parse(c.tab.url)
+	err := r.Run(ctx, s.building(func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
+		b.maxDepth, b.iframes, b.find = 1<<20, true, true
+		sn := b.sn
 		w, err := c.walk(c.tab, "", walkOpts{MaxDepth: b.maxDepth, Iframes: true})
 		if err != nil {
 			return err
@@ -552,7 +538,7 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		visit(b.convert(c.tab, w.Nodes, 0))
 		s.commit(sn)
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -567,5 +553,21 @@ func expose(nodes []*Node) {
 			n.Children = append(n.Children, k)
 		}
 		expose(n.kids)
+	}
+}
+
+// building is a function for Runner.Run that opens a connection to the tab, begins a snapshot
+// of its main frame and hands f a builder for it (the connection closes when f returns).
+func (s *Store) building(f func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error) func(context.Context, *chromedp.Target) error {
+	return func(ctx context.Context, t *chromedp.Target) error {
+		c, err := newConn(ctx, t)
+		if err != nil {
+			return err
+		}
+		defer c.close()
+		c.memo = s
+		b := &builder{c: c, st: s, sn: s.begin(c.tab.loaders[c.tab.main])}
+		b.pageURL, _ = url.Parse(c.tab.url)
+		return f(ctx, t, c, b)
 	}
 }
