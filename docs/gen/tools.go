@@ -15,6 +15,7 @@ import (
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/cli"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -37,6 +38,9 @@ func toolsPage() (page string, err error) {
 		}
 	}
 	writeErrors(&b)
+	if err := writePolicy(&b); err != nil {
+		return "", err
+	}
 	return b.String(), nil
 }
 
@@ -54,7 +58,7 @@ built from it, so what this page says holds for the three.
   positional arguments, in that order.
 - **sessionId / browserSessionId**: every tool that runs in a session accepts the id of that
   session (browser tools as ` + "`browserSessionId`" + `, the others as ` + "`sessionId`" + `); without it the
-  call runs in the ` + "`default`" + ` session (over HTTP, a browser tool needs it).
+  call runs in the ` + "`default`" + ` session ([sessions.md](sessions.md)).
 - **Annotations** are the MCP behaviour hints the tool declares.
 - **Limits** are checked before the handler runs; a value outside them is ` + "`INVALID_ARGUMENT`" + `.
   Enum values match without regard to case.
@@ -62,7 +66,7 @@ built from it, so what this page says holds for the three.
   text content; MCP's structured content leaves them out (the CLI's ` + "`--json`" + ` keeps them).
   Image results also return the image as MCP image content (the CLI writes it to a file).
 - Descriptions and defaults are those of the Linux build (the shell allowlist names the Linux
-  programs).
+  programs, the launch directories are Linux paths).
 `
 
 func writeToolsets(b *strings.Builder) {
@@ -431,4 +435,36 @@ code's status (what each status means: [Exit codes](../README.md#exit-codes)).
 	}
 	fmt.Fprintf(b, "\nA usage error of the command line exits %d; `exec` and `py` exit with the child's status, %d when it timed out.\n",
 		cli.ExitUsage, cli.ExitTimedOut)
+}
+
+// writePolicy lists the policy file's keys with their defaults, in the order of the
+// Policy struct: the limits and lists a deployment may change with --policy FILE.
+func writePolicy(b *strings.Builder) error {
+	b.WriteString(`
+## Policy defaults
+
+The policy in force when no ` + "`--policy FILE`" + ` is given. A policy file is a JSON object that
+overrides any subset of these keys (what each one guards: [security.md](security.md#policy)).
+
+| key | type | default |
+| --- | --- | --- |
+`)
+	def := reflect.ValueOf(*policy.Default())
+	typ := def.Type()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name := tool.JSONName(f)
+		if name == "" {
+			continue
+		}
+		v, err := json.Marshal(def.Field(i).Interface())
+		if err != nil {
+			return fmt.Errorf("policy key %s: %v", name, err)
+		}
+		if f.Type.Kind() == reflect.Slice && string(v) == "null" {
+			v = []byte("[]") // what an empty list in a policy file says
+		}
+		fmt.Fprintf(b, "| `%s` | %s | `%s` |\n", name, goType(f.Type), cell(string(v)))
+	}
+	return nil
 }

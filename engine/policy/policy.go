@@ -1,6 +1,6 @@
 // Package policy holds every limit and allow/deny list a deployment may tighten or
-// loosen. The defaults are the documented limits and lists (docs/security.md); a JSON
-// file (--policy FILE) overrides any subset of them.
+// loosen. The defaults are the documented limits and lists (docs/tools.md lists every key
+// with its default); a JSON file (--policy FILE) overrides any subset of them.
 package policy
 
 import (
