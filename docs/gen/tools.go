@@ -56,9 +56,13 @@ built from it, so what this page says holds for the three.
 - **CLI flags** are the parameter names in kebab case (` + "`clickCount`" + ` is ` + "`--click-count`" + `);
   the parameters listed after the command's path in its usage line may also be given as
   positional arguments, in that order.
-- **sessionId / browserSessionId**: every tool that runs in a session accepts the id of that
-  session (browser tools as ` + "`browserSessionId`" + `, the others as ` + "`sessionId`" + `); without it the
-  call runs in the ` + "`default`" + ` session ([sessions.md](sessions.md)).
+- **sessionId / browserSessionId** name the session a call runs in ([mcp.md](mcp.md#serving),
+  [sessions.md](sessions.md)).
+- **Targets**: every ` + "`target`" + ` parameter (` + "`browser_click`, `browser_type`, `browser_evaluate`" + `,
+  ` + "`browser_fill_form`" + ` fields, ` + "`browser_take_screenshot`, `browser_file_upload`" + `) takes a ref of the
+  latest ` + "`browser_snapshot`" + ` or ` + "`browser_find`" + ` (` + "`e5`, `ref=e5`, or `SNAPSHOTID:e5`" + `) or a CSS
+  selector; a ref keeps its ` + "`SNAPSHOT_EXPIRED` and `OBSCURED`" + ` answers. An action whose own effect
+  opens a dialog succeeds and describes it (` + "`dialog`" + `); only later calls get ` + "`DIALOG_PENDING`" + `.
 - **Annotations** are the MCP behaviour hints the tool declares.
 - **Limits** are checked before the handler runs; a value outside them is ` + "`INVALID_ARGUMENT`" + `.
   Enum values match without regard to case.
@@ -433,8 +437,6 @@ code's status (what each status means: [Exit codes](../README.md#exit-codes)).
 	for _, c := range codes {
 		fmt.Fprintf(b, "| `%s` | %d | %s |\n", c, cli.ExitCodes[c], yesNo(werr.New(c, "").Retryable))
 	}
-	fmt.Fprintf(b, "\nA usage error of the command line exits %d; `exec` and `py` exit with the child's status, %d when it timed out.\n",
-		cli.ExitUsage, cli.ExitTimedOut)
 }
 
 // writePolicy lists the policy file's keys with their defaults, in the order of the
