@@ -22,7 +22,7 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              python3-pyqt5 x11-apps x11-utils xterm rsync wine64 gcc-mingw-w64-x86-64-win32
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
-        package-test image image-test helm-test registry-check man
+        package-test image image-test helm-test registry-check man docs docs-check
 
 # Release and deployment tools are Go modules, built once per version and kept outside bin/
 # (which `make clean` empties): building goreleaser or helm takes minutes.
@@ -71,7 +71,7 @@ serve: deps-run build
 # Formatting, and vet for Linux and for the platforms that must keep building (the Windows
 # binary must also link: a later backend runs it under wine).
 check:
-	@test -z "$$(gofmt -l cmd commands engine repl test testdata packaging deploy)" || { gofmt -l cmd commands engine repl test testdata packaging deploy; exit 1; }
+	@test -z "$$(gofmt -l cmd commands docs engine repl test testdata packaging deploy)" || { gofmt -l cmd commands docs engine repl test testdata packaging deploy; exit 1; }
 	$(GO) vet ./...
 	GOOS=windows $(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
@@ -81,8 +81,20 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime 20s -fuzzminimizetime 2s ./engine/sandbox
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckWindows$$' -fuzztime 20s -fuzzminimizetime 2s ./engine/sandbox
 
+# The tool reference, docs/tools.md, from the tool definitions.
+docs:
+	$(GO) run ./docs/gen -o docs/tools.md
+
+# Regenerates docs/tools.md and fails when that changed it, i.e. when the committed page is
+# stale (in CI, a clean clone; outside a git checkout only the Go test in docs/gen guards).
+docs-check: docs
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  git diff --exit-code --stat -- docs/tools.md || { \
+	    echo "docs/tools.md is stale: it is not what the tool definitions give. Run 'make docs' and commit docs/tools.md."; exit 1; }; \
+	fi
+
 # Every test against real components. Under CI=true a missing component fails.
-test: deps-test check build
+test: deps-test check docs-check build
 	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory helm-test

@@ -41,7 +41,7 @@ func protection(env *tool.Env) proc.Protection {
 // TitleIn picks a window by title; titlePattern is the V1/V2 name of the same parameter.
 type TitleIn struct {
 	Title        string `json:"title,omitempty" jsonschema:"part of the title, any case"`
-	TitlePattern string `json:"titlePattern,omitempty"`
+	TitlePattern string `json:"titlePattern,omitempty" legacy:"title"`
 }
 
 func (in TitleIn) title() (string, error) {

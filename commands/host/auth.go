@@ -140,7 +140,7 @@ func newAuthenticator(a HTTPAuth, resource string) *authenticator {
 }
 
 // middleware requires a valid credential: "Authorization: Bearer X" or "x-api-key: X"
-// (the raw key, TOOLS.md 16.2). A failure is 401 (403 for a missing scope) with a
+// (the raw key, no Bearer prefix). A failure is 401 (403 for a missing scope) with a
 // WWW-Authenticate header naming the protected resource metadata.
 func (au *authenticator) middleware(next http.Handler) http.Handler {
 	opts := &auth.RequireBearerTokenOptions{Scopes: au.scopes, AllowMissingExpiration: true, ClockSkew: 30 * time.Second}

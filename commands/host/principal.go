@@ -99,7 +99,7 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 		return nil, werr.Invalid("sessionId %q and browserSessionId %q name different sessions; pass one", sid, bs)
 	}
 	if !p.local && isBrowserTool(t) && bs == "" {
-		// TOOLS.md P2: over HTTP every browser-scoped tool names its browser session.
+		// Over HTTP every browser tool names its browser session: there is no shared default.
 		return nil, werr.Invalid("%s over HTTP needs browserSessionId", t.Name).
 			WithHint("call create_browser_session first and pass its browserSessionId").WithDetail("parameter", "browserSessionId")
 	}
@@ -115,7 +115,7 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 }
 
 // requireBrowserSession marks browserSessionId required in the schema HTTP clients see of
-// a browser tool (P2), so that a client following the schema sends it.
+// a browser tool (over HTTP it must be given), so that a client following the schema sends it.
 func requireBrowserSession(t *tool.Tool, mt *mcp.Tool) {
 	in, ok := mt.InputSchema.(*jsonschema.Schema)
 	if !ok || !isBrowserTool(t) || in.Properties["browserSessionId"] == nil || slices.Contains(in.Required, "browserSessionId") {
@@ -126,7 +126,8 @@ func requireBrowserSession(t *tool.Tool, mt *mcp.Tool) {
 	mt.InputSchema = &cp
 }
 
-// isBrowserTool says whether t acts on a session's browser (TOOLS.md P2's browser-scoped tools).
+// isBrowserTool says whether t acts on a session's browser: the tools that need
+// browserSessionId over HTTP.
 func isBrowserTool(t *tool.Tool) bool { return strings.HasPrefix(t.Name, "browser_") }
 
 // sameDisplay compares X display names, ignoring a default screen number (":1" is ":1.0").

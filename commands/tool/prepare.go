@@ -23,7 +23,7 @@ func (t *Tool) Prepare(args map[string]any) (any, error) {
 			continue
 		}
 		if name == "sessionId" || name == "browserSessionId" {
-			// Any tool may name its session (PLATFORM.md); the handler wrapper used it already.
+			// Any tool may name its session, by either name; the handler wrapper used it already.
 			delete(args, name)
 			continue
 		}

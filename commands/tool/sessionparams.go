@@ -7,9 +7,9 @@ import (
 )
 
 // addSessionParams declares the optional parameter that names a call's session: sessionId
-// on every session-scoped tool, browserSessionId instead on the browser tools (TOOLS.md
-// P1/P2, the same id space). A field of the tool's own input by either name wins. The
-// parameters have no description: their names say where the ids come from, the server's
+// on every session-scoped tool, browserSessionId instead on the browser tools (one id
+// space for both). A field of the tool's own input by either name wins. The parameters
+// have no description: their names say where the ids come from, the server's
 // instructions say it once, and tools/list is paid for by every conversation.
 func addSessionParams(t *Tool, in *jsonschema.Schema) {
 	if t.Sessionless {

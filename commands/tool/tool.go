@@ -79,11 +79,11 @@ type Texter interface{ Text() string }
 
 // Tool is one tool: its names, help, schemas and handler. Build it with Define.
 type Tool struct {
-	// Name is the MCP name (the newest name in TOOLS.md).
+	// Name is the MCP name: the newest name of the tool (older ones go in Legacy).
 	Name string
 	// Legacy lists older MCP names exposed with serve --legacy-names.
 	Legacy []string
-	// Path is the CLI path; empty means derived from Name (DESIGN.md naming rule).
+	// Path is the CLI path; empty means derived from Name by CLIPath.
 	Path []string
 	// Aliases are extra CLI names of the leaf command.
 	Aliases []string
@@ -185,7 +185,8 @@ func (t *Tool) schemas() *Tool {
 	return t
 }
 
-// CLIPath applies DESIGN.md's rule: browser_* under "browser", the rest top-level, dashes.
+// CLIPath is the naming rule of CLI paths: browser_* under "browser", the rest top-level,
+// underscores turned into dashes.
 func CLIPath(name string) []string {
 	if rest, ok := strings.CutPrefix(name, "browser_"); ok {
 		return []string{"browser", strings.ReplaceAll(rest, "_", "-")}

@@ -973,7 +973,7 @@ const stringifyJS = `function() {
   return String(v);
 }`
 
-// stringify turns any remote value into the string R8 promises.
+// stringify turns any remote value into a string: browser_eval_js always returns one.
 func stringify(ctx context.Context, t *tab, obj *runtime.RemoteObject) (string, error) {
 	if obj == nil {
 		return "undefined", nil

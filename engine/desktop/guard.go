@@ -16,7 +16,8 @@ func NewGuard(p *policy.Policy) Guard { return Guard{p} }
 
 // InCorner reports whether (x, y) lies within margin pixels (Chebyshev distance) of
 // one of the four corner pixels of a w x h screen. The corners are those of the
-// whole virtual screen, the coordinate space of TOOLS.md R1.
+// whole virtual screen: screen pixels with (0, 0) at the top left, the one coordinate
+// space that screenshots, OCR, windows and accessibility elements share.
 func InCorner(x, y, w, h, margin int) bool {
 	nearX := x <= margin || x >= w-1-margin
 	nearY := y <= margin || y >= h-1-margin

@@ -8,8 +8,8 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// CloseThreshold is the similarity a title must reach for Close (TOOLS.md: fuzzy match with
-// an 80 % threshold).
+// CloseThreshold is the similarity a title must reach for Close: close_window matches
+// titles fuzzily with an 80 % threshold.
 const CloseThreshold = 0.8
 
 // normalize lower-cases s and collapses runs of white space to one space, so that matching

@@ -1,6 +1,6 @@
 // Package policy holds every limit and allow/deny list a deployment may tighten or
-// loosen. The defaults equal TOOLS.md and PLATFORM.md; a JSON file (--policy FILE)
-// overrides any subset of them.
+// loosen. The defaults are the documented limits and lists (docs/tools.md lists every key
+// with its default); a JSON file (--policy FILE) overrides any subset of them.
 package policy
 
 import (
@@ -92,7 +92,7 @@ const (
 	ProcessScopeMachine = "machine"
 )
 
-// Default returns the policy of TOOLS.md and PLATFORM.md.
+// Default returns the policy in force when no file is given: the documented defaults.
 func Default() *Policy {
 	return &Policy{
 		OutputBytesPerStream: 32 * 1024,

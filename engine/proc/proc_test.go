@@ -429,8 +429,8 @@ func TestLaunchRefusesInterpreters(t *testing.T) {
 		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"https://example.com"}, false},
 		{"/usr/bin/ssh", "/usr/bin/ssh", []string{"-o", "ProxyCommand=sh", "x"}, true},
 		{"/usr/bin/xmessage", "/usr/bin/xmessage", []string{"hi"}, false},
-		// Windows programs, by the names they are given (forward slashes, as TOOLS.md writes
-		// paths, so this runs on Linux too).
+		// Windows programs, by the names they are given (forward slashes, as tool arguments
+		// write Windows paths, so this runs on Linux too).
 		{"C:/Windows/System32/cmd.exe", "C:/Windows/System32/CMD.EXE", []string{"/c", "calc"}, true},
 		{"C:/Program Files/PowerShell/7/pwsh.exe", "C:/Program Files/PowerShell/7/pwsh.exe", nil, true},
 		{"C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", "C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", nil, true},

@@ -69,8 +69,8 @@ type KillResult struct {
 }
 
 // BuiltinProtectedNames are process names that are always protected, whatever the policy
-// says: init systems, display servers, message buses and the accessibility bus
-// (PLATFORM.md "system-critical processes").
+// says: init systems, display servers, message buses and the accessibility bus (the
+// system-critical processes of docs/security.md).
 var BuiltinProtectedNames = []string{
 	"init", "systemd", "Xorg", "Xvfb", "Xwayland", "dbus-daemon", "dbus-broker",
 	"at-spi-bus-launcher", "at-spi2-registryd",
@@ -88,8 +88,8 @@ type Protection struct {
 }
 
 // Scope is the set of processes list_processes and kill_process act on: by default a session's
-// own (TOOLS.md: "the processes running in the current session"), the whole machine only when
-// the policy says so (processScope "machine").
+// own (the processes running in the current session), the whole machine only when the
+// policy says so (processScope "machine").
 type Scope struct {
 	// All puts every process in scope.
 	All bool

@@ -1,5 +1,5 @@
-// Package sandbox runs execute_shell_command and execute_python_code (TOOLS.md section 10,
-// R3-R7, R23, R24, R28; PLATFORM.md) behind two layers.
+// Package sandbox runs execute_shell_command and execute_python_code behind two layers
+// (what each lets through and keeps out: docs/security.md).
 //
 // # Layer 1: the policy (Check)
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// windowsAliases maps the Windows command names of TOOLS.md to the Linux program that
+// windowsAliases maps the Windows command names (dir, type, ...) to the Linux program that
 // runs in their place. The mapping is unconditional (coreutils ships a `dir`, but `ls`
 // gives the same listing and keeps one behaviour everywhere); the Linux program's own
 // options apply (`dir -la`, not `dir /b`). The allowlist is matched through it (see
@@ -21,8 +21,8 @@ var windowsAliases = map[string]string{
 
 // dialect is how a command line is read and which program a name runs. The policy parser
 // is one; the dialects differ only where the two systems do:
-//   - linux: a backslash escapes the next byte (as in bash), and the Windows names of
-//     TOOLS.md are aliases of the Linux program that runs in their place (windowsAliases);
+//   - linux: a backslash escapes the next byte (as in bash), and the Windows command
+//     names are aliases of the Linux program that runs in their place (windowsAliases);
 //   - windows: a backslash is an ordinary byte (C:\Users\me), ^ (cmd.exe's escape) is
 //     refused, a UNC or device path (\\host\share, \\.\pipe) is refused as an argument,
 //     wildcards are passed to the program as written (Windows programs and the built-ins

@@ -26,7 +26,7 @@ const tombstoneCap = 4096
 //   - an id nobody made is NOT_FOUND, and starts nothing;
 //   - an ended, closed or expired id is SESSION_EXPIRED (not retryable) for the host's life;
 //   - another principal's session is NOT_FOUND, exactly as if it did not exist, so that an
-//     answer never tells a caller which ids exist (TOOLS.md P3, P9);
+//     answer never tells a caller which ids exist, nor whose they are (docs/security.md);
 //   - a principal may run at most the policy's maxSessionsPerPrincipal sessions besides
 //     its default one.
 

@@ -306,7 +306,7 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 	if cur.CursorX != 401 || cur.CursorY != 301 {
 		t.Fatalf("alice's default cursor %+v: bob moved it", cur)
 	}
-	// TOOLS.md P2: over HTTP a browser tool names its browser session, in its schema too.
+	// Over HTTP a browser tool names its browser session, in its schema too.
 	for tl, err := range bob.Tools(context.Background(), nil) {
 		if err != nil {
 			t.Fatal(err)

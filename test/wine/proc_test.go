@@ -252,9 +252,10 @@ func testProtected(t *testing.T, x *Wine) {
 	}
 }
 
-// testLaunch: launch_application starts notepad from System32 (an allowed program), with
-// forward slashes as TOOLS.md writes paths; its window and process appear with the pid it
-// returned, and it belongs to the session (list_processes, kill_process).
+// testLaunch: launch_application starts notepad from System32 (an allowed program), its
+// path written with forward slashes as tool arguments write Windows paths; its window and
+// process appear with the pid it returned, and it belongs to the session (list_processes,
+// kill_process).
 func testLaunch(t *testing.T, x *Wine) {
 	var out struct {
 		Path string

@@ -2,7 +2,7 @@
 
 // Package wine runs the Windows build of w365 under wine on a private Xvfb, for
 // tests of the Windows backend on a Linux machine: it builds w365.exe, makes a fresh
-// WINEPREFIX with the ProcessPrng shim Go's runtime needs on wine 8 (NOTES.md), and
+// WINEPREFIX with the ProcessPrng shim Go's runtime needs on wine 8 (which lacks it), and
 // runs w365.exe and Windows programs (notepad) there.
 package wine
 

@@ -50,7 +50,7 @@ async function listAll(client) {
 }
 
 // The whole suite for one transport. Over HTTP every browser tool needs the id of a
-// browser session the client made (TOOLS.md P2); over stdio it is optional.
+// browser session the client made; over stdio it is optional.
 async function full(client, http) {
   const tools = await listAll(client);
   const byName = new Map(tools.map((t) => [t.name, t]));

@@ -5,7 +5,7 @@
 // desktop duplication with GDI BitBlt as fallback, EnumWindows, the clipboard) and UI
 // Automation (uia.go). It calls Win32 through golang.org/x/sys/windows
 // rather than robotgo: robotgo needs cgo (the Windows build is pure Go, cross-compiled
-// from Linux), and its Click knows no side buttons (NOTES.md).
+// from Linux), and its Click knows no side buttons.
 package win32
 
 import (

@@ -1,7 +1,8 @@
 //go:build linux
 
 // Package input sends mouse and keyboard input to one X display through the XTEST
-// extension, and enforces the corner fail-safe of TOOLS.md R2.
+// extension, and enforces the corner fail-safe: a mouse operation near a screen corner
+// is refused.
 //
 // Why XTEST over jezek/xgb instead of robotgo: robotgo keeps one process-wide X
 // display, so a host that serves several displays would have to switch it under a
