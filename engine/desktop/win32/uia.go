@@ -19,12 +19,8 @@ import (
 	ole "github.com/go-ole/go-ole"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
-)
-
-var (
-	procGetForegroundWindow = user32.NewProc("GetForegroundWindow")
-	procIsWindow            = user32.NewProc("IsWindow")
 )
 
 // UIA is a UI Automation client. COM state is per thread, so one goroutine locked to
@@ -333,13 +329,13 @@ func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements i
 // target is the window a call reads: hwnd, or the foreground window when 0.
 func target(hwnd uint32) (uintptr, error) {
 	if hwnd == 0 {
-		h, _, _ := procGetForegroundWindow.Call()
+		h, _, _ := winapi.ProcGetForegroundWindow.Call()
 		if h == 0 {
 			return 0, werr.New(werr.NotFound, "no foreground window").WithHint("focus a window first (activate_window)")
 		}
 		return h, nil
 	}
-	if ok, _, _ := procIsWindow.Call(uintptr(hwnd)); ok == 0 {
+	if ok, _, _ := winapi.ProcIsWindow.Call(uintptr(hwnd)); ok == 0 {
 		return 0, werr.New(werr.NotFound, "window %d does not exist", hwnd).WithHint("take a handle from list_windows")
 	}
 	return uintptr(hwnd), nil

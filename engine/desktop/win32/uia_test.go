@@ -21,6 +21,7 @@ import (
 	ole "github.com/go-ole/go-ole"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -342,7 +343,7 @@ func TestUIAWalk(t *testing.T) {
 
 	run("Find", func(t *testing.T) {
 		// Find looks its window up with IsWindow: the desktop window is one on any system.
-		desk, _, _ := procGetDesktopWindow.Call()
+		desk, _, _ := winapi.ProcGetDesktopWindow.Call()
 		fakeRoots[desk] = notepad()
 		ms, err := u.Find(ctx, desktop.FindQuery{Role: "TextBox", WindowHandle: uint32(desk)})
 		if err != nil || len(ms) != 1 || ms[0].Name != "Text Editor" || ms[0].CenterX != 420 || ms[0].CenterY != 335 {
@@ -368,5 +369,3 @@ func TestUIAWalk(t *testing.T) {
 		leaks(t)
 	})
 }
-
-var procGetDesktopWindow = user32.NewProc("GetDesktopWindow")
