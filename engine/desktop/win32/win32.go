@@ -86,8 +86,8 @@ func lockThread() (unlock func()) {
 }
 
 // sysPtr is an address Windows gave: memory of the global heap locked by GlobalLock,
-// a COM object or its method table, a mapped texture. Go's collector neither moves nor
-// frees such memory, so the conversion is sound (and written so for go vet).
+// a mapped texture. Go's collector neither moves nor frees such memory, so the
+// conversion is sound (and written so for go vet).
 func sysPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
 // utf16z is s as a NUL-terminated UTF-16 pointer (s must hold no NUL).
