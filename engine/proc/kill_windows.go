@@ -9,18 +9,8 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
-)
-
-var (
-	user32           = windows.NewLazySystemDLL("user32.dll")
-	procPostMessageW = user32.NewProc("PostMessageW")
-	procGetWindow    = user32.NewProc("GetWindow")
-)
-
-const (
-	wmClose = 0x0010
-	gwOwner = 4
 )
 
 // Kill ends the process pid whose start time is startTime (StartTimeTicks from List).
@@ -100,7 +90,7 @@ func closeWindows(pid int) int {
 		var owner uint32
 		windows.GetWindowThreadProcessId(w, &owner)
 		if int(owner) == pid {
-			if o, _, _ := procGetWindow.Call(uintptr(w), gwOwner); o == 0 {
+			if o, _, _ := winapi.ProcGetWindow.Call(uintptr(w), winapi.GW_OWNER); o == 0 {
 				hwnds = append(hwnds, w)
 			}
 		}
@@ -109,7 +99,7 @@ func closeWindows(pid int) int {
 	windows.EnumWindows(cb, nil)
 	n := 0
 	for _, w := range hwnds {
-		if ok, _, _ := procPostMessageW.Call(uintptr(w), wmClose, 0, 0); ok != 0 {
+		if ok, _, _ := winapi.ProcPostMessageW.Call(uintptr(w), winapi.WM_CLOSE, 0, 0); ok != 0 {
 			n++
 		}
 	}

@@ -11,27 +11,9 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
 )
-
-var (
-	psapi                    = windows.NewLazySystemDLL("psapi.dll")
-	procGetProcessMemoryInfo = psapi.NewProc("GetProcessMemoryInfo")
-)
-
-// processMemoryCounters is PROCESS_MEMORY_COUNTERS (psapi.h).
-type processMemoryCounters struct {
-	Size                       uint32
-	PageFaultCount             uint32
-	PeakWorkingSetSize         uintptr
-	WorkingSetSize             uintptr
-	QuotaPeakPagedPoolUsage    uintptr
-	QuotaPagedPoolUsage        uintptr
-	QuotaPeakNonPagedPoolUsage uintptr
-	QuotaNonPagedPoolUsage     uintptr
-	PagefileUsage              uintptr
-	PeakPagefileUsage          uintptr
-}
 
 // entry is one process of a toolhelp snapshot.
 type entry struct {
@@ -91,8 +73,8 @@ func StartTime(pid int) (uint64, error) {
 
 // workingSet is the resident memory of the process behind h (0 when unreadable).
 func workingSet(h windows.Handle) uint64 {
-	c := processMemoryCounters{Size: uint32(unsafe.Sizeof(processMemoryCounters{}))}
-	if ok, _, _ := procGetProcessMemoryInfo.Call(uintptr(h), uintptr(unsafe.Pointer(&c)), uintptr(c.Size)); ok == 0 {
+	c := winapi.PROCESS_MEMORY_COUNTERS{Size: uint32(unsafe.Sizeof(winapi.PROCESS_MEMORY_COUNTERS{}))}
+	if ok, _, _ := winapi.ProcGetProcessMemoryInfo.Call(uintptr(h), uintptr(unsafe.Pointer(&c)), uintptr(c.Size)); ok == 0 {
 		return 0
 	}
 	return uint64(c.WorkingSetSize)

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/w365/w365/engine/child"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -220,13 +221,6 @@ func systemCwd(dir, home string, env []string) string {
 	return ""
 }
 
-var (
-	advapi32                  = windows.NewLazySystemDLL("advapi32.dll")
-	procCreateRestrictedToken = advapi32.NewProc("CreateRestrictedToken")
-)
-
-const disableMaxPrivilege = 0x1
-
 // restrictedToken is this process's token with every privilege removed but
 // SeChangeNotifyPrivilege (DISABLE_MAX_PRIVILEGE) and the Administrators group made
 // deny-only, so that a program started from an elevated host is no administrator.
@@ -243,7 +237,7 @@ func restrictedToken() (windows.Token, error) {
 	}
 	deny := []windows.SIDAndAttributes{{Sid: admins}}
 	var tok windows.Token
-	r1, _, e := procCreateRestrictedToken.Call(uintptr(cur), disableMaxPrivilege,
+	r1, _, e := winapi.ProcCreateRestrictedToken.Call(uintptr(cur), winapi.DISABLE_MAX_PRIVILEGE,
 		uintptr(len(deny)), uintptr(unsafe.Pointer(&deny[0])), 0, 0, 0, 0, uintptr(unsafe.Pointer(&tok)))
 	if r1 == 0 {
 		return 0, fmt.Errorf("CreateRestrictedToken: %w", e)
@@ -264,12 +258,6 @@ func tokenPrivileges(tok windows.Token) int {
 	}
 	return int((*windows.Tokenprivileges)(unsafe.Pointer(&buf[0])).PrivilegeCount)
 }
-
-// Job object completion-port messages (winnt.h).
-const (
-	jobMsgProcessMemoryLimit = 9
-	jobMsgJobMemoryLimit     = 10
-)
 
 type jobCompletionPort struct {
 	key  uintptr
@@ -468,7 +456,7 @@ func jobMemoryLimitHit(port windows.Handle) bool {
 		if err := windows.GetQueuedCompletionStatus(port, &msg, &key, &ov, 0); err != nil {
 			return hit
 		}
-		if msg == jobMsgProcessMemoryLimit || msg == jobMsgJobMemoryLimit {
+		if msg == winapi.JOB_OBJECT_MSG_PROCESS_MEMORY_LIMIT || msg == winapi.JOB_OBJECT_MSG_JOB_MEMORY_LIMIT {
 			hit = true
 		}
 	}

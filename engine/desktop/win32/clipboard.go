@@ -16,42 +16,9 @@ import (
 	"unsafe"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
 	"golang.org/x/sys/windows"
-)
-
-var (
-	kernel32 = windows.NewLazySystemDLL("kernel32.dll")
-
-	procOpenClipboard              = user32.NewProc("OpenClipboard")
-	procCloseClipboard             = user32.NewProc("CloseClipboard")
-	procEmptyClipboard             = user32.NewProc("EmptyClipboard")
-	procGetClipboardData           = user32.NewProc("GetClipboardData")
-	procSetClipboardData           = user32.NewProc("SetClipboardData")
-	procIsClipboardFormatAvailable = user32.NewProc("IsClipboardFormatAvailable")
-	procCreateWindowExW            = user32.NewProc("CreateWindowExW")
-	procDestroyWindow              = user32.NewProc("DestroyWindow")
-	procGetMessageW                = user32.NewProc("GetMessageW")
-	procDispatchMessageW           = user32.NewProc("DispatchMessageW")
-	procGlobalAlloc                = kernel32.NewProc("GlobalAlloc")
-	procGlobalFree                 = kernel32.NewProc("GlobalFree")
-	procGlobalLock                 = kernel32.NewProc("GlobalLock")
-	procGlobalUnlock               = kernel32.NewProc("GlobalUnlock")
-	procGlobalSize                 = kernel32.NewProc("GlobalSize")
-	procGetOpenClipboardWindow     = user32.NewProc("GetOpenClipboardWindow")
-	procGetClipboardOwner          = user32.NewProc("GetClipboardOwner")
-	procCountClipboardFormats      = user32.NewProc("CountClipboardFormats")
-	procEnumClipboardFormats       = user32.NewProc("EnumClipboardFormats")
-	procGetClipboardFormatNameW    = user32.NewProc("GetClipboardFormatNameW")
-	procRegisterClipboardFormatW   = user32.NewProc("RegisterClipboardFormatW")
-)
-
-const (
-	cfUnicodeText = 13
-	cfDIB         = 8
-	cfDIBV5       = 17
-	gmemMoveable  = 0x0002
-	hwndMessage   = ^uintptr(2) // HWND_MESSAGE, (HWND)-3
 )
 
 // Clipboard reads and writes the Windows clipboard through a message-only window that
@@ -69,20 +36,9 @@ type Clipboard struct {
 
 // Messages to the clipboard's own window.
 const (
-	wmRun  = 0x8000 // WM_APP: run the queued operation
+	wmRun  = winapi.WM_APP // run the queued operation
 	wmQuit = wmRun + 1
 )
-
-// winMsg is a MSG.
-type winMsg struct {
-	Hwnd    uintptr
-	Message uint32
-	WParam  uintptr
-	LParam  uintptr
-	Time    uint32
-	Pt      struct{ X, Y int32 }
-	Private uint32
-}
 
 func openClipboard() (*Clipboard, error) {
 	c := &Clipboard{ops: make(chan func(uintptr), 1), done: make(chan struct{})}
@@ -90,19 +46,19 @@ func openClipboard() (*Clipboard, error) {
 	go func() {
 		runtime.LockOSThread() // for good: the thread ends with the goroutine
 		defer close(c.done)
-		hwnd, _, e := procCreateWindowExW.Call(0, uintptr(unsafe.Pointer(utf16z("STATIC"))), uintptr(unsafe.Pointer(utf16z("w365 clipboard"))),
-			0, 0, 0, 0, 0, hwndMessage, 0, 0, 0)
+		hwnd, _, e := winapi.ProcCreateWindowExW.Call(0, uintptr(unsafe.Pointer(utf16z("STATIC"))), uintptr(unsafe.Pointer(utf16z("w365 clipboard"))),
+			0, 0, 0, 0, 0, winapi.HWND_MESSAGE, 0, 0, 0)
 		if hwnd == 0 {
 			ready <- werr.New(werr.Unavailable, "cannot create the clipboard's message window: %v", e)
 			return
 		}
 		c.hwnd = hwnd
 		ready <- nil
-		defer procDestroyWindow.Call(hwnd)
-		var m winMsg
+		defer winapi.ProcDestroyWindow.Call(hwnd)
+		var m winapi.MSG
 		for {
 			// GetMessage also answers messages sent to the window (WM_DESTROYCLIPBOARD).
-			if r, _, _ := procGetMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0); int32(r) <= 0 {
+			if r, _, _ := winapi.ProcGetMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0); int32(r) <= 0 {
 				return
 			}
 			switch {
@@ -115,7 +71,7 @@ func openClipboard() (*Clipboard, error) {
 			case m.Hwnd == hwnd && m.Message == wmQuit:
 				return
 			default:
-				procDispatchMessageW.Call(uintptr(unsafe.Pointer(&m)))
+				winapi.ProcDispatchMessageW.Call(uintptr(unsafe.Pointer(&m)))
 			}
 		}
 	}()
@@ -137,7 +93,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 	op := func(hwnd uintptr) {
 		deadline := time.Now().Add(clipboardWait)
 		for {
-			if ok, _, _ := procOpenClipboard.Call(hwnd); ok != 0 {
+			if ok, _, _ := winapi.ProcOpenClipboard.Call(hwnd); ok != 0 {
 				break
 			}
 			if ctx.Err() != nil {
@@ -150,7 +106,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		defer procCloseClipboard.Call()
+		defer winapi.ProcCloseClipboard.Call()
 		errc <- f(hwnd)
 	}
 	c.mu.Lock()
@@ -165,7 +121,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 	default: // an earlier operation that timed out is still waiting for its turn
 		return werr.New(werr.Timeout, "the clipboard is still busy with an earlier call").WithRetryable(true)
 	}
-	if ok, _, e := procPostMessageW.Call(c.hwnd, wmRun, 0, 0); ok == 0 {
+	if ok, _, e := winapi.ProcPostMessageW.Call(c.hwnd, wmRun, 0, 0); ok == 0 {
 		<-c.ops
 		return werr.New(werr.Unavailable, "cannot reach the clipboard's window: %v", e)
 	}
@@ -182,7 +138,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 		// GetClipboardData of data its owner renders on demand waits for the owner's
 		// answer to WM_RENDERFORMAT, without a bound: the operation finishes on its own.
 		return werr.New(werr.Timeout, "the clipboard did not answer within %s; the program that owns it (%s) may be hung",
-			clipboardWait+answerWait, windowProcess(procGetClipboardOwner)).WithRetryable(true)
+			clipboardWait+answerWait, windowProcess(winapi.ProcGetClipboardOwner)).WithRetryable(true)
 	}
 }
 
@@ -207,7 +163,7 @@ func windowProcess(get *windows.LazyProc) string {
 // Windows tells.
 func heldError() error {
 	holder := "another program"
-	if n := windowProcess(procGetOpenClipboardWindow); n != "unknown" {
+	if n := windowProcess(winapi.ProcGetOpenClipboardWindow); n != "unknown" {
 		holder = n
 	}
 	return werr.New(werr.Unavailable, "the clipboard is held open by %s", holder).
@@ -221,8 +177,8 @@ func heldError() error {
 func (c *Clipboard) Read(ctx context.Context) (desktop.ClipboardContent, error) {
 	var out desktop.ClipboardContent
 	err := c.do(ctx, func(uintptr) error {
-		if available(cfUnicodeText) {
-			b, err := clipboardBytes(cfUnicodeText)
+		if available(winapi.CF_UNICODETEXT) {
+			b, err := clipboardBytes(winapi.CF_UNICODETEXT)
 			if err != nil {
 				return err
 			}
@@ -234,7 +190,7 @@ func (c *Clipboard) Read(ctx context.Context) (desktop.ClipboardContent, error) 
 			out = desktop.ClipboardContent{Format: "image", ImageBase64: base64.StdEncoding.EncodeToString(png), MIMEType: "image/png"}
 			return err
 		}
-		if n, _, _ := procCountClipboardFormats.Call(); n == 0 {
+		if n, _, _ := winapi.ProcCountClipboardFormats.Call(); n == 0 {
 			out = desktop.ClipboardContent{Format: "empty"}
 			return nil
 		}
@@ -259,7 +215,7 @@ func clipboardImage() ([]byte, error) {
 		}
 		// Not a well-formed PNG stream: a DIB of the same image may still be there.
 	}
-	for _, f := range []uintptr{cfDIBV5, cfDIB} {
+	for _, f := range []uintptr{winapi.CF_DIBV5, winapi.CF_DIB} {
 		if !available(f) {
 			continue
 		}
@@ -281,7 +237,7 @@ func clipboardImage() ([]byte, error) {
 }
 
 func available(format uintptr) bool {
-	ok, _, _ := procIsClipboardFormatAvailable.Call(format)
+	ok, _, _ := winapi.ProcIsClipboardFormatAvailable.Call(format)
 	return ok != 0
 }
 
@@ -290,19 +246,19 @@ const maxClipboardBytes = 256 << 20
 
 // clipboardBytes copies one format's data (an HGLOBAL) out of the open clipboard.
 func clipboardBytes(format uintptr) ([]byte, error) {
-	h, _, e := procGetClipboardData.Call(format)
+	h, _, e := winapi.ProcGetClipboardData.Call(format)
 	if h == 0 {
 		return nil, werr.New(werr.Unavailable, "GetClipboardData(%s) failed: %v", formatName(format), e)
 	}
-	n, _, _ := procGlobalSize.Call(h)
+	n, _, _ := winapi.ProcGlobalSize.Call(h)
 	if n > maxClipboardBytes {
 		return nil, werr.New(werr.ResourceExhausted, "the clipboard's %s data exceeds 256 MB", formatName(format))
 	}
-	p, _, _ := procGlobalLock.Call(h)
+	p, _, _ := winapi.ProcGlobalLock.Call(h)
 	if p == 0 {
 		return nil, werr.New(werr.Unavailable, "cannot lock the clipboard's %s data", formatName(format))
 	}
-	defer procGlobalUnlock.Call(h)
+	defer winapi.ProcGlobalUnlock.Call(h)
 	return bytes.Clone(unsafe.Slice((*byte)(sysPtr(p)), n)), nil
 }
 
@@ -318,15 +274,15 @@ func utf16Text(b []byte) string {
 // pngFormat is the registered clipboard format "PNG" (browsers, Office and wine's X11
 // bridge use it), 0 if it cannot be registered.
 func pngFormat() uintptr {
-	f, _, _ := procRegisterClipboardFormatW.Call(uintptr(unsafe.Pointer(utf16z("PNG"))))
+	f, _, _ := winapi.ProcRegisterClipboardFormatW.Call(uintptr(unsafe.Pointer(utf16z("PNG"))))
 	return f
 }
 
 // Standard clipboard format names, for messages and UNSUPPORTED details.
 var standardFormats = map[uintptr]string{
 	1: "CF_TEXT", 2: "CF_BITMAP", 3: "CF_METAFILEPICT", 4: "CF_SYLK", 5: "CF_DIF", 6: "CF_TIFF",
-	7: "CF_OEMTEXT", cfDIB: "CF_DIB", 9: "CF_PALETTE", 10: "CF_PENDATA", 11: "CF_RIFF", 12: "CF_WAVE",
-	cfUnicodeText: "CF_UNICODETEXT", 14: "CF_ENHMETAFILE", 15: "CF_HDROP", 16: "CF_LOCALE", cfDIBV5: "CF_DIBV5",
+	7: "CF_OEMTEXT", winapi.CF_DIB: "CF_DIB", 9: "CF_PALETTE", 10: "CF_PENDATA", 11: "CF_RIFF", 12: "CF_WAVE",
+	winapi.CF_UNICODETEXT: "CF_UNICODETEXT", 14: "CF_ENHMETAFILE", 15: "CF_HDROP", 16: "CF_LOCALE", winapi.CF_DIBV5: "CF_DIBV5",
 }
 
 func formatName(f uintptr) string {
@@ -334,7 +290,7 @@ func formatName(f uintptr) string {
 		return n
 	}
 	var buf [256]uint16
-	if n, _, _ := procGetClipboardFormatNameW.Call(f, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf))); n > 0 {
+	if n, _, _ := winapi.ProcGetClipboardFormatNameW.Call(f, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf))); n > 0 {
 		return windows.UTF16ToString(buf[:n])
 	}
 	return fmt.Sprintf("format %d", f)
@@ -344,7 +300,7 @@ func formatName(f uintptr) string {
 func clipboardFormats() []string {
 	var names []string
 	for f := uintptr(0); ; {
-		f, _, _ = procEnumClipboardFormats.Call(f)
+		f, _, _ = winapi.ProcEnumClipboardFormats.Call(f)
 		if f == 0 || len(names) == 64 {
 			return names
 		}
@@ -359,23 +315,23 @@ func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
 		return 0, werr.Invalid("text contains a NUL character, which the clipboard cannot hold")
 	}
 	err = c.do(ctx, func(uintptr) error {
-		if ok, _, e := procEmptyClipboard.Call(); ok == 0 {
+		if ok, _, e := winapi.ProcEmptyClipboard.Call(); ok == 0 {
 			return werr.New(werr.Unavailable, "EmptyClipboard failed: %v", e)
 		}
 		size := uintptr(len(u)) * 2
-		h, _, e := procGlobalAlloc.Call(gmemMoveable, size)
+		h, _, e := winapi.ProcGlobalAlloc.Call(winapi.GMEM_MOVEABLE, size)
 		if h == 0 {
 			return werr.New(werr.Unavailable, "GlobalAlloc(%d) failed: %v", size, e)
 		}
-		p, _, _ := procGlobalLock.Call(h)
+		p, _, _ := winapi.ProcGlobalLock.Call(h)
 		if p == 0 {
-			procGlobalFree.Call(h)
+			winapi.ProcGlobalFree.Call(h)
 			return werr.New(werr.Unavailable, "cannot lock the clipboard's memory")
 		}
 		copy(unsafe.Slice((*uint16)(sysPtr(p)), len(u)), u)
-		procGlobalUnlock.Call(h)
-		if r, _, e := procSetClipboardData.Call(cfUnicodeText, h); r == 0 {
-			procGlobalFree.Call(h) // still ours: the clipboard did not take it
+		winapi.ProcGlobalUnlock.Call(h)
+		if r, _, e := winapi.ProcSetClipboardData.Call(winapi.CF_UNICODETEXT, h); r == 0 {
+			winapi.ProcGlobalFree.Call(h) // still ours: the clipboard did not take it
 			return werr.New(werr.Unavailable, "SetClipboardData failed: %v", e)
 		}
 		return nil
@@ -389,7 +345,7 @@ func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
 // Close ends the owner thread, which destroys its window.
 func (c *Clipboard) Close() error {
 	c.quit.Do(func() {
-		if ok, _, _ := procPostMessageW.Call(c.hwnd, wmQuit, 0, 0); ok != 0 {
+		if ok, _, _ := winapi.ProcPostMessageW.Call(c.hwnd, wmQuit, 0, 0); ok != 0 {
 			<-c.done
 		}
 	})

@@ -11,78 +11,29 @@ import (
 	"unsafe"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
 
-var (
-	procSendInput    = user32.NewProc("SendInput")
-	procSetCursorPos = user32.NewProc("SetCursorPos")
-	procGetCursorPos = user32.NewProc("GetCursorPos")
-	procVkKeyScanW   = user32.NewProc("VkKeyScanW")
-	procMapVirtualKW = user32.NewProc("MapVirtualKeyW")
-)
-
-const (
-	inputMouse    = 0
-	inputKeyboard = 1
-
-	mouseLeftDown   = 0x0002
-	mouseLeftUp     = 0x0004
-	mouseRightDown  = 0x0008
-	mouseRightUp    = 0x0010
-	mouseMiddleDown = 0x0020
-	mouseMiddleUp   = 0x0040
-	mouseXDown      = 0x0080
-	mouseXUp        = 0x0100
-	mouseWheel      = 0x0800
-	mouseHWheel     = 0x1000
-	xbutton1        = 1 // backward
-	xbutton2        = 2 // forward
-	wheelDelta      = 120
-
-	keyExtended = 0x0001
-	keyUp       = 0x0002
-	keyUnicode  = 0x0004
-	keyScanCode = 0x0008
-)
-
-// mouseInput and keyInput are MOUSEINPUT and KEYBDINPUT; sendInput is INPUT on 64-bit
-// Windows (a DWORD type, padding, the union whose largest member is MOUSEINPUT).
-type mouseInput struct {
-	dx, dy           int32
-	data, flags, tim uint32
-	extra            uintptr
+// mouseEvent and keyEvent are one SendInput event each; a KEYBDINPUT takes the place of
+// INPUT's MOUSEINPUT, the largest member of its union.
+func mouseEvent(flags, data uint32) winapi.INPUT {
+	return winapi.INPUT{Type: winapi.INPUT_MOUSE, Mouse: winapi.MOUSEINPUT{Flags: flags, MouseData: data}}
 }
 
-type keyInput struct {
-	vk, scan   uint16
-	flags, tim uint32
-	extra      uintptr
-}
-
-type sendInput struct {
-	typ   uint32
-	_     uint32
-	union mouseInput
-}
-
-func mouseEvent(flags, data uint32) sendInput {
-	return sendInput{typ: inputMouse, union: mouseInput{flags: flags, data: data}}
-}
-
-func keyEvent(vk, scan uint16, flags uint32) sendInput {
-	in := sendInput{typ: inputKeyboard}
-	*(*keyInput)(unsafe.Pointer(&in.union)) = keyInput{vk: vk, scan: scan, flags: flags}
+func keyEvent(vk, scan uint16, flags uint32) winapi.INPUT {
+	in := winapi.INPUT{Type: winapi.INPUT_KEYBOARD}
+	*(*winapi.KEYBDINPUT)(unsafe.Pointer(&in.Mouse)) = winapi.KEYBDINPUT{Vk: vk, Scan: scan, Flags: flags}
 	return in
 }
 
 // send hands events to SendInput, which inserts them all or none.
-func send(evs ...sendInput) error {
+func send(evs ...winapi.INPUT) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	n, _, e := procSendInput.Call(uintptr(len(evs)), uintptr(unsafe.Pointer(&evs[0])), unsafe.Sizeof(evs[0]))
+	n, _, e := winapi.ProcSendInput.Call(uintptr(len(evs)), uintptr(unsafe.Pointer(&evs[0])), unsafe.Sizeof(evs[0]))
 	if int(n) != len(evs) {
 		return werr.New(werr.Unavailable, "SendInput inserted %d of %d events: %v", n, len(evs), e).
 			WithHint("input to a window of higher integrity (an elevated program) is blocked by Windows")
@@ -92,11 +43,11 @@ func send(evs ...sendInput) error {
 
 // buttons are the down and up flags and the mouseData of each desktop.Button*.
 var buttons = map[string][3]uint32{
-	desktop.ButtonLeft:     {mouseLeftDown, mouseLeftUp, 0},
-	desktop.ButtonRight:    {mouseRightDown, mouseRightUp, 0},
-	desktop.ButtonMiddle:   {mouseMiddleDown, mouseMiddleUp, 0},
-	desktop.ButtonBackward: {mouseXDown, mouseXUp, xbutton1},
-	desktop.ButtonForward:  {mouseXDown, mouseXUp, xbutton2},
+	desktop.ButtonLeft:     {winapi.MOUSEEVENTF_LEFTDOWN, winapi.MOUSEEVENTF_LEFTUP, 0},
+	desktop.ButtonRight:    {winapi.MOUSEEVENTF_RIGHTDOWN, winapi.MOUSEEVENTF_RIGHTUP, 0},
+	desktop.ButtonMiddle:   {winapi.MOUSEEVENTF_MIDDLEDOWN, winapi.MOUSEEVENTF_MIDDLEUP, 0},
+	desktop.ButtonBackward: {winapi.MOUSEEVENTF_XDOWN, winapi.MOUSEEVENTF_XUP, winapi.XBUTTON1},
+	desktop.ButtonForward:  {winapi.MOUSEEVENTF_XDOWN, winapi.MOUSEEVENTF_XUP, winapi.XBUTTON2},
 }
 
 // Input sends mouse and keyboard events with SendInput; one operation at a time.
@@ -128,7 +79,7 @@ func setCursor(x, y int) error {
 	if err != nil {
 		return err
 	}
-	if ok, _, e := procSetCursorPos.Call(uintptr(x+ox), uintptr(y+oy)); ok == 0 {
+	if ok, _, e := winapi.ProcSetCursorPos.Call(uintptr(x+ox), uintptr(y+oy)); ok == 0 {
 		return werr.New(werr.Unavailable, "SetCursorPos(%d,%d) failed: %v", x, y, e)
 	}
 	return nil
@@ -152,7 +103,7 @@ func (in *Input) Move(ctx context.Context, x, y int) error {
 // CursorPosition is the cursor in screen pixels from the virtual screen's top-left corner.
 func (in *Input) CursorPosition() (x, y int, err error) {
 	var p struct{ X, Y int32 }
-	if ok, _, e := procGetCursorPos.Call(uintptr(unsafe.Pointer(&p))); ok == 0 {
+	if ok, _, e := winapi.ProcGetCursorPos.Call(uintptr(unsafe.Pointer(&p))); ok == 0 {
 		return 0, 0, werr.New(werr.Unavailable, "GetCursorPos failed: %v", e)
 	}
 	ox, oy, _, _, err := virtualScreen()
@@ -195,7 +146,7 @@ func (in *Input) Click(ctx context.Context, x, y *int, button string, count int)
 		return err
 	}
 	b := buttons[name]
-	var evs []sendInput
+	var evs []winapi.INPUT
 	for range count {
 		evs = append(evs, mouseEvent(b[0], b[2]), mouseEvent(b[1], b[2]))
 	}
@@ -267,12 +218,12 @@ func (in *Input) Scroll(ctx context.Context, x, y, dx, dy int) (desktop.ScrollRe
 	}
 	// One event a notch, as a wheel sends them: some programs scroll one step a message
 	// whatever its delta. A positive wheel delta rotates away from the user: up.
-	var evs []sendInput
+	var evs []winapi.INPUT
 	for range abs(r.AppliedDY) {
-		evs = append(evs, mouseEvent(mouseWheel, uint32(int32(-sign(r.AppliedDY)*wheelDelta))))
+		evs = append(evs, mouseEvent(winapi.MOUSEEVENTF_WHEEL, uint32(int32(-sign(r.AppliedDY)*winapi.WHEEL_DELTA))))
 	}
 	for range abs(r.AppliedDX) {
-		evs = append(evs, mouseEvent(mouseHWheel, uint32(int32(sign(r.AppliedDX)*wheelDelta))))
+		evs = append(evs, mouseEvent(winapi.MOUSEEVENTF_HWHEEL, uint32(int32(sign(r.AppliedDX)*winapi.WHEEL_DELTA))))
 	}
 	return r, send(evs...)
 }
@@ -281,7 +232,7 @@ func (in *Input) Scroll(ctx context.Context, x, y, dx, dy int) (desktop.ScrollRe
 // pairs as two), which arrive as the characters themselves whatever the keyboard
 // layout; "\n" is Enter and "\t" is Tab, sent as keys.
 func (in *Input) TypeText(ctx context.Context, text string) error {
-	var evs []sendInput
+	var evs []winapi.INPUT
 	for i, r := range text {
 		switch {
 		case r == '\n':
@@ -294,7 +245,7 @@ func (in *Input) TypeText(ctx context.Context, text string) error {
 				WithHint("use press_keys for special keys")
 		default:
 			for _, u := range utf16.Encode([]rune{r}) {
-				evs = append(evs, keyEvent(0, u, keyUnicode), keyEvent(0, u, keyUnicode|keyUp))
+				evs = append(evs, keyEvent(0, u, winapi.KEYEVENTF_UNICODE), keyEvent(0, u, winapi.KEYEVENTF_UNICODE|winapi.KEYEVENTF_KEYUP))
 			}
 		}
 	}
@@ -323,7 +274,7 @@ func (in *Input) PressKeys(ctx context.Context, keys []string) error {
 	if len(keys) == 0 {
 		return werr.Invalid("keys must name at least one key")
 	}
-	var down, up []sendInput
+	var down, up []winapi.INPUT
 	for _, k := range keys {
 		vk, shift, err := lookupKey(k)
 		if err != nil {
@@ -331,10 +282,10 @@ func (in *Input) PressKeys(ctx context.Context, keys []string) error {
 		}
 		if shift {
 			down = append(down, pressVK(vkShift))
-			up = append([]sendInput{releaseVK(vkShift)}, up...)
+			up = append([]winapi.INPUT{releaseVK(vkShift)}, up...)
 		}
 		down = append(down, pressVK(vk))
-		up = append([]sendInput{releaseVK(vk)}, up...)
+		up = append([]winapi.INPUT{releaseVK(vk)}, up...)
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -368,11 +319,13 @@ func (in *Input) Close() error { return nil }
 
 // pressVK and releaseVK press and release a virtual key, with its scan code so that programs
 // reading scan codes (games, remote desktops) see the key too.
-func pressVK(vk uint16) sendInput   { return keyEvent(vk, scanOf(vk), extendedFlag(vk)) }
-func releaseVK(vk uint16) sendInput { return keyEvent(vk, scanOf(vk), extendedFlag(vk)|keyUp) }
+func pressVK(vk uint16) winapi.INPUT { return keyEvent(vk, scanOf(vk), extendedFlag(vk)) }
+func releaseVK(vk uint16) winapi.INPUT {
+	return keyEvent(vk, scanOf(vk), extendedFlag(vk)|winapi.KEYEVENTF_KEYUP)
+}
 
 func scanOf(vk uint16) uint16 {
-	r, _, _ := procMapVirtualKW.Call(uintptr(vk), 0) // MAPVK_VK_TO_VSC
+	r, _, _ := winapi.ProcMapVirtualKeyW.Call(uintptr(vk), 0) // MAPVK_VK_TO_VSC
 	return uint16(r)
 }
 
@@ -382,7 +335,7 @@ func extendedFlag(vk uint16) uint32 {
 	switch vk {
 	case vkLeft, vkUp, vkRight, vkDown, vkPrior, vkNext, vkEnd, vkHome, vkInsert, vkDelete,
 		vkRControl, vkRMenu, vkLWin, vkRWin, vkApps, vkDivide, vkNumLock, vkSnapshot:
-		return keyExtended
+		return winapi.KEYEVENTF_EXTENDEDKEY
 	}
 	return 0
 }
@@ -398,7 +351,7 @@ func lookupKey(name string) (vk uint16, shift bool, err error) {
 		return v, false, nil
 	}
 	if r := []rune(n); len(r) == 1 {
-		res, _, _ := procVkKeyScanW.Call(uintptr(r[0]))
+		res, _, _ := winapi.ProcVkKeyScanW.Call(uintptr(r[0]))
 		if int16(res) != -1 {
 			return uint16(res & 0xff), res&0x100 != 0, nil
 		}

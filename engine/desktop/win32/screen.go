@@ -10,40 +10,9 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
 )
-
-var (
-	procGetDC                  = user32.NewProc("GetDC")
-	procReleaseDC              = user32.NewProc("ReleaseDC")
-	procCreateCompatibleDC     = gdi32.NewProc("CreateCompatibleDC")
-	procCreateCompatibleBitmap = gdi32.NewProc("CreateCompatibleBitmap")
-	procSelectObject           = gdi32.NewProc("SelectObject")
-	procBitBlt                 = gdi32.NewProc("BitBlt")
-	procGetDIBits              = gdi32.NewProc("GetDIBits")
-	procDeleteObject           = gdi32.NewProc("DeleteObject")
-	procDeleteDC               = gdi32.NewProc("DeleteDC")
-)
-
-const (
-	srcCopy     = 0x00CC0020
-	captureBlt  = 0x40000000
-	dibRGBColor = 0
-)
-
-type bitmapInfoHeader struct {
-	Size          uint32
-	Width         int32
-	Height        int32
-	Planes        uint16
-	BitCount      uint16
-	Compression   uint32
-	SizeImage     uint32
-	XPelsPerMeter int32
-	YPelsPerMeter int32
-	ClrUsed       uint32
-	ClrImportant  uint32
-}
 
 // screen captures the virtual screen through DXGI desktop duplication when Windows
 // offers it, else with GDI (BitBlt from the screen's device context). DXGI sees
@@ -145,33 +114,33 @@ func (s *screen) duplicate(virtual, r image.Rectangle) *image.RGBA {
 func gdiCapture(ctx context.Context, origin image.Point, r image.Rectangle) (*image.RGBA, error) {
 	ox, oy := origin.X, origin.Y
 	defer lockThread()()
-	sdc, _, _ := procGetDC.Call(0)
+	sdc, _, _ := winapi.ProcGetDC.Call(0)
 	if sdc == 0 {
 		return nil, werr.New(werr.Unavailable, "GetDC(NULL) failed: no access to the screen")
 	}
-	defer procReleaseDC.Call(0, sdc)
-	mdc, _, _ := procCreateCompatibleDC.Call(sdc)
+	defer winapi.ProcReleaseDC.Call(0, sdc)
+	mdc, _, _ := winapi.ProcCreateCompatibleDC.Call(sdc)
 	if mdc == 0 {
 		return nil, werr.New(werr.Unavailable, "CreateCompatibleDC failed")
 	}
-	defer procDeleteDC.Call(mdc)
+	defer winapi.ProcDeleteDC.Call(mdc)
 	bw, bh := r.Dx(), r.Dy()
-	bmp, _, _ := procCreateCompatibleBitmap.Call(sdc, uintptr(bw), uintptr(bh))
+	bmp, _, _ := winapi.ProcCreateCompatibleBitmap.Call(sdc, uintptr(bw), uintptr(bh))
 	if bmp == 0 {
 		return nil, werr.New(werr.Unavailable, "CreateCompatibleBitmap(%dx%d) failed", bw, bh)
 	}
-	defer procDeleteObject.Call(bmp)
-	old, _, _ := procSelectObject.Call(mdc, bmp)
-	ok, _, e := procBitBlt.Call(mdc, 0, 0, uintptr(bw), uintptr(bh), sdc, uintptr(ox+r.Min.X), uintptr(oy+r.Min.Y), srcCopy|captureBlt)
-	procSelectObject.Call(mdc, old)
+	defer winapi.ProcDeleteObject.Call(bmp)
+	old, _, _ := winapi.ProcSelectObject.Call(mdc, bmp)
+	ok, _, e := winapi.ProcBitBlt.Call(mdc, 0, 0, uintptr(bw), uintptr(bh), sdc, uintptr(ox+r.Min.X), uintptr(oy+r.Min.Y), winapi.SRCCOPY|winapi.CAPTUREBLT)
+	winapi.ProcSelectObject.Call(mdc, old)
 	if ok == 0 {
 		return nil, werr.New(werr.Unavailable, "BitBlt from the screen failed: %v", e)
 	}
 	img := image.NewRGBA(image.Rect(0, 0, bw, bh))
-	hdr := bitmapInfoHeader{Width: int32(bw), Height: -int32(bh), Planes: 1, BitCount: 32, Compression: biRGB}
+	hdr := winapi.BITMAPINFOHEADER{Width: int32(bw), Height: -int32(bh), Planes: 1, BitCount: 32, Compression: biRGB}
 	hdr.Size = uint32(unsafe.Sizeof(hdr))
 	// A BITMAPINFO with no colour table: the header is all of it for 32 bits per pixel.
-	n, _, _ := procGetDIBits.Call(mdc, bmp, 0, uintptr(bh), uintptr(unsafe.Pointer(&img.Pix[0])), uintptr(unsafe.Pointer(&hdr)), dibRGBColor)
+	n, _, _ := winapi.ProcGetDIBits.Call(mdc, bmp, 0, uintptr(bh), uintptr(unsafe.Pointer(&img.Pix[0])), uintptr(unsafe.Pointer(&hdr)), winapi.DIB_RGB_COLORS)
 	if int(n) != bh {
 		return nil, werr.New(werr.Unavailable, "GetDIBits copied %d of %d rows", n, bh)
 	}

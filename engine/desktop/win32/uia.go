@@ -9,7 +9,6 @@ package win32
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -19,12 +18,8 @@ import (
 	ole "github.com/go-ole/go-ole"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
-)
-
-var (
-	procGetForegroundWindow = user32.NewProc("GetForegroundWindow")
-	procIsWindow            = user32.NewProc("IsWindow")
 )
 
 // UIA is a UI Automation client. COM state is per thread, so one goroutine locked to
@@ -73,7 +68,7 @@ func newUIA() *UIA {
 func (u *UIA) loop(ready chan<- error) {
 	// Never unlocked: the thread holds COM state and ends with the goroutine.
 	runtime.LockOSThread()
-	if err := ole.CoInitializeEx(0, ole.COINIT_MULTITHREADED); err != nil && hresultOf(err) != hrSFalse {
+	if err := ole.CoInitializeEx(0, ole.COINIT_MULTITHREADED); err != nil && hresultOf(err) != winapi.S_FALSE {
 		ready <- werr.Wrap(err, werr.Unavailable, "CoInitializeEx(COINIT_MULTITHREADED) failed: %v", err)
 		return
 	}
@@ -103,7 +98,7 @@ func (u *UIA) serve() {
 // create makes the client (CUIAutomation8 for IUIAutomation2's timeouts, else the
 // Windows 7 CUIAutomation), the control-view walker and the cache request.
 func (u *UIA) create() error {
-	auto, err := createInProc(clsidCUIAutomation8, iidIUIAutomation2, "CoCreateInstance(CLSID_CUIAutomation8)")
+	auto, err := winapi.UIAErrors.CreateInProc(&winapi.CLSID_CUIAutomation8, &winapi.IID_IUIAutomation2, "CoCreateInstance(CLSID_CUIAutomation8)")
 	if err == nil {
 		u.auto = auto
 		// Bound every transaction as the Linux backend bounds every D-Bus call.
@@ -111,14 +106,14 @@ func (u *UIA) create() error {
 		for _, c := range []struct {
 			slot   int
 			method string
-		}{{slotPutConnectionTimeout, "IUIAutomation2::put_ConnectionTimeout"}, {slotPutTransactionTimeout, "IUIAutomation2::put_TransactionTimeout"}} {
-			r, _, _ := syscall.SyscallN(fn(u.auto, c.slot), uintptr(u.auto), ms)
-			if err := check(c.method, r); err != nil {
+		}{{winapi.IUIAutomation2_PutConnectionTimeout, "IUIAutomation2::put_ConnectionTimeout"}, {winapi.IUIAutomation2_PutTransactionTimeout, "IUIAutomation2::put_TransactionTimeout"}} {
+			r, _, _ := syscall.SyscallN(winapi.Method(u.auto, c.slot), uintptr(u.auto), ms)
+			if err := winapi.UIAErrors.Check(c.method, r); err != nil {
 				return classified(err)
 			}
 		}
 	} else {
-		auto, err2 := createInProc(clsidCUIAutomation, iidIUIAutomation, "CoCreateInstance(CLSID_CUIAutomation)")
+		auto, err2 := winapi.UIAErrors.CreateInProc(&winapi.CLSID_CUIAutomation, &winapi.IID_IUIAutomation, "CoCreateInstance(CLSID_CUIAutomation)")
 		if err2 != nil {
 			code := werr.Unavailable
 			if missing(err2) {
@@ -130,17 +125,18 @@ func (u *UIA) create() error {
 		}
 		u.auto = auto
 	}
-	r, _, _ := syscall.SyscallN(fn(u.auto, slotGetControlViewWalker), uintptr(u.auto), uintptr(unsafe.Pointer(&u.walker)))
-	if err := check("IUIAutomation::get_ControlViewWalker", r); err != nil {
+	r, _, _ := syscall.SyscallN(winapi.Method(u.auto, winapi.IUIAutomation_GetControlViewWalker), uintptr(u.auto), uintptr(unsafe.Pointer(&u.walker)))
+	if err := winapi.UIAErrors.Check("IUIAutomation::get_ControlViewWalker", r); err != nil {
 		return classified(err)
 	}
-	r, _, _ = syscall.SyscallN(fn(u.auto, slotCreateCacheRequest), uintptr(u.auto), uintptr(unsafe.Pointer(&u.cache)))
-	if err := check("IUIAutomation::CreateCacheRequest", r); err != nil {
+	r, _, _ = syscall.SyscallN(winapi.Method(u.auto, winapi.IUIAutomation_CreateCacheRequest), uintptr(u.auto), uintptr(unsafe.Pointer(&u.cache)))
+	if err := winapi.UIAErrors.Check("IUIAutomation::CreateCacheRequest", r); err != nil {
 		return classified(err)
 	}
-	for _, id := range []int{propName, propControlType, propBoundingRectangle, propIsEnabled, propIsOffscreen, propValueValue, propRangeValueValue} {
-		r, _, _ := syscall.SyscallN(fn(u.cache, slotAddProperty), uintptr(u.cache), uintptr(id))
-		if err := check("IUIAutomationCacheRequest::AddProperty", r); err != nil {
+	for _, id := range []int{winapi.UIA_NamePropertyId, winapi.UIA_ControlTypePropertyId, winapi.UIA_BoundingRectanglePropertyId,
+		winapi.UIA_IsEnabledPropertyId, winapi.UIA_IsOffscreenPropertyId, winapi.UIA_ValueValuePropertyId, winapi.UIA_RangeValueValuePropertyId} {
+		r, _, _ := syscall.SyscallN(winapi.Method(u.cache, winapi.IUIAutomationCacheRequest_AddProperty), uintptr(u.cache), uintptr(id))
+		if err := winapi.UIAErrors.Check("IUIAutomationCacheRequest::AddProperty", r); err != nil {
 			return classified(err)
 		}
 	}
@@ -148,18 +144,12 @@ func (u *UIA) create() error {
 }
 
 // hrText names the HRESULT of a failed call: "REGDB_E_CLASSNOTREG (0x80040154)".
-func hrText(err error) string {
-	hr := hresultOf(err)
-	if n, ok := hrNames[hr]; ok {
-		return fmt.Sprintf("%s (0x%08X)", n, hr)
-	}
-	return fmt.Sprintf("HRESULT 0x%08X", hr)
-}
+func hrText(err error) string { return winapi.UIAErrors.Text(hresultOf(err)) }
 
 func (u *UIA) releaseAll() {
-	release(u.cache)
-	release(u.walker)
-	release(u.auto)
+	winapi.Release(u.cache)
+	winapi.Release(u.walker)
+	winapi.Release(u.auto)
 	u.cache, u.walker, u.auto = nil, nil, nil
 }
 
@@ -207,7 +197,7 @@ type element struct {
 // read reads el's cached properties; ok is false for an element that is off screen
 // (left out, with its subtree, as the Linux backend leaves out what is not SHOWING).
 func read(el unsafe.Pointer) (e element, ok bool, err error) {
-	off, err := cachedBool(el, slotGetCachedIsOffscreen, "IUIAutomationElement::get_CachedIsOffscreen")
+	off, err := cachedBool(el, winapi.IUIAutomationElement_GetCachedIsOffscreen, "IUIAutomationElement::get_CachedIsOffscreen")
 	if err != nil || off {
 		return e, false, err
 	}
@@ -219,7 +209,7 @@ func read(el unsafe.Pointer) (e element, ok bool, err error) {
 	if e.name, err = cachedName(el); err != nil {
 		return e, false, err
 	}
-	if e.enabled, err = cachedBool(el, slotGetCachedIsEnabled, "IUIAutomationElement::get_CachedIsEnabled"); err != nil {
+	if e.enabled, err = cachedBool(el, winapi.IUIAutomationElement_GetCachedIsEnabled, "IUIAutomationElement::get_CachedIsEnabled"); err != nil {
 		return e, false, err
 	}
 	r, err := cachedRect(el)
@@ -234,7 +224,7 @@ func read(el unsafe.Pointer) (e element, ok bool, err error) {
 }
 
 // gone says whether a call failed because its element vanished meanwhile.
-func gone(err error) bool { return hresultOf(err) == hrUIAElementNotAvailable }
+func gone(err error) bool { return hresultOf(err) == winapi.UIA_E_ELEMENTNOTAVAILABLE }
 
 // item is a kept element whose children are still to be read.
 type item struct {
@@ -246,8 +236,8 @@ type item struct {
 // is depth 0), keeping at most maxElements on-screen elements. It runs on the COM thread.
 func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int) (nodes []element, truncated bool, err error) {
 	var root unsafe.Pointer
-	r, _, _ := syscall.SyscallN(fn(u.auto, slotElementFromHandleBuildCache), uintptr(u.auto), hwnd, uintptr(u.cache), uintptr(unsafe.Pointer(&root)))
-	if err := check("IUIAutomation::ElementFromHandleBuildCache", r); err != nil {
+	r, _, _ := syscall.SyscallN(winapi.Method(u.auto, winapi.IUIAutomation_ElementFromHandleBuildCache), uintptr(u.auto), hwnd, uintptr(u.cache), uintptr(unsafe.Pointer(&root)))
+	if err := winapi.UIAErrors.Check("IUIAutomation::ElementFromHandleBuildCache", r); err != nil {
 		if gone(err) {
 			return nil, false, werr.New(werr.NotFound, "window 0x%x is gone", hwnd)
 		}
@@ -258,7 +248,7 @@ func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int)
 	}
 	e, ok, err := read(root)
 	if err != nil || !ok {
-		release(root)
+		winapi.Release(root)
 		if err != nil && !gone(err) {
 			return nil, false, classified(err)
 		}
@@ -273,12 +263,12 @@ func (u *UIA) walk(ctx context.Context, hwnd uintptr, maxDepth, maxElements int)
 			if err == nil && !truncated && depth <= maxDepth {
 				truncated, err = u.children(ctx, it, depth < maxDepth, maxElements, &nodes, &next)
 			}
-			release(it.el)
+			winapi.Release(it.el)
 			level[i].el = nil
 		}
 		if err != nil {
 			for _, it := range next {
-				release(it.el)
+				winapi.Release(it.el)
 			}
 			var we *werr.Error
 			if errors.As(err, &we) {
@@ -299,17 +289,17 @@ func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements i
 	child, err := walkerStep(u.walker, it.el, u.cache, false)
 	for child != nil && err == nil {
 		if ctx.Err() != nil {
-			release(child)
+			winapi.Release(child)
 			return false, ctxError(ctx)
 		}
 		e, ok, rerr := read(child)
 		if rerr != nil && !gone(rerr) {
-			release(child)
+			winapi.Release(child)
 			return false, rerr
 		}
 		keep := ok && rerr == nil
 		if keep && len(*nodes) == maxElements {
-			release(child)
+			winapi.Release(child)
 			return true, nil
 		}
 		if keep {
@@ -320,7 +310,7 @@ func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements i
 		if keep && descend {
 			*next = append(*next, item{child, len(*nodes) - 1})
 		} else {
-			release(child)
+			winapi.Release(child)
 		}
 		child, err = sib, serr
 	}
@@ -333,13 +323,13 @@ func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements i
 // target is the window a call reads: hwnd, or the foreground window when 0.
 func target(hwnd uint32) (uintptr, error) {
 	if hwnd == 0 {
-		h, _, _ := procGetForegroundWindow.Call()
+		h, _, _ := winapi.ProcGetForegroundWindow.Call()
 		if h == 0 {
 			return 0, werr.New(werr.NotFound, "no foreground window").WithHint("focus a window first (activate_window)")
 		}
 		return h, nil
 	}
-	if ok, _, _ := procIsWindow.Call(uintptr(hwnd)); ok == 0 {
+	if ok, _, _ := winapi.ProcIsWindow.Call(uintptr(hwnd)); ok == 0 {
 		return 0, werr.New(werr.NotFound, "window %d does not exist", hwnd).WithHint("take a handle from list_windows")
 	}
 	return uintptr(hwnd), nil

@@ -19,8 +19,10 @@ import (
 	"unsafe"
 
 	ole "github.com/go-ole/go-ole"
+	"golang.org/x/sys/windows"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -30,7 +32,7 @@ type fakeNode struct {
 	name       string
 	value      string
 	rng        float64 // a RangeValue when value is empty and rng != 0
-	r          rect
+	r          windows.Rect
 	enabled    bool
 	off        bool
 	kids       []*fakeNode
@@ -85,7 +87,7 @@ func boolOf(b bool) int32 {
 // uintptr.
 func setupVtables() {
 	vtblOnce.Do(func() {
-		notImpl := syscall.NewCallback(func(this *fakeObj) uintptr { return hrENotImpl })
+		notImpl := syscall.NewCallback(func(this *fakeObj) uintptr { return winapi.E_NOTIMPL })
 		addRef := syscall.NewCallback(func(this *fakeObj) uintptr { this.refs++; return uintptr(this.refs) })
 		rel := syscall.NewCallback(func(this *fakeObj) uintptr { this.refs--; return uintptr(this.refs) })
 		for _, vt := range []*[80]uintptr{&elemVtbl, &walkVtbl, &autoVtbl} {
@@ -94,37 +96,37 @@ func setupVtables() {
 			}
 			vt[1], vt[2] = addRef, rel
 		}
-		elemVtbl[slotGetCachedControlType] = syscall.NewCallback(func(this *fakeObj, o *int32) uintptr {
-			return elementCall(slotGetCachedControlType, this, func(n *fakeNode) { *o = n.ct })
+		elemVtbl[winapi.IUIAutomationElement_GetCachedControlType] = syscall.NewCallback(func(this *fakeObj, o *int32) uintptr {
+			return elementCall(winapi.IUIAutomationElement_GetCachedControlType, this, func(n *fakeNode) { *o = n.ct })
 		})
-		elemVtbl[slotGetCachedName] = syscall.NewCallback(func(this *fakeObj, o **int16) uintptr {
-			return elementCall(slotGetCachedName, this, func(n *fakeNode) { *o = ole.SysAllocString(n.name) })
+		elemVtbl[winapi.IUIAutomationElement_GetCachedName] = syscall.NewCallback(func(this *fakeObj, o **int16) uintptr {
+			return elementCall(winapi.IUIAutomationElement_GetCachedName, this, func(n *fakeNode) { *o = ole.SysAllocString(n.name) })
 		})
-		elemVtbl[slotGetCachedIsEnabled] = syscall.NewCallback(func(this *fakeObj, o *int32) uintptr {
-			return elementCall(slotGetCachedIsEnabled, this, func(n *fakeNode) { *o = boolOf(n.enabled) })
+		elemVtbl[winapi.IUIAutomationElement_GetCachedIsEnabled] = syscall.NewCallback(func(this *fakeObj, o *int32) uintptr {
+			return elementCall(winapi.IUIAutomationElement_GetCachedIsEnabled, this, func(n *fakeNode) { *o = boolOf(n.enabled) })
 		})
-		elemVtbl[slotGetCachedIsOffscreen] = syscall.NewCallback(func(this *fakeObj, o *int32) uintptr {
-			return elementCall(slotGetCachedIsOffscreen, this, func(n *fakeNode) { *o = boolOf(n.off) })
+		elemVtbl[winapi.IUIAutomationElement_GetCachedIsOffscreen] = syscall.NewCallback(func(this *fakeObj, o *int32) uintptr {
+			return elementCall(winapi.IUIAutomationElement_GetCachedIsOffscreen, this, func(n *fakeNode) { *o = boolOf(n.off) })
 		})
-		elemVtbl[slotGetCachedBoundingRectangle] = syscall.NewCallback(func(this *fakeObj, o *rect) uintptr {
-			return elementCall(slotGetCachedBoundingRectangle, this, func(n *fakeNode) { *o = n.r })
+		elemVtbl[winapi.IUIAutomationElement_GetCachedBoundingRectangle] = syscall.NewCallback(func(this *fakeObj, o *windows.Rect) uintptr {
+			return elementCall(winapi.IUIAutomationElement_GetCachedBoundingRectangle, this, func(n *fakeNode) { *o = n.r })
 		})
-		elemVtbl[slotGetCachedPropertyValue] = syscall.NewCallback(func(this *fakeObj, id uintptr, v *ole.VARIANT) uintptr {
-			return elementCall(slotGetCachedPropertyValue, this, func(n *fakeNode) {
+		elemVtbl[winapi.IUIAutomationElement_GetCachedPropertyValue] = syscall.NewCallback(func(this *fakeObj, id uintptr, v *ole.VARIANT) uintptr {
+			return elementCall(winapi.IUIAutomationElement_GetCachedPropertyValue, this, func(n *fakeNode) {
 				*v = ole.VARIANT{}
 				switch {
-				case id == propValueValue && n.value != "":
+				case id == winapi.UIA_ValueValuePropertyId && n.value != "":
 					v.VT, v.Val = ole.VT_BSTR, int64(uintptr(unsafe.Pointer(ole.SysAllocString(n.value))))
-				case id == propRangeValueValue && n.rng != 0:
+				case id == winapi.UIA_RangeValueValuePropertyId && n.rng != 0:
 					v.VT = ole.VT_R8
 					*(*float64)(unsafe.Pointer(&v.Val)) = n.rng
 				}
 			})
 		})
 		step := func(next bool) uintptr {
-			slot := slotGetFirstChildElementBuildCache
+			slot := winapi.IUIAutomationTreeWalker_GetFirstChildElementBuildCache
 			if next {
-				slot = slotGetNextSiblingElementBuildCache
+				slot = winapi.IUIAutomationTreeWalker_GetNextSiblingElementBuildCache
 			}
 			return syscall.NewCallback(func(this, el *fakeObj, cr uintptr, o *unsafe.Pointer) uintptr {
 				n := el.node
@@ -151,17 +153,22 @@ func setupVtables() {
 				return 0
 			})
 		}
-		walkVtbl[slotGetFirstChildElementBuildCache] = step(false)
-		walkVtbl[slotGetNextSiblingElementBuildCache] = step(true)
-		autoVtbl[slotElementFromHandleBuildCache] = syscall.NewCallback(func(this *fakeObj, hwnd, cr uintptr, o *unsafe.Pointer) uintptr {
+		walkVtbl[winapi.IUIAutomationTreeWalker_GetFirstChildElementBuildCache] = step(false)
+		walkVtbl[winapi.IUIAutomationTreeWalker_GetNextSiblingElementBuildCache] = step(true)
+		autoVtbl[winapi.IUIAutomation_ElementFromHandleBuildCache] = syscall.NewCallback(func(this *fakeObj, hwnd, cr uintptr, o *unsafe.Pointer) uintptr {
 			root := fakeRoots[hwnd]
 			if root == nil {
-				return hrUIAElementNotAvailable
+				return winapi.UIA_E_ELEMENTNOTAVAILABLE
 			}
 			*o = newFake(&elemVtbl, root)
 			return 0
 		})
 	})
+}
+
+// rect is a RECT from its edges.
+func rect(left, top, right, bottom int32) windows.Rect {
+	return windows.Rect{Left: left, Top: top, Right: right, Bottom: bottom}
 }
 
 // tree links parents and returns the root.
@@ -176,15 +183,15 @@ func tree(n *fakeNode) *fakeNode {
 // notepad is a tree like Windows' notepad: a Window with a title bar, a menu bar of two
 // items, an Edit holding text, and an off-screen pane whose subtree must not show.
 func notepad() *fakeNode {
-	return tree(&fakeNode{ct: 50032, name: "Untitled - Notepad", enabled: true, r: rect{100, 80, 740, 560}, kids: []*fakeNode{
-		{ct: 50037, name: "Untitled - Notepad", enabled: true, r: rect{104, 84, 736, 110}},
-		{ct: 50010, name: "Application", enabled: true, r: rect{104, 110, 736, 130}, kids: []*fakeNode{
-			{ct: 50011, name: "File", enabled: true, r: rect{104, 110, 140, 130}},
-			{ct: 50011, name: "Edit", enabled: false, r: rect{140, 110, 176, 130}},
+	return tree(&fakeNode{ct: 50032, name: "Untitled - Notepad", enabled: true, r: rect(100, 80, 740, 560), kids: []*fakeNode{
+		{ct: 50037, name: "Untitled - Notepad", enabled: true, r: rect(104, 84, 736, 110)},
+		{ct: 50010, name: "Application", enabled: true, r: rect(104, 110, 736, 130), kids: []*fakeNode{
+			{ct: 50011, name: "File", enabled: true, r: rect(104, 110, 140, 130)},
+			{ct: 50011, name: "Edit", enabled: false, r: rect(140, 110, 176, 130)},
 		}},
-		{ct: 50004, name: "Text Editor", value: "hello w365", enabled: true, r: rect{104, 130, 736, 540}},
-		{ct: 50015, name: "Zoom", rng: 1.5, enabled: true, r: rect{600, 540, 700, 556}},
-		{ct: 50033, name: "hidden", off: true, r: rect{0, 0, 10, 10}, kids: []*fakeNode{{ct: 50000, name: "ghost", enabled: true, r: rect{0, 0, 5, 5}}}},
+		{ct: 50004, name: "Text Editor", value: "hello w365", enabled: true, r: rect(104, 130, 736, 540)},
+		{ct: 50015, name: "Zoom", rng: 1.5, enabled: true, r: rect(600, 540, 700, 556)},
+		{ct: 50033, name: "hidden", off: true, r: rect(0, 0, 10, 10), kids: []*fakeNode{{ct: 50000, name: "ghost", enabled: true, r: rect(0, 0, 5, 5)}}},
 	}})
 }
 
@@ -270,8 +277,8 @@ func TestUIAWalk(t *testing.T) {
 	})
 
 	run("LongValue", func(t *testing.T) {
-		fakeRoots[0x1003] = tree(&fakeNode{ct: 50032, name: "w", r: rect{0, 0, 100, 100}, kids: []*fakeNode{
-			{ct: 50030, name: "doc", value: "a" + strings.Repeat("é", 3000), r: rect{0, 0, 100, 100}},
+		fakeRoots[0x1003] = tree(&fakeNode{ct: 50032, name: "w", r: rect(0, 0, 100, 100), kids: []*fakeNode{
+			{ct: 50030, name: "doc", value: "a" + strings.Repeat("é", 3000), r: rect(0, 0, 100, 100)},
 		}})
 		nodes, _, err := u.walk(ctx, 0x1003, 3, 500)
 		if err != nil || len(nodes) != 2 {
@@ -299,8 +306,8 @@ func TestUIAWalk(t *testing.T) {
 
 	run("ElementGone", func(t *testing.T) {
 		fakeRoots[0x1002] = notepad()
-		fakeRoots[0x1002].kids[0].fail = map[int]uint32{slotGetCachedName: hrUIAElementNotAvailable}
-		fakeRoots[0x1002].kids[1].fail = map[int]uint32{-slotGetFirstChildElementBuildCache: hrUIAElementNotAvailable}
+		fakeRoots[0x1002].kids[0].fail = map[int]uint32{winapi.IUIAutomationElement_GetCachedName: winapi.UIA_E_ELEMENTNOTAVAILABLE}
+		fakeRoots[0x1002].kids[1].fail = map[int]uint32{-winapi.IUIAutomationTreeWalker_GetFirstChildElementBuildCache: winapi.UIA_E_ELEMENTNOTAVAILABLE}
 		nodes, _, err := u.walk(ctx, 0x1002, 3, 500)
 		if err != nil || len(nodes) != 4 {
 			t.Fatalf("with the title bar gone and the menu bar's children gone: %d nodes, %v; want the window, menu bar, Edit and slider", len(nodes), err)
@@ -318,10 +325,10 @@ func TestUIAWalk(t *testing.T) {
 			code werr.Code
 			text string
 		}{
-			{slotGetCachedBoundingRectangle, hrENotImpl, werr.Unsupported, "IUIAutomationElement::get_CachedBoundingRectangle failed: E_NOTIMPL (0x80004001)"},
-			{slotGetCachedPropertyValue, hrENotImpl, werr.Unsupported, "IUIAutomationElement::GetCachedPropertyValue failed: E_NOTIMPL"},
-			{-slotGetNextSiblingElementBuildCache, hrUIATimeout, werr.Timeout, "within 3s"},
-			{slotGetCachedControlType, 0x80004005, werr.Unavailable, "get_CachedControlType failed: HRESULT 0x80004005"},
+			{winapi.IUIAutomationElement_GetCachedBoundingRectangle, winapi.E_NOTIMPL, werr.Unsupported, "IUIAutomationElement::get_CachedBoundingRectangle failed: E_NOTIMPL (0x80004001)"},
+			{winapi.IUIAutomationElement_GetCachedPropertyValue, winapi.E_NOTIMPL, werr.Unsupported, "IUIAutomationElement::GetCachedPropertyValue failed: E_NOTIMPL"},
+			{-winapi.IUIAutomationTreeWalker_GetNextSiblingElementBuildCache, winapi.UIA_E_TIMEOUT, werr.Timeout, "within 3s"},
+			{winapi.IUIAutomationElement_GetCachedControlType, 0x80004005, werr.Unavailable, "get_CachedControlType failed: HRESULT 0x80004005"},
 		} {
 			root := notepad()
 			root.kids[2].fail = map[int]uint32{c.slot: c.hr}
@@ -342,7 +349,7 @@ func TestUIAWalk(t *testing.T) {
 
 	run("Find", func(t *testing.T) {
 		// Find looks its window up with IsWindow: the desktop window is one on any system.
-		desk, _, _ := procGetDesktopWindow.Call()
+		desk, _, _ := winapi.ProcGetDesktopWindow.Call()
 		fakeRoots[desk] = notepad()
 		ms, err := u.Find(ctx, desktop.FindQuery{Role: "TextBox", WindowHandle: uint32(desk)})
 		if err != nil || len(ms) != 1 || ms[0].Name != "Text Editor" || ms[0].CenterX != 420 || ms[0].CenterY != 335 {
@@ -368,5 +375,3 @@ func TestUIAWalk(t *testing.T) {
 		leaks(t)
 	})
 }
-
-var procGetDesktopWindow = user32.NewProc("GetDesktopWindow")

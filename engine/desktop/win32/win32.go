@@ -3,9 +3,9 @@
 // Package win32 is the Windows implementation of desktop.Desktop: the interactive
 // desktop of the user's session, driven through user32 and gdi32 (SendInput, DXGI
 // desktop duplication with GDI BitBlt as fallback, EnumWindows, the clipboard) and UI
-// Automation (uia.go). It calls Win32 through golang.org/x/sys/windows
-// rather than robotgo: robotgo needs cgo (the Windows build is pure Go, cross-compiled
-// from Linux), and its Click knows no side buttons.
+// Automation (uia.go). It calls Win32 through golang.org/x/sys/windows and
+// engine/internal/winapi rather than robotgo: robotgo needs cgo (the Windows build is
+// pure Go, cross-compiled from Linux), and its Click knows no side buttons.
 package win32
 
 import (
@@ -15,24 +15,10 @@ import (
 	"unsafe"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 	"golang.org/x/sys/windows"
-)
-
-var (
-	user32 = windows.NewLazySystemDLL("user32.dll")
-	gdi32  = windows.NewLazySystemDLL("gdi32.dll")
-
-	procGetSystemMetrics = user32.NewProc("GetSystemMetrics")
-)
-
-// Virtual-screen metrics (all monitors).
-const (
-	smXVirtualScreen  = 76
-	smYVirtualScreen  = 77
-	smCXVirtualScreen = 78
-	smCYVirtualScreen = 79
 )
 
 // DesktopName is the Windows name of the interactive desktop.
@@ -77,10 +63,10 @@ func (Desktop) OpenAccessibility(ctx context.Context) (desktop.Accessibility, er
 // virtualScreen is the rectangle of all monitors: its origin (negative when a monitor
 // lies left of or above the primary one) and size.
 func virtualScreen() (x, y, w, h int, err error) {
-	x = metric(smXVirtualScreen)
-	y = metric(smYVirtualScreen)
-	w = metric(smCXVirtualScreen)
-	h = metric(smCYVirtualScreen)
+	x = metric(winapi.SM_XVIRTUALSCREEN)
+	y = metric(winapi.SM_YVIRTUALSCREEN)
+	w = metric(winapi.SM_CXVIRTUALSCREEN)
+	h = metric(winapi.SM_CYVIRTUALSCREEN)
 	if w <= 0 || h <= 0 {
 		return 0, 0, 0, 0, werr.New(werr.Unavailable, "GetSystemMetrics reports no virtual screen (%dx%d)", w, h)
 	}
@@ -88,7 +74,7 @@ func virtualScreen() (x, y, w, h int, err error) {
 }
 
 func metric(i int) int {
-	r, _, _ := procGetSystemMetrics.Call(uintptr(i))
+	r, _, _ := winapi.ProcGetSystemMetrics.Call(uintptr(i))
 	return int(int32(r))
 }
 
@@ -100,8 +86,8 @@ func lockThread() (unlock func()) {
 }
 
 // sysPtr is an address Windows gave: memory of the global heap locked by GlobalLock,
-// a COM object or its method table, a mapped texture. Go's collector neither moves nor
-// frees such memory, so the conversion is sound (and written so for go vet).
+// a mapped texture. Go's collector neither moves nor frees such memory, so the
+// conversion is sound (and written so for go vet).
 func sysPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
 // utf16z is s as a NUL-terminated UTF-16 pointer (s must hold no NUL).

@@ -10,46 +10,17 @@ import (
 	"unsafe"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/werr"
 	"golang.org/x/sys/windows"
 )
 
-var (
-	procGetWindowTextW        = user32.NewProc("GetWindowTextW")
-	procGetWindowTextLengthW  = user32.NewProc("GetWindowTextLengthW")
-	procGetWindowRect         = user32.NewProc("GetWindowRect")
-	procGetWindow             = user32.NewProc("GetWindow")
-	procGetWindowLongW        = user32.NewProc("GetWindowLongW")
-	procIsIconic              = user32.NewProc("IsIconic")
-	procIsZoomed              = user32.NewProc("IsZoomed")
-	procShowWindow            = user32.NewProc("ShowWindow")
-	procSetForegroundWindow   = user32.NewProc("SetForegroundWindow")
-	procBringWindowToTop      = user32.NewProc("BringWindowToTop")
-	procAttachThreadInput     = user32.NewProc("AttachThreadInput")
-	procSetWindowPos          = user32.NewProc("SetWindowPos")
-	procPostMessageW          = user32.NewProc("PostMessageW")
-	procGetCurrentThreadID    = kernel32.NewProc("GetCurrentThreadId")
-	procAllowSetForegroundWin = user32.NewProc("AllowSetForegroundWindow")
-)
-
 const (
-	gwOwner        = 4
-	gwlExStyle     = -20
-	wsExToolWindow = 0x00000080
-	swMaximize     = 3
-	swMinimize     = 6
-	swRestore      = 9
-	swpNoSize      = 0x0001
-	swpNoMove      = 0x0002
-	swpNoZOrder    = 0x0004
-	swpNoActivate  = 0x0010
-	wmClose        = 0x0010
-	closeWait      = 2 * time.Second
-	activateWait   = 2 * time.Second
-	pollInterval   = 20 * time.Millisecond
-	asfwAnyProcess = ^uintptr(0) // ASFW_ANY
-	maxTitleUnits  = 1 << 12
+	closeWait     = 2 * time.Second
+	activateWait  = 2 * time.Second
+	pollInterval  = 20 * time.Millisecond
+	maxTitleUnits = 1 << 12
 )
 
 // windowsAPI finds top-level windows with EnumWindows and changes them with the
@@ -76,10 +47,10 @@ func (windowsAPI) List(ctx context.Context) ([]desktop.Window, error) {
 		if !windows.IsWindowVisible(h) {
 			continue
 		}
-		if owner, _, _ := procGetWindow.Call(uintptr(h), gwOwner); owner != 0 {
+		if owner, _, _ := winapi.ProcGetWindow.Call(uintptr(h), winapi.GW_OWNER); owner != 0 {
 			continue
 		}
-		if ex, _, _ := procGetWindowLongW.Call(uintptr(h), uintptr(gwlExStyle&0xffffffff)); ex&wsExToolWindow != 0 {
+		if ex, _, _ := winapi.ProcGetWindowLongW.Call(uintptr(h), uintptr(winapi.GWL_EXSTYLE&0xffffffff)); ex&winapi.WS_EX_TOOLWINDOW != 0 {
 			continue
 		}
 		w := describe(h, names)
@@ -103,7 +74,7 @@ func describe(h windows.HWND, names map[uint32]string) desktop.Window {
 		names[pid] = w.ProcessName
 	}
 	var r struct{ L, T, R, B int32 }
-	if ok, _, _ := procGetWindowRect.Call(uintptr(h), uintptr(unsafe.Pointer(&r))); ok != 0 {
+	if ok, _, _ := winapi.ProcGetWindowRect.Call(uintptr(h), uintptr(unsafe.Pointer(&r))); ok != 0 {
 		ox, oy, _, _, _ := virtualScreen()
 		w.X, w.Y, w.Width, w.Height = int(r.L)-ox, int(r.T)-oy, int(r.R-r.L), int(r.B-r.T)
 	}
@@ -111,12 +82,12 @@ func describe(h windows.HWND, names map[uint32]string) desktop.Window {
 }
 
 func title(h windows.HWND) string {
-	n, _, _ := procGetWindowTextLengthW.Call(uintptr(h))
+	n, _, _ := winapi.ProcGetWindowTextLengthW.Call(uintptr(h))
 	if n == 0 {
 		return ""
 	}
 	buf := make([]uint16, min(int(n)+1, maxTitleUnits))
-	procGetWindowTextW.Call(uintptr(h), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	winapi.ProcGetWindowTextW.Call(uintptr(h), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
 	return windows.UTF16ToString(buf)
 }
 
@@ -152,21 +123,21 @@ func (a windowsAPI) Activate(ctx context.Context, title string) (desktop.Window,
 		return w, err
 	}
 	h := windows.HWND(w.Handle)
-	if iconic, _, _ := procIsIconic.Call(uintptr(h)); iconic != 0 {
-		procShowWindow.Call(uintptr(h), swRestore)
+	if iconic, _, _ := winapi.ProcIsIconic.Call(uintptr(h)); iconic != 0 {
+		winapi.ProcShowWindow.Call(uintptr(h), winapi.SW_RESTORE)
 	}
 	defer lockThread()()
 	fg := windows.GetForegroundWindow()
-	self, _, _ := procGetCurrentThreadID.Call()
+	self, _, _ := winapi.ProcGetCurrentThreadId.Call()
 	var pid uint32
 	other, _ := windows.GetWindowThreadProcessId(fg, &pid)
 	if fg != 0 && uintptr(other) != self {
-		procAttachThreadInput.Call(self, uintptr(other), 1)
-		defer procAttachThreadInput.Call(self, uintptr(other), 0)
+		winapi.ProcAttachThreadInput.Call(self, uintptr(other), 1)
+		defer winapi.ProcAttachThreadInput.Call(self, uintptr(other), 0)
 	}
-	procAllowSetForegroundWin.Call(asfwAnyProcess)
-	procBringWindowToTop.Call(uintptr(h))
-	procSetForegroundWindow.Call(uintptr(h))
+	winapi.ProcAllowSetForegroundWindow.Call(winapi.ASFW_ANY)
+	winapi.ProcBringWindowToTop.Call(uintptr(h))
+	winapi.ProcSetForegroundWindow.Call(uintptr(h))
 	if !waitFor(ctx, activateWait, func() bool { return windows.GetForegroundWindow() == h }) {
 		return w, werr.New(werr.Unavailable, "window %q did not become the foreground window", w.Title).
 			WithHint("Windows refuses to change the foreground while another program holds the foreground lock; click the window once, or call again")
@@ -185,7 +156,7 @@ func (a windowsAPI) CloseWindow(ctx context.Context, title string, protected fun
 		return desktop.CloseResult{}, werr.New(werr.BlockedByPolicy, "window %q belongs to a protected process (%s, pid %d)", w.Title, w.ProcessName, w.PID)
 	}
 	h := windows.HWND(w.Handle)
-	if ok, _, e := procPostMessageW.Call(uintptr(h), wmClose, 0, 0); ok == 0 {
+	if ok, _, e := winapi.ProcPostMessageW.Call(uintptr(h), winapi.WM_CLOSE, 0, 0); ok == 0 {
 		return desktop.CloseResult{}, werr.New(werr.Unavailable, "PostMessage(WM_CLOSE) to %q failed: %v", w.Title, e)
 	}
 	closed := waitFor(ctx, closeWait, func() bool { return !windows.IsWindow(h) })
@@ -207,18 +178,18 @@ func (a windowsAPI) Resize(ctx context.Context, title, action string, x, y, w, h
 	hw := uintptr(win.Handle)
 	switch act {
 	case desktop.ActionMaximize:
-		procShowWindow.Call(hw, swMaximize)
+		winapi.ProcShowWindow.Call(hw, winapi.SW_MAXIMIZE)
 	case desktop.ActionMinimize:
-		procShowWindow.Call(hw, swMinimize)
+		winapi.ProcShowWindow.Call(hw, winapi.SW_MINIMIZE)
 	case desktop.ActionRestore:
-		procShowWindow.Call(hw, swRestore)
+		winapi.ProcShowWindow.Call(hw, winapi.SW_RESTORE)
 	case desktop.ActionMove:
-		err = setPos(hw, *x, *y, 0, 0, swpNoSize)
+		err = setPos(hw, *x, *y, 0, 0, winapi.SWP_NOSIZE)
 	case desktop.ActionResize:
 		if x != nil {
 			err = setPos(hw, *x, *y, *w, *h, 0)
 		} else {
-			err = setPos(hw, 0, 0, *w, *h, swpNoMove)
+			err = setPos(hw, 0, 0, *w, *h, winapi.SWP_NOMOVE)
 		}
 	}
 	if err != nil {
@@ -232,7 +203,7 @@ func setPos(hw uintptr, x, y, w, h int, flags uintptr) error {
 	if err != nil {
 		return err
 	}
-	if ok, _, e := procSetWindowPos.Call(hw, 0, uintptr(x+ox), uintptr(y+oy), uintptr(w), uintptr(h), flags|swpNoZOrder|swpNoActivate); ok == 0 {
+	if ok, _, e := winapi.ProcSetWindowPos.Call(hw, 0, uintptr(x+ox), uintptr(y+oy), uintptr(w), uintptr(h), flags|winapi.SWP_NOZORDER|winapi.SWP_NOACTIVATE); ok == 0 {
 		return werr.New(werr.Unavailable, "SetWindowPos failed: %v", e)
 	}
 	return nil
