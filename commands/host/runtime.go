@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -78,7 +79,7 @@ func Version() string { return versionOnce() }
 func RuntimeDir() (string, error) {
 	dir := os.Getenv("W365_RUNTIME_DIR")
 	if dir == "" {
-		dir = defaultRuntimeDir()
+		dir = hostconn.DefaultDir()
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", werr.Wrap(err, werr.Unavailable, "cannot create runtime directory")
@@ -88,7 +89,7 @@ func RuntimeDir() (string, error) {
 	if err != nil {
 		return "", werr.Wrap(err, werr.Unavailable, "cannot stat runtime directory")
 	}
-	if !st.IsDir() || !private(st) {
+	if !st.IsDir() || !hostconn.Private(st) {
 		return "", werr.New(werr.Unavailable, "runtime directory %s is not a private directory of this user", dir)
 	}
 	return dir, nil

@@ -1,6 +1,6 @@
 //go:build unix
 
-package host
+package hostconn
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"time"
 )
 
-// defaultRuntimeDir is $XDG_RUNTIME_DIR/w365. MCP clients start servers with little
+// DefaultDir is where the host's socket, lock and log live when W365_RUNTIME_DIR names no
+// directory: $XDG_RUNTIME_DIR/w365. MCP clients start servers with little
 // more than HOME, PATH and USER (no XDG_RUNTIME_DIR), so without it the login's runtime
 // directory, /run/user/UID, is used when it exists and is this user's private one: an
 // agent's serve --mcp then finds the host the user's terminal started. Elsewhere (no
 // login session, as for root in a container) it is a private directory under /tmp.
-func defaultRuntimeDir() string {
+func DefaultDir() string {
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
 		return filepath.Join(x, "w365")
 	}
 	uid := strconv.Itoa(os.Getuid())
-	if st, err := os.Lstat(filepath.Join(runUserDir, uid)); err == nil && st.IsDir() && private(st) {
+	if st, err := os.Lstat(filepath.Join(runUserDir, uid)); err == nil && st.IsDir() && Private(st) {
 		return filepath.Join(runUserDir, uid, "w365")
 	}
 	return filepath.Join(os.TempDir(), "w365-"+uid)
@@ -31,31 +32,33 @@ func defaultRuntimeDir() string {
 // runUserDir holds the per-login runtime directories (systemd-logind, elogind).
 const runUserDir = "/run/user"
 
-// private says the directory belongs to this user and nobody else may enter it.
-func private(st os.FileInfo) bool {
+// Private says the directory belongs to this user and nobody else may enter it.
+func Private(st os.FileInfo) bool {
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	return ok && int(sys.Uid) == os.Getuid() && st.Mode().Perm()&0o077 == 0
 }
 
-// lockFile takes an exclusive lock on f, waiting for it; unlock releases it.
-func lockFile(f *os.File) (unlock func(), err error) {
+// Lock takes an exclusive lock on f, waiting for it; unlock releases it.
+func Lock(f *os.File) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		return nil, err
 	}
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }, nil
 }
 
-// detached starts the background host in a session of its own, so that it outlives
-// the terminal of the command that started it.
-func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+// Detached is how the background host is started: in a session of its own, so that it
+// outlives the terminal of the command that started it.
+func Detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// Alive says process pid still runs.
+func Alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
-func kill(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+// Kill ends process pid at once (a host that did not stop when asked).
+func Kill(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
 
-// listenSocket binds the host's AF_UNIX socket at path, readable by this user only, and
+// Listen binds the host's AF_UNIX socket at path, readable by this user only, and
 // returns the endpoint name the host reports. A stale socket file is replaced.
-func listenSocket(path string) (net.Listener, string, error) {
+func Listen(path string) (net.Listener, string, error) {
 	os.Remove(path)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -65,8 +68,8 @@ func listenSocket(path string) (net.Listener, string, error) {
 	return ln, "unix:" + path, nil
 }
 
-// dialSocket connects to the host socket at path.
-func dialSocket(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
+// Dial connects to the host socket at path.
+func Dial(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
 	d := net.Dialer{Timeout: timeout}
 	return d.DialContext(ctx, "unix", path)
 }
