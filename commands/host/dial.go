@@ -31,8 +31,8 @@ type ClientOptions struct {
 	// ClientName is how calls name their front-end to observers (default w365-cli);
 	// ClientID tells this client's calls from others' (the REPL skips its own).
 	ClientName, ClientID string
-	// Display is the caller's DISPLAY when the user named no session: a call that would
-	// land on a session of another display is refused instead.
+	// Display is the caller's display (session.UserDisplay) when the user named no
+	// session: a call that would land on a session of another display is refused instead.
 	Display string
 	// OnProgress, when set, asks for progress reports on long calls and receives them.
 	OnProgress func(Progress)
