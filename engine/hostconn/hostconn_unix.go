@@ -4,6 +4,7 @@ package hostconn
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -36,6 +37,11 @@ const runUserDir = "/run/user"
 func Private(st os.FileInfo) bool {
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	return ok && int(sys.Uid) == os.Getuid() && st.Mode().Perm()&0o077 == 0
+}
+
+// PrivacyNote says what makes the runtime directory private: its mode.
+func PrivacyNote(st os.FileInfo) string {
+	return fmt.Sprintf("mode %04o, private", st.Mode().Perm())
 }
 
 // Lock takes an exclusive lock on f, waiting for it; unlock releases it.

@@ -33,6 +33,10 @@ func DefaultDir() string {
 // one that admits only the user, SYSTEM and administrators.
 func Private(st os.FileInfo) bool { return st.Mode()&os.ModeSymlink == 0 }
 
+// PrivacyNote says what makes the runtime directory private: its ACL, inherited from the
+// user's profile; the mode bits say nothing on Windows.
+func PrivacyNote(os.FileInfo) string { return "under the user's profile: its ACL admits the user" }
+
 // Lock takes an exclusive lock on f, waiting for it; unlock releases it.
 func Lock(f *os.File) (unlock func(), err error) {
 	h := windows.Handle(f.Fd())
