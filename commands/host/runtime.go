@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/w365/w365/engine/hostconn"
+	"github.com/w365/w365/engine/sysinfo"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -33,7 +34,8 @@ type Build struct {
 // BuildInfo is the build's version, commit and date (from the linker flags, else from
 // the VCS stamp Go records), and the Go release that compiled it.
 func BuildInfo() Build {
-	b := Build{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	b := Build{Version: version, Commit: commit, Date: date, Go: runtime.Version()}
+	b.OS, b.Arch = sysinfo.Target()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch {
