@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,11 +150,10 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 // the arguments of a host the client may have to start.
 func ClientOptionsFor(g *Globals) host.ClientOptions {
 	o := host.ClientOptions{Session: g.Session}
-	if g.Session == session.DefaultName && os.Getenv("W365_SESSION") == "" && !g.Virtual && runtime.GOOS != "windows" {
-		// No session named: the call must not land silently on another display than the user's.
-		// (Windows has one desktop per login session; DISPLAY means nothing there, and under
-		// wine it names wine's X server.)
-		o.Display = os.Getenv("DISPLAY")
+	if g.Session == session.DefaultName && os.Getenv("W365_SESSION") == "" && !g.Virtual {
+		// No session named: the call must not land silently on another display than the
+		// user's (none where the platform has one desktop per login).
+		o.Display = session.UserDisplay()
 	}
 	if g.Virtual {
 		o.HostArgs = append(o.HostArgs, "--virtual")

@@ -5,42 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/host"
-	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/prereq"
 	"github.com/w365/w365/engine/werr"
 )
 
-// Component is one system program w365 relies on.
-type Component struct {
-	Name    string `json:"name"`
-	For     string `json:"for"`
-	Package string `json:"package"`
-	Found   bool   `json:"found"`
-	Path    string `json:"path,omitempty"`
-	// Source says how Path was found when there is more than PATH to search (the
-	// browser: W365_BROWSER, App Paths in the registry, an install directory).
-	Source string `json:"source,omitempty"`
-	// Detail says why a component is missing when that is more than absence.
-	Detail string `json:"detail,omitempty"`
-}
+// Component is one system program w365 relies on (engine/prereq knows this platform's).
+type Component = prereq.Component
 
 // Check is one test of the environment beyond a program being installed.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-	// Package, when set, is what fixes a failed check.
-	Package string `json:"package,omitempty"`
-	// Fatal says a failure stops w365 from working (the others are warnings).
-	Fatal bool `json:"fatal"`
-}
+type Check = prereq.Check
 
 // Report is what doctor finds.
 type DoctorReport struct {
@@ -54,55 +35,12 @@ type DoctorReport struct {
 	Policy policy.Summary `json:"policy"`
 }
 
-// componentSpec is one program of platformComponents: the first of its candidates
-// on PATH (or an existing absolute path) counts, unless find decides instead.
-type componentSpec struct {
-	name, purpose, pkg string
-	candidates         []string
-	find               func(*Component)
-}
-
-// findBrowser fills in the browser the engine would start (browser.Find).
-func findBrowser(c *Component) {
-	f, err := browser.Find(nil)
-	if err != nil {
-		c.Detail = werr.As(err).Message
-		return
-	}
-	c.Found, c.Path, c.Source = true, f.Path, f.Source
-}
-
-// Doctor checks each component of this platform.
-func Doctor() []Component {
-	var out []Component
-	for _, c := range platformComponents {
-		comp := Component{Name: c.name, For: c.purpose, Package: c.pkg}
-		if c.find != nil {
-			c.find(&comp)
-		}
-		for _, cand := range c.candidates {
-			if p, err := exec.LookPath(cand); err == nil {
-				comp.Found, comp.Path = true, p
-				break
-			}
-		}
-		out = append(out, comp)
-	}
-	return out
-}
-
 // Diagnose runs every check: programs, the runtime directory, the host, and this
-// platform's own (platformChecks).
+// platform's own (prereq.Checks).
 func Diagnose(ctx context.Context) DoctorReport {
-	r := DoctorReport{Components: Doctor()}
-	found := map[string]string{}
-	for _, c := range r.Components {
-		if c.Found {
-			found[c.Name] = c.Path
-		}
-	}
+	r := DoctorReport{Components: prereq.Components()}
 	r.Checks = append(r.Checks, runtimeDirCheck(), hostCheck(ctx))
-	r.Checks = append(r.Checks, platformChecks(ctx, found)...)
+	r.Checks = append(r.Checks, prereq.Checks(ctx, r.Components)...)
 	var pkgs []string
 	for _, c := range r.Components {
 		if !c.Found {
@@ -115,7 +53,7 @@ func Diagnose(ctx context.Context) DoctorReport {
 		}
 	}
 	if len(pkgs) > 0 {
-		r.Install = installLine(pkgs)
+		r.Install = prereq.InstallLine(pkgs)
 	}
 	return r
 }
@@ -133,7 +71,7 @@ func runtimeDirCheck() Check {
 		return c
 	}
 	c.OK = true
-	c.Detail = dir + " (" + privacyNote(st) + ")"
+	c.Detail = dir + " (" + hostconn.PrivacyNote(st) + ")"
 	return c
 }
 
@@ -153,34 +91,6 @@ func hostCheck(ctx context.Context) Check {
 	}
 	c.OK = true
 	c.Detail = fmt.Sprintf("running, pid %d, %s, up %s, %d session(s), on %s", st.PID, st.Build.Version, time.Duration(st.UptimeSec)*time.Second, len(st.Sessions), strings.Join(st.Endpoints, ", "))
-	return c
-}
-
-func tesseractCheck(ctx context.Context, path string) Check {
-	c := Check{Name: "tesseract languages", Package: tesseractLangPkg}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--list-langs").CombinedOutput()
-	if err != nil {
-		c.Detail = "tesseract --list-langs failed: " + strings.TrimSpace(string(out))
-		return c
-	}
-	var langs []string
-	for _, l := range strings.Split(string(out), "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !strings.Contains(l, " ") && !strings.HasSuffix(l, ":") {
-			langs = append(langs, l)
-		}
-	}
-	c.Detail = "installed: " + strings.Join(langs, ", ")
-	for _, l := range langs {
-		if l == "eng" {
-			c.OK = true
-			c.Package = ""
-			return c
-		}
-	}
-	c.Detail += " (analyze-screen needs eng)"
 	return c
 }
 

@@ -178,7 +178,7 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	}
 	h := host.New(host.Options{
 		Policy:     pol,
-		Sessions:   session.Options{Virtual: g.Virtual, Display: os.Getenv("DISPLAY"), Screen: screen},
+		Sessions:   session.Options{Virtual: g.Virtual, Display: session.UserDisplay(), Screen: screen},
 		IdleExit:   idle,
 		Background: f.background,
 		Log:        log,

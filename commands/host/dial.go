@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -30,8 +31,8 @@ type ClientOptions struct {
 	// ClientName is how calls name their front-end to observers (default w365-cli);
 	// ClientID tells this client's calls from others' (the REPL skips its own).
 	ClientName, ClientID string
-	// Display is the caller's DISPLAY when the user named no session: a call that would
-	// land on a session of another display is refused instead.
+	// Display is the caller's display (session.UserDisplay) when the user named no
+	// session: a call that would land on a session of another display is refused instead.
 	Display string
 	// OnProgress, when set, asks for progress reports on long calls and receives them.
 	OnProgress func(Progress)
@@ -101,14 +102,14 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 // ErrServerRefused is the cause of a dial refused because the socket's server is not
 // to be trusted (on Windows, a pipe served by another user's process). Retrying or
 // starting a host cannot help.
-var ErrServerRefused = errors.New("the host socket's server is not this user's")
+var ErrServerRefused = hostconn.ErrServerRefused
 
 // refused says a dial failed with ErrServerRefused.
 func refused(err error) bool { return errors.Is(err, ErrServerRefused) }
 
 func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	var reply helloReply
-	c, err := dialSocket(context.Background(), path, time.Second)
+	c, err := hostconn.Dial(context.Background(), path, time.Second)
 	if err != nil {
 		return nil, reply, err
 	}
@@ -135,12 +136,12 @@ func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, 
 func waitGone(pid int, d time.Duration) {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		if !alive(pid) {
+		if !hostconn.Alive(pid) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	kill(pid)
+	hostconn.Kill(pid)
 }
 
 // startHost launches a background host under a lock, so that concurrent first calls
@@ -152,13 +153,13 @@ func startHost(ctx context.Context, path string, extra []string) error {
 		return werr.Wrap(err, werr.Unavailable, "cannot open host lock")
 	}
 	defer lock.Close()
-	unlock, err := lockFile(lock)
+	unlock, err := hostconn.Lock(lock)
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot lock host lock")
 	}
 	defer unlock()
 	// Somebody may have started it while we waited for the lock.
-	if c, err := dialSocket(ctx, path, 200*time.Millisecond); err == nil {
+	if c, err := hostconn.Dial(ctx, path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return nil
 	} else if refused(err) {
@@ -177,7 +178,7 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	cmd.Stdin = nil
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	cmd.SysProcAttr = detached()
+	cmd.SysProcAttr = hostconn.Detached()
 	if err := cmd.Start(); err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot start the w365 host")
 	}
@@ -187,7 +188,7 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	go func() { cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := dialSocket(ctx, path, 200*time.Millisecond); err == nil {
+		if c, err := hostconn.Dial(ctx, path, 200*time.Millisecond); err == nil {
 			c.Close()
 			return nil
 		} else if refused(err) {

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
@@ -125,13 +126,13 @@ func (h *Host) Listen() error {
 	if err != nil {
 		return err
 	}
-	if c, err := dialSocket(context.Background(), path, 200*time.Millisecond); err == nil {
+	if c, err := hostconn.Dial(context.Background(), path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return werr.New(werr.Unavailable, "another w365 host is already listening on %s", path)
 	} else if refused(err) {
 		return err
 	}
-	ln, endpoint, err := listenSocket(path)
+	ln, endpoint, err := hostconn.Listen(path)
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot listen on %s: %v", path, err)
 	}

@@ -1,5 +1,3 @@
-//go:build linux
-
 package host
 
 import (
@@ -19,6 +17,9 @@ import (
 // testHost is a host whose sessions run on virtual desktops, with its own runtime
 // directory; it stops when the test ends.
 func testHost(tb testing.TB) *Host {
+	if err := session.VirtualUnsupported(); err != nil {
+		tb.Skipf("no virtual desktops in this build: %v", err)
+	}
 	testenv.Require(tb, "Xvfb", "openbox", "dbus-daemon")
 	dir := filepath.Join(tb.TempDir(), "run")
 	if err := os.Mkdir(dir, 0o700); err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -167,7 +168,7 @@ func controlDial(ctx context.Context, req controlRequest) (net.Conn, *bufio.Read
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := dialSocket(ctx, path, 5*time.Second)
+	c, err := hostconn.Dial(ctx, path, 5*time.Second)
 	if refused(err) {
 		return nil, nil, err
 	}
@@ -234,7 +235,7 @@ func StopHost(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for {
-		if !alive(st.PID) {
+		if !hostconn.Alive(st.PID) {
 			return st.PID, nil
 		}
 		select {

@@ -87,8 +87,9 @@ func (c callerHost) PrivateDirs() []string {
 
 func (c callerHost) LiveViewURL(s *session.Session) string { return c.h.liveViewURL(s) }
 
-// MetaDisplay in a call's _meta is the caller's DISPLAY, sent by the CLI and the REPL
-// when the user named no session: a call must not land silently on another display.
+// MetaDisplay in a call's _meta is the caller's display (session.UserDisplay), sent by the
+// CLI and the REPL when the user named no session: a call must not land silently on
+// another display. The session decides whether it names the session's desktop.
 const MetaDisplay = "w365/display"
 
 // callSession picks, checks and resolves the session a call of t runs in.
@@ -107,7 +108,7 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 	if err != nil {
 		return nil, err
 	}
-	if d, _ := req.Params.Meta[MetaDisplay].(string); d != "" && p.local && !sameDisplay(d, s.Desktop.Name()) {
+	if d, _ := req.Params.Meta[MetaDisplay].(string); d != "" && p.local && !s.OnDisplay(d) {
 		return nil, werr.Invalid("session %q is on display %s, not on your DISPLAY %s", s.ID, s.Desktop.Name(), d).
 			WithHint("name the session with --session to act on it anyway, or run with W365_RUNTIME_DIR set to a directory of your own for a host on your display")
 	}
@@ -129,8 +130,3 @@ func requireBrowserSession(t *tool.Tool, mt *mcp.Tool) {
 // isBrowserTool says whether t acts on a session's browser: the tools that need
 // browserSessionId over HTTP.
 func isBrowserTool(t *tool.Tool) bool { return strings.HasPrefix(t.Name, "browser_") }
-
-// sameDisplay compares X display names, ignoring a default screen number (":1" is ":1.0").
-func sameDisplay(a, b string) bool {
-	return strings.TrimSuffix(a, ".0") == strings.TrimSuffix(b, ".0")
-}

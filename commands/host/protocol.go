@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/session"
 )
 
@@ -53,7 +54,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	// The hello is read first, so that a refused client reads the reason rather than a broken pipe.
-	if why := peerRefused(c); why != "" {
+	if why := hostconn.PeerRefused(c); why != "" {
 		h.log.Warn("refused a socket client", "why", why)
 		b, _ := json.Marshal(helloReply{Version: Version(), Error: why})
 		c.Write(append(b, '\n'))

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/w365/w365/engine/hostconn"
+	"github.com/w365/w365/engine/sysinfo"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -32,7 +34,8 @@ type Build struct {
 // BuildInfo is the build's version, commit and date (from the linker flags, else from
 // the VCS stamp Go records), and the Go release that compiled it.
 func BuildInfo() Build {
-	b := Build{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	b := Build{Version: version, Commit: commit, Date: date, Go: runtime.Version()}
+	b.OS, b.Arch = sysinfo.Target()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch {
@@ -78,7 +81,7 @@ func Version() string { return versionOnce() }
 func RuntimeDir() (string, error) {
 	dir := os.Getenv("W365_RUNTIME_DIR")
 	if dir == "" {
-		dir = defaultRuntimeDir()
+		dir = hostconn.DefaultDir()
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", werr.Wrap(err, werr.Unavailable, "cannot create runtime directory")
@@ -88,7 +91,7 @@ func RuntimeDir() (string, error) {
 	if err != nil {
 		return "", werr.Wrap(err, werr.Unavailable, "cannot stat runtime directory")
 	}
-	if !st.IsDir() || !private(st) {
+	if !st.IsDir() || !hostconn.Private(st) {
 		return "", werr.New(werr.Unavailable, "runtime directory %s is not a private directory of this user", dir)
 	}
 	return dir, nil

@@ -17,9 +17,21 @@ func Unsupported() error { return nil }
 // says (nothing on Windows; wine's X server under wine).
 const ownDesktopAlways = true
 
+// UserDisplay is none: Windows has one desktop per login session, which DISPLAY does
+// not name (under wine it names wine's X server).
+func UserDisplay() string { return "" }
+
+// sameDisplay: the one desktop's name is all there is to compare.
+func sameDisplay(a, b string) bool { return a == b }
+
 func existingDesktop(string) (desktop.Desktop, error) { return win32.Desktop{}, nil }
 
 func virtualDesktop(context.Context, desktop.Options) (desktop.Desktop, error) {
-	return nil, werr.New(werr.Unsupported, "virtual desktops (Xvfb on Linux) are not implemented on Windows: only the default session, on the user's own desktop, runs").
+	return nil, VirtualUnsupported()
+}
+
+// VirtualUnsupported says that this build starts no virtual desktop.
+func VirtualUnsupported() error {
+	return werr.New(werr.Unsupported, "virtual desktops (Xvfb on Linux) are not implemented on Windows: only the default session, on the user's own desktop, runs").
 		WithHint("use the default session (no --session, no --virtual)")
 }

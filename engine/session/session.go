@@ -286,6 +286,10 @@ func (s *Session) Idle() time.Duration {
 	return time.Since(s.lastUsed)
 }
 
+// OnDisplay says whether the session's desktop is the display named (as UserDisplay names
+// the caller's), by this platform's rules for display names.
+func (s *Session) OnDisplay(display string) bool { return sameDisplay(display, s.Desktop.Name()) }
+
 // Info describes the session.
 func (s *Session) Info() Info {
 	s.mu.Lock()

@@ -59,6 +59,10 @@ type Info struct {
 	UptimeSeconds uint64 `json:"uptimeSeconds"`
 }
 
+// Target is the operating system and architecture this binary was built for, as Go
+// names them (GOOS and GOARCH: "linux", "amd64").
+func Target() (goos, goarch string) { return runtime.GOOS, runtime.GOARCH }
+
 // Get collects the system information; displayW and displayH are the session's screen size.
 func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 	h, err := host.InfoWithContext(ctx)

@@ -212,7 +212,7 @@ func testLaunchFound(t *testing.T, x *Wine, _ string) {
 		}
 	}
 	// The host that ran the tool answers doctor's host check over its pipe (through
-	// dialSocket's server check).
+	// hostconn.Dial's server check).
 	rep, _ := doctor(x)
 	for _, c := range rep.Checks {
 		if c.Name == "host" && (!c.OK || !strings.Contains(c.Detail, "running, pid") || !strings.Contains(c.Detail, `pipe:\\.\pipe\w365-S-`)) {
@@ -221,14 +221,14 @@ func testLaunchFound(t *testing.T, x *Wine, _ string) {
 	}
 }
 
-// testHostPipe runs commands/host's Windows tests under wine: dialSocket's server
-// check (GetNamedPipeServerProcessId, the server's token user) and the pipe's DACL
-// read back with GetSecurityInfo.
+// testHostPipe runs engine/hostconn's Windows tests under wine: Dial's server check
+// (GetNamedPipeServerProcessId, the server's token user) and the pipe's DACL read back
+// with GetSecurityInfo.
 func testHostPipe(t *testing.T, x *Wine, _ string) {
-	r := x.GoTest("./commands/host", "-test.run", "^TestPipe", "-test.v")
-	t.Logf("commands/host tests under wine:\n%s%s", r.Stdout, r.Stderr)
+	r := x.GoTest("./engine/hostconn", "-test.run", "^TestPipe", "-test.v")
+	t.Logf("engine/hostconn tests under wine:\n%s%s", r.Stdout, r.Stderr)
 	if r.Code != 0 {
-		t.Fatalf("commands/host TestPipe* under wine: exit %d", r.Code)
+		t.Fatalf("engine/hostconn TestPipe* under wine: exit %d", r.Code)
 	}
 	for _, name := range []string{"TestPipeServerCheck", "TestPipeDACL"} {
 		if !strings.Contains(r.Stdout, "--- PASS: "+name) {

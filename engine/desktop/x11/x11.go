@@ -8,6 +8,7 @@ package x11
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/w365/w365/engine/desktop"
@@ -58,6 +59,12 @@ func StartVirtual(ctx context.Context, o desktop.Options) (desktop.Desktop, erro
 		}
 	}
 	return xdesktop{d}, nil
+}
+
+// SameDisplay says whether two X display names name one display: a default screen number
+// is no difference (":1" is ":1.0").
+func SameDisplay(a, b string) bool {
+	return strings.TrimSuffix(a, ".0") == strings.TrimSuffix(b, ".0")
 }
 
 func (x xdesktop) Name() string                   { return x.d.Name }

@@ -130,3 +130,19 @@ func TestVirtualDesktopThroughTheInterface(t *testing.T) {
 
 // alive says whether pid exists; Stop reaps what it ends, so an ended one does not.
 func alive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+
+// TestSameDisplay: a default screen number makes no other display; another screen or
+// another display number does.
+func TestSameDisplay(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{":1", ":1", true}, {":1", ":1.0", true}, {":1.0", ":1", true},
+		{":1", ":1.1", false}, {":1", ":10", false}, {":4242", ":7", false},
+	} {
+		if got := x11.SameDisplay(c.a, c.b); got != c.want {
+			t.Errorf("SameDisplay(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package cli
+package prereq
 
 import (
 	"context"
@@ -48,11 +48,6 @@ func installLine(pkgs []string) string {
 		sudo = ""
 	}
 	return sudo + "apt-get install -y --no-install-recommends " + strings.Join(pkgs, " ")
-}
-
-// privacyNote: the runtime directory is private by its mode (see host.RuntimeDir).
-func privacyNote(st os.FileInfo) string {
-	return fmt.Sprintf("mode %04o, private", st.Mode().Perm())
 }
 
 func displayCheck() Check {

@@ -1,11 +1,10 @@
 //go:build windows
 
-package cli
+package prereq
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -50,10 +49,6 @@ func installLine(pkgs []string) string {
 	}
 	return strings.Join(cmds, "; ")
 }
-
-// privacyNote: the runtime directory is private by its ACL, inherited from the
-// user's profile (see host.RuntimeDir); the mode bits say nothing on Windows.
-func privacyNote(os.FileInfo) string { return "under the user's profile: its ACL admits the user" }
 
 // systemCheck names the Windows version, and wine's when ntdll exports
 // wine_get_version (wine is not Windows: what runs there is the code path).

@@ -1,4 +1,4 @@
-package host
+package hostconn
 
 import (
 	"bufio"
@@ -11,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerRefused says why the host will not serve the process at the other end of c, or "" when
+// PeerRefused says why the host will not serve the process at the other end of c, or "" when
 // it will. The socket is the host's whole authority (it launches programs, types, reads the
 // screen), so besides the private runtime directory that hides it, the host checks who
 // connected (SO_PEERCRED): a process of another user is refused, and so is one inside a
 // sandbox of ours, seen by a namespace (mount, user or PID) other than the host's or by the
 // sandbox's per-run cgroup. Whatever cannot be read is refused.
-func peerRefused(c net.Conn) string {
+func PeerRefused(c net.Conn) string {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return ""

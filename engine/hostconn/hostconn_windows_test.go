@@ -1,9 +1,10 @@
 //go:build windows
 
-package host
+package hostconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,9 +26,9 @@ import (
 // wine 8).
 func pipeFixture(t *testing.T) (path, name string) {
 	path = filepath.Join(os.TempDir(), fmt.Sprintf("w365-%s-%d", t.Name(), time.Now().UnixNano()), "host.sock")
-	ln, endpoint, err := listenSocket(path)
+	ln, endpoint, err := Listen(path)
 	if err != nil {
-		t.Fatalf("listenSocket: %v", err)
+		t.Fatalf("Listen: %v", err)
 	}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
@@ -42,14 +43,14 @@ func pipeFixture(t *testing.T) (path, name string) {
 	return path, strings.TrimPrefix(endpoint, "pipe:")
 }
 
-// TestPipeServerCheck: dialSocket accepts a pipe this user's process serves, and
+// TestPipeServerCheck: Dial accepts a pipe this user's process serves, and
 // serverCheck refuses a server whose user is not the one wanted, with the stable
 // UNAVAILABLE error naming the server's process.
 func TestPipeServerCheck(t *testing.T) {
 	path, name := pipeFixture(t)
-	c, err := dialSocket(context.Background(), path, 5*time.Second)
+	c, err := Dial(context.Background(), path, 5*time.Second)
 	if err != nil {
-		t.Fatalf("dialSocket to our own pipe: %v", err)
+		t.Fatalf("Dial to our own pipe: %v", err)
 	}
 	defer c.Close()
 	var pid uint32
@@ -65,8 +66,8 @@ func TestPipeServerCheck(t *testing.T) {
 	if err == nil || e.Code != werr.Unavailable || e.Retryable || !strings.Contains(e.Message, fmt.Sprintf("served by process %d of another user", pid)) || e.Details["serverPid"] != pid {
 		t.Fatalf("serverCheck against another SID = %#v, want a non-retryable UNAVAILABLE naming server pid %d", err, pid)
 	}
-	if !refused(err) {
-		t.Fatal("refused() does not treat the server check's error as final")
+	if !errors.Is(err, ErrServerRefused) {
+		t.Fatal("the server check's error does not wrap ErrServerRefused, which dialers treat as final")
 	}
 	t.Logf("refused: %v", err)
 }
@@ -75,9 +76,9 @@ func TestPipeServerCheck(t *testing.T) {
 // (GetSecurityInfo), has a protected DACL with one ACE: full access for this user.
 func TestPipeDACL(t *testing.T) {
 	path, _ := pipeFixture(t)
-	c, err := dialSocket(context.Background(), path, 5*time.Second)
+	c, err := Dial(context.Background(), path, 5*time.Second)
 	if err != nil {
-		t.Fatalf("dialSocket: %v", err)
+		t.Fatalf("Dial: %v", err)
 	}
 	defer c.Close()
 	sd, err := windows.GetSecurityInfo(windows.Handle(c.(interface{ Fd() uintptr }).Fd()), windows.SE_KERNEL_OBJECT, windows.DACL_SECURITY_INFORMATION)

@@ -1,6 +1,6 @@
 //go:build windows
 
-package host
+package hostconn
 
 import (
 	"context"
@@ -20,21 +20,25 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// defaultRuntimeDir is under the user's local application data, which only the user
+// DefaultDir (see hostconn_unix.go) is under the user's local application data, which only the user
 // (and administrators) may open.
-func defaultRuntimeDir() string {
+func DefaultDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "w365")
 	}
 	return filepath.Join(os.TempDir(), "w365")
 }
 
-// private trusts the directory's ACL: a directory under the user's profile inherits
+// Private trusts the directory's ACL: a directory under the user's profile inherits
 // one that admits only the user, SYSTEM and administrators.
-func private(st os.FileInfo) bool { return st.Mode()&os.ModeSymlink == 0 }
+func Private(st os.FileInfo) bool { return st.Mode()&os.ModeSymlink == 0 }
 
-// lockFile takes an exclusive lock on f, waiting for it; unlock releases it.
-func lockFile(f *os.File) (unlock func(), err error) {
+// PrivacyNote says what makes the runtime directory private: its ACL, inherited from the
+// user's profile; the mode bits say nothing on Windows.
+func PrivacyNote(os.FileInfo) string { return "under the user's profile: its ACL admits the user" }
+
+// Lock takes an exclusive lock on f, waiting for it; unlock releases it.
+func Lock(f *os.File) (unlock func(), err error) {
 	h := windows.Handle(f.Fd())
 	var ol windows.Overlapped
 	if err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ol); err != nil {
@@ -43,16 +47,17 @@ func lockFile(f *os.File) (unlock func(), err error) {
 	return func() { windows.UnlockFileEx(h, 0, 1, 0, &ol) }, nil
 }
 
-// detached starts the background host without a console and outside the caller's
+// Detached is how the background host is started: without a console and outside the caller's
 // process group, so that closing the terminal or Ctrl+C there does not end it.
-func detached() *syscall.SysProcAttr {
+func Detached() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{
 		CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS,
 		HideWindow:    true,
 	}
 }
 
-func alive(pid int) bool {
+// Alive says process pid still runs.
+func Alive(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return false
@@ -62,7 +67,8 @@ func alive(pid int) bool {
 	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
 }
 
-func kill(pid int) {
+// Kill ends process pid at once (a host that did not stop when asked).
+func Kill(pid int) {
 	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
 		return
@@ -94,11 +100,11 @@ func userSID() (string, error) {
 	return u.User.Sid.String(), nil
 }
 
-// listenSocket creates the host's pipe with an ACL that grants this user alone (a
+// Listen creates the host's pipe with an ACL that grants this user alone (a
 // protected DACL: nothing inherited, no Everyone, no administrators). go-winio creates
 // the first instance with FILE_FLAG_FIRST_PIPE_INSTANCE, so a pipe of that name that
 // somebody else created first makes this fail instead of sharing it.
-func listenSocket(path string) (net.Listener, string, error) {
+func Listen(path string) (net.Listener, string, error) {
 	name, err := pipeName(path)
 	if err != nil {
 		return nil, "", err
@@ -114,11 +120,11 @@ func listenSocket(path string) (net.Listener, string, error) {
 	return ln, "pipe:" + name, nil
 }
 
-// dialSocket connects to the host's pipe for path and checks that the process serving
+// Dial connects to the host's pipe for path and checks that the process serving
 // it runs as this user (serverCheck): the pipe's DACL keeps other users from
 // connecting to our host, and this keeps us from talking to a pipe of that name that
 // another user's process created first.
-func dialSocket(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
+func Dial(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
 	name, err := pipeName(path)
 	if err != nil {
 		return nil, err
