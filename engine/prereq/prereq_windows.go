@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-	"unsafe"
 
+	"github.com/w365/w365/engine/internal/winapi"
 	"golang.org/x/sys/windows"
 )
 
@@ -55,34 +55,11 @@ func installLine(pkgs []string) string {
 func systemCheck() Check {
 	v := windows.RtlGetVersion()
 	c := Check{Name: "system", OK: true, Detail: fmt.Sprintf("Windows %d.%d build %d", v.MajorVersion, v.MinorVersion, v.BuildNumber)}
-	if wine, host := wineVersion(); wine != "" {
+	if wine, host := winapi.WineVersion(); wine != "" {
 		c.Name = "wine"
 		c.Detail = fmt.Sprintf("wine %s on %s, reporting %s: wine is not Windows", wine, host, c.Detail)
 	}
 	return c
-}
-
-// wineVersion is wine's version and host system ("Linux 6.1.0"), or "" outside wine.
-func wineVersion() (version, host string) {
-	ntdll := windows.NewLazySystemDLL("ntdll.dll")
-	get := ntdll.NewProc("wine_get_version")
-	if get.Find() != nil {
-		return "", ""
-	}
-	r, _, _ := get.Call()
-	version = cString(r)
-	if hv := ntdll.NewProc("wine_get_host_version"); hv.Find() == nil {
-		var sys, rel *byte
-		hv.Call(uintptr(unsafe.Pointer(&sys)), uintptr(unsafe.Pointer(&rel)))
-		host = strings.TrimSpace(windows.BytePtrToString(sys) + " " + windows.BytePtrToString(rel))
-	}
-	return version, host
-}
-
-// cString reads the NUL-terminated string at the address a DLL function returned
-// (wine's static version string).
-func cString(p uintptr) string {
-	return windows.BytePtrToString(*(**byte)(unsafe.Pointer(&p)))
 }
 
 func pythonCheck(ctx context.Context, path string) Check {
