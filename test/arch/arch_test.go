@@ -424,3 +424,58 @@ func TestEngineNamesArePortable(t *testing.T) {
 		t.Fatal("no packages under engine/")
 	}
 }
+
+// dllLoaders are the functions that declare a Windows DLL to call into.
+var dllLoaders = []string{"NewLazySystemDLL", "NewLazyDLL", "LoadDLL", "MustLoadDLL", "LoadLibrary", "LoadLibraryEx"}
+
+// TestWindowsAPIHasOnePlace: the engine's Windows procs, their constants and the COM helper
+// live in engine/internal/winapi, and no other package declares a DLL. The programs under a
+// testdata directory are built on their own for the wine tests (they cannot import an
+// engine-internal package) and are left out.
+func TestWindowsAPIHasOnePlace(t *testing.T) {
+	root := testenv.Root()
+	winapi := filepath.Join(root, "engine", "internal", "winapi")
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !slices.Contains(dllLoaders, sel.Sel.Name) {
+				return true
+			}
+			if filepath.Dir(path) == winapi {
+				found++
+			} else {
+				r, _ := filepath.Rel(root, path)
+				t.Errorf("%s calls %s: declare Windows procs in engine/internal/winapi", r, sel.Sel.Name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Fatal("engine/internal/winapi declares no DLL: the check looks in the wrong place")
+	}
+}
