@@ -305,12 +305,11 @@ func (b *Browser) NewTab(ctx context.Context, rawURL string) (*TabInfo, error) {
 			return nil, err
 		}
 	}
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if err := b.opMu.lock(ctx); err != nil {
+	ctx, done, err := b.tabOp(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer b.opMu.unlock()
+	defer done()
 	inst, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -346,12 +345,11 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 	if foreground != nil && (*foreground < 0 || *foreground >= len(urls)) {
 		return nil, werr.Invalid("foregroundIndex %d is outside the %d urls", *foreground, len(urls))
 	}
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if err := b.opMu.lock(ctx); err != nil {
+	ctx, done, err := b.tabOp(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer b.opMu.unlock()
+	defer done()
 	inst, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -392,6 +390,16 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 	return out, nil
 }
 
+// tabOp bounds ctx and takes opMu for a tab operation; done releases both.
+func (b *Browser) tabOp(ctx context.Context) (_ context.Context, done func(), _ error) {
+	ctx, cancel := b.bound(ctx)
+	if err := b.opMu.lock(ctx); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return ctx, func() { b.opMu.unlock(); cancel() }, nil
+}
+
 // findTab starts the browser if needed and finds the tab ref names; the caller holds opMu.
 func (b *Browser) findTab(ctx context.Context, ref TabRef) (*instance, *tab, error) {
 	inst, err := b.ensure(ctx)
@@ -405,12 +413,11 @@ func (b *Browser) findTab(ctx context.Context, ref TabRef) (*instance, *tab, err
 
 // SwitchTab makes a tab active and brings it to the front.
 func (b *Browser) SwitchTab(ctx context.Context, ref TabRef) (*TabInfo, error) {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if err := b.opMu.lock(ctx); err != nil {
+	ctx, done, err := b.tabOp(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer b.opMu.unlock()
+	defer done()
 	inst, t, err := b.findTab(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -434,12 +441,11 @@ type CloseTabResult struct {
 // CloseTab closes a tab (without running beforeunload). Closing the last tab
 // first opens a blank one, so the browser keeps running.
 func (b *Browser) CloseTab(ctx context.Context, ref TabRef) (*CloseTabResult, error) {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if err := b.opMu.lock(ctx); err != nil {
+	ctx, done, err := b.tabOp(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer b.opMu.unlock()
+	defer done()
 	inst, t, err := b.findTab(ctx, ref)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,15 +129,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := decodePNG(t, shot)
 	magenta := 0
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {

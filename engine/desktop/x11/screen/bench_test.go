@@ -11,55 +11,33 @@ import (
 	"github.com/w365/w365/engine/desktop/x11/x11test"
 )
 
-func BenchmarkCaptureFull(b *testing.B) {
+// benchCapture captures the whole screen of a fresh virtual desktop b.N times, through
+// MIT-SHM or not, and encodes each capture as PNG when png is set.
+func benchCapture(b *testing.B, shm, png bool) {
 	d := x11test.Start(b)
 	s, err := Open(d.Name)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
-	for b.Loop() {
-		if _, err := s.Capture(ctx, image.Rectangle{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkCaptureFullNoSHM(b *testing.B) {
-	d := x11test.Start(b)
-	s, err := Open(d.Name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	s.hasSHM = false
-	ctx := context.Background()
-	for b.Loop() {
-		if _, err := s.Capture(ctx, image.Rectangle{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkCaptureFullPNG(b *testing.B) {
-	d := x11test.Start(b)
-	s, err := Open(d.Name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s.hasSHM = s.hasSHM && shm
 	ctx := context.Background()
 	for b.Loop() {
 		img, err := s.Capture(ctx, image.Rectangle{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := desktop.EncodePNG(img); err != nil {
-			b.Fatal(err)
+		if png {
+			if _, err := desktop.EncodePNG(img); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
+
+func BenchmarkCaptureFull(b *testing.B)      { benchCapture(b, true, false) }
+func BenchmarkCaptureFullNoSHM(b *testing.B) { benchCapture(b, false, false) }
+func BenchmarkCaptureFullPNG(b *testing.B)   { benchCapture(b, true, true) }
 
 func BenchmarkConvertFull(b *testing.B) {
 	src := make([]byte, 1920*1080*4)
