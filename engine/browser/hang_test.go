@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/test/testenv"
 )
 
 // bounded runs f with a context that has no deadline (as an MCP call's) and
@@ -38,20 +39,7 @@ func TestNoCallHangsOnErrorPagesAndDialogs(t *testing.T) {
 	l.Close()
 	// A server that accepts, waits past the timer, and hangs up: the alert opens
 	// while tab 0 navigates, and the navigation ends on an error page.
-	slow, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	go func() {
-		for {
-			c, err := slow.Accept()
-			if err != nil {
-				return
-			}
-			go func() { time.Sleep(2 * time.Second); c.Close() }()
-		}
-	}()
+	slow := testenv.HangUpServer(t, 2*time.Second)
 	navigate(t, b, s.URL+"/timer-alert.html")
 	err = bounded(t, "navigate to a server that hangs up", 40*time.Second, func(ctx context.Context) error {
 		_, err := b.Navigate(ctx, "http://"+slow.Addr().String()+"/", browser.WaitLoad)

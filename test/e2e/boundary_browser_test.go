@@ -211,20 +211,7 @@ func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	same, _ := snapPages(t)
-	slow, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	go func() {
-		for {
-			c, err := slow.Accept()
-			if err != nil {
-				return
-			}
-			go func() { time.Sleep(2 * time.Second); c.Close() }()
-		}
-	}()
+	slow := testenv.HangUpServer(t, 2*time.Second)
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	refused := "http://" + l.Addr().String() + "/"
 	l.Close()

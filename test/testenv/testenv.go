@@ -3,11 +3,13 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Missing stops a test that lacks a component: under CI=true it fails (CI installs
@@ -34,4 +36,25 @@ func Require(t testing.TB, programs ...string) {
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// HangUpServer listens on loopback, accepts every connection and closes each after the
+// given time without a byte sent: a server that answers nothing. It stops at cleanup.
+func HangUpServer(t testing.TB, after time.Duration) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { time.Sleep(after); c.Close() }()
+		}
+	}()
+	return l
 }
