@@ -43,7 +43,7 @@ func startProc(t testing.TB, d *display.Desktop, name string, args ...string) *e
 func startApp(t testing.TB, d *display.Desktop, script string, env ...string) *app {
 	t.Helper()
 	testenv.Require(t, "/usr/bin/python3")
-	c := startProc(t, d, "/usr/bin/python3", filepath.Join("..", "..", "testdata", "apps", script))
+	c := startProc(t, d, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", script))
 	c.Env = append(c.Env, env...)
 	out, err := c.StdoutPipe()
 	if err != nil {
@@ -423,10 +423,7 @@ func TestFindErrors(t *testing.T) {
 func startChromium(t testing.TB, d *display.Desktop, rows int) {
 	t.Helper()
 	testenv.Require(t, "chromium")
-	page, err := filepath.Abs(filepath.Join("..", "..", "testdata", "apps", "a11y_page.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := filepath.Join(testenv.Root(), "testdata", "apps", "a11y_page.html")
 	c := startProc(t, d, "chromium", "--no-sandbox", "--disable-background-networking",
 		"--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage",
 		"--disable-component-update", "--disable-sync", "--password-store=basic",
