@@ -4,6 +4,10 @@
 // X11 one is engine/desktop/x11); nothing above the engine knows which one runs.
 // A platform that lacks a capability returns an UNSUPPORTED error from its Open
 // method, never a value that silently does nothing.
+//
+// Every method that takes a context and is called with one already cancelled does
+// nothing and fails with CANCELLED. Errors are *werr.Error values whose codes are the
+// contract; engine/desktop/desktoptest checks a backend against all of it.
 package desktop
 
 import (
@@ -35,6 +39,8 @@ type Desktop interface {
 	// connects to no display server it did not start, even one on the same display.
 	Err() error
 
+	// OpenInput drives the mouse and keyboard under p's fail-safe and scroll limits;
+	// nil means policy.Default().
 	OpenInput(p *policy.Policy) (Input, error)
 	OpenScreen() (Screen, error)
 	OpenWindows() (Windows, error)
@@ -55,17 +61,28 @@ func DefaultOptions() Options {
 }
 
 // Input is the keyboard and mouse. Every method refuses with FAILSAFE a pointer
-// target near a screen corner, and releases whatever it pressed, even on failure.
+// target near a screen corner (desktop.InCorner, the policy's margin) and, but Move,
+// any pointer action while the cursor is there: a Move to a safe point is the way out.
+// A target off the screen is INVALID_ARGUMENT. A refused call moves nothing. Every
+// method releases whatever it pressed, even on failure.
 type Input interface {
 	Move(ctx context.Context, x, y int) error
 	CursorPosition() (x, y int, err error)
-	// Click clicks at (x, y), or at the cursor when both are nil.
+	// Click clicks at (x, y), or at the cursor when both are nil. button and count are
+	// checked by ParseButton (side buttons allowed) and ClickCount: INVALID_ARGUMENT.
 	Click(ctx context.Context, x, y *int, button string, count int) error
+	// Drag refuses a path that crosses a corner zone anywhere; no side buttons.
 	Drag(ctx context.Context, sx, sy, ex, ey int, button string) error
+	// Scroll sends dy notches down (negative: up) and dx right at (x, y), each clamped
+	// to the policy's ScrollNotchesMax, and says what it sent.
 	Scroll(ctx context.Context, x, y, dx, dy int) (ScrollResult, error)
+	// TypeText types \n as Enter and \t as Tab, and refuses with INVALID_ARGUMENT the
+	// control characters it cannot type (U+0001).
 	TypeText(ctx context.Context, text string) error
 	// TypePaste pastes text through clip and restores clip's previous text.
 	TypePaste(ctx context.Context, text string, clip TextClipboard) error
+	// PressKeys presses keys together; no keys, or an unknown key name, is
+	// INVALID_ARGUMENT before anything is pressed.
 	PressKeys(ctx context.Context, keys []string) error
 	Close() error
 }
@@ -86,21 +103,28 @@ type TextClipboard interface {
 
 // Screen captures pixels of the virtual screen (all monitors).
 type Screen interface {
-	// Capture returns r of the screen; the empty rectangle means all of it.
+	// Capture returns r of the screen, as an image of r's size whose bounds start at
+	// (0,0); the empty rectangle means all of it. An r not within the screen is
+	// INVALID_ARGUMENT.
 	Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error)
 	Size() (w, h int, err error)
 	Close() error
 }
 
-// Windows finds and changes top-level windows.
+// Windows finds and changes top-level windows. A method given a title finds the window
+// before it acts: an empty title is INVALID_ARGUMENT, one that matches no window is
+// NOT_FOUND with the nearest titles in the error's details ("nearest", NotFound).
 type Windows interface {
+	// List is the visible, titled top-level windows.
 	List(ctx context.Context) ([]Window, error)
 	// Activate raises and focuses the window best matching title.
 	Activate(ctx context.Context, title string) (Window, error)
-	// CloseWindow asks the window matching title to close, refusing windows whose
-	// process protected reports.
+	// CloseWindow asks the window matching title to close, refusing with
+	// PROTECTED_PROCESS windows whose process protected reports.
 	CloseWindow(ctx context.Context, title string, protected func(pid int) bool) (CloseResult, error)
-	// Resize applies one of the Action* values.
+	// Resize applies one of the Action* values, checked by ResizeAction before the
+	// title is looked up. Restore brings back the frame the window had before Maximize
+	// or Minimize.
 	Resize(ctx context.Context, title, action string, x, y, w, h *int) (Window, error)
 	// FindBrowser finds a browser window whose title or (through urlOf) URL matches pattern.
 	FindBrowser(ctx context.Context, pattern string, urlOf func(handle uint32) string) (Window, error)
@@ -178,6 +202,7 @@ func ResizeAction(action string, x, y, w, h *int) (string, error) {
 type Clipboard interface {
 	Read(ctx context.Context) (ClipboardContent, error)
 	// Write replaces the clipboard with text and returns its length in code points.
+	// Text that is not valid UTF-8, or holds a NUL, is INVALID_ARGUMENT.
 	Write(ctx context.Context, text string) (int, error)
 	Close() error
 }
@@ -194,8 +219,11 @@ type ClipboardContent struct {
 
 // Accessibility reads the desktop's accessibility tree.
 type Accessibility interface {
-	// Tree is the foreground window's tree, cut breadth-first at maxElements.
+	// Tree is the foreground window's tree, cut breadth-first at maxElements; the
+	// limits are checked by TreeLimits.
 	Tree(ctx context.Context, maxDepth, maxElements int) (Node, Meta, error)
+	// Find refuses a query with nothing to look for (NeedleOf) or an unknown role
+	// (UnknownRole) with INVALID_ARGUMENT.
 	Find(ctx context.Context, q FindQuery) ([]Match, error)
 	Close() error
 }

@@ -4,7 +4,6 @@ package wine
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,13 +25,8 @@ const wine8MissingUIA = "UNSUPPORTED: UI Automation's COM client is not availabl
 // "Untitled - Notepad" with an Edit child) and that find_ui_element finds the Edit.
 func TestWineUIA(t *testing.T) {
 	x := New(t, screenW, screenH)
-	out, err := exec.Command(wineBin, "--version").Output()
-	if err != nil {
-		t.Fatalf("%s --version: %v", wineBin, err)
-	}
-	version := strings.TrimSpace(string(out))
-	t.Logf("display %s, %s", x.Display, version)
-	wine8 := strings.HasPrefix(version, "wine-8.")
+	t.Logf("display %s, %s", x.Display, x.Version())
+	wine8 := x.Wine8()
 
 	x.Start("notepad")
 	w := waitWindow(t, x, "Notepad")

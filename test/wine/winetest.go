@@ -117,6 +117,19 @@ func (x *Wine) RunSteps(t *testing.T, steps ...Step) {
 	}
 }
 
+// Version is what wine --version says ("wine-8.0 (Debian 8.0~repack-4)").
+func (x *Wine) Version() string {
+	x.T.Helper()
+	out, err := exec.Command(wineBin, "--version").Output()
+	if err != nil {
+		x.T.Fatalf("%s --version: %v", wineBin, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Wine8 says whether this is wine 8, which lacks a UI Automation client (uia_test.go).
+func (x *Wine) Wine8() bool { return strings.HasPrefix(x.Version(), "wine-8.") }
+
 // boot makes the prefix and installs the shim.
 func (x *Wine) boot() {
 	out, code, err := x.run(wineBin, "wineboot", "-i")

@@ -109,6 +109,9 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 		defer winapi.ProcCloseClipboard.Call()
 		errc <- f(hwnd)
 	}
+	if err := ctxErr(ctx, "clipboard"); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	select {
@@ -310,6 +313,9 @@ func clipboardFormats() []string {
 
 // Write replaces the clipboard with text as CF_UNICODETEXT.
 func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
+	if !utf8.ValidString(text) { // else UTF16FromString would put U+FFFD there
+		return 0, werr.Invalid("text is not valid UTF-8")
+	}
 	u, err := windows.UTF16FromString(text)
 	if err != nil {
 		return 0, werr.Invalid("text contains a NUL character, which the clipboard cannot hold")

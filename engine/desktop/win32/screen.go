@@ -59,6 +59,9 @@ func (s *screen) Close() error {
 // Capture copies r (screen pixels from the virtual screen's top-left corner; the empty
 // rectangle means all of it).
 func (s *screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+	if err := ctxErr(ctx, "capture"); err != nil {
+		return nil, err
+	}
 	ox, oy, w, h, err := virtualScreen()
 	if err != nil {
 		return nil, err
@@ -71,7 +74,7 @@ func (s *screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, e
 		return nil, werr.Invalid("region %v is outside the %dx%d screen", r, w, h)
 	}
 	if img := s.duplicate(image.Rect(ox, oy, ox+w, oy+h), r); img != nil {
-		return img, ctx.Err()
+		return img, nil
 	}
 	return gdiCapture(ctx, image.Pt(ox, oy), r)
 }
@@ -145,7 +148,7 @@ func gdiCapture(ctx context.Context, origin image.Point, r image.Rectangle) (*im
 		return nil, werr.New(werr.Unavailable, "GetDIBits copied %d of %d rows", n, bh)
 	}
 	bgraToRGBA(img.Pix, img.Pix) // GDI gives BGRX
-	return img, ctx.Err()
+	return img, nil
 }
 
 // bgraToRGBA converts BGRA or BGRX pixels (GDI's and DXGI's order) to opaque RGBA; dst

@@ -162,6 +162,9 @@ func (u *UIA) Close() error {
 // do runs f on the COM thread. When ctx ends first the caller gets its error at once;
 // f sees the same ctx and stops at its next call.
 func (u *UIA) do(ctx context.Context, f func() error) error {
+	if ctx.Err() != nil { // else the select below may still pick the job
+		return ctxError(ctx)
+	}
 	res := make(chan error, 1)
 	select {
 	case u.jobs <- func() { res <- f() }:
@@ -343,6 +346,9 @@ func (u *UIA) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Node
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
+	if ctx.Err() != nil {
+		return desktop.Node{}, desktop.Meta{}, ctxError(ctx)
+	}
 	hwnd, err := target(0)
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
@@ -383,6 +389,9 @@ func (u *UIA) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, e
 		if role, ok = desktop.UIARole(q.Role); !ok {
 			return nil, desktop.UnknownRole(q.Role)
 		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx)
 	}
 	hwnd, err := target(q.WindowHandle)
 	if err != nil {

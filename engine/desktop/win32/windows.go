@@ -33,6 +33,9 @@ func (windowsAPI) Close() error { return nil }
 // List is every visible, titled, unowned top-level window that is not a tool window,
 // top-most first (EnumWindows' Z order).
 func (windowsAPI) List(ctx context.Context) ([]desktop.Window, error) {
+	if err := ctxErr(ctx, "list"); err != nil {
+		return nil, err
+	}
 	var hwnds []windows.HWND
 	cb := syscall.NewCallback(func(h windows.HWND, _ uintptr) uintptr {
 		hwnds = append(hwnds, h)
@@ -58,7 +61,7 @@ func (windowsAPI) List(ctx context.Context) ([]desktop.Window, error) {
 			out = append(out, w)
 		}
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 // describe reads a window's title, frame and process; names caches process names.
@@ -153,7 +156,9 @@ func (a windowsAPI) CloseWindow(ctx context.Context, title string, protected fun
 		return desktop.CloseResult{}, err
 	}
 	if protected != nil && protected(w.PID) {
-		return desktop.CloseResult{}, werr.New(werr.BlockedByPolicy, "window %q belongs to a protected process (%s, pid %d)", w.Title, w.ProcessName, w.PID)
+		return desktop.CloseResult{MatchedTitle: w.Title, ProcessName: w.ProcessName},
+			werr.New(werr.ProtectedProcess, "window %q belongs to protected process %s (pid %d)", w.Title, w.ProcessName, w.PID).
+				WithDetail("pid", w.PID)
 	}
 	h := windows.HWND(w.Handle)
 	if ok, _, e := winapi.ProcPostMessageW.Call(uintptr(h), winapi.WM_CLOSE, 0, 0); ok == 0 {

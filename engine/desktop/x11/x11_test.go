@@ -7,13 +7,16 @@ import (
 	"errors"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/desktoptest"
 	"github.com/w365/w365/engine/desktop/x11"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/test/testenv"
 )
@@ -126,6 +129,34 @@ func TestVirtualDesktopThroughTheInterface(t *testing.T) {
 			t.Errorf("process %d outlived Stop", pid)
 		}
 	}
+}
+
+// TestConformance runs the desktop contract's suite against a virtual X11 desktop, with a
+// GTK window (testdata/apps/win_app.py) as the test window.
+func TestConformance(t *testing.T) {
+	testenv.Require(t, "Xvfb", "openbox", "dbus-daemon", x11test.Python)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := x11.StartVirtual(ctx, desktop.DefaultOptions())
+	if err != nil {
+		t.Fatalf("StartVirtual: %v", err)
+	}
+	t.Cleanup(d.Stop)
+	desktoptest.Run(t, d, desktoptest.WithWindow(func(t *testing.T) (string, int) {
+		const title = "w365 conformance window"
+		c := exec.Command(x11test.Python, filepath.Join(testenv.Root(), "testdata", "apps", "win_app.py"),
+			"--title", title, "--width", "300", "--height", "200")
+		c.Env = d.Environ(nil)
+		stdin, err := c.StdinPipe() // the app quits when its stdin ends
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatalf("start %s: %v", c.Args[1], err)
+		}
+		t.Cleanup(func() { stdin.Close(); c.Process.Kill(); c.Wait() })
+		return title, c.Process.Pid
+	}))
 }
 
 // alive says whether pid exists; Stop reaps what it ends, so an ended one does not.

@@ -423,10 +423,7 @@ func TestFindErrors(t *testing.T) {
 func startChromium(t testing.TB, d *display.Desktop, rows int) {
 	t.Helper()
 	testenv.Require(t, "chromium")
-	page, err := filepath.Abs(filepath.Join(testenv.Root(), "testdata", "apps", "a11y_page.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := filepath.Join(testenv.Root(), "testdata", "apps", "a11y_page.html")
 	c := startProc(t, d, "chromium", "--no-sandbox", "--disable-background-networking",
 		"--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage",
 		"--disable-component-update", "--disable-sync", "--password-store=basic",

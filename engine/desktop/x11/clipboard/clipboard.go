@@ -393,6 +393,13 @@ func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
 	if !utf8.ValidString(text) {
 		return 0, werr.Invalid("text is not valid UTF-8")
 	}
+	if strings.IndexByte(text, 0) >= 0 {
+		// Text targets end at a NUL for most readers, and Windows refuses it: so do we.
+		return 0, werr.Invalid("text contains a NUL character, which the clipboard cannot hold")
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, werr.Wrap(err, werr.Cancelled, "cancelled")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ts, err := c.timestamp(ctx)
@@ -513,6 +520,9 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 // format (e.g. only application-specific targets) is UNSUPPORTED, with the offered targets in
 // the details.
 func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
+	if err := ctx.Err(); err != nil {
+		return ReadResult{}, werr.Wrap(err, werr.Cancelled, "cancelled")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	owner, err := xproto.GetSelectionOwner(c.conn, c.atom("CLIPBOARD")).Reply()

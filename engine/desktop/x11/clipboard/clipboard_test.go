@@ -289,7 +289,7 @@ func TestPasteIntoGTKEntry(t *testing.T) {
 	c := open(t, d)
 	ctx := context.Background()
 
-	script, _ := filepath.Abs(filepath.Join(testenv.Root(), "testdata", "apps", "win_app.py"))
+	script := filepath.Join(testenv.Root(), "testdata", "apps", "win_app.py")
 	cmd := d.Command("/usr/bin/python3", script, "--title", "Paste Target", "--entry")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -391,6 +391,16 @@ func (m *Manager) maxBoth(w xproto.Window) bool {
 
 // all reads every client window, top of the stack first.
 func (m *Manager) all(ctx context.Context) ([]info, error) {
+	cancelled := func() error {
+		if err := ctx.Err(); err != nil {
+			return werr.Wrap(err, werr.Cancelled, "cancelled")
+		}
+		return nil
+	}
+	// Before anything else too: a cancelled call fails on an empty desktop as well.
+	if err := cancelled(); err != nil {
+		return nil, err
+	}
 	if m.conn == nil {
 		return nil, werr.New(werr.Unavailable, "window manager connection is closed")
 	}
@@ -400,8 +410,8 @@ func (m *Manager) all(ctx context.Context) ([]info, error) {
 	ws := m.clients()
 	out := make([]info, 0, len(ws))
 	for i := len(ws) - 1; i >= 0; i-- {
-		if err := ctx.Err(); err != nil {
-			return nil, werr.Wrap(err, werr.Cancelled, "cancelled")
+		if err := cancelled(); err != nil {
+			return nil, err
 		}
 		if in, ok := m.read(ws[i]); ok {
 			out = append(out, in)

@@ -41,10 +41,7 @@ type app struct {
 
 func startApp(t *testing.T, d *display.Desktop, args ...string) *app {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join(testenv.Root(), "testdata", "apps", "win_app.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := filepath.Join(testenv.Root(), "testdata", "apps", "win_app.py")
 	c := d.Command(python, append([]string{script}, args...)...)
 	in, err := c.StdinPipe()
 	if err != nil {
