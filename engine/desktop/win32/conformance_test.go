@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/w365/w365/engine/desktop/desktoptest"
+	"github.com/w365/w365/test/testenv"
 )
 
 // The conformance suite moves the cursor, clicks, scrolls, presses keys and replaces the
@@ -23,7 +24,7 @@ var (
 // with wine's or Windows' notepad as the test window.
 func TestConformance(t *testing.T) {
 	if !*conformance {
-		t.Skip("the conformance suite drives this desktop's mouse, keyboard and clipboard: pass -conformance to run it (test/wine does, under wine)")
+		testenv.Missing(t, "-conformance (the suite drives this desktop's mouse, keyboard and clipboard; test/wine passes it under wine)")
 	}
 	opts := []desktoptest.Option{desktoptest.WithWindow(func(t *testing.T) (string, int) {
 		c := exec.Command("notepad.exe")
