@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,20 +27,7 @@ import (
 // wine 8).
 func pipeFixture(t *testing.T) (path, name string) {
 	path = filepath.Join(os.TempDir(), fmt.Sprintf("w365-%s-%d", t.Name(), time.Now().UnixNano()), "host.sock")
-	ln, endpoint, err := Listen(path)
-	if err != nil {
-		t.Fatalf("Listen: %v", err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
+	endpoint := serveEach(t, path, func(c net.Conn) { t.Cleanup(func() { c.Close() }) })
 	return path, strings.TrimPrefix(endpoint, "pipe:")
 }
 

@@ -1,6 +1,7 @@
 package hostconn
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,25 +28,14 @@ func refusalServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "host.sock")
-	ln, _, err := Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			why := PeerRefused(c)
-			if why == "" {
-				why = "served"
-			}
-			c.Write([]byte(why + "\n"))
-			c.Close()
+	serveEach(t, sock, func(c net.Conn) {
+		why := PeerRefused(c)
+		if why == "" {
+			why = "served"
 		}
-	}()
+		c.Write([]byte(why + "\n"))
+		c.Close()
+	})
 	return sock
 }
 
