@@ -241,9 +241,8 @@ func fields(t *tool.Tool) []fieldInfo {
 	walk = func(typ reflect.Type) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
-			// Embedded structs without a JSON name are flattened, as JSON and the schema do.
-			if f.Anonymous && f.Type.Kind() == reflect.Struct && strings.Split(f.Tag.Get("json"), ",")[0] == "" {
-				walk(f.Type)
+			if et := tool.Flattened(f); et != nil {
+				walk(et)
 				continue
 			}
 			name := tool.JSONName(f)

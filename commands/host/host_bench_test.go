@@ -18,7 +18,7 @@ import (
 // directory; it stops when the test ends.
 func testHost(tb testing.TB) *Host {
 	if err := session.VirtualUnsupported(); err != nil {
-		tb.Skipf("no virtual desktops in this build: %v", err)
+		testenv.Missing(tb, "virtual desktops ("+err.Error()+")")
 	}
 	testenv.Require(tb, "Xvfb", "openbox", "dbus-daemon")
 	dir := filepath.Join(tb.TempDir(), "run")

@@ -119,6 +119,20 @@ func defaultJSON(t reflect.Type, v string) (json.RawMessage, error) {
 	return nil, fmt.Errorf("no default for kind %s", t.Kind())
 }
 
+// Flattened is the struct type of an embedded field whose properties JSON (and so the
+// schema) lifts into the outer object: anonymous, a struct or a pointer to one, with no JSON
+// name of its own. It is nil for every other field.
+func Flattened(f reflect.StructField) reflect.Type {
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !f.Anonymous || t.Kind() != reflect.Struct || strings.Split(f.Tag.Get("json"), ",")[0] != "" {
+		return nil
+	}
+	return t
+}
+
 // JSONName is the JSON property name of a struct field, or "" when not serialized.
 func JSONName(f reflect.StructField) string {
 	if !f.IsExported() {

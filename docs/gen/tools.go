@@ -218,7 +218,7 @@ func legacyNames(typ reflect.Type) map[string]string {
 	walk = func(typ reflect.Type) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
-			if et := embedded(f); et != nil {
+			if et := tool.Flattened(f); et != nil {
 				walk(et)
 				continue
 			}
@@ -339,7 +339,7 @@ func resultFields(typ reflect.Type, prefix string, seen map[reflect.Type]bool, r
 	defer delete(seen, typ)
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		if et := embedded(f); et != nil {
+		if et := tool.Flattened(f); et != nil {
 			resultFields(et, prefix, seen, rows)
 			continue
 		}
@@ -368,19 +368,6 @@ func resultFields(typ reflect.Type, prefix string, seen map[reflect.Type]bool, r
 			resultFields(elem, full+suffix, seen, rows)
 		}
 	}
-}
-
-// embedded is the struct type of an embedded field whose members encoding/json lifts into
-// the outer object (an embedded struct or pointer to one, without a JSON name), else nil.
-func embedded(f reflect.StructField) reflect.Type {
-	t := f.Type
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if !f.Anonymous || t.Kind() != reflect.Struct || strings.Split(f.Tag.Get("json"), ",")[0] != "" {
-		return nil
-	}
-	return t
 }
 
 // goType is a Go type as a JSON type name.

@@ -89,9 +89,6 @@ func Checks(ctx context.Context, comps []Component) []Check {
 	return platformChecks(ctx, found)
 }
 
-// InstallLine is the command that installs pkgs: apt-get on Linux, winget on Windows.
-func InstallLine(pkgs []string) string { return installLine(pkgs) }
-
 func tesseractCheck(ctx context.Context, path string) Check {
 	c := Check{Name: "tesseract languages", Package: tesseractLangPkg}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -41,8 +41,8 @@ func platformChecks(ctx context.Context, found map[string]string) []Check {
 	return out
 }
 
-// installLine is the apt-get command that installs pkgs.
-func installLine(pkgs []string) string {
+// InstallLine is the apt-get command that installs pkgs.
+func InstallLine(pkgs []string) string {
 	sudo := "sudo "
 	if os.Geteuid() == 0 {
 		sudo = ""

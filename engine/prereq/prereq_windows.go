@@ -40,9 +40,9 @@ func platformChecks(ctx context.Context, found map[string]string) []Check {
 	return out
 }
 
-// installLine is one winget install per package (winget takes one package a call),
+// InstallLine is one winget install per package (winget takes one package a call),
 // joined by "; " for PowerShell.
-func installLine(pkgs []string) string {
+func InstallLine(pkgs []string) string {
 	var cmds []string
 	for _, p := range pkgs {
 		cmds = append(cmds, "winget install -e --id "+p)

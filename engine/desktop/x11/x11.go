@@ -13,7 +13,6 @@ import (
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/atspi"
-	a11y "github.com/w365/w365/engine/desktop/x11/atspi"
 	"github.com/w365/w365/engine/desktop/x11/clipboard"
 	"github.com/w365/w365/engine/desktop/x11/display"
 	"github.com/w365/w365/engine/desktop/x11/input"
@@ -30,7 +29,7 @@ var (
 	_ desktop.Screen        = (*screen.Screen)(nil)
 	_ desktop.Windows       = windows{}
 	_ desktop.Clipboard     = (*clipboard.Clipboard)(nil)
-	_ desktop.Accessibility = (*a11y.Tree)(nil)
+	_ desktop.Accessibility = (*atspi.Tree)(nil)
 )
 
 // xdesktop is one X display.
