@@ -63,16 +63,6 @@ func switches(args []string, known string, stderr io.Writer) (map[string]bool, [
 	return sw, ops, true
 }
 
-// operands is switches for a command that needs at least one operand.
-func operands(args []string, known string, stderr io.Writer) (map[string]bool, []string, bool) {
-	sw, ops, ok := switches(args, known, stderr)
-	if ok && len(ops) == 0 {
-		fmt.Fprintln(stderr, "The syntax of the command is incorrect.")
-		return nil, nil, false
-	}
-	return sw, ops, ok
-}
-
 // subdirs are the directories among ents of dir, symlinked ones left out (/S does not
 // follow them).
 func subdirs(dir string, ents []fs.DirEntry) []string {

@@ -67,7 +67,6 @@ type Session struct {
 	resources map[string]io.Closer
 	order     []string
 	ended     bool
-	started   []int // programs the session launched
 }
 
 // Info describes a session for listings.

@@ -65,10 +65,6 @@ type Node struct {
 
 	kids   []*Node
 	target *RefTarget
-
-	// cut is set when children were left out by the depth limit.
-	cut  int
-	line string
 }
 
 // Result is one snapshot.
