@@ -3,6 +3,7 @@
 package werr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -117,4 +118,17 @@ func CodeOf(err error) Code {
 		return ""
 	}
 	return As(err).Code
+}
+
+// Done is the error of a call whose context has ended, nil while ctx is live: TIMEOUT once
+// its deadline passed, CANCELLED when it was cancelled. what names the call ("capture").
+func Done(ctx context.Context, what string) error {
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return Wrap(err, Timeout, "%s: deadline exceeded", what)
+	default:
+		return Wrap(err, Cancelled, "%s cancelled", what)
+	}
 }

@@ -97,7 +97,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 				break
 			}
 			if ctx.Err() != nil {
-				errc <- werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled while the clipboard was held open")
+				errc <- werr.Done(ctx, "waiting for the clipboard another program holds open")
 				return
 			}
 			if time.Now().After(deadline) {
@@ -109,7 +109,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 		defer winapi.ProcCloseClipboard.Call()
 		errc <- f(hwnd)
 	}
-	if err := ctxErr(ctx, "clipboard"); err != nil {
+	if err := werr.Done(ctx, "clipboard"); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -136,7 +136,7 @@ func (c *Clipboard) do(ctx context.Context, f func(hwnd uintptr) error) error {
 	case <-c.done:
 		return werr.New(werr.Unavailable, "the clipboard is closed")
 	case <-ctx.Done():
-		return werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+		return werr.Done(ctx, "clipboard")
 	case <-t.C:
 		// GetClipboardData of data its owner renders on demand waits for the owner's
 		// answer to WM_RENDERFORMAT, without a bound: the operation finishes on its own.

@@ -68,7 +68,7 @@ func (in *Input) state() (w, h, cx, cy int, err error) {
 }
 
 func (in *Input) begin(ctx context.Context) (w, h, cx, cy int, err error) {
-	if err = ctxErr(ctx, "input"); err != nil {
+	if err = werr.Done(ctx, "input"); err != nil {
 		return
 	}
 	return in.state()
@@ -190,7 +190,7 @@ func (in *Input) Drag(ctx context.Context, sx, sy, ex, ey int, button string) (e
 	}()
 	steps := min(max(n/10, 5), 60)
 	for i := 1; i <= steps; i++ {
-		if err := ctxErr(ctx, "input"); err != nil {
+		if err := werr.Done(ctx, "input"); err != nil {
 			return err
 		}
 		if err := setCursor(sx+(ex-sx)*i/steps, sy+(ey-sy)*i/steps); err != nil {
@@ -251,7 +251,7 @@ func (in *Input) TypeText(ctx context.Context, text string) error {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if err := ctxErr(ctx, "input"); err != nil {
+	if err := werr.Done(ctx, "input"); err != nil {
 		return err
 	}
 	// In chunks, so that a cancelled call stops soon and the target's queue keeps up.
@@ -261,7 +261,7 @@ func (in *Input) TypeText(ctx context.Context, text string) error {
 			return err
 		}
 		evs = evs[n:]
-		if err := ctxErr(ctx, "input"); err != nil {
+		if err := werr.Done(ctx, "input"); err != nil {
 			return err
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -289,7 +289,7 @@ func (in *Input) PressKeys(ctx context.Context, keys []string) error {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if err := ctxErr(ctx, "input"); err != nil {
+	if err := werr.Done(ctx, "input"); err != nil {
 		return err
 	}
 	return send(append(down, up...)...)

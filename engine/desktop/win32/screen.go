@@ -59,7 +59,7 @@ func (s *screen) Close() error {
 // Capture copies r (screen pixels from the virtual screen's top-left corner; the empty
 // rectangle means all of it).
 func (s *screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
-	if err := ctxErr(ctx, "capture"); err != nil {
+	if err := werr.Done(ctx, "capture"); err != nil {
 		return nil, err
 	}
 	ox, oy, w, h, err := virtualScreen()

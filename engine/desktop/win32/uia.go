@@ -55,7 +55,7 @@ func OpenUIA(ctx context.Context) (*UIA, error) {
 		return u, nil
 	case <-ctx.Done():
 		u.Close()
-		return nil, ctxError(ctx)
+		return nil, werr.Done(ctx, "accessibility query")
 	}
 }
 
@@ -163,7 +163,7 @@ func (u *UIA) Close() error {
 // f sees the same ctx and stops at its next call.
 func (u *UIA) do(ctx context.Context, f func() error) error {
 	if ctx.Err() != nil { // else the select below may still pick the job
-		return ctxError(ctx)
+		return werr.Done(ctx, "accessibility query")
 	}
 	res := make(chan error, 1)
 	select {
@@ -171,21 +171,14 @@ func (u *UIA) do(ctx context.Context, f func() error) error {
 	case <-u.quit:
 		return werr.New(werr.Unavailable, "the UI Automation client is closed")
 	case <-ctx.Done():
-		return ctxError(ctx)
+		return werr.Done(ctx, "accessibility query")
 	}
 	select {
 	case err := <-res:
 		return err
 	case <-ctx.Done():
-		return ctxError(ctx)
+		return werr.Done(ctx, "accessibility query")
 	}
-}
-
-func ctxError(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return werr.Wrap(ctx.Err(), werr.Cancelled, "accessibility query cancelled")
-	}
-	return werr.Wrap(ctx.Err(), werr.Timeout, "the accessibility query ran out of time")
 }
 
 // element is one element as its cache request read it.
@@ -293,7 +286,7 @@ func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements i
 	for child != nil && err == nil {
 		if ctx.Err() != nil {
 			winapi.Release(child)
-			return false, ctxError(ctx)
+			return false, werr.Done(ctx, "accessibility query")
 		}
 		e, ok, rerr := read(child)
 		if rerr != nil && !gone(rerr) {
@@ -347,7 +340,7 @@ func (u *UIA) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Node
 		return desktop.Node{}, desktop.Meta{}, err
 	}
 	if ctx.Err() != nil {
-		return desktop.Node{}, desktop.Meta{}, ctxError(ctx)
+		return desktop.Node{}, desktop.Meta{}, werr.Done(ctx, "accessibility query")
 	}
 	hwnd, err := target(0)
 	if err != nil {
@@ -391,7 +384,7 @@ func (u *UIA) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, e
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, ctxError(ctx)
+		return nil, werr.Done(ctx, "accessibility query")
 	}
 	hwnd, err := target(q.WindowHandle)
 	if err != nil {

@@ -10,7 +10,6 @@ package win32
 
 import (
 	"context"
-	"errors"
 	"os"
 	"runtime"
 	"unsafe"
@@ -80,18 +79,6 @@ func virtualScreen() (x, y, w, h int, err error) {
 func metric(i int) int {
 	r, _, _ := winapi.ProcGetSystemMetrics.Call(uintptr(i))
 	return int(int32(r))
-}
-
-// ctxErr is CANCELLED (TIMEOUT once the deadline passed) when ctx is done, else nil.
-func ctxErr(ctx context.Context, what string) error {
-	switch err := ctx.Err(); {
-	case err == nil:
-		return nil
-	case errors.Is(err, context.DeadlineExceeded):
-		return werr.Wrap(err, werr.Timeout, "%s: deadline exceeded", what)
-	default:
-		return werr.Wrap(err, werr.Cancelled, "%s cancelled", what)
-	}
 }
 
 // lockThread pins the caller to its OS thread for calls whose state is per thread

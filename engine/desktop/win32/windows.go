@@ -33,7 +33,7 @@ func (windowsAPI) Close() error { return nil }
 // List is every visible, titled, unowned top-level window that is not a tool window,
 // top-most first (EnumWindows' Z order).
 func (windowsAPI) List(ctx context.Context) ([]desktop.Window, error) {
-	if err := ctxErr(ctx, "list"); err != nil {
+	if err := werr.Done(ctx, "list"); err != nil {
 		return nil, err
 	}
 	var hwnds []windows.HWND

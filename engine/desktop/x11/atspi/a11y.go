@@ -132,7 +132,8 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
-	if err := cancelled(ctx); err != nil {
+	// Checked before the query starts: a window lookup would otherwise answer first.
+	if err := werr.Done(ctx, "accessibility query"); err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
 	conn, err := t.bus(ctx)
@@ -158,15 +159,6 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
 }
 
-// cancelled is CANCELLED when ctx is done before a query starts (a window lookup would
-// otherwise answer first).
-func cancelled(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return werr.Wrap(err, werr.Cancelled, "accessibility query cancelled")
-	}
-	return nil
-}
-
 // build nests a breadth-first node list (parents first) into a Node tree.
 func build(nodes []*raw) desktop.Node {
 	return desktop.Assemble(len(nodes), func(i int) int { return nodes[i].parent }, func(i int) desktop.Node {
@@ -188,7 +180,8 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	if !ok {
 		return nil, desktop.UnknownRole(q.Role)
 	}
-	if err := cancelled(ctx); err != nil {
+	// Checked before the query starts: a window lookup would otherwise answer first.
+	if err := werr.Done(ctx, "accessibility query"); err != nil {
 		return nil, err
 	}
 	conn, err := t.bus(ctx)

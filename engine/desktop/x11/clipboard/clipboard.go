@@ -380,7 +380,7 @@ func (c *Clipboard) timestamp(ctx context.Context) (xproto.Timestamp, error) {
 		case <-deadline:
 			return 0, werr.New(werr.Timeout, "X server on %s did not answer", c.display).WithRetryable(true)
 		case <-ctx.Done():
-			return 0, werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+			return 0, werr.Done(ctx, "clipboard")
 		case <-c.done:
 			return 0, werr.New(werr.Unavailable, "clipboard connection to %s is closed", c.display)
 		}
@@ -397,8 +397,8 @@ func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
 		// Text targets end at a NUL for most readers, and Windows refuses it: so do we.
 		return 0, werr.Invalid("text contains a NUL character, which the clipboard cannot hold")
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, werr.Wrap(err, werr.Cancelled, "cancelled")
+	if err := werr.Done(ctx, "clipboard write"); err != nil {
+		return 0, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -443,7 +443,7 @@ wait:
 		case <-deadline:
 			return nil, 0, werr.New(werr.Timeout, "the clipboard owner did not answer").WithRetryable(true)
 		case <-ctx.Done():
-			return nil, 0, werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+			return nil, 0, werr.Done(ctx, "clipboard read")
 		case <-c.done:
 			return nil, 0, werr.New(werr.Unavailable, "clipboard connection to %s is closed", c.display)
 		}
@@ -485,7 +485,7 @@ wait:
 		case <-time.After(chunkTimeout):
 			return nil, 0, werr.New(werr.Timeout, "the clipboard owner stopped sending").WithRetryable(true)
 		case <-ctx.Done():
-			return nil, 0, werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+			return nil, 0, werr.Done(ctx, "clipboard read")
 		case <-c.done:
 			return nil, 0, werr.New(werr.Unavailable, "clipboard connection to %s is closed", c.display)
 		}
@@ -520,8 +520,8 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 // format (e.g. only application-specific targets) is UNSUPPORTED, with the offered targets in
 // the details.
 func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
-	if err := ctx.Err(); err != nil {
-		return ReadResult{}, werr.Wrap(err, werr.Cancelled, "cancelled")
+	if err := werr.Done(ctx, "clipboard read"); err != nil {
+		return ReadResult{}, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

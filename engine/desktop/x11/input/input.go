@@ -15,7 +15,6 @@ package input
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"sync"
@@ -155,7 +154,7 @@ func (c *Controller) Close() error {
 // cursorCheck it also refuses a cursor in a corner zone (op names the tool). On
 // success the caller must call end.
 func (c *Controller) beginMouse(ctx context.Context, op string, cursorCheck bool) (state, error) {
-	if err := ctxErr(ctx); err != nil {
+	if err := werr.Done(ctx, "input"); err != nil {
 		return state{}, err
 	}
 	if err := c.begin(); err != nil {
@@ -175,7 +174,7 @@ func (c *Controller) beginMouse(ctx context.Context, op string, cursorCheck bool
 // beginKeys checks ctx, takes the controller and rereads a keyboard mapping that
 // changed. On success the caller must call end.
 func (c *Controller) beginKeys(ctx context.Context) error {
-	if err := ctxErr(ctx); err != nil {
+	if err := werr.Done(ctx, "input"); err != nil {
 		return err
 	}
 	if err := c.begin(); err != nil {
@@ -232,15 +231,6 @@ func (c *Controller) press(b byte)    { c.fake(evButtonPress, b, 0, 0) }
 func (c *Controller) release(b byte)  { c.fake(evButtonRelease, b, 0, 0) }
 func (c *Controller) keyDown(k byte)  { c.fake(evKeyPress, k, 0, 0) }
 func (c *Controller) keyUp(k byte)    { c.fake(evKeyRelease, k, 0, 0) }
-func ctxErr(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return werr.Wrap(err, werr.Timeout, "input cancelled: deadline exceeded")
-		}
-		return werr.Wrap(err, werr.Cancelled, "input cancelled")
-	}
-	return nil
-}
 
 // ---------------------------------------------------------------------------
 // Geometry and the fail-safe
@@ -466,7 +456,7 @@ func (c *Controller) Drag(ctx context.Context, sx, sy, ex, ey int, button string
 		if dragStepHook != nil {
 			dragStepHook(i)
 		}
-		if err := ctxErr(ctx); err != nil {
+		if err := werr.Done(ctx, "input"); err != nil {
 			return err
 		}
 		x := sx + (ex-sx)*i/steps

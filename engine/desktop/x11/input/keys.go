@@ -303,7 +303,7 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 				c.keyUp(c.km.shiftKC)
 			}
 		}
-		if err := ctxErr(ctx); err != nil {
+		if err := werr.Done(ctx, "input"); err != nil {
 			c.sync()
 			return err
 		}
@@ -322,7 +322,7 @@ func (c *Controller) catchUp(ctx context.Context) error {
 	}
 	select {
 	case <-ctx.Done():
-		return ctxErr(ctx)
+		return werr.Done(ctx, "input")
 	case <-time.After(recyclePause):
 		return nil
 	}

@@ -68,7 +68,7 @@ func (c *Controller) TypePaste(ctx context.Context, text string, clip Clipboard)
 		if perr == nil {
 			select {
 			case <-ctx.Done():
-				perr = ctxErr(ctx)
+				perr = werr.Done(ctx, "input")
 			case <-time.After(pasteFallbackWait):
 			}
 		}
@@ -91,7 +91,7 @@ func (c *Controller) TypePaste(ctx context.Context, text string, clip Clipboard)
 		select {
 		case <-read:
 		case <-ctx.Done():
-			perr = ctxErr(ctx)
+			perr = werr.Done(ctx, "input")
 		case <-t.C:
 			perr = werr.New(werr.Timeout, "the focused window did not read the pasted text within %s", pasteWait).
 				WithHint("focus a text field first (click it), or type without usePaste").

@@ -208,8 +208,8 @@ func (s *Screen) Monitors() []image.Rectangle {
 // Capture returns the pixels of r (screen coordinates); an empty r means the whole
 // screen. r must lie within the screen, else INVALID_ARGUMENT.
 func (s *Screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, werr.Wrap(err, werr.Cancelled, "capture cancelled")
+	if err := werr.Done(ctx, "capture"); err != nil {
+		return nil, err
 	}
 	var img *image.RGBA
 	err := s.do(func() error {

@@ -142,8 +142,8 @@ func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
 		if time.Now().After(deadline) {
 			return werr.New(werr.Unavailable, "the window manager on %s does not manage windows", m.display)
 		}
-		if ctx.Err() != nil {
-			return werr.Wrap(ctx.Err(), werr.Cancelled, "cancelled")
+		if err := werr.Done(ctx, "waiting for the window manager"); err != nil {
+			return err
 		}
 		time.Sleep(pollInterval)
 	}
@@ -391,12 +391,7 @@ func (m *Manager) maxBoth(w xproto.Window) bool {
 
 // all reads every client window, top of the stack first.
 func (m *Manager) all(ctx context.Context) ([]info, error) {
-	cancelled := func() error {
-		if err := ctx.Err(); err != nil {
-			return werr.Wrap(err, werr.Cancelled, "cancelled")
-		}
-		return nil
-	}
+	cancelled := func() error { return werr.Done(ctx, "window listing") }
 	// Before anything else too: a cancelled call fails on an empty desktop as well.
 	if err := cancelled(); err != nil {
 		return nil, err
