@@ -5,8 +5,8 @@
 // A platform that lacks a capability returns an UNSUPPORTED error from its Open
 // method, never a value that silently does nothing.
 //
-// Every method that takes a context and is called with one already cancelled does
-// nothing and fails with CANCELLED. Errors are *werr.Error values whose codes are the
+// Every method that takes a context and is called with one already ended does nothing
+// and fails with CANCELLED, or TIMEOUT when the context's deadline passed (werr.Done). Errors are *werr.Error values whose codes are the
 // contract; engine/desktop/desktoptest checks a backend against all of it.
 package desktop
 
