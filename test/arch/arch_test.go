@@ -207,36 +207,27 @@ func TestDesktopContractIsPortable(t *testing.T) {
 	checkPortableFiles(t, filepath.Join(testenv.Root(), "engine", "desktop"), false)
 }
 
-// layer is where a module package sits in the one-way dependency order: a package may
-// import packages of its own layer and of lower ones. cmd is a layer apart (see
-// cmdImports); test/ is the test tree, outside the order.
-func layer(r string) (rank int, name string) {
-	switch {
-	case under(r, "cmd"):
-		return 6, "cmd"
-	case under(r, "repl"):
-		return 5, "repl"
-	case under(r, "commands/cli"):
-		return 4, "commands/cli"
-	case under(r, "commands/host"):
-		return 3, "commands/host"
-	case under(r, "commands/tool"):
-		return 1, "commands/tool"
-	case under(r, "commands"):
-		return 2, "commands"
-	case under(r, "engine"):
-		return 0, "engine"
-	}
-	return -1, r
-}
+// layers are the one-way dependency order, highest first: a package may import packages of
+// its own layer and of the layers after it. cmd is a layer apart (see cmdImports); test/ is
+// the test tree, outside the order.
+var layers = []string{"cmd", "repl", "commands/cli", "commands/host", "commands", "commands/tool", "engine"}
 
-// order is the layers, each importing only those after it (and its own).
-const order = "cmd, repl, commands/cli, commands/host, commands, commands/tool, engine"
+// layer is where a module package sits in layers (the longest layer path it is under;
+// -1 outside them): a higher rank may import a lower one.
+func layer(r string) (rank int, name string) {
+	rank, name = -1, r
+	for i, l := range layers {
+		if under(r, l) && (rank < 0 || len(l) > len(name)) {
+			rank, name = len(layers)-1-i, l
+		}
+	}
+	return rank, name
+}
 
 // cmdImports are the only module packages cmd/ (main alone) imports: the front-ends.
 var cmdImports = []string{"commands/cli", "commands/host", "repl"}
 
-// TestDependenciesGoOneWay: the layers of order, for every GOOS: engine imports nothing
+// TestDependenciesGoOneWay: the layers, for every GOOS: engine imports nothing
 // of commands/, repl/ or cmd/; commands/tool nothing of commands/ but itself; the tool
 // definitions neither the host nor a front-end (a handler never sees the host); the host
 // no front-end; the CLI not the REPL; cmd only the front-ends.
@@ -264,7 +255,7 @@ func TestDependenciesGoOneWay(t *testing.T) {
 					continue // the test tree (gates and harnesses)
 				}
 				if toRank > rank {
-					t.Errorf("GOOS=%s: %s (layer %s) imports %s (layer %s), against the one way: %s", goos, from, name, to, toName, order)
+					t.Errorf("GOOS=%s: %s (layer %s) imports %s (layer %s), against the one way: %s", goos, from, name, to, toName, strings.Join(layers, " -> "))
 				}
 			}
 		}
