@@ -84,8 +84,8 @@ func hostCheck(ctx context.Context) Check {
 		// Not running is fine: the next command starts one. A socket whose server is
 		// another user's stops every command.
 		c.OK, c.Detail = true, "not running (the next command starts one)"
-		if werr.CodeOf(err) != werr.Unavailable || errors.Is(err, host.ErrServerRefused) {
-			c.OK, c.Detail, c.Fatal = false, werr.As(err).Error(), errors.Is(err, host.ErrServerRefused)
+		if werr.CodeOf(err) != werr.Unavailable || errors.Is(err, hostconn.ErrServerRefused) {
+			c.OK, c.Detail, c.Fatal = false, werr.As(err).Error(), errors.Is(err, hostconn.ErrServerRefused)
 		}
 		return c
 	}

@@ -99,13 +99,8 @@ func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, err
 	}
 }
 
-// ErrServerRefused is the cause of a dial refused because the socket's server is not
-// to be trusted (on Windows, a pipe served by another user's process). Retrying or
-// starting a host cannot help.
-var ErrServerRefused = hostconn.ErrServerRefused
-
-// refused says a dial failed with ErrServerRefused.
-func refused(err error) bool { return errors.Is(err, ErrServerRefused) }
+// refused says a dial failed with hostconn.ErrServerRefused.
+func refused(err error) bool { return errors.Is(err, hostconn.ErrServerRefused) }
 
 func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	var reply helloReply
