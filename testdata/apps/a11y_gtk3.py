@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""GTK3 test app for engine/a11y: a form with known widgets.
+"""GTK3 test app for the accessibility tests (engine/desktop/x11/atspi): a form with known widgets.
 
 Prints one line per widget, "GEOM <id> <x> <y> <w> <h>" in screen coordinates, once the
 window is mapped, then "READY"; prints "CLICKED <label>" when a button is clicked and

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""GTK4 test app for engine/a11y: the same form as a11y_gtk3.py.
+"""GTK4 test app for the accessibility tests (engine/desktop/x11/atspi): the same form as a11y_gtk3.py.
 
 GTK4 reports no screen positions over AT-SPI (extents in screen coordinates come back
 relative to the window), which is what this app is for. Prints

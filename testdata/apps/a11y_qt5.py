@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Qt5 test app for engine/a11y: the same form as a11y_gtk3.py.
+"""Qt5 test app for the accessibility tests (engine/desktop/x11/atspi): the same form as a11y_gtk3.py.
 
 Prints "GEOM <id> <x> <y> <w> <h>" (screen coordinates) per widget once shown, then
 "READY"; "CLICKED <label>" on a button click; "TEXT entry <text>" when the entry

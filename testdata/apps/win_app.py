@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A small GTK 3 window for the engine/window and engine/clipboard tests.
+"""A small GTK 3 window for the window, clipboard and conformance tests of engine/desktop/x11.
 
 Run with Debian's /usr/bin/python3 (python3-gi, gir1.2-gtk-3.0).
 
