@@ -237,22 +237,11 @@ type fieldInfo struct {
 // call must not build every tool's schema.
 func fields(t *tool.Tool) []fieldInfo {
 	var out []fieldInfo
-	var walk func(typ reflect.Type)
-	walk = func(typ reflect.Type) {
-		for i := range typ.NumField() {
-			f := typ.Field(i)
-			if et := tool.Flattened(f); et != nil {
-				walk(et)
-				continue
-			}
-			name := tool.JSONName(f)
-			if name == "" {
-				continue
-			}
+	tool.EachField(t.InputType(), func(f reflect.StructField) {
+		if name := tool.JSONName(f); name != "" {
 			out = append(out, fieldInfo{json: name, flag: flagName(name), typ: f.Type})
 		}
-	}
-	walk(t.InputType())
+	})
 	return out
 }
 

@@ -133,6 +133,19 @@ func Flattened(f reflect.StructField) reflect.Type {
 	return t
 }
 
+// EachField calls fn for each field of the struct type typ as JSON sees them: the fields of a
+// Flattened embedded struct in its place, in declaration order.
+func EachField(typ reflect.Type, fn func(reflect.StructField)) {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if et := Flattened(f); et != nil {
+			EachField(et, fn)
+			continue
+		}
+		fn(f)
+	}
+}
+
 // JSONName is the JSON property name of a struct field, or "" when not serialized.
 func JSONName(f reflect.StructField) string {
 	if !f.IsExported() {

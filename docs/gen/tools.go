@@ -214,20 +214,11 @@ func propertyOrder(s *jsonschema.Schema) []string {
 // of the parameter NAME, accepted as well) to NAME.
 func legacyNames(typ reflect.Type) map[string]string {
 	m := map[string]string{}
-	var walk func(typ reflect.Type)
-	walk = func(typ reflect.Type) {
-		for i := range typ.NumField() {
-			f := typ.Field(i)
-			if et := tool.Flattened(f); et != nil {
-				walk(et)
-				continue
-			}
-			if of := f.Tag.Get("legacy"); of != "" {
-				m[tool.JSONName(f)] = of
-			}
+	tool.EachField(typ, func(f reflect.StructField) {
+		if of := f.Tag.Get("legacy"); of != "" {
+			m[tool.JSONName(f)] = of
 		}
-	}
-	walk(typ)
+	})
 	return m
 }
 
@@ -337,15 +328,10 @@ func writeResult(b *strings.Builder, t *tool.Tool) {
 func resultFields(typ reflect.Type, prefix string, seen map[reflect.Type]bool, rows *[]field) {
 	seen[typ] = true
 	defer delete(seen, typ)
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if et := tool.Flattened(f); et != nil {
-			resultFields(et, prefix, seen, rows)
-			continue
-		}
+	tool.EachField(typ, func(f reflect.StructField) {
 		name := tool.JSONName(f)
 		if name == "" {
-			continue
+			return
 		}
 		full := prefix + name
 		ft := f.Type
@@ -367,7 +353,7 @@ func resultFields(typ reflect.Type, prefix string, seen map[reflect.Type]bool, r
 		if elem.Kind() == reflect.Struct && elem != reflect.TypeFor[time.Time]() && !seen[elem] {
 			resultFields(elem, full+suffix, seen, rows)
 		}
-	}
+	})
 }
 
 // goType is a Go type as a JSON type name.
