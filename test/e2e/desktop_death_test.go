@@ -4,6 +4,8 @@ package e2e_test
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,10 @@ import (
 
 	"github.com/w365/w365/test/e2e"
 )
+
+// The X library logs every connection made without an Xauthority file, as this test's
+// connections to the stranger's server are; errors reach the test as values.
+func init() { xgb.Logger = log.New(io.Discard, "", 0) }
 
 // children are the pids whose parent is pid, with their command names and states.
 func children(pid int) map[int][2]string {
