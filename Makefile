@@ -95,11 +95,7 @@ docs-check: docs
 
 # Every test against real components. Under CI=true a missing component fails.
 test: deps-test check docs-check build
-	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/test/wine$$')
-	@# The wine suites (wineserver, wine boots, their own Xvfb) run on their own. go test ran
-	@# them at the same time as the end-to-end tests, and in three runs in a row an e2e test
-	@# then lost the first input to a freshly started browser or app; the cause is not pinned down.
-	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./test/wine
+	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory helm-test
 	$(MAKE) --no-print-directory registry-check
