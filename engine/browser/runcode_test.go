@@ -3,6 +3,7 @@
 package browser_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,4 +145,72 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// What Playwright code does every day keeps working through the proxy: goto,
+// locators (fill, click, textContent), evaluate, waits, keyboard, a drag,
+// screenshots, frames (one of them out of process), routes, a new page, a
+// CDP session of its own.
+func TestRunCodePlaywrightAPIs(t *testing.T) {
+	testenv.Require(t, "node", "bwrap")
+	b, s := launch(t)
+	navigate(t, b, s.URL+"/third.html")
+	cross := strings.Replace(s.URL, "127.0.0.1", "localhost", 1) + "/snap_child.html"
+	code := fmt.Sprintf(`const base = %q, cross = %q, out = {};
+await page.goto(base + '/form.html');
+await page.locator('#text').fill('hello');
+await page.getByRole('textbox', {name: /notes/i}).or(page.locator('#notes')).first().fill('some notes');
+await page.locator('#agree').check();
+await page.locator('#fruit').selectOption({index: 1});
+out.text = await page.locator('#text').inputValue();
+await page.locator('#email').click();
+await page.keyboard.type('a@b.c');
+out.email = await page.evaluate(() => document.getElementById('email').value);
+await page.locator('#submit').click();
+await page.waitForSelector('#echo');
+out.echo = await page.locator('#echo').textContent();
+out.shot = (await page.screenshot()).length;
+out.elShot = (await page.locator('#echo').screenshot()).length;
+await page.goto(base + '/snap_frames.html?x=' + encodeURIComponent(cross));
+await page.frameLocator('#same').locator('#b').click();
+const crossFrame = page.frames().find(f => f.url().startsWith(cross));
+await crossFrame.waitForSelector('#b');
+await page.frameLocator('#cross').locator('input').fill('typed');
+out.frames = page.frames().length;
+out.crossValue = await crossFrame.locator('input').inputValue();
+await page.goto(base + '/dnd.html');
+await page.locator('#src').dragTo(page.locator('#dst'));
+out.dropped = await page.locator('#dst').textContent();
+await page.route('**/routed', r => r.fulfill({status: 200, contentType: 'text/html', body: '<title>Routed</title><p id=r>from the route</p>'}));
+await page.goto(base + '/routed');
+out.routed = await page.locator('#r').textContent();
+await page.unroute('**/routed');
+const p2 = await page.context().newPage();
+await p2.goto(base + '/second.html');
+out.second = await p2.title();
+await p2.close();
+const s = await page.context().newCDPSession(page);
+out.cdp = (await s.send('Runtime.evaluate', {expression: '6 * 7', returnByValue: true})).result.value;
+await s.detach();
+await page.goBack();
+out.back = page.url();
+await page.setViewportSize({width: 800, height: 600});
+out.width = await page.evaluate(() => innerWidth);
+return out;`, s.URL, cross)
+	r, err := b.RunCode(tctx(t), code, 60000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Text, Email, Echo, Dropped, Routed, Second, Back, CrossValue string
+		Shot, ElShot, Frames, Cdp, Width                             int
+	}
+	if err := json.Unmarshal(r.Value, &out); err != nil {
+		t.Fatalf("%s: %v", r.Value, err)
+	}
+	if out.Text != "hello" || out.Email != "a@b.c" || !strings.Contains(out.Echo, `"hello"`) || !strings.Contains(out.Echo, "some notes") ||
+		out.Shot < 1000 || out.ElShot < 100 || out.Frames < 3 || out.CrossValue != "typed" || out.Dropped != "dropped card-42" ||
+		out.Routed != "from the route" || out.Second != "Second" || out.Cdp != 42 || !strings.HasSuffix(out.Back, "/dnd.html") || out.Width != 800 {
+		t.Fatalf("Playwright through the proxy: %s", r.Value)
+	}
 }
