@@ -11,7 +11,7 @@ import (
 )
 
 // What browser_run_code may send through the proxy (cdpmux.go), and how a
-// message is read: docs/security.md, "browser_run_code".
+// message is read: docs/security.md, "The browser".
 //
 // A message is decoded strictly (strictJSON): no duplicate keys and no two keys
 // of one object equal but for case, anywhere in it, so that no key means one

@@ -22,7 +22,7 @@ import (
 // renderer-initiated, top level or frame. The same file points downloads at the
 // session's download directory without a prompt, for any browser context
 // (the host also sets it over DevTools, and the proxy never lets it change).
-// docs/security.md, "Browser".
+// docs/security.md, "The browser".
 
 // blockedSchemes are the URL schemes the browser refuses.
 var blockedSchemes = []string{"chrome", "devtools", "chrome-extension", "chrome-untrusted", "view-source"}
