@@ -52,7 +52,7 @@ var allowedMethods = map[string]paramCheck{
 	"Target.closeTarget":           anyParams,
 	"Target.detachFromTarget":      {keys: []string{"sessionId"}},
 	"Target.attachToTarget":        {keys: []string{"targetId", "flatten"}, check: mustFlatten},
-	"Target.setAutoAttach":         {keys: []string{"autoAttach", "waitForDebuggerOnStart", "flatten", "filter"}, check: mustFlatten},
+	"Target.setAutoAttach":         {keys: []string{"autoAttach", "waitForDebuggerOnStart", "flatten"}, check: mustFlatten},
 	"Target.createTarget": {keys: []string{"url", "left", "top", "width", "height", "windowState", "browserContextId",
 		"enableBeginFrameControl", "newWindow", "background", "forTab", "hidden", "focus"}, check: navigableURL("url")},
 
@@ -140,7 +140,7 @@ var allowedMethods = map[string]paramCheck{
 
 // answeredMethods are answered as done without reaching the browser:
 // Playwright sets them up when it connects, and the host's setting stays (the
-// session's download directory).
+// session's download directory); the host's download events reach the code.
 var answeredMethods = map[string]bool{"Browser.setDownloadBehavior": true}
 
 // refusedWhy explains the refusals an agent is likely to meet.

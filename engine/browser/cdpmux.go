@@ -130,6 +130,9 @@ func (m *cdpMux) route(p peek, body []byte) bool {
 		if p.SessionID == "" && (p.Method == "Target.attachedToTarget" || p.Method == "Target.detachedFromTarget") && c.isOwnAttach(p.Params) {
 			return true // the attach of a client's own session: nobody else's business
 		}
+		if p.SessionID == "" && c.downloadEvents && (p.Method == "Browser.downloadWillBegin" || p.Method == "Browser.downloadProgress") {
+			c.fromBrowser(p, body) // a copy; chromedp records the download too
+		}
 	}
 	return p.ID >= proxyIDBase // a late answer of a client that left
 }
@@ -148,6 +151,7 @@ type proxyClient struct {
 	ids             map[int64]pending
 	sessions        map[string]bool
 	browserSessions map[string]bool // the sessions of sessions that are on the browser target
+	downloadEvents  bool            // it asked for download events (Browser.setDownloadBehavior)
 	out             chan []byte
 }
 
@@ -316,6 +320,13 @@ func (c *proxyClient) fromClient(data []byte) {
 		return
 	}
 	if answeredMethods[method] {
+		// Playwright's download event: the host's download events, copied to
+		// the client (route) when it asked for them on its browser session.
+		if p, _ := msg["params"].(map[string]any); p != nil && p["eventsEnabled"] == true && session == "" {
+			c.m.mu.Lock()
+			c.downloadEvents = true
+			c.m.mu.Unlock()
+		}
 		reply(map[string]any{}, "")
 		return
 	}

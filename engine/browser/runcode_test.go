@@ -194,6 +194,8 @@ out.cdp = (await s.send('Runtime.evaluate', {expression: '6 * 7', returnByValue:
 await s.detach();
 await page.goBack();
 out.back = page.url();
+const [download] = await Promise.all([page.waitForEvent('download'), page.evaluate(u => { const a = document.createElement('a'); a.href = u; document.body.append(a); a.click(); }, base + '/download/report.txt')]);
+out.download = download.suggestedFilename();
 await page.setViewportSize({width: 800, height: 600});
 out.width = await page.evaluate(() => innerWidth);
 return out;`, s.URL, cross)
@@ -202,15 +204,15 @@ return out;`, s.URL, cross)
 		t.Fatal(err)
 	}
 	var out struct {
-		Text, Email, Echo, Dropped, Routed, Second, Back, CrossValue string
-		Shot, ElShot, Frames, Cdp, Width                             int
+		Text, Email, Echo, Dropped, Routed, Second, Back, CrossValue, Download string
+		Shot, ElShot, Frames, Cdp, Width                                       int
 	}
 	if err := json.Unmarshal(r.Value, &out); err != nil {
 		t.Fatalf("%s: %v", r.Value, err)
 	}
 	if out.Text != "hello" || out.Email != "a@b.c" || !strings.Contains(out.Echo, `"hello"`) || !strings.Contains(out.Echo, "some notes") ||
 		out.Shot < 1000 || out.ElShot < 100 || out.Frames < 3 || out.CrossValue != "typed" || out.Dropped != "dropped card-42" ||
-		out.Routed != "from the route" || out.Second != "Second" || out.Cdp != 42 || !strings.HasSuffix(out.Back, "/dnd.html") || out.Width != 800 {
+		out.Routed != "from the route" || out.Second != "Second" || out.Cdp != 42 || !strings.HasSuffix(out.Back, "/dnd.html") || out.Width != 800 || out.Download != "report.txt" {
 		t.Fatalf("Playwright through the proxy: %s", r.Value)
 	}
 }
