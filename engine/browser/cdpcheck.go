@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -183,7 +184,7 @@ func (b *Browser) checkCall(method string, params any, rootSession bool) string 
 	}
 	if pc.keys != nil {
 		for k := range p {
-			if !contains(pc.keys, k) {
+			if !slices.Contains(pc.keys, k) {
 				return refusal(method, fmt.Sprintf("unknown parameter %q", k))
 			}
 		}
@@ -194,15 +195,6 @@ func (b *Browser) checkCall(method string, params any, rootSession bool) string 
 		}
 	}
 	return ""
-}
-
-func contains(l []string, s string) bool {
-	for _, e := range l {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func mustFlatten(_ *Browser, p map[string]any) string {

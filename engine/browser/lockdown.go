@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -51,7 +52,9 @@ func (b *Browser) writeProfilePolicy() error {
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		if json.Unmarshal(data, &prefs) != nil || prefs == nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber() // Chromium's numbers come back as they were
+		if dec.Decode(&prefs) != nil || prefs == nil {
 			prefs = map[string]any{} // a torn file: Chromium would start afresh too
 		}
 	case !errors.Is(err, fs.ErrNotExist):

@@ -4,6 +4,8 @@ package browser_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/test/testenv"
 )
 
 // The browser itself refuses file:, chrome:, devtools:, chrome-extension: and
@@ -87,5 +90,42 @@ func TestBrowserRefusesLocalSchemes(t *testing.T) {
 		if strings.HasPrefix(tb.URL, "chrome") {
 			t.Fatalf("a browser page in the tabs: %+v", tabs)
 		}
+	}
+}
+
+// A profile whose Preferences were rewritten (the blocklist emptied, downloads
+// pointed elsewhere) gets the session's rules back at launch; its other keys stay.
+func TestBrowserBlocklistSurvivesATamperedProfile(t *testing.T) {
+	testenv.Require(t, "chromium")
+	prof, dl := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(prof, "Default"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tampered := `{"policy":{"url_blocklist":[]},"download":{"default_directory":"/tmp"},"w365_test":{"n":12345678901234567}}`
+	if err := os.WriteFile(filepath.Join(prof, "Default", "Preferences"), []byte(tampered), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := browser.Launch(tctx(t), browser.Options{Headless: true, ProfileDir: prof, DownloadDir: dl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var errText string
+	if err := b.Run(tctx(t), func(ctx context.Context, tg *chromedp.Target) error {
+		r, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "chrome://version/"})
+		errText = r.ErrorText
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errText, "BLOCKED") {
+		t.Fatalf("chrome://version/ opened in a tampered profile: %q", errText)
+	}
+	data, err := os.ReadFile(filepath.Join(prof, "Default", "Preferences"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"n":12345678901234567`) || !strings.Contains(string(data), dl) {
+		t.Fatalf("the profile's preferences: %s", data)
 	}
 }
