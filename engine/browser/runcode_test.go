@@ -89,6 +89,16 @@ for (const type of ['dragEnter', 'dragOver', 'drop']) {
 }
 await page.waitForTimeout(300);
 return await page.evaluate(() => window.__dropped);`, file)},
+		{"a world with universal access fetches a file", fmt.Sprintf(`const s = await page.context().newCDPSession(page);
+const {frameTree} = await s.send('Page.getFrameTree');
+const {executionContextId} = await s.send('Page.createIsolatedWorld', {frameId: frameTree.frame.id, worldName: 'x', grantUniveralAccess: true});
+const out = [];
+for (const expression of ['fetch(%[1]q).then(r => r.text())', 'new Promise(ok => { const x = new XMLHttpRequest(); x.open("GET", %[1]q); x.onload = () => ok(x.responseText); x.onerror = () => ok("xhr error"); x.send(); })',
+  'new Promise(ok => { const f = document.createElement("iframe"); f.src = %[1]q; f.onload = () => { try { ok(f.contentDocument.body.innerText); } catch (e) { ok(e.message); } }; document.body.append(f); })']) {
+  const bounded = 'Promise.race([' + expression + ', new Promise(ok => setTimeout(() => ok("no answer"), 2000))]).catch(e => String(e))';
+  try { out.push(JSON.stringify(await s.send('Runtime.evaluate', {expression: bounded, contextId: executionContextId, awaitPromise: true, returnByValue: true}))); } catch (e) { out.push(e.message); }
+}
+return out;`, fileURL)},
 		{"cookies through a non-flat session", `const s = await page.context().newCDPSession(page);
 const {targetInfo} = await s.send('Target.getTargetInfo');
 const got = [];
