@@ -17,7 +17,7 @@ import (
 // A message is decoded strictly (strictJSON): no duplicate keys and no two keys
 // of one object equal but for case, anywhere in it, so that no key means one
 // thing to the check and another to Chromium, which reads keys case-sensitively
-// and keeps the last of duplicates. What is forwarded is the re-encoding of the
+// (Go's encoding/json does not). What is forwarded is the re-encoding of the
 // very value that was checked, never the client's bytes.
 //
 // A method is forwarded only when it is in allowedMethods: what Playwright's
