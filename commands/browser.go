@@ -780,8 +780,11 @@ var BrowserRunCode = tool.Define(tool.Tool{
 	Long: "code is the body of an async function whose parameter page is a Playwright Page bound to the\n" +
 		"session's active tab (return await page.title()), or a function async (page) => {...}. It\n" +
 		"runs in a Node sidecar (playwright-core) inside bubblewrap: no files but a scratch directory,\n" +
-		"no network but the page's browser; cookies cannot be read and files cannot be set from host\n" +
-		"paths. The returned value must be JSON-serialisable and within the response limit. Not\n" +
+		"no network but the page's browser, reached through an allowlist of what Playwright's page,\n" +
+		"locator and evaluation APIs send (anything else is BLOCKED_BY_POLICY, naming the method):\n" +
+		"cookies cannot be read, files cannot be set from host paths, downloads land in the session's\n" +
+		"download directory, and the browser refuses file:, chrome: and devtools: URLs. The returned\n" +
+		"value must be JSON-serialisable and within the response limit. Not\n" +
 		"idempotent: after a TIMEOUT or an error, observe the page before running it again. Needs\n" +
 		"Node.js 20+ (w365 doctor); the policy's browserRunCode turns it off.",
 	Example:     "  $ w365 browser run-code 'return await page.title()'\n  $ w365 browser run-code \"await page.getByRole('button', {name: 'Go'}).click(); return page.url()\"",

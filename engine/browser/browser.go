@@ -453,6 +453,9 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		if err := os.MkdirAll(b.opts.ProfileDir, 0o700); err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create the browser profile directory")
 		}
+		if err := b.writeProfilePolicy(); err != nil {
+			return nil, err
+		}
 		logPath := filepath.Join(b.opts.ProfileDir, "w365-browser.log")
 		logf, err := os.Create(logPath)
 		if err != nil {

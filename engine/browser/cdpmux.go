@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -21,11 +22,11 @@ import (
 // The DevTools pipe has one client, chromedp. browser_run_code's Playwright
 // needs a second one: cdpMux shares the pipe. Each proxy client gets a session of
 // its own on the browser target (Target.attachToBrowserTarget), its message ids
-// are moved into a range chromedp never uses, and every message it sends is
-// checked: only its own sessions, no method that reads cookies, writes files,
-// sets files from host paths, opens a port, or closes the browser, and no
-// navigation to a URL the policy refuses. The proxy listens on a Unix socket in
-// the host's private directory, reachable only from the run_code sandbox.
+// are moved into a range chromedp never uses, and it reaches only its own
+// sessions. What it may send is an allowlist, checked on a strict decoding and
+// forwarded re-encoded (cdpcheck.go); what comes back has cookie values taken
+// out (scrubCookies). The proxy listens on a Unix socket in the host's private
+// directory, reachable only from the run_code sandbox.
 
 // proxyIDBase is where proxy message ids start; chromedp counts from 1, and
 // Chromium takes only ids that fit in 32 bits.
@@ -129,6 +130,9 @@ func (m *cdpMux) route(p peek, body []byte) bool {
 		if p.SessionID == "" && (p.Method == "Target.attachedToTarget" || p.Method == "Target.detachedFromTarget") && c.isOwnAttach(p.Params) {
 			return true // the attach of a client's own session: nobody else's business
 		}
+		if p.SessionID == "" && c.downloadEvents && (p.Method == "Browser.downloadWillBegin" || p.Method == "Browser.downloadProgress") {
+			c.fromBrowser(p, body) // a copy; chromedp records the download too
+		}
 	}
 	return p.ID >= proxyIDBase // a late answer of a client that left
 }
@@ -144,14 +148,16 @@ type proxyClient struct {
 	ready chan struct{}
 
 	// guarded by m.mu
-	ids      map[int64]pending
-	sessions map[string]bool
-	out      chan []byte
+	ids             map[int64]pending
+	sessions        map[string]bool
+	browserSessions map[string]bool // the sessions of sessions that are on the browser target
+	downloadEvents  bool            // it asked for download events (Browser.setDownloadBehavior)
+	out             chan []byte
 }
 
 type pending struct {
-	id     json.RawMessage // the client's own id
-	root   bool            // sent without a session: answer without one
+	id     json.Number // the client's own id
+	root   bool        // sent without a session: answer without one
 	method string
 }
 
@@ -196,37 +202,50 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 			close(c.ready)
 			return
 		}
-		msg["id"] = pd.id
+		msg["id"], _ = json.Marshal(pd.id)
 		if pd.root {
 			delete(msg, "sessionId")
 		}
 		if cookieBearing(pd.method) {
 			msg["result"] = scrubCookies(msg["result"])
 		}
-		if pd.method == "Target.attachToTarget" {
+		if pd.method == "Target.attachToTarget" || pd.method == "Target.attachToBrowserTarget" {
 			var r struct {
 				SessionID string `json:"sessionId"`
 			}
 			if json.Unmarshal(p.Result, &r) == nil && r.SessionID != "" {
 				c.sessions[r.SessionID] = true
+				if pd.method == "Target.attachToBrowserTarget" {
+					c.browserSessions[r.SessionID] = true
+				}
 			}
 		}
 	} else {
 		switch p.Method {
 		case "Target.attachedToTarget", "Target.detachedFromTarget":
 			var a struct {
-				SessionID string `json:"sessionId"`
+				SessionID  string `json:"sessionId"`
+				TargetInfo struct {
+					Type string `json:"type"`
+				} `json:"targetInfo"`
 			}
 			if json.Unmarshal(p.Params, &a) == nil && a.SessionID != "" {
 				if p.Method == "Target.attachedToTarget" {
 					c.sessions[a.SessionID] = true
+					if a.TargetInfo.Type == "browser" {
+						c.browserSessions[a.SessionID] = true
+					}
 				} else {
 					delete(c.sessions, a.SessionID)
+					delete(c.browserSessions, a.SessionID)
 				}
 			}
 		}
 		if p.SessionID == c.root {
 			delete(msg, "sessionId")
+		}
+		if p.Method == "Target.receivedMessageFromTarget" {
+			return // a non-flat session's traffic: never the client's (no such attach passes)
 		}
 		if cookieBearing(p.Method) {
 			msg["params"] = scrubCookies(msg["params"])
@@ -243,39 +262,32 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 	}
 }
 
-// deniedMethods are refused to run_code; swallowedMethods answered as done
-// without reaching the browser (Playwright sets them up; ours stay).
-var (
-	deniedMethods = map[string]string{
-		"Browser.close":                 "closing the browser",
-		"Browser.crash":                 "crashing the browser",
-		"Browser.crashGpuProcess":       "crashing the browser",
-		"Network.getCookies":            "reading cookies (values stay in the browser)",
-		"Network.getAllCookies":         "reading cookies (values stay in the browser)",
-		"Storage.getCookies":            "reading cookies (values stay in the browser)",
-		"DOM.setFileInputFiles":         "setting files from host paths (use browser_file_upload)",
-		"Target.exposeDevToolsProtocol": "exposing the protocol to a page",
-		"Target.setRemoteLocations":     "remote targets",
-		"Tethering.bind":                "opening a port",
-		"Page.crash":                    "crashing the page",
-	}
-	swallowedMethods = map[string]bool{
-		"Browser.setDownloadBehavior": true,
-		"Page.setDownloadBehavior":    true,
-	}
-)
-
-// fromClient checks and forwards one client message.
+// fromClient checks one client message and forwards its checked re-encoding
+// (cdpcheck.go).
 func (c *proxyClient) fromClient(data []byte) {
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(data, &msg) != nil {
-		return
+	v, err := strictJSON(data)
+	msg, _ := v.(map[string]any)
+	id, _ := msg["id"].(json.Number)
+	method, _ := msg["method"].(string)
+	session, _ := msg["sessionId"].(string)
+	if err != nil {
+		// Refused; the lenient reading only addresses the answer.
+		var env struct {
+			ID        json.Number `json:"id"`
+			Method    string      `json:"method"`
+			SessionID string      `json:"sessionId"`
+		}
+		_ = json.Unmarshal(data, &env)
+		id, method, session = env.ID, env.Method, env.SessionID
+		err = fmt.Errorf("the message is not strict JSON: %w", err)
+	} else if msg == nil || id == "" {
+		err = errors.New("a message is an object with a numeric id")
 	}
-	var method, session string
-	_ = json.Unmarshal(msg["method"], &method)
-	_ = json.Unmarshal(msg["sessionId"], &session)
+	if id == "" {
+		return // nothing to answer
+	}
 	reply := func(result any, errMsg string) {
-		r := map[string]any{"id": msg["id"]}
+		r := map[string]any{"id": id}
 		if session != "" {
 			r["sessionId"] = session
 		}
@@ -291,23 +303,32 @@ func (c *proxyClient) fromClient(data []byte) {
 			}
 		}
 	}
-	if why, ok := deniedMethods[method]; ok {
-		reply(nil, "w365: "+method+" is not allowed in browser_run_code: "+why)
+	if err != nil {
+		reply(nil, refusal(method, err.Error()))
 		return
 	}
-	if swallowedMethods[method] {
-		reply(map[string]any{}, "")
-		return
-	}
-	if method == "Input.dispatchDragEvent" && dragsFiles(msg["params"]) {
-		reply(nil, "w365: dropping files from host paths is not allowed in browser_run_code")
-		return
-	}
-	if u := navigationURL(method, msg["params"]); u != "" {
-		if err := c.b.checkURL(u); err != nil {
-			reply(nil, "w365: "+err.Error())
+	for k := range msg {
+		switch k {
+		case "id", "method", "params", "sessionId":
+		default:
+			reply(nil, refusal(method, fmt.Sprintf("unknown message field %q", k)))
 			return
 		}
+	}
+	if _, ok := msg["sessionId"]; ok && session == "" {
+		reply(nil, refusal(method, "sessionId must be a non-empty string"))
+		return
+	}
+	if answeredMethods[method] {
+		// Playwright's download event: the host's download events, copied to
+		// the client (route) when it asked for them on its browser session.
+		if p, _ := msg["params"].(map[string]any); p != nil && p["eventsEnabled"] == true && session == "" {
+			c.m.mu.Lock()
+			c.downloadEvents = true
+			c.m.mu.Unlock()
+		}
+		reply(map[string]any{}, "")
+		return
 	}
 	c.m.mu.Lock()
 	if session != "" && !c.ownsSession(session) {
@@ -315,15 +336,27 @@ func (c *proxyClient) fromClient(data []byte) {
 		reply(nil, "w365: unknown session")
 		return
 	}
-	id := c.m.nextID.Add(1)
-	c.ids[id] = pending{id: msg["id"], root: session == "", method: method}
+	if method == "Target.detachFromTarget" {
+		if p, _ := msg["params"].(map[string]any); p != nil {
+			if s, _ := p["sessionId"].(string); !c.ownsSession(s) {
+				c.m.mu.Unlock()
+				reply(nil, refusal(method, "not a session of browser_run_code"))
+				return
+			}
+		}
+	}
+	if why := c.b.checkCall(method, msg["params"], session == "" || session == c.root || c.browserSessions[session]); why != "" {
+		c.m.mu.Unlock()
+		reply(nil, why)
+		return
+	}
+	pid := c.m.nextID.Add(1)
+	c.ids[pid] = pending{id: id, root: session == "", method: method}
 	if session == "" {
-		s, _ := json.Marshal(c.root)
-		msg["sessionId"] = s
+		msg["sessionId"] = c.root
 	}
 	c.m.mu.Unlock()
-	idj, _ := json.Marshal(id)
-	msg["id"] = idj
+	msg["id"] = pid
 	b, err := json.Marshal(msg)
 	if err != nil {
 		return
@@ -345,7 +378,7 @@ func cookieBearing(method string) bool {
 
 // cookieKeys are the fields scrubCookies removes wherever they appear.
 var cookieKeys = map[string]bool{"cookie": true, "set-cookie": true, "cookies": true, "associatedcookies": true,
-	"blockedcookies": true, "exemptedcookies": true, "headerstext": true, "requestheaderstext": true}
+	"blockedcookies": true, "exemptedcookies": true, "headerstext": true, "requestheaderstext": true, "rawcookieline": true}
 
 // scrubCookies removes cookie values from a message's params or result: any
 // field named as in cookieKeys, and {name, value} header entries named Cookie or
@@ -356,7 +389,7 @@ func scrubCookies(raw json.RawMessage) json.RawMessage {
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
-		return raw
+		return json.RawMessage(`{}`)
 	}
 	var walk func(any) any
 	walk = func(x any) any {
@@ -392,33 +425,6 @@ func scrubCookies(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// dragsFiles says whether a drag event carries files (host paths the browser would read).
-func dragsFiles(params json.RawMessage) bool {
-	var p struct {
-		Data struct {
-			Files []string `json:"files"`
-		} `json:"data"`
-	}
-	return json.Unmarshal(params, &p) != nil || len(p.Data.Files) > 0
-}
-
-// navigationURL is the URL a message navigates to, if any.
-func navigationURL(method string, params json.RawMessage) string {
-	switch method {
-	case "Page.navigate", "Target.createTarget":
-		var p struct {
-			URL string `json:"url"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			if p.URL == "" || p.URL == "about:blank" {
-				return ""
-			}
-			return p.URL
-		}
-	}
-	return ""
-}
-
 // serveProxy answers WebSocket clients on l until ctx ends.
 func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
 	srv := &http.Server{
@@ -444,7 +450,7 @@ func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
 func (m *cdpMux) runClient(ctx context.Context, b *Browser, ws *websocket.Conn) {
 	ctx, stop := context.WithCancel(ctx)
 	c := &proxyClient{m: m, b: b, ws: ws, ctx: ctx, stop: stop, ready: make(chan struct{}),
-		ids: map[int64]pending{}, sessions: map[string]bool{}, out: make(chan []byte, 4096)}
+		ids: map[int64]pending{}, sessions: map[string]bool{}, browserSessions: map[string]bool{}, out: make(chan []byte, 4096)}
 	defer func() {
 		stop()
 		m.mu.Lock()

@@ -265,6 +265,12 @@ func (b *Browser) RunCode(ctx context.Context, code string, timeoutMs int) (*Run
 		case "UNAVAILABLE":
 			return nil, werr.New(werr.Unavailable, "%s", e.Message).WithRetryable(true)
 		}
+		if _, why, ok := strings.Cut(e.Message, blockedPrefix); ok {
+			// The proxy refused a DevTools method the code sent (cdpcheck.go).
+			method, _, _ := strings.Cut(why, " ")
+			return nil, werr.New(werr.BlockedByPolicy, "%s", why).WithDetail("method", method).
+				WithHint("use Playwright's page, locator and evaluation APIs, or the w365 tool made for it; docs/security.md lists what browser_run_code may do")
+		}
 		return nil, werr.Invalid("the code threw %s: %s", e.Name, e.Message).WithDetail("name", e.Name).WithDetail("stack", e.Stack).
 			WithHint("the code may have acted before it threw: observe the page before running it again")
 	}

@@ -79,7 +79,7 @@ func TestBrowserRunCodeOverMCP(t *testing.T) {
 		"const a = {}; a.self = a; return a":                "not JSON-serialisable",
 		"return 1n":                                         "not JSON-serialisable",
 		"this is not javascript":                            "SyntaxError",
-		"return await page.context().cookies()":             "not allowed",
+		"return await page.context().cookies()":             "Storage.getCookies is not allowed",
 		"await page.locator('#nope').click({timeout: 300})": "Timeout",
 	} {
 		res, _ := runCode(t, cs, code, 0)
@@ -147,5 +147,104 @@ func TestBrowserRunCodeOffByPolicyAndReadOnly(t *testing.T) {
 	b, _ := json.Marshal(tools)
 	if strings.Contains(string(b), "browser_run_code") {
 		t.Fatal("--read-only lists browser_run_code")
+	}
+}
+
+// The attacks on browser_run_code's DevTools proxy through the built binary,
+// each judged by its effect: a canary file's content never reaches a result,
+// the HttpOnly cookie's value neither, and a download lands only in the
+// session's download directory, never in ~/.config/autostart.
+func TestBrowserRunCodeProxyAttacks(t *testing.T) {
+	testenv.Require(t, "chromium", "node", "bwrap")
+	h := e2e.New(t)
+	home := fakeHome(t, h)
+	for _, kv := range os.Environ() { // npm's cache and the installed playwright-core outlive the fake HOME
+		if strings.HasPrefix(kv, "HOME=") {
+			h.Env = append(h.Env, "XDG_CACHE_HOME="+filepath.Join(strings.TrimPrefix(kv, "HOME="), ".cache"), "npm_config_cache="+filepath.Join(strings.TrimPrefix(kv, "HOME="), ".npm"))
+		}
+	}
+	secret := fmt.Sprintf("CANARY-%d", time.Now().UnixNano())
+	canary := filepath.Join(t.TempDir(), "canary.txt")
+	if err := os.WriteFile(canary, []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	autostart := filepath.Join(home, ".config", "autostart")
+	if err := os.MkdirAll(autostart, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/dnd.html"}), &struct{}{})
+	e2e.Structured(t, e2e.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+	file := "file://" + canary
+	for name, code := range map[string]string{
+		"case-variant url": fmt.Sprintf(`const s = await page.context().newCDPSession(page);
+const errs = [];
+try { await s.send('Page.navigate', {url: %q, URL: 'about:blank'}); } catch (e) { errs.push(e.message); }
+await page.waitForTimeout(500);
+return [errs, page.url(), await page.evaluate(() => document.documentElement.innerText)];`, file),
+		"case-variant drag": fmt.Sprintf(`await page.evaluate(() => { window.__dropped = ''; document.getElementById('dst').addEventListener('drop', async e => { for (const f of e.dataTransfer.files) window.__dropped += await f.text(); }); });
+const s = await page.context().newCDPSession(page);
+const box = await page.locator('#dst').boundingBox();
+const data = {items: [], dragOperationsMask: 1, files: [%q], Files: []};
+for (const type of ['dragEnter', 'dragOver', 'drop']) { try { await s.send('Input.dispatchDragEvent', {type, x: box.x + 5, y: box.y + 5, data}); } catch (e) {} }
+await page.waitForTimeout(300);
+return await page.evaluate(() => window.__dropped);`, canary),
+		"page script to a file": fmt.Sprintf(`await page.evaluate(u => { location.href = u; }, %q).catch(() => {});
+await page.waitForTimeout(500);
+return [page.url(), await page.evaluate(() => document.documentElement.innerText).catch(e => e.message)];`, file),
+		"link to a file": fmt.Sprintf(`await page.evaluate(u => { const a = document.createElement('a'); a.id = 'l'; a.href = u; a.textContent = 'local'; document.body.append(a); }, %q);
+await page.locator('#l').click();
+await page.waitForTimeout(500);
+return [page.url(), await page.evaluate(() => document.documentElement.innerText).catch(e => e.message)];`, file),
+		"cookies through a non-flat session": `const s = await page.context().newCDPSession(page);
+const {targetInfo} = await s.send('Target.getTargetInfo');
+const got = [];
+s.on('Target.receivedMessageFromTarget', e => got.push(e.message));
+let sessionId = '';
+try { ({sessionId} = await s.send('Target.attachToTarget', {targetId: targetInfo.targetId, flatten: false})); } catch (e) { got.push(e.message); }
+for (const method of ['Network.getAllCookies', 'Storage.getCookies']) {
+  try { await s.send('Target.sendMessageToTarget', {sessionId, message: JSON.stringify({id: 1, method})}); } catch (e) { got.push(e.message); }
+}
+await page.waitForTimeout(300);
+return got;`,
+		"download into autostart": fmt.Sprintf(`const s = await page.context().newCDPSession(page);
+const {targetInfo} = await s.send('Target.getTargetInfo');
+for (const [m, p] of [['Browser.setDownloadBehavior', {behavior: 'allow', downloadPath: %[1]q}], ['Page.setDownloadBehavior', {behavior: 'allow', downloadPath: %[1]q}]]) {
+  try { await s.send(m, p); } catch (e) {}
+  try {
+    const {sessionId} = await s.send('Target.attachToTarget', {targetId: targetInfo.targetId, flatten: false});
+    await s.send('Target.sendMessageToTarget', {sessionId, message: JSON.stringify({id: 1, method: m, params: p})});
+  } catch (e) {}
+}
+await page.evaluate(() => { const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['[Desktop Entry]\nExec=touch /tmp/pwned\n'])); a.download = 'evil.desktop'; document.body.append(a); a.click(); });
+await page.waitForTimeout(1500);
+return 'clicked';`, autostart),
+	} {
+		e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/dnd.html"}), &struct{}{})
+		res, v := runCode(t, cs, code, 10000)
+		text := e2e.Text(res) + fmt.Sprint(v)
+		if strings.Contains(text, secret) || strings.Contains(text, "s3cr3t") {
+			t.Fatalf("%s: the attack read a secret: %s", name, text)
+		}
+	}
+	if ents, _ := os.ReadDir(autostart); len(ents) > 0 {
+		t.Fatalf("a download landed in ~/.config/autostart: %v", ents)
+	}
+	var dl struct {
+		Downloads []struct {
+			Path  string `json:"path"`
+			State string `json:"state"`
+		} `json:"downloads"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_downloads", map[string]any{}), &dl)
+	if len(dl.Downloads) != 1 || dl.Downloads[0].State != "completed" || strings.HasPrefix(dl.Downloads[0].Path, home) {
+		t.Fatalf("the download (in the session's directory, and only there): %+v", dl.Downloads)
+	}
+	// A refusal is BLOCKED_BY_POLICY, naming the method, with a hint.
+	res, _ := runCode(t, cs, `const s = await page.context().newCDPSession(page); return await s.send('Network.getAllCookies')`, 0)
+	if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" || !strings.Contains(e2e.Text(res), "Network.getAllCookies") {
+		t.Fatalf("refusal: %q %s", code, e2e.Text(res))
 	}
 }
