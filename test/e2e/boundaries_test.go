@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -57,18 +58,28 @@ func unchanged(t *testing.T, path string) {
 	}
 }
 
-// Attack class 1: launch_application as an unsandboxed exec.
+// Attack class 1: launch_application as an unsandboxed exec. Only the applications of
+// the system's desktop entries start, with files and URLs as arguments: nothing starts
+// because it lies in /usr/bin (an editor in ex mode, sqlite3's .system, xdotool exec, cp
+// of a key out of ~/.ssh, kill -9 of a process kill_process refuses), and a real GTK
+// application (mousepad, from its desktop entry) opens a file of the person's.
 func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
-	testenv.Require(t, "xmessage")
+	testenv.Require(t, "mousepad", "sqlite3", "xdotool", "vim")
 	h := e2e.New(t)
 	home := h.FakeHome()
 	h.SetEnv("W365_API_KEY", e2e.Canary)
 	cs := h.MCP()
 	marker := filepath.Join(home, "PWNED")
+	stolen := filepath.Join(home, "stolen")
 	link := filepath.Join(home, "innocent")
 	if err := os.Symlink("/usr/bin/python3", link); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(home, "key.txt")); err != nil {
+		t.Fatal(err)
+	}
+	victim := outsideSleep(t)
+	pid := strconv.Itoa(victim.Process.Pid)
 	for _, c := range []struct {
 		path string
 		args []string
@@ -82,24 +93,81 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 		{"/usr/bin/perl", []string{"-e", "open F,'>" + marker + "'"}},
 		{"/usr/bin/xterm", []string{"-e", "touch " + marker}},
 		{"/usr/bin/timeout", []string{"5", "touch", marker}},
+		{"/usr/bin/vim", []string{"-es", "-c", "!touch " + marker, "-c", "q"}},
+		{"/usr/bin/ex", []string{"-c", "!touch " + marker}},
+		{"vim", []string{"-c", "!touch " + marker}},
+		{"/usr/bin/sqlite3", []string{":memory:", ".system touch " + marker}},
+		{"/usr/bin/xdotool", []string{"exec", "touch", marker}},
+		{"/usr/bin/cp", []string{filepath.Join(home, ".ssh", "id_ed25519"), stolen}},
+		{"/usr/bin/kill", []string{"-9", pid}},
+		{"/bin/kill", []string{"-9", pid}},
+		{"/usr/bin/mousepad", []string{"--", "-c"}},
+		{"/usr/bin/mousepad", []string{filepath.Join(home, ".ssh", "id_ed25519")}},
+		{"/usr/bin/mousepad", []string{filepath.Join(home, "key.txt")}},
+		{"/usr/bin/mousepad", []string{"/etc/shadow"}},
+		{"/usr/bin/chromium", []string{"--renderer-cmd-prefix=touch " + marker}},
+		{"/usr/bin/chromium", []string{"file:///etc/shadow"}},
 	} {
 		res := e2e.Call(t, cs, "launch_application", map[string]any{"path": c.path, "args": c.args})
 		if !res.IsError {
 			t.Errorf("%s %v started: %s", c.path, c.args, e2e.Text(res))
 		}
+		if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" && code != "UNSUPPORTED" {
+			t.Errorf("%s %v: %s, want BLOCKED_BY_POLICY or UNSUPPORTED", c.path, c.args, e2e.Text(res))
+		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	// The refusal names what can be launched.
+	res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/sqlite3"})
+	if !strings.Contains(e2e.Text(res), "mousepad") || !strings.Contains(e2e.Text(res), "launch-allowlist") {
+		t.Errorf("the refusal does not name the rule and the applications: %s", e2e.Text(res))
+	}
+	time.Sleep(time.Second)
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("a launched interpreter ran code: the marker exists")
+		t.Fatal("a launched program ran a command: the marker exists")
 	}
-	// An application starts, without the host's secrets in its environment, and belongs
-	// to the session: it ends with it.
+	if _, err := os.Stat(stolen); err == nil {
+		t.Fatal("cp ran: the key was copied out of ~/.ssh")
+	}
+	if !processAlive(victim.Process.Pid) {
+		t.Fatal("kill ran: the process outside the session is gone")
+	}
+	// An application starts with a file of the person's, without the host's secrets in its
+	// environment, and belongs to the session: it ends with it.
 	s := e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil)
 	var sess struct{ SessionID string }
 	e2e.Structured(t, s, &sess)
-	var launched struct{ PID int }
-	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xmessage",
-		"args": []string{"-title", "boundary", "hi"}, "sessionId": sess.SessionID}), &launched)
+	doc := filepath.Join(home, "Documents", "launched-by-w365.txt")
+	os.MkdirAll(filepath.Dir(doc), 0o700)
+	if err := os.WriteFile(doc, []byte("hello from a file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var launched struct {
+		Path string
+		PID  int
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "org.xfce.mousepad",
+		"args": []string{"~/Documents/launched-by-w365.txt"}, "sessionId": sess.SessionID}), &launched)
+	if real, _ := filepath.EvalSymlinks("/usr/bin/mousepad"); launched.Path != real {
+		t.Errorf("org.xfce.mousepad started %q, want %s", launched.Path, real)
+	}
+	// notepad, the reference's name, is a text editor of the desktop entries.
+	var notepad struct{ Path string }
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "notepad", "sessionId": sess.SessionID}), &notepad)
+	if editors := textEditors(t); !slices.Contains(editors, notepad.Path) {
+		t.Errorf("notepad started %q, not one of the text editors %q", notepad.Path, editors)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var wl struct{ Windows []struct{ Title string } }
+		e2e.Structured(t, e2e.Call(t, cs, "list_windows", map[string]any{"sessionId": sess.SessionID}), &wl)
+		if slices.ContainsFunc(wl.Windows, func(w struct{ Title string }) bool { return strings.Contains(w.Title, "launched-by-w365.txt") }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mousepad never showed the file it was given: windows %+v", wl.Windows)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(launched.PID) + "/environ")
 	if err != nil {
 		t.Fatal(err)
@@ -111,13 +179,37 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 		t.Errorf("the launched program has no DISPLAY: %q", env)
 	}
 	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": sess.SessionID})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for processAlive(launched.PID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the launched program (pid %d) outlived its session", launched.PID)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// textEditors are the programs of the system's desktop entries in the TextEditor category
+// that run without a terminal, symbolic links resolved.
+func textEditors(t *testing.T) []string {
+	files, _ := filepath.Glob("/usr/share/applications/*.desktop")
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), "TextEditor;") || strings.Contains(string(b), "Terminal=true") {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if exe, ok := strings.CutPrefix(line, "Exec="); ok {
+				if p, err := exec.LookPath(strings.Fields(exe)[0]); err == nil {
+					if r, err := filepath.EvalSymlinks(p); err == nil {
+						out = append(out, r)
+					}
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 func processAlive(pid int) bool {
