@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -316,6 +317,102 @@ open('made/.git/config', 'a').write('[core]\n\tfsmonitor = touch PWNED\n')
 	if _, err := os.Stat(filepath.Join(home, "project/.git/config")); err != nil {
 		t.Errorf("rm * reached .git: %v", err)
 	}
+}
+
+// The git guard follows nothing the sandbox wrote: after a call that tries every way into
+// the person's next git command (a commondir naming a hostile config, .git renamed and
+// rebuilt, a hook, a gitfile, a hooks link to ~/.ssh and a relative config link in a
+// repository it makes, a FIFO named config), the person's git status and git commit run
+// nothing of the sandbox's, ~/.ssh keeps its files, and nothing blocks.
+func TestBoundaryGitRunsNothingTheSandboxWrote(t *testing.T) {
+	testenv.Require(t, "git")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	hostGit := func(dir string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Dir = dir
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("git %v in %s blocked", args, dir)
+		}
+		return string(out), err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"commit", "-qm", "one"}} {
+		if out, err := hostGit(work, args...); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	cs := h.MCP()
+	marker := filepath.Join(home, "PWNED")
+	code := fmt.Sprintf(`import os, subprocess
+marker = %q
+ssh = %q
+evil = '[core]\n\tfsmonitor = touch ' + marker + '\n\thooksPath = ' + os.getcwd() + '/evilhooks\n'
+os.makedirs('evil/.git', exist_ok=True)
+open('evil/.git/config', 'w').write(evil)
+os.makedirs('evilhooks', exist_ok=True)
+open('evilhooks/pre-commit', 'w').write('#!/bin/sh\ntouch ' + marker + '\n')
+os.chmod('evilhooks/pre-commit', 0o755)
+def attempt(name, f):
+    try:
+        f()
+        print('did', name)
+    except OSError as e:
+        print('refused', name, e.errno)
+attempt('commondir', lambda: open('.git/commondir', 'w').write('evil/.git\n'))
+attempt('config', lambda: open('.git/config', 'a').write(evil))
+attempt('hook', lambda: open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch ' + marker + '\n'))
+attempt('rename', lambda: os.rename('.git', 'old.git'))
+subprocess.run(['git', 'init', '-q', 'made'], check=True)
+import shutil
+shutil.rmtree('made/.git/hooks')
+os.symlink(ssh, 'made/.git/hooks')
+os.remove('made/.git/config')
+os.symlink('../../evil/.git/config', 'made/.git/config')
+subprocess.run(['git', 'init', '-q', 'fifo'], check=True)
+os.remove('fifo/.git/config')
+os.mkfifo('fifo/.git/config')
+os.makedirs('linked', exist_ok=True)
+open('linked/.git', 'w').write('gitdir: ../evil/.git\n')
+open('a.txt', 'a').write('two\n')
+`, marker, filepath.Join(home, ".ssh"))
+	out, ok := pyOver(t, cs, code, work)
+	if !ok || !out.Success {
+		t.Fatalf("the hostile call: %+v", out)
+	}
+	for _, what := range []string{"commondir", "config", "hook", "rename"} {
+		if !strings.Contains(out.Stdout, "refused "+what) {
+			t.Errorf("the sandbox could write the repository (%s): %s", what, out.Stdout)
+		}
+	}
+	sshBefore := []string{"authorized_keys", "id_ed25519"}
+	for _, dir := range []string{work, filepath.Join(work, "made"), filepath.Join(work, "fifo"), filepath.Join(work, "linked")} {
+		hostGit(dir, "status")
+	}
+	if o, err := hostGit(work, "commit", "-qam", "two"); err != nil {
+		t.Errorf("the person's git commit failed: %v %s", err, o)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the person's git ran the sandbox's command")
+	}
+	ents, _ := os.ReadDir(filepath.Join(home, ".ssh"))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, sshBefore) {
+		t.Errorf("~/.ssh now holds %q, want %q", names, sshBefore)
+	}
+	unchanged(t, filepath.Join(home, ".ssh", "id_ed25519"))
 }
 
 // Attack class 4: the sandbox reading secrets.
