@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -609,5 +610,31 @@ func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "project", "src", "a.py")); err != nil {
 		t.Errorf("the project changed: %v", err)
+	}
+}
+
+// Files the host writes for the person into a place a session can write follow nothing
+// the session left there: a screenshot written with -o over a symbolic link that a
+// sandbox call planted in the project replaces the link, and the file it named (a
+// credential outside the project) keeps its content.
+func TestBoundaryHostWritesFollowNoLinkInAWorkspace(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cs := h.MCP()
+	plant := fmt.Sprintf(`import os
+os.symlink(%q, 'shot.png')
+`, filepath.Join(home, ".bash_history"))
+	if out, ok := pyOver(t, cs, plant, filepath.Join(home, "project")); !ok || !out.Success {
+		t.Fatalf("planting: %+v", out)
+	}
+	shot := filepath.Join(home, "project", "shot.png")
+	h.MustRun("take-screenshot", "-o", shot)
+	unchanged(t, filepath.Join(home, ".bash_history"))
+	fi, err := os.Lstat(shot)
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the screenshot did not replace the link: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(shot); !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("the screenshot is not a PNG")
 	}
 }
