@@ -204,7 +204,7 @@ func findApp(path string, args []string, o LaunchOptions) (app, []app, error) {
 	}
 	names := make([]string, 0, len(apps)+len(o.Apps))
 	for _, a := range apps {
-		if !a.entry.Terminal {
+		if !a.entry.Terminal && !a.entry.hasCategory("TerminalEmulator") {
 			names = append(names, a.name())
 		}
 	}
@@ -226,6 +226,13 @@ func application(path string, args []string, o LaunchOptions) (string, []string,
 		if a.entry.Terminal {
 			return "", nil, werr.New(werr.Unsupported, "%s runs in a terminal; launch_application starts graphical applications", a.name()).
 				WithDetail("rule", "launch-allowlist").WithHint("run command-line programs with execute_shell_command (sandboxed)")
+		}
+		if a.entry.hasCategory("TerminalEmulator") {
+			if _, err := Resolve(a.program, o.Apps); err != nil {
+				return "", nil, werr.New(werr.BlockedByPolicy, "rule launch-allowlist: %s is a terminal emulator: the shell it opens would run outside the sandbox", a.name()).
+					WithDetail("rule", "launch-allowlist").
+					WithHint("run commands with execute_shell_command (sandboxed); a deployment can allow it by naming %s in the policy's launchApplications", a.program)
+			}
 		}
 		code, placed = a.entry.fieldCode()
 	}

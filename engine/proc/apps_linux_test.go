@@ -52,6 +52,7 @@ func TestDesktopEntriesAreTheApplications(t *testing.T) {
 		"viewer.desktop":             "Name=Viewer\nExec=xmessage -title viewer %F\nCategories=Utility;TextEditor;",
 		"vendor/web.desktop":         "Name=Web\nExec=/usr/bin/xmessage --url %u",
 		"term.desktop":               "Name=Term app\nExec=xmessage\nTerminal=true",
+		"emulator.desktop":           "Name=Emulator\nExec=xmessage\nCategories=System;TerminalEmulator;",
 		"gone.desktop":               "Name=Gone\nExec=xmessage",
 		"helper.desktop":             "Name=Helper\nExec=xmessage\nNoDisplay=true",
 		"missing.desktop":            "Name=Missing\nExec=no-such-program-w365 %f",
@@ -68,7 +69,7 @@ func TestDesktopEntriesAreTheApplications(t *testing.T) {
 			t.Errorf("%s: program %q", a.entry.ID, a.program)
 		}
 	}
-	want := []string{"org.example.Calc.desktop", "org.example.Editor.desktop", "settings.desktop", "term.desktop", "vendor-web.desktop", "viewer.desktop"}
+	want := []string{"emulator.desktop", "org.example.Calc.desktop", "org.example.Editor.desktop", "settings.desktop", "term.desktop", "vendor-web.desktop", "viewer.desktop"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("catalogue %v, want %v (Hidden, NoDisplay, missing programs, failed TryExec and links left out)", ids, want)
 	}
@@ -94,6 +95,15 @@ func TestDesktopEntriesAreTheApplications(t *testing.T) {
 	}
 	if _, _, err := application("term", nil, o); werr.CodeOf(err) != werr.Unsupported {
 		t.Errorf("a Terminal=true entry: %v, want UNSUPPORTED", err)
+	}
+	// A terminal emulator opens a shell: only when the policy names its program.
+	if _, _, err := application("emulator", nil, o); werr.CodeOf(err) != werr.BlockedByPolicy {
+		t.Errorf("a terminal emulator: %v, want BLOCKED_BY_POLICY", err)
+	}
+	withTerm := o
+	withTerm.Apps = []string{"/usr/bin/xmessage"}
+	if _, _, err := application("emulator", nil, withTerm); err != nil {
+		t.Errorf("a terminal emulator the policy names: %v", err)
 	}
 	for _, p := range []string{"gone", "helper", "/usr/bin/xdotool", "sqlite3", "/usr/bin/cp", "/bin/kill", "/usr/bin/vim", "/tmp", ""} {
 		_, _, err := application(p, nil, o)

@@ -94,6 +94,7 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 		{"/usr/bin/xargs", []string{"-a", "/dev/null", "touch", marker}},
 		{"/usr/bin/perl", []string{"-e", "open F,'>" + marker + "'"}},
 		{"/usr/bin/xterm", []string{"-e", "touch " + marker}},
+		{"/usr/bin/xterm", []string{}}, // a terminal emulator: a shell the agent could type into
 		{"/usr/bin/timeout", []string{"5", "touch", marker}},
 		{"/usr/bin/vim", []string{"-es", "-c", "!touch " + marker, "-c", "q"}},
 		{"/usr/bin/ex", []string{"-c", "!touch " + marker}},
