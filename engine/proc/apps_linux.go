@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,9 @@ import (
 )
 
 const examplePath = "/usr/bin/mousepad"
+
+// maxHintNames is how many applications a refusal's hint names (its details list all).
+const maxHintNames = 40
 
 // systemPath is where the program of a desktop entry's Exec (or TryExec) is looked up
 // when it is a bare name: the system's program directories, never the host's PATH (which
@@ -209,9 +213,13 @@ func findApp(path string, args []string, o LaunchOptions) (app, []app, error) {
 		}
 	}
 	names = append(names, o.Apps...)
+	listed := strings.Join(names, ", ")
+	if len(names) > maxHintNames {
+		listed = fmt.Sprintf("%s and %d more", strings.Join(names[:maxHintNames], ", "), len(names)-maxHintNames)
+	}
 	return app{}, apps, werr.New(werr.BlockedByPolicy, "rule launch-allowlist: %q is not an application with a desktop entry, nor one the policy adds", path).
 		WithDetail("rule", "launch-allowlist").WithDetail("applications", names).
-		WithHint("launch_application starts the applications of the system's desktop entries (%s) and the policy's launchApplications; use execute_shell_command for command-line programs", strings.Join(names, ", "))
+		WithHint("launch_application starts the applications of the system's desktop entries (%s) and the policy's launchApplications; use execute_shell_command for command-line programs", listed)
 }
 
 // application is the program and arguments launch_application runs for path and args
