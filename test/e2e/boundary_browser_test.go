@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -334,5 +335,56 @@ func TestBrowserPDFSaveNeverFollowsASwap(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "p0.pdf")); err != nil || !strings.HasPrefix(string(b), "%PDF") {
 		t.Errorf("the PDFs are not in the directory: %v", err)
+	}
+
+	// The same race run by a second session's sandbox (its working directory is
+	// Documents, inside the workspace root), while the first session saves PDFs.
+	s2 := e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil)
+	var sess struct{ SessionID string }
+	e2e.Structured(t, s2, &sess)
+	racer := fmt.Sprintf(`import os, time
+swaps, end = 0, time.time() + 12
+while time.time() < end:
+    os.rename('out', 'out.real')
+    os.symlink(%q, 'out')
+    time.sleep(0.001)
+    os.remove('out')
+    os.rename('out.real', 'out')
+    swaps += 1
+    time.sleep(0.001)
+print(swaps)
+`, outside)
+	raced := make(chan *mcp.CallToolResult)
+	go func() {
+		raced <- e2e.Call(t, cs, "execute_python_code", map[string]any{"code": racer, "cwd": docs, "timeoutMs": 60000, "sessionId": sess.SessionID})
+	}()
+	saved = 0
+	for i := range 30 {
+		res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": fmt.Sprintf("~/Documents/out/s%d.pdf", i%3), "overwrite": i >= 3})
+		switch code := e2e.ErrorCode(res); code {
+		case "":
+			saved++
+		case "BLOCKED_BY_POLICY", "NOT_FOUND":
+		default:
+			t.Errorf("pdf %d during the sandbox's race: %q %s", i, code, e2e.Text(res))
+		}
+	}
+	var rout struct {
+		Stdout  string
+		Success bool
+	}
+	e2e.Structured(t, <-raced, &rout)
+	if n, _ := strconv.Atoi(strings.TrimSpace(rout.Stdout)); !rout.Success || n < 100 {
+		t.Fatalf("the second session's sandbox did not race: %+v", rout)
+	}
+	ents, _ = os.ReadDir(outside)
+	for _, e := range ents {
+		if e.Name() != "target.pdf" {
+			t.Errorf("a PDF was written outside every root while a sandbox raced: %s", filepath.Join(outside, e.Name()))
+		}
+	}
+	t.Logf("with a sandbox racing: %d PDFs saved, %s swaps", saved, strings.TrimSpace(rout.Stdout))
+	if saved == 0 {
+		t.Errorf("no PDF was saved while the sandbox raced")
 	}
 }
