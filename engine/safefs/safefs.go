@@ -180,14 +180,6 @@ func (d *Dir) Remove(name string) error {
 	return fail(d.h.remove(name), d.join(name))
 }
 
-// Mkdir makes the directory name in d.
-func (d *Dir) Mkdir(name string, perm fs.FileMode) error {
-	if err := checkName(name); err != nil {
-		return fail(err, d.join(name))
-	}
-	return fail(d.h.mkdir(name, perm), d.join(name))
-}
-
 // ReadDir lists d's entries; their types are those of the entries themselves (a symbolic
 // link is a symbolic link).
 func (d *Dir) ReadDir() ([]fs.DirEntry, error) {

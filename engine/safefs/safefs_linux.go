@@ -116,10 +116,6 @@ func (h handle) remove(name string) error {
 	return sysErr(err)
 }
 
-func (h handle) mkdir(name string, perm fs.FileMode) error {
-	return sysErr(unix.Mkdirat(h.fd(), name, uint32(perm.Perm())))
-}
-
 func (h handle) readDir() ([]fs.DirEntry, error) {
 	d, err := h.openDir(".")
 	if err != nil {

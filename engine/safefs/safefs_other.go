@@ -90,8 +90,6 @@ func (h handle) link(old, new string) error { return h.r.Link(old, new) }
 
 func (h handle) remove(name string) error { return h.r.Remove(name) }
 
-func (h handle) mkdir(name string, perm fs.FileMode) error { return h.r.Mkdir(name, perm) }
-
 func (h handle) readDir() ([]fs.DirEntry, error) {
 	f, err := h.r.Open(".")
 	if err != nil {
