@@ -154,13 +154,13 @@ func (a app) name() string {
 // program of an entry (given by path, symbolic links resolved, or by name), or a program
 // the policy names (o.Apps). Among several entries of one program, the first that takes
 // files or URLs is preferred (the application itself rather than its settings dialog).
-func findApp(path string, args []string, o LaunchOptions) (app, []app, error) {
+func findApp(path string, o LaunchOptions) (app, error) {
 	p := expandHome(strings.TrimSpace(path))
 	if p == "" {
-		return app{}, nil, werr.Invalid("path must not be empty").WithHint("give an application's path or name, e.g. " + examplePath)
+		return app{}, werr.Invalid("path must not be empty").WithHint("give an application's path or name, e.g. " + examplePath)
 	}
 	if strings.ContainsRune(p, 0) {
-		return app{}, nil, werr.Invalid("path contains a NUL byte")
+		return app{}, werr.Invalid("path contains a NUL byte")
 	}
 	apps := catalogue(o)
 	real := ""
@@ -188,20 +188,20 @@ func findApp(path string, args []string, o LaunchOptions) (app, []app, error) {
 	if len(matches) > 0 {
 		for _, m := range matches {
 			if c, ok := m.entry.fieldCode(); ok && c != 0 {
-				return m, apps, nil
+				return m, nil
 			}
 		}
-		return matches[0], apps, nil
+		return matches[0], nil
 	}
 	if filepath.IsAbs(p) {
 		if r, err := Resolve(p, o.Apps); err == nil {
-			return app{program: r}, apps, nil
+			return app{program: r}, nil
 		}
 	} else {
 		for _, a := range o.Apps {
 			if filepath.Base(a) == p {
 				if r, err := Resolve(a, o.Apps); err == nil {
-					return app{program: r}, apps, nil
+					return app{program: r}, nil
 				}
 			}
 		}
@@ -217,7 +217,7 @@ func findApp(path string, args []string, o LaunchOptions) (app, []app, error) {
 	if len(names) > maxHintNames {
 		listed = fmt.Sprintf("%s and %d more", strings.Join(names[:maxHintNames], ", "), len(names)-maxHintNames)
 	}
-	return app{}, apps, werr.New(werr.BlockedByPolicy, "rule launch-allowlist: %q is not an application with a desktop entry, nor one the policy adds", path).
+	return app{}, werr.New(werr.BlockedByPolicy, "rule launch-allowlist: %q is not an application with a desktop entry, nor one the policy adds", path).
 		WithDetail("rule", "launch-allowlist").WithDetail("applications", names).
 		WithHint("launch_application starts the applications of the system's desktop entries (%s) and the policy's launchApplications; use execute_shell_command for command-line programs", listed)
 }
@@ -225,7 +225,7 @@ func findApp(path string, args []string, o LaunchOptions) (app, []app, error) {
 // application is the program and arguments launch_application runs for path and args
 // (see findApp), or why not.
 func application(path string, args []string, o LaunchOptions) (string, []string, error) {
-	a, _, err := findApp(path, args, o)
+	a, err := findApp(path, o)
 	if err != nil {
 		return "", nil, err
 	}

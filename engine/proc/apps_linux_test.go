@@ -88,7 +88,7 @@ func TestDesktopEntriesAreTheApplications(t *testing.T) {
 		{"/usr/bin/xmessage", "org.example.Editor.desktop"},
 		{"/bin/xmessage", "org.example.Editor.desktop"},
 	} {
-		a, _, err := findApp(c.path, nil, o)
+		a, err := findApp(c.path, o)
 		if err != nil || a.entry == nil || a.entry.ID != c.id {
 			t.Errorf("findApp(%q) = %+v, %v; want %s", c.path, a.entry, err, c.id)
 		}
