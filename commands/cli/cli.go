@@ -628,16 +628,25 @@ func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (s
 	return output, nil
 }
 
-// writeFile writes data as the file path, replacing what is there: the directory is the
-// one the person named (followed), but the name in it is never followed: a symbolic link
-// or FIFO a session left there (a workspace is writable from the sandbox) is replaced,
-// never written through (safefs).
+// writeFile writes data as the file path, replacing a file there: the directory is the one
+// the person named (followed), but the name in it is never followed: a symbolic link, FIFO
+// or device there (a session may have left one in a workspace) is refused, never written
+// through nor replaced (safefs).
 func writeFile(path string, data []byte, perm os.FileMode) error {
 	d, err := safefs.Open(filepath.Dir(path))
 	if err != nil {
 		return werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", path, err)
 	}
 	defer d.Close()
+	switch k, err := d.Kind(filepath.Base(path)); {
+	case err != nil:
+		return err
+	case k == safefs.Symlink:
+		return werr.New(werr.BlockedByPolicy, "%s is a symbolic link: it is not written through", path).
+			WithHint("remove it or name another file; -o - writes to stdout")
+	case k == safefs.Other:
+		return werr.Invalid("%s is not a regular file", path).WithHint("-o - writes to stdout")
+	}
 	if err := d.WriteFile(filepath.Base(path), data, perm, true); err != nil {
 		return werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", path, err)
 	}

@@ -192,8 +192,8 @@ func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
 
 // WriteFile writes data as the regular file name (one element) in d. Without overwrite
 // the file is created exclusively; with it, data goes to a new temporary file in d that
-// then replaces name (a symbolic link there is replaced, never followed; a directory there
-// is an error).
+// then replaces name (a symbolic link there is replaced, never followed; a directory, FIFO,
+// socket or device there is an error).
 func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode, overwrite bool) error {
 	if !overwrite {
 		f, err := d.Create(name, perm)
@@ -202,10 +202,13 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode, overwrite bo
 		}
 		return d.finish(f, name, data, name)
 	}
-	if k, err := d.Kind(name); err != nil {
+	switch k, err := d.Kind(name); {
+	case err != nil:
 		return err
-	} else if k == Directory {
+	case k == Directory:
 		return werr.Invalid("%s is a directory", d.join(name))
+	case k == Other:
+		return fail(ErrNotRegular, d.join(name))
 	}
 	var tmp string
 	var f *os.File

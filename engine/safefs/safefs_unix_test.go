@@ -31,6 +31,9 @@ func TestAFIFOOrADeviceIsNeverOpened(t *testing.T) {
 	if k, _ := sub.Kind("config"); k != safefs.Other {
 		t.Errorf("Kind(FIFO) = %v, want Other", k)
 	}
+	if err := sub.WriteFile("config", []byte("x"), 0o644, true); !errors.Is(err, safefs.ErrNotRegular) {
+		t.Errorf("overwrite of a FIFO = %v, want ErrNotRegular", err)
+	}
 	if err := sub.Link("config", "config2"); !errors.Is(err, safefs.ErrNotRegular) {
 		t.Errorf("Link(FIFO) = %v, want ErrNotRegular", err)
 	}

@@ -616,7 +616,7 @@ func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
 
 // Files the host writes for the person into a place a session can write follow nothing
 // the session left there: a screenshot written with -o over a symbolic link that a
-// sandbox call planted in the project replaces the link, and the file it named (a
+// sandbox call planted in the project is refused, and the file the link names (a
 // credential outside the project) keeps its content.
 func TestBoundaryHostWritesFollowNoLinkInAWorkspace(t *testing.T) {
 	h := e2e.New(t)
@@ -629,13 +629,18 @@ os.symlink(%q, 'shot.png')
 		t.Fatalf("planting: %+v", out)
 	}
 	shot := filepath.Join(home, "project", "shot.png")
-	h.MustRun("take-screenshot", "-o", shot)
-	unchanged(t, filepath.Join(home, ".bash_history"))
-	fi, err := os.Lstat(shot)
-	if err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("the screenshot did not replace the link: %v %v", fi, err)
+	if r := h.Run("take-screenshot", "-o", shot); r.Code == 0 || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Errorf("a screenshot over a planted link: exit %d, %s", r.Code, r.Stderr)
 	}
-	if b, _ := os.ReadFile(shot); !bytes.HasPrefix(b, []byte("\x89PNG")) {
+	unchanged(t, filepath.Join(home, ".bash_history"))
+	if fi, err := os.Lstat(shot); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi, err)
+	}
+	// Beside it, and over a file of its own, the screenshot is written.
+	own := filepath.Join(home, "project", "own.png")
+	os.WriteFile(own, []byte("old"), 0o644)
+	h.MustRun("take-screenshot", "-o", own)
+	if b, _ := os.ReadFile(own); !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("the screenshot is not a PNG")
 	}
 }
