@@ -119,10 +119,10 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 			t.Errorf("%s %v: %s, want BLOCKED_BY_POLICY or UNSUPPORTED", c.path, c.args, e2e.Text(res))
 		}
 	}
-	// The refusal names what can be launched.
+	// The refusal names the rule and what can be launched (all of it in its details).
 	res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/sqlite3"})
-	if !strings.Contains(e2e.Text(res), "mousepad") || !strings.Contains(e2e.Text(res), "launch-allowlist") {
-		t.Errorf("the refusal does not name the rule and the applications: %s", e2e.Text(res))
+	if !strings.Contains(e2e.ErrorMeta(res), "org.xfce.mousepad") || !strings.Contains(e2e.Text(res), "launch-allowlist") {
+		t.Errorf("the refusal does not name the rule and the applications: %s %s", e2e.Text(res), e2e.ErrorMeta(res))
 	}
 	time.Sleep(time.Second)
 	if _, err := os.Stat(marker); err == nil {
