@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/proc"
@@ -50,8 +52,8 @@ type KillIn struct {
 
 // LaunchIn is launch_application's input.
 type LaunchIn struct {
-	Path string   `json:"path" jsonschema:"absolute, inside an allowed directory" w365:"minLength=1"`
-	Args []string `json:"args,omitempty"`
+	Path string   `json:"path" jsonschema:"an application: its program's path, desktop file ID or name" w365:"minLength=1"`
+	Args []string `json:"args,omitempty" jsonschema:"existing files or http(s) URLs"`
 }
 
 // LaunchOut says what started.
@@ -110,18 +112,21 @@ var KillProcess = tool.Define(tool.Tool{
 // LaunchApplication is the tool launch_application (w365 launch-application).
 var LaunchApplication = tool.Define(tool.Tool{
 	Name: "launch_application", Legacy: []string{"mcp_desktop_launch_application"}, Aliases: []string{"launch"},
-	Summary: "Start a GUI application from an allowed directory",
-	Long: "Starts the executable on the session's display, with the arguments as given (no shell) and an\n" +
-		"environment of display, bus, locale, HOME, PATH and XDG_* only (on Windows SystemRoot, PATH,\n" +
-		"TEMP, the profile's folders and the program directories). Only executables inside the\n" +
-		"allowed directories (/usr/bin, /usr/local/bin, /opt, /snap/bin, flatpak exports; on Windows\n" +
-		"Program Files and notepad, mspaint, calc... of System32; plus the policy's) are started, checked\n" +
-		"after resolving symlinks, and on Windows only .exe files; shells, interpreters and wrappers (sh,\n" +
-		"python, env, sudo, cmd, powershell, wscript, rundll32, ...), #! scripts run by them and renamed\n" +
-		"copies (by the version resource's original name) are refused unless the policy names them, and\n" +
-		"a terminal only starts without arguments. The program belongs to the session and ends with it.\n" +
-		"Use execute_shell_command for CLI programs.",
-	Example:     "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
+	Summary: "Start a GUI application that a desktop entry declares, with files or URLs",
+	Long: "Starts an application on the session's display: on Linux one that a desktop entry of the\n" +
+		"system declares ($XDG_DATA_DIRS/applications, ~/.local/share/applications), named by its\n" +
+		"program's path, its desktop file ID or name (mousepad), or the reference's names (notepad: a\n" +
+		"text editor, calc: a calculator, mspaint), plus the policy's launchApplications. Its arguments\n" +
+		"are what a file manager passes: existing files and directories under the workspace roots,\n" +
+		"Documents, Downloads or Desktop (not hidden ones), and http(s) URLs, placed where the entry's\n" +
+		"%f/%F/%u/%U says (the policy's launchArguments \"any\" allows more). Nothing else starts: a\n" +
+		"refusal is BLOCKED_BY_POLICY naming what can be launched (terminal emulators are refused\n" +
+		"unless the policy names them); an entry that runs in a terminal is UNSUPPORTED.\n" +
+		"No shell; an environment of display, bus, locale, HOME, PATH and XDG_* only. On Windows the\n" +
+		"executables of Program Files and notepad, mspaint, calc... of System32 (shells, interpreters\n" +
+		"and wrappers refused). The program belongs to the session and ends with it. Use\n" +
+		"execute_shell_command for CLI programs.",
+	Example:     "  $ w365 launch-application /usr/bin/mousepad --args ~/Documents/notes.txt\n  $ w365 launch notepad\n  $ w365 launch chromium --args https://example.com",
 	Args:        []string{"path", "args"},
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in LaunchIn) (LaunchOut, error) {
@@ -129,7 +134,13 @@ var LaunchApplication = tool.Define(tool.Tool{
 	if err != nil {
 		return LaunchOut{}, err
 	}
+	roots := slices.Clone(env.Policy.WorkspaceRoots)
+	for _, d := range browser.UserDirs() {
+		roots = append(roots, d)
+	}
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
+		Apps: env.Policy.LaunchApplications, AnyArguments: env.Policy.LaunchArguments == policy.LaunchArgumentsAny,
+		Roots: roots, Private: env.Host.PrivateDirs(),
 		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group})
 	return LaunchOut{Path: path, PID: pid}, err
 })

@@ -497,9 +497,10 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Name:    "browser_set_file_input_ref",
 	Summary: "Set local files on the file input behind a snapshot ref",
-	Long: "Sets the files of an <input type=file>. Each path must lie in the user's Documents,\n" +
-		"Downloads or Desktop directory or the temporary directory once symlinks and .. are\n" +
-		"resolved; anything else is BLOCKED_BY_POLICY." + refNote,
+	Long: "Sets the files of an <input type=file>. Each path must be a regular file in the user's\n" +
+		"Documents, Downloads or Desktop directory or the temporary directory, reached without a\n" +
+		"symbolic link below that directory (at most 256 MiB; the page gets a copy the host made);\n" +
+		"anything else is BLOCKED_BY_POLICY." + refNote,
 	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in SetFileInputRefIn) (DoneOut, error) {
@@ -507,7 +508,11 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	paths, err := snapshot.AllowedFiles(in.FilePaths, b.Protected()...)
+	stage, err := b.UploadDir()
+	if err != nil {
+		return DoneOut{}, err
+	}
+	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.Protected()...)
 	if err != nil {
 		return DoneOut{}, err
 	}

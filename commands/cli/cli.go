@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -620,10 +622,35 @@ func writeImage(iostr IO, t *tool.Tool, img tool.Image, output string, i int) (s
 	case i > 0:
 		output = strings.TrimSuffix(output, ext) + "-" + strconv.Itoa(i) + ext
 	}
-	if err := os.WriteFile(output, img.Data, 0o644); err != nil {
-		return "", werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", output, err)
+	if err := writeFile(output, img.Data, 0o644); err != nil {
+		return "", err
 	}
 	return output, nil
+}
+
+// writeFile writes data as the file path, replacing a file there: the directory is the one
+// the person named (followed), but the name in it is never followed: a symbolic link, FIFO
+// or device there (a session may have left one in a workspace) is refused, never written
+// through nor replaced (safefs).
+func writeFile(path string, data []byte, perm os.FileMode) error {
+	d, err := safefs.Open(filepath.Dir(path))
+	if err != nil {
+		return werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", path, err)
+	}
+	defer d.Close()
+	switch k, err := d.Kind(filepath.Base(path)); {
+	case err != nil:
+		return err
+	case k == safefs.Symlink:
+		return werr.New(werr.BlockedByPolicy, "%s is a symbolic link: it is not written through", path).
+			WithHint("remove it or name another file; -o - writes to stdout")
+	case k == safefs.Other:
+		return werr.Invalid("%s is not a regular file", path).WithHint("-o - writes to stdout")
+	}
+	if err := d.WriteFile(filepath.Base(path), data, perm, true); err != nil {
+		return werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", path, err)
+	}
+	return nil
 }
 
 // valueKind names the live thing an input field holds, for completion ("" for none).

@@ -95,10 +95,7 @@ func TraceHTML(in, out string) error {
 	if err != nil {
 		return werr.Wrap(err, werr.Internal, "cannot render the report")
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
-		return werr.Wrap(err, werr.InvalidArgument, "cannot write %s: %v", out, err)
-	}
-	return nil
+	return writeFile(out, buf.Bytes(), 0o600)
 }
 
 var reportTemplate = template.Must(template.New("trace").Parse(`<!doctype html>

@@ -18,6 +18,7 @@ import (
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -83,9 +84,16 @@ type TraceInfo struct {
 
 type tracer struct {
 	mu   sync.Mutex
+	dir  *safefs.Dir // the trace's directory, opened once: its files are created in it
 	f    *os.File
 	info TraceInfo
 	full bool
+}
+
+// close ends the trace's file and directory handle.
+func (t *tracer) close() {
+	t.f.Close()
+	t.dir.Close()
 }
 
 type traceSet struct {
@@ -142,12 +150,20 @@ func (ts *traceSet) start(o TraceOptions) (TraceInfo, error) {
 		}
 		return '_'
 	}, o.Session)
-	path := filepath.Join(dir, fmt.Sprintf("trace-%s-%s.jsonl", safe, time.Now().Format("20060102-150405.000")))
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	// The directory may be one a session writes (a workspace): its files are created
+	// through one handle, exclusively, never through a symbolic link (safefs).
+	d, err := safefs.Open(dir)
 	if err != nil {
+		return TraceInfo{}, werr.Wrap(err, werr.Unavailable, "cannot open the trace directory %s", dir)
+	}
+	name := fmt.Sprintf("trace-%s-%s.jsonl", safe, time.Now().Format("20060102-150405.000"))
+	path := filepath.Join(dir, name)
+	f, err := d.Create(name, 0o600)
+	if err != nil {
+		d.Close()
 		return TraceInfo{}, werr.Wrap(err, werr.Unavailable, "cannot create the trace file %s", path)
 	}
-	t := &tracer{f: f, info: TraceInfo{Session: o.Session, Path: path, Screenshots: o.Screenshots}}
+	t := &tracer{dir: d, f: f, info: TraceInfo{Session: o.Session, Path: path, Screenshots: o.Screenshots}}
 	t.write(TraceHeader{W365Trace: 1, Session: o.Session, Started: time.Now(), Version: BuildInfo().Version, Screenshots: o.Screenshots})
 	if ts.on == nil {
 		ts.on = map[string]*tracer{}
@@ -168,7 +184,7 @@ func (h *Host) StopTrace(session string) (TraceInfo, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.f.Close()
+	t.close()
 	return t.info, nil
 }
 
@@ -178,7 +194,7 @@ func (ts *traceSet) stopAll() {
 	defer ts.mu.Unlock()
 	for k, t := range ts.on {
 		t.mu.Lock()
-		t.f.Close()
+		t.close()
 		t.mu.Unlock()
 		delete(ts.on, k)
 	}
@@ -243,7 +259,7 @@ func (ts *traceSet) record(ctx context.Context, h *Host, t *tool.Tool, ev CallEv
 	}
 	if thumb != nil {
 		name := strings.TrimSuffix(filepath.Base(tr.info.Path), ".jsonl") + fmt.Sprintf("-%04d.png", tr.info.Records+1)
-		if os.WriteFile(filepath.Join(filepath.Dir(tr.info.Path), name), thumb, 0o600) == nil {
+		if tr.dir.WriteFile(name, thumb, 0o600, false) == nil {
 			rec.Screenshot = name
 			tr.info.Bytes += int64(len(thumb))
 		}

@@ -119,6 +119,8 @@ type Browser struct {
 	dialogSeq     int64
 
 	runcode runcodeState
+
+	uploadDir string // made by UploadDir, removed by Close
 }
 
 // instance is one running (or attached) browser process.
@@ -203,6 +205,24 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	return b, nil
 }
 
+// UploadDir is a private directory (0700, in StateDir, else the temporary directory) that
+// Close removes: the copies of files set on a file input are staged in it, so that the
+// browser reads only what the host copied through a checked handle
+// (snapshot.StageFiles), never a path a session could swap meanwhile.
+func (b *Browser) UploadDir() (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.uploadDir != "" {
+		return b.uploadDir, nil
+	}
+	dir, err := os.MkdirTemp(b.opts.StateDir, "uploads-")
+	if err != nil {
+		return "", werr.Wrap(err, werr.Internal, "cannot create the upload staging directory")
+	}
+	b.uploadDir = dir
+	return dir, nil
+}
+
 // DownloadDir is the session's output directory: downloads are saved in it.
 func (b *Browser) DownloadDir() string { return b.opts.DownloadDir }
 
@@ -249,6 +269,13 @@ func (b *Browser) Close() error {
 	b.runcode.mu.Unlock()
 	if inst != nil {
 		inst.stop()
+	}
+	b.mu.Lock()
+	up := b.uploadDir
+	b.uploadDir = ""
+	b.mu.Unlock()
+	if up != "" {
+		os.RemoveAll(up)
 	}
 	if b.ownProfile {
 		for range 5 {

@@ -172,12 +172,14 @@ type PDFResult struct {
 	Bytes int    `json:"bytes"`
 }
 
-// PDFSave prints the active tab to a PDF file: see outputPath for where it may go.
+// PDFSave prints the active tab to a PDF file: see openOutput for where it may go. The
+// directory is opened before printing and the file written in that very directory.
 func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PDFResult, error) {
-	real, err := b.outputPath(path, overwrite)
+	out, err := b.openOutput(path, overwrite)
 	if err != nil {
 		return nil, err
 	}
+	defer out.dir.Close()
 	o, err := b.begin(ctx, false)
 	if err != nil {
 		return nil, err
@@ -192,10 +194,10 @@ func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PD
 	if err != nil {
 		return nil, err
 	}
-	if err := writeOutput(real, data, overwrite); err != nil {
+	if err := out.dir.WriteFile(out.name, data, 0o644, overwrite); err != nil {
 		return nil, err
 	}
-	return &PDFResult{Path: real, Bytes: len(data)}, nil
+	return &PDFResult{Path: out.path, Bytes: len(data)}, nil
 }
 
 // Redacted replaces every cookie value in output.

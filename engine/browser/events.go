@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -312,9 +313,15 @@ func (b *Browser) onDownloadEvent(_ *instance, ev any) {
 }
 
 // finishDownload renames the guid-named file to a unique suggested name, never a
-// hidden one (a page could otherwise drop .bashrc-like files), never over a file.
+// hidden one (a page could otherwise drop .bashrc-like files), never over a file, and
+// only when the guid-named entry is a regular file (safefs: nothing there is followed).
 func (b *Browser) finishDownload(d *Download) string {
 	src := filepath.Join(b.opts.DownloadDir, d.ID)
+	dir, err := safefs.Open(b.opts.DownloadDir)
+	if err != nil {
+		return src
+	}
+	defer dir.Close()
 	name := strings.TrimLeft(filepath.Base(strings.ReplaceAll(d.SuggestedName, "\\", "/")), ".")
 	if name == "" || name == "/" {
 		name = "download"
@@ -326,18 +333,21 @@ func (b *Browser) finishDownload(d *Download) string {
 		if i > 0 {
 			cand = fmt.Sprintf("%s (%d)%s", stem, i, ext)
 		}
-		dst := filepath.Join(b.opts.DownloadDir, cand)
-		if err := os.Link(src, dst); err != nil {
-			if errors.Is(err, os.ErrExist) {
+		if err := dir.Link(d.ID, cand); err != nil {
+			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
-			if os.Rename(src, dst) != nil { // no hard links here: the name was free a moment ago
+			if k, kerr := dir.Kind(cand); kerr != nil || k != safefs.Missing {
+				continue
+			}
+			// No hard links on this file system: the name was free a moment ago.
+			if k, kerr := dir.Kind(d.ID); kerr != nil || k != safefs.Regular || dir.Rename(d.ID, cand) != nil {
 				return src
 			}
-			return dst
+			return filepath.Join(b.opts.DownloadDir, cand)
 		}
-		os.Remove(src)
-		return dst
+		dir.Remove(d.ID)
+		return filepath.Join(b.opts.DownloadDir, cand)
 	}
 	return src
 }

@@ -2,11 +2,11 @@ package browser
 
 import (
 	"bufio"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -95,100 +95,98 @@ func (b *Browser) Protected() []string {
 	return realDirs(b.opts.StateDir, b.opts.ProfileDir)
 }
 
-// outputPath resolves where a file the browser writes for the user goes: a
-// relative path (or ~/...) against the output directory (or home), symlinks of
-// the directory resolved, inside OutputRoots, with no element starting with a
-// dot, never inside a Protected directory, and never an existing file unless
-// overwrite is set (never through a symbolic link).
-func (b *Browser) outputPath(path string, overwrite bool) (string, error) {
+// output is where a file the browser writes for the user goes: the directory it goes in,
+// opened before anything is produced and kept open until the file is written in it
+// (Dir.WriteFile: exclusively, or with overwrite by a rename in that directory), and the
+// file's name there.
+type output struct {
+	dir  *safefs.Dir
+	name string
+	path string // the file's absolute path, for results
+}
+
+// openOutput resolves where a file the browser writes for the user goes: a relative path
+// (or ~/...) against the output directory (or home), lying under one of OutputRoots as it
+// is written (a root itself may be a symbolic link: it is the person's), with no element
+// below the root starting with a dot or being a symbolic link, never inside a Protected
+// directory, and never an existing file unless overwrite is set (never a symbolic link).
+// The directory is opened here, once: swapping it or any parent for a link later changes
+// nothing about where the file goes (safefs).
+func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 	if strings.TrimSpace(path) == "" {
-		return "", werr.Invalid("filePath must not be empty")
+		return nil, werr.Invalid("filePath must not be empty")
 	}
 	path = filepath.FromSlash(path)
 	if rest, ok := strings.CutPrefix(path, "~"+string(filepath.Separator)); ok {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return "", werr.Invalid("no home directory for %s", path)
+			return nil, werr.Invalid("no home directory for %s", path)
 		}
 		path = filepath.Join(h, rest)
 	} else if !filepath.IsAbs(path) {
 		path = filepath.Join(b.opts.DownloadDir, path)
 	}
 	abs := filepath.Clean(path)
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return "", werr.New(werr.NotFound, "the directory of %s does not exist", abs)
-	}
-	real := filepath.Join(dir, filepath.Base(abs))
-	roots := b.OutputRoots()
-	for _, p := range b.Protected() {
-		if _, in := Within(real, p); in {
-			return "", werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", abs).WithDetail("roots", roots)
+	u := UserDirs()
+	var roots []string
+	root, rel := "", ""
+	for _, w := range []string{b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"]} {
+		if w == "" {
+			continue
 		}
-	}
-	ok := false
-	for _, r := range roots {
-		if rel, in := Within(real, r); in {
-			if hasDotPart(rel) {
-				return "", werr.New(werr.BlockedByPolicy, "%s: hidden files and directories are not written", abs).WithDetail("roots", roots)
+		real, err := filepath.EvalSymlinks(w)
+		if err != nil {
+			continue
+		}
+		roots = append(roots, real)
+		for _, form := range []string{filepath.Clean(w), real} {
+			if r, in := Within(abs, form); in && root == "" {
+				root, rel = real, r
 			}
-			ok = true
-			break
 		}
 	}
-	if !ok {
-		return "", werr.New(werr.BlockedByPolicy, "files may only be saved in the session's output directory, Downloads or Documents").
+	if root == "" {
+		return nil, werr.New(werr.BlockedByPolicy, "files may only be saved in the session's output directory, Downloads or Documents").
 			WithDetail("roots", roots).WithHint("give a file name (it goes to the output directory) or a path under one of the roots")
 	}
-	if fi, err := os.Lstat(real); err == nil {
-		switch {
-		case fi.Mode()&os.ModeSymlink != 0:
-			return "", werr.New(werr.BlockedByPolicy, "%s is a symbolic link", abs)
-		case fi.IsDir():
-			return "", werr.Invalid("%s is a directory", abs)
-		case !overwrite:
-			return "", werr.Invalid("%s exists", abs).WithHint("choose another name, or set overwrite")
+	if hasDotPart(rel) {
+		return nil, werr.New(werr.BlockedByPolicy, "%s: hidden files and directories are not written", abs).WithDetail("roots", roots)
+	}
+	real := filepath.Join(root, rel)
+	for _, p := range b.Protected() {
+		if _, in := Within(real, p); in || real == p {
+			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", abs).WithDetail("roots", roots)
 		}
 	}
-	return real, nil
-}
-
-// writeOutput writes data to a path outputPath accepted: a new file is created
-// exclusively (nothing can be slipped in between the check and the write); an
-// overwrite replaces the file by a rename.
-func writeOutput(real string, data []byte, overwrite bool) error {
-	if !overwrite {
-		f, err := os.OpenFile(real, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644) // O_EXCL never follows a symlink
-		if err != nil {
-			if errors.Is(err, os.ErrExist) {
-				return werr.Invalid("%s exists", real)
-			}
-			return werr.Wrap(err, werr.Internal, "cannot write %s", real)
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(real)
-			return werr.Wrap(err, werr.Internal, "cannot write %s", real)
-		}
-		return nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(real), ".w365-*.tmp")
+	rd, err := safefs.Open(root)
 	if err != nil {
-		return werr.Wrap(err, werr.Internal, "cannot write %s", real)
+		return nil, err
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	defer rd.Close()
+	dir, err := rd.OpenDir(filepath.Dir(rel))
+	if err != nil {
+		if werr.CodeOf(err) == werr.NotFound {
+			return nil, werr.New(werr.NotFound, "the directory of %s does not exist", abs)
+		}
+		return nil, err
 	}
+	o := &output{dir: dir, name: filepath.Base(rel), path: real}
+	k, err := dir.Kind(o.name)
 	if err == nil {
-		err = os.Rename(tmp.Name(), real)
+		switch {
+		case k == safefs.Symlink:
+			err = werr.New(werr.BlockedByPolicy, "%s is a symbolic link", abs)
+		case k == safefs.Directory:
+			err = werr.Invalid("%s is a directory", abs)
+		case k == safefs.Other:
+			err = werr.Invalid("%s is not a regular file", abs)
+		case k == safefs.Regular && !overwrite:
+			err = werr.Invalid("%s exists", abs).WithHint("choose another name, or set overwrite")
+		}
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		return werr.Wrap(err, werr.Internal, "cannot write %s", real)
+		dir.Close()
+		return nil, err
 	}
-	return nil
+	return o, nil
 }

@@ -2,9 +2,7 @@
 
 package policy
 
-// defaultLaunchDirs are where launch_application finds applications on Linux and other
-// Unix systems: the system's program directories and the flatpak exports.
-func defaultLaunchDirs() []string {
-	return []string{"/usr/bin", "/usr/local/bin", "/opt", "/snap/bin",
-		"/var/lib/flatpak/exports/bin", "~/.local/share/flatpak/exports/bin"}
-}
+// defaultLaunchDirs is empty on Linux and other Unix systems: launch_application starts
+// the applications of the system's desktop entries (and the policy's launchApplications),
+// never a program because of the directory it lies in.
+func defaultLaunchDirs() []string { return nil }

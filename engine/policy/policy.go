@@ -72,8 +72,10 @@ type Policy struct {
 	AllowUnsandboxed     bool     `json:"allowUnsandboxed"`     // without bubblewrap, run with rlimits only instead of refusing
 	WorkspaceRoots       []string `json:"workspaceRoots"`       // where a sandbox cwd may be (besides the session scratch directory); ~ is HOME
 	SandboxReadPaths     []string `json:"sandboxReadPaths"`     // shown read-only inside the sandbox although under a hidden tree (HOME); missing ones are skipped
-	LaunchDirs           []string `json:"launchDirs"`           // launch_application roots
-	LaunchPrograms       []string `json:"launchPrograms"`       // shells, interpreters and wrappers launch_application may start anyway (base names)
+	LaunchApplications   []string `json:"launchApplications"`   // programs (absolute paths) launch_application starts besides the desktop entries' applications
+	LaunchArguments      string   `json:"launchArguments"`      // "files" (existing files under the roots, http(s) URLs) or "any"; Linux (Windows passes any)
+	LaunchDirs           []string `json:"launchDirs"`           // Windows: launch_application roots (Linux starts desktop entries' applications only)
+	LaunchPrograms       []string `json:"launchPrograms"`       // Windows: shells, interpreters and wrappers launch_application may start anyway (base names)
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
 	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool; else only these MCP names (or aliases, or legacy names)
 	ToolDenylist         []string `json:"toolDenylist"`         // never these tools, whatever the allowlist says
@@ -85,6 +87,12 @@ type Policy struct {
 	// BrowserRunCode lets browser_run_code run Playwright code (in its sandbox).
 	BrowserRunCode bool `json:"browserRunCode"`
 }
+
+// The values of LaunchArguments.
+const (
+	LaunchArgumentsFiles = "files"
+	LaunchArgumentsAny   = "any"
+)
 
 // Process scopes.
 const (
@@ -140,7 +148,8 @@ func Default() *Policy {
 		// working while the rest of HOME is hidden.
 		SandboxReadPaths: []string{"~/.pyenv", "~/.cargo/bin", "~/.rustup", "~/go/bin", "~/.nvm", "~/.volta",
 			"~/.local/bin", "~/.deno/bin", "~/.dotnet", "~/.bun/bin", "~/.gitconfig", "~/.config/git/config"},
-		LaunchDirs: defaultLaunchDirs(),
+		LaunchDirs:      defaultLaunchDirs(),
+		LaunchArguments: LaunchArgumentsFiles,
 
 		ProcessScope: ProcessScopeSession,
 	}
@@ -239,6 +248,9 @@ func Load(path string) (*Policy, error) {
 	}
 	if dec.More() {
 		return nil, werr.Invalid("policy file %s: more than one JSON value", path)
+	}
+	if p.LaunchArguments != LaunchArgumentsFiles && p.LaunchArguments != LaunchArgumentsAny {
+		return nil, werr.Invalid("policy file %s: launchArguments is %q; it must be %q or %q", path, p.LaunchArguments, LaunchArgumentsFiles, LaunchArgumentsAny)
 	}
 	if p.ProcessScope != ProcessScopeSession && p.ProcessScope != ProcessScopeMachine {
 		return nil, werr.Invalid("policy file %s: processScope is %q; it must be %q or %q", path, p.ProcessScope, ProcessScopeSession, ProcessScopeMachine)

@@ -104,41 +104,24 @@ func Resolve(path string, dirs []string) (string, error) {
 	return resolved, nil
 }
 
-// LaunchOptions are what Launch needs besides the program.
-type LaunchOptions struct {
-	// Env is the session's desktop environment (DISPLAY, the session bus...); it is
-	// filtered by the same allowlist as this process's environment (LaunchEnv).
-	Env []string
-	// Dirs are the allowed directories (policy LaunchDirs).
-	Dirs []string
-	// Allow names shells, interpreters and wrappers that may be started anyway (policy
-	// LaunchPrograms), by base name.
-	Allow []string
-	// Group, when set, receives the started process: it belongs to the session.
-	Group *Group
-}
-
-// Launch starts the executable at path (checked by Resolve against o.Dirs and by
-// Refused) with args, passed as they are (no shell), detached from the caller's terminal:
+// Launch starts the application path names (application, per platform: on Linux a
+// desktop entry's, on Windows an allowed directory's) with the arguments it allows,
+// passed as they are (no shell), detached from the caller's terminal:
 // stdin/stdout/stderr on the null device, working directory the home directory, the
 // environment built by LaunchEnv, and it dies with the host or with its Group (child.Start:
 // its own process group and a parent-death signal on Linux, its own job object on
-// Windows). The program is the resolved file; argv[0] is path as given. It returns the pid
-// and the resolved path.
+// Windows). It returns the pid and the resolved program.
 func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (int, string, error) {
-	resolved, err := Resolve(path, o.Dirs)
+	resolved, argv, err := application(path, args, o)
 	if err != nil {
 		return 0, "", err
-	}
-	if err := Refused(resolved, path, args, o.Allow); err != nil {
-		return 0, resolved, err
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, "", werr.Wrap(err, werr.Cancelled, "cancelled")
 	}
 	c := &exec.Cmd{
 		Path: resolved,
-		Args: append([]string{expandHome(strings.TrimSpace(path))}, args...),
+		Args: append([]string{resolved}, argv...),
 		Env:  LaunchEnv(os.Environ(), o.Env),
 	}
 	if home, err := os.UserHomeDir(); err == nil {

@@ -8,8 +8,6 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-const examplePath = "/usr/bin/xterm"
-
 // executable checks the permission bits and access(2) X_OK of the resolved file.
 func executable(resolved, path string, fi fs.FileInfo) error {
 	if fi.Mode().Perm()&0o111 == 0 || unix.Access(resolved, unix.X_OK) != nil {

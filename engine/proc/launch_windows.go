@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -13,6 +14,20 @@ import (
 )
 
 const examplePath = `C:/Program Files/App/app.exe`
+
+// application is what launch_application runs on Windows: the program at path inside an
+// allowed directory or named by the policy (Resolve), unless Refused, with the arguments
+// as given.
+func application(path string, args []string, o LaunchOptions) (string, []string, error) {
+	resolved, err := Resolve(path, append(slices.Clone(o.Dirs), o.Apps...))
+	if err != nil {
+		return "", nil, err
+	}
+	if err := Refused(resolved, path, args, o.Allow); err != nil {
+		return "", nil, err
+	}
+	return resolved, args, nil
+}
 
 // executable accepts only .exe files: CreateProcess runs a .bat or .cmd file through
 // cmd.exe, and other extensions (.ps1, .vbs, .js, .lnk) are documents of an interpreter.

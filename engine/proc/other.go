@@ -40,11 +40,5 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 	return 0, "", unsupported()
 }
 
-// LaunchOptions are what Launch needs besides the program.
-type LaunchOptions struct {
-	Env, Dirs, Allow []string
-	Group            *Group
-}
-
 // Close has nothing to end on this platform.
 func (g *Group) Close() error { return nil }

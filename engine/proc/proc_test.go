@@ -16,7 +16,6 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/window"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
-	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/test/testenv"
 )
@@ -287,7 +286,7 @@ func TestResolveRefusals(t *testing.T) {
 		writeExe(t, x)
 		defer os.Remove(x)
 	}
-	if _, _, err := Launch(context.Background(), x, nil, LaunchOptions{Dirs: policy.Default().LaunchDirs}); werr.CodeOf(err) != werr.BlockedByPolicy {
+	if _, _, err := Launch(context.Background(), x, nil, LaunchOptions{Roots: []string{os.TempDir()}}); werr.CodeOf(err) != werr.BlockedByPolicy {
 		t.Errorf("Launch(/tmp/x) = %v, want BLOCKED_BY_POLICY", err)
 	}
 }
@@ -304,10 +303,12 @@ func TestLaunchXmessage(t *testing.T) {
 	if err := m.WaitReady(ctx, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	// /bin is /usr/bin on Debian 12 (merged /usr), so /bin/xmessage resolves inside /usr/bin.
+	// /bin is /usr/bin on Debian 12 (merged /usr): the policy names the program as
+	// /usr/bin/xmessage, and /bin/xmessage resolves to it. xmessage has no desktop entry.
 	group := &Group{}
 	pid, resolved, err := Launch(ctx, "/bin/xmessage", []string{"-title", "w365 launch test", "hello from w365"},
-		LaunchOptions{Env: append(d.Env, "W365_API_KEY=canary", "LD_PRELOAD=/nonexistent.so"), Dirs: policy.Default().LaunchDirs, Group: group})
+		LaunchOptions{Env: append(d.Env, "W365_API_KEY=canary", "LD_PRELOAD=/nonexistent.so"), Apps: []string{"/usr/bin/xmessage"},
+			AnyArguments: true, Group: group})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,66 +392,5 @@ func TestLaunchXmessage(t *testing.T) {
 	res, err := Kill(ctx, pid, start, false, nil)
 	if err != nil || !res.Exited {
 		t.Fatalf("kill launched app: %+v, %v", res, err)
-	}
-}
-
-// TestLaunchRefusesInterpreters: shells, interpreters, wrappers, scripts they run and
-// terminals with a command are refused, whatever path or symlink names them.
-func TestLaunchRefusesInterpreters(t *testing.T) {
-	dir := t.TempDir()
-	link := filepath.Join(dir, "innocent")
-	if err := os.Symlink("/usr/bin/python3", link); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(dir, "tool")
-	if err := os.WriteFile(script, []byte("#!/usr/bin/env python3\nprint(1)\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	shScript := filepath.Join(dir, "run")
-	if err := os.WriteFile(shScript, []byte("#!/bin/sh -e\necho\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		resolved, path string
-		args           []string
-		refused        bool
-	}{
-		{"/usr/bin/dash", "/usr/bin/sh", []string{"-c", "id"}, true},
-		{"/usr/bin/python3.11", "/usr/bin/python3", nil, true},
-		{"/usr/bin/python3.11", link, nil, true},
-		{"/usr/bin/env", "/usr/bin/env", []string{"sh"}, true},
-		{"/usr/bin/perl5.36.0", "/usr/bin/perl", nil, true},
-		{"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "/usr/lib64/ld-linux-x86-64.so.2", nil, true},
-		{script, script, nil, true},
-		{shScript, shScript, nil, true},
-		{"/usr/bin/xterm", "/usr/bin/xterm", []string{"-e", "sh"}, true},
-		{"/usr/bin/xterm", "/usr/bin/xterm", nil, false},
-		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"--renderer-cmd-prefix=sh -c id"}, true},
-		{"/usr/lib/chromium/chromium", "/usr/bin/chromium", []string{"https://example.com"}, false},
-		{"/usr/bin/ssh", "/usr/bin/ssh", []string{"-o", "ProxyCommand=sh", "x"}, true},
-		{"/usr/bin/xmessage", "/usr/bin/xmessage", []string{"hi"}, false},
-		// Windows programs, by the names they are given (forward slashes, as tool arguments
-		// write Windows paths, so this runs on Linux too).
-		{"C:/Windows/System32/cmd.exe", "C:/Windows/System32/CMD.EXE", []string{"/c", "calc"}, true},
-		{"C:/Program Files/PowerShell/7/pwsh.exe", "C:/Program Files/PowerShell/7/pwsh.exe", nil, true},
-		{"C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", "C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", nil, true},
-		{"C:/Windows/System32/wscript.exe", "C:/Windows/System32/WScript.exe", []string{"x.vbs"}, true},
-		{"C:/Windows/System32/rundll32.exe", "C:/Windows/System32/rundll32.exe", []string{"x.dll,Run"}, true},
-		{"C:/Windows/System32/mshta.exe", "C:/Windows/System32/mshta.exe", nil, true},
-		{"C:/Program Files/Python311/python.exe", "C:/Program Files/Python311/python.exe", nil, true},
-		{"C:/Program Files/Python311/pythonw.exe", "C:/Program Files/Python311/pythonw.exe", nil, true},
-		{"C:/Windows/explorer.exe", "C:/Windows/explorer.exe", []string{"C:/x/evil.exe"}, true},
-		{"C:/Program Files/WindowsApps/wt.exe", "C:/Program Files/WindowsApps/wt.exe", []string{"cmd"}, true},
-		{"C:/Program Files/WindowsApps/wt.exe", "C:/Program Files/WindowsApps/wt.exe", nil, false},
-		{"C:/Program Files/Mozilla Firefox/firefox.exe", "C:/Program Files/Mozilla Firefox/firefox.exe", []string{"https://example.com"}, false},
-		{"C:/Windows/System32/notepad.exe", "C:/Windows/System32/notepad.exe", []string{"C:/notes.txt"}, false},
-	} {
-		err := Refused(c.resolved, c.path, c.args, nil)
-		if (err != nil) != c.refused || (err != nil && werr.CodeOf(err) != werr.BlockedByPolicy) {
-			t.Errorf("Refused(%s as %s %v) = %v, want refused %v", c.resolved, c.path, c.args, err, c.refused)
-		}
-	}
-	if err := Refused("/usr/bin/python3.11", "/usr/bin/python3", nil, []string{"python3.11"}); err != nil {
-		t.Errorf("allowed by the policy: %v", err)
 	}
 }

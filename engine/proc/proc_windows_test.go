@@ -194,3 +194,37 @@ func TestLaunchEnvWindows(t *testing.T) {
 		t.Fatalf("LaunchEnv = %q, want %q (one PATH whatever its case, no secrets)", env, want)
 	}
 }
+
+// TestLaunchRefusesInterpreters: shells, interpreters, wrappers and terminals with a
+// command are refused, whatever name they are given.
+func TestLaunchRefusesInterpreters(t *testing.T) {
+	for _, c := range []struct {
+		resolved, path string
+		args           []string
+		refused        bool
+	}{
+		{"C:/Windows/System32/cmd.exe", "C:/Windows/System32/CMD.EXE", []string{"/c", "calc"}, true},
+		{"C:/Program Files/PowerShell/7/pwsh.exe", "C:/Program Files/PowerShell/7/pwsh.exe", nil, true},
+		{"C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", "C:/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", nil, true},
+		{"C:/Windows/System32/wscript.exe", "C:/Windows/System32/WScript.exe", []string{"x.vbs"}, true},
+		{"C:/Windows/System32/rundll32.exe", "C:/Windows/System32/rundll32.exe", []string{"x.dll,Run"}, true},
+		{"C:/Windows/System32/mshta.exe", "C:/Windows/System32/mshta.exe", nil, true},
+		{"C:/Program Files/Python311/python.exe", "C:/Program Files/Python311/python.exe", nil, true},
+		{"C:/Program Files/Python311/pythonw.exe", "C:/Program Files/Python311/pythonw.exe", nil, true},
+		{"C:/Program Files/Git/bin/bash.exe", "C:/Program Files/Git/bin/bash.exe", nil, true},
+		{"C:/Windows/explorer.exe", "C:/Windows/explorer.exe", []string{"C:/x/evil.exe"}, true},
+		{"C:/Program Files/WindowsApps/wt.exe", "C:/Program Files/WindowsApps/wt.exe", []string{"cmd"}, true},
+		{"C:/Program Files/WindowsApps/wt.exe", "C:/Program Files/WindowsApps/wt.exe", nil, false},
+		{"C:/Program Files/Google/Chrome/chrome.exe", "C:/Program Files/Google/Chrome/chrome.exe", []string{"--renderer-cmd-prefix=cmd /c calc"}, true},
+		{"C:/Program Files/Mozilla Firefox/firefox.exe", "C:/Program Files/Mozilla Firefox/firefox.exe", []string{"https://example.com"}, false},
+		{"C:/Windows/System32/notepad.exe", "C:/Windows/System32/notepad.exe", []string{"C:/notes.txt"}, false},
+	} {
+		err := Refused(c.resolved, c.path, c.args, nil)
+		if (err != nil) != c.refused || (err != nil && werr.CodeOf(err) != werr.BlockedByPolicy) {
+			t.Errorf("Refused(%s as %s %v) = %v, want refused %v", c.resolved, c.path, c.args, err, c.refused)
+		}
+	}
+	if err := Refused("C:/Program Files/Python311/python3.11.exe", "C:/Program Files/Python311/python3.11.exe", nil, []string{"python3.11.exe"}); err != nil {
+		t.Errorf("allowed by the policy: %v", err)
+	}
+}

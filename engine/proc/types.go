@@ -117,3 +117,24 @@ func ranked(out []Process, maxCount int) []Process {
 	})
 	return out[:min(len(out), maxCount)]
 }
+
+// LaunchOptions are what Launch needs besides the program.
+type LaunchOptions struct {
+	// Env is the session's desktop environment (DISPLAY, the session bus...); it is
+	// filtered by the same allowlist as this process's environment (LaunchEnv).
+	Env []string
+	// Apps are the programs the policy adds (policy LaunchApplications: absolute paths).
+	Apps []string
+	// AnyArguments passes arguments as they are given (policy launchArguments "any")
+	// instead of only files and URLs.
+	AnyArguments bool
+	// Roots are where file arguments may lie (the workspace roots, Documents, Downloads,
+	// Desktop); Private are directories nothing is taken from (the host's own).
+	Roots, Private []string
+	// Dirs are the allowed directories (policy LaunchDirs) and Allow the shells,
+	// interpreters and wrappers that may be started anyway (policy LaunchPrograms), by
+	// base name: Windows only, where no desktop entries tell applications apart.
+	Dirs, Allow []string
+	// Group, when set, receives the started process: it belongs to the session.
+	Group *Group
+}

@@ -95,12 +95,13 @@
 // SandboxReadPaths (toolchains such as ~/.pyenv, ~/.cargo/bin, ~/go/bin, read-only; ~ is
 // both $HOME and the account's home) and the cwd (read-write) are bound, with credential
 // files (.ssh, .npmrc, .netrc, .aws, credentials...) inside them emptied. In the cwd, up to
-// three levels down, every .git/hooks and .git/config is bound read-only (an empty hooks
-// directory is made first), so nothing the sandbox writes runs later when git runs on
+// three levels down, every .git (a directory or a gitfile, found without following links)
+// is bound read-only as a whole, so nothing the sandbox writes runs later when git runs on
 // the host; the session's scratch directory is exempt (w365's own, 0700, removed with the
-// session). A repository the call creates there is checked when the call ends: a hook
-// that is not a .sample, and a config with a key beyond what git init writes and the safe
-// keys of git config (gitKeySafe) or with an include, are renamed NAME.w365-untrusted and
+// session). A repository the call creates there is checked when the call ends, through
+// safefs (no link followed, no FIFO opened): a hook that is not a .sample, a commondir, a
+// config with a key beyond what git init writes and the safe keys of git config
+// (gitKeySafe) or with an include, and a gitfile .git are renamed NAME.w365-untrusted and
 // listed in Result.Quarantined.
 //
 // On a host running as root the program must not run as root: root's 0600 and 0640 files

@@ -264,7 +264,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 	if slices.ContainsFunc(strings.Split(dir, string(filepath.Separator)), func(c string) bool { return strings.EqualFold(c, ".git") }) {
 		return "a repository's .git directory holds hooks and configuration that git runs outside the sandbox"
 	}
-	for _, l := range r.pol.LaunchDirs {
+	for _, l := range slices.Concat(r.pol.LaunchDirs, r.pol.LaunchApplications) {
 		l = expandTilde(l, home)
 		if real, err := filepath.EvalSymlinks(l); err == nil {
 			l = real

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -629,8 +630,7 @@ func TestNewRepositoryCleaned(t *testing.T) {
 	if err != nil || !res.Success || len(res.Quarantined) != 0 {
 		t.Fatalf("git init: %+v %v", res, err)
 	}
-	if !configSafe(filepath.Join(project, "plain/.git/config")) {
-		b, _ := os.ReadFile(filepath.Join(project, "plain/.git/config"))
+	if b, _ := os.ReadFile(filepath.Join(project, "plain/.git/config")); !configSafe(b) {
 		t.Errorf("git init's own config is judged unsafe:\n%s", b)
 	}
 	code := `import os, subprocess
@@ -649,9 +649,88 @@ with open('evil/.git/config', 'a') as f:
 			t.Errorf("%s is still in place", p)
 		}
 	}
-	// The existing repository is protected the other way: read-only.
-	res = python(t, r, "open('plain/.git/config', 'a').write('[core]\\n\\tpager = touch PWNED\\n')", project, 0)
-	if res.Success {
-		t.Errorf("the existing repository's config was writable: %+v", res)
+	// The existing repository is protected the other way: read-only as a whole, so that
+	// neither its config, nor a commondir naming another config, nor a rebuilt .git can be
+	// written.
+	for _, code := range []string{
+		"open('plain/.git/config', 'a').write('[core]\\n\\tpager = touch PWNED\\n')",
+		"open('plain/.git/commondir', 'w').write('../../evil/.git\\n')",
+		"import os; os.rename('plain/.git', 'plain/.git.old')",
+		"import os; os.mkdir('plain/.git/hooks/x')",
+	} {
+		if res = python(t, r, code, project, 0); res.Success {
+			t.Errorf("the existing repository was writable (%s): %+v", code, res)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(project, "plain/.git/commondir")); err == nil {
+		t.Error("a commondir was written into the existing repository")
+	}
+}
+
+// TestNewRepositoryCleanedWithoutFollowing: what a run leaves in a repository it creates
+// is renamed away by the host without following it: a hooks symbolic link to a directory
+// of the person's (whose files stay as they are), a config that is a relative link to a
+// credentials file (never read), a FIFO named config (never opened: the host does not
+// block), a commondir naming another config, and a .git that is a gitfile.
+func TestNewRepositoryCleanedWithoutFollowing(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "git")
+	userHome, _ := os.UserHomeDir()
+	project, err := os.MkdirTemp(userHome, "w365-hostile-repo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(project)
+	keys := filepath.Join(project, "keys")
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keys, "id_ed25519"), []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(project, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(nil, nil)
+	defer r.Close()
+	code := fmt.Sprintf(`import os, subprocess
+for n in ('a', 'b', 'c', 'd'):
+    subprocess.run(['git', 'init', '-q', n], check=True)
+import shutil
+shutil.rmtree('a/.git/hooks')
+os.symlink(%q, 'a/.git/hooks')
+os.remove('b/.git/config')
+os.symlink('../../../keys/id_ed25519', 'b/.git/config')
+os.remove('c/.git/config')
+os.mkfifo('c/.git/config')
+open('d/.git/commondir', 'w').write('../../evil\n')
+os.makedirs('e')
+open('e/.git', 'w').write('gitdir: ../evil\n')
+`, keys)
+	done := make(chan *Result, 1)
+	go func() { done <- python(t, r, code, work, 0) }()
+	var res *Result
+	select {
+	case res = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run never ended: the host blocked on what it left")
+	}
+	if !res.Success {
+		t.Fatalf("run: %+v", res)
+	}
+	for _, p := range []string{"a/.git/hooks", "b/.git/config", "c/.git/config", "d/.git/commondir", "e/.git"} {
+		if !slices.Contains(res.Quarantined, filepath.Join(work, p)) {
+			t.Errorf("%s is not quarantined: %q", p, res.Quarantined)
+		}
+		if _, err := os.Lstat(filepath.Join(work, p)); err == nil {
+			t.Errorf("%s is still in place", p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(keys, "id_ed25519")); err != nil || string(b) != "PRIVATE KEY" {
+		t.Errorf("the directory the hooks link named was changed: %q %v", b, err)
+	}
+	if ents, _ := os.ReadDir(keys); len(ents) != 1 {
+		t.Errorf("the directory the hooks link named holds %v", ents)
 	}
 }

@@ -313,7 +313,7 @@ func (m *mounts) hideSecrets(dir string) {
 
 // bwrapArgs is the bwrap command line of job j: the file system view (read-only root;
 // HOME, every home, /tmp and the private directories replaced by empty ones; the granted
-// read paths; the cwd writable with its .git hooks and config read-only), namespaces and
+// read paths; the cwd writable with every .git in it read-only), namespaces and
 // limits. The names of what was applied come back for Result.Limits.
 func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}

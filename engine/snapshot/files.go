@@ -1,74 +1,123 @@
 package snapshot
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
-// UploadRoots are the directories files may be uploaded from: the user's
-// Documents, Downloads and Desktop (browser.UserDirs) and the temporary
-// directory, each with symlinks resolved.
-func UploadRoots() []string {
+// maxUploadBytes bounds one file set on a file input.
+const maxUploadBytes = 256 << 20
+
+// uploadRoot is a directory files may be uploaded from, as written and resolved.
+type uploadRoot struct{ written, real string }
+
+// uploadRoots are the directories files may be uploaded from: the user's Documents,
+// Downloads and Desktop (browser.UserDirs) and the temporary directory.
+func uploadRoots() []uploadRoot {
 	var roots []string
 	for _, d := range browser.UserDirs() {
 		roots = append(roots, d)
 	}
 	roots = append(roots, os.TempDir())
-	out := roots[:0]
+	var out []uploadRoot
 	for _, r := range roots {
 		if rr, err := filepath.EvalSymlinks(r); err == nil {
-			out = append(out, rr)
+			out = append(out, uploadRoot{filepath.Clean(r), rr})
 		}
 	}
 	return out
 }
 
-// AllowedFiles resolves each path (absolute, symlinks and .. resolved) and
-// checks that it is an existing regular file inside one of UploadRoots and
-// inside none of the protected directories (the host's private directory, the
-// browser profile: resolved already); anything else is BLOCKED_BY_POLICY.
-func AllowedFiles(paths []string, protected ...string) ([]string, error) {
+// StageFiles copies each path into a new directory under stage (the browser's UploadDir)
+// and returns the copies, which are what the page gets (by the same base names). Each path
+// must be absolute and lie under one of the upload roots (Documents, Downloads, Desktop,
+// the temporary directory; a root itself may be a symbolic link: it is the person's), and
+// is opened beneath that root with no symbolic link followed on any component and only
+// if it is a regular file (safefs), never inside the protected directories (the host's
+// private directory, the browser profile: resolved already). So the browser never opens a
+// path a session could swap between the check and the upload. Anything else is
+// BLOCKED_BY_POLICY (or NOT_FOUND, INVALID_ARGUMENT).
+func StageFiles(paths []string, stage string, protected ...string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, werr.Invalid("filePaths must name at least one file")
 	}
-	roots := UploadRoots()
+	roots := uploadRoots()
+	dir, err := os.MkdirTemp(stage, "set-")
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot stage the files")
+	}
 	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		if p == "" {
-			return nil, werr.Invalid("empty file path")
-		}
-		abs, err := filepath.Abs(p)
+	for i, p := range paths {
+		staged, err := stageFile(p, roots, protected, filepath.Join(dir, strconv.Itoa(i)))
 		if err != nil {
-			return nil, werr.Invalid("bad path %q", p)
+			os.RemoveAll(dir)
+			return nil, err
 		}
-		if inside(filepath.Clean(abs), protected) {
-			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)
-		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			if !inside(filepath.Clean(abs), roots) {
-				return nil, werr.New(werr.BlockedByPolicy, "%s is outside the Documents, Downloads, Desktop and temporary directories", p)
-			}
-			return nil, werr.New(werr.NotFound, "no such file: %s", p)
-		}
-		if inside(real, protected) {
-			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)
-		}
-		if !inside(real, roots) {
-			return nil, werr.New(werr.BlockedByPolicy, "%s (%s) is outside the Documents, Downloads, Desktop and temporary directories", p, real).
-				WithHint("copy the file into Documents, Downloads, Desktop or the temporary directory first")
-		}
-		st, err := os.Stat(real)
-		if err != nil || !st.Mode().IsRegular() {
-			return nil, werr.Invalid("%s is not a regular file", p)
-		}
-		out = append(out, real)
+		out = append(out, staged)
 	}
 	return out, nil
+}
+
+func stageFile(p string, roots []uploadRoot, protected []string, into string) (string, error) {
+	if p == "" {
+		return "", werr.Invalid("empty file path")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", werr.Invalid("bad path %q", p)
+	}
+	abs = filepath.Clean(abs)
+	root, rel := "", ""
+	for _, r := range roots {
+		for _, form := range []string{r.written, r.real} {
+			if x, ok := browser.Within(abs, form); ok && root == "" {
+				root, rel = r.real, x
+			}
+		}
+	}
+	if root == "" {
+		return "", werr.New(werr.BlockedByPolicy, "%s is outside the Documents, Downloads, Desktop and temporary directories", p).
+			WithHint("copy the file into Documents, Downloads, Desktop or the temporary directory first")
+	}
+	if inside(filepath.Join(root, rel), protected) || inside(abs, protected) {
+		return "", werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)
+	}
+	d, err := safefs.Open(root)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	src, err := d.OpenFile(rel)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	if err := os.Mkdir(into, 0o700); err != nil {
+		return "", werr.Wrap(err, werr.Internal, "cannot stage %s", p)
+	}
+	dst := filepath.Join(into, filepath.Base(rel))
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", werr.Wrap(err, werr.Internal, "cannot stage %s", p)
+	}
+	n, err := io.Copy(f, io.LimitReader(src, maxUploadBytes+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return "", werr.Wrap(err, werr.Internal, "cannot stage %s", p)
+	case n > maxUploadBytes:
+		return "", werr.Invalid("%s is larger than %d MiB", p, maxUploadBytes>>20)
+	}
+	return dst, nil
 }
 
 func inside(p string, roots []string) bool {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -316,19 +317,31 @@ func TestSnapshot(t *testing.T) {
 		dir := t.TempDir()
 		f := filepath.Join(dir, "hello.txt")
 		os.WriteFile(f, []byte("hello world"), 0o644)
-		paths, err := snapshot.AllowedFiles([]string{f})
+		stage := t.TempDir()
+		paths, err := snapshot.StageFiles([]string{f}, stage)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.HasPrefix(paths[0], stage) || filepath.Base(paths[0]) != "hello.txt" {
+			t.Errorf("the file is not staged as a copy: %s", paths[0])
 		}
 		if _, err := st.SetFiles(tctx(t), b, r.SnapshotID, up, paths); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "files:hello.txt/11")
 		os.Symlink("/etc/hostname", filepath.Join(dir, "link"))
-		for _, bad := range []string{"/etc/hostname", filepath.Join(dir, "link"), dir + "/../../../etc/hostname"} {
-			_, err := snapshot.AllowedFiles([]string{bad})
+		os.Symlink(f, filepath.Join(dir, "inner"))
+		os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+		os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "sublink"))
+		os.WriteFile(filepath.Join(dir, "sub", "x.txt"), []byte("x"), 0o644)
+		for _, bad := range []string{"/etc/hostname", filepath.Join(dir, "link"), filepath.Join(dir, "inner"),
+			filepath.Join(dir, "sublink", "x.txt"), dir + "/../../../etc/hostname"} {
+			_, err := snapshot.StageFiles([]string{bad}, stage)
 			wantCode(t, err, werr.BlockedByPolicy)
 		}
+		syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+		_, err = snapshot.StageFiles([]string{filepath.Join(dir, "fifo")}, stage)
+		wantCode(t, err, werr.InvalidArgument)
 		_, err = st.SetFiles(tctx(t), b, r.SnapshotID, up, paths)
 		if err != nil {
 			t.Fatal(err)

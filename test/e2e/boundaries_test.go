@@ -3,9 +3,12 @@
 package e2e_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -57,18 +60,28 @@ func unchanged(t *testing.T, path string) {
 	}
 }
 
-// Attack class 1: launch_application as an unsandboxed exec.
+// Attack class 1: launch_application as an unsandboxed exec. Only the applications of
+// the system's desktop entries start, with files and URLs as arguments: nothing starts
+// because it lies in /usr/bin (an editor in ex mode, sqlite3's .system, xdotool exec, cp
+// of a key out of ~/.ssh, kill -9 of a process kill_process refuses), and a real GTK
+// application (mousepad, from its desktop entry) opens a file of the person's.
 func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
-	testenv.Require(t, "xmessage")
+	testenv.Require(t, "mousepad", "sqlite3", "xdotool", "vim")
 	h := e2e.New(t)
 	home := h.FakeHome()
 	h.SetEnv("W365_API_KEY", e2e.Canary)
 	cs := h.MCP()
 	marker := filepath.Join(home, "PWNED")
+	stolen := filepath.Join(home, "stolen")
 	link := filepath.Join(home, "innocent")
 	if err := os.Symlink("/usr/bin/python3", link); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(home, "key.txt")); err != nil {
+		t.Fatal(err)
+	}
+	victim := outsideSleep(t)
+	pid := strconv.Itoa(victim.Process.Pid)
 	for _, c := range []struct {
 		path string
 		args []string
@@ -81,25 +94,83 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 		{"/usr/bin/xargs", []string{"-a", "/dev/null", "touch", marker}},
 		{"/usr/bin/perl", []string{"-e", "open F,'>" + marker + "'"}},
 		{"/usr/bin/xterm", []string{"-e", "touch " + marker}},
+		{"/usr/bin/xterm", []string{}}, // a terminal emulator: a shell the agent could type into
 		{"/usr/bin/timeout", []string{"5", "touch", marker}},
+		{"/usr/bin/vim", []string{"-es", "-c", "!touch " + marker, "-c", "q"}},
+		{"/usr/bin/ex", []string{"-c", "!touch " + marker}},
+		{"vim", []string{"-c", "!touch " + marker}},
+		{"/usr/bin/sqlite3", []string{":memory:", ".system touch " + marker}},
+		{"/usr/bin/xdotool", []string{"exec", "touch", marker}},
+		{"/usr/bin/cp", []string{filepath.Join(home, ".ssh", "id_ed25519"), stolen}},
+		{"/usr/bin/kill", []string{"-9", pid}},
+		{"/bin/kill", []string{"-9", pid}},
+		{"/usr/bin/mousepad", []string{"--", "-c"}},
+		{"/usr/bin/mousepad", []string{filepath.Join(home, ".ssh", "id_ed25519")}},
+		{"/usr/bin/mousepad", []string{filepath.Join(home, "key.txt")}},
+		{"/usr/bin/mousepad", []string{"/etc/shadow"}},
+		{"/usr/bin/chromium", []string{"--renderer-cmd-prefix=touch " + marker}},
+		{"/usr/bin/chromium", []string{"file:///etc/shadow"}},
 	} {
 		res := e2e.Call(t, cs, "launch_application", map[string]any{"path": c.path, "args": c.args})
 		if !res.IsError {
 			t.Errorf("%s %v started: %s", c.path, c.args, e2e.Text(res))
 		}
+		if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" && code != "UNSUPPORTED" {
+			t.Errorf("%s %v: %s, want BLOCKED_BY_POLICY or UNSUPPORTED", c.path, c.args, e2e.Text(res))
+		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	// The refusal names the rule and what can be launched (all of it in its details).
+	res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/sqlite3"})
+	if !strings.Contains(e2e.ErrorMeta(res), "org.xfce.mousepad") || !strings.Contains(e2e.Text(res), "launch-allowlist") {
+		t.Errorf("the refusal does not name the rule and the applications: %s %s", e2e.Text(res), e2e.ErrorMeta(res))
+	}
+	time.Sleep(time.Second)
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("a launched interpreter ran code: the marker exists")
+		t.Fatal("a launched program ran a command: the marker exists")
 	}
-	// An application starts, without the host's secrets in its environment, and belongs
-	// to the session: it ends with it.
+	if _, err := os.Stat(stolen); err == nil {
+		t.Fatal("cp ran: the key was copied out of ~/.ssh")
+	}
+	if !processAlive(victim.Process.Pid) {
+		t.Fatal("kill ran: the process outside the session is gone")
+	}
+	// An application starts with a file of the person's, without the host's secrets in its
+	// environment, and belongs to the session: it ends with it.
 	s := e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil)
 	var sess struct{ SessionID string }
 	e2e.Structured(t, s, &sess)
-	var launched struct{ PID int }
-	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xmessage",
-		"args": []string{"-title", "boundary", "hi"}, "sessionId": sess.SessionID}), &launched)
+	doc := filepath.Join(home, "Documents", "launched-by-w365.txt")
+	os.MkdirAll(filepath.Dir(doc), 0o700)
+	if err := os.WriteFile(doc, []byte("hello from a file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var launched struct {
+		Path string
+		PID  int
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "org.xfce.mousepad",
+		"args": []string{"~/Documents/launched-by-w365.txt"}, "sessionId": sess.SessionID}), &launched)
+	if real, _ := filepath.EvalSymlinks("/usr/bin/mousepad"); launched.Path != real {
+		t.Errorf("org.xfce.mousepad started %q, want %s", launched.Path, real)
+	}
+	// notepad, the reference's name, is a text editor of the desktop entries.
+	var notepad struct{ Path string }
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "notepad", "sessionId": sess.SessionID}), &notepad)
+	if editors := textEditors(t); !slices.Contains(editors, notepad.Path) {
+		t.Errorf("notepad started %q, not one of the text editors %q", notepad.Path, editors)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var wl struct{ Windows []struct{ Title string } }
+		e2e.Structured(t, e2e.Call(t, cs, "list_windows", map[string]any{"sessionId": sess.SessionID}), &wl)
+		if slices.ContainsFunc(wl.Windows, func(w struct{ Title string }) bool { return strings.Contains(w.Title, "launched-by-w365.txt") }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mousepad never showed the file it was given: windows %+v", wl.Windows)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(launched.PID) + "/environ")
 	if err != nil {
 		t.Fatal(err)
@@ -111,13 +182,37 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 		t.Errorf("the launched program has no DISPLAY: %q", env)
 	}
 	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": sess.SessionID})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for processAlive(launched.PID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the launched program (pid %d) outlived its session", launched.PID)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// textEditors are the programs of the system's desktop entries in the TextEditor category
+// that run without a terminal, symbolic links resolved.
+func textEditors(t *testing.T) []string {
+	files, _ := filepath.Glob("/usr/share/applications/*.desktop")
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), "TextEditor;") || strings.Contains(string(b), "Terminal=true") {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if exe, ok := strings.CutPrefix(line, "Exec="); ok {
+				if p, err := exec.LookPath(strings.Fields(exe)[0]); err == nil {
+					if r, err := filepath.EvalSymlinks(p); err == nil {
+						out = append(out, r)
+					}
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 func processAlive(pid int) bool {
@@ -224,6 +319,102 @@ open('made/.git/config', 'a').write('[core]\n\tfsmonitor = touch PWNED\n')
 	if _, err := os.Stat(filepath.Join(home, "project/.git/config")); err != nil {
 		t.Errorf("rm * reached .git: %v", err)
 	}
+}
+
+// The git guard follows nothing the sandbox wrote: after a call that tries every way into
+// the person's next git command (a commondir naming a hostile config, .git renamed and
+// rebuilt, a hook, a gitfile, a hooks link to ~/.ssh and a relative config link in a
+// repository it makes, a FIFO named config), the person's git status and git commit run
+// nothing of the sandbox's, ~/.ssh keeps its files, and nothing blocks.
+func TestBoundaryGitRunsNothingTheSandboxWrote(t *testing.T) {
+	testenv.Require(t, "git")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	hostGit := func(dir string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Dir = dir
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("git %v in %s blocked", args, dir)
+		}
+		return string(out), err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"commit", "-qm", "one"}} {
+		if out, err := hostGit(work, args...); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	cs := h.MCP()
+	marker := filepath.Join(home, "PWNED")
+	code := fmt.Sprintf(`import os, subprocess
+marker = %q
+ssh = %q
+evil = '[core]\n\tfsmonitor = touch ' + marker + '\n\thooksPath = ' + os.getcwd() + '/evilhooks\n'
+os.makedirs('evil/.git', exist_ok=True)
+open('evil/.git/config', 'w').write(evil)
+os.makedirs('evilhooks', exist_ok=True)
+open('evilhooks/pre-commit', 'w').write('#!/bin/sh\ntouch ' + marker + '\n')
+os.chmod('evilhooks/pre-commit', 0o755)
+def attempt(name, f):
+    try:
+        f()
+        print('did', name)
+    except OSError as e:
+        print('refused', name, e.errno)
+attempt('commondir', lambda: open('.git/commondir', 'w').write('evil/.git\n'))
+attempt('config', lambda: open('.git/config', 'a').write(evil))
+attempt('hook', lambda: open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch ' + marker + '\n'))
+attempt('rename', lambda: os.rename('.git', 'old.git'))
+subprocess.run(['git', 'init', '-q', 'made'], check=True)
+import shutil
+shutil.rmtree('made/.git/hooks')
+os.symlink(ssh, 'made/.git/hooks')
+os.remove('made/.git/config')
+os.symlink('../../evil/.git/config', 'made/.git/config')
+subprocess.run(['git', 'init', '-q', 'fifo'], check=True)
+os.remove('fifo/.git/config')
+os.mkfifo('fifo/.git/config')
+os.makedirs('linked', exist_ok=True)
+open('linked/.git', 'w').write('gitdir: ../evil/.git\n')
+open('a.txt', 'a').write('two\n')
+`, marker, filepath.Join(home, ".ssh"))
+	out, ok := pyOver(t, cs, code, work)
+	if !ok || !out.Success {
+		t.Fatalf("the hostile call: %+v", out)
+	}
+	for _, what := range []string{"commondir", "config", "hook", "rename"} {
+		if !strings.Contains(out.Stdout, "refused "+what) {
+			t.Errorf("the sandbox could write the repository (%s): %s", what, out.Stdout)
+		}
+	}
+	sshBefore := []string{"authorized_keys", "id_ed25519"}
+	for _, dir := range []string{work, filepath.Join(work, "made"), filepath.Join(work, "fifo"), filepath.Join(work, "linked")} {
+		hostGit(dir, "status")
+	}
+	if o, err := hostGit(work, "commit", "-qam", "two"); err != nil {
+		t.Errorf("the person's git commit failed: %v %s", err, o)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the person's git ran the sandbox's command")
+	}
+	ents, _ := os.ReadDir(filepath.Join(home, ".ssh"))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, sshBefore) {
+		t.Errorf("~/.ssh now holds %q, want %q", names, sshBefore)
+	}
+	unchanged(t, filepath.Join(home, ".ssh", "id_ed25519"))
 }
 
 // Attack class 4: the sandbox reading secrets.
@@ -420,5 +611,36 @@ func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "project", "src", "a.py")); err != nil {
 		t.Errorf("the project changed: %v", err)
+	}
+}
+
+// Files the host writes for the person into a place a session can write follow nothing
+// the session left there: a screenshot written with -o over a symbolic link that a
+// sandbox call planted in the project is refused, and the file the link names (a
+// credential outside the project) keeps its content.
+func TestBoundaryHostWritesFollowNoLinkInAWorkspace(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cs := h.MCP()
+	plant := fmt.Sprintf(`import os
+os.symlink(%q, 'shot.png')
+`, filepath.Join(home, ".bash_history"))
+	if out, ok := pyOver(t, cs, plant, filepath.Join(home, "project")); !ok || !out.Success {
+		t.Fatalf("planting: %+v", out)
+	}
+	shot := filepath.Join(home, "project", "shot.png")
+	if r := h.Run("take-screenshot", "-o", shot); r.Code == 0 || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Errorf("a screenshot over a planted link: exit %d, %s", r.Code, r.Stderr)
+	}
+	unchanged(t, filepath.Join(home, ".bash_history"))
+	if fi, err := os.Lstat(shot); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi, err)
+	}
+	// Beside it, and over a file of its own, the screenshot is written.
+	own := filepath.Join(home, "project", "own.png")
+	os.WriteFile(own, []byte("old"), 0o644)
+	h.MustRun("take-screenshot", "-o", own)
+	if b, _ := os.ReadFile(own); !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("the screenshot is not a PNG")
 	}
 }

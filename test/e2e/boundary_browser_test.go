@@ -9,7 +9,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -240,5 +242,149 @@ func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
 	}
 	if got := evalValue(t, cs, "'still answering'"); got != "still answering" {
 		t.Fatalf("eval after the dialog: %q", got)
+	}
+}
+
+// browser_pdf_save opens the directory before it prints and writes into that directory:
+// a second writer swapping the directory for a symbolic link to a place outside every
+// root, again and again while PDFs are printed into it, never gets a byte written outside.
+// A symbolic link or a FIFO at the file's own name is refused (and the FIFO blocks
+// nothing), with overwrite too.
+func TestBrowserPDFSaveNeverFollowsASwap(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	home := fakeHome(t, h)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	outside := t.TempDir()
+	target := filepath.Join(outside, "target.pdf")
+	if err := os.WriteFile(target, []byte("canary"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs := filepath.Join(home, "Documents")
+	if err := os.Symlink(target, filepath.Join(docs, "link.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(docs, "fifo.pdf"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"link.pdf", "fifo.pdf"} {
+		res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "~/Documents/" + name, "overwrite": true})
+		if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" && code != "INVALID_ARGUMENT" {
+			t.Errorf("pdf over %s: %q %s", name, code, e2e.Text(res))
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "canary" {
+		t.Fatalf("the link's target outside was written: %q", b)
+	}
+
+	out, real := filepath.Join(docs, "out"), filepath.Join(docs, "out.real")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		swaps := 0
+		for {
+			select {
+			case <-stop:
+				os.Remove(out)
+				os.Rename(real, out)
+				done <- swaps
+				return
+			default:
+			}
+			if os.Rename(out, real) == nil {
+				os.Symlink(outside, out)
+				time.Sleep(time.Millisecond)
+				os.Remove(out)
+				os.Rename(real, out)
+				swaps++
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	saved, refused := 0, 0
+	for i := range 40 {
+		res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": fmt.Sprintf("~/Documents/out/p%d.pdf", i%4), "overwrite": i >= 4})
+		switch code := e2e.ErrorCode(res); code {
+		case "":
+			saved++
+		case "BLOCKED_BY_POLICY", "NOT_FOUND":
+			refused++
+		default:
+			t.Errorf("pdf %d: %q %s", i, code, e2e.Text(res))
+		}
+	}
+	close(stop)
+	swaps := <-done
+	ents, _ := os.ReadDir(outside)
+	for _, e := range ents {
+		if e.Name() != "target.pdf" {
+			t.Errorf("a PDF was written outside every root: %s", filepath.Join(outside, e.Name()))
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "canary" {
+		t.Errorf("the file outside was replaced: %q", b)
+	}
+	t.Logf("%d PDFs saved, %d refused, %d swaps", saved, refused, swaps)
+	if saved == 0 || swaps < 40 {
+		t.Fatalf("the race did not run: %d saved, %d swaps", saved, swaps)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "p0.pdf")); err != nil || !strings.HasPrefix(string(b), "%PDF") {
+		t.Errorf("the PDFs are not in the directory: %v", err)
+	}
+
+	// The same race run by a second session's sandbox (its working directory is
+	// Documents, inside the workspace root), while the first session saves PDFs.
+	s2 := e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", nil)
+	var sess struct{ SessionID string }
+	e2e.Structured(t, s2, &sess)
+	racer := fmt.Sprintf(`import os, time
+swaps, end = 0, time.time() + 12
+while time.time() < end:
+    os.rename('out', 'out.real')
+    os.symlink(%q, 'out')
+    time.sleep(0.001)
+    os.remove('out')
+    os.rename('out.real', 'out')
+    swaps += 1
+    time.sleep(0.001)
+print(swaps)
+`, outside)
+	raced := make(chan *mcp.CallToolResult)
+	go func() {
+		raced <- e2e.Call(t, cs, "execute_python_code", map[string]any{"code": racer, "cwd": docs, "timeoutMs": 60000, "sessionId": sess.SessionID})
+	}()
+	saved = 0
+	for i := range 30 {
+		res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": fmt.Sprintf("~/Documents/out/s%d.pdf", i%3), "overwrite": i >= 3})
+		switch code := e2e.ErrorCode(res); code {
+		case "":
+			saved++
+		case "BLOCKED_BY_POLICY", "NOT_FOUND":
+		default:
+			t.Errorf("pdf %d during the sandbox's race: %q %s", i, code, e2e.Text(res))
+		}
+	}
+	var rout struct {
+		Stdout  string
+		Success bool
+	}
+	e2e.Structured(t, <-raced, &rout)
+	if n, _ := strconv.Atoi(strings.TrimSpace(rout.Stdout)); !rout.Success || n < 100 {
+		t.Fatalf("the second session's sandbox did not race: %+v", rout)
+	}
+	ents, _ = os.ReadDir(outside)
+	for _, e := range ents {
+		if e.Name() != "target.pdf" {
+			t.Errorf("a PDF was written outside every root while a sandbox raced: %s", filepath.Join(outside, e.Name()))
+		}
+	}
+	t.Logf("with a sandbox racing: %d PDFs saved, %s swaps", saved, strings.TrimSpace(rout.Stdout))
+	if saved == 0 {
+		t.Errorf("no PDF was saved while the sandbox raced")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -245,18 +246,23 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	}
 }
 
-// launch_application starts a program on the session's desktop; activate_window
-// brings it to the front (checked against the window manager's active window).
+// launch_application starts an application of a desktop entry on the session's desktop,
+// with a file; activate_window brings it to the front (checked against the window
+// manager's active window).
 func TestLaunchAndActivateThroughCLI(t *testing.T) {
-	testenv.Require(t, "xmessage")
+	testenv.Require(t, "mousepad")
 	h := e2e.New(t)
+	home := h.FakeHome()
 	p := e2e.StartProbe(t, h.XEnv(), "--title", "Other Window")
 	_ = p
+	if err := os.WriteFile(filepath.Join(home, "Launched By W365.txt"), []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var launched struct {
 		Path string
 		PID  int
 	}
-	h.JSON(&launched, "launch-application", "/usr/bin/xmessage", "--args", "-title", "--args", "Launched By W365", "--args", "hello")
+	h.JSON(&launched, "launch-application", "mousepad", "--args", "~/Launched By W365.txt")
 	if launched.PID == 0 {
 		t.Fatalf("launch: %+v", launched)
 	}
@@ -281,7 +287,7 @@ func TestLaunchAndActivateThroughCLI(t *testing.T) {
 	}
 	h.JSON(&wl, "list-windows")
 	for _, w := range wl.Windows {
-		if w.Title == "Launched By W365" && !strings.Contains(string(active), fmt.Sprintf("0x%x", w.Handle)) {
+		if strings.Contains(w.Title, "Launched By W365") && !strings.Contains(string(active), fmt.Sprintf("0x%x", w.Handle)) {
 			t.Errorf("active window %s, the launched one is 0x%x", active, w.Handle)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 type listedProcess struct {
@@ -71,7 +72,9 @@ func startTime(t *testing.T, pid int) uint64 {
 // The process tools act on the session's processes: a program it launched is listed and
 // killable; a sleep started outside w365 and another w365 host are neither.
 func TestProcessToolsActOnTheSessionsProcesses(t *testing.T) {
+	testenv.Require(t, "mousepad")
 	h := e2e.New(t)
+	h.FakeHome()
 	cs := h.MCP()
 	other := e2e.New(t)
 	other.MustRun("get-screen-size")
@@ -80,7 +83,7 @@ func TestProcessToolsActOnTheSessionsProcesses(t *testing.T) {
 
 	// A GUI program launched in the session.
 	var launched struct{ PID int }
-	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xmessage", "args": []string{"-name", "scoped", "in the session"}}), &launched)
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/mousepad"}), &launched)
 
 	ps := listProcesses(t, cs)
 	if _, ok := listed(ps, sleep.Process.Pid); ok {
@@ -96,7 +99,7 @@ func TestProcessToolsActOnTheSessionsProcesses(t *testing.T) {
 	}
 	app, ok := listed(ps, launched.PID)
 	if !ok {
-		t.Fatalf("the launched xmessage (%d) is not listed", launched.PID)
+		t.Fatalf("the launched mousepad (%d) is not listed", launched.PID)
 	}
 	for _, pid := range []int{sleep.Process.Pid, otherHost} {
 		res := e2e.Call(t, cs, "kill_process", map[string]any{"pid": pid, "startTime": startTime(t, pid), "force": true})

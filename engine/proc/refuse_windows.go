@@ -85,9 +85,8 @@ func programName(path string) string {
 
 // Refused returns the BLOCKED_BY_POLICY refusal of launching resolved (given as path) with
 // args, or nil: a shell, interpreter or wrapper (by the name given, the resolved file's name,
-// or a name it is also known by: the interpreter of a #! script, the original file name in a
-// Windows program's version resource), or a terminal emulator given arguments, unless allow
-// names it.
+// or a name it is also known by: the original file name in the program's version
+// resource), or a terminal emulator given arguments, unless allow names it.
 func Refused(resolved, path string, args, allow []string) error {
 	allowed := func(n string) bool {
 		return slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, n) || programName(a) == n })
