@@ -1,11 +1,13 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -93,7 +95,7 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 	if session == "" {
 		session = "default"
 	}
-	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.mcpServer(o.Serve, true) }, nil)
+	mh := eraHandler(func(*http.Request) *mcp.Server { return h.mcpServer(o.Serve, true) })
 	var api http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The ordering stamps are the socket's; an HTTP client must not forge them.
 		r.Header.Del(hdrSeq)
@@ -114,8 +116,9 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 	mux.Handle(liveViewPrefix, h.liveViewHandler())
 	// Health probes (the container's, the chart's) ask without credentials.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	origins := ownOrigins(ln.Addr().String(), base, h.policy.HTTPAllowedOrigins)
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !originAllowed(r) {
+		if !originAllowed(r, origins) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
 			return
 		}
@@ -138,17 +141,98 @@ func (hs *httpServer) serve(ctx context.Context) error {
 	return nil
 }
 
-// originAllowed refuses browsers on other sites (DNS rebinding and CSRF against the
-// local server): a request with an Origin must come from a loopback origin.
-func originAllowed(r *http.Request) bool {
+// ownOrigins are the origins a browser may call the MCP endpoint from: the server's own
+// (its listening address, by IP and, on loopback, as localhost; its public URL) and those
+// the policy lists (httpAllowedOrigins). Another port on the same host is another origin.
+func ownOrigins(listen, base string, listed []string) map[string]bool {
+	own := map[string]bool{base: true}
+	if host, port, err := net.SplitHostPort(listen); err == nil {
+		own["http://"+net.JoinHostPort(host, port)] = true
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			own["http://"+net.JoinHostPort("localhost", port)] = true
+			own["http://"+net.JoinHostPort("127.0.0.1", port)] = true
+			own["http://"+net.JoinHostPort("::1", port)] = true
+		}
+	}
+	for _, o := range listed {
+		own[strings.TrimSuffix(strings.ToLower(o), "/")] = true
+	}
+	return own
+}
+
+// originAllowed refuses browsers on other origins (DNS rebinding and CSRF against the
+// server): a request with an Origin must come from one of origins; a request without one
+// is not a browser's.
+func originAllowed(r *http.Request, origins map[string]bool) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
 	}
-	u, err := url.Parse(o)
-	if err != nil {
+	u, err := url.Parse(strings.ToLower(o))
+	if err != nil || u.Host == "" {
 		return false
 	}
-	h := u.Hostname()
-	return h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback())
+	return origins[u.Scheme+"://"+u.Host]
 }
+
+// eraHandler serves both eras of MCP on one endpoint. A client of 2026-07-28 (no
+// initialize, no Mcp-Session-Id; every request names its version in the
+// Mcp-Protocol-Version header and its _meta) is answered statelessly; any other request
+// (initialize, a request of a 2025 session, its GET stream and DELETE) by the stateful
+// handler. The go-sdk serves the new era only from a stateless handler, and only the
+// old one from a stateful handler: each request goes to the one of its era. Both share
+// one mcp.Server, so tools, errors, progress and sessions are the same for both.
+func eraHandler(server func(*http.Request) *mcp.Server) http.Handler {
+	events := mcp.NewMemoryEventStore(nil)
+	events.SetMaxBytes(eventStoreBytes)
+	legacy := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{EventStore: events})
+	modern := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+		Stateless: true,
+		// A 2026 call lives as long as its POST: a client that drops it cancels the call.
+		PropagateRequestCancellation: true,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if modernRequest(r) {
+			modern.ServeHTTP(w, r)
+			return
+		}
+		legacy.ServeHTTP(retryingWriter{ResponseWriter: w}, r)
+	})
+}
+
+// eventStoreBytes bounds what the 2025 era keeps of its SSE streams for clients that
+// resume one (Last-Event-ID); the oldest events go first.
+const eventStoreBytes = 16 << 20
+
+// modernEra is the first protocol revision without initialize and protocol sessions.
+const modernEra = "2026-07-28"
+
+// modernRequest says whether r belongs to the 2026-07-28 era (or a later one, which the
+// stateless handler refuses with the versions it knows).
+func modernRequest(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" &&
+		r.Header.Get("Mcp-Protocol-Version") >= modernEra
+}
+
+// sseRetryMs is the reconnection delay a 2025 client is told on each POST SSE stream, in
+// its priming event (SEP-1699: the event that opens the stream has an id and a retry).
+const sseRetryMs = "1000"
+
+// retryingWriter adds the retry field to the go-sdk's priming event, which carries only
+// the event id (fields of one SSE event may come in any order).
+type retryingWriter struct{ http.ResponseWriter }
+
+func (w retryingWriter) Write(b []byte) (int, error) {
+	if bytes.HasPrefix(b, []byte("event: prime\n")) && strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		if _, err := io.WriteString(w.ResponseWriter, "retry: "+sseRetryMs+"\n"); err != nil {
+			return 0, err
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes on to the connection (SSE events must not wait in a buffer).
+func (w retryingWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w retryingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

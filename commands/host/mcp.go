@@ -97,7 +97,7 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 		for _, name := range names {
 			mt := MCPTool(t, name)
 			if remote {
-				requireBrowserSession(t, mt)
+				remoteSchema(t, mt)
 			}
 			s.AddTool(mt, h.observed(t, remote, h.toolHandler(t, remote)))
 		}
