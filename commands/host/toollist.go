@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// leanToolList sends tools/list without the hints that state MCP's defaults. The go-sdk
+// leanToolList sends tools/list without the hints that state MCP's defaults and without
+// what leanTool leaves out. The go-sdk
 // (1.7 on) writes readOnlyHint and idempotentHint even when false, their default, which
 // costs about 2.4 KB over our tool list; its switch back (MCPGODEBUG=hintomitempty=1) is
 // read from the environment once at program start, too early for us to set it. The
@@ -24,11 +26,29 @@ type leanHints struct {
 	Title           string `json:"title,omitempty"`
 }
 
-// leanTool is a tool whose annotations marshal as leanHints (the outer field wins over
-// the embedded tool's).
+// leanTool is a tool as tools/list sends it (the outer fields win over the embedded
+// tool's): annotations as leanHints; no title, which only restated the name (Title is
+// the name in words; clients show the name without one); and an input schema without
+// additionalProperties: false, which every tool's schema said and which the server
+// enforces itself (an unknown parameter is INVALID_ARGUMENT naming the known ones).
+// Over HTTP, with x-mcp-header on the session parameter and browserSessionId required,
+// these are what keep the list within its budget (TestToolsListFitsItsBudget).
 type leanTool struct {
 	*mcp.Tool
+	Title       string     `json:"title,omitempty"`
+	InputSchema any        `json:"inputSchema"`
 	Annotations *leanHints `json:"annotations,omitempty"`
+}
+
+// leanInput is s without additionalProperties at its top.
+func leanInput(s any) any {
+	in, ok := s.(*jsonschema.Schema)
+	if !ok || in.AdditionalProperties == nil {
+		return s
+	}
+	cp := *in
+	cp.AdditionalProperties = nil
+	return &cp
 }
 
 func (l leanToolList) MarshalJSON() ([]byte, error) {
@@ -36,6 +56,7 @@ func (l leanToolList) MarshalJSON() ([]byte, error) {
 	tools := make([]leanTool, len(l.Tools))
 	for i, t := range l.Tools {
 		tools[i].Tool = t
+		tools[i].InputSchema = leanInput(t.InputSchema)
 		if t.Annotations != nil {
 			h := leanHints(*t.Annotations)
 			tools[i].Annotations = &h

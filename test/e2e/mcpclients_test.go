@@ -59,30 +59,34 @@ func TestOfficialMCPClients(t *testing.T) {
 		}
 	})
 
-	t.Run("SDKOverStdio", func(t *testing.T) {
-		h := e2e.New(t)
-		serverEnv := map[string]string{}
-		for _, kv := range h.Env {
-			k, v, _ := strings.Cut(kv, "=")
-			serverEnv[k] = v
-		}
-		b, _ := json.Marshal(serverEnv)
-		runSuite(t, node, dir, "stdio", append(h.Env, "W365_BIN="+h.Bin, "W365_SERVER_ENV="+string(b), "W365_PAGE_URL="+pages.URL))
-	})
+	// Each client: the 1.x SDK (2025-11-25), and the 2.x client negotiating the era
+	// (auto) and pinned to 2026-07-28 (pin); both 2.x modes must end up in the 2026 era.
+	for _, sdk := range []string{"v1", "v2-auto", "v2-pin"} {
+		t.Run("SDKOverStdio/"+sdk, func(t *testing.T) {
+			h := e2e.New(t)
+			serverEnv := map[string]string{}
+			for _, kv := range h.Env {
+				k, v, _ := strings.Cut(kv, "=")
+				serverEnv[k] = v
+			}
+			b, _ := json.Marshal(serverEnv)
+			runSuite(t, node, dir, []string{"stdio", sdk}, append(h.Env, "W365_BIN="+h.Bin, "W365_SERVER_ENV="+string(b), "W365_PAGE_URL="+pages.URL))
+		})
 
-	t.Run("SDKOverHTTP", func(t *testing.T) {
-		h := e2e.New(t)
-		addr := freeAddr(t)
-		ctx, cancel := context.WithCancel(context.Background())
-		srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
-		srv.Env, srv.Stderr = h.Env, os.Stderr
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cancel(); srv.Wait() })
-		waitListening(t, addr)
-		runSuite(t, node, dir, "http", append(h.Env, "W365_BIN="+h.Bin, "W365_HTTP_URL=http://"+addr+"/", "W365_PAGE_URL="+pages.URL))
-	})
+		t.Run("SDKOverHTTP/"+sdk, func(t *testing.T) {
+			h := e2e.New(t)
+			addr := freeAddr(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
+			srv.Env, srv.Stderr = h.Env, os.Stderr
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cancel(); srv.Wait() })
+			waitListening(t, addr)
+			runSuite(t, node, dir, []string{"http", sdk}, append(h.Env, "W365_BIN="+h.Bin, "W365_HTTP_URL=http://"+addr+"/", "W365_PAGE_URL="+pages.URL))
+		})
+	}
 
 	// The SDK's default environment has no XDG_RUNTIME_DIR: serve --mcp must find the
 	// host in /run/user/UID. A private mount namespace gives this test its own /run/user.
@@ -122,15 +126,15 @@ func TestOfficialMCPClients(t *testing.T) {
 	})
 }
 
-func runSuite(t *testing.T, node, dir, mode string, env []string) {
+func runSuite(t *testing.T, node, dir string, args []string, env []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "suite.mjs"), mode)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "suite.mjs")}, args...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("%s suite: %v\n%s", mode, err, out)
+		t.Fatalf("%v suite: %v\n%s", args, err, out)
 	}
 	t.Logf("%s", out)
 }
