@@ -196,8 +196,29 @@ func eraHandler(server func(*http.Request) *mcp.Server) http.Handler {
 			modern.ServeHTTP(w, r)
 			return
 		}
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && r.Method == http.MethodPost {
+			// The session's version is the one negotiated at initialize; a request that
+			// names an older one (the conformance suite's do) still gets that session's
+			// stream features (the priming event).
+			if v := negotiatedVersion(server(r), sid); v > r.Header.Get("Mcp-Protocol-Version") {
+				r.Header.Set("Mcp-Protocol-Version", v)
+			}
+		}
 		legacy.ServeHTTP(retryingWriter{ResponseWriter: w}, r)
 	})
+}
+
+// negotiatedVersion is the protocol version the 2025-era session id agreed on, "" if
+// no such session is open.
+func negotiatedVersion(s *mcp.Server, id string) string {
+	for ss := range s.Sessions() {
+		if ss.ID() == id {
+			if p := ss.InitializeParams(); p != nil {
+				return p.ProtocolVersion
+			}
+		}
+	}
+	return ""
 }
 
 // eventStoreBytes bounds what the 2025 era keeps of its SSE streams for clients that
