@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -44,6 +45,30 @@ type HTTPOptions struct {
 	// PublicURL is how clients reach this server (scheme://host[:port]), for the URLs it
 	// hands out (live views); default: the OAuth resource, else the listening address.
 	PublicURL string `json:"publicUrl,omitempty"`
+	// RouteName is the name a router in front of several hosts knows this one by: the
+	// sessions HTTP clients start get ids NAME.s-…, which the router sends here whatever
+	// pod the request would otherwise hash to (docs/deployment.md).
+	RouteName string `json:"routeName,omitempty"`
+}
+
+// MaxRouteNameLen keeps NAME.s-<32 hex> within a session name's length.
+const MaxRouteNameLen = session.MaxNameLen - len(".s-") - 32
+
+// ValidateRouteName checks a route name: a session name's characters, short enough to
+// prefix a session id.
+func ValidateRouteName(name string) error {
+	if err := session.ValidateName(name); err != nil || len(name) > MaxRouteNameLen || strings.Contains(name, ".") {
+		return werr.Invalid("route name %q: use letters, digits, '_' and '-', at most %d characters", name, MaxRouteNameLen)
+	}
+	return nil
+}
+
+// routedID is a fresh session id that names this host to a router, "" without a route name.
+func (h *Host) routedID() string {
+	if n := h.routeName.Load(); n != nil {
+		return *n + "." + session.NewID()
+	}
+	return ""
 }
 
 // ListenAndServeHTTP serves MCP over streamable HTTP until ctx ends. Without
@@ -88,6 +113,13 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 		if u, err := url.Parse(public); err == nil && u.Host != "" {
 			base = u.Scheme + "://" + u.Host
 		}
+	}
+	if o.RouteName != "" {
+		if err := ValidateRouteName(o.RouteName); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		h.routeName.Store(&o.RouteName)
 	}
 	// The first server's address is the one live views name.
 	h.httpBase.CompareAndSwap(nil, &base)

@@ -60,6 +60,10 @@ func (c callerHost) StartSession(ctx context.Context, name string, idle time.Dur
 		// Names share one space: a taken name would tell one principal of another's session.
 		return nil, werr.Invalid("only the local user names sessions; call without a name for a generated id")
 	}
+	if name == "" && !c.p.local {
+		// Behind a router, the id names the host that holds the session.
+		name = c.h.routedID()
+	}
 	return c.h.sessions.Start(ctx, session.StartOptions{Owner: c.p.name, Name: name, IdleLimit: idle})
 }
 

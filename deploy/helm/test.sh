@@ -104,7 +104,7 @@ upstreams=
 for h in 1 2; do
 	port=$(free_port)
 	mkdir -p "$work/h$h/home" && mkdir -m 700 "$work/h$h/run"
-	HOME=$work/h$h/home W365_RUNTIME_DIR=$work/h$h/run W365_API_KEY_FILE=$work/key \
+	HOME=$work/h$h/home W365_RUNTIME_DIR=$work/h$h/run W365_API_KEY_FILE=$work/key W365_ROUTE_NAME=w365-$((h - 1)) \
 		"$W365_BIN" --virtual serve --http "127.0.0.1:$port" 2>"$work/h$h/log" &
 	pids="$pids $!"
 	upstreams="$upstreams${upstreams:+,}127.0.0.1:$port"
