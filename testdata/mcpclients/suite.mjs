@@ -169,6 +169,15 @@ async function full(client, http) {
     check(valid, `${name}: structured result validates`, v && JSON.stringify(v.errors));
     const hasImage = (res.content ?? []).some((c) => c.type === "image");
     check(text(res).length > 0 || hasImage, `${name}: has content`);
+    if (name === "take_screenshot") {
+      // The image is also a resource of the session: read back byte for byte.
+      const img = res.content.find((c) => c.type === "image");
+      const link = res.content.find((c) => c.type === "resource_link");
+      const read = link && (await client.readResource({ uri: link.uri }));
+      const blob = read?.contents?.[0]?.blob;
+      check(img && blob === img.data && link.size === Buffer.from(img.data, "base64").length,
+        "take_screenshot: resources/read of its resource_link gives the inline image", JSON.stringify(link));
+    }
     if (name === "browser_eval_js") check(text(res) === "typed", "browser_type typed into the field", text(res));
     if (name === "browser_snapshot") {
       const wire = JSON.stringify(res).length;
