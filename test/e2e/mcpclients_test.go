@@ -36,10 +36,11 @@ func TestOfficialMCPClients(t *testing.T) {
 	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
 	t.Cleanup(pages.Close)
 
-	t.Run("InspectorStrict", func(t *testing.T) {
-		h := e2e.New(t)
-		cmd := exec.Command(node, filepath.Join(dir, "node_modules", ".bin", "mcp-inspector"), "--cli",
-			"-e", "W365_RUNTIME_DIR="+h.RuntimeDir, "--method", "tools/list", "--strict", h.Bin, "serve", "--mcp")
+	// MCP Inspector's CLI over stdio and HTTP: tools/list passes --strict, a call
+	// succeeds and an error result reads as one.
+	// wantExit is the exit code: 0, or for a tool error result the CLI's 5.
+	inspector := func(t *testing.T, h *e2e.Harness, wantExit int, target []string, args ...string) string {
+		cmd := exec.Command(node, append(append([]string{filepath.Join(dir, "node_modules", ".bin", "mcp-inspector"), "--cli"}, args...), target...)...)
 		cmd.Env = append(h.Env, "HOME="+t.TempDir())
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -50,16 +51,50 @@ func TestOfficialMCPClients(t *testing.T) {
 				findings = append(findings, l)
 			}
 		}
-		if err != nil || len(findings) > 0 {
-			t.Fatalf("inspector --strict: %v, findings %q\n%s", err, findings, stderr.String())
+		if cmd.ProcessState.ExitCode() != wantExit || len(findings) > 0 {
+			t.Fatalf("inspector %v: %v (want exit %d), findings %q\n%s\n%s", args, err, wantExit, findings, stdout.String(), stderr.String())
 		}
-		var list struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(stdout.Bytes(), &list); err != nil || len(list.Tools) == 0 {
-			t.Fatalf("inspector tools/list output: %v\n%.500s", err, stdout.String())
-		}
-	})
+		return stdout.String()
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run("Inspector/"+transport, func(t *testing.T) {
+			h := e2e.New(t)
+			target := []string{"-e", "W365_RUNTIME_DIR=" + h.RuntimeDir, h.Bin, "serve", "--mcp"}
+			if transport == "http" {
+				addr := freeAddr(t)
+				ctx, cancel := context.WithCancel(context.Background())
+				srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
+				srv.Env, srv.Stderr = h.Env, os.Stderr
+				if err := srv.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cancel(); srv.Wait() })
+				waitListening(t, addr)
+				target = []string{"--transport", "http", "http://" + addr + "/"}
+			}
+			var list struct {
+				Tools []json.RawMessage `json:"tools"`
+			}
+			out := inspector(t, h, 0, target, "--method", "tools/list", "--strict")
+			if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Tools) == 0 {
+				t.Fatalf("inspector tools/list output: %v\n%.500s", err, out)
+			}
+			var res struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			}
+			out = inspector(t, h, 0, target, "--method", "tools/call", "--tool-name", "get_screen_size")
+			if err := json.Unmarshal([]byte(out), &res); err != nil || res.IsError {
+				t.Fatalf("inspector get_screen_size: %v\n%.500s", err, out)
+			}
+			out = inspector(t, h, 5, target, "--method", "tools/call", "--tool-name", "click", "--tool-arg", "x=10", "y=10", "button=sideways")
+			if err := json.Unmarshal([]byte(out), &res); err != nil || !res.IsError || len(res.Content) == 0 || !strings.HasPrefix(res.Content[0].Text, "INVALID_ARGUMENT: ") {
+				t.Fatalf("inspector click with a bad button: %v\n%.500s", err, out)
+			}
+		})
+	}
 
 	// Each client: the 1.x SDK (2025-11-25), and the 2.x client negotiating the era
 	// (auto) and pinned to 2026-07-28 (pin); both 2.x modes must end up in the 2026 era.
