@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/w365/w365/commands"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -225,6 +227,10 @@ func eraHandler(server func(*http.Request) *mcp.Server) http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if modernRequest(r) {
+			if err := fillSessionHeader(r); err != nil {
+				http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+				return
+			}
 			modern.ServeHTTP(w, r)
 			return
 		}
@@ -289,3 +295,53 @@ func (w retryingWriter) Flush() { http.NewResponseController(w.ResponseWriter).F
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w retryingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// fillSessionHeader gives a 2026 tools/call that names its session in the arguments but
+// not in SessionHeader the header its argument implies. A client sends the header only
+// for tools it has listed (x-mcp-header is in tools/list); one that calls a tool it knows
+// by name would otherwise be refused for the missing header. Only a request that carries
+// the header can be routed by it; a header that contradicts the argument is still refused.
+func fillSessionHeader(r *http.Request) error {
+	if r.Header.Get(SessionHeader) != "" || r.Header.Get("Mcp-Method") != "tools/call" {
+		return nil
+	}
+	t := commands.Lookup(r.Header.Get("Mcp-Name"))
+	if t == nil {
+		return nil
+	}
+	param := headerParam(t.InputSchema())
+	if param == "" {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > mcp.DefaultMaxRequestBodyBytes {
+		return werr.Invalid("request body exceeds %d bytes", mcp.DefaultMaxRequestBodyBytes)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		Params struct {
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return nil // the SDK answers the malformed request
+	}
+	if v, ok := msg.Params.Arguments[param].(string); ok && v != "" && isHeaderSafe(v) {
+		r.Header.Set(SessionHeader, v)
+	}
+	return nil
+}
+
+// isHeaderSafe says whether v travels in a header as it is (session ids do; anything
+// else is left to the SDK, which refuses the call for the missing header).
+func isHeaderSafe(v string) bool {
+	for _, c := range v {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -141,20 +141,29 @@ func remoteSchema(t *tool.Tool, mt *mcp.Tool) {
 	if isBrowserTool(t) && in.Properties["browserSessionId"] != nil && !slices.Contains(in.Required, "browserSessionId") {
 		cp.Required = append(slices.Clone(in.Required), "browserSessionId")
 	}
-	for _, name := range []string{"browserSessionId", "sessionId"} {
-		if p := in.Properties[name]; p != nil && p.Type == "string" {
-			hp := *p
-			hp.Extra = maps.Clone(p.Extra)
-			if hp.Extra == nil {
-				hp.Extra = map[string]any{}
-			}
-			hp.Extra["x-mcp-header"] = sessionHeaderName
-			cp.Properties = maps.Clone(in.Properties)
-			cp.Properties[name] = &hp
-			break
+	if name := headerParam(in); name != "" {
+		p := in.Properties[name]
+		hp := *p
+		hp.Extra = maps.Clone(p.Extra)
+		if hp.Extra == nil {
+			hp.Extra = map[string]any{}
 		}
+		hp.Extra["x-mcp-header"] = sessionHeaderName
+		cp.Properties = maps.Clone(in.Properties)
+		cp.Properties[name] = &hp
 	}
 	mt.InputSchema = &cp
+}
+
+// headerParam is the session parameter of the input schema in that travels as
+// SessionHeader: browserSessionId, else sessionId, "" when it has neither.
+func headerParam(in *jsonschema.Schema) string {
+	for _, name := range []string{"browserSessionId", "sessionId"} {
+		if p := in.Properties[name]; p != nil && p.Type == "string" {
+			return name
+		}
+	}
+	return ""
 }
 
 // isBrowserTool says whether t acts on a session's browser: the tools that need
