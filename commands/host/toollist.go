@@ -3,9 +3,12 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/commands"
 )
 
 // leanToolList sends tools/list without the hints that state MCP's defaults and without
@@ -68,13 +71,48 @@ func (l leanToolList) MarshalJSON() ([]byte, error) {
 	}{(*plain)(l.ListToolsResult), tools})
 }
 
-// leanToolLists is the receiving middleware that wraps tools/list results.
+// MetaToolsets in a tools/list request's _meta names the toolsets the client wants listed
+// (as --toolsets does: names, or "all"): a client starts with a small entry set and asks
+// for more as it goes (docs/mcp.md#a-lean-list). It narrows the list only: every tool the
+// server serves stays callable.
+const MetaToolsets = "w365/toolsets"
+
+// leanToolLists is the receiving middleware that wraps tools/list results, keeping only
+// the toolsets the request's MetaToolsets names.
 func leanToolLists(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			return leanToolList{lr}, nil
+		lr, ok := res.(*mcp.ListToolsResult)
+		if !ok || err != nil {
+			return res, err
 		}
-		return res, err
+		if want, ok := requestedToolsets(req); ok {
+			cp := *lr
+			cp.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(mt *mcp.Tool) bool {
+				t := commands.Lookup(mt.Name)
+				return t == nil || !slices.Contains(want, "all") && !slices.Contains(want, t.Toolset)
+			})
+			lr = &cp
+		}
+		return leanToolList{lr}, nil
 	}
+}
+
+// requestedToolsets is the MetaToolsets of a tools/list request, ok false without one.
+func requestedToolsets(req mcp.Request) ([]string, bool) {
+	lr, ok := req.(*mcp.ListToolsRequest)
+	if !ok || lr.Params == nil {
+		return nil, false
+	}
+	raw, ok := lr.Params.Meta[MetaToolsets].([]any)
+	if !ok {
+		return nil, false
+	}
+	var names []string
+	for _, v := range raw {
+		if s, ok := v.(string); ok {
+			names = append(names, s)
+		}
+	}
+	return names, true
 }

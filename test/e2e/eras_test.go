@@ -177,3 +177,45 @@ func TestBothMCPErasOnEveryTransport(t *testing.T) {
 		}
 	}
 }
+
+// A client may list a small entry set (tools/list with _meta w365/toolsets) and widen it
+// as it goes; what it has not listed stays callable.
+func TestToolsListNarrowsToTheToolsetsAsked(t *testing.T) {
+	h := e2e.New(t)
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		cmd := exec.Command(h.Bin, "serve", "--mcp", "--toolsets", "all")
+		cmd.Env, cmd.Stderr = h.Env, os.Stderr
+		c := mcp.NewClient(&mcp.Implementation{Name: "e2e-toolsets", Version: "1"}, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: era})
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func(sets ...string) (int, []string) {
+			p := &mcp.ListToolsParams{}
+			if sets != nil {
+				p.Meta = mcp.Meta{host.MetaToolsets: sets}
+			}
+			res, err := cs.ListTools(ctx, p)
+			if err != nil {
+				t.Fatalf("%s tools/list %v: %v", era, sets, err)
+			}
+			var names []string
+			for _, tl := range res.Tools {
+				names = append(names, tl.Name)
+			}
+			return len(res.Tools), names
+		}
+		all, _ := count()
+		entry, names := count("session")
+		wider, _ := count("session", "desktop")
+		if !(0 < entry && entry < wider && wider < all) || !slices.Contains(names, "mcp_W365ComputerUse_StartSession") || slices.Contains(names, "click") {
+			t.Fatalf("%s: session %d %v, session+desktop %d, all %d", era, entry, names, wider, all)
+		}
+		if res := e2e.Call(t, cs, "get_screen_size", map[string]any{}); res.IsError {
+			t.Fatalf("%s: a tool outside the listed set: %s", era, e2e.Text(res))
+		}
+		cs.Close()
+		cancel()
+	}
+}
