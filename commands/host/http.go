@@ -179,7 +179,7 @@ func (hs *httpServer) serve(ctx context.Context) error {
 // (its listening address, by IP and, on loopback, as localhost; its public URL) and those
 // the policy lists (httpAllowedOrigins). Another port on the same host is another origin.
 func ownOrigins(listen, base string, listed []string) map[string]bool {
-	own := map[string]bool{base: true}
+	own := map[string]bool{strings.ToLower(base): true}
 	if host, port, err := net.SplitHostPort(listen); err == nil {
 		own["http://"+net.JoinHostPort(host, port)] = true
 		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
