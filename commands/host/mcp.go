@@ -383,7 +383,8 @@ func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
 }
 
 // successResult is out as a result. Its images are image content (the contract's result)
-// and, for a call in session s, result resources too, each named by a resource_link.
+// and, for a call in session s, result resources too, as are the files it wrote, each
+// named by a resource_link.
 func (h *Host) successResult(t *tool.Tool, out any, full bool, s *session.Session) *mcp.CallToolResult {
 	sc, err := t.Structured(out, full)
 	if err != nil {
@@ -396,6 +397,11 @@ func (h *Host) successResult(t *tool.Tool, out any, full bool, s *session.Sessio
 			if s != nil {
 				res.Content = append(res.Content, h.results.add(s, img.Data, img.MIMEType, imageExt(img.MIMEType)))
 			}
+		}
+	}
+	if fo, ok := out.(tool.FileOutput); ok && s != nil {
+		for _, f := range fo.OutputFiles() {
+			res.Content = append(res.Content, h.results.add(s, f.Data, f.MIMEType, f.Ext))
 		}
 	}
 	// The text is the short human form (the snapshot's outline, a window table, a

@@ -16,8 +16,8 @@ import (
 )
 
 // Results as resources (docs/mcp.md#results-as-resources): every image a call returns
-// (screenshots, zooms, browser screenshots) is also kept as a resource of the call's
-// session, named in the result by a resource_link with its size, MIME type and sha256,
+// (screenshots, zooms, browser screenshots) and every file it writes (saved PDFs) is also
+// kept as a resource of the call's session, named in the result by a resource_link with its size, MIME type and sha256,
 // and read back whole with resources/read. A result resource lives while its session does
 // and at most resultTTL; the store holds at most resultBytes, the oldest going first.
 const (
@@ -33,7 +33,7 @@ const (
 var resultTemplate = &mcp.ResourceTemplate{
 	Name:        "call-result",
 	Title:       "Call result",
-	Description: "An image or file a call returned, kept while its session lives (at most 15 minutes)",
+	Description: "An image or file a call returned or wrote, kept while its session lives (at most 15 minutes)",
 	URITemplate: resultURIHead + "{session}/result/{name}",
 }
 

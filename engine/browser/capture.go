@@ -170,7 +170,11 @@ func (b *Browser) PageState(ctx context.Context, fields []string) (*PageState, e
 type PDFResult struct {
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
+	data  []byte
 }
+
+// Data is the PDF as it was written.
+func (r PDFResult) Data() []byte { return r.data }
 
 // PDFSave prints the active tab to a PDF file: see outputPath for where it may go.
 func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PDFResult, error) {
@@ -195,7 +199,7 @@ func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PD
 	if err := writeOutput(real, data, overwrite); err != nil {
 		return nil, err
 	}
-	return &PDFResult{Path: real, Bytes: len(data)}, nil
+	return &PDFResult{Path: real, Bytes: len(data), data: data}, nil
 }
 
 // Redacted replaces every cookie value in output.

@@ -7,6 +7,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 // A screenshot comes back inline and as a resource of its session: the resource_link
@@ -61,5 +66,37 @@ func TestScreenshotIsASessionResource(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI}); err == nil {
 		t.Fatalf("%s is still readable after its session ended", link.URI)
+	}
+}
+
+// A saved PDF is a resource of its session too: resources/read gives the bytes the file holds.
+func TestSavedPDFIsASessionResource(t *testing.T) {
+	h := e2e.New(t)
+	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
+	t.Cleanup(pages.Close)
+	cs := h.MCP()
+	if res := e2e.Call(t, cs, "browser_navigate", map[string]any{"url": pages.URL + "/form.html"}); res.IsError {
+		t.Fatalf("navigate: %s", e2e.Text(res))
+	}
+	res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "resource.pdf", "overwrite": true})
+	var pdf struct {
+		Path string `json:"path"`
+	}
+	e2e.Structured(t, res, &pdf)
+	var link *mcp.ResourceLink
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			link = l
+		}
+	}
+	file, err := os.ReadFile(pdf.Path)
+	if err != nil || link == nil || link.MIMEType != "application/pdf" || link.Size == nil || *link.Size != int64(len(file)) {
+		t.Fatalf("pdf %s (%v, %d bytes), link %+v", pdf.Path, err, len(file), link)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+	if err != nil || len(rr.Contents) != 1 || !bytes.Equal(rr.Contents[0].Blob, file) {
+		t.Fatalf("resources/read %s: %v, not the file's %d bytes", link.URI, err, len(file))
 	}
 }
