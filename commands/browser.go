@@ -451,6 +451,10 @@ type PDFOut struct{ browser.PDFResult }
 
 func (o PDFOut) Text() string { return fmt.Sprintf("%s (%d bytes)", o.Path, o.Bytes) }
 
+func (o PDFOut) OutputFiles() []tool.File {
+	return []tool.File{{Data: o.Data(), MIMEType: "application/pdf", Ext: "pdf"}}
+}
+
 // PageStateIn is browser_get_page_state's input.
 type PageStateIn struct {
 	Fields []string `json:"fields" jsonschema:"dom and screenshot can be large" w365:"enum=url|title|dom|screenshot|tabs,minItems=1"`

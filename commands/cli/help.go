@@ -21,6 +21,7 @@ var environment = [][2]string{
 	{"W365_API_KEY", "key serve --http requires as Authorization: Bearer KEY or x-api-key: KEY"},
 	{"W365_API_KEY_FILE", "a file whose first line is that key (a systemd credential, a container secret)"},
 	{"W365_KEYS_FILE", "serve --http's keys file: NAME KEY lines, one principal each (--keys-file)"},
+	{"W365_ROUTE_NAME", "the name a router knows this serve --http by; HTTP sessions get ids NAME.s-... (--route-name)"},
 	{"W365_PUBLIC_URL", "how clients reach serve --http, for the live-view URLs it hands out (--public-url)"},
 	{"W365_RUNTIME_DIR", "directory of the host's socket, pid file and log (default: $XDG_RUNTIME_DIR/w365, else /run/user/UID/w365 when it is ours, else /tmp/w365-UID)"},
 	{"XDG_RUNTIME_DIR", "see W365_RUNTIME_DIR"},

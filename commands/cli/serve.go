@@ -38,6 +38,7 @@ type serveFlags struct {
 	traceShots      bool
 	keysFile        string
 	publicURL       string
+	routeName       string
 	oauth           host.OAuthConfig
 }
 
@@ -87,6 +88,7 @@ Without --mcp or --http, serve runs the host in the foreground on its socket onl
 	fs.StringVar(&f.trace, "trace", "", "record every call of every session into DIR (see w365 trace)")
 	fs.BoolVar(&f.traceShots, "trace-screenshots", false, "with --trace: a thumbnail after each call that changes something")
 	fs.StringVar(&f.publicURL, "public-url", envOr("W365_PUBLIC_URL", ""), "how clients reach --http (scheme://host:port), for live-view URLs (env W365_PUBLIC_URL)")
+	fs.StringVar(&f.routeName, "route-name", envOr("W365_ROUTE_NAME", ""), "the name a router in front of several hosts knows this one by; HTTP sessions get ids NAME.s-... (env W365_ROUTE_NAME)")
 	fs.StringVar(&f.keysFile, "keys-file", envOr("W365_KEYS_FILE", ""), "API keys for --http: lines of NAME KEY (env W365_KEYS_FILE)")
 	fs.StringVar(&f.oauth.Issuer, "oauth-issuer", "", "accept OAuth bearer JWTs from this issuer (needs --oauth-jwks)")
 	fs.StringVar(&f.oauth.JWKS, "oauth-jwks", "", "the issuer's JSON Web Key Set: an http(s) URL or a file")
@@ -219,7 +221,12 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 
 // httpOptions gathers --http's principals: the keys file, W365_API_KEY, and OAuth.
 func httpOptions(f *serveFlags, so host.ServeOptions, sessionName string) (host.HTTPOptions, error) {
-	o := host.HTTPOptions{Addr: f.http, Serve: so, Session: sessionName, PublicURL: f.publicURL}
+	o := host.HTTPOptions{Addr: f.http, Serve: so, Session: sessionName, PublicURL: f.publicURL, RouteName: f.routeName}
+	if f.routeName != "" {
+		if err := host.ValidateRouteName(f.routeName); err != nil {
+			return o, err
+		}
+	}
 	if f.publicURL != "" {
 		if u, err := url.Parse(f.publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return o, werr.Invalid("--public-url %q: want http(s)://host[:port]", f.publicURL)

@@ -50,11 +50,17 @@ type Host struct {
 	opts     Options
 	log      *slog.Logger
 
+	// results are the images calls returned, as resources (results.go).
+	results resultStore
+
 	serversMu sync.Mutex
 	servers   map[string]*mcp.Server
 
 	// httpBase is the base URL of the host's HTTP server (nil while it serves none).
 	httpBase atomic.Pointer[string]
+	// routeName is the name a router knows this host by (HTTPOptions.RouteName), nil
+	// without one.
+	routeName atomic.Pointer[string]
 
 	lastUsed atomic.Int64
 	conns    atomic.Int64

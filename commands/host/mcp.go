@@ -85,6 +85,7 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	s.AddReceivingMiddleware(leanToolLists)
+	s.AddResourceTemplate(resultTemplate, h.readResult(remote))
 	for _, t := range commands.All() {
 		// The policy's tool lists: a tool they leave out is neither listed nor callable.
 		if !o.Selected(t) || !h.policy.ToolAllowed(append([]string{t.Name}, t.Legacy...)...) {
@@ -97,7 +98,7 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 		for _, name := range names {
 			mt := MCPTool(t, name)
 			if remote {
-				requireBrowserSession(t, mt)
+				remoteSchema(t, mt)
 			}
 			s.AddTool(mt, h.observed(t, remote, h.toolHandler(t, remote)))
 		}
@@ -306,7 +307,7 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 			return h.fail(t, err), nil
 		}
 		h.log.Debug("tool", "name", t.Name, "session", name, "ms", time.Since(start).Milliseconds())
-		return h.successResult(t, out, req.Params.Meta[MetaFull] == true), nil
+		return h.successResult(t, out, req.Params.Meta[MetaFull] == true, env.Session), nil
 	}
 }
 
@@ -381,7 +382,10 @@ func errorResult(e *werr.Error, cid string) *mcp.CallToolResult {
 	}
 }
 
-func (h *Host) successResult(t *tool.Tool, out any, full bool) *mcp.CallToolResult {
+// successResult is out as a result. Its images are image content (the contract's result)
+// and, for a call in session s, result resources too, as are the files it wrote, each
+// named by a resource_link.
+func (h *Host) successResult(t *tool.Tool, out any, full bool, s *session.Session) *mcp.CallToolResult {
 	sc, err := t.Structured(out, full)
 	if err != nil {
 		return h.fail(t, werr.Wrap(err, werr.Internal, "cannot encode the result of %s", t.Name))
@@ -390,6 +394,14 @@ func (h *Host) successResult(t *tool.Tool, out any, full bool) *mcp.CallToolResu
 	if im, ok := out.(tool.ImageOutput); ok {
 		for _, img := range im.OutputImages() {
 			res.Content = append(res.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
+			if s != nil {
+				res.Content = append(res.Content, h.results.add(s, img.Data, img.MIMEType, imageExt(img.MIMEType)))
+			}
+		}
+	}
+	if fo, ok := out.(tool.FileOutput); ok && s != nil {
+		for _, f := range fo.OutputFiles() {
+			res.Content = append(res.Content, h.results.add(s, f.Data, f.MIMEType, f.Ext))
 		}
 	}
 	// The text is the short human form (the snapshot's outline, a window table, a

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +60,10 @@ func (c callerHost) StartSession(ctx context.Context, name string, idle time.Dur
 		// Names share one space: a taken name would tell one principal of another's session.
 		return nil, werr.Invalid("only the local user names sessions; call without a name for a generated id")
 	}
+	if name == "" && !c.p.local {
+		// Behind a router, the id names the host that holds the session.
+		name = c.h.routedID()
+	}
 	return c.h.sessions.Start(ctx, session.StartOptions{Owner: c.p.name, Name: name, IdleLimit: idle})
 }
 
@@ -115,16 +120,50 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 	return s, nil
 }
 
-// requireBrowserSession marks browserSessionId required in the schema HTTP clients see of
-// a browser tool (over HTTP it must be given), so that a client following the schema sends it.
-func requireBrowserSession(t *tool.Tool, mt *mcp.Tool) {
+// SessionHeader is the header a 2026-07-28 client sends a call's session in
+// (Mcp-Param-Session: the x-mcp-header of sessionId and browserSessionId), so that a
+// router can send it to the pod of that session without reading the body.
+const SessionHeader = "Mcp-Param-" + sessionHeaderName
+
+const sessionHeaderName = "Session"
+
+// remoteSchema is the input schema HTTP clients see of t: browserSessionId required for a
+// browser tool (over HTTP it must be given), so that a client following the schema sends
+// it, and the session parameter marked x-mcp-header, so that a client sends it as a header
+// too. A tool declares one of the two (both name the same sessions); the header goes on
+// the first of browserSessionId and sessionId it has.
+func remoteSchema(t *tool.Tool, mt *mcp.Tool) {
 	in, ok := mt.InputSchema.(*jsonschema.Schema)
-	if !ok || !isBrowserTool(t) || in.Properties["browserSessionId"] == nil || slices.Contains(in.Required, "browserSessionId") {
+	if !ok {
 		return
 	}
 	cp := *in
-	cp.Required = append(slices.Clone(in.Required), "browserSessionId")
+	if isBrowserTool(t) && in.Properties["browserSessionId"] != nil && !slices.Contains(in.Required, "browserSessionId") {
+		cp.Required = append(slices.Clone(in.Required), "browserSessionId")
+	}
+	if name := headerParam(in); name != "" {
+		p := in.Properties[name]
+		hp := *p
+		hp.Extra = maps.Clone(p.Extra)
+		if hp.Extra == nil {
+			hp.Extra = map[string]any{}
+		}
+		hp.Extra["x-mcp-header"] = sessionHeaderName
+		cp.Properties = maps.Clone(in.Properties)
+		cp.Properties[name] = &hp
+	}
 	mt.InputSchema = &cp
+}
+
+// headerParam is the session parameter of the input schema in that travels as
+// SessionHeader: browserSessionId, else sessionId, "" when it has neither.
+func headerParam(in *jsonschema.Schema) string {
+	for _, name := range []string{"browserSessionId", "sessionId"} {
+		if p := in.Properties[name]; p != nil && p.Type == "string" {
+			return name
+		}
+	}
+	return ""
 }
 
 // isBrowserTool says whether t acts on a session's browser: the tools that need

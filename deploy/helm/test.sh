@@ -78,6 +78,14 @@ if $HELM template w365 "$chart" >/dev/null 2>"$work/err"; then
 	exit 1
 fi
 grep -q 'without a key' "$work/err"
+# Pod names are route names, which prefix session ids: a release name too long for one is refused.
+if $HELM template a-release-name-much-too-long "$chart" --set auth.apiKey=x >/dev/null 2>"$work/err"; then
+	echo "helm-test: the chart rendered pod names too long for route names" >&2
+	exit 1
+fi
+grep -q 'longer than the 29 characters' "$work/err"
+grep -q 'W365_ROUTE_NAME' "$work/minimal.out.yaml"
+grep -q '"~^w365-1\\." w365_host_1;' "$work/minimal.out.yaml"
 # values.schema.json refuses a misspelt value and a bad one.
 for bad in hosts.replica=2 hosts.screen=big "router.upstreams={a;b:1}"; do
 	if $HELM template w365 "$chart" --set auth.apiKey=x --set "$bad" >/dev/null 2>&1; then
@@ -104,7 +112,7 @@ upstreams=
 for h in 1 2; do
 	port=$(free_port)
 	mkdir -p "$work/h$h/home" && mkdir -m 700 "$work/h$h/run"
-	HOME=$work/h$h/home W365_RUNTIME_DIR=$work/h$h/run W365_API_KEY_FILE=$work/key \
+	HOME=$work/h$h/home W365_RUNTIME_DIR=$work/h$h/run W365_API_KEY_FILE=$work/key W365_ROUTE_NAME=w365-$((h - 1)) \
 		"$W365_BIN" --virtual serve --http "127.0.0.1:$port" 2>"$work/h$h/log" &
 	pids="$pids $!"
 	upstreams="$upstreams${upstreams:+,}127.0.0.1:$port"

@@ -170,7 +170,11 @@ func (b *Browser) PageState(ctx context.Context, fields []string) (*PageState, e
 type PDFResult struct {
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
+	data  []byte
 }
+
+// Data is the PDF as it was written.
+func (r PDFResult) Data() []byte { return r.data }
 
 // PDFSave prints the active tab to a PDF file: see openOutput for where it may go. The
 // directory is opened before printing and the file written in that very directory.
@@ -197,7 +201,7 @@ func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PD
 	if err := out.dir.WriteFile(out.name, data, 0o644, overwrite); err != nil {
 		return nil, err
 	}
-	return &PDFResult{Path: out.path, Bytes: len(data)}, nil
+	return &PDFResult{Path: out.path, Bytes: len(data), data: data}, nil
 }
 
 // Redacted replaces every cookie value in output.

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,6 +80,7 @@ type Policy struct {
 	ProtectedProcesses   []string `json:"protectedProcesses"`   // process names never closed or killed
 	ToolAllowlist        []string `json:"toolAllowlist"`        // empty: every tool; else only these MCP names (or aliases, or legacy names)
 	ToolDenylist         []string `json:"toolDenylist"`         // never these tools, whatever the allowlist says
+	HTTPAllowedOrigins   []string `json:"httpAllowedOrigins"`   // browser origins (scheme://host[:port]) that may call serve --http besides its own
 
 	// ProcessScope is what list_processes and kill_process act on: "session" (the session's
 	// desktop, browser and launched programs with their descendants) or "machine".
@@ -254,6 +256,11 @@ func Load(path string) (*Policy, error) {
 	}
 	if p.ProcessScope != ProcessScopeSession && p.ProcessScope != ProcessScopeMachine {
 		return nil, werr.Invalid("policy file %s: processScope is %q; it must be %q or %q", path, p.ProcessScope, ProcessScopeSession, ProcessScopeMachine)
+	}
+	for _, o := range p.HTTPAllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "" {
+			return nil, werr.Invalid("policy file %s: httpAllowedOrigins has %q; an origin is scheme://host[:port]", path, o)
+		}
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		p.Source = abs

@@ -23,6 +23,8 @@ import (
 var (
 	bin = flag.String("bin", "bin/w365", "w365 binary")
 	n   = flag.Int("n", 100, "samples per measurement")
+	// wireOnly skips the timings: the MCP wire sizes need no quiet machine.
+	wireOnly = flag.Bool("wire-only", false, "measure only the MCP wire bytes")
 )
 
 type stats struct{ p50, p95 time.Duration }
@@ -82,6 +84,10 @@ func main() {
 		os.Exit(1)
 	}
 	defer stopHost(rt)
+	if *wireOnly {
+		benchWire(env)
+		return
+	}
 	disp, xauth, err := sessionDesktop(env)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "session list:", err)
@@ -136,6 +142,7 @@ func main() {
 	// 5. Host idle RSS.
 	time.Sleep(2 * time.Second)
 	fmt.Printf("\n%-44s %10s   (aim: <= 40 MB)\n", "host idle RSS", rss(hostPID(rt)))
+	benchWire(env)
 	benchBrowser(env, rt)
 }
 

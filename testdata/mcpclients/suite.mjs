@@ -1,17 +1,35 @@
 // The MCP clients people run, against the built w365 binary. cmd/w365's
 // TestOfficialMCPClients runs this file (after npm ci of this folder's lock) as
-//   node suite.mjs stdio|http|defaultenv
-// It prints one line per check and exits 1 if any failed.
+//   node suite.mjs stdio|http|defaultenv [v1|v2-auto|v2-pin]
+// with the TypeScript SDK 1.x client (v1, the default), or the 2.x client
+// (@modelcontextprotocol/client) negotiating the era (v2-auto) or pinned to 2026-07-28
+// (v2-pin). It prints one line per check and exits 1 if any failed.
 //
 // Environment: W365_BIN (the binary), W365_SERVER_ENV (JSON: the stdio server's
 // environment), W365_HTTP_URL (http mode), W365_PAGE_URL (a test page on loopback).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+
+const sdk = process.argv[3] ?? "v1";
+const v2 = sdk.startsWith("v2");
+const { Client, StdioClientTransport, StreamableHTTPClientTransport } = v2
+  ? { ...(await import("@modelcontextprotocol/client")), ...(await import("@modelcontextprotocol/client/stdio")) }
+  : {
+      ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+      ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
+      ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
+    };
+// The era the client must end up in.
+const wantEra = sdk === "v1" ? "2025-11-25" : "2026-07-28";
+// The Mcp-Param-Session values the client sent (over HTTP).
+const sessionHeaders = [];
+const recordingFetch = (url, init) => {
+  const v = new Headers(init?.headers).get("mcp-param-session");
+  if (v) sessionHeaders.push(v);
+  return fetch(url, init);
+};
 
 const mode = process.argv[2];
 // A loaded shared machine can be slow; the SDK's default is 60 s.
@@ -33,9 +51,20 @@ function text(res) {
 }
 
 async function connect(transport) {
-  const client = new Client({ name: "w365-mcpclients", version: "1.0.0" });
+  const negotiation = { "v2-auto": { mode: "auto" }, "v2-pin": { mode: { pin: "2026-07-28" } } }[sdk];
+  const client = new Client({ name: "w365-mcpclients", version: "1.0.0" }, negotiation ? { versionNegotiation: negotiation } : {});
   await client.connect(transport);
+  if (v2) {
+    const era = client.getNegotiatedProtocolVersion();
+    check(era === wantEra, `${sdk} negotiated ${era}`, `want ${wantEra}`);
+  }
   return client;
+}
+
+// call is callTool in the signature of either major: 1.x takes (params, resultSchema,
+// options), 2.x (params, options).
+function call(client, params, options) {
+  return v2 ? client.callTool(params, options) : client.callTool(params, undefined, options);
 }
 
 async function listAll(client) {
@@ -61,6 +90,8 @@ async function full(client, http) {
   // Every schema compiles under ajv's strict mode (draft 2020-12, MCP's default dialect).
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
+  // MCP's own annotation (2026-07-28): the argument also travels as an Mcp-Param- header.
+  ajv.addKeyword({ keyword: "x-mcp-header", schemaType: "string" });
   const validators = new Map();
   let compiled = 0;
   for (const t of tools) {
@@ -79,10 +110,10 @@ async function full(client, http) {
 
   let bs;
   if (http) {
-    const made = await client.callTool({ name: "create_browser_session", arguments: {} }, undefined, { timeout });
+    const made = await call(client, { name: "create_browser_session", arguments: {} }, { timeout });
     bs = made.structuredContent?.browserSessionId;
     check(!made.isError && typeof bs === "string", "create_browser_session gives a browserSessionId", text(made));
-    const bare = await client.callTool({ name: "browser_list_tabs", arguments: {} }, undefined, { timeout });
+    const bare = await call(client, { name: "browser_list_tabs", arguments: {} }, { timeout });
     check(bare.isError && text(bare).startsWith("INVALID_ARGUMENT: "), "over HTTP a browser tool without browserSessionId is refused", text(bare));
   }
   const scoped = (name, args) => (bs && name.startsWith("browser_") ? { ...args, browserSessionId: bs } : args);
@@ -124,7 +155,7 @@ async function full(client, http) {
   for (const [name, args] of calls) {
     let res;
     try {
-      res = await client.callTool({ name, arguments: scoped(name, args) }, undefined, { timeout });
+      res = await call(client, { name, arguments: scoped(name, args) }, { timeout });
     } catch (e) {
       check(false, `${name} resolves`, e.message);
       continue;
@@ -138,11 +169,24 @@ async function full(client, http) {
     check(valid, `${name}: structured result validates`, v && JSON.stringify(v.errors));
     const hasImage = (res.content ?? []).some((c) => c.type === "image");
     check(text(res).length > 0 || hasImage, `${name}: has content`);
+    if (name === "take_screenshot") {
+      // The image is also a resource of the session: read back byte for byte.
+      const img = res.content.find((c) => c.type === "image");
+      const link = res.content.find((c) => c.type === "resource_link");
+      const read = link && (await client.readResource({ uri: link.uri }));
+      const blob = read?.contents?.[0]?.blob;
+      check(img && blob === img.data && link.size === Buffer.from(img.data, "base64").length,
+        "take_screenshot: resources/read of its resource_link gives the inline image", JSON.stringify(link));
+    }
     if (name === "browser_eval_js") check(text(res) === "typed", "browser_type typed into the field", text(res));
     if (name === "browser_snapshot") {
       const wire = JSON.stringify(res).length;
       check(wire <= 1.1 * text(res).length + 512, `snapshot wire ${wire} B within 1.1x its text ${text(res).length} B`);
     }
+  }
+
+  if (bs && v2) {
+    check(sessionHeaders.includes(bs), "the browser session went as the Mcp-Param-Session header too", JSON.stringify(sessionHeaders.slice(0, 5)));
   }
 
   // Errors: each resolves (no exception) with isError, and a text whose first line is
@@ -160,7 +204,7 @@ async function full(client, http) {
   for (const [name, args, code] of errors) {
     let res;
     try {
-      res = await client.callTool({ name, arguments: scoped(name, args) }, undefined, { timeout });
+      res = await call(client, { name, arguments: scoped(name, args) }, { timeout });
     } catch (e) {
       check(false, `${name} -> ${code} resolves`, e.message);
       continue;
@@ -174,7 +218,7 @@ async function full(client, http) {
 
   // Cancellation: an aborted call rejects at once, and the session goes on.
   const ac = new AbortController();
-  const slow = client.callTool({ name: "wait_milliseconds", arguments: { ms: 5000 } }, undefined, { signal: ac.signal, timeout });
+  const slow = call(client, { name: "wait_milliseconds", arguments: { ms: 5000 } }, { signal: ac.signal, timeout });
   setTimeout(() => ac.abort("test cancels"), 200);
   let cancelled = false;
   try {
@@ -183,13 +227,13 @@ async function full(client, http) {
     cancelled = true;
   }
   check(cancelled, "a cancelled call rejects");
-  const after = await client.callTool({ name: "get_cursor_position", arguments: {} });
+  const after = await call(client, { name: "get_cursor_position", arguments: {} });
   check(!after.isError, "the session answers after a cancel", text(after));
 
   // Progress: a call with a progress token succeeds, and whatever progress the server
   // sends is well formed and rises.
   const seen = [];
-  const res = await client.callTool({ name: "wait_milliseconds", arguments: { ms: 1500 } }, undefined, {
+  const res = await call(client, { name: "wait_milliseconds", arguments: { ms: 1500 } }, {
     timeout,
     onprogress: (p) => seen.push(p),
   });
@@ -198,7 +242,7 @@ async function full(client, http) {
     `progress notifications are well formed (${seen.length} received)`, JSON.stringify(seen));
   check(seen.length > 0, "progress is reported");
   if (bs) {
-    const closed = await client.callTool({ name: "close_browser_session", arguments: { browserSessionId: bs } }, undefined, { timeout });
+    const closed = await call(client, { name: "close_browser_session", arguments: { browserSessionId: bs } }, { timeout });
     check(!closed.isError, "close_browser_session ends it", text(closed));
   }
 }
@@ -217,10 +261,10 @@ async function defaultEnv() {
   try {
     // No env option: the SDK passes only its default inherited variables.
     const client = await connect(new StdioClientTransport({ command: bin, args: ["serve", "--mcp"], stderr: "inherit" }));
-    const res = await client.callTool({ name: "get_cursor_position", arguments: {} });
+    const res = await call(client, { name: "get_cursor_position", arguments: {} });
     check(res.structuredContent?.cursorX === 321 && res.structuredContent?.cursorY === 123,
       "the agent sees the cursor where the CLI put it", JSON.stringify(res.structuredContent));
-    const sl = await client.callTool({ name: "list_sessions", arguments: {} });
+    const sl = await call(client, { name: "list_sessions", arguments: {} });
     check(sl.structuredContent?.sessions?.some((s) => s.hostPid === pid), "the agent's session is the CLI host's",
       JSON.stringify(sl.structuredContent));
     await client.close();
@@ -234,7 +278,7 @@ try {
     const env = JSON.parse(process.env.W365_SERVER_ENV);
     await full(await connect(new StdioClientTransport({ command: bin, args: ["serve", "--mcp"], env, stderr: "inherit" })), false);
   } else if (mode === "http") {
-    await full(await connect(new StreamableHTTPClientTransport(new URL(process.env.W365_HTTP_URL))), true);
+    await full(await connect(new StreamableHTTPClientTransport(new URL(process.env.W365_HTTP_URL), { fetch: recordingFetch })), true);
   } else if (mode === "defaultenv") {
     await defaultEnv();
   } else {

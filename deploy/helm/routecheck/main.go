@@ -1,8 +1,10 @@
 // Command routecheck drives w365 hosts through the chart's router: for each session name it
 // starts a session over one MCP connection carrying W365-Session: NAME, then finds that
 // session over a second, new connection with the same header, which only works when the
-// router sent both to the same host. It also checks that names spread over the hosts, and
-// that a client without the header keeps one working connection.
+// router sent both to the same host. It also checks that names spread over the hosts, that
+// a client without the header keeps one working connection, and that stateless
+// (2026-07-28) requests for sessions on different hosts each reach their session's host by
+// the session id alone (sent as Mcp-Param-Session).
 //
 //	go run ./deploy/helm/routecheck -url http://127.0.0.1:8080/ -key-file KEY -hosts 2 alice bob ...
 package main
@@ -14,6 +16,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +34,11 @@ func main() {
 	}
 }
 
-type headers struct{ key, session string }
+type headers struct {
+	key, session string
+	// param collects the Mcp-Param-Session headers the client sent.
+	param *[]string
+}
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
@@ -39,8 +46,17 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	if h.session != "" {
 		r.Header.Set("W365-Session", h.session)
 	}
+	if v := r.Header.Get("Mcp-Param-Session"); v != "" && h.param != nil {
+		*h.param = append(*h.param, v)
+	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// Protocol eras: the 2025 one (initialize, Mcp-Session-Id) and the stateless 2026 one.
+const (
+	legacy    = "2025-11-25"
+	stateless = "2026-07-28"
+)
 
 type session struct {
 	SessionID string `json:"sessionId"`
@@ -49,12 +65,28 @@ type session struct {
 
 // call makes one MCP connection as name and calls tool; the result is its structured content.
 func call(ctx context.Context, url, key, name, tool string, args map[string]any) ([]byte, error) {
+	return callIn(ctx, legacy, url, headers{key: key, session: name}, tool, args)
+}
+
+// callIn is call by a client of era, with the headers h.
+func callIn(ctx context.Context, era, url string, h headers, tool string, args map[string]any) ([]byte, error) {
+	name := h.session
 	client := mcp.NewClient(&mcp.Implementation{Name: "w365-routecheck", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headers{key, name}}}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: h}},
+		&mcp.ClientSessionOptions{ProtocolVersion: era})
 	if err != nil {
 		return nil, fmt.Errorf("connect as %q: %v", name, err)
 	}
 	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != era {
+		return nil, fmt.Errorf("asked for %s, negotiated %s", era, got)
+	}
+	if era == stateless {
+		// tools/list tells the client which arguments travel as headers (x-mcp-header).
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			return nil, fmt.Errorf("tools/list as %q: %v", name, err)
+		}
+	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return nil, fmt.Errorf("%s as %q: %v", tool, name, err)
@@ -67,7 +99,12 @@ func call(ctx context.Context, url, key, name, tool string, args map[string]any)
 }
 
 func sessionCall(ctx context.Context, url, key, name, tool string, args map[string]any) (session, error) {
-	b, err := call(ctx, url, key, name, tool, args)
+	return sessionCallIn(ctx, legacy, url, headers{key: key, session: name}, tool, args)
+}
+
+func sessionCallIn(ctx context.Context, era, url string, h headers, tool string, args map[string]any) (session, error) {
+	name := h.session
+	b, err := callIn(ctx, era, url, h, tool, args)
 	if err != nil {
 		return session{}, err
 	}
@@ -130,7 +167,7 @@ func check(url, keyFile string, hosts int, names []string) error {
 	// No header: the router hashes the client's address, so initialize and every later
 	// request of the connection reach the same host.
 	client := mcp.NewClient(&mcp.Implementation{Name: "w365-routecheck", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headers{key, ""}}}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headers{key: key}}}, nil)
 	if err != nil {
 		return fmt.Errorf("connect without W365-Session: %v", err)
 	}
@@ -140,6 +177,51 @@ func check(url, keyFile string, hosts int, names []string) error {
 			return fmt.Errorf("tools/list without W365-Session: %v", err)
 		}
 	}
-	fmt.Printf("routecheck: ok: %d sessions each found on their host over a new connection; 16 names over %d hosts\n", len(names), len(seen))
+	if err := checkStateless(ctx, url, key, hosts); err != nil {
+		return err
+	}
+	fmt.Printf("routecheck: ok: %d sessions each found on their host over a new connection; 16 names over %d hosts; "+
+		"stateless requests of %d sessions on %d hosts each reached their host by Mcp-Param-Session\n", len(names), len(seen), hosts, hosts)
+	return nil
+}
+
+// checkStateless starts 2026-era sessions until they live on hosts different hosts (each
+// start is hashed by a W365-Session name), then, from new clients sending nothing but the
+// session id (the tool argument, which the client also sends as Mcp-Param-Session),
+// reaches each on its host.
+func checkStateless(ctx context.Context, url, key string, hosts int) error {
+	byHost := map[int]session{}
+	for i := 0; len(byHost) < hosts && i < 32; i++ {
+		st, err := sessionCallIn(ctx, stateless, url, headers{key: key, session: fmt.Sprintf("stateless-%d", i)}, "mcp_W365ComputerUse_StartSession", map[string]any{})
+		if err != nil {
+			return err
+		}
+		if _, dup := byHost[st.HostPID]; dup {
+			if _, err := callIn(ctx, stateless, url, headers{key: key}, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID}); err != nil {
+				return err
+			}
+			continue
+		}
+		byHost[st.HostPID] = st
+	}
+	if len(byHost) < hosts {
+		return fmt.Errorf("32 stateless sessions started on %d host(s), not %d", len(byHost), hosts)
+	}
+	for pid, st := range byHost {
+		var sent []string
+		found, err := sessionCallIn(ctx, stateless, url, headers{key: key, param: &sent}, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": st.SessionID})
+		if err != nil {
+			return fmt.Errorf("a stateless request for %s (host %d) did not reach it: %v", st.SessionID, pid, err)
+		}
+		if found.HostPID != pid {
+			return fmt.Errorf("%s: started on host %d, found on host %d", st.SessionID, pid, found.HostPID)
+		}
+		if !slices.Contains(sent, st.SessionID) {
+			return fmt.Errorf("the 2026 client did not send %s as Mcp-Param-Session (sent %v)", st.SessionID, sent)
+		}
+		if _, err := callIn(ctx, stateless, url, headers{key: key}, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID}); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -1,0 +1,65 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/w365/w365/test/e2e"
+)
+
+// serve --http answers browsers of its own origin and of the origins the policy lists,
+// and refuses every other, another port on localhost included (a dev server's page).
+func TestServeHTTPOriginsAreItsOwnAndThePolicys(t *testing.T) {
+	h := e2e.New(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(pol, []byte(`{"httpAllowedOrigins": ["https://app.example:3000"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	_, port, _ := strings.Cut(addr, ":")
+	srv := exec.Command(h.Bin, "--policy", pol, "serve", "--http", addr)
+	srv.Env, srv.Stderr = h.Env, os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	waitListening(t, addr)
+	status := func(origin string) int {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"o","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for origin, want := range map[string]int{
+		"":                               http.StatusOK,
+		"http://127.0.0.1:" + port:       http.StatusOK,
+		"http://localhost:" + port:       http.StatusOK,
+		"https://app.example:3000":       http.StatusOK,
+		"http://localhost:5173":          http.StatusForbidden,
+		"http://127.0.0.1:5173":          http.StatusForbidden,
+		"https://app.example:3001":       http.StatusForbidden,
+		"http://app.example:3000":        http.StatusForbidden,
+		"https://evil.example":           http.StatusForbidden,
+		"null":                           http.StatusForbidden,
+		"http://localhost:" + port + "0": http.StatusForbidden,
+	} {
+		if got := status(origin); got != want {
+			t.Errorf("Origin %q: status %d, want %d", origin, got, want)
+		}
+	}
+}
