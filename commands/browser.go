@@ -637,7 +637,7 @@ var BrowserClick = tool.Define(tool.Tool{
 		count = 2
 	}
 	e, err := elementOf(ctx, env, b, t, in.Selector != "")
-	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
 		// A ref inside a cross-origin iframe: the ref tools' way, same hit test.
 		p, err := st.Click(ctx, b, id, ref, snapshot.ClickOptions{Button: in.Button, ClickCount: count, Modifiers: in.Modifiers})
 		return ActOut{browser.ActionResult{Dialog: p.Dialog}}, err
@@ -668,7 +668,7 @@ var BrowserType = tool.Define(tool.Tool{
 		return ActOut{}, err
 	}
 	e, err := elementOf(ctx, env, b, t, in.Selector != "")
-	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
 		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
 		return ActOut{browser.ActionResult{Dialog: d}}, err
 	}

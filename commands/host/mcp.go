@@ -297,6 +297,7 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 				return h.fail(t, werr.Wrap(err, werr.Cancelled, "call cancelled while waiting for session %q", s.ID)), nil
 			}
 			prog.setPhase("running")
+			markRunning(ctx)
 			defer ticket.Done()
 			defer s.Touch()
 			env.Session = s

@@ -21,7 +21,7 @@ func TestRedactRemovesSecretsAndTypedText(t *testing.T) {
 		"headers":  map[string]any{"Authorization": "Bearer abc", "Accept": "text/html"},
 		"selector": "#q",
 	}
-	got := redact(commands.BrowserSetCookies, args)
+	got, _ := redact(commands.BrowserSetCookies, args, nil, false)
 	b, _ := json.Marshal(got)
 	for _, secret := range []string{"TOPSECRET", "k-123", "Bearer abc"} {
 		if strings.Contains(string(b), secret) {
@@ -33,7 +33,7 @@ func TestRedactRemovesSecretsAndTypedText(t *testing.T) {
 			t.Errorf("%s lost: %s", kept, b)
 		}
 	}
-	typed := redact(commands.TypeText, map[string]any{"text": "hunter2"})
+	typed, _ := redact(commands.TypeText, map[string]any{"text": "hunter2"}, &pageState{}, false)
 	if typed["text"] != "‹7 characters›" {
 		t.Errorf("typed text shown as %v", typed["text"])
 	}
@@ -59,7 +59,7 @@ func TestTraceIsBoundedAndWatchersLoseEventsRatherThanBlock(t *testing.T) {
 	defer cancel()
 	for i := range 300 {
 		ev := CallEvent{Phase: "end", ID: uint64(i), Time: time.Now(), Session: "s", Tool: "get_screen_size", ReadOnly: true}
-		h.traces.record(context.Background(), h, commands.GetScreenSize, ev, ev.Time, nil)
+		h.traces.record(context.Background(), h, h.traces.get("s"), commands.GetScreenSize, ev, ev.Time, nil)
 		h.calls.publish(ev) // nobody reads ch meanwhile: publishing must not block
 	}
 	if got := len(ch); got != cap(ch) {
