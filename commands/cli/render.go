@@ -128,6 +128,10 @@ func table(w io.Writer, rows reflect.Value, name string, terminal bool) {
 		}
 		cells[i] = map[string]string{}
 		fieldsOf(r, "", func(k string, f reflect.Value) {
+			if terminal && f.Kind() == reflect.Map {
+				// A map (a session's environment) is no column: --json shows it.
+				return
+			}
 			if !seen[k] {
 				seen[k] = true
 				cols = append(cols, k)
@@ -160,12 +164,16 @@ func table(w io.Writer, rows reflect.Value, name string, terminal bool) {
 	fitTable(w, head, body, termWidth(w))
 }
 
-// tableGap is the space between a table's columns.
-const tableGap = 2
+// tableGap is the space between a table's columns; minWrap is the narrowest last
+// column that wraps rather than being cut.
+const (
+	tableGap = 2
+	minWrap  = 16
+)
 
 // fitTable prints an aligned table in width columns (0: no limit): each column as
 // wide as its widest cell up to cellMax; when that is too wide, the widest columns
-// give way first, down to their header's width. Cells cut short end in "…", except
+// give way first, down to their header's width, the first column last. Cells cut short end in "…", except
 // in the last column, which wraps onto continuation lines: its text (a detail, a
 // message) is what a reader needs whole. --json has every cell whole.
 func fitTable(w io.Writer, head []string, body [][]string, width int) {
@@ -185,17 +193,20 @@ func fitTable(w io.Writer, head []string, body [][]string, width int) {
 			}
 			return t
 		}
-		for total() > width {
+		// The first column (what the rows are: an id, a name) gives way last.
+		shrink := func(from int) bool {
 			widest := -1
-			for j := range n {
+			for j := from; j < n; j++ {
 				if ws[j] > max(runeLen(head[j]), 4) && (widest < 0 || ws[j] > ws[widest]) {
 					widest = j
 				}
 			}
-			if widest < 0 {
-				break
+			if widest >= 0 {
+				ws[widest]--
 			}
-			ws[widest]--
+			return widest >= 0
+		}
+		for total() > width && (shrink(1) || shrink(0)) {
 		}
 	}
 	line := func(vals []string) {
@@ -215,7 +226,10 @@ func fitTable(w io.Writer, head []string, body [][]string, width int) {
 		for j := range n - 1 {
 			vals[j] = truncate(r[j], ws[j])
 		}
-		last := wrap(r[n-1], ws[n-1])
+		last := []string{truncate(r[n-1], ws[n-1])}
+		if ws[n-1] >= minWrap {
+			last = wrap(r[n-1], ws[n-1])
+		}
 		vals[n-1] = last[0]
 		line(vals)
 		for _, more := range last[1:] {
@@ -324,6 +338,10 @@ func cell(f reflect.Value, terminal bool) string {
 	}
 	if tm, ok := f.Interface().(time.Time); ok {
 		if terminal {
+			// Today's times need no date.
+			if y, m, d := tm.Local().Date(); time.Now().Year() == y && time.Now().Month() == m && time.Now().Day() == d {
+				return tm.Local().Format("15:04:05")
+			}
 			return tm.Local().Format("2006-01-02 15:04:05")
 		}
 		return tm.Format(time.RFC3339)

@@ -298,25 +298,18 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 		return res
 	}
 	must("browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"})
-	var snap struct {
-		Nodes []struct {
-			Ref, Role, Name string
-			Children        json.RawMessage
-		}
-		Text string
-	}
-	e2e.Structured(t, must("browser_snapshot", map[string]any{}), &snap)
+	snap := e2e.Text(must("browser_snapshot", map[string]any{}))
 	refOf := func(role, name string) string {
 		re := regexp.MustCompile(regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(e\d+)\]`)
-		mm := re.FindStringSubmatch(snap.Text)
+		mm := re.FindStringSubmatch(snap)
 		if mm == nil {
-			t.Fatalf("no %s %q in the snapshot:\n%s", role, name, snap.Text)
+			t.Fatalf("no %s %q in the snapshot:\n%s", role, name, snap)
 		}
 		return mm[1]
 	}
 	user, pw, goRef := refOf("textbox", "user"), refOf("textbox", "password"), refOf("button", "Sign in")
-	must("browser_type_ref", map[string]any{"ref": user, "text": plain})
-	must("browser_type_ref", map[string]any{"ref": pw, "text": canaries[0]})
+	must("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": user, "text": plain})
+	must("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": pw, "text": canaries[0]})
 	must("browser_fill_form", map[string]any{"fields": []any{map[string]any{"target": pw, "value": canaries[1]}}})
 	must("browser_execute_batch", map[string]any{"actions": []any{
 		map[string]any{"action": "type_ref", "params": map[string]any{"ref": pw, "text": canaries[2]}},
@@ -331,10 +324,10 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(400 * time.Millisecond)
-	must("browser_click_ref", map[string]any{"ref": goRef})
+	must("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": goRef})
 	hold.Wait()
 	shell := e2e.Call(t, web, "execute_shell_command", map[string]any{"sessionId": b, "command": "ls /no-such-dir-w365"})
-	bad := call("browser_click_ref", map[string]any{"ref": "e999"})
+	bad := call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": "e999"})
 	if !bad.IsError {
 		t.Fatal("clicking e999 worked")
 	}
