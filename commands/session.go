@@ -55,6 +55,9 @@ func (o SessionOut) Text() string {
 	if o.Policy != nil {
 		s += fmt.Sprintf(" policy=%s (%s)", o.Policy.Digest, o.Policy.Source)
 	}
+	if o.LiveViewURL != "" {
+		s += "\nlive view: " + o.LiveViewURL
+	}
 	return s
 }
 

@@ -55,6 +55,8 @@ type Host struct {
 
 	// httpBase is the base URL of the host's HTTP server (nil while it serves none).
 	httpBase atomic.Pointer[string]
+	// liveFrames holds, per session ID, when its live view last sent a frame (time.Time).
+	liveFrames sync.Map
 
 	lastUsed atomic.Int64
 	conns    atomic.Int64

@@ -5,10 +5,8 @@ package e2e_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -134,42 +131,12 @@ func waitFile(t *testing.T, path string, re *regexp.Regexp) string {
 	}
 }
 
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// httpAgent connects an MCP client over streamable HTTP to a serve --http joined to
-// the harness's host.
+// httpAgent is an MCP client over streamable HTTP of a serve --http joined to the
+// harness's host, with API key key.
 func httpAgent(t *testing.T, h *e2e.Harness, key string) *mcp.ClientSession {
 	t.Helper()
-	addr := freePort(t)
-	cmd := exec.Command(h.Bin, "serve", "--http", addr)
-	cmd.Env = append(h.Env, "W365_API_KEY="+key)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
-	url := "http://" + addr + "/"
-	for i := 0; i < 200; i++ {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{key}}}, nil)
-	if err != nil {
-		t.Fatalf("connect over HTTP: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	url, _ := serveHTTP(t, h, []string{"W365_API_KEY=" + key})
+	return connectHTTP(t, url, "Authorization", "Bearer "+key, nil)
 }
 
 var snapID = regexp.MustCompile(`s[0-9a-f]{6}-[0-9]+`)
@@ -530,5 +497,70 @@ func TestSessionListAndDoctorFitEightyColumns(t *testing.T) {
 		if name == "session" && !strings.Contains(screen, "a-rather-long") {
 			t.Errorf("session list:\n%s", screen)
 		}
+	}
+}
+
+// The live view's URL is in the text of session details; its page names the session,
+// shows the time of the last frame from the host, and has the script that says when
+// the stream was lost.
+func TestLiveViewPageNamesTheSessionAndItsLastFrame(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("get-screen-size")
+	url, _ := serveHTTP(t, h, nil)
+	agent := connectHTTP(t, url, "", "", nil)
+	id, live := startSession(t, agent)
+	details := h.MustRun("--session", id, "session", "details", id)
+	if !strings.Contains(details, "live view: "+live) {
+		t.Errorf("session details:\n%s\nwant the live view %s", details, live)
+	}
+	get := func(u string) string {
+		t.Helper()
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", u, resp.StatusCode, b.String())
+		}
+		return b.String()
+	}
+	page := get(live)
+	if !strings.Contains(page, `<b id="session">`+id+`</b>`) || !strings.Contains(page, "view.js?token=") {
+		t.Errorf("live page:\n%s", page)
+	}
+	base, q, _ := strings.Cut(live, "?")
+	if js := get(base + "view.js?" + q); !strings.Contains(js, "lost the stream at") {
+		t.Errorf("view.js:\n%s", js)
+	}
+	var st struct {
+		Session   string
+		LastFrame *time.Time
+	}
+	json.Unmarshal([]byte(get(base+"status?"+q)), &st)
+	if st.Session != id || st.LastFrame != nil {
+		t.Errorf("status before any frame: %+v", st)
+	}
+	// One frame of the stream, then the status has its time.
+	resp, err := http.Get(base + "stream?" + q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(resp.Body)
+	for {
+		l, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(l, "Content-Length:") {
+			break
+		}
+	}
+	resp.Body.Close()
+	json.Unmarshal([]byte(get(base+"status?"+q)), &st)
+	if st.LastFrame == nil || time.Since(*st.LastFrame) > time.Minute {
+		t.Errorf("status after a frame: %+v", st)
 	}
 }
