@@ -215,6 +215,14 @@ func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	if res := call(stdio, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": "e1"}); e2e.ErrorCode(res) != "SNAPSHOT_EXPIRED" {
 		t.Errorf("the stdio agent took no snapshot, yet latest meant: %s", e2e.Text(res))
 	}
+	// A port Chromium never connects to is no passing failure.
+	if res := call(stdio, "browser_navigate", map[string]any{"url": "http://127.0.0.1:6000/"}); !strings.Contains(e2e.Text(res), "ERR_UNSAFE_PORT") ||
+		!strings.Contains(e2e.ErrorMeta(res), `"retryable":false`) {
+		t.Errorf("navigating to an unsafe port: %s %s", e2e.Text(res), e2e.ErrorMeta(res))
+	}
+	if res := call(stdio, "browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}); res.IsError {
+		t.Fatal(e2e.Text(res))
+	}
 	var own struct{ SnapshotID string }
 	e2e.Structured(t, call(stdio, "browser_snapshot", map[string]any{}), &own)
 	if res := call(stdio, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": "e999"}); !strings.Contains(e2e.Text(res), own.SnapshotID) {
