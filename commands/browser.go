@@ -66,6 +66,7 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 			// Only the default session uses an attached browser; other sessions get their own.
 			o.CDPEndpoint = env.Host.Browser().CDPEndpoint
 		}
+		tool.Phase(ctx, "starting the session's browser")
 		return browser.Launch(ctx, o)
 	})
 }
@@ -544,6 +545,7 @@ var BrowserNavigate = browserTool(tool.Tool{
 	Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
 	Args:    []string{"url"}, Annotations: WebAct,
 }, func(ctx context.Context, b *browser.Browser, in NavigateIn) (NavOut, error) {
+	tool.Phase(ctx, "loading %.200s", in.URL)
 	r, err := deref(b.Navigate(ctx, in.URL, browser.WaitUntil(in.WaitUntil)))
 	return NavOut{r}, err
 })

@@ -281,6 +281,7 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 		env := &tool.Env{Policy: h.policy, Host: callerHost{h, p}}
 		prog := startProgress(ctx, req, t, in)
 		defer prog.done()
+		ctx = tool.WithPhase(ctx, func(p string) { prog.setPhase("%s", p) })
 		name := ""
 		if !t.Sessionless {
 			prog.setPhase("starting or finding its session")

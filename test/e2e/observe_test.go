@@ -410,7 +410,10 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 		t.Error("the agent's screenshot is not in the trace")
 	}
 	// No password anywhere: trace, watch, the host's log.
-	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	hostLog, err := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	if err != nil || !bytes.Contains(hostLog, []byte("w365 host started")) {
+		t.Errorf("no host.log to look in: %v", err)
+	}
 	for _, c := range canaries {
 		for what, text := range map[string]string{"trace": string(raw), "watch": watch, "host.log": string(hostLog)} {
 			if strings.Contains(text, c) {
