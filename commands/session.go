@@ -47,7 +47,7 @@ type SessionOut struct {
 
 func sessionOut(i session.Info) SessionOut {
 	return SessionOut{SessionID: i.ID, Owner: i.Owner, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
-		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env, LiveViewURL: i.LiveViewURL}
 }
 
 func (o SessionOut) Text() string {

@@ -511,7 +511,7 @@ func TestSessionListAndDoctorFitEightyColumns(t *testing.T) {
 	}
 }
 
-// The live view's URL is in the text of session details; its page names the session,
+// The live view's URL is in the text of session details and in session list; its page names the session,
 // shows the time of the last frame from the host, and has the script that says when
 // the stream was lost.
 func TestLiveViewPageNamesTheSessionAndItsLastFrame(t *testing.T) {
@@ -523,6 +523,9 @@ func TestLiveViewPageNamesTheSessionAndItsLastFrame(t *testing.T) {
 	details := h.MustRun("--session", id, "session", "details", id)
 	if !strings.Contains(details, "live view: "+live) {
 		t.Errorf("session details:\n%s\nwant the live view %s", details, live)
+	}
+	if list := h.MustRun("session", "list"); !strings.Contains(list, live) {
+		t.Errorf("session list:\n%s\nwant the live view %s", list, live)
 	}
 	get := func(u string) string {
 		t.Helper()
