@@ -181,8 +181,10 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		tr := h.traces.get(ev.Session)
 		if mayType(t.Name) {
 			var pg *pageState
-			if t.Name != "type_text" && (tr != nil || h.calls.watched(ev.Session)) {
+			if t.Name != "type_text" && end.Error == nil && (tr != nil || h.calls.watched(ev.Session)) {
 				// What the page says went into its password fields decides what is shown.
+				// Only after a call that succeeded: a failed one may never have reached the
+				// browser, and asking would start it.
 				pg = h.pageFields(ctx, ev.Session)
 			}
 			var hidden []string
