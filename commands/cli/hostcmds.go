@@ -386,9 +386,18 @@ func printStatus(iostr IO, st *host.Status) {
 	for _, t := range st.Traces {
 		rows = append(rows, [2]string{"trace", t.Session + " → " + t.Path})
 	}
+	width := termWidth(iostr.Out)
 	for _, r := range rows {
 		if iostr.OutIsTerminal {
-			fmt.Fprintf(iostr.Out, "%-11s %s\n", r[0]+":", r[1])
+			// Long values (the policy, the endpoints) wrap under themselves.
+			lines := []string{r[1]}
+			if width > 12+minWrap {
+				lines = wrap(r[1], width-12)
+			}
+			fmt.Fprintf(iostr.Out, "%-11s %s\n", r[0]+":", lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(iostr.Out, "%-11s %s\n", "", l)
+			}
 		} else {
 			fmt.Fprintf(iostr.Out, "%s\t%s\n", r[0], r[1])
 		}

@@ -481,12 +481,12 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 	}
 }
 
-// On an 80x24 terminal, session list and doctor fit: no line wraps.
-func TestSessionListAndDoctorFitEightyColumns(t *testing.T) {
+// On an 80x24 terminal, session list, doctor and host status fit: no line wraps.
+func TestSessionListDoctorAndHostStatusFitEightyColumns(t *testing.T) {
 	h := e2e.New(t)
 	h.MustRun("session", "start", "a-rather-long-session-name-1")
 	m := newTmux(t, h, 80, 24)
-	for _, c := range [][]string{{"session", "list"}, {"doctor"}} {
+	for _, c := range [][]string{{"session", "list"}, {"doctor"}, {"host", "status"}} {
 		name := c[0]
 		m.run(name, c...)
 		deadline := time.Now().Add(60 * time.Second)
@@ -505,8 +505,8 @@ func TestSessionListAndDoctorFitEightyColumns(t *testing.T) {
 				t.Errorf("w365 %s: a line of %d columns wraps:\n%s", strings.Join(c, " "), n, l)
 			}
 		}
-		if name == "session" && !strings.Contains(screen, "a-rather-long") {
-			t.Errorf("session list:\n%s", screen)
+		if want := map[string]string{"session": "a-rather-long", "doctor": "CHECK", "host": "policy:"}[name]; !strings.Contains(screen, want) {
+			t.Errorf("w365 %s printed no %q:\n%s", strings.Join(c, " "), want, screen)
 		}
 	}
 }
