@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -44,8 +46,14 @@ func Report(err error, stderr io.Writer) int {
 		return st.Code
 	}
 	e := ForCLI(Normalize(err), "w365 ")
-	fmt.Fprintln(stderr, "w365:", e)
+	fmt.Fprintln(stderr, paint(Colour(isTerminal(stderr)), sgrRed, "w365: "+e.Error()))
 	return ExitCode(e)
+}
+
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // Normalize returns err's *werr.Error; anything else is cobra or pflag rejecting the

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -154,7 +155,7 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 		Use:   "show [FILE]",
 		Short: "Write a trace as a self-contained HTML report (timeline with screenshots)",
 		Long: "Write FILE (a trace; without it, the newest trace of --session, or of any session when\n" +
-			"that one has none) as one HTML file that any browser opens offline: the calls numbered as\n" +
+			"no --session is given and the default session has none) as one HTML file that any browser opens offline: the calls numbered as\n" +
 			"watch numbers them, with their queued and run times, arguments, refs, results or errors\n" +
 			"(hint, details, correlation id), the images the calls returned and the screenshots after\n" +
 			"them (click one for full size), and an \"errors only\" switch (or open it with #errors).\n" +
@@ -167,14 +168,15 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 				in = args[0]
 			} else {
 				list, err := ListTraces(g.Session)
-				if err == nil && len(list) == 0 {
+				if err == nil && len(list) == 0 && g.Session == session.DefaultName {
+					// No session named: the newest trace of any.
 					list, err = ListTraces("")
 				}
 				if err != nil {
 					return err
 				}
 				if len(list) == 0 {
-					return werr.New(werr.NotFound, "no trace to show").WithHint("w365 trace start begins one; w365 trace list lists them")
+					return werr.New(werr.NotFound, "no trace of session %q to show", g.Session).WithHint("w365 trace start begins one; w365 trace list lists them")
 				}
 				in = list[0].Path
 			}
