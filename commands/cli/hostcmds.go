@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -249,13 +250,21 @@ func EventLine(ev host.CallEvent, terminal bool) string {
 	ts := ev.Time.Local().Format("15:04:05.000")
 	if ev.Phase == "start" {
 		line := fmt.Sprintf("%s start #%d %s", ts, ev.ID, ev.Tool)
-		if a := argText(ev.Args, ev.Refs, terminal); a != "" {
+		args := ev.Args
+		for _, k := range []string{"sessionId", "browserSessionId"} {
+			if args[k] == ev.Session {
+				// Watch is of one session: naming it on every line is noise.
+				args = maps.Clone(args)
+				delete(args, k)
+			}
+		}
+		if a := argText(args, ev.Refs, terminal); a != "" {
 			line += " " + a
 		}
 		return line + fmt.Sprintf(" (%s, %s)", ev.Frontend, ev.Principal)
 	}
 	line := fmt.Sprintf("%s end   #%d %s %dms", ts, ev.ID, ev.Tool, ev.DurationMs)
-	if ev.QueuedMs > 0 {
+	if ev.QueuedMs >= queuedShownMs {
 		line += " queued " + (time.Duration(ev.QueuedMs) * time.Millisecond).String()
 	}
 	if a := argText(ev.Shown, nil, terminal); a != "" {
@@ -280,6 +289,10 @@ func EventLine(ev host.CallEvent, terminal bool) string {
 	}
 	return line + " " + res
 }
+
+// queuedShownMs is the shortest wait for the session that watch and the trace report
+// show: below it a call only passed through the queue.
+const queuedShownMs = 10
 
 // ErrorSummary is an error on one line: code, message, hint, details and the
 // correlation id that finds it in host.log.

@@ -142,7 +142,7 @@ func TraceHTML(in, out string) error {
 		if x.N == 0 {
 			x.N = i + 1
 		}
-		if r.QueuedMs > 0 {
+		if r.QueuedMs >= queuedShownMs {
 			x.Queued = ms(r.QueuedMs).String()
 		}
 		if len(r.Args) > 0 {

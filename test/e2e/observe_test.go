@@ -324,6 +324,7 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	watch := waitFile(t, watchOut, regexp.MustCompile(`end\s+#\d+ browser_screenshot`))
+	t.Logf("watch printed:\n%s", watch)
 
 	type rec struct {
 		ID            int
