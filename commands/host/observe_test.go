@@ -103,9 +103,12 @@ func TestTraceFileNamesStayInTheirDirectory(t *testing.T) {
 
 func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 	pg := &pageState{Focus: "text", Passwords: []string{"s3cret-pw"}}
-	code, _ := redact(commands.BrowserRunCode, map[string]any{"code": `const p = "s3cret-pw"; await page.fill('#pw', "lit-typed"); await page.click("#go")`}, pg, false)
+	code, typed := redact(commands.BrowserRunCode, map[string]any{"code": `const p = "s3cret-pw"; await page.fill('#pw', "lit-typed"); await page.click("#go")`}, pg, false)
 	if c := code["code"].(string); strings.Contains(c, "s3cret-pw") || strings.Contains(c, "lit-typed") || !strings.Contains(c, `page.click("#go")`) {
 		t.Errorf("run_code recorded as %s", c)
+	}
+	if len(typed) != 1 || typed[0] != "lit-typed" {
+		t.Errorf("run_code's typed strings, to hide in its result too: %v", typed)
 	}
 	if start, _ := redact(commands.BrowserRunCode, map[string]any{"code": "return 1"}, nil, false); start["code"] != "‹8 characters›" {
 		t.Errorf("run_code before the page answered: %v", start["code"])

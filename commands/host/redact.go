@@ -150,7 +150,9 @@ func (r redactor) value(key string, v any, cookie bool) any {
 			if r.pg == nil {
 				return lengthOnly(s)
 			}
-			return scrubCode(s, r.pg.Passwords)
+			out, typed := scrubCode(s, r.pg.Passwords)
+			*r.hidden = append(*r.hidden, typed...)
+			return out
 		}
 	case r.typedText(key):
 		if s, ok := v.(string); ok {
@@ -219,14 +221,17 @@ func leaves(acts []any) bool {
 // fill(selector, "text"), type(...), pressSequentially(...), insertText("text").
 var typingCall = regexp.MustCompile("\\.(?:fill|type|pressSequentially|insertText)\\(\\s*(?:(?:'(?:\\\\.|[^'\\\\])*'|\"(?:\\\\.|[^\"\\\\])*\"|`(?:\\\\.|[^`\\\\])*`)\\s*,\\s*)?('(?:\\\\.|[^'\\\\])*'|\"(?:\\\\.|[^\"\\\\])*\"|`(?:\\\\.|[^`\\\\])*`)")
 
-// scrubCode hides in code the strings its typing calls type and every secret.
-func scrubCode(code string, secrets []string) string {
+// scrubCode hides in code the strings its typing calls type and every secret; it
+// returns the strings it hid for typing.
+func scrubCode(code string, secrets []string) (string, []string) {
+	var typed []string
 	out := typingCall.ReplaceAllStringFunc(code, func(m string) string {
 		sub := typingCall.FindStringSubmatchIndex(m)
 		lit := m[sub[2]:sub[3]]
+		typed = append(typed, lit[1:len(lit)-1])
 		return m[:sub[2]] + lit[:1] + lengthOnly(lit[1:len(lit)-1]) + lit[:1] + m[sub[3]:]
 	})
-	return scrubAll(out, secrets)
+	return scrubAll(out, secrets), typed
 }
 
 // scrubAll hides every secret in s.
