@@ -107,6 +107,9 @@ func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 	if c := code["code"].(string); strings.Contains(c, "s3cret-pw") || strings.Contains(c, "lit-typed") || !strings.Contains(c, `page.click("#go")`) {
 		t.Errorf("run_code recorded as %s", c)
 	}
+	if c, _ := scrubCode("await page.fill(sel, 'by-var-sel'); await page.keyboard.type(`a, b`)", nil); strings.Contains(c, "by-var-sel") || strings.Contains(c, "a, b") {
+		t.Errorf("typing calls with a selector expression, a lone text: %s", c)
+	}
 	if len(typed) != 1 || typed[0] != "lit-typed" {
 		t.Errorf("run_code's typed strings, to hide in its result too: %v", typed)
 	}

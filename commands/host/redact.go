@@ -217,9 +217,13 @@ func leaves(acts []any) bool {
 	return false
 }
 
+// jsString is a JavaScript string literal: '...', "..." or `...`.
+const jsString = `'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|` + "`(?:\\\\.|[^`\\\\])*`"
+
 // typingCall matches a string literal that a Playwright typing call types:
-// fill(selector, "text"), type(...), pressSequentially(...), insertText("text").
-var typingCall = regexp.MustCompile("\\.(?:fill|type|pressSequentially|insertText)\\(\\s*(?:(?:'(?:\\\\.|[^'\\\\])*'|\"(?:\\\\.|[^\"\\\\])*\"|`(?:\\\\.|[^`\\\\])*`)\\s*,\\s*)?('(?:\\\\.|[^'\\\\])*'|\"(?:\\\\.|[^\"\\\\])*\"|`(?:\\\\.|[^`\\\\])*`)")
+// fill(selector, "text") (the selector a literal or a plain expression), type(...),
+// pressSequentially(...), insertText("text").
+var typingCall = regexp.MustCompile(`\.(?:fill|type|pressSequentially|insertText)\(\s*(?:(?:` + jsString + `|[^,()'"` + "`" + `]*)\s*,\s*)?(` + jsString + `)`)
 
 // scrubCode hides in code the strings its typing calls type and every secret; it
 // returns the strings it hid for typing.
