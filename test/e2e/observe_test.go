@@ -247,7 +247,8 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 	ps := newPageServer(t)
 	state := t.TempDir()
 	h.SetEnv("XDG_STATE_HOME", state)
-	h.MustRun("get-screen-size")
+	// A host whose browsers are headless Chromium: the report is checked in one.
+	h.MustRun("--headless", "get-screen-size")
 	web := httpAgent(t, h, "agent-key-2")
 	var bs struct{ BrowserSessionID string }
 	e2e.Structured(t, e2e.Call(t, web, "create_browser_session", nil), &bs)
@@ -435,7 +436,7 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 			t.Errorf("the report holds the password %s", c)
 		}
 	}
-	// Chromium (a session's browser, driven by another agent): the agent's screenshot
+	// Headless Chromium (a session's browser, driven by another agent): the agent's screenshot
 	// opens at full size, the error card has its hint and correlation id, and #errors
 	// shows the failed call alone.
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(report))))
@@ -455,6 +456,11 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 	}
 	if res := e2e.Call(t, viewer, "browser_navigate", map[string]any{"url": srv.URL + "/" + filepath.Base(report)}); res.IsError {
 		t.Fatal(e2e.Text(res))
+	}
+	var ua string
+	eval(`JSON.stringify(navigator.userAgent)`, &ua)
+	if !strings.Contains(ua, "Headless") {
+		t.Errorf("the report is not in headless Chromium: %s", ua)
 	}
 	if res := e2e.Call(t, viewer, "browser_click", map[string]any{"selector": `img.thumb[alt^="returned by"]`}); res.IsError {
 		t.Fatal(e2e.Text(res))
