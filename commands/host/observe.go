@@ -12,6 +12,7 @@ import (
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
 )
@@ -157,6 +158,11 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 			Session: sessionName(req, args), Tool: t.Name,
 			Principal: p.name, Frontend: front, Client: clientOf(req),
 			ReadOnly: t.Annotations.ReadOnly == tool.Yes,
+		}
+		if ev.Session == session.DefaultName {
+			// Each principal's "default" is a session of its own: name the one it is, so
+			// that watch and the trace of the person's default never show another's calls.
+			ev.Session = session.DefaultID(p.name)
 		}
 		hideAll := !h.policy.RecordTypedText
 		ev.Args, _ = redact(t, args, nil, hideAll)

@@ -167,6 +167,15 @@ func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	}
 
 	web := httpAgent(t, h, "agent-key-1")
+	// The person's default session is the person's: watching it shows no other
+	// principal's default session's calls.
+	defaultWatch := m.run("watch-default", "watch")
+	waitFile(t, defaultWatch, regexp.MustCompile(`watching session default`))
+	e2e.Call(t, web, "get_screen_size", map[string]any{})
+	h.MustRun("get-cursor-position")
+	if w := waitFile(t, defaultWatch, regexp.MustCompile(`end\s+#\d+ get_cursor_position`)); strings.Contains(w, "get_screen_size") {
+		t.Errorf("watch of the person's default shows the HTTP agent's own default session:\n%s", w)
+	}
 	var bs struct{ BrowserSessionID string }
 	e2e.Structured(t, e2e.Call(t, web, "create_browser_session", nil), &bs)
 	b := bs.BrowserSessionID
