@@ -66,6 +66,7 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 			// Only the default session uses an attached browser; other sessions get their own.
 			o.CDPEndpoint = env.Host.Browser().CDPEndpoint
 		}
+		tool.Phase(ctx, "starting the session's browser")
 		return browser.Launch(ctx, o)
 	})
 }
@@ -548,6 +549,7 @@ var BrowserNavigate = browserTool(tool.Tool{
 	Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
 	Args:    []string{"url"}, Annotations: WebAct,
 }, func(ctx context.Context, b *browser.Browser, in NavigateIn) (NavOut, error) {
+	tool.Phase(ctx, "loading %.200s", in.URL)
 	r, err := deref(b.Navigate(ctx, in.URL, browser.WaitUntil(in.WaitUntil)))
 	return NavOut{r}, err
 })
@@ -641,7 +643,7 @@ var BrowserClick = tool.Define(tool.Tool{
 		count = 2
 	}
 	e, err := elementOf(ctx, env, b, t, in.Selector != "")
-	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
 		// A ref inside a cross-origin iframe: the ref tools' way, same hit test.
 		p, err := st.Click(ctx, b, id, ref, snapshot.ClickOptions{Button: in.Button, ClickCount: count, Modifiers: in.Modifiers})
 		return ActOut{browser.ActionResult{Dialog: p.Dialog}}, err
@@ -672,7 +674,7 @@ var BrowserType = tool.Define(tool.Tool{
 		return ActOut{}, err
 	}
 	e, err := elementOf(ctx, env, b, t, in.Selector != "")
-	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
 		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
 		return ActOut{browser.ActionResult{Dialog: d}}, err
 	}

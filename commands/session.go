@@ -47,13 +47,16 @@ type SessionOut struct {
 
 func sessionOut(i session.Info) SessionOut {
 	return SessionOut{SessionID: i.ID, Owner: i.Owner, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
-		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env, LiveViewURL: i.LiveViewURL}
 }
 
 func (o SessionOut) Text() string {
 	s := fmt.Sprintf("%s display=%s host=%d started=%s", o.SessionID, o.Display, o.HostPID, o.Started.Format(time.RFC3339))
 	if o.Policy != nil {
 		s += fmt.Sprintf(" policy=%s (%s)", o.Policy.Digest, o.Policy.Source)
+	}
+	if o.LiveViewURL != "" {
+		s += "\nlive view: " + o.LiveViewURL
 	}
 	return s
 }

@@ -48,7 +48,7 @@ func refEnv(ctx context.Context, env *tool.Env, snapshotID string) (*snapshot.St
 		return nil, nil, "", err
 	}
 	if strings.EqualFold(snapshotID, "latest") {
-		if snapshotID = st.Latest(); snapshotID == "" {
+		if snapshotID = st.Latest(ctx); snapshotID == "" {
 			return nil, nil, "", werr.New(werr.SnapshotExpired, "no snapshot taken yet").WithHint("take a new snapshot")
 		}
 	}
@@ -70,7 +70,7 @@ func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target st
 	if err != nil {
 		return browser.Element{}, err
 	}
-	id, ref, isRef, err := st.ResolveTarget("", target)
+	id, ref, isRef, err := st.ResolveTarget(ctx, "", target)
 	if err != nil || !isRef {
 		return browser.CSS(target), err
 	}
@@ -120,7 +120,7 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 
 // crossOriginRef says whether elementOf refused target because it is a ref inside
 // a cross-origin iframe, which only the ref tools' path reaches; it returns that ref.
-func crossOriginRef(env *tool.Env, target string, err error) (*snapshot.Store, string, string, bool) {
+func crossOriginRef(ctx context.Context, env *tool.Env, target string, err error) (*snapshot.Store, string, string, bool) {
 	if werr.CodeOf(err) != werr.Unsupported {
 		return nil, "", "", false
 	}
@@ -128,7 +128,7 @@ func crossOriginRef(env *tool.Env, target string, err error) (*snapshot.Store, s
 	if serr != nil {
 		return nil, "", "", false
 	}
-	id, ref, isRef, rerr := st.ResolveTarget("", target)
+	id, ref, isRef, rerr := st.ResolveTarget(ctx, "", target)
 	return st, id, ref, isRef && rerr == nil
 }
 
@@ -667,3 +667,14 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 	}
 	return out, nil
 })
+
+// DescribeRef names the element a ref target of session s stands for, as the
+// caller of ctx's snapshots know it (`button "Submit"`), for records of calls; ""
+// when it names none.
+func DescribeRef(ctx context.Context, s *session.Session, snapshotID, target string) string {
+	st, err := snapshotsOf(&tool.Env{Session: s})
+	if err != nil {
+		return ""
+	}
+	return st.Describe(ctx, snapshotID, target)
+}

@@ -330,8 +330,8 @@ func tinyPNG() []byte {
 func TestModelFillsInTheLastSnapshotAndCompletesItsRefs(t *testing.T) {
 	m, _ := newTestModel(t)
 	drain(m, typeLine(m, "browser click-ref --ref e3"))
-	if !strings.Contains(scrollback(m), `"snapshotId"`) {
-		t.Errorf("without a snapshot the ref command should fail for its snapshotId:\n%s", scrollback(m))
+	if !strings.Contains(scrollback(m), "missing required flag --snapshot-id") {
+		t.Errorf("without a snapshot the ref command should fail naming its --snapshot-id flag:\n%s", scrollback(m))
 	}
 	drain(m, typeLine(m, "browser snapshot"))
 	drain(m, typeLine(m, "browser click-ref --ref e3"))

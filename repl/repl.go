@@ -280,7 +280,12 @@ func (r *runner) use(session string) {
 // changedFlags renders the flags the user set as arguments that set them again.
 func changedFlags(fs *pflag.FlagSet) []string {
 	var args []string
-	fs.Visit(func(f *pflag.Flag) {
+	// VisitAll, not Visit: cobra parses the root's flags through the subcommand's own
+	// flag set, so the root's set never records them as set, but the flags do.
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Changed {
+			return
+		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
 				args = append(args, "--"+f.Name+"="+v)

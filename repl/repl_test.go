@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/w365/w365/test/testenv"
 )
 
@@ -300,4 +302,24 @@ func stop(pid int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// `w365 --session s repl`: cobra parses the root's flags through the subcommand's
+// flag set, and the REPL must still see them as given.
+func TestRootFlagsGivenBeforeReplReachIt(t *testing.T) {
+	root := &cobra.Command{Use: "w365"}
+	var session string
+	root.PersistentFlags().StringVar(&session, "session", "default", "")
+	var got []string
+	root.AddCommand(&cobra.Command{Use: "repl", RunE: func(cmd *cobra.Command, _ []string) error {
+		got = changedFlags(cmd.Root().PersistentFlags())
+		return nil
+	}})
+	root.SetArgs([]string{"--session", "s-1", "repl"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "--session=s-1" {
+		t.Errorf("the REPL got root flags %v", got)
+	}
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -44,8 +46,14 @@ func Report(err error, stderr io.Writer) int {
 		return st.Code
 	}
 	e := ForCLI(Normalize(err), "w365 ")
-	fmt.Fprintln(stderr, "w365:", e)
+	fmt.Fprintln(stderr, paint(Colour(isTerminal(stderr)), sgrRed, "w365: "+e.Error()))
 	return ExitCode(e)
+}
+
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // Normalize returns err's *werr.Error; anything else is cobra or pflag rejecting the
@@ -74,9 +82,11 @@ var toolNameRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b`)
 })
 
-// ForCLI returns a copy of e whose message and hint name the commands a person types
-// (prefix + "list-windows") instead of the MCP tools (list_windows). MCP keeps the tool
-// names; only the CLI and the REPL print through this.
+// ForCLI returns a copy of e in the words of the command line: the commands a person
+// types (prefix + "list-windows") instead of the MCP tools (list_windows), flags
+// (--snapshot-id) instead of parameters ("snapshotId"), and, in the REPL (prefix ""),
+// hints without the "w365 " one does not type there. MCP keeps its own words; only
+// the CLI and the REPL print through this.
 func ForCLI(e *werr.Error, prefix string) *werr.Error {
 	c := *e
 	re := toolNameRE()
@@ -88,8 +98,67 @@ func ForCLI(e *werr.Error, prefix string) *werr.Error {
 	}
 	c.Message = re.ReplaceAllStringFunc(c.Message, repl)
 	c.Hint = re.ReplaceAllStringFunc(c.Hint, repl)
+	c.Message = parameterRE.ReplaceAllStringFunc(c.Message, func(m string) string {
+		return "flag --" + flagName(parameterRE.FindStringSubmatch(m)[1])
+	})
+	if prefix == "" {
+		c.Hint = cliCommandRE().ReplaceAllString(c.Hint, "$1")
+	}
 	return &c
 }
+
+// parameterRE is how the tools name a parameter in a message: parameter "snapshotId".
+var parameterRE = regexp.MustCompile(`parameter "([A-Za-z][A-Za-z0-9]*)"`)
+
+// cliCommandRE matches "w365 COMMAND" in a hint, for every top-level command.
+var cliCommandRE = sync.OnceValue(func() *regexp.Regexp {
+	seen := map[string]bool{}
+	names := []string{"host", "trace", "watch", "serve", "doctor", "repl", "help", "version"}
+	for _, t := range commands.All() {
+		if len(t.Path) > 0 && !seen[t.Path[0]] {
+			seen[t.Path[0]] = true
+			names = append(names, regexp.QuoteMeta(t.Path[0]))
+		}
+	}
+	return regexp.MustCompile(`\bw365 ((?:` + strings.Join(names, "|") + `)\b)`)
+})
+
+// nearFlags are the flags of cmd (its own and inherited) within two edits of name.
+func nearFlags(cmd *cobra.Command, name string) []string {
+	var out []string
+	visit := func(f *pflag.Flag) {
+		if d := editDistance(name, f.Name); d <= 2 && d < len(f.Name) && !slices.Contains(out, "--"+f.Name) {
+			out = append(out, "--"+f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// unknownFlagRE is pflag's message for an unknown long flag.
+var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
 
 // flagError turns pflag's messages into ours: a number flag given a word says what it
 // wants instead of quoting strconv.
@@ -115,6 +184,12 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return werr.Invalid("--%s wants %s, got %q", f.Name, want, inv.GetValue()).
 			WithHint("%s --help lists its flags", cmd.CommandPath())
+	}
+	if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil {
+		if near := nearFlags(cmd, m[1]); len(near) > 0 {
+			return werr.Wrap(err, werr.InvalidArgument, "%s", err.Error()).
+				WithHint("Did you mean %s? %s --help lists its flags", strings.Join(near, " or "), cmd.CommandPath())
+		}
 	}
 	return werr.Wrap(err, werr.InvalidArgument, "%s", err.Error()).
 		WithHint("%s --help lists its flags", cmd.CommandPath())

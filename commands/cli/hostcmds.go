@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -102,7 +104,7 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 	traceCmd.AddCommand(start)
 	traceCmd.AddCommand(&cobra.Command{
 		Use:     "stop",
-		Short:   "Stop recording and print the trace file",
+		Short:   "Stop recording: print the trace file, and its calls and errors on stderr",
 		Example: "  $ w365 trace stop",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -113,23 +115,76 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 			if g.JSON || g.JQ != "" {
 				return PrintJSON(iostr, g, info)
 			}
+			// The path alone on stdout, for scripts; the counts beside it on stderr.
+			fmt.Fprintf(iostr.Err, "trace of session %s: %d calls, %d errors\n", info.Session, info.Records, info.Errors)
 			fmt.Fprintln(iostr.Out, info.Path)
+			return nil
+		},
+	})
+	traceCmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the trace files of every session, newest first, with their calls and errors",
+		Long: "List the trace files in the sessions' output directories ($XDG_STATE_HOME/w365/sessions),\n" +
+			"newest first: session, start, calls, errors and path. Traces written with --dir elsewhere\n" +
+			"are not listed.",
+		Example: "  $ w365 trace list\n  $ w365 trace list --jq '.traces[0].path'",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, err := ListTraces("")
+			if err != nil {
+				return err
+			}
+			out := struct {
+				Traces []TraceFile `json:"traces"`
+			}{list}
+			if out.Traces == nil {
+				out.Traces = []TraceFile{}
+			}
+			if g.JSON || g.JQ != "" {
+				return PrintJSON(iostr, g, out)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(iostr.Err, "no traces yet; w365 trace start begins one")
+				return nil
+			}
+			Human(iostr.Out, &out, iostr.OutIsTerminal)
 			return nil
 		},
 	})
 	var out string
 	show := &cobra.Command{
-		Use:   "show FILE",
-		Short: "Write a trace as a self-contained HTML report (timeline with thumbnails)",
-		Long: "Write FILE (a trace) as one HTML file that any browser opens offline: a timeline of the calls\n" +
-			"with their durations, arguments, results or errors, and the thumbnails inline. Prints its path.",
-		Example: "  $ w365 trace show ~/.local/state/w365/sessions/default/trace-default-20260101-120000.000.jsonl",
-		Args:    exactArgs(1, "FILE"),
+		Use:   "show [FILE]",
+		Short: "Write a trace as a self-contained HTML report (timeline with screenshots)",
+		Long: "Write FILE (a trace; without it, the newest trace of --session, or of any session when\n" +
+			"no --session is given and the default session has none) as one HTML file that any browser opens offline: the calls numbered as\n" +
+			"watch numbers them, with their queued and run times, arguments, refs, results or errors\n" +
+			"(hint, details, correlation id), the images the calls returned and the screenshots after\n" +
+			"them (click one for full size), and an \"errors only\" switch (or open it with #errors).\n" +
+			"Prints its path.",
+		Example: "  $ w365 trace show\n  $ w365 trace show ~/.local/state/w365/sessions/default/trace-default-20260101-120000.000.jsonl -o report.html",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
+			var in string
+			if len(args) == 1 {
+				in = args[0]
+			} else {
+				list, err := ListTraces(g.Session)
+				if err == nil && len(list) == 0 && g.Session == session.DefaultName {
+					// No session named: the newest trace of any.
+					list, err = ListTraces("")
+				}
+				if err != nil {
+					return err
+				}
+				if len(list) == 0 {
+					return werr.New(werr.NotFound, "no trace of session %q to show", g.Session).WithHint("w365 trace start begins one; w365 trace list lists them")
+				}
+				in = list[0].Path
 			}
-			if err := TraceHTML(args[0], out); err != nil {
+			if out == "" {
+				out = strings.TrimSuffix(in, filepath.Ext(in)) + ".html"
+			}
+			if err := TraceHTML(in, out); err != nil {
 				return err
 			}
 			fmt.Fprintln(iostr.Out, out)
@@ -161,7 +216,11 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 				if g.JSON || g.JQ != "" {
 					PrintJSON(IO{Out: w}, g, ev)
 				} else {
-					fmt.Fprintln(w, EventLine(ev, iostr.OutIsTerminal))
+					line := EventLine(ev, iostr.OutIsTerminal)
+					if Colour(iostr.OutIsTerminal) {
+						line = colourEvent(ev, line)
+					}
+					fmt.Fprintln(w, line)
 				}
 				w.Flush()
 			})
@@ -180,48 +239,148 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 	}
 }
 
-// EventLine is one call event as watch prints it:
+// EventLine is one call event as watch prints it (and the trace's rows read the
+// same: numbered calls, refs with their role and name, queued time apart):
 //
-//	12:00:01.234 start #7 browser_navigate url=https://example.com (claude-code, local)
-//	12:00:01.780 end   #7 browser_navigate 546ms ok: Example Domain
+//	12:00:01.234 start #7 browser_click_ref ref=e4 button "Submit" (claude-code, local)
+//	12:00:05.780 end   #7 browser_click_ref 546ms queued 4.0s ok: clicked e4
+//	12:00:06.010 end   #8 execute_shell_command 80ms exit 2: ls: cannot access 'x'
+//	12:00:07.100 end   #9 browser_navigate 31ms NOT_FOUND: no tab (hint: …) [cid 3fa2b1c0d4e5]
 func EventLine(ev host.CallEvent, terminal bool) string {
 	ts := ev.Time.Local().Format("15:04:05.000")
 	if ev.Phase == "start" {
-		var args []string
-		keys := make([]string, 0, len(ev.Args))
-		for k := range ev.Args {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v := ev.Args[k]
-			s, ok := v.(string)
-			if !ok {
-				b, _ := json.Marshal(v)
-				s = string(b)
-			}
-			if terminal {
-				s = truncate(s, 80)
-			}
-			args = append(args, k+"="+strings.ReplaceAll(s, "\n", `\n`))
-		}
 		line := fmt.Sprintf("%s start #%d %s", ts, ev.ID, ev.Tool)
-		if len(args) > 0 {
-			line += " " + strings.Join(args, " ")
+		args := ev.Args
+		for _, k := range []string{"sessionId", "browserSessionId"} {
+			if args[k] == ev.Session {
+				// Watch is of one session: naming it on every line is noise.
+				args = maps.Clone(args)
+				delete(args, k)
+			}
+		}
+		if a := argText(args, ev.Refs, terminal); a != "" {
+			line += " " + a
 		}
 		return line + fmt.Sprintf(" (%s, %s)", ev.Frontend, ev.Principal)
 	}
-	res := "ok"
+	line := fmt.Sprintf("%s end   #%d %s %dms", ts, ev.ID, ev.Tool, ev.DurationMs)
+	if ev.QueuedMs >= queuedShownMs {
+		line += " queued " + (time.Duration(ev.QueuedMs) * time.Millisecond).String()
+	}
+	if a := argText(ev.Shown, nil, terminal); a != "" {
+		line += " " + a
+	}
 	if ev.Error != nil {
-		res = string(ev.Error.Code) + ": " + ev.Error.Message
-	} else if ev.Summary != "" {
+		return line + " " + ErrorSummary(ev.Error, ev.CorrelationID, terminal)
+	}
+	res := "ok"
+	switch {
+	case ev.TimedOut:
+		res = "timed out"
+	case ev.ExitCode != nil && *ev.ExitCode != 0:
+		res = fmt.Sprintf("exit %d", *ev.ExitCode)
+	}
+	if ev.Summary != "" {
 		s := strings.ReplaceAll(ev.Summary, "\n", " ")
 		if terminal {
 			s = truncate(s, 100)
 		}
 		res += ": " + s
 	}
-	return fmt.Sprintf("%s end   #%d %s %dms %s", ts, ev.ID, ev.Tool, ev.DurationMs, res)
+	return line + " " + res
+}
+
+// queuedShownMs is the shortest wait for the session that watch and the trace report
+// show: below it a call only passed through the queue.
+const queuedShownMs = 10
+
+// ErrorSummary is an error on one line: code, message, hint, details and the
+// correlation id that finds it in host.log.
+func ErrorSummary(e *werr.Error, cid string, terminal bool) string {
+	s := string(e.Code) + ": " + e.Message
+	if e.Hint != "" {
+		s += " (hint: " + e.Hint + ")"
+	}
+	if len(e.Details) > 0 {
+		b, _ := json.Marshal(e.Details)
+		d := string(b)
+		if terminal {
+			d = truncate(d, 120)
+		}
+		s += " details=" + d
+	}
+	if cid != "" {
+		s += " [cid " + cid + "]"
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// argText renders arguments as key=value, sorted; a ref is followed by what it names.
+func argText(args map[string]any, refs map[string]string, terminal bool) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	named := map[string]bool{}
+	for _, k := range keys {
+		v := args[k]
+		s, ok := v.(string)
+		if !ok {
+			b, _ := json.Marshal(v)
+			s = string(b)
+		} else if d := refs[s]; d != "" {
+			s += " " + d
+			named[args[k].(string)] = true
+		}
+		if terminal {
+			s = truncate(s, 80)
+		}
+		out = append(out, k+"="+strings.ReplaceAll(s, "\n", `\n`))
+	}
+	// Refs inside lists (fill_form's fields, execute_batch's actions) are named after.
+	var more []string
+	for r, d := range refs {
+		if !named[r] {
+			more = append(more, r+" "+d)
+		}
+	}
+	sort.Strings(more)
+	if len(more) > 0 {
+		out = append(out, "refs: "+strings.Join(more, ", "))
+	}
+	return strings.Join(out, " ")
+}
+
+// Terminal colours (SGR), used only on a terminal and never with NO_COLOR set.
+const (
+	sgrRed   = "31"
+	sgrFaint = "2"
+)
+
+// Colour says whether output to a terminal may be coloured (https://no-color.org).
+func Colour(terminal bool) bool {
+	_, no := os.LookupEnv("NO_COLOR")
+	return terminal && !no && os.Getenv("TERM") != "dumb"
+}
+
+func paint(on bool, sgr, s string) string {
+	if !on {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+// colourEvent paints an event line: errors red, non-zero exits red, starts faint.
+func colourEvent(ev host.CallEvent, line string) string {
+	switch {
+	case ev.Phase == "start":
+		return paint(true, sgrFaint, line)
+	case ev.Error != nil || ev.TimedOut || ev.ExitCode != nil && *ev.ExitCode != 0:
+		return paint(true, sgrRed, line)
+	}
+	return line
 }
 
 func printStatus(iostr IO, st *host.Status) {
@@ -242,9 +401,18 @@ func printStatus(iostr IO, st *host.Status) {
 	for _, t := range st.Traces {
 		rows = append(rows, [2]string{"trace", t.Session + " → " + t.Path})
 	}
+	width := termWidth(iostr.Out)
 	for _, r := range rows {
 		if iostr.OutIsTerminal {
-			fmt.Fprintf(iostr.Out, "%-11s %s\n", r[0]+":", r[1])
+			// Long values (the policy, the endpoints) wrap under themselves.
+			lines := []string{r[1]}
+			if width > 12+minWrap {
+				lines = wrap(r[1], width-12)
+			}
+			fmt.Fprintf(iostr.Out, "%-11s %s\n", r[0]+":", lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(iostr.Out, "%-11s %s\n", "", l)
+			}
 		} else {
 			fmt.Fprintf(iostr.Out, "%s\t%s\n", r[0], r[1])
 		}

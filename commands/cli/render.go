@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/itchyny/gojq"
 
 	"github.com/w365/w365/commands/tool"
@@ -126,6 +128,10 @@ func table(w io.Writer, rows reflect.Value, name string, terminal bool) {
 		}
 		cells[i] = map[string]string{}
 		fieldsOf(r, "", func(k string, f reflect.Value) {
+			if terminal && f.Kind() == reflect.Map {
+				// A map (a session's environment) is no column: --json shows it.
+				return
+			}
 			if !seen[k] {
 				seen[k] = true
 				cols = append(cols, k)
@@ -144,20 +150,131 @@ func table(w io.Writer, rows reflect.Value, name string, terminal bool) {
 		}
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := make([]string, len(cols))
 	for j, c := range cols {
 		head[j] = strings.ToUpper(strings.NewReplacer("-", " ", ".", " ").Replace(flagName(c)))
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, row := range cells {
-		vals := make([]string, len(cols))
+	body := make([][]string, len(cells))
+	for i, row := range cells {
+		body[i] = make([]string, len(cols))
 		for j, c := range cols {
-			vals[j] = truncate(strings.NewReplacer("\t", " ", "\n", " ").Replace(row[c]), cellMax)
+			body[i][j] = strings.NewReplacer("\t", " ", "\n", " ").Replace(row[c])
 		}
-		fmt.Fprintln(tw, strings.Join(vals, "\t"))
 	}
-	tw.Flush()
+	fitTable(w, head, body, termWidth(w))
+}
+
+// tableGap is the space between a table's columns; minWrap is the narrowest last
+// column that wraps rather than being cut.
+const (
+	tableGap = 2
+	minWrap  = 16
+)
+
+// fitTable prints an aligned table in width columns (0: no limit): each column as
+// wide as its widest cell up to cellMax; when that is too wide, the widest columns
+// give way first, down to their header's width, the first column last. Cells cut short end in "…", except
+// in the last column, which wraps onto continuation lines: its text (a detail, a
+// message) is what a reader needs whole. --json has every cell whole.
+func fitTable(w io.Writer, head []string, body [][]string, width int) {
+	n := len(head)
+	ws := make([]int, n)
+	for j := range n {
+		ws[j] = runeLen(head[j])
+		for _, r := range body {
+			ws[j] = max(ws[j], min(runeLen(r[j]), cellMax))
+		}
+	}
+	if width > 0 {
+		total := func() int {
+			t := tableGap * (n - 1)
+			for _, x := range ws {
+				t += x
+			}
+			return t
+		}
+		// The first column (what the rows are: an id, a name) gives way last.
+		shrink := func(from int) bool {
+			widest := -1
+			for j := from; j < n; j++ {
+				if ws[j] > max(runeLen(head[j]), 4) && (widest < 0 || ws[j] > ws[widest]) {
+					widest = j
+				}
+			}
+			if widest >= 0 {
+				ws[widest]--
+			}
+			return widest >= 0
+		}
+		for total() > width && (shrink(1) || shrink(0)) {
+		}
+	}
+	line := func(vals []string) {
+		var b strings.Builder
+		for j, v := range vals {
+			if j == n-1 {
+				b.WriteString(v)
+				break
+			}
+			b.WriteString(v + strings.Repeat(" ", ws[j]-runeLen(v)+tableGap))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(head)
+	for _, r := range body {
+		vals := make([]string, n)
+		for j := range n - 1 {
+			vals[j] = truncate(r[j], ws[j])
+		}
+		last := []string{truncate(r[n-1], ws[n-1])}
+		if ws[n-1] >= minWrap {
+			last = wrap(r[n-1], ws[n-1])
+		}
+		vals[n-1] = last[0]
+		line(vals)
+		for _, more := range last[1:] {
+			cont := make([]string, n)
+			cont[n-1] = more
+			line(cont)
+		}
+	}
+}
+
+// wrap breaks s into lines of at most n runes, at spaces where it can.
+func wrap(s string, n int) []string {
+	if n <= 0 || runeLen(s) <= n {
+		return []string{s}
+	}
+	var out []string
+	r := []rune(s)
+	for len(r) > n {
+		cut := n
+		for i := n; i > n/2; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, strings.TrimRight(string(r[:cut]), " "))
+		r = []rune(strings.TrimLeft(string(r[cut:]), " "))
+	}
+	return append(out, string(r))
+}
+
+func runeLen(s string) int { return len([]rune(s)) }
+
+// termWidth is the width of the terminal w writes to: $COLUMNS when set, else the
+// terminal's own; 0 when unknown (no limit).
+func termWidth(w io.Writer) int {
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil {
+			return cols
+		}
+	}
+	return 0
 }
 
 func truncate(s string, n int) string {
@@ -221,6 +338,10 @@ func cell(f reflect.Value, terminal bool) string {
 	}
 	if tm, ok := f.Interface().(time.Time); ok {
 		if terminal {
+			// Today's times need no date.
+			if y, m, d := tm.Local().Date(); time.Now().Year() == y && time.Now().Month() == m && time.Now().Day() == d {
+				return tm.Local().Format("15:04:05")
+			}
 			return tm.Local().Format("2006-01-02 15:04:05")
 		}
 		return tm.Format(time.RFC3339)

@@ -69,3 +69,38 @@ func TestEventLines(t *testing.T) {
 		t.Errorf("end line %q", got)
 	}
 }
+
+func TestErrorsSpeakTheCommandLine(t *testing.T) {
+	if r := runCLI(t, &fakeCaller{}, false, nil, "--sesion", "x", "get-screen-size"); r.code != 2 || !strings.Contains(r.stderr, "Did you mean --session?") {
+		t.Errorf("--sesion: %+v", r)
+	}
+	e := werr.Invalid(`missing required parameter "snapshotId"`).WithHint("w365 trace stop ends it; see list_windows")
+	if c := ForCLI(e, "w365 "); c.Message != "missing required flag --snapshot-id" || c.Hint != "w365 trace stop ends it; see w365 list-windows" {
+		t.Errorf("CLI words: %q (%q)", c.Message, c.Hint)
+	}
+	if c := ForCLI(e, ""); c.Hint != "trace stop ends it; see list-windows" {
+		t.Errorf("REPL hint: %q", c.Hint)
+	}
+}
+
+func TestEventLinesNameRefsQueueExitAndErrors(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local)
+	start := host.CallEvent{Phase: "start", ID: 8, Time: at, Tool: "browser_click_ref", Frontend: "agent", Principal: "local",
+		Args: map[string]any{"ref": "e4", "snapshotId": "latest"}, Refs: map[string]string{"e4": `button "Submit"`}}
+	if got := EventLine(start, false); got != `03:04:05.006 start #8 browser_click_ref ref=e4 button "Submit" snapshotId=latest (agent, local)` {
+		t.Errorf("start line %q", got)
+	}
+	two := 2
+	end := host.CallEvent{Phase: "end", ID: 9, Time: at, Tool: "execute_shell_command", DurationMs: 80, QueuedMs: 4000, ExitCode: &two, Summary: "ls: cannot access"}
+	if got := EventLine(end, false); got != "03:04:05.006 end   #9 execute_shell_command 80ms queued 4s exit 2: ls: cannot access" {
+		t.Errorf("exit line %q", got)
+	}
+	fail := host.CallEvent{Phase: "end", ID: 10, Time: at, Tool: "browser_click_ref", DurationMs: 3, CorrelationID: "abc123",
+		Error: werr.New(werr.NotFound, "no ref e9").WithHint("take a new snapshot").WithDetail("ref", "e9")}
+	if got := EventLine(fail, false); got != `03:04:05.006 end   #10 browser_click_ref 3ms NOT_FOUND: no ref e9 (hint: take a new snapshot) details={"ref":"e9"} [cid abc123]` {
+		t.Errorf("error line %q", got)
+	}
+	if got := colourEvent(fail, "x"); got != "\x1b[31mx\x1b[0m" {
+		t.Errorf("error colour %q", got)
+	}
+}

@@ -61,6 +61,8 @@ type Host struct {
 	// routeName is the name a router knows this host by (HTTPOptions.RouteName), nil
 	// without one.
 	routeName atomic.Pointer[string]
+	// liveFrames holds, per session ID, when its live view last sent a frame (time.Time).
+	liveFrames sync.Map
 
 	lastUsed atomic.Int64
 	conns    atomic.Int64

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,12 +127,20 @@ func (h *Host) control(ctx context.Context, c net.Conn, req controlRequest) {
 			reply(controlReply{}, werr.Invalid("trace-start needs options"))
 			return
 		}
+		if err := h.knownSession(req.Trace.Session); err != nil {
+			reply(controlReply{}, err)
+			return
+		}
 		info, err := h.StartTrace(*req.Trace)
 		reply(controlReply{Trace: &info}, err)
 	case "trace-stop":
 		info, err := h.StopTrace(req.Session)
 		reply(controlReply{Trace: &info}, err)
 	case "watch":
+		if err := h.knownSession(req.Session); err != nil {
+			reply(controlReply{}, err)
+			return
+		}
 		events, cancel := h.Subscribe(req.Session)
 		defer cancel()
 		reply(controlReply{}, nil)
@@ -160,6 +169,26 @@ func (h *Host) control(ctx context.Context, c net.Conn, req controlRequest) {
 	default:
 		reply(controlReply{}, werr.Invalid("unknown host control %q", req.Op))
 	}
+}
+
+// knownSession refuses a session name that names no running session, as the tools
+// do: the default session (started on first use) and "" (every session) are known.
+func (h *Host) knownSession(id string) error {
+	if id == "" || id == session.DefaultName {
+		return nil
+	}
+	if _, ok := h.sessions.Lookup(id); ok {
+		return nil
+	}
+	var names []string
+	for _, i := range h.sessions.List() {
+		names = append(names, i.ID)
+	}
+	e := werr.New(werr.NotFound, "no session %q", id)
+	if len(names) > 0 {
+		return e.WithHint("running sessions: %s (w365 session list)", strings.Join(names, ", "))
+	}
+	return e.WithHint("no session runs; w365 session start begins one")
 }
 
 // controlDial connects to the running host (never starting one) and sends req.

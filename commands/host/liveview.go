@@ -77,6 +77,11 @@ func (h *Host) liveViewHandler() http.Handler {
 			h.livePage(w, s, control)
 		case sub == "stream":
 			h.liveStream(r.Context(), w, s)
+		case sub == "status":
+			h.liveStatus(w, s)
+		case sub == "view.js":
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			io.WriteString(w, liveViewJS)
 		case sub == "control.js" && control:
 			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 			io.WriteString(w, liveControlJS)
@@ -92,16 +97,63 @@ func (h *Host) livePage(w http.ResponseWriter, s *session.Session, control bool)
 	id := html.EscapeString(s.ID)
 	base := liveViewPrefix + url.PathEscape(s.ID) + "/"
 	q := "?token=" + s.LiveToken
-	script := ""
+	script := fmt.Sprintf(`<script src="%s"></script>`, html.EscapeString(base+"view.js"+q))
 	if control {
-		script = fmt.Sprintf(`<script src="%s"></script>`, html.EscapeString(base+"control.js"+q))
+		script += fmt.Sprintf(`<script src="%s"></script>`, html.EscapeString(base+"control.js"+q))
 	}
 	fmt.Fprintf(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>w365 live: %s</title>
-<style>html,body{margin:0;height:100%%;background:#111}img{display:block;width:100%%;height:100%%;object-fit:contain}</style>
-</head><body><img alt="session %s" src="%s">%s</body></html>
-`, id, id, html.EscapeString(base+"stream"+q), script)
+<style>html,body{margin:0;height:100%%;background:#111;color:#ddd;font:13px system-ui,sans-serif}
+#bar{height:24px;line-height:24px;padding:0 8px;background:#222;display:flex;gap:16px}
+#bar b{color:#fff} #state.lost{color:#f66;font-weight:600}
+img{display:block;width:100%%;height:calc(100%% - 24px);object-fit:contain}</style>
+</head><body><div id="bar"><span>w365 live · session <b id="session">%s</b></span><span id="frame">waiting for the first frame</span><span id="state">live</span></div>
+<img alt="session %s" src="%s">%s</body></html>
+`, id, id, id, html.EscapeString(base+"stream"+q), script)
 }
+
+// liveStatus tells the page when the session's stream last sent a frame.
+func (h *Host) liveStatus(w http.ResponseWriter, s *session.Session) {
+	w.Header().Set("Content-Type", "application/json")
+	var st struct {
+		Session   string     `json:"session"`
+		LastFrame *time.Time `json:"lastFrame,omitempty"`
+		// AgeMs is the frame's age by the host's clock, which the viewer's may not share.
+		AgeMs int64 `json:"ageMs,omitempty"`
+	}
+	st.Session = s.ID
+	if t, ok := h.liveFrames.Load(s.ID); ok {
+		tt := t.(time.Time)
+		st.LastFrame, st.AgeMs = &tt, time.Since(tt).Milliseconds()
+	}
+	json.NewEncoder(w).Encode(st)
+}
+
+// liveViewJS keeps the page's bar true: the time of the last frame (asked of the host
+// every second), and when the stream or the host was lost, in red.
+const liveViewJS = `(() => {
+  const img = document.querySelector('img');
+  const frame = document.getElementById('frame'), state = document.getElementById('state');
+  const status = location.pathname + 'status' + location.search;
+  let lost = null;
+  const lose = () => { if (!lost) { lost = new Date(); state.textContent = 'lost the stream at ' + lost.toLocaleTimeString(); state.className = 'lost'; } };
+  img.addEventListener('error', lose);
+  const poll = async () => {
+    try {
+      const r = await fetch(status, {cache: 'no-store'});
+      if (!r.ok) { lose(); return; }
+      const s = await r.json();
+      if (s.lastFrame) {
+        const t = new Date(s.lastFrame);
+        frame.textContent = 'last frame ' + t.toLocaleTimeString();
+        if (s.ageMs > 10000) lose();
+      }
+    } catch (e) { lose(); }
+  };
+  poll();
+  setInterval(poll, 1000);
+})();
+`
 
 // liveInputTools are the tools the live view's control may run, all desktop input.
 var liveInputTools = map[string]*tool.Tool{
@@ -217,6 +269,7 @@ func (h *Host) liveStream(ctx context.Context, w http.ResponseWriter, s *session
 			if flusher != nil {
 				flusher.Flush()
 			}
+			h.liveFrames.Store(s.ID, sent)
 		}
 		select {
 		case <-ctx.Done():

@@ -282,6 +282,7 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 		env := &tool.Env{Policy: h.policy, Host: callerHost{h, p}}
 		prog := startProgress(ctx, req, t, in)
 		defer prog.done()
+		ctx = tool.WithPhase(ctx, func(p string) { prog.setPhase("%s", p) })
 		name := ""
 		if !t.Sessionless {
 			prog.setPhase("starting or finding its session")
@@ -298,6 +299,7 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 				return h.fail(t, werr.Wrap(err, werr.Cancelled, "call cancelled while waiting for session %q", s.ID)), nil
 			}
 			prog.setPhase("running")
+			markRunning(ctx)
 			defer ticket.Done()
 			defer s.Touch()
 			env.Session = s

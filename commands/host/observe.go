@@ -3,15 +3,17 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -36,17 +38,30 @@ type CallEvent struct {
 	Frontend string `json:"frontend"`
 	// Client tells one client connection from another (a REPL skips its own calls).
 	Client string `json:"client,omitempty"`
-	// Args are the arguments with secrets redacted; typed text shows only its length.
-	Args       map[string]any `json:"args,omitempty"`
-	ReadOnly   bool           `json:"readOnly"`
-	DurationMs int64          `json:"durationMs,omitempty"`
-	Summary    string         `json:"summary,omitempty"`
-	Error      *werr.Error    `json:"error,omitempty"`
+	// Args are the arguments redacted by the one rule of records (redact.go): at the
+	// start typed text and page code show only their length; at the end what went into
+	// no password field is shown again.
+	Args map[string]any `json:"args,omitempty"`
+	// Shown (end events) are the arguments shown now that were hidden at the start:
+	// typed text the page says went into no password field.
+	Shown map[string]any `json:"shown,omitempty"`
+	// Refs name the elements the call's refs stand for, as the caller's snapshot
+	// knows them: {"e4": "button \"Submit\""}.
+	Refs     map[string]string `json:"refs,omitempty"`
+	ReadOnly bool              `json:"readOnly"`
+	// QueuedMs is how long the call waited for its session (behind other calls);
+	// DurationMs is how long it ran after that.
+	QueuedMs   int64  `json:"queuedMs,omitempty"`
+	DurationMs int64  `json:"durationMs,omitempty"`
+	Summary    string `json:"summary,omitempty"`
+	// ExitCode is the exit status of a shell or Python call.
+	ExitCode *int        `json:"exitCode,omitempty"`
+	TimedOut bool        `json:"timedOut,omitempty"`
+	Error    *werr.Error `json:"error,omitempty"`
+	// CorrelationID ties an error to its line in host.log.
+	CorrelationID string `json:"correlationId,omitempty"`
 	// Dropped counts events this subscriber lost by falling behind.
 	Dropped int `json:"dropped,omitempty"`
-
-	// rawArgs are the arguments before redaction, for the trace's password check.
-	rawArgs map[string]any
 }
 
 // MetaClient in a call's _meta identifies the client connection (the REPL sets it).
@@ -83,6 +98,18 @@ func (b *hub) subscribe(session string) (<-chan CallEvent, func()) {
 	}
 }
 
+// watched says whether anyone subscribes to session's events.
+func (b *hub) watched(session string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		if s.session == "" || s.session == session {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *hub) publish(ev CallEvent) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -107,7 +134,9 @@ func (h *Host) Subscribe(session string) (<-chan CallEvent, func()) {
 }
 
 // observed wraps a tool handler so that each call is published and, when the
-// session is traced, recorded.
+// session is traced, recorded. It marks the call's context with its caller, whose
+// own "latest" snapshot the call reads and sets (engine/snapshot), and with a clock
+// that the handler stops when the call leaves its session's queue.
 func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.ToolHandler {
 	if t.Sessionless {
 		// Session management and host queries act in no session (and the REPL's status
@@ -119,32 +148,173 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		if raw := req.Params.Arguments; len(raw) > 0 {
 			json.Unmarshal(raw, &args)
 		}
+		p := principalOf(req, remote)
+		front := frontendOf(req)
+		ctx = snapshot.WithCaller(ctx, callerOf(req, p, front))
+		clock := &callClock{}
+		ctx = context.WithValue(ctx, callClockKey{}, clock)
 		ev := CallEvent{
 			Phase: "start", ID: h.calls.nextID.Add(1), Time: time.Now(),
 			Session: sessionName(req, args), Tool: t.Name,
-			Principal: principalOf(req, remote).name, Frontend: frontendOf(req), Client: clientOf(req),
-			Args: redact(t, args), ReadOnly: t.Annotations.ReadOnly == tool.Yes, rawArgs: args,
+			Principal: p.name, Frontend: front, Client: clientOf(req),
+			ReadOnly: t.Annotations.ReadOnly == tool.Yes,
 		}
+		if ev.Session == session.DefaultName {
+			// Each principal's "default" is a session of its own: name the one it is, so
+			// that watch and the trace of the person's default never show another's calls.
+			ev.Session = session.DefaultID(p.name)
+		}
+		hideAll := !h.policy.RecordTypedText
+		ev.Args, _ = redact(t, args, nil, hideAll)
+		ev.Refs = h.describeRefs(ctx, ev.Session, args)
 		h.calls.publish(ev)
 		res, err := next(ctx, req)
 		end := ev
 		end.Phase = "end"
-		end.DurationMs = time.Since(ev.Time).Milliseconds()
-		end.Time = time.Now()
+		now := time.Now()
+		end.Time = now
+		end.DurationMs = now.Sub(ev.Time).Milliseconds()
+		if q := clock.queued(ev.Time); q > 0 {
+			end.QueuedMs = q.Milliseconds()
+			end.DurationMs -= end.QueuedMs
+		}
 		if res != nil {
-			end.Summary, end.Error = summarize(res)
+			summarize(res, &end)
 		}
 		if err != nil && end.Error == nil {
 			end.Error = werr.As(err)
 		}
-		h.traces.record(ctx, h, t, end, ev.Time, res)
+		tr := h.traces.get(ev.Session)
+		if mayType(t.Name) {
+			var pg *pageState
+			if t.Name != "type_text" && end.Error == nil && (tr != nil || h.calls.watched(ev.Session)) {
+				// What the page says went into its password fields decides what is shown.
+				// Only after a call that succeeded: a failed one may never have reached the
+				// browser, and asking would start it.
+				pg = h.pageFields(ctx, ev.Session)
+			}
+			var hidden []string
+			end.Args, hidden = redact(t, args, pg, hideAll)
+			scrub(&end, hidden, pg)
+			for k, v := range end.Args {
+				a, _ := json.Marshal(v)
+				b, _ := json.Marshal(ev.Args[k])
+				if string(a) != string(b) {
+					if end.Shown == nil {
+						end.Shown = map[string]any{}
+					}
+					end.Shown[k] = v
+				}
+			}
+		}
+		if tr != nil {
+			h.traces.record(ctx, h, tr, t, end, ev.Time, res)
+		}
 		h.calls.publish(end)
 		return res, err
 	}
 }
 
-// summarize is a result's short human form, or its error.
-func summarize(res *mcp.CallToolResult) (string, *werr.Error) {
+// callerOf names the caller whose "latest" state (snapshot, refs) a call reads and
+// sets: the REPL by its client id, the person's shell commands together (each is a
+// connection of its own), an MCP client by its HTTP session or its connection. The
+// principal is part of it, so that no client can take another principal's place.
+func callerOf(req *mcp.CallToolRequest, p principal, frontend string) string {
+	who := p.name + "|"
+	if m := req.Params.Meta; m != nil {
+		if c, ok := m[MetaClient].(string); ok && c != "" {
+			return who + "client:" + c
+		}
+	}
+	if frontend == "w365-cli" {
+		return who + "cli"
+	}
+	if req.Session != nil && req.Session.ID() != "" {
+		return who + "mcp:" + req.Session.ID()
+	}
+	if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get(hdrConn) != "" {
+		return who + "conn:" + req.Extra.Header.Get(hdrConn)
+	}
+	return who
+}
+
+// callClock stops when the call leaves its session's queue (markRunning).
+type callClock struct {
+	mu      sync.Mutex
+	running time.Time
+}
+
+type callClockKey struct{}
+
+// markRunning says that the call of ctx has its turn on its session now.
+func markRunning(ctx context.Context) {
+	if c, ok := ctx.Value(callClockKey{}).(*callClock); ok {
+		c.mu.Lock()
+		c.running = time.Now()
+		c.mu.Unlock()
+	}
+}
+
+// queued is how long the call waited since it arrived at start (0 if it never ran).
+func (c *callClock) queued(start time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running.IsZero() {
+		return 0
+	}
+	return c.running.Sub(start)
+}
+
+// describeRefs names the elements that the refs among args stand for, as the
+// caller's snapshots know them; nil when there are none.
+func (h *Host) describeRefs(ctx context.Context, session string, args map[string]any) map[string]string {
+	refs := map[string]string{}
+	var walk func(snapshotID string, v any)
+	walk = func(snapshotID string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			id, _ := x["snapshotId"].(string)
+			if id == "" {
+				id = snapshotID
+			}
+			for k, vv := range x {
+				if s, ok := vv.(string); ok && (k == "ref" || k == "target" || k == "element") {
+					if r := snapshot.RefOf(strings.TrimSpace(s)); r != "" || strings.Contains(s, ":") {
+						refs[s] = id
+					}
+					continue
+				}
+				walk(id, vv)
+			}
+		case []any:
+			for _, vv := range x {
+				walk(snapshotID, vv)
+			}
+		}
+	}
+	walk("", args)
+	if len(refs) == 0 {
+		return nil
+	}
+	s, ok := h.sessions.Lookup(session)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for ref, id := range refs {
+		if d := commands.DescribeRef(ctx, s, id, ref); d != "" {
+			out[ref] = d
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// summarize fills the end event from the result: its short human form, a shell or
+// Python call's exit status, or its error with the correlation id.
+func summarize(res *mcp.CallToolResult, ev *CallEvent) {
 	var text string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -153,14 +323,25 @@ func summarize(res *mcp.CallToolResult) (string, *werr.Error) {
 	}
 	if res.IsError {
 		if p, ok := res.Meta[MetaError].(ErrorPayload); ok && p.Error != nil {
-			return "", p.Error
+			ev.Error, ev.CorrelationID = p.Error, p.CorrelationID
+			return
 		}
-		return "", werr.New(werr.Internal, "%s", text)
+		ev.Error = werr.New(werr.Internal, "%s", text)
+		return
 	}
-	if len(text) > 300 {
-		text = text[:300] + "…"
+	if res.StructuredContent != nil {
+		var st struct {
+			ExitCode *int `json:"exitCode"`
+			TimedOut bool `json:"timedOut"`
+		}
+		if b, err := json.Marshal(res.StructuredContent); err == nil && json.Unmarshal(b, &st) == nil {
+			ev.ExitCode, ev.TimedOut = st.ExitCode, st.TimedOut
+		}
 	}
-	return text, nil
+	if r := []rune(text); len(r) > 300 {
+		text = string(r[:300]) + "…"
+	}
+	ev.Summary = text
 }
 
 func frontendOf(req *mcp.CallToolRequest) string {
@@ -190,66 +371,3 @@ func clientOf(req *mcp.CallToolRequest) string {
 	}
 	return ""
 }
-
-// Redacted stands where a secret was.
-const Redacted = "[REDACTED]"
-
-// secretKey matches argument names that hold credentials.
-var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
-
-// typedText are the arguments that carry what is typed into a field: shown only as
-// their length until the trace knows the field was no password field.
-var typedText = map[string]bool{"text": true, "value": true, "values": true}
-
-func typingTool(name string) bool {
-	switch name {
-	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form":
-		return true
-	}
-	return false
-}
-
-// redact copies args with secrets removed: credentials by name, cookie values always,
-// and text typed by the typing tools reduced to its length.
-func redact(t *tool.Tool, args map[string]any) map[string]any {
-	if args == nil {
-		return nil
-	}
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		out[k] = redactValue(t, k, v)
-	}
-	return out
-}
-
-func redactValue(t *tool.Tool, key string, v any) any {
-	switch {
-	case secretKey.MatchString(key) && key != "cookies":
-		return Redacted
-	case typingTool(t.Name) && typedText[key]:
-		if s, ok := v.(string); ok {
-			return lengthOnly(s)
-		}
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, vv := range x {
-			if key == "cookies" && k == "value" {
-				m[k] = Redacted
-				continue
-			}
-			m[k] = redactValue(t, k, vv)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, vv := range x {
-			l[i] = redactValue(t, key, vv)
-		}
-		return l
-	}
-	return v
-}
-
-func lengthOnly(s string) string { return fmt.Sprintf("‹%d characters›", len([]rune(s))) }

@@ -21,7 +21,7 @@ func TestRedactRemovesSecretsAndTypedText(t *testing.T) {
 		"headers":  map[string]any{"Authorization": "Bearer abc", "Accept": "text/html"},
 		"selector": "#q",
 	}
-	got := redact(commands.BrowserSetCookies, args)
+	got, _ := redact(commands.BrowserSetCookies, args, nil, false)
 	b, _ := json.Marshal(got)
 	for _, secret := range []string{"TOPSECRET", "k-123", "Bearer abc"} {
 		if strings.Contains(string(b), secret) {
@@ -33,7 +33,7 @@ func TestRedactRemovesSecretsAndTypedText(t *testing.T) {
 			t.Errorf("%s lost: %s", kept, b)
 		}
 	}
-	typed := redact(commands.TypeText, map[string]any{"text": "hunter2"})
+	typed, _ := redact(commands.TypeText, map[string]any{"text": "hunter2"}, &pageState{}, false)
 	if typed["text"] != "‹7 characters›" {
 		t.Errorf("typed text shown as %v", typed["text"])
 	}
@@ -59,7 +59,7 @@ func TestTraceIsBoundedAndWatchersLoseEventsRatherThanBlock(t *testing.T) {
 	defer cancel()
 	for i := range 300 {
 		ev := CallEvent{Phase: "end", ID: uint64(i), Time: time.Now(), Session: "s", Tool: "get_screen_size", ReadOnly: true}
-		h.traces.record(context.Background(), h, commands.GetScreenSize, ev, ev.Time, nil)
+		h.traces.record(context.Background(), h, h.traces.get("s"), commands.GetScreenSize, ev, ev.Time, nil)
 		h.calls.publish(ev) // nobody reads ch meanwhile: publishing must not block
 	}
 	if got := len(ch); got != cap(ch) {
@@ -98,5 +98,45 @@ func TestTraceFileNamesStayInTheirDirectory(t *testing.T) {
 	}
 	if _, err := h.StartTrace(TraceOptions{Session: "../x"}); werr.CodeOf(err) != werr.InvalidArgument {
 		t.Errorf("an output directory named by ../x: %v", err)
+	}
+}
+
+func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
+	pg := &pageState{Focus: "text", Passwords: []string{"s3cret-pw"}}
+	code, typed := redact(commands.BrowserRunCode, map[string]any{"code": `const p = "s3cret-pw"; await page.fill('#pw', "lit-typed"); await page.click("#go")`}, pg, false)
+	if c := code["code"].(string); strings.Contains(c, "s3cret-pw") || strings.Contains(c, "lit-typed") || !strings.Contains(c, `page.click("#go")`) {
+		t.Errorf("run_code recorded as %s", c)
+	}
+	if c, _ := scrubCode("await page.fill(sel, 'by-var-sel'); await page.keyboard.type(`a, b`)", nil); strings.Contains(c, "by-var-sel") || strings.Contains(c, "a, b") {
+		t.Errorf("typing calls with a selector expression, a lone text: %s", c)
+	}
+	if len(typed) != 1 || typed[0] != "lit-typed" {
+		t.Errorf("run_code's typed strings, to hide in its result too: %v", typed)
+	}
+	if start, _ := redact(commands.BrowserRunCode, map[string]any{"code": "return 1"}, nil, false); start["code"] != "‹8 characters›" {
+		t.Errorf("run_code before the page answered: %v", start["code"])
+	}
+	batch := map[string]any{"actions": []any{
+		map[string]any{"action": "type_ref", "params": map[string]any{"ref": "e1", "text": "plain-name"}},
+		map[string]any{"action": "type_ref", "params": map[string]any{"ref": "e2", "text": "typed-then-submitted"}},
+		map[string]any{"action": "click_ref", "params": map[string]any{"ref": "e3"}},
+	}}
+	got, hidden := redact(commands.BrowserExecuteBatch, batch, &pageState{}, false)
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), "typed-then-submitted") || len(hidden) != 2 {
+		t.Errorf("a batch that leaves the page after typing: %s (hidden %v)", b, hidden)
+	}
+	form, _ := redact(commands.BrowserFillForm, map[string]any{"fields": []any{
+		map[string]any{"target": "e1", "value": "s3cret-pw"}, map[string]any{"target": "e2", "value": "Jane"}}}, pg, false)
+	if b, _ := json.Marshal(form); strings.Contains(string(b), "s3cret-pw") || !strings.Contains(string(b), "Jane") {
+		t.Errorf("fill_form recorded as %s", b)
+	}
+	if all, _ := redact(commands.BrowserType, map[string]any{"text": "Jane"}, pg, true); all["text"] != "‹4 characters›" {
+		t.Errorf("recordTypedText off: %v", all)
+	}
+	ev := CallEvent{Summary: "typed s3cret-pw", Error: werr.New(werr.Internal, "failed at s3cret-pw")}
+	scrub(&ev, nil, pg)
+	if strings.Contains(ev.Summary+ev.Error.Message, "s3cret-pw") {
+		t.Errorf("scrubbed event %+v", ev)
 	}
 }

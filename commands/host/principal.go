@@ -52,7 +52,13 @@ type callerHost struct {
 var _ tool.Host = callerHost{}
 
 func (c callerHost) Sessions() []session.Info {
-	return c.h.sessions.ListFor(c.p.name, c.h.anyOwner(c.p))
+	list := c.h.sessions.ListFor(c.p.name, c.h.anyOwner(c.p))
+	for i := range list {
+		if s, ok := c.h.sessions.Lookup(list[i].ID); ok {
+			list[i].LiveViewURL = c.h.liveViewURL(s)
+		}
+	}
+	return list
 }
 
 func (c callerHost) StartSession(ctx context.Context, name string, idle time.Duration) (*session.Session, error) {

@@ -1,12 +1,9 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	xdraw "golang.org/x/image/draw"
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
@@ -37,19 +33,32 @@ type TraceHeader struct {
 	Screenshots bool      `json:"screenshots"`
 }
 
-// TraceRecord is one call in a trace file.
+// TraceRecord is one call in a trace file. Its fields are the end event's, which
+// watch prints, so that the two tell one story.
 type TraceRecord struct {
-	Time       time.Time      `json:"time"`
-	DurationMs int64          `json:"durationMs"`
-	Session    string         `json:"session"`
-	Tool       string         `json:"tool"`
-	Principal  string         `json:"principal"`
-	Frontend   string         `json:"frontend"`
-	Args       map[string]any `json:"args,omitempty"`
-	ReadOnly   bool           `json:"readOnly"`
-	Summary    string         `json:"summary,omitempty"`
-	Error      *werr.Error    `json:"error,omitempty"`
-	// Screenshot is the thumbnail's file name, next to the trace file.
+	// ID is the call's number, the one watch shows (#7).
+	ID   uint64    `json:"id,omitempty"`
+	Time time.Time `json:"time"`
+	// QueuedMs is how long the call waited for its session, DurationMs how long it ran.
+	QueuedMs      int64             `json:"queuedMs,omitempty"`
+	DurationMs    int64             `json:"durationMs"`
+	Session       string            `json:"session"`
+	Tool          string            `json:"tool"`
+	Principal     string            `json:"principal"`
+	Frontend      string            `json:"frontend"`
+	Args          map[string]any    `json:"args,omitempty"`
+	Refs          map[string]string `json:"refs,omitempty"`
+	ReadOnly      bool              `json:"readOnly"`
+	Summary       string            `json:"summary,omitempty"`
+	ExitCode      *int              `json:"exitCode,omitempty"`
+	TimedOut      bool              `json:"timedOut,omitempty"`
+	Error         *werr.Error       `json:"error,omitempty"`
+	CorrelationID string            `json:"correlationId,omitempty"`
+	// Image is the file name of the image the call returned (the screenshot the agent
+	// saw), next to the trace file.
+	Image string `json:"image,omitempty"`
+	// Screenshot is the file name of the screen (or page) after the call, next to the
+	// trace file (--screenshots).
 	Screenshot string `json:"screenshot,omitempty"`
 	// Truncated marks the last record of a trace that reached its bound.
 	Truncated bool `json:"truncated,omitempty"`
@@ -61,8 +70,6 @@ var (
 	traceMaxRecords       = 5000
 	traceMaxBytes   int64 = 64 << 20
 )
-
-const thumbWidth = 480
 
 // TraceOptions start a trace.
 type TraceOptions struct {
@@ -77,6 +84,7 @@ type TraceInfo struct {
 	Session     string `json:"session"`
 	Path        string `json:"path"`
 	Records     int    `json:"records"`
+	Errors      int    `json:"errors"`
 	Bytes       int64  `json:"bytes"`
 	Screenshots bool   `json:"screenshots"`
 	Truncated   bool   `json:"truncated"`
@@ -103,8 +111,8 @@ type traceSet struct {
 	on  map[string]*tracer
 }
 
-// OutputDir is where a session's files (traces) go: $XDG_STATE_HOME/w365/sessions/ID.
-func OutputDir(session string) (string, error) {
+// SessionsDir holds every session's output directory: $XDG_STATE_HOME/w365/sessions.
+func SessionsDir() (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
@@ -113,10 +121,19 @@ func OutputDir(session string) (string, error) {
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	if strings.ContainsAny(session, `/\`) || session == ".." || session == "." {
+	return filepath.Join(base, "w365", "sessions"), nil
+}
+
+// OutputDir is where a session's files (traces) go: SessionsDir()/ID.
+func OutputDir(session string) (string, error) {
+	if strings.ContainsAny(session, `/\`) || session == ".." || session == "." || session == "" {
 		return "", werr.Invalid("session name %q cannot name a directory", session)
 	}
-	return filepath.Join(base, "w365", "sessions", session), nil
+	base, err := SessionsDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, session), nil
 }
 
 // StartTrace begins recording a session's calls; a session traced already is an error.
@@ -230,42 +247,61 @@ func (t *tracer) write(v any) bool {
 	return true
 }
 
-// record writes the call's record (and thumbnail) when its session is traced.
-func (ts *traceSet) record(ctx context.Context, h *Host, t *tool.Tool, ev CallEvent, started time.Time, res *mcp.CallToolResult) {
-	tr := ts.get(ev.Session)
-	if tr == nil {
-		return
+// record writes the call's record (with the image it returned and, with
+// --screenshots, the screen after it) into its session's trace tr.
+func (ts *traceSet) record(ctx context.Context, h *Host, tr *tracer, t *tool.Tool, ev CallEvent, started time.Time, res *mcp.CallToolResult) {
+	rec := TraceRecord{ID: ev.ID, Time: started, QueuedMs: ev.QueuedMs, DurationMs: ev.DurationMs, Session: ev.Session, Tool: ev.Tool,
+		Principal: ev.Principal, Frontend: ev.Frontend, Args: ev.Args, Refs: ev.Refs, ReadOnly: ev.ReadOnly,
+		Summary: ev.Summary, ExitCode: ev.ExitCode, TimedOut: ev.TimedOut, Error: ev.Error, CorrelationID: ev.CorrelationID}
+	var image []byte
+	ext := ".png"
+	if res != nil {
+		for _, c := range res.Content {
+			if im, ok := c.(*mcp.ImageContent); ok {
+				image = im.Data
+				if im.MIMEType == "image/jpeg" {
+					ext = ".jpg"
+				}
+				break
+			}
+		}
 	}
-	rec := TraceRecord{Time: started, DurationMs: ev.DurationMs, Session: ev.Session, Tool: ev.Tool,
-		Principal: ev.Principal, Frontend: ev.Frontend, Args: ev.Args, ReadOnly: ev.ReadOnly,
-		Summary: ev.Summary, Error: ev.Error}
-	if typingTool(t.Name) && ev.Error == nil {
-		rec.Args = h.unredactTyped(ctx, t, ev)
-	}
-	var thumb []byte
+	var shot []byte
 	if tr.info.Screenshots && !ev.ReadOnly && ev.Error == nil {
-		thumb = h.thumbnail(ctx, t, ev.Session)
+		shot = h.screenAfter(ctx, t, ev.Session)
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if tr.full {
 		return
 	}
-	if tr.info.Records >= traceMaxRecords || tr.info.Bytes+int64(len(thumb)) >= traceMaxBytes {
+	if tr.info.Records >= traceMaxRecords || tr.info.Bytes+int64(len(image)+len(shot)) >= traceMaxBytes {
 		tr.full, tr.info.Truncated = true, true
 		tr.write(TraceRecord{Time: time.Now(), Session: ev.Session, Truncated: true,
 			Summary: fmt.Sprintf("trace bound reached (%d records or %d MB): later calls are not recorded", traceMaxRecords, traceMaxBytes>>20)})
 		return
 	}
-	if thumb != nil {
-		name := strings.TrimSuffix(filepath.Base(tr.info.Path), ".jsonl") + fmt.Sprintf("-%04d.png", tr.info.Records+1)
-		if tr.dir.WriteFile(name, thumb, 0o600, false) == nil {
-			rec.Screenshot = name
-			tr.info.Bytes += int64(len(thumb))
-		}
-	}
+	rec.Image = tr.writeImage(image, "image"+ext)
+	rec.Screenshot = tr.writeImage(shot, "after.png")
 	tr.write(rec)
 	tr.info.Records++
+	if ev.Error != nil {
+		tr.info.Errors++
+	}
+}
+
+// writeImage stores an image next to the trace file, named after the record and
+// suffix; its name, "" when there is none.
+func (t *tracer) writeImage(data []byte, suffix string) string {
+	if data == nil {
+		return ""
+	}
+	name := strings.TrimSuffix(filepath.Base(t.info.Path), ".jsonl") + fmt.Sprintf("-%04d-%s", t.info.Records+1, suffix)
+	if t.dir.WriteFile(name, data, 0o600, false) != nil {
+		return ""
+	}
+	t.info.Bytes += int64(len(data))
+	return name
 }
 
 // inSession runs fn in the session's queue, after the call that just ended.
@@ -291,39 +327,9 @@ func runTool(ctx context.Context, env *tool.Env, t *tool.Tool, args map[string]a
 	return t.Run(ctx, env, in)
 }
 
-// unredactTyped puts the typed text back into the record unless it went into a
-// password field, which the page is asked about: after typing, the field typed into
-// has the focus. When the page cannot tell, the text stays redacted.
-func (h *Host) unredactTyped(ctx context.Context, t *tool.Tool, ev CallEvent) map[string]any {
-	if t.Name != "browser_type" && t.Name != "browser_type_ref" {
-		return ev.Args
-	}
-	text, ok := ev.rawArgs["text"].(string)
-	if !ok {
-		return ev.Args
-	}
-	args := make(map[string]any, len(ev.Args))
-	for k, v := range ev.Args {
-		args[k] = v
-	}
-	args["text"] = Redacted
-	h.inSession(ctx, ev.Session, func(env *tool.Env) error {
-		out, err := runTool(ctx, env, commands.BrowserEvalJS, map[string]any{
-			"expression": "document.activeElement ? String(document.activeElement.type || document.activeElement.tagName) : ''"})
-		if err != nil {
-			return err
-		}
-		if o, ok := out.(commands.EvalOut); ok && o.Value != "" && !strings.EqualFold(o.Value, "password") {
-			args["text"] = text
-		}
-		return nil
-	})
-	return args
-}
-
-// thumbnail captures the page (browser tools) or the screen after a call, scaled to
-// thumbWidth and encoded as PNG; nil when it cannot.
-func (h *Host) thumbnail(ctx context.Context, t *tool.Tool, session string) []byte {
+// screenAfter captures the page (browser tools) or the screen after a call, as PNG
+// at full size; nil when it cannot.
+func (h *Host) screenAfter(ctx context.Context, t *tool.Tool, session string) []byte {
 	shot := commands.TakeScreenshot
 	if t.Toolset == "browser" || t.Toolset == "snapshot" {
 		shot = commands.BrowserScreenshot
@@ -339,21 +345,5 @@ func (h *Host) thumbnail(ctx context.Context, t *tool.Tool, session string) []by
 		}
 		return nil
 	})
-	if data == nil {
-		return nil
-	}
-	src, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil
-	}
-	b := src.Bounds()
-	w := min(thumbWidth, b.Dx())
-	hgt := max(1, b.Dy()*w/max(1, b.Dx()))
-	dst := image.NewRGBA(image.Rect(0, 0, w, hgt))
-	xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, xdraw.Src, nil)
-	var buf bytes.Buffer
-	if png.Encode(&buf, dst) != nil {
-		return nil
-	}
-	return buf.Bytes()
+	return data
 }

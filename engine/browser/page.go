@@ -658,7 +658,12 @@ func (b *Browser) navigateTab(ctx context.Context, inst *instance, t *tab, rawUR
 		return res, nil
 	}
 	if nav.ErrorText != "" {
-		return nil, werr.New(werr.Unavailable, "navigation to %s failed: %s", truncUTF8(rawURL, 200), nav.ErrorText)
+		e := werr.New(werr.Unavailable, "navigation to %s failed: %s", truncUTF8(rawURL, 200), nav.ErrorText)
+		if permanentNavError(nav.ErrorText) {
+			// The same URL fails the same way again: retrying cannot help.
+			e = e.WithRetryable(false).WithHint("Chromium refuses this address itself; use another port or URL")
+		}
+		return nil, e
 	}
 	loader := nav.LoaderID
 	if loader != "" {
@@ -949,6 +954,18 @@ func (b *Browser) Text(ctx context.Context) (*TextResult, error) {
 // HTML returns the serialised DOM of the active tab, doctype included.
 func (b *Browser) HTML(ctx context.Context) (*TextResult, error) {
 	return b.pageString(ctx, `((document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\n' : '') + (document.documentElement ? document.documentElement.outerHTML : ''))`)
+}
+
+// permanentNavError says whether Chromium refused a navigation for what the URL is
+// (a port it never connects to, a scheme or address it blocks), not for the network.
+func permanentNavError(text string) bool {
+	for _, e := range []string{"net::ERR_UNSAFE_PORT", "net::ERR_INVALID_URL", "net::ERR_DISALLOWED_URL_SCHEME",
+		"net::ERR_BLOCKED_BY_ADMINISTRATOR", "net::ERR_BLOCKED_BY_CLIENT", "net::ERR_UNKNOWN_URL_SCHEME"} {
+		if strings.Contains(text, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // truncUTF8 cuts s to at most n bytes without splitting a character.

@@ -88,6 +88,10 @@ type Policy struct {
 
 	// BrowserRunCode lets browser_run_code run Playwright code (in its sandbox).
 	BrowserRunCode bool `json:"browserRunCode"`
+
+	// RecordTypedText lets watch and the trace show typed text that went into no
+	// password field; false records all typed text by its length only.
+	RecordTypedText bool `json:"recordTypedText"`
 }
 
 // The values of LaunchArguments.
@@ -117,7 +121,8 @@ func Default() *Policy {
 		BrowserWaitDefaultMs: 5000,
 		BrowserWaitMaxMs:     30000,
 
-		BrowserRunCode: true,
+		BrowserRunCode:  true,
+		RecordTypedText: true,
 
 		ScrollNotchesMax: 20,
 		FailsafeEnabled:  true,

@@ -81,6 +81,8 @@ type Info struct {
 	Busy     int       `json:"queued"`
 	// Env is what a program needs to run on the session's desktop.
 	Env map[string]string `json:"env"`
+	// LiveViewURL is the session's live view, set by the host when it serves HTTP.
+	LiveViewURL string `json:"liveViewUrl,omitempty"`
 }
 
 // Get returns the named session, starting it (and its desktop, owned by the local

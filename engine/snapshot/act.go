@@ -177,10 +177,10 @@ func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(c
 }
 
 // ResolveTarget splits a target into the snapshot and ref it names: "e5" or
-// "ref=e5" (the newest snapshot that has that ref, which is the latest one for
-// a ref of the current document), or "SNAPSHOTID:e5". ok is false for a target
-// that is not a ref (a CSS selector).
-func (s *Store) ResolveTarget(snapshotID, target string) (id, ref string, ok bool, err error) {
+// "ref=e5" (the newest snapshot of the caller of ctx that has that ref, which is
+// its latest one for a ref of the current document), or "SNAPSHOTID:e5". ok is
+// false for a target that is not a ref (a CSS selector).
+func (s *Store) ResolveTarget(ctx context.Context, snapshotID, target string) (id, ref string, ok bool, err error) {
 	target = strings.TrimSpace(target)
 	if i := strings.LastIndexByte(target, ':'); i > 0 {
 		if r := RefOf(target[i+1:]); r != "" {
@@ -198,20 +198,22 @@ func (s *Store) ResolveTarget(snapshotID, target string) (id, ref string, ok boo
 	if snapshotID != "" && !strings.EqualFold(snapshotID, "latest") {
 		return snapshotID, ref, true, nil
 	}
+	caller := callerOf(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.latest == "" {
+	latest := s.latest[caller]
+	if latest == "" {
 		return "", "", true, werr.New(werr.SnapshotExpired, "no snapshot taken yet, so ref %s means nothing", ref).
 			WithHint("take a snapshot with browser_snapshot or browser_find")
 	}
 	for i := len(s.order) - 1; i >= 0; i-- {
-		if sn := s.snaps[s.order[i]]; sn != nil && sn.doc == s.doc {
+		if sn := s.snaps[s.order[i]]; sn != nil && sn.caller == caller && sn.doc == s.doc {
 			if _, has := sn.refs[ref]; has {
 				return sn.id, ref, true, nil
 			}
 		}
 	}
-	return s.latest, ref, true, nil
+	return latest, ref, true, nil
 }
 
 // Element turns the ref into an element the CSS-selector tools can act on (its
@@ -587,4 +589,22 @@ func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, 
 func (s *Store) Resolve(snapshotID, ref string) (RefTarget, error) {
 	_, rt, err := s.lookup(snapshotID, ref)
 	return rt, err
+}
+
+// Describe names what a ref of the caller of ctx is, as `button "Submit"`, for
+// records of calls (watch, the trace): snapshotID "" or "latest" means the
+// caller's own latest. It is "" when the ref means nothing to that caller.
+func (s *Store) Describe(ctx context.Context, snapshotID, target string) string {
+	id, ref, ok, err := s.ResolveTarget(ctx, snapshotID, target)
+	if !ok || err != nil {
+		return ""
+	}
+	rt, err := s.Resolve(id, ref)
+	if err != nil {
+		return ""
+	}
+	if rt.Name != "" {
+		return fmt.Sprintf("%s %q", rt.Role, rt.Name)
+	}
+	return rt.Role
 }

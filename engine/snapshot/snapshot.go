@@ -14,6 +14,7 @@
 package snapshot
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -28,9 +29,30 @@ const (
 	DefaultMaxDepth = 5
 	MaxMaxDepth     = 10
 	DefaultMaxChars = 40000
-	// keepSnapshots is how many snapshots a Store remembers.
+	// keepSnapshots is how many snapshots a Store remembers of each caller.
 	keepSnapshots = 64
+	// keepCallers is how many callers' snapshots a Store remembers; past it the
+	// caller whose newest snapshot is oldest is forgotten.
+	keepCallers = 16
 )
+
+// Callers: every caller of a session (an agent's MCP connection, the person's REPL,
+// the person's shell commands) has a "latest" snapshot of its own, so that one
+// caller's snapshot never changes what "latest" or a bare ref means to another
+// (docs/sessions.md). Refs stay numbered per document, whoever took the snapshot:
+// e4 is the same element for everyone.
+
+type callerKey struct{}
+
+// WithCaller marks ctx as a call of caller (the host sets it for every call).
+func WithCaller(ctx context.Context, caller string) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+func callerOf(ctx context.Context) string {
+	c, _ := ctx.Value(callerKey{}).(string)
+	return c
+}
 
 // Options tune Take.
 type Options struct {
@@ -108,9 +130,10 @@ func (r RefTarget) describe(ref string) string {
 }
 
 type snap struct {
-	id   string
-	doc  string // main frame loader id
-	refs map[string]RefTarget
+	id     string
+	caller string
+	doc    string // main frame loader id
+	refs   map[string]RefTarget
 }
 
 // Store keeps a session's snapshots and the ref numbering of the current
@@ -123,8 +146,8 @@ type Store struct {
 	next   int
 	keys   map[string]string
 	snaps  map[string]*snap
-	order  []string
-	latest string
+	order  []string // oldest first, every caller's
+	latest map[string]string
 	// errorFrames maps out-of-process iframes that showed Chromium's error page to the
 	// URL that failed; a frame that navigates elsewhere is looked at again.
 	errorFrames map[string]string
@@ -159,33 +182,33 @@ const maxErrorFrames = 1000
 func NewStore() *Store {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
-	return &Store{prefix: "s" + hex.EncodeToString(b[:]), keys: map[string]string{}, snaps: map[string]*snap{}}
+	return &Store{prefix: "s" + hex.EncodeToString(b[:]), keys: map[string]string{}, snaps: map[string]*snap{}, latest: map[string]string{}}
 }
 
 // Close forgets every snapshot.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.snaps, s.keys, s.order = map[string]*snap{}, map[string]string{}, nil
+	s.snaps, s.keys, s.order, s.latest = map[string]*snap{}, map[string]string{}, nil, map[string]string{}
 	return nil
 }
 
-// Latest is the id of the newest snapshot ("" when none).
-func (s *Store) Latest() string {
+// Latest is the id of the newest snapshot the caller of ctx took ("" when none).
+func (s *Store) Latest(ctx context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.latest
+	return s.latest[callerOf(ctx)]
 }
 
-// begin starts a snapshot of document doc; refs restart when it changed.
-func (s *Store) begin(doc string) *snap {
+// begin starts a snapshot of document doc for caller; refs restart when doc changed.
+func (s *Store) begin(doc, caller string) *snap {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if doc != s.doc {
 		s.doc, s.next, s.keys = doc, 0, map[string]string{}
 	}
 	s.seq++
-	return &snap{id: fmt.Sprintf("%s-%d", s.prefix, s.seq), doc: doc, refs: map[string]RefTarget{}}
+	return &snap{id: fmt.Sprintf("%s-%d", s.prefix, s.seq), caller: caller, doc: doc, refs: map[string]RefTarget{}}
 }
 
 // ref returns the ref of a node, the same one for the same node of the same document.
@@ -213,11 +236,40 @@ func (s *Store) commit(sn *snap) {
 	defer s.mu.Unlock()
 	s.snaps[sn.id] = sn
 	s.order = append(s.order, sn.id)
-	s.latest = sn.id
-	for len(s.order) > keepSnapshots {
-		delete(s.snaps, s.order[0])
-		s.order = s.order[1:]
+	s.latest[sn.caller] = sn.id
+	mine := 0
+	for _, id := range s.order {
+		if s.snaps[id].caller == sn.caller {
+			mine++
+		}
 	}
+	if mine > keepSnapshots {
+		s.forget(func(o *snap) bool { return o.caller == sn.caller })
+	}
+	if len(s.latest) > keepCallers {
+		// The caller whose newest snapshot is oldest: the first in order whose id is its latest.
+		for _, id := range s.order {
+			if o := s.snaps[id]; s.latest[o.caller] == id {
+				gone := o.caller
+				delete(s.latest, gone)
+				for s.forget(func(o *snap) bool { return o.caller == gone }) {
+				}
+				break
+			}
+		}
+	}
+}
+
+// forget drops the oldest snapshot that drop selects; false when none.
+func (s *Store) forget(drop func(*snap) bool) bool {
+	for i, id := range s.order {
+		if drop(s.snaps[id]) {
+			delete(s.snaps, id)
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // lookup finds a ref of a snapshot.

@@ -345,7 +345,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		return nil, werr.Invalid("maxChars must be at least 200")
 	}
 	var res *Result
-	err := r.Run(ctx, s.building(func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
+	err := r.Run(ctx, s.building(callerOf(ctx), func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
 		b.maxDepth, b.iframes, b.frames = o.MaxDepth, o.IncludeIframes, 1
 		sn := b.sn
 		se, obj, err := s.target(c, sn.doc, o.Target)
@@ -511,7 +511,7 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		return q.Role != "" || n.Name != "" || n.Value != "" || n.Text != ""
 	}
 	var res *FindResult
-	err := r.Run(ctx, s.building(func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
+	err := r.Run(ctx, s.building(callerOf(ctx), func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
 		b.maxDepth, b.iframes, b.find = 1<<20, true, true
 		sn := b.sn
 		w, err := c.walk(c.tab, "", walkOpts{MaxDepth: b.maxDepth, Iframes: true})
@@ -558,7 +558,7 @@ func expose(nodes []*Node) {
 
 // building is a function for Runner.Run that opens a connection to the tab, begins a snapshot
 // of its main frame and hands f a builder for it (the connection closes when f returns).
-func (s *Store) building(f func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error) func(context.Context, *chromedp.Target) error {
+func (s *Store) building(caller string, f func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error) func(context.Context, *chromedp.Target) error {
 	return func(ctx context.Context, t *chromedp.Target) error {
 		c, err := newConn(ctx, t)
 		if err != nil {
@@ -566,7 +566,7 @@ func (s *Store) building(f func(ctx context.Context, t *chromedp.Target, c *conn
 		}
 		defer c.close()
 		c.memo = s
-		b := &builder{c: c, st: s, sn: s.begin(c.tab.loaders[c.tab.main])}
+		b := &builder{c: c, st: s, sn: s.begin(c.tab.loaders[c.tab.main], caller)}
 		b.pageURL, _ = url.Parse(c.tab.url)
 		return f(ctx, t, c, b)
 	}

@@ -711,7 +711,8 @@ func TestLongCallsReportProgress(t *testing.T) {
 	if res := call("browser_navigate", "nav", map[string]any{"url": slow.URL + "/"}); res.IsError {
 		t.Fatalf("navigate: %s", e2e.Text(res))
 	}
-	if got := log.of("nav"); len(got) == 0 || got[0].Progress < 0.9 || !strings.Contains(got[0].Message, "browser_navigate: running") {
+	// The first navigation says what it waits for: the browser starting, then the page.
+	if got := log.of("nav"); len(got) == 0 || got[0].Progress < 0.9 || !strings.Contains(got[len(got)-1].Message, "browser_navigate: loading "+slow.URL) {
 		t.Fatalf("progress of a 2.5 s navigation: %+v", got)
 	}
 	if code := e2e.ErrorCode(call("browser_wait_for", "wait", map[string]any{"text": "never there", "timeoutMs": 2500})); code != "TIMEOUT" {

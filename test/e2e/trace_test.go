@@ -20,7 +20,7 @@ import (
 )
 
 // An agent's session over MCP is traced from the CLI: every call with its duration,
-// the password redacted, thumbnails after the calls that changed something, and
+// the password by its length only, thumbnails after the calls that changed something, and
 // `trace show` renders an HTML report with them that Chromium displays.
 func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 	testenv.Require(t, "chromium")
@@ -101,7 +101,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 	if recs[2].Args["text"] != "alice" {
 		t.Errorf("text typed into a plain field: %v (only password fields are redacted)", recs[2].Args)
 	}
-	if recs[3].Args["text"] != "[REDACTED]" || recs[3].Args["selector"] != "#pw" {
+	if recs[3].Args["text"] != "‹14 characters›" || recs[3].Args["selector"] != "#pw" {
 		t.Errorf("password field typing recorded as %v", recs[3].Args)
 	}
 
@@ -110,8 +110,9 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 		t.Errorf("trace show printed %q", out)
 	}
 	html, _ := os.ReadFile(report)
-	if n := bytes.Count(html, []byte(`<img class="thumb"`)); n != 5 {
-		t.Errorf("report has %d thumbnails, want 5", n)
+	// Five screens after the calls that changed something, and the screenshot the agent took.
+	if n := bytes.Count(html, []byte(`<img class="thumb"`)); n != 6 {
+		t.Errorf("report has %d thumbnails, want 6", n)
 	}
 	if bytes.Contains(html, []byte(password)) || bytes.Contains(html, []byte("src=\"http")) || bytes.Contains(html, []byte("src=\"file")) {
 		t.Error("the report leaks the password or is not self-contained")

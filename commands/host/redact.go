@@ -1,0 +1,275 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/w365/w365/commands"
+	"github.com/w365/w365/commands/tool"
+)
+
+// The one redaction rule of every record of a call: watch, the trace and host.log
+// (docs/security.md, "What records keep").
+//
+//   - Credentials by argument name (API keys, tokens, passwords, cookies' values) are
+//     always [REDACTED].
+//   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
+//     steps type) and code run in the page (browser_run_code's code, eval_js's
+//     expression) show only their length while the call runs.
+//   - When the call has ended, the host asks the page which values its password fields
+//     hold and whether the focus is in one. Typed text that went into none is shown;
+//     code is shown with every such value, and every string its typing calls type,
+//     down to its length. Without an answer from the page the text stays hidden, and
+//     so does all typed text when the policy's recordTypedText is false, and desktop
+//     type_text's (no page can tell where it went).
+//   - Whatever was hidden in the arguments is hidden in the summary and the error too.
+
+// Redacted stands where a secret was.
+const Redacted = "[REDACTED]"
+
+// secretKey matches argument names that hold credentials.
+var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
+
+// mayType are the tools through which text can reach a field of the page.
+func mayType(name string) bool {
+	switch name {
+	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form",
+		"browser_execute_batch", "browser_run_code", "browser_eval_js":
+		return true
+	}
+	return false
+}
+
+// pageState is what the page said after a call: the values of its password fields
+// and whether the focus is in one. nil: the page did not answer.
+type pageState struct {
+	Focus     string   `json:"focus"`
+	Passwords []string `json:"pw"`
+}
+
+func (p *pageState) secret(s string) bool {
+	return p == nil || strings.EqualFold(p.Focus, "password") || slices.Contains(p.Passwords, s)
+}
+
+// pageFieldsJS collects the values of the password fields of the page (its
+// same-origin frames included) and the focused element's type.
+const pageFieldsJS = `(() => {
+  const pw = [];
+  const walk = d => {
+    for (const e of d.querySelectorAll('input[type=password]')) if (e.value) pw.push(e.value);
+    for (const f of d.querySelectorAll('iframe,frame')) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} }
+  };
+  walk(document);
+  const a = document.activeElement;
+  return JSON.stringify({focus: a ? String(a.type || a.tagName) : '', pw});
+})()`
+
+// pageFields asks the session's page, after the call that just ended, about its
+// password fields; nil when it cannot tell.
+func (h *Host) pageFields(ctx context.Context, session string) *pageState {
+	var st *pageState
+	h.inSession(ctx, session, func(env *tool.Env) error {
+		out, err := runTool(ctx, env, commands.BrowserEvalJS, map[string]any{"expression": pageFieldsJS})
+		if err != nil {
+			return err
+		}
+		o, ok := out.(commands.EvalOut)
+		if !ok {
+			return nil
+		}
+		// eval_js returns the JSON text of the value, which is itself a JSON string.
+		var text string
+		if json.Unmarshal([]byte(o.Value), &text) != nil {
+			text = o.Value
+		}
+		var p pageState
+		if json.Unmarshal([]byte(text), &p) == nil {
+			st = &p
+		}
+		return nil
+	})
+	return st
+}
+
+// redact copies args for a record: pg is the page's answer after the call (nil at
+// its start or when the page did not answer); hideTyped hides all typed text. It
+// returns the typed strings it hid too.
+func redact(t *tool.Tool, args map[string]any, pg *pageState, hideTyped bool) (map[string]any, []string) {
+	if args == nil {
+		return nil, nil
+	}
+	r := redactor{tool: t.Name, pg: pg, hideTyped: hideTyped || t.Name == "type_text", hidden: new([]string)}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = r.value(k, v, false)
+	}
+	if t.Name == "browser_execute_batch" {
+		r.batch(out, args)
+	}
+	return out, *r.hidden
+}
+
+type redactor struct {
+	tool      string
+	pg        *pageState
+	hideTyped bool
+	hidden    *[]string
+}
+
+func (r redactor) typedText(key string) bool {
+	switch r.tool {
+	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form":
+		return key == "text" || key == "value" || key == "values"
+	}
+	return false
+}
+
+func (r redactor) code(key string) bool {
+	return r.tool == "browser_run_code" && key == "code" || key == "expression" && (r.tool == "browser_eval_js" || r.tool == "browser_execute_batch")
+}
+
+// typed is how a typed string shows.
+func (r redactor) typed(s string) string {
+	if r.hideTyped || r.pg.secret(s) {
+		*r.hidden = append(*r.hidden, s)
+		return lengthOnly(s)
+	}
+	return s
+}
+
+func (r redactor) value(key string, v any, cookie bool) any {
+	switch {
+	case secretKey.MatchString(key) && key != "cookies", cookie && key == "value":
+		return Redacted
+	case r.code(key):
+		if s, ok := v.(string); ok {
+			if r.pg == nil {
+				return lengthOnly(s)
+			}
+			out, typed := scrubCode(s, r.pg.Passwords)
+			*r.hidden = append(*r.hidden, typed...)
+			return out
+		}
+	case r.typedText(key):
+		if s, ok := v.(string); ok {
+			return r.typed(s)
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, vv := range x {
+			m[k] = r.value(k, vv, key == "cookies")
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, vv := range x {
+			l[i] = r.value(key, vv, cookie)
+		}
+		return l
+	}
+	return v
+}
+
+// batch redacts the text of execute_batch's type_ref steps: shown only when the page
+// answered, the text is in no password field, and no later step may have left the
+// page (a click or key press submits a form, and the field is gone).
+func (r redactor) batch(out, args map[string]any) {
+	acts, _ := args["actions"].([]any)
+	red, _ := out["actions"].([]any)
+	for i, a := range acts {
+		m, _ := a.(map[string]any)
+		if m == nil || m["action"] != "type_ref" {
+			continue
+		}
+		p, _ := m["params"].(map[string]any)
+		text, ok := p["text"].(string)
+		if !ok {
+			continue
+		}
+		shown := text
+		if r.hideTyped || r.pg.secret(text) || leaves(acts[i+1:]) {
+			shown = lengthOnly(text)
+			*r.hidden = append(*r.hidden, text)
+		}
+		if rm, _ := red[i].(map[string]any); rm != nil {
+			if rp, _ := rm["params"].(map[string]any); rp != nil {
+				rp["text"] = shown
+			}
+		}
+	}
+}
+
+func leaves(acts []any) bool {
+	for _, a := range acts {
+		if m, _ := a.(map[string]any); m != nil {
+			switch m["action"] {
+			case "navigate", "click_ref", "keypress_ref", "eval_js":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsString is a JavaScript string literal: '...', "..." or `...`.
+const jsString = `'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|` + "`(?:\\\\.|[^`\\\\])*`"
+
+// typingCall matches a string literal that a Playwright typing call types:
+// fill(selector, "text") (the selector a literal or a plain expression), type(...),
+// pressSequentially(...), insertText("text").
+var typingCall = regexp.MustCompile(`\.(?:fill|type|pressSequentially|insertText)\(\s*(?:(?:` + jsString + `|[^,()'"` + "`" + `]*)\s*,\s*)?(` + jsString + `)`)
+
+// scrubCode hides in code the strings its typing calls type and every secret; it
+// returns the strings it hid for typing.
+func scrubCode(code string, secrets []string) (string, []string) {
+	var typed []string
+	out := typingCall.ReplaceAllStringFunc(code, func(m string) string {
+		sub := typingCall.FindStringSubmatchIndex(m)
+		lit := m[sub[2]:sub[3]]
+		typed = append(typed, lit[1:len(lit)-1])
+		return m[:sub[2]] + lit[:1] + lengthOnly(lit[1:len(lit)-1]) + lit[:1] + m[sub[3]:]
+	})
+	return scrubAll(out, secrets), typed
+}
+
+// scrubAll hides every secret in s.
+func scrubAll(s string, secrets []string) string {
+	for _, x := range secrets {
+		if x != "" {
+			s = strings.ReplaceAll(s, x, lengthOnly(x))
+		}
+	}
+	return s
+}
+
+// scrub hides in the end event's summary and error the strings hidden in its
+// arguments and the page's password values.
+func scrub(ev *CallEvent, hidden []string, pg *pageState) {
+	if pg != nil {
+		hidden = append(hidden, pg.Passwords...)
+	}
+	if len(hidden) == 0 {
+		return
+	}
+	ev.Summary = scrubAll(ev.Summary, hidden)
+	if ev.Error != nil {
+		e := *ev.Error
+		e.Message, e.Hint = scrubAll(e.Message, hidden), scrubAll(e.Hint, hidden)
+		if e.Details != nil {
+			b, _ := json.Marshal(e.Details)
+			var d map[string]any
+			if json.Unmarshal([]byte(scrubAll(string(b), hidden)), &d) == nil {
+				e.Details = d
+			}
+		}
+		ev.Error = &e
+	}
+}
+
+func lengthOnly(s string) string { return fmt.Sprintf("‹%d characters›", len([]rune(s))) }
