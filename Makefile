@@ -115,7 +115,7 @@ clean:
 
 # Man pages for every command, from the command tree (man/man1/w365*.1).
 man:
-	$(GO) run ./cmd/w365 man --dir man/man1
+	$(GO) run ./docs/man --dir man/man1
 
 $(GORELEASER):
 	GOBIN=$(@D) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)

@@ -130,7 +130,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 		root.InitDefaultCompletionCmd()
 	}
 	strictGroups(root)
-	if d.Args == nil || (len(d.Args) > 0 && d.Args[0] == "man") {
+	if d.Args == nil {
 		for _, flags := range lazy {
 			flags()
 		}

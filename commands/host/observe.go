@@ -194,8 +194,11 @@ func clientOf(req *mcp.CallToolRequest) string {
 // Redacted stands where a secret was.
 const Redacted = "[REDACTED]"
 
-// secretKey matches argument names that hold credentials.
-var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
+// secretKey matches argument names that hold credentials; compiled on first use, not at
+// every one-shot command's start.
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
+})
 
 // typedText are the arguments that carry what is typed into a field: shown only as
 // their length until the trace knows the field was no password field.
@@ -224,7 +227,7 @@ func redact(t *tool.Tool, args map[string]any) map[string]any {
 
 func redactValue(t *tool.Tool, key string, v any) any {
 	switch {
-	case secretKey.MatchString(key) && key != "cookies":
+	case secretKey().MatchString(key) && key != "cookies":
 		return Redacted
 	case typingTool(t.Name) && typedText[key]:
 		if s, ok := v.(string); ok {
