@@ -559,7 +559,10 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client) {
 		return first(
 			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
 			func() error { _, _, err := c.call("type_text", map[string]any{"text": note}); return err },
-			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "s"}}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "s"}})
+				return err
+			},
 			func() error { _, _, err := c.call("wait_milliseconds", map[string]any{"ms": 500}); return err },
 			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
 		)
