@@ -139,7 +139,7 @@ func main() {
 
 	// 5. Host idle RSS.
 	time.Sleep(2 * time.Second)
-	fmt.Printf("\n%-44s %10s   (aim: <= 40 MB)\n", "host idle RSS", rss(hostPID(rt)))
+	fmt.Printf("\n%-44s %10s   (aim: <= 30 MB)\n", "host idle RSS", rss(hostPID(rt)))
 	benchBrowser(env, rt)
 }
 
