@@ -78,3 +78,18 @@ func TestPrepareInTheToolsWords(t *testing.T) {
 		}
 	}
 }
+
+// A one-shot CLI call validates its arguments and never reads the output schema: Prepare
+// builds the input schema alone.
+func TestPrepareBuildsNoOutputSchema(t *testing.T) {
+	tl := Define(Tool{Name: "lazy_out_test"}, func(context.Context, *Env, prepIn) (leanOut, error) { return leanOut{}, nil })
+	if _, err := tl.Prepare(map[string]any{"selector": "#a", "text": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if tl.outSchema != nil {
+		t.Error("Prepare built the output schema")
+	}
+	if tl.OutputSchema() == nil || tl.OutputSchema().Properties["id"] == nil {
+		t.Errorf("output schema %+v", tl.OutputSchema())
+	}
+}

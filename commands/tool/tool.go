@@ -123,12 +123,14 @@ type Tool struct {
 	// when the schema is built, not when the program starts.
 	Describe func() map[string]string
 
-	in, out   reflect.Type
-	once      *sync.Once
-	build     func(*Tool)
-	inSchema  *jsonschema.Schema
-	outSchema *jsonschema.Schema
-	resolved  *jsonschema.Resolved
+	in, out reflect.Type
+	// The input schema (what Prepare validates against) and the output schema are built
+	// apart: a one-shot CLI call needs only the first.
+	inOnce, outOnce   *sync.Once
+	buildIn, buildOut func(*Tool)
+	inSchema          *jsonschema.Schema
+	outSchema         *jsonschema.Schema
+	resolved          *jsonschema.Resolved
 	// enums maps a property to its allowed values, for case-insensitive matching.
 	enums   map[string][]string
 	handler func(ctx context.Context, env *Env, in any) (any, error)
@@ -139,7 +141,7 @@ type Tool struct {
 // panics then, and the registry test builds every tool's.
 func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (Out, error)) *Tool {
 	t.in = reflect.TypeFor[In]()
-	t.once = new(sync.Once)
+	t.inOnce, t.outOnce = new(sync.Once), new(sync.Once)
 	t.out = reflect.TypeFor[Out]()
 	if t.in.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("tool %s: input type %s must be a struct", t.Name, t.in))
@@ -150,7 +152,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 	t.handler = func(ctx context.Context, env *Env, in any) (any, error) {
 		return h(ctx, env, in.(In))
 	}
-	t.build = func(t *Tool) {
+	t.buildIn = func(t *Tool) {
 		in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
@@ -189,6 +191,8 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 		}
 		in.Required = append(in.Required, slices.Sorted(maps.Keys(t.Instead))...)
 		t.inSchema = in
+	}
+	t.buildOut = func(t *Tool) {
 		if t.out.Kind() == reflect.Struct {
 			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 			if err != nil {
@@ -218,9 +222,9 @@ func (t *Tool) groups() [][]string {
 	return gs
 }
 
-// schemas builds the tool's schemas once.
+// schemas builds the tool's input schema once.
 func (t *Tool) schemas() *Tool {
-	t.once.Do(func() { t.build(t) })
+	t.inOnce.Do(func() { t.buildIn(t) })
 	return t
 }
 
@@ -287,7 +291,10 @@ func (t *Tool) Description() string {
 func (t *Tool) InputSchema() *jsonschema.Schema { return t.schemas().inSchema }
 
 // OutputSchema is the schema of the tool's structured result (nil for a non-object output).
-func (t *Tool) OutputSchema() *jsonschema.Schema { return t.schemas().outSchema }
+func (t *Tool) OutputSchema() *jsonschema.Schema {
+	t.outOnce.Do(func() { t.buildOut(t) })
+	return t.outSchema
+}
 
 // Enum is the list of allowed values of an input property, nil when it is free.
 func (t *Tool) Enum(property string) []string { return t.schemas().enums[property] }
