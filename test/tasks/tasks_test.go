@@ -388,6 +388,20 @@ func TestMain(m *testing.M) {
 				fmt.Printf("%s: %d of %d tasks finished\n", sys, done[sys], n)
 			}
 		}
+		// On the tasks both finished: w365's totals over playwright-mcp's.
+		var w, p line
+		for _, l := range report {
+			for _, o := range report {
+				if l.system == "w365" && o.system == "playwright-mcp" && l.task == o.task && l.done && o.done {
+					w.calls, w.bytes, w.took = w.calls+l.calls, w.bytes+l.bytes, w.took+l.took
+					p.calls, p.bytes, p.took = p.calls+o.calls, p.bytes+o.bytes, p.took+o.took
+				}
+			}
+		}
+		if p.calls > 0 {
+			fmt.Printf("w365 / playwright-mcp on the tasks both finished: calls %.2fx, bytes %.2fx, time %.2fx\n",
+				float64(w.calls)/float64(p.calls), float64(w.bytes)/float64(p.bytes), float64(w.took)/float64(p.took))
+		}
 	}
 	os.Exit(code)
 }
