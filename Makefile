@@ -19,7 +19,8 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
 # wine64 and mingw run the Windows build's tests (test/wine).
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
-             python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync wine64 gcc-mingw-w64-x86-64-win32
+             python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync wine64 gcc-mingw-w64-x86-64-win32 \
+             featherpad zenity
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check
@@ -107,6 +108,8 @@ bench: deps-test build
 	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|missed|^(ok|FAIL)'
 	@echo; echo "OCR time as the amount of text on a 1920x1080 screen grows:"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkGrowth' -benchtime 5x ./engine/ocr | grep -E 'Benchmark|^(ok|FAIL)'
+	@echo; echo "Agent tasks (test/tasks), every task; the browser ones beside playwright-mcp:"
+	CI=true W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run 'Tasks' -v ./test/tasks -args -tasks.all 2>&1 | sed -n '/^--- FAIL/p; /^    tasks_test.go/p; /^task results/,$$p'
 	@echo; echo "Accessibility tree walk of a ~300-node Chromium window:"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/desktop/x11/atspi | grep -E 'Benchmark|^(ok|FAIL)'
 
@@ -115,7 +118,7 @@ clean:
 
 # Man pages for every command, from the command tree (man/man1/w365*.1).
 man:
-	$(GO) run ./cmd/w365 man --dir man/man1
+	$(GO) run ./docs/man --dir man/man1
 
 $(GORELEASER):
 	GOBIN=$(@D) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)

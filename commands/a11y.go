@@ -8,7 +8,6 @@ import (
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/session"
-	"github.com/w365/w365/engine/werr"
 )
 
 // a11yTools are the tools of the a11y toolset, in the order help lists them.
@@ -31,7 +30,7 @@ func init() {
 // TreeIn is get_accessibility_tree's input.
 type TreeIn struct {
 	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=10,default=3"`
-	MaxElements int `json:"maxElements,omitempty" jsonschema:"tree is cut breadth-first beyond it" w365:"min=1,max=2000,default=500"`
+	MaxElements int `json:"maxElements,omitempty" w365:"min=1,max=2000,default=500"`
 }
 
 // TreeOut is the foreground window's tree.
@@ -42,6 +41,9 @@ type TreeOut struct {
 }
 
 func (o TreeOut) Text() string {
+	if o.Count == 0 {
+		return "no window has the focus: the tree is empty"
+	}
 	var b strings.Builder
 	var walk func(n desktop.Node, depth int)
 	walk = func(n desktop.Node, depth int) {
@@ -64,7 +66,7 @@ func (o TreeOut) Text() string {
 // FindUIIn is find_ui_element's input.
 type FindUIIn struct {
 	Text         string `json:"text,omitempty" jsonschema:"matched against name and value"`
-	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem... or an AT-SPI role"`
+	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem..."`
 	Name         string `json:"name,omitempty" jsonschema:"accessible name; wins over text"`
 	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"from list_windows; default: foreground"`
 }
@@ -85,7 +87,6 @@ func (o FindUIOut) Text() string {
 // GetAccessibilityTree is the tool get_accessibility_tree (w365 get-accessibility-tree).
 var GetAccessibilityTree = tool.Define(tool.Tool{
 	Name: "get_accessibility_tree", Legacy: []string{"mcp_accessibility_get_accessibility_tree"}, Aliases: []string{"a11y-tree", "tree"},
-	InText:  []string{"root"},
 	Summary: "Accessibility tree of the foreground window, with screen coordinates to click",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux, UI Automation on Windows): role\n" +
 		"(UI Automation names, with the native role kept), name, value and screen rectangle of each\n" +
@@ -104,16 +105,13 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 // FindUIElement is the tool find_ui_element (w365 find-ui-element).
 var FindUIElement = tool.Define(tool.Tool{
 	Name: "find_ui_element", Legacy: []string{"mcp_accessibility_find_ui_element"}, Aliases: []string{"find"},
-	Summary: "Find desktop UI elements by text, role or name, with a centre point to click",
+	Summary: "Find desktop UI elements by text, role or name, with points to click",
 	Long: "Searches the foreground window (or windowHandle) for elements; give at least one of text, role\n" +
 		"and name (name wins over text; case-insensitive substring). Best match first; pass centerX and\n" +
 		"centerY to click.",
 	Example:     "  $ w365 find-ui-element --role Button --name Submit\n  $ w365 find --text 'Save changes'",
-	Annotations: tool.Observe,
+	Annotations: tool.Observe, AnyOf: [][]string{{"text", "role", "name"}},
 }, func(ctx context.Context, env *tool.Env, in FindUIIn) (FindUIOut, error) {
-	if in.Text == "" && in.Role == "" && in.Name == "" {
-		return FindUIOut{}, werr.Invalid("give at least one of text, role and name")
-	}
 	t, err := a11yOf(ctx, env)
 	if err != nil {
 		return FindUIOut{}, err

@@ -179,7 +179,7 @@ const targetDoc = "a ref from the latest browser_snapshot or browser_find (e5, o
 type BrowserClickIn struct {
 	Selector    string   `json:"selector,omitempty"`
 	Target      string   `json:"target,omitempty" jsonschema:"ref (e5) or CSS selector"`
-	Button      string   `json:"button,omitempty" w365:"enum=left|right|middle|Left|Right|Middle,default=left"`
+	Button      string   `json:"button,omitempty" w365:"enum=left|right|middle,default=left"`
 	DoubleClick bool     `json:"doubleClick,omitempty" w365:"default=false"`
 	ClickCount  int      `json:"clickCount,omitempty" w365:"min=1,max=2,default=1"`
 	Modifiers   []string `json:"modifiers,omitempty" w365:"enum=Alt|Control|ControlOrMeta|Ctrl|Meta|Shift"`
@@ -350,12 +350,10 @@ type TabIn struct {
 	TabID    string `json:"tabId,omitempty" jsonschema:"wins over tabIndex"`
 }
 
-func (in TabIn) ref() (browser.TabRef, error) {
-	if in.TabIndex == nil && in.TabID == "" {
-		return browser.TabRef{}, werr.Invalid("give tabIndex or tabId")
-	}
-	return browser.TabRef{Index: in.TabIndex, ID: in.TabID}, nil
-}
+// tabInstead: a TabIn names its tab by W365's tabIndex or by tabId.
+var tabInstead = map[string][]string{"tabIndex": {"tabId"}}
+
+func (in TabIn) ref() browser.TabRef { return browser.TabRef{Index: in.TabIndex, ID: in.TabID} }
 
 // ListTabsIn is browser_list_tabs's input.
 type ListTabsIn struct {
@@ -628,7 +626,7 @@ var BrowserClick = tool.Define(tool.Tool{
 		"sends real mouse events at its centre, with button, doubleClick and modifiers, and waits for the\n" +
 		"page to settle. A dialog the click opened comes back in the result.",
 	Example: "  $ w365 browser click '#submit'\n  $ w365 browser click --target e5 --modifiers Shift",
-	Args:    []string{"selector"}, Annotations: WebAct,
+	Args:    []string{"selector"}, Annotations: WebAct, Instead: map[string][]string{"selector": {"target"}},
 }, func(ctx context.Context, env *tool.Env, in BrowserClickIn) (ActOut, error) {
 	t, err := pickTarget(in.Selector, in.Target)
 	if err != nil {
@@ -663,7 +661,7 @@ var BrowserType = tool.Define(tool.Tool{
 		"types with real key events, replacing its value unless append is set (then at its end);\n" +
 		"submit presses Enter afterwards.",
 	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type --target e7 --text w365 --submit",
-	Args:    []string{"selector", "text"}, Annotations: WebAct,
+	Args:    []string{"selector", "text"}, Annotations: WebAct, Instead: map[string][]string{"selector": {"target"}},
 }, func(ctx context.Context, env *tool.Env, in BrowserTypeIn) (ActOut, error) {
 	t, err := pickTarget(in.Selector, in.Target)
 	if err != nil {
@@ -700,16 +698,13 @@ var BrowserQueryText = browserTool(tool.Tool{
 // BrowserWaitFor is the tool browser_wait_for (w365 browser wait-for).
 var BrowserWaitFor = tool.Define(tool.Tool{
 	Name: "browser_wait_for", Legacy: []string{"mcp_browser_wait_for"},
-	Summary: "Wait for an element or text to appear, text to go, or a time (at most 30 s)",
+	Summary: "Wait for an element or text to appear, text to go, or a time (max 30 s)",
 	Long: "Polls the page until selector matches (and is visible with visible), text appears or textGone\n" +
 		"disappears, in every frame (cross-origin ones too) when no selector is given. time waits that\n" +
 		"many seconds first. TIMEOUT after timeoutMs (default 5000, max 30000).",
 	Example: "  $ w365 browser wait-for '#results' --visible\n  $ w365 browser wait-for --text 'Saved' --timeout-ms 10000",
-	Args:    []string{"selector"}, Annotations: WebRead,
+	Args:    []string{"selector"}, Annotations: WebRead, Instead: map[string][]string{"selector": {"text", "textGone", "time"}},
 }, func(ctx context.Context, env *tool.Env, in WaitForIn) (WaitForOut, error) {
-	if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.Time == 0 {
-		return WaitForOut{}, werr.Invalid("give selector, text, textGone or time")
-	}
 	b, err := browserOf(ctx, env)
 	if err != nil {
 		return WaitForOut{}, err
@@ -923,12 +918,9 @@ var BrowserSwitchTab = browserTool(tool.Tool{
 	Name: "browser_switch_tab", Legacy: []string{"mcp_browser_switch_tab"},
 	Summary: "Make a tab active by index or id", Long: "The tab comes to the front and later browser tools act on it.",
 	Example: "  $ w365 browser switch-tab 1\n  $ w365 browser switch-tab --tab-id 8F3A...", Args: []string{"tabIndex"}, Annotations: WebSet,
+	Instead: tabInstead,
 }, func(ctx context.Context, b *browser.Browser, in TabIn) (TabOut, error) {
-	ref, err := in.ref()
-	if err != nil {
-		return TabOut{}, err
-	}
-	r, err := deref(b.SwitchTab(ctx, ref))
+	r, err := deref(b.SwitchTab(ctx, in.ref()))
 	return TabOut{r}, err
 })
 
@@ -959,12 +951,9 @@ var BrowserCloseTab = browserTool(tool.Tool{
 	Name: "browser_close_tab", Legacy: []string{"mcp_browser_close_tab"},
 	Summary: "Close a tab by index or id", Long: "Closes the tab; another becomes active when it was the active one.",
 	Example: "  $ w365 browser close-tab 2", Args: []string{"tabIndex"}, Annotations: tool.Annotations{ReadOnly: tool.No, Destructive: tool.Yes, Idempotent: tool.No, OpenWorld: tool.Yes},
+	Instead: tabInstead,
 }, func(ctx context.Context, b *browser.Browser, in TabIn) (CloseTabOut, error) {
-	ref, err := in.ref()
-	if err != nil {
-		return CloseTabOut{}, err
-	}
-	r, err := deref(b.CloseTab(ctx, ref))
+	r, err := deref(b.CloseTab(ctx, in.ref()))
 	return CloseTabOut{r}, err
 })
 
@@ -1003,7 +992,7 @@ var BrowserHandleDialog = browserTool(tool.Tool{
 	Long: "action accept|dismiss (or accept true|false); promptText answers a prompt when accepting.\n" +
 		"With no dialog pending the result says \"No pending dialog\".",
 	Example:     "  $ w365 browser handle-dialog --action accept\n  $ w365 browser dialog --action accept --prompt-text 'Ada'",
-	Annotations: WebAct,
+	Annotations: WebAct, Instead: map[string][]string{"action": {"accept"}},
 }, func(ctx context.Context, b *browser.Browser, in HandleDialogIn) (DialogOut, error) {
 	var accept bool
 	switch {

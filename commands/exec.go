@@ -69,7 +69,8 @@ func (o ExecOut) Text() string {
 // ExecuteShellCommand is the tool execute_shell_command (w365 execute-shell-command).
 var ExecuteShellCommand = tool.Define(tool.Tool{
 	Name: "execute_shell_command", Legacy: []string{"mcp_desktop_execute_shell_command"}, Aliases: []string{"exec", "sh"},
-	Summary: "Run one allowed command in the sandbox (no shell, " + sandbox.Isolation + ")",
+	Spellings: map[string]string{"timeoutMS": "timeoutMs"}, // V2's, once (TOOLS.md appendix B.4)
+	Summary:   "Run one allowed command in the sandbox (no shell, " + sandbox.Isolation + ")",
 	Long: "Runs a single command made of literal words, without a shell: pipes, ;, &, redirections,\n" +
 		"substitutions and variables are refused (BLOCKED_BY_POLICY, with the way forward). Relative\n" +
 		"wildcards (*.go) are expanded inside the working directory as bash would (on Windows the\n" +

@@ -169,7 +169,6 @@ func (o OCROut) Text() string {
 // AnalyzeScreen is the tool analyze_screen (w365 analyze-screen).
 var AnalyzeScreen = tool.Define(tool.Tool{
 	Name: "analyze_screen", Legacy: []string{"mcp_desktop_analyze_screen"}, Aliases: []string{"ocr"},
-	InText:  []string{"fullText"},
 	Summary: "OCR the screen's text with word boxes; for apps without an accessibility tree",
 	Long: "Captures the screen and runs OCR (tesseract) on it, preprocessed for UI text on light and dark\n" +
 		"backgrounds. Returns fullText in reading order, averageConfidence and a box per word.",

@@ -359,7 +359,7 @@ const refNote = "\n\nA ref belongs to its snapshot's document: after the page na
 var BrowserSnapshot = tool.Define(tool.Tool{
 	Name: "browser_snapshot", Legacy: []string{"mcp_browser_snapshot"}, Aliases: []string{"snap"},
 	InText:  []string{"text", "nodes"},
-	Summary: "Accessibility snapshot of the page with refs (e5) for the _ref tools; the way to see a page",
+	Summary: "Accessibility snapshot of the page with refs (e5) for the _ref tools",
 	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
 		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
 		"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
@@ -577,7 +577,7 @@ var BrowserFind = tool.Define(tool.Tool{
 		"returns the matching elements, each with a ref usable by the _ref tools with the returned\n" +
 		"snapshotId. A targeted look instead of a whole snapshot.",
 	Example:     "  $ w365 browser find --text 'Sign in'\n  $ w365 browser find --role button --name save\n  $ w365 browser find --regex '^Item [0-9]+$'",
-	Annotations: tool.Observe,
+	Annotations: tool.Observe, AnyOf: [][]string{{"text", "regex", "role", "name"}},
 }, func(ctx context.Context, env *tool.Env, in FindIn) (FindOut, error) {
 	st, err := snapshotsOf(env)
 	if err != nil {

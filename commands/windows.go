@@ -38,21 +38,19 @@ func protection(env *tool.Env) proc.Protection {
 	}
 }
 
-// TitleIn picks a window by title; titlePattern is the V1/V2 name of the same parameter.
+// TitleIn picks a window by title (V1/V2 spell it titlePattern: titleSpellings).
 type TitleIn struct {
-	Title        string `json:"title,omitempty" jsonschema:"part of the title, any case"`
-	TitlePattern string `json:"titlePattern,omitempty" legacy:"title"`
+	Title string `json:"title" jsonschema:"part of the title, any case" w365:"minLength=1"`
 }
 
+// titleSpellings are the older spellings of TitleIn's fields.
+var titleSpellings = map[string]string{"titlePattern": "title"}
+
 func (in TitleIn) title() (string, error) {
-	t := in.Title
-	if t == "" {
-		t = in.TitlePattern
+	if strings.TrimSpace(in.Title) == "" {
+		return "", werr.Invalid("title must not be blank")
 	}
-	if strings.TrimSpace(t) == "" {
-		return "", werr.Invalid("title is required")
-	}
-	return t, nil
+	return in.Title, nil
 }
 
 // WindowsOut lists windows.
@@ -122,8 +120,8 @@ var ActivateWindow = tool.Define(tool.Tool{
 	Summary: "Bring a window to the front by part of its title",
 	Long: "Case-insensitive substring match, best match first (exact, then prefix, then substring);\n" +
 		"raises and focuses the window. NOT_FOUND lists the nearest titles.",
-	Example:     "  $ w365 activate-window Firefox\n  $ w365 activate --title 'Untitled - Notes'",
-	Args:        []string{"title"},
+	Example: "  $ w365 activate-window Firefox\n  $ w365 activate --title 'Untitled - Notes'",
+	Args:    []string{"title"}, Spellings: titleSpellings,
 	Annotations: tool.Set,
 }, func(ctx context.Context, env *tool.Env, in TitleIn) (WindowOut, error) {
 	title, err := in.title()
@@ -177,8 +175,8 @@ var CloseWindow = tool.Define(tool.Tool{
 		"similar to part of the window's title and cover at least 80% of it, so a few letters close\n" +
 		"nothing (NOT_FOUND); a title that fits several windows closes none (INVALID_ARGUMENT, with the\n" +
 		"candidates). Windows of protected processes are refused with PROTECTED_PROCESS.",
-	Example:     "  $ w365 close-window 'Untitled - Notes'",
-	Args:        []string{"title"},
+	Example: "  $ w365 close-window 'Untitled - Notes'",
+	Args:    []string{"title"}, Spellings: titleSpellings,
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in TitleIn) (desktop.CloseResult, error) {
 	title, err := in.title()

@@ -27,6 +27,14 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
+// Extra adds the commands of the w365 binary that are not tools: serve, doctor and
+// version, repl (cli.RootDeps.Extra). The binary and the man pages (docs/man) share it.
+func Extra(root *cobra.Command, g *cli.Globals) {
+	cli.AddServe(root, g)
+	cli.AddDoctor(root, g)
+	AddCommand(root, g)
+}
+
 // AddCommand adds `w365 repl` to root; g holds the root flags, which become the
 // defaults of every line.
 func AddCommand(root *cobra.Command, g *cli.Globals) {

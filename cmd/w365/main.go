@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/spf13/cobra"
 
 	"github.com/w365/w365/commands/cli"
 	"github.com/w365/w365/repl"
@@ -39,11 +38,7 @@ func main() {
 		// garbage would only cost time.
 		debug.SetGCPercent(-1)
 	}
-	root, _ := cli.NewRoot(cli.RootDeps{IO: io, Args: args, Extra: func(root *cobra.Command, g *cli.Globals) {
-		cli.AddServe(root, g)
-		cli.AddDoctor(root, g)
-		repl.AddCommand(root, g)
-	}})
+	root, _ := cli.NewRoot(cli.RootDeps{IO: io, Args: args, Extra: repl.Extra})
 	root.SetArgs(args)
 	os.Exit(cli.Report(root.ExecuteContext(context.Background()), os.Stderr))
 }

@@ -115,7 +115,11 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	}
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Tools:"}, &cobra.Group{ID: "other", Title: "Other commands:"})
 	lazy := map[*cobra.Command]func(){}
+	keep := toolsFor(pf, d.Args)
 	for _, t := range commands.All() {
+		if !keep(t) {
+			continue
+		}
 		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller, d.Complete)
 		lazy[cmd] = flags
 	}
@@ -132,7 +136,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 		root.InitDefaultCompletionCmd()
 	}
 	strictGroups(root)
-	if d.Args == nil || (len(d.Args) > 0 && d.Args[0] == "man") {
+	if d.Args == nil {
 		for _, flags := range lazy {
 			flags()
 		}
@@ -146,6 +150,41 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 		lazy[c]()
 	}
 	return root, g
+}
+
+// toolsFor says which tools get a command for the command line args (RootDeps.Args): a
+// one-shot call builds only the commands under the top-level name it gives (all of
+// "browser" for a browser tool), and `w365 --version` none. Anything else (no args, help,
+// completion, a mistyped name that needs "Did you mean", a command that is not a tool)
+// gets them all. pf are the root's flags, to step over their values.
+func toolsFor(pf *pflag.FlagSet, args []string) func(*tool.Tool) bool {
+	all := func(*tool.Tool) bool { return true }
+	first, version := "", false
+	for i := 0; i < len(args) && first == ""; i++ {
+		a := args[i]
+		switch {
+		case a == "--help" || a == "-h":
+			return all
+		case a == "--version" || a == "-v":
+			version = true
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+			if f := pf.Lookup(a[2:]); f != nil && f.NoOptDefVal == "" {
+				i++ // the flag's value
+			}
+		case !strings.HasPrefix(a, "-"):
+			first = a
+		}
+	}
+	if first == "" && version {
+		return func(*tool.Tool) bool { return false }
+	}
+	top := func(t *tool.Tool) bool {
+		return t.Path[0] == first || len(t.Path) == 1 && slices.Contains(t.Aliases, first)
+	}
+	if first != "" && slices.ContainsFunc(commands.All(), top) && !slices.Contains(args, "--help") && !slices.Contains(args, "-h") {
+		return top
+	}
+	return all
 }
 
 // ClientOptionsFor turns the global flags into host client options: the session, and

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
@@ -175,5 +177,40 @@ func TestToolErrorsKeepTheirExitCode(t *testing.T) {
 	}
 	if ExitCode(nil) != 0 || ExitCode(werr.New(werr.Failsafe, "corner")) != 4 {
 		t.Error("exit code table")
+	}
+}
+
+// TestOneShotBuildsOnlyTheCommandItRuns: a one-shot call pays for the commands of the tool
+// it names (all of "browser" for a browser tool), --version for none; a line that needs
+// the whole tree (help, a typo to correct) gets it.
+func TestOneShotBuildsOnlyTheCommandItRuns(t *testing.T) {
+	tools := func(args ...string) (names []string) {
+		root, _ := NewRoot(RootDeps{IO: IO{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}}, Args: args})
+		var walk func(c *cobra.Command)
+		walk = func(c *cobra.Command) {
+			if c.Annotations["tool"] != "" {
+				names = append(names, c.Annotations["tool"])
+			}
+			for _, s := range c.Commands() {
+				walk(s)
+			}
+		}
+		walk(root)
+		return names
+	}
+	all := len(commands.All())
+	if got := tools("--session", "s1", "get-cursor-position"); !slices.Equal(got, []string{"get_cursor_position"}) {
+		t.Errorf("get-cursor-position builds %v", got)
+	}
+	if got := tools("--version"); len(got) != 0 {
+		t.Errorf("--version builds %d tool commands", len(got))
+	}
+	if got := tools("browser", "click", "#go"); len(got) < 10 || slices.Contains(got, "click") {
+		t.Errorf("browser click builds %v", got)
+	}
+	for _, line := range [][]string{nil, {"clik"}, {"help"}, {"click", "--help"}, {"--help"}, {"host", "status"}} {
+		if got := tools(line...); len(got) != all {
+			t.Errorf("%v builds %d of %d tool commands", line, len(got), all)
+		}
 	}
 }

@@ -2,12 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -33,8 +31,8 @@ var environment = [][2]string{
 	{"GOGC", "when set, overrides the garbage-collector settings w365 picks for one-shot commands and the host"},
 }
 
-// AddHelpTopics adds `w365 help exit-codes`, `w365 help environment` and the hidden
-// `w365 man` that writes the man pages (make man).
+// AddHelpTopics adds `w365 help exit-codes` and `w365 help environment`. The man pages
+// come from docs/man (make man), so that the binary links no man-page generator.
 func AddHelpTopics(root *cobra.Command) {
 	var b strings.Builder
 	b.WriteString("Exit status of w365 commands:\n\n")
@@ -68,26 +66,4 @@ func AddHelpTopics(root *cobra.Command) {
 	e.WriteString("\nChild processes (sandboxed exec and py, launched applications) get an environment built from\n" +
 		"an allowlist, never w365's own.")
 	root.AddCommand(&cobra.Command{Use: "environment", Short: "Environment variables w365 reads", Long: strings.TrimRight(e.String(), "\n")})
-
-	var dir string
-	man := &cobra.Command{
-		Use:    "man",
-		Short:  "Write man pages for every command into --dir",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return werr.Wrap(err, werr.InvalidArgument, "cannot create %s: %v", dir, err)
-			}
-			r := cmd.Root()
-			r.DisableAutoGenTag = true
-			if err := doc.GenManTree(r, &doc.GenManHeader{Title: "W365", Section: "1", Source: "w365", Manual: "w365 manual"}, dir); err != nil {
-				return werr.Wrap(err, werr.Internal, "cannot write the man pages: %v", err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), dir)
-			return nil
-		},
-	}
-	man.Flags().StringVar(&dir, "dir", "man/man1", "directory for the pages")
-	root.AddCommand(man)
 }

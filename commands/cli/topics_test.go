@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-func TestHelpTopicsVersionAndManPages(t *testing.T) {
+func TestHelpTopicsAndVersion(t *testing.T) {
 	r := runCLI(t, &fakeCaller{}, false, nil, "help", "exit-codes")
 	for _, want := range []string{"2  INVALID_ARGUMENT", "4  BLOCKED_BY_POLICY, FAILSAFE, PROTECTED_PROCESS, STALE_PROCESS", "child's own status", "124"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
@@ -30,17 +29,6 @@ func TestHelpTopicsVersionAndManPages(t *testing.T) {
 	root.SetArgs([]string{"version"})
 	if err := root.Execute(); err != nil || !strings.Contains(out.String(), "commit: ") || !strings.Contains(out.String(), "go:     go1.") || !strings.Contains(out.String(), "built:  ") {
 		t.Errorf("version: %v %q", err, out.String())
-	}
-	dir := t.TempDir()
-	if r := runCLI(t, &fakeCaller{}, false, nil, "man", "--dir", dir); r.code != 0 {
-		t.Fatalf("man: %+v", r)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, "w365-click.1"))
-	if err != nil || !strings.Contains(string(page), "--click-count") || !strings.Contains(string(page), ".TH \"W365\" \"1\"") {
-		t.Errorf("w365-click.1 (%v):\n%.400s", err, page)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "w365-browser-click-ref.1")); err != nil {
-		t.Errorf("no page for a nested command: %v", err)
 	}
 }
 

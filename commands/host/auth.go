@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +55,21 @@ type OAuthConfig struct {
 // Enabled says whether any authentication is configured.
 func (a HTTPAuth) Enabled() bool { return len(a.Keys) > 0 || a.OAuth != nil }
 
-var keyNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// keyName is the rule for a key's name: a letter or digit, then letters, digits, '.',
+// '_', '-', at most 64 in all. (Not a regexp: compiling `{0,63}` at package init cost
+// every one-shot command about 0.2 ms.)
+func keyName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i, c := range []byte(s) {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // minKeyLen is the shortest API key accepted: 16 bytes of a random key are 96+ bits.
 const minKeyLen = 16
@@ -86,7 +99,7 @@ func LoadKeysFile(path string) ([]APIKey, error) {
 		switch {
 		case len(fields) != 2:
 			return nil, werr.Invalid("keys file %s line %d: want NAME KEY", path, n)
-		case !keyNameRE.MatchString(fields[0]):
+		case !keyName(fields[0]):
 			return nil, werr.Invalid("keys file %s line %d: a name is letters, digits, '.', '_', '-' (at most 64)", path, n)
 		case len(fields[1]) < minKeyLen:
 			return nil, werr.Invalid("keys file %s line %d: the key of %s is shorter than %d bytes", path, n, fields[0], minKeyLen)

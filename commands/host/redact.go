@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
@@ -31,8 +32,11 @@ import (
 // Redacted stands where a secret was.
 const Redacted = "[REDACTED]"
 
-// secretKey matches argument names that hold credentials.
-var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
+// secretKey matches argument names that hold credentials; compiled on first use, not at
+// every one-shot command's start.
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
+})
 
 // mayType are the tools through which text can reach a field of the page.
 func mayType(name string) bool {
@@ -143,7 +147,7 @@ func (r redactor) typed(s string) string {
 
 func (r redactor) value(key string, v any, cookie bool) any {
 	switch {
-	case secretKey.MatchString(key) && key != "cookies", cookie && key == "value":
+	case secretKey().MatchString(key) && key != "cookies", cookie && key == "value":
 		return Redacted
 	case r.code(key):
 		if s, ok := v.(string); ok {
@@ -223,14 +227,16 @@ const jsString = `'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|` + "`(?:\\\\.|[^`\\\\])*`
 // typingCall matches a string literal that a Playwright typing call types:
 // fill(selector, "text") (the selector a literal or a plain expression), type(...),
 // pressSequentially(...), insertText("text").
-var typingCall = regexp.MustCompile(`\.(?:fill|type|pressSequentially|insertText)\(\s*(?:(?:` + jsString + `|[^,()'"` + "`" + `]*)\s*,\s*)?(` + jsString + `)`)
+var typingCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\.(?:fill|type|pressSequentially|insertText)\(\s*(?:(?:` + jsString + `|[^,()'"` + "`" + `]*)\s*,\s*)?(` + jsString + `)`)
+})
 
 // scrubCode hides in code the strings its typing calls type and every secret; it
 // returns the strings it hid for typing.
 func scrubCode(code string, secrets []string) (string, []string) {
 	var typed []string
-	out := typingCall.ReplaceAllStringFunc(code, func(m string) string {
-		sub := typingCall.FindStringSubmatchIndex(m)
+	out := typingCall().ReplaceAllStringFunc(code, func(m string) string {
+		sub := typingCall().FindStringSubmatchIndex(m)
 		lit := m[sub[2]:sub[3]]
 		typed = append(typed, lit[1:len(lit)-1])
 		return m[:sub[2]] + lit[:1] + lengthOnly(lit[1:len(lit)-1]) + lit[:1] + m[sub[3]:]

@@ -2,11 +2,17 @@ package tool
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -18,8 +24,22 @@ func (t *Tool) Prepare(args map[string]any) (any, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	for name := range args {
+	for old, cur := range t.Spellings {
+		if v, ok := args[old]; ok {
+			if _, both := args[cur]; both {
+				return nil, werr.Invalid("give %s or its older spelling %s, not both", cur, old).WithDetail("parameter", old)
+			}
+			delete(args, old)
+			args[cur] = v
+		}
+	}
+	for name, v := range args {
 		if _, ok := t.inSchema.Properties[name]; ok {
+			if v == nil {
+				// null is how many clients spell "not given" (find_ui_element's windowHandle:
+				// null is the contract's "the foreground window").
+				delete(args, name)
+			}
 			continue
 		}
 		if name == "sessionId" || name == "browserSessionId" {
@@ -47,6 +67,18 @@ func (t *Tool) Prepare(args map[string]any) (any, error) {
 	}
 	if err := t.resolved.Validate(args); err != nil {
 		return nil, t.validationError(args, err)
+	}
+	given := func(n string) bool { _, ok := args[n]; return ok }
+	for _, name := range slices.Sorted(maps.Keys(t.Instead)) {
+		if alt := t.Instead[name]; !given(name) && !slices.ContainsFunc(alt, given) {
+			return nil, werr.Invalid("missing required parameter %q (or give %s instead)", name, orList(alt)).
+				WithDetail("parameter", name).WithDetail("anyOf", append([]string{name}, alt...))
+		}
+	}
+	for _, group := range t.AnyOf {
+		if !slices.ContainsFunc(group, given) {
+			return nil, werr.Invalid("give %s", orList(group)).WithDetail("parameter", group[0]).WithDetail("anyOf", group)
+		}
 	}
 	b, err := json.Marshal(args)
 	if err != nil {
@@ -77,8 +109,15 @@ func (t *Tool) validationError(args map[string]any, verr error) error {
 		}
 	}
 	for _, name := range t.inSchema.Required {
-		if _, ok := args[name]; !ok {
+		if _, ok := args[name]; !ok && t.Instead[name] == nil {
 			return werr.Invalid("missing required parameter %q", name).WithDetail("parameter", name)
+		}
+	}
+	for _, name := range t.paramNames() {
+		if v, ok := args[name]; ok {
+			if err := checkValue(name, v, t.inSchema.Properties[name]); err != nil {
+				return err.WithDetail("parameter", name)
+			}
 		}
 	}
 	msg := verr.Error()
@@ -96,4 +135,107 @@ func (t *Tool) paramNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// checkValue says in a tool's words what is wrong with the value v of the parameter name
+// (its schema p), for the constraints the w365 tags set and the JSON types; nil when it
+// finds nothing (the validator's own message then stands).
+func checkValue(name string, v any, p *jsonschema.Schema) *werr.Error {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	switch p.Type {
+	case "integer", "number":
+		n, ok := number(v)
+		switch {
+		case !ok:
+			return werr.Invalid("%s must be a number, not %s", name, jsonKind(v))
+		case p.Type == "integer" && n != math.Trunc(n):
+			return werr.Invalid("%s must be a whole number, not %s", name, num(n))
+		case p.Minimum != nil && n < *p.Minimum:
+			return werr.Invalid("%s must be at least %s, not %s", name, num(*p.Minimum), num(n))
+		case p.Maximum != nil && n > *p.Maximum:
+			return werr.Invalid("%s must be at most %s, not %s", name, num(*p.Maximum), num(n))
+		}
+	case "string":
+		str, ok := v.(string)
+		switch {
+		case !ok:
+			return werr.Invalid("%s must be a string, not %s", name, jsonKind(v))
+		case p.MinLength != nil && utf8.RuneCountInString(str) < *p.MinLength:
+			if *p.MinLength == 1 {
+				return werr.Invalid("%s must not be empty", name)
+			}
+			return werr.Invalid("%s must be at least %d characters long", name, *p.MinLength)
+		case p.MaxLength != nil && utf8.RuneCountInString(str) > *p.MaxLength:
+			return werr.Invalid("%s must be at most %d characters long, not %d", name, *p.MaxLength, utf8.RuneCountInString(str))
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return werr.Invalid("%s must be true or false, not %s", name, jsonKind(v))
+		}
+	case "array":
+		list, ok := v.([]any)
+		switch {
+		case !ok:
+			return werr.Invalid("%s must be a list, not %s", name, jsonKind(v))
+		case p.MinItems != nil && len(list) < *p.MinItems:
+			return werr.Invalid("%s must have at least %d item(s)", name, *p.MinItems)
+		case p.MaxItems != nil && len(list) > *p.MaxItems:
+			return werr.Invalid("%s must have at most %d items, not %d", name, *p.MaxItems, len(list))
+		}
+		if p.Items != nil {
+			for i, e := range list {
+				if err := checkValue(fmt.Sprintf("%s[%d]", name, i), e, p.Items); err != nil {
+					return err
+				}
+			}
+		}
+	case "object":
+		if _, ok := v.(map[string]any); !ok {
+			return werr.Invalid("%s must be an object, not %s", name, jsonKind(v))
+		}
+	}
+	return nil
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case bool:
+		return fmt.Sprintf("%v", v)
+	case float64, int, int64, json.Number:
+		return fmt.Sprintf("the number %v", v)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// number is a decoded JSON number as a float64.
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }

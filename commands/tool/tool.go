@@ -7,6 +7,7 @@ package tool
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -114,6 +115,19 @@ type Tool struct {
 	// content without them, so that a large result is not paid for twice; the CLI
 	// (Structured with full) keeps them.
 	InText []string
+	// Instead maps a required input property (JSON name) to the properties another
+	// contract names the same thing by (W365's selector, PW's target): the schema marks the
+	// first required, as TOOLS.md does, and Prepare accepts any of them in its place.
+	Instead map[string][]string
+	// AnyOf lists groups of input properties of which a call must give at least one, none
+	// required alone (find_ui_element's text, role, name: TOOLS.md R12); Prepare refuses a
+	// call that gives none. A plain anyOf of required sets in the schema would be a subschema
+	// without a type, which strict clients reject (commands.TestEverySchemaIsStrictlyPortable).
+	AnyOf [][]string
+	// Spellings maps older spellings of input properties to the current ones (V1/V2's
+	// titlePattern, V2's timeoutMS): Prepare accepts them under every name of the tool;
+	// the schema lists only the current ones.
+	Spellings map[string]string
 	// Sessionless tools run outside any session queue (session management, host info).
 	Sessionless bool
 	// Describe gives input property descriptions that a struct tag cannot hold because
@@ -121,12 +135,14 @@ type Tool struct {
 	// when the schema is built, not when the program starts.
 	Describe func() map[string]string
 
-	in, out   reflect.Type
-	once      *sync.Once
-	build     func(*Tool)
-	inSchema  *jsonschema.Schema
-	outSchema *jsonschema.Schema
-	resolved  *jsonschema.Resolved
+	in, out reflect.Type
+	// The input schema (what Prepare validates against) and the output schema are built
+	// apart: a one-shot CLI call needs only the first.
+	inOnce, outOnce   *sync.Once
+	buildIn, buildOut func(*Tool)
+	inSchema          *jsonschema.Schema
+	outSchema         *jsonschema.Schema
+	resolved          *jsonschema.Resolved
 	// enums maps a property to its allowed values, for case-insensitive matching.
 	enums   map[string][]string
 	handler func(ctx context.Context, env *Env, in any) (any, error)
@@ -137,7 +153,7 @@ type Tool struct {
 // panics then, and the registry test builds every tool's.
 func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (Out, error)) *Tool {
 	t.in = reflect.TypeFor[In]()
-	t.once = new(sync.Once)
+	t.inOnce, t.outOnce = new(sync.Once), new(sync.Once)
 	t.out = reflect.TypeFor[Out]()
 	if t.in.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("tool %s: input type %s must be a struct", t.Name, t.in))
@@ -148,7 +164,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 	t.handler = func(ctx context.Context, env *Env, in any) (any, error) {
 		return h(ctx, env, in.(In))
 	}
-	t.build = func(t *Tool) {
+	t.buildIn = func(t *Tool) {
 		in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
@@ -166,12 +182,29 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 				p.Description = d
 			}
 		}
+		for _, group := range t.groups() {
+			for _, name := range group {
+				if in.Properties[name] == nil {
+					panic(fmt.Sprintf("tool %s: Instead or AnyOf names no input property %q", t.Name, name))
+				}
+			}
+		}
+		for old, cur := range t.Spellings {
+			if in.Properties[cur] == nil || in.Properties[old] != nil {
+				panic(fmt.Sprintf("tool %s: spelling %q of %q: no such property, or listed itself", t.Name, old, cur))
+			}
+		}
 		addSessionParams(t, in)
 		portable(in)
-		t.inSchema = in
-		if t.resolved, err = in.Resolve(nil); err != nil {
+		// The validator checks the schema without the Instead properties' required marks:
+		// Prepare checks those groups itself.
+		if t.resolved, err = in.CloneSchemas().Resolve(nil); err != nil {
 			panic(fmt.Sprintf("tool %s: resolve input schema: %v", t.Name, err))
 		}
+		in.Required = append(in.Required, slices.Sorted(maps.Keys(t.Instead))...)
+		t.inSchema = in
+	}
+	t.buildOut = func(t *Tool) {
 		if t.out.Kind() == reflect.Struct {
 			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 			if err != nil {
@@ -191,9 +224,19 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 	return &t
 }
 
-// schemas builds the tool's schemas once.
+// groups are the tool's Instead and AnyOf groups: sets of input properties of which a call
+// gives at least one.
+func (t *Tool) groups() [][]string {
+	gs := slices.Clone(t.AnyOf)
+	for _, name := range slices.Sorted(maps.Keys(t.Instead)) {
+		gs = append(gs, append([]string{name}, t.Instead[name]...))
+	}
+	return gs
+}
+
+// schemas builds the tool's input schema once.
 func (t *Tool) schemas() *Tool {
-	t.once.Do(func() { t.build(t) })
+	t.inOnce.Do(func() { t.buildIn(t) })
 	return t
 }
 
@@ -260,7 +303,10 @@ func (t *Tool) Description() string {
 func (t *Tool) InputSchema() *jsonschema.Schema { return t.schemas().inSchema }
 
 // OutputSchema is the schema of the tool's structured result (nil for a non-object output).
-func (t *Tool) OutputSchema() *jsonschema.Schema { return t.schemas().outSchema }
+func (t *Tool) OutputSchema() *jsonschema.Schema {
+	t.outOnce.Do(func() { t.buildOut(t) })
+	return t.outSchema
+}
 
 // Enum is the list of allowed values of an input property, nil when it is free.
 func (t *Tool) Enum(property string) []string { return t.schemas().enums[property] }

@@ -148,19 +148,21 @@ type param struct {
 	name     string
 	s        *jsonschema.Schema
 	required bool
-	legacyOf string
 }
 
 func writeParams(b *strings.Builder, t *tool.Tool) {
 	in := t.InputSchema()
-	legacy := legacyNames(t.InputType())
+	spelled := map[string][]string{} // current name -> older spellings
+	for old, cur := range t.Spellings {
+		spelled[cur] = append(spelled[cur], old)
+	}
 	var rows []param
 	var walk func(prefix string, s *jsonschema.Schema)
 	walk = func(prefix string, s *jsonschema.Schema) {
 		for _, name := range propertyOrder(s) {
 			p := s.Properties[name]
 			full := prefix + name
-			rows = append(rows, param{name: full, s: p, required: slices.Contains(s.Required, name), legacyOf: legacy[full]})
+			rows = append(rows, param{name: full, s: p, required: slices.Contains(s.Required, name)})
 			if p.Type == "object" && len(p.Properties) > 0 {
 				walk(full+".", p)
 			} else if p.Items != nil && len(p.Items.Properties) > 0 {
@@ -176,8 +178,9 @@ func writeParams(b *strings.Builder, t *tool.Tool) {
 	b.WriteString("\n| parameter | type | required | default | limits | description |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range rows {
 		desc := r.s.Description
-		if r.legacyOf != "" {
-			desc = strings.TrimSpace(desc + " the older name of `" + r.legacyOf + "`; either may be given")
+		if olds := spelled[r.name]; olds != nil {
+			slices.Sort(olds)
+			desc = strings.TrimPrefix(desc+"; also spelled `"+strings.Join(olds, "`, `")+"` (older versions)", "; ")
 		} else if r.name == "sessionId" || r.name == "browserSessionId" {
 			if desc == "" {
 				desc = "the session to run in (default: `default`)"
@@ -187,7 +190,14 @@ func writeParams(b *strings.Builder, t *tool.Tool) {
 		if len(r.s.Default) > 0 {
 			def = "`" + string(r.s.Default) + "`"
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s |\n", r.name, schemaType(r.s), yesNo(r.required), def, cell(limits(r.s)), cell(desc))
+		req := yesNo(r.required)
+		if alt := t.Instead[r.name]; alt != nil {
+			req = "yes, or `" + strings.Join(alt, "`, `") + "`"
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s |\n", r.name, schemaType(r.s), req, def, cell(limits(r.s)), cell(desc))
+	}
+	for _, g := range t.AnyOf {
+		fmt.Fprintf(b, "\nGive at least one of `%s`.\n", strings.Join(g, "`, `"))
 	}
 }
 
@@ -208,18 +218,6 @@ func propertyOrder(s *jsonschema.Schema) []string {
 	}
 	slices.Sort(rest)
 	return append(names, rest...)
-}
-
-// legacyNames maps the JSON name of each input field tagged `legacy:"NAME"` (an older name
-// of the parameter NAME, accepted as well) to NAME.
-func legacyNames(typ reflect.Type) map[string]string {
-	m := map[string]string{}
-	tool.EachField(typ, func(f reflect.StructField) {
-		if of := f.Tag.Get("legacy"); of != "" {
-			m[tool.JSONName(f)] = of
-		}
-	})
-	return m
 }
 
 func schemaType(s *jsonschema.Schema) string {

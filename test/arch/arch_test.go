@@ -151,6 +151,17 @@ func TestWindowsAndMacBuildsLinkNoX11OrDBus(t *testing.T) {
 	}
 }
 
+// TestBinaryLinksNoManPageGenerator: every package the binary links initialises at every
+// one-shot call, and the man-page generator (cobra/doc, md2man, blackfriday, yaml) took
+// about a tenth of `w365 --version`; docs/man writes the pages instead.
+func TestBinaryLinksNoManPageGenerator(t *testing.T) {
+	for _, d := range graph(t, "linux")[module+"/cmd/w365"].Deps {
+		if under(d, "github.com/spf13/cobra/doc") || under(d, "github.com/cpuguy83/go-md2man") || under(d, "github.com/russross/blackfriday") {
+			t.Errorf("cmd/w365 links %s", d)
+		}
+	}
+}
+
 // backends are the desktop backends: none may import another.
 var backends = []string{"engine/desktop/x11", "engine/desktop/win32"}
 

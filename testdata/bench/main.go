@@ -102,6 +102,10 @@ func main() {
 	cli := measure(*n, run(env, *bin, "get-cursor-position"))
 	xdo := measure(*n, run(xenv, "xdotool", "getmouselocation"))
 	row("CLI one-shot get-cursor-position", cli, xdo, "xdotool getmouselocation")
+	ver := measure(*n, run(env, *bin, "--version"))
+	xver := measure(*n, run(env, "xdotool", "--version"))
+	row("CLI w365 --version (aim: <= 5 ms)", ver, xver, "xdotool --version")
+	fmt.Printf("%-44s %10s   (GODEBUG=inittrace=1: every package's init, summed)\n", "CLI package initialisation", initTime(env))
 
 	// 2. Warm MCP calls over stdio (serve --mcp relays to the host).
 	cs := connect(env)
@@ -141,7 +145,7 @@ func main() {
 
 	// 5. Host idle RSS.
 	time.Sleep(2 * time.Second)
-	fmt.Printf("\n%-44s %10s   (aim: <= 40 MB)\n", "host idle RSS", rss(hostPID(rt)))
+	fmt.Printf("\n%-44s %10s   (aim: <= 30 MB)\n", "host idle RSS", rss(hostPID(rt)))
 	benchWire(env)
 	benchBrowser(env, rt)
 }
@@ -156,6 +160,31 @@ func connect(env []string) *mcp.ClientSession {
 		os.Exit(1)
 	}
 	return cs
+}
+
+// initTime is the median over 20 runs of `w365 --version` of the init time of all its
+// packages as GODEBUG=inittrace=1 reports it ("init PKG @T ms, C ms clock, ...").
+func initTime(env []string) string {
+	var sums []float64
+	for i := 0; i < 20; i++ {
+		cmd := exec.Command(*bin, "--version")
+		cmd.Env = append(append([]string{}, env...), "GODEBUG=inittrace=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return "?"
+		}
+		var sum float64
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if f := strings.Fields(l); len(f) > 6 && f[0] == "init" && f[6] == "clock," {
+				c, _ := strconv.ParseFloat(f[4], 64)
+				sum += c
+			}
+		}
+		sums = append(sums, sum)
+	}
+	sort.Float64s(sums)
+	return fmt.Sprintf("%.2f ms", sums[len(sums)/2])
 }
 
 func hostPID(rt string) int {

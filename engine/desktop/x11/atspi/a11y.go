@@ -141,7 +141,9 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 		return desktop.Node{}, desktop.Meta{}, err
 	}
 	win, err := t.window(ctx, conn, 0)
-	if err != nil {
+	if err == errNoForeground {
+		return desktop.Node{}, desktop.Meta{}, nil
+	} else if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
 	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: true, origin: win.origin, visibleIsShowing: win.gtk4}
@@ -189,7 +191,9 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		return nil, err
 	}
 	win, err := t.window(ctx, conn, q.WindowHandle)
-	if err != nil {
+	if err == errNoForeground {
+		return nil, nil
+	} else if err != nil {
 		return nil, err
 	}
 	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), origin: win.origin, visibleIsShowing: win.gtk4}

@@ -20,9 +20,15 @@ type xwin struct {
 	height int
 }
 
+// errNoForeground is the answer for the active window when no window has the focus (an
+// empty desktop, or the focused window is gone): the tree and the search of the foreground
+// window are then empty results, not errors (TOOLS.md: empty is an empty result).
+var errNoForeground = werr.New(werr.NotFound, "no window has the focus").WithHint("activate a window first")
+
 // xWindowInfo reads the active window (id == 0) or the given window from the X server
 // of displayName: its PID, title and on-screen client geometry.
 func xWindowInfo(displayName string, id uint32) (xwin, error) {
+	active := id == 0
 	c, err := xconn.Connect(displayName)
 	if err != nil {
 		return xwin{}, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
@@ -32,17 +38,19 @@ func xWindowInfo(displayName string, id uint32) (xwin, error) {
 	if id == 0 {
 		v, err := prop(c, root, "_NET_ACTIVE_WINDOW")
 		if err != nil || len(v.Value) < 4 {
-			return xwin{}, werr.New(werr.NotFound, "no active window").WithHint("focus a window first")
+			return xwin{}, errNoForeground
 		}
 		id = uint32(xgb.Get32(v.Value))
 		if id == 0 {
-			return xwin{}, werr.New(werr.NotFound, "no active window").WithHint("focus a window first")
+			return xwin{}, errNoForeground
 		}
 	}
 	w := xwin{id: id}
 	win := xproto.Window(id)
 	g, err := xproto.GetGeometry(c, xproto.Drawable(win)).Reply()
-	if err != nil {
+	if err != nil && active {
+		return xwin{}, errNoForeground // the window manager still names a window that is gone
+	} else if err != nil {
 		return xwin{}, werr.New(werr.NotFound, "window 0x%x does not exist", id)
 	}
 	w.width, w.height = int(g.Width), int(g.Height)

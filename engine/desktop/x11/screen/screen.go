@@ -11,6 +11,7 @@ import (
 	"image"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/randr"
@@ -35,8 +36,15 @@ type Screen struct {
 	hasSHM bool
 	randr  bool
 	seg    *segment
-	closed bool
+	// release frees seg idleRelease after the last capture.
+	release *time.Timer
+	closed  bool
 }
+
+// idleRelease is how long the shared segment outlives the last capture: a burst of
+// captures reuses it, and an idle host does not hold it (8 MB for 1920x1080, counted in
+// its resident memory) until the next one.
+const idleRelease = time.Second
 
 // segment is a System V shared memory segment attached to the X server.
 type segment struct {
@@ -97,19 +105,29 @@ func (s *Screen) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	if s.release != nil {
+		s.release.Stop()
+	}
 	s.dropConn()
 	return nil
 }
 
-func (s *Screen) dropConn() {
-	if s.seg != nil {
-		if s.conn != nil {
-			shm.Detach(s.conn, s.seg.seg)
-			xproto.GetInputFocus(s.conn).Reply()
-		}
-		unix.SysvShmDetach(s.seg.data)
-		s.seg = nil
+// dropSeg detaches the shared segment on both sides; the kernel frees it then (it is
+// marked for removal at creation). s.mu is held.
+func (s *Screen) dropSeg() {
+	if s.seg == nil {
+		return
 	}
+	if s.conn != nil {
+		shm.Detach(s.conn, s.seg.seg)
+		xproto.GetInputFocus(s.conn).Reply()
+	}
+	unix.SysvShmDetach(s.seg.data)
+	s.seg = nil
+}
+
+func (s *Screen) dropConn() {
+	s.dropSeg()
 	if s.conn != nil {
 		s.conn.Close()
 		s.conn = nil
@@ -247,11 +265,7 @@ func (s *Screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, e
 func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {
 	need := r.Dx() * r.Dy() * 4
 	if s.seg == nil || len(s.seg.data) < need {
-		if s.seg != nil {
-			shm.Detach(s.conn, s.seg.seg)
-			unix.SysvShmDetach(s.seg.data)
-			s.seg = nil
-		}
+		s.dropSeg()
 		// Size for the whole screen at once, so that the segment is made once.
 		g, err := xproto.GetGeometry(s.conn, xproto.Drawable(s.root)).Reply()
 		if err != nil {
@@ -286,6 +300,15 @@ func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {
 	}
 	img := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
 	bgraToRGBA(img.Pix, s.seg.data[:need])
+	if s.release == nil {
+		s.release = time.AfterFunc(idleRelease, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.dropSeg()
+		})
+	} else {
+		s.release.Reset(idleRelease)
+	}
 	return img, nil
 }
 

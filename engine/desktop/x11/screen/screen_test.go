@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"testing"
+	"time"
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
@@ -219,5 +220,44 @@ func TestConcurrentCaptures(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// The shared segment serves a burst of captures and is freed once they stop: an idle
+// host does not keep a screen's worth of memory resident.
+func TestSharedSegmentIsFreedWhenCapturesStop(t *testing.T) {
+	d := x11test.Start(t)
+	s := openScreen(t, d.Name)
+	if !s.hasSHM {
+		t.Fatal("MIT-SHM is not used on a local Xvfb")
+	}
+	segment := func() *segment {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.seg
+	}
+	if _, err := s.Capture(context.Background(), image.Rectangle{}); err != nil {
+		t.Fatal(err)
+	}
+	first := segment()
+	if first == nil {
+		t.Fatal("no shared segment after a capture")
+	}
+	if _, err := s.Capture(context.Background(), image.Rect(0, 0, 10, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if segment() != first {
+		t.Error("a capture right after another made a new segment")
+	}
+	for i := 0; segment() != nil; i++ {
+		if i == 100 {
+			t.Fatalf("the segment is still held %v after the last capture (release after %v)", 100*50*time.Millisecond, idleRelease)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// And the next capture works with a new one.
+	img, err := s.Capture(context.Background(), image.Rectangle{})
+	if err != nil || img.Bounds().Dx() != 1920 {
+		t.Fatalf("capture after the release: %v", err)
 	}
 }

@@ -1,0 +1,49 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/w365/w365/test/e2e"
+)
+
+// Every package's initialisation runs at every one-shot command, `w365 --version`
+// included: the front-end packages compute nothing there that a call may not use (the
+// commands/host init compiled a regexp with a {0,63} repetition, about 900 allocations).
+// Allocation counts, from GODEBUG=inittrace=1, are the same on every run.
+func TestOneShotStartComputesLittleAtInit(t *testing.T) {
+	cmd := exec.Command(e2e.Binary(t), "--version")
+	cmd.Env = []string{"GODEBUG=inittrace=1", "PATH=/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("--version: %v\n%s", err, out)
+	}
+	budget := map[string]int{ // allocations at init
+		"github.com/w365/w365/commands/host": 50,
+		"github.com/w365/w365/commands/tool": 20,
+		"github.com/w365/w365/repl":          20,
+	}
+	seen := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		// init PKG @T ms, C ms clock, B bytes, A allocs
+		f := strings.Fields(l)
+		if len(f) < 11 || f[0] != "init" {
+			continue
+		}
+		max, ok := budget[f[1]]
+		if !ok {
+			continue
+		}
+		seen++
+		if allocs, _ := strconv.Atoi(f[9]); allocs > max {
+			t.Errorf("%s allocates %d times at init, budget %d: %s", f[1], allocs, max, l)
+		}
+	}
+	if seen != len(budget) {
+		t.Errorf("inittrace named %d of %d packages:\n%s", seen, len(budget), out)
+	}
+}

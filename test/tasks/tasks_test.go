@@ -1,0 +1,668 @@
+//go:build linux
+
+package tasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+var (
+	all   = flag.Bool("tasks.all", false, "every task, the browser ones with playwright-mcp too (make bench)")
+	peers = flag.String("tasks.peers", filepath.Join(testenv.Root(), "testdata", "bench", "peers", "node_modules"), "node_modules with @playwright/mcp")
+)
+
+// client is one MCP server under test, metered as a model pays for it: every call, and
+// the bytes of every result as the wire carries it.
+type client struct {
+	cs    *mcp.ClientSession
+	calls int
+	bytes int
+}
+
+// call runs a tool; a tool error comes back as an error holding its text.
+func (c *client) call(name string, args map[string]any) (string, map[string]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c.calls++
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %v", name, err)
+	}
+	b, _ := json.Marshal(res)
+	c.bytes += len(b)
+	var text []string
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	var st map[string]any
+	sb, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(sb, &st)
+	if res.IsError {
+		return "", st, fmt.Errorf("%s: %s", name, strings.Join(text, "\n"))
+	}
+	return strings.Join(text, "\n"), st, nil
+}
+
+// A dialect is how one server's browser tools are called. An action returns the page's
+// accessibility snapshot when the server sends one with it (playwright-mcp does), else "".
+type dialect interface {
+	navigate(url string) (string, error)
+	snapshot() (string, error)
+	click(ref, what string) (string, error)
+	typeIn(ref, what, text string) (string, error)
+}
+
+// w365 acts on the refs of its latest snapshot.
+type w365 struct{ *client }
+
+func (w w365) navigate(url string) (string, error) {
+	_, _, err := w.call("browser_navigate", map[string]any{"url": url})
+	return "", err
+}
+func (w w365) snapshot() (string, error) {
+	text, _, err := w.call("browser_snapshot", nil)
+	return text, err
+}
+func (w w365) click(ref, _ string) (string, error) {
+	_, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref})
+	return "", err
+}
+func (w w365) typeIn(ref, _, text string) (string, error) {
+	_, _, err := w.call("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": ref, "text": text})
+	return "", err
+}
+
+// playwright is @playwright/mcp: element (what the agent read) plus target (the ref), and a snapshot
+// in every action's result.
+type playwright struct{ *client }
+
+func (p playwright) navigate(url string) (string, error) {
+	text, _, err := p.call("browser_navigate", map[string]any{"url": url})
+	return text, err
+}
+func (p playwright) snapshot() (string, error) {
+	text, _, err := p.call("browser_snapshot", map[string]any{})
+	return text, err
+}
+func (p playwright) click(ref, what string) (string, error) {
+	text, _, err := p.call("browser_click", map[string]any{"element": what, "target": ref})
+	return text, err
+}
+func (p playwright) typeIn(ref, what, text string) (string, error) {
+	out, _, err := p.call("browser_type", map[string]any{"element": what, "target": ref, "text": text})
+	return out, err
+}
+
+// agent is the scripted agent of the browser tasks: it keeps its last observation and
+// takes every ref from it.
+type agent struct {
+	d   dialect
+	obs string
+}
+
+// find is the ref of the element `role "name"` in the last observation, observing first
+// when it has none, and looking again (a page may still be loading) up to four times.
+func (a *agent) find(role, name string) (string, error) {
+	re := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*?\[ref=([^\]\s]+)\]`)
+	for try := 0; try < 5; try++ {
+		if a.obs == "" || try > 0 {
+			if try > 0 {
+				time.Sleep(200 * time.Millisecond)
+			}
+			obs, err := a.d.snapshot()
+			if err != nil {
+				return "", err
+			}
+			a.obs = obs
+		}
+		if m := re.FindStringSubmatch(a.obs); m != nil {
+			return m[1], nil
+		}
+	}
+	return "", fmt.Errorf("no %s %q in what the page shows:\n%.1500s", role, name, a.obs)
+}
+
+// sees says whether the last observation shows `role "name"`, without looking again.
+func (a *agent) sees(role, name string) bool {
+	return strings.Contains(a.obs, role+` "`+name+`"`)
+}
+
+func (a *agent) navigate(url string) error {
+	obs, err := a.d.navigate(url)
+	a.obs = obs
+	return err
+}
+
+func (a *agent) click(role, name string) error {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return err
+	}
+	obs, err := a.d.click(ref, role+" "+name)
+	a.obs = obs
+	return err
+}
+
+func (a *agent) typeIn(role, name, text string) error {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return err
+	}
+	obs, err := a.d.typeIn(ref, role+" "+name, text)
+	a.obs = obs
+	return err
+}
+
+// site serves testdata/tasks/pages and records what the pages post.
+type site struct {
+	url string
+	mu  sync.Mutex
+	got map[string][]map[string]string // path -> forms received
+}
+
+func startSite(t *testing.T) *site {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &site{url: "http://" + ln.Addr().String(), got: map[string][]map[string]string{}}
+	files := http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "tasks", "pages")))
+	record := func(r *http.Request) map[string]string {
+		r.ParseForm()
+		f := map[string]string{}
+		for k := range r.PostForm {
+			f[k] = r.PostForm.Get(k)
+		}
+		if c, err := r.Cookie("member"); err == nil {
+			f["member"] = c.Value
+		}
+		s.mu.Lock()
+		s.got[r.URL.Path] = append(s.got[r.URL.Path], f)
+		s.mu.Unlock()
+		return f
+	}
+	reply := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>%s</title></head><body><h1>%s</h1><p>%s</p></body></html>`, title, title, body)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", files)
+	mux.HandleFunc("POST /book", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, "Booked", "Your room is booked, "+record(r)["name"]+".")
+	})
+	mux.HandleFunc("POST /basket", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, "Basket", record(r)["item"]+" is in your basket.")
+	})
+	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
+		if f := record(r); f["user"] != "ada" || f["password"] != "correct horse" {
+			reply(w, "Sign-in failed", "Wrong username or password.")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: "member", Value: "ada", Path: "/"})
+		http.Redirect(w, r, "/board.html", http.StatusSeeOther)
+	})
+	mux.HandleFunc("POST /comment", func(w http.ResponseWriter, r *http.Request) {
+		if record(r)["member"] == "" {
+			http.Error(w, "not signed in", http.StatusForbidden)
+			return
+		}
+		reply(w, "Posted", "Thanks, your comment is on the board.")
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+// forms is what the site received on path.
+func (s *site) forms(path string) []map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.got[path])
+}
+
+// browserTask is one task on the pages: run drives an agent, check reads the site.
+type browserTask struct {
+	name  string
+	fast  bool // in make test's subset
+	run   func(a *agent, url string) error
+	check func(s *site) error
+}
+
+var browserTasks = []browserTask{
+	{
+		name: "book a reading room (text, radio, checkbox, submit)", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/booking.html") },
+				func() error { return a.typeIn("textbox", "Full name", "Grace Hopper") },
+				func() error { return a.typeIn("textbox", "Email", "grace@example.org") },
+				func() error { return a.click("radio", "2 hours") },
+				func() error { return a.click("checkbox", "I accept the reading-room rules") },
+				func() error { return a.click("button", "Book the room") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/book") }, map[string]string{"name": "Grace Hopper", "email": "grace@example.org", "hours": "2", "rules": "yes"})
+		},
+	},
+	{
+		name: "find an item across catalogue pages and add it to the basket",
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/catalogue-1.html"); err != nil {
+				return err
+			}
+			const item = "Add Brass desk lamp to basket"
+			for page := 0; page < 5; page++ {
+				if _, err := a.find("heading", "Catalogue"); err != nil {
+					return err
+				}
+				if a.sees("button", item) {
+					return a.click("button", item)
+				}
+				if !a.sees("link", "Next page") {
+					return fmt.Errorf("no %q and no next page:\n%.1500s", item, a.obs)
+				}
+				if err := a.click("link", "Next page"); err != nil {
+					return err
+				}
+				a.obs = "" // a new page: look again
+			}
+			return fmt.Errorf("%q not found in 5 pages", item)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/basket") }, map[string]string{"item": "Brass desk lamp"})
+		},
+	},
+	{
+		name: "sign in, then post a comment on the board",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/login.html") },
+				func() error { return a.typeIn("textbox", "Username", "ada") },
+				func() error { return a.typeIn("textbox", "Password", "correct horse") },
+				func() error { return a.click("button", "Sign in") },
+				func() error { return a.typeIn("textbox", "Comment", "The engine is ready.") },
+				func() error { return a.click("button", "Post comment") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/comment") }, map[string]string{"comment": "The engine is ready.", "member": "ada"})
+		},
+	},
+}
+
+// first runs steps in order and stops at the first error.
+func first(steps ...func() error) error {
+	for _, f := range steps {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wantForm waits up to 5 s for exactly one form received, with these values.
+func wantForm(get func() []map[string]string, want map[string]string) error {
+	var got []map[string]string
+	for i := 0; i < 50; i++ {
+		if got = get(); len(got) > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(got) != 1 {
+		return fmt.Errorf("the site received %d forms %v, want one", len(got), got)
+	}
+	for k, v := range want {
+		if got[0][k] != v {
+			return fmt.Errorf("the site received %v, want %s=%q", got[0], k, v)
+		}
+	}
+	return nil
+}
+
+// line is one row of the report.
+type line struct {
+	task, system string
+	done         bool
+	calls, bytes int
+	took         time.Duration
+	err          error
+}
+
+var (
+	reportMu sync.Mutex
+	report   []line
+)
+
+func record(l line) {
+	reportMu.Lock()
+	report = append(report, l)
+	reportMu.Unlock()
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if len(report) > 0 {
+		fmt.Printf("\ntask results (%s):\n", map[bool]string{true: "every task", false: "the fast subset; make bench runs them all"}[*all])
+		fmt.Printf("%-62s %-15s %-8s %6s %9s %9s\n", "task", "system", "finished", "calls", "bytes", "time")
+		done := map[string]int{}
+		for _, l := range report {
+			fmt.Printf("%-62s %-15s %-8v %6d %9d %9s\n", l.task, l.system, l.done, l.calls, l.bytes, l.took.Round(time.Millisecond))
+			if l.done {
+				done[l.system]++
+			}
+		}
+		for _, sys := range []string{"w365", "playwright-mcp"} {
+			n := 0
+			for _, l := range report {
+				if l.system == sys {
+					n++
+				}
+			}
+			if n > 0 {
+				fmt.Printf("%s: %d of %d tasks finished\n", sys, done[sys], n)
+			}
+		}
+		// On the tasks both finished: w365's totals over playwright-mcp's.
+		var w, p line
+		for _, l := range report {
+			for _, o := range report {
+				if l.system == "w365" && o.system == "playwright-mcp" && l.task == o.task && l.done && o.done {
+					w.calls, w.bytes, w.took = w.calls+l.calls, w.bytes+l.bytes, w.took+l.took
+					p.calls, p.bytes, p.took = p.calls+o.calls, p.bytes+o.bytes, p.took+o.took
+				}
+			}
+		}
+		if p.calls > 0 {
+			fmt.Printf("w365 / playwright-mcp on the tasks both finished: calls %.2fx, bytes %.2fx, time %.2fx\n",
+				float64(w.calls)/float64(p.calls), float64(w.bytes)/float64(p.bytes), float64(w.took)/float64(p.took))
+		}
+	}
+	os.Exit(code)
+}
+
+// measure runs one task for one system and records its line; a system that does not
+// finish a task fails the test only for w365 (the peer's line says what it did).
+func measure(t *testing.T, task, system string, c *client, run func() error, check func() error) {
+	t.Helper()
+	c.calls, c.bytes = 0, 0
+	t0 := time.Now()
+	err := run()
+	took := time.Since(t0)
+	if err == nil {
+		err = check()
+	}
+	record(line{task: task, system: system, done: err == nil, calls: c.calls, bytes: c.bytes, took: took, err: err})
+	if err != nil && system == "w365" {
+		t.Errorf("%s: %v", task, err)
+	} else if err != nil {
+		t.Logf("%s (%s): %v", task, system, err)
+	}
+}
+
+func TestBrowserTasks(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	w := &client{cs: h.MCP()}
+	var pw *client
+	if *all {
+		pw = startPlaywright(t, h)
+	}
+	for _, bt := range browserTasks {
+		if !bt.fast && !*all {
+			continue
+		}
+		s := startSite(t)
+		measure(t, bt.name, "w365", w, func() error { return bt.run(&agent{d: w365{w}}, s.url) }, func() error { return bt.check(s) })
+		if pw != nil {
+			s := startSite(t)
+			measure(t, bt.name, "playwright-mcp", pw, func() error { return bt.run(&agent{d: playwright{pw}}, s.url) }, func() error { return bt.check(s) })
+		}
+	}
+}
+
+// startPlaywright runs the pinned @playwright/mcp headful on the harness's desktop, with
+// the browser w365 uses (as make bench's browser benchmarks do).
+func startPlaywright(t *testing.T, h *e2e.Harness) *client {
+	t.Helper()
+	script := filepath.Join(*peers, "@playwright", "mcp", "cli.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("playwright-mcp is not installed (cd testdata/bench/peers && npm ci): %v", err)
+	}
+	testenv.Require(t, "node")
+	dir := t.TempDir()
+	args := []string{script, "--executable-path", "/usr/bin/chromium", "--isolated", "--output-dir", dir}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string{}, h.Env...), h.XEnv()...)
+	cmd.Env = append(cmd.Env, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+	c := mcp.NewClient(&mcp.Implementation{Name: "w365-tasks", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("start playwright-mcp: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &client{cs: cs}
+}
+
+// node is an accessibility-tree node as get_accessibility_tree's structured result
+// carries it.
+type node struct {
+	Role     string `json:"role"`
+	Name     string `json:"name"`
+	X        int    `json:"x"`
+	Y        int    `json:"y"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Children []node `json:"children"`
+}
+
+func (n node) walk(f func(node)) {
+	f(n)
+	for _, c := range n.Children {
+		c.walk(f)
+	}
+}
+
+// window waits (up to 10 s, observing every 250 ms) for a window whose title contains
+// part, and returns its title as list_windows read it.
+func window(c *client, part string) (string, error) {
+	for try := 0; try < 40; try++ {
+		_, st, err := c.call("list_windows", nil)
+		if err != nil {
+			return "", err
+		}
+		ws, _ := st["windows"].([]any)
+		for _, w := range ws {
+			if title, _ := w.(map[string]any)["title"].(string); strings.Contains(title, part) {
+				return title, nil
+			}
+		}
+		if _, _, err := c.call("wait_milliseconds", map[string]any{"ms": 250}); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("no window with %q in its title appeared", part)
+}
+
+// tree is the foreground window's accessibility tree.
+func tree(c *client) (node, error) {
+	_, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 10})
+	if err != nil {
+		return node{}, err
+	}
+	b, _ := json.Marshal(st["root"])
+	var root node
+	err = json.Unmarshal(b, &root)
+	return root, err
+}
+
+// fieldBeside is the editable field on the row of the label named label (the toolkit
+// names a field by the label beside it only on the screen), from the tree.
+func fieldBeside(root node, label string) (node, error) {
+	var lab *node
+	var edits []node
+	root.walk(func(n node) {
+		if n.Role == "Text" && n.Name == label && lab == nil {
+			lab = &n
+		}
+		if n.Role == "Edit" {
+			edits = append(edits, n)
+		}
+	})
+	if lab == nil {
+		return node{}, fmt.Errorf("no label %q in the window's tree", label)
+	}
+	for _, e := range edits {
+		if e.Y <= lab.Y+lab.Height/2 && lab.Y+lab.Height/2 <= e.Y+e.Height && e.X >= lab.X {
+			return e, nil
+		}
+	}
+	return node{}, fmt.Errorf("no field beside the label %q", label)
+}
+
+func clickAt(c *client, n node) error {
+	_, _, err := c.call("click", map[string]any{"x": n.X + n.Width/2, "y": n.Y + n.Height/2})
+	return err
+}
+
+// FeatherPad (Qt5): write a note into a file and save it; the file on disk is the check.
+func featherpadTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "featherpad")
+	file := filepath.Join(t.TempDir(), "groceries.txt")
+	os.WriteFile(file, nil, 0o644)
+	const note = "oat milk, rye bread, apples"
+	measure(t, "FeatherPad: write a note and save it (file on disk)", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/featherpad", "args": []string{file}}); err != nil {
+			return err
+		}
+		title, err := window(c, "groceries.txt")
+		if err != nil {
+			return err
+		}
+		return first(
+			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": note}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "s"}})
+				return err
+			},
+			func() error { _, _, err := c.call("wait_milliseconds", map[string]any{"ms": 500}); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		for i := 0; i < 50; i++ {
+			if b, _ := os.ReadFile(file); strings.TrimSpace(string(b)) == note {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b, _ := os.ReadFile(file)
+		return fmt.Errorf("%s holds %q, want %q", file, b, note)
+	})
+}
+
+// zenity (GTK3) --forms: register a visitor in a dialog whose fields are named only by
+// the labels beside them; what zenity prints on OK is the check.
+func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "zenity")
+	var out strings.Builder
+	cmd := exec.Command("zenity", "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
+		"--add-entry", "Visitor name", "--add-entry", "Host")
+	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	measure(t, "zenity: fill a visitor form by its labels (its output)", "w365", c, func() error {
+		title, err := window(c, "Visitor pass")
+		if err != nil {
+			return err
+		}
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
+		}
+		root, err := tree(c)
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct{ label, text string }{{"Visitor name", "Ada Lovelace"}, {"Host", "Charles Babbage"}} {
+			field, err := fieldBeside(root, f.label)
+			if err != nil {
+				return err
+			}
+			if err := clickAt(c, field); err != nil {
+				return err
+			}
+			if _, _, err := c.call("type_text", map[string]any{"text": f.text}); err != nil {
+				return err
+			}
+		}
+		_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": "OK"})
+		if err != nil {
+			return err
+		}
+		ms, _ := st["matches"].([]any)
+		if len(ms) == 0 {
+			return fmt.Errorf("no OK button found")
+		}
+		m := ms[0].(map[string]any)
+		_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
+		return err
+	}, func() error {
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			return fmt.Errorf("zenity is still open")
+		}
+		if got := strings.TrimSpace(out.String()); got != "Ada Lovelace|Charles Babbage" {
+			return fmt.Errorf("zenity printed %q", got)
+		}
+		return nil
+	})
+}
+
+func TestDesktopTasks(t *testing.T) {
+	h := e2e.New(t)
+	c := &client{cs: h.MCP()}
+	featherpadTask(t, h, c)
+	if *all {
+		zenityTask(t, h, c)
+	}
+}
