@@ -57,10 +57,11 @@ const browserKey = "browser"
 func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 	return session.Use(env.Session, browserKey, func(s *session.Session) (*browser.Browser, error) {
 		o := browser.Options{
-			Env:      s.Desktop.Environ(nil),
-			Headless: env.Host.Browser().Headless,
-			StateDir: env.Host.Browser().StateDir,
-			Policy:   env.Policy,
+			Env:         s.Desktop.Environ(nil),
+			Headless:    env.Host.Browser().Headless,
+			StateDir:    env.Host.Browser().StateDir,
+			DownloadDir: s.DownloadDir(),
+			Policy:      env.Policy,
 		}
 		if s.ID == session.DefaultName {
 			// Only the default session uses an attached browser; other sessions get their own.

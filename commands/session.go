@@ -80,6 +80,9 @@ func (o SessionListOut) Text() string {
 type EndOut struct {
 	SessionID string `json:"sessionId"`
 	Ended     bool   `json:"ended"`
+	// Kept are the files the session saved (downloads, PDFs, screenshots written to files):
+	// they stay in its state directory, everything else of it is removed.
+	Kept []string `json:"kept,omitempty" jsonschema:"files the session saved, kept after its end"`
 }
 
 // ListSessions is the tool list_sessions (w365 session list).
@@ -144,10 +147,11 @@ var EndSession = tool.Define(tool.Tool{
 	Sessionless: true,
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in SessionIDIn) (EndOut, error) {
-	if err := env.Host.EndSession(in.SessionID); err != nil {
+	kept, err := env.Host.EndSession(in.SessionID)
+	if err != nil {
 		return EndOut{}, err
 	}
-	return EndOut{SessionID: in.SessionID, Ended: true}, nil
+	return EndOut{SessionID: in.SessionID, Ended: true, Kept: kept}, nil
 })
 
 // GetSessionDetails is the tool mcp_W365ComputerUse_GetSessionDetails (w365 session details).
@@ -200,10 +204,11 @@ var CloseBrowserSession = tool.Define(tool.Tool{
 	Sessionless: true,
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in BrowserSessionIn) (EndOut, error) {
-	if err := env.Host.EndSession(in.BrowserSessionID); err != nil {
+	kept, err := env.Host.EndSession(in.BrowserSessionID)
+	if err != nil {
 		return EndOut{}, err
 	}
-	return EndOut{SessionID: in.BrowserSessionID, Ended: true}, nil
+	return EndOut{SessionID: in.BrowserSessionID, Ended: true, Kept: kept}, nil
 })
 
 // BrowserSessionIn names a browser session.

@@ -66,7 +66,7 @@ func (c callerHost) Session(ctx context.Context, id string) (*session.Session, e
 	return c.h.sessions.Resolve(ctx, c.p.name, id, c.h.anyOwner(c.p))
 }
 
-func (c callerHost) EndSession(id string) error {
+func (c callerHost) EndSession(id string) ([]string, error) {
 	return c.h.sessions.EndFor(c.p.name, id, c.h.anyOwner(c.p))
 }
 

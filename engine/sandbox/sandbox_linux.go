@@ -56,6 +56,9 @@ type helperConfig struct {
 	Drop  bool        `json:"drop,omitempty"`
 	Stage string      `json:"stage,omitempty"`
 	Binds []stageBind `json:"binds,omitempty"`
+	// SharedNet: the run shares the host's network namespace, so the Landlock scope on
+	// abstract sockets is required (confineSelf).
+	SharedNet bool `json:"sharedNet,omitempty"`
 }
 
 // stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
@@ -200,6 +203,9 @@ func helperMain() {
 			helperFail("setuid: %v", err)
 		}
 	}
+	if err := confineSelf(c.SharedNet); err != nil {
+		helperFail("cannot confine: %v", err)
+	}
 	// Everything execve needs is allocated before the limits: once RLIMIT_AS is below the
 	// Go runtime's reservations, any new heap span would be fatal. From here on only raw
 	// system calls run.
@@ -317,7 +323,7 @@ func (m *mounts) hideSecrets(dir string) {
 // limits. The names of what was applied come back for Result.Limits.
 func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
-	limits := []string{"bwrap", "pidns", "ro-root", "caps:none", "home:masked"}
+	limits := []string{"bwrap", "pidns", "ro-root", "caps:none", "home:masked", "no-new-privs", "seccomp:no-setid", "landlock:scoped"}
 	if r.pol.AllowNetwork {
 		a = append(a, "--share-net")
 		limits = append(limits, "net:host")
@@ -327,7 +333,12 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	if m.drop {
 		limits = append(limits, fmt.Sprintf("uid:%d", SandboxUID))
 	}
-	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	if r.tmp != "" {
+		m.add("--bind", m.source(r.tmp, true, true), "/tmp")
+	} else {
+		m.add("--tmpfs", "/tmp")
+	}
 	home := homeOf(r.session)
 	masked := append([]string(nil), maskedTrees...)
 	if home != "" && filepath.IsAbs(home) && home != "/" {
@@ -335,9 +346,16 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	}
 	masked = append(masked, r.private...)
 	for _, d := range masked {
+		if r.tmp != "" && within(d, "/tmp") {
+			continue // the session's /tmp shows none of the host's
+		}
 		if dirExists(d) {
 			m.add("--tmpfs", d)
 		}
+	}
+	if r.home != "" {
+		// The session's own HOME, at its host path (docs/sessions.md#files).
+		m.add("--bind", m.source(r.home, true, true), r.home)
 	}
 	for _, s := range []string{"/run/docker.sock", "/var/run/docker.sock"} {
 		if fileExists(s) {
@@ -367,16 +385,15 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 		m.gitDirs = gitDirs(j.dir)
 		m.guardGit = true
 		for _, g := range m.gitDirs {
-			for _, p := range gitProtected(g) {
-				m.add("--ro-bind", m.source(p, dirExists(p), false), p)
-			}
+			// The whole repository directory: nothing in it is the sandbox's to change.
+			m.add("--ro-bind", m.source(g, true, false), g)
 		}
 	}
 	m.add("--chdir", j.dir, "--cap-drop", "ALL")
 	a = append(a, m.args...)
 	argv := append([]string(nil), j.argv...)
 	if j.codeFile != "" {
-		a = append(a, "--ro-bind", j.codeFile, codeInSandbox)
+		a = append(a, "--ro-bind", m.source(j.codeFile, false, false), codeInSandbox)
 		argv[len(argv)-1] = codeInSandbox
 	}
 	a = append(a, "--", j.path)
@@ -635,9 +652,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	var argv []string
 	m := &mounts{drop: bw != "" && os.Geteuid() == 0}
 	if m.drop {
-		stageDir, err := os.MkdirTemp("", "w365-stage-")
+		stageDir, err := stagingDir()
 		if err != nil {
-			return nil, werr.Wrap(err, werr.Internal, "cannot create the sandbox staging directory")
+			return nil, err
 		}
 		defer os.Remove(stageDir)
 		if err := os.Chmod(stageDir, 0o755); err != nil {
@@ -674,7 +691,8 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	for _, l := range rl {
 		limits = append(limits, fmt.Sprintf("rlimit:%s=%d", l.Name, l.Value))
 	}
-	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.env, Drop: m.drop, Stage: m.stage, Binds: m.binds}
+	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.runEnv(), Drop: m.drop, Stage: m.stage, Binds: m.binds,
+		SharedNet: r.pol.AllowNetwork || bw == ""}
 	if cg != nil {
 		cfg.CgroupProcs = cg.procsFiles()
 	}

@@ -128,9 +128,10 @@ func (m *Manager) Resolve(ctx context.Context, caller, id string, anyOwner bool)
 	return nil, notFound(id, names)
 }
 
-// EndFor ends session id for caller (anyOwner: whoever owns it). A caller's default session
-// ends like any other but comes back on its next use.
-func (m *Manager) EndFor(caller, id string, anyOwner bool) error {
+// EndFor ends session id for caller (anyOwner: whoever owns it) and returns the files its
+// end kept (Session.Kept). A caller's default session ends like any other but comes back
+// on its next use.
+func (m *Manager) EndFor(caller, id string, anyOwner bool) ([]string, error) {
 	if id == DefaultName {
 		id = DefaultID(caller)
 	}
@@ -144,13 +145,13 @@ func (m *Manager) EndFor(caller, id string, anyOwner bool) error {
 			err = notFound(id, m.namesLocked(caller, anyOwner))
 		}
 		m.mu.Unlock()
-		return err
+		return nil, err
 	}
 	delete(m.sessions, id)
 	m.buryLocked(s, "ended")
 	m.mu.Unlock()
 	s.close()
-	return nil
+	return s.Kept(), nil
 }
 
 // ListFor describes caller's sessions (every session with anyOwner), oldest first.
