@@ -782,7 +782,8 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)
 	if res.ExitCode == helperExit && strings.HasPrefix(res.Stderr, helperPrefix) {
-		return nil, werr.New(werr.Internal, "the sandbox could not be set up: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix)))
+		return nil, werr.New(werr.Unavailable, "the sandbox could not be set up, so nothing ran: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix))).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable")
 	}
 	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: execvp ") {
 		return nil, werr.New(werr.NotFound, "%s is installed at %s, which the sandbox does not show", j.argv[0], j.path).
@@ -790,8 +791,12 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 			WithHint("the sandbox hides HOME except the working directory and the policy's sandboxReadPaths: add the program's directory there, or install it system-wide")
 	}
 	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: ") {
-		return nil, werr.New(werr.Unavailable, "the OS sandbox failed to start: %s", strings.TrimSpace(res.Stderr)).
-			WithHint("bubblewrap needs user or mount namespaces; check that they are enabled")
+		e := werr.New(werr.Unavailable, "cannot confine, so nothing ran: %s", strings.TrimSpace(res.Stderr)).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable")
+		if why := Problem(bw, r.pol.AllowNetwork); why != "" {
+			return nil, e.WithHint("the cause: " + why + " (w365 doctor shows it)")
+		}
+		return nil, e.WithHint("w365 doctor checks what the confinement needs")
 	}
 	res.Success = res.ExitCode == 0 && !timedOut
 	res.MemoryLimitHit = cg != nil && cg.oomKilled()

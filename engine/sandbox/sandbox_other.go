@@ -12,3 +12,6 @@ import (
 func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	return nil, werr.New(werr.Unsupported, "sandboxed execution is implemented on Linux only").WithRetryable(false)
 }
+
+// Problem says why this machine cannot confine a sandboxed program: the sandbox is Linux's.
+func Problem(string, bool) string { return "sandboxed execution is implemented on Linux only" }
