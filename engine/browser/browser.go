@@ -90,6 +90,10 @@ type Options struct {
 	Policy *policy.Policy
 	// LaunchTimeout bounds the start of the browser; zero means 30 s.
 	LaunchTimeout time.Duration
+	// Confine, when set, rewrites the browser's command to run inside the session's
+	// confinement (sandbox.Runner.Confine), showing it binds (its profile) besides the
+	// session's files; the function it returns runs once the browser has exited.
+	Confine func(cmd *exec.Cmd, binds []string) (func(), error)
 }
 
 // Browser is one session's browser. See the package documentation.
@@ -421,6 +425,8 @@ func (b *Browser) args() []string {
 		a = append(a, "--force-renderer-accessibility")
 	}
 	if os.Geteuid() == 0 {
+		// Chromium refuses to run as root with its own sandbox; confined (Options.Confine)
+		// it is still the host's root inside its user namespace (docs/security.md#confinement).
 		a = append(a, "--no-sandbox")
 	}
 	if b.opts.Headless {
@@ -468,7 +474,18 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		cmd.Env = b.env()
 		cmd.Stdout = logf
 		cmd.Stderr = logf
+		release := func() {}
+		if b.opts.Confine != nil {
+			if release, err = b.opts.Confine(cmd, []string{b.opts.ProfileDir}); err != nil {
+				logf.Close()
+				pipe.close()
+				return nil, err
+			}
+		}
 		err = child.Start(cmd)
+		if err != nil {
+			release()
+		}
 		logf.Close()
 		if err != nil {
 			pipe.close()
@@ -479,6 +496,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		inst.logPath = logPath
 		go func() {
 			_ = cmd.Wait()
+			release()
 			close(inst.reaped)
 			b.onDead(inst)
 		}()

@@ -3,9 +3,12 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -163,4 +166,118 @@ func Problem(bwrap string, allowNetwork bool) string {
 		return "seccomp filters are not available in this kernel (CONFIG_SECCOMP_FILTER)"
 	}
 	return ""
+}
+
+// Confine rewrites cmd, not yet started, to run inside the session's confinement (as
+// the host's user: D-Bus authenticates a client by the uid it claims, which must be the
+// one the bus daemon outside sees, docs/security.md#confinement): the same view of the file system as its shell and Python calls (view: the read-only system,
+// the session's HOME and /tmp, nothing else of any home nor the host's runtime
+// directory), its own user, mount, PID, IPC and UTS namespaces, no capabilities,
+// no_new_privs, the set-id filter and the Landlock scope (no abstract socket and no
+// signal outside), plus the desktop's own X socket, X authority and session bus socket
+// named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the machine
+// cannot confine, it says why and cmd is left alone: nothing runs unconfined in its place.
+// Call the returned function once the program has exited.
+func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
+	bw := r.bwrap()
+	if why := Problem(bw, o.ShareNet); why != "" {
+		return nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the confinement")
+	}
+	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
+	if o.ShareNet {
+		a = append(a, "--share-net")
+	}
+	m := &mounts{}
+	r.view(m)
+	env := cmd.Env
+	if sock, inner, ok := innerDisplay(env); ok {
+		m.add("--bind", sock, "/tmp/.X11-unix/X"+strconv.Itoa(inner))
+		env = setVar(env, "DISPLAY", ":"+strconv.Itoa(inner))
+	}
+	for _, p := range append(desktopSockets(env), o.Binds...) {
+		if fileExists(p) {
+			m.add("--bind", p, p)
+		}
+	}
+	dir := r.home
+	if dir == "" {
+		dir = "/"
+	}
+	m.add("--chdir", dir, "--cap-drop", "ALL")
+	a = append(append(a, m.args...), "--", cmd.Path)
+	if r.home != "" {
+		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
+	}
+	data, err := json.Marshal(helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet})
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot encode the confinement")
+	}
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+	}
+	// A configuration is a few kilobytes: it fits the pipe, so it is written before the start.
+	_, err = cfgW.Write(data)
+	cfgW.Close()
+	if err != nil {
+		cfgR.Close()
+		return nil, werr.Wrap(err, werr.Internal, "cannot pass the confinement's configuration")
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, cfgR)
+	cmd.Path, cmd.Args = self, []string{"w365-confined"}
+	cmd.Env = []string{fmt.Sprintf("%s=%d", helperEnv, 2+len(cmd.ExtraFiles))}
+	return func() { cfgR.Close() }, nil
+}
+
+// innerDisplay maps the desktop's display (DISPLAY=:N, socket /tmp/.X11-unix/XN) to the
+// display number a confined program uses for it: one whose abstract socket no X server on
+// the host listens on. X clients try the abstract socket @/tmp/.X11-unix/XN first and give
+// up when Landlock refuses it (as it refuses every abstract socket outside the domain);
+// for a number nobody listens on, the connect fails with ECONNREFUSED and they fall back
+// to the socket file, which the confinement binds to the desktop's. Cookies name no
+// display number (family Wild), so the X authority holds for the new one.
+func innerDisplay(env []string) (sock string, inner int, ok bool) {
+	d := lookupVar(env, "DISPLAY")
+	n, _, _ := strings.Cut(strings.TrimPrefix(d, ":"), ".")
+	if !strings.HasPrefix(d, ":") || n == "" {
+		return "", 0, false
+	}
+	sock = "/tmp/.X11-unix/X" + n
+	if !fileExists(sock) {
+		return "", 0, false
+	}
+	abstract, _ := os.ReadFile("/proc/net/unix")
+	for inner = innerDisplayBase; ; inner++ {
+		if !strings.Contains(string(abstract), "@/tmp/.X11-unix/X"+strconv.Itoa(inner)+"\n") {
+			return sock, inner, true
+		}
+	}
+}
+
+// innerDisplayBase is where innerDisplay looks for a display number nobody uses; X
+// servers that pick their own (-displayfd) take the lowest free ones.
+const innerDisplayBase = 40000
+
+// desktopSockets are the files of the desktop that env names: the directory of its X
+// authority file (where a virtual desktop's buses live too) and its session bus socket
+// (unix:path=...).
+func desktopSockets(env []string) []string {
+	var out []string
+	if x := lookupVar(env, "XAUTHORITY"); filepath.IsAbs(x) {
+		// The desktop's private directory: its X authority, session and accessibility buses.
+		out = append(out, filepath.Dir(x))
+	}
+	for _, part := range strings.Split(lookupVar(env, "DBUS_SESSION_BUS_ADDRESS"), ";") {
+		for _, kv := range strings.Split(strings.TrimPrefix(part, "unix:"), ",") {
+			if p, ok := strings.CutPrefix(kv, "path="); ok && filepath.IsAbs(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }

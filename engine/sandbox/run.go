@@ -58,6 +58,15 @@ const (
 	MaxOpenFiles = 4096
 )
 
+// ConfineOptions describe a long-lived program of the session for Confine.
+type ConfineOptions struct {
+	// ShareNet keeps the host's network (the browser's default); without it the program
+	// has a network namespace of its own with nothing in it.
+	ShareNet bool
+	// Binds are host paths shown read-write at the same place (a browser profile).
+	Binds []string
+}
+
 // Runner runs commands and Python code of one session. It is safe for concurrent use.
 type Runner struct {
 	pol      *policy.Policy

@@ -28,7 +28,8 @@ import (
 )
 
 // The re-executed helper: Go's SysProcAttr cannot set rlimits, so the sandbox starts this
-// very executable with helperEnv set. Its init (below, in every binary and test binary that
+// very executable with helperEnv set to the number of the file descriptor its configuration
+// arrives on (after the program's own, which it passes on). Its init (below, in every binary and test binary that
 // links this package) joins the run's pids cgroup, applies the rlimits and execs bwrap (or,
 // in the explicit unsandboxed mode, the program). The configuration arrives on fd 3.
 const helperEnv = "W365_SANDBOX_HELPER"
@@ -86,10 +87,11 @@ func init() {
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
-	if os.Getenv(helperEnv) != "1" {
+	fd, err := strconv.Atoi(os.Getenv(helperEnv))
+	if err != nil || fd < 3 {
 		return
 	}
-	helperMain()
+	helperMain(fd)
 }
 
 // stage mounts c.Binds under c.Stage (in the helper's own mount namespace).
@@ -170,8 +172,8 @@ func helperFail(format string, args ...any) {
 	os.Exit(helperExit)
 }
 
-func helperMain() {
-	f := os.NewFile(3, "w365-sandbox-config")
+func helperMain(fd int) {
+	f := os.NewFile(uintptr(fd), "w365-sandbox-config")
 	if f == nil {
 		helperFail("no configuration")
 	}
@@ -333,6 +335,35 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	if m.drop {
 		limits = append(limits, fmt.Sprintf("uid:%d", SandboxUID))
 	}
+	r.view(m)
+	m.add("--bind", m.source(j.dir, true, true), j.dir)
+	m.hideSecrets(j.dir)
+	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
+		// The scratch directory is w365's own (0700, removed with the session): git runs
+		// there only inside the sandbox, so its repositories stay configurable.
+		m.gitDirs = gitDirs(j.dir)
+		m.guardGit = true
+		for _, g := range m.gitDirs {
+			// The whole repository directory: nothing in it is the sandbox's to change.
+			m.add("--ro-bind", m.source(g, true, false), g)
+		}
+	}
+	m.add("--chdir", j.dir, "--cap-drop", "ALL")
+	a = append(a, m.args...)
+	argv := append([]string(nil), j.argv...)
+	if j.codeFile != "" {
+		a = append(a, "--ro-bind", m.source(j.codeFile, false, false), codeInSandbox)
+		argv[len(argv)-1] = codeInSandbox
+	}
+	a = append(a, "--", j.path)
+	return append(a, argv[1:]...), limits
+}
+
+// view adds the file system every confined program of the session sees: the read-only
+// system, fresh /dev and /proc, the session's /tmp and HOME (or empty ones outside a
+// session), every home, the host's sockets and private directories masked, and the
+// policy's read paths. It returns the person's HOME.
+func (r *Runner) view(m *mounts) string {
 	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 	if r.tmp != "" {
 		m.add("--bind", m.source(r.tmp, true, true), "/tmp")
@@ -377,27 +408,7 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 			}
 		}
 	}
-	m.add("--bind", m.source(j.dir, true, true), j.dir)
-	m.hideSecrets(j.dir)
-	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
-		// The scratch directory is w365's own (0700, removed with the session): git runs
-		// there only inside the sandbox, so its repositories stay configurable.
-		m.gitDirs = gitDirs(j.dir)
-		m.guardGit = true
-		for _, g := range m.gitDirs {
-			// The whole repository directory: nothing in it is the sandbox's to change.
-			m.add("--ro-bind", m.source(g, true, false), g)
-		}
-	}
-	m.add("--chdir", j.dir, "--cap-drop", "ALL")
-	a = append(a, m.args...)
-	argv := append([]string(nil), j.argv...)
-	if j.codeFile != "" {
-		a = append(a, "--ro-bind", m.source(j.codeFile, false, false), codeInSandbox)
-		argv[len(argv)-1] = codeInSandbox
-	}
-	a = append(a, "--", j.path)
-	return append(a, argv[1:]...), limits
+	return home
 }
 
 // accountHome is the home directory of this process's account (from the user
@@ -718,7 +729,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	cmd := &exec.Cmd{
 		Path:       self,
 		Args:       []string{"w365-sandbox"},
-		Env:        []string{helperEnv + "=1"},
+		Env:        []string{helperEnv + "=3"},
 		Dir:        j.dir,
 		Stdout:     outW,
 		Stderr:     errW,
@@ -794,7 +805,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		e := werr.New(werr.Unavailable, "cannot confine, so nothing ran: %s", strings.TrimSpace(res.Stderr)).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable")
 		if why := Problem(bw, r.pol.AllowNetwork); why != "" {
-			return nil, e.WithHint("the cause: " + why + " (w365 doctor shows it)")
+			return nil, e.WithHint("the cause: %s (w365 doctor shows it)", why)
 		}
 		return nil, e.WithHint("w365 doctor checks what the confinement needs")
 	}
