@@ -3,12 +3,14 @@ package commands
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/proc"
+	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/sysinfo"
 	"github.com/w365/w365/engine/werr"
@@ -129,8 +131,20 @@ var LaunchApplication = tool.Define(tool.Tool{
 	if err != nil {
 		return LaunchOut{}, err
 	}
-	pid, path, err := proc.Launch(ctx, in.Path, in.Args, proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
-		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group})
+	o := proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
+		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group}
+	if env.Session.Desktop.Virtual() {
+		// A virtual session's applications run in its confinement, with the network the
+		// policy gives its shell (docs/security.md#confinement).
+		r, err := runnerOf(env)
+		if err != nil {
+			return LaunchOut{}, err
+		}
+		o.Confine = func(c *exec.Cmd) (func(), error) {
+			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork})
+		}
+	}
+	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)
 	return LaunchOut{Path: path, PID: pid}, err
 })
 

@@ -116,6 +116,9 @@ type LaunchOptions struct {
 	Allow []string
 	// Group, when set, receives the started process: it belongs to the session.
 	Group *Group
+	// Confine, when set, rewrites the command to run inside the session's confinement
+	// (sandbox.Runner.Confine); the function it returns runs once the program has exited.
+	Confine func(*exec.Cmd) (func(), error)
 }
 
 // Launch starts the executable at path (checked by Resolve against o.Dirs and by
@@ -146,14 +149,24 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 			c.Dir = home
 		}
 	}
+	release := func() {}
+	if o.Confine != nil {
+		if release, err = o.Confine(c); err != nil {
+			return 0, resolved, err
+		}
+	}
 	if err := child.Start(c); err != nil {
+		release()
 		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
 	}
 	pid := c.Process.Pid
 	if o.Group != nil {
 		o.Group.add(pid)
 	}
-	go c.Wait() // reap
+	go func() {
+		c.Wait() // reap
+		release()
+	}()
 	return pid, resolved, nil
 }
 
