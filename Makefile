@@ -19,7 +19,7 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
 # wine64 and mingw run the Windows build's tests (test/wine).
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
-             python3-pyqt5 x11-apps x11-utils xterm rsync wine64 gcc-mingw-w64-x86-64-win32
+             python3-pyqt5 x11-apps x11-utils xterm zenity rsync wine64 gcc-mingw-w64-x86-64-win32
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check
