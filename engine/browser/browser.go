@@ -92,7 +92,7 @@ type Options struct {
 	LaunchTimeout time.Duration
 	// Confine, when set, rewrites the browser's command to run inside the session's
 	// confinement (sandbox.Runner.Confine), showing it binds (its profile) besides the
-	// session's files; the function it returns runs once the browser has exited.
+	// session's files; the function it returns runs right after the start.
 	Confine func(cmd *exec.Cmd, binds []string) (func(), error)
 }
 
@@ -483,9 +483,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 			}
 		}
 		err = child.Start(cmd)
-		if err != nil {
-			release()
-		}
+		release()
 		logf.Close()
 		if err != nil {
 			pipe.close()
@@ -496,7 +494,6 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		inst.logPath = logPath
 		go func() {
 			_ = cmd.Wait()
-			release()
 			close(inst.reaped)
 			b.onDead(inst)
 		}()

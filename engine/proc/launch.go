@@ -117,7 +117,7 @@ type LaunchOptions struct {
 	// Group, when set, receives the started process: it belongs to the session.
 	Group *Group
 	// Confine, when set, rewrites the command to run inside the session's confinement
-	// (sandbox.Runner.Confine); the function it returns runs once the program has exited.
+	// (sandbox.Runner.Confine); the function it returns runs right after the start.
 	Confine func(*exec.Cmd) (func(), error)
 }
 
@@ -155,18 +155,16 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 			return 0, resolved, err
 		}
 	}
-	if err := child.Start(c); err != nil {
-		release()
+	err = child.Start(c)
+	release()
+	if err != nil {
 		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
 	}
 	pid := c.Process.Pid
 	if o.Group != nil {
 		o.Group.add(pid)
 	}
-	go func() {
-		c.Wait() // reap
-		release()
-	}()
+	go c.Wait() // reap
 	return pid, resolved, nil
 }
 

@@ -5,12 +5,14 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -177,7 +179,8 @@ func Problem(bwrap string, allowNetwork bool) string {
 // signal outside), plus the desktop's own X socket, X authority and session bus socket
 // named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the machine
 // cannot confine, it says why and cmd is left alone: nothing runs unconfined in its place.
-// Call the returned function once the program has exited.
+// Call the returned function right after cmd started (or failed to): it returns once the
+// confinement has replaced the helper.
 func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 	bw := r.bwrap()
 	if why := Problem(bw, o.ShareNet); why != "" {
@@ -228,10 +231,23 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 		cfgR.Close()
 		return nil, werr.Wrap(err, werr.Internal, "cannot pass the confinement's configuration")
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, cfgR)
+	execR, execW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, cfgR, execW)
 	cmd.Path, cmd.Args = self, []string{"w365-confined"}
-	cmd.Env = []string{fmt.Sprintf("%s=%d", helperEnv, 2+len(cmd.ExtraFiles))}
-	return func() { cfgR.Close() }, nil
+	cmd.Env = []string{fmt.Sprintf("%s=%d,%d", helperEnv, 1+len(cmd.ExtraFiles), 2+len(cmd.ExtraFiles))}
+	// The helper marks execW close-on-exec: EOF on execR says it has exec'd bwrap (or died),
+	// so that the started process is the confinement, not the helper, when the caller goes on.
+	return func() {
+		cfgR.Close()
+		execW.Close()
+		execR.SetReadDeadline(time.Now().Add(10 * time.Second))
+		io.Copy(io.Discard, execR)
+		execR.Close()
+	}, nil
 }
 
 // innerDisplay maps the desktop's display (DISPLAY=:N, socket /tmp/.X11-unix/XN) to the

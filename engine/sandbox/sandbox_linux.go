@@ -87,9 +87,14 @@ func init() {
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
-	fd, err := strconv.Atoi(os.Getenv(helperEnv))
+	// "CONFIG" or "CONFIG,EXEC": EXEC is a pipe the helper keeps open until it execs.
+	cfgFD, execFD, _ := strings.Cut(os.Getenv(helperEnv), ",")
+	fd, err := strconv.Atoi(cfgFD)
 	if err != nil || fd < 3 {
 		return
+	}
+	if n, err := strconv.Atoi(execFD); err == nil && n > 2 {
+		unix.CloseOnExec(n)
 	}
 	helperMain(fd)
 }
