@@ -5,6 +5,7 @@ package proc
 import (
 	"context"
 	"os"
+	"os/exec"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -44,6 +45,7 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 type LaunchOptions struct {
 	Env, Dirs, Allow []string
 	Group            *Group
+	Confine          func(*exec.Cmd) (func(), error)
 }
 
 // Close has nothing to end on this platform.
