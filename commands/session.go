@@ -41,13 +41,20 @@ type SessionOut struct {
 	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS"`
 	// Policy is the host's policy in force (session details only).
 	Policy *policy.Summary `json:"policy,omitempty"`
+	// Confinement says whether the session's programs are confined (a virtual session) or
+	// the agent acts as you (your own display).
+	Confinement string `json:"confinement" jsonschema:"confined, or the agent acts as you"`
 	// LiveViewURL is set when the host serves HTTP.
 	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
 }
 
 func sessionOut(i session.Info) SessionOut {
+	conf := "confined"
+	if !i.Virtual {
+		conf = "the agent acts as you"
+	}
 	return SessionOut{SessionID: i.ID, Owner: i.Owner, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
-		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env}
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env, Confinement: conf}
 }
 
 func (o SessionOut) Text() string {

@@ -104,7 +104,14 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 		return nil, werr.Invalid("%s over HTTP needs browserSessionId", t.Name).
 			WithHint("call create_browser_session first and pass its browserSessionId").WithDetail("parameter", "browserSessionId")
 	}
-	s, err := h.sessions.Resolve(ctx, p.name, sessionName(req, args), h.anyOwner(p))
+	name := sessionName(req, args)
+	if name == session.DefaultName && p.local && req.Params.Meta[MetaFull] != true && !h.opts.Policy.AgentActsAsYou &&
+		h.sessions.DefaultActsAsYou() {
+		// An agent (an MCP client other than w365's CLI and REPL) gets a confined virtual
+		// session of its own, not the person's desktop (docs/security.md#confinement).
+		name = session.AgentID
+	}
+	s, err := h.sessions.Resolve(ctx, p.name, name, h.anyOwner(p))
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,17 @@ const tombstoneCap = 4096
 //   - a principal may run at most the policy's maxSessionsPerPrincipal sessions besides
 //     its default one.
 
+// AgentID is the default session of an agent of the local user (an MCP client that is not
+// w365's own CLI or REPL) when the default session is the person's own display and the
+// policy's agentActsAsYou is off: a confined virtual session, started on first use.
+const AgentID = DefaultName + "-agent"
+
+// DefaultActsAsYou says whether the local default session is the person's own desktop
+// rather than a virtual one.
+func (m *Manager) DefaultActsAsYou() bool {
+	return VirtualUnsupported() == nil && !m.opts.Virtual && (m.opts.Display != "" || ownDesktopAlways)
+}
+
 // NewID returns a fresh session id carrying 128 random bits.
 func NewID() string { return "s-" + randomHex(16) }
 
@@ -100,6 +111,9 @@ func (m *Manager) Start(ctx context.Context, o StartOptions) (*Session, error) {
 func (m *Manager) Resolve(ctx context.Context, caller, id string, anyOwner bool) (*Session, error) {
 	if id == "" || id == DefaultName {
 		return m.open(ctx, DefaultID(caller), caller, 0, false)
+	}
+	if id == AgentID && caller == LocalPrincipal {
+		return m.open(ctx, AgentID, caller, 0, false)
 	}
 	m.mu.Lock()
 	if m.closed {

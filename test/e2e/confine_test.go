@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -39,27 +40,38 @@ func personDesktop(t *testing.T) (display int, busPath, busAbstract string) {
 	}
 	w.Close()
 	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-	buf := make([]byte, 16)
-	n, _ := r.Read(buf)
-	r.Close()
-	display, err = strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	// Xvfb writes the number, then a newline: it dies when that write fails.
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	t.Cleanup(func() { r.Close() })
+	display, err = strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
-		t.Fatalf("Xvfb wrote no display number: %q", buf[:n])
+		t.Fatalf("Xvfb wrote no display number: %q", line)
 	}
 	dir := t.TempDir()
 	busPath = filepath.Join(dir, "bus")
 	busAbstract = fmt.Sprintf("w365-person-bus-%d", os.Getpid())
-	d := exec.Command("dbus-daemon", "--session", "--nofork", "--nosyslog",
-		"--address=unix:path="+busPath+";unix:abstract="+busAbstract)
+	conf := filepath.Join(dir, "bus.conf")
+	os.WriteFile(conf, []byte(`<busconfig><type>session</type><listen>unix:path=`+busPath+`</listen>
+<listen>unix:abstract=`+busAbstract+`</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*"/><allow own="*"/></policy></busconfig>`), 0o644)
+	d := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--nosyslog")
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Process.Kill(); d.Wait() })
 	for range 100 {
-		if _, err := os.Stat(busPath); err == nil {
+		if c, err := net.Dial("unix", "@"+busAbstract); err == nil {
+			c.Close()
 			break
 		}
 		exec.Command("sleep", "0.05").Run()
+	}
+	for _, a := range []string{fmt.Sprintf("/tmp/.X11-unix/X%d", display), "@" + busAbstract, busPath} {
+		c, err := net.Dial("unix", a)
+		if err != nil {
+			t.Fatalf("the person's desktop does not answer on %s: %v", a, err)
+		}
+		c.Close()
 	}
 	return display, busPath, busAbstract
 }
@@ -405,4 +417,53 @@ func descendants(pid int) []int {
 		}
 	}
 	return out
+}
+
+// An agent over MCP that names no session gets a confined virtual session of its own, not
+// the person's display; the person attaches to it by id; the policy's agentActsAsYou
+// gives the agent the person's display instead.
+func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
+	testenv.Require(t, "Xvfb")
+	display, _, _ := personDesktop(t)
+	for _, actsAsYou := range []bool{false, true} {
+		h := e2e.New(t)
+		h.FakeHome()
+		h.SetEnv("DISPLAY", ":"+strconv.Itoa(display))
+		if actsAsYou {
+			pol := filepath.Join(t.TempDir(), "policy.json")
+			os.WriteFile(pol, []byte(`{"agentActsAsYou": true}`), 0o644)
+			h.SetEnv("W365_POLICY", pol)
+		}
+		cs := h.MCP()
+		if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
+			t.Fatalf("get_screen_size: %s", e2e.Text(res))
+		}
+		var list struct {
+			Sessions []struct {
+				SessionID   string `json:"sessionId"`
+				Display     string `json:"display"`
+				Virtual     bool   `json:"virtual"`
+				Confinement string `json:"confinement"`
+			} `json:"sessions"`
+		}
+		e2e.Structured(t, e2e.Call(t, cs, "list_sessions", nil), &list)
+		if len(list.Sessions) != 1 {
+			t.Fatalf("sessions after the agent's first call: %+v", list.Sessions)
+		}
+		s := list.Sessions[0]
+		switch {
+		case !actsAsYou && (s.SessionID != "default-agent" || !s.Virtual || s.Display == ":"+strconv.Itoa(display) || s.Confinement != "confined"):
+			t.Errorf("the agent landed on %+v, want its own confined virtual session", s)
+		case actsAsYou && (s.SessionID != "default" || s.Virtual || s.Confinement != "the agent acts as you"):
+			t.Errorf("with agentActsAsYou the agent landed on %+v, want the person's display", s)
+		}
+		if !actsAsYou {
+			// A second terminal attaches to the agent's session by id.
+			if out := h.MustRun("--session", "default-agent", "get-screen-size"); !strings.Contains(out, "x") {
+				t.Errorf("attaching to the agent's session: %q", out)
+			}
+		}
+		cs.Close()
+		h.StopHost()
+	}
 }
