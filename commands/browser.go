@@ -63,6 +63,8 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 			Headless:    env.Host.Browser().Headless,
 			StateDir:    env.Host.Browser().StateDir,
 			DownloadDir: s.DownloadDir(),
+			HomeDir:     s.HomeDir(),
+			TmpDir:      s.TmpDir(),
 			Policy:      env.Policy,
 		}
 		if s.ID == session.DefaultName {

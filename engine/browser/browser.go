@@ -69,6 +69,10 @@ type Options struct {
 	// relative PDF path resolves against it. Empty means a new directory in the
 	// temporary directory (kept after Close: it holds the user's files).
 	DownloadDir string
+	// HomeDir and TmpDir are the session's HOME and /tmp (docs/sessions.md#files): the
+	// reference's %USERPROFILE% and %TEMP% in a path name them, and files may be saved
+	// under them. Empty: neither is known.
+	HomeDir, TmpDir string
 	// Headless runs the browser without a window. The default is headful on the
 	// display named by Env.
 	Headless bool

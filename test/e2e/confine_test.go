@@ -467,3 +467,28 @@ func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
 		h.StopHost()
 	}
 }
+
+// The reference's save locations name the session's HOME and /tmp.
+func TestConfineReferenceSaveLocations(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	h.MustRun("session", "start", "p1")
+	h.MustRun("--session", "p1", "browser", "navigate", "about:blank")
+	state := filepath.Join(home, ".local/state/w365/sessions") + "/p1-"
+	for path, want := range map[string]string{
+		`%USERPROFILE%\Documents\a.pdf`: "/home/Documents/a.pdf",
+		`%TEMP%\b.pdf`:                  "/tmp/b.pdf",
+	} {
+		var out struct {
+			Path string `json:"path"`
+		}
+		h.JSON(&out, "--session", "p1", "browser", "pdf-save", path)
+		if !strings.HasPrefix(out.Path, state) || !strings.HasSuffix(out.Path, want) {
+			t.Errorf("%s saved to %s, want the session's %s", path, out.Path, want)
+		}
+		if b, err := os.ReadFile(out.Path); err != nil || !strings.HasPrefix(string(b), "%PDF") {
+			t.Errorf("%s: %v", out.Path, err)
+		}
+	}
+}
