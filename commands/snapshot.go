@@ -508,6 +508,9 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 		return DoneOut{}, err
 	}
 	paths, err := snapshot.AllowedFiles(in.FilePaths, b.Protected()...)
+	if err == nil {
+		paths, err = b.StageUploads(paths)
+	}
 	if err != nil {
 		return DoneOut{}, err
 	}

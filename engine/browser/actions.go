@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -1157,12 +1160,47 @@ func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error)
 }
 
 // SetFiles sets the files of an <input type=file> (input and change fire).
-// The caller checks the paths against its policy; they must exist.
+// The caller checks the paths against its policy; they must exist. A confined browser sees
+// none of the host's files: they are copied into the session's /tmp first (StageUploads).
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
+	paths, err := b.StageUploads(paths)
+	if err != nil {
+		return nil, err
+	}
 	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
 		_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
 		return err
 	})
+}
+
+// StageUploads copies the files of paths into a new directory of the session's /tmp when
+// the browser is confined (Options.Confine and TmpDir), and returns the copies' paths;
+// otherwise paths as they are. Each copy is created anew (O_EXCL, no symlink followed).
+func (b *Browser) StageUploads(paths []string) ([]string, error) {
+	if b.opts.Confine == nil || b.opts.TmpDir == "" {
+		return paths, nil
+	}
+	dir, err := os.MkdirTemp(b.opts.TmpDir, "upload-")
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot stage the upload")
+	}
+	out := make([]string, 0, len(paths))
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, werr.Wrap(err, werr.NotFound, "cannot read %s", p)
+		}
+		sub := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot stage the upload")
+		}
+		dst := filepath.Join(sub, filepath.Base(p))
+		if err := writeOutput(dst, data, false); err != nil {
+			return nil, err
+		}
+		out = append(out, dst)
+	}
+	return out, nil
 }
 
 // InlineFile is a file sent with the call: the page gets it with this name and

@@ -390,8 +390,10 @@ func (r *Runner) view(m *mounts) string {
 		}
 	}
 	if r.home != "" {
-		// The session's own HOME, at its host path (docs/sessions.md#files).
+		// The session's own HOME, at its host path (docs/sessions.md#files), and its /tmp
+		// there too: a path the host names (a download, an upload) is valid inside.
 		m.add("--bind", m.source(r.home, true, true), r.home)
+		m.add("--bind", m.source(r.tmp, true, true), r.tmp)
 	}
 	for _, s := range []string{"/run/docker.sock", "/var/run/docker.sock"} {
 		if fileExists(s) {
