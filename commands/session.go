@@ -38,12 +38,12 @@ type SessionOut struct {
 	LastUsed  time.Time `json:"lastUsed"`
 	Queued    int       `json:"queued"`
 	// Env lets a user run their own programs on the session's desktop.
-	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS"`
+	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY, D-Bus"`
 	// Policy is the host's policy in force (session details only).
 	Policy *policy.Summary `json:"policy,omitempty"`
 	// Confinement says whether the session's programs are confined (a virtual session) or
 	// the agent acts as you (your own display).
-	Confinement string `json:"confinement" jsonschema:"confined, or the agent acts as you"`
+	Confinement string `json:"confinement"`
 	// LiveViewURL is set when the host serves HTTP.
 	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
 }
@@ -89,7 +89,7 @@ type EndOut struct {
 	Ended     bool   `json:"ended"`
 	// Kept are the files the session saved (downloads, PDFs, screenshots written to files):
 	// they stay in its state directory, everything else of it is removed.
-	Kept []string `json:"kept,omitempty" jsonschema:"files the session saved, kept after its end"`
+	Kept []string `json:"kept,omitempty"`
 }
 
 // ListSessions is the tool list_sessions (w365 session list).
@@ -148,7 +148,7 @@ func describeSession(env *tool.Env, s *session.Session) SessionOut {
 var EndSession = tool.Define(tool.Tool{
 	Name: "mcp_W365ComputerUse_EndSession", Legacy: []string{"end_session"},
 	Path: []string{"session", "end"}, Aliases: []string{"stop", "rm"}, Args: []string{"sessionId"},
-	Summary:     "End a session and release its desktop, browser and processes",
+	Summary:     "End a session: its desktop, browser and processes",
 	Long:        "Stops the session's virtual desktop and everything started on it.",
 	Example:     "  $ w365 session end s-1a2b3c4d",
 	Sessionless: true,
