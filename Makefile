@@ -103,7 +103,7 @@ test: deps-test check docs-check build
 
 bench: deps-test build
 	cd testdata/bench/peers && npm ci --no-audit --no-fund
-	$(GO) run ./testdata/bench
+	$(GO) run ./testdata/bench $(if $(BENCH_BEFORE),-before $(BENCH_BEFORE))
 	@echo; echo "OCR word recall and time against the raw tesseract CLI (OMP_THREAD_LIMIT=1), per screen and per set:"
 	CI=true $(GO) test -count=1 -run 'TestRecall' -v ./engine/ocr | grep -E 'recall|missed|^(ok|FAIL)'
 	@echo; echo "OCR time as the amount of text on a 1920x1080 screen grows:"

@@ -3,11 +3,13 @@ package commands
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
@@ -57,18 +59,35 @@ const browserKey = "browser"
 func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 	return session.Use(env.Session, browserKey, func(s *session.Session) (*browser.Browser, error) {
 		o := browser.Options{
-			Env:      s.Desktop.Environ(nil),
-			Headless: env.Host.Browser().Headless,
-			StateDir: env.Host.Browser().StateDir,
-			Policy:   env.Policy,
+			Env:         s.Desktop.Environ(nil),
+			Headless:    env.Host.Browser().Headless,
+			StateDir:    env.Host.Browser().StateDir,
+			DownloadDir: s.DownloadDir(),
+			HomeDir:     s.HomeDir(),
+			TmpDir:      s.TmpDir(),
+			Policy:      env.Policy,
 		}
 		if s.ID == session.DefaultName {
 			// Only the default session uses an attached browser; other sessions get their own.
 			o.CDPEndpoint = env.Host.Browser().CDPEndpoint
 		}
 		tool.Phase(ctx, "starting the session's browser")
+		if s.Desktop.Virtual() {
+			r, err := runnerOf(env)
+			if err != nil {
+				return nil, err
+			}
+			o.Confine = confineBrowser(r)
+		}
 		return browser.Launch(ctx, o)
 	})
+}
+
+// confineBrowser starts the browser in the session's confinement, on the host's network.
+func confineBrowser(r *sandbox.Runner) func(*exec.Cmd, []string) (func(), error) {
+	return func(cmd *exec.Cmd, binds []string) (func(), error) {
+		return r.Confine(cmd, sandbox.ConfineOptions{ShareNet: true, Binds: binds})
+	}
 }
 
 // browserURLOf tells focus_browser the current URL of a window of the browser w365

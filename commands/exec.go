@@ -20,7 +20,9 @@ var execTools = []*tool.Tool{
 // runnerOf is the session's sandbox runner, with its scratch working directory.
 func runnerOf(env *tool.Env) (*sandbox.Runner, error) {
 	return session.Use(env.Session, "sandbox", func(s *session.Session) (*sandbox.Runner, error) {
-		return sandbox.NewRunner(env.Policy, s.Desktop.Environ(nil), env.Host.PrivateDirs()...), nil
+		r := sandbox.NewRunner(env.Policy, s.Desktop.Environ(nil), env.Host.PrivateDirs()...)
+		r.SetSessionDirs(s.HomeDir(), s.TmpDir())
+		return r, nil
 	})
 }
 

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/proc"
+	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/sysinfo"
 	"github.com/w365/w365/engine/werr"
@@ -138,10 +140,22 @@ var LaunchApplication = tool.Define(tool.Tool{
 	for _, d := range browser.UserDirs() {
 		roots = append(roots, d)
 	}
-	pid, path, err := proc.Launch(ctx, in.Path, in.Args, proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
+	o := proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
 		Apps: env.Policy.LaunchApplications, AnyArguments: env.Policy.LaunchArguments == policy.LaunchArgumentsAny,
 		Roots: roots, Private: env.Host.PrivateDirs(),
-		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group})
+		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group}
+	if env.Session.Desktop.Virtual() {
+		// A virtual session's applications run in its confinement, with the network the
+		// policy gives its shell (docs/security.md#confinement).
+		r, err := runnerOf(env)
+		if err != nil {
+			return LaunchOut{}, err
+		}
+		o.Confine = func(c *exec.Cmd) (func(), error) {
+			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork})
+		}
+	}
+	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)
 	return LaunchOut{Path: path, PID: pid}, err
 })
 

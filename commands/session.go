@@ -38,16 +38,23 @@ type SessionOut struct {
 	LastUsed  time.Time `json:"lastUsed"`
 	Queued    int       `json:"queued"`
 	// Env lets a user run their own programs on the session's desktop.
-	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS"`
+	Env map[string]string `json:"env" jsonschema:"DISPLAY, XAUTHORITY, D-Bus"`
 	// Policy is the host's policy in force (session details only).
 	Policy *policy.Summary `json:"policy,omitempty"`
+	// Confinement says whether the session's programs are confined (a virtual session) or
+	// the agent acts as you (your own display).
+	Confinement string `json:"confinement"`
 	// LiveViewURL is set when the host serves HTTP.
 	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
 }
 
 func sessionOut(i session.Info) SessionOut {
+	conf := "confined"
+	if !i.Virtual {
+		conf = "the agent acts as you"
+	}
 	return SessionOut{SessionID: i.ID, Owner: i.Owner, Display: i.Display, Virtual: i.Virtual, HostPID: i.HostPID,
-		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env, LiveViewURL: i.LiveViewURL}
+		Started: i.Started, LastUsed: i.LastUsed, Queued: i.Busy, Env: i.Env, LiveViewURL: i.LiveViewURL, Confinement: conf}
 }
 
 func (o SessionOut) Text() string {
@@ -83,6 +90,9 @@ func (o SessionListOut) Text() string {
 type EndOut struct {
 	SessionID string `json:"sessionId"`
 	Ended     bool   `json:"ended"`
+	// Kept are the files the session saved (downloads, PDFs, screenshots written to files):
+	// they stay in its state directory, everything else of it is removed.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // ListSessions is the tool list_sessions (w365 session list).
@@ -141,16 +151,17 @@ func describeSession(env *tool.Env, s *session.Session) SessionOut {
 var EndSession = tool.Define(tool.Tool{
 	Name: "mcp_W365ComputerUse_EndSession", Legacy: []string{"end_session"},
 	Path: []string{"session", "end"}, Aliases: []string{"stop", "rm"}, Args: []string{"sessionId"},
-	Summary:     "End a session and release its desktop, browser and processes",
+	Summary:     "End a session: its desktop, browser and processes",
 	Long:        "Stops the session's virtual desktop and everything started on it.",
 	Example:     "  $ w365 session end s-1a2b3c4d",
 	Sessionless: true,
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in SessionIDIn) (EndOut, error) {
-	if err := env.Host.EndSession(in.SessionID); err != nil {
+	kept, err := env.Host.EndSession(in.SessionID)
+	if err != nil {
 		return EndOut{}, err
 	}
-	return EndOut{SessionID: in.SessionID, Ended: true}, nil
+	return EndOut{SessionID: in.SessionID, Ended: true, Kept: kept}, nil
 })
 
 // GetSessionDetails is the tool mcp_W365ComputerUse_GetSessionDetails (w365 session details).
@@ -203,10 +214,11 @@ var CloseBrowserSession = tool.Define(tool.Tool{
 	Sessionless: true,
 	Annotations: tool.Destructive,
 }, func(ctx context.Context, env *tool.Env, in BrowserSessionIn) (EndOut, error) {
-	if err := env.Host.EndSession(in.BrowserSessionID); err != nil {
+	kept, err := env.Host.EndSession(in.BrowserSessionID)
+	if err != nil {
 		return EndOut{}, err
 	}
-	return EndOut{SessionID: in.BrowserSessionID, Ended: true}, nil
+	return EndOut{SessionID: in.BrowserSessionID, Ended: true, Kept: kept}, nil
 })
 
 // BrowserSessionIn names a browser session.

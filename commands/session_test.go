@@ -26,12 +26,12 @@ func (f *fakeHost) StartSession(context.Context, string, time.Duration) (*sessio
 func (f *fakeHost) Session(_ context.Context, id string) (*session.Session, error) {
 	return nil, werr.New(werr.NotFound, "no session %q", id)
 }
-func (f *fakeHost) EndSession(id string) error {
+func (f *fakeHost) EndSession(id string) ([]string, error) {
 	if !slices.ContainsFunc(f.infos, func(i session.Info) bool { return i.ID == id }) {
-		return werr.New(werr.NotFound, "no session %q", id)
+		return nil, werr.New(werr.NotFound, "no session %q", id)
 	}
 	f.ended = append(f.ended, id)
-	return nil
+	return nil, nil
 }
 func (f *fakeHost) ProtectedPIDs() []int                { return nil }
 func (f *fakeHost) PrivateDirs() []string               { return nil }

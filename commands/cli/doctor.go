@@ -14,6 +14,7 @@ import (
 	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/prereq"
+	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -94,6 +95,16 @@ func hostCheck(ctx context.Context) Check {
 	return c
 }
 
+// agentCheck says where an agent over MCP acts: docs/security.md#confinement.
+func agentCheck(pol *policy.Policy) Check {
+	c := Check{Name: "agents", OK: true, Detail: "an agent over MCP gets a confined virtual session of its own (session " +
+		session.AgentID + " when it names none; attach with --session " + session.AgentID + ")"}
+	if pol.AgentActsAsYou {
+		c.Detail = "the agent acts as you: an agent over MCP that names no session drives your own desktop (policy agentActsAsYou)"
+	}
+	return c
+}
+
 // AddDoctor adds `w365 doctor` and `w365 version`.
 func AddDoctor(root *cobra.Command, g *Globals) {
 	root.AddCommand(&cobra.Command{
@@ -123,6 +134,7 @@ func AddDoctor(root *cobra.Command, g *Globals) {
 			}
 			r := Diagnose(cmd.Context())
 			r.Policy = pol.Summarize()
+			r.Checks = append(r.Checks, agentCheck(pol))
 			iostr := IO{Out: cmd.OutOrStdout(), OutIsTerminal: g.outIsTerminal}
 			if g.JSON || g.JQ != "" {
 				if err := PrintJSON(iostr, g, r); err != nil {

@@ -31,6 +31,7 @@ type serveFlags struct {
 	toolsets        []string
 	readOnly        bool
 	legacyNames     bool
+	actsAsYou       bool
 	idle            time.Duration
 	screen          string
 	logLevel        string
@@ -82,6 +83,7 @@ Without --mcp or --http, serve runs the host in the foreground on its socket onl
 	fs.StringSliceVar(&f.toolsets, "toolsets", nil, "expose only these toolsets ("+strings.Join(commands.ToolsetNames(), ",")+", or all; default: "+strings.Join(commands.DefaultToolsetNames(), ",")+")")
 	fs.BoolVar(&f.readOnly, "read-only", false, "expose only read-only tools")
 	fs.BoolVar(&f.legacyNames, "legacy-names", false, "also expose the V1/V2 prefixed tool names (mcp_desktop_click, ...)")
+	fs.BoolVar(&f.actsAsYou, "agent-acts-as-you", false, "let an agent that names no session drive your own desktop (policy agentActsAsYou), not a confined virtual session")
 	fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "a background host exits after this long unused")
 	fs.StringVar(&f.screen, "screen", "1920x1080x24", "size of embedded virtual desktops (WxHxDEPTH)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
@@ -135,6 +137,9 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	pol, err := policy.Load(g.Policy)
 	if err != nil {
 		return err
+	}
+	if f.actsAsYou {
+		pol.AgentActsAsYou = true
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {

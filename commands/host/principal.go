@@ -77,7 +77,7 @@ func (c callerHost) Session(ctx context.Context, id string) (*session.Session, e
 	return c.h.sessions.Resolve(ctx, c.p.name, id, c.h.anyOwner(c.p))
 }
 
-func (c callerHost) EndSession(id string) error {
+func (c callerHost) EndSession(id string) ([]string, error) {
 	return c.h.sessions.EndFor(c.p.name, id, c.h.anyOwner(c.p))
 }
 
@@ -115,7 +115,14 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 		return nil, werr.Invalid("%s over HTTP needs browserSessionId", t.Name).
 			WithHint("call create_browser_session first and pass its browserSessionId").WithDetail("parameter", "browserSessionId")
 	}
-	s, err := h.sessions.Resolve(ctx, p.name, sessionName(req, args), h.anyOwner(p))
+	name := sessionName(req, args)
+	if name == session.DefaultName && p.local && req.Params.Meta[MetaFull] != true && !h.opts.Policy.AgentActsAsYou &&
+		h.sessions.DefaultActsAsYou() {
+		// An agent (an MCP client other than w365's CLI and REPL) gets a confined virtual
+		// session of its own, not the person's desktop (docs/security.md#confinement).
+		name = session.AgentID
+	}
+	s, err := h.sessions.Resolve(ctx, p.name, name, h.anyOwner(p))
 	if err != nil {
 		return nil, err
 	}

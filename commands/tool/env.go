@@ -29,8 +29,9 @@ type Host interface {
 	// Session returns a running session of the caller; NOT_FOUND for an unknown id or
 	// another principal's, SESSION_EXPIRED for an ended one.
 	Session(ctx context.Context, id string) (*session.Session, error)
-	// EndSession stops a session and everything it opened.
-	EndSession(id string) error
+	// EndSession stops a session and everything it opened, and returns the files its end
+	// kept (session.Session.Kept).
+	EndSession(id string) ([]string, error)
 	// LiveViewURL is the address of the session's live view, "" when the host serves no HTTP.
 	LiveViewURL(s *session.Session) string
 	// ProtectedPIDs are processes no tool may kill or close: every session's desktop

@@ -1157,7 +1157,8 @@ func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error)
 }
 
 // SetFiles sets the files of an <input type=file> (input and change fire).
-// The caller checks the paths against its policy; they must exist.
+// The caller checks the paths against its policy and stages them where the browser can read
+// them (snapshot.StageFiles into UploadDir); they must exist.
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
 	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
 		_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})

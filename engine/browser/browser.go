@@ -69,6 +69,10 @@ type Options struct {
 	// relative PDF path resolves against it. Empty means a new directory in the
 	// temporary directory (kept after Close: it holds the user's files).
 	DownloadDir string
+	// HomeDir and TmpDir are the session's HOME and /tmp (docs/sessions.md#files): the
+	// reference's %USERPROFILE% and %TEMP% in a path name them, and files may be saved
+	// under them. Empty: neither is known.
+	HomeDir, TmpDir string
 	// Headless runs the browser without a window. The default is headful on the
 	// display named by Env.
 	Headless bool
@@ -90,6 +94,10 @@ type Options struct {
 	Policy *policy.Policy
 	// LaunchTimeout bounds the start of the browser; zero means 30 s.
 	LaunchTimeout time.Duration
+	// Confine, when set, rewrites the browser's command to run inside the session's
+	// confinement (sandbox.Runner.Confine), showing it binds (its profile) besides the
+	// session's files; the function it returns runs right after the start.
+	Confine func(cmd *exec.Cmd, binds []string) (func(), error)
 }
 
 // Browser is one session's browser. See the package documentation.
@@ -215,7 +223,13 @@ func (b *Browser) UploadDir() (string, error) {
 	if b.uploadDir != "" {
 		return b.uploadDir, nil
 	}
-	dir, err := os.MkdirTemp(b.opts.StateDir, "uploads-")
+	parent := b.opts.StateDir
+	if b.opts.Confine != nil {
+		// A confined browser sees its profile (bound in) and nothing else of the host's;
+		// never the session's /tmp, where a sandbox could swap the staging directory.
+		parent = b.opts.ProfileDir
+	}
+	dir, err := os.MkdirTemp(parent, "uploads-")
 	if err != nil {
 		return "", werr.Wrap(err, werr.Internal, "cannot create the upload staging directory")
 	}
@@ -448,6 +462,8 @@ func (b *Browser) args() []string {
 		a = append(a, "--force-renderer-accessibility")
 	}
 	if os.Geteuid() == 0 {
+		// Chromium refuses to run as root with its own sandbox; confined (Options.Confine)
+		// it is still the host's root inside its user namespace (docs/security.md#confinement).
 		a = append(a, "--no-sandbox")
 	}
 	if b.opts.Headless {
@@ -498,7 +514,16 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		cmd.Env = b.env()
 		cmd.Stdout = logf
 		cmd.Stderr = logf
+		release := func() {}
+		if b.opts.Confine != nil {
+			if release, err = b.opts.Confine(cmd, []string{b.opts.ProfileDir}); err != nil {
+				logf.Close()
+				pipe.close()
+				return nil, err
+			}
+		}
 		err = child.Start(cmd)
+		release()
 		logf.Close()
 		if err != nil {
 			pipe.close()

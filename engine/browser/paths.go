@@ -86,7 +86,19 @@ func hasDotPart(rel string) bool {
 // output directory, and the user's Downloads and Documents.
 func (b *Browser) OutputRoots() []string {
 	u := UserDirs()
-	return realDirs(b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"])
+	return realDirs(b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"], b.opts.HomeDir, b.opts.TmpDir)
+}
+
+// sessionPath maps the reference's save locations to the session's directories:
+// %USERPROFILE%\x is HomeDir/x, %TEMP%\x and %TMP%\x are TmpDir/x (either slash).
+func (b *Browser) sessionPath(path string) string {
+	for _, v := range []struct{ name, dir string }{{"%USERPROFILE%", b.opts.HomeDir}, {"%TEMP%", b.opts.TmpDir}, {"%TMP%", b.opts.TmpDir}} {
+		if len(path) >= len(v.name) && strings.EqualFold(path[:len(v.name)], v.name) && v.dir != "" {
+			rest := strings.TrimLeft(strings.ReplaceAll(path[len(v.name):], `\`, "/"), "/")
+			return filepath.Join(v.dir, filepath.FromSlash(rest))
+		}
+	}
+	return path
 }
 
 // Protected are the directories no file of a tool may come from or go to: the
@@ -116,7 +128,7 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, werr.Invalid("filePath must not be empty")
 	}
-	path = filepath.FromSlash(path)
+	path = filepath.FromSlash(b.sessionPath(path))
 	if rest, ok := strings.CutPrefix(path, "~"+string(filepath.Separator)); ok {
 		h, err := os.UserHomeDir()
 		if err != nil {

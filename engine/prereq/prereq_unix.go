@@ -10,6 +10,9 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/sandbox"
 )
 
 // platformComponents are the programs w365 runs on Linux, with their Debian packages.
@@ -80,10 +83,18 @@ func bwrapCheck(ctx context.Context, path string) Check {
 		"--unshare-all", "--die-with-parent", "--", "true")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	out, err := cmd.CombinedOutput()
+	if err != nil && sandbox.Problem(path, false) != "" {
+		c.Detail = fmt.Sprintf("bwrap cannot create namespaces here: %s (%s)", strings.TrimSpace(string(out)), sandbox.Problem(path, false))
+		return c
+	}
 	if err != nil {
 		c.Detail = fmt.Sprintf("bwrap cannot create namespaces here: %s (unprivileged user namespaces may be off: sysctl kernel.unprivileged_userns_clone=1, or an AppArmor restriction; in a container allow them or run privileged)", strings.TrimSpace(string(out)))
 		return c
 	}
-	c.OK, c.Detail = true, "user, PID, network and mount namespaces work"
+	if why := sandbox.Problem(path, policy.Default().AllowNetwork); why != "" {
+		c.Detail = "cannot confine sessions: " + why
+		return c
+	}
+	c.OK, c.Detail = true, "user, PID, network and mount namespaces, seccomp and the Landlock scope work"
 	return c
 }

@@ -129,7 +129,15 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 			c.Dir = home
 		}
 	}
-	if err := child.Start(c); err != nil {
+	release := func() {}
+	if o.Confine != nil {
+		if release, err = o.Confine(c); err != nil {
+			return 0, resolved, err
+		}
+	}
+	err = child.Start(c)
+	release()
+	if err != nil {
 		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
 	}
 	pid := c.Process.Pid

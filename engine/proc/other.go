@@ -5,6 +5,7 @@ package proc
 import (
 	"context"
 	"os"
+	"os/exec"
 
 	"github.com/w365/w365/engine/werr"
 )

@@ -5,6 +5,7 @@
 package proc
 
 import (
+	"os/exec"
 	"sort"
 	"sync"
 	"time"
@@ -137,4 +138,7 @@ type LaunchOptions struct {
 	Dirs, Allow []string
 	// Group, when set, receives the started process: it belongs to the session.
 	Group *Group
+	// Confine, when set, rewrites the command to run inside the session's confinement
+	// (sandbox.Runner.Confine); the function it returns runs right after the start.
+	Confine func(*exec.Cmd) (func(), error)
 }

@@ -91,7 +91,8 @@
 // what could hold secrets or reach the host is shown through an allow mask: HOME, /home,
 // /root, /tmp, /run/user, /run/dbus, docker's sockets and the host's private directories
 // (NewRunner's private: the runtime directory with the host socket, sessions, browser
-// profiles; XDG_RUNTIME_DIR) are empty tmpfs; inside them only the policy's
+// profiles; XDG_RUNTIME_DIR) are empty tmpfs, except that in a session (SetSessionDirs)
+// HOME is the session's own home and /tmp its tmp (docs/sessions.md#files); inside them only the policy's
 // SandboxReadPaths (toolchains such as ~/.pyenv, ~/.cargo/bin, ~/go/bin, read-only; ~ is
 // both $HOME and the account's home) and the cwd (read-write) are bound, with credential
 // files (.ssh, .npmrc, .netrc, .aws, credentials...) inside them emptied. In the cwd, up to
@@ -111,11 +112,14 @@
 // SandboxUID's, so the program can write there and what it creates is root's on disk;
 // the read paths under root's 0700 HOME as plain binds), and becomes SandboxUID (nobody)
 // before it execs bwrap. A cwd on a file system without idmapped mounts is then refused
-// (INTERNAL "the sandbox could not be set up"). As another user the program runs as that
-// user, whose secrets outside HOME the kernel already closes.
+// (UNAVAILABLE "the sandbox could not be set up"). The staging directory is made where
+// SandboxUID may enter (confine_linux.go, stagingDir). As another user the program runs as
+// that user, whose secrets outside HOME the kernel already closes. Every run also gets
+// no_new_privs, the set-id seccomp filter and the Landlock scope (confine_linux.go); the
+// same confinement starts a session's long-lived programs (Runner.Confine).
 //
 // Limits are applied by a re-executed helper (this package's init detects
-// W365_SANDBOX_HELPER=1, reads its configuration from fd 3, joins the run's cgroup,
+// W365_SANDBOX_HELPER=FD, reads its configuration from that fd, joins the run's cgroup,
 // stages mounts, drops root, calls setrlimit, then execs bwrap). The run's cgroup limits
 // all its processes together: memory (policy PythonMemoryBytes, 512 MiB, for Python;
 // ShellMemoryBytes, 1 GiB, for commands; swap included where the kernel counts it, so six

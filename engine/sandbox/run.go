@@ -58,6 +58,15 @@ const (
 	MaxOpenFiles = 4096
 )
 
+// ConfineOptions describe a long-lived program of the session for Confine.
+type ConfineOptions struct {
+	// ShareNet keeps the host's network (the browser's default); without it the program
+	// has a network namespace of its own with nothing in it.
+	ShareNet bool
+	// Binds are host paths shown read-write at the same place (a browser profile).
+	Binds []string
+}
+
 // Runner runs commands and Python code of one session. It is safe for concurrent use.
 type Runner struct {
 	pol      *policy.Policy
@@ -66,6 +75,8 @@ type Runner struct {
 	env      []string // the scrubbed environment programs run with
 	mu       sync.Mutex
 	workDir  string
+	home     string // the session's HOME and /tmp (SetSessionDirs); "" outside a session
+	tmp      string
 	started  atomic.Int64 // processes started, for tests
 	noBwrap  bool         // tests: behave as if bubblewrap were missing
 	bwrapBin string
@@ -128,6 +139,51 @@ func expandTilde(p, home string) string {
 	return p
 }
 
+// SetSessionDirs makes home the HOME and tmp the /tmp of every program the Runner starts
+// (the session's state directory, docs/sessions.md#files); tmp is then the scratch
+// directory too, and Close leaves both to the session. Call it before the first run.
+func (r *Runner) SetSessionDirs(home, tmp string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range []*string{&home, &tmp} {
+		if real, err := filepath.EvalSymlinks(*d); err == nil {
+			*d = real
+		}
+	}
+	r.home, r.tmp, r.workDir = home, tmp, tmp
+	if home != "" {
+		r.env = setVar(r.env, "HOME", home)
+	}
+}
+
+// wordEnv is the environment a command's words are read in: ~ is the session's HOME.
+func (r *Runner) wordEnv() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.home == "" {
+		return r.session
+	}
+	return setVar(r.session, "HOME", r.home)
+}
+
+// runEnv is the environment of one run.
+func (r *Runner) runEnv() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.env
+}
+
+// setVar returns env with name set to value.
+func setVar(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}
+
 // WorkDir returns the session's scratch directory, the default cwd: a private directory
 // (mode 0700) under the system temp directory, created on first use and kept for the
 // Runner's life so that files written by one call are there for the next. Close removes it.
@@ -154,7 +210,7 @@ func (r *Runner) WorkDir() (string, error) {
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.workDir == "" {
+	if r.workDir == "" || r.workDir == r.tmp {
 		return nil
 	}
 	err := os.RemoveAll(r.workDir)
@@ -294,7 +350,7 @@ func (r *Runner) Shell(ctx context.Context, command, cwd string, timeoutMs int) 
 	if err != nil {
 		return nil, err
 	}
-	words, e := check(r.pol, command, r.lookPath, r.session)
+	words, e := check(r.pol, command, r.lookPath, r.wordEnv())
 	if e != nil {
 		return nil, e
 	}

@@ -28,7 +28,8 @@ import (
 )
 
 // The re-executed helper: Go's SysProcAttr cannot set rlimits, so the sandbox starts this
-// very executable with helperEnv set. Its init (below, in every binary and test binary that
+// very executable with helperEnv set to the number of the file descriptor its configuration
+// arrives on (after the program's own, which it passes on). Its init (below, in every binary and test binary that
 // links this package) joins the run's pids cgroup, applies the rlimits and execs bwrap (or,
 // in the explicit unsandboxed mode, the program). The configuration arrives on fd 3.
 const helperEnv = "W365_SANDBOX_HELPER"
@@ -56,6 +57,9 @@ type helperConfig struct {
 	Drop  bool        `json:"drop,omitempty"`
 	Stage string      `json:"stage,omitempty"`
 	Binds []stageBind `json:"binds,omitempty"`
+	// SharedNet: the run shares the host's network namespace, so the Landlock scope on
+	// abstract sockets is required (confineSelf).
+	SharedNet bool `json:"sharedNet,omitempty"`
 }
 
 // stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
@@ -83,10 +87,16 @@ func init() {
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
-	if os.Getenv(helperEnv) != "1" {
+	// "CONFIG" or "CONFIG,EXEC": EXEC is a pipe the helper keeps open until it execs.
+	cfgFD, execFD, _ := strings.Cut(os.Getenv(helperEnv), ",")
+	fd, err := strconv.Atoi(cfgFD)
+	if err != nil || fd < 3 {
 		return
 	}
-	helperMain()
+	if n, err := strconv.Atoi(execFD); err == nil && n > 2 {
+		unix.CloseOnExec(n)
+	}
+	helperMain(fd)
 }
 
 // stage mounts c.Binds under c.Stage (in the helper's own mount namespace).
@@ -167,8 +177,8 @@ func helperFail(format string, args ...any) {
 	os.Exit(helperExit)
 }
 
-func helperMain() {
-	f := os.NewFile(3, "w365-sandbox-config")
+func helperMain(fd int) {
+	f := os.NewFile(uintptr(fd), "w365-sandbox-config")
 	if f == nil {
 		helperFail("no configuration")
 	}
@@ -199,6 +209,9 @@ func helperMain() {
 		if err := syscall.Setuid(SandboxUID); err != nil {
 			helperFail("setuid: %v", err)
 		}
+	}
+	if err := confineSelf(c.SharedNet); err != nil {
+		helperFail("cannot confine: %v", err)
 	}
 	// Everything execve needs is allocated before the limits: once RLIMIT_AS is below the
 	// Go runtime's reservations, any new heap span would be fatal. From here on only raw
@@ -317,7 +330,7 @@ func (m *mounts) hideSecrets(dir string) {
 // limits. The names of what was applied come back for Result.Limits.
 func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
-	limits := []string{"bwrap", "pidns", "ro-root", "caps:none", "home:masked"}
+	limits := []string{"bwrap", "pidns", "ro-root", "caps:none", "home:masked", "no-new-privs", "seccomp:no-setid", "landlock:scoped"}
 	if r.pol.AllowNetwork {
 		a = append(a, "--share-net")
 		limits = append(limits, "net:host")
@@ -327,7 +340,41 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	if m.drop {
 		limits = append(limits, fmt.Sprintf("uid:%d", SandboxUID))
 	}
-	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	r.view(m)
+	m.add("--bind", m.source(j.dir, true, true), j.dir)
+	m.hideSecrets(j.dir)
+	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
+		// The scratch directory is w365's own (0700, removed with the session): git runs
+		// there only inside the sandbox, so its repositories stay configurable.
+		m.gitDirs = gitDirs(j.dir)
+		m.guardGit = true
+		for _, g := range m.gitDirs {
+			// The whole repository directory: nothing in it is the sandbox's to change.
+			m.add("--ro-bind", m.source(g, true, false), g)
+		}
+	}
+	m.add("--chdir", j.dir, "--cap-drop", "ALL")
+	a = append(a, m.args...)
+	argv := append([]string(nil), j.argv...)
+	if j.codeFile != "" {
+		a = append(a, "--ro-bind", m.source(j.codeFile, false, false), codeInSandbox)
+		argv[len(argv)-1] = codeInSandbox
+	}
+	a = append(a, "--", j.path)
+	return append(a, argv[1:]...), limits
+}
+
+// view adds the file system every confined program of the session sees: the read-only
+// system, fresh /dev and /proc, the session's /tmp and HOME (or empty ones outside a
+// session), every home, the host's sockets and private directories masked, and the
+// policy's read paths. It returns the person's HOME.
+func (r *Runner) view(m *mounts) string {
+	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	if r.tmp != "" {
+		m.add("--bind", m.source(r.tmp, true, true), "/tmp")
+	} else {
+		m.add("--tmpfs", "/tmp")
+	}
 	home := homeOf(r.session)
 	masked := append([]string(nil), maskedTrees...)
 	if home != "" && filepath.IsAbs(home) && home != "/" {
@@ -335,9 +382,18 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	}
 	masked = append(masked, r.private...)
 	for _, d := range masked {
+		if r.tmp != "" && within(d, "/tmp") {
+			continue // the session's /tmp shows none of the host's
+		}
 		if dirExists(d) {
 			m.add("--tmpfs", d)
 		}
+	}
+	if r.home != "" {
+		// The session's own HOME, at its host path (docs/sessions.md#files), and its /tmp
+		// there too: a path the host names (a download, an upload) is valid inside.
+		m.add("--bind", m.source(r.home, true, true), r.home)
+		m.add("--bind", m.source(r.tmp, true, true), r.tmp)
 	}
 	for _, s := range []string{"/run/docker.sock", "/var/run/docker.sock"} {
 		if fileExists(s) {
@@ -359,28 +415,7 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 			}
 		}
 	}
-	m.add("--bind", m.source(j.dir, true, true), j.dir)
-	m.hideSecrets(j.dir)
-	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
-		// The scratch directory is w365's own (0700, removed with the session): git runs
-		// there only inside the sandbox, so its repositories stay configurable.
-		m.gitDirs = gitDirs(j.dir)
-		m.guardGit = true
-		for _, g := range m.gitDirs {
-			for _, p := range gitProtected(g) {
-				m.add("--ro-bind", m.source(p, dirExists(p), false), p)
-			}
-		}
-	}
-	m.add("--chdir", j.dir, "--cap-drop", "ALL")
-	a = append(a, m.args...)
-	argv := append([]string(nil), j.argv...)
-	if j.codeFile != "" {
-		a = append(a, "--ro-bind", j.codeFile, codeInSandbox)
-		argv[len(argv)-1] = codeInSandbox
-	}
-	a = append(a, "--", j.path)
-	return append(a, argv[1:]...), limits
+	return home
 }
 
 // accountHome is the home directory of this process's account (from the user
@@ -635,9 +670,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	var argv []string
 	m := &mounts{drop: bw != "" && os.Geteuid() == 0}
 	if m.drop {
-		stageDir, err := os.MkdirTemp("", "w365-stage-")
+		stageDir, err := stagingDir()
 		if err != nil {
-			return nil, werr.Wrap(err, werr.Internal, "cannot create the sandbox staging directory")
+			return nil, err
 		}
 		defer os.Remove(stageDir)
 		if err := os.Chmod(stageDir, 0o755); err != nil {
@@ -674,7 +709,8 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	for _, l := range rl {
 		limits = append(limits, fmt.Sprintf("rlimit:%s=%d", l.Name, l.Value))
 	}
-	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.env, Drop: m.drop, Stage: m.stage, Binds: m.binds}
+	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.runEnv(), Drop: m.drop, Stage: m.stage, Binds: m.binds,
+		SharedNet: r.pol.AllowNetwork || bw == ""}
 	if cg != nil {
 		cfg.CgroupProcs = cg.procsFiles()
 	}
@@ -700,7 +736,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	cmd := &exec.Cmd{
 		Path:       self,
 		Args:       []string{"w365-sandbox"},
-		Env:        []string{helperEnv + "=1"},
+		Env:        []string{helperEnv + "=3"},
 		Dir:        j.dir,
 		Stdout:     outW,
 		Stderr:     errW,
@@ -764,7 +800,8 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)
 	if res.ExitCode == helperExit && strings.HasPrefix(res.Stderr, helperPrefix) {
-		return nil, werr.New(werr.Internal, "the sandbox could not be set up: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix)))
+		return nil, werr.New(werr.Unavailable, "the sandbox could not be set up, so nothing ran: %s", strings.TrimSpace(strings.TrimPrefix(res.Stderr, helperPrefix))).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable")
 	}
 	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: execvp ") {
 		return nil, werr.New(werr.NotFound, "%s is installed at %s, which the sandbox does not show", j.argv[0], j.path).
@@ -772,8 +809,12 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 			WithHint("the sandbox hides HOME except the working directory and the policy's sandboxReadPaths: add the program's directory there, or install it system-wide")
 	}
 	if bw != "" && res.ExitCode == 1 && strings.HasPrefix(res.Stderr, "bwrap: ") {
-		return nil, werr.New(werr.Unavailable, "the OS sandbox failed to start: %s", strings.TrimSpace(res.Stderr)).
-			WithHint("bubblewrap needs user or mount namespaces; check that they are enabled")
+		e := werr.New(werr.Unavailable, "cannot confine, so nothing ran: %s", strings.TrimSpace(res.Stderr)).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable")
+		if why := Problem(bw, r.pol.AllowNetwork); why != "" {
+			return nil, e.WithHint("the cause: %s (w365 doctor shows it)", why)
+		}
+		return nil, e.WithHint("w365 doctor checks what the confinement needs")
 	}
 	res.Success = res.ExitCode == 0 && !timedOut
 	res.MemoryLimitHit = cg != nil && cg.oomKilled()

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"os/exec"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -11,4 +12,12 @@ import (
 // run is not available off Linux yet: the OS sandbox is bubblewrap, which is Linux-only.
 func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	return nil, werr.New(werr.Unsupported, "sandboxed execution is implemented on Linux only").WithRetryable(false)
+}
+
+// Problem says why this machine cannot confine a sandboxed program: the sandbox is Linux's.
+func Problem(string, bool) string { return "sandboxed execution is implemented on Linux only" }
+
+// Confine is the Linux confinement of a session's long-lived programs; elsewhere there is none.
+func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (func(), error) {
+	return nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
 }

@@ -461,3 +461,8 @@ func jobMemoryLimitHit(port windows.Handle) bool {
 		}
 	}
 }
+
+// Confine is the Linux confinement of a session's long-lived programs; elsewhere there is none.
+func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (func(), error) {
+	return nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
+}

@@ -30,6 +30,17 @@ const tombstoneCap = 4096
 //   - a principal may run at most the policy's maxSessionsPerPrincipal sessions besides
 //     its default one.
 
+// AgentID is the default session of an agent of the local user (an MCP client that is not
+// w365's own CLI or REPL) when the default session is the person's own display and the
+// policy's agentActsAsYou is off: a confined virtual session, started on first use.
+const AgentID = DefaultName + "-agent"
+
+// DefaultActsAsYou says whether the local default session is the person's own desktop
+// rather than a virtual one.
+func (m *Manager) DefaultActsAsYou() bool {
+	return VirtualUnsupported() == nil && !m.opts.Virtual && (m.opts.Display != "" || ownDesktopAlways)
+}
+
 // NewID returns a fresh session id carrying 128 random bits.
 func NewID() string { return "s-" + randomHex(16) }
 
@@ -101,6 +112,9 @@ func (m *Manager) Resolve(ctx context.Context, caller, id string, anyOwner bool)
 	if id == "" || id == DefaultName {
 		return m.open(ctx, DefaultID(caller), caller, 0, false)
 	}
+	if id == AgentID && caller == LocalPrincipal {
+		return m.open(ctx, AgentID, caller, 0, false)
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -128,9 +142,10 @@ func (m *Manager) Resolve(ctx context.Context, caller, id string, anyOwner bool)
 	return nil, notFound(id, names)
 }
 
-// EndFor ends session id for caller (anyOwner: whoever owns it). A caller's default session
-// ends like any other but comes back on its next use.
-func (m *Manager) EndFor(caller, id string, anyOwner bool) error {
+// EndFor ends session id for caller (anyOwner: whoever owns it) and returns the files its
+// end kept (Session.Kept). A caller's default session ends like any other but comes back
+// on its next use.
+func (m *Manager) EndFor(caller, id string, anyOwner bool) ([]string, error) {
 	if id == DefaultName {
 		id = DefaultID(caller)
 	}
@@ -144,13 +159,13 @@ func (m *Manager) EndFor(caller, id string, anyOwner bool) error {
 			err = notFound(id, m.namesLocked(caller, anyOwner))
 		}
 		m.mu.Unlock()
-		return err
+		return nil, err
 	}
 	delete(m.sessions, id)
 	m.buryLocked(s, "ended")
 	m.mu.Unlock()
 	s.close()
-	return nil
+	return s.Kept(), nil
 }
 
 // ListFor describes caller's sessions (every session with anyOwner), oldest first.

@@ -89,7 +89,7 @@ func TestLifecycleRefusesWhatNobodyStarted(t *testing.T) {
 	if e := werr.As(err); strings.Contains(e.Hint, a.ID) {
 		t.Fatalf("bob's hint names alice's session: %q", e.Hint)
 	}
-	if err := m.EndFor(bob, a.ID, false); werr.CodeOf(err) != werr.NotFound {
+	if _, err := m.EndFor(bob, a.ID, false); werr.CodeOf(err) != werr.NotFound {
 		t.Fatalf("bob ended alice's session: %v", err)
 	}
 	if got := m.ListFor(bob, false); len(got) != 0 {
@@ -115,7 +115,7 @@ func TestLifecycleRefusesWhatNobodyStarted(t *testing.T) {
 		t.Fatalf("third session: %v, want RESOURCE_EXHAUSTED", err)
 	}
 
-	if err := m.EndFor(alice, a2.ID, false); err != nil {
+	if _, err := m.EndFor(alice, a2.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, who := range []string{alice, LocalPrincipal} {

@@ -27,6 +27,9 @@ type Options struct {
 	// Display is the user's display (usually $DISPLAY); empty means none.
 	Display string
 	Screen  desktop.Options
+	// StateRoot holds the sessions' state directories (state.go); empty means
+	// DefaultStateRoot().
+	StateRoot string
 }
 
 // Manager owns every session of a host.
@@ -67,6 +70,8 @@ type Session struct {
 	resources map[string]io.Closer
 	order     []string
 	ended     bool
+	state     string   // the state directory (state.go)
+	kept      []string // what its end kept
 }
 
 // Info describes a session for listings.
@@ -192,9 +197,14 @@ func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	state, err := makeState(m.opts.StateRoot, name)
+	if err != nil {
+		d.Stop()
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot create the session's state directory under %s", m.opts.StateRoot)
+	}
 	now := time.Now()
 	return &Session{ID: name, Created: now, lastUsed: now, Desktop: d, resources: map[string]io.Closer{},
-		LiveToken: randomHex(32)}, nil
+		LiveToken: randomHex(32), state: state}, nil
 }
 
 // End stops a session and everything it opened; its id is refused from then on.
@@ -315,6 +325,10 @@ func (s *Session) close() {
 		res[order[i]].Close()
 	}
 	s.Desktop.Stop()
+	kept := sweepState(s.state)
+	s.mu.Lock()
+	s.kept = kept
+	s.mu.Unlock()
 }
 
 // Use returns the session's resource under key, opening it on first use. Resources

@@ -177,7 +177,11 @@ func TestBrowserSecretsAndFilesStayInside(t *testing.T) {
 		t.Fatalf("a second save over an existing file: %s", e2e.Text(res))
 	}
 	e2e.Structured(t, e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "rel.pdf"}), &pdf)
-	if wd, _ := os.Getwd(); filepath.Base(pdf.Path) != "rel.pdf" || strings.HasPrefix(pdf.Path, wd) || strings.HasPrefix(pdf.Path, home+"/") {
+	// A relative name lands in the session's own Downloads, in its state directory
+	// (docs/sessions.md#files), nowhere else of HOME.
+	state := filepath.Join(home, ".local/state/w365/sessions") + "/"
+	if wd, _ := os.Getwd(); filepath.Base(pdf.Path) != "rel.pdf" || strings.HasPrefix(pdf.Path, wd) ||
+		!strings.HasPrefix(pdf.Path, state) || !strings.HasSuffix(pdf.Path, "/home/Downloads/rel.pdf") {
 		t.Fatalf("a relative PDF went to %s", pdf.Path)
 	}
 	if b, err := os.ReadFile(pdf.Path); err != nil || !strings.HasPrefix(string(b), "%PDF") {

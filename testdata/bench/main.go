@@ -21,8 +21,10 @@ import (
 )
 
 var (
-	bin = flag.String("bin", "bin/w365", "w365 binary")
-	n   = flag.Int("n", 100, "samples per measurement")
+	bin    = flag.String("bin", "bin/w365", "w365 binary")
+	before = flag.String("before", "", "a w365 binary of the code before a change, measured beside -bin for the session rows")
+	n      = flag.Int("n", 100, "samples per measurement")
+	only   = flag.Bool("sessions-only", false, "measure only the session rows")
 	// wireOnly skips the timings: the MCP wire sizes need no quiet machine.
 	wireOnly = flag.Bool("wire-only", false, "measure only the MCP wire bytes")
 )
@@ -75,6 +77,10 @@ func main() {
 		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "W365_") {
 			env = append(env, kv)
 		}
+	}
+	if *only {
+		benchSessions(env)
+		return
 	}
 	env = append(env, "W365_RUNTIME_DIR="+rt)
 
@@ -147,11 +153,69 @@ func main() {
 	time.Sleep(2 * time.Second)
 	fmt.Printf("\n%-44s %10s   (aim: <= 30 MB)\n", "host idle RSS", rss(hostPID(rt)))
 	benchWire(env)
+	benchSessions(env)
 	benchBrowser(env, rt)
 }
 
-func connect(env []string) *mcp.ClientSession {
-	cmd := exec.Command(*bin, "serve", "--mcp")
+// benchSessions measures a confined session's start and a sandboxed call in it, each beside
+// the same with -before (aim: the start within 1.5x of before's), on hosts of their own.
+func benchSessions(env []string) {
+	type res struct{ start, call stats }
+	measureBin := func(b string) res {
+		rt, _ := os.MkdirTemp("", "w365-bench-s-")
+		os.Chmod(rt, 0o700)
+		defer os.RemoveAll(rt)
+		defer stopHost(rt)
+		e := append(append([]string(nil), env...), "W365_RUNTIME_DIR="+rt)
+		cs := connectBin(b, e)
+		defer cs.Close()
+		call := func(name string, args map[string]any) (map[string]any, error) {
+			r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+			if err == nil && r.IsError {
+				err = fmt.Errorf("%s: %v", name, r.Content)
+			}
+			if err != nil {
+				return nil, err
+			}
+			m, _ := r.StructuredContent.(map[string]any)
+			return m, nil
+		}
+		start := measure(max(*n/10, 5), func() error {
+			m, err := call("mcp_W365ComputerUse_StartSession", nil)
+			if err == nil {
+				id, _ := m["sessionId"].(string)
+				_, err = call("mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
+			}
+			return err
+		})
+		m, err := call("mcp_W365ComputerUse_StartSession", nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		id, _ := m["sessionId"].(string)
+		sh := measure(max(*n/4, 5), func() error {
+			_, err := call("execute_shell_command", map[string]any{"command": "ls", "sessionId": id})
+			return err
+		})
+		return res{start, sh}
+	}
+	ours := measureBin(*bin)
+	fmt.Println()
+	if *before == "" {
+		fmt.Printf("%-44s %10s %10s   (-before BIN for the side by side)\n", "session start + end (confined)", ms(ours.start.p50), ms(ours.start.p95))
+		fmt.Printf("%-44s %10s %10s\n", "warm MCP execute_shell_command ls", ms(ours.call.p50), ms(ours.call.p95))
+		return
+	}
+	was := measureBin(*before)
+	row("session start + end (aim: ratio <= 1.5x)", ours.start, was.start, "before: session start + end")
+	row("warm MCP execute_shell_command ls", ours.call, was.call, "before: the same call")
+}
+
+func connect(env []string) *mcp.ClientSession { return connectBin(*bin, env) }
+
+func connectBin(b string, env []string) *mcp.ClientSession {
+	cmd := exec.Command(b, "serve", "--mcp")
 	cmd.Env = env
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)

@@ -162,9 +162,12 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c := exec.Command(bin, "--session", "--nofork", "--nosyslog", "--print-address=3")
+	// The session bus and the accessibility bus it starts (at-spi-bus-launcher puts its
+	// socket in XDG_RUNTIME_DIR) live in the desktop's private directory, next to the X
+	// authority: the one directory a confined program of the session is shown.
+	c := exec.Command(bin, "--session", "--nofork", "--nosyslog", "--print-address=3", "--address=unix:dir="+d.authDir)
 	c.ExtraFiles = []*os.File{w}
-	c.Env = d.Environ(os.Environ())
+	c.Env = append(d.Environ(os.Environ()), "XDG_RUNTIME_DIR="+d.authDir)
 	if err := d.start(c, "dbus-daemon"); err != nil {
 		r.Close()
 		w.Close()

@@ -1,0 +1,299 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+
+	"github.com/w365/w365/engine/werr"
+)
+
+// What every confined process gets besides its namespaces (docs/security.md, "Confinement"):
+// no_new_privs, a seccomp filter that refuses set-id bits, and a Landlock domain scoped so
+// that it reaches no abstract unix socket and signals no process outside it.
+
+// setidBits are the mode bits no confined process may set on a file: on a root host its
+// writable directories are idmapped, so a set-uid file it made would be root's outside.
+const setidBits = unix.S_ISUID | unix.S_ISGID
+
+// setidFilter is the seccomp filter: every system call that sets a mode (chmod family,
+// open and mknod with a creation mode) fails with EPERM when the mode carries a set-id bit;
+// openat2, whose mode lies in a structure a filter cannot read, fails with ENOSYS so that
+// the C library falls back to openat.
+func setidFilter() seccomp.Filter {
+	mode := func(name string, arg uint32) seccomp.NameWithConditions {
+		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
+			{Argument: arg, Operation: seccomp.BitsSet, Value: setidBits}}}
+	}
+	return seccomp.Filter{
+		NoNewPrivs: true,
+		Policy: seccomp.Policy{
+			DefaultAction: seccomp.ActionAllow,
+			Syscalls: []seccomp.SyscallGroup{
+				{Action: seccomp.ActionErrno | seccomp.Action(unix.EPERM), NamesWithCondtions: []seccomp.NameWithConditions{
+					mode("chmod", 1), mode("fchmod", 1), mode("fchmodat", 2), mode("fchmodat2", 2),
+					mode("open", 2), mode("openat", 3), mode("creat", 1), mode("mknod", 1), mode("mknodat", 2),
+				}},
+				{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"openat2"}},
+			},
+		},
+	}
+}
+
+// confineSelf puts the calling process (the helper, about to exec bwrap) under
+// no_new_privs, the set-id filter and the scoped Landlock domain; every process it starts
+// inherits them. needScope: the run shares the host's network namespace, where only the
+// Landlock scope keeps the host's abstract sockets (the person's X server
+// @/tmp/.X11-unix/X0, D-Bus) out of reach; without it the run is refused.
+func confineSelf(needScope bool) error {
+	if err := seccomp.LoadFilter(setidFilter()); err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	cfg := landlock.V6.BestEffort()
+	if needScope {
+		cfg = landlock.V6
+	}
+	if err := cfg.RestrictScoped(); err != nil {
+		return fmt.Errorf("%s: %w", landlockCause(), err)
+	}
+	return nil
+}
+
+// landlockABI is the Landlock ABI version of the running kernel (0: none).
+func landlockABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// landlockCause says why the Landlock scope is missing.
+func landlockCause() string {
+	abi := landlockABI()
+	if abi == 0 {
+		return "Landlock is not enabled in this kernel (it needs CONFIG_SECURITY_LANDLOCK and lsm=...,landlock); a session sharing the host network needs its abstract-socket scope (Linux 6.12+)"
+	}
+	return fmt.Sprintf("this kernel has Landlock ABI %d; the abstract-socket scope a session sharing the host network needs is ABI 6 (Linux 6.12+)", abi)
+}
+
+// stagingDir makes the directory the root host's helper mounts its staging tmpfs on. The
+// sandbox's user (SandboxUID) must be able to walk to it, so it is made in the first of
+// TMPDIR, /tmp, /var/tmp and /dev/shm whose every component others may search; a TMPDIR of
+// mode 0700 is passed over, not an error.
+func stagingDir() (string, error) {
+	var tried []string
+	for _, base := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+		if why := searchable(base); why != "" {
+			tried = append(tried, why)
+			continue
+		}
+		d, err := os.MkdirTemp(base, "w365-stage-")
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", base, err))
+			continue
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			os.Remove(d)
+			return "", werr.Wrap(err, werr.Internal, "cannot make the sandbox staging directory searchable")
+		}
+		return d, nil
+	}
+	return "", werr.New(werr.Unavailable, "cannot confine: no directory for the sandbox's staging mounts that user %d may enter (%s)",
+		SandboxUID, strings.Join(tried, "; ")).WithRetryable(false).WithDetail("rule", "sandbox-unavailable").
+		WithHint("make /tmp mode 1777 (or point TMPDIR at a directory every user may enter)")
+}
+
+// searchable says why user SandboxUID cannot walk to dir ("" when it can).
+func searchable(dir string) string {
+	dir = filepath.Clean(dir)
+	for p := dir; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Sprintf("%s: %v", p, err)
+		}
+		if !st.IsDir() {
+			return p + " is not a directory"
+		}
+		sys, _ := st.Sys().(*syscall.Stat_t)
+		if st.Mode().Perm()&0o001 == 0 && (sys == nil || sys.Uid != SandboxUID) {
+			return fmt.Sprintf("%s is mode %04o (others may not enter it)", p, st.Mode().Perm())
+		}
+		if p == "/" {
+			return ""
+		}
+	}
+}
+
+// Problem says why this machine cannot confine a sandboxed program ("" when it can): what
+// `w365 doctor` shows, and what a refused run names. bwrap is the program, allowNetwork
+// whether runs share the host's network.
+func Problem(bwrap string, allowNetwork bool) string {
+	if bwrap == "" {
+		return "bubblewrap is not installed (apt-get install bubblewrap)"
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return "unprivileged user namespaces are off (sysctl kernel.unprivileged_userns_clone=0; set it to 1)"
+	}
+	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return "user namespaces are off (sysctl user.max_user_namespaces=0)"
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		return "AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=1): give bwrap an AppArmor profile that allows userns, or set it to 0"
+	}
+	if os.Geteuid() == 0 {
+		d, err := stagingDir()
+		if err != nil {
+			return werr.As(err).Message
+		}
+		os.Remove(d)
+	}
+	if allowNetwork && landlockABI() < 6 {
+		return landlockCause()
+	}
+	if !seccomp.Supported() {
+		return "seccomp filters are not available in this kernel (CONFIG_SECCOMP_FILTER)"
+	}
+	return ""
+}
+
+// Confine rewrites cmd, not yet started, to run inside the session's confinement (as
+// the host's user: D-Bus authenticates a client by the uid it claims, which must be the
+// one the bus daemon outside sees, docs/security.md#confinement): the same view of the file system as its shell and Python calls (view: the read-only system,
+// the session's HOME and /tmp, nothing else of any home nor the host's runtime
+// directory), its own user, mount, PID, IPC and UTS namespaces, no capabilities,
+// no_new_privs, the set-id filter and the Landlock scope (no abstract socket and no
+// signal outside), plus the desktop's own X socket, X authority and session bus socket
+// named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the machine
+// cannot confine, it says why and cmd is left alone: nothing runs unconfined in its place.
+// Call the returned function right after cmd started (or failed to): it returns once the
+// confinement has replaced the helper.
+func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
+	bw := r.bwrap()
+	if why := Problem(bw, o.ShareNet); why != "" {
+		return nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the confinement")
+	}
+	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
+	if o.ShareNet {
+		a = append(a, "--share-net")
+	}
+	m := &mounts{}
+	r.view(m)
+	env := cmd.Env
+	if sock, inner, ok := innerDisplay(env); ok {
+		m.add("--bind", sock, "/tmp/.X11-unix/X"+strconv.Itoa(inner))
+		env = setVar(env, "DISPLAY", ":"+strconv.Itoa(inner))
+	}
+	for _, p := range append(desktopSockets(env), o.Binds...) {
+		if fileExists(p) {
+			m.add("--bind", p, p)
+		}
+	}
+	dir := r.home
+	if dir == "" {
+		dir = "/"
+	}
+	m.add("--chdir", dir, "--cap-drop", "ALL")
+	a = append(append(a, m.args...), "--", cmd.Path)
+	if r.home != "" {
+		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
+	}
+	data, err := json.Marshal(helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet})
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot encode the confinement")
+	}
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+	}
+	// A configuration is a few kilobytes: it fits the pipe, so it is written before the start.
+	_, err = cfgW.Write(data)
+	cfgW.Close()
+	if err != nil {
+		cfgR.Close()
+		return nil, werr.Wrap(err, werr.Internal, "cannot pass the confinement's configuration")
+	}
+	execR, execW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipes")
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, cfgR, execW)
+	cmd.Path, cmd.Args = self, []string{"w365-confined"}
+	cmd.Env = []string{fmt.Sprintf("%s=%d,%d", helperEnv, 1+len(cmd.ExtraFiles), 2+len(cmd.ExtraFiles))}
+	// The helper marks execW close-on-exec: EOF on execR says it has exec'd bwrap (or died),
+	// so that the started process is the confinement, not the helper, when the caller goes on.
+	return func() {
+		cfgR.Close()
+		execW.Close()
+		execR.SetReadDeadline(time.Now().Add(10 * time.Second))
+		io.Copy(io.Discard, execR)
+		execR.Close()
+	}, nil
+}
+
+// innerDisplay maps the desktop's display (DISPLAY=:N, socket /tmp/.X11-unix/XN) to the
+// display number a confined program uses for it: one whose abstract socket no X server on
+// the host listens on. X clients try the abstract socket @/tmp/.X11-unix/XN first and give
+// up when Landlock refuses it (as it refuses every abstract socket outside the domain);
+// for a number nobody listens on, the connect fails with ECONNREFUSED and they fall back
+// to the socket file, which the confinement binds to the desktop's. Cookies name no
+// display number (family Wild), so the X authority holds for the new one.
+func innerDisplay(env []string) (sock string, inner int, ok bool) {
+	d := lookupVar(env, "DISPLAY")
+	n, _, _ := strings.Cut(strings.TrimPrefix(d, ":"), ".")
+	if !strings.HasPrefix(d, ":") || n == "" {
+		return "", 0, false
+	}
+	sock = "/tmp/.X11-unix/X" + n
+	if !fileExists(sock) {
+		return "", 0, false
+	}
+	abstract, _ := os.ReadFile("/proc/net/unix")
+	for inner = innerDisplayBase; ; inner++ {
+		if !strings.Contains(string(abstract), "@/tmp/.X11-unix/X"+strconv.Itoa(inner)+"\n") {
+			return sock, inner, true
+		}
+	}
+}
+
+// innerDisplayBase is where innerDisplay looks for a display number nobody uses; X
+// servers that pick their own (-displayfd) take the lowest free ones.
+const innerDisplayBase = 40000
+
+// desktopSockets are the files of the desktop that env names: the directory of its X
+// authority file (where a virtual desktop's buses live too) and its session bus socket
+// (unix:path=...).
+func desktopSockets(env []string) []string {
+	var out []string
+	if x := lookupVar(env, "XAUTHORITY"); filepath.IsAbs(x) {
+		// The desktop's private directory: its X authority, session and accessibility buses.
+		out = append(out, filepath.Dir(x))
+	}
+	for _, part := range strings.Split(lookupVar(env, "DBUS_SESSION_BUS_ADDRESS"), ";") {
+		for _, kv := range strings.Split(strings.TrimPrefix(part, "unix:"), ",") {
+			if p, ok := strings.CutPrefix(kv, "path="); ok && filepath.IsAbs(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

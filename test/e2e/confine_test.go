@@ -1,0 +1,494 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// The confinement tests (docs/security.md#confinement) look at a virtual session from
+// inside, through its shell and Python, and from outside, at what it left on the host.
+
+// personDesktop starts what a person's own desktop offers a local program: an X server
+// (socket file and abstract socket) and a D-Bus session bus on a path and an abstract
+// address. It returns the display number, the bus socket path and the abstract name.
+func personDesktop(t *testing.T) (display int, busPath, busAbstract string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	// Xvfb writes the number, then a newline: it dies when that write fails.
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	t.Cleanup(func() { r.Close() })
+	display, err = strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("Xvfb wrote no display number: %q", line)
+	}
+	dir := t.TempDir()
+	busPath = filepath.Join(dir, "bus")
+	busAbstract = fmt.Sprintf("w365-person-bus-%d", os.Getpid())
+	conf := filepath.Join(dir, "bus.conf")
+	os.WriteFile(conf, []byte(`<busconfig><type>session</type><listen>unix:path=`+busPath+`</listen>
+<listen>unix:abstract=`+busAbstract+`</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*"/><allow own="*"/></policy></busconfig>`), 0o644)
+	d := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--nosyslog")
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Kill(); d.Wait() })
+	for range 100 {
+		if c, err := net.Dial("unix", "@"+busAbstract); err == nil {
+			c.Close()
+			break
+		}
+		exec.Command("sleep", "0.05").Run()
+	}
+	for _, a := range []string{fmt.Sprintf("/tmp/.X11-unix/X%d", display), "@" + busAbstract, busPath} {
+		c, err := net.Dial("unix", a)
+		if err != nil {
+			t.Fatalf("the person's desktop does not answer on %s: %v", a, err)
+		}
+		c.Close()
+	}
+	return display, busPath, busAbstract
+}
+
+// probe is what a Python call inside the session reports about where it runs.
+type probe struct {
+	UID      int      `json:"uid"`
+	UIDMap   string   `json:"uidMap"`
+	Home     string   `json:"home"`
+	HomeLs   []string `json:"homeLs"`
+	TmpLs    []string `json:"tmpLs"`
+	RunUser  []string `json:"runUser"`
+	Reach    []string `json:"reach"` // the host sockets it reached
+	Procs    int      `json:"procs"`
+	SeesHost bool     `json:"seesHost"`
+	Kill     string   `json:"kill"`
+	Canaries []string `json:"canaries"`
+	Setid    []string `json:"setid"` // the set-id attempts that succeeded
+}
+
+const probeCode = `
+import json, os, socket, sys
+host_pid, display, bus_path, bus_abs, fake_home, work = json.loads(open('ARGS').read())
+out = {'uid': os.getuid(), 'uidMap': open('/proc/self/uid_map').read().strip(), 'home': os.environ['HOME'],
+       'homeLs': sorted(os.listdir(os.path.expanduser('~'))), 'tmpLs': sorted(os.listdir('/tmp')),
+       'runUser': sorted(os.listdir('/run/user')) if os.path.isdir('/run/user') else [], 'reach': []}
+def reach(name, addr):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(addr); out['reach'].append(name)
+    except OSError:
+        pass
+    finally:
+        s.close()
+reach('x-path', '/tmp/.X11-unix/X' + display)
+reach('x-abstract', '\0/tmp/.X11-unix/X' + display)
+reach('bus-path', bus_path)
+reach('bus-abstract', '\0' + bus_abs)
+for p in ('/run/docker.sock', '/var/run/docker.sock', '/run/dbus/system_bus_socket'):
+    reach(p, p)
+pids = [d for d in os.listdir('/proc') if d.isdigit()]
+out['procs'] = len(pids)
+out['seesHost'] = host_pid in pids
+try:
+    os.kill(int(host_pid), 0); out['kill'] = 'delivered'
+except OSError as e:
+    out['kill'] = type(e).__name__
+out['canaries'] = []
+for f in ('notes.txt', '.ssh/id_ed25519', '.bash_history'):
+    try:
+        out['canaries'].append(open(os.path.join(fake_home, f)).read())
+    except OSError:
+        pass
+out['setid'] = []
+for name, f in (('chmod', lambda p: os.chmod(p, 0o4755)), ('chmod-g', lambda p: os.chmod(p, 0o2755)),
+                ('open', lambda p: os.close(os.open(p + '.new', os.O_CREAT | os.O_WRONLY, 0o4755)))):
+    p = os.path.join(work, 'setid-' + name)
+    open(p, 'w').write('#!/bin/sh\n')
+    try:
+        f(p); out['setid'].append(name)
+    except OSError:
+        pass
+print(json.dumps(out))
+`
+
+func TestConfineSessionFromInside(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3", "git")
+	display, busPath, busAbs := personDesktop(t)
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		c := exec.Command("git", append([]string{"-C", work, "-c", "user.name=p", "-c", "user.email=p@x"}, args...)...)
+		c.Env = append(os.Environ(), "HOME="+home)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	git("add", "a.txt")
+	git("commit", "-qm", "first")
+	// The network shared with the host is the harder case: only Landlock keeps the
+	// abstract sockets out of reach there.
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"allowNetwork": true}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	h.MustRun("session", "start", "c1")
+	args, _ := json.Marshal([]string{strconv.Itoa(h.HostPID()), strconv.Itoa(display), busPath, busAbs, home, work})
+	os.WriteFile(filepath.Join(work, "ARGS"), args, 0o644)
+	res := h.Run("--session", "c1", "execute-python-code", "--cwd", work, "--code", probeCode, "--json")
+	var out struct{ Stdout, Stderr string }
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || res.Code != 0 {
+		t.Fatalf("python in the session: %v %s %s", err, res.Stdout, res.Stderr)
+	}
+	var p probe
+	if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil {
+		t.Fatalf("probe output %q (stderr %q): %v", out.Stdout, out.Stderr, err)
+	}
+	if os.Geteuid() == 0 && p.UID != 65534 {
+		t.Errorf("on a root host the session runs as uid %d, want nobody (65534)", p.UID)
+	}
+	if p.UIDMap == "0 0 4294967295" {
+		t.Errorf("the session runs in the host's user namespace (uid_map %q)", p.UIDMap)
+	}
+	if !strings.HasPrefix(p.Home, filepath.Join(home, ".local/state/w365/sessions")+"/c1-") {
+		t.Errorf("HOME inside is %s, want the session's state directory", p.Home)
+	}
+	for _, f := range p.HomeLs {
+		if f == "notes.txt" || f == ".ssh" || f == "work" {
+			t.Errorf("~ inside shows the person's %s: %v", f, p.HomeLs)
+		}
+	}
+	if len(p.RunUser) != 0 {
+		t.Errorf("/run/user inside shows %v", p.RunUser)
+	}
+	if len(p.Reach) != 0 {
+		t.Errorf("the session reached host sockets: %v", p.Reach)
+	}
+	if p.SeesHost || p.Procs > 10 {
+		t.Errorf("the session sees the host's processes (host visible %v, %d processes)", p.SeesHost, p.Procs)
+	}
+	if p.Kill == "delivered" {
+		t.Error("the session could signal the host")
+	}
+	if len(p.Canaries) != 0 {
+		t.Errorf("the session read the person's files: %v", p.Canaries)
+	}
+	if len(p.Setid) != 0 {
+		t.Errorf("set-id bits could be set inside: %v", p.Setid)
+	}
+	// From outside: nothing the session wrote carries a set-id bit, its files are the
+	// person's, and the person's git works on after the agent's calls.
+	state := filepath.Dir(p.Home)
+	for _, root := range []string{work, state} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if st, err := os.Lstat(path); err == nil && st.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+				t.Errorf("%s carries a set-id bit: %v", path, st.Mode())
+			}
+			return nil
+		})
+	}
+	edit := `open('a.txt', 'a').write('two\n'); open('b.txt', 'w').write('new\n')
+try:
+    open('.git/config', 'a').write('[core]\n\thooksPath = /tmp\n'); print('GIT-WRITABLE')
+except OSError:
+    pass`
+	res = h.Run("--session", "c1", "execute-python-code", "--cwd", work, "--code", edit, "--json")
+	if res.Code != 0 || strings.Contains(res.Stdout, "GIT-WRITABLE") {
+		t.Errorf("editing in the workspace: %s %s", res.Stdout, res.Stderr)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		st, err := os.Stat(filepath.Join(work, f))
+		if err != nil {
+			t.Fatalf("%s after the session's edit: %v", f, err)
+		}
+		if uid := st.Sys().(*syscall.Stat_t).Uid; int(uid) != os.Getuid() {
+			t.Errorf("%s is owned by uid %d, not the person (%d)", f, uid, os.Getuid())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "a.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("a.txt after the edit: %q", b)
+	}
+	git("add", "a.txt", "b.txt")
+	git("commit", "-qm", "second")
+	if log := git("log", "--oneline"); strings.Count(log, "\n") != 2 {
+		t.Errorf("git log after the person's commit: %q", log)
+	}
+}
+
+// A session's files have one home: a PDF saved by name lands in its Downloads, the end
+// names it as kept, and the rest of the state directory is gone. The browser browses a
+// loopback site from inside the confinement.
+func TestConfineBrowserAndKeptFiles(t *testing.T) {
+	testenv.Require(t, "bwrap", "chromium")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>loopback-site</title><p>confined page</p>")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	h := e2e.New(t)
+	home := h.FakeHome()
+	h.MustRun("session", "start", "b1")
+	nav := h.Run("--session", "b1", "browser", "navigate", "http://"+ln.Addr().String()+"/")
+	if nav.Code != 0 || !strings.Contains(nav.Stdout, "loopback-site") {
+		t.Fatalf("navigate to a loopback site: %s %s", nav.Stdout, nav.Stderr)
+	}
+	// The browser is not in the host's mount or user namespace.
+	hostNS := nsOf(t, h.HostPID())
+	browsers := 0
+	for _, pid := range descendants(h.HostPID()) {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if !strings.Contains(exe, "chrom") {
+			continue
+		}
+		browsers++
+		if ns := nsOf(t, pid); ns == hostNS {
+			t.Errorf("browser process %d (%s) shares the host's namespaces %s", pid, exe, ns)
+		}
+	}
+	if browsers == 0 {
+		t.Fatal("no browser process under the host")
+	}
+	h.MustRun("--session", "b1", "browser", "pdf-save", "page.pdf")
+	var end struct {
+		Kept []string `json:"kept"`
+	}
+	h.JSON(&end, "session", "end", "b1")
+	if len(end.Kept) != 1 || filepath.Base(end.Kept[0]) != "page.pdf" || !strings.Contains(end.Kept[0], "/home/Downloads/") {
+		t.Fatalf("the end kept %v, want the saved page.pdf in the session's Downloads", end.Kept)
+	}
+	if _, err := os.Stat(end.Kept[0]); err != nil {
+		t.Errorf("the kept file is gone: %v", err)
+	}
+	state := filepath.Dir(filepath.Dir(filepath.Dir(end.Kept[0])))
+	var left []string
+	filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) != 1 {
+		t.Errorf("the ended session's state directory holds more than what it saved: %v", left)
+	}
+	if !strings.HasPrefix(state, filepath.Join(home, ".local/state/w365/sessions")) {
+		t.Errorf("state directory %s is not in the documented place", state)
+	}
+}
+
+// A GTK application launched in a virtual session runs in its confinement and is driven.
+func TestConfineLaunchedApplication(t *testing.T) {
+	testenv.Require(t, "bwrap", "zenity")
+	h := e2e.New(t)
+	h.FakeHome()
+	h.MustRun("session", "start", "g1")
+	var l struct {
+		PID int `json:"pid"`
+	}
+	h.JSON(&l, "--session", "g1", "launch-application", "--path", "/usr/bin/zenity", "--args=--info", "--args=--text=confined-app")
+	var found string
+	for range 40 {
+		r := h.Run("--session", "g1", "find-ui-element", "--text", "OK")
+		if r.Code == 0 && strings.Contains(r.Stdout, "Button") {
+			found = r.Stdout
+			break
+		}
+		exec.Command("sleep", "0.25").Run()
+	}
+	if found == "" {
+		t.Fatal("the confined GTK application's OK button never showed in its accessibility tree")
+	}
+	// The pid is the confinement's outer process (bwrap); the application runs below it.
+	apps := 0
+	for _, pid := range append(descendants(l.PID), l.PID) {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); strings.HasSuffix(exe, "/zenity") {
+			apps++
+			if ns := nsOf(t, pid); ns == nsOf(t, h.HostPID()) {
+				t.Errorf("the launched application shares the host's namespaces %s", ns)
+			}
+		}
+	}
+	if apps == 0 {
+		t.Fatalf("no zenity process at or below pid %d", l.PID)
+	}
+	f := strings.Fields(strings.SplitN(found, "\n", 2)[0])
+	h.MustRun("--session", "g1", "click", "--x", f[len(f)-2], "--y", f[len(f)-1])
+	for range 40 {
+		if !strings.Contains(h.MustRun("--session", "g1", "list-windows"), "zenity") {
+			return
+		}
+		exec.Command("sleep", "0.25").Run()
+	}
+	t.Error("clicking OK did not close the confined application's window")
+}
+
+// With TMPDIR private to root (mode 0700), the root host's sandbox still runs: its staging
+// directory is made where the sandbox's user may enter.
+func TestConfinePrivateTMPDIR(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	tmp := t.TempDir()
+	os.Chmod(tmp, 0o700)
+	h.SetEnv("TMPDIR", tmp)
+	r := h.Run("--virtual", "execute-python-code", "--code", "print('ran')")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "ran") {
+		t.Fatalf("python with TMPDIR 0700: %s %s", r.Stdout, r.Stderr)
+	}
+}
+
+// nsOf names a process's user and mount namespaces.
+func nsOf(t *testing.T, pid int) string {
+	t.Helper()
+	var out []string
+	for _, n := range []string{"user", "mnt", "pid"} {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, n))
+		if err != nil {
+			t.Fatalf("namespaces of %d: %v", pid, err)
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, " ")
+}
+
+// descendants lists the processes below pid.
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 {
+			parent[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// An agent over MCP that names no session gets a confined virtual session of its own, not
+// the person's display; the person attaches to it by id; the policy's agentActsAsYou
+// gives the agent the person's display instead.
+func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
+	testenv.Require(t, "Xvfb")
+	display, _, _ := personDesktop(t)
+	for _, actsAsYou := range []bool{false, true} {
+		h := e2e.New(t)
+		h.FakeHome()
+		h.SetEnv("DISPLAY", ":"+strconv.Itoa(display))
+		if actsAsYou {
+			pol := filepath.Join(t.TempDir(), "policy.json")
+			os.WriteFile(pol, []byte(`{"agentActsAsYou": true}`), 0o644)
+			h.SetEnv("W365_POLICY", pol)
+		}
+		cs := h.MCP()
+		if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
+			t.Fatalf("get_screen_size: %s", e2e.Text(res))
+		}
+		var list struct {
+			Sessions []struct {
+				SessionID   string `json:"sessionId"`
+				Display     string `json:"display"`
+				Virtual     bool   `json:"virtual"`
+				Confinement string `json:"confinement"`
+			} `json:"sessions"`
+		}
+		e2e.Structured(t, e2e.Call(t, cs, "list_sessions", nil), &list)
+		if len(list.Sessions) != 1 {
+			t.Fatalf("sessions after the agent's first call: %+v", list.Sessions)
+		}
+		s := list.Sessions[0]
+		switch {
+		case !actsAsYou && (s.SessionID != "default-agent" || !s.Virtual || s.Display == ":"+strconv.Itoa(display) || s.Confinement != "confined"):
+			t.Errorf("the agent landed on %+v, want its own confined virtual session", s)
+		case actsAsYou && (s.SessionID != "default" || s.Virtual || s.Confinement != "the agent acts as you"):
+			t.Errorf("with agentActsAsYou the agent landed on %+v, want the person's display", s)
+		}
+		if !actsAsYou {
+			// A second terminal attaches to the agent's session by id.
+			if out := h.MustRun("--session", "default-agent", "get-screen-size"); !strings.Contains(out, "x") {
+				t.Errorf("attaching to the agent's session: %q", out)
+			}
+		}
+		cs.Close()
+		h.StopHost()
+	}
+}
+
+// The reference's save locations name the session's HOME and /tmp.
+func TestConfineReferenceSaveLocations(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	h.MustRun("session", "start", "p1")
+	h.MustRun("--session", "p1", "browser", "navigate", "about:blank")
+	state := filepath.Join(home, ".local/state/w365/sessions") + "/p1-"
+	for path, want := range map[string]string{
+		`%USERPROFILE%\Documents\a.pdf`: "/home/Documents/a.pdf",
+		`%TEMP%\b.pdf`:                  "/tmp/b.pdf",
+	} {
+		var out struct {
+			Path string `json:"path"`
+		}
+		h.JSON(&out, "--session", "p1", "browser", "pdf-save", path)
+		if !strings.HasPrefix(out.Path, state) || !strings.HasSuffix(out.Path, want) {
+			t.Errorf("%s saved to %s, want the session's %s", path, out.Path, want)
+		}
+		if b, err := os.ReadFile(out.Path); err != nil || !strings.HasPrefix(string(b), "%PDF") {
+			t.Errorf("%s: %v", out.Path, err)
+		}
+	}
+}
