@@ -654,7 +654,8 @@ var BrowserType = tool.Define(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
 	Summary: "Type into a form field by snapshot ref or CSS selector",
 	Long: "target is " + targetDoc + " (selector: CSS only). Focuses the element and\n" +
-		"types with real key events, replacing its value unless append is set (then at its end);\n" +
+		"puts the text in as one insertText (input events, as Playwright's fill), or with slowly a real\n" +
+		"key event per character; it replaces the value unless append is set (then at its end);\n" +
 		"submit presses Enter afterwards.",
 	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type --target e7 --text w365 --submit",
 	Args:    []string{"selector", "text"}, Annotations: WebAct,
@@ -675,7 +676,7 @@ var BrowserType = tool.Define(tool.Tool{
 	if err != nil {
 		return ActOut{}, err
 	}
-	r, err := deref(b.Type(ctx, e, in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
+	r, err := deref(b.Type(ctx, e, in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit, Slowly: in.Slowly}))
 	return ActOut{r}, err
 })
 

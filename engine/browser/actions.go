@@ -357,9 +357,9 @@ type TypeOptions struct {
 	Append bool
 	// Submit presses Enter after the text.
 	Submit bool
-	// insert puts the text in with one insertText instead of a key event per
-	// character (FillForm).
-	insert bool
+	// Slowly sends a key event per character (for pages that listen to keys);
+	// by default the text goes in as one insertText, as Playwright's fill does.
+	Slowly bool
 }
 
 const focusJS = `function(clear) {
@@ -378,7 +378,9 @@ const focusJS = `function(clear) {
   return 'focused';
 }`
 
-// typeText focuses the element and sends real key events for text.
+// typeText focuses the element, selects its content (unless opts.Append) and puts the
+// text in: one insertText, which replaces the selection and fires beforeinput and
+// input as typing does, or with opts.Slowly a key event per character.
 func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error) {
 	obj, st, err := o.actionable(e, needEnabled)
 	if err != nil {
@@ -395,30 +397,27 @@ func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error)
 	if state == "unfocusable" {
 		return nil, werr.Invalid("the element (%s) cannot take the keyboard focus", e)
 	}
-	keys := text
-	if state == "selected" {
-		keys = "\b" + keys // delete the selection with a real Backspace
-	}
-	if opts.Submit {
-		keys += "\r"
-	}
-	if opts.insert {
-		// Filling: the value goes in as one insertText (input events, as a paste
-		// would), not a key event per character.
-		return o.await(func(ctx context.Context) error {
-			if state == "selected" {
-				if err := sendKeys(ctx, o.t, "\b"); err != nil {
+	return o.await(func(ctx context.Context) error {
+		if !opts.Slowly && (text != "" || state != "selected") {
+			if text != "" {
+				if _, err := cdp.Call(ctx, o.t.t, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 					return err
 				}
 			}
-			if text == "" {
-				return nil
+			if opts.Submit {
+				return sendKeys(ctx, o.t, "\r")
 			}
-			_, err := cdp.Call(ctx, o.t.t, input.InsertText, input.InsertTextParams{Text: text})
-			return err
-		})
-	}
-	return o.await(func(ctx context.Context) error { return sendKeys(ctx, o.t, keys) })
+			return nil
+		}
+		keys := text
+		if state == "selected" {
+			keys = "\b" + keys // delete the selection with a real Backspace
+		}
+		if opts.Submit {
+			keys += "\r"
+		}
+		return sendKeys(ctx, o.t, keys)
+	})
 }
 
 // sendKeys types keys with real key events (kb encodes named keys such as
@@ -448,8 +447,8 @@ func sendKeys(ctx context.Context, t *tab, keys string) error {
 	return flush()
 }
 
-// Type focuses the element and types text with real key events, replacing
-// its content unless opts.Append.
+// Type focuses the element and types text (see typeText), replacing its
+// content unless opts.Append.
 func (b *Browser) Type(ctx context.Context, e Element, text string, opts TypeOptions) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
@@ -739,7 +738,7 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 		if err != nil {
 			return nil, err
 		}
-		return o.typeText(e, s, TypeOptions{insert: true})
+		return o.typeText(e, s, TypeOptions{})
 	}
 	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", e, k.Tag)
 }

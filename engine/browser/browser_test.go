@@ -236,6 +236,15 @@ func TestBrowser(t *testing.T) {
 		if _, err := b.Type(tctx(t), browser.CSS("#text"), "Grüße 東京", browser.TypeOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		if keys := queryText(t, b, "#keys"); keys != "" {
+			t.Fatalf("a fill sent key events: %q", keys)
+		}
+		if v, err := b.EvalJS(tctx(t), "document.querySelector('#text').value"); err != nil || v.Value != "Grüße 東京" {
+			t.Fatalf("typed value %+v, %v", v, err)
+		}
+		if _, err := b.Type(tctx(t), browser.CSS("#text"), "Grüße 東京", browser.TypeOptions{Slowly: true}); err != nil {
+			t.Fatal(err)
+		}
 		if keys := queryText(t, b, "#keys"); !strings.HasPrefix(keys, "Backspace,G,r,") {
 			t.Fatalf("real key events not seen by the page: %q", keys)
 		}

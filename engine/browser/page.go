@@ -32,9 +32,10 @@ const (
 
 const (
 	objectGroup = "w365"
-	// After an action the page is watched for DOM changes: quietFirst without any ends
-	// the wait; once something changed, the DOM must stay unchanged for quietWindow. All of
-	// it, and the wait for the requests an action started, take at most quietMax each.
+	// After an action the page is watched for DOM changes: a rendered frame and the task
+	// after it without any end the wait (quietFirst bounds that where no frame comes, a
+	// hidden tab); once something changed, the DOM must stay unchanged for quietWindow.
+	// All of it, and the wait for the requests an action started, take at most quietMax each.
 	quietFirst     = 30 * time.Millisecond
 	quietWindow    = 100 * time.Millisecond
 	quietMax       = 1500 * time.Millisecond
@@ -343,16 +344,18 @@ func (o *op) mark() navMark {
 }
 
 const quietJS = `new Promise(resolve => {
-  let timer;
-  const finish = () => { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); };
-  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(finish, %d); });
+  let timer, changed = false;
+  const finish = () => { obs.disconnect(); clearTimeout(timer); clearTimeout(first); clearTimeout(cap); resolve(true); };
+  const obs = new MutationObserver(() => { changed = true; clearTimeout(timer); timer = setTimeout(finish, %d); });
   obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  timer = setTimeout(finish, %d);
+  const idle = () => { if (!changed) finish(); };
+  requestAnimationFrame(() => setTimeout(idle, 0));
+  const first = setTimeout(idle, %d);
   const cap = setTimeout(finish, %d);
 })`
 
-// quiet waits until the DOM had no mutation for quietFirst, or, once it changed, for
-// quietWindow (at most quietMax).
+// quiet waits until the DOM had no mutation up to the task after the next frame (at most
+// quietFirst), or, once it changed, for quietWindow (at most quietMax).
 func (b *Browser) quiet(ctx context.Context, inst *instance, t *tab) (*Dialog, error) {
 	qctx, cancel := context.WithTimeout(ctx, quietMax+time.Second)
 	defer cancel()
