@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -61,6 +62,10 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 			Headless: env.Host.Browser().Headless,
 			StateDir: env.Host.Browser().StateDir,
 			Policy:   env.Policy,
+		}
+		// The window fills the session's screen from its first page on.
+		if scr, err := screenOf(env); err == nil {
+			o.WindowWidth, o.WindowHeight, _ = scr.Size()
 		}
 		if s.ID == session.DefaultName {
 			// Only the default session uses an attached browser; other sessions get their own.
@@ -144,7 +149,7 @@ func actionNotes(a browser.ActionResult) string {
 		parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", a.Dialog.Type, a.Dialog.Message))
 	}
 	for _, d := range a.Downloads {
-		parts = append(parts, fmt.Sprintf("download %s (%s)", d.SuggestedName, d.State))
+		parts = append(parts, downloadNote(d))
 	}
 	for _, t := range a.NewTabs {
 		parts = append(parts, fmt.Sprintf("new tab %d: %s", t.Index, t.URL))
@@ -153,6 +158,17 @@ func actionNotes(a browser.ActionResult) string {
 		return ""
 	}
 	return "\n" + strings.Join(parts, "\n")
+}
+
+// downloadNote names a download, its state, size and where it was saved.
+func downloadNote(d browser.Download) string {
+	switch {
+	case d.State == "completed":
+		return fmt.Sprintf("download %s (completed, %d bytes): %s", d.SuggestedName, d.ReceivedBytes, d.Path)
+	case d.TotalBytes > 0:
+		return fmt.Sprintf("download %s (%s, %d of %d bytes)", d.SuggestedName, d.State, d.ReceivedBytes, d.TotalBytes)
+	}
+	return fmt.Sprintf("download %s (%s)", d.SuggestedName, d.State)
 }
 
 // ActOut is the result of a page action.
@@ -308,7 +324,7 @@ func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOpti
 
 // SelectOptionIn is browser_select_option's input.
 type SelectOptionIn struct {
-	Selector string   `json:"selector" w365:"minLength=1"`
+	Selector string   `json:"selector" jsonschema:"ref (e5) or CSS selector of the <select>" w365:"minLength=1"`
 	Values   []string `json:"values" jsonschema:"values or labels" w365:"minItems=1"`
 }
 
@@ -617,7 +633,7 @@ var BrowserGetHTML = browserTool(tool.Tool{
 var BrowserClick = tool.Define(tool.Tool{
 	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
 	Summary: "Click an element by snapshot ref or CSS selector",
-	Long: "target is " + targetDoc + " (selector: CSS only). Scrolls the element into\n" +
+	Long: "target (or selector) is " + targetDoc + ". Scrolls the element into\n" +
 		"view, waits until it is visible, stable, enabled and not covered (OBSCURED otherwise), then\n" +
 		"sends real mouse events at its centre, with button, doubleClick and modifiers, and waits for the\n" +
 		"page to settle. A dialog the click opened comes back in the result.",
@@ -636,11 +652,11 @@ var BrowserClick = tool.Define(tool.Tool{
 	if in.DoubleClick {
 		count = 2
 	}
-	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	e, err := elementOf(ctx, env, b, t)
 	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
 		// A ref inside a cross-origin iframe: the ref tools' way, same hit test.
 		p, err := st.Click(ctx, b, id, ref, snapshot.ClickOptions{Button: in.Button, ClickCount: count, Modifiers: in.Modifiers})
-		return ActOut{browser.ActionResult{Dialog: p.Dialog}}, err
+		return ActOut{p.ActionResult}, err
 	}
 	if err != nil {
 		return ActOut{}, err
@@ -653,7 +669,7 @@ var BrowserClick = tool.Define(tool.Tool{
 var BrowserType = tool.Define(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
 	Summary: "Type into a form field by snapshot ref or CSS selector",
-	Long: "target is " + targetDoc + " (selector: CSS only). Focuses the element and\n" +
+	Long: "target (or selector) is " + targetDoc + ". Focuses the element and\n" +
 		"puts the text in as one insertText (input events, as Playwright's fill), or with slowly a real\n" +
 		"key event per character; it replaces the value unless append is set (then at its end);\n" +
 		"submit presses Enter afterwards.",
@@ -668,7 +684,7 @@ var BrowserType = tool.Define(tool.Tool{
 	if err != nil {
 		return ActOut{}, err
 	}
-	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	e, err := elementOf(ctx, env, b, t)
 	if st, id, ref, ok := crossOriginRef(env, t, err); ok {
 		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
 		return ActOut{browser.ActionResult{Dialog: d}}, err
@@ -764,7 +780,7 @@ var BrowserEvaluate = tool.Define(tool.Tool{
 	}
 	var el *browser.Element
 	if in.Target != "" {
-		e, err := elementOf(ctx, env, b, in.Target, false)
+		e, err := elementOf(ctx, env, b, in.Target)
 		if err != nil {
 			return EvalOut{}, err
 		}
@@ -828,7 +844,7 @@ var BrowserTakeScreenshot = tool.Define(tool.Tool{
 	}
 	so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
 	if in.Target != "" {
-		e, err := elementOf(ctx, env, b, in.Target, false)
+		e, err := elementOf(ctx, env, b, in.Target)
 		if err != nil {
 			return PageImageOut{}, err
 		}
@@ -838,14 +854,22 @@ var BrowserTakeScreenshot = tool.Define(tool.Tool{
 })
 
 // BrowserSelectOption is the tool browser_select_option (w365 browser select-option).
-var BrowserSelectOption = browserTool(tool.Tool{
+var BrowserSelectOption = tool.Define(tool.Tool{
 	Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
 	Summary: "Select options of a select element by value or label",
 	Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
 	Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
 	Args:    []string{"selector", "values"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in SelectOptionIn) (SelectOut, error) {
-	r, err := deref(b.SelectOption(ctx, browser.CSS(in.Selector), in.Values))
+}, func(ctx context.Context, env *tool.Env, in SelectOptionIn) (SelectOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return SelectOut{}, err
+	}
+	e, err := elementOf(ctx, env, b, in.Selector)
+	if err != nil {
+		return SelectOut{}, err
+	}
+	r, err := deref(b.SelectOption(ctx, e, in.Values))
 	return SelectOut{r}, err
 })
 
@@ -863,8 +887,8 @@ var BrowserFillForm = tool.Define(tool.Tool{
 		return FillFormOut{}, err
 	}
 	for i, f := range in.Fields {
-		if f.Selector == "" && f.Target != "" {
-			e, err := elementOf(ctx, env, b, f.Target, false)
+		if t := cmp.Or(f.Selector, f.Target); t != "" {
+			e, err := elementOf(ctx, env, b, t)
 			if err != nil {
 				return FillFormOut{}, werr.As(err).WithDetail("failedIndex", i)
 			}

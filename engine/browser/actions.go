@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,6 +90,7 @@ type elemState struct {
 	InView    bool    `json:"inView"`
 	Hit       bool    `json:"hit"`
 	HitDesc   string  `json:"hitDesc"`
+	Framed    bool    `json:"framed"` // in a frame: X, Y are the frame's, not the tab's
 }
 
 const stateJS = `async function(scroll, waitStable) {
@@ -126,7 +128,7 @@ const stateJS = `async function(scroll, waitStable) {
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
-  return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc};
+  return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
 }`
 
 // need says what an action requires of its element besides existing and being visible.
@@ -174,6 +176,21 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 		case n&needHit != 0 && !st.Hit:
 			reason = "covered"
 		default:
+			if st.Framed {
+				// The pointer goes to the tab's viewport: the element's box there.
+				err := o.do(func(ctx context.Context) error {
+					q, err := cdp.Call(ctx, o.t.t, dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: obj})
+					if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
+						return werr.New(werr.NotFound, "the element (%s) has no box in the page", e)
+					}
+					c := q.Quads[0]
+					st.X, st.Y = (c[0]+c[2]+c[4]+c[6])/4, (c[1]+c[3]+c[5]+c[7])/4
+					return nil
+				})
+				if err != nil {
+					return "", st, err
+				}
+			}
 			return obj, st, nil
 		}
 		last = st
@@ -618,8 +635,19 @@ type FillFormResult struct {
 
 const kindJS = `function() {
   const el = this.nodeType === 1 ? this : this.parentElement;
-  return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(), checked: !!el.checked, editable: !!el.isContentEditable};
+  return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(), checked: !!el.checked, editable: !!el.isContentEditable,
+    value: (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') ? el.value : null};
 }`
+
+// fieldKind is what kindJS reports; Value (nil but for inputs and textareas) never
+// leaves the engine: it may be a password.
+type fieldKind struct {
+	Tag      string  `json:"tag"`
+	Type     string  `json:"type"`
+	Checked  bool    `json:"checked"`
+	Editable bool    `json:"editable"`
+	Value    *string `json:"value"`
+}
 
 const setValueJS = `function(v) {
   const proto = Object.getPrototypeOf(this);
@@ -674,15 +702,36 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var k struct {
-		Tag      string `json:"tag"`
-		Type     string `json:"type"`
-		Checked  bool   `json:"checked"`
-		Editable bool   `json:"editable"`
-	}
+	var k fieldKind
 	if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, kindJS, &k) }); d != nil || err != nil {
 		return d, err
 	}
+	d, err := o.setField(e, obj, k, f.Value)
+	if d != nil || err != nil {
+		return d, err
+	}
+	// The field must hold what was asked: a page may refuse a change (a click
+	// that missed, a handler that undid it, a value the input sanitised away).
+	var after fieldKind
+	if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, kindJS, &after) }); d != nil || err != nil {
+		return d, err
+	}
+	switch {
+	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
+		if want, _ := boolValue(f.Value); after.Checked != want {
+			return nil, werr.New(werr.Unavailable, "the %s (%s) is still %s after the click", k.Type, e, map[bool]string{true: "checked", false: "unchecked"}[after.Checked])
+		}
+	case after.Value != nil && k.Type != "file" && k.Type != "color" && k.Type != "range":
+		if s, _ := stringValue(f.Value); *after.Value != s {
+			return nil, werr.New(werr.Unavailable, "the field (%s) did not take the value: it holds another one", e)
+		}
+	}
+	return nil, nil
+}
+
+// setField puts value into a form field of kind k.
+func (o *op) setField(e Element, obj runtime.RemoteObjectID, k fieldKind, value any) (*Dialog, error) {
+	f := FormField{Value: value}
 	switch {
 	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
 		want, ok := boolValue(f.Value)
@@ -767,7 +816,7 @@ func (b *Browser) FillForm(ctx context.Context, fields []FormField) (*FillFormRe
 			e := f.element()
 			fr := FieldResult{Index: i, Selector: e.Selector}
 			if fr.Selector == "" && e.BackendNodeID != 0 {
-				fr.Selector = f.Target
+				fr.Selector = cmp.Or(f.Selector, f.Target)
 			}
 			d, err := o.fillField(f)
 			if err != nil {

@@ -77,6 +77,13 @@ func newServer(t *testing.T) *server {
 		}
 		http.NotFound(w, r)
 	})
+	mux.HandleFunc("/slow-page", func(w http.ResponseWriter, r *http.Request) {
+		select { // a server that answers after 800 ms (slow_link.html)
+		case <-time.After(800 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, "<!doctype html><title>Slow page</title><p id=arrived>arrived</p>")
+	})
 	mux.HandleFunc("/status/500", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", 500) })
 	mux.HandleFunc("/hang-up", func(w http.ResponseWriter, r *http.Request) {
 		if hj, ok := w.(http.Hijacker); ok {

@@ -513,7 +513,10 @@ func (b *Browser) waitNavigation(ctx context.Context, inst *instance, t *tab, m 
 			}
 			return nil, nil
 		}
-		if time.Since(lastPoll) > 200*time.Millisecond {
+		// A navigation that has not committed is waited for while its document is on the
+		// way (a slow server); one whose request never came, or ended without a document
+		// (a 204), leaves the old page, complete, in place.
+		if time.Since(lastPoll) > 200*time.Millisecond && (committed || !b.docPending(t, m)) {
 			lastPoll = time.Now()
 			var state string
 			pctx, pcancel := context.WithTimeout(wctx, 300*time.Millisecond)
@@ -536,6 +539,19 @@ func (b *Browser) waitNavigation(ctx context.Context, inst *instance, t *tab, m 
 			return nil, nil // bounded: carry on
 		}
 	}
+}
+
+// docPending tells whether a main-frame document the tab requested since m is still
+// loading.
+func (b *Browser) docPending(t *tab, m navMark) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.network) - 1; i >= 0 && b.network[i].Seq > m.netSeq; i-- {
+		if r := b.network[i]; r.mainDoc && r.TabID == string(t.id) && !r.Finished {
+			return true
+		}
+	}
+	return false
 }
 
 // lifecycleName maps a WaitUntil to Chrome's lifecycle event name.
@@ -978,16 +994,14 @@ func (b *Browser) Run(ctx context.Context, f func(ctx context.Context, t *chrome
 	return err
 }
 
-// Act is Run for an action: when the action's own effect opens a dialog, the
-// action ran, so the dialog comes back as a result, not as an error (only a
-// later call, refused while it is open, gets DIALOG_PENDING).
-func (b *Browser) Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*Dialog, error) {
-	o, err := b.begin(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	defer o.end()
-	return o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
+// Act is Run for an action, settled as every action is (the navigation it started,
+// the downloads and tabs it caused are in its result): when the action's own effect
+// opens a dialog, the action ran, so the dialog comes back as a result, not as an
+// error (only a later call, refused while it is open, gets DIALOG_PENDING).
+func (b *Browser) Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*ActionResult, error) {
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		return o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
+	})
 }
 
 // PageIdentity names the document shown in the active tab; LoaderID changes

@@ -131,12 +131,22 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 
 // actRef is withRef for an action: a dialog the action opened is returned (the
 // action ran), not an error.
-func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (*browser.Dialog, error) {
+func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (browser.ActionResult, error) {
 	body, err := s.refBody(snapshotID, ref, f)
 	if err != nil {
-		return nil, err
+		return browser.ActionResult{}, err
 	}
-	return r.Act(ctx, body)
+	res, err := r.Act(ctx, body)
+	if res == nil {
+		return browser.ActionResult{}, err
+	}
+	return *res, err
+}
+
+// actDialog is actRef for the actions whose result is only the dialog they opened.
+func (s *Store) actDialog(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (*browser.Dialog, error) {
+	ar, err := s.actRef(ctx, r, snapshotID, ref, f)
+	return ar.Dialog, err
 }
 
 func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
@@ -305,7 +315,7 @@ type ClickOptions struct {
 // ActResult is where an action happened and the dialog it opened, if any.
 type ActResult struct {
 	Point
-	Dialog *browser.Dialog `json:"dialog,omitempty"`
+	browser.ActionResult
 }
 
 // Click clicks the element of a ref with real mouse events at its centre,
@@ -319,7 +329,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 		return ActResult{}, err
 	}
 	var res ActResult
-	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
 		if res.Point, err = h.point(true); err != nil {
 			return err
@@ -351,7 +361,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (ActResult, error) {
 	var res ActResult
 	var err error
-	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
 		if res.Point, err = h.point(true); err != nil {
 			return err
@@ -455,7 +465,7 @@ type TypeOptions struct {
 // returns the number of characters typed and the dialog the typing opened.
 func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, o TypeOptions) (int, *browser.Dialog, error) {
 	clear := o.Clear
-	d, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	ar, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		fs, err := h.focus(clear)
 		if err != nil {
 			return err
@@ -477,7 +487,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 		}
 		return nil
 	})
-	return utf8.RuneCountInString(text), d, err
+	return utf8.RuneCountInString(text), ar.Dialog, err
 }
 
 // keyNames maps key names (Enter, F5, ArrowUp, ...) to chromedp kb runes.
@@ -520,7 +530,7 @@ func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key str
 	if err != nil {
 		return nil, err
 	}
-	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
 		if _, err := h.focus(false); err != nil {
 			return err
 		}
@@ -540,8 +550,9 @@ type ScrollResult struct {
 // dx, dy pixels with a real mouse wheel at its centre.
 func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx, dy float64) (*ScrollResult, error) {
 	var res ScrollResult
+	var ar browser.ActionResult
 	var err error
-	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	ar, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		p, err := h.point(false)
 		if err != nil {
 			return err
@@ -564,13 +575,14 @@ func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx
 		}
 		return nil
 	})
+	res.Dialog = ar.Dialog
 	return &res, err
 }
 
 // SetFiles sets the files of the file input of a ref. Callers check the
 // paths against policy (AllowedFile).
 func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, paths []string) (*browser.Dialog, error) {
-	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
 		var isFile bool
 		if err := callOn(h.c.ctx, h.s, h.obj, `function() { return this.tagName === 'INPUT' && this.type === 'file'; }`, &isFile); err != nil {
 			return err
