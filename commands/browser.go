@@ -606,14 +606,19 @@ var BrowserGetTitle = browserTool(tool.Tool{
 })
 
 // BrowserGetText is the tool browser_get_text (w365 browser get-text).
-var BrowserGetText = browserTool(tool.Tool{
+var BrowserGetText = tool.Define(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
 	InText:  []string{"text"},
 	Summary: "Read the page's visible text (at most 512 KB)",
-	Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
+	Long: "The page's visible text (innerText), with the text of its shadow roots, closed ones too.\n" +
+		"Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
-}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
-	r, err := deref(b.Text(ctx))
+}, func(ctx context.Context, env *tool.Env, _ None) (TextOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return TextOut{}, err
+	}
+	r, err := deref(snapshot.PageText(ctx, b, env.Policy.PageTextBytes))
 	return TextOut{r}, err
 })
 
