@@ -891,21 +891,81 @@ var BrowserFillForm = tool.Define(tool.Tool{
 	if err != nil {
 		return FillFormOut{}, err
 	}
+	// A field behind a ref in an out-of-process frame is filled the ref tools' way;
+	// the runs of fields between such fields go to the engine in one call each.
+	type oopField struct {
+		st      *snapshot.Store
+		id, ref string
+	}
+	oop := map[int]oopField{}
 	for i, f := range in.Fields {
 		if t := cmp.Or(f.Selector, f.Target); t != "" {
 			e, err := elementOf(ctx, env, b, t)
+			if st, id, ref, ok := crossOriginRef(env, t, err); ok {
+				oop[i] = oopField{st, id, ref}
+				continue
+			}
 			if err != nil {
 				return FillFormOut{}, werr.As(err).WithDetail("failedIndex", i)
 			}
 			in.Fields[i].Element = &e
 		}
 	}
-	r, err := b.FillForm(ctx, in.Fields)
-	if r == nil {
-		return FillFormOut{}, err
+	if len(oop) == 0 {
+		r, err := b.FillForm(ctx, in.Fields)
+		if r == nil {
+			return FillFormOut{}, err
+		}
+		// A partial fill returns its progress together with the error.
+		return FillFormOut{*r}, err
 	}
-	// A partial fill returns its progress together with the error.
-	return FillFormOut{*r}, err
+	out := FillFormOut{browser.FillFormResult{Fields: []browser.FieldResult{}}}
+	for i := 0; i < len(in.Fields); {
+		if of, ok := oop[i]; ok {
+			fr := browser.FieldResult{Index: i, Selector: cmp.Or(in.Fields[i].Selector, in.Fields[i].Target)}
+			d, err := of.st.Fill(ctx, b, of.id, of.ref, in.Fields[i].Value)
+			if err != nil {
+				fr.Error = werr.As(err).Message
+				out.Fields = append(out.Fields, fr)
+				return out, werr.As(err).WithDetail("filled", out.Filled).WithDetail("failedIndex", i)
+			}
+			fr.OK = true
+			out.Filled++
+			out.Fields = append(out.Fields, fr)
+			if out.Dialog = d; d != nil {
+				return out, nil
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for ; j < len(in.Fields); j++ {
+			if _, isOOP := oop[j]; isOOP {
+				break
+			}
+		}
+		r, err := b.FillForm(ctx, in.Fields[i:j])
+		if r != nil {
+			for _, fr := range r.Fields {
+				fr.Index += i
+				out.Fields = append(out.Fields, fr)
+			}
+			out.Filled += r.Filled
+			out.ActionResult = r.ActionResult
+		}
+		if err != nil {
+			failed := i
+			if r != nil && len(r.Fields) > 0 {
+				failed += len(r.Fields) - 1
+			}
+			return out, werr.As(err).WithDetail("filled", out.Filled).WithDetail("failedIndex", failed)
+		}
+		if out.Dialog != nil {
+			return out, nil
+		}
+		i = j
+	}
+	return out, nil
 })
 
 // BrowserDrag is the tool browser_drag (w365 browser drag).

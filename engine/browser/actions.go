@@ -534,20 +534,25 @@ func (o *op) selectOption(e Element, values []string) (int, *Dialog, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	return selectIn(opField{o: o, e: e, obj: obj}, values)
+}
+
+// selectIn runs selectJS on the field and says what came of it.
+func selectIn(f FieldDriver, values []string) (int, *Dialog, error) {
 	var r struct {
 		Selected int      `json:"selected"`
 		Missing  []string `json:"missing"`
 		Error    string   `json:"error"`
 	}
-	d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, selectJS, &r, values) })
+	d, err := f.Call(selectJS, &r, values)
 	if d != nil || err != nil {
 		return 0, d, err
 	}
 	if r.Error != "" {
-		return 0, nil, werr.Invalid("%s: %s", e, r.Error)
+		return 0, nil, werr.Invalid("%s: %s", f, r.Error)
 	}
 	if len(r.Missing) > 0 {
-		return 0, nil, werr.New(werr.NotFound, "no option with value or label %q in %s", r.Missing[0], e).WithDetail("missing", r.Missing)
+		return 0, nil, werr.New(werr.NotFound, "no option with value or label %q in %s", r.Missing[0], f).WithDetail("missing", r.Missing)
 	}
 	return r.Selected, nil, nil
 }
@@ -702,39 +707,69 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 	if err != nil {
 		return nil, err
 	}
+	return FillField(opField{o: o, e: e, obj: obj}, f.Value)
+}
+
+// FieldDriver acts on one form field for FillField: the engine's own elements, and
+// the snapshot's refs inside out-of-process frames, fill by one rule.
+type FieldDriver interface {
+	fmt.Stringer // names the field in errors
+	// Call calls a function declaration with this = the field, JSON args, the result decoded into out.
+	Call(fn string, out any, args ...any) (*Dialog, error)
+	// Click clicks the field's centre with real mouse events.
+	Click() (*Dialog, error)
+	// Type focuses the field and replaces its content with text (typeText's way).
+	Type(text string) (*Dialog, error)
+}
+
+// opField is an element of the active tab's process, resolved by an op.
+type opField struct {
+	o   *op
+	e   Element
+	obj runtime.RemoteObjectID
+}
+
+func (f opField) String() string { return f.e.String() }
+func (f opField) Call(fn string, out any, args ...any) (*Dialog, error) {
+	return f.o.await(func(ctx context.Context) error { return callOn(ctx, f.o.t, f.obj, fn, out, args...) })
+}
+func (f opField) Click() (*Dialog, error)           { return f.o.click(f.e, 1, ClickOptions{}) }
+func (f opField) Type(text string) (*Dialog, error) { return f.o.typeText(f.e, text, TypeOptions{}) }
+
+// FillField puts value into the field (text, a boolean for checkboxes and radios,
+// option values for a select) and checks that the field then holds it: a page may
+// refuse a change (a click that missed, a handler that undid it, a value the input
+// sanitised away). The value never appears in an error: it may be a password.
+func FillField(f FieldDriver, value any) (*Dialog, error) {
 	var k fieldKind
-	if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, kindJS, &k) }); d != nil || err != nil {
+	if d, err := f.Call(kindJS, &k); d != nil || err != nil {
 		return d, err
 	}
-	d, err := o.setField(e, obj, k, f.Value)
-	if d != nil || err != nil {
+	if d, err := setField(f, k, value); d != nil || err != nil {
 		return d, err
 	}
-	// The field must hold what was asked: a page may refuse a change (a click
-	// that missed, a handler that undid it, a value the input sanitised away).
 	var after fieldKind
-	if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, kindJS, &after) }); d != nil || err != nil {
+	if d, err := f.Call(kindJS, &after); d != nil || err != nil {
 		return d, err
 	}
 	switch {
 	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
-		if want, _ := boolValue(f.Value); after.Checked != want {
-			return nil, werr.New(werr.Unavailable, "the %s (%s) is still %s after the click", k.Type, e, map[bool]string{true: "checked", false: "unchecked"}[after.Checked])
+		if want, _ := boolValue(value); after.Checked != want {
+			return nil, werr.New(werr.Unavailable, "the %s (%s) is still %s after the click", k.Type, f, map[bool]string{true: "checked", false: "unchecked"}[after.Checked])
 		}
 	case after.Value != nil && k.Type != "file" && k.Type != "color" && k.Type != "range":
-		if s, _ := stringValue(f.Value); *after.Value != s {
-			return nil, werr.New(werr.Unavailable, "the field (%s) did not take the value: it holds another one", e)
+		if s, _ := stringValue(value); *after.Value != s {
+			return nil, werr.New(werr.Unavailable, "the field (%s) did not take the value: it holds another one", f)
 		}
 	}
 	return nil, nil
 }
 
 // setField puts value into a form field of kind k.
-func (o *op) setField(e Element, obj runtime.RemoteObjectID, k fieldKind, value any) (*Dialog, error) {
-	f := FormField{Value: value}
+func setField(f FieldDriver, k fieldKind, value any) (*Dialog, error) {
 	switch {
 	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
-		want, ok := boolValue(f.Value)
+		want, ok := boolValue(value)
 		if !ok {
 			return nil, werr.Invalid("a %s takes true or false", k.Type)
 		}
@@ -744,10 +779,10 @@ func (o *op) setField(e Element, obj runtime.RemoteObjectID, k fieldKind, value 
 		if k.Type == "radio" && !want {
 			return nil, werr.Invalid("a radio button cannot be unchecked; check another one of its group")
 		}
-		return o.click(e, 1, ClickOptions{})
+		return f.Click()
 	case k.Tag == "select":
 		var vals []string
-		if list, ok := f.Value.([]any); ok {
+		if list, ok := value.([]any); ok {
 			for _, x := range list {
 				s, err := stringValue(x)
 				if err != nil {
@@ -755,27 +790,26 @@ func (o *op) setField(e Element, obj runtime.RemoteObjectID, k fieldKind, value 
 				}
 				vals = append(vals, s)
 			}
-		} else if l, ok := f.Value.([]string); ok {
+		} else if l, ok := value.([]string); ok {
 			vals = l
 		} else {
-			s, err := stringValue(f.Value)
+			s, err := stringValue(value)
 			if err != nil {
 				return nil, err
 			}
 			vals = []string{s}
 		}
-		_, d, err := o.selectOption(e, vals)
+		_, d, err := selectIn(f, vals)
 		return d, err
 	case k.Tag == "input" && k.Type == "file":
 		return nil, werr.Invalid("file inputs are set with browser_set_file_input_ref")
 	case k.Tag == "input" && map[string]bool{"date": true, "time": true, "datetime-local": true, "month": true, "week": true, "color": true, "range": true}[k.Type]:
-		s, err := stringValue(f.Value)
+		s, err := stringValue(value)
 		if err != nil {
 			return nil, err
 		}
 		var ok bool
-		d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, setValueJS, &ok, s) })
-		if d != nil || err != nil {
+		if d, err := f.Call(setValueJS, &ok, s); d != nil || err != nil {
 			return d, err
 		}
 		if !ok {
@@ -783,13 +817,13 @@ func (o *op) setField(e Element, obj runtime.RemoteObjectID, k fieldKind, value 
 		}
 		return nil, nil
 	case k.Tag == "input" || k.Tag == "textarea" || k.Editable:
-		s, err := stringValue(f.Value)
+		s, err := stringValue(value)
 		if err != nil {
 			return nil, err
 		}
-		return o.typeText(e, s, TypeOptions{})
+		return f.Type(s)
 	}
-	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", e, k.Tag)
+	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", f, k.Tag)
 }
 
 // FillForm fills fields in order with real input, stopping at the first

@@ -600,3 +600,59 @@ func (s *Store) Resolve(snapshotID, ref string) (RefTarget, error) {
 	_, rt, err := s.lookup(snapshotID, ref)
 	return rt, err
 }
+
+// refField is the element of a ref as browser.FillField drives it (the fields of
+// out-of-process frames, which the engine's own elements cannot reach).
+type refField struct{ h *handle }
+
+func (f refField) String() string {
+	return fmt.Sprintf("ref %s (%s)", f.h.ref, f.h.rt.describe(f.h.ref))
+}
+
+func (f refField) Call(fn string, out any, args ...any) (*browser.Dialog, error) {
+	return nil, callOn(f.h.c.ctx, f.h.s, f.h.obj, fn, out, args...)
+}
+
+func (f refField) Click() (*browser.Dialog, error) {
+	p, err := f.h.point(true)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range []struct {
+		typ     input.DispatchMouseEventType
+		buttons int64
+	}{{input.DispatchMouseEventTypeMousePressed, 1}, {input.DispatchMouseEventTypeMouseReleased, 0}} {
+		if err := f.h.mouse(m.typ, p, input.MouseButtonLeft, m.buttons, 1); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// Type replaces the field's content with one insertText, as browser_type does.
+func (f refField) Type(text string) (*browser.Dialog, error) {
+	fs, err := f.h.focus(true)
+	if err != nil {
+		return nil, err
+	}
+	if !fs.Editable {
+		return nil, werr.Invalid("the element of %s does not take text", f)
+	}
+	if text == "" {
+		if !fs.Empty {
+			_, err = chromedp.KeyEvent(kb.Backspace)(f.h.c.ctx, f.h.c.tab.t)
+		}
+		return nil, err
+	}
+	_, err = cdp.Call(f.h.c.ctx, f.h.c.tab.t, input.InsertText, input.InsertTextParams{Text: text})
+	return nil, err
+}
+
+// Fill puts value into the form field of a ref by browser.FillField's rule (and
+// checks it took it), for browser_fill_form's fields in out-of-process frames.
+func (s *Store) Fill(ctx context.Context, r Runner, snapshotID, ref string, value any) (*browser.Dialog, error) {
+	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
+		_, err := browser.FillField(refField{h}, value)
+		return err
+	})
+}

@@ -91,3 +91,33 @@ func TestBrowserAgentTasks(t *testing.T) {
 		t.Fatalf("the call after the click sees %q", title.Title)
 	}
 }
+
+// browser_fill_form fills fields of the page and of an out-of-process (cross-site)
+// frame in one call, by refs, and what it reports holds: the provider's frame submits
+// the text and the ticked box.
+func TestBrowserFillFormAcrossFrames(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, cross := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_child.html"})
+	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "I accept the terms"})
+	_, snap := snapshotOver(t, cs, nil)
+	res := e2e.Call(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"target": snapRef(t, snap, `textbox "Order note"`), "value": "leave at the door"},
+		{"target": snapRef(t, snap, `textbox "Card holder"`), "value": "Ada Lovelace"},
+		{"target": snapRef(t, snap, `checkbox "I accept the terms"`), "value": true},
+	}})
+	var fill struct{ Filled int }
+	e2e.Structured(t, res, &fill)
+	if fill.Filled != 3 {
+		t.Fatalf("fill: %s", e2e.Text(res))
+	}
+	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Pay"`)})
+	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "paid:Ada Lovelace:true", "timeoutMs": 3000})
+	var note struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('note').value"}), &note)
+	if note.Value != "leave at the door" {
+		t.Fatalf("note = %q", note.Value)
+	}
+}
