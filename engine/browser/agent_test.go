@@ -61,16 +61,22 @@ func frameBackendID(t *testing.T, b *browser.Browser, frameSel, sel string) int6
 func TestBrowserAgentPages(t *testing.T) {
 	b, s := launch(t)
 
-	// A click on a link to a server that answers after 800 ms returns after the
-	// navigation it started: the next call reads the new page.
+	// A click on a link to a server that answers after 800 ms (and after 2 s, longer
+	// than the wait for an action's requests) returns after the navigation it started:
+	// the next call reads the new page.
 	t.Run("ClickWaitsForSlowNavigation", func(t *testing.T) {
-		navigate(t, b, s.URL+"/slow_link.html")
-		ar, err := b.Click(tctx(t), browser.CSS("#next"))
-		if err != nil || !ar.Navigated || !strings.HasSuffix(ar.URL, "/slow-page") {
-			t.Fatalf("click: %+v, %v", ar, err)
-		}
-		if title, err := b.Title(tctx(t)); err != nil || title != "Slow page" {
-			t.Fatalf("title after the click: %q, %v", title, err)
+		for _, q := range []string{"", "?ms=2000"} {
+			navigate(t, b, s.URL+"/slow_link.html")
+			if _, err := b.EvalJS(tctx(t), "document.getElementById('next').search = '"+q+"'"); err != nil {
+				t.Fatal(err)
+			}
+			ar, err := b.Click(tctx(t), browser.CSS("#next"))
+			if err != nil || !ar.Navigated || !strings.Contains(ar.URL, "/slow-page") {
+				t.Fatalf("click (%s): %+v, %v", q, ar, err)
+			}
+			if title, err := b.Title(tctx(t)); err != nil || title != "Slow page" {
+				t.Fatalf("title after the click (%s): %q, %v", q, title, err)
+			}
 		}
 	})
 

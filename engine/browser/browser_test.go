@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,8 +79,12 @@ func newServer(t *testing.T) *server {
 		http.NotFound(w, r)
 	})
 	mux.HandleFunc("/slow-page", func(w http.ResponseWriter, r *http.Request) {
-		select { // a server that answers after 800 ms (slow_link.html)
-		case <-time.After(800 * time.Millisecond):
+		delay := 800 * time.Millisecond // a slow server (slow_link.html); ?ms= sets the delay
+		if ms, err := strconv.Atoi(r.URL.Query().Get("ms")); err == nil {
+			delay = time.Duration(ms) * time.Millisecond
+		}
+		select {
+		case <-time.After(delay):
 		case <-r.Context().Done():
 		}
 		fmt.Fprint(w, "<!doctype html><title>Slow page</title><p id=arrived>arrived</p>")

@@ -85,10 +85,12 @@ func TestBrowserAgentTasks(t *testing.T) {
 
 	// A click on a link to a slow server returns after the navigation it started.
 	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `link "Next page"`)})
+	var u struct{ URL string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_get_url", nil), &u)
 	var title struct{ Title string }
 	e2e.Structured(t, e2e.Call(t, cs, "browser_get_title", nil), &title)
-	if title.Title != "Slow page" {
-		t.Fatalf("the call after the click sees %q", title.Title)
+	if title.Title != "Slow page" || !strings.HasSuffix(u.URL, "/slow-page") {
+		t.Fatalf("the calls after the click see %q at %s", title.Title, u.URL)
 	}
 }
 
