@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os/exec"
@@ -66,6 +67,10 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 			HomeDir:     s.HomeDir(),
 			TmpDir:      s.TmpDir(),
 			Policy:      env.Policy,
+		}
+		// The window fills the session's screen from its first page on.
+		if scr, err := screenOf(env); err == nil {
+			o.WindowWidth, o.WindowHeight, _ = scr.Size()
 		}
 		if s.ID == session.DefaultName {
 			// Only the default session uses an attached browser; other sessions get their own.
@@ -164,7 +169,7 @@ func actionNotes(a browser.ActionResult) string {
 		parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", a.Dialog.Type, a.Dialog.Message))
 	}
 	for _, d := range a.Downloads {
-		parts = append(parts, fmt.Sprintf("download %s (%s)", d.SuggestedName, d.State))
+		parts = append(parts, downloadNote(d))
 	}
 	for _, t := range a.NewTabs {
 		parts = append(parts, fmt.Sprintf("new tab %d: %s", t.Index, t.URL))
@@ -173,6 +178,17 @@ func actionNotes(a browser.ActionResult) string {
 		return ""
 	}
 	return "\n" + strings.Join(parts, "\n")
+}
+
+// downloadNote names a download, its state, size and where it was saved.
+func downloadNote(d browser.Download) string {
+	switch {
+	case d.State == "completed":
+		return fmt.Sprintf("download %s (completed, %d bytes): %s", d.SuggestedName, d.ReceivedBytes, d.Path)
+	case d.TotalBytes > 0:
+		return fmt.Sprintf("download %s (%s, %d of %d bytes)", d.SuggestedName, d.State, d.ReceivedBytes, d.TotalBytes)
+	}
+	return fmt.Sprintf("download %s (%s)", d.SuggestedName, d.State)
 }
 
 // ActOut is the result of a page action.
@@ -328,7 +344,7 @@ func pageShot(ctx context.Context, b *browser.Browser, so browser.ScreenshotOpti
 
 // SelectOptionIn is browser_select_option's input.
 type SelectOptionIn struct {
-	Selector string   `json:"selector" w365:"minLength=1"`
+	Selector string   `json:"selector" jsonschema:"ref (e5) or CSS selector of the <select>" w365:"minLength=1"`
 	Values   []string `json:"values" jsonschema:"values or labels" w365:"minItems=1"`
 }
 
@@ -613,14 +629,19 @@ var BrowserGetTitle = browserTool(tool.Tool{
 })
 
 // BrowserGetText is the tool browser_get_text (w365 browser get-text).
-var BrowserGetText = browserTool(tool.Tool{
+var BrowserGetText = tool.Define(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
 	InText:  []string{"text"},
 	Summary: "Read the page's visible text (at most 512 KB)",
-	Long:    "The page's visible text (innerText). Cut at 512 KB on a UTF-8 boundary; truncated says so.",
+	Long: "The page's visible text (innerText), with the text of its shadow roots, closed ones too.\n" +
+		"Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
-}, func(ctx context.Context, b *browser.Browser, _ None) (TextOut, error) {
-	r, err := deref(b.Text(ctx))
+}, func(ctx context.Context, env *tool.Env, _ None) (TextOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return TextOut{}, err
+	}
+	r, err := deref(snapshot.PageText(ctx, b, env.Policy.PageTextBytes))
 	return TextOut{r}, err
 })
 
@@ -640,7 +661,7 @@ var BrowserGetHTML = browserTool(tool.Tool{
 var BrowserClick = tool.Define(tool.Tool{
 	Name: "browser_click", Legacy: []string{"mcp_browser_click"},
 	Summary: "Click an element by snapshot ref or CSS selector",
-	Long: "target is " + targetDoc + " (selector: CSS only). Scrolls the element into\n" +
+	Long: "target (or selector) is " + targetDoc + ". Scrolls the element into\n" +
 		"view, waits until it is visible, stable, enabled and not covered (OBSCURED otherwise), then\n" +
 		"sends real mouse events at its centre, with button, doubleClick and modifiers, and waits for the\n" +
 		"page to settle. A dialog the click opened comes back in the result.",
@@ -659,11 +680,11 @@ var BrowserClick = tool.Define(tool.Tool{
 	if in.DoubleClick {
 		count = 2
 	}
-	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	e, err := elementOf(ctx, env, b, t)
 	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
 		// A ref inside a cross-origin iframe: the ref tools' way, same hit test.
 		p, err := st.Click(ctx, b, id, ref, snapshot.ClickOptions{Button: in.Button, ClickCount: count, Modifiers: in.Modifiers})
-		return ActOut{browser.ActionResult{Dialog: p.Dialog}}, err
+		return ActOut{p.ActionResult}, err
 	}
 	if err != nil {
 		return ActOut{}, err
@@ -676,8 +697,9 @@ var BrowserClick = tool.Define(tool.Tool{
 var BrowserType = tool.Define(tool.Tool{
 	Name: "browser_type", Legacy: []string{"mcp_browser_type"},
 	Summary: "Type into a form field by snapshot ref or CSS selector",
-	Long: "target is " + targetDoc + " (selector: CSS only). Focuses the element and\n" +
-		"types with real key events, replacing its value unless append is set (then at its end);\n" +
+	Long: "target (or selector) is " + targetDoc + ". Focuses the element and\n" +
+		"puts the text in as one insertText (input events, as Playwright's fill), or with slowly a real\n" +
+		"key event per character; it replaces the value unless append is set (then at its end);\n" +
 		"submit presses Enter afterwards.",
 	Example: "  $ w365 browser type '#q' 'hello world'\n  $ w365 browser type --target e7 --text w365 --submit",
 	Args:    []string{"selector", "text"}, Annotations: WebAct, Instead: map[string][]string{"selector": {"target"}},
@@ -690,7 +712,7 @@ var BrowserType = tool.Define(tool.Tool{
 	if err != nil {
 		return ActOut{}, err
 	}
-	e, err := elementOf(ctx, env, b, t, in.Selector != "")
+	e, err := elementOf(ctx, env, b, t)
 	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
 		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
 		return ActOut{browser.ActionResult{Dialog: d}}, err
@@ -698,7 +720,7 @@ var BrowserType = tool.Define(tool.Tool{
 	if err != nil {
 		return ActOut{}, err
 	}
-	r, err := deref(b.Type(ctx, e, in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit}))
+	r, err := deref(b.Type(ctx, e, in.Text, browser.TypeOptions{Append: in.Append, Submit: in.Submit, Slowly: in.Slowly}))
 	return ActOut{r}, err
 })
 
@@ -783,7 +805,7 @@ var BrowserEvaluate = tool.Define(tool.Tool{
 	}
 	var el *browser.Element
 	if in.Target != "" {
-		e, err := elementOf(ctx, env, b, in.Target, false)
+		e, err := elementOf(ctx, env, b, in.Target)
 		if err != nil {
 			return EvalOut{}, err
 		}
@@ -850,7 +872,7 @@ var BrowserTakeScreenshot = tool.Define(tool.Tool{
 	}
 	so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
 	if in.Target != "" {
-		e, err := elementOf(ctx, env, b, in.Target, false)
+		e, err := elementOf(ctx, env, b, in.Target)
 		if err != nil {
 			return PageImageOut{}, err
 		}
@@ -860,14 +882,22 @@ var BrowserTakeScreenshot = tool.Define(tool.Tool{
 })
 
 // BrowserSelectOption is the tool browser_select_option (w365 browser select-option).
-var BrowserSelectOption = browserTool(tool.Tool{
+var BrowserSelectOption = tool.Define(tool.Tool{
 	Name: "browser_select_option", Legacy: []string{"mcp_browser_select_option"}, Aliases: []string{"select"},
 	Summary: "Select options of a select element by value or label",
 	Long:    "Selects the options whose value (or label) is in values and fires input and change events.",
 	Example: "  $ w365 browser select-option '#country' fr\n  $ w365 browser select '#tags' --values a --values b",
 	Args:    []string{"selector", "values"}, Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in SelectOptionIn) (SelectOut, error) {
-	r, err := deref(b.SelectOption(ctx, browser.CSS(in.Selector), in.Values))
+}, func(ctx context.Context, env *tool.Env, in SelectOptionIn) (SelectOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return SelectOut{}, err
+	}
+	e, err := elementOf(ctx, env, b, in.Selector)
+	if err != nil {
+		return SelectOut{}, err
+	}
+	r, err := deref(b.SelectOption(ctx, e, in.Values))
 	return SelectOut{r}, err
 })
 
@@ -884,21 +914,81 @@ var BrowserFillForm = tool.Define(tool.Tool{
 	if err != nil {
 		return FillFormOut{}, err
 	}
+	// A field behind a ref in an out-of-process frame is filled the ref tools' way;
+	// the runs of fields between such fields go to the engine in one call each.
+	type oopField struct {
+		st      *snapshot.Store
+		id, ref string
+	}
+	oop := map[int]oopField{}
 	for i, f := range in.Fields {
-		if f.Selector == "" && f.Target != "" {
-			e, err := elementOf(ctx, env, b, f.Target, false)
+		if t := cmp.Or(f.Selector, f.Target); t != "" {
+			e, err := elementOf(ctx, env, b, t)
+			if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
+				oop[i] = oopField{st, id, ref}
+				continue
+			}
 			if err != nil {
 				return FillFormOut{}, werr.As(err).WithDetail("failedIndex", i)
 			}
 			in.Fields[i].Element = &e
 		}
 	}
-	r, err := b.FillForm(ctx, in.Fields)
-	if r == nil {
-		return FillFormOut{}, err
+	if len(oop) == 0 {
+		r, err := b.FillForm(ctx, in.Fields)
+		if r == nil {
+			return FillFormOut{}, err
+		}
+		// A partial fill returns its progress together with the error.
+		return FillFormOut{*r}, err
 	}
-	// A partial fill returns its progress together with the error.
-	return FillFormOut{*r}, err
+	out := FillFormOut{browser.FillFormResult{Fields: []browser.FieldResult{}}}
+	for i := 0; i < len(in.Fields); {
+		if of, ok := oop[i]; ok {
+			fr := browser.FieldResult{Index: i, Selector: cmp.Or(in.Fields[i].Selector, in.Fields[i].Target)}
+			d, err := of.st.Fill(ctx, b, of.id, of.ref, in.Fields[i].Value)
+			if err != nil {
+				fr.Error = werr.As(err).Message
+				out.Fields = append(out.Fields, fr)
+				return out, werr.As(err).WithDetail("filled", out.Filled).WithDetail("failedIndex", i)
+			}
+			fr.OK = true
+			out.Filled++
+			out.Fields = append(out.Fields, fr)
+			if out.Dialog = d; d != nil {
+				return out, nil
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for ; j < len(in.Fields); j++ {
+			if _, isOOP := oop[j]; isOOP {
+				break
+			}
+		}
+		r, err := b.FillForm(ctx, in.Fields[i:j])
+		if r != nil {
+			for _, fr := range r.Fields {
+				fr.Index += i
+				out.Fields = append(out.Fields, fr)
+			}
+			out.Filled += r.Filled
+			out.ActionResult = r.ActionResult
+		}
+		if err != nil {
+			failed := i
+			if r != nil && len(r.Fields) > 0 {
+				failed += len(r.Fields) - 1
+			}
+			return out, werr.As(err).WithDetail("filled", out.Filled).WithDetail("failedIndex", failed)
+		}
+		if out.Dialog != nil {
+			return out, nil
+		}
+		i = j
+	}
+	return out, nil
 })
 
 // BrowserDrag is the tool browser_drag (w365 browser drag).

@@ -59,13 +59,11 @@ func refEnv(ctx context.Context, env *tool.Env, snapshotID string) (*snapshot.St
 	return st, b, snapshotID, nil
 }
 
-// elementOf resolves a target parameter: a ref of the latest snapshot or find
-// result (e5, ref=e5, SNAPSHOTID:e5), keeping its SNAPSHOT_EXPIRED semantics, or
-// a CSS selector. cssOnly (the W365 selector parameter) never reads it as a ref.
-func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target string, cssOnly bool) (browser.Element, error) {
-	if cssOnly {
-		return browser.CSS(target), nil
-	}
+// elementOf resolves a target or selector parameter, one grammar for every element
+// tool: a ref of the latest snapshot or find result (e5, ref=e5, SNAPSHOTID:e5),
+// keeping its SNAPSHOT_EXPIRED semantics, or else a CSS selector (no CSS selector
+// looks like a ref: a custom element's name has a hyphen).
+func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target string) (browser.Element, error) {
 	st, err := snapshotsOf(env)
 	if err != nil {
 		return browser.Element{}, err
@@ -178,10 +176,16 @@ type PointOut struct {
 	Y      float64        `json:"y"`
 	Did    string         `json:"did"`
 	Dialog browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by this action: do not repeat it"`
+	// Downloads began during the action (state as of its end).
+	Downloads []browser.Download `json:"downloads,omitempty"`
 }
 
 func (o PointOut) Text() string {
-	return fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) + dialogNote(o.Dialog)
+	s := fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) + dialogNote(o.Dialog)
+	for _, d := range o.Downloads {
+		s += "\n" + downloadNote(d)
+	}
+	return s
 }
 
 // dialogNote mentions a dialog an action opened.
@@ -410,7 +414,7 @@ func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, r
 	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog)}, nil
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads}, nil
 }
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
@@ -559,7 +563,7 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 		if in.SnapshotID != "" && snapshot.RefOf(target) != "" {
 			target = in.SnapshotID + ":" + snapshot.RefOf(target)
 		}
-		if el, err = elementOf(ctx, env, b, target, false); err != nil {
+		if el, err = elementOf(ctx, env, b, target); err != nil {
 			return FileUploadOut{}, err
 		}
 	}

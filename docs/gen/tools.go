@@ -58,8 +58,8 @@ built from it, so what this page says holds for the three.
   positional arguments, in that order.
 - **sessionId / browserSessionId** name the session a call runs in ([mcp.md](mcp.md#serving),
   [sessions.md](sessions.md)).
-- **Targets**: every ` + "`target`" + ` parameter (` + "`browser_click`, `browser_type`, `browser_evaluate`" + `,
-  ` + "`browser_fill_form`" + ` fields, ` + "`browser_take_screenshot`, `browser_file_upload`" + `) takes a ref of the
+- **Targets**: every ` + "`target`" + ` and element ` + "`selector`" + ` parameter (` + "`browser_click`, `browser_type`, `browser_evaluate`" + `,
+  ` + "`browser_select_option`, `browser_fill_form`" + ` fields, ` + "`browser_take_screenshot`, `browser_file_upload`" + `) takes a ref of the
   latest ` + "`browser_snapshot`" + ` or ` + "`browser_find`" + ` (` + "`e5`, `ref=e5`, or `SNAPSHOTID:e5`" + `) or a CSS
   selector; a ref keeps its ` + "`SNAPSHOT_EXPIRED` and `OBSCURED`" + ` answers. An action whose own effect
   opens a dialog succeeds and describes it (` + "`dialog`" + `); only later calls get ` + "`DIALOG_PENDING`" + `.

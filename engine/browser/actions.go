@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,6 +90,7 @@ type elemState struct {
 	InView    bool    `json:"inView"`
 	Hit       bool    `json:"hit"`
 	HitDesc   string  `json:"hitDesc"`
+	Framed    bool    `json:"framed"` // in a frame: X, Y are the frame's, not the tab's
 }
 
 const stateJS = `async function(scroll, waitStable) {
@@ -126,7 +128,7 @@ const stateJS = `async function(scroll, waitStable) {
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
-  return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc};
+  return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
 }`
 
 // need says what an action requires of its element besides existing and being visible.
@@ -174,6 +176,21 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 		case n&needHit != 0 && !st.Hit:
 			reason = "covered"
 		default:
+			if st.Framed {
+				// The pointer goes to the tab's viewport: the element's box there.
+				err := o.do(func(ctx context.Context) error {
+					q, err := cdp.Call(ctx, o.t.t, dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: obj})
+					if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
+						return werr.New(werr.NotFound, "the element (%s) has no box in the page", e)
+					}
+					c := q.Quads[0]
+					st.X, st.Y = (c[0]+c[2]+c[4]+c[6])/4, (c[1]+c[3]+c[5]+c[7])/4
+					return nil
+				})
+				if err != nil {
+					return "", st, err
+				}
+			}
 			return obj, st, nil
 		}
 		last = st
@@ -357,9 +374,9 @@ type TypeOptions struct {
 	Append bool
 	// Submit presses Enter after the text.
 	Submit bool
-	// insert puts the text in with one insertText instead of a key event per
-	// character (FillForm).
-	insert bool
+	// Slowly sends a key event per character (for pages that listen to keys);
+	// by default the text goes in as one insertText, as Playwright's fill does.
+	Slowly bool
 }
 
 const focusJS = `function(clear) {
@@ -378,7 +395,9 @@ const focusJS = `function(clear) {
   return 'focused';
 }`
 
-// typeText focuses the element and sends real key events for text.
+// typeText focuses the element, selects its content (unless opts.Append) and puts the
+// text in: one insertText, which replaces the selection and fires beforeinput and
+// input as typing does, or with opts.Slowly a key event per character.
 func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error) {
 	obj, st, err := o.actionable(e, needEnabled)
 	if err != nil {
@@ -395,30 +414,27 @@ func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error)
 	if state == "unfocusable" {
 		return nil, werr.Invalid("the element (%s) cannot take the keyboard focus", e)
 	}
-	keys := text
-	if state == "selected" {
-		keys = "\b" + keys // delete the selection with a real Backspace
-	}
-	if opts.Submit {
-		keys += "\r"
-	}
-	if opts.insert {
-		// Filling: the value goes in as one insertText (input events, as a paste
-		// would), not a key event per character.
-		return o.await(func(ctx context.Context) error {
-			if state == "selected" {
-				if err := sendKeys(ctx, o.t, "\b"); err != nil {
+	return o.await(func(ctx context.Context) error {
+		if !opts.Slowly && (text != "" || state != "selected") {
+			if text != "" {
+				if _, err := cdp.Call(ctx, o.t.t, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 					return err
 				}
 			}
-			if text == "" {
-				return nil
+			if opts.Submit {
+				return sendKeys(ctx, o.t, "\r")
 			}
-			_, err := cdp.Call(ctx, o.t.t, input.InsertText, input.InsertTextParams{Text: text})
-			return err
-		})
-	}
-	return o.await(func(ctx context.Context) error { return sendKeys(ctx, o.t, keys) })
+			return nil
+		}
+		keys := text
+		if state == "selected" {
+			keys = "\b" + keys // delete the selection with a real Backspace
+		}
+		if opts.Submit {
+			keys += "\r"
+		}
+		return sendKeys(ctx, o.t, keys)
+	})
 }
 
 // sendKeys types keys with real key events (kb encodes named keys such as
@@ -448,8 +464,8 @@ func sendKeys(ctx context.Context, t *tab, keys string) error {
 	return flush()
 }
 
-// Type focuses the element and types text with real key events, replacing
-// its content unless opts.Append.
+// Type focuses the element and types text (see typeText), replacing its
+// content unless opts.Append.
 func (b *Browser) Type(ctx context.Context, e Element, text string, opts TypeOptions) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
@@ -518,20 +534,25 @@ func (o *op) selectOption(e Element, values []string) (int, *Dialog, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	return selectIn(opField{o: o, e: e, obj: obj}, values)
+}
+
+// selectIn runs selectJS on the field and says what came of it.
+func selectIn(f FieldDriver, values []string) (int, *Dialog, error) {
 	var r struct {
 		Selected int      `json:"selected"`
 		Missing  []string `json:"missing"`
 		Error    string   `json:"error"`
 	}
-	d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, selectJS, &r, values) })
+	d, err := f.Call(selectJS, &r, values)
 	if d != nil || err != nil {
 		return 0, d, err
 	}
 	if r.Error != "" {
-		return 0, nil, werr.Invalid("%s: %s", e, r.Error)
+		return 0, nil, werr.Invalid("%s: %s", f, r.Error)
 	}
 	if len(r.Missing) > 0 {
-		return 0, nil, werr.New(werr.NotFound, "no option with value or label %q in %s", r.Missing[0], e).WithDetail("missing", r.Missing)
+		return 0, nil, werr.New(werr.NotFound, "no option with value or label %q in %s", r.Missing[0], f).WithDetail("missing", r.Missing)
 	}
 	return r.Selected, nil, nil
 }
@@ -619,8 +640,19 @@ type FillFormResult struct {
 
 const kindJS = `function() {
   const el = this.nodeType === 1 ? this : this.parentElement;
-  return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(), checked: !!el.checked, editable: !!el.isContentEditable};
+  return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(), checked: !!el.checked, editable: !!el.isContentEditable,
+    value: (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') ? el.value : null};
 }`
+
+// fieldKind is what kindJS reports; Value (nil but for inputs and textareas) never
+// leaves the engine: it may be a password.
+type fieldKind struct {
+	Tag      string  `json:"tag"`
+	Type     string  `json:"type"`
+	Checked  bool    `json:"checked"`
+	Editable bool    `json:"editable"`
+	Value    *string `json:"value"`
+}
 
 const setValueJS = `function(v) {
   const proto = Object.getPrototypeOf(this);
@@ -675,18 +707,69 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var k struct {
-		Tag      string `json:"tag"`
-		Type     string `json:"type"`
-		Checked  bool   `json:"checked"`
-		Editable bool   `json:"editable"`
+	return FillField(opField{o: o, e: e, obj: obj}, f.Value)
+}
+
+// FieldDriver acts on one form field for FillField: the engine's own elements, and
+// the snapshot's refs inside out-of-process frames, fill by one rule.
+type FieldDriver interface {
+	fmt.Stringer // names the field in errors
+	// Call calls a function declaration with this = the field, JSON args, the result decoded into out.
+	Call(fn string, out any, args ...any) (*Dialog, error)
+	// Click clicks the field's centre with real mouse events.
+	Click() (*Dialog, error)
+	// Type focuses the field and replaces its content with text (typeText's way).
+	Type(text string) (*Dialog, error)
+}
+
+// opField is an element of the active tab's process, resolved by an op.
+type opField struct {
+	o   *op
+	e   Element
+	obj runtime.RemoteObjectID
+}
+
+func (f opField) String() string { return f.e.String() }
+func (f opField) Call(fn string, out any, args ...any) (*Dialog, error) {
+	return f.o.await(func(ctx context.Context) error { return callOn(ctx, f.o.t, f.obj, fn, out, args...) })
+}
+func (f opField) Click() (*Dialog, error)           { return f.o.click(f.e, 1, ClickOptions{}) }
+func (f opField) Type(text string) (*Dialog, error) { return f.o.typeText(f.e, text, TypeOptions{}) }
+
+// FillField puts value into the field (text, a boolean for checkboxes and radios,
+// option values for a select) and checks that the field then holds it: a page may
+// refuse a change (a click that missed, a handler that undid it, a value the input
+// sanitised away). The value never appears in an error: it may be a password.
+func FillField(f FieldDriver, value any) (*Dialog, error) {
+	var k fieldKind
+	if d, err := f.Call(kindJS, &k); d != nil || err != nil {
+		return d, err
 	}
-	if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, kindJS, &k) }); d != nil || err != nil {
+	if d, err := setField(f, k, value); d != nil || err != nil {
+		return d, err
+	}
+	var after fieldKind
+	if d, err := f.Call(kindJS, &after); d != nil || err != nil {
 		return d, err
 	}
 	switch {
 	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
-		want, ok := boolValue(f.Value)
+		if want, _ := boolValue(value); after.Checked != want {
+			return nil, werr.New(werr.Unavailable, "the %s (%s) is still %s after the click", k.Type, f, map[bool]string{true: "checked", false: "unchecked"}[after.Checked])
+		}
+	case after.Value != nil && k.Type != "file" && k.Type != "color" && k.Type != "range":
+		if s, _ := stringValue(value); *after.Value != s {
+			return nil, werr.New(werr.Unavailable, "the field (%s) did not take the value: it holds another one", f)
+		}
+	}
+	return nil, nil
+}
+
+// setField puts value into a form field of kind k.
+func setField(f FieldDriver, k fieldKind, value any) (*Dialog, error) {
+	switch {
+	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
+		want, ok := boolValue(value)
 		if !ok {
 			return nil, werr.Invalid("a %s takes true or false", k.Type)
 		}
@@ -696,10 +779,10 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 		if k.Type == "radio" && !want {
 			return nil, werr.Invalid("a radio button cannot be unchecked; check another one of its group")
 		}
-		return o.click(e, 1, ClickOptions{})
+		return f.Click()
 	case k.Tag == "select":
 		var vals []string
-		if list, ok := f.Value.([]any); ok {
+		if list, ok := value.([]any); ok {
 			for _, x := range list {
 				s, err := stringValue(x)
 				if err != nil {
@@ -707,27 +790,26 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 				}
 				vals = append(vals, s)
 			}
-		} else if l, ok := f.Value.([]string); ok {
+		} else if l, ok := value.([]string); ok {
 			vals = l
 		} else {
-			s, err := stringValue(f.Value)
+			s, err := stringValue(value)
 			if err != nil {
 				return nil, err
 			}
 			vals = []string{s}
 		}
-		_, d, err := o.selectOption(e, vals)
+		_, d, err := selectIn(f, vals)
 		return d, err
 	case k.Tag == "input" && k.Type == "file":
 		return nil, werr.Invalid("file inputs are set with browser_set_file_input_ref")
 	case k.Tag == "input" && map[string]bool{"date": true, "time": true, "datetime-local": true, "month": true, "week": true, "color": true, "range": true}[k.Type]:
-		s, err := stringValue(f.Value)
+		s, err := stringValue(value)
 		if err != nil {
 			return nil, err
 		}
 		var ok bool
-		d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, setValueJS, &ok, s) })
-		if d != nil || err != nil {
+		if d, err := f.Call(setValueJS, &ok, s); d != nil || err != nil {
 			return d, err
 		}
 		if !ok {
@@ -735,13 +817,13 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 		}
 		return nil, nil
 	case k.Tag == "input" || k.Tag == "textarea" || k.Editable:
-		s, err := stringValue(f.Value)
+		s, err := stringValue(value)
 		if err != nil {
 			return nil, err
 		}
-		return o.typeText(e, s, TypeOptions{insert: true})
+		return f.Type(s)
 	}
-	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", e, k.Tag)
+	return nil, werr.Invalid("the element (%s, <%s>) is not a form field", f, k.Tag)
 }
 
 // FillForm fills fields in order with real input, stopping at the first
@@ -768,7 +850,7 @@ func (b *Browser) FillForm(ctx context.Context, fields []FormField) (*FillFormRe
 			e := f.element()
 			fr := FieldResult{Index: i, Selector: e.Selector}
 			if fr.Selector == "" && e.BackendNodeID != 0 {
-				fr.Selector = f.Target
+				fr.Selector = cmp.Or(f.Selector, f.Target)
 			}
 			d, err := o.fillField(f)
 			if err != nil {

@@ -106,3 +106,18 @@ func BenchmarkFormFlow20(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkType is one browser_type into a text field of a loaded page.
+func BenchmarkType(b *testing.B) {
+	br, base := benchBrowser(b)
+	ctx := context.Background()
+	if _, err := br.Navigate(ctx, base+"/form.html", browser.WaitLoad); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := br.Type(ctx, browser.CSS("#email"), "r0-value-0", browser.TypeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

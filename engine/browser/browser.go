@@ -76,6 +76,10 @@ type Options struct {
 	// Headless runs the browser without a window. The default is headful on the
 	// display named by Env.
 	Headless bool
+	// WindowWidth and WindowHeight size a headful browser's window (the session's
+	// screen, which a window manager's "maximized" does not reliably give); zero
+	// starts it maximized.
+	WindowWidth, WindowHeight int
 	// Executable is the browser binary. Empty means what Find picks for Env:
 	// $W365_BROWSER, else Edge, Chrome or Chromium.
 	Executable string
@@ -469,7 +473,11 @@ func (b *Browser) args() []string {
 	if b.opts.Headless {
 		a = append(a, "--headless=new", "--enable-unsafe-swiftshader", "--window-size=1280,900")
 	} else {
-		a = append(a, "--start-maximized", "--window-position=0,0")
+		if b.opts.WindowWidth > 0 && b.opts.WindowHeight > 0 {
+			a = append(a, fmt.Sprintf("--window-size=%d,%d", b.opts.WindowWidth, b.opts.WindowHeight), "--window-position=0,0")
+		} else {
+			a = append(a, "--start-maximized", "--window-position=0,0")
+		}
 	}
 	a = append(a, b.opts.ExtraArgs...)
 	return append(a, "about:blank")
@@ -611,7 +619,18 @@ func (b *Browser) connect(ctx context.Context, inst *instance, allocCtx context.
 	if inst.active == nil && len(inst.tabs) > 0 {
 		inst.active = inst.tabs[0]
 	}
+	first := inst.active
 	b.mu.Unlock()
+	if b.opts.CDPEndpoint == "" && !b.opts.Headless && b.opts.WindowWidth > 0 && b.opts.WindowHeight > 0 && first != nil {
+		// A window manager may still place the window its own way: set its bounds.
+		if w, err := chromedp.CallBrowser(cctx, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: first.id}); err == nil {
+			_, _ = chromedp.CallBrowser(cctx, browser.SetWindowBounds, browser.SetWindowBoundsParams{WindowID: w.WindowID,
+				Bounds: &browser.Bounds{Left: new(int64(0)), Top: new(int64(0)), Width: int64(b.opts.WindowWidth), Height: int64(b.opts.WindowHeight), WindowState: browser.WindowStateNormal}})
+			// Maximized, the window has no resize border: the page gets the screen's width.
+			_, _ = chromedp.CallBrowser(cctx, browser.SetWindowBounds, browser.SetWindowBoundsParams{WindowID: w.WindowID,
+				Bounds: &browser.Bounds{WindowState: browser.WindowStateMaximized}})
+		}
+	}
 	return inst, nil
 }
 

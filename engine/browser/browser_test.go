@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,6 +77,17 @@ func newServer(t *testing.T) *server {
 		case <-r.Context().Done():
 		}
 		http.NotFound(w, r)
+	})
+	mux.HandleFunc("/slow-page", func(w http.ResponseWriter, r *http.Request) {
+		delay := 800 * time.Millisecond // a slow server (slow_link.html); ?ms= sets the delay
+		if ms, err := strconv.Atoi(r.URL.Query().Get("ms")); err == nil {
+			delay = time.Duration(ms) * time.Millisecond
+		}
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, "<!doctype html><title>Slow page</title><p id=arrived>arrived</p>")
 	})
 	mux.HandleFunc("/status/500", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", 500) })
 	mux.HandleFunc("/hang-up", func(w http.ResponseWriter, r *http.Request) {
@@ -234,6 +246,15 @@ func TestBrowser(t *testing.T) {
 	t.Run("FormEveryInputKind", func(t *testing.T) {
 		navigate(t, b, s.URL+"/form.html")
 		if _, err := b.Type(tctx(t), browser.CSS("#text"), "Grüße 東京", browser.TypeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if keys := queryText(t, b, "#keys"); keys != "" {
+			t.Fatalf("a fill sent key events: %q", keys)
+		}
+		if v, err := b.EvalJS(tctx(t), "document.querySelector('#text').value"); err != nil || v.Value != "Grüße 東京" {
+			t.Fatalf("typed value %+v, %v", v, err)
+		}
+		if _, err := b.Type(tctx(t), browser.CSS("#text"), "Grüße 東京", browser.TypeOptions{Slowly: true}); err != nil {
 			t.Fatal(err)
 		}
 		if keys := queryText(t, b, "#keys"); !strings.HasPrefix(keys, "Backspace,G,r,") {

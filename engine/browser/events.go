@@ -72,6 +72,7 @@ type NetworkRequest struct {
 	StartTime    time.Time `json:"startTime"`
 	DurationMs   float64   `json:"durationMs,omitempty"`
 	started      float64
+	mainDoc      bool // the document of a navigation of the tab's main frame
 }
 
 // Download is a file the page downloaded into the session's download directory.
@@ -196,7 +197,7 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 		b.netSeq++
 		r := &NetworkRequest{Seq: b.netSeq, ID: string(ev.RequestID), TabID: string(t.id), Method: ev.Request.Method,
 			URL: capURL(ev.Request.URL), ResourceType: string(ev.Type), StartTime: time.Unix(0, int64(float64(ev.WallTime)*1e9)),
-			started: float64(ev.Timestamp)}
+			started: float64(ev.Timestamp), mainDoc: ev.Type == network.ResourceTypeDocument && ev.FrameID == t.mainFrame}
 		b.netByID[id] = r
 		b.network = append(b.network, r)
 		if len(b.network) > maxNetwork {

@@ -32,9 +32,10 @@ const (
 
 const (
 	objectGroup = "w365"
-	// After an action the page is watched for DOM changes: quietFirst without any ends
-	// the wait; once something changed, the DOM must stay unchanged for quietWindow. All of
-	// it, and the wait for the requests an action started, take at most quietMax each.
+	// After an action the page is watched for DOM changes: a rendered frame and the task
+	// after it without any end the wait (quietFirst bounds that where no frame comes, a
+	// hidden tab); once something changed, the DOM must stay unchanged for quietWindow.
+	// All of it, and the wait for the requests an action started, take at most quietMax each.
 	quietFirst     = 30 * time.Millisecond
 	quietWindow    = 100 * time.Millisecond
 	quietMax       = 1500 * time.Millisecond
@@ -343,16 +344,18 @@ func (o *op) mark() navMark {
 }
 
 const quietJS = `new Promise(resolve => {
-  let timer;
-  const finish = () => { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); };
-  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(finish, %d); });
+  let timer, changed = false;
+  const finish = () => { obs.disconnect(); clearTimeout(timer); clearTimeout(first); clearTimeout(cap); resolve(true); };
+  const obs = new MutationObserver(() => { changed = true; clearTimeout(timer); timer = setTimeout(finish, %d); });
   obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  timer = setTimeout(finish, %d);
+  const idle = () => { if (!changed) finish(); };
+  requestAnimationFrame(() => setTimeout(idle, 0));
+  const first = setTimeout(idle, %d);
   const cap = setTimeout(finish, %d);
 })`
 
-// quiet waits until the DOM had no mutation for quietFirst, or, once it changed, for
-// quietWindow (at most quietMax).
+// quiet waits until the DOM had no mutation up to the task after the next frame (at most
+// quietFirst), or, once it changed, for quietWindow (at most quietMax).
 func (b *Browser) quiet(ctx context.Context, inst *instance, t *tab) (*Dialog, error) {
 	qctx, cancel := context.WithTimeout(ctx, quietMax+time.Second)
 	defer cancel()
@@ -510,7 +513,10 @@ func (b *Browser) waitNavigation(ctx context.Context, inst *instance, t *tab, m 
 			}
 			return nil, nil
 		}
-		if time.Since(lastPoll) > 200*time.Millisecond {
+		// A navigation that has not committed is waited for while its document is on the
+		// way (a slow server); one whose request never came, or ended without a document
+		// (a 204), leaves the old page, complete, in place.
+		if time.Since(lastPoll) > 200*time.Millisecond && (committed || !b.docPending(t, m)) {
 			lastPoll = time.Now()
 			var state string
 			pctx, pcancel := context.WithTimeout(wctx, 300*time.Millisecond)
@@ -533,6 +539,19 @@ func (b *Browser) waitNavigation(ctx context.Context, inst *instance, t *tab, m 
 			return nil, nil // bounded: carry on
 		}
 	}
+}
+
+// docPending tells whether a main-frame document the tab requested since m is still
+// loading.
+func (b *Browser) docPending(t *tab, m navMark) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.network) - 1; i >= 0 && b.network[i].Seq > m.netSeq; i-- {
+		if r := b.network[i]; r.mainDoc && r.TabID == string(t.id) && !r.Finished {
+			return true
+		}
+	}
+	return false
 }
 
 // lifecycleName maps a WaitUntil to Chrome's lifecycle event name.
@@ -992,16 +1011,14 @@ func (b *Browser) Run(ctx context.Context, f func(ctx context.Context, t *chrome
 	return err
 }
 
-// Act is Run for an action: when the action's own effect opens a dialog, the
-// action ran, so the dialog comes back as a result, not as an error (only a
-// later call, refused while it is open, gets DIALOG_PENDING).
-func (b *Browser) Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*Dialog, error) {
-	o, err := b.begin(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	defer o.end()
-	return o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
+// Act is Run for an action, settled as every action is (the navigation it started,
+// the downloads and tabs it caused are in its result): when the action's own effect
+// opens a dialog, the action ran, so the dialog comes back as a result, not as an
+// error (only a later call, refused while it is open, gets DIALOG_PENDING).
+func (b *Browser) Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*ActionResult, error) {
+	return b.action(ctx, func(o *op) (*Dialog, error) {
+		return o.await(func(ctx context.Context) error { return f(ctx, o.t.t) })
+	})
 }
 
 // PageIdentity names the document shown in the active tab; LoaderID changes

@@ -5,7 +5,6 @@ package proc
 import (
 	"context"
 	"os"
-	"os/exec"
 
 	"github.com/w365/w365/engine/werr"
 )

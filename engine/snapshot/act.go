@@ -131,12 +131,22 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 
 // actRef is withRef for an action: a dialog the action opened is returned (the
 // action ran), not an error.
-func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (*browser.Dialog, error) {
+func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (browser.ActionResult, error) {
 	body, err := s.refBody(snapshotID, ref, f)
 	if err != nil {
-		return nil, err
+		return browser.ActionResult{}, err
 	}
-	return r.Act(ctx, body)
+	res, err := r.Act(ctx, body)
+	if res == nil {
+		return browser.ActionResult{}, err
+	}
+	return *res, err
+}
+
+// actDialog is actRef for the actions whose result is only the dialog they opened.
+func (s *Store) actDialog(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (*browser.Dialog, error) {
+	ar, err := s.actRef(ctx, r, snapshotID, ref, f)
+	return ar.Dialog, err
 }
 
 func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
@@ -307,7 +317,7 @@ type ClickOptions struct {
 // ActResult is where an action happened and the dialog it opened, if any.
 type ActResult struct {
 	Point
-	Dialog *browser.Dialog `json:"dialog,omitempty"`
+	browser.ActionResult
 }
 
 // Click clicks the element of a ref with real mouse events at its centre,
@@ -321,7 +331,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 		return ActResult{}, err
 	}
 	var res ActResult
-	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
 		if res.Point, err = h.point(true); err != nil {
 			return err
@@ -353,7 +363,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (ActResult, error) {
 	var res ActResult
 	var err error
-	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
 		if res.Point, err = h.point(true); err != nil {
 			return err
@@ -457,7 +467,7 @@ type TypeOptions struct {
 // returns the number of characters typed and the dialog the typing opened.
 func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, o TypeOptions) (int, *browser.Dialog, error) {
 	clear := o.Clear
-	d, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	ar, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		fs, err := h.focus(clear)
 		if err != nil {
 			return err
@@ -479,7 +489,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 		}
 		return nil
 	})
-	return utf8.RuneCountInString(text), d, err
+	return utf8.RuneCountInString(text), ar.Dialog, err
 }
 
 // keyNames maps key names (Enter, F5, ArrowUp, ...) to chromedp kb runes.
@@ -522,7 +532,7 @@ func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key str
 	if err != nil {
 		return nil, err
 	}
-	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
 		if _, err := h.focus(false); err != nil {
 			return err
 		}
@@ -542,8 +552,9 @@ type ScrollResult struct {
 // dx, dy pixels with a real mouse wheel at its centre.
 func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx, dy float64) (*ScrollResult, error) {
 	var res ScrollResult
+	var ar browser.ActionResult
 	var err error
-	res.Dialog, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	ar, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		p, err := h.point(false)
 		if err != nil {
 			return err
@@ -566,13 +577,14 @@ func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx
 		}
 		return nil
 	})
+	res.Dialog = ar.Dialog
 	return &res, err
 }
 
 // SetFiles sets the files of the file input of a ref. Callers check the
 // paths against policy (AllowedFile).
 func (s *Store) SetFiles(ctx context.Context, r Runner, snapshotID, ref string, paths []string) (*browser.Dialog, error) {
-	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
 		var isFile bool
 		if err := callOn(h.c.ctx, h.s, h.obj, `function() { return this.tagName === 'INPUT' && this.type === 'file'; }`, &isFile); err != nil {
 			return err
@@ -607,4 +619,60 @@ func (s *Store) Describe(ctx context.Context, snapshotID, target string) string 
 		return fmt.Sprintf("%s %q", rt.Role, rt.Name)
 	}
 	return rt.Role
+}
+
+// refField is the element of a ref as browser.FillField drives it (the fields of
+// out-of-process frames, which the engine's own elements cannot reach).
+type refField struct{ h *handle }
+
+func (f refField) String() string {
+	return fmt.Sprintf("ref %s (%s)", f.h.ref, f.h.rt.describe(f.h.ref))
+}
+
+func (f refField) Call(fn string, out any, args ...any) (*browser.Dialog, error) {
+	return nil, callOn(f.h.c.ctx, f.h.s, f.h.obj, fn, out, args...)
+}
+
+func (f refField) Click() (*browser.Dialog, error) {
+	p, err := f.h.point(true)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range []struct {
+		typ     input.DispatchMouseEventType
+		buttons int64
+	}{{input.DispatchMouseEventTypeMousePressed, 1}, {input.DispatchMouseEventTypeMouseReleased, 0}} {
+		if err := f.h.mouse(m.typ, p, input.MouseButtonLeft, m.buttons, 1); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// Type replaces the field's content with one insertText, as browser_type does.
+func (f refField) Type(text string) (*browser.Dialog, error) {
+	fs, err := f.h.focus(true)
+	if err != nil {
+		return nil, err
+	}
+	if !fs.Editable {
+		return nil, werr.Invalid("the element of %s does not take text", f)
+	}
+	if text == "" {
+		if !fs.Empty {
+			_, err = chromedp.KeyEvent(kb.Backspace)(f.h.c.ctx, f.h.c.tab.t)
+		}
+		return nil, err
+	}
+	_, err = cdp.Call(f.h.c.ctx, f.h.c.tab.t, input.InsertText, input.InsertTextParams{Text: text})
+	return nil, err
+}
+
+// Fill puts value into the form field of a ref by browser.FillField's rule (and
+// checks it took it), for browser_fill_form's fields in out-of-process frames.
+func (s *Store) Fill(ctx context.Context, r Runner, snapshotID, ref string, value any) (*browser.Dialog, error) {
+	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
+		_, err := browser.FillField(refField{h}, value)
+		return err
+	})
 }

@@ -26,6 +26,7 @@ type sess struct {
 	main    string            // the target's main frame id
 	url     string
 	world   runtime.ExecutionContextID
+	closed  bool // the closed shadow roots of its document are registered in world
 }
 
 // worldName names the isolated JavaScript world the snapshot scripts run in:
@@ -45,6 +46,78 @@ func (c *conn) worldOf(s *sess) (runtime.ExecutionContextID, error) {
 	}
 	s.world = w.ExecutionContextID
 	return s.world, nil
+}
+
+// closedJS keeps the closed shadow roots it is given (DevTools sees them, page
+// scripts and so the walk cannot) in the isolated world, by host: the walk, the
+// text read and the hit test follow them as they follow open ones. With no roots it
+// lists the elements that may host one not yet kept: custom elements, and the
+// other elements that can host a shadow root when they have a box but no content
+// (a host's own children do not render), in the document and every root known.
+const closedJS = `function(...roots) {
+  const K = Symbol.for('w365.closed');
+  const m = window[K] || (window[K] = new WeakMap());
+  for (const r of roots) if (r && r.host) m.set(r.host, r);
+  if (roots.length) return [];
+  const HOSTS = /^(article|aside|blockquote|body|div|footer|h[1-6]|header|main|nav|p|section|span)$/;
+  const out = [];
+  const scan = root => {
+    for (const el of root.querySelectorAll('*')) {
+      const sr = el.shadowRoot || m.get(el);
+      if (sr) { scan(sr); continue; }
+      if (out.length >= 64) return;
+      if (el.localName.includes('-') || (HOSTS.test(el.localName) && !el.firstElementChild && !el.textContent.trim() && el.getClientRects().length && el.offsetWidth * el.offsetHeight > 0)) out.push(el);
+    }
+  };
+  scan(document);
+  return out;
+}`
+
+// registerClosed hands the closed shadow roots of the document of world (in s) to
+// closedJS, once per operation: the candidate hosts closedJS lists are described
+// (DOM.describeNode tracks nothing), their closed roots resolved into the world.
+// Roots inside closed roots come with the next round (three at most).
+func (c *conn) registerClosed(s *sess, world runtime.ExecutionContextID) error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for range 3 {
+		r, err := cdp.Call(c.ctx, s.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: closedJS, ExecutionContextID: world, ObjectGroup: objectGroup})
+		if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
+			return err
+		}
+		props, err := cdp.Call(c.ctx, s.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: new(true)})
+		if err != nil {
+			return err
+		}
+		var args []*runtime.CallArgument
+		for _, p := range props.Result {
+			if p.Value == nil || p.Value.ObjectID == "" || p.Value.Subtype != runtime.RemoteObjectSubtypeNode {
+				continue
+			}
+			d, err := cdp.Call(c.ctx, s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: p.Value.ObjectID, Depth: new(int64(0))})
+			if err != nil || d.Node == nil {
+				continue
+			}
+			for _, sr := range d.Node.ShadowRoots {
+				if sr.ShadowRootType != cdp.ShadowRootTypeClosed {
+					continue
+				}
+				o, err := cdp.Call(c.ctx, s.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: sr.BackendNodeID, ExecutionContextID: world, ObjectGroup: objectGroup})
+				if err == nil && o.Object != nil {
+					args = append(args, &runtime.CallArgument{ObjectID: o.Object.ObjectID})
+				}
+			}
+		}
+		if len(args) == 0 {
+			return nil
+		}
+		if _, err := cdp.Call(c.ctx, s.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: closedJS, ExecutionContextID: world, Arguments: args}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // conn owns the sessions of one operation; close detaches the OOPIF ones.
@@ -197,11 +270,14 @@ func (c *conn) walk(s *sess, obj runtime.RemoteObjectID, o walkOpts) (*jsWalk, e
 		res *runtime.RemoteObject
 		exc *runtime.ExceptionDetails
 	)
+	world, err := c.worldOf(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.registerClosed(s, world); err != nil {
+		return nil, err
+	}
 	if obj == "" {
-		world, err := c.worldOf(s)
-		if err != nil {
-			return nil, err
-		}
 		r, err := cdp.Call(c.ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{ContextID: world,
 			Expression: "JSON.stringify((" + walkJS + ").call(document, " + string(arg) + "))", ReturnByValue: new(true)})
 		if err != nil {

@@ -3,7 +3,7 @@
 // document, and acts on those refs.
 //
 // The tree is computed in the page by one script per document (walkJS: ARIA
-// roles, names, values and states; open shadow roots; same-origin iframes in
+// roles, names, values and states; open and closed shadow roots; same-origin iframes in
 // place) rather than with Accessibility.getFullAXTree, which measured 3-10x
 // slower and 8x larger on the wire here (5,000 elements: 1-4 s, 5 MB).
 // Cross-origin iframes that run in their own renderer (OOPIFs) are walked

@@ -20,8 +20,8 @@ import (
 // Runner runs f on the active tab's CDP target (browser.Browser.Run).
 type Runner interface {
 	Run(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) error
-	// Act runs an action; a dialog the action opened is its result.
-	Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*browser.Dialog, error)
+	// Act runs an action and settles the page; a dialog the action opened is in its result.
+	Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*browser.ActionResult, error)
 }
 
 // builder turns walk results (one per document) into one Node tree.

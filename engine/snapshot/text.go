@@ -3,17 +3,40 @@ package snapshot
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/werr"
 )
 
 // maxTextFrames bounds how many frames FrameTexts reads.
 const maxTextFrames = 200
 
-// FrameTexts returns the visible text (innerText) of every frame of the active
+// textJS is a document's visible text: its innerText, then that of every shadow
+// root, open or closed (closedJS), which innerText leaves out.
+const textJS = `(() => {
+  const top = document.body || document.documentElement;
+  if (!top) return '';
+  const closed = window[Symbol.for('w365.closed')], parts = [top.innerText ?? top.textContent];
+  const walk = root => {
+    for (const el of root.querySelectorAll('*')) {
+      const sr = el.shadowRoot || (closed && closed.get(el));
+      if (!sr) continue;
+      for (const k of sr.children) if (!['STYLE', 'SCRIPT', 'TEMPLATE'].includes(k.tagName)) parts.push(k.innerText ?? k.textContent);
+      walk(sr);
+    }
+  };
+  walk(document);
+  return parts.join('\n');
+})()`
+
+// FrameTexts returns the visible text (textJS) of every frame of the active
 // tab that shows a document, same- and cross-origin, out-of-process ones
 // included, as the snapshot sees them; frames showing an error page are skipped.
 // It reads in an isolated world, so the page's scripts cannot fake it.
@@ -76,9 +99,13 @@ func FrameTexts(ctx context.Context, r Runner) ([]string, error) {
 				if err != nil {
 					continue // the frame went away
 				}
+				if fs := c.local(s, id); fs != nil {
+					if err := c.registerClosed(fs, w.ExecutionContextID); err != nil {
+						continue // the frame went away
+					}
+				}
 				res, err := cdp.Call(ctx, s.t, runtime.Evaluate, runtime.EvaluateParams{
-					Expression: `document.body ? document.body.innerText : (document.documentElement ? document.documentElement.textContent : '')`,
-					ContextID:  w.ExecutionContextID, ReturnByValue: new(true)})
+					Expression: textJS, ContextID: w.ExecutionContextID, ReturnByValue: new(true)})
 				if err != nil || res.ExceptionDetails != nil || res.Result == nil {
 					continue
 				}
@@ -92,4 +119,49 @@ func FrameTexts(ctx context.Context, r Runner) ([]string, error) {
 		return visit(c.tab)
 	})
 	return out, err
+}
+
+// PageText is the visible text of the active tab's main frame as textJS reads it
+// (shadow roots, closed ones too, included), cut at limit bytes on a UTF-8 boundary.
+func PageText(ctx context.Context, r Runner, limit int) (*browser.TextResult, error) {
+	var v struct {
+		Text  string `json:"text"`
+		Bytes int    `json:"bytes"`
+	}
+	err := r.Run(ctx, func(ctx context.Context, t *chromedp.Target) error {
+		c, err := newConn(ctx, t)
+		if err != nil {
+			return err
+		}
+		defer c.close()
+		world, err := c.worldOf(c.tab)
+		if err != nil {
+			return err
+		}
+		if err := c.registerClosed(c.tab, world); err != nil {
+			return err
+		}
+		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{ContextID: world, ReturnByValue: new(true),
+			Expression: fmt.Sprintf("(() => { const s = %s; return {text: s.slice(0, %d), bytes: new TextEncoder().encode(s).length}; })()", textJS, limit)})
+		if err != nil {
+			return err
+		}
+		if res.ExceptionDetails != nil || res.Result == nil {
+			return werr.New(werr.Internal, "cannot read the page's text")
+		}
+		return json.Unmarshal(res.Result.Value, &v)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &browser.TextResult{Text: v.Text, TotalBytes: v.Bytes}
+	if len(out.Text) > limit {
+		n := limit
+		for n > 0 && !utf8.RuneStart(out.Text[n]) {
+			n--
+		}
+		out.Text = out.Text[:n]
+	}
+	out.Truncated = v.Bytes > len(out.Text)
+	return out, nil
 }

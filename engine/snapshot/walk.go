@@ -3,8 +3,8 @@ package snapshot
 // walkJS builds the accessibility view of a document (or of the subtree of
 // this) in the page, in one pass: roles, names, values and states, computed
 // the way browsers do for the common cases (ARIA attributes, labels, alt,
-// name from content), visible nodes only, open shadow roots and slots
-// followed, same-origin iframes walked in place. Every emitted element gets an
+// name from content), visible nodes only, open and closed shadow roots (see
+// closedJS) and slots followed, same-origin iframes walked in place. Every emitted element gets an
 // id that stays the same for that element while the document lives (a
 // WeakMap in the window of the isolated world the script runs in); the caller
 // turns ids into refs.
@@ -24,8 +24,10 @@ const walkJS = `function(o) {
   const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
   const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
   const norm = s => typeof s === 'string' ? s.replace(/\s+/g, ' ').trim() : '';
+  const closed = window[Symbol.for('w365.closed')];
   const kids = el => {
-    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    const sr = el.shadowRoot || (closed && closed.get(el));
+    if (sr) return sr.childNodes;
     if (el.localName === 'slot') { const a = el.assignedNodes({flatten: true}); return a.length ? a : el.childNodes; }
     return el.childNodes;
   };

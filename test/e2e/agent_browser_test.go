@@ -1,0 +1,125 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// agentPages serves testdata/pages with the endpoints of an agent's tasks: a server
+// that answers after 800 ms and a download.
+func agentPages(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
+	mux.HandleFunc("/slow-page", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(800 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, "<!doctype html><title>Slow page</title><p id=arrived>arrived</p>")
+	})
+	mux.HandleFunc("/download/invoice.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="invoice.txt"`)
+		fmt.Fprint(w, "invoice 42: 19.99 EUR")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// An agent's browser tasks (issue 25.5), each as the agent meets it over MCP: refs
+// from a snapshot and the tools that take them.
+func TestBrowserAgentTasks(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	base := agentPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": base + "/agent_shop.html"})
+
+	// The window fills the session's screen from the first page on.
+	var size struct{ Width, Height int }
+	e2e.Structured(t, e2e.Call(t, cs, "get_screen_size", nil), &size)
+	var vp struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "String(innerWidth)"}), &vp)
+	if vp.Value != fmt.Sprint(size.Width) {
+		t.Errorf("viewport %s px wide on a %dx%d screen", vp.Value, size.Width, size.Height)
+	}
+
+	// browser_select_option takes a ref, as every element tool does.
+	_, snap := snapshotOver(t, cs, nil)
+	res, _ := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "browser_select_option", Arguments: map[string]any{"selector": snapRef(t, snap, `combobox "Shipping"`), "values": []string{"exp"}}})
+	var got struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('shipped').textContent"}), &got)
+	if txt := e2e.Text(res); !strings.Contains(txt, "1 option(s) selected") || got.Value != "shipping: exp" {
+		t.Errorf("select by ref: %s; the page shows %q", txt, got.Value)
+	}
+
+	// A download is named in the result of the click that caused it.
+	res = e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `link "Download the invoice"`)})
+	var click struct {
+		Downloads []struct {
+			SuggestedName, State, Path string
+			ReceivedBytes              int64
+		}
+	}
+	e2e.Structured(t, res, &click)
+	if len(click.Downloads) != 1 || click.Downloads[0].State != "completed" || click.Downloads[0].SuggestedName != "invoice.txt" ||
+		click.Downloads[0].ReceivedBytes != 21 || !strings.Contains(e2e.Text(res), click.Downloads[0].Path) {
+		t.Errorf("click on a download: %+v\n%s", click, e2e.Text(res))
+	} else if data, err := os.ReadFile(click.Downloads[0].Path); err != nil || string(data) != "invoice 42: 19.99 EUR" {
+		t.Errorf("downloaded: %q, %v", data, err)
+	}
+
+	// A click on a link to a slow server returns after the navigation it started.
+	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `link "Next page"`)})
+	var u struct{ URL string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_get_url", nil), &u)
+	var title struct{ Title string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_get_title", nil), &title)
+	if title.Title != "Slow page" || !strings.HasSuffix(u.URL, "/slow-page") {
+		t.Fatalf("the calls after the click see %q at %s", title.Title, u.URL)
+	}
+}
+
+// browser_fill_form fills fields of the page and of an out-of-process (cross-site)
+// frame in one call, by refs, and what it reports holds: the provider's frame submits
+// the text and the ticked box.
+func TestBrowserFillFormAcrossFrames(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, cross := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_child.html"})
+	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "I accept the terms"})
+	_, snap := snapshotOver(t, cs, nil)
+	res := e2e.Call(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"target": snapRef(t, snap, `textbox "Order note"`), "value": "leave at the door"},
+		{"target": snapRef(t, snap, `textbox "Card holder"`), "value": "Ada Lovelace"},
+		{"target": snapRef(t, snap, `checkbox "I accept the terms"`), "value": true},
+	}})
+	var fill struct{ Filled int }
+	e2e.Structured(t, res, &fill)
+	if fill.Filled != 3 {
+		t.Fatalf("fill: %s", e2e.Text(res))
+	}
+	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Pay"`)})
+	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "paid:Ada Lovelace:true", "timeoutMs": 3000})
+	var note struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('note').value"}), &note)
+	if note.Value != "leave at the door" {
+		t.Fatalf("note = %q", note.Value)
+	}
+}
