@@ -54,10 +54,15 @@ type LaunchIn struct {
 	Args []string `json:"args,omitempty"`
 }
 
-// LaunchOut says what started.
+// LaunchOut says what started, and whether its accessibility tree is there.
 type LaunchOut struct {
 	Path string `json:"path"`
 	PID  int    `json:"pid"`
+	// Registered says that the application exposes an accessibility tree
+	// (get_accessibility_tree and find_ui_element can read it); RegistrationNote says why
+	// not otherwise.
+	Registered       bool   `json:"registered"`
+	RegistrationNote string `json:"registrationNote,omitempty"`
 }
 
 // ListProcesses is the tool list_processes (w365 list-processes).
@@ -120,6 +125,9 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"python, env, sudo, cmd, powershell, wscript, rundll32, ...), #! scripts run by them and renamed\n" +
 		"copies (by the version resource's original name) are refused unless the policy names them, and\n" +
 		"a terminal only starts without arguments. The program belongs to the session and ends with it.\n" +
+		"It returns once the application has registered with the accessibility bus (registered), or\n" +
+		"says why it has not (registrationNote): it exited, it showed a window for 2 s without\n" +
+		"registering (no accessibility support: read it with analyze_screen), or 10 s passed.\n" +
 		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/xterm\n  $ w365 launch /usr/bin/gedit --args notes.txt",
 	Args:        []string{"path", "args"},
@@ -131,8 +139,33 @@ var LaunchApplication = tool.Define(tool.Tool{
 	}
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
 		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group})
-	return LaunchOut{Path: path, PID: pid}, err
+	if err != nil {
+		return LaunchOut{Path: path, PID: pid}, err
+	}
+	reg := proc.WaitRegistered(ctx, pid, registrar(ctx, env))
+	return LaunchOut{Path: path, PID: pid, Registered: reg.Registered, RegistrationNote: reg.Reason}, nil
 })
+
+// registrar watches the session's accessibility bus and windows for launch_application.
+func registrar(ctx context.Context, env *tool.Env) proc.Registrar {
+	var r proc.Registrar
+	if a, err := a11yOf(ctx, env); err == nil {
+		r.Applications = a.Applications
+	} else {
+		r.Applications = func(context.Context) ([]int, error) { return nil, err }
+	}
+	if w, err := windowsOf(env); err == nil {
+		r.Windows = func(ctx context.Context) ([]int, error) {
+			ws, err := w.List(ctx)
+			pids := make([]int, len(ws))
+			for i, w := range ws {
+				pids[i] = w.PID
+			}
+			return pids, err
+		}
+	}
+	return r
+}
 
 // LaunchedOf is the group of processes the session started with launch_application,
 // ended with the session.

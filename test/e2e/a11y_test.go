@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,4 +83,42 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// launch_application returns once the application has registered with the accessibility
+// bus, and says so; a Qt application launched first in a fresh session has its tree (the
+// bus and registry start with the desktop). An Xt application, which never registers, is
+// reported with the reason.
+func TestLaunchWaitsForAccessibility(t *testing.T) {
+	testenv.Require(t, "/usr/bin/featherpad", "/usr/bin/xcalc")
+	h := e2e.New(t)
+	cs := h.MCP()
+	var out struct {
+		PID              int
+		Registered       bool
+		RegistrationNote string
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/featherpad"}), &out)
+	if !out.Registered || out.PID == 0 || out.RegistrationNote != "" {
+		t.Fatalf("featherpad: %+v, want registered", out)
+	}
+	defer syscall.Kill(out.PID, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for e2e.ErrorCode(e2e.Call(t, cs, "activate_window", map[string]any{"title": "Untitled"})) != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("no FeatherPad window (\"Untitled\")")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res := e2e.Call(t, cs, "get_accessibility_tree", map[string]any{"maxDepth": 4})
+	if e2e.ErrorCode(res) != "" || !strings.Contains(e2e.Text(res), "MenuBar") {
+		t.Fatalf("featherpad's tree, right after launch: %s", e2e.Text(res))
+	}
+
+	out.Registered, out.RegistrationNote = true, ""
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xcalc"}), &out)
+	defer syscall.Kill(out.PID, syscall.SIGKILL)
+	if out.Registered || !strings.Contains(out.RegistrationNote, "window") {
+		t.Fatalf("xcalc: %+v, want not registered, because its window shows without it", out)
+	}
 }

@@ -158,6 +158,29 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
 }
 
+// Applications are the processes of the applications registered with the accessibility
+// bus now.
+func (t *Tree) Applications(ctx context.Context) ([]int, error) {
+	if err := werr.Done(ctx, "accessibility query"); err != nil {
+		return nil, err
+	}
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := apps(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	pids := []int{}
+	for _, a := range all {
+		if a.pid != 0 {
+			pids = append(pids, int(a.pid))
+		}
+	}
+	return pids, nil
+}
+
 // walkWindow walks the accessible frame of X window id (0: the active window), with
 // boxes and values read during the walk when boxes is set. A remembered frame that
 // turns out gone or hidden is looked up again, once.

@@ -60,35 +60,48 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (tg targe
 	return tg, cached, nil
 }
 
+// app is one application registered with the accessibility bus.
+type app struct {
+	root ref
+	pid  uint32 // the process owning its bus name
+}
+
+// apps lists the applications registered with the registry, with their processes.
+func apps(ctx context.Context, conn *dbus.Conn) ([]app, error) {
+	var roots []objRef
+	b := &batch{conn: conn}
+	b.add(ref{registryBus, registryRoot}, ifAccessible+".GetChildren", []any{&roots})
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]app, len(roots))
+	b = &batch{conn: conn}
+	for i, a := range roots {
+		out[i].root = ref{a.Bus, a.Path}
+		b.add(ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus.GetConnectionUnixProcessID", []any{&out[i].pid}, a.Bus)
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // lookup finds the accessible frame of the X window xw describes.
 func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, error) {
-	var apps []struct {
-		Bus  string
-		Path dbus.ObjectPath
-	}
-	b := &batch{conn: conn}
-	b.add(ref{registryBus, registryRoot}, ifAccessible+".GetChildren", []any{&apps})
-	if err := b.run(ctx); err != nil {
-		return target{}, err
-	}
-	pids := make([]uint32, len(apps))
-	b = &batch{conn: conn}
-	for i, a := range apps {
-		b.add(ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus.GetConnectionUnixProcessID", []any{&pids[i]}, a.Bus)
-	}
-	if err := b.run(ctx); err != nil {
+	all, err := apps(ctx, conn)
+	if err != nil {
 		return target{}, err
 	}
 	var cands []ref
-	for i, a := range apps {
-		if xw.pid != 0 && pids[i] == xw.pid {
-			cands = append(cands, ref{a.Bus, a.Path})
+	for _, a := range all {
+		if xw.pid != 0 && a.pid == xw.pid {
+			cands = append(cands, a.root)
 		}
 	}
 	byPID := len(cands) > 0
 	if !byPID {
-		for _, a := range apps {
-			cands = append(cands, ref{a.Bus, a.Path})
+		for _, a := range all {
+			cands = append(cands, a.root)
 		}
 	}
 	if len(cands) == 0 {
@@ -138,7 +151,7 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	}
 	tg := target{xid: xw.id, frame: best.ref}
 	var toolkit, version dbus.Variant
-	b = &batch{conn: conn}
+	b := &batch{conn: conn}
 	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&toolkit}, "org.a11y.atspi.Application", "ToolkitName")
 	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&version}, "org.a11y.atspi.Application", "Version")
 	if err := b.run(ctx); err != nil {
