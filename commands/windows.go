@@ -101,7 +101,7 @@ type ResizeIn struct {
 // ListWindows is the tool list_windows (w365 list-windows).
 var ListWindows = tool.Define(tool.Tool{
 	Name: "list_windows", Legacy: []string{"mcp_desktop_list_windows"}, Aliases: []string{"windows"},
-	Summary: "List visible windows: title, process, handle, frame and client area",
+	Summary: "List visible windows: title, process, handle, frame, client area",
 	Long: "Every visible top-level window: title, processName, handle (the X window id), x, y, width,\n" +
 		"height of the outer frame (title bar and borders included) and client, the application's area\n" +
 		"inside it, in screen coordinates.",
@@ -178,7 +178,7 @@ var FocusBrowser = tool.Define(tool.Tool{
 // CloseWindow is the tool close_window (w365 close-window).
 var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
-	Summary: "Close a window gracefully by part of its title (80% fuzzy match)",
+	Summary: "Close a window by part of its title (80% fuzzy)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
 		"that asks \"save changes?\" stays open and closed is false. A title that fits several windows\n" +
 		"closes none (INVALID_ARGUMENT, with the candidates) unless one of them is exactly it. Windows of\n" +
@@ -201,7 +201,7 @@ var CloseWindow = tool.Define(tool.Tool{
 // ResizeWindow is the tool resize_window (w365 resize-window).
 var ResizeWindow = tool.Define(tool.Tool{
 	Name: "resize_window", Legacy: []string{"mcp_desktop_resize_window"}, Aliases: []string{"resize"},
-	Summary: "Resize, move, maximize, minimize or restore a window by part of its title (outer frame)",
+	Summary: "Resize, move, maximize, minimize or restore a window by title",
 	Long: "Resize needs width and height (x and y optional), Move needs x and y: all of the window's\n" +
 		"outer frame (title bar and borders included), as list_windows reports it; the call fails with\n" +
 		"TIMEOUT when the window does not land there. The result is the geometry read back after the\n" +

@@ -155,8 +155,11 @@ func TestLinesAndCrop(t *testing.T) {
 	if v := at(37, 30); v < 230 { // the crop's margin reaches the bar
 		t.Errorf("the tall bar is not whitened: %d", v)
 	}
-	if lineScale(10) != 2.8 || lineScale(5) != maxScale || lineScale(40) != 1 {
-		t.Errorf("scales %v %v %v", lineScale(10), lineScale(5), lineScale(40))
+	if lineScale(10, false) != 2.8 || lineScale(5, false) != maxScale || lineScale(40, false) != 1 {
+		t.Errorf("scales %v %v %v", lineScale(10, false), lineScale(5, false), lineScale(40, false))
+	}
+	if lineScale(28, true) != 2 || lineScale(5, true) != maxFineScale || lineScale(80, true) != 1 {
+		t.Errorf("fine scales %v %v %v", lineScale(28, true), lineScale(5, true), lineScale(80, true))
 	}
 }
 

@@ -272,6 +272,12 @@ func (m *inkImage) crop(li int, l line) (image.Rectangle, *image.Gray) {
 }
 
 // lineScale is the upscale factor for a line of ink height h.
-func lineScale(h int) float64 {
+func lineScale(h int, fine bool) float64 {
+	if fine {
+		return math.Max(1, math.Min(maxFineScale, 2*float64(targetH)/float64(max(1, h))))
+	}
 	return math.Max(1, math.Min(maxScale, float64(targetH)/float64(max(1, h))))
 }
+
+// maxFineScale caps the upscale of Options.Fine.
+const maxFineScale = 4

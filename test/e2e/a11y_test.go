@@ -122,3 +122,40 @@ func TestLaunchWaitsForAccessibility(t *testing.T) {
 		t.Fatalf("xcalc: %+v, want not registered, because its window shows without it", out)
 	}
 }
+
+// analyze_screen reads one region (x, y, width, height, all or none) at higher resolution,
+// with its boxes in screen coordinates.
+func TestAnalyzeScreenRegion(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	h := e2e.New(t)
+	p := e2e.StartProbeEnv(t, h.SessionEnv(), "--title", "Region Probe")
+	cs := h.MCP()
+	sx, sy := p.Widget("Submit")
+	region := map[string]any{"x": sx - 80, "y": sy - 25, "width": 160, "height": 50}
+	var out struct {
+		FullText string
+		Boxes    []struct {
+			Text                string
+			X, Y, Width, Height int
+		}
+		Width, Height int
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "analyze_screen", region), &out)
+	if out.Width != 160 || out.Height != 50 {
+		t.Errorf("analysed %dx%d, want the region's 160x50", out.Width, out.Height)
+	}
+	found := false
+	for _, b := range out.Boxes {
+		cx, cy := b.X+b.Width/2, b.Y+b.Height/2
+		if cx < sx-80 || cx >= sx+80 || cy < sy-25 || cy >= sy+25 {
+			t.Errorf("box %+v lies outside the region around %d,%d", b, sx, sy)
+		}
+		found = found || b.Text == "Submit"
+	}
+	if !found {
+		t.Errorf("no Submit in the region's text %q", out.FullText)
+	}
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "analyze_screen", map[string]any{"x": 10, "y": 10, "width": 100})); code != "INVALID_ARGUMENT" {
+		t.Errorf("three of four region values: %q, want INVALID_ARGUMENT", code)
+	}
+}
