@@ -10,8 +10,8 @@ import (
 )
 
 // TitleThreshold is the Similarity a query needs to name a window when no title contains it
-// literally: every tool that takes a window title matches it by TitleMatches (docs/tools.md,
-// "Window titles").
+// literally: every tool that takes a window title matches it by TitleMatches, as their help
+// says (docs/tools.md: activate_window, close_window, resize_window).
 const TitleThreshold = 0.8
 
 // normalize lower-cases s and collapses runs of white space to one space, so that matching
