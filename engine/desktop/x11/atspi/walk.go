@@ -75,7 +75,7 @@ type walker struct {
 // info reads role, states, name and (if kids) the children of each ref. It asks no
 // GetInterfaces: the role says which calls make sense (valueRole, wantsText, shownText),
 // and a call an object does not implement just fails alone; GetInterfaces made the walk
-// of a Chromium window half again as slow (docs/accessibility.md).
+// of a Chromium window a quarter to a half slower (docs/accessibility.md).
 func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error) {
 	b := &batch{conn: w.conn, peers: w.peers}
 	apply := w.addInfo(b, refs, kids)
