@@ -191,3 +191,22 @@ func TestSolidBarIsNoLine(t *testing.T) {
 		t.Errorf("the bar is not a frame: component %d", c)
 	}
 }
+
+func TestEqualsSignIsALine(t *testing.T) {
+	// A lone "=" on a calculator key: two bars 9 px wide and 1 px high, 2 px apart (as
+	// galculator draws it). Each is too thin for a line; together they are one glyph.
+	const W, H = 60, 40
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 245
+	}
+	for _, y := range []int{18, 21} {
+		for x := 25; x < 34; x++ {
+			g.Pix[y*W+x] = 30
+		}
+	}
+	ls := findInk(g, newBackground(g, 2), 2).lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(25, 18, 34, 22) {
+		t.Fatalf("lines %+v, want the two bars as one", ls)
+	}
+}
