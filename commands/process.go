@@ -58,10 +58,15 @@ type LaunchIn struct {
 	Args []string `json:"args,omitempty" jsonschema:"existing files or http(s) URLs"`
 }
 
-// LaunchOut says what started.
+// LaunchOut says what started, and whether its accessibility tree is there.
 type LaunchOut struct {
 	Path string `json:"path"`
 	PID  int    `json:"pid"`
+	// Registered says that the application exposes an accessibility tree
+	// (get_accessibility_tree and find_ui_element can read it); RegistrationNote says why
+	// not otherwise.
+	Registered       bool   `json:"registered"`
+	RegistrationNote string `json:"registrationNote,omitempty"`
 }
 
 // ListProcesses is the tool list_processes (w365 list-processes).
@@ -126,8 +131,11 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"unless the policy names them); an entry that runs in a terminal is UNSUPPORTED.\n" +
 		"No shell; an environment of display, bus, locale, HOME, PATH and XDG_* only. On Windows the\n" +
 		"executables of Program Files and notepad, mspaint, calc... of System32 (shells, interpreters\n" +
-		"and wrappers refused). The program belongs to the session and ends with it. Use\n" +
-		"execute_shell_command for CLI programs.",
+		"and wrappers refused). The program belongs to the session and ends with it.\n" +
+		"It returns once the application has registered with the accessibility bus (registered), or\n" +
+		"says why it has not (registrationNote): it exited, it showed a window for 2 s without\n" +
+		"registering (no accessibility support: read it with analyze_screen), or 10 s passed.\n" +
+		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/mousepad --args ~/Documents/notes.txt\n  $ w365 launch notepad\n  $ w365 launch chromium --args https://example.com",
 	Args:        []string{"path", "args"},
 	Annotations: tool.Act,
@@ -156,8 +164,33 @@ var LaunchApplication = tool.Define(tool.Tool{
 		}
 	}
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)
-	return LaunchOut{Path: path, PID: pid}, err
+	if err != nil {
+		return LaunchOut{Path: path, PID: pid}, err
+	}
+	reg := proc.WaitRegistered(ctx, pid, registrar(ctx, env))
+	return LaunchOut{Path: path, PID: pid, Registered: reg.Registered, RegistrationNote: reg.Reason}, nil
 })
+
+// registrar watches the session's accessibility bus and windows for launch_application.
+func registrar(ctx context.Context, env *tool.Env) proc.Registrar {
+	var r proc.Registrar
+	if a, err := a11yOf(ctx, env); err == nil {
+		r.Applications = a.Applications
+	} else {
+		r.Applications = func(context.Context) ([]int, error) { return nil, err }
+	}
+	if w, err := windowsOf(env); err == nil {
+		r.Windows = func(ctx context.Context) ([]int, error) {
+			ws, err := w.List(ctx)
+			pids := make([]int, len(ws))
+			for i, w := range ws {
+				pids[i] = w.PID
+			}
+			return pids, err
+		}
+	}
+	return r
+}
 
 // LaunchedOf is the group of processes the session started with launch_application,
 // ended with the session.

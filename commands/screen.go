@@ -110,21 +110,33 @@ var TakeScreenshot = tool.Define(tool.Tool{
 	Example:     "  $ w365 take-screenshot\n  $ w365 screenshot -o screen.png\n  $ w365 screenshot --x 0 --y 0 --width 400 --height 300 -o - > crop.png",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in ScreenshotIn) (ImageOut, error) {
+	r, err := cropOf(in.X, in.Y, in.Width, in.Height)
+	if err != nil {
+		return ImageOut{}, err
+	}
+	return capture(ctx, env, r, in.Format)
+})
+
+// cropOf is the rectangle of a crop given as x, y, width, height: all four, or none (the
+// empty rectangle: the whole screen).
+func cropOf(x, y, w, h *int) (image.Rectangle, error) {
 	set := 0
-	for _, p := range []*int{in.X, in.Y, in.Width, in.Height} {
+	for _, p := range []*int{x, y, w, h} {
 		if p != nil {
 			set++
 		}
 	}
 	if set != 0 && set != 4 {
-		return ImageOut{}, werr.Invalid("give all four of x, y, width and height for a crop, or none for the full screen (got %d of 4)", set)
+		return image.Rectangle{}, werr.Invalid("give all four of x, y, width and height for a crop, or none for the full screen (got %d of 4)", set)
 	}
-	var r image.Rectangle
-	if set == 4 {
-		r = image.Rect(*in.X, *in.Y, *in.X+*in.Width, *in.Y+*in.Height)
+	if set == 0 {
+		return image.Rectangle{}, nil
 	}
-	return capture(ctx, env, r, in.Format)
-})
+	if *w <= 0 || *h <= 0 {
+		return image.Rectangle{}, werr.Invalid("width and height must be positive, got %dx%d", *w, *h)
+	}
+	return image.Rect(*x, *y, *x+*w, *y+*h), nil
+}
 
 // ZoomRegion is the tool zoom_region (w365 zoom-region).
 var ZoomRegion = tool.Define(tool.Tool{
@@ -159,6 +171,15 @@ var GetScreenSize = tool.Define(tool.Tool{
 	return SizeOut{w, h}, err
 })
 
+// OCRIn is analyze_screen's input: a region, all four values or none (a region off the
+// screen is refused by Capture).
+type OCRIn struct {
+	X      *int `json:"x,omitempty"`
+	Y      *int `json:"y,omitempty"`
+	Width  *int `json:"width,omitempty"`
+	Height *int `json:"height,omitempty"`
+}
+
 // OCROut is analyze_screen's result.
 type OCROut struct{ ocr.Result }
 
@@ -169,20 +190,29 @@ func (o OCROut) Text() string {
 // AnalyzeScreen is the tool analyze_screen (w365 analyze-screen).
 var AnalyzeScreen = tool.Define(tool.Tool{
 	Name: "analyze_screen", Legacy: []string{"mcp_desktop_analyze_screen"}, Aliases: []string{"ocr"},
-	Summary: "OCR the screen's text with word boxes; for apps without an accessibility tree",
+	Summary: "OCR screen text into word boxes, for apps with no a11y tree",
 	Long: "Captures the screen and runs OCR (tesseract) on it, preprocessed for UI text on light and dark\n" +
-		"backgrounds. Returns fullText in reading order, averageConfidence and a box per word.",
+		"backgrounds. Returns fullText in reading order, averageConfidence and a box per word. Give all\n" +
+		"four of x, y, width and height to read only that region, at higher resolution (slower), to\n" +
+		"confirm what a full-screen read found; boxes stay in screen coordinates.",
 	Example:     "  $ w365 analyze-screen\n  $ w365 ocr --json | jq '.boxes[] | select(.text==\"OK\")'",
 	Annotations: tool.Observe,
-}, func(ctx context.Context, env *tool.Env, _ None) (OCROut, error) {
+}, func(ctx context.Context, env *tool.Env, in OCRIn) (OCROut, error) {
+	region, err := cropOf(in.X, in.Y, in.Width, in.Height)
+	if err != nil {
+		return OCROut{}, err
+	}
 	s, err := screenOf(env)
 	if err != nil {
 		return OCROut{}, err
 	}
-	img, err := s.Capture(ctx, image.Rectangle{})
+	img, err := s.Capture(ctx, region)
 	if err != nil {
 		return OCROut{}, err
 	}
-	r, err := ocr.Analyze(ctx, img, ocr.Options{})
+	// The capture's bounds start at 0, 0; shifted to the region's place, the boxes come
+	// back in screen coordinates.
+	img.Rect = img.Rect.Add(region.Min)
+	r, err := ocr.Analyze(ctx, img, ocr.Options{Fine: !region.Empty()})
 	return OCROut{r}, err
 })

@@ -76,7 +76,9 @@ type WindowOut struct {
 
 func (o WindowOut) Text() string {
 	w := o.Window
-	return fmt.Sprintf("%q (%s) at %d,%d %dx%d", w.Title, w.ProcessName, w.X, w.Y, w.Width, w.Height)
+	c := w.Client
+	return fmt.Sprintf("%q (%s) frame at %d,%d %dx%d, client at %d,%d %dx%d", w.Title, w.ProcessName, w.X, w.Y, w.Width, w.Height,
+		c.X, c.Y, c.Width, c.Height)
 }
 
 // FocusBrowserIn is focus_browser's input.
@@ -97,9 +99,10 @@ type ResizeIn struct {
 // ListWindows is the tool list_windows (w365 list-windows).
 var ListWindows = tool.Define(tool.Tool{
 	Name: "list_windows", Legacy: []string{"mcp_desktop_list_windows"}, Aliases: []string{"windows"},
-	Summary: "List visible windows with title, process, handle and geometry",
-	Long: "Every visible top-level window: title, processName, handle (the X window id), and x, y,\n" +
-		"width, height of the frame in screen coordinates, as a user would click it.",
+	Summary: "List visible windows: title, process, handle, frame, client area",
+	Long: "Every visible top-level window: title, processName, handle (the X window id), x, y, width,\n" +
+		"height of the outer frame (title bar and borders included) and client, the application's area\n" +
+		"inside it, in screen coordinates.",
 	Example:     "  $ w365 list-windows\n  $ w365 windows --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, _ None) (WindowsOut, error) {
@@ -114,12 +117,16 @@ var ListWindows = tool.Define(tool.Tool{
 	return WindowsOut{ws}, err
 })
 
+// titleRule is how every tool that takes a window title matches it (desktop.TitleMatches).
+const titleRule = "The title is a part of the window's title, any case and spacing; when no title contains it,\n" +
+	"a title that contains it with at most a fifth of its characters changed (80% similar) counts.\n" +
+	"Best first: exact, prefix, substring, then the shortest title. NOT_FOUND lists the nearest titles."
+
 // ActivateWindow is the tool activate_window (w365 activate-window).
 var ActivateWindow = tool.Define(tool.Tool{
 	Name: "activate_window", Legacy: []string{"mcp_desktop_activate_window"}, Aliases: []string{"activate"},
 	Summary: "Bring a window to the front by part of its title",
-	Long: "Case-insensitive substring match, best match first (exact, then prefix, then substring);\n" +
-		"raises and focuses the window. NOT_FOUND lists the nearest titles.",
+	Long:    "Raises and focuses the window.\n" + titleRule,
 	Example: "  $ w365 activate-window Firefox\n  $ w365 activate --title 'Untitled - Notes'",
 	Args:    []string{"title"}, Spellings: titleSpellings,
 	Annotations: tool.Set,
@@ -169,12 +176,11 @@ var FocusBrowser = tool.Define(tool.Tool{
 // CloseWindow is the tool close_window (w365 close-window).
 var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
-	Summary: "Close a window gracefully by title (80% fuzzy match)",
+	Summary: "Close a window by part of its title (80% fuzzy)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
-		"that asks \"save changes?\" stays open and closed is false. The title must be at least 80%\n" +
-		"similar to part of the window's title and cover at least 80% of it, so a few letters close\n" +
-		"nothing (NOT_FOUND); a title that fits several windows closes none (INVALID_ARGUMENT, with the\n" +
-		"candidates). Windows of protected processes are refused with PROTECTED_PROCESS.",
+		"that asks \"save changes?\" stays open and closed is false. A title that fits several windows\n" +
+		"closes none (INVALID_ARGUMENT, with the candidates) unless one of them is exactly it. Windows of\n" +
+		"protected processes are refused with PROTECTED_PROCESS.\n" + titleRule,
 	Example: "  $ w365 close-window 'Untitled - Notes'",
 	Args:    []string{"title"}, Spellings: titleSpellings,
 	Annotations: tool.Destructive,
@@ -194,8 +200,10 @@ var CloseWindow = tool.Define(tool.Tool{
 var ResizeWindow = tool.Define(tool.Tool{
 	Name: "resize_window", Legacy: []string{"mcp_desktop_resize_window"}, Aliases: []string{"resize"},
 	Summary: "Resize, move, maximize, minimize or restore a window by title",
-	Long: "Resize needs width and height (x and y optional), Move needs x and y. The result is the\n" +
-		"geometry read back from the window manager after the change.",
+	Long: "Resize needs width and height (x and y optional), Move needs x and y: all of the window's\n" +
+		"outer frame (title bar and borders included), as list_windows reports it; the call fails with\n" +
+		"TIMEOUT when the window does not land there. The result is the geometry read back after the\n" +
+		"change: the frame, and in client the application's area inside it.\n" + titleRule,
 	Example: "  $ w365 resize-window --title Notes --action Move --x 100 --y 80\n" +
 		"  $ w365 resize --title Notes --action Maximize",
 	Annotations: tool.Set,

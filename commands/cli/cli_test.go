@@ -132,11 +132,11 @@ func TestOutputIsHumanByDefaultAndJSONOnRequest(t *testing.T) {
 		t.Errorf("JSON output %q, %v", out, err)
 	}
 	// Without a Text method, the output is its fields: aligned on a terminal, tab-separated in a pipe.
-	f.out = &commands.LaunchOut{Path: "/usr/bin/xterm", PID: 42}
-	if out, _ := run(t, f, false, "launch", "/usr/bin/xterm"); out != "path\t/usr/bin/xterm\npid\t42\n" {
+	f.out = &commands.LaunchOut{Path: "/usr/bin/xterm", PID: 42, Registered: true}
+	if out, _ := run(t, f, false, "launch", "/usr/bin/xterm"); out != "path\t/usr/bin/xterm\npid\t42\nregistered\ttrue\n" {
 		t.Errorf("default human output in a pipe %q", out)
 	}
-	if out, _ := run(t, f, true, "launch", "/usr/bin/xterm"); out != "path: /usr/bin/xterm\npid:  42\n" {
+	if out, _ := run(t, f, true, "launch", "/usr/bin/xterm"); out != "path:       /usr/bin/xterm\npid:        42\nregistered: true\n" {
 		t.Errorf("default human output on a terminal %q", out)
 	}
 }

@@ -195,7 +195,8 @@ func TestOneRendererForTablesValuesAndRecords(t *testing.T) {
 		t.Errorf("columns not aligned:\n%s", term)
 	}
 	pipe := runCLI(t, f, false, nil, "list-windows").stdout
-	want := "Terminal\txterm\t7\t1\t2\t300\t200\n" + strings.Repeat("long title ", 10) + "\tgedit\t9\t0\t0\t10\t10\n"
+	// The client area's four numbers follow the frame's.
+	want := "Terminal\txterm\t7\t1\t2\t300\t200\t0\t0\t0\t0\n" + strings.Repeat("long title ", 10) + "\tgedit\t9\t0\t0\t10\t10\t0\t0\t0\t0\n"
 	if pipe != want {
 		t.Errorf("pipe rows %q, want %q", pipe, want)
 	}

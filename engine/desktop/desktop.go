@@ -140,7 +140,19 @@ type Window struct {
 	// the kind of value find_ui_element.windowHandle takes).
 	Handle uint32 `json:"handle"`
 	PID    int    `json:"pid,omitempty"`
-	// X, Y, Width, Height: the outer frame in screen coordinates.
+	// X, Y, Width, Height: the outer frame in screen coordinates (title bar and borders
+	// included; the invisible shadow of a client-side decorated window left out), what
+	// Resize takes.
+	X      int `json:"x" jsonschema:"left edge of the outer frame (title bar and borders included)"`
+	Y      int `json:"y" jsonschema:"top edge of the outer frame"`
+	Width  int `json:"width" jsonschema:"width of the outer frame"`
+	Height int `json:"height" jsonschema:"height of the outer frame"`
+	// Client is the application's own area inside the frame, in screen coordinates.
+	Client Rect `json:"client" jsonschema:"the application's area inside the frame, screen coordinates"`
+}
+
+// Rect is a rectangle in screen coordinates.
+type Rect struct {
 	X      int `json:"x"`
 	Y      int `json:"y"`
 	Width  int `json:"width"`
@@ -225,6 +237,10 @@ type Accessibility interface {
 	// Find refuses a query with nothing to look for (NeedleOf) or an unknown role
 	// (UnknownRole) with INVALID_ARGUMENT.
 	Find(ctx context.Context, q FindQuery) ([]Match, error)
+	// Applications are the processes whose applications expose a tree now: registered
+	// with the accessibility bus (AT-SPI), or owning a top-level window (UI Automation
+	// reads every window).
+	Applications(ctx context.Context) ([]int, error)
 	Close() error
 }
 

@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -8,9 +9,10 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// CloseThreshold is the similarity a title must reach for Close: close_window matches
-// titles fuzzily with an 80 % threshold.
-const CloseThreshold = 0.8
+// TitleThreshold is the Similarity a query needs to name a window when no title contains it
+// literally: every tool that takes a window title matches it by TitleMatches, as their help
+// says (docs/tools.md: activate_window, close_window, resize_window).
+const TitleThreshold = 0.8
 
 // normalize lower-cases s and collapses runs of white space to one space, so that matching
 // ignores case and spacing.
@@ -52,17 +54,6 @@ func Similarity(query, title string) float64 {
 		return 0
 	}
 	return s
-}
-
-// Coverage is how much of title the query's best match accounts for, from 0 to 1: with q, t and
-// d as in Similarity, (len(q) - d) / len(t), at most 1. A query that is the whole title covers
-// 1; "a" against "a long title" covers 1/12, however perfectly it matches.
-func Coverage(query, title string) float64 {
-	q, t := normalize(query), normalize(title)
-	if len(t) == 0 {
-		return 0
-	}
-	return min(max(float64(len(q)-substringDistance(q, t))/float64(len(t)), 0), 1)
 }
 
 // substringDistance is min over substrings s of t of Levenshtein(q, s).
@@ -108,45 +99,34 @@ func MatchRank(query, title string) int {
 	return NoMatch
 }
 
-// BestSubstring returns the windows whose title contains query (case-insensitive), best
-// first: exact, then prefix, then substring; within a rank the shortest title first.
-func BestSubstring(ws []Window, query string) []Window {
-	var out []Window
-	for _, w := range ws {
-		if MatchRank(query, w.Title) < NoMatch {
-			out = append(out, w)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ri, rj := MatchRank(query, out[i].Title), MatchRank(query, out[j].Title)
-		if ri != rj {
-			return ri < rj
-		}
-		return len([]rune(out[i].Title)) < len([]rune(out[j].Title))
-	})
-	return out
-}
-
-// BestFuzzy returns the windows whose Similarity to query is at least threshold, best first:
-// higher similarity, then exact > prefix > substring, then the shortest title.
-func BestFuzzy(ws []Window, query string, threshold float64) []Window {
+// TitleMatches are the windows a title query names: those whose title contains the query
+// (case and spacing aside), or, when no title does, those that contain it with at most a
+// fifth of its characters changed (Similarity at least TitleThreshold). Best first: exact,
+// then prefix, then substring, then the more similar, then the shortest title.
+func TitleMatches(ws []Window, query string) []Window {
 	type scored struct {
 		w    Window
 		s    float64
 		rank int
 	}
-	var sc []scored
+	var literal, fuzzy []scored
 	for _, w := range ws {
-		if s := Similarity(query, w.Title); s >= threshold {
-			sc = append(sc, scored{w, s, MatchRank(query, w.Title)})
+		if r := MatchRank(query, w.Title); r < NoMatch {
+			literal = append(literal, scored{w, 1, r})
+		} else if s := Similarity(query, w.Title); s >= TitleThreshold {
+			fuzzy = append(fuzzy, scored{w, s, NoMatch})
 		}
 	}
+	sc := literal
+	if len(sc) == 0 {
+		sc = fuzzy
+	}
 	sort.SliceStable(sc, func(i, j int) bool {
-		if sc[i].s != sc[j].s {
-			return sc[i].s > sc[j].s
-		}
 		if sc[i].rank != sc[j].rank {
 			return sc[i].rank < sc[j].rank
+		}
+		if sc[i].s != sc[j].s {
+			return sc[i].s > sc[j].s
 		}
 		return len([]rune(sc[i].w.Title)) < len([]rune(sc[j].w.Title))
 	})
@@ -157,17 +137,36 @@ func BestFuzzy(ws []Window, query string, threshold float64) []Window {
 	return out
 }
 
-// CloseMatches are the windows close_window may mean: query is at least CloseThreshold similar
-// to part of the title and that part covers at least CloseThreshold of the title. Exact
-// matches (case and spacing aside) come first.
-func CloseMatches(ws []Window, query string) []Window {
-	var out []Window
-	for _, w := range BestFuzzy(ws, query, CloseThreshold) {
-		if Coverage(query, w.Title) >= CloseThreshold {
-			out = append(out, w)
-		}
+// TitleRule names the rule of TitleMatches in a NOT_FOUND message.
+const TitleRule = "whose title contains (or is 80% similar to part of)"
+
+// BestTitle is the window that title names (TitleMatches' first), or NOT_FOUND with the
+// nearest titles.
+func BestTitle(ws []Window, title string) (Window, error) {
+	if m := TitleMatches(ws, title); len(m) > 0 {
+		return m[0], nil
 	}
-	return out
+	return Window{}, NotFound(ws, TitleRule, title)
+}
+
+// CloseTarget is the one window close_window may close for title: it must be the only
+// window TitleMatches names, or the only one whose title is the query itself (case and
+// spacing aside). Several are refused with INVALID_ARGUMENT and the candidates listed.
+func CloseTarget(ws []Window, title string) (Window, error) {
+	found := TitleMatches(ws, title)
+	switch {
+	case len(found) == 0:
+		return Window{}, NotFound(ws, TitleRule, title)
+	case len(found) == 1 || MatchRank(title, found[0].Title) == 0 && MatchRank(title, found[1].Title) != 0:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, w := range found {
+		names[i] = fmt.Sprintf("%s (handle %d, %s)", w.Title, w.Handle, w.ProcessName)
+	}
+	return Window{}, werr.Invalid("title %q matches %d windows; close_window closes one", title, len(found)).
+		WithDetail("candidates", names).
+		WithHint("give more of the window's title; list_windows shows them")
 }
 
 // Nearest returns up to n distinct titles most similar to query, for NOT_FOUND details.

@@ -155,8 +155,11 @@ func TestLinesAndCrop(t *testing.T) {
 	if v := at(37, 30); v < 230 { // the crop's margin reaches the bar
 		t.Errorf("the tall bar is not whitened: %d", v)
 	}
-	if lineScale(10) != 2.8 || lineScale(5) != maxScale || lineScale(40) != 1 {
-		t.Errorf("scales %v %v %v", lineScale(10), lineScale(5), lineScale(40))
+	if lineScale(10, false) != 2.8 || lineScale(5, false) != maxScale || lineScale(40, false) != 1 {
+		t.Errorf("scales %v %v %v", lineScale(10, false), lineScale(5, false), lineScale(40, false))
+	}
+	if lineScale(28, true) != 2 || lineScale(5, true) != maxFineScale || lineScale(80, true) != 1 {
+		t.Errorf("fine scales %v %v %v", lineScale(28, true), lineScale(5, true), lineScale(80, true))
 	}
 }
 
@@ -186,5 +189,24 @@ func TestSolidBarIsNoLine(t *testing.T) {
 	}
 	if c := m.comp[42*W+100]; c < 0 || !m.comps[c].frame {
 		t.Errorf("the bar is not a frame: component %d", c)
+	}
+}
+
+func TestEqualsSignIsALine(t *testing.T) {
+	// A lone "=" on a calculator key: two bars 9 px wide and 1 px high, 2 px apart (as
+	// galculator draws it). Each is too thin for a line; together they are one glyph.
+	const W, H = 60, 40
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 245
+	}
+	for _, y := range []int{18, 21} {
+		for x := 25; x < 34; x++ {
+			g.Pix[y*W+x] = 30
+		}
+	}
+	ls := findInk(g, newBackground(g, 2), 2).lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(25, 18, 34, 22) {
+		t.Fatalf("lines %+v, want the two bars as one", ls)
 	}
 }

@@ -75,6 +75,9 @@ type Options struct {
 	// MinConfidence drops words below it (0-100); 0 keeps everything tesseract reports as a
 	// word except empty ones and lone noise characters with confidence under 30.
 	MinConfidence float64
+	// Fine reads at higher resolution: when Scale is 0, each line is upscaled toward twice
+	// the usual height (up to 4x). Slower; for a region an agent wants to confirm.
+	Fine bool
 }
 
 // tile is one line of text handed to tesseract.
@@ -171,7 +174,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			r, crop := ink.crop(i, l)
 			sc := scale
 			if sc == 0 {
-				sc = lineScale(l.r.Dy())
+				sc = lineScale(l.r.Dy(), opts.Fine)
 			}
 			pix, w, h := prepare(crop, crop.Rect, sc)
 			t := &tiles[i]

@@ -168,6 +168,8 @@ func (m *inkImage) lines() []line {
 			ov := min(l.r.Max.Y, c.r.Max.Y) - max(l.r.Min.Y, c.r.Min.Y)
 			if l.light == c.light() && 2*ov >= min(l.r.Dy(), c.r.Dy()) && ov > bestOv {
 				best, bestOv = li, ov
+			} else if l.light == c.light() && best < 0 && len(l.comps) == 1 && stacked(l.r, c.r) {
+				best = li
 			}
 		}
 		if best < 0 {
@@ -183,7 +185,8 @@ func (m *inkImage) lines() []line {
 	out := ls[:0]
 	for _, l := range ls {
 		l = m.trim(l)
-		if l.r.Dy() < minLineH || l.n < 12 || l.r.Dx() < 3 {
+		sign := len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
+		if (l.r.Dy() < minLineH && !sign) || l.n < 12 || l.r.Dx() < 3 {
 			continue
 		}
 		for _, ci := range l.comps {
@@ -193,6 +196,21 @@ func (m *inkImage) lines() []line {
 	}
 	return out
 }
+
+// stacked says whether two thin marks lie one above the other, close, as the two bars of
+// an "=" on a key: too thin to be a line alone, they are one glyph (a line of its own
+// however short).
+func stacked(a, b image.Rectangle) bool {
+	if a.Dy() > thinMark || b.Dy() > thinMark {
+		return false
+	}
+	ox := min(a.Max.X, b.Max.X) - max(a.Min.X, b.Min.X)
+	gap := max(a.Min.Y, b.Min.Y) - min(a.Max.Y, b.Max.Y)
+	return 2*ox >= min(a.Dx(), b.Dx()) && gap >= 0 && gap <= 2*thinMark
+}
+
+// thinMark is the tallest mark stacked joins.
+const thinMark = 3
 
 // trim takes out of a line of three or more components those more than tallRatio times
 // as tall as its median component: box sides, stipples and bullets beside the text, not
@@ -272,6 +290,12 @@ func (m *inkImage) crop(li int, l line) (image.Rectangle, *image.Gray) {
 }
 
 // lineScale is the upscale factor for a line of ink height h.
-func lineScale(h int) float64 {
+func lineScale(h int, fine bool) float64 {
+	if fine {
+		return math.Max(1, math.Min(maxFineScale, 2*float64(targetH)/float64(max(1, h))))
+	}
 	return math.Max(1, math.Min(maxScale, float64(targetH)/float64(max(1, h))))
 }
+
+// maxFineScale caps the upscale of Options.Fine.
+const maxFineScale = 4

@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,4 +83,79 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// launch_application returns once the application has registered with the accessibility
+// bus, and says so; a Qt application launched first in a fresh session has its tree (the
+// bus and registry start with the desktop). An Xt application, which never registers, is
+// reported with the reason.
+func TestLaunchWaitsForAccessibility(t *testing.T) {
+	testenv.Require(t, "/usr/bin/featherpad", "/usr/bin/xcalc")
+	h := e2e.New(t)
+	cs := h.MCP()
+	var out struct {
+		PID              int
+		Registered       bool
+		RegistrationNote string
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/featherpad"}), &out)
+	if !out.Registered || out.PID == 0 || out.RegistrationNote != "" {
+		t.Fatalf("featherpad: %+v, want registered", out)
+	}
+	defer syscall.Kill(out.PID, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for e2e.ErrorCode(e2e.Call(t, cs, "activate_window", map[string]any{"title": "Untitled"})) != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("no FeatherPad window (\"Untitled\")")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res := e2e.Call(t, cs, "get_accessibility_tree", map[string]any{"maxDepth": 4})
+	if e2e.ErrorCode(res) != "" || !strings.Contains(e2e.Text(res), "MenuBar") {
+		t.Fatalf("featherpad's tree, right after launch: %s", e2e.Text(res))
+	}
+
+	out.Registered, out.RegistrationNote = true, ""
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xcalc"}), &out)
+	defer syscall.Kill(out.PID, syscall.SIGKILL)
+	if out.Registered || !strings.Contains(out.RegistrationNote, "window") {
+		t.Fatalf("xcalc: %+v, want not registered, because its window shows without it", out)
+	}
+}
+
+// analyze_screen reads one region (x, y, width, height, all or none) at higher resolution,
+// with its boxes in screen coordinates.
+func TestAnalyzeScreenRegion(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	h := e2e.New(t)
+	p := e2e.StartProbeEnv(t, h.SessionEnv(), "--title", "Region Probe")
+	cs := h.MCP()
+	sx, sy := p.Widget("Submit")
+	region := map[string]any{"x": sx - 80, "y": sy - 25, "width": 160, "height": 50}
+	var out struct {
+		FullText string
+		Boxes    []struct {
+			Text                string
+			X, Y, Width, Height int
+		}
+		Width, Height int
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "analyze_screen", region), &out)
+	if out.Width != 160 || out.Height != 50 {
+		t.Errorf("analysed %dx%d, want the region's 160x50", out.Width, out.Height)
+	}
+	found := false
+	for _, b := range out.Boxes {
+		cx, cy := b.X+b.Width/2, b.Y+b.Height/2
+		if cx < sx-80 || cx >= sx+80 || cy < sy-25 || cy >= sy+25 {
+			t.Errorf("box %+v lies outside the region around %d,%d", b, sx, sy)
+		}
+		found = found || b.Text == "Submit"
+	}
+	if !found {
+		t.Errorf("no Submit in the region's text %q", out.FullText)
+	}
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "analyze_screen", map[string]any{"x": 10, "y": 10, "width": 100})); code != "INVALID_ARGUMENT" {
+		t.Errorf("three of four region values: %q, want INVALID_ARGUMENT", code)
+	}
 }

@@ -23,15 +23,17 @@ func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
 	return titles
 }
 
-// close_window's 80 % is measured against the window's title too: a short query that appears
-// in a long title closes nothing, and a query that fits two windows closes neither.
-func TestCloseWindowNeedsMostOfTheTitleAndOneWindow(t *testing.T) {
+// close_window takes a part of the title, as every window tool does (desktop.TitleMatches),
+// but closes only one window: a query that fits two closes neither, and a part of one
+// title closes that one.
+func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	env := h.SessionEnv()
-	one, two := "Quarterly Report - Draft 1", "Quarterly Report - Draft 2"
+	one, two, three := "Quarterly Report - Draft 1", "Quarterly Report - Draft 2", "/home/me/notes.txt - Mousepad"
 	e2e.StartProbeEnv(t, env, "--title", one, "--position", "100,100", "--size", "300,200")
 	e2e.StartProbeEnv(t, env, "--title", two, "--position", "500,100", "--size", "300,200")
+	e2e.StartProbeEnv(t, env, "--title", three, "--position", "900,100", "--size", "300,200")
 
 	both := func(when string) {
 		t.Helper()
@@ -39,12 +41,25 @@ func TestCloseWindowNeedsMostOfTheTitleAndOneWindow(t *testing.T) {
 			t.Fatalf("%s: a window went away; open: %q", when, ts)
 		}
 	}
-	for _, q := range []string{"Q", "r", "Quarterly", "Quarterly Report"} {
-		if code := e2e.ErrorCode(e2e.Call(t, cs, "close_window", map[string]any{"title": q})); code != "NOT_FOUND" {
-			t.Errorf("close_window %q: code %q, want NOT_FOUND", q, code)
+	for _, q := range []string{"Q", "Quarterly", "Quarterly Report"} {
+		if code := e2e.ErrorCode(e2e.Call(t, cs, "close_window", map[string]any{"title": q})); code != "INVALID_ARGUMENT" {
+			t.Errorf("close_window %q, a part of two titles: code %q, want INVALID_ARGUMENT", q, code)
 		}
 	}
-	both("after short queries")
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "close_window", map[string]any{"title": "Spreadsheet"})); code != "NOT_FOUND" {
+		t.Errorf("close_window of no title's part: code %q, want NOT_FOUND", code)
+	}
+	both("after ambiguous queries")
+
+	// A part of one title, the way activate_window takes it.
+	var mp struct {
+		MatchedTitle string
+		Closed       bool
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "Mousepad"}), &mp)
+	if mp.MatchedTitle != three || !mp.Closed {
+		t.Fatalf("close_window Mousepad: %+v", mp)
+	}
 
 	res := e2e.Call(t, cs, "close_window", map[string]any{"title": "quarterly report - draft"})
 	if code := e2e.ErrorCode(res); code != "INVALID_ARGUMENT" {

@@ -35,6 +35,19 @@ func testAccessibility(ctx context.Context, t *testing.T, a desktop.Accessibilit
 	wantCode(t, err, werr.Cancelled, "Find with a cancelled context")
 	_, _, err = a.Tree(cancelled(), 0, 0)
 	wantCode(t, err, werr.Cancelled, "Tree with a cancelled context")
+	// Applications (what launch_application waits for) answers on any desktop, with real
+	// pids only.
+	_, err = a.Applications(cancelled())
+	wantCode(t, err, werr.Cancelled, "Applications with a cancelled context")
+	pids, err := a.Applications(ctx)
+	if err != nil {
+		t.Fatalf("Applications: %v", err)
+	}
+	for _, p := range pids {
+		if p <= 0 {
+			t.Fatalf("Applications lists pid %d: %v", p, pids)
+		}
+	}
 	for _, l := range [][2]int{{-1, 0}, {0, -1}, {-5, -5}} {
 		_, _, err := a.Tree(ctx, l[0], l[1])
 		wantCode(t, err, werr.InvalidArgument, fmt.Sprintf("Tree(maxDepth %d, maxElements %d)", l[0], l[1]))

@@ -420,3 +420,22 @@ func (u *UIA) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, e
 	}
 	return desktop.Ranked(cs), nil
 }
+
+// Applications are the processes owning a visible top-level window: UI Automation reads
+// every window, so an application has a tree as soon as it shows one.
+func (u *UIA) Applications(ctx context.Context) ([]int, error) {
+	if err := werr.Done(ctx, "accessibility query"); err != nil {
+		return nil, err
+	}
+	ws, err := windowsAPI{}.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pids := []int{}
+	for _, w := range ws {
+		if w.PID != 0 {
+			pids = append(pids, w.PID)
+		}
+	}
+	return pids, nil
+}

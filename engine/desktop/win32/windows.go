@@ -81,6 +81,14 @@ func describe(h windows.HWND, names map[uint32]string) desktop.Window {
 		ox, oy, _, _, _ := virtualScreen()
 		w.X, w.Y, w.Width, w.Height = int(r.L)-ox, int(r.T)-oy, int(r.R-r.L), int(r.B-r.T)
 	}
+	var c struct{ L, T, R, B int32 }
+	pt := struct{ X, Y int32 }{}
+	if ok, _, _ := winapi.ProcGetClientRect.Call(uintptr(h), uintptr(unsafe.Pointer(&c))); ok != 0 {
+		if ok, _, _ := winapi.ProcClientToScreen.Call(uintptr(h), uintptr(unsafe.Pointer(&pt))); ok != 0 {
+			ox, oy, _, _, _ := virtualScreen()
+			w.Client = desktop.Rect{X: int(pt.X) - ox, Y: int(pt.Y) - oy, Width: int(c.R - c.L), Height: int(c.B - c.T)}
+		}
+	}
 	return w
 }
 
@@ -101,9 +109,9 @@ func processName(pid uint32) string {
 	return n
 }
 
-// find is the window best matching title by match (desktop.BestSubstring or
-// desktop.CloseMatches), or NOT_FOUND with the nearest titles.
-func (a windowsAPI) find(ctx context.Context, title, what string, match func([]desktop.Window, string) []desktop.Window) (desktop.Window, error) {
+// find is the window pick chooses for title (desktop.BestTitle, or desktop.CloseTarget for
+// close_window), the X11 backend's rule.
+func (a windowsAPI) find(ctx context.Context, title string, pick func([]desktop.Window, string) (desktop.Window, error)) (desktop.Window, error) {
 	if strings.TrimSpace(title) == "" {
 		return desktop.Window{}, werr.Invalid("title must not be empty")
 	}
@@ -111,17 +119,14 @@ func (a windowsAPI) find(ctx context.Context, title, what string, match func([]d
 	if err != nil {
 		return desktop.Window{}, err
 	}
-	if best := match(ws, title); len(best) > 0 {
-		return best[0], nil
-	}
-	return desktop.Window{}, desktop.NotFound(ws, what, title)
+	return pick(ws, title)
 }
 
 // Activate restores the window when minimized and makes it the foreground window.
 // Windows lets only the foreground process move the foreground elsewhere: attaching
 // to the foreground thread's input for the call is the usual way around that lock.
 func (a windowsAPI) Activate(ctx context.Context, title string) (desktop.Window, error) {
-	w, err := a.find(ctx, title, "title contains", desktop.BestSubstring)
+	w, err := a.find(ctx, title, desktop.BestTitle)
 	if err != nil {
 		return w, err
 	}
@@ -151,7 +156,7 @@ func (a windowsAPI) Activate(ctx context.Context, title string) (desktop.Window,
 // CloseWindow posts WM_CLOSE, as the window's close button does, and reports whether
 // the window went away: one that asks to save changes stays open.
 func (a windowsAPI) CloseWindow(ctx context.Context, title string, protected func(pid int) bool) (desktop.CloseResult, error) {
-	w, err := a.find(ctx, title, "title matches (80% similarity, covering 80% of the title)", desktop.CloseMatches)
+	w, err := a.find(ctx, title, desktop.CloseTarget)
 	if err != nil {
 		return desktop.CloseResult{}, err
 	}
@@ -174,9 +179,7 @@ func (a windowsAPI) Resize(ctx context.Context, title, action string, x, y, w, h
 	if err != nil {
 		return desktop.Window{}, err
 	}
-	win, err := a.find(ctx, title, "title matches (80% similarity)", func(ws []desktop.Window, q string) []desktop.Window {
-		return desktop.BestFuzzy(ws, q, desktop.CloseThreshold)
-	})
+	win, err := a.find(ctx, title, desktop.BestTitle)
 	if err != nil {
 		return win, err
 	}

@@ -24,6 +24,8 @@ var (
 	ProcGetWindowTextW           = User32.NewProc("GetWindowTextW")
 	ProcGetWindowTextLengthW     = User32.NewProc("GetWindowTextLengthW")
 	ProcGetWindowRect            = User32.NewProc("GetWindowRect")
+	ProcGetClientRect            = User32.NewProc("GetClientRect")
+	ProcClientToScreen           = User32.NewProc("ClientToScreen")
 	ProcGetWindow                = User32.NewProc("GetWindow")
 	ProcGetWindowLongW           = User32.NewProc("GetWindowLongW")
 	ProcIsIconic                 = User32.NewProc("IsIconic")

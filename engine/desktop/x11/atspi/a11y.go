@@ -27,6 +27,10 @@ type Tree struct {
 	mu    sync.Mutex
 	conn  *dbus.Conn       // the accessibility bus; redialled when it drops
 	peers map[string]*peer // direct connections to applications; nil value: none offered
+	// frames remembers the accessible frame found for each X window (window's lookup takes
+	// five round trips, a third of a small walk); an entry is dropped when its walk finds
+	// the frame gone or hidden.
+	frames map[uint32]target
 }
 
 // Open connects to the accessibility bus announced on the session bus at sessionBusAddr
@@ -140,14 +144,10 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
-	win, err := t.window(ctx, conn, 0)
+	res, _, err := t.walkWindow(ctx, conn, 0, true, maxDepth, maxElements)
 	if err == errNoForeground {
 		return desktop.Node{}, desktop.Meta{}, nil
-	} else if err != nil {
-		return desktop.Node{}, desktop.Meta{}, err
 	}
-	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: true, origin: win.origin, visibleIsShowing: win.gtk4}
-	res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
@@ -159,6 +159,50 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	// the toolkit calls it (Qt: "filler").
 	root.Role = "Window"
 	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
+}
+
+// Applications are the processes of the applications registered with the accessibility
+// bus now.
+func (t *Tree) Applications(ctx context.Context) ([]int, error) {
+	if err := werr.Done(ctx, "accessibility query"); err != nil {
+		return nil, err
+	}
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := apps(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	pids := []int{}
+	for _, a := range all {
+		if a.pid != 0 {
+			pids = append(pids, int(a.pid))
+		}
+	}
+	return pids, nil
+}
+
+// walkWindow walks the accessible frame of X window id (0: the active window), with
+// boxes and values read during the walk when boxes is set. A remembered frame that
+// turns out gone or hidden is looked up again, once.
+func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes bool, maxDepth, maxElements int) (*walkResult, *walker, error) {
+	for {
+		win, cached, err := t.window(ctx, conn, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: boxes, origin: win.origin, visibleIsShowing: win.gtk4}
+		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+		if cached && ctx.Err() == nil && (err != nil || len(res.nodes) == 0) {
+			t.mu.Lock()
+			delete(t.frames, win.xid)
+			t.mu.Unlock()
+			continue
+		}
+		return res, w, err
+	}
 }
 
 // build nests a breadth-first node list (parents first) into a Node tree.
@@ -190,14 +234,10 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	if err != nil {
 		return nil, err
 	}
-	win, err := t.window(ctx, conn, q.WindowHandle)
+	res, w, err := t.walkWindow(ctx, conn, q.WindowHandle, false, desktop.FindMaxDepth, desktop.FindMaxElements)
 	if err == errNoForeground {
 		return nil, nil
-	} else if err != nil {
-		return nil, err
 	}
-	w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), origin: win.origin, visibleIsShowing: win.gtk4}
-	res, err := w.walk(ctx, win.frame, desktop.FindMaxDepth, desktop.FindMaxElements)
 	if err != nil {
 		return nil, err
 	}

@@ -16,50 +16,92 @@ const (
 	registryRoot = dbus.ObjectPath("/org/a11y/atspi/accessible/root")
 )
 
+// maxFrames bounds Tree.frames: past it, the windows remembered are forgotten at once.
+const maxFrames = 256
+
 // target is the accessible frame of one X window.
 type target struct {
+	xid    uint32 // the X window
 	frame  ref
 	origin *[2]int // set when the toolkit reports window-relative extents only (GTK4)
 	// gtk4: GTK 4 reports no screen positions and sets no SHOWING state below the window.
 	gtk4 bool
+	// shifted: extents are read in window coordinates and shifted by the window's origin.
+	shifted bool
 }
 
 // window finds the accessible frame of X window id (0: the active window):
 // _NET_WM_PID -> the AT-SPI application owned by that process
 // (GetConnectionUnixProcessID) -> its frame by title, then by geometry. Chromium never
-// sets the ACTIVE state, so the state is only a tie-breaker.
-func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (target, error) {
+// sets the ACTIVE state, so the state is only a tie-breaker. A frame found before for the
+// same X window is taken again (cached says so); origin follows the window's position now.
+func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (tg target, cached bool, err error) {
 	xw, err := xWindowInfo(t.display, id)
+	if err != nil {
+		return target{}, false, err
+	}
+	t.mu.Lock()
+	tg, cached = t.frames[xw.id]
+	t.mu.Unlock()
+	if !cached {
+		if tg, err = t.lookup(ctx, conn, xw); err != nil {
+			return target{}, false, err
+		}
+		t.mu.Lock()
+		if t.frames == nil || len(t.frames) >= maxFrames {
+			t.frames = map[uint32]target{}
+		}
+		t.frames[xw.id] = tg
+		t.mu.Unlock()
+	}
+	if tg.shifted {
+		tg.origin = &[2]int{xw.x, xw.y}
+	}
+	return tg, cached, nil
+}
+
+// app is one application registered with the accessibility bus.
+type app struct {
+	root ref
+	pid  uint32 // the process owning its bus name
+}
+
+// apps lists the applications registered with the registry, with their processes.
+func apps(ctx context.Context, conn *dbus.Conn) ([]app, error) {
+	var roots []objRef
+	b := &batch{conn: conn}
+	b.add(ref{registryBus, registryRoot}, ifAccessible+".GetChildren", []any{&roots})
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]app, len(roots))
+	b = &batch{conn: conn}
+	for i, a := range roots {
+		out[i].root = ref{a.Bus, a.Path}
+		b.add(ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus.GetConnectionUnixProcessID", []any{&out[i].pid}, a.Bus)
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// lookup finds the accessible frame of the X window xw describes.
+func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, error) {
+	all, err := apps(ctx, conn)
 	if err != nil {
 		return target{}, err
 	}
-	var apps []struct {
-		Bus  string
-		Path dbus.ObjectPath
-	}
-	b := &batch{conn: conn}
-	b.add(ref{registryBus, registryRoot}, ifAccessible+".GetChildren", []any{&apps})
-	if err := b.run(ctx); err != nil {
-		return target{}, err
-	}
-	pids := make([]uint32, len(apps))
-	b = &batch{conn: conn}
-	for i, a := range apps {
-		b.add(ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus.GetConnectionUnixProcessID", []any{&pids[i]}, a.Bus)
-	}
-	if err := b.run(ctx); err != nil {
-		return target{}, err
-	}
 	var cands []ref
-	for i, a := range apps {
-		if xw.pid != 0 && pids[i] == xw.pid {
-			cands = append(cands, ref{a.Bus, a.Path})
+	for _, a := range all {
+		if xw.pid != 0 && a.pid == xw.pid {
+			cands = append(cands, a.root)
 		}
 	}
 	byPID := len(cands) > 0
 	if !byPID {
-		for _, a := range apps {
-			cands = append(cands, ref{a.Bus, a.Path})
+		for _, a := range all {
+			cands = append(cands, a.root)
 		}
 	}
 	if len(cands) == 0 {
@@ -107,9 +149,9 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (target, 
 	if best == nil {
 		return target{}, notAccessible(xw)
 	}
-	tg := target{frame: best.ref}
+	tg := target{xid: xw.id, frame: best.ref}
 	var toolkit, version dbus.Variant
-	b = &batch{conn: conn}
+	b := &batch{conn: conn}
 	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&toolkit}, "org.a11y.atspi.Application", "ToolkitName")
 	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&version}, "org.a11y.atspi.Application", "Version")
 	if err := b.run(ctx); err != nil {
@@ -122,7 +164,7 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (target, 
 		// GTK4 (and any toolkit whose window claims to sit at the screen's corner
 		// when it does not) knows no screen positions: read window coordinates and
 		// add the window's origin.
-		tg.origin = &[2]int{xw.x, xw.y}
+		tg.shifted = true
 	}
 	return tg, nil
 }

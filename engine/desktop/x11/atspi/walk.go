@@ -43,7 +43,6 @@ type raw struct {
 	role     uint32
 	name     string
 	states   []uint32
-	ifaces   []string
 	children []ref
 
 	x, y, w, h int
@@ -55,15 +54,6 @@ type raw struct {
 func (n *raw) state(bit uint) bool {
 	w := bit / 32
 	return int(w) < len(n.states) && n.states[w]&(1<<(bit%32)) != 0
-}
-
-func (n *raw) has(iface string) bool {
-	for _, i := range n.ifaces {
-		if i == iface {
-			return true
-		}
-	}
-	return false
 }
 
 func (n *raw) uia() string { return uiaRole(n.role, n.state(stateEditable)) }
@@ -82,7 +72,10 @@ type walker struct {
 	visibleIsShowing bool
 }
 
-// info reads role, states, interfaces, name and (if kids) the children of each ref.
+// info reads role, states, name and (if kids) the children of each ref. It asks no
+// GetInterfaces: the role says which calls make sense (valueRole, wantsText, shownText),
+// and a call an object does not implement just fails alone; GetInterfaces made the walk
+// of a Chromium window a quarter to a half slower (docs/accessibility.md).
 func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error) {
 	b := &batch{conn: w.conn, peers: w.peers}
 	apply := w.addInfo(b, refs, kids)
@@ -104,7 +97,6 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 		n := &out[i]
 		ps[i].role = b.add(r, ifAccessible+".GetRole", []any{&n.role})
 		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
-		b.add(r, ifAccessible+".GetInterfaces", []any{&n.ifaces})
 		b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
 		if kids {
 			ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
@@ -131,16 +123,30 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 	}
 }
 
-// visible says whether a node belongs in a result: SHOWING (or, for toolkits that do
-// not maintain SHOWING, VISIBLE) and not defunct.
+// visible says whether a node belongs in a result (the rule per toolkit is in
+// docs/accessibility.md): not defunct, and SHOWING; or VISIBLE where the toolkit does not
+// maintain SHOWING: below a GTK 4 window (visibleIsShowing), and for the menus and menu
+// items of every toolkit (GTK 2's gail leaves the items of an open menu VISIBLE, never
+// SHOWING). A node that passes on VISIBLE alone must then report on-screen extents
+// (onScreen): a closed menu's items report INT_MIN.
 func (w *walker) visible(n *raw) bool {
-	shown := n.state(stateShowing) || (w.visibleIsShowing && n.state(stateVisible))
+	shown := n.state(stateShowing) || (n.state(stateVisible) && (w.visibleIsShowing || menuRole(n.role)))
 	return shown && !n.state(stateDefunct)
 }
 
-// details reads extents (Component) and values (Value, or the text of editable
-// fields) of the given nodes in one pipelined batch. ok[i] is false for a node whose
-// extents are INT_MIN (hidden menu items).
+// menuRole says whether role is a menu or one of its items.
+func menuRole(role uint32) bool {
+	switch role {
+	case roleMenu, rolePopupMenu, roleMenuItem, roleCheckMenuItem, roleRadioMenuItem, roleTearoffMenuItem:
+		return true
+	}
+	return false
+}
+
+// details reads extents (Component) and values (Value, or the text of editable fields
+// and of unnamed read-only text) of the given nodes in one pipelined batch. ok[i] is false
+// for a node whose extents are INT_MIN (hidden menu items), or, for a node visible on
+// VISIBLE alone, that reports no on-screen box.
 func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool, error) {
 	b := &batch{conn: w.conn, peers: w.peers}
 	apply := w.addDetails(b, nodes, values)
@@ -163,15 +169,13 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		coord = coordWindow
 	}
 	for i, n := range nodes {
-		if n.has(ifComponent) {
-			bcalls[i] = b.add(n.ref, ifComponent+".GetExtents", []any{&boxes[i]}, coord)
-		}
+		bcalls[i] = b.add(n.ref, ifComponent+".GetExtents", []any{&boxes[i]}, coord)
 		if !values {
 			continue
 		}
-		if n.has(ifValue) {
+		if valueRole(n.role) {
 			vcalls[i] = b.add(n.ref, ifProps+".Get", []any{&vals[i]}, ifValue, "CurrentValue")
-		} else if n.has(ifText) && (wantsText(n) || n.readText) {
+		} else if wantsText(n) || shownText(n) || n.readText {
 			tcalls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), int32(desktop.MaxValueChars))
 		}
 	}
@@ -179,9 +183,9 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		ok := make([]bool, len(nodes))
 		for i, n := range nodes {
 			ok[i] = true
-			if c := bcalls[i]; c != nil && c.err == nil {
+			if c := bcalls[i]; c.err == nil {
 				bx := boxes[i]
-				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 {
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.visibleIsShowing && (bx.W <= 0 || bx.H <= 0)) {
 					ok[i] = false
 					continue
 				}
@@ -202,6 +206,26 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 	}
 }
 
+// valueRole says whether a role's value is its Value interface's CurrentValue (a range).
+func valueRole(role uint32) bool {
+	switch role {
+	case roleSlider, roleScrollBar, roleProgressBar, roleSpinButton, roleLevelBar, roleDial:
+		return true
+	}
+	return false
+}
+
+// shownText says whether a node's text is its value because nothing else shows it: a
+// read-only text or label without a name (a calculator's display keeps "408" in its Text
+// interface only). A named label's text is its name.
+func shownText(n *raw) bool {
+	switch n.role {
+	case roleText, roleLabel, roleStatic, roleParagraph, roleCaption:
+		return n.name == "" && !n.state(stateEditable)
+	}
+	return false
+}
+
 // wantsText says whether a node's text content is its value (editable fields), as
 // opposed to labels and documents whose text is their name or their children.
 func wantsText(n *raw) bool {
@@ -220,9 +244,9 @@ func wantsText(n *raw) bool {
 func contentText(n *raw) bool {
 	switch n.role {
 	case roleParagraph, roleLabel, roleStatic, roleHeading, roleCaption, roleTableCell, roleListItem, roleLink, roleBlockQuote, roleComment, roleDescriptionValue:
-		return n.has(ifText)
+		return true
 	case roleText:
-		return n.has(ifText) && !n.state(stateEditable)
+		return !n.state(stateEditable)
 	}
 	return false
 }

@@ -44,7 +44,7 @@ type Desktop struct {
 
 	procs    []*proc // started by us, stopped in reverse order; procs[0] is the X server
 	cookie   []byte  // the X server's MIT-MAGIC-COOKIE-1
-	authDir  string  // private directory of the Xauthority file
+	authDir  string  // private directory: the Xauthority file, the session bus's runtime files
 	stopping atomic.Bool
 }
 
@@ -126,9 +126,9 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
 	xconn.Register(d.Name, xconn.Server{PID: x.Process.Pid, Cookie: d.cookie, Err: d.Err})
 
-	if addr, err := d.startDBus(ctx); err == nil {
+	addr, err := d.startDBus(ctx)
+	if err == nil {
 		d.Env = append(d.Env, "DBUS_SESSION_BUS_ADDRESS="+addr)
-		enableAccessibility(addr)
 	} else {
 		// Without a session bus there is no accessibility tree, but input and capture work.
 		fmt.Fprintf(os.Stderr, "w365: no session D-Bus for %s: %v\n", d.Name, err)
@@ -149,6 +149,13 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	} else {
 		fmt.Fprintf(os.Stderr, "w365: window manager %s not found; windows cannot be moved or focused by title\n", o.WindowManager)
 	}
+	// After the window manager: an X server without clients resets, which would drop the
+	// root window property startAccessibility sets.
+	if addr != "" {
+		if err := startAccessibility(ctx, d.Name, addr); err != nil {
+			fmt.Fprintf(os.Stderr, "w365: no accessibility bus on %s: %v\n", d.Name, err)
+		}
+	}
 	ok = true
 	return d, nil
 }
@@ -167,6 +174,10 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	// authority: the one directory a confined program of the session is shown.
 	c := exec.Command(bin, "--session", "--nofork", "--nosyslog", "--print-address=3", "--address=unix:dir="+d.authDir)
 	c.ExtraFiles = []*os.File{w}
+	// What the bus starts on demand (at-spi-bus-launcher, the accessibility registry) keeps
+	// its sockets in XDG_RUNTIME_DIR, else in ~/.cache/at-spi/bus_<display number>, which a
+	// stale launcher of an earlier desktop with the same number unlinks when it exits: the
+	// desktop's private directory keeps them apart.
 	c.Env = append(d.Environ(os.Environ()), "XDG_RUNTIME_DIR="+d.authDir)
 	if err := d.start(c, "dbus-daemon"); err != nil {
 		r.Close()
@@ -179,18 +190,75 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	return strings.TrimSpace(addr), err
 }
 
-// enableAccessibility sets org.a11y.Status.IsEnabled so that toolkits that ask the bus
-// (Chromium among them) expose their trees; the accessibility bus starts on demand.
-func enableAccessibility(addr string) {
-	conn, err := dbus.Connect(addr)
+// startAccessibility sets org.a11y.Status.IsEnabled so that toolkits that ask the bus
+// (Chromium among them) expose their trees, and starts the accessibility bus and its
+// registry now (D-Bus activation: at-spi-bus-launcher on the session bus, at-spi2-registryd
+// on the accessibility bus), waiting until the registry answers: a Qt application
+// registers only at its own start, so the first application of a fresh desktop would
+// otherwise find no bus and never show a tree. Failures are reported, not fatal: input and
+// capture work without accessibility.
+//
+// The accessibility bus's address also goes on the root window (AT_SPI_BUS, as a full
+// desktop's launcher puts it): Qt 5 reads it there at its start and connects at once,
+// where the session bus's answer comes too late for its first registration when the bus
+// is already running (Qt then never registers).
+func startAccessibility(ctx context.Context, display, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
 	if err != nil {
-		return
+		return err
 	}
 	defer conn.Close()
 	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true))
+	if err := obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true)).Err; err != nil {
+		return fmt.Errorf("enable accessibility: %w", err)
+	}
+	var a11y string
+	if err := obj.CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&a11y); err != nil {
+		return fmt.Errorf("start the accessibility bus: %w", err)
+	}
+	if err := setRootString(display, "AT_SPI_BUS", a11y); err != nil {
+		return fmt.Errorf("publish the accessibility bus on the root window: %w", err)
+	}
+	bus, err := dbus.Connect(a11y, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("connect to the accessibility bus: %w", err)
+	}
+	defer bus.Close()
+	// A registry started while the machine is busy has been seen to exit before its first
+	// answer ("disconnected without replying"); activation starts another.
+	for {
+		var apps []struct {
+			Bus  string
+			Path dbus.ObjectPath
+		}
+		err = bus.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root").
+			CallWithContext(ctx, "org.a11y.atspi.Accessible.GetChildren", 0).Store(&apps)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("start the accessibility registry: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// setRootString sets the root window's property name to the string v.
+func setRootString(display, name, v string) error {
+	c, err := xconn.Connect(display)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	a, err := xproto.InternAtom(c, false, uint16(len(name)), name).Reply()
+	if err != nil {
+		return err
+	}
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	return xproto.ChangePropertyChecked(c, xproto.PropModeReplace, root, a.Atom, xproto.AtomString, 8, uint32(len(v)), []byte(v)).Check()
 }
 
 // start starts c as one of the desktop's processes, reaped as soon as it exits.

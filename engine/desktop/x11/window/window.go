@@ -11,7 +11,6 @@ package window
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -341,6 +340,7 @@ func (m *Manager) read(w xproto.Window) (info, bool) {
 	}
 	x, y := int(tr.DstX), int(tr.DstY)
 	wd, ht := int(geo.Width), int(geo.Height)
+	in.Client = desktop.Rect{X: x, Y: y, Width: wd, Height: ht}
 	if ext := m.prop32(w, m.atom("_NET_FRAME_EXTENTS"), xproto.AtomCardinal); len(ext) == 4 {
 		l, r, t, b := int(ext[0]), int(ext[1]), int(ext[2]), int(ext[3])
 		x, y, wd, ht = x-l, y-t, wd+l+r, ht+t+b
@@ -351,6 +351,8 @@ func (m *Manager) read(w xproto.Window) (info, bool) {
 	// visible frame and say how wide they are in _GTK_FRAME_EXTENTS: leave them out.
 	if gl, gr, gt, gb := m.gtkExtents(w); wd-gl-gr > 0 && ht-gt-gb > 0 {
 		x, y, wd, ht = x+gl, y+gt, wd-gl-gr, ht-gt-gb
+		c := &in.Client
+		c.X, c.Y, c.Width, c.Height = c.X+gl, c.Y+gt, c.Width-gl-gr, c.Height-gt-gb
 	}
 	in.X, in.Y, in.Width, in.Height = x, y, wd, ht
 
@@ -483,16 +485,6 @@ func (m *Manager) activeIs(w xproto.Window) bool {
 	return false
 }
 
-func (m *Manager) notFound(all []info, what, query string) *werr.Error {
-	ws := make([]Window, 0, len(all))
-	for _, in := range all {
-		if in.Title != "" && !in.otherDesk {
-			ws = append(ws, in.Window)
-		}
-	}
-	return desktop.NotFound(ws, what, query)
-}
-
 // candidates are the windows a title may name: every titled window on the current desktop,
 // minimized ones included (activating or restoring them is the point).
 func candidates(all []info) ([]Window, map[uint32]info) {
@@ -509,61 +501,30 @@ func candidates(all []info) ([]Window, map[uint32]info) {
 }
 
 // titled checks a title query and lists the windows it may match.
-func (m *Manager) titled(ctx context.Context, title string) ([]info, []Window, map[uint32]info, error) {
+func (m *Manager) titled(ctx context.Context, title string) ([]Window, map[uint32]info, error) {
 	if strings.TrimSpace(title) == "" {
-		return nil, nil, nil, werr.Invalid("title must not be empty")
+		return nil, nil, werr.Invalid("title must not be empty")
 	}
 	all, err := m.all(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	ws, byID := candidates(all)
-	return all, ws, byID, nil
+	return ws, byID, nil
 }
 
-func (m *Manager) findSubstring(ctx context.Context, title string) (info, error) {
-	all, ws, byID, err := m.titled(ctx, title)
+// find is the window pick chooses for title among the candidates (desktop.BestTitle, or
+// desktop.CloseTarget for close_window).
+func (m *Manager) find(ctx context.Context, title string, pick func([]Window, string) (Window, error)) (info, error) {
+	ws, byID, err := m.titled(ctx, title)
 	if err != nil {
 		return info{}, err
 	}
-	if best := desktop.BestSubstring(ws, title); len(best) > 0 {
-		return byID[best[0].Handle], nil
-	}
-	return info{}, m.notFound(all, "title contains", title)
-}
-
-func (m *Manager) findFuzzy(ctx context.Context, title string) (info, error) {
-	all, ws, byID, err := m.titled(ctx, title)
+	w, err := pick(ws, title)
 	if err != nil {
 		return info{}, err
 	}
-	if best := desktop.BestFuzzy(ws, title, desktop.CloseThreshold); len(best) > 0 {
-		return byID[best[0].Handle], nil
-	}
-	return info{}, m.notFound(all, "title matches (80% similarity)", title)
-}
-
-// findToClose is the one window closeMatches allows for title. Several are ambiguous, and
-// refused with the candidates listed, unless exactly one of them is the title itself.
-func (m *Manager) findToClose(ctx context.Context, title string) (info, error) {
-	all, ws, byID, err := m.titled(ctx, title)
-	if err != nil {
-		return info{}, err
-	}
-	found := desktop.CloseMatches(ws, title)
-	switch {
-	case len(found) == 0:
-		return info{}, m.notFound(all, "title matches (80% similarity, covering 80% of the title)", title)
-	case len(found) == 1 || desktop.MatchRank(title, found[0].Title) == 0 && desktop.MatchRank(title, found[1].Title) != 0:
-		return byID[found[0].Handle], nil
-	}
-	names := make([]string, len(found))
-	for i, w := range found {
-		names[i] = fmt.Sprintf("%s (handle %d, %s)", w.Title, w.Handle, w.ProcessName)
-	}
-	return info{}, werr.Invalid("title %q matches %d windows; close_window closes one", title, len(found)).
-		WithDetail("candidates", names).
-		WithHint("give the window's full title; list_windows shows them")
+	return byID[w.Handle], nil
 }
 
 // clientMessage sends an EWMH request about w to the root window.
@@ -589,14 +550,13 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool 
 	}
 }
 
-// Activate brings the best window whose title contains title (case-insensitive; exact,
-// then prefix, then substring, then the shortest title) to the front and gives it the focus,
+// Activate brings the window title names (desktop.TitleMatches) to the front and gives it the focus,
 // restoring it when minimized. It verifies the result through _NET_ACTIVE_WINDOW; when the
 // window has a modal dialog open, the window manager focuses the dialog, and that counts.
 func (m *Manager) Activate(ctx context.Context, title string) (Window, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	in, err := m.findSubstring(ctx, title)
+	in, err := m.find(ctx, title, desktop.BestTitle)
 	if err != nil {
 		return Window{}, err
 	}
@@ -626,8 +586,8 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 	return now.Window, nil
 }
 
-// Close asks the one window title names (findToClose: at least CloseThreshold similar, covering
-// at least CloseThreshold of the window's title, and not ambiguous) to close itself through its own close path: _NET_CLOSE_WINDOW to the window manager, or
+// Close asks the one window title names (desktop.CloseTarget) to close itself through its
+// own close path: _NET_CLOSE_WINDOW to the window manager, or
 // WM_DELETE_WINDOW to the client when there is no window manager. It never kills: a window
 // that does not speak WM_DELETE_WINDOW is refused with UNSUPPORTED (a window manager would
 // kill its client). Windows of processes for which protected returns true are refused with
@@ -635,7 +595,7 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 func (m *Manager) Close(ctx context.Context, title string, protected func(pid int) bool) (CloseResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	in, err := m.findToClose(ctx, title)
+	in, err := m.find(ctx, title, desktop.CloseTarget)
 	if err != nil {
 		return CloseResult{}, err
 	}
@@ -688,8 +648,7 @@ func (m *Manager) supportsDelete(w xproto.Window) bool {
 	return false
 }
 
-// Resize applies action to the best fuzzy match for title (Similarity at least
-// CloseThreshold) and verifies the outcome by reading the window back:
+// Resize applies action to the window title names (desktop.TitleMatches) and verifies the outcome by reading the window back:
 //
 //   - Resize: width and height required (outer frame size); x and y optional, both or neither.
 //   - Move: x and y required (outer frame top-left corner); width and height ignored.
@@ -704,7 +663,7 @@ func (m *Manager) Resize(ctx context.Context, title, action string, x, y, w, h *
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	in, err := m.findFuzzy(ctx, title)
+	in, err := m.find(ctx, title, desktop.BestTitle)
 	if err != nil {
 		return Window{}, err
 	}
