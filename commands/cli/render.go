@@ -193,11 +193,17 @@ func fitTable(w io.Writer, head []string, body [][]string, width int) {
 			}
 			return t
 		}
-		// The first column (what the rows are: an id, a name) gives way last.
-		shrink := func(from int) bool {
+		// The first column (what the rows are: an id, a name) gives way last, after the
+		// other columns' headers are cut (when those columns at their headers' width still
+		// do not fit).
+		shrink := func(from int, cutHeads bool) bool {
 			widest := -1
 			for j := from; j < n; j++ {
-				if ws[j] > max(runeLen(head[j]), 4) && (widest < 0 || ws[j] > ws[widest]) {
+				floor := max(runeLen(head[j]), 4)
+				if cutHeads {
+					floor = 4
+				}
+				if ws[j] > floor && (widest < 0 || ws[j] > ws[widest]) {
 					widest = j
 				}
 			}
@@ -206,7 +212,7 @@ func fitTable(w io.Writer, head []string, body [][]string, width int) {
 			}
 			return widest >= 0
 		}
-		for total() > width && (shrink(1) || shrink(0)) {
+		for total() > width && (shrink(1, false) || shrink(1, true) || shrink(0, false) || shrink(0, true)) {
 		}
 	}
 	line := func(vals []string) {
@@ -220,7 +226,11 @@ func fitTable(w io.Writer, head []string, body [][]string, width int) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	line(head)
+	heads := make([]string, n)
+	for j := range n {
+		heads[j] = truncate(head[j], ws[j])
+	}
+	line(heads)
 	for _, r := range body {
 		vals := make([]string, n)
 		for j := range n - 1 {

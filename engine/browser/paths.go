@@ -142,7 +142,7 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 	u := UserDirs()
 	var roots []string
 	root, rel := "", ""
-	for _, w := range []string{b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"]} {
+	for _, w := range []string{b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"], b.opts.HomeDir, b.opts.TmpDir} {
 		if w == "" {
 			continue
 		}
@@ -158,7 +158,7 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 		}
 	}
 	if root == "" {
-		return nil, werr.New(werr.BlockedByPolicy, "files may only be saved in the session's output directory, Downloads or Documents").
+		return nil, werr.New(werr.BlockedByPolicy, "files may only be saved in the session's output directory, HOME or /tmp, Downloads or Documents").
 			WithDetail("roots", roots).WithHint("give a file name (it goes to the output directory) or a path under one of the roots")
 	}
 	if hasDotPart(rel) {

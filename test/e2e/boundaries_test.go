@@ -585,7 +585,7 @@ func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
 	cs := h.MCP()
 	for cmd, want := range map[string]string{
 		"ls src/*.py":                   "src/a.py\nsrc/b.py\n",
-		"ls ~/project/src":              "a.py\nb.py\nc.txt\n",
+		"ls src":                        "a.py\nb.py\nc.txt\n", // ~ in a command is the session's HOME now (docs/sessions.md#files)
 		"wc -l src/a.py":                "2 src/a.py\n",
 		"head -n 1 src/c.txt":           "line one\n",
 		"tail -n 1 src/c.txt":           "line two\n",

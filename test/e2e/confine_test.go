@@ -319,6 +319,10 @@ func TestConfineLaunchedApplication(t *testing.T) {
 	testenv.Require(t, "bwrap", "zenity")
 	h := e2e.New(t)
 	h.FakeHome()
+	// zenity has no desktop entry: the policy adds it (launchApplications).
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/zenity"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
 	h.MustRun("session", "start", "g1")
 	var l struct {
 		PID int `json:"pid"`

@@ -239,7 +239,9 @@ return 'clicked';`, autostart),
 		} `json:"downloads"`
 	}
 	e2e.Structured(t, e2e.Call(t, cs, "browser_downloads", map[string]any{}), &dl)
-	if len(dl.Downloads) != 1 || dl.Downloads[0].State != "completed" || strings.HasPrefix(dl.Downloads[0].Path, home) {
+	// The session's download directory is in its state directory (docs/sessions.md#files).
+	states := filepath.Join(home, ".local", "state", "w365", "sessions") + string(filepath.Separator)
+	if len(dl.Downloads) != 1 || dl.Downloads[0].State != "completed" || !strings.HasPrefix(dl.Downloads[0].Path, states) {
 		t.Fatalf("the download (in the session's directory, and only there): %+v", dl.Downloads)
 	}
 	// A refusal is BLOCKED_BY_POLICY, naming the method, with a hint.

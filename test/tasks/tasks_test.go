@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -557,9 +558,9 @@ func clickAt(c *client, n node) error {
 }
 
 // FeatherPad (Qt5): write a note into a file and save it; the file on disk is the check.
-func featherpadTask(t *testing.T, h *e2e.Harness, c *client) {
+func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	testenv.Require(t, "featherpad")
-	file := filepath.Join(t.TempDir(), "groceries.txt")
+	file := filepath.Join(work, "groceries.txt")
 	os.WriteFile(file, nil, 0o644)
 	const note = "oat milk, rye bread, apples"
 	measure(t, "FeatherPad: write a note and save it (file on disk)", "w365", c, func() error {
@@ -660,8 +661,14 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
+	// launch_application hands an application files under the workspace roots only: the
+	// tasks' files live in one of the test's own.
+	work := t.TempDir()
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"workspaceRoots": [`+strconv.Quote(work)+`]}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
 	c := &client{cs: h.MCP()}
-	featherpadTask(t, h, c)
+	featherpadTask(t, h, c, work)
 	if *all {
 		zenityTask(t, h, c)
 	}
