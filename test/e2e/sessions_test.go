@@ -588,8 +588,6 @@ func openInChromium(t *testing.T, url string) context.Context {
 	return ctx
 }
 
-// TestLiveViewControlsTheDesktopWhenThePolicyAllows: with liveViewControl on, a click
-// on the live image clicks the desktop at the matching point.
 // Behind a router or in a pod, the listening address is not how viewers reach the host:
 // --public-url names the address live-view URLs carry; a malformed one is refused.
 func TestLiveViewURLsNameThePublicURL(t *testing.T) {
@@ -604,6 +602,8 @@ func TestLiveViewURLsNameThePublicURL(t *testing.T) {
 	}
 }
 
+// TestLiveViewControlsTheDesktopWhenThePolicyAllows: with liveViewControl on, a click
+// on the live image clicks the desktop at the matching point.
 func TestLiveViewControlsTheDesktopWhenThePolicyAllows(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
@@ -616,14 +616,23 @@ func TestLiveViewControlsTheDesktopWhenThePolicyAllows(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool]("document.querySelector('img').naturalWidth > 0")); err != nil {
 		t.Fatal(err)
 	}
-	// The 1920x1080 desktop is fitted into the viewport, centred: where does a page point land?
-	vp, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64]("[innerWidth, innerHeight]"))
+	// The page's bar takes room above the image: the desktop is fitted, centred, into the
+	// image element's own box (object-fit: contain), not into the viewport.
+	var size struct{ Width, Height float64 }
+	e2e.Structured(t, e2e.Call(t, agent, "get_screen_size", map[string]any{"sessionId": id}), &size)
+	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const i = document.querySelector('img'), r = i.getBoundingClientRect();
+		return [r.left, r.top, r.width, r.height, i.naturalWidth, i.naturalHeight]; })()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := min(vp[0]/1920, vp[1]/1080)
-	px, py := vp[0]/4, vp[1]/4 // not the centre: that is where X puts the pointer at start
-	wantX, wantY := (px-(vp[0]-1920*k)/2)/k, (py-(vp[1]-1080*k)/2)/k
+	if box[4] != size.Width || box[5] != size.Height {
+		t.Fatalf("the live image is %.0fx%.0f, the session's screen %.0fx%.0f", box[4], box[5], size.Width, size.Height)
+	}
+	k := min(box[2]/size.Width, box[3]/size.Height)
+	left, top := box[0]+(box[2]-size.Width*k)/2, box[1]+(box[3]-size.Height*k)/2
+	// A quarter into the picture, not its centre: that is where X puts the pointer at start.
+	wantX, wantY := size.Width/4, size.Height/4
+	px, py := left+wantX*k, top+wantY*k
 	if _, err := chromedp.Run(ctx, chromedp.MouseClickXY(px, py)); err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +644,7 @@ func TestLiveViewControlsTheDesktopWhenThePolicyAllows(t *testing.T) {
 			return
 		}
 	}
-	t.Fatalf("after a click at (%.0f, %.0f) on a %.0fx%.0f page the cursor is at %+v, want about %.0f,%.0f", px, py, vp[0], vp[1], cur, wantX, wantY)
+	t.Fatalf("after a click at (%.0f, %.0f) on a %.0fx%.0f image at (%.0f, %.0f) the cursor is at %+v, want about %.0f,%.0f", px, py, box[2], box[3], box[0], box[1], cur, wantX, wantY)
 }
 
 func httpStatus(t *testing.T, url string) int {
