@@ -3,7 +3,9 @@ package commands
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -148,6 +150,14 @@ var LaunchApplication = tool.Define(tool.Tool{
 	for _, d := range browser.UserDirs() {
 		roots = append(roots, d)
 	}
+	var shown []string
+	if env.Session.Desktop.Virtual() {
+		// A confined application sees the session's HOME and the workspaces it is shown,
+		// not the person's: its files come from there.
+		shown = confinedWorkspaces(env.Policy.WorkspaceRoots)
+		roots = append(slices.Clone(shown), filepath.Join(env.Session.HomeDir(), "Documents"),
+			filepath.Join(env.Session.HomeDir(), "Downloads"), filepath.Join(env.Session.HomeDir(), "Desktop"))
+	}
 	o := proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
 		Apps: env.Policy.LaunchApplications, AnyArguments: env.Policy.LaunchArguments == policy.LaunchArgumentsAny,
 		Roots: roots, Private: env.Host.PrivateDirs(),
@@ -160,7 +170,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 			return LaunchOut{}, err
 		}
 		o.Confine = func(c *exec.Cmd) (func(), error) {
-			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork})
+			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: shown})
 		}
 	}
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)
@@ -190,6 +200,33 @@ func registrar(ctx context.Context, env *tool.Env) proc.Registrar {
 		}
 	}
 	return r
+}
+
+// confinedWorkspaces are the workspace roots a confined application is shown (as a shell
+// call's cwd: credentials hidden, every .git read-only): those that hold no HOME, since a
+// root of ~ or above would show the person's whole home (docs/security.md#confinement).
+func confinedWorkspaces(roots []string) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, r := range roots {
+		if r == "~" || strings.HasPrefix(r, "~/") {
+			if home == "" {
+				continue
+			}
+			r = filepath.Join(home, r[1:])
+		}
+		if !filepath.IsAbs(r) {
+			continue
+		}
+		r = filepath.Clean(r)
+		if home != "" {
+			if rel, err := filepath.Rel(r, home); err == nil && !strings.HasPrefix(rel, "..") {
+				continue // r is HOME or one of its parents
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // LaunchedOf is the group of processes the session started with launch_application,

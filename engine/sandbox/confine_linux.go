@@ -207,6 +207,16 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 			m.add("--bind", p, p)
 		}
 	}
+	for _, d := range o.WorkDirs {
+		if !dirExists(d) || r.isPrivate(d) {
+			continue
+		}
+		m.add("--bind", m.source(d, true, true), d)
+		m.hideSecrets(d)
+		for _, g := range gitDirs(d) {
+			m.add("--ro-bind", m.source(g, true, false), g)
+		}
+	}
 	dir := r.home
 	if dir == "" {
 		dir = "/"

@@ -65,6 +65,9 @@ type ConfineOptions struct {
 	ShareNet bool
 	// Binds are host paths shown read-write at the same place (a browser profile).
 	Binds []string
+	// WorkDirs are workspace directories shown read-write at the same place as a shell
+	// call's cwd is: credential files inside them hidden, every .git read-only as a whole.
+	WorkDirs []string
 }
 
 // Runner runs commands and Python code of one session. It is safe for concurrent use.
