@@ -153,7 +153,9 @@ type instance struct {
 
 	tabs   []*tab
 	byID   map[target.ID]*tab
-	active *tab
+	active *tab // the front tab: the one last shown, by any caller or by the page
+	// callerTabs are the callers' own tabs (callers.go).
+	callerTabs map[string]*tab
 }
 
 var generation struct {

@@ -541,6 +541,62 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	// Each caller acts on its own tab: another caller's new tab, switch or close leaves
+	// it where it was (engine/browser/callers.go).
+	t.Run("CallersTabs", func(t *testing.T) {
+		agent, person := browser.WithCaller(tctx(t), "agent"), browser.WithCaller(tctx(t), "person")
+		if _, err := b.Navigate(agent, s.URL+"/second.html", browser.WaitLoad); err != nil {
+			t.Fatal(err)
+		}
+		title := func(ctx context.Context) string {
+			t.Helper()
+			s, err := b.Title(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		third, err := b.NewTab(person, s.URL+"/third.html")
+		if err != nil || !third.Active {
+			t.Fatalf("new tab: %+v, %v", third, err)
+		}
+		if got := title(agent); got != "Second" {
+			t.Fatalf("the person's new tab moved the agent to %q", got)
+		}
+		if got := title(person); got != "Third" {
+			t.Fatalf("the person's calls act on %q, not the tab it opened", got)
+		}
+		tabs, err := b.ListTabs(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var second string
+		for _, ti := range tabs {
+			if ti.Active != (ti.Title == "Second") {
+				t.Fatalf("the agent's tabs: %+v", tabs)
+			}
+			if ti.Active {
+				second = ti.ID
+			}
+		}
+		if _, err := b.SwitchTab(person, browser.TabRef{ID: second}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.SwitchTab(agent, browser.TabRef{ID: third.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if a, p := title(agent), title(person); a != "Third" || p != "Second" {
+			t.Fatalf("after each switched to the other's tab: agent on %q, person on %q", a, p)
+		}
+		// A tab closed under a caller moves it to the tab's neighbour.
+		if _, err := b.CloseTab(person, browser.TabRef{ID: third.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if a, p := title(agent), title(person); a == "Third" || p != "Second" {
+			t.Fatalf("after the person closed the agent's tab: agent on %q, person on %q", a, p)
+		}
+	})
+
 	t.Run("Download", func(t *testing.T) {
 		navigate(t, b, s.URL+"/tabs.html")
 		ar, err := b.Click(tctx(t), browser.CSS("#dl"))

@@ -377,7 +377,7 @@ type DialogResult struct {
 	ActionResult
 }
 
-// HandleDialog accepts or dismisses the pending dialog of the active tab (or,
+// HandleDialog accepts or dismisses the pending dialog of the caller's tab (or,
 // when it has none, of any tab). promptText is typed into a prompt. With no
 // dialog pending the result says "No pending dialog" (not an error). After
 // the dialog closes, a navigation it released (beforeunload) is waited for.
@@ -388,8 +388,8 @@ func (b *Browser) HandleDialog(ctx context.Context, accept bool, promptText stri
 	}
 	b.mu.Lock()
 	var t *tab
-	if inst.active != nil && inst.active.dialog != nil {
-		t = inst.active
+	if a := inst.tabOfLocked(ctx); a != nil && a.dialog != nil {
+		t = a
 	} else {
 		for _, x := range inst.tabs {
 			if x.dialog != nil {

@@ -108,10 +108,14 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 		return nil, err
 	}
 	b.mu.Lock()
-	t := inst.active
+	t := inst.tabOfLocked(ctx)
 	if t == nil && len(inst.tabs) > 0 {
 		t = inst.tabs[0]
 		inst.active = t
+	}
+	if t != nil {
+		// The tab stays this caller's whatever tab another caller selects (callers.go).
+		inst.setTabLocked(ctx, t)
 	}
 	b.mu.Unlock()
 	if t == nil {
@@ -479,12 +483,18 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 		res.Downloads = append(res.Downloads, *d)
 	}
 	for _, x := range inst.tabs {
-		if !m.tabs[string(x.id)] {
-			res.NewTabs = append(res.NewTabs, b.infoLocked(inst, x))
+		if !m.tabs[string(x.id)] && x == inst.active && x.opener == t.id {
+			// The action's page opened it in front: the caller follows it.
+			inst.setTabLocked(ctx, x)
 		}
 	}
-	if inst.active != nil {
-		res.URL = inst.active.url
+	for _, x := range inst.tabs {
+		if !m.tabs[string(x.id)] {
+			res.NewTabs = append(res.NewTabs, b.infoLocked(ctx, inst, x))
+		}
+	}
+	if a := inst.tabOfLocked(ctx); a != nil {
+		res.URL = a.url
 	} else {
 		res.URL = t.url
 	}

@@ -208,7 +208,7 @@ func (s *Store) ResolveTarget(ctx context.Context, snapshotID, target string) (i
 	if snapshotID != "" && !strings.EqualFold(snapshotID, "latest") {
 		return snapshotID, ref, true, nil
 	}
-	caller := callerOf(ctx)
+	caller := browser.CallerOf(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	latest := s.latest[caller]
