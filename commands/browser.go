@@ -165,8 +165,15 @@ func (o NavOut) Text() string {
 // actionNotes mentions what an action set off besides its effect: dialogs, downloads, tabs.
 func actionNotes(a browser.ActionResult) string {
 	var parts []string
-	if a.Dialog != nil {
-		parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", a.Dialog.Type, a.Dialog.Message))
+	if d := a.Dialog; d != nil {
+		switch {
+		case !d.Before():
+			parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", d.Type, d.Message))
+		case d.Closed() != "":
+			parts = append(parts, fmt.Sprintf("%s dialog %q opened before this call and was %s", d.Type, d.Message, d.Closed()))
+		default:
+			parts = append(parts, fmt.Sprintf("%s dialog opened before this call: %q (answer with browser handle-dialog)", d.Type, d.Message))
+		}
 	}
 	for _, d := range a.Downloads {
 		parts = append(parts, downloadNote(d))

@@ -129,6 +129,8 @@ type Browser struct {
 	downloads     []*Download
 	dlByGUID      map[string]*Download
 	dialogSeq     int64
+	dialogLog     []*Dialog        // the newest dialogs, for the callers not told yet (callers.go)
+	dialogTold    map[string]int64 // each caller's newest dialog heard of
 
 	runcode runcodeState
 

@@ -597,6 +597,51 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	// A dialog reaches every caller, not only the one whose call opened it: another
+	// caller's next action tells of it (and how it was answered), or its refusal does.
+	t.Run("CallersDialogs", func(t *testing.T) {
+		agent, person := browser.WithCaller(tctx(t), "agent-d"), browser.WithCaller(tctx(t), "person-d")
+		if _, err := b.Navigate(agent, s.URL+"/dialogs.html", browser.WaitLoad); err != nil {
+			t.Fatal(err)
+		}
+		tabs, _ := b.ListTabs(agent)
+		for _, ti := range tabs {
+			if ti.Active {
+				if _, err := b.SwitchTab(person, browser.TabRef{ID: ti.ID}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		ar, err := b.Click(person, browser.CSS("#alert"))
+		if err != nil || ar.Dialog == nil || ar.Dialog.Before() {
+			t.Fatalf("the person's alert: %+v, %v", ar, err)
+		}
+		if _, err := b.HandleDialog(person, true, ""); err != nil {
+			t.Fatal(err)
+		}
+		ar, err = b.Click(agent, browser.CSS("#out"))
+		if err != nil || ar.Dialog == nil || !ar.Dialog.Before() || ar.Dialog.Closed() != "accepted" || ar.Dialog.Message != "Hello alert" {
+			t.Fatalf("the agent's next action does not tell of the person's alert: %+v, %v", ar, err)
+		}
+		for _, ctx := range []context.Context{agent, person} {
+			if ar, err := b.Click(ctx, browser.CSS("#out")); err != nil || ar.Dialog != nil {
+				t.Fatalf("a dialog told of twice: %+v, %v", ar, err)
+			}
+		}
+		// Refused while it is open, the agent has heard of it.
+		if ar, err := b.Click(person, browser.CSS("#confirm")); err != nil || ar.Dialog == nil {
+			t.Fatalf("the person's confirm: %+v, %v", ar, err)
+		}
+		_, err = b.Text(agent)
+		mustCode(t, err, browser.DialogPending)
+		if _, err := b.HandleDialog(person, false, ""); err != nil {
+			t.Fatal(err)
+		}
+		if ar, err := b.Click(agent, browser.CSS("#out")); err != nil || ar.Dialog != nil {
+			t.Fatalf("the refusal told of the confirm, yet: %+v, %v", ar, err)
+		}
+	})
+
 	t.Run("Download", func(t *testing.T) {
 		navigate(t, b, s.URL+"/tabs.html")
 		ar, err := b.Click(tctx(t), browser.CSS("#dl"))

@@ -59,3 +59,67 @@ func (inst *instance) showLocked(ctx context.Context, t *tab) {
 	inst.active = t
 	inst.setTabLocked(ctx, t)
 }
+
+// Dialog notices: every caller hears of every JavaScript dialog once, from its first
+// page operation on, whoever's call (or the page alone) opened it: in the result of the
+// action during which it opened, in a DIALOG_PENDING refusal, or else in the result of
+// the caller's next action (ActionResult.Dialog), with whether it is still open. So a
+// dialog a person opened and answered in the REPL is not lost for the agent.
+
+// keepDialogs is how many dialogs a browser remembers for the callers not yet told.
+const keepDialogs = 16
+
+// openedLocked records a dialog that opened.
+func (b *Browser) openedLocked(d *Dialog) {
+	b.dialogLog = append(b.dialogLog, d)
+	if len(b.dialogLog) > keepDialogs {
+		b.dialogLog = b.dialogLog[1:]
+	}
+}
+
+// closedLocked records how the dialog of t closed.
+func (b *Browser) closedLocked(t *tab, accepted bool) {
+	if t.dialog == nil {
+		return
+	}
+	t.dialog.closed = "dismissed"
+	if accepted {
+		t.dialog.closed = "accepted"
+	}
+}
+
+// toldLocked says the caller of ctx has heard of every dialog up to seq; a caller first
+// seen hears of none before it.
+func (b *Browser) toldLocked(ctx context.Context, seq int64) {
+	c := CallerOf(ctx)
+	if b.dialogTold == nil {
+		b.dialogTold = map[string]int64{}
+	}
+	old, ok := b.dialogTold[c]
+	if !ok && len(b.dialogTold) >= maxCallerTabs {
+		clear(b.dialogTold)
+	}
+	b.dialogTold[c] = max(old, seq)
+}
+
+// noticeLocked gives res the newest dialog the caller of ctx has not heard of, unless
+// res has the dialog its action opened; either way the caller has heard of all.
+func (b *Browser) noticeLocked(ctx context.Context, res *ActionResult) {
+	if res.Dialog == nil {
+		told := b.dialogTold[CallerOf(ctx)]
+		if n := len(b.dialogLog); n > 0 && b.dialogLog[n-1].seq > told {
+			d := *b.dialogLog[n-1]
+			d.before = true
+			res.Dialog = &d
+		}
+	}
+	b.toldLocked(ctx, b.dialogSeq)
+}
+
+// Before says the dialog opened before the call whose result tells of it (by another
+// caller's call, or by the page alone).
+func (d Dialog) Before() bool { return d.before }
+
+// Closed is how the dialog was answered ("accepted", "dismissed", or "closed" when its page
+// went) by the time the result told of it; "" while it is open.
+func (d Dialog) Closed() string { return d.closed }

@@ -133,6 +133,10 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 	}
 	b.mu.Lock()
 	d, crashed := t.dialog, t.crashed
+	if _, seen := b.dialogTold[CallerOf(ctx)]; !seen || (d != nil && !allowDialog) {
+		// The refusal tells of the dialog; a caller first seen hears of none before.
+		b.toldLocked(ctx, b.dialogSeq)
+	}
 	b.mu.Unlock()
 	if d != nil && !allowDialog {
 		return nil, dialogPendingError(d)
@@ -225,6 +229,9 @@ func (o *op) await(f func(ctx context.Context) error) (*Dialog, error) {
 func (o *op) do(f func(ctx context.Context) error) error {
 	d, err := o.await(f)
 	if d != nil {
+		o.b.mu.Lock()
+		o.b.toldLocked(o.ctx, d.seq)
+		o.b.mu.Unlock()
 		return dialogPendingError(d)
 	}
 	return err
@@ -498,6 +505,7 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 	} else {
 		res.URL = t.url
 	}
+	b.noticeLocked(ctx, res)
 }
 
 // waitNavigation waits until a navigation begun after m commits and loads, or

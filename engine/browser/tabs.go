@@ -154,6 +154,9 @@ func (b *Browser) removeLocked(inst *instance, t *tab) {
 		}
 	}
 	delete(inst.byID, t.id)
+	if t.dialog != nil {
+		t.dialog.closed = "closed"
+	}
 	t.gone = true
 }
 
@@ -286,10 +289,13 @@ func (b *Browser) createTab(ctx context.Context, inst *instance, rawURL string, 
 	return t, nil
 }
 
-// withCancelOf returns a context with base's values (the chromedp context)
-// that also ends when ctx ends or reaches its deadline.
+// withCancelOf returns a context with base's values (the chromedp context) and ctx's
+// caller (callers.go) that also ends when ctx ends or reaches its deadline.
 func withCancelOf(base, ctx context.Context) (context.Context, context.CancelFunc) {
 	c, cancel := context.WithCancel(base)
+	if caller := ctx.Value(callerKey{}); caller != nil {
+		c = context.WithValue(c, callerKey{}, caller)
+	}
 	stop := context.AfterFunc(ctx, cancel)
 	if dl, ok := ctx.Deadline(); ok {
 		c2, cancel2 := context.WithDeadline(c, dl)
