@@ -356,10 +356,13 @@ type SelectOptionIn struct {
 }
 
 // SelectOut counts selected options.
-type SelectOut struct{ browser.SelectResult }
+type SelectOut struct {
+	browser.SelectResult
+	in string // " in " and the ref with its name (refName) when the select was given by ref
+}
 
 func (o SelectOut) Text() string {
-	return fmt.Sprintf("%d option(s) selected", o.Selected) + actionNotes(o.ActionResult)
+	return fmt.Sprintf("%d option(s) selected%s", o.Selected, o.in) + actionNotes(o.ActionResult)
 }
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
@@ -904,8 +907,14 @@ var BrowserSelectOption = tool.Define(tool.Tool{
 	if err != nil {
 		return SelectOut{}, err
 	}
+	where := ""
+	if st, serr := snapshotsOf(env); serr == nil {
+		if id, ref, isRef, rerr := st.ResolveTarget(ctx, "", in.Selector); isRef && rerr == nil {
+			where = " in " + ref + refName(ctx, st, id, ref)
+		}
+	}
 	r, err := deref(b.SelectOption(ctx, e, in.Values))
-	return SelectOut{r}, err
+	return SelectOut{r, where}, err
 })
 
 // BrowserFillForm is the tool browser_fill_form (w365 browser fill-form).
