@@ -167,12 +167,12 @@ func actionNotes(a browser.ActionResult) string {
 	var parts []string
 	if d := a.Dialog; d != nil {
 		switch {
-		case !d.Before():
+		case !d.Elsewhere():
 			parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", d.Type, d.Message))
 		case d.Closed() != "":
-			parts = append(parts, fmt.Sprintf("%s dialog %q opened before this call and was %s", d.Type, d.Message, d.Closed()))
+			parts = append(parts, fmt.Sprintf("%s dialog %q (not opened by this call) was %s", d.Type, d.Message, d.Closed()))
 		default:
-			parts = append(parts, fmt.Sprintf("%s dialog opened before this call: %q (answer with browser handle-dialog)", d.Type, d.Message))
+			parts = append(parts, fmt.Sprintf("%s dialog opened, not by this call: %q (answer with browser handle-dialog)", d.Type, d.Message))
 		}
 	}
 	for _, d := range a.Downloads {

@@ -613,14 +613,14 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		ar, err := b.Click(person, browser.CSS("#alert"))
-		if err != nil || ar.Dialog == nil || ar.Dialog.Before() {
+		if err != nil || ar.Dialog == nil || ar.Dialog.Elsewhere() {
 			t.Fatalf("the person's alert: %+v, %v", ar, err)
 		}
 		if _, err := b.HandleDialog(person, true, ""); err != nil {
 			t.Fatal(err)
 		}
 		ar, err = b.Click(agent, browser.CSS("#out"))
-		if err != nil || ar.Dialog == nil || !ar.Dialog.Before() || ar.Dialog.Closed() != "accepted" || ar.Dialog.Message != "Hello alert" {
+		if err != nil || ar.Dialog == nil || !ar.Dialog.Elsewhere() || ar.Dialog.Closed() != "accepted" || ar.Dialog.Message != "Hello alert" {
 			t.Fatalf("the agent's next action does not tell of the person's alert: %+v, %v", ar, err)
 		}
 		for _, ctx := range []context.Context{agent, person} {

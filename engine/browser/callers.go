@@ -89,7 +89,8 @@ func (b *Browser) closedLocked(t *tab, accepted bool) {
 }
 
 // toldLocked says the caller of ctx has heard of every dialog up to seq; a caller first
-// seen hears of none before it.
+// seen hears of none before it. Past maxCallerTabs callers all are forgotten (and hear
+// of none before their next call).
 func (b *Browser) toldLocked(ctx context.Context, seq int64) {
 	c := CallerOf(ctx)
 	if b.dialogTold == nil {
@@ -105,20 +106,19 @@ func (b *Browser) toldLocked(ctx context.Context, seq int64) {
 // noticeLocked gives res the newest dialog the caller of ctx has not heard of, unless
 // res has the dialog its action opened; either way the caller has heard of all.
 func (b *Browser) noticeLocked(ctx context.Context, res *ActionResult) {
-	if res.Dialog == nil {
-		told := b.dialogTold[CallerOf(ctx)]
+	if told, seen := b.dialogTold[CallerOf(ctx)]; res.Dialog == nil && seen {
 		if n := len(b.dialogLog); n > 0 && b.dialogLog[n-1].seq > told {
 			d := *b.dialogLog[n-1]
-			d.before = true
+			d.elsewhere = true
 			res.Dialog = &d
 		}
 	}
 	b.toldLocked(ctx, b.dialogSeq)
 }
 
-// Before says the dialog opened before the call whose result tells of it (by another
-// caller's call, or by the page alone).
-func (d Dialog) Before() bool { return d.before }
+// Elsewhere says the call whose result tells of the dialog did not open it: another
+// caller's call did, or the page alone, or the page of another tab.
+func (d Dialog) Elsewhere() bool { return d.elsewhere }
 
 // Closed is how the dialog was answered ("accepted", "dismissed", or "closed" when its page
 // went) by the time the result told of it; "" while it is open.

@@ -38,7 +38,7 @@ type Dialog struct {
 	URL           string    `json:"url"`
 	OpenedAt      time.Time `json:"openedAt"`
 	seq           int64
-	before        bool   // see Before
+	elsewhere     bool   // see Elsewhere
 	closed        string // see Closed
 }
 

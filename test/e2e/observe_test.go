@@ -224,7 +224,7 @@ func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	m.waitScreen("repl", regexp.MustCompile(`alert dialog opened: "Hello alert"`))
 	m.keys("repl", "browser handle-dialog --action accept")
 	m.waitScreen("repl", regexp.MustCompile(`alert dialog accepted`))
-	if res := call(web, "browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}); !strings.Contains(e2e.Text(res), `alert dialog "Hello alert" opened before this call and was accepted`) {
+	if res := call(web, "browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}); !strings.Contains(e2e.Text(res), `alert dialog "Hello alert" (not opened by this call) was accepted`) {
 		t.Errorf("the person's dialog did not reach the agent: %s", e2e.Text(res))
 	}
 
