@@ -601,6 +601,8 @@ func TestBrowser(t *testing.T) {
 	// caller's next action tells of it (and how it was answered), or its refusal does.
 	t.Run("CallersDialogs", func(t *testing.T) {
 		agent, person := browser.WithCaller(tctx(t), "agent-d"), browser.WithCaller(tctx(t), "person-d")
+		// A call that came before the dialog opened and waited (its caller's first).
+		queued := browser.WithCaller(tctx(t), "queued-d")
 		if _, err := b.Navigate(agent, s.URL+"/dialogs.html", browser.WaitLoad); err != nil {
 			t.Fatal(err)
 		}
@@ -623,7 +625,10 @@ func TestBrowser(t *testing.T) {
 		if err != nil || ar.Dialog == nil || !ar.Dialog.Elsewhere() || ar.Dialog.Closed() != "accepted" || ar.Dialog.Message != "Hello alert" {
 			t.Fatalf("the agent's next action does not tell of the person's alert: %+v, %v", ar, err)
 		}
-		for _, ctx := range []context.Context{agent, person} {
+		if ar, err := b.Click(queued, browser.CSS("#out")); err != nil || ar.Dialog == nil || ar.Dialog.Closed() != "accepted" {
+			t.Fatalf("a first call that waited while the dialog came and went does not tell of it: %+v, %v", ar, err)
+		}
+		for _, ctx := range []context.Context{agent, person, queued} {
 			if ar, err := b.Click(ctx, browser.CSS("#out")); err != nil || ar.Dialog != nil {
 				t.Fatalf("a dialog told of twice: %+v, %v", ar, err)
 			}

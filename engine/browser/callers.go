@@ -1,6 +1,9 @@
 package browser
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Callers: every caller of a session (an agent's MCP connection, the person's REPL, the
 // person's shell commands; the host names them, commands/host/observe.go) has its own
@@ -12,15 +15,22 @@ import "context"
 
 type callerKey struct{}
 
-// WithCaller marks ctx as a call of caller (the host sets it for every call).
+// call is a caller's call: who, and when it came (before any queue).
+type call struct {
+	caller string
+	came   time.Time
+}
+
+// WithCaller marks ctx as a call of caller that comes now (the host sets it for every
+// call as it arrives).
 func WithCaller(ctx context.Context, caller string) context.Context {
-	return context.WithValue(ctx, callerKey{}, caller)
+	return context.WithValue(ctx, callerKey{}, call{caller, time.Now()})
 }
 
 // CallerOf is the caller ctx was marked with ("" when none).
 func CallerOf(ctx context.Context) string {
-	c, _ := ctx.Value(callerKey{}).(string)
-	return c
+	c, _ := ctx.Value(callerKey{}).(call)
+	return c.caller
 }
 
 // maxCallerTabs bounds the callers whose tab an instance remembers; past it the callers
@@ -61,7 +71,7 @@ func (inst *instance) showLocked(ctx context.Context, t *tab) {
 }
 
 // Dialog notices: every caller hears of every JavaScript dialog once, from its first
-// page operation on, whoever's call (or the page alone) opened it: in the result of the
+// call on (the time it came), whoever's call (or the page alone) opened it: in the result of the
 // action during which it opened, in a DIALOG_PENDING refusal, or else in the result of
 // the caller's next action (ActionResult.Dialog), with whether it is still open. So a
 // dialog a person opened and answered in the REPL is not lost for the agent.
@@ -88,9 +98,19 @@ func (b *Browser) closedLocked(t *tab, accepted bool) {
 	}
 }
 
-// toldLocked says the caller of ctx has heard of every dialog up to seq; a caller first
-// seen hears of none before it. Past maxCallerTabs callers all are forgotten (and hear
-// of none before their next call).
+// firstLocked is what a caller first seen has heard of: every dialog that opened
+// before its call came (a dialog that opened while the call waited in a queue is news).
+func (b *Browser) firstLocked(ctx context.Context) {
+	seq := b.dialogSeq
+	c, _ := ctx.Value(callerKey{}).(call)
+	for i := len(b.dialogLog) - 1; i >= 0 && !c.came.IsZero() && b.dialogLog[i].OpenedAt.After(c.came); i-- {
+		seq = b.dialogLog[i].seq - 1
+	}
+	b.toldLocked(ctx, seq)
+}
+
+// toldLocked says the caller of ctx has heard of every dialog up to seq. Past
+// maxCallerTabs callers all are forgotten (and hear of none before their next call).
 func (b *Browser) toldLocked(ctx context.Context, seq int64) {
 	c := CallerOf(ctx)
 	if b.dialogTold == nil {

@@ -133,8 +133,11 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 	}
 	b.mu.Lock()
 	d, crashed := t.dialog, t.crashed
-	if _, seen := b.dialogTold[CallerOf(ctx)]; !seen || (d != nil && !allowDialog) {
-		// The refusal tells of the dialog; a caller first seen hears of none before.
+	if _, seen := b.dialogTold[CallerOf(ctx)]; !seen {
+		b.firstLocked(ctx)
+	}
+	if d != nil && !allowDialog {
+		// The refusal tells of the dialog.
 		b.toldLocked(ctx, b.dialogSeq)
 	}
 	b.mu.Unlock()
