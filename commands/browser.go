@@ -165,8 +165,15 @@ func (o NavOut) Text() string {
 // actionNotes mentions what an action set off besides its effect: dialogs, downloads, tabs.
 func actionNotes(a browser.ActionResult) string {
 	var parts []string
-	if a.Dialog != nil {
-		parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", a.Dialog.Type, a.Dialog.Message))
+	if d := a.Dialog; d != nil {
+		switch {
+		case !d.Elsewhere():
+			parts = append(parts, fmt.Sprintf("%s dialog opened: %q (answer with browser handle-dialog)", d.Type, d.Message))
+		case d.Closed() != "":
+			parts = append(parts, fmt.Sprintf("%s dialog %q (not opened by this call) was %s", d.Type, d.Message, d.Closed()))
+		default:
+			parts = append(parts, fmt.Sprintf("%s dialog opened, not by this call: %q (answer with browser handle-dialog)", d.Type, d.Message))
+		}
 	}
 	for _, d := range a.Downloads {
 		parts = append(parts, downloadNote(d))
@@ -349,10 +356,13 @@ type SelectOptionIn struct {
 }
 
 // SelectOut counts selected options.
-type SelectOut struct{ browser.SelectResult }
+type SelectOut struct {
+	browser.SelectResult
+	in string // " in " and the ref with its name (refName) when the select was given by ref
+}
 
 func (o SelectOut) Text() string {
-	return fmt.Sprintf("%d option(s) selected", o.Selected) + actionNotes(o.ActionResult)
+	return fmt.Sprintf("%d option(s) selected%s", o.Selected, o.in) + actionNotes(o.ActionResult)
 }
 
 // FillFormIn is browser_fill_form's input: W365 {selector, value} or PW {target, value, name, type}.
@@ -897,8 +907,14 @@ var BrowserSelectOption = tool.Define(tool.Tool{
 	if err != nil {
 		return SelectOut{}, err
 	}
+	where := ""
+	if st, serr := snapshotsOf(env); serr == nil {
+		if id, ref, isRef, rerr := st.ResolveTarget(ctx, "", in.Selector); isRef && rerr == nil {
+			where = " in " + ref + refName(ctx, st, id, ref)
+		}
+	}
 	r, err := deref(b.SelectOption(ctx, e, in.Values))
-	return SelectOut{r}, err
+	return SelectOut{r, where}, err
 })
 
 // BrowserFillForm is the tool browser_fill_form (w365 browser fill-form).

@@ -178,14 +178,25 @@ type PointOut struct {
 	Dialog browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by this action: do not repeat it"`
 	// Downloads began during the action (state as of its end).
 	Downloads []browser.Download `json:"downloads,omitempty"`
+	named     string             // see refName
 }
 
 func (o PointOut) Text() string {
-	s := fmt.Sprintf("%s %s at (%.0f, %.0f)", o.Did, o.Ref, o.X, o.Y) + dialogNote(o.Dialog)
+	s := fmt.Sprintf("%s %s%s at (%.0f, %.0f)", o.Did, o.Ref, o.named, o.X, o.Y) + dialogNote(o.Dialog)
 	for _, d := range o.Downloads {
 		s += "\n" + downloadNote(d)
 	}
 	return s
+}
+
+// refName is what the text of a ref tool's result says after the ref, ` (button
+// "Submit")`, as the caller's snapshot knows the element ("" when it does not); the
+// structured result keeps the ref alone.
+func refName(ctx context.Context, st *snapshot.Store, snapshotID, ref string) string {
+	if d := st.Describe(ctx, snapshotID, ref); d != "" {
+		return " (" + d + ")"
+	}
+	return ""
 }
 
 // dialogNote mentions a dialog an action opened.
@@ -217,10 +228,11 @@ type TypeRefOut struct {
 	Ref        string         `json:"ref"`
 	Characters int            `json:"characters"`
 	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by the typing: do not repeat it"`
+	named      string         // see refName
 }
 
 func (o TypeRefOut) Text() string {
-	return fmt.Sprintf("typed %d characters into %s", o.Characters, o.Ref) + dialogNote(o.Dialog)
+	return fmt.Sprintf("typed %d characters into %s%s", o.Characters, o.Ref, o.named) + dialogNote(o.Dialog)
 }
 
 // KeypressRefIn is browser_keypress_ref's input.
@@ -231,14 +243,15 @@ type KeypressRefIn struct {
 	Modifiers  []string `json:"modifiers,omitempty" w365:"enum=Ctrl|Shift|Alt|Meta"`
 }
 
-// DoneOut is a plain confirmation.
+// DoneOut is a plain confirmation; its Message ends with the ref.
 type DoneOut struct {
 	Ref     string         `json:"ref"`
 	Message string         `json:"message"`
 	Dialog  browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog this action opened (the action ran: do not repeat it)"`
+	named   string         // see refName
 }
 
-func (o DoneOut) Text() string { return o.Message + dialogNote(o.Dialog) }
+func (o DoneOut) Text() string { return o.Message + o.named + dialogNote(o.Dialog) }
 
 // ScrollRefIn is browser_scroll_ref's input.
 type ScrollRefIn struct {
@@ -256,10 +269,11 @@ type ScrollRefOut struct {
 	ScrollLeft float64        `json:"scrollLeft"`
 	ScrollTop  float64        `json:"scrollTop"`
 	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"the dialog the scroll opened"`
+	named      string         // see refName
 }
 
 func (o ScrollRefOut) Text() string {
-	return fmt.Sprintf("scrolled %s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.ScrollLeft, o.ScrollTop) + dialogNote(o.Dialog)
+	return fmt.Sprintf("scrolled %s%s (scrollLeft %.0f, scrollTop %.0f)", o.Ref, o.named, o.ScrollLeft, o.ScrollTop) + dialogNote(o.Dialog)
 }
 
 // SetFileInputRefIn is browser_set_file_input_ref's input.
@@ -406,6 +420,7 @@ var BrowserClickRef = tool.Define(tool.Tool{
 
 // clickRef clicks a ref for browser_click_ref and browser_click.
 func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, ref string, o snapshot.ClickOptions) (PointOut, error) {
+	named := refName(ctx, st, id, ref)
 	p, err := st.Click(ctx, b, id, ref, o)
 	if err != nil {
 		return PointOut{}, err
@@ -414,7 +429,7 @@ func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, r
 	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads}, nil
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, named: named}, nil
 }
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
@@ -429,11 +444,12 @@ var BrowserTypeRef = tool.Define(tool.Tool{
 	if err != nil {
 		return TypeRefOut{}, err
 	}
+	named := refName(ctx, st, id, in.Ref)
 	n, d, err := st.Type(ctx, b, id, in.Ref, in.Text, snapshot.TypeOptions{Clear: in.Clear})
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: dialogOf(d)}, nil
+	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: dialogOf(d), named: named}, nil
 })
 
 // BrowserHoverRef is the tool browser_hover_ref (w365 browser hover-ref).
@@ -448,11 +464,12 @@ var BrowserHoverRef = tool.Define(tool.Tool{
 	if err != nil {
 		return PointOut{}, err
 	}
+	named := refName(ctx, st, id, in.Ref)
 	p, err := st.Hover(ctx, b, id, in.Ref)
 	if err != nil {
 		return PointOut{}, err
 	}
-	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered", Dialog: dialogOf(p.Dialog)}, nil
+	return PointOut{Ref: in.Ref, X: p.X, Y: p.Y, Did: "hovered", Dialog: dialogOf(p.Dialog), named: named}, nil
 })
 
 // BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
@@ -467,6 +484,7 @@ var BrowserKeypressRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
+	named := refName(ctx, st, id, in.Ref)
 	d, err := st.Keypress(ctx, b, id, in.Ref, in.Key, in.Modifiers)
 	if err != nil {
 		return DoneOut{}, err
@@ -475,7 +493,7 @@ var BrowserKeypressRef = tool.Define(tool.Tool{
 	if len(in.Modifiers) > 0 {
 		k = strings.Join(in.Modifiers, "+") + "+" + k
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref), Dialog: dialogOf(d)}, nil
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("pressed %s on %s", k, in.Ref), Dialog: dialogOf(d), named: named}, nil
 })
 
 // BrowserScrollRef is the tool browser_scroll_ref (w365 browser scroll-ref).
@@ -490,11 +508,12 @@ var BrowserScrollRef = tool.Define(tool.Tool{
 	if err != nil {
 		return ScrollRefOut{}, err
 	}
+	named := refName(ctx, st, id, in.Ref)
 	r, err := st.Scroll(ctx, b, id, in.Ref, float64(in.DeltaX), float64(in.DeltaY))
 	if err != nil {
 		return ScrollRefOut{}, err
 	}
-	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop, Dialog: dialogOf(r.Dialog)}, nil
+	return ScrollRefOut{Ref: in.Ref, X: r.X, Y: r.Y, ScrollLeft: r.ScrollLeft, ScrollTop: r.ScrollTop, Dialog: dialogOf(r.Dialog), named: named}, nil
 })
 
 // BrowserSetFileInputRef is the tool browser_set_file_input_ref (w365 browser set-file-input-ref).
@@ -520,11 +539,12 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
+	named := refName(ctx, st, id, in.Ref)
 	d, err := st.SetFiles(ctx, b, id, in.Ref, paths)
 	if err != nil {
 		return DoneOut{}, err
 	}
-	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref), Dialog: dialogOf(d)}, nil
+	return DoneOut{Ref: in.Ref, Message: fmt.Sprintf("set %d files on %s", len(paths), in.Ref), Dialog: dialogOf(d), named: named}, nil
 })
 
 // BrowserFileUpload is the tool browser_file_upload (w365 browser file-upload).

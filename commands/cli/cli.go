@@ -605,7 +605,7 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 			}
 		}
 	}
-	Human(iostr.Out, o.Out, iostr.OutIsTerminal)
+	humanAs(iostr.Out, o.Out, o.Text, iostr.OutIsTerminal)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,7 +30,10 @@ import (
 const cellMax = 60
 
 // Human writes v for a person (terminal) or a script (pipe).
-func Human(w io.Writer, v any, terminal bool) {
+func Human(w io.Writer, v any, terminal bool) { humanAs(w, v, "", terminal) }
+
+// humanAs is Human with the host's text of v (host.Outcome.Text; "" for the local one).
+func humanAs(w io.Writer, v any, text string, terminal bool) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
@@ -44,7 +48,7 @@ func Human(w io.Writer, v any, terminal bool) {
 		table(w, rows, name, terminal)
 		return
 	}
-	if s := tool.HumanText(v); hasText(v) {
+	if s := cmp.Or(text, tool.HumanText(v)); hasText(v) {
 		if s != "" {
 			fmt.Fprintln(w, s)
 		}

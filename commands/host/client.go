@@ -43,6 +43,10 @@ type Outcome struct {
 	// JSON is the structured content as received.
 	JSON   json.RawMessage
 	Images []tool.Image
+	// Text is the result's text as the host made it (tool.HumanText of the output
+	// before encoding: it says what the structured content leaves out, such as the name
+	// of a ref), "" when there is none.
+	Text string
 }
 
 // Caller runs a tool somewhere (the host, over MCP). The CLI and REPL use it.
@@ -249,8 +253,11 @@ func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
 	}
 	o.Out = ptr.Interface()
 	for _, c := range res.Content {
-		if ic, ok := c.(*mcp.ImageContent); ok {
-			o.Images = append(o.Images, tool.Image{Data: ic.Data, MIMEType: ic.MIMEType})
+		switch c := c.(type) {
+		case *mcp.ImageContent:
+			o.Images = append(o.Images, tool.Image{Data: c.Data, MIMEType: c.MIMEType})
+		case *mcp.TextContent:
+			o.Text = c.Text
 		}
 	}
 	return o, nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
@@ -135,7 +136,8 @@ func (h *Host) Subscribe(session string) (<-chan CallEvent, func()) {
 
 // observed wraps a tool handler so that each call is published and, when the
 // session is traced, recorded. It marks the call's context with its caller, whose
-// own "latest" snapshot the call reads and sets (engine/snapshot), and with a clock
+// own tab the call acts on and whose own "latest" snapshot it reads and sets
+// (engine/browser/callers.go, engine/snapshot), and with a clock
 // that the handler stops when the call leaves its session's queue.
 func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.ToolHandler {
 	if t.Sessionless {
@@ -150,7 +152,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		}
 		p := principalOf(req, remote)
 		front := frontendOf(req)
-		ctx = snapshot.WithCaller(ctx, callerOf(req, p, front))
+		ctx = browser.WithCaller(ctx, callerOf(req, p, front))
 		clock := &callClock{}
 		ctx = context.WithValue(ctx, callClockKey{}, clock)
 		ev := CallEvent{
@@ -215,7 +217,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 	}
 }
 
-// callerOf names the caller whose "latest" state (snapshot, refs) a call reads and
+// callerOf names the caller whose own state (tab, snapshot, refs) a call reads and
 // sets: the REPL by its client id, the person's shell commands together (each is a
 // connection of its own), an MCP client by its HTTP session or its connection. The
 // principal is part of it, so that no client can take another principal's place.

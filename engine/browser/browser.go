@@ -129,6 +129,8 @@ type Browser struct {
 	downloads     []*Download
 	dlByGUID      map[string]*Download
 	dialogSeq     int64
+	dialogLog     []*Dialog        // the newest dialogs, for the callers not told yet (callers.go)
+	dialogTold    map[string]int64 // each caller's newest dialog heard of
 
 	runcode runcodeState
 
@@ -153,7 +155,9 @@ type instance struct {
 
 	tabs   []*tab
 	byID   map[target.ID]*tab
-	active *tab
+	active *tab // the front tab: the one last shown, by any caller or by the page
+	// callerTabs are the callers' own tabs (callers.go).
+	callerTabs map[string]*tab
 }
 
 var generation struct {

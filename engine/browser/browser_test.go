@@ -541,6 +541,112 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	// Each caller acts on its own tab: another caller's new tab, switch or close leaves
+	// it where it was (engine/browser/callers.go).
+	t.Run("CallersTabs", func(t *testing.T) {
+		agent, person := browser.WithCaller(tctx(t), "agent"), browser.WithCaller(tctx(t), "person")
+		if _, err := b.Navigate(agent, s.URL+"/second.html", browser.WaitLoad); err != nil {
+			t.Fatal(err)
+		}
+		title := func(ctx context.Context) string {
+			t.Helper()
+			s, err := b.Title(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		third, err := b.NewTab(person, s.URL+"/third.html")
+		if err != nil || !third.Active {
+			t.Fatalf("new tab: %+v, %v", third, err)
+		}
+		if got := title(agent); got != "Second" {
+			t.Fatalf("the person's new tab moved the agent to %q", got)
+		}
+		if got := title(person); got != "Third" {
+			t.Fatalf("the person's calls act on %q, not the tab it opened", got)
+		}
+		tabs, err := b.ListTabs(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var second string
+		for _, ti := range tabs {
+			if ti.Active != (ti.Title == "Second") {
+				t.Fatalf("the agent's tabs: %+v", tabs)
+			}
+			if ti.Active {
+				second = ti.ID
+			}
+		}
+		if _, err := b.SwitchTab(person, browser.TabRef{ID: second}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.SwitchTab(agent, browser.TabRef{ID: third.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if a, p := title(agent), title(person); a != "Third" || p != "Second" {
+			t.Fatalf("after each switched to the other's tab: agent on %q, person on %q", a, p)
+		}
+		// A tab closed under a caller moves it to the tab's neighbour.
+		if _, err := b.CloseTab(person, browser.TabRef{ID: third.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if a, p := title(agent), title(person); a == "Third" || p != "Second" {
+			t.Fatalf("after the person closed the agent's tab: agent on %q, person on %q", a, p)
+		}
+	})
+
+	// A dialog reaches every caller, not only the one whose call opened it: another
+	// caller's next action tells of it (and how it was answered), or its refusal does.
+	t.Run("CallersDialogs", func(t *testing.T) {
+		agent, person := browser.WithCaller(tctx(t), "agent-d"), browser.WithCaller(tctx(t), "person-d")
+		// A call that came before the dialog opened and waited (its caller's first).
+		queued := browser.WithCaller(tctx(t), "queued-d")
+		if _, err := b.Navigate(agent, s.URL+"/dialogs.html", browser.WaitLoad); err != nil {
+			t.Fatal(err)
+		}
+		tabs, _ := b.ListTabs(agent)
+		for _, ti := range tabs {
+			if ti.Active {
+				if _, err := b.SwitchTab(person, browser.TabRef{ID: ti.ID}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		ar, err := b.Click(person, browser.CSS("#alert"))
+		if err != nil || ar.Dialog == nil || ar.Dialog.Elsewhere() {
+			t.Fatalf("the person's alert: %+v, %v", ar, err)
+		}
+		if _, err := b.HandleDialog(person, true, ""); err != nil {
+			t.Fatal(err)
+		}
+		ar, err = b.Click(agent, browser.CSS("#out"))
+		if err != nil || ar.Dialog == nil || !ar.Dialog.Elsewhere() || ar.Dialog.Closed() != "accepted" || ar.Dialog.Message != "Hello alert" {
+			t.Fatalf("the agent's next action does not tell of the person's alert: %+v, %v", ar, err)
+		}
+		if ar, err := b.Click(queued, browser.CSS("#out")); err != nil || ar.Dialog == nil || ar.Dialog.Closed() != "accepted" {
+			t.Fatalf("a first call that waited while the dialog came and went does not tell of it: %+v, %v", ar, err)
+		}
+		for _, ctx := range []context.Context{agent, person, queued} {
+			if ar, err := b.Click(ctx, browser.CSS("#out")); err != nil || ar.Dialog != nil {
+				t.Fatalf("a dialog told of twice: %+v, %v", ar, err)
+			}
+		}
+		// Refused while it is open, the agent has heard of it.
+		if ar, err := b.Click(person, browser.CSS("#confirm")); err != nil || ar.Dialog == nil {
+			t.Fatalf("the person's confirm: %+v, %v", ar, err)
+		}
+		_, err = b.Text(agent)
+		mustCode(t, err, browser.DialogPending)
+		if _, err := b.HandleDialog(person, false, ""); err != nil {
+			t.Fatal(err)
+		}
+		if ar, err := b.Click(agent, browser.CSS("#out")); err != nil || ar.Dialog != nil {
+			t.Fatalf("the refusal told of the confirm, yet: %+v, %v", ar, err)
+		}
+	})
+
 	t.Run("Download", func(t *testing.T) {
 		navigate(t, b, s.URL+"/tabs.html")
 		ar, err := b.Click(tctx(t), browser.CSS("#dl"))

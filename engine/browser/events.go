@@ -38,6 +38,8 @@ type Dialog struct {
 	URL           string    `json:"url"`
 	OpenedAt      time.Time `json:"openedAt"`
 	seq           int64
+	elsewhere     bool   // see Elsewhere
+	closed        string // see Closed
 }
 
 // ConsoleMessage is one console message, uncaught exception or browser log
@@ -133,7 +135,9 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 		b.dialogSeq++
 		t.dialog = &Dialog{TabID: string(t.id), Type: string(ev.Type), Message: ev.Message,
 			DefaultPrompt: ev.DefaultPrompt, URL: ev.URL, OpenedAt: time.Now(), seq: b.dialogSeq}
+		b.openedLocked(t.dialog)
 	case *page.EventJavascriptDialogClosed:
+		b.closedLocked(t, ev.Result)
 		t.dialog = nil
 	case *page.EventFileChooserOpened:
 		t.chooser = ev.BackendNodeID
@@ -377,7 +381,7 @@ type DialogResult struct {
 	ActionResult
 }
 
-// HandleDialog accepts or dismisses the pending dialog of the active tab (or,
+// HandleDialog accepts or dismisses the pending dialog of the caller's tab (or,
 // when it has none, of any tab). promptText is typed into a prompt. With no
 // dialog pending the result says "No pending dialog" (not an error). After
 // the dialog closes, a navigation it released (beforeunload) is waited for.
@@ -388,8 +392,8 @@ func (b *Browser) HandleDialog(ctx context.Context, accept bool, promptText stri
 	}
 	b.mu.Lock()
 	var t *tab
-	if inst.active != nil && inst.active.dialog != nil {
-		t = inst.active
+	if a := inst.tabOfLocked(ctx); a != nil && a.dialog != nil {
+		t = a
 	} else {
 		for _, x := range inst.tabs {
 			if x.dialog != nil {
@@ -403,6 +407,7 @@ func (b *Browser) HandleDialog(ctx context.Context, accept bool, promptText stri
 	}
 	d := *t.dialog
 	mark := b.markLocked(t)
+	b.toldLocked(ctx, d.seq)
 	b.mu.Unlock()
 	octx, cancel := withCancelOf(t.ctx, ctx)
 	defer cancel()
@@ -412,6 +417,7 @@ func (b *Browser) HandleDialog(ctx context.Context, accept bool, promptText stri
 	}
 	b.mu.Lock()
 	if t.dialog != nil && t.dialog.seq == d.seq {
+		b.closedLocked(t, accept)
 		t.dialog = nil
 	}
 	b.mu.Unlock()

@@ -108,10 +108,14 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 		return nil, err
 	}
 	b.mu.Lock()
-	t := inst.active
+	t := inst.tabOfLocked(ctx)
 	if t == nil && len(inst.tabs) > 0 {
 		t = inst.tabs[0]
 		inst.active = t
+	}
+	if t != nil {
+		// The tab stays this caller's whatever tab another caller selects (callers.go).
+		inst.setTabLocked(ctx, t)
 	}
 	b.mu.Unlock()
 	if t == nil {
@@ -129,6 +133,13 @@ func (b *Browser) beginLocked(ctx context.Context, allowDialog, allowCrashed boo
 	}
 	b.mu.Lock()
 	d, crashed := t.dialog, t.crashed
+	if _, seen := b.dialogTold[CallerOf(ctx)]; !seen {
+		b.firstLocked(ctx)
+	}
+	if d != nil && !allowDialog {
+		// The refusal tells of the dialog.
+		b.toldLocked(ctx, b.dialogSeq)
+	}
 	b.mu.Unlock()
 	if d != nil && !allowDialog {
 		return nil, dialogPendingError(d)
@@ -221,6 +232,9 @@ func (o *op) await(f func(ctx context.Context) error) (*Dialog, error) {
 func (o *op) do(f func(ctx context.Context) error) error {
 	d, err := o.await(f)
 	if d != nil {
+		o.b.mu.Lock()
+		o.b.toldLocked(o.ctx, d.seq)
+		o.b.mu.Unlock()
 		return dialogPendingError(d)
 	}
 	return err
@@ -479,15 +493,22 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 		res.Downloads = append(res.Downloads, *d)
 	}
 	for _, x := range inst.tabs {
-		if !m.tabs[string(x.id)] {
-			res.NewTabs = append(res.NewTabs, b.infoLocked(inst, x))
+		if !m.tabs[string(x.id)] && x == inst.active && x.opener == t.id {
+			// The action's page opened it in front: the caller follows it.
+			inst.setTabLocked(ctx, x)
 		}
 	}
-	if inst.active != nil {
-		res.URL = inst.active.url
+	for _, x := range inst.tabs {
+		if !m.tabs[string(x.id)] {
+			res.NewTabs = append(res.NewTabs, b.infoLocked(ctx, inst, x))
+		}
+	}
+	if a := inst.tabOfLocked(ctx); a != nil {
+		res.URL = a.url
 	} else {
 		res.URL = t.url
 	}
+	b.noticeLocked(ctx, res)
 }
 
 // waitNavigation waits until a navigation begun after m commits and loads, or

@@ -54,14 +54,15 @@ type TabRef struct {
 	ID    string
 }
 
-func (b *Browser) infoLocked(inst *instance, t *tab) TabInfo {
+// infoLocked describes t; Active says it is the tab of the caller of ctx.
+func (b *Browser) infoLocked(ctx context.Context, inst *instance, t *tab) TabInfo {
 	idx := -1
 	for i, x := range inst.tabs {
 		if x == t {
 			idx = i
 		}
 	}
-	return TabInfo{Index: idx, ID: string(t.id), URL: t.url, Title: t.title, Active: inst.active == t}
+	return TabInfo{Index: idx, ID: string(t.id), URL: t.url, Title: t.title, Active: inst.tabOfLocked(ctx) == t}
 }
 
 // adopt attaches to a page target once, and returns its tab when ready.
@@ -127,21 +128,35 @@ func (b *Browser) adopt(inst *instance, ti *target.Info) (*tab, error) {
 	return t, t.readyErr
 }
 
-// removeLocked drops a tab from the list and picks a new active tab.
+// removeLocked drops a tab from the list; the front tab and the callers on it move to
+// its neighbour.
 func (b *Browser) removeLocked(inst *instance, t *tab) {
 	for i, x := range inst.tabs {
 		if x == t {
 			inst.tabs = append(inst.tabs[:i], inst.tabs[i+1:]...)
+			var next *tab
+			if len(inst.tabs) > 0 {
+				next = inst.tabs[max(0, i-1)]
+			}
 			if inst.active == t {
-				inst.active = nil
-				if len(inst.tabs) > 0 {
-					inst.active = inst.tabs[max(0, i-1)]
+				inst.active = next
+			}
+			for c, y := range inst.callerTabs {
+				if y == t {
+					if next != nil {
+						inst.callerTabs[c] = next
+					} else {
+						delete(inst.callerTabs, c)
+					}
 				}
 			}
 			break
 		}
 	}
 	delete(inst.byID, t.id)
+	if t.dialog != nil {
+		t.dialog.closed = "closed"
+	}
 	t.gone = true
 }
 
@@ -215,7 +230,7 @@ func (b *Browser) ListTabs(ctx context.Context) ([]TabInfo, error) {
 	defer b.mu.Unlock()
 	out := make([]TabInfo, 0, len(inst.tabs))
 	for _, t := range inst.tabs {
-		out = append(out, b.infoLocked(inst, t))
+		out = append(out, b.infoLocked(ctx, inst, t))
 	}
 	return out, nil
 }
@@ -268,16 +283,19 @@ func (b *Browser) createTab(ctx context.Context, inst *instance, rawURL string, 
 	}
 	if !background {
 		b.mu.Lock()
-		inst.active = t
+		inst.showLocked(ctx, t)
 		b.mu.Unlock()
 	}
 	return t, nil
 }
 
-// withCancelOf returns a context with base's values (the chromedp context)
-// that also ends when ctx ends or reaches its deadline.
+// withCancelOf returns a context with base's values (the chromedp context) and ctx's
+// caller (callers.go) that also ends when ctx ends or reaches its deadline.
 func withCancelOf(base, ctx context.Context) (context.Context, context.CancelFunc) {
 	c, cancel := context.WithCancel(base)
+	if caller := ctx.Value(callerKey{}); caller != nil {
+		c = context.WithValue(c, callerKey{}, caller)
+	}
 	stop := context.AfterFunc(ctx, cancel)
 	if dl, ok := ctx.Deadline(); ok {
 		c2, cancel2 := context.WithDeadline(c, dl)
@@ -326,7 +344,7 @@ func (b *Browser) NewTab(ctx context.Context, rawURL string) (*TabInfo, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	info := b.infoLocked(inst, t)
+	info := b.infoLocked(ctx, inst, t)
 	return &info, nil
 }
 
@@ -355,7 +373,7 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 		return nil, err
 	}
 	b.mu.Lock()
-	prev := inst.active
+	prev := inst.tabOfLocked(ctx)
 	b.mu.Unlock()
 	var created []*tab
 	for _, u := range urls {
@@ -372,11 +390,11 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 	}
 	b.mu.Lock()
 	if foreground != nil {
-		inst.active = created[*foreground]
+		inst.showLocked(ctx, created[*foreground])
 	} else if prev != nil && !prev.gone {
-		inst.active = prev
+		inst.showLocked(ctx, prev)
 	}
-	act := inst.active
+	act := inst.tabOfLocked(ctx)
 	b.mu.Unlock()
 	if act != nil {
 		_, _ = callBrowser(ctx, b, inst, target.ActivateTarget, target.ActivateTargetParams{TargetID: act.id})
@@ -385,7 +403,7 @@ func (b *Browser) CreateTabs(ctx context.Context, urls []string, foreground *int
 	defer b.mu.Unlock()
 	out := make([]TabInfo, 0, len(created))
 	for _, t := range created {
-		out = append(out, b.infoLocked(inst, t))
+		out = append(out, b.infoLocked(ctx, inst, t))
 	}
 	return out, nil
 }
@@ -427,8 +445,8 @@ func (b *Browser) SwitchTab(ctx context.Context, ref TabRef) (*TabInfo, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	inst.active = t
-	info := b.infoLocked(inst, t)
+	inst.showLocked(ctx, t)
+	info := b.infoLocked(ctx, inst, t)
 	return &info, nil
 }
 
@@ -451,7 +469,7 @@ func (b *Browser) CloseTab(ctx context.Context, ref TabRef) (*CloseTabResult, er
 		return nil, err
 	}
 	b.mu.Lock()
-	closed := b.infoLocked(inst, t)
+	closed := b.infoLocked(ctx, inst, t)
 	last := len(inst.tabs) == 1
 	b.mu.Unlock()
 	if last {
@@ -491,12 +509,11 @@ func (b *Browser) CloseTab(ctx context.Context, ref TabRef) (*CloseTabResult, er
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	res := &CloseTabResult{Closed: closed}
-	if inst.active != nil {
-		ai := b.infoLocked(inst, inst.active)
-		res.Active = &ai
-	}
-	act := inst.active
+	act := inst.tabOfLocked(ctx)
 	if act != nil {
+		ai := b.infoLocked(ctx, inst, act)
+		res.Active = &ai
+		inst.showLocked(ctx, act)
 		go func() {
 			actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

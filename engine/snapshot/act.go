@@ -208,7 +208,7 @@ func (s *Store) ResolveTarget(ctx context.Context, snapshotID, target string) (i
 	if snapshotID != "" && !strings.EqualFold(snapshotID, "latest") {
 		return snapshotID, ref, true, nil
 	}
-	caller := callerOf(ctx)
+	caller := browser.CallerOf(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	latest := s.latest[caller]
@@ -603,9 +603,10 @@ func (s *Store) Resolve(snapshotID, ref string) (RefTarget, error) {
 	return rt, err
 }
 
-// Describe names what a ref of the caller of ctx is, as `button "Submit"`, for
-// records of calls (watch, the trace): snapshotID "" or "latest" means the
-// caller's own latest. It is "" when the ref means nothing to that caller.
+// Describe names what a ref of the caller of ctx is, as `button "Submit"` (the name cut
+// at 40 bytes), for records of calls (watch, the trace) and the text of the ref tools'
+// results: snapshotID "" or "latest" means the caller's own latest. It is "" when the
+// ref means nothing to that caller.
 func (s *Store) Describe(ctx context.Context, snapshotID, target string) string {
 	id, ref, ok, err := s.ResolveTarget(ctx, snapshotID, target)
 	if !ok || err != nil {
@@ -616,10 +617,13 @@ func (s *Store) Describe(ctx context.Context, snapshotID, target string) string 
 		return ""
 	}
 	if rt.Name != "" {
-		return fmt.Sprintf("%s %q", rt.Role, rt.Name)
+		return fmt.Sprintf("%s %q", rt.Role, truncate(rt.Name, describeName))
 	}
 	return rt.Role
 }
+
+// describeName bounds the name Describe gives: one short parenthesis in a result.
+const describeName = 40
 
 // refField is the element of a ref as browser.FillField drives it (the fields of
 // out-of-process frames, which the engine's own elements cannot reach).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -18,7 +19,7 @@ func TestLatestIsPerCaller(t *testing.T) {
 		s.commit(sn)
 		return sn.id
 	}
-	agent, person := WithCaller(context.Background(), "agent"), WithCaller(context.Background(), "person")
+	agent, person := browser.WithCaller(context.Background(), "agent"), browser.WithCaller(context.Background(), "person")
 	a := take("agent")
 	p := take("person")
 	if s.Latest(agent) != a || s.Latest(person) != p {
@@ -30,7 +31,7 @@ func TestLatestIsPerCaller(t *testing.T) {
 	if d := s.Describe(agent, "latest", "e1"); d != `button "Submit"` {
 		t.Errorf("describe: %q", d)
 	}
-	if _, _, _, err := s.ResolveTarget(WithCaller(context.Background(), "other"), "", "e1"); werr.CodeOf(err) != werr.SnapshotExpired {
+	if _, _, _, err := s.ResolveTarget(browser.WithCaller(context.Background(), "other"), "", "e1"); werr.CodeOf(err) != werr.SnapshotExpired {
 		t.Errorf("a caller with no snapshot: %v", err)
 	}
 	for range keepSnapshots + 5 {

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -37,22 +38,10 @@ const (
 )
 
 // Callers: every caller of a session (an agent's MCP connection, the person's REPL,
-// the person's shell commands) has a "latest" snapshot of its own, so that one
-// caller's snapshot never changes what "latest" or a bare ref means to another
-// (docs/sessions.md). Refs stay numbered per document, whoever took the snapshot:
-// e4 is the same element for everyone.
-
-type callerKey struct{}
-
-// WithCaller marks ctx as a call of caller (the host sets it for every call).
-func WithCaller(ctx context.Context, caller string) context.Context {
-	return context.WithValue(ctx, callerKey{}, caller)
-}
-
-func callerOf(ctx context.Context) string {
-	c, _ := ctx.Value(callerKey{}).(string)
-	return c
-}
+// the person's shell commands; browser.WithCaller marks its calls) has a "latest"
+// snapshot of its own, so that one caller's snapshot never changes what "latest" or a
+// bare ref means to another (docs/sessions.md). Refs stay numbered per document,
+// whoever took the snapshot: e4 is the same element for everyone.
 
 // Options tune Take.
 type Options struct {
@@ -197,7 +186,7 @@ func (s *Store) Close() error {
 func (s *Store) Latest(ctx context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.latest[callerOf(ctx)]
+	return s.latest[browser.CallerOf(ctx)]
 }
 
 // begin starts a snapshot of document doc for caller; refs restart when doc changed.

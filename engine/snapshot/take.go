@@ -345,7 +345,7 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 		return nil, werr.Invalid("maxChars must be at least 200")
 	}
 	var res *Result
-	err := r.Run(ctx, s.building(callerOf(ctx), func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
+	err := r.Run(ctx, s.building(browser.CallerOf(ctx), func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
 		b.maxDepth, b.iframes, b.frames = o.MaxDepth, o.IncludeIframes, 1
 		sn := b.sn
 		se, obj, err := s.target(c, sn.doc, o.Target)
@@ -511,7 +511,7 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 		return q.Role != "" || n.Name != "" || n.Value != "" || n.Text != ""
 	}
 	var res *FindResult
-	err := r.Run(ctx, s.building(callerOf(ctx), func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
+	err := r.Run(ctx, s.building(browser.CallerOf(ctx), func(ctx context.Context, t *chromedp.Target, c *conn, b *builder) error {
 		b.maxDepth, b.iframes, b.find = 1<<20, true, true
 		sn := b.sn
 		w, err := c.walk(c.tab, "", walkOpts{MaxDepth: b.maxDepth, Iframes: true})

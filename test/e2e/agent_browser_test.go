@@ -58,13 +58,18 @@ func TestBrowserAgentTasks(t *testing.T) {
 		t.Errorf("viewport %s px wide on a %dx%d screen", vp.Value, size.Width, size.Height)
 	}
 
-	// browser_select_option takes a ref, as every element tool does.
+	// browser_select_option takes a ref, as every element tool does; the text of a ref
+	// action's result names the element as the snapshot knows it.
 	_, snap := snapshotOver(t, cs, nil)
-	res, _ := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "browser_select_option", Arguments: map[string]any{"selector": snapRef(t, snap, `combobox "Shipping"`), "values": []string{"exp"}}})
+	shipping := snapRef(t, snap, `combobox "Shipping"`)
+	res, _ := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "browser_select_option", Arguments: map[string]any{"selector": shipping, "values": []string{"exp"}}})
 	var got struct{ Value string }
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('shipped').textContent"}), &got)
-	if txt := e2e.Text(res); !strings.Contains(txt, "1 option(s) selected") || got.Value != "shipping: exp" {
+	if txt := e2e.Text(res); !strings.HasPrefix(txt, `1 option(s) selected in `+shipping+` (combobox "Shipping")`) || got.Value != "shipping: exp" {
 		t.Errorf("select by ref: %s; the page shows %q", txt, got.Value)
+	}
+	if txt := e2e.Text(e2e.Call(t, cs, "browser_hover_ref", map[string]any{"snapshotId": "latest", "ref": shipping})); !strings.HasPrefix(txt, `hovered `+shipping+` (combobox "Shipping") at (`) {
+		t.Errorf("hover by ref: %s", txt)
 	}
 
 	// A download is named in the result of the click that caused it.
@@ -76,6 +81,9 @@ func TestBrowserAgentTasks(t *testing.T) {
 		}
 	}
 	e2e.Structured(t, res, &click)
+	if !strings.HasPrefix(e2e.Text(res), "clicked "+snapRef(t, snap, `link "Download the invoice"`)+` (link "Download the invoice") at (`) {
+		t.Errorf("the click's text does not name the link: %s", e2e.Text(res))
+	}
 	if len(click.Downloads) != 1 || click.Downloads[0].State != "completed" || click.Downloads[0].SuggestedName != "invoice.txt" ||
 		click.Downloads[0].ReceivedBytes != 21 || !strings.Contains(e2e.Text(res), click.Downloads[0].Path) {
 		t.Errorf("click on a download: %+v\n%s", click, e2e.Text(res))

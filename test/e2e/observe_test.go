@@ -142,8 +142,9 @@ func httpAgent(t *testing.T, h *e2e.Harness, key string) *mcp.ClientSession {
 var snapID = regexp.MustCompile(`s[0-9a-f]{6}-[0-9]+`)
 
 // The person's REPL snapshot in an agent's session changes nothing for the agent: its
-// "latest" stays its own, over HTTP and over stdio; and `watch` of an unknown session
-// says NOT_FOUND and exits non-zero.
+// "latest" stays its own, over HTTP and over stdio, and so does its tab when the person
+// opens another; a dialog the person opened and answered still reaches the agent; and
+// `watch` of an unknown session says NOT_FOUND and exits non-zero.
 func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
@@ -210,6 +211,21 @@ func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	m.keys("repl", "browser click-ref --snapshot-id latest --ref e998")
 	if s := m.waitScreen("repl", regexp.MustCompile(`e998`)); !strings.Contains(m.waitScreen("repl", regexp.MustCompile(`has no ref "e998"`)), personSnap) {
 		t.Errorf("the person's latest is not the person's snapshot %s:\n%s", personSnap, s)
+	}
+	// The person opens a tab there: the agent's calls stay on the agent's tab. A dialog
+	// the person opens and answers on it reaches the agent's next action all the same.
+	m.keys("repl", "browser new-tab "+ps.URL+"/dialogs.html")
+	m.waitScreen("repl", regexp.MustCompile(`dialogs\.html "Dialogs"`))
+	var title struct{ Title string }
+	if e2e.Structured(t, call(web, "browser_get_title", map[string]any{}), &title); title.Title != "Trace login" {
+		t.Errorf("after the person's new tab the agent acts on %q", title.Title)
+	}
+	m.keys("repl", "browser click --target '#alert'")
+	m.waitScreen("repl", regexp.MustCompile(`alert dialog opened: "Hello alert"`))
+	m.keys("repl", "browser handle-dialog --action accept")
+	m.waitScreen("repl", regexp.MustCompile(`alert dialog accepted`))
+	if res := call(web, "browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}); !strings.Contains(e2e.Text(res), `alert dialog "Hello alert" (not opened by this call) was accepted`) {
+		t.Errorf("the person's dialog did not reach the agent: %s", e2e.Text(res))
 	}
 
 	// A stdio agent on the default session: a person's snapshot there leaves it with

@@ -87,7 +87,7 @@ func TestSnapshotRefsAcrossSeparateCLIProcesses(t *testing.T) {
 
 	top := snapRef(t, snap.Text, `button "Top button"`)
 	out := h.MustRun("browser", "click-ref", "--snapshot-id", snap.SnapshotID, "--ref", top)
-	if !strings.Contains(out, "clicked "+top+" at (") {
+	if !strings.Contains(out, "clicked "+top+` (button "Top button") at (`) {
 		t.Errorf("click-ref said %q", out)
 	}
 	// The cross-origin iframe's button, in yet another process.
