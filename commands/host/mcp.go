@@ -406,6 +406,13 @@ func (h *Host) successResult(t *tool.Tool, out any, full bool, s *session.Sessio
 			res.Content = append(res.Content, h.results.add(s, f.Data, f.MIMEType, f.Ext))
 		}
 	}
+	if so, ok := out.(tool.SavedOutput); ok && s != nil {
+		for _, p := range so.SavedPaths() {
+			if l := h.addSaved(s, p); l != nil {
+				res.Content = append(res.Content, l)
+			}
+		}
+	}
 	// The text is the short human form (the snapshot's outline, a window table, a
 	// one-line confirmation), not the structured content again: repeating the JSON
 	// doubled what every result cost on the wire and in a model's context.
