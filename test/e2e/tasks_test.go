@@ -4,9 +4,12 @@ package e2e_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -21,10 +24,56 @@ import (
 // it sees results the go-sdk client has no type for (a task).
 type taskClient struct {
 	t    *testing.T
-	in   io.WriteCloser
-	out  *bufio.Scanner
 	next int
 	caps map[string]any
+	// send sends one request and returns the line of its response.
+	send func(method string, body []byte) []byte
+}
+
+func tasksCaps(withTasks bool) map[string]any {
+	caps := map[string]any{}
+	if withTasks {
+		caps["extensions"] = map[string]any{host.TasksExtension: map[string]any{}}
+	}
+	return caps
+}
+
+// newHTTPTaskClient is a stateless client of `w365 serve --http` at addr: one POST a
+// request, with the 2026 headers (Mcp-Name: the tool, or the task for tasks/ methods).
+func newHTTPTaskClient(t *testing.T, addr string, withTasks bool) *taskClient {
+	c := &taskClient{t: t, caps: tasksCaps(withTasks)}
+	c.send = func(method string, body []byte) []byte {
+		var p struct {
+			Params struct{ Name, TaskID string }
+		}
+		json.Unmarshal(body, &p)
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if name := p.Params.Name + p.Params.TaskID; name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		// A JSON response, or an SSE stream whose last data line is the response.
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			var last []byte
+			for _, line := range bytes.Split(raw, []byte("\n")) {
+				if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && len(bytes.TrimSpace(d)) > 0 {
+					last = d
+				}
+			}
+			raw = last
+		}
+		return raw
+	}
+	return c
 }
 
 func newTaskClient(t *testing.T, h *e2e.Harness, withTasks bool) *taskClient {
@@ -42,13 +91,23 @@ func newTaskClient(t *testing.T, h *e2e.Harness, withTasks bool) *taskClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	caps := map[string]any{}
-	if withTasks {
-		caps["extensions"] = map[string]any{host.TasksExtension: map[string]any{}}
-	}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 16<<20)
-	return &taskClient{t: t, in: in, out: sc, caps: caps}
+	c := &taskClient{t: t, caps: tasksCaps(withTasks)}
+	c.send = func(method string, body []byte) []byte {
+		if _, err := fmt.Fprintf(in, "%s\n", body); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Scan() {
+			var resp struct{ ID *int }
+			if json.Unmarshal(sc.Bytes(), &resp) == nil && resp.ID != nil && *resp.ID == c.next {
+				return sc.Bytes()
+			}
+		}
+		t.Fatalf("%s: no response (%v)", method, sc.Err())
+		return nil
+	}
+	return c
 }
 
 // call sends method with params (and the 2026 _meta) and returns the response's result,
@@ -65,27 +124,18 @@ func (c *taskClient) call(method string, params map[string]any) (json.RawMessage
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "e2e-tasks", "version": "1"},
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
-	if _, err := fmt.Fprintf(c.in, "%s\n", b); err != nil {
-		c.t.Fatal(err)
-	}
-	for c.out.Scan() {
-		var resp struct {
-			ID     *int
-			Result json.RawMessage
-			Error  *struct {
-				Code    int64
-				Message string
-			}
-		}
-		if err := json.Unmarshal(c.out.Bytes(), &resp); err != nil {
-			c.t.Fatalf("not JSON-RPC: %s", c.out.Bytes())
-		}
-		if resp.ID != nil && *resp.ID == c.next {
-			return resp.Result, resp.Error
+	line := c.send(method, b)
+	var resp struct {
+		Result json.RawMessage
+		Error  *struct {
+			Code    int64
+			Message string
 		}
 	}
-	c.t.Fatalf("%s: no response (%v)", method, c.out.Err())
-	return nil, nil
+	if err := json.Unmarshal(line, &resp); err != nil {
+		c.t.Fatalf("%s: not JSON-RPC: %s", method, line)
+	}
+	return resp.Result, resp.Error
 }
 
 type taskState struct {
@@ -121,7 +171,25 @@ func (c *taskClient) task(method string, params map[string]any) taskState {
 // cancelled long before the command would have. A client without the extension gets the result.
 func TestLongCallsAreTasksForClientsThatDeclareThem(t *testing.T) {
 	h := e2e.New(t)
-	c := newTaskClient(t, h, true)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
+	srv.Env, srv.Stderr = h.Env, os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); srv.Wait() })
+	waitListening(t, addr)
+	t.Run("stdio", func(t *testing.T) {
+		testTasks(t, func(withTasks bool) *taskClient { return newTaskClient(t, h, withTasks) })
+	})
+	t.Run("http", func(t *testing.T) {
+		testTasks(t, func(withTasks bool) *taskClient { return newHTTPTaskClient(t, addr, withTasks) })
+	})
+}
+
+func testTasks(t *testing.T, client func(withTasks bool) *taskClient) {
+	c := client(true)
 
 	python := func(code string) map[string]any {
 		return map[string]any{"name": "execute_python_code", "arguments": map[string]any{"code": code}}
@@ -174,7 +242,7 @@ func TestLongCallsAreTasksForClientsThatDeclareThem(t *testing.T) {
 	}
 
 	// Without the extension: the plain result, and no tasks/ methods.
-	p := newTaskClient(t, h, false)
+	p := client(false)
 	raw, rerr = p.call("tools/call", python("print('plain')"))
 	var res struct {
 		ResultType        string
