@@ -116,14 +116,16 @@ func (st *taskStore) pruneLocked(now time.Time) {
 	}
 }
 
-// start runs call as a task of owner and returns the task's first state.
-func (st *taskStore) start(ctx context.Context, owner string, call func(context.Context) (mcp.Result, error)) *taskWire {
+// start runs call as a task of owner and returns the task's first state. The task's id
+// begins with route, the host's route name, so that the chart's router sends the tasks/
+// requests naming it (in Mcp-Name) to this host.
+func (st *taskStore) start(ctx context.Context, owner, route string, call func(context.Context) (mcp.Result, error)) *taskWire {
 	b := make([]byte, 16)
 	rand.Read(b)
 	now := time.Now()
 	// The call outlives the request that started it: only tasks/cancel ends it early.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	t := &task{id: "t-" + hex.EncodeToString(b), owner: owner, created: now, updated: now, status: taskWorking,
+	t := &task{id: route + "t-" + hex.EncodeToString(b), owner: owner, created: now, updated: now, status: taskWorking,
 		phase: "starting", cancel: cancel}
 	ctx = withTaskPhase(ctx, func(phase string) {
 		st.mu.Lock()
@@ -188,7 +190,11 @@ func (h *Host) taskMiddleware(remote bool) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				owner := principalOf(cr, remote).name
-				return h.tasks.start(ctx, owner, func(ctx context.Context) (mcp.Result, error) {
+				route := ""
+				if n := h.routeName.Load(); n != nil {
+					route = *n + "."
+				}
+				return h.tasks.start(ctx, owner, route, func(ctx context.Context) (mcp.Result, error) {
 					return next(ctx, method, req)
 				}), nil
 			case "tasks/get", "tasks/update", "tasks/cancel":
