@@ -46,6 +46,8 @@ var resultTemplate = &mcp.ResourceTemplate{
 
 type result struct {
 	sess    *session.Session
+	name    string
+	sum     [sha256.Size]byte
 	data    []byte
 	mime    string
 	expires time.Time
@@ -60,7 +62,9 @@ type resultStore struct {
 	bytes int
 }
 
-// add keeps data as a result of s and returns its resource_link.
+// add keeps data as a result of s and returns its resource_link. The same bytes kept
+// for s already (a second browser_downloads, an unchanged screen) keep their URI, and
+// their time starts again.
 func (st *resultStore) add(s *session.Session, data []byte, mime, ext string) *mcp.ResourceLink {
 	sum := sha256.Sum256(data)
 	st.mu.Lock()
@@ -68,16 +72,30 @@ func (st *resultStore) add(s *session.Session, data []byte, mime, ext string) *m
 	if st.byURI == nil {
 		st.byURI = map[string]*result{}
 	}
+	now := time.Now()
+	for i, uri := range st.order {
+		if r := st.byURI[uri]; r != nil && r.sess == s && r.sum == sum && r.mime == mime {
+			r.expires = now.Add(resultTTL)
+			st.order = append(append(st.order[:i:i], st.order[i+1:]...), uri)
+			return r.link(uri)
+		}
+	}
 	st.seq++
 	name := fmt.Sprintf("%d-%s.%s", st.seq, hex.EncodeToString(sum[:4]), ext)
 	uri := resultURIHead + url.PathEscape(s.ID) + "/result/" + name
-	st.byURI[uri] = &result{sess: s, data: data, mime: mime, expires: time.Now().Add(resultTTL)}
+	r := &result{sess: s, name: name, sum: sum, data: data, mime: mime, expires: now.Add(resultTTL)}
+	st.byURI[uri] = r
 	st.order = append(st.order, uri)
 	st.bytes += len(data)
-	st.pruneLocked(time.Now())
-	size := int64(len(data))
-	return &mcp.ResourceLink{URI: uri, Name: name, MIMEType: mime, Size: &size,
-		Meta: mcp.Meta{MetaSHA256: hex.EncodeToString(sum[:])}}
+	st.pruneLocked(now)
+	return r.link(uri)
+}
+
+// link is the resource_link of r, kept at uri.
+func (r *result) link(uri string) *mcp.ResourceLink {
+	size := int64(len(r.data))
+	return &mcp.ResourceLink{URI: uri, Name: r.name, MIMEType: r.mime, Size: &size,
+		Meta: mcp.Meta{MetaSHA256: hex.EncodeToString(r.sum[:])}}
 }
 
 // pruneLocked drops what expired and, over the byte cap, the oldest.

@@ -152,8 +152,8 @@ func TestDownloadIsASessionResource(t *testing.T) {
 	}
 	readLinked(t, cs, links[0], file)
 	listed := resultLinks(e2e.Call(t, cs, "browser_downloads", nil))
-	if len(listed) != 1 {
-		t.Fatalf("browser_downloads links %+v", listed)
+	if len(listed) != 1 || listed[0].URI != links[0].URI {
+		t.Fatalf("browser_downloads links %+v, not the click's %s", listed, links[0].URI)
 	}
 	readLinked(t, cs, listed[0], file)
 
