@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,8 @@ const (
 	TasksExtension = "io.modelcontextprotocol/tasks"
 	// taskTTL is how long a finished task stays after its last change.
 	taskTTL = 15 * time.Minute
+	// taskKept bounds the finished tasks kept: past it the oldest go first.
+	taskKept = 1024
 	// taskPoll is the polling interval suggested to clients.
 	taskPoll = 500 * time.Millisecond
 	// codeMissingCapability is MCP's Missing Required Client Capability error code.
@@ -107,11 +110,32 @@ func (t *task) wire(rt string) *taskWire {
 	return w
 }
 
-// pruneLocked drops the finished tasks whose time is up.
+// stop cancels t's call if it is still running: the task then ends cancelled. The caller
+// holds the store's lock.
+func (t *task) stop() {
+	if t.status == taskWorking {
+		t.cancelled = true
+		t.cancel()
+	}
+}
+
+// pruneLocked drops the finished tasks whose time is up and, past taskKept finished
+// tasks, the oldest finished.
 func (st *taskStore) pruneLocked(now time.Time) {
+	var finished []*task
 	for id, t := range st.byID {
-		if t.status != taskWorking && now.Sub(t.updated) > taskTTL {
+		switch {
+		case t.status == taskWorking:
+		case now.Sub(t.updated) > taskTTL:
 			delete(st.byID, id)
+		default:
+			finished = append(finished, t)
+		}
+	}
+	if len(finished) > taskKept {
+		slices.SortFunc(finished, func(a, b *task) int { return a.updated.Compare(b.updated) })
+		for _, t := range finished[:len(finished)-taskKept] {
+			delete(st.byID, t.id)
 		}
 	}
 }
@@ -241,10 +265,7 @@ func (h *Host) addTaskMethods(s *mcp.Server) {
 		if err != nil {
 			return nil, err
 		}
-		if t.status == taskWorking {
-			t.cancelled = true
-			t.cancel()
-		}
+		t.stop()
 		return &ackResult{ResultType: "complete"}, nil
 	}))
 	// w365's tasks never ask for input: an update has nothing outstanding to answer.
