@@ -207,7 +207,7 @@ func testTasks(t *testing.T, client func(withTasks bool) *taskClient) {
 		}
 		time.Sleep(time.Duration(st.PollIntervalMs) * time.Millisecond)
 		st = c.task("tasks/get", map[string]any{"taskId": id})
-		if st.ResultType != "complete" || st.TaskID != id {
+		if st.ResultType != "complete" || st.TaskID != id || st.Status == "working" && st.StatusMessage == "" {
 			t.Fatalf("tasks/get: %+v", st)
 		}
 	}
