@@ -214,6 +214,9 @@ func (h *Host) taskMiddleware(remote bool) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				owner := principalOf(cr, remote).name
+				// No progress for a task (SEP-2663): its request is answered already, and
+				// tasks/get names the call's phase instead.
+				delete(cr.Params.Meta, "progressToken")
 				route := ""
 				if n := h.routeName.Load(); n != nil {
 					route = *n + "."

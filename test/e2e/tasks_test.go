@@ -28,6 +28,8 @@ type taskClient struct {
 	caps map[string]any
 	// send sends one request and returns the line of its response.
 	send func(method string, body []byte) []byte
+	// progress counts the progress notifications seen (stdio).
+	progress int
 }
 
 func tasksCaps(withTasks bool) map[string]any {
@@ -99,8 +101,17 @@ func newTaskClient(t *testing.T, h *e2e.Harness, withTasks bool) *taskClient {
 			t.Fatal(err)
 		}
 		for sc.Scan() {
-			var resp struct{ ID *int }
-			if json.Unmarshal(sc.Bytes(), &resp) == nil && resp.ID != nil && *resp.ID == c.next {
+			var resp struct {
+				ID     *int
+				Method string
+			}
+			if json.Unmarshal(sc.Bytes(), &resp) != nil {
+				t.Fatalf("not JSON-RPC: %s", sc.Bytes())
+			}
+			if resp.Method == "notifications/progress" {
+				c.progress++
+			}
+			if resp.ID != nil && *resp.ID == c.next {
 				return sc.Bytes()
 			}
 		}
@@ -118,11 +129,14 @@ func (c *taskClient) call(method string, params map[string]any) (json.RawMessage
 }) {
 	c.t.Helper()
 	c.next++
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": c.caps,
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "e2e-tasks", "version": "1"},
+	meta, _ := params["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
 	}
+	meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+	meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
+	meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "e2e-tasks", "version": "1"}
+	params["_meta"] = meta
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
 	line := c.send(method, b)
 	var resp struct {
@@ -194,7 +208,10 @@ func testTasks(t *testing.T, client func(withTasks bool) *taskClient) {
 	python := func(code string) map[string]any {
 		return map[string]any{"name": "execute_python_code", "arguments": map[string]any{"code": code}}
 	}
-	st := c.task("tools/call", python("import time\ntime.sleep(1)\nprint('task-done')"))
+	// It asks for progress too, which a task does not send: tasks/get names its phase.
+	first := python("import time\ntime.sleep(2.5)\nprint('task-done')")
+	first["_meta"] = map[string]any{"progressToken": "p1"}
+	st := c.task("tools/call", first)
 	if st.ResultType != "task" || st.Status != "working" || !strings.HasPrefix(st.TaskID, "t-") || st.PollIntervalMs <= 0 {
 		t.Fatalf("tools/call of a long tool: %+v", st)
 	}
@@ -213,6 +230,9 @@ func testTasks(t *testing.T, client func(withTasks bool) *taskClient) {
 	}
 	if st.Status != "completed" || st.Result == nil || st.Result.IsError || strings.TrimSpace(st.Result.StructuredContent.Stdout) != "task-done" || st.TTLMs == nil {
 		t.Fatalf("finished task: %+v (result %+v)", st, st.Result)
+	}
+	if c.progress != 0 {
+		t.Errorf("%d progress notifications for a task", c.progress)
 	}
 
 	st = c.task("tools/call", python("import time\ntime.sleep(25)"))
