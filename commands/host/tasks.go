@@ -192,6 +192,7 @@ func (st *taskStore) start(ctx context.Context, owner, route string, call func(c
 }
 
 // get is the task id of owner; an unknown id and another principal's task are alike.
+// The caller holds the store's lock.
 func (st *taskStore) get(id, owner string) (*task, error) {
 	st.pruneLocked(time.Now())
 	t, ok := st.byID[id]
