@@ -575,6 +575,8 @@ type DownloadsOut struct {
 	Downloads []browser.Download `json:"downloads"`
 }
 
+func (o DownloadsOut) SavedPaths() []string { return browser.CompletedPaths(o.Downloads) }
+
 // nav adapts a history move (back, forward, reload) to a browser tool's handler.
 func nav(f func(*browser.Browser, context.Context) (*browser.NavigateResult, error)) func(context.Context, *browser.Browser, None) (NavOut, error) {
 	return func(ctx context.Context, b *browser.Browser, _ None) (NavOut, error) {

@@ -117,6 +117,9 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 			}
 			// The path alone on stdout, for scripts; the counts beside it on stderr.
 			fmt.Fprintf(iostr.Err, "trace of session %s: %d calls, %d errors\n", info.Session, info.Records, info.Errors)
+			if info.Resource != nil {
+				fmt.Fprintf(iostr.Err, "resource: %s\n", info.Resource.URI)
+			}
 			fmt.Fprintln(iostr.Out, info.Path)
 			return nil
 		},

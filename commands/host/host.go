@@ -52,6 +52,8 @@ type Host struct {
 
 	// results are the images calls returned, as resources (results.go).
 	results resultStore
+	// tasks are the calls run as tasks of the MCP tasks extension (tasks.go).
+	tasks taskStore
 
 	serversMu sync.Mutex
 	servers   map[string]*mcp.Server

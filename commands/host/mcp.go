@@ -74,6 +74,8 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 	if s, ok := h.servers[key]; ok {
 		return s
 	}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	caps.AddExtension(TasksExtension, map[string]any{})
 	s := mcp.NewServer(&mcp.Implementation{Name: "w365", Title: "w365 computer use", Version: Version()},
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
@@ -82,9 +84,10 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 				"unless given a sessionId (from mcp_W365ComputerUse_StartSession) or, for browser_ tools, a " +
 				"browserSessionId (from create_browser_session).",
 			Logger:       slog.New(slog.DiscardHandler),
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			Capabilities: caps,
 		})
-	s.AddReceivingMiddleware(leanToolLists)
+	s.AddReceivingMiddleware(leanToolLists, h.taskMiddleware(remote))
+	h.addTaskMethods(s)
 	s.AddResourceTemplate(resultTemplate, h.readResult(remote))
 	for _, t := range commands.All() {
 		// The policy's tool lists: a tool they leave out is neither listed nor callable.
@@ -404,6 +407,13 @@ func (h *Host) successResult(t *tool.Tool, out any, full bool, s *session.Sessio
 	if fo, ok := out.(tool.FileOutput); ok && s != nil {
 		for _, f := range fo.OutputFiles() {
 			res.Content = append(res.Content, h.results.add(s, f.Data, f.MIMEType, f.Ext))
+		}
+	}
+	if so, ok := out.(tool.SavedOutput); ok && s != nil {
+		for _, p := range so.SavedPaths() {
+			if l := h.addSaved(s, p); l != nil {
+				res.Content = append(res.Content, l)
+			}
 		}
 	}
 	// The text is the short human form (the snapshot's outline, a window table, a

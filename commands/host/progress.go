@@ -25,12 +25,14 @@ type progress struct {
 	mu    sync.Mutex
 	phase string
 	stop  func()
+	// task is the phase sink of the task the call runs as, if it does (tasks.go).
+	task func(string)
 }
 
 // startProgress begins reporting on a call of t with input in; the caller must call
 // done. Without a progress token it reports nothing.
 func startProgress(ctx context.Context, req *mcp.CallToolRequest, t *tool.Tool, in any) *progress {
-	p := &progress{phase: "running", stop: func() {}}
+	p := &progress{phase: "running", stop: func() {}, task: taskPhase(ctx)}
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return p
@@ -66,7 +68,11 @@ func startProgress(ctx context.Context, req *mcp.CallToolRequest, t *tool.Tool, 
 func (p *progress) setPhase(format string, args ...any) {
 	p.mu.Lock()
 	p.phase = fmt.Sprintf(format, args...)
+	phase := p.phase
 	p.mu.Unlock()
+	if p.task != nil {
+		p.task(phase)
+	}
 }
 
 // done stops the reports; none is sent after it returns.

@@ -88,6 +88,8 @@ type TraceInfo struct {
 	Bytes       int64  `json:"bytes"`
 	Screenshots bool   `json:"screenshots"`
 	Truncated   bool   `json:"truncated"`
+	// Resource names the stopped trace as a resource of its session (docs/mcp.md#results-as-resources).
+	Resource *ResultRef `json:"resource,omitempty"`
 }
 
 type tracer struct {
@@ -201,8 +203,12 @@ func (h *Host) StopTrace(session string) (TraceInfo, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	info := t.info
+	if s, live := h.sessions.Lookup(session); live {
+		info.Resource = refOf(h.addFrom(s, t.dir, filepath.Base(info.Path)))
+	}
 	t.close()
-	return t.info, nil
+	return info, nil
 }
 
 // stopAll closes every trace (the host is stopping).

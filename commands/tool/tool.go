@@ -87,6 +87,12 @@ type File struct {
 // FileOutput is implemented by output types that wrote files.
 type FileOutput interface{ OutputFiles() []File }
 
+// SavedOutput is implemented by output types that name files the session itself may
+// have written (downloads): over MCP each is read by the host beneath its directory
+// without following anything there (engine/safefs) and becomes a resource of the call's
+// session, like a File.
+type SavedOutput interface{ SavedPaths() []string }
+
 // Texter is implemented by output types with a better human form than the default.
 type Texter interface{ Text() string }
 

@@ -58,6 +58,20 @@ type ActionResult struct {
 	NewTabs []TabInfo `json:"newTabs,omitempty"`
 }
 
+// SavedPaths are the files of the downloads the action completed.
+func (a ActionResult) SavedPaths() []string { return CompletedPaths(a.Downloads) }
+
+// CompletedPaths are the files of the completed downloads among ds.
+func CompletedPaths(ds []Download) []string {
+	var out []string
+	for _, d := range ds {
+		if d.State == "completed" && d.Path != "" {
+			out = append(out, d.Path)
+		}
+	}
+	return out
+}
+
 // op is one page operation on the active tab; it holds Browser.opMu.
 type op struct {
 	b      *Browser

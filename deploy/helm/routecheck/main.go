@@ -4,16 +4,19 @@
 // router sent both to the same host. It also checks that names spread over the hosts, that
 // a client without the header keeps one working connection, and that stateless
 // (2026-07-28) requests for sessions on different hosts each reach their session's host by
-// the session id alone (sent as Mcp-Param-Session).
+// the session id alone (sent as Mcp-Param-Session), and a task of each by the task id
+// alone (sent as Mcp-Name).
 //
 //	go run ./deploy/helm/routecheck -url http://127.0.0.1:8080/ -key-file KEY -hosts 2 alice bob ...
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -181,7 +184,7 @@ func check(url, keyFile string, hosts int, names []string) error {
 		return err
 	}
 	fmt.Printf("routecheck: ok: %d sessions each found on their host over a new connection; 16 names over %d hosts; "+
-		"stateless requests of %d sessions on %d hosts each reached their host by Mcp-Param-Session\n", len(names), len(seen), hosts, hosts)
+		"stateless requests of %d sessions on %d hosts each reached their host by Mcp-Param-Session, and their tasks by Mcp-Name\n", len(names), len(seen), hosts, hosts)
 	return nil
 }
 
@@ -219,9 +222,90 @@ func checkStateless(ctx context.Context, url, key string, hosts int) error {
 		if !slices.Contains(sent, st.SessionID) {
 			return fmt.Errorf("the 2026 client did not send %s as Mcp-Param-Session (sent %v)", st.SessionID, sent)
 		}
+		if err := checkTask(ctx, url, key, st); err != nil {
+			return err
+		}
 		if _, err := callIn(ctx, stateless, url, headers{key: key}, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkTask starts a task (MCP's tasks extension) in st's session, then polls it with
+// tasks/get requests that name nothing but the task (Mcp-Name): each must reach the host
+// that made it, the one a host that does not know the task would answer "no task".
+func checkTask(ctx context.Context, url, key string, st session) error {
+	args := map[string]any{"sessionId": st.SessionID, "code": "import time\ntime.sleep(0.3)\nprint('routed')"}
+	var task struct{ ResultType, TaskID, Status string }
+	if err := rawCall(ctx, url, key, "tools/call", "execute_python_code", st.SessionID,
+		map[string]any{"name": "execute_python_code", "arguments": args}, &task); err != nil {
+		return err
+	}
+	route, _, _ := strings.Cut(st.SessionID, ".")
+	if task.ResultType != "task" || !strings.HasPrefix(task.TaskID, route+".t-") {
+		return fmt.Errorf("a long call in %s: not a task of its host: %+v", st.SessionID, task)
+	}
+	for i := 0; task.Status == "working"; i++ {
+		if i == 100 {
+			return fmt.Errorf("task %s still working", task.TaskID)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := rawCall(ctx, url, key, "tasks/get", task.TaskID, "", map[string]any{"taskId": task.TaskID}, &task); err != nil {
+			return fmt.Errorf("tasks/get %s did not reach its host: %v", task.TaskID, err)
+		}
+	}
+	if task.Status != "completed" {
+		return fmt.Errorf("task %s: %s", task.TaskID, task.Status)
+	}
+	return nil
+}
+
+// rawCall is one stateless 2026 request declaring the tasks extension, with the headers
+// a client sends (Mcp-Method, Mcp-Name, Mcp-Param-Session when session is set); the
+// result is decoded into v.
+func rawCall(ctx context.Context, url, key, method, name, session string, params map[string]any, v any) error {
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    stateless,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "w365-routecheck", "version": "1"},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", stateless)
+	req.Header.Set("Mcp-Method", method)
+	req.Header.Set("Mcp-Name", name)
+	if session != "" {
+		req.Header.Set("Mcp-Param-Session", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && len(bytes.TrimSpace(d)) > 0 {
+				raw = d
+			}
+		}
+	}
+	var out struct {
+		Result json.RawMessage
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return fmt.Errorf("%s: %d %s", method, resp.StatusCode, raw)
+	}
+	if out.Error != nil {
+		return fmt.Errorf("%s: %s", method, out.Error.Message)
+	}
+	return json.Unmarshal(out.Result, v)
 }

@@ -34,10 +34,18 @@ http {
     ""      $w365_named;
     default $http_mcp_param_session;
   }
-  map $http_mcp_param_session $w365_upstream {
+  map $http_mcp_param_session $w365_session_upstream {
     default w365_hosts;
     {{- range $i, $_ := (include "w365.routerHosts" . | fromJsonArray) }}
     "~^{{ $fullname }}-{{ $i }}\." w365_host_{{ $i }};
+    {{- end }}
+  }
+  # A tasks/ request (MCP's tasks extension) names its task in Mcp-Name, and a task id
+  # names the host that made it (ROUTE.t-...) as a session id does.
+  map "$http_mcp_method $http_mcp_name" $w365_upstream {
+    default $w365_session_upstream;
+    {{- range $i, $_ := (include "w365.routerHosts" . | fromJsonArray) }}
+    "~^tasks/[a-z]+ {{ $fullname }}-{{ $i }}\." w365_host_{{ $i }};
     {{- end }}
   }
   upstream w365_hosts {
