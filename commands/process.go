@@ -225,5 +225,10 @@ func processScope(env *tool.Env) proc.Scope {
 			roots = append(roots, r.PID)
 		}
 	}
+	// The browser is found by its tree, not by its display: confined, it names the desktop
+	// by another display number (sandbox.Confine).
+	if _, tree, ok := browserProcesses(env); ok {
+		roots = append(roots, tree.Roots...)
+	}
 	return proc.Scope{Roots: roots, Display: env.Session.Desktop.Name()}
 }
