@@ -10,6 +10,7 @@ import (
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/snapshot"
@@ -95,14 +96,27 @@ func confineBrowser(r *sandbox.Runner) func(*exec.Cmd, []string) (func(), error)
 	}
 }
 
+// browserProcesses is the process tree of the browser w365 launched for the session
+// (proc.Scope with its process as the root); ok is false while there is none (not yet
+// launched, or attached over CDPEndpoint). Confined, the process started is the
+// confinement (bubblewrap) and the browser one of its descendants.
+func browserProcesses(env *tool.Env) (_ *browser.Browser, _ proc.Scope, ok bool) {
+	b, ok := session.Peek[*browser.Browser](env.Session, browserKey)
+	if !ok || b.PID() <= 0 {
+		return nil, proc.Scope{}, false
+	}
+	return b, proc.Scope{Roots: []int{b.PID()}}, true
+}
+
 // browserURLOf tells focus_browser the current URL of a window of the browser w365
-// drives (never launching one to answer). pids maps window handles to processes; it
-// is read before the window manager's FindBrowser runs, since that holds the
-// manager's lock while it asks.
+// drives (never launching one to answer): a window whose process is in that browser's
+// tree, never another Chromium launched in the session (its own tree). pids maps window
+// handles to processes; it is read before the window manager's FindBrowser runs, since
+// that holds the manager's lock while it asks.
 func browserURLOf(env *tool.Env, pids map[uint32]int) func(handle uint32) string {
 	return func(handle uint32) string {
-		b, ok := session.Peek[*browser.Browser](env.Session, browserKey)
-		if !ok || pids[handle] != b.PID() {
+		b, tree, ok := browserProcesses(env)
+		if !ok || pids[handle] <= 0 || !tree.Contains(pids[handle]) {
 			return ""
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -76,8 +76,8 @@ var ListProcesses = tool.Define(tool.Tool{
 	Name: "list_processes", Legacy: []string{"mcp_desktop_list_processes"}, Aliases: []string{"ps"},
 	Summary: "List processes with pid, name, memory, window title and start time",
 	Long: "Processes of this session, those with a window first, then largest memory first, at most\n" +
-		"maxCount (default 200): its desktop's (display server, bus, window manager), the programs it\n" +
-		"launched and those on its display (its browser among them), with their descendants; the whole\n" +
+		"maxCount (default 200): its desktop's (display server, bus, window manager), its browser, the\n" +
+		"programs it launched and those on its display, with their descendants; the whole\n" +
 		"machine's when the policy's processScope is \"machine\". On Windows the session's display is its\n" +
 		"Windows session, and processes this user cannot open are left out. Pass an entry's\n" +
 		"startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
@@ -261,6 +261,11 @@ func processScope(env *tool.Env) proc.Scope {
 		for _, r := range group.Roots() {
 			roots = append(roots, r.PID)
 		}
+	}
+	// The browser is found by its tree, not by its display: confined, it names the desktop
+	// by another display number (sandbox.Confine).
+	if _, tree, ok := browserProcesses(env); ok {
+		roots = append(roots, tree.Roots...)
 	}
 	return proc.Scope{Roots: roots, Display: env.Session.Desktop.Name()}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -137,4 +138,77 @@ func TestProcessScopeMachineIsThePolicysChoice(t *testing.T) {
 	if err := sleep.Wait(); err == nil {
 		t.Error("the sleep survived kill_process")
 	}
+}
+
+// The session's browser runs confined, in its own PID namespace, started as bubblewrap: its
+// window's process is still known as the session's (list_processes lists it), and
+// focus_browser finds it by its URL, never taking another Chromium launched in the session
+// (whose process is as much pid 2 of its own namespace) for it.
+func TestConfinedBrowserIsTheSessionsAndToldFromAnotherChromium(t *testing.T) {
+	testenv.Require(t, "chromium", "bwrap")
+	h := e2e.New(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	ps := newPageServer(t)
+	h.MustRun("browser", "navigate", ps.URL+"/form.html")
+	cs := h.MCP()
+	// Chromium refuses to start as root without --no-sandbox; the confinement is its sandbox.
+	var launched struct{ PID int }
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "chromium", "args": []string{"--no-sandbox", ps.URL + "/second.html"}}), &launched)
+
+	type win struct {
+		Handle      uint32
+		PID         int
+		ProcessName string
+		Title       string
+	}
+	var driven win
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var wl struct{ Windows []win }
+		e2e.Structured(t, e2e.Call(t, cs, "list_windows", nil), &wl)
+		var chromiums []win
+		for _, w := range wl.Windows {
+			if w.ProcessName == "chromium" {
+				chromiums = append(chromiums, w)
+			}
+		}
+		// Windows are listed top-most first: the launched one must be above the driven one,
+		// or focus_browser would reach the driven one first whatever it made of the other.
+		if len(chromiums) == 2 && strings.HasPrefix(chromiums[1].Title, "Form") {
+			driven = chromiums[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no launched Chromium above the driven one: %+v", wl.Windows)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if ns := nsPIDs(t, driven.PID); len(ns) < 2 {
+		t.Fatalf("the driven browser (%d) is not confined in a PID namespace of its own: NSpid %v", driven.PID, ns)
+	}
+	if _, ok := listed(listProcesses(t, cs), driven.PID); !ok {
+		t.Errorf("the session's confined browser (%d) is not listed", driven.PID)
+	}
+	var got struct{ Window win }
+	e2e.Structured(t, e2e.Call(t, cs, "focus_browser", map[string]any{"pattern": "/form.html"}), &got)
+	if got.Window.Handle != driven.Handle {
+		t.Fatalf("focus_browser /form.html found %+v, want the driven browser's %+v", got.Window, driven)
+	}
+}
+
+// nsPIDs is pid's NSpid line: its PID in each PID namespace it is in, the host's first.
+func nsPIDs(t *testing.T, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			return strings.Fields(v)
+		}
+	}
+	return nil
 }

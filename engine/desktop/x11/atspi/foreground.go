@@ -31,7 +31,7 @@ type target struct {
 }
 
 // window finds the accessible frame of X window id (0: the active window):
-// _NET_WM_PID -> the AT-SPI application owned by that process
+// its process (xconn.Owners) -> the AT-SPI application owned by that process
 // (GetConnectionUnixProcessID) -> its frame by title, then by geometry. Chromium never
 // sets the ACTIVE state, so the state is only a tie-breaker. A frame found before for the
 // same X window is taken again (cached says so); origin follows the window's position now.

@@ -13,7 +13,7 @@ import (
 // xwin is what the window manager knows about one top-level window.
 type xwin struct {
 	id     uint32
-	pid    uint32 // 0 when the client did not set _NET_WM_PID
+	pid    uint32 // its process (xconn.Owners), 0 when unknown
 	title  string
 	x, y   int // client area origin on the screen
 	width  int
@@ -26,7 +26,7 @@ type xwin struct {
 var errNoForeground = werr.New(werr.NotFound, "no window has the focus").WithHint("activate a window first")
 
 // xWindowInfo reads the active window (id == 0) or the given window from the X server
-// of displayName: its PID, title and on-screen client geometry.
+// of displayName: its process, title and on-screen client geometry.
 func xWindowInfo(displayName string, id uint32) (xwin, error) {
 	active := id == 0
 	c, err := xconn.Connect(displayName)
@@ -57,9 +57,7 @@ func xWindowInfo(displayName string, id uint32) (xwin, error) {
 	if t, err := xproto.TranslateCoordinates(c, win, root, 0, 0).Reply(); err == nil {
 		w.x, w.y = int(t.DstX), int(t.DstY)
 	}
-	if v, err := prop(c, win, "_NET_WM_PID"); err == nil && len(v.Value) >= 4 {
-		w.pid = xgb.Get32(v.Value)
-	}
+	w.pid = uint32(xconn.NewOwners(c).PID(win))
 	if v, err := prop(c, win, "_NET_WM_NAME"); err == nil && len(v.Value) > 0 {
 		w.title = string(v.Value)
 	} else if v, err := prop(c, win, "WM_NAME"); err == nil {

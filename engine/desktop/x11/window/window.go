@@ -19,7 +19,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/res"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/desktop"
@@ -60,8 +59,8 @@ type Manager struct {
 	atoms   map[string]xproto.Atom
 	screenW int
 	screenH int
-	// xres says whether the X-Resource extension (1.2+) can tell a window's client PID.
-	xres bool
+	// owners tells the process of a window.
+	owners xconn.Owners
 	// normal remembers a window's frame before Maximize or Minimize, so that Restore can
 	// put it back exactly: openbox sometimes restores it shifted by its frame.
 	normal map[xproto.Window]Window
@@ -69,7 +68,7 @@ type Manager struct {
 
 var atomNames = []string{
 	"_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST", "_NET_CLIENT_LIST_STACKING",
-	"_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "_NET_WM_PID",
+	"_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING",
 	"_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_STATE_MAXIMIZED_VERT",
 	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_FRAME_EXTENTS", "_GTK_FRAME_EXTENTS",
 	"_NET_CLOSE_WINDOW", "_NET_MOVERESIZE_WINDOW", "_NET_WORKAREA", "_NET_CURRENT_DESKTOP",
@@ -98,11 +97,7 @@ func Open(displayName string) (*Manager, error) {
 		}
 		m.atoms[atomNames[i]] = r.Atom
 	}
-	if res.Init(conn) == nil {
-		if v, err := res.QueryVersion(conn, 1, 2).Reply(); err == nil && (v.ServerMajor > 1 || v.ServerMajor == 1 && v.ServerMinor >= 2) {
-			m.xres = true
-		}
-	}
+	m.owners = xconn.NewOwners(conn)
 	// Errors of requests without replies and stray events arrive on the event queue;
 	// drain it so that it never fills up.
 	go func() {
@@ -293,26 +288,6 @@ func processName(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// pid returns the process that owns w: the X server's own record of the client's PID
-// (X-Resource LocalClientPID, which a client cannot forge) when the server knows it, else
-// the _NET_WM_PID the client set (many Xt/Xaw programs set none).
-func (m *Manager) pid(w xproto.Window) int {
-	if m.xres {
-		r, err := res.QueryClientIds(m.conn, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
-		if err == nil {
-			for _, id := range r.Ids {
-				if id.Spec.Mask&res.ClientIdMaskLocalClientPID != 0 && len(id.Value) > 0 && id.Value[0] > 0 {
-					return int(id.Value[0])
-				}
-			}
-		}
-	}
-	if v := m.prop32(w, m.atom("_NET_WM_PID"), xproto.AtomCardinal); len(v) > 0 {
-		return int(v[0])
-	}
-	return 0
-}
-
 // read gathers everything about w; ok is false when the window vanished.
 func (m *Manager) read(w xproto.Window) (info, bool) {
 	var in info
@@ -331,7 +306,7 @@ func (m *Manager) read(w xproto.Window) (info, bool) {
 		return in, false
 	}
 	in.Title = m.title(w)
-	in.PID = m.pid(w)
+	in.PID = m.owners.PID(w)
 	in.ProcessName = processName(in.PID)
 	if r, err := m.prop(w, xproto.AtomWmClass, xproto.AtomString); err == nil && r != nil {
 		for _, s := range strings.Split(strings.TrimRight(string(r.Value), "\x00"), "\x00") {
