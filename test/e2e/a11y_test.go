@@ -4,6 +4,8 @@ package e2e_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -92,6 +94,10 @@ func abs(v int) int {
 func TestLaunchWaitsForAccessibility(t *testing.T) {
 	testenv.Require(t, "/usr/bin/featherpad", "/usr/bin/xcalc")
 	h := e2e.New(t)
+	// xcalc has no desktop entry: the policy adds it (launchApplications).
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/xcalc"]}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
 	cs := h.MCP()
 	var out struct {
 		PID              int
