@@ -295,9 +295,10 @@ func (d *Desktop) Err() error {
 		return nil
 	}
 	// The window manager exits when its X server dies, and may be reaped first: an earlier
-	// process (the X server) that has exited but is not reaped yet is the cause.
+	// process (the X server) that has exited is the cause, whether it is not reaped yet or
+	// reaped a moment before its reaper marks it done.
 	for _, p := range d.procs[:gone] {
-		if zombie(p.cmd.Process.Pid) {
+		if zombie(p.cmd.Process.Pid) || syscall.Kill(p.cmd.Process.Pid, 0) == syscall.ESRCH {
 			return werr.New(werr.SessionExpired, "%s of desktop %s (pid %d) is gone", p.name, d.Name, p.cmd.Process.Pid)
 		}
 	}
