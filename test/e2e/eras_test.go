@@ -47,15 +47,8 @@ func (l *headerLog) has(v string) bool {
 // client sends the session as the Mcp-Param-Session header.
 func TestBothMCPErasOnEveryTransport(t *testing.T) {
 	h := e2e.New(t)
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
-	srv.Env, srv.Stderr = h.Env, os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); srv.Wait() })
-	waitListening(t, addr)
+	url, _ := serveHTTP(t, h, nil)
+	addr := strings.TrimPrefix(url, "http://")
 
 	connect := func(t *testing.T, transport, era string, progress func(*mcp.ProgressNotificationClientRequest)) (*mcp.ClientSession, *headerLog) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "e2e-eras", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {

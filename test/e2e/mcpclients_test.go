@@ -112,15 +112,8 @@ func TestOfficialMCPClients(t *testing.T) {
 
 		t.Run("SDKOverHTTP/"+sdk, func(t *testing.T) {
 			h := e2e.New(t)
-			addr := freeAddr(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
-			srv.Env, srv.Stderr = h.Env, os.Stderr
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cancel(); srv.Wait() })
-			waitListening(t, addr)
+			url, _ := serveHTTP(t, h, nil)
+			addr := strings.TrimPrefix(url, "http://")
 			runSuite(t, node, dir, []string{"http", sdk}, append(h.Env, "W365_BIN="+h.Bin, "W365_HTTP_URL=http://"+addr+"/", "W365_PAGE_URL="+pages.URL))
 		})
 	}
@@ -267,15 +260,8 @@ func TestConformanceServerScenarios(t *testing.T) {
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
 	h := e2e.New(t)
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
-	srv.Env, srv.Stderr = h.Env, os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); srv.Wait() })
-	waitListening(t, addr)
+	url, _ := serveHTTP(t, h, nil)
+	addr := strings.TrimPrefix(url, "http://")
 	summary := regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings`)
 	warning := regexp.MustCompile(`\[([a-z0-9-]+)\s*\]\s*\S*WARNING`)
 	for _, sc := range conformanceScenarios {

@@ -5,7 +5,6 @@ package e2e_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -185,15 +184,8 @@ func (c *taskClient) task(method string, params map[string]any) taskState {
 // cancelled long before the command would have. A client without the extension gets the result.
 func TestLongCallsAreTasksForClientsThatDeclareThem(t *testing.T) {
 	h := e2e.New(t)
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, h.Bin, "serve", "--http", addr)
-	srv.Env, srv.Stderr = h.Env, os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); srv.Wait() })
-	waitListening(t, addr)
+	url, _ := serveHTTP(t, h, nil)
+	addr := strings.TrimPrefix(url, "http://")
 	t.Run("stdio", func(t *testing.T) {
 		testTasks(t, func(withTasks bool) *taskClient { return newTaskClient(t, h, withTasks) })
 	})
