@@ -150,27 +150,24 @@ var LaunchApplication = tool.Define(tool.Tool{
 	for _, d := range browser.UserDirs() {
 		roots = append(roots, d)
 	}
-	var shown []string
-	if env.Session.Desktop.Virtual() {
-		// A confined application sees the session's HOME and the workspaces it is shown,
-		// not the person's: its files come from there.
-		shown = confinedWorkspaces(env.Policy.WorkspaceRoots)
-		roots = append(slices.Clone(shown), filepath.Join(env.Session.HomeDir(), "Documents"),
-			filepath.Join(env.Session.HomeDir(), "Downloads"), filepath.Join(env.Session.HomeDir(), "Desktop"))
-	}
 	o := proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
 		Apps: env.Policy.LaunchApplications, AnyArguments: env.Policy.LaunchArguments == policy.LaunchArgumentsAny,
 		Roots: roots, Private: env.Host.PrivateDirs(),
 		Dirs: env.Policy.LaunchDirs, Allow: env.Policy.LaunchPrograms, Group: group}
 	if env.Session.Desktop.Virtual() {
 		// A virtual session's applications run in its confinement, with the network the
-		// policy gives its shell (docs/security.md#confinement).
+		// policy gives its shell (docs/security.md#confinement): they see the session's HOME,
+		// the workspaces that hold no HOME, and the files they were given.
+		home := env.Session.HomeDir()
+		o.Roots = append(o.Roots, filepath.Join(home, "Documents"), filepath.Join(home, "Downloads"), filepath.Join(home, "Desktop"))
+		shown := confinedWorkspaces(env.Policy.WorkspaceRoots)
 		r, err := runnerOf(env)
 		if err != nil {
 			return LaunchOut{}, err
 		}
 		o.Confine = func(c *exec.Cmd) (func(), error) {
-			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: shown})
+			dirs, files := argPaths(c.Args[1:], o.Roots)
+			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Binds: files})
 		}
 	}
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)
@@ -227,6 +224,54 @@ func confinedWorkspaces(roots []string) []string {
 		out = append(out, r)
 	}
 	return out
+}
+
+// argPaths are what a confined application is shown of the (checked) arguments of its
+// command line that name files or directories under roots: the directory of each, as a
+// workspace is shown, or the file alone where that directory holds a HOME (a file in ~ must
+// not show the whole home).
+func argPaths(args, roots []string) (dirs, files []string) {
+	home, _ := os.UserHomeDir()
+	for _, a := range args {
+		if !filepath.IsAbs(a) || !underAny(a, roots, home) {
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Dir(a)
+		if st.IsDir() {
+			dir = a
+		}
+		if home != "" && within(home, dir) {
+			files = append(files, a)
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs, files
+}
+
+func underAny(p string, roots []string, home string) bool {
+	for _, r := range roots {
+		if r == "~" || strings.HasPrefix(r, "~/") {
+			if home == "" {
+				continue
+			}
+			r = filepath.Join(home, r[1:])
+		}
+		if within(p, r) && p != r {
+			return true
+		}
+	}
+	return false
+}
+
+// within says whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // LaunchedOf is the group of processes the session started with launch_application,
