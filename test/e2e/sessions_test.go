@@ -453,6 +453,9 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	if res := e2e.Call(t, agent, "browser_switch_tab", map[string]any{"tabIndex": 0, "browserSessionId": id}); res.IsError {
 		t.Fatal(e2e.Text(res))
 	}
+	// Each caller acts on its own tab (docs/sessions.md): the person opened the second
+	// tab, so the person goes back to the first as the agent did.
+	cli("browser", "switch-tab", "0")
 
 	// Snapshots, both ways: each types through a ref of the other's snapshot.
 	var snap struct {
