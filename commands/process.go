@@ -206,22 +206,9 @@ func confinedWorkspaces(roots []string) []string {
 	home, _ := os.UserHomeDir()
 	var out []string
 	for _, r := range roots {
-		if r == "~" || strings.HasPrefix(r, "~/") {
-			if home == "" {
-				continue
-			}
-			r = filepath.Join(home, r[1:])
+		if r, ok := expandRoot(r, home); ok && !holdsHome(r, home) {
+			out = append(out, r)
 		}
-		if !filepath.IsAbs(r) {
-			continue
-		}
-		r = filepath.Clean(r)
-		if home != "" {
-			if rel, err := filepath.Rel(r, home); err == nil && !strings.HasPrefix(rel, "..") {
-				continue // r is HOME or one of its parents
-			}
-		}
-		out = append(out, r)
 	}
 	return out
 }
@@ -233,7 +220,11 @@ func confinedWorkspaces(roots []string) []string {
 func argPaths(args, roots []string) (dirs, files []string) {
 	home, _ := os.UserHomeDir()
 	for _, a := range args {
-		if !filepath.IsAbs(a) || !underAny(a, roots, home) {
+		if !filepath.IsAbs(a) || !slices.ContainsFunc(roots, func(r string) bool {
+			r, ok := expandRoot(r, home)
+			_, below := browser.Within(a, r)
+			return ok && below
+		}) {
 			continue
 		}
 		st, err := os.Stat(a)
@@ -244,7 +235,7 @@ func argPaths(args, roots []string) (dirs, files []string) {
 		if st.IsDir() {
 			dir = a
 		}
-		if home != "" && within(home, dir) {
+		if holdsHome(dir, home) {
 			files = append(files, a)
 			continue
 		}
@@ -253,25 +244,25 @@ func argPaths(args, roots []string) (dirs, files []string) {
 	return dirs, files
 }
 
-func underAny(p string, roots []string, home string) bool {
-	for _, r := range roots {
-		if r == "~" || strings.HasPrefix(r, "~/") {
-			if home == "" {
-				continue
-			}
-			r = filepath.Join(home, r[1:])
+// expandRoot is a policy root as an absolute, clean path (~ and ~/x under home); ok is
+// false for a root that names none.
+func expandRoot(r, home string) (string, bool) {
+	if r == "~" || strings.HasPrefix(r, "~/") {
+		if home == "" {
+			return "", false
 		}
-		if within(p, r) && p != r {
-			return true
-		}
+		r = filepath.Join(home, r[1:])
 	}
-	return false
+	return filepath.Clean(r), filepath.IsAbs(r)
 }
 
-// within says whether p is dir or below it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+// holdsHome says whether dir is the person's HOME or one of its parents.
+func holdsHome(dir, home string) bool {
+	if home == "" {
+		return false
+	}
+	_, below := browser.Within(home, dir)
+	return below || filepath.Clean(home) == filepath.Clean(dir)
 }
 
 // LaunchedOf is the group of processes the session started with launch_application,
