@@ -144,6 +144,15 @@ func answerLines(ctx context.Context, in io.Reader, errOut io.Writer, p *Pending
 	}
 }
 
+// ApprovalWord is a decision as watch and the trace report say it.
+func ApprovalWord(decision string) string {
+	return map[string]string{
+		host.ApprovalAsked:    "approval asked",
+		host.ApprovalApproved: "approved", host.ApprovalForSession: "approved for the session", host.ApprovalDenied: "denied",
+		host.ApprovalTimedOut: "approval timed out", host.ApprovalNobody: "approval refused, nobody to ask", host.ApprovalCancelled: "approval cancelled",
+	}[decision]
+}
+
 // approvalLine is an approval's step as watch prints it:
 //
 //	12:00:01.234 approval #7 browser_navigate url=https://bank.example waits for a yes (rule "bank"; asks client, person; until 12:03:01)
@@ -158,11 +167,7 @@ func approvalLine(ev host.CallEvent, ts string, terminal bool) string {
 		return line + fmt.Sprintf(" waits for a yes (rule %q; asks %s; until %s)", a.Rule, strings.Join(a.Asked, ", "),
 			a.Deadline.Local().Format("15:04:05"))
 	}
-	word := map[string]string{
-		host.ApprovalApproved: "approved", host.ApprovalForSession: "approved for the session", host.ApprovalDenied: "denied",
-		host.ApprovalTimedOut: "approval timed out", host.ApprovalNobody: "approval refused, nobody to ask", host.ApprovalCancelled: "approval cancelled",
-	}[a.Decision]
-	line := fmt.Sprintf("%s %s #%s %s (rule %q)", ts, word, a.ID, ev.Tool, a.Rule)
+	line := fmt.Sprintf("%s %s #%s %s (rule %q)", ts, ApprovalWord(a.Decision), a.ID, ev.Tool, a.Rule)
 	if a.By != "" {
 		line += " by " + a.By
 		if a.ByPrincipal != "" {
