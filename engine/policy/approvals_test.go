@@ -29,7 +29,7 @@ func TestApprovalRulesMatch(t *testing.T) {
 		{"glob crosses slashes and case", with(nav, "url", "https://MyBank.example/login"), "bank"},
 		{"glob misses", with(nav, "url", "https://example.org/"), ""},
 		{"no argument", nav, ""},
-		{"older name", ApprovalCall{Names: []string{"terminate_process", "kill_process"}, Toolset: "processes", Destructive: true}, "tool kill_process"},
+		{"older name", ApprovalCall{Names: []string{"terminate_process", "kill_process"}, Toolset: "process", Destructive: true}, "tool kill_process"},
 		{"annotation and toolset", ApprovalCall{Names: []string{"browser_close"}, Toolset: "browser", Destructive: true}, "destructive, toolset browser"},
 		{"annotation, other toolset", ApprovalCall{Names: []string{"close_window"}, Toolset: "windows", Destructive: true}, ""},
 		{"regexp", with(ApprovalCall{Names: []string{"execute_shell_command"}}, "command", "rm -r x"), "rm"},
