@@ -368,3 +368,23 @@ func TestApprovalAskedOfClient(t *testing.T) {
 		t.Fatalf("move_mouse with nobody to ask: %s", e2e.Text(res))
 	}
 }
+
+// The TypeScript SDK clients (1.x, and 2.x in the 2025 era, which has server requests)
+// answer the form: testdata/mcpclients/approvals.mjs.
+func TestApprovalAskedOfTSClients(t *testing.T) {
+	dir := mcpClients(t)
+	node := filepath.Join(dir, "node_modules", ".bin", "node")
+	for _, sdk := range []string{"v1", "v2"} {
+		t.Run(sdk, func(t *testing.T) {
+			h := e2e.New(t)
+			approvalPolicy(t, h, "")
+			serverEnv := map[string]string{}
+			for _, kv := range h.Env {
+				k, v, _ := strings.Cut(kv, "=")
+				serverEnv[k] = v
+			}
+			b, _ := json.Marshal(serverEnv)
+			runScript(t, node, filepath.Join(dir, "approvals.mjs"), []string{sdk}, append(h.Env, "W365_BIN="+h.Bin, "W365_SERVER_ENV="+string(b)))
+		})
+	}
+}
