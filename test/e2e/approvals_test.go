@@ -25,11 +25,11 @@ import (
 // yes, asked of the client by form elicitation or of a person at the REPL or watch.
 
 // approvalPolicy makes the harness's hosts ask approval for move_mouse ("mouse") and
-// write a policy with more keys when given.
+// type_text ("typing"), with more keys when given.
 func approvalPolicy(t *testing.T, h *e2e.Harness, more string) {
 	t.Helper()
 	pol := filepath.Join(t.TempDir(), "policy.json")
-	body := `{"approvals": [{"name": "mouse", "tools": ["move_mouse"]}]` + more + `}`
+	body := `{"approvals": [{"name": "mouse", "tools": ["move_mouse"]}, {"name": "typing", "tools": ["type_text"]}]` + more + `}`
 	if err := os.WriteFile(pol, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +211,25 @@ func TestApprovalAtREPL(t *testing.T) {
 
 	call = background(h, "move-mouse", "410", "310")
 	id := r.wait(`approval #(\d+) move_mouse x=410 y=310 waits`)
+	// A watcher that attaches now is shown the approval that waits.
+	wctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	late := exec.CommandContext(wctx, h.Bin, "watch", "--json")
+	late.Env = h.Env
+	out, _ := late.StdoutPipe()
+	if err := late.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var ev struct {
+		Phase    string
+		Tool     string
+		Approval struct{ ID, Rule, Decision string }
+	}
+	line, _ := bufio.NewReader(out).ReadBytes('\n')
+	stop()
+	late.Wait()
+	if json.Unmarshal(line, &ev) != nil || ev.Phase != "approval" || ev.Approval.ID != id || ev.Approval.Decision != "asked" || ev.Approval.Rule != "mouse" {
+		t.Fatalf("a late watcher's first event: %s", line)
+	}
 	r.keys("deny "+id, "Enter")
 	res := result(t, call)
 	if res.Code != 4 || !strings.Contains(res.Stderr, "denied by repl (local)") {
@@ -254,6 +273,11 @@ func TestApprovalNobodyTimeoutAndTrace(t *testing.T) {
 	if c := cursor(t, h); c != before {
 		t.Fatalf("cursor moved to %s (from %s) although the call was refused", c, before)
 	}
+	// What is typed stays out of the approval's records, as out of every record.
+	const secret = "hunter2-W365-typed"
+	if r := h.Run("type-text", secret); r.Code != 4 || !strings.Contains(r.Stderr, `rule "typing"`) {
+		t.Fatalf("type-text with nobody to ask: exit %d %s", r.Code, r.Stderr)
+	}
 
 	w := startPane(t, h, "watch")
 	w.wait("watching session default")
@@ -285,19 +309,22 @@ func TestApprovalNobodyTimeoutAndTrace(t *testing.T) {
 	var decisions []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
+		if strings.Contains(sc.Text(), secret) {
+			t.Errorf("the trace holds the typed text: %s", sc.Text())
+		}
 		var rec struct {
 			Tool     string
 			Approval *struct{ Rule, Decision, By, ByPrincipal string }
 		}
 		json.Unmarshal(sc.Bytes(), &rec)
 		if rec.Approval != nil {
-			if rec.Approval.Rule != "mouse" || rec.Tool != "move_mouse" {
+			if rec.Tool+"/"+rec.Approval.Rule != "move_mouse/mouse" && rec.Tool+"/"+rec.Approval.Rule != "type_text/typing" {
 				t.Errorf("trace approval record %s", sc.Text())
 			}
-			decisions = append(decisions, rec.Approval.Decision+"/"+rec.Approval.By)
+			decisions = append(decisions, rec.Approval.Rule+":"+rec.Approval.Decision+"/"+rec.Approval.By)
 		}
 	}
-	want := "nobodyToAsk/ asked/ timedOut/ asked/ approved/watch"
+	want := "mouse:nobodyToAsk/ typing:nobodyToAsk/ mouse:asked/ mouse:timedOut/ mouse:asked/ mouse:approved/watch"
 	if got := strings.Join(decisions, " "); got != want {
 		t.Fatalf("trace decisions %q, want %q", got, want)
 	}
@@ -319,10 +346,19 @@ func TestApprovalAskedOfClient(t *testing.T) {
 	approvalPolicy(t, h, "")
 	answers := make(chan *mcp.ElicitResult, 4)
 	asked := make(chan *mcp.ElicitParams, 4)
-	cs := h.MCPVersion(&mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		asked <- req.Params
-		return <-answers, nil
-	}}, "2025-11-25", "--agent-acts-as-you")
+	progress := make(chan string, 16)
+	cs := h.MCPVersion(&mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- req.Params
+			return <-answers, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- r.Params.Message:
+			default:
+			}
+		},
+	}, "2025-11-25", "--agent-acts-as-you")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pos := func() string {
@@ -332,12 +368,30 @@ func TestApprovalAskedOfClient(t *testing.T) {
 	}
 	before := pos()
 
-	answers <- &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "move_mouse", Arguments: map[string]any{"x": 210, "y": 220}})
-	if err != nil || res.IsError {
-		t.Fatalf("approved move_mouse: %v %s", err, e2e.Text(res))
+	// The first answer comes after the progress said why the call waits.
+	type done struct {
+		res *mcp.CallToolResult
+		err error
 	}
+	first := make(chan done, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "move_mouse", Arguments: map[string]any{"x": 210, "y": 220},
+			Meta: mcp.Meta{"progressToken": "approval-1"}})
+		first <- done{res, err}
+	}()
 	p := <-asked
+	for waiting := false; !waiting; {
+		select {
+		case msg := <-progress:
+			waiting = strings.Contains(msg, "move_mouse: waiting for approval: mouse")
+		case <-time.After(30 * time.Second):
+			t.Fatal("no progress said the call waits for approval")
+		}
+	}
+	answers <- &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}
+	if d := <-first; d.err != nil || d.res.IsError {
+		t.Fatalf("approved move_mouse: %v %s", d.err, e2e.Text(d.res))
+	}
 	if p.Mode != "form" || !strings.Contains(p.Message, "move_mouse") || !strings.Contains(p.Message, `rule "mouse"`) || !strings.Contains(p.Message, "x=210") {
 		t.Fatalf("the form: %+v", p)
 	}
@@ -346,7 +400,7 @@ func TestApprovalAskedOfClient(t *testing.T) {
 	}
 
 	answers <- &mcp.ElicitResult{Action: "decline"}
-	res = e2e.Call(t, cs, "move_mouse", map[string]any{"x": 230, "y": 240})
+	res := e2e.Call(t, cs, "move_mouse", map[string]any{"x": 230, "y": 240})
 	<-asked
 	if e2e.ErrorCode(res) != "BLOCKED_BY_POLICY" || !strings.Contains(e2e.Text(res), "denied by client") {
 		t.Fatalf("declined move_mouse: %s", e2e.Text(res))
