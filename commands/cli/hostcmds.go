@@ -375,6 +375,7 @@ func argText(args map[string]any, refs map[string]string, terminal bool) string 
 const (
 	sgrRed   = "31"
 	sgrFaint = "2"
+	sgrBold  = "1"
 )
 
 // Colour says whether output to a terminal may be coloured (https://no-color.org).
@@ -390,9 +391,12 @@ func paint(on bool, sgr, s string) string {
 	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
 }
 
-// colourEvent paints an event line: errors red, non-zero exits red, starts faint.
+// colourEvent paints an event line: errors red, non-zero exits red, starts faint, an
+// approval that waits for the person bold.
 func colourEvent(ev host.CallEvent, line string) string {
 	switch {
+	case ev.Approval != nil && ev.Approval.Decision == host.ApprovalAsked:
+		return paint(true, sgrBold, line)
 	case ev.Phase == "start":
 		return paint(true, sgrFaint, line)
 	case ev.Error != nil || ev.TimedOut || ev.ExitCode != nil && *ev.ExitCode != 0:
