@@ -564,6 +564,8 @@ func (m *model) status() string {
 		}
 		if b, ok := m.blocker(); ok {
 			run += " · waiting behind " + b.Tool + " of " + b.Frontend
+		} else if p := m.r.progress.Load(); p != nil && p.WaitsForApproval() {
+			run += " · waiting for approval (approve, deny)"
 		} else if p := m.r.progress.Load(); p != nil && p.Queued() {
 			// The host says so, about a call the watch did not show (before it began).
 			run += " · queued behind another call"

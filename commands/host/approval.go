@@ -179,7 +179,7 @@ func (h *Host) approval(ctx context.Context, req *mcp.CallToolRequest, prog *pro
 		delete(as.pending, a.ID)
 		as.mu.Unlock()
 	}()
-	prog.setPhase("waiting for approval: %s", label)
+	prog.setPhase("%s%s", approvalPhase, label)
 	h.approvalEvent(ev)
 
 	wctx, cancel := context.WithTimeout(ctx, timeout)
@@ -390,6 +390,12 @@ func (h *Host) pendingFor(sessionID string) []CallEvent {
 	slices.SortFunc(out, func(a, b CallEvent) int { return a.Time.Compare(b.Time) })
 	return out
 }
+
+// WaitsForApproval says whether the call of this report waits for a person's yes.
+func (p Progress) WaitsForApproval() bool { return strings.Contains(p.Message, ": "+approvalPhase) }
+
+// approvalPhase begins the progress message of a call that waits for approval.
+const approvalPhase = "waiting for approval: "
 
 // Approve answers a pending approval on the running host.
 func Approve(ctx context.Context, a Answer) error {

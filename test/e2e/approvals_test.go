@@ -155,6 +155,7 @@ print(r.returncode, r.stderr.strip())`, bin, id, h.RuntimeDir)
 	if err := json.Unmarshal([]byte(res.Stdout), &py); err != nil || res.Code != 0 {
 		t.Fatalf("python in the agent's session: exit %d %v %s %s", res.Code, err, res.Stdout, res.Stderr)
 	}
+	t.Logf("w365 approve inside the sandbox: %s", py.Stdout)
 	if strings.HasPrefix(py.Stdout, "0 ") || !strings.Contains(py.Stdout, "UNAVAILABLE") {
 		t.Fatalf("w365 approve inside the sandbox: %q (stderr %q), want a failure to reach the host", py.Stdout, py.Stderr)
 	}
@@ -242,6 +243,7 @@ func TestApprovalAtREPL(t *testing.T) {
 	// The person's own line that waits is answered from the same shell.
 	r.keys("move-mouse 420 320", "Enter")
 	r.wait(`approval #\d+ move_mouse x=420 y=320 waits`)
+	r.wait(`running move-mouse 420 320 .*waiting for approval`) // the status line
 	r.keys("approve", "Enter")
 	r.wait(`approved #\d+ move_mouse \(rule "mouse"\) by repl`)
 	deadline := time.Now().Add(10 * time.Second)
