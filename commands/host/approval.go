@@ -145,7 +145,10 @@ func (h *Host) approval(ctx context.Context, req *mcp.CallToolRequest, prog *pro
 	ev.Args, _ = redact(t, args, nil, !h.policy.RecordTypedText)
 	timeout := time.Duration(h.policy.ApprovalTimeoutSeconds) * time.Second
 	a := &ApprovalEvent{ID: strconv.FormatUint(id, 10), Rule: label, Decision: ApprovalAsked, Deadline: ev.Time.Add(timeout)}
-	client := h.policy.ApprovalAskClient && formElicitation(req)
+	client, notClient := formElicitation(req)
+	if !h.policy.ApprovalAskClient {
+		client, notClient = false, "the policy does not let the client be asked (approvalAskClient)"
+	}
 	if client {
 		a.Asked = append(a.Asked, ByClient)
 	}
@@ -163,8 +166,9 @@ func (h *Host) approval(ctx context.Context, req *mcp.CallToolRequest, prog *pro
 	}
 	if len(a.Asked) == 0 {
 		decide(ApprovalNobody, approvalAnswer{})
-		return werr.New(werr.ApprovalRequired, "%s needs a person's approval (rule %q) and nobody can be asked", t.Name, label).
-			WithHint("the client declares no form elicitation and no person runs w365 repl or w365 watch --session %s; start one and call again", s.ID).
+		return werr.New(werr.ApprovalRequired, "%s needs a person's approval (rule %q) and nobody can be asked: %s, and no person runs w365 repl or w365 watch on session %s",
+			t.Name, label, notClient, s.ID).
+			WithHint("a person starts w365 repl or w365 --session %s watch on a terminal; then call again", s.ID).
 			WithDetail("rule", label)
 	}
 	pa := &pendingApproval{ev: ev, answer: make(chan approvalAnswer, 1)}
@@ -179,7 +183,7 @@ func (h *Host) approval(ctx context.Context, req *mcp.CallToolRequest, prog *pro
 		delete(as.pending, a.ID)
 		as.mu.Unlock()
 	}()
-	prog.setPhase("%s%s", approvalPhase, label)
+	prog.setPhase("%s%s (asked: %s)", approvalPhase, label, strings.Join(a.Asked, ", "))
 	h.approvalEvent(ev)
 
 	wctx, cancel := context.WithTimeout(ctx, timeout)
@@ -244,17 +248,21 @@ func (pa *pendingApproval) offer(a approvalAnswer) bool {
 
 // formElicitation says whether the client of req can be asked with a form: it declares
 // elicitation (form, or no mode, which means form) and speaks an era that has
-// server-to-client requests (2026-07-28 has none).
-func formElicitation(req *mcp.CallToolRequest) bool {
-	if req.Session == nil {
-		return false
+// server-to-client requests (2026-07-28 has none); if not, why not.
+func formElicitation(req *mcp.CallToolRequest) (bool, string) {
+	var ip *mcp.InitializeParams
+	if req.Session != nil {
+		ip = req.Session.InitializeParams()
 	}
-	ip := req.Session.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.ProtocolVersion >= modernEra {
-		return false
+	switch {
+	case ip == nil || ip.ProtocolVersion >= modernEra:
+		return false, "the client speaks MCP " + modernEra + ", which has no requests from server to client"
+	case ip.Capabilities == nil || ip.Capabilities.Elicitation == nil:
+		return false, "the client declares no elicitation"
+	case ip.Capabilities.Elicitation.Form == nil && ip.Capabilities.Elicitation.URL != nil:
+		return false, "the client declares URL elicitation only"
 	}
-	el := ip.Capabilities.Elicitation
-	return el.Form != nil || el.URL == nil
+	return true, ""
 }
 
 // askClient asks the MCP client with a form: approve, approve for this session, deny.
