@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -310,13 +311,7 @@ func askClient(ctx context.Context, req *mcp.CallToolRequest, t *tool.Tool, ev C
 // argsText is redacted arguments on one line, key=value sorted.
 func argsText(args map[string]any) string {
 	var parts []string
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range args {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, args[k]))
 	}
 	return strings.Join(parts, " ")
