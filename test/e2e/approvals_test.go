@@ -444,3 +444,34 @@ func TestApprovalAskedOfTSClients(t *testing.T) {
 		})
 	}
 }
+
+// Over streamable HTTP (a 2025-era session) the client is asked too; "approve for this
+// session" asks no more for that rule.
+func TestApprovalAskedOfClientOverHTTP(t *testing.T) {
+	h := e2e.New(t)
+	approvalPolicy(t, h, "")
+	url, _ := serveHTTP(t, h, nil)
+	forms := make(chan *mcp.ElicitParams, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-approvals", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			forms <- req.Params
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve-session"}}, nil
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, x := range []int{150, 160} {
+		if res := e2e.Call(t, cs, "move_mouse", map[string]any{"x": x, "y": 170}); res.IsError {
+			t.Fatalf("move_mouse x=%d: %s", x, e2e.Text(res))
+		}
+	}
+	var p struct{ CursorX, CursorY int }
+	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &p)
+	if n := len(forms); n != 1 || !strings.Contains((<-forms).Message, "x=150") || p.CursorX != 160 || p.CursorY != 170 {
+		t.Fatalf("%d forms (want 1, for x=150), cursor at %d,%d (want 160,170)", n, p.CursorX, p.CursorY)
+	}
+}
