@@ -36,17 +36,19 @@ type Tree struct {
 	// walks go level by level at once. liveOnly: every walk does (tests compare the two).
 	noCache     map[string]bool
 	liveOnly    bool
-	cachedWalks int // walks answered from a cache, for tests
+	cacheAfter  int // the objects a walk meets before it reads the cache (cacheAfter; tests: 0)
+	cachedWalks int // walks that read a cache, for tests
 }
 
-// mayCache says whether a walk of an application's window asks its cache first.
-func (t *Tree) mayCache(bus string) bool {
+// mayCache says whether a walk of an application's window may read its cache, and after
+// how many objects.
+func (t *Tree) mayCache(bus string) (bool, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.noCache == nil {
 		t.noCache = map[string]bool{}
 	}
-	return !t.liveOnly && !t.noCache[bus]
+	return !t.liveOnly && !t.noCache[bus], t.cacheAfter
 }
 
 // Open connects to the accessibility bus announced on the session bus at sessionBusAddr
@@ -56,7 +58,7 @@ func Open(ctx context.Context, sessionBusAddr, displayName string) (*Tree, error
 		return nil, werr.New(werr.Unavailable, "no session D-Bus for display %s", displayName).
 			WithHint("the accessibility tree needs DBUS_SESSION_BUS_ADDRESS")
 	}
-	t := &Tree{sessionAddr: sessionBusAddr, display: displayName}
+	t := &Tree{sessionAddr: sessionBusAddr, display: displayName, cacheAfter: cacheAfter}
 	if _, err := t.bus(ctx); err != nil {
 		return nil, err
 	}
@@ -209,8 +211,8 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: boxes, origin: win.origin, visibleIsShowing: win.gtk4,
-			cache: t.mayCache(win.frame.bus)}
+		w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: boxes, origin: win.origin, visibleIsShowing: win.gtk4}
+		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
 		t.mu.Lock()
 		if w.noCache {

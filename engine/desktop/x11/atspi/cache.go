@@ -12,6 +12,11 @@ import (
 // cachePath is where an application serves org.a11y.atspi.Cache.
 const cachePath = dbus.ObjectPath("/org/a11y/atspi/cache")
 
+// cacheAfter is how many objects a walk meets before it reads the application's cache, which
+// holds the whole application: the GetItems of a Chromium window (~460 objects) costs about
+// 10 ms, the default tree of that window (three levels, 11 objects met) 3 ms without it.
+const cacheAfter = 16
+
 // cacheItem is one object of org.a11y.atspi.Cache.GetItems, a((so)(so)(so)iiassusau): the
 // object, its application, its parent, its index in the parent, its child count, its
 // interfaces, name, role, description and states. The fields are exported, in the order of

@@ -19,7 +19,7 @@ import (
 	"github.com/w365/w365/test/testenv"
 )
 
-// TestCachedWalkIsTheLiveWalk: a walk answered from the application's Cache.GetItems gives
+// TestCachedWalkIsTheLiveWalk: a walk that reads the application's Cache.GetItems gives
 // the same tree and the same search results as the level-by-level walk, cut by depth or by
 // count or not at all, on the toolkits whose cache holds their windows (Chromium, GTK 3, GTK 2
 // with an open menu, whose closed menus' items are dropped for their INT_MIN extents); Qt 5's
@@ -72,6 +72,8 @@ func TestCachedWalkIsTheLiveWalk(t *testing.T) {
 			d := x11test.Start(t)
 			tr := open(t, d)
 			c.start(t, d, tr)
+			// Every walk reads the cache, whatever its size (these windows are small).
+			atspi.CacheAfter(tr, 0)
 			live := open(t, d)
 			atspi.LiveOnly(live)
 			before := atspi.CachedWalks(tr)
@@ -95,6 +97,29 @@ func TestCachedWalkIsTheLiveWalk(t *testing.T) {
 				t.Errorf("the live tree's cache answered %d walks", n)
 			}
 		})
+	}
+}
+
+// TestOnlyABigWalkReadsTheCache: the default tree of a Chromium window (three levels, a
+// handful of objects) is walked without the application's cache, which costs more than such a
+// walk; the whole ~300-node window reads it.
+func TestOnlyABigWalkReadsTheCache(t *testing.T) {
+	d := x11test.Start(t)
+	tr := open(t, d)
+	startChromium(t, d, 53)
+	activate(t, d, "w365 a11y page")
+	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Action 52"})
+	for _, c := range []struct {
+		depth, elems int
+		cached       bool
+	}{{0, 0, false}, {10, 2000, true}, {2, 0, false}} {
+		before := atspi.CachedWalks(tr)
+		if _, _, err := tr.Tree(context.Background(), c.depth, c.elems); err != nil {
+			t.Fatal(err)
+		}
+		if got := atspi.CachedWalks(tr) > before; got != c.cached {
+			t.Errorf("Tree(%d, %d) read the cache: %v, want %v", c.depth, c.elems, got, c.cached)
+		}
 	}
 }
 

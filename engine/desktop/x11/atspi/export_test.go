@@ -15,3 +15,10 @@ func CachedWalks(t *Tree) int {
 	defer t.mu.Unlock()
 	return t.cachedWalks
 }
+
+// CacheAfter makes walks of t read the application's cache once they have met n objects.
+func CacheAfter(t *Tree, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cacheAfter = n
+}

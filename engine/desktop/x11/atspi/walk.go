@@ -74,6 +74,7 @@ type walker struct {
 	// application's cache does not hold the window (not worth asking again); cached: the
 	// walk took what it could from the cache, items.
 	cache, noCache, cached bool
+	cacheAfter             int
 	items                  *appCache
 }
 
@@ -284,21 +285,12 @@ type walkResult struct {
 // each level are read in the same batch as the next level's roles and states, so a
 // walk costs about one round trip per level.
 //
-// With w.cache, the application's Cache.GetItems is read first, in one call: the roles,
-// states, names and children it holds are not asked again (addInfo), and a level then costs
-// only the extents and values of the level above.
+// With w.cache, once the walk has met more than w.cacheAfter objects (cacheAfter), the
+// application's Cache.GetItems is read, in one call: the roles, states, names and children it
+// holds are not asked again (addInfo), and a level then costs only the extents and values of
+// the level above. A smaller walk does not read it: the cache holds the whole application.
 func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) (*walkResult, error) {
-	if w.cache {
-		c, err := w.readCache(ctx, root.bus)
-		if err != nil {
-			return nil, err
-		}
-		if c != nil && c.items[root.path] != nil {
-			w.items, w.cached = c, true
-		} else {
-			w.noCache = true
-		}
-	}
+	met := 0
 	res := &walkResult{}
 	type cand struct {
 		r      ref
@@ -317,6 +309,17 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 			}
 			chunk := level[i:min(len(level), i+room)]
 			i += len(chunk)
+			if met += len(chunk); w.cache && w.items == nil && !w.noCache && met > w.cacheAfter {
+				c, err := w.readCache(ctx, root.bus)
+				if err != nil {
+					return nil, err
+				}
+				if c != nil && c.items[root.path] != nil {
+					w.items, w.cached = c, true
+				} else {
+					w.noCache = true
+				}
+			}
 			refs := make([]ref, len(chunk))
 			for j, c := range chunk {
 				refs[j] = c.r
