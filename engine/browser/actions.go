@@ -91,9 +91,16 @@ type elemState struct {
 	Hit       bool    `json:"hit"`
 	HitDesc   string  `json:"hitDesc"`
 	Framed    bool    `json:"framed"` // in a frame: X, Y are the frame's, not the tab's
+	// Focus is focusJS's answer when the state was asked with needFocus.
+	Focus       string `json:"focus"`
+	BadSelector string `json:"badSelector"`
 }
 
-const stateJS = `async function(scroll, waitStable) {
+// stateJS reports an element's state (elemState). With focus (1: focus it; 2: focus it and
+// select its content, focusJS) it also takes the keyboard focus, once the element is
+// connected, visible, enabled, in view and editable, the state a keyboard action waits for,
+// and says how in the result's focus field: one round trip for both.
+const stateJS = `async function(scroll, waitStable, focus) {
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
@@ -128,8 +135,20 @@ const stateJS = `async function(scroll, waitStable) {
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
-  return {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
+  const st = {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
+  if (focus && stable && !disabled && inView && editable) st.focus = (` + focusJS + `).call(el, focus === 2);
+  return st;
 }`
+
+// stateBySelectorJS is stateJS on the first element matching a selector (the %s, as a JSON
+// string), in one evaluation: a keyboard action needs no handle on its element, and so no
+// second round trip to find it.
+const stateBySelectorJS = `(async () => {
+  let el;
+  try { el = document.querySelector(%s); } catch (e) { return {badSelector: String(e && e.message || e)}; }
+  if (!el) return {connected: false};
+  return await (` + stateJS + `).call(el, %t, %t, %d);
+})()`
 
 // need says what an action requires of its element besides existing and being visible.
 type need uint8
@@ -138,7 +157,20 @@ const (
 	needEnabled need = 1 << iota // not disabled
 	needStable                   // the same box across two animation frames (pointer actions)
 	needHit                      // receives pointer events at its centre
+	needFocus                    // take the keyboard focus once actionable (elemState.Focus)
+	needClear                    // with needFocus: select the content, to be replaced
 )
+
+// focusArg is stateJS's focus argument for n.
+func (n need) focusArg() int {
+	switch {
+	case n&needFocus == 0:
+		return 0
+	case n&needClear != 0:
+		return 2
+	}
+	return 1
+}
 
 // actionable waits (bounded) until the element exists, is visible and meets n. It
 // returns the element's centre in viewport CSS pixels. Keyboard actions need no
@@ -149,21 +181,38 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 	var last elemState
 	var obj runtime.RemoteObjectID
 	reason := "not found"
+	// A keyboard action on a selector needs no handle on its element: one evaluation finds
+	// it, reads its state and focuses it.
+	bySelector := e.Selector != "" && n&needFocus != 0
 	for {
 		var st elemState
 		err := o.do(func(ctx context.Context) error {
+			if bySelector {
+				sel, _ := json.Marshal(e.Selector)
+				v, err := evalRaw(ctx, o.t, fmt.Sprintf(stateBySelectorJS, sel, true, n&needStable != 0, n.focusArg()), true)
+				if err != nil {
+					return err
+				}
+				if err := decodeValue(v, &st); err != nil {
+					return err
+				}
+				if st.BadSelector != "" {
+					return werr.Invalid("invalid CSS selector %q", e.Selector).WithDetail("exception", firstLine(st.BadSelector))
+				}
+				return nil
+			}
 			var err error
 			obj, err = o.resolve(ctx, e)
 			if err != nil || obj == "" {
 				return err
 			}
-			return callOn(ctx, o.t, obj, stateJS, &st, true, n&needStable != 0)
+			return callOn(ctx, o.t, obj, stateJS, &st, true, n&needStable != 0, n.focusArg())
 		})
 		if err != nil {
 			return "", st, err
 		}
 		switch {
-		case obj == "" || !st.Connected:
+		case (obj == "" && !bySelector) || !st.Connected:
 			reason = "not found"
 		case !st.Visible:
 			reason = "not visible"
@@ -176,7 +225,7 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 		case n&needHit != 0 && !st.Hit:
 			reason = "covered"
 		default:
-			if st.Framed {
+			if st.Framed && obj != "" {
 				// The pointer goes to the tab's viewport: the element's box there.
 				err := o.do(func(ctx context.Context) error {
 					q, err := cdp.Call(ctx, o.t.t, dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: obj})
@@ -399,18 +448,40 @@ const focusJS = `function(clear) {
 // text in: one insertText, which replaces the selection and fires beforeinput and
 // input as typing does, or with opts.Slowly a key event per character.
 func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error) {
-	obj, st, err := o.actionable(e, needEnabled)
+	n := needEnabled | needFocus
+	if !opts.Append {
+		n |= needClear
+	}
+	_, st, err := o.actionable(e, n)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Editable {
-		return nil, werr.Invalid("the element (%s) does not take text input", e).WithHint("use browser_click, browser_select_option or browser_fill_form")
+		return nil, notEditable(e)
+	}
+	return o.insert(e, st.Focus, text, opts)
+}
+
+func notEditable(e Element) error {
+	return werr.Invalid("the element (%s) does not take text input", e).WithHint("use browser_click, browser_select_option or browser_fill_form")
+}
+
+// typeInto is typeText on the element e resolved to obj, found actionable in state st.
+func (o *op) typeInto(e Element, obj runtime.RemoteObjectID, st elemState, text string, opts TypeOptions) (*Dialog, error) {
+	if !st.Editable {
+		return nil, notEditable(e)
 	}
 	var state string
 	d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, focusJS, &state, !opts.Append) })
 	if d != nil || err != nil {
 		return d, err
 	}
+	return o.insert(e, state, text, opts)
+}
+
+// insert puts the text into the element e, which focusJS focused and answered state: one
+// insertText, or key events (see typeText).
+func (o *op) insert(e Element, state, text string, opts TypeOptions) (*Dialog, error) {
 	if state == "unfocusable" {
 		return nil, werr.Invalid("the element (%s) cannot take the keyboard focus", e)
 	}
@@ -703,11 +774,11 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 	if err := e.validate(); err != nil {
 		return nil, werr.Invalid("each field needs a selector or target")
 	}
-	obj, _, err := o.actionable(e, needEnabled)
+	obj, st, err := o.actionable(e, needEnabled)
 	if err != nil {
 		return nil, err
 	}
-	return FillField(opField{o: o, e: e, obj: obj}, f.Value)
+	return FillField(opField{o: o, e: e, obj: obj, st: st}, f.Value)
 }
 
 // FieldDriver acts on one form field for FillField: the engine's own elements, and
@@ -722,19 +793,23 @@ type FieldDriver interface {
 	Type(text string) (*Dialog, error)
 }
 
-// opField is an element of the active tab's process, resolved by an op.
+// opField is an element of the active tab's process, resolved by an op and found
+// actionable (visible, enabled) in state st.
 type opField struct {
 	o   *op
 	e   Element
 	obj runtime.RemoteObjectID
+	st  elemState
 }
 
 func (f opField) String() string { return f.e.String() }
 func (f opField) Call(fn string, out any, args ...any) (*Dialog, error) {
 	return f.o.await(func(ctx context.Context) error { return callOn(ctx, f.o.t, f.obj, fn, out, args...) })
 }
-func (f opField) Click() (*Dialog, error)           { return f.o.click(f.e, 1, ClickOptions{}) }
-func (f opField) Type(text string) (*Dialog, error) { return f.o.typeText(f.e, text, TypeOptions{}) }
+func (f opField) Click() (*Dialog, error) { return f.o.click(f.e, 1, ClickOptions{}) }
+func (f opField) Type(text string) (*Dialog, error) {
+	return f.o.typeInto(f.e, f.obj, f.st, text, TypeOptions{})
+}
 
 // FillField puts value into the field (text, a boolean for checkboxes and radios,
 // option values for a select) and checks that the field then holds it: a page may

@@ -334,6 +334,16 @@ func TestBrowser(t *testing.T) {
 		mustCode(t, err, werr.NotFound)
 		_, err = b.Click(tctx(t), browser.CSS("##bad"))
 		mustCode(t, err, werr.InvalidArgument)
+		// Typing finds, checks and focuses its element in one evaluation: the same errors.
+		_, err = b.Type(tctx(t), browser.CSS("##bad"), "x", browser.TypeOptions{})
+		mustCode(t, err, werr.InvalidArgument)
+		_, err = b.Type(tctx(t), browser.CSS("#no-such-element"), "x", browser.TypeOptions{})
+		mustCode(t, err, werr.NotFound)
+		_, err = b.Type(tctx(t), browser.CSS("#agree"), "x", browser.TypeOptions{})
+		mustCode(t, err, werr.InvalidArgument)
+		if v, _ := b.EvalJS(tctx(t), "document.activeElement && document.activeElement.id"); v.Value == "agree" {
+			t.Fatal("typing into a checkbox focused it")
+		}
 	})
 
 	t.Run("WaitFor", func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,11 @@ var (
 	budget    = flag.Duration("browser-budget", 45*time.Second, "most time one browser measurement may sample for (at least 3 rounds)")
 	snapBudg  = flag.Duration("snap-budget", 15*time.Second, "most time the snapshots of one page may sample for (at least 3 rounds)")
 )
+
+// section says whether the browser section name is measured in this run (-browser-only).
+func section(name string) bool {
+	return *browserOnly == "" || slices.Contains(strings.Split(*browserOnly, ","), name)
+}
 
 // bsys is one system under test: an MCP client session, or why there is none.
 type bsys struct {
@@ -420,7 +426,10 @@ func benchBrowser(env []string, rt string) {
 		cdtArgs = append(cdtArgs, "--chromeArg=--no-sandbox")
 	}
 	pw := startPeer("playwright-mcp", penv, filepath.Join(rt, "pw"), filepath.Join(peers, "@playwright/mcp/cli.js"), pwArgs...)
-	cdt := startPeer("chrome-devtools-mcp", penv, filepath.Join(rt, "cdt"), filepath.Join(peers, "chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"), cdtArgs...)
+	cdt := &bsys{name: "chrome-devtools-mcp", err: errors.New("not measured (-browser-only)")}
+	if section("nav") || section("snapshots") {
+		cdt = startPeer("chrome-devtools-mcp", penv, filepath.Join(rt, "cdt"), filepath.Join(peers, "chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"), cdtArgs...)
+	}
 	for _, p := range []*bsys{pw, cdt} {
 		if p.cs != nil {
 			defer p.cs.Close()
@@ -506,308 +515,318 @@ func benchBrowser(env []string, rt string) {
 		}
 	}
 
-	// 1. Navigate + read the page text.
-	sec := time.Now()
-	hdr("navigate + page text")
-	k := 0
-	navText := func(s *bsys, tool string, args map[string]any) func(*sample) error {
-		return func(smp *sample) error {
-			k++
-			if _, err := nav(s, fmt.Sprintf("%s?i=%d", textURL, k)); err != nil {
-				return err
-			}
-			r, err := s.call(tool, args)
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(r.text, "END-OF-TEXT") {
-				return fmt.Errorf("%s: page text lacks its last paragraph: %s", s.name, clip(r.text, 200))
-			}
-			smp.textKB, smp.calls = float64(r.textBytes)/1024, 2
-			return nil
-		}
-	}
-	var fW, fP func(*sample) error
-	if w.ok() {
-		fW = navText(w, "browser_get_text", map[string]any{})
-	}
-	if pw.ok() {
-		fP = navText(pw, "browser_evaluate", map[string]any{"function": "() => document.body.innerText"})
-	}
-	res := interleave(*browserN, *budget, fW, fP)
-	line("navigate + get_text (2 calls each)", res[0], res[1], "playwright-mcp (+evaluate)")
-	reportErrs(res...)
-	fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
-
-	// 1b. browser_run_code, warm: Playwright code against the page (w365's in its
-	// sandboxed sidecar; playwright-mcp's browser_run_code_unsafe in its own process).
-	sec = time.Now()
-	hdr("run_code: page.title() + locator text, warm")
-	const code = "async (page) => (await page.title()) + ' ' + (await page.locator('#end').textContent())"
-	runCode := func(s *bsys, tool string) func(*sample) error {
-		if !s.ok() {
-			return nil
-		}
-		return func(smp *sample) error {
-			r, err := s.call(tool, map[string]any{"code": code})
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(r.text, "Text END-OF-TEXT") {
-				return fmt.Errorf("%s %s: unexpected result %s", s.name, tool, clip(r.text, 200))
-			}
-			smp.calls = 1
-			return nil
-		}
-	}
-	for _, s := range []*bsys{w, pw} {
-		if s.ok() {
-			_, _ = nav(s, textURL)
-		}
-	}
-	if w.ok() {
-		_, _ = w.call("browser_run_code", map[string]any{"code": code}) // the first call starts the sidecar
-	}
-	if pw.ok() {
-		_, _ = pw.call("browser_run_code_unsafe", map[string]any{"code": code})
-	}
-	res = interleave(*browserN, *budget, runCode(w, "browser_run_code"), runCode(pw, "browser_run_code_unsafe"))
-	line("browser_run_code (1 call each)", res[0], res[1], "playwright-mcp _unsafe")
-	reportErrs(res...)
-	fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
-
-	// 2. Form flow: 10 text fields, then submit; the server checks what arrived.
-	sec = time.Now()
-	hdr("form: 10 text fields + submit")
-	round := 0
-	values := func() map[string]string {
-		m := map[string]string{}
-		for i := 0; i < formFields; i++ {
-			m[fmt.Sprintf("f%d", i)] = fmt.Sprintf("r%d-value-%d", round, i)
-		}
-		return m
-	}
-	formURL := st.url + "/form.html"
-	flow := func(s *bsys, fill bool) func(*sample) error {
-		return func(smp *sample) error {
-			round++
-			want := values()
-			before := st.count()
-			calls, snaps := 0, 0
-			if _, err := nav(s, fmt.Sprintf("%s?r=%d", formURL, round)); err != nil {
-				return err
-			}
-			calls++
-			if s.name == "w365" {
-				if fill {
-					var fields []map[string]any
-					for i := 0; i < formFields; i++ {
-						fields = append(fields, map[string]any{"selector": fmt.Sprintf("#f%d", i), "value": want[fmt.Sprintf("f%d", i)]})
-					}
-					if _, err := s.call("browser_fill_form", map[string]any{"fields": fields}); err != nil {
-						return err
-					}
-					calls++
-				} else {
-					for i := 0; i < formFields; i++ {
-						if _, err := s.call("browser_type", map[string]any{"selector": fmt.Sprintf("#f%d", i), "text": want[fmt.Sprintf("f%d", i)]}); err != nil {
-							return err
-						}
-						calls++
-					}
-				}
-				if _, err := s.call("browser_click", map[string]any{"selector": "#submit"}); err != nil {
+	var sec time.Time
+	var res []*sample
+	if section("nav") {
+		// 1. Navigate + read the page text.
+		sec = time.Now()
+		hdr("navigate + page text")
+		k := 0
+		navText := func(s *bsys, tool string, args map[string]any) func(*sample) error {
+			return func(smp *sample) error {
+				k++
+				if _, err := nav(s, fmt.Sprintf("%s?i=%d", textURL, k)); err != nil {
 					return err
 				}
-				calls++
-			} else {
-				// As a user of ref tools does: a snapshot for the refs, then act on them.
-				r, err := s.call("browser_snapshot", map[string]any{})
+				r, err := s.call(tool, args)
 				if err != nil {
 					return err
 				}
-				calls, snaps = calls+1, snaps+1
-				refs := pwRefs(r.text)
-				ref := func(role, name string) (string, error) {
-					if v, ok := refs[role+" "+strconv.Quote(name)]; ok {
-						return v, nil
-					}
-					return "", fmt.Errorf("no ref for %s %q in the snapshot: %s", role, name, clip(r.text, 300))
+				if !strings.Contains(r.text, "END-OF-TEXT") {
+					return fmt.Errorf("%s: page text lacks its last paragraph: %s", s.name, clip(r.text, 200))
 				}
-				if fill {
-					var fields []map[string]any
-					for i := 0; i < formFields; i++ {
-						name := fmt.Sprintf("Field %d", i)
-						t, err := ref("textbox", name)
-						if err != nil {
-							return err
-						}
-						fields = append(fields, map[string]any{"target": t, "name": name, "type": "textbox", "value": want[fmt.Sprintf("f%d", i)]})
-					}
-					if _, err := s.call("browser_fill_form", map[string]any{"fields": fields}); err != nil {
-						return err
-					}
-					calls++
-				} else {
-					for i := 0; i < formFields; i++ {
-						name := fmt.Sprintf("Field %d", i)
-						t, err := ref("textbox", name)
-						if err != nil {
-							return err
-						}
-						if _, err := s.call("browser_type", map[string]any{"target": t, "element": name, "text": want[fmt.Sprintf("f%d", i)]}); err != nil {
-							return err
-						}
-						calls++
-					}
-				}
-				t, err := ref("button", "Submit")
-				if err != nil {
-					return err
-				}
-				if _, err := s.call("browser_click", map[string]any{"target": t, "element": "Submit"}); err != nil {
-					return err
-				}
-				calls++
+				smp.textKB, smp.calls = float64(r.textBytes)/1024, 2
+				return nil
 			}
-			smp.calls, smp.snapCalls = calls, snaps
-			return st.submitted(before, want)
 		}
-	}
-	var fWt, fPt, fWf, fPf func(*sample) error
-	if w.ok() {
-		fWt, fWf = flow(w, false), flow(w, true)
-	}
-	if pw.ok() {
-		fPt, fPf = flow(pw, false), flow(pw, true)
-	}
-	w.rec, pw.rec = true, true
-	res = interleave(*browserN, *budget, fWt, fPt, fWf, fPf)
-	w.rec, pw.rec = false, false
-	line(fmt.Sprintf("type x10 + click (%d calls vs %d, %d snapshot)", res[0].calls, res[1].calls, res[1].snapCalls), res[0], res[1], "playwright-mcp refs")
-	line(fmt.Sprintf("fill_form + click (%d calls vs %d, %d snapshot)", res[2].calls, res[3].calls, res[3].snapCalls), res[2], res[3], "playwright-mcp refs")
-	fmt.Printf("%-44s %19s   %-22s %19s   %s\n", "  w365 fill_form vs playwright type x10", "", "", "", ratio(res[2], res[1]))
-	reportErrs(res...)
-	for _, s := range []*bsys{w, pw} {
-		if s.ok() {
-			fmt.Printf("  %s per call p50 (calls): %s\n", s.name, s.perCall())
+		var fW, fP func(*sample) error
+		if w.ok() {
+			fW = navText(w, "browser_get_text", map[string]any{})
 		}
+		if pw.ok() {
+			fP = navText(pw, "browser_evaluate", map[string]any{"function": "() => document.body.innerText"})
+		}
+		res = interleave(*browserN, *budget, fW, fP)
+		line("navigate + get_text (2 calls each)", res[0], res[1], "playwright-mcp (+evaluate)")
+		reportErrs(res...)
+		fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
 	}
-	fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
 
-	// 3. Snapshots: warm p50 and output size per page.
-	pages := []string{"/pages/snap_big.html"}
-	if ents, err := os.ReadDir(*corpusDir); err != nil {
-		fmt.Printf("\ncorpus unavailable: %v\n", err)
-	} else {
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".html") {
-				pages = append(pages, "/corpus/"+e.Name())
-			}
-		}
-	}
-	sec = time.Now()
-	fmt.Printf("\nsnapshots, warm, up to %d rounds (n); time p50/p95 ms, output KB = text content (wire = whole JSON result incl. structured content)\n", *snapN)
-	fmt.Printf("w365 def = defaults (maxDepth 5, maxChars 40000); w365 full = maxDepth 10, maxChars 2000000\n")
-	fmt.Printf("%-22s %-10s %17s %17s %3s   %s\n", "page", "system", "p50 / p95", "text / wire KB", "n", "vs faster peer p50, vs smaller peer text")
-	snap := func(s *bsys, args map[string]any) func(*sample) error {
-		if !s.ok() {
-			return nil
-		}
-		return func(smp *sample) error {
-			tool := "browser_snapshot"
-			if s.name == "chrome-devtools-mcp" {
-				tool, args = "take_snapshot", map[string]any{"pageId": s.pageID}
-			}
-			r, err := s.call(tool, args)
-			if err != nil {
-				return err
-			}
-			if r.textBytes < 2048 {
-				return fmt.Errorf("%s: a %d-byte snapshot of a big page: %s", s.name, r.textBytes, clip(r.text, 300))
-			}
-			smp.textKB, smp.wireKB, smp.fieldKB = float64(r.textBytes)/1024, float64(r.wireBytes)/1024, float64(r.fieldText)/1024
-			return nil
-		}
-	}
-	for _, p := range pages {
-		u := st.url + p
-		// Some corpus pages never fire "load" here (their external requests hang
-		// on a closed network): a navigation timeout is noted, and the snapshot
-		// is taken of the page as it is, by every system alike.
-		// The three navigate in parallel (not timed; it only bounds the run time).
-		notes := map[*bsys]string{}
-		var navd [3]time.Duration
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for i, s := range []*bsys{w, pw, cdt} {
+	if section("runcode") {
+		// 1b. browser_run_code, warm: Playwright code against the page (w365's in its
+		// sandboxed sidecar; playwright-mcp's browser_run_code_unsafe in its own process).
+		sec = time.Now()
+		hdr("run_code: page.title() + locator text, warm")
+		const code = "async (page) => (await page.title()) + ' ' + (await page.locator('#end').textContent())"
+		runCode := func(s *bsys, tool string) func(*sample) error {
 			if !s.ok() {
-				continue
+				return nil
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				t := time.Now()
-				r, err := nav(s, u)
-				navd[i] = time.Since(t)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err != nil:
-					notes[s] = "navigate: " + clip(err.Error(), 120)
-				case strings.Contains(clip(r, 200), "Unable to navigate") || strings.Contains(strings.ToLower(clip(r, 200)), "timeout"):
-					notes[s] = "navigate: " + clip(r, 120)
+			return func(smp *sample) error {
+				r, err := s.call(tool, map[string]any{"code": code})
+				if err != nil {
+					return err
 				}
-			}()
-		}
-		wg.Wait()
-		full := map[string]any{"maxDepth": 10, "maxChars": 2000000}
-		fs := []func(*sample) error{snap(w, map[string]any{}), snap(w, full), snap(pw, map[string]any{}), snap(cdt, nil)}
-		interleave(1, 0, fs...) // warm-up, not counted
-		res := interleave(*snapN, *snapBudg, fs...)
-		names := []string{"w365 def", "w365 full", "playwright", "cdt-mcp"}
-		// The faster and the smaller peer.
-		var fast, small *sample
-		for _, s := range res[2:] {
-			if s.err != nil || len(s.ds) == 0 {
-				continue
-			}
-			if fast == nil || s.stats().p50 < fast.stats().p50 {
-				fast = s
-			}
-			if small == nil || s.textKB < small.textKB {
-				small = s
-			}
-		}
-		for i, s := range res {
-			label := ""
-			if i == 0 {
-				label = strings.TrimSuffix(filepath.Base(p), ".html")
-			}
-			switch {
-			case s.err != nil:
-				fmt.Printf("%-22s %-10s error: %v\n", label, names[i], clip(s.err.Error(), 300))
-			case len(s.ds) == 0:
-				fmt.Printf("%-22s %-10s n/a\n", label, names[i])
-			default:
-				cmp := ""
-				if i < 2 && fast != nil {
-					cmp = fmt.Sprintf("time %s, bytes %.2fx (its text field %.1f KB)", ratio(s, fast), s.textKB/small.textKB, s.fieldKB)
+				if !strings.Contains(r.text, "Text END-OF-TEXT") {
+					return fmt.Errorf("%s %s: unexpected result %s", s.name, tool, clip(r.text, 200))
 				}
-				st := s.stats()
-				fmt.Printf("%-22s %-10s %8.0f /%6.0f %8.1f /%7.1f %3d   %s\n", label, names[i],
-					float64(st.p50.Microseconds())/1000, float64(st.p95.Microseconds())/1000, s.textKB, s.wireKB, len(s.ds), cmp)
+				smp.calls = 1
+				return nil
 			}
 		}
-		fmt.Printf("%-22s %-10s (navigate, not in the figures: w365 %s, playwright %s, cdt-mcp %s)\n", "", "",
-			navd[0].Round(time.Millisecond), navd[1].Round(time.Millisecond), navd[2].Round(time.Millisecond))
-		for _, s := range []*bsys{w, pw, cdt} {
-			if notes[s] != "" {
-				fmt.Printf("%-22s %-10s (%s: %s)\n", "", "", s.name, notes[s])
+		for _, s := range []*bsys{w, pw} {
+			if s.ok() {
+				_, _ = nav(s, textURL)
 			}
 		}
+		if w.ok() {
+			_, _ = w.call("browser_run_code", map[string]any{"code": code}) // the first call starts the sidecar
+		}
+		if pw.ok() {
+			_, _ = pw.call("browser_run_code_unsafe", map[string]any{"code": code})
+		}
+		res = interleave(*browserN, *budget, runCode(w, "browser_run_code"), runCode(pw, "browser_run_code_unsafe"))
+		line("browser_run_code (1 call each)", res[0], res[1], "playwright-mcp _unsafe")
+		reportErrs(res...)
+		fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
 	}
-	fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
+
+	if section("form") {
+		// 2. Form flow: 10 text fields, then submit; the server checks what arrived.
+		sec = time.Now()
+		hdr("form: 10 text fields + submit")
+		round := 0
+		values := func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < formFields; i++ {
+				m[fmt.Sprintf("f%d", i)] = fmt.Sprintf("r%d-value-%d", round, i)
+			}
+			return m
+		}
+		formURL := st.url + "/form.html"
+		flow := func(s *bsys, fill bool) func(*sample) error {
+			return func(smp *sample) error {
+				round++
+				want := values()
+				before := st.count()
+				calls, snaps := 0, 0
+				if _, err := nav(s, fmt.Sprintf("%s?r=%d", formURL, round)); err != nil {
+					return err
+				}
+				calls++
+				if s.name == "w365" {
+					if fill {
+						var fields []map[string]any
+						for i := 0; i < formFields; i++ {
+							fields = append(fields, map[string]any{"selector": fmt.Sprintf("#f%d", i), "value": want[fmt.Sprintf("f%d", i)]})
+						}
+						if _, err := s.call("browser_fill_form", map[string]any{"fields": fields}); err != nil {
+							return err
+						}
+						calls++
+					} else {
+						for i := 0; i < formFields; i++ {
+							if _, err := s.call("browser_type", map[string]any{"selector": fmt.Sprintf("#f%d", i), "text": want[fmt.Sprintf("f%d", i)]}); err != nil {
+								return err
+							}
+							calls++
+						}
+					}
+					if _, err := s.call("browser_click", map[string]any{"selector": "#submit"}); err != nil {
+						return err
+					}
+					calls++
+				} else {
+					// As a user of ref tools does: a snapshot for the refs, then act on them.
+					r, err := s.call("browser_snapshot", map[string]any{})
+					if err != nil {
+						return err
+					}
+					calls, snaps = calls+1, snaps+1
+					refs := pwRefs(r.text)
+					ref := func(role, name string) (string, error) {
+						if v, ok := refs[role+" "+strconv.Quote(name)]; ok {
+							return v, nil
+						}
+						return "", fmt.Errorf("no ref for %s %q in the snapshot: %s", role, name, clip(r.text, 300))
+					}
+					if fill {
+						var fields []map[string]any
+						for i := 0; i < formFields; i++ {
+							name := fmt.Sprintf("Field %d", i)
+							t, err := ref("textbox", name)
+							if err != nil {
+								return err
+							}
+							fields = append(fields, map[string]any{"target": t, "name": name, "type": "textbox", "value": want[fmt.Sprintf("f%d", i)]})
+						}
+						if _, err := s.call("browser_fill_form", map[string]any{"fields": fields}); err != nil {
+							return err
+						}
+						calls++
+					} else {
+						for i := 0; i < formFields; i++ {
+							name := fmt.Sprintf("Field %d", i)
+							t, err := ref("textbox", name)
+							if err != nil {
+								return err
+							}
+							if _, err := s.call("browser_type", map[string]any{"target": t, "element": name, "text": want[fmt.Sprintf("f%d", i)]}); err != nil {
+								return err
+							}
+							calls++
+						}
+					}
+					t, err := ref("button", "Submit")
+					if err != nil {
+						return err
+					}
+					if _, err := s.call("browser_click", map[string]any{"target": t, "element": "Submit"}); err != nil {
+						return err
+					}
+					calls++
+				}
+				smp.calls, smp.snapCalls = calls, snaps
+				return st.submitted(before, want)
+			}
+		}
+		var fWt, fPt, fWf, fPf func(*sample) error
+		if w.ok() {
+			fWt, fWf = flow(w, false), flow(w, true)
+		}
+		if pw.ok() {
+			fPt, fPf = flow(pw, false), flow(pw, true)
+		}
+		w.rec, pw.rec = true, true
+		res = interleave(*browserN, *budget, fWt, fPt, fWf, fPf)
+		w.rec, pw.rec = false, false
+		line(fmt.Sprintf("type x10 + click (%d calls vs %d, %d snapshot)", res[0].calls, res[1].calls, res[1].snapCalls), res[0], res[1], "playwright-mcp refs")
+		line(fmt.Sprintf("fill_form + click (%d calls vs %d, %d snapshot)", res[2].calls, res[3].calls, res[3].snapCalls), res[2], res[3], "playwright-mcp refs")
+		fmt.Printf("%-44s %19s   %-22s %19s   %s\n", "  w365 fill_form vs playwright type x10", "", "", "", ratio(res[2], res[1]))
+		reportErrs(res...)
+		for _, s := range []*bsys{w, pw} {
+			if s.ok() {
+				fmt.Printf("  %s per call p50 (calls): %s\n", s.name, s.perCall())
+			}
+		}
+		fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
+	}
+
+	if section("snapshots") {
+		// 3. Snapshots: warm p50 and output size per page.
+		pages := []string{"/pages/snap_big.html"}
+		if ents, err := os.ReadDir(*corpusDir); err != nil {
+			fmt.Printf("\ncorpus unavailable: %v\n", err)
+		} else {
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), ".html") {
+					pages = append(pages, "/corpus/"+e.Name())
+				}
+			}
+		}
+		sec = time.Now()
+		fmt.Printf("\nsnapshots, warm, up to %d rounds (n); time p50/p95 ms, output KB = text content (wire = whole JSON result incl. structured content)\n", *snapN)
+		fmt.Printf("w365 def = defaults (maxDepth 5, maxChars 40000); w365 full = maxDepth 10, maxChars 2000000\n")
+		fmt.Printf("%-22s %-10s %17s %17s %3s   %s\n", "page", "system", "p50 / p95", "text / wire KB", "n", "vs faster peer p50, vs smaller peer text")
+		snap := func(s *bsys, args map[string]any) func(*sample) error {
+			if !s.ok() {
+				return nil
+			}
+			return func(smp *sample) error {
+				tool := "browser_snapshot"
+				if s.name == "chrome-devtools-mcp" {
+					tool, args = "take_snapshot", map[string]any{"pageId": s.pageID}
+				}
+				r, err := s.call(tool, args)
+				if err != nil {
+					return err
+				}
+				if r.textBytes < 2048 {
+					return fmt.Errorf("%s: a %d-byte snapshot of a big page: %s", s.name, r.textBytes, clip(r.text, 300))
+				}
+				smp.textKB, smp.wireKB, smp.fieldKB = float64(r.textBytes)/1024, float64(r.wireBytes)/1024, float64(r.fieldText)/1024
+				return nil
+			}
+		}
+		for _, p := range pages {
+			u := st.url + p
+			// Some corpus pages never fire "load" here (their external requests hang
+			// on a closed network): a navigation timeout is noted, and the snapshot
+			// is taken of the page as it is, by every system alike.
+			// The three navigate in parallel (not timed; it only bounds the run time).
+			notes := map[*bsys]string{}
+			var navd [3]time.Duration
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for i, s := range []*bsys{w, pw, cdt} {
+				if !s.ok() {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					t := time.Now()
+					r, err := nav(s, u)
+					navd[i] = time.Since(t)
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case err != nil:
+						notes[s] = "navigate: " + clip(err.Error(), 120)
+					case strings.Contains(clip(r, 200), "Unable to navigate") || strings.Contains(strings.ToLower(clip(r, 200)), "timeout"):
+						notes[s] = "navigate: " + clip(r, 120)
+					}
+				}()
+			}
+			wg.Wait()
+			full := map[string]any{"maxDepth": 10, "maxChars": 2000000}
+			fs := []func(*sample) error{snap(w, map[string]any{}), snap(w, full), snap(pw, map[string]any{}), snap(cdt, nil)}
+			interleave(1, 0, fs...) // warm-up, not counted
+			res := interleave(*snapN, *snapBudg, fs...)
+			names := []string{"w365 def", "w365 full", "playwright", "cdt-mcp"}
+			// The faster and the smaller peer.
+			var fast, small *sample
+			for _, s := range res[2:] {
+				if s.err != nil || len(s.ds) == 0 {
+					continue
+				}
+				if fast == nil || s.stats().p50 < fast.stats().p50 {
+					fast = s
+				}
+				if small == nil || s.textKB < small.textKB {
+					small = s
+				}
+			}
+			for i, s := range res {
+				label := ""
+				if i == 0 {
+					label = strings.TrimSuffix(filepath.Base(p), ".html")
+				}
+				switch {
+				case s.err != nil:
+					fmt.Printf("%-22s %-10s error: %v\n", label, names[i], clip(s.err.Error(), 300))
+				case len(s.ds) == 0:
+					fmt.Printf("%-22s %-10s n/a\n", label, names[i])
+				default:
+					cmp := ""
+					if i < 2 && fast != nil {
+						cmp = fmt.Sprintf("time %s, bytes %.2fx (its text field %.1f KB)", ratio(s, fast), s.textKB/small.textKB, s.fieldKB)
+					}
+					st := s.stats()
+					fmt.Printf("%-22s %-10s %8.0f /%6.0f %8.1f /%7.1f %3d   %s\n", label, names[i],
+						float64(st.p50.Microseconds())/1000, float64(st.p95.Microseconds())/1000, s.textKB, s.wireKB, len(s.ds), cmp)
+				}
+			}
+			fmt.Printf("%-22s %-10s (navigate, not in the figures: w365 %s, playwright %s, cdt-mcp %s)\n", "", "",
+				navd[0].Round(time.Millisecond), navd[1].Round(time.Millisecond), navd[2].Round(time.Millisecond))
+			for _, s := range []*bsys{w, pw, cdt} {
+				if notes[s] != "" {
+					fmt.Printf("%-22s %-10s (%s: %s)\n", "", "", s.name, notes[s])
+				}
+			}
+		}
+		fmt.Printf("  (%s)\n", time.Since(sec).Round(time.Second))
+	}
 	for _, s := range []*bsys{w, pw, cdt} {
 		if s.err != nil {
 			fmt.Printf("%s stopped: %v\n", s.name, clip(s.err.Error(), 400))

@@ -27,6 +27,8 @@ var (
 	only   = flag.Bool("sessions-only", false, "measure only the session rows")
 	// wireOnly skips the timings: the MCP wire sizes need no quiet machine.
 	wireOnly = flag.Bool("wire-only", false, "measure only the MCP wire bytes")
+	// browserOnly measures only the named browser sections, on a machine too busy for a whole run.
+	browserOnly = flag.String("browser-only", "", "measure only these browser sections (comma-separated: nav, runcode, form, snapshots)")
 )
 
 type stats struct{ p50, p95 time.Duration }
@@ -92,6 +94,10 @@ func main() {
 	defer stopHost(rt)
 	if *wireOnly {
 		benchWire(env)
+		return
+	}
+	if *browserOnly != "" {
+		benchBrowser(env, rt)
 		return
 	}
 	disp, xauth, err := sessionDesktop(env)

@@ -5,8 +5,9 @@
 //
 // Every Tree is bound to one session bus and one X display (the host serves several
 // desktops), so the package keeps no global state. Property reads are pipelined: one
-// batch of asynchronous calls per tree level instead of one blocking call per property
-// (at-spi2-core 2.46's atk-bridge and Chromium expose no Cache.GetItems to do better).
+// batch of asynchronous calls per tree level instead of one blocking call per property, and
+// the roles, states, names and children an application's object cache holds come from one
+// Cache.GetItems call.
 package atspi
 
 import (
@@ -31,6 +32,23 @@ type Tree struct {
 	// five round trips, a third of a small walk); an entry is dropped when its walk finds
 	// the frame gone or hidden.
 	frames map[uint32]target
+	// noCache names the applications whose Cache.GetItems does not hold their windows; their
+	// walks go level by level at once. liveOnly: every walk does (tests compare the two).
+	noCache     map[string]bool
+	liveOnly    bool
+	cacheAfter  int // the objects a walk meets before it reads the cache (cacheAfter; tests: 0)
+	cachedWalks int // walks that read a cache, for tests
+}
+
+// mayCache says whether a walk of an application's window may read its cache, and after
+// how many objects.
+func (t *Tree) mayCache(bus string) (bool, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.noCache == nil {
+		t.noCache = map[string]bool{}
+	}
+	return !t.liveOnly && !t.noCache[bus], t.cacheAfter
 }
 
 // Open connects to the accessibility bus announced on the session bus at sessionBusAddr
@@ -40,7 +58,7 @@ func Open(ctx context.Context, sessionBusAddr, displayName string) (*Tree, error
 		return nil, werr.New(werr.Unavailable, "no session D-Bus for display %s", displayName).
 			WithHint("the accessibility tree needs DBUS_SESSION_BUS_ADDRESS")
 	}
-	t := &Tree{sessionAddr: sessionBusAddr, display: displayName}
+	t := &Tree{sessionAddr: sessionBusAddr, display: displayName, cacheAfter: cacheAfter}
 	if _, err := t.bus(ctx); err != nil {
 		return nil, err
 	}
@@ -194,7 +212,16 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 			return nil, nil, err
 		}
 		w := &walker{conn: conn, peers: t.peer(ctx, conn, win.frame.bus), boxes: boxes, origin: win.origin, visibleIsShowing: win.gtk4}
+		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+		t.mu.Lock()
+		if w.noCache {
+			t.noCache[win.frame.bus] = true
+		}
+		if w.cached {
+			t.cachedWalks++
+		}
+		t.mu.Unlock()
 		if cached && ctx.Err() == nil && (err != nil || len(res.nodes) == 0) {
 			t.mu.Lock()
 			delete(t.frames, win.xid)

@@ -516,6 +516,14 @@ func store(v any, o any) error {
 			e[i] = x
 		}
 		*p = extents{e[0], e[1], e[2], e[3]}
+	case *[]cacheItem:
+		xs, _ := v.([]any)
+		*p = make([]cacheItem, len(xs))
+		for i, x := range xs {
+			if !storeCacheItem(x, &(*p)[i]) {
+				return bad
+			}
+		}
 	case *dbus.Variant:
 		if v == nil {
 			return bad
@@ -535,3 +543,34 @@ type objRef struct {
 
 // extents is the reply of Component.GetExtents, (iiii).
 type extents struct{ X, Y, W, H int32 }
+
+// storeCacheItem stores a decoded ((so)(so)(so)iiassusau) in it.
+func storeCacheItem(v any, it *cacheItem) bool {
+	st, _ := v.([]any)
+	if len(st) != 10 {
+		return false
+	}
+	refs := []*objRef{&it.Ref, &it.App, &it.Parent}
+	for i, r := range refs {
+		f, _ := st[i].([]any)
+		if len(f) != 2 {
+			return false
+		}
+		bus, ok1 := f[0].(string)
+		path, ok2 := f[1].(string)
+		if !ok1 || !ok2 {
+			return false
+		}
+		*r = objRef{Bus: bus, Path: dbus.ObjectPath(path)}
+	}
+	idx, ok1 := st[3].(int32)
+	cnt, ok2 := st[4].(int32)
+	name, ok3 := st[6].(string)
+	role, ok4 := st[7].(uint32)
+	desc, ok5 := st[8].(string)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+		return false
+	}
+	it.Index, it.Count, it.Name, it.Role, it.Description = idx, cnt, name, role, desc
+	return store(st[5], &it.Interfaces) == nil && store(st[9], &it.States) == nil
+}

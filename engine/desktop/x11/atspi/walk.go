@@ -70,6 +70,12 @@ type walker struct {
 	// visibleIsShowing: the toolkit never sets SHOWING below the window (GTK 4.8), so
 	// VISIBLE decides.
 	visibleIsShowing bool
+	// cache: read the application's Cache.GetItems first; noCache: the walk found that the
+	// application's cache does not hold the window (not worth asking again); cached: the
+	// walk took what it could from the cache, items.
+	cache, noCache, cached bool
+	cacheAfter             int
+	items                  *appCache
 }
 
 // info reads role, states, name and (if kids) the children of each ref. It asks no
@@ -92,9 +98,21 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 	ps := make([]pend, len(refs))
 	names := make([]dbus.Variant, len(refs))
 	childRefs := make([][]objRef, len(refs))
+	cached := make([][]*cacheItem, len(refs))
 	for i, r := range refs {
 		out[i].ref = r
 		n := &out[i]
+		if it := w.items.item(r); it != nil {
+			// Role, states and name from the cache; the children too, where it holds them all.
+			n.role, n.states, n.name = it.Role, it.States, it.Name
+			if kids {
+				var ok bool
+				if cached[i], ok = w.items.complete(it); !ok {
+					ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
+				}
+			}
+			continue
+		}
 		ps[i].role = b.add(r, ifAccessible+".GetRole", []any{&n.role})
 		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
 		b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
@@ -105,13 +123,18 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 	return func() []raw {
 		for i := range out {
 			n := &out[i]
-			if ps[i].role.err != nil || ps[i].state.err != nil {
-				// The object is gone (or never answered): treat it as hidden.
-				n.states = nil
-				continue
+			for _, c := range cached[i] {
+				n.children = append(n.children, ref{n.ref.bus, c.Ref.Path})
 			}
-			if s, ok := names[i].Value().(string); ok {
-				n.name = s
+			if ps[i].role != nil {
+				if ps[i].role.err != nil || ps[i].state.err != nil {
+					// The object is gone (or never answered): treat it as hidden.
+					n.states = nil
+					continue
+				}
+				if s, ok := names[i].Value().(string); ok {
+					n.name = s
+				}
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
@@ -261,7 +284,13 @@ type walkResult struct {
 // maxElements visible nodes in breadth-first order. With w.boxes, extents and values of
 // each level are read in the same batch as the next level's roles and states, so a
 // walk costs about one round trip per level.
+//
+// With w.cache, once the walk has met more than w.cacheAfter objects (cacheAfter), the
+// application's Cache.GetItems is read, in one call: the roles, states, names and children it
+// holds are not asked again (addInfo), and a level then costs only the extents and values of
+// the level above. A smaller walk does not read it: the cache holds the whole application.
 func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) (*walkResult, error) {
+	met := 0
 	res := &walkResult{}
 	type cand struct {
 		r      ref
@@ -280,6 +309,17 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 			}
 			chunk := level[i:min(len(level), i+room)]
 			i += len(chunk)
+			if met += len(chunk); w.cache && w.items == nil && !w.noCache && met > w.cacheAfter {
+				c, err := w.readCache(ctx, root.bus)
+				if err != nil {
+					return nil, err
+				}
+				if c != nil && c.items[root.path] != nil {
+					w.items, w.cached = c, true
+				} else {
+					w.noCache = true
+				}
+			}
 			refs := make([]ref, len(chunk))
 			for j, c := range chunk {
 				refs[j] = c.r

@@ -1,0 +1,24 @@
+//go:build linux
+
+package atspi
+
+// LiveOnly makes every walk of t go level by level, without the application's cache.
+func LiveOnly(t *Tree) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.liveOnly = true
+}
+
+// CachedWalks is how many walks of t the applications' caches answered.
+func CachedWalks(t *Tree) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cachedWalks
+}
+
+// CacheAfter makes walks of t read the application's cache once they have met n objects.
+func CacheAfter(t *Tree, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cacheAfter = n
+}
