@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/w365/w365/commands/host"
@@ -171,7 +172,7 @@ func TraceHTML(in, out string) error {
 		rows = append(rows, x)
 	}
 	var buf bytes.Buffer
-	err = reportTemplate.Execute(&buf, map[string]any{
+	err = reportTemplate().Execute(&buf, map[string]any{
 		"Head": head, "Rows": rows, "Span": span.Round(time.Millisecond).String(), "Truncated": truncated,
 		"Started": head.Started.Local().Format(time.DateTime), "Errors": errors,
 	})
@@ -199,7 +200,9 @@ func inlineImage(in, name string) template.URL {
 	return template.URL("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b))
 }
 
-var reportTemplate = template.Must(template.New("trace").Parse(`<!doctype html>
+// reportTemplate is parsed on first use: `trace show --html` alone needs it.
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("trace").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>w365 trace: session {{.Head.Session}}</title>
 <style>
@@ -258,3 +261,4 @@ full.addEventListener('click', () => { full.hidden = true; });
 </script>
 </body></html>
 `))
+})
