@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ var (
 	before = flag.String("before", "", "a w365 binary of the code before a change, measured beside -bin for the session rows")
 	n      = flag.Int("n", 100, "samples per measurement")
 	only   = flag.Bool("sessions-only", false, "measure only the session rows")
+	cold   = flag.Bool("cold-only", false, "measure only the cold path rows (host, desktop and browser start)")
 	// wireOnly skips the timings: the MCP wire sizes need no quiet machine.
 	wireOnly = flag.Bool("wire-only", false, "measure only the MCP wire bytes")
 )
@@ -82,7 +84,12 @@ func main() {
 		benchSessions(env)
 		return
 	}
-	env = append(env, "W365_RUNTIME_DIR="+rt)
+	if *cold {
+		benchCold(env)
+		return
+	}
+	base := env
+	env = append(slices.Clip(env), "W365_RUNTIME_DIR="+rt)
 
 	// One host on an embedded virtual desktop; the peers run on the same display.
 	if err := run(env, *bin, "--virtual", "get-screen-size")(); err != nil {
@@ -154,6 +161,7 @@ func main() {
 	fmt.Printf("\n%-44s %10s   (aim: <= 30 MB)\n", "host idle RSS", rss(hostPID(rt)))
 	benchWire(env)
 	benchSessions(env)
+	benchCold(base)
 	benchBrowser(env, rt)
 }
 
