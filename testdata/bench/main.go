@@ -27,6 +27,7 @@ var (
 	n      = flag.Int("n", 100, "samples per measurement")
 	only   = flag.Bool("sessions-only", false, "measure only the session rows")
 	cold   = flag.Bool("cold-only", false, "measure only the cold path rows (host, desktop and browser start)")
+	cliOne = flag.Bool("cli-only", false, "measure only the one-shot CLI rows (get-cursor-position, --version, package init)")
 	// wireOnly skips the timings: the MCP wire sizes need no quiet machine.
 	wireOnly = flag.Bool("wire-only", false, "measure only the MCP wire bytes")
 )
@@ -119,6 +120,9 @@ func main() {
 	xver := measure(*n, run(env, "xdotool", "--version"))
 	row("CLI w365 --version (aim: <= 5 ms)", ver, xver, "xdotool --version")
 	fmt.Printf("%-44s %10s   (GODEBUG=inittrace=1: every package's init, summed)\n", "CLI package initialisation", initTime(env))
+	if *cliOne {
+		return
+	}
 
 	// 2. Warm MCP calls over stdio (serve --mcp relays to the host).
 	cs := connect(env)
