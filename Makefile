@@ -44,8 +44,14 @@ MCP_REGISTRY_VERSION := v1.8.9
 
 all: build
 
+# The linker writes its output through a memory mapping, which leaves the file cached in
+# 4 KB pages; a copy written with write(2), as every installed binary is (cp, tar, a
+# package), is cached in large folios, which exec maps in fewer steps: the copy starts
+# ~2 ms sooner on this machine (perf: filemap_map_pages) until the kernel evicts and re-reads
+# the linked file; make bench runs right after a build, so bin/ holds the copy.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/w365
+	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN).link ./cmd/w365
+	install -m 0755 $(BIN).link $(BIN) && rm -f $(BIN).link
 
 # Installs only the Debian packages that are missing.
 define apt_install

@@ -5,7 +5,7 @@ package commands
 
 import (
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/w365/w365/commands/tool"
 )
@@ -38,7 +38,7 @@ func init() {
 			registry = append(registry, t)
 		}
 	}
-	sort.Slice(registry, func(i, j int) bool { return registry[i].Name < registry[j].Name })
+	slices.SortFunc(registry, func(a, b *tool.Tool) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // All returns every tool, sorted by MCP name.

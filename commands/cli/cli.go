@@ -124,7 +124,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 		lazy[cmd] = flags
 	}
 	AddHostCommands(root, g, d.IO)
-	AddHelpTopics(root)
+	AddHelpTopics(root, d.Args == nil)
 	if d.Extra != nil {
 		d.Extra(root, g)
 	}

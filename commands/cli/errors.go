@@ -98,8 +98,8 @@ func ForCLI(e *werr.Error, prefix string) *werr.Error {
 	}
 	c.Message = re.ReplaceAllStringFunc(c.Message, repl)
 	c.Hint = re.ReplaceAllStringFunc(c.Hint, repl)
-	c.Message = parameterRE.ReplaceAllStringFunc(c.Message, func(m string) string {
-		return "flag --" + flagName(parameterRE.FindStringSubmatch(m)[1])
+	c.Message = parameterRE().ReplaceAllStringFunc(c.Message, func(m string) string {
+		return "flag --" + flagName(parameterRE().FindStringSubmatch(m)[1])
 	})
 	if prefix == "" {
 		c.Hint = cliCommandRE().ReplaceAllString(c.Hint, "$1")
@@ -108,7 +108,8 @@ func ForCLI(e *werr.Error, prefix string) *werr.Error {
 }
 
 // parameterRE is how the tools name a parameter in a message: parameter "snapshotId".
-var parameterRE = regexp.MustCompile(`parameter "([A-Za-z][A-Za-z0-9]*)"`)
+// Like every regexp and template of the CLI it is compiled on first use, never at start.
+var parameterRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`parameter "([A-Za-z][A-Za-z0-9]*)"`) })
 
 // cliCommandRE matches "w365 COMMAND" in a hint, for every top-level command.
 var cliCommandRE = sync.OnceValue(func() *regexp.Regexp {
@@ -158,7 +159,7 @@ func editDistance(a, b string) int {
 }
 
 // unknownFlagRE is pflag's message for an unknown long flag.
-var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
+var unknownFlagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown flag: --([^\s=]+)`) })
 
 // flagError turns pflag's messages into ours: a number flag given a word says what it
 // wants instead of quoting strconv.
@@ -185,7 +186,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		return werr.Invalid("--%s wants %s, got %q", f.Name, want, inv.GetValue()).
 			WithHint("%s --help lists its flags", cmd.CommandPath())
 	}
-	if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := unknownFlagRE().FindStringSubmatch(err.Error()); m != nil {
 		if near := nearFlags(cmd, m[1]); len(near) > 0 {
 			return werr.Wrap(err, werr.InvalidArgument, "%s", err.Error()).
 				WithHint("Did you mean %s? %s --help lists its flags", strings.Join(near, " or "), cmd.CommandPath())

@@ -32,8 +32,28 @@ var environment = [][2]string{
 }
 
 // AddHelpTopics adds `w365 help exit-codes` and `w365 help environment`. The man pages
-// come from docs/man (make man), so that the binary links no man-page generator.
-func AddHelpTopics(root *cobra.Command) {
+// come from docs/man (make man), so that the binary links no man-page generator. Their
+// texts are written when their help is shown; eager writes them at once, for a tree that
+// is read whole (docs, man pages).
+func AddHelpTopics(root *cobra.Command, eager bool) {
+	topic := func(use, short string, long func() string) {
+		c := &cobra.Command{Use: use, Short: short}
+		if eager {
+			c.Long = long()
+		} else {
+			c.SetHelpFunc(func(c *cobra.Command, args []string) {
+				c.Long = long()
+				c.Parent().HelpFunc()(c, args)
+			})
+		}
+		root.AddCommand(c)
+	}
+	topic("exit-codes", "Exit status by error code", exitCodesText)
+	topic("environment", "Environment variables w365 reads", environmentText)
+}
+
+// exitCodesText is the text of `w365 help exit-codes`.
+func exitCodesText() string {
 	var b strings.Builder
 	b.WriteString("Exit status of w365 commands:\n\n")
 	byStatus := map[int][]string{}
@@ -56,8 +76,11 @@ func AddHelpTopics(root *cobra.Command) {
 	b.WriteString("An error prints one line to stderr: w365: CODE: message (hint). A usage mistake (unknown\n" +
 		"command or flag, a bad value) is " + string(werr.InvalidArgument) + ", status 2. --json results never carry errors;\n" +
 		"errors always go to stderr.")
-	root.AddCommand(&cobra.Command{Use: "exit-codes", Short: "Exit status by error code", Long: b.String()})
+	return b.String()
+}
 
+// environmentText is the text of `w365 help environment`.
+func environmentText() string {
 	var e strings.Builder
 	e.WriteString("Environment variables w365 reads:\n\n")
 	for _, kv := range environment {
@@ -65,5 +88,5 @@ func AddHelpTopics(root *cobra.Command) {
 	}
 	e.WriteString("\nChild processes (sandboxed exec and py, launched applications) get an environment built from\n" +
 		"an allowlist, never w365's own.")
-	root.AddCommand(&cobra.Command{Use: "environment", Short: "Environment variables w365 reads", Long: strings.TrimRight(e.String(), "\n")})
+	return strings.TrimRight(e.String(), "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/w365/w365/commands/host"
@@ -177,7 +178,7 @@ func TraceHTML(in, out string) error {
 		rows = append(rows, x)
 	}
 	var buf bytes.Buffer
-	err = reportTemplate.Execute(&buf, map[string]any{
+	err = reportTemplate().Execute(&buf, map[string]any{
 		"Head": head, "Rows": rows, "Span": span.Round(time.Millisecond).String(), "Truncated": truncated,
 		"Started": head.Started.Local().Format(time.DateTime), "Errors": errors, "Calls": calls,
 	})
@@ -205,7 +206,9 @@ func inlineImage(in, name string) template.URL {
 	return template.URL("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b))
 }
 
-var reportTemplate = template.Must(template.New("trace").Parse(`<!doctype html>
+// reportTemplate is parsed on first use: `trace show --html` alone needs it.
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("trace").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>w365 trace: session {{.Head.Session}}</title>
 <style>
@@ -268,3 +271,4 @@ full.addEventListener('click', () => { full.hidden = true; });
 </script>
 </body></html>
 `))
+})

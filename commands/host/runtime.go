@@ -36,29 +36,35 @@ type Build struct {
 func BuildInfo() Build {
 	b := Build{Version: version, Commit: commit, Date: date, Go: runtime.Version()}
 	b.OS, b.Arch = sysinfo.Target()
+	if b.Commit == "" {
+		b.Commit = vcsSetting("vcs.revision")
+	}
+	if b.Date == "" {
+		b.Date = vcsSetting("vcs.time")
+	}
+	return b
+}
+
+// vcsSetting is a VCS stamp Go recorded in the binary ("" for none). It is read only
+// for what the linker flags left unset: parsing the build information (a line per
+// module) is work a one-shot call of a stamped build need not do.
+func vcsSetting(key string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && b.Commit == "":
-				b.Commit = s.Value
-			case s.Key == "vcs.time" && b.Date == "":
-				b.Date = s.Value
+			if s.Key == key {
+				return s.Value
 			}
 		}
 	}
-	return b
+	return ""
 }
 
 var versionOnce = sync.OnceValue(func() string {
 	v := version
 	// The stamped commit, else the one Go records (release builds record none).
 	rev := commit
-	if bi, ok := debug.ReadBuildInfo(); ok && rev == "" {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				rev = s.Value
-			}
-		}
+	if rev == "" {
+		rev = vcsSetting("vcs.revision")
 	}
 	if len(rev) >= 12 {
 		v += "+" + rev[:12]

@@ -40,7 +40,7 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[map[string]any](): {Type: "object", AdditionalProperties: &jsonschema.Schema{}},
 	}
 	for t, s := range recursiveSchemas {
-		m[t] = s
+		m[t] = s()
 	}
 	return m
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,13 +41,13 @@ func PeerRefused(c net.Conn) string {
 		// The kernel reports 0 for a peer in a PID namespace the host cannot see.
 		return "the peer is in a PID namespace of its own"
 	}
-	for _, ns := range []string{"mnt", "user", "pid"} {
-		ours, err1 := os.Readlink("/proc/self/ns/" + ns)
-		theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", cred.Pid, ns))
-		if err1 != nil || err2 != nil {
+	ours := ownNamespaces()
+	for i, ns := range namespaces {
+		theirs, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", cred.Pid, ns))
+		if ours[i] == "" || err != nil {
 			return fmt.Sprintf("cannot read the peer's %s namespace", ns)
 		}
-		if ours != theirs {
+		if ours[i] != theirs {
 			return fmt.Sprintf("the peer is in another %s namespace (a sandbox)", ns)
 		}
 	}
@@ -61,6 +62,19 @@ func PeerRefused(c net.Conn) string {
 	}
 	return ""
 }
+
+// namespaces are the namespaces a peer must share with the host.
+var namespaces = [...]string{"mnt", "user", "pid"}
+
+// ownNamespaces are the host's own namespaces (their /proc links, "" where unreadable),
+// read once: a process stays in the namespaces it started in unless it enters others,
+// which the host never does (its sandboxes are processes of their own).
+var ownNamespaces = sync.OnceValue(func() (ours [len(namespaces)]string) {
+	for i, ns := range namespaces {
+		ours[i], _ = os.Readlink("/proc/self/ns/" + ns)
+	}
+	return ours
+})
 
 // cgroups lists the cgroup paths in a /proc/PID/cgroup file (one per hierarchy).
 func cgroups(file string) ([]string, error) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -183,9 +184,11 @@ func isInvisible(r rune) bool {
 		unicode.Is(unicode.Cf, r)
 }
 
+// The variable patterns are compiled on first use: a one-shot CLI call, which links this
+// package, runs no command.
 var (
-	dollarVarRe  = regexp.MustCompile(`\$\{|\$[A-Za-z_]`)
-	percentVarRe = regexp.MustCompile(`%([A-Za-z_][A-Za-z0-9_()~:,=.-]*)%`)
+	dollarVarRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{|\$[A-Za-z_]`) })
+	percentVarRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%([A-Za-z_][A-Za-z0-9_()~:,=.-]*)%`) })
 )
 
 // windowsVars are the cmd.exe variables people write, matched case-insensitively.
@@ -203,7 +206,7 @@ var windowsVars = map[string]bool{
 // %X% is treated as a variable when X has at least two characters and is upper case, a
 // known cmd.exe variable, or set in the session environment (so git's --format=%an%n passes).
 func scanEnvRefs(s string, env []string) *werr.Error {
-	if loc := dollarVarRe.FindStringIndex(s); loc != nil {
+	if loc := dollarVarRe().FindStringIndex(s); loc != nil {
 		end := loc[1]
 		for end < len(s) && (isNameByte(s[end]) || (s[loc[0]+1] == '{' && s[end] != '}')) {
 			end++
@@ -219,7 +222,7 @@ func scanEnvRefs(s string, env []string) *werr.Error {
 			envNames[strings.ToLower(kv[:i])] = true
 		}
 	}
-	for _, m := range percentVarRe.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range percentVarRe().FindAllStringSubmatchIndex(s, -1) {
 		name := s[m[2]:m[3]]
 		base := name
 		if i := strings.IndexByte(base, ':'); i >= 0 { // %PATH:~0,5% and %X:a=b%

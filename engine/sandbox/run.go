@@ -234,14 +234,14 @@ func (r *Runner) timeout(ms int) (int, error) {
 	return ms, nil
 }
 
-var windowsPath = regexp.MustCompile(`^[A-Za-z]:([/\\]|$)`)
+var windowsPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:([/\\]|$)`) })
 
 // resolveCwd turns the cwd parameter into an existing directory, symlinks resolved.
 func (r *Runner) resolveCwd(cwd string) (string, error) {
 	if cwd == "" {
 		return r.WorkDir()
 	}
-	if runtime.GOOS != "windows" && windowsPath.MatchString(cwd) {
+	if runtime.GOOS != "windows" && windowsPath().MatchString(cwd) {
 		return "", werr.Invalid("cwd %q is a Windows path; this machine runs Linux", cwd).
 			WithHint("give an absolute path such as %s, or omit cwd for the session scratch directory", homeOf(r.session))
 	}

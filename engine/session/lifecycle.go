@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/w365/w365/engine/werr"
@@ -66,7 +67,7 @@ func IsDefaultID(id string) bool { return id == DefaultName || strings.HasPrefix
 // MaxNameLen caps the length of a session name a person gives.
 const MaxNameLen = 64
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // ValidateName checks a session name a person gave: letters, digits, '.', '_' and '-',
 // starting with a letter or digit, at most MaxNameLen bytes, and not a default id.
@@ -76,7 +77,7 @@ func ValidateName(name string) error {
 		return werr.Invalid("a session name must not be empty")
 	case len(name) > MaxNameLen:
 		return werr.Invalid("a session name has at most %d characters, got %d", MaxNameLen, len(name))
-	case !nameRE.MatchString(name):
+	case !nameRE().MatchString(name):
 		return werr.Invalid("session name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 	case IsDefaultID(name):
 		return werr.Invalid("session name %q is reserved for default sessions", name)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ var (
 	before = flag.String("before", "", "a w365 binary of the code before a change, measured beside -bin for the session rows")
 	n      = flag.Int("n", 100, "samples per measurement")
 	only   = flag.Bool("sessions-only", false, "measure only the session rows")
+	cold   = flag.Bool("cold-only", false, "measure only the cold path rows (host, desktop and browser start)")
+	cliOne = flag.Bool("cli-only", false, "measure only the one-shot CLI rows (get-cursor-position, --version, package init)")
 	// wireOnly skips the timings: the MCP wire sizes need no quiet machine.
 	wireOnly = flag.Bool("wire-only", false, "measure only the MCP wire bytes")
 	// browserOnly measures only the named browser sections, on a machine too busy for a whole run.
@@ -84,7 +87,12 @@ func main() {
 		benchSessions(env)
 		return
 	}
-	env = append(env, "W365_RUNTIME_DIR="+rt)
+	if *cold {
+		benchCold(env)
+		return
+	}
+	base := env
+	env = append(slices.Clip(env), "W365_RUNTIME_DIR="+rt)
 
 	// One host on an embedded virtual desktop; the peers run on the same display.
 	if err := run(env, *bin, "--virtual", "get-screen-size")(); err != nil {
@@ -118,6 +126,9 @@ func main() {
 	xver := measure(*n, run(env, "xdotool", "--version"))
 	row("CLI w365 --version (aim: <= 5 ms)", ver, xver, "xdotool --version")
 	fmt.Printf("%-44s %10s   (GODEBUG=inittrace=1: every package's init, summed)\n", "CLI package initialisation", initTime(env))
+	if *cliOne {
+		return
+	}
 
 	// 2. Warm MCP calls over stdio (serve --mcp relays to the host).
 	cs := connect(env)
@@ -160,6 +171,7 @@ func main() {
 	fmt.Printf("\n%-44s %10s   (aim: <= 30 MB)\n", "host idle RSS", rss(hostPID(rt)))
 	benchWire(env)
 	benchSessions(env)
+	benchCold(base)
 	benchBrowser(env, rt)
 }
 
