@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,6 +47,7 @@ type Desktop struct {
 	procs    []*proc // started by us, stopped in reverse order; procs[0] is the X server
 	cookie   []byte  // the X server's MIT-MAGIC-COOKIE-1
 	authDir  string  // private directory: the Xauthority file, the session bus's runtime files
+	busPID   int     // the session bus itself, below the bubblewrap process among procs
 	stopping atomic.Bool
 }
 
@@ -219,7 +221,8 @@ func (d *Desktop) busCommand() (*exec.Cmd, error) {
 	if err := os.WriteFile(a11y, []byte(a11yBusConfig(d.authDir)), 0o600); err != nil {
 		return nil, err
 	}
-	a := []string{"--dev-bind", "/", "/", "--die-with-parent"}
+	// Its fd 3 takes the bus address, fd 4 bubblewrap's account of the started bus (busPID).
+	a := []string{"--dev-bind", "/", "/", "--die-with-parent", "--info-fd", "4"}
 	for _, p := range a11yConfigPaths {
 		if _, err := os.Stat(p); err == nil {
 			a = append(a, "--ro-bind", a11y, p)
@@ -241,20 +244,34 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c.ExtraFiles = []*os.File{w}
+	defer r.Close()
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		w.Close()
+		return "", err
+	}
+	defer infoR.Close()
+	c.ExtraFiles = []*os.File{w, infoW}
 	// What the bus starts on demand (at-spi-bus-launcher, the accessibility registry) keeps
 	// its sockets in XDG_RUNTIME_DIR, else in ~/.cache/at-spi/bus_<display number>, which a
 	// stale launcher of an earlier desktop with the same number unlinks when it exits: the
 	// desktop's private directory keeps them apart.
 	c.Env = append(d.Environ(os.Environ()), "XDG_RUNTIME_DIR="+d.authDir)
-	if err := d.start(c, "dbus-daemon"); err != nil {
-		r.Close()
-		w.Close()
+	err = d.start(c, busName)
+	w.Close()
+	infoW.Close()
+	if err != nil {
 		return "", err
 	}
-	w.Close()
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPID <= 0 {
+		return "", fmt.Errorf("bubblewrap did not say which process the session bus is: %v", err)
+	}
+	d.busPID = info.ChildPID
 	addr, err := readLine(ctx, r, 10*time.Second)
-	r.Close()
 	return strings.TrimSpace(addr), err
 }
 
@@ -388,11 +405,18 @@ func zombie(pid int) bool {
 	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
 }
 
-// PIDs lists the processes that make up this desktop (display server, bus, window manager).
+// busName names the session bus among a desktop's processes.
+const busName = "dbus-daemon"
+
+// PIDs lists the processes that make up this desktop in the order they started (display
+// server, the session bus's bubblewrap and the bus, window manager).
 func (d *Desktop) PIDs() []int {
 	var pids []int
 	for _, p := range d.procs {
 		pids = append(pids, p.cmd.Process.Pid)
+		if p.name == busName && d.busPID > 0 {
+			pids = append(pids, d.busPID)
+		}
 	}
 	return pids
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,8 +34,14 @@ func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
 	if d.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		t.Fatalf("no session bus in env %v", d.Env)
 	}
-	if len(d.PIDs()) != 3 {
-		t.Fatalf("want Xvfb, dbus and openbox, got pids %v", d.PIDs())
+	pids := d.PIDs()
+	if len(pids) != 4 {
+		t.Fatalf("want Xvfb, the bus's bubblewrap, dbus-daemon and openbox, got pids %v", pids)
+	}
+	for i, want := range []string{"Xvfb", "bwrap", "dbus-daemon", "openbox"} {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[i])); filepath.Base(exe) != want {
+			t.Errorf("desktop process %d is %s, want %s", pids[i], exe, want)
+		}
 	}
 	if err := d.Err(); err != nil {
 		t.Fatalf("a running desktop reports %v", err)
