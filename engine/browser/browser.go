@@ -469,9 +469,9 @@ func (b *Browser) args() []string {
 	case "complete":
 		a = append(a, "--force-renderer-accessibility")
 	}
-	if os.Geteuid() == 0 {
+	if os.Geteuid() == 0 && b.opts.Confine == nil {
 		// Chromium refuses to run as root with its own sandbox; confined (Options.Confine)
-		// it is still the host's root inside its user namespace (docs/security.md#confinement).
+		// it is another user inside its user namespace and keeps it (docs/security.md#confinement).
 		a = append(a, "--no-sandbox")
 	}
 	if b.opts.Headless {

@@ -170,9 +170,15 @@ func Problem(bwrap string, allowNetwork bool) string {
 	return ""
 }
 
+// ConfinedUID is the user a confined program of a root host is inside its user
+// namespace, the host's root mapped to it: not 0, so that Chromium keeps its own sandbox.
+// The desktop's buses take it in through ANONYMOUS authentication, as the uid it claims
+// is not the one they see (docs/security.md#confinement).
+const ConfinedUID = 1000
+
 // Confine rewrites cmd, not yet started, to run inside the session's confinement (as
-// the host's user: D-Bus authenticates a client by the uid it claims, which must be the
-// one the bus daemon outside sees, docs/security.md#confinement): the same view of the file system as its shell and Python calls (view: the read-only system,
+// the host's user, ConfinedUID inside on a root host, docs/security.md#confinement):
+// the same view of the file system as its shell and Python calls (view: the read-only system,
 // the session's HOME and /tmp, nothing else of any home nor the host's runtime
 // directory), its own user, mount, PID, IPC and UTS namespaces, no capabilities,
 // no_new_privs, the set-id filter and the Landlock scope (no abstract socket and no
@@ -192,6 +198,11 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the confinement")
 	}
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
+	if os.Geteuid() == 0 {
+		// Not root inside either (Chromium keeps its own sandbox only then): ConfinedUID
+		// is the host's root mapped, so the session's files stay root's on disk.
+		a = append(a, "--unshare-user", "--uid", strconv.Itoa(ConfinedUID), "--gid", strconv.Itoa(ConfinedUID))
+	}
 	if o.ShareNet {
 		a = append(a, "--share-net")
 	}

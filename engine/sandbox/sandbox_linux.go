@@ -254,6 +254,11 @@ func (r *Runner) bwrap() string {
 	if r.bwrapBin != "" {
 		return r.bwrapBin
 	}
+	return Bwrap()
+}
+
+// Bwrap is the bubblewrap program of the system ("" when there is none).
+func Bwrap() string {
 	for _, c := range bwrapCandidates {
 		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
 			return c

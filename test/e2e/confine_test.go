@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -311,6 +312,92 @@ func TestConfineBrowserAndKeptFiles(t *testing.T) {
 	}
 	if !strings.HasPrefix(state, filepath.Join(home, ".local/state/w365/sessions")) {
 		t.Errorf("state directory %s is not in the documented place", state)
+	}
+}
+
+// The session's browser keeps Chromium's own sandbox, on a root host too (no --no-sandbox,
+// no "unsupported command-line flag" bar): its renderers run in user and PID namespaces of
+// their own below the confinement's, under a seccomp filter of Chromium's on top of the
+// confinement's; and the page's accessibility tree still reaches the host.
+func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
+	testenv.Require(t, "bwrap", "chromium")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>sandboxed-site</title><p>a paragraph the tree names</p>")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	h := e2e.New(t)
+	h.FakeHome()
+	h.MustRun("session", "start", "s1")
+	if nav := h.Run("--session", "s1", "browser", "navigate", "http://"+ln.Addr().String()+"/"); nav.Code != 0 {
+		t.Fatalf("navigate to a loopback site: %s %s", nav.Stdout, nav.Stderr)
+	}
+	var found string
+	for range 50 { // the tree follows the page a moment later
+		r := h.Run("--session", "s1", "find-ui-element", "--text", "a paragraph the tree names")
+		if r.Code == 0 && strings.Contains(r.Stdout, "a paragraph the tree names") {
+			found = r.Stdout
+			break
+		}
+		exec.Command("sleep", "0.2").Run()
+	}
+	if found == "" {
+		t.Fatal("the page's paragraph never showed in the confined browser's accessibility tree")
+	}
+	if r := h.Run("--session", "s1", "find-ui-element", "--text", "unsupported command-line flag"); strings.Contains(r.Stdout, "unsupported") {
+		t.Errorf("the browser shows the unsupported-flag bar: %s", r.Stdout)
+	}
+	field := func(pid int, name string) string {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, name+":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return ""
+	}
+	ns := func(pid int, n string) string { l, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, n)); return l }
+	var main, renderers []int
+	for _, pid := range descendants(h.HostPID()) {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if !strings.Contains(exe, "chrom") || strings.Contains(exe, "crashpad") {
+			continue
+		}
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		// Chromium's children rewrite their command line into one string of words.
+		argv := strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 || r == ' ' })
+		if slices.Contains(argv, "--no-sandbox") {
+			t.Errorf("browser process %d runs with --no-sandbox: %v", pid, argv)
+		}
+		switch {
+		case slices.Contains(argv, "--type=renderer"):
+			renderers = append(renderers, pid)
+		case !slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, "--type=") }):
+			main = append(main, pid)
+		}
+	}
+	if len(main) != 1 || len(renderers) == 0 {
+		t.Fatalf("want one browser process and its renderers under the host, got %v and %v", main, renderers)
+	}
+	if uid := strings.Fields(field(main[0], "Uid")); len(uid) == 0 || uid[0] != strconv.Itoa(os.Geteuid()) {
+		t.Errorf("the browser runs as %v outside, want the host's user %d", uid, os.Geteuid())
+	}
+	for _, r := range renderers {
+		if field(r, "Seccomp") != "2" || field(r, "NoNewPrivs") != "1" {
+			t.Errorf("renderer %d: Seccomp %q NoNewPrivs %q, want a filter and no_new_privs", r, field(r, "Seccomp"), field(r, "NoNewPrivs"))
+		}
+		if a, b := field(r, "Seccomp_filters"), field(main[0], "Seccomp_filters"); a <= b {
+			t.Errorf("renderer %d has %s seccomp filters, the browser %s: Chromium's own is missing", r, a, b)
+		}
+		for _, n := range []string{"user", "pid"} {
+			if ns(r, n) == ns(main[0], n) || ns(r, n) == "" {
+				t.Errorf("renderer %d shares the browser's %s namespace %s: Chromium's sandbox is off", r, n, ns(r, n))
+			}
+		}
 	}
 }
 

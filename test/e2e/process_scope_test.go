@@ -212,3 +212,37 @@ func nsPIDs(t *testing.T, pid int) []string {
 	}
 	return nil
 }
+
+// The session bus runs below a bubblewrap process of its own (display.busCommand); it is
+// still one of the desktop's own processes, listed and never killed by kill_process.
+func TestDesktopSessionBusIsProtected(t *testing.T) {
+	testenv.Require(t, "bwrap", "dbus-daemon")
+	h := e2e.New(t)
+	cs := h.MCP()
+	ps := listProcesses(t, cs)
+	parent := func(pid int) int {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+		n, _ := strconv.Atoi(f[1])
+		return n
+	}
+	bus := 0
+	for _, p := range ps {
+		if p.Name != "dbus-daemon" {
+			continue
+		}
+		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(parent(p.PID)) + "/exe"); strings.HasSuffix(exe, "/bwrap") && parent(parent(p.PID)) == h.HostPID() {
+			bus = p.PID
+		}
+	}
+	if bus == 0 {
+		t.Fatalf("the desktop's session bus (dbus-daemon below the host's bwrap) is not listed: %v", ps)
+	}
+	res := e2e.Call(t, cs, "kill_process", map[string]any{"pid": bus, "startTime": startTime(t, bus), "force": true})
+	if code := e2e.ErrorCode(res); code != "PROTECTED_PROCESS" {
+		t.Errorf("kill_process of the session bus %d: code %q (%s), want PROTECTED_PROCESS", bus, code, e2e.Text(res))
+	}
+	if syscall.Kill(bus, 0) != nil {
+		t.Fatal("the session bus was killed")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,6 +30,7 @@ import (
 	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -45,6 +47,7 @@ type Desktop struct {
 	procs    []*proc // started by us, stopped in reverse order; procs[0] is the X server
 	cookie   []byte  // the X server's MIT-MAGIC-COOKIE-1
 	authDir  string  // private directory: the Xauthority file, the session bus's runtime files
+	busPID   int     // the session bus itself, below the bubblewrap process among procs
 	stopping atomic.Bool
 }
 
@@ -160,8 +163,80 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	return d, nil
 }
 
-func (d *Desktop) startDBus(ctx context.Context) (string, error) {
+// busPolicy is what both buses of a virtual desktop allow: every message, to and from
+// anyone on them, as a desktop's session bus does.
+const busPolicy = `<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+`
+
+// busAuth admits a client by EXTERNAL (the host's programs) or ANONYMOUS: a confined
+// program of a root host claims a uid (sandbox.ConfinedUID) that is not the one a bus
+// outside its user namespace sees, so EXTERNAL refuses it. Who reaches the bus's socket is
+// decided by the desktop's private directory it lies in (docs/security.md#confinement).
+const busAuth = "<auth>EXTERNAL</auth><auth>ANONYMOUS</auth><allow_anonymous/>\n"
+
+// sessionBusConfig is the session bus of a virtual desktop (dbus-daemon --session's,
+// with busAuth), listening in dir.
+func sessionBusConfig(dir string) string {
+	return "<busconfig><type>session</type><keep_umask/><standard_session_servicedirs/>\n" +
+		"<listen>unix:dir=" + dir + "</listen>\n" + busAuth + busPolicy + "</busconfig>\n"
+}
+
+// a11yBusConfig is the accessibility bus at-spi-bus-launcher starts (at-spi2-core's
+// accessibility.conf, with busAuth): its registry activated, its limits large enough for
+// a browser's tree.
+func a11yBusConfig(dir string) string {
+	c := "<busconfig><type>accessibility</type><servicedir>/usr/share/dbus-1/accessibility-services</servicedir>\n" +
+		"<listen>unix:dir=" + dir + "</listen>\n" + busAuth + busPolicy
+	for _, l := range []string{"max_incoming_bytes 1000000000", "max_outgoing_bytes 1000000000", "max_message_size 1000000000",
+		"service_start_timeout 120000", "auth_timeout 240000", "max_completed_connections 100000", "max_incomplete_connections 10000",
+		"max_connections_per_user 100000", "max_pending_service_starts 10000", "max_names_per_connection 50000",
+		"max_match_rules_per_connection 50000", "max_replies_per_connection 50000", "reply_timeout 300000"} {
+		name, v, _ := strings.Cut(l, " ")
+		c += `<limit name="` + name + `">` + v + "</limit>\n"
+	}
+	return c + "</busconfig>\n"
+}
+
+// a11yConfigPaths are where at-spi-bus-launcher reads its bus's configuration, the first
+// that exists; it takes no other.
+var a11yConfigPaths = []string{"/etc/at-spi2/accessibility.conf", "/usr/share/defaults/at-spi2/accessibility.conf"}
+
+// busCommand is the session bus of the desktop: dbus-daemon with sessionBusConfig, and
+// in a mount namespace of its own (bubblewrap, the host's whole file system otherwise) where
+// a11yBusConfig lies over at-spi-bus-launcher's configuration, for the accessibility bus
+// it activates.
+func (d *Desktop) busCommand() (*exec.Cmd, error) {
 	bin, err := exec.LookPath("dbus-daemon")
+	if err != nil {
+		return nil, err
+	}
+	bw := sandbox.Bwrap()
+	if bw == "" {
+		return nil, fmt.Errorf("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	session, a11y := filepath.Join(d.authDir, "session.conf"), filepath.Join(d.authDir, "accessibility.conf")
+	if err := os.WriteFile(session, []byte(sessionBusConfig(d.authDir)), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(a11y, []byte(a11yBusConfig(d.authDir)), 0o600); err != nil {
+		return nil, err
+	}
+	// Its fd 3 takes the bus address, fd 4 bubblewrap's account of the started bus (busPID).
+	a := []string{"--dev-bind", "/", "/", "--die-with-parent", "--info-fd", "4"}
+	for _, p := range a11yConfigPaths {
+		if _, err := os.Stat(p); err == nil {
+			a = append(a, "--ro-bind", a11y, p)
+		}
+	}
+	a = append(a, "--", bin, "--config-file="+session, "--nofork", "--nosyslog", "--print-address=3")
+	return exec.Command(bw, a...), nil
+}
+
+func (d *Desktop) startDBus(ctx context.Context) (string, error) {
+	// The session bus and the accessibility bus it starts (at-spi-bus-launcher puts its
+	// socket in XDG_RUNTIME_DIR) live in the desktop's private directory, next to the X
+	// authority: the one directory a confined program of the session is shown.
+	c, err := d.busCommand()
 	if err != nil {
 		return "", err
 	}
@@ -169,24 +244,34 @@ func (d *Desktop) startDBus(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The session bus and the accessibility bus it starts (at-spi-bus-launcher puts its
-	// socket in XDG_RUNTIME_DIR) live in the desktop's private directory, next to the X
-	// authority: the one directory a confined program of the session is shown.
-	c := exec.Command(bin, "--session", "--nofork", "--nosyslog", "--print-address=3", "--address=unix:dir="+d.authDir)
-	c.ExtraFiles = []*os.File{w}
+	defer r.Close()
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		w.Close()
+		return "", err
+	}
+	defer infoR.Close()
+	c.ExtraFiles = []*os.File{w, infoW}
 	// What the bus starts on demand (at-spi-bus-launcher, the accessibility registry) keeps
 	// its sockets in XDG_RUNTIME_DIR, else in ~/.cache/at-spi/bus_<display number>, which a
 	// stale launcher of an earlier desktop with the same number unlinks when it exits: the
 	// desktop's private directory keeps them apart.
 	c.Env = append(d.Environ(os.Environ()), "XDG_RUNTIME_DIR="+d.authDir)
-	if err := d.start(c, "dbus-daemon"); err != nil {
-		r.Close()
-		w.Close()
+	err = d.start(c, busName)
+	w.Close()
+	infoW.Close()
+	if err != nil {
 		return "", err
 	}
-	w.Close()
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPID <= 0 {
+		return "", fmt.Errorf("bubblewrap did not say which process the session bus is: %v", err)
+	}
+	d.busPID = info.ChildPID
 	addr, err := readLine(ctx, r, 10*time.Second)
-	r.Close()
 	return strings.TrimSpace(addr), err
 }
 
@@ -320,11 +405,18 @@ func zombie(pid int) bool {
 	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
 }
 
-// PIDs lists the processes that make up this desktop (display server, bus, window manager).
+// busName names the session bus among a desktop's processes.
+const busName = "dbus-daemon"
+
+// PIDs lists the processes that make up this desktop in the order they started (display
+// server, the session bus's bubblewrap and the bus, window manager).
 func (d *Desktop) PIDs() []int {
 	var pids []int
 	for _, p := range d.procs {
 		pids = append(pids, p.cmd.Process.Pid)
+		if p.name == busName && d.busPID > 0 {
+			pids = append(pids, d.busPID)
+		}
 	}
 	return pids
 }

@@ -3,14 +3,17 @@
 package display_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
@@ -33,8 +36,14 @@ func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
 	if d.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		t.Fatalf("no session bus in env %v", d.Env)
 	}
-	if len(d.PIDs()) != 3 {
-		t.Fatalf("want Xvfb, dbus and openbox, got pids %v", d.PIDs())
+	pids := d.PIDs()
+	if len(pids) != 4 {
+		t.Fatalf("want Xvfb, the bus's bubblewrap, dbus-daemon and openbox, got pids %v", pids)
+	}
+	for i, want := range []string{"Xvfb", "bwrap", "dbus-daemon", "openbox"} {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[i])); filepath.Base(exe) != want {
+			t.Errorf("desktop process %d is %s, want %s", pids[i], exe, want)
+		}
 	}
 	if err := d.Err(); err != nil {
 		t.Fatalf("a running desktop reports %v", err)
@@ -146,5 +155,49 @@ func TestDeadWindowManagerBreaksTheDesktop(t *testing.T) {
 	}
 	if !strings.Contains(d.Err().Error(), "openbox") {
 		t.Errorf("Err = %v", d.Err())
+	}
+}
+
+// A confined client of a root host claims a uid its desktop's buses do not see; both buses
+// admit it by ANONYMOUS (the accessibility bus through the configuration laid over
+// at-spi-bus-launcher's), and their sockets lie in the desktop's private directory.
+func TestDesktopBusesAdmitAnonymousClientsInTheirPrivateDirectory(t *testing.T) {
+	d := x11test.Start(t)
+	anon := dbus.WithAuth(dbus.AuthAnonymous())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addr := d.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	s, err := dbus.Connect(addr, anon, dbus.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("an anonymous client is refused by the session bus %s: %v", addr, err)
+	}
+	defer s.Close()
+	var a11y string
+	if err := s.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&a11y); err != nil {
+		t.Fatalf("accessibility bus address: %v", err)
+	}
+	b, err := dbus.Connect(a11y, anon, dbus.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("an anonymous client is refused by the accessibility bus %s: %v", a11y, err)
+	}
+	defer b.Close()
+	var apps []struct {
+		Bus  string
+		Path dbus.ObjectPath
+	}
+	if err := b.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root").
+		CallWithContext(ctx, "org.a11y.atspi.Accessible.GetChildren", 0).Store(&apps); err != nil {
+		t.Fatalf("the registry does not answer an anonymous client: %v", err)
+	}
+	dir := filepath.Dir(d.Getenv("XAUTHORITY"))
+	for _, a := range []string{addr, a11y} {
+		if !strings.Contains(a, "path="+dir+"/") {
+			t.Errorf("bus %s is not in the desktop's private directory %s", a, dir)
+		}
+	}
+	if st, err := os.Stat(dir); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o700 {
+		t.Errorf("the desktop's private directory %s is mode %v, want 0700", dir, st.Mode())
 	}
 }
