@@ -5,14 +5,11 @@ package atspi
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,13 +54,15 @@ func dialPeer(addr string, timeout time.Duration) (*peer, error) {
 	}
 	nc.SetDeadline(time.Now().Add(timeout))
 	p := &peer{c: nc, r: bufio.NewReaderSize(nc, 64<<10), w: bufio.NewWriterSize(nc, 64<<10)}
-	uid := hex.EncodeToString([]byte(strconv.Itoa(os.Getuid())))
-	fmt.Fprintf(p.w, "\x00AUTH EXTERNAL %s\r\n", uid)
-	if err := p.w.Flush(); err != nil {
-		nc.Close()
-		return nil, err
+	// EXTERNAL without an identity: the server takes the credentials it sees on the
+	// socket. A confined application's user namespace maps the host's uid to its own,
+	// so the host's own uid, claimed outright, would be refused (docs/security.md).
+	p.w.WriteString("\x00AUTH EXTERNAL\r\n")
+	line, err := p.exchange()
+	if err == nil && strings.HasPrefix(line, "DATA") {
+		p.w.WriteString("DATA\r\n")
+		line, err = p.exchange()
 	}
-	line, err := p.r.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "OK ") {
 		nc.Close()
 		return nil, fmt.Errorf("peer authentication failed: %q %v", strings.TrimSpace(line), err)
@@ -75,6 +74,14 @@ func dialPeer(addr string, timeout time.Duration) (*peer, error) {
 	}
 	nc.SetDeadline(time.Time{})
 	return p, nil
+}
+
+// exchange sends what is buffered and reads the server's answer line.
+func (p *peer) exchange() (string, error) {
+	if err := p.w.Flush(); err != nil {
+		return "", err
+	}
+	return p.r.ReadString('\n')
 }
 
 func (p *peer) close() {
