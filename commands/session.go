@@ -20,6 +20,7 @@ var sessionTools = []*tool.Tool{
 	GetSessionDetails,
 	CreateBrowserSession,
 	CloseBrowserSession,
+	HandOverToPerson,
 }
 
 // SessionIDIn names a session.

@@ -48,6 +48,8 @@ type controlRequest struct {
 	Op      string        `json:"op"`
 	Session string        `json:"session,omitempty"`
 	Trace   *TraceOptions `json:"trace,omitempty"`
+	// Note is what the person says with pause or hand-back.
+	Note string `json:"note,omitempty"`
 }
 
 type controlReply struct {
@@ -166,6 +168,8 @@ func (h *Host) control(ctx context.Context, c net.Conn, req controlRequest) {
 				return
 			}
 		}
+	case "pause", "resume", "hand-back":
+		reply(controlReply{}, h.personControl(req))
 	default:
 		reply(controlReply{}, werr.Invalid("unknown host control %q", req.Op))
 	}

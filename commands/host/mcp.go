@@ -304,6 +304,9 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 			prog.setPhase("running")
 			markRunning(ctx)
 			defer ticket.Done()
+			if err := h.waitWhilePaused(ctx, prog, s, t); err != nil {
+				return h.fail(t, err), nil
+			}
 			defer s.Touch()
 			env.Session = s
 		}
