@@ -304,6 +304,9 @@ func EventLine(ev host.CallEvent, terminal bool) string {
 		if ev.Summary != "" {
 			line += ": " + strings.ReplaceAll(ev.Summary, "\n", " ")
 		}
+		if ev.Person == "handover-opened" {
+			line += " (act, then: handback [NOTE])"
+		}
 		return line
 	}
 	if ev.Phase == "start" {
