@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/w365/w365/test/testenv"
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 // handBackInBrowser opens a hand-over's link in headless Chromium, as the person would, and
@@ -302,5 +303,54 @@ func TestPausedSessionCallsWaitAndRunOnceAfterResume(t *testing.T) {
 	}
 	if r := h.Run("--session", id, "handback"); r.Code == 0 || !strings.Contains(r.Stderr, "no open hand-over") {
 		t.Fatalf("handback without a hand-over: %+v", r)
+	}
+}
+
+// TestREPLPausesResumesAndHandsBack: the person at the REPL (under tmux, a real terminal)
+// pauses the agent's session, resumes it, sees the agent's hand-over without watching, and
+// hands the session back with a note that the agent's wait returns.
+func TestREPLPausesResumesAndHandsBack(t *testing.T) {
+	h := e2e.New(t)
+	url, _ := serveHTTP(t, h, nil)
+	agent := connectHTTP(t, url, "", "", nil)
+	id, _ := startSession(t, agent)
+	m := newTmux(t, h, 200, 50)
+	m.run("repl", "--session", id, "repl")
+	m.waitScreen("repl", regexp.MustCompile(`(?m)^.*> `))
+
+	m.keys("repl", "pause my turn now")
+	m.waitScreen("repl", regexp.MustCompile(`paused session `+id))
+	moved := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := agent.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_mouse", Arguments: map[string]any{"sessionId": id, "x": 40, "y": 50}})
+		moved <- res
+	}()
+	select {
+	case res := <-moved:
+		t.Fatalf("the agent's call ran while paused: %s", e2e.Text(res))
+	case <-time.After(1500 * time.Millisecond):
+	}
+	m.keys("repl", "resume")
+	m.waitScreen("repl", regexp.MustCompile(`resumed session `+id))
+	select {
+	case res := <-moved:
+		if res == nil || res.IsError {
+			t.Fatalf("move_mouse after resume: %s", e2e.Text(res))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent's call did not run after resume")
+	}
+
+	var out struct{ HandoverID, Status, Note string }
+	e2e.Structured(t, e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": id, "reason": "a CAPTCHA for people"}), &out)
+	if out.Status != "waiting" {
+		t.Fatalf("hand-over of a client without elicitation: %+v", out)
+	}
+	m.waitScreen("repl", regexp.MustCompile(`person handover opened: a CAPTCHA for people \(act, then: handback`))
+	m.keys("repl", "handback solved it")
+	m.waitScreen("repl", regexp.MustCompile(`handed session `+id+` back`))
+	e2e.Structured(t, e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": id, "reason": "x", "handoverId": out.HandoverID}), &out)
+	if out.Status != "handedBack" || out.Note != "solved it" {
+		t.Fatalf("after handback at the REPL: %+v", out)
 	}
 }
