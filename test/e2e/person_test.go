@@ -256,6 +256,9 @@ func TestPausedSessionCallsWaitAndRunOnceAfterResume(t *testing.T) {
 	log := &progressLog{got: map[string][]*mcp.ProgressNotificationParams{}}
 	agent := connectHTTP(t, url, "", "", &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
 	id, live := startSession(t, agent)
+	if r := h.Run("--session", id, "trace", "start"); r.Code != 0 {
+		t.Fatalf("trace start: %+v", r)
+	}
 	if r := h.Run("--session", id, "pause", "checking", "the", "form"); r.Code != 0 || !strings.Contains(r.Stdout, "paused session "+id) {
 		t.Fatalf("pause: %+v", r)
 	}
@@ -296,6 +299,20 @@ func TestPausedSessionCallsWaitAndRunOnceAfterResume(t *testing.T) {
 	e2e.Structured(t, e2e.Call(t, agent, "get_cursor_position", map[string]any{"sessionId": id}), &cur)
 	if cur.CursorX != 300 || cur.CursorY != 300 {
 		t.Fatalf("after the three moves the cursor is at %+v, want the last one's 300,300", cur)
+	}
+	// Each ran once: the trace has three move_mouse calls and the pause and resume between.
+	r := h.Run("--session", id, "trace", "stop")
+	b, err := os.ReadFile(strings.TrimSpace(r.Stdout))
+	if err != nil {
+		t.Fatalf("trace stop: %+v %v", r, err)
+	}
+	if n := strings.Count(string(b), `"tool":"move_mouse"`); n != 3 {
+		t.Fatalf("the trace has %d move_mouse calls, want 3:\n%s", n, b)
+	}
+	for _, want := range []string{`"summary":"checking the form","person":"paused","by":"local user"`, `"person":"resumed","by":"local user"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the trace has no %s:\n%s", want, b)
+		}
 	}
 	// Resuming a session that is not paused, or handing back one with no hand-over, is refused.
 	if r := h.Run("--session", id, "resume"); r.Code == 0 || !strings.Contains(r.Stderr, "not paused") {
@@ -352,5 +369,59 @@ func TestREPLPausesResumesAndHandsBack(t *testing.T) {
 	e2e.Structured(t, e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": id, "reason": "x", "handoverId": out.HandoverID}), &out)
 	if out.Status != "handedBack" || out.Note != "solved it" {
 		t.Fatalf("after handback at the REPL: %+v", out)
+	}
+}
+
+// TestLiveViewPausesAndResumesWithControl: with liveViewControl on, the page's Pause button
+// pauses the agent (its call waits, saying the live view paused it) and Resume lets it run;
+// another site's page cannot pause it.
+func TestLiveViewPausesAndResumesWithControl(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"liveViewControl": true}`), 0o600)
+	url, _ := serveHTTP(t, h, nil, "--policy", pol)
+	log := &progressLog{got: map[string][]*mcp.ProgressNotificationParams{}}
+	agent := connectHTTP(t, url, "", "", &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
+	id, live := startSession(t, agent)
+	ctx := openInChromium(t, live)
+	for _, js := range []string{`!document.getElementById('pause').hidden`,
+		`(() => { document.getElementById('note').value = 'my turn'; document.getElementById('pause').click(); return true; })()`,
+		`!document.getElementById('resume').hidden && document.getElementById('hold').textContent === 'paused by live view: my turn'`} {
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js)); err != nil {
+			t.Fatalf("live view page (%s): %v", js, err)
+		}
+	}
+	moved := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := agent.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_mouse",
+			Arguments: map[string]any{"sessionId": id, "x": 60, "y": 70}, Meta: mcp.Meta{"progressToken": "mv"}})
+		moved <- res
+	}()
+	time.Sleep(2500 * time.Millisecond)
+	if got := log.of("mv"); len(got) == 0 || !strings.Contains(got[len(got)-1].Message, "paused by live view: my turn") {
+		t.Fatalf("progress of a call paused from the live view: %+v", got)
+	}
+	select {
+	case res := <-moved:
+		t.Fatalf("the agent's call ran while paused: %s", e2e.Text(res))
+	default:
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { document.getElementById('resume').click(); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-moved:
+		if res == nil || res.IsError {
+			t.Fatalf("move_mouse after resume: %s", e2e.Text(res))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent's call did not run after the page's Resume")
+	}
+	// Another page's request is refused (no cross-site pause).
+	req, _ := http.NewRequest("POST", strings.Replace(live, "/?token=", "/pause?token=", 1), nil)
+	req.Header.Set("Origin", "http://evil.example")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin pause: %v %v", resp, err)
 	}
 }
