@@ -346,6 +346,7 @@ func summarize(res *mcp.CallToolResult, ev *CallEvent) {
 			ev.ExitCode, ev.TimedOut = st.ExitCode, st.TimedOut
 		}
 	}
+	text = hideLiveTokens(text)
 	if r := []rune(text); len(r) > 300 {
 		text = string(r[:300]) + "…"
 	}

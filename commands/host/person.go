@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"regexp"
 	"sync"
 	"time"
 
@@ -231,6 +232,13 @@ func urlElicitation(ctx context.Context) *mcp.ServerSession {
 	}
 	return ci.req.Session
 }
+
+// liveTokenInURL is a live view token in a link (a hand-over's result carries its one-time link).
+var liveTokenInURL = regexp.MustCompile(`(` + regexp.QuoteMeta(liveViewPrefix) + `[^\s?]*\?token=)[0-9a-fA-F]+`)
+
+// hideLiveTokens keeps live view tokens out of what watch prints and the trace records:
+// the link is the credential.
+func hideLiveTokens(s string) string { return liveTokenInURL.ReplaceAllString(s, "${1}‹hidden›") }
 
 func randomHex(n int) string {
 	b := make([]byte, n)
