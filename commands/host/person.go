@@ -71,9 +71,19 @@ const (
 	byLiveView = "live view"
 )
 
+// hold is the hold of session id, made on first use: only a pause or a hand-over makes one.
 func (h *Host) hold(id string) *personHold {
 	v, _ := h.people.LoadOrStore(id, &personHold{changed: make(chan struct{})})
 	return v.(*personHold)
+}
+
+// heldOnly is the hold of session id, nil when no person ever held it (the calls of such a
+// session pass without a lock).
+func (h *Host) heldOnly(id string) *personHold {
+	if v, ok := h.people.Load(id); ok {
+		return v.(*personHold)
+	}
+	return nil
 }
 
 // signal wakes everyone waiting on the hold; hd.mu is held.
@@ -85,7 +95,10 @@ func (hd *personHold) signal() {
 // waitWhilePaused keeps the call of t, which has its turn on s, waiting while a person holds s:
 // paused, or handed over (hand_over_to_person itself waits on the open hand-over instead).
 func (h *Host) waitWhilePaused(ctx context.Context, prog *progress, s *session.Session, t *tool.Tool) error {
-	hd := h.hold(s.ID)
+	hd := h.heldOnly(s.ID)
+	if hd == nil {
+		return nil
+	}
 	for waited := false; ; waited = true {
 		hd.mu.Lock()
 		paused, by, note, ho, changed := hd.paused, hd.pausedBy, hd.note, hd.open, hd.changed
@@ -130,7 +143,10 @@ func (h *Host) Pause(s *session.Session, by, note string) {
 
 // Resume lets the agent's calls on s go on.
 func (h *Host) Resume(s *session.Session, by string) error {
-	hd := h.hold(s.ID)
+	hd := h.heldOnly(s.ID)
+	if hd == nil {
+		return werr.Invalid("session %q is not paused", s.ID)
+	}
 	hd.mu.Lock()
 	if !hd.paused {
 		hd.mu.Unlock()
@@ -146,10 +162,12 @@ func (h *Host) Resume(s *session.Session, by string) error {
 
 // HandBack ends the open hand-over of s: the agent's call that waits on it answers handedBack.
 func (h *Host) HandBack(s *session.Session, by, note string) error {
-	hd := h.hold(s.ID)
-	hd.mu.Lock()
-	ho := hd.open
-	hd.mu.Unlock()
+	var ho *handover
+	if hd := h.heldOnly(s.ID); hd != nil {
+		hd.mu.Lock()
+		ho = hd.open
+		hd.mu.Unlock()
+	}
 	if ho == nil {
 		return werr.New(werr.NotFound, "session %q has no open hand-over", s.ID)
 	}
@@ -167,11 +185,10 @@ func (h *Host) drainLane(hd *personHold) {
 // heldFor says whether a person holds s now (paused or handed over), and the hand-over whose
 // one-time token is token, if one is open.
 func (h *Host) heldFor(id, token string) (held bool, ho *handover) {
-	v, ok := h.people.Load(id)
-	if !ok {
+	hd := h.heldOnly(id)
+	if hd == nil {
 		return false, nil
 	}
-	hd := v.(*personHold)
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
 	if o := hd.open; o != nil && token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(o.token)) == 1 {
@@ -196,7 +213,10 @@ type handoverStatus struct {
 }
 
 func (h *Host) personStatus(id string) personStatus {
-	hd := h.hold(id)
+	hd := h.heldOnly(id)
+	if hd == nil {
+		return personStatus{}
+	}
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
 	st := personStatus{Paused: hd.paused, PausedBy: hd.pausedBy, Note: hd.note}
@@ -418,6 +438,10 @@ func (h *Host) endHandover(id string, ho *handover, what, by, note string) bool 
 func (h *Host) personEvent(id, what, by, detail string) {
 	ev := CallEvent{Phase: "person", ID: h.calls.nextID.Add(1), Time: time.Now(), Session: id, Person: what, By: by, Summary: detail}
 	h.calls.publish(ev)
+	if _, live := h.sessions.Lookup(id); !live {
+		// A hand-over that times out after its session ended: no trace starts for it.
+		return
+	}
 	if tr := h.traces.get(id); tr != nil {
 		tr.mu.Lock()
 		if !tr.full {
