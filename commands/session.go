@@ -300,7 +300,8 @@ var HandOverToPerson = tool.Define(tool.Tool{
 		"elicitation the link is shown to the person and the call waits; otherwise it returns at once\n" +
 		"with status waiting and the link in its text: give it to the person and call again with\n" +
 		"handoverId to wait. The agent's other calls on the session wait while it is open. One\n" +
-		"hand-over is open per session: a second call waits on it.",
+		"hand-over is open per session: a second call waits on it. instructions: at most 4000\n" +
+		"characters. The person hands back on the page, at the REPL (handback) or with w365 handback.",
 	Example:     "  $ w365 session hand-over \"log in with your second factor\" --instructions \"sign in, then hand back\"",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in HandOverIn) (HandOverOut, error) {
