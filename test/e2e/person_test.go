@@ -425,3 +425,84 @@ func TestLiveViewPausesAndResumesWithControl(t *testing.T) {
 		t.Fatalf("cross-origin pause: %v %v", resp, err)
 	}
 }
+
+// TestHandOverIsOneAtATimeAndEndsWithItsCall: a second hand-over while one is open waits on
+// that one (its hand-back answers both); a hand-over whose waiting call is cancelled closes,
+// its link with it.
+func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
+	h := e2e.New(t)
+	url, _ := serveHTTP(t, h, nil)
+	legacy := func(opts *mcp.ClientOptions) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "handover-e2e", Version: "1"}, opts).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: url + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	agent := legacy(nil)
+	id, _ := startSession(t, agent)
+	var first struct{ HandoverID, Status, LiveViewURL, Note string }
+	e2e.Structured(t, e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": id, "reason": "first"}), &first)
+	if first.Status != "waiting" || first.LiveViewURL == "" {
+		t.Fatalf("a client without elicitation: %+v", first)
+	}
+	second := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := agent.CallTool(context.Background(), &mcp.CallToolParams{Name: "hand_over_to_person", Arguments: map[string]any{"sessionId": id, "reason": "second"}})
+		second <- res
+	}()
+	select {
+	case res := <-second:
+		t.Fatalf("a second hand-over while one is open answered at once: %s", e2e.Text(res))
+	case <-time.After(1500 * time.Millisecond):
+	}
+	resp, err := http.Post(strings.Replace(first.LiveViewURL, "/?token=", "/handback?token=", 1), "application/json", strings.NewReader(`{"note":"both done"}`))
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("hand back by POST: %v %v", resp, err)
+	}
+	var got struct{ HandoverID, Status, Note string }
+	select {
+	case res := <-second:
+		e2e.Structured(t, res, &got)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the second call did not answer on the hand-back")
+	}
+	if got.HandoverID != first.HandoverID || got.Status != "handedBack" || got.Note != "both done" {
+		t.Fatalf("the second call waited on %+v, want the first hand-over %s handed back", got, first.HandoverID)
+	}
+
+	links := make(chan string, 1)
+	asking := legacy(&mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			links <- r.Params.URL
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := asking.CallTool(ctx, &mcp.CallToolParams{Name: "hand_over_to_person", Arguments: map[string]any{"sessionId": id, "reason": "then cancelled"}})
+		done <- err
+	}()
+	link := <-links
+	if code, _ := liveStatus(t, link); code != http.StatusOK {
+		t.Fatalf("the open hand-over's link: %d", code)
+	}
+	cancel()
+	<-done
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if code, _ := liveStatus(t, link); code == http.StatusForbidden {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the link of a cancelled hand-over still works")
+		}
+	}
+	// The session is the agent's again: its calls run.
+	if res := e2e.Call(t, agent, "get_cursor_position", map[string]any{"sessionId": id}); res.IsError {
+		t.Fatalf("a call after the cancelled hand-over: %s", e2e.Text(res))
+	}
+}
