@@ -162,13 +162,22 @@ const liveViewJS = `(() => {
   const img = document.querySelector('img');
   const frame = document.getElementById('frame'), state = document.getElementById('state');
   const status = location.pathname + 'status' + location.search;
-  let lost = null;
+  let lost = null, handedOver = false;
   const hold = document.getElementById('hold');
   const lose = () => { if (document.body.dataset.closed) return; if (!lost) { lost = new Date(); state.textContent = 'lost the stream at ' + lost.toLocaleTimeString(); state.className = 'lost'; } };
   img.addEventListener('error', lose);
   const poll = async () => {
     try {
       const r = await fetch(status, {cache: 'no-store'});
+      if (r.status === 403 && handedOver && !document.body.dataset.closed) {
+        // A hand-over's one-time link dies with it (handed back elsewhere, or timed out).
+        document.body.dataset.closed = '1';
+        state.textContent = 'the hand-over ended: this link is closed'; state.className = '';
+        hold.textContent = '';
+        img.remove();
+        document.getElementById('person')?.remove();
+        return;
+      }
       if (!r.ok) { lose(); return; }
       const s = await r.json();
       if (s.lastFrame) {
@@ -177,6 +186,7 @@ const liveViewJS = `(() => {
         if (s.ageMs > 10000) lose();
       }
       const ho = s.handover;
+      handedOver = handedOver || Boolean(ho && s.control);
       hold.textContent = s.paused ? 'paused by ' + s.pausedBy + (s.note ? ': ' + s.note : '')
         : ho ? 'handed over to you: ' + ho.reason + (ho.instructions ? ' · ' + ho.instructions : '') + ' · until ' + new Date(ho.deadline).toLocaleTimeString() : '';
       document.dispatchEvent(new CustomEvent('w365status', {detail: s}));

@@ -427,9 +427,10 @@ func TestLiveViewPausesAndResumesWithControl(t *testing.T) {
 }
 
 // TestHandOverIsOneAtATimeAndEndsWithItsCall: a second hand-over while one is open waits on
-// that one (its hand-back answers both); a hand-over whose waiting call is cancelled closes,
-// its link with it.
+// that one (its hand-back answers both), and the person's page says when the hand-over ended
+// elsewhere; a hand-over whose waiting call is cancelled closes, its link with it.
 func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
+	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
 	legacy := func(opts *mcp.ClientOptions) *mcp.ClientSession {
@@ -447,6 +448,10 @@ func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
 	e2e.Structured(t, e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": id, "reason": "first"}), &first)
 	if first.Status != "waiting" || first.LiveViewURL == "" {
 		t.Fatalf("a client without elicitation: %+v", first)
+	}
+	page := openInChromium(t, first.LiveViewURL)
+	if _, err := chromedp.Run(page, chromedp.Poll[bool](`document.getElementById('hold').textContent.startsWith('handed over to you: first')`)); err != nil {
+		t.Fatalf("the person's page: %v", err)
 	}
 	second := make(chan *mcp.CallToolResult, 1)
 	go func() {
@@ -471,6 +476,9 @@ func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
 	}
 	if got.HandoverID != first.HandoverID || got.Status != "handedBack" || got.Note != "both done" {
 		t.Fatalf("the second call waited on %+v, want the first hand-over %s handed back", got, first.HandoverID)
+	}
+	if _, err := chromedp.Run(page, chromedp.Poll[bool](`document.getElementById('state').textContent === 'the hand-over ended: this link is closed'`)); err != nil {
+		t.Fatalf("the person's page after a hand-back elsewhere: %v", err)
 	}
 
 	links := make(chan string, 1)
