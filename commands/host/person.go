@@ -47,7 +47,8 @@ type handover struct {
 	opened, deadline time.Time
 	timer            *time.Timer
 	done             chan struct{}
-	// status is "" while open, then handedBack, timedOut or cancelled.
+	// status is "" while open, then the event that ended it: eventHandedBack,
+	// eventHandoverTimedOut or eventHandoverEnded (its waiting call was cancelled).
 	status, note, by string
 	ended            time.Time
 	// asked is the client connection that was shown the link by URL elicitation.
@@ -280,12 +281,12 @@ func (h *Host) handOver(ctx context.Context, s *session.Session, req tool.HandOv
 	case req.ID != "" && (ho == nil || ho.id != req.ID):
 		last := hd.last
 		hd.mu.Unlock()
-		if last != nil && last.id == req.ID && last.status != "cancelled" {
+		if last != nil && last.id == req.ID && last.status != eventHandoverEnded {
 			return h.handoverResult(s, last), nil
 		}
 		return tool.HandOverResult{}, werr.New(werr.NotFound, "no open hand-over %q in session %q", req.ID, s.ID).
 			WithHint("call hand_over_to_person without handoverId to open one")
-	case ho == nil && hd.last != nil && !ci.arrived.IsZero() && ci.arrived.Before(hd.last.ended) && hd.last.status != "cancelled":
+	case ho == nil && hd.last != nil && !ci.arrived.IsZero() && ci.arrived.Before(hd.last.ended) && hd.last.status != eventHandoverEnded:
 		// This call came while that hand-over was open and waited its turn behind it.
 		last := hd.last
 		hd.mu.Unlock()
@@ -408,9 +409,6 @@ func (h *Host) endHandover(id string, ho *handover, what, by, note string) bool 
 	}
 	ho.status, ho.by, ho.note, ho.ended = what, by, note, time.Now()
 	asked := ho.asked
-	if what == eventHandoverEnded {
-		ho.status = "cancelled"
-	}
 	ho.timer.Stop()
 	if hd.open == ho {
 		hd.open = nil
