@@ -37,6 +37,41 @@ type personHold struct {
 	last *handover
 	// lane orders the person's live view input while the session is held.
 	lane session.Queue
+	// keeping says that keepAlive runs for the hold.
+	keeping bool
+}
+
+// keepAliveEvery is how often a held session is marked used: a person acting on the desktop
+// itself makes no calls, and the idle reaper must not end the session under them. (A
+// variable so that a test can shorten it.)
+var keepAliveEvery = 30 * time.Second
+
+// keepAlive marks s used while a person holds it; hd.mu is held. One runs per hold at a time.
+func (h *Host) keepAlive(s *session.Session, hd *personHold) {
+	if hd.keeping {
+		return
+	}
+	hd.keeping = true
+	go func() {
+		tick := time.NewTicker(keepAliveEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+			case <-h.done:
+				return
+			}
+			hd.mu.Lock()
+			held := hd.paused || hd.open != nil
+			if !held || s.Ended() {
+				hd.keeping = false
+				hd.mu.Unlock()
+				return
+			}
+			hd.mu.Unlock()
+			s.Touch()
+		}
+	}()
 }
 
 // handover is one request of an agent for a person.
@@ -137,6 +172,7 @@ func (h *Host) Pause(s *session.Session, by, note string) {
 	hd := h.hold(s.ID)
 	hd.mu.Lock()
 	hd.paused, hd.pausedBy, hd.note = true, by, note
+	h.keepAlive(s, hd)
 	hd.signal()
 	hd.mu.Unlock()
 	h.personEvent(s.ID, eventPaused, by, note)
@@ -297,6 +333,7 @@ func (h *Host) handOver(ctx context.Context, s *session.Session, req tool.HandOv
 			opened: now, deadline: now.Add(req.Timeout), done: make(chan struct{})}
 		ho.timer = time.AfterFunc(req.Timeout, func() { h.endHandover(s.ID, ho, eventHandoverTimedOut, "", "") })
 		hd.open, opened = ho, true
+		h.keepAlive(s, hd)
 		hd.signal()
 	}
 	hd.mu.Unlock()
