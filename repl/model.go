@@ -28,7 +28,8 @@ In this shell: type commands without "w365" in front. Tab completes, Up/Down rec
 history, Ctrl+R searches it, PgUp/PgDown scroll, Ctrl+C cancels a running command or
 clears the line. "use SESSION" acts in another session from now on (one line:
 --session SESSION), "watch" prints other clients' calls on the session as they happen
-("watch off" stops), "clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D
+("watch off" stops), "approve [ID]", "approve-session [ID]" and "deny [ID]" answer an
+approval that waits (the oldest without ID; docs/security.md#approvals), "clear" (or Ctrl+L) empties the screen, "exit", "quit" or Ctrl+D
 leave (the host keeps running). Ref commands without --snapshot-id use the session's
 last snapshot; Tab completes refs (with role and name), sessions, window titles and tabs.`
 
@@ -55,6 +56,11 @@ type (
 	historySavedMsg struct{ err error }
 	// watchMsg is a call event of the session, from the host's watch stream.
 	watchMsg struct{ ev host.CallEvent }
+	// answeredMsg is the host's reply to a person's answer to an approval.
+	answeredMsg struct {
+		a   host.Answer
+		err error
+	}
 )
 
 // model is the REPL's one top-level model. All I/O (running commands, asking the
@@ -94,6 +100,8 @@ type model struct {
 	watching    bool
 	startedAt   time.Time
 	queuedShown bool
+	// pending are the session's approvals that wait for an answer (approve, deny).
+	pending cli.Pending
 }
 
 func newModel(r *runner, h *history) *model {
@@ -211,6 +219,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.watchEvent(msg.ev)
 		return m, nil
 
+	case answeredMsg:
+		if msg.err != nil {
+			m.appendLines(errStyle.Render(clean(errorLine(msg.err))))
+		} else {
+			m.appendLines(faintStyle.Render(clean("#" + msg.a.ID + ": " + msg.a.Decision)))
+		}
+		return m, nil
+
 	case historySavedMsg:
 		if msg.err != nil {
 			m.histErr = "history not saved: " + msg.err.Error()
@@ -304,6 +320,20 @@ func (m *model) recall(dir int) {
 
 // submit runs the line in a tea.Cmd, or handles the shell's own words.
 func (m *model) submit() tea.Cmd {
+	if a, ok, err := cli.ParseAnswer(m.input.Value(), &m.pending, host.ByREPL); ok {
+		// An answer to an approval, even while a line runs (it may be the one waiting).
+		m.appendLines(echoStyle.Render(promptText + clean(m.input.Value())))
+		m.input.Reset()
+		if err != nil {
+			m.appendLines(errStyle.Render(clean(errorLine(err))))
+			return nil
+		}
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			return answeredMsg{a, host.Approve(ctx, a)}
+		}
+	}
 	if m.running {
 		m.appendLines(faintStyle.Render("(" + m.cmdLine + " is still running; Ctrl+C cancels it)"))
 		return nil
@@ -362,6 +392,7 @@ func (m *model) submit() tea.Cmd {
 			}
 			m.session, m.display, m.statusErr, m.connected = words[1], "", "", false
 			m.others = map[uint64]host.CallEvent{}
+			m.pending.Reset()
 			m.r.use(words[1])
 			m.appendLines(faintStyle.Render("now acting in session " + clean(words[1])))
 			return tea.Batch(append(cmds, m.detailsCmd())...)
@@ -533,6 +564,8 @@ func (m *model) status() string {
 		}
 		if b, ok := m.blocker(); ok {
 			run += " · waiting behind " + b.Tool + " of " + b.Frontend
+		} else if p := m.r.progress.Load(); p != nil && p.WaitsForApproval() {
+			run += " · waiting for approval (approve, deny)"
 		} else if p := m.r.progress.Load(); p != nil && p.Queued() {
 			// The host says so, about a call the watch did not show (before it began).
 			run += " · queued behind another call"
@@ -575,7 +608,22 @@ func (m *model) View() tea.View {
 // watchEvent keeps track of other clients' calls on the session and, when watching,
 // prints them.
 func (m *model) watchEvent(ev host.CallEvent) {
-	if ev.Session != m.session || ev.Client == m.r.clientID {
+	if ev.Session != m.session {
+		return
+	}
+	if ev.Phase == "approval" && ev.Approval != nil {
+		// Approvals show whoever's call waits (this shell's own included): the person here answers them.
+		m.pending.See(ev)
+		line := clean(cli.EventLine(ev, true))
+		if ev.Approval.Decision == host.ApprovalAsked {
+			m.appendLines(echoStyle.Render(line))
+			m.appendLines(faintStyle.Render(fmt.Sprintf("  answer: approve %s | approve-session %s | deny %s", ev.Approval.ID, ev.Approval.ID, ev.Approval.ID)))
+		} else {
+			m.appendLines(faintStyle.Render(line))
+		}
+		return
+	}
+	if ev.Client == m.r.clientID {
 		return
 	}
 	if ev.Phase == "start" {

@@ -369,7 +369,8 @@ func (r *runner) watchLoop(ctx context.Context, send func(host.CallEvent)) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			host.Watch(wctx, session, nil, send)
+			// The person at this shell answers the session's approvals (model.go).
+			host.WatchAsApprover(wctx, session, nil, send)
 		}()
 		tick := time.NewTicker(250 * time.Millisecond)
 	follow:

@@ -204,6 +204,8 @@ func ClientOptionsFor(g *Globals) host.ClientOptions {
 		// A running host must run this very policy: the hello carries its digest.
 		if pol, err := policy.Load(g.Policy); err != nil {
 			o.Err = err
+		} else if err := host.CheckApprovals(pol); err != nil {
+			o.Err = err
 		} else {
 			o.Policy = pol.Digest()
 		}

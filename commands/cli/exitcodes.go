@@ -12,6 +12,7 @@ var ExitCodes = map[werr.Code]int{
 	werr.Failsafe:          4,
 	werr.ProtectedProcess:  4,
 	werr.StaleProcess:      4,
+	werr.ApprovalRequired:  4,
 	werr.Timeout:           5,
 	werr.Cancelled:         5,
 	werr.SnapshotExpired:   6,

@@ -198,12 +198,14 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 	traceCmd.AddCommand(show)
 	root.AddCommand(traceCmd)
 
+	addApprovalCommands(root, iostr)
 	root.AddCommand(&cobra.Command{
 		Use:   "watch",
 		Short: "Print the calls made on a session live, one line as each starts and ends",
 		Long: "Print every call on the session (--session, default \"default\") as it starts and as it ends,\n" +
 			"whoever makes it (an agent over MCP, another terminal), until interrupted. --json prints\n" +
-			"each event as a JSON line.",
+			"each event as a JSON line. On a terminal, watch also answers the session's approvals\n" +
+			"(docs/security.md#approvals): " + ApprovalKeysHelp + ".",
 		Example: "  $ w365 watch\n  $ w365 --session s-1a2b watch --json",
 		GroupID: "other",
 		Args:    cobra.NoArgs,
@@ -215,7 +217,17 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 				// On stderr, so that scripts know when watching began.
 				fmt.Fprintf(iostr.Err, "watching session %s (Ctrl+C stops)\n", g.Session)
 			}
-			return host.Watch(ctx, g.Session, ready, func(ev host.CallEvent) {
+			watch, pending := host.Watch, &Pending{}
+			if iostr.InIsTerminal {
+				// A person at the terminal answers approvals: the host asks them.
+				watch = host.WatchAsApprover
+				ready = func() {
+					fmt.Fprintf(iostr.Err, "watching session %s (Ctrl+C stops); approvals: %s\n", g.Session, ApprovalKeysHelp)
+					go answerLines(ctx, iostr.In, iostr.Err, pending)
+				}
+			}
+			return watch(ctx, g.Session, ready, func(ev host.CallEvent) {
+				pending.See(ev)
 				if g.JSON || g.JQ != "" {
 					PrintJSON(IO{Out: w}, g, ev)
 				} else {
@@ -308,6 +320,9 @@ func EventLine(ev host.CallEvent, terminal bool) string {
 			line += " (act, then: handback [NOTE])"
 		}
 		return line
+	}
+	if ev.Phase == "approval" && ev.Approval != nil {
+		return approvalLine(ev, ts, terminal)
 	}
 	if ev.Phase == "start" {
 		line := fmt.Sprintf("%s start #%d %s", ts, ev.ID, ev.Tool)
@@ -418,6 +433,7 @@ func argText(args map[string]any, refs map[string]string, terminal bool) string 
 const (
 	sgrRed   = "31"
 	sgrFaint = "2"
+	sgrBold  = "1"
 )
 
 // Colour says whether output to a terminal may be coloured (https://no-color.org).
@@ -433,9 +449,12 @@ func paint(on bool, sgr, s string) string {
 	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
 }
 
-// colourEvent paints an event line: errors red, non-zero exits red, starts faint.
+// colourEvent paints an event line: errors red, non-zero exits red, starts faint, an
+// approval that waits for the person bold.
 func colourEvent(ev host.CallEvent, line string) string {
 	switch {
+	case ev.Approval != nil && ev.Approval.Decision == host.ApprovalAsked:
+		return paint(true, sgrBold, line)
 	case ev.Phase == "start":
 		return paint(true, sgrFaint, line)
 	case ev.Error != nil || ev.TimedOut || ev.ExitCode != nil && *ev.ExitCode != 0:

@@ -138,6 +138,9 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := host.CheckApprovals(pol); err != nil {
+		return err
+	}
 	if f.actsAsYou {
 		pol.AgentActsAsYou = true
 	}

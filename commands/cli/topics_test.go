@@ -12,7 +12,7 @@ import (
 
 func TestHelpTopicsAndVersion(t *testing.T) {
 	r := runCLI(t, &fakeCaller{}, false, nil, "help", "exit-codes")
-	for _, want := range []string{"2  INVALID_ARGUMENT", "4  BLOCKED_BY_POLICY, FAILSAFE, PROTECTED_PROCESS, STALE_PROCESS", "child's own status", "124"} {
+	for _, want := range []string{"2  INVALID_ARGUMENT", "4  APPROVAL_REQUIRED, BLOCKED_BY_POLICY, FAILSAFE, PROTECTED_PROCESS, STALE_PROCESS", "child's own status", "124"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("help exit-codes lacks %q:\n%s", want, r.stdout)
 		}

@@ -46,7 +46,7 @@ func ListTraces(session string) ([]TraceFile, error) {
 		}
 		tf := TraceFile{Session: head.Session, Started: head.Started, Path: p}
 		for _, r := range recs {
-			if r.Truncated {
+			if r.Truncated || r.Approval != nil {
 				continue
 			}
 			tf.Calls++
@@ -125,11 +125,14 @@ func TraceHTML(in, out string) error {
 		}
 	}
 	span := max(last.Sub(first), time.Millisecond)
-	truncated, errors := false, 0
+	truncated, errors, calls := false, 0, 0
 	for i, r := range recs {
 		if r.Truncated {
 			truncated = true
 			continue
+		}
+		if r.Approval == nil {
+			calls++
 		}
 		ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 		x := row{TraceRecord: r, N: int(r.ID),
@@ -169,6 +172,9 @@ func TraceHTML(in, out string) error {
 		case r.ExitCode != nil && *r.ExitCode != 0:
 			x.Status = fmt.Sprintf("exit %d", *r.ExitCode)
 		}
+		if r.Approval != nil {
+			x.Status = ApprovalWord(r.Approval.Decision)
+		}
 		x.Image = inlineImage(in, r.Image)
 		x.Shot = inlineImage(in, r.Screenshot)
 		rows = append(rows, x)
@@ -176,7 +182,7 @@ func TraceHTML(in, out string) error {
 	var buf bytes.Buffer
 	err = reportTemplate.Execute(&buf, map[string]any{
 		"Head": head, "Rows": rows, "Span": span.Round(time.Millisecond).String(), "Truncated": truncated,
-		"Started": head.Started.Local().Format(time.DateTime), "Errors": errors,
+		"Started": head.Started.Local().Format(time.DateTime), "Errors": errors, "Calls": calls,
 	})
 	if err != nil {
 		return werr.Wrap(err, werr.Internal, "cannot render the report")
@@ -228,11 +234,15 @@ img.thumb{width:240px;border:1px solid #ccc;border-radius:4px;display:block;curs
 #full{position:fixed;inset:0;background:rgba(0,0,0,.85);overflow:auto;cursor:zoom-out;z-index:9}
 #full img{display:block;margin:16px auto;max-width:none}
 body.errors-only .call:not(.err){display:none}
+.approval{background:#fffbe8;border:1px solid #e5c100;border-radius:6px;padding:6px 10px;margin:8px 0 8px 62px}
 </style></head><body>
 <h1>w365 trace: session {{.Head.Session}}</h1>
-<div class="meta">started {{.Started}} · <span id="count">{{len .Rows}} calls, {{.Errors}} errors</span> over {{.Span}} · w365 {{.Head.Version}}{{if .Truncated}} · <b>truncated: the trace reached its bound</b>{{end}}
+<div class="meta">started {{.Started}} · <span id="count">{{.Calls}} calls, {{.Errors}} errors</span> over {{.Span}} · w365 {{.Head.Version}}{{if .Truncated}} · <b>truncated: the trace reached its bound</b>{{end}}
  · <label><input type="checkbox" id="errors-only"> errors only</label></div>
-{{range .Rows}}<div class="call{{if .Error}} err{{end}}" id="call-{{.N}}">
+{{range .Rows}}{{if .Approval}}<div class="approval" id="approval-{{.N}}-{{.Approval.Decision}}"><span class="t">{{.Offset}}</span>
+#{{.N}} <span class="tool">{{.Tool}}</span> {{.Status}} · rule <b>{{.Approval.Rule}}</b>{{if .Approval.Asked}} · asks {{range $i, $a := .Approval.Asked}}{{if $i}}, {{end}}{{$a}}{{end}}{{end}}{{if .Approval.By}} · by {{.Approval.By}}{{if .Approval.ByPrincipal}} ({{.Approval.ByPrincipal}}){{end}}{{end}}
+{{if .Args}}<pre>{{.Args}}</pre>{{end}}</div>
+{{else}}<div class="call{{if .Error}} err{{end}}" id="call-{{.N}}">
 <div class="n">#{{.N}}</div>
 <div class="t">{{.Offset}}<br>{{.Duration}}{{if .Queued}}<br><span class="q">queued {{.Queued}}</span>{{end}}</div>
 <div><span class="tool">{{.Tool}}</span> <span class="status">{{.Status}}</span> <span class="who">{{.Frontend}} · {{.Principal}}</span>
@@ -247,7 +257,7 @@ body.errors-only .call:not(.err){display:none}
 <div>{{if .Image}}<img class="thumb" alt="returned by #{{.N}} {{.Tool}}" src="{{.Image}}"><div class="cap">what the call returned</div>{{end}}
 {{if .Shot}}<img class="thumb" alt="after #{{.N}} {{.Tool}}" src="{{.Shot}}"><div class="cap">after the call</div>{{end}}</div>
 </div>
-{{end}}<div id="full" hidden><img alt="full size"></div>
+{{end}}{{end}}<div id="full" hidden><img alt="full size"></div>
 <script>
 const only = document.getElementById('errors-only');
 const apply = () => document.body.classList.toggle('errors-only', only.checked);

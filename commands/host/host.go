@@ -80,6 +80,8 @@ type Host struct {
 	endpoints endpoints
 	calls     hub
 	traces    traceSet
+	// approvals are the calls waiting for a person's yes (approval.go).
+	approvals approvalSet
 }
 
 // New builds a host; Listen and Serve make it reachable.

@@ -50,6 +50,10 @@ type controlRequest struct {
 	Trace   *TraceOptions `json:"trace,omitempty"`
 	// Note is what the person says with pause or hand-back.
 	Note string `json:"note,omitempty"`
+	// Answer is a person's answer to an approval (op "approve", approval.go).
+	Answer *Answer `json:"answer,omitempty"`
+	// Approver (op "watch") says a person who can answer approvals watches.
+	Approver bool `json:"approver,omitempty"`
 }
 
 type controlReply struct {
@@ -143,9 +147,13 @@ func (h *Host) control(ctx context.Context, c net.Conn, req controlRequest) {
 			reply(controlReply{}, err)
 			return
 		}
-		events, cancel := h.Subscribe(req.Session)
+		events, cancel := h.calls.subscribe(req.Session, req.Approver)
 		defer cancel()
 		reply(controlReply{}, nil)
+		// The approvals waiting already, so that a person who attaches now can answer them.
+		for _, ev := range h.pendingFor(req.Session) {
+			enc.Encode(controlReply{OK: true, Event: &ev})
+		}
 		// The client never writes again: a read returning means it left.
 		gone := make(chan struct{})
 		go func() { c.Read(make([]byte, 1)); close(gone) }()
@@ -170,6 +178,14 @@ func (h *Host) control(ctx context.Context, c net.Conn, req controlRequest) {
 		}
 	case "pause", "resume", "hand-back":
 		reply(controlReply{}, h.personControl(req))
+	case "approve":
+		// Only here, on the host socket, whose runtime directory no sandbox shows: no
+		// tool answers an approval (approval.go).
+		if req.Answer == nil {
+			reply(controlReply{}, werr.Invalid("approve needs an answer"))
+			return
+		}
+		reply(controlReply{}, h.answer(*req.Answer))
 	default:
 		reply(controlReply{}, werr.Invalid("unknown host control %q", req.Op))
 	}
@@ -300,7 +316,17 @@ func TraceStop(ctx context.Context, session string) (*TraceInfo, error) {
 // Watch calls fn with every call event of session ("" for all) until ctx ends or
 // the host goes away.
 func Watch(ctx context.Context, session string, ready func(), fn func(CallEvent)) error {
-	c, rd, err := controlDial(ctx, controlRequest{Op: "watch", Session: session})
+	return watch(ctx, controlRequest{Op: "watch", Session: session}, ready, fn)
+}
+
+// WatchAsApprover is Watch for a person who answers the session's approvals: while it
+// runs, an approval there waits for that person instead of being refused at once.
+func WatchAsApprover(ctx context.Context, session string, ready func(), fn func(CallEvent)) error {
+	return watch(ctx, controlRequest{Op: "watch", Session: session, Approver: true}, ready, fn)
+}
+
+func watch(ctx context.Context, req controlRequest, ready func(), fn func(CallEvent)) error {
+	c, rd, err := controlDial(ctx, req)
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,8 @@ type CallEvent struct {
 	By     string `json:"by,omitempty"`
 	// Dropped counts events this subscriber lost by falling behind.
 	Dropped int `json:"dropped,omitempty"`
+	// Approval is an approval's step (phase "approval": asked, then the decision; approval.go).
+	Approval *ApprovalEvent `json:"approval,omitempty"`
 }
 
 // MetaClient in a call's _meta identifies the client connection (the REPL sets it).
@@ -77,6 +79,8 @@ type subscriber struct {
 	session string // "" for every session
 	ch      chan CallEvent
 	dropped int
+	// approver: a person who can answer the session's approvals watches (REPL, watch on a terminal).
+	approver bool
 }
 
 type hub struct {
@@ -85,9 +89,10 @@ type hub struct {
 	nextID atomic.Uint64
 }
 
-// subscribe returns the events of session ("" for all) until cancel is called.
-func (b *hub) subscribe(session string) (<-chan CallEvent, func()) {
-	s := &subscriber{session: session, ch: make(chan CallEvent, 256)}
+// subscribe returns the events of session ("" for all) until cancel is called;
+// approver says a person who can answer approvals watches.
+func (b *hub) subscribe(session string, approver bool) (<-chan CallEvent, func()) {
+	s := &subscriber{session: session, ch: make(chan CallEvent, 256), approver: approver}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = map[*subscriber]struct{}{}
@@ -116,6 +121,18 @@ func (b *hub) watched(session string) bool {
 	return false
 }
 
+// approvers says whether a person who can answer approvals watches session.
+func (b *hub) approvers(session string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		if s.approver && (s.session == "" || s.session == session) {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *hub) publish(ev CallEvent) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -136,7 +153,7 @@ func (b *hub) publish(ev CallEvent) {
 
 // Subscribe gives the call events of a session ("" for every session); cancel ends it.
 func (h *Host) Subscribe(session string) (<-chan CallEvent, func()) {
-	return h.calls.subscribe(session)
+	return h.calls.subscribe(session, false)
 }
 
 // observed wraps a tool handler so that each call is published and, when the
@@ -175,6 +192,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		hideAll := !h.policy.RecordTypedText
 		ev.Args, _ = redact(t, args, nil, hideAll)
 		ev.Refs = h.describeRefs(ctx, ev.Session, args)
+		ctx = context.WithValue(ctx, callIDKey{}, ev.ID)
 		h.calls.publish(ev)
 		res, err := next(ctx, req)
 		end := ev
@@ -253,6 +271,9 @@ type callClock struct {
 }
 
 type callClockKey struct{}
+
+// callIDKey holds the call's number in its context (approvals name the call by it).
+type callIDKey struct{}
 
 // markRunning says that the call of ctx has its turn on its session now.
 func markRunning(ctx context.Context) {

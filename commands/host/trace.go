@@ -65,6 +65,8 @@ type TraceRecord struct {
 	By     string `json:"by,omitempty"`
 	// Truncated marks the last record of a trace that reached its bound.
 	Truncated bool `json:"truncated,omitempty"`
+	// Approval marks a step of an approval (asked, the decision), no call (approval.go).
+	Approval *ApprovalEvent `json:"approval,omitempty"`
 }
 
 // Trace bounds: a trace stops recording (with a last "truncated" record) past either.
@@ -297,6 +299,17 @@ func (ts *traceSet) record(ctx context.Context, h *Host, tr *tracer, t *tool.Too
 	if ev.Error != nil {
 		tr.info.Errors++
 	}
+}
+
+// recordApproval writes an approval's step; it counts as no call.
+func (t *tracer) recordApproval(ev CallEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.full {
+		return
+	}
+	t.write(TraceRecord{ID: ev.ID, Time: ev.Time, Session: ev.Session, Tool: ev.Tool, Principal: ev.Principal,
+		Frontend: ev.Frontend, Args: ev.Args, ReadOnly: ev.ReadOnly, Approval: ev.Approval})
 }
 
 // writeImage stores an image next to the trace file, named after the record and

@@ -96,6 +96,15 @@ type Policy struct {
 	// RecordTypedText lets watch and the trace show typed text that went into no
 	// password field; false records all typed text by its length only.
 	RecordTypedText bool `json:"recordTypedText"`
+
+	// Approvals name the calls that wait for a person's yes before they run
+	// (approvals.go, docs/security.md#approvals); none by default.
+	Approvals []ApprovalRule `json:"approvals"`
+	// ApprovalTimeoutSeconds is how long such a call waits for an answer before it is refused.
+	ApprovalTimeoutSeconds int `json:"approvalTimeoutSeconds"`
+	// ApprovalAskClient lets the host ask the MCP client too (form elicitation), besides a
+	// person at the REPL or watch of the session.
+	ApprovalAskClient bool `json:"approvalAskClient"`
 }
 
 // The values of LaunchArguments.
@@ -163,6 +172,9 @@ func Default() *Policy {
 		LaunchArguments: LaunchArgumentsFiles,
 
 		ProcessScope: ProcessScopeSession,
+
+		ApprovalTimeoutSeconds: 120,
+		ApprovalAskClient:      true,
 	}
 }
 
@@ -270,6 +282,9 @@ func Load(path string) (*Policy, error) {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "" {
 			return nil, werr.Invalid("policy file %s: httpAllowedOrigins has %q; an origin is scheme://host[:port]", path, o)
 		}
+	}
+	if err := p.checkApprovals(path, keys); err != nil {
+		return nil, err
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		p.Source = abs

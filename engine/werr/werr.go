@@ -30,6 +30,9 @@ const (
 	DialogPending     Code = "DIALOG_PENDING"
 	Cancelled         Code = "CANCELLED"
 	ResourceExhausted Code = "RESOURCE_EXHAUSTED"
+	// ApprovalRequired: the policy wants a person's yes for the call and nobody can be
+	// asked (docs/security.md#approvals).
+	ApprovalRequired Code = "APPROVAL_REQUIRED"
 )
 
 // retryableByDefault says which codes mean "the same call may work later".

@@ -325,13 +325,20 @@ func (h *Harness) MCP(serveArgs ...string) *mcp.ClientSession {
 // MCPWith is MCP with client options (handlers of notifications).
 func (h *Harness) MCPWith(opts *mcp.ClientOptions, serveArgs ...string) *mcp.ClientSession {
 	h.T.Helper()
+	return h.MCPVersion(opts, "", serveArgs...)
+}
+
+// MCPVersion is MCPWith asking for a protocol version ("" for the SDK's newest): the
+// eras before 2026-07-28 let the server ask the client (elicitation).
+func (h *Harness) MCPVersion(opts *mcp.ClientOptions, version string, serveArgs ...string) *mcp.ClientSession {
+	h.T.Helper()
 	cmd := exec.Command(h.Bin, append([]string{"serve", "--mcp"}, serveArgs...)...)
 	cmd.Env = h.Env
 	cmd.Stderr = os.Stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		h.T.Fatalf("connect to serve --mcp: %v", err)
 	}

@@ -158,9 +158,16 @@ func TestOfficialMCPClients(t *testing.T) {
 
 func runSuite(t *testing.T, node, dir string, args []string, env []string) {
 	t.Helper()
+	runScript(t, node, filepath.Join(dir, "suite.mjs"), args, env)
+}
+
+// runScript runs a script of testdata/mcpclients (in dir, from mcpClients) and fails the
+// test when it exits non-zero.
+func runScript(t *testing.T, node, script string, args []string, env []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "suite.mjs")}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -170,7 +177,7 @@ func runSuite(t *testing.T, node, dir string, args []string, env []string) {
 }
 
 // mcpClients installs testdata/mcpclients (npm ci of its lock, once per lock, into the
-// user's cache) and returns that directory with its scripts (suite.mjs, handover.mjs) copied in.
+// user's cache) and returns that directory with suite.mjs copied in.
 func mcpClients(t *testing.T) string {
 	t.Helper()
 	testenv.Require(t, "npm")
@@ -209,13 +216,16 @@ func mcpClients(t *testing.T) string {
 			}
 		}
 	}
-	for _, name := range []string{"suite.mjs", "handover.mjs"} {
-		script, err := os.ReadFile(filepath.Join(src, name))
+	// The scripts (suite.mjs and the others) beside their node_modules.
+	scripts, _ := filepath.Glob(filepath.Join(src, "*.mjs"))
+	for _, s := range scripts {
+		name := filepath.Base(s)
+		script, err := os.ReadFile(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if old, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(old, script) {
-			tmp := filepath.Join(dir, fmt.Sprintf(".%s-%d", name, os.Getpid()))
+			tmp := filepath.Join(dir, fmt.Sprintf(".%d-%s", os.Getpid(), name))
 			os.WriteFile(tmp, script, 0o644)
 			if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
