@@ -37,6 +37,9 @@ func (f *fakeHost) ProtectedPIDs() []int                { return nil }
 func (f *fakeHost) PrivateDirs() []string               { return nil }
 func (f *fakeHost) LiveViewURL(*session.Session) string { return "" }
 func (f *fakeHost) Browser() tool.BrowserConfig         { return tool.BrowserConfig{} }
+func (f *fakeHost) HandOver(context.Context, *session.Session, tool.HandOverRequest) (tool.HandOverResult, error) {
+	return tool.HandOverResult{}, werr.New(werr.Unavailable, "no people here")
+}
 
 // call prepares args as the host would and runs t with env.
 func call(t *testing.T, tl *tool.Tool, env *tool.Env, args map[string]any) (any, error) {

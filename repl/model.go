@@ -631,7 +631,8 @@ func (m *model) watchEvent(ev host.CallEvent) {
 	} else {
 		delete(m.others, ev.ID)
 	}
-	if m.watching {
+	// What a person did, or an agent asks of one (a hand-over), shows whether watching or not.
+	if m.watching || ev.Phase == "person" {
 		m.appendLines(faintStyle.Render(clean(cli.EventLine(ev, true))))
 	}
 	m.checkQueued()

@@ -241,6 +241,50 @@ calls or 64 MB. serve --trace DIR traces every session of that host from the sta
 			})
 		},
 	})
+	addPersonCommands(root, g, iostr)
+}
+
+// addPersonCommands adds `w365 pause`, `w365 resume` and `w365 handback`: the person's own
+// controls of a session (docs/person.md), host controls that no agent reaches through a tool.
+// In the REPL they act on the session in use.
+func addPersonCommands(root *cobra.Command, g *Globals, iostr IO) {
+	for _, c := range []struct {
+		use, op, short, long, example, done string
+	}{
+		{"pause [NOTE...]", "pause", "Pause the agent's calls on the session until resume",
+			"Hold the session (--session, default \"default\") for yourself: an agent's call on it waits\n" +
+				"after its turn, its progress saying \"paused by local user: NOTE\", and runs after\n" +
+				"w365 resume; none is lost or run twice. Act meanwhile in the live view or on the desktop.",
+			"  $ w365 --session s-1 pause checking the order form", "paused session %s\n"},
+		{"resume", "resume", "Let the agent's calls on a paused session go on",
+			"End the pause of the session (--session): the agent's waiting calls run, in order.",
+			"  $ w365 --session s-1 resume", "resumed session %s\n"},
+		{"handback [NOTE...]", "hand-back", "Hand the session back to the agent that handed it over",
+			"End the session's open hand-over (hand_over_to_person): the agent's call answers handedBack\n" +
+				"with NOTE, and the hand-over's one-time live view link stops working.",
+			"  $ w365 --session s-1 handback \"logged in; the second factor is done\"", "handed session %s back\n"},
+	} {
+		c := c
+		root.AddCommand(&cobra.Command{
+			Use: c.use, Short: c.short, Long: c.long, Example: c.example, GroupID: "other",
+			Args: func(cmd *cobra.Command, args []string) error {
+				if c.op == "resume" {
+					return cobra.NoArgs(cmd, args)
+				}
+				return nil
+			},
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := host.PersonControl(cmd.Context(), c.op, g.Session, strings.Join(args, " ")); err != nil {
+					return err
+				}
+				if g.JSON || g.JQ != "" {
+					return PrintJSON(iostr, g, map[string]any{"session": g.Session, "op": c.op, "ok": true})
+				}
+				fmt.Fprintf(iostr.Out, c.done, g.Session)
+				return nil
+			},
+		})
+	}
 }
 
 // exactArgs wants n positional arguments, named in the message.
@@ -263,6 +307,20 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 //	12:00:07.100 end   #9 browser_navigate 31ms NOT_FOUND: no tab (hint: …) [cid 3fa2b1c0d4e5]
 func EventLine(ev host.CallEvent, terminal bool) string {
 	ts := ev.Time.Local().Format("15:04:05.000")
+	if ev.Phase == "person" {
+		// 12:00:02.000 person paused by local user: checking the form
+		line := fmt.Sprintf("%s person %s", ts, strings.ReplaceAll(ev.Person, "-", " "))
+		if ev.By != "" {
+			line += " by " + ev.By
+		}
+		if ev.Summary != "" {
+			line += ": " + strings.ReplaceAll(ev.Summary, "\n", " ")
+		}
+		if ev.Person == "handover-opened" {
+			line += " (act, then: handback [NOTE])"
+		}
+		return line
+	}
 	if ev.Phase == "approval" && ev.Approval != nil {
 		return approvalLine(ev, ts, terminal)
 	}

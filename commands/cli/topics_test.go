@@ -56,6 +56,14 @@ func TestEventLines(t *testing.T) {
 	if got := EventLine(end, false); got != "03:04:05.006 end   #7 browser_type 12ms NOT_FOUND: no element" {
 		t.Errorf("end line %q", got)
 	}
+	paused := host.CallEvent{Phase: "person", ID: 8, Time: at, Person: "paused", By: "local user", Summary: "checking\nthe form"}
+	if got := EventLine(paused, false); got != "03:04:05.006 person paused by local user: checking the form" {
+		t.Errorf("person line %q", got)
+	}
+	opened := host.CallEvent{Phase: "person", ID: 9, Time: at, Person: "handover-opened", Summary: "a second factor"}
+	if got := EventLine(opened, false); got != "03:04:05.006 person handover opened: a second factor (act, then: handback [NOTE])" {
+		t.Errorf("hand-over line %q", got)
+	}
 }
 
 func TestErrorsSpeakTheCommandLine(t *testing.T) {

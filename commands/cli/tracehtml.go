@@ -158,6 +158,9 @@ func TraceHTML(in, out string) error {
 		}
 		sort.Strings(x.Refs)
 		switch {
+		case r.Person != "":
+			// What a person did (or what became of a hand-over), and who.
+			x.Tool, x.Status, x.Frontend, x.Principal = "person", strings.ReplaceAll(r.Person, "-", " "), r.By, "person"
 		case r.Error != nil:
 			errors++
 			x.Status = string(r.Error.Code)

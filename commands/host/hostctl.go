@@ -48,6 +48,8 @@ type controlRequest struct {
 	Op      string        `json:"op"`
 	Session string        `json:"session,omitempty"`
 	Trace   *TraceOptions `json:"trace,omitempty"`
+	// Note is what the person says with pause or hand-back.
+	Note string `json:"note,omitempty"`
 	// Answer is a person's answer to an approval (op "approve", approval.go).
 	Answer *Answer `json:"answer,omitempty"`
 	// Approver (op "watch") says a person who can answer approvals watches.
@@ -174,6 +176,8 @@ func (h *Host) control(ctx context.Context, c net.Conn, req controlRequest) {
 				return
 			}
 		}
+	case "pause", "resume", "hand-back":
+		reply(controlReply{}, h.personControl(req))
 	case "approve":
 		// Only here, on the host socket, whose runtime directory no sandbox shows: no
 		// tool answers an approval (approval.go).

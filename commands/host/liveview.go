@@ -43,11 +43,19 @@ const liveViewKeepAlive = 2 * time.Second
 
 // liveViewURL is the address of s's live view, "" when the host serves no HTTP.
 func (h *Host) liveViewURL(s *session.Session) string {
-	base := h.httpBase.Load()
-	if base == nil || s == nil {
+	if s == nil {
 		return ""
 	}
-	return *base + liveViewPrefix + url.PathEscape(s.ID) + "/?token=" + s.LiveToken
+	return h.liveViewURLWith(s, s.LiveToken)
+}
+
+// liveViewURLWith is the address of s's live view with token (a hand-over's own).
+func (h *Host) liveViewURLWith(s *session.Session, token string) string {
+	base := h.httpBase.Load()
+	if base == nil {
+		return ""
+	}
+	return *base + liveViewPrefix + url.PathEscape(s.ID) + "/?token=" + token
 }
 
 func (h *Host) liveViewHandler() http.Handler {
@@ -62,23 +70,33 @@ func (h *Host) liveViewHandler() http.Handler {
 			return
 		}
 		s, ok := h.sessions.Lookup(id)
-		// An ended session's token is refused like a wrong one: it died with the session.
-		if !ok || subtle.ConstantTimeCompare([]byte(token), []byte(s.LiveToken)) != 1 {
+		// An ended session's token is refused like a wrong one: it died with the session, as
+		// a hand-over's one-time token dies with the hand-over.
+		var held bool
+		var ho *handover
+		if ok {
+			held, ho = h.heldFor(s.ID, token)
+		}
+		if !ok || (ho == nil && subtle.ConstantTimeCompare([]byte(token), []byte(s.LiveToken)) != 1) {
 			http.Error(w, "wrong or expired live view token", http.StatusForbidden)
 			return
 		}
-		control := h.policy.LiveViewControl
+		// A hand-over's token grants control for the length of the hand-over.
+		control := h.policy.LiveViewControl || ho != nil
+		post := r.Method == http.MethodPost && control
 		switch {
-		case sub == "input" && r.Method == http.MethodPost && control:
-			h.liveInput(w, r, s)
+		case post && sub == "input":
+			h.liveInput(w, r, s, held)
+		case post && (sub == "handback" || sub == "pause" || sub == "resume"):
+			h.livePerson(w, r, s, sub)
 		case r.Method != http.MethodGet && r.Method != http.MethodHead:
 			http.Error(w, "the live view is view-only (policy liveViewControl)", http.StatusMethodNotAllowed)
 		case sub == "":
-			h.livePage(w, s, control)
+			h.livePage(w, s, token, control)
 		case sub == "stream":
 			h.liveStream(r.Context(), w, s)
 		case sub == "status":
-			h.liveStatus(w, s)
+			h.liveStatus(w, s, control)
 		case sub == "view.js":
 			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 			io.WriteString(w, liveViewJS)
@@ -91,37 +109,46 @@ func (h *Host) liveViewHandler() http.Handler {
 	})
 }
 
-func (h *Host) livePage(w http.ResponseWriter, s *session.Session, control bool) {
+// livePage is the page of s for a viewer with token; with control it has the person's
+// buttons (hand back, pause, resume).
+func (h *Host) livePage(w http.ResponseWriter, s *session.Session, token string, control bool) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'")
 	id := html.EscapeString(s.ID)
 	base := liveViewPrefix + url.PathEscape(s.ID) + "/"
-	q := "?token=" + s.LiveToken
+	q := "?token=" + url.QueryEscape(token)
 	script := fmt.Sprintf(`<script src="%s"></script>`, html.EscapeString(base+"view.js"+q))
+	person := ""
 	if control {
 		script += fmt.Sprintf(`<script src="%s"></script>`, html.EscapeString(base+"control.js"+q))
+		person = `<span id="person"><input id="note" maxlength="2000" placeholder="note for the agent">` +
+			`<button id="handback" hidden>Hand back</button><button id="pause">Pause</button><button id="resume" hidden>Resume</button></span>`
 	}
 	fmt.Fprintf(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>w365 live: %s</title>
 <style>html,body{margin:0;height:100%%;background:#111;color:#ddd;font:13px system-ui,sans-serif}
-#bar{height:24px;line-height:24px;padding:0 8px;background:#222;display:flex;gap:16px}
-#bar b{color:#fff} #state.lost{color:#f66;font-weight:600}
+#bar{height:24px;line-height:24px;padding:0 8px;background:#222;display:flex;gap:16px;white-space:nowrap;overflow:hidden}
+#bar b{color:#fff} #state.lost{color:#f66;font-weight:600} #hold{color:#fc6;overflow:hidden;text-overflow:ellipsis}
+#person{margin-left:auto;display:flex;gap:6px} #person input{width:16em}
 img{display:block;width:100%%;height:calc(100%% - 24px);object-fit:contain}</style>
-</head><body><div id="bar"><span>w365 live · session <b id="session">%s</b></span><span id="frame">waiting for the first frame</span><span id="state">live</span></div>
+</head><body><div id="bar"><span>w365 live · session <b id="session">%s</b></span><span id="frame">waiting for the first frame</span><span id="state">live</span><span id="hold"></span>%s</div>
 <img alt="session %s" src="%s">%s</body></html>
-`, id, id, id, html.EscapeString(base+"stream"+q), script)
+`, id, id, person, id, html.EscapeString(base+"stream"+q), script)
 }
 
-// liveStatus tells the page when the session's stream last sent a frame.
-func (h *Host) liveStatus(w http.ResponseWriter, s *session.Session) {
+// liveStatus tells the page when the session's stream last sent a frame, whether the viewer
+// has control, and what a person holds of the session (paused, an open hand-over).
+func (h *Host) liveStatus(w http.ResponseWriter, s *session.Session, control bool) {
 	w.Header().Set("Content-Type", "application/json")
 	var st struct {
 		Session   string     `json:"session"`
 		LastFrame *time.Time `json:"lastFrame,omitempty"`
 		// AgeMs is the frame's age by the host's clock, which the viewer's may not share.
-		AgeMs int64 `json:"ageMs,omitempty"`
+		AgeMs   int64 `json:"ageMs,omitempty"`
+		Control bool  `json:"control"`
+		personStatus
 	}
-	st.Session = s.ID
+	st.Session, st.Control, st.personStatus = s.ID, control, h.personStatus(s.ID)
 	if t, ok := h.liveFrames.Load(s.ID); ok {
 		tt := t.(time.Time)
 		st.LastFrame, st.AgeMs = &tt, time.Since(tt).Milliseconds()
@@ -135,12 +162,22 @@ const liveViewJS = `(() => {
   const img = document.querySelector('img');
   const frame = document.getElementById('frame'), state = document.getElementById('state');
   const status = location.pathname + 'status' + location.search;
-  let lost = null;
-  const lose = () => { if (!lost) { lost = new Date(); state.textContent = 'lost the stream at ' + lost.toLocaleTimeString(); state.className = 'lost'; } };
+  let lost = null, handedOver = false;
+  const hold = document.getElementById('hold');
+  const lose = () => { if (document.body.dataset.closed) return; if (!lost) { lost = new Date(); state.textContent = 'lost the stream at ' + lost.toLocaleTimeString(); state.className = 'lost'; } };
   img.addEventListener('error', lose);
   const poll = async () => {
     try {
       const r = await fetch(status, {cache: 'no-store'});
+      if (r.status === 403 && handedOver && !document.body.dataset.closed) {
+        // A hand-over's one-time link dies with it (handed back elsewhere, or timed out).
+        document.body.dataset.closed = '1';
+        state.textContent = 'the hand-over ended: this link is closed'; state.className = '';
+        hold.textContent = '';
+        img.remove();
+        document.getElementById('person')?.remove();
+        return;
+      }
       if (!r.ok) { lose(); return; }
       const s = await r.json();
       if (s.lastFrame) {
@@ -148,6 +185,11 @@ const liveViewJS = `(() => {
         frame.textContent = 'last frame ' + t.toLocaleTimeString();
         if (s.ageMs > 10000) lose();
       }
+      const ho = s.handover;
+      handedOver = handedOver || Boolean(ho && s.control);
+      hold.textContent = s.paused ? 'paused by ' + s.pausedBy + (s.note ? ': ' + s.note : '')
+        : ho ? 'handed over to you: ' + ho.reason + (ho.instructions ? ' · ' + ho.instructions : '') + ' · until ' + new Date(ho.deadline).toLocaleTimeString() : '';
+      document.dispatchEvent(new CustomEvent('w365status', {detail: s}));
     } catch (e) { lose(); }
   };
   poll();
@@ -161,11 +203,54 @@ var liveInputTools = map[string]*tool.Tool{
 	"press_keys": commands.PressKeys, "move_mouse": commands.MoveMouse,
 }
 
-// liveInput runs one input tool from the live view page, in the session's queue like
-// any call, as the session's owner (the token stands for them).
-func (h *Host) liveInput(w http.ResponseWriter, r *http.Request, s *session.Session) {
+// sameOrigin refuses a request another page sent (cross-site request forgery): the live
+// view's own page sends the same origin, or none.
+func sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return false
+	}
+	return true
+}
+
+// livePerson is a person's control from the live view page: hand back (with a note), pause
+// (with a note) or resume.
+func (h *Host) livePerson(w http.ResponseWriter, r *http.Request, s *session.Session, op string) {
+	if !sameOrigin(w, r) {
+		return
+	}
+	var body struct {
+		Note string `json:"note"`
+	}
+	if b, _ := io.ReadAll(io.LimitReader(r.Body, 8<<10)); len(bytes.TrimSpace(b)) > 0 {
+		if err := json.Unmarshal(b, &body); err != nil {
+			http.Error(w, `want nothing or {"note": "..."}`, http.StatusBadRequest)
+			return
+		}
+	}
+	var err error
+	switch op {
+	case "handback":
+		err = h.HandBack(s, byLiveView, body.Note)
+	case "pause":
+		h.Pause(s, byLiveView, body.Note)
+	default:
+		err = h.Resume(s, byLiveView)
+	}
+	if err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		json.NewEncoder(w).Encode(ErrorPayload{Error: werr.As(err)})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// liveInput runs one input tool from the live view page as the session's owner (the token
+// stands for them): in the session's queue like any call, or, while a person holds the
+// session (the agent's calls wait in that queue), in the hold's own lane.
+func (h *Host) liveInput(w http.ResponseWriter, r *http.Request, s *session.Session, held bool) {
+	if !sameOrigin(w, r) {
 		return
 	}
 	var body struct {
@@ -183,7 +268,11 @@ func (h *Host) liveInput(w http.ResponseWriter, r *http.Request, s *session.Sess
 	}
 	in, err := t.Prepare(body.Args)
 	if err == nil {
-		ticket := s.Queue.Enter()
+		q := &s.Queue
+		if held {
+			q = &h.hold(s.ID).lane
+		}
+		ticket := q.Enter()
 		if err = ticket.Wait(r.Context()); err == nil {
 			env := &tool.Env{Session: s, Policy: h.policy, Host: callerHost{h, principal{name: s.Owner, local: s.Owner == session.LocalPrincipal}}}
 			_, err = t.Run(r.Context(), env, in)
@@ -219,11 +308,38 @@ const liveControlJS = `(() => {
   const keys = {Enter: 'enter', Backspace: 'backspace', Tab: 'tab', Escape: 'escape', Delete: 'delete', ArrowUp: 'up',
     ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right', Home: 'home', End: 'end', PageUp: 'pageup', PageDown: 'pagedown'};
   document.addEventListener('keydown', (e) => {
+    if (e.target.closest && e.target.closest('#person')) return;
     const mods = [e.ctrlKey && 'ctrl', e.altKey && 'alt', e.metaKey && 'super'].filter(Boolean);
     if (e.key.length === 1 && mods.length === 0) { send('type_text', {text: e.key}); }
     else if (keys[e.key] || (e.key.length === 1 && mods.length)) { send('press_keys', {keys: [...mods, ...(e.shiftKey && e.key.length > 1 ? ['shift'] : []), keys[e.key] || e.key.toLowerCase()]}); }
     else { return; }
     e.preventDefault();
+  });
+  // The person's controls: hand back while a hand-over is open, pause or resume the agent.
+  const $ = (id) => document.getElementById(id);
+  const note = $('note'), state = $('state');
+  const person = async (op, body) => {
+    const r = await fetch(location.pathname + op + location.search, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+    if (!r.ok) { state.textContent = op + ' refused: ' + ((await r.json().catch(() => null))?.error?.message ?? r.status); state.className = 'lost'; }
+    return r.ok;
+  };
+  $('handback').addEventListener('click', async () => {
+    if (await person('handback', {note: note.value})) {
+      // The one-time link dies with the hand-back.
+      document.body.dataset.closed = '1';
+      state.textContent = 'handed back: this link is closed'; state.className = '';
+      $('person').remove();
+      img.remove();
+    }
+  });
+  $('pause').addEventListener('click', () => person('pause', {note: note.value}));
+  $('resume').addEventListener('click', () => person('resume', {}));
+  document.addEventListener('w365status', (e) => {
+    const s = e.detail;
+    if (!$('person')) return;
+    $('handback').hidden = !s.handover;
+    $('pause').hidden = s.paused;
+    $('resume').hidden = !s.paused;
   });
 })();
 `

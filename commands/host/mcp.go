@@ -302,6 +302,9 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 				return h.fail(t, werr.Wrap(err, werr.Cancelled, "call cancelled while waiting for session %q", s.ID)), nil
 			}
 			defer ticket.Done()
+			if err := h.waitWhilePaused(ctx, prog, s, t); err != nil {
+				return h.fail(t, err), nil
+			}
 			if err := h.approval(ctx, req, prog, t, args, s, p); err != nil {
 				return h.fail(t, err), nil
 			}

@@ -61,6 +61,11 @@ type CallEvent struct {
 	Error    *werr.Error `json:"error,omitempty"`
 	// CorrelationID ties an error to its line in host.log.
 	CorrelationID string `json:"correlationId,omitempty"`
+	// Person (phase "person") names what a person did, or what became of a hand-over:
+	// handover-opened, handed-back, handover-timed-out, handover-cancelled, paused, resumed;
+	// By is who did it (local user, live view), Summary the reason or note.
+	Person string `json:"person,omitempty"`
+	By     string `json:"by,omitempty"`
 	// Dropped counts events this subscriber lost by falling behind.
 	Dropped int `json:"dropped,omitempty"`
 	// Approval is an approval's step (phase "approval": asked, then the decision; approval.go).
@@ -170,6 +175,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		p := principalOf(req, remote)
 		front := frontendOf(req)
 		ctx = browser.WithCaller(ctx, callerOf(req, p, front))
+		ctx = withCall(ctx, req, time.Now())
 		clock := &callClock{}
 		ctx = context.WithValue(ctx, callClockKey{}, clock)
 		ev := CallEvent{
@@ -361,6 +367,7 @@ func summarize(res *mcp.CallToolResult, ev *CallEvent) {
 			ev.ExitCode, ev.TimedOut = st.ExitCode, st.TimedOut
 		}
 	}
+	text = hideLiveTokens(text)
 	if r := []rune(text); len(r) > 300 {
 		text = string(r[:300]) + "…"
 	}

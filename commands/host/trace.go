@@ -60,6 +60,9 @@ type TraceRecord struct {
 	// Screenshot is the file name of the screen (or page) after the call, next to the
 	// trace file (--screenshots).
 	Screenshot string `json:"screenshot,omitempty"`
+	// Person and By record what a person did (CallEvent.Person), and who.
+	Person string `json:"person,omitempty"`
+	By     string `json:"by,omitempty"`
 	// Truncated marks the last record of a trace that reached its bound.
 	Truncated bool `json:"truncated,omitempty"`
 	// Approval marks a step of an approval (asked, the decision), no call (approval.go).

@@ -42,6 +42,31 @@ type Host interface {
 	// PrivateDirs are the host's own directories (runtime directory: socket, sessions,
 	// browser profiles): sandboxed code never sees them nor works in them.
 	PrivateDirs() []string
+	// HandOver asks a person to act in s (hand_over_to_person): it opens a hand-over, or
+	// waits on the open one, and says how it ended or that it still waits (docs/person.md).
+	HandOver(ctx context.Context, s *session.Session, req HandOverRequest) (HandOverResult, error)
+}
+
+// HandOverRequest is what an agent asks of a person.
+type HandOverRequest struct {
+	Reason, Instructions string
+	Timeout              time.Duration
+	// ID waits again on an open hand-over instead of opening one.
+	ID string
+}
+
+// HandOverResult is how a hand-over stands when the call answers.
+type HandOverResult struct {
+	ID string
+	// Status is handedBack, timedOut, waiting or declined.
+	Status string
+	// URL is the one-time link to the live view with control, set only while it is alive.
+	URL      string
+	Note     string
+	Waited   time.Duration
+	Deadline time.Time
+	// Asked says how the person was asked: "url elicitation" or "" (the link in the text only).
+	Asked string
 }
 
 // BrowserConfig is the host's browser settings.
