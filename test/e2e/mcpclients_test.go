@@ -170,7 +170,7 @@ func runSuite(t *testing.T, node, dir string, args []string, env []string) {
 }
 
 // mcpClients installs testdata/mcpclients (npm ci of its lock, once per lock, into the
-// user's cache) and returns that directory with suite.mjs copied in.
+// user's cache) and returns that directory with its scripts copied in.
 func mcpClients(t *testing.T) string {
 	t.Helper()
 	testenv.Require(t, "npm")
@@ -209,15 +209,17 @@ func mcpClients(t *testing.T) string {
 			}
 		}
 	}
-	suite, err := os.ReadFile(filepath.Join(src, "suite.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if old, _ := os.ReadFile(filepath.Join(dir, "suite.mjs")); !bytes.Equal(old, suite) {
-		tmp := filepath.Join(dir, fmt.Sprintf(".suite-%d.mjs", os.Getpid()))
-		os.WriteFile(tmp, suite, 0o644)
-		if err := os.Rename(tmp, filepath.Join(dir, "suite.mjs")); err != nil {
+	for _, script := range []string{"suite.mjs", "liveapp.mjs"} {
+		b, err := os.ReadFile(filepath.Join(src, script))
+		if err != nil {
 			t.Fatal(err)
+		}
+		if old, _ := os.ReadFile(filepath.Join(dir, script)); !bytes.Equal(old, b) {
+			tmp := filepath.Join(dir, fmt.Sprintf(".%d-%s", os.Getpid(), script))
+			os.WriteFile(tmp, b, 0o644)
+			if err := os.Rename(tmp, filepath.Join(dir, script)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return dir
