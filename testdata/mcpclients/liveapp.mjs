@@ -2,7 +2,8 @@
 // MCP Apps package itself (@modelcontextprotocol/ext-apps, pinned in this folder).
 // test/e2e's TestLiveViewAppRendersTheStream runs it as
 //   node liveapp.mjs check URL    the TypeScript SDK 1.x client over streamable HTTP at
-//                                 URL, declaring the extension: the session start tool
+//                                 URL (and the 2.x client in the 2026-07-28 era, for the
+//                                 listing), declaring the extension: the session start tool
 //                                 names the app, the resource reads back as one, a
 //                                 session starts; prints the resource and the result as
 //                                 JSON on the last line
@@ -61,7 +62,24 @@ const list = async (capabilities) => {
   await client.close();
 }
 
-const [client, tools] = await list({ extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } });
+const uiCapability = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
+
+// The stateless 2026-07-28 era has no initialize: the 2.x client sends its capabilities
+// with each request, and the list follows them there too.
+{
+  const v2 = await import("@modelcontextprotocol/client");
+  for (const capabilities of [{}, uiCapability]) {
+    const c = new v2.Client({ name: "w365-liveapp", version: "1.0.0" }, { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await c.connect(new v2.StreamableHTTPClientTransport(new URL(arg)));
+    const t = (await c.listTools()).tools.find((t) => t.name === startTool);
+    const want = capabilities.extensions ? appUri : undefined;
+    check(c.getNegotiatedProtocolVersion() === "2026-07-28" && getToolUiResourceUri(t) === want,
+      `2026-07-28 era, ${want ? "with" : "without"} the extension: ${want ? "the link" : "no link"}`, JSON.stringify(t?._meta));
+    await c.close();
+  }
+}
+
+const [client, tools] = await list(uiCapability);
 const tool = tools.find((t) => t.name === startTool);
 check(tool !== undefined, `${startTool} is listed`);
 check(getToolUiResourceUri(tool) === appUri, "the host's reading of the tool's UI names the app", JSON.stringify(tool._meta));
