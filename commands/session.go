@@ -113,9 +113,14 @@ var ListSessions = tool.Define(tool.Tool{
 	return out, nil
 })
 
+// LiveViewApp is the URI of the MCP App that shows a session's live view in the chat,
+// from the liveViewUrl of the result of a tool that names it as its UI.
+const LiveViewApp = "ui://w365/live-view"
+
 // StartSession is the tool mcp_W365ComputerUse_StartSession (w365 session start).
 var StartSession = tool.Define(tool.Tool{
 	Name: "mcp_W365ComputerUse_StartSession", Legacy: []string{"start_session"},
+	UI:   LiveViewApp,
 	Path: []string{"session", "start"}, Aliases: []string{"new"},
 	Summary: "Start a session with its own virtual desktop and browser profile",
 	Long: "Starts an isolated virtual desktop (Xvfb, window manager, accessibility bus) and returns its\n" +

@@ -147,7 +147,7 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 			mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(au.metadata()))
 		}
 	}
-	mux.Handle(liveViewPrefix, h.liveViewHandler())
+	mux.Handle(liveViewPrefix, liveAppCORS(h.liveViewHandler()))
 	// Health probes (the container's, the chart's) ask without credentials.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	origins := ownOrigins(ln.Addr().String(), base, h.policy.HTTPAllowedOrigins)

@@ -76,6 +76,7 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 	}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 	caps.AddExtension(TasksExtension, map[string]any{})
+	caps.AddExtension(AppsExtension, map[string]any{})
 	s := mcp.NewServer(&mcp.Implementation{Name: "w365", Title: "w365 computer use", Version: Version()},
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
@@ -89,6 +90,7 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 	s.AddReceivingMiddleware(leanToolLists, h.taskMiddleware(remote))
 	h.addTaskMethods(s)
 	s.AddResourceTemplate(resultTemplate, h.readResult(remote))
+	s.AddResource(liveAppResource, h.readLiveApp)
 	for _, t := range commands.All() {
 		// The policy's tool lists: a tool they leave out is neither listed nor callable.
 		if !o.Selected(t) || !h.policy.ToolAllowed(append([]string{t.Name}, t.Legacy...)...) {
@@ -135,6 +137,9 @@ func MCPTool(t *tool.Tool, name string) *mcp.Tool {
 	}
 	if out := t.OutputSchema(); out != nil {
 		mt.OutputSchema = out
+	}
+	if t.UI != "" {
+		mt.Meta = appMeta(t.UI)
 	}
 	return mt
 }

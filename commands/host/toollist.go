@@ -78,7 +78,8 @@ func (l leanToolList) MarshalJSON() ([]byte, error) {
 const MetaToolsets = "w365/toolsets"
 
 // leanToolLists is the receiving middleware that wraps tools/list results, keeping only
-// the toolsets the request's MetaToolsets names.
+// the toolsets the request's MetaToolsets names, and the MCP App links (appMeta) only for
+// a client that renders apps.
 func leanToolLists(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -93,6 +94,9 @@ func leanToolLists(next mcp.MethodHandler) mcp.MethodHandler {
 				return t == nil || !slices.Contains(want, "all") && !slices.Contains(want, t.Toolset)
 			})
 			lr = &cp
+		}
+		if lq, ok := req.(*mcp.ListToolsRequest); ok && !rendersApps(lq.ClientCapabilities()) {
+			lr = withoutAppMeta(lr)
 		}
 		return leanToolList{lr}, nil
 	}

@@ -136,6 +136,9 @@ type Tool struct {
 	Spellings map[string]string
 	// Sessionless tools run outside any session queue (session management, host info).
 	Sessionless bool
+	// UI is the ui:// resource of the MCP App a client that renders apps shows with the
+	// tool's result (docs/mcp.md#the-live-view-in-the-chat); empty for most tools.
+	UI string
 	// Describe gives input property descriptions that a struct tag cannot hold because
 	// they come from elsewhere (the sandbox's allowlist); they win over the tag. It runs
 	// when the schema is built, not when the program starts.

@@ -177,7 +177,7 @@ func runScript(t *testing.T, node, script string, args []string, env []string) {
 }
 
 // mcpClients installs testdata/mcpclients (npm ci of its lock, once per lock, into the
-// user's cache) and returns that directory with suite.mjs copied in.
+// user's cache) and returns that directory with its scripts copied in.
 func mcpClients(t *testing.T) string {
 	t.Helper()
 	testenv.Require(t, "npm")
