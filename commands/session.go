@@ -46,7 +46,7 @@ type SessionOut struct {
 	// the agent acts as you (your own display).
 	Confinement string `json:"confinement"`
 	// LiveViewURL is set when the host serves HTTP.
-	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
+	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"live view; the URL is a credential"`
 }
 
 func sessionOut(i session.Info) SessionOut {
@@ -235,7 +235,7 @@ type BrowserSessionIn struct {
 // BrowserSessionOut is a new browser session.
 type BrowserSessionOut struct {
 	BrowserSessionID string `json:"browserSessionId"`
-	LiveViewURL      string `json:"liveViewUrl,omitempty" jsonschema:"view-only live desktop; the URL is its credential"`
+	LiveViewURL      string `json:"liveViewUrl,omitempty" jsonschema:"live view; the URL is a credential"`
 }
 
 // A person in the loop (docs/person.md): an agent hands its session to a person, who acts in
@@ -256,11 +256,12 @@ type HandOverOut struct {
 	HandoverID string `json:"handoverId"`
 	Status     string `json:"status" jsonschema:"handedBack, timedOut, waiting or declined"`
 	// LiveViewURL is the one-time link: the live view with control, alive until the hand-back.
-	LiveViewURL string     `json:"liveViewUrl,omitempty" jsonschema:"one-time link, while open"`
-	Note        string     `json:"note,omitempty" jsonschema:"the person's note"`
-	WaitedMs    int64      `json:"waitedMs"`
-	Deadline    *time.Time `json:"deadline,omitempty"`
-	session     string
+	LiveViewURL string `json:"liveViewUrl,omitempty"`
+	// Note is what the person wrote when handing back.
+	Note     string     `json:"note,omitempty"`
+	WaitedMs int64      `json:"waitedMs"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+	session  string
 }
 
 func (o HandOverOut) Text() string {
@@ -299,6 +300,7 @@ const maxInstructions = 4000
 // HandOverToPerson is the tool hand_over_to_person (w365 session hand-over).
 var HandOverToPerson = tool.Define(tool.Tool{
 	Name: "hand_over_to_person", Path: []string{"session", "hand-over"}, Args: []string{"reason"},
+	UI:      LiveViewApp,
 	Summary: "Ask a person to act here (login, CAPTCHA, decision) and wait for their hand-back",
 	Long: "Opens a hand-over: a one-time link to the session's live view that gives the person control\n" +
 		"until they hand the session back (or timeoutSeconds pass). Where the client supports URL\n" +

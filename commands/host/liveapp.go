@@ -26,11 +26,10 @@ const (
 	// appMIME is the MIME type of an MCP App's HTML; a client declaring the extension
 	// lists it among the mimeTypes it renders.
 	appMIME = "text/html;profile=mcp-app"
-	// metaUI is the key of a tool's app metadata (_meta.ui.resourceUri) and
-	// metaUIResourceURI its older flat spelling, which hosts from before the nested
-	// form read; the extension's own server helper writes both.
-	metaUI            = "ui"
-	metaUIResourceURI = "ui/resourceUri"
+	// metaUI is the key of a tool's app metadata (_meta.ui.resourceUri). Its older flat
+	// spelling (_meta["ui/resourceUri"]) is left out: it goes only to clients that
+	// declare the extension's capability, which came with the nested form.
+	metaUI = "ui"
 )
 
 //go:embed liveapp.html
@@ -44,10 +43,10 @@ var liveAppResource = &mcp.Resource{
 	MIMEType:    appMIME,
 }
 
-// appMeta is the _meta of a tool whose result the app at uri shows. It costs about 80
+// appMeta is the _meta of a tool whose result the app at uri shows. It costs about 45
 // bytes of tools/list a tool, and only clients that render apps get it (rendersApps).
 func appMeta(uri string) mcp.Meta {
-	return mcp.Meta{metaUI: map[string]any{"resourceUri": uri}, metaUIResourceURI: uri}
+	return mcp.Meta{metaUI: map[string]any{"resourceUri": uri}}
 }
 
 // rendersApps reports whether a client's capabilities declare the extension with the
@@ -75,7 +74,6 @@ func withoutAppMeta(lr *mcp.ListToolsResult) *mcp.ListToolsResult {
 		t := *mt
 		t.Meta = maps.Clone(mt.Meta)
 		delete(t.Meta, metaUI)
-		delete(t.Meta, metaUIResourceURI)
 		if len(t.Meta) == 0 {
 			t.Meta = nil
 		}

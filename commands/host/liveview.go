@@ -215,8 +215,12 @@ func sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 
 // livePerson is a person's control from the live view page: hand back (with a note), pause
 // (with a note) or resume.
+//
+// A hand back is taken from any origin: the MCP App (docs/mcp.md) sends it from its
+// sandboxed frame, an origin of the client's, and the token in the URL, not a cookie, is
+// its authority, which no other page has. Pause and resume keep to the page's own origin.
 func (h *Host) livePerson(w http.ResponseWriter, r *http.Request, s *session.Session, op string) {
-	if !sameOrigin(w, r) {
+	if op != "handback" && !sameOrigin(w, r) {
 		return
 	}
 	var body struct {
