@@ -7,7 +7,8 @@
 // regions.go: contrast against the local background, borders erased, connected
 // components grouped into lines), crops each line with a margin, normalises it (dark on
 // white, contrast stretched, upscaled up to 3x when small) and reads it as one line
-// (--psm 7). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
+// (--psm 7); the single glyphs of one row (calculator keys) and the marks beside them
+// are read together as one line, a strip (see units in regions.go). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
 // each reading its share from a list, so that the model loads once per process whatever
 // the number of lines: one process, started before the screen is analysed, and one more
 // per core only when there is enough text for it to pay for its model load. Word boxes
