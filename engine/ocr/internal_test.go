@@ -144,7 +144,7 @@ func TestLinesAndCrop(t *testing.T) {
 	if top.r != ls[0].r {
 		li = 1
 	}
-	r, c := m.crop(li, top)
+	r, c := m.crop(li, top, top.r)
 	at := func(x, y int) byte { return c.Pix[(y-r.Min.Y)*c.Stride+x-r.Min.X] }
 	if v := at(44, 30); v > 40 {
 		t.Errorf("white glyph on blue not made dark: %d", v)
@@ -208,5 +208,59 @@ func TestEqualsSignIsALine(t *testing.T) {
 	ls := findInk(g, newBackground(g, 2), 2).lines()
 	if len(ls) != 1 || ls[0].r != image.Rect(25, 18, 34, 22) {
 		t.Fatalf("lines %+v, want the two bars as one", ls)
+	}
+}
+
+func TestKeyGlyphsFormAStrip(t *testing.T) {
+	// A row of keys as xcalc draws them: "1" (a 3x13 bar), two wider glyphs, a "." of 1x2
+	// pixels on the row's baseline and, on the next row, a word of text. The glyphs and
+	// the dot are one strip over the row's band; the word is a line of its own.
+	const W, H = 300, 80
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	fill := func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = 10
+			}
+		}
+	}
+	fill(20, 10, 23, 23)
+	fill(60, 10, 68, 23)
+	fill(100, 10, 108, 23)
+	fill(140, 21, 141, 23)
+	for k := 0; k < 4; k++ { // a word: four letters close together
+		fill(20+9*k, 50, 26+9*k, 60)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls, us := m.units(m.lines())
+	var strip, word *unit
+	for i := range us {
+		switch len(us[i].idx) {
+		case 4:
+			strip = &us[i]
+		case 1:
+			word = &us[i]
+		}
+	}
+	if len(us) != 2 || strip == nil || word == nil {
+		t.Fatalf("units %+v, want a strip of 4 and the word", us)
+	}
+	if strip.band.Min.Y != 10 || strip.band.Max.Y != 23 || ls[strip.idx[3]].r != image.Rect(140, 21, 141, 23) {
+		t.Fatalf("strip band %v, last member %v; want the keys' band and the dot", strip.band, ls[strip.idx[3]].r)
+	}
+	img, segs := m.strip(ls, *strip)
+	if len(segs) != 4 || img.Rect.Dy() != 13+2*(13/3+3) {
+		t.Fatalf("strip %v with %d segments", img.Rect, len(segs))
+	}
+	// A word read over the dot's segment maps back onto the dot on the screen.
+	tl := &tile{segs: segs, scale: 1}
+	dot := segs[3]
+	x := dot.x1 - (13/2 + 3) - 1 // the last segment ends with the crop: its margin, then the dot
+	off, core := tl.place(x)
+	if p := image.Pt(x, 13/3+3+12).Add(off); !p.In(core) || p.X != 140 {
+		t.Fatalf("strip x %d maps to %v (core %v), want the dot at x 140", x, p, core)
 	}
 }

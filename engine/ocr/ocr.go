@@ -7,7 +7,8 @@
 // regions.go: contrast against the local background, borders erased, connected
 // components grouped into lines), crops each line with a margin, normalises it (dark on
 // white, contrast stretched, upscaled up to 3x when small) and reads it as one line
-// (--psm 7). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
+// (--psm 7); the single glyphs of one row (calculator keys) and the marks beside them
+// are read together as one line, a strip (see units in regions.go). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
 // each reading its share from a list, so that the model loads once per process whatever
 // the number of lines: one process, started before the screen is analysed, and one more
 // per core only when there is enough text for it to pay for its model load. Word boxes
@@ -85,11 +86,13 @@ type tile struct {
 	// core is the line's ink extent (screen coordinates): a word read from the tile is
 	// the line's only if its centre lies in it. r is the crop around it.
 	core, r image.Rectangle
-	scale   float64
-	path    string
-	cost    int // scaled width: recognition time grows with it
-	worker  int
-	page    int // 1-based position in its worker's list
+	// segs, for a strip of glyphs (see unit), replace core and r: each glyph's place.
+	segs   []segment
+	scale  float64
+	path   string
+	cost   int // scaled width: recognition time grows with it
+	worker int
+	page   int // 1-based position in its worker's list
 }
 
 // Analyze recognises the text in img. Box coordinates are in img's own coordinate
@@ -158,8 +161,8 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	defer os.RemoveAll(dir)
 
 	ink := findInk(g, newBackground(g, workers), workers)
-	lines := ink.lines()
-	tiles := make([]tile, len(lines))
+	lines, units := ink.units(ink.lines())
+	tiles := make([]tile, len(units))
 	// Crop, normalise, upscale and write the lines in parallel.
 	var wg sync.WaitGroup
 	errs := make([]error, max(len(tiles), workers))
@@ -170,16 +173,27 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			l := lines[i]
-			r, crop := ink.crop(i, l)
+			u := units[i]
 			sc := scale
 			if sc == 0 {
-				sc = lineScale(l.r.Dy(), opts.Fine)
+				sc = lineScale(u.band.Dy(), opts.Fine)
+			}
+			t := &tiles[i]
+			var crop *image.Gray
+			if len(u.idx) == 1 {
+				l := lines[u.idx[0]]
+				var r image.Rectangle
+				r, crop = ink.crop(u.idx[0], l, l.r)
+				t.core = l.r.Inset(-2).Add(b.Min)
+				t.r = r.Add(b.Min)
+			} else {
+				crop, t.segs = ink.strip(lines, u)
+				for k := range t.segs {
+					t.segs[k].off = t.segs[k].off.Add(b.Min)
+					t.segs[k].core = t.segs[k].core.Add(b.Min)
+				}
 			}
 			pix, w, h := prepare(crop, crop.Rect, sc)
-			t := &tiles[i]
-			t.core = l.r.Inset(-2).Add(b.Min)
-			t.r = r.Add(b.Min)
 			t.scale = sc
 			t.cost = w + tileOverhead
 			t.path = filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i))
@@ -375,22 +389,40 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		ht, _ := strconv.Atoi(f[9])
 		conf, _ := strconv.ParseFloat(f[10], 64)
 		text := strings.TrimSpace(strings.Join(f[11:], "\t"))
-		if text == "" || conf < minConf || noise(text, conf) {
+		t := tiles[page-1]
+		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
+		// a key's label, whatever tesseract's confidence in it.
+		if text == "" || conf < minConf || t.segs == nil && noise(text, conf) {
 			continue
 		}
-		t := tiles[page-1]
 		scale := t.scale
-		x0 := t.r.Min.X + int(float64(left)/scale)
-		y0 := t.r.Min.Y + int(float64(top)/scale)
-		x1 := t.r.Min.X + int(math.Ceil(float64(left+wd)/scale))
-		y1 := t.r.Min.Y + int(math.Ceil(float64(top+ht)/scale))
+		x0 := int(float64(left) / scale)
+		y0 := int(float64(top) / scale)
+		x1 := int(math.Ceil(float64(left+wd) / scale))
+		y1 := int(math.Ceil(float64(top+ht) / scale))
+		off, core := t.r.Min, t.core
+		if t.segs != nil {
+			off, core = t.place((x0 + x1) / 2)
+		}
+		x0, x1, y0, y1 = x0+off.X, x1+off.X, y0+off.Y, y1+off.Y
 		cx, cy := (x0+x1)/2, (y0+y1)/2
-		if !image.Pt(cx, cy).In(t.core) {
+		if !image.Pt(cx, cy).In(core) {
 			continue // the neighbour whose core holds it reports it
 		}
 		out = append(out, Box{Text: text, Confidence: conf, X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0})
 	}
 	return out
+}
+
+// place is the offset to the screen and the core of the strip glyph at strip x.
+func (t *tile) place(x int) (image.Point, image.Rectangle) {
+	for _, s := range t.segs {
+		if x < s.x1 {
+			return s.off, s.core
+		}
+	}
+	s := t.segs[len(t.segs)-1]
+	return s.off, s.core
 }
 
 // noise says whether a word is a likely artefact: a lone symbol or letter read with low

@@ -75,7 +75,7 @@ func normSymbols(w string) string {
 
 // keyOf is how a set's words are compared.
 func keyOf(set string) func(string) string {
-	if set == "real" {
+	if set == "real" || set == "real-held" {
 		return normSymbols
 	}
 	return norm
@@ -162,8 +162,10 @@ func rawTesseract(t testing.TB, path string, env ...string) ([]string, time.Dura
 // raw tesseract CLI (`tesseract img.png - tsv` at OMP_THREAD_LIMIT=1) on every screen of
 // scenes(). It requires what the design promises
 // in recall, never in time (the machine is shared): at least 0.95 on the dense screens
-// and 0.85 on every test-app screen; the real applications' screens (set "real", symbols
-// counted) are reported against those figures, not held to them yet.
+// and 0.85 on every test-app screen; the real applications' screens (symbols counted)
+// are reported against 0.85, the development set ("real") held to realFloor so that it
+// cannot fall back, the held-out set ("real-held") not held to a floor until it
+// reaches the target.
 // W365_OCR_ONLY=NAME,... runs only those screens.
 func TestRecall(t *testing.T) {
 	testenv.Require(t, "tesseract")
@@ -227,9 +229,16 @@ func TestRecall(t *testing.T) {
 				floor = 0.95
 			}
 			switch {
+			case sc.set == "real" && rOurs < realFloor:
+				t.Errorf("%s: recall %.3f < %.2f", s.name, rOurs, realFloor)
 			case sc.set == "real" && rOurs < floor:
-				// The real applications are measured, not yet held to the floor: the
-				// method does not reach it there (docs/development.md, Benchmarks).
+				// The development set of real applications is held to a regression
+				// floor below the target, which the method does not reach there yet.
+				t.Logf("%s: recall %.3f, below the %.2f every screen should reach", s.name, rOurs, floor)
+			case sc.set == "real-held" && rOurs < floor:
+				// The held-out real applications are measured, not held to the floor:
+				// the method does not reach it there yet (docs/development.md,
+				// Benchmarks).
 				t.Logf("%s: recall %.3f, below the %.2f every screen should reach", s.name, rOurs, floor)
 			case rOurs < floor:
 				t.Errorf("%s: recall %.3f < %.2f", s.name, rOurs, floor)
@@ -258,6 +267,10 @@ func TestRecall(t *testing.T) {
 	}
 	t.Logf("load average at end: %s", loadavg())
 }
+
+// realFloor is the lowest recall a development screen of a real application may read:
+// its lowest with the glyph rows (0.735, galculator) less a margin for load.
+const realFloor = 0.70
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)

@@ -34,6 +34,9 @@ type inkImage struct {
 	depth []int16 // per pixel, see background.contrast
 	comp  []int32 // per pixel: component index, -1 for no (kept) ink
 	comps []component
+	// marks are the lines too small to be read alone ("." and "-" on keys): lines()
+	// keeps them aside for units to place beside the glyphs of their row.
+	marks []line
 }
 
 type component struct {
@@ -183,10 +186,14 @@ func (m *inkImage) lines() []line {
 		l.max = max(l.max, c.max)
 	}
 	out := ls[:0]
+	m.marks = m.marks[:0]
 	for _, l := range ls {
 		l = m.trim(l)
 		sign := len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
 		if (l.r.Dy() < minLineH && !sign) || l.n < 12 || l.r.Dx() < 3 {
+			if l.n >= minMarkInk && len(l.comps) <= 2 && l.r.Dx()*6 >= l.r.Dy() {
+				m.marks = append(m.marks, l)
+			}
 			continue
 		}
 		for _, ci := range l.comps {
@@ -250,13 +257,210 @@ func (m *inkImage) trim(l line) line {
 // may be and still be text.
 const tallRatio = 24
 
-// crop cuts line li out of the image with a margin and normalises it: every background
-// white, the line's text from grey to black whatever its colour or contrast, ink of
-// other lines and erased borders white. It returns the crop's rectangle (in image
-// coordinates, relative to the image) and its pixels.
-func (m *inkImage) crop(li int, l line) (image.Rectangle, *image.Gray) {
-	h := l.r.Dy()
-	r := image.Rect(l.r.Min.X-h/2-3, l.r.Min.Y-h/3-3, l.r.Max.X+h/2+3, l.r.Max.Y+h/3+3).
+// A key of a calculator or a toolbar holds one glyph ("1", "C", "(", "=", "."), and
+// tesseract, which reads a line with the language model's context, misreads a glyph
+// read alone ("1" as "]", "C" as "Cc") and reads nothing of a mark with no height of
+// its own to measure it by ("." and "-"). The glyphs of one row are therefore read
+// together, as one line: each cropped over the row's whole height (so that a "." sits on
+// the row's baseline and a "-" at its middle), side by side with wide gaps between them,
+// so that tesseract sees a line of separate words of one size and baseline.
+const (
+	// minMarkInk is the least ink a mark has (a bitmap font's 1x2 dot).
+	minMarkInk = 2
+	// minRowH is the least height of a glyph that founds a row.
+	minRowH = 8
+	// rowReach (in row heights) is how far apart two glyphs of one row may stand.
+	rowReach = 8
+	// stripGap (in row heights) is the white added between the glyphs of a strip, on top
+	// of their margins: narrower, tesseract joins neighbours into one word ("123").
+	stripGap = 2
+)
+
+// unit is what one tile holds: one line, or the glyphs of one row (a strip), left to
+// right, over the row's band.
+type unit struct {
+	idx  []int
+	band image.Rectangle
+}
+
+// glyph says whether a line is one glyph, not much wider than tall and not a hairline
+// (the side of a button, too short for removeLines): one component, or the two bars of a
+// stacked sign such as "=" (two other components are more often the corners left of a
+// rounded button's outline than a glyph).
+func (m *inkImage) glyph(l line) bool {
+	one := len(l.comps) == 1 || len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
+	return one && l.r.Dx() <= 2*max(l.r.Dy(), minLineH) && l.r.Dx()*6 >= l.r.Dy()
+}
+
+// units groups the lines into tiles: the glyphs of one row, and the marks that lie in
+// that row near them, become one strip; every other line is a unit of its own. Marks are
+// appended to the lines they return (with their components' line set); a mark near no
+// row of glyphs, or at the edge of a line of text (the dot of an i), is left out.
+func (m *inkImage) units(ls []line) ([]line, []unit) {
+	type row struct {
+		band    image.Rectangle
+		h       int // the tallest glyph's height
+		members []int
+	}
+	var gl []int
+	for i, l := range ls {
+		if m.glyph(l) {
+			gl = append(gl, i)
+		}
+	}
+	slices.SortStableFunc(gl, func(a, b int) int { return ls[b].r.Dy() - ls[a].r.Dy() })
+	var rows []*row
+	near := func(r *row, x image.Rectangle) bool {
+		for _, i := range r.members {
+			o := ls[i].r
+			if max(o.Min.X-x.Max.X, x.Min.X-o.Max.X) <= rowReach*r.h {
+				return true
+			}
+		}
+		return false
+	}
+	find := func(x image.Rectangle) *row {
+		cy := (x.Min.Y + x.Max.Y) / 2
+		for _, r := range rows {
+			if cy >= r.band.Min.Y && cy < r.band.Max.Y && near(r, x) {
+				return r
+			}
+		}
+		return nil
+	}
+	inRow := make([]bool, len(ls))
+	// Glyphs of a row's height found rows; smaller ones ("=", "*", "-") and marks join
+	// the row they lie in, near one of its members, a join bringing others near.
+	var small []int
+	for _, i := range gl {
+		l := ls[i]
+		r := find(l.r)
+		if r != nil && l.r.Dy()*10 < r.h*6 {
+			r = nil // much smaller than the row's glyphs: text of another size
+		}
+		if r == nil {
+			if l.r.Dy() < minRowH {
+				small = append(small, i)
+				continue
+			}
+			rows = append(rows, &row{band: l.r, h: l.r.Dy()})
+			r = rows[len(rows)-1]
+		}
+		r.band.Min.Y, r.band.Max.Y = min(r.band.Min.Y, l.r.Min.Y), max(r.band.Max.Y, l.r.Max.Y)
+		r.members = append(r.members, i)
+		inRow[i] = true
+	}
+	n := len(ls)
+	for _, mk := range m.marks {
+		edge := false
+		for _, l := range ls[:n] {
+			if !m.glyph(l) && mk.r.Overlaps(l.r.Inset(-max(2, l.r.Dy()/2))) {
+				edge = true
+				break
+			}
+		}
+		if !edge {
+			small = append(small, len(ls))
+			ls = append(ls, mk)
+			inRow = append(inRow, false)
+		}
+	}
+	for joined := true; joined; {
+		joined = false
+		for _, i := range small {
+			if inRow[i] {
+				continue
+			}
+			if r := find(ls[i].r); r != nil {
+				r.members = append(r.members, i)
+				inRow[i], joined = true, true
+			}
+		}
+	}
+	for i := n; i < len(ls); i++ {
+		if inRow[i] {
+			for _, ci := range ls[i].comps {
+				m.comps[ci].line = i
+			}
+		}
+	}
+	var us []unit
+	for _, r := range rows {
+		if len(r.members) == 1 {
+			inRow[r.members[0]] = false
+			continue
+		}
+		slices.SortFunc(r.members, func(a, b int) int { return ls[a].r.Min.X - ls[b].r.Min.X })
+		us = append(us, unit{idx: r.members, band: r.band})
+	}
+	for i, l := range ls[:n] {
+		if !inRow[i] {
+			us = append(us, unit{idx: []int{i}, band: l.r})
+		}
+	}
+	return ls, us
+}
+
+// segment is one glyph's place in a strip: strip x from x0 to x1 (unscaled) maps to
+// the screen by adding off; a word read there is the glyph's if its centre lies in core.
+type segment struct {
+	x0, x1 int
+	off    image.Point
+	core   image.Rectangle
+}
+
+// strip crops the glyphs of a row unit over its band and sets them side by side.
+func (m *inkImage) strip(ls []line, u unit) (*image.Gray, []segment) {
+	gap := stripGap * u.band.Dy()
+	type part struct {
+		r    image.Rectangle
+		g    *image.Gray
+		core image.Rectangle
+	}
+	var parts []part
+	W, top, bottom := 0, math.MaxInt, 0
+	for k, li := range u.idx {
+		l := ls[li]
+		ext := image.Rect(l.r.Min.X, u.band.Min.Y, l.r.Max.X, u.band.Max.Y)
+		r, g := m.crop(li, l, ext)
+		parts = append(parts, part{r, g, ext.Inset(-2)})
+		if k > 0 {
+			W += gap
+		}
+		W += r.Dx()
+		top, bottom = min(top, r.Min.Y), max(bottom, r.Max.Y)
+	}
+	out := image.NewGray(image.Rect(0, 0, W, bottom-top))
+	for i := range out.Pix {
+		out.Pix[i] = 255
+	}
+	var segs []segment
+	x := 0
+	for k, p := range parts {
+		for y := 0; y < p.r.Dy(); y++ {
+			copy(out.Pix[(y+p.r.Min.Y-top)*out.Stride+x:], p.g.Pix[y*p.g.Stride:][:p.r.Dx()])
+		}
+		x0, x1 := x, x+p.r.Dx()
+		if k > 0 {
+			x0 -= gap / 2
+		}
+		if k < len(parts)-1 {
+			x1 += gap / 2
+		}
+		segs = append(segs, segment{x0: x0, x1: x1, off: image.Pt(p.r.Min.X-x, top), core: p.core})
+		x += p.r.Dx() + gap
+	}
+	return out, segs
+}
+
+// crop cuts line li out of the image with a margin around ext (the line's ink extent, or
+// a strip's band over it) and normalises it: every background white, the line's text
+// from grey to black whatever its colour or contrast, ink of other lines and erased
+// borders white. It returns the crop's rectangle (in image coordinates, relative to the
+// image) and its pixels.
+func (m *inkImage) crop(li int, l line, ext image.Rectangle) (image.Rectangle, *image.Gray) {
+	h := ext.Dy()
+	r := image.Rect(ext.Min.X-h/2-3, ext.Min.Y-h/3-3, ext.Max.X+h/2+3, ext.Max.Y+h/3+3).
 		Intersect(image.Rect(0, 0, m.rect.Dx(), m.rect.Dy()))
 	// The text's own contrast maps to full black, so grey helper text reads like black.
 	full := max(inkDepth*3/2, l.max*4/5)

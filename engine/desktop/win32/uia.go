@@ -316,12 +316,23 @@ func (u *UIA) children(ctx context.Context, it item, descend bool, maxElements i
 	return false, err
 }
 
+// errNoForeground is the answer for the foreground window when no window has the focus
+// (an empty desktop): the tree and the search of the foreground window are then empty
+// results, not errors, as on Linux (TOOLS.md: empty is an empty result).
+var errNoForeground = werr.New(werr.NotFound, "no foreground window").WithHint("focus a window first (activate_window)")
+
+// foregroundWindow is GetForegroundWindow; a test replaces it to have no window focused.
+var foregroundWindow = func() uintptr {
+	h, _, _ := winapi.ProcGetForegroundWindow.Call()
+	return h
+}
+
 // target is the window a call reads: hwnd, or the foreground window when 0.
 func target(hwnd uint32) (uintptr, error) {
 	if hwnd == 0 {
-		h, _, _ := winapi.ProcGetForegroundWindow.Call()
+		h := foregroundWindow()
 		if h == 0 {
-			return 0, werr.New(werr.NotFound, "no foreground window").WithHint("focus a window first (activate_window)")
+			return 0, errNoForeground
 		}
 		return h, nil
 	}
@@ -343,6 +354,9 @@ func (u *UIA) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Node
 		return desktop.Node{}, desktop.Meta{}, werr.Done(ctx, "accessibility query")
 	}
 	hwnd, err := target(0)
+	if err == errNoForeground {
+		return desktop.Node{}, desktop.Meta{}, nil
+	}
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
@@ -387,6 +401,9 @@ func (u *UIA) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, e
 		return nil, werr.Done(ctx, "accessibility query")
 	}
 	hwnd, err := target(q.WindowHandle)
+	if err == errNoForeground {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

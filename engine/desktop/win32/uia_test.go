@@ -276,6 +276,25 @@ func TestUIAWalk(t *testing.T) {
 		leaks(t)
 	})
 
+	run("NoForeground", func(t *testing.T) {
+		// An empty desktop: the foreground window's tree and search are empty, not
+		// NOT_FOUND (TOOLS.md), as on Linux; a named window that is gone still is.
+		defer func(f func() uintptr) { foregroundWindow = f }(foregroundWindow)
+		foregroundWindow = func() uintptr { return 0 }
+		root, meta, err := u.Tree(ctx, 0, 0)
+		if err != nil || root.Role != "" || len(root.Children) != 0 || meta.Count != 0 || meta.Truncated {
+			t.Fatalf("tree with no foreground window: %+v %+v %v, want an empty tree", root, meta, err)
+		}
+		ms, err := u.Find(ctx, desktop.FindQuery{Role: "Edit"})
+		if err != nil || len(ms) != 0 {
+			t.Fatalf("find with no foreground window: %+v %v, want no matches", ms, err)
+		}
+		if _, err := u.Find(ctx, desktop.FindQuery{Role: "Edit", WindowHandle: 0x7ffffff0}); werr.CodeOf(err) != werr.NotFound {
+			t.Fatalf("find in a window that does not exist: %v, want NOT_FOUND", err)
+		}
+		leaks(t)
+	})
+
 	run("LongValue", func(t *testing.T) {
 		fakeRoots[0x1003] = tree(&fakeNode{ct: 50032, name: "w", r: rect(0, 0, 100, 100), kids: []*fakeNode{
 			{ct: 50030, name: "doc", value: "a" + strings.Repeat("é", 3000), r: rect(0, 0, 100, 100)},
