@@ -291,11 +291,14 @@ func urlElicitation(ctx context.Context) *mcp.ServerSession {
 }
 
 // liveTokenInURL is a live view token in a link (a hand-over's result carries its one-time link).
-var liveTokenInURL = regexp.MustCompile(`(` + regexp.QuoteMeta(liveViewPrefix) + `[^\s?]*\?token=)[0-9a-fA-F]+`)
+// It is compiled on first use: a one-shot CLI call never needs it (issue 28).
+var liveTokenInURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(` + regexp.QuoteMeta(liveViewPrefix) + `[^\s?]*\?token=)[0-9a-fA-F]+`)
+})
 
 // hideLiveTokens keeps live view tokens out of what watch prints and the trace records:
 // the link is the credential.
-func hideLiveTokens(s string) string { return liveTokenInURL.ReplaceAllString(s, "${1}‹hidden›") }
+func hideLiveTokens(s string) string { return liveTokenInURL().ReplaceAllString(s, "${1}‹hidden›") }
 
 func randomHex(n int) string {
 	b := make([]byte, n)

@@ -83,7 +83,7 @@ const [client, tools] = await list(uiCapability);
 const tool = tools.find((t) => t.name === startTool);
 check(tool !== undefined, `${startTool} is listed`);
 check(getToolUiResourceUri(tool) === appUri, "the host's reading of the tool's UI names the app", JSON.stringify(tool._meta));
-check(tool._meta?.[RESOURCE_URI_META_KEY] === appUri, `the older ${RESOURCE_URI_META_KEY} names it too`, JSON.stringify(tool._meta));
+check(tool._meta?.[RESOURCE_URI_META_KEY] === undefined, `the deprecated flat ${RESOURCE_URI_META_KEY} is not sent`, JSON.stringify(tool._meta));
 let bad = parses(McpUiToolMetaSchema, tool._meta?.ui);
 check(!bad, "the tool's _meta.ui is a McpUiToolMeta", bad);
 const linked = tools.filter((t) => getToolUiResourceUri(t)).map((t) => t.name);
