@@ -53,6 +53,8 @@ window.sendWithoutLiveView = () => {
   delete sc.liveViewUrl;
   return bridge.sendToolResult({content: result.content, structuredContent: sc});
 };
+// Any other tool's result, such as a hand-over's.
+window.sendResult = (r) => bridge.sendToolResult(r);
 const frame = document.getElementById("app");
 await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
 frame.srcdoc = resource.text.replace(/<head>/i, '<head><meta http-equiv="Content-Security-Policy" content="' + policy + '">');
@@ -161,6 +163,41 @@ func TestLiveViewAppRendersTheStream(t *testing.T) {
 	}
 	if v.ImageShown || !strings.Contains(v.Note, "No live view") || !strings.Contains(v.Note, "serves no HTTP") {
 		t.Errorf("a result without a liveViewUrl shows %+v, want the plain note that there is no live view", v)
+	}
+
+	// A hand-over's result in the app: the person hands back from the app's own frame (an
+	// origin of the client's, not the host's), and the agent's wait answers with the note.
+	agent := connectHTTP(t, url, "", "", nil)
+	sid := app.Result.StructuredContent.SessionID
+	res := e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": sid, "reason": "a login for people", "timeoutSeconds": 30})
+	var ho struct{ HandoverID, Status, LiveViewURL, Note string }
+	e2e.Structured(t, res, &ho)
+	if ho.Status != "waiting" || ho.LiveViewURL == "" {
+		t.Fatalf("hand-over for a client without elicitation: %+v", ho)
+	}
+	rb, _ := json.Marshal(res)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`window.sendResult(`+string(rb)+`)`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if inApp(probe, &v); v.HandBack || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !v.HandBack {
+		t.Fatalf("the app shows no hand-back for an open hand-over: %+v", v)
+	}
+	var clicked bool
+	inApp(`(() => { const b = document.getElementById('handback'); if (b.hidden) return false;
+		document.getElementById('handnote').value = 'logged in'; b.click(); return true; })()`, &clicked)
+	if !clicked {
+		t.Fatal("the hand-back button is hidden behind the hand-over's own link")
+	}
+	e2e.Structured(t, e2e.Call(t, agent, "hand_over_to_person", map[string]any{"sessionId": sid, "reason": "x", "handoverId": ho.HandoverID}), &ho)
+	if ho.Status != "handedBack" || ho.Note != "logged in" {
+		var shown string
+		inApp(`document.getElementById('handstate').textContent`, &shown)
+		t.Fatalf("after Hand back in the app the agent's wait answers %+v (the app says %q)", ho, shown)
 	}
 }
 
