@@ -114,8 +114,8 @@ func TestVirtualDesktopThroughTheInterface(t *testing.T) {
 	}
 
 	pids := d.PIDs()
-	if len(pids) != 3 {
-		t.Fatalf("want Xvfb, dbus and openbox, got pids %v", pids)
+	if len(pids) != 4 {
+		t.Fatalf("want Xvfb, the bus's bubblewrap, dbus-daemon and openbox, got pids %v", pids)
 	}
 	// The user's display wrapped by Existing is never stopped by w365.
 	ex := x11.Existing(d.Name())

@@ -489,7 +489,13 @@ func (d *Desktop) Stop() {
 	}
 	for i := len(d.procs) - 1; i >= 0; i-- {
 		p := d.procs[i]
-		p.cmd.Process.Signal(syscall.SIGTERM)
+		// The session bus is asked itself: its bubblewrap then reaps it and exits, so no
+		// bus outlives Stop (bubblewrap's own end would leave it to die later, reparented).
+		if p.name == busName && d.busPID > 0 {
+			syscall.Kill(d.busPID, syscall.SIGTERM)
+		} else {
+			p.cmd.Process.Signal(syscall.SIGTERM)
+		}
 		select {
 		case <-p.done:
 		case <-time.After(2 * time.Second):
