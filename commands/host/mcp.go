@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -256,11 +254,7 @@ func enterInOrder(extra *mcp.RequestExtra, q *session.Queue) *session.Ticket {
 	return t
 }
 
-func newCorrelationID() string {
-	b := make([]byte, 6)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
+func newCorrelationID() string { return randomHex(6) }
 
 // toolHandler adapts t to the SDK: decode, validate, pick the session, wait for its
 // turn, run, and turn the output or error into a result. It never lets a panic out.

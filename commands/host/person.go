@@ -300,6 +300,7 @@ var liveTokenInURL = sync.OnceValue(func() *regexp.Regexp {
 // the link is the credential.
 func hideLiveTokens(s string) string { return liveTokenInURL().ReplaceAllString(s, "${1}‹hidden›") }
 
+// randomHex is n random bytes in hex: ids, tokens.
 func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)

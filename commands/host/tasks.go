@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -144,12 +142,10 @@ func (st *taskStore) pruneLocked(now time.Time) {
 // begins with route, the host's route name, so that the chart's router sends the tasks/
 // requests naming it (in Mcp-Name) to this host.
 func (st *taskStore) start(ctx context.Context, owner, route string, call func(context.Context) (mcp.Result, error)) *taskWire {
-	b := make([]byte, 16)
-	rand.Read(b)
 	now := time.Now()
 	// The call outlives the request that started it: only tasks/cancel ends it early.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	t := &task{id: route + "t-" + hex.EncodeToString(b), owner: owner, created: now, updated: now, status: taskWorking,
+	t := &task{id: route + "t-" + randomHex(16), owner: owner, created: now, updated: now, status: taskWorking,
 		phase: "starting", cancel: cancel}
 	ctx = withTaskPhase(ctx, func(phase string) {
 		st.mu.Lock()
