@@ -65,7 +65,7 @@ type Host struct {
 	routeName atomic.Pointer[string]
 	// liveFrames holds, per session ID, when its live view last sent a frame (time.Time).
 	liveFrames sync.Map
-	// people holds, per session ID, what a person holds of it (person.go).
+	// people holds, per session (*session.Session), what a person holds of it (person.go).
 	people sync.Map
 
 	lastUsed atomic.Int64

@@ -75,7 +75,7 @@ func (h *Host) liveViewHandler() http.Handler {
 		var held bool
 		var ho *handover
 		if ok {
-			held, ho = h.heldFor(s.ID, token)
+			held, ho = h.heldFor(s, token)
 		}
 		if !ok || (ho == nil && subtle.ConstantTimeCompare([]byte(token), []byte(s.LiveToken)) != 1) {
 			http.Error(w, "wrong or expired live view token", http.StatusForbidden)
@@ -148,7 +148,7 @@ func (h *Host) liveStatus(w http.ResponseWriter, s *session.Session, control boo
 		Control bool  `json:"control"`
 		personStatus
 	}
-	st.Session, st.Control, st.personStatus = s.ID, control, h.personStatus(s.ID)
+	st.Session, st.Control, st.personStatus = s.ID, control, h.personStatus(s)
 	if t, ok := h.liveFrames.Load(s.ID); ok {
 		tt := t.(time.Time)
 		st.LastFrame, st.AgeMs = &tt, time.Since(tt).Milliseconds()
@@ -274,7 +274,7 @@ func (h *Host) liveInput(w http.ResponseWriter, r *http.Request, s *session.Sess
 	if err == nil {
 		q := &s.Queue
 		if held {
-			q = &h.hold(s.ID).lane
+			q = &h.hold(s).lane
 		}
 		ticket := q.Enter()
 		if err = ticket.Wait(r.Context()); err == nil {

@@ -107,16 +107,27 @@ const (
 	byLiveView = "live view"
 )
 
-// hold is the hold of session id, made on first use: only a pause or a hand-over makes one.
-func (h *Host) hold(id string) *personHold {
-	v, _ := h.people.LoadOrStore(id, &personHold{changed: make(chan struct{})})
+// hold is the hold of s, made on first use: only a pause or a hand-over makes one. Holds
+// belong to the session, not its name: a session started later under the same name (the
+// default session, a named one) starts unheld. Making one drops those of ended sessions.
+func (h *Host) hold(s *session.Session) *personHold {
+	if v, ok := h.people.Load(s); ok {
+		return v.(*personHold)
+	}
+	h.people.Range(func(k, _ any) bool {
+		if k.(*session.Session).Ended() {
+			h.people.Delete(k)
+		}
+		return true
+	})
+	v, _ := h.people.LoadOrStore(s, &personHold{changed: make(chan struct{})})
 	return v.(*personHold)
 }
 
-// heldOnly is the hold of session id, nil when no person ever held it (the calls of such a
-// session pass without a lock).
-func (h *Host) heldOnly(id string) *personHold {
-	if v, ok := h.people.Load(id); ok {
+// heldOnly is the hold of s, nil when no person ever held it (the calls of such a session
+// pass without a lock).
+func (h *Host) heldOnly(s *session.Session) *personHold {
+	if v, ok := h.people.Load(s); ok {
 		return v.(*personHold)
 	}
 	return nil
@@ -131,7 +142,7 @@ func (hd *personHold) signal() {
 // waitWhilePaused keeps the call of t, which has its turn on s, waiting while a person holds s:
 // paused, or handed over (hand_over_to_person itself waits on the open hand-over instead).
 func (h *Host) waitWhilePaused(ctx context.Context, prog *progress, s *session.Session, t *tool.Tool) error {
-	hd := h.heldOnly(s.ID)
+	hd := h.heldOnly(s)
 	if hd == nil {
 		return nil
 	}
@@ -169,7 +180,7 @@ func (h *Host) waitWhilePaused(ctx context.Context, prog *progress, s *session.S
 // Pause holds s for a person: the agent's calls wait after their turn until Resume.
 // Pausing a paused session names the new pauser and note.
 func (h *Host) Pause(s *session.Session, by, note string) {
-	hd := h.hold(s.ID)
+	hd := h.hold(s)
 	hd.mu.Lock()
 	hd.paused, hd.pausedBy, hd.note = true, by, note
 	h.keepAlive(s, hd)
@@ -180,7 +191,7 @@ func (h *Host) Pause(s *session.Session, by, note string) {
 
 // Resume lets the agent's calls on s go on.
 func (h *Host) Resume(s *session.Session, by string) error {
-	hd := h.heldOnly(s.ID)
+	hd := h.heldOnly(s)
 	if hd == nil {
 		return werr.Invalid("session %q is not paused", s.ID)
 	}
@@ -200,7 +211,7 @@ func (h *Host) Resume(s *session.Session, by string) error {
 // HandBack ends the open hand-over of s: the agent's call that waits on it answers handedBack.
 func (h *Host) HandBack(s *session.Session, by, note string) error {
 	var ho *handover
-	if hd := h.heldOnly(s.ID); hd != nil {
+	if hd := h.heldOnly(s); hd != nil {
 		hd.mu.Lock()
 		ho = hd.open
 		hd.mu.Unlock()
@@ -208,7 +219,7 @@ func (h *Host) HandBack(s *session.Session, by, note string) error {
 	if ho == nil {
 		return werr.New(werr.NotFound, "session %q has no open hand-over", s.ID)
 	}
-	h.endHandover(s.ID, ho, eventHandedBack, by, note)
+	h.endHandover(s, ho, eventHandedBack, by, note)
 	return nil
 }
 
@@ -221,8 +232,8 @@ func (h *Host) drainLane(hd *personHold) {
 
 // heldFor says whether a person holds s now (paused or handed over), and the hand-over whose
 // one-time token is token, if one is open.
-func (h *Host) heldFor(id, token string) (held bool, ho *handover) {
-	hd := h.heldOnly(id)
+func (h *Host) heldFor(s *session.Session, token string) (held bool, ho *handover) {
+	hd := h.heldOnly(s)
 	if hd == nil {
 		return false, nil
 	}
@@ -249,8 +260,8 @@ type handoverStatus struct {
 	Deadline     time.Time `json:"deadline"`
 }
 
-func (h *Host) personStatus(id string) personStatus {
-	hd := h.heldOnly(id)
+func (h *Host) personStatus(s *session.Session) personStatus {
+	hd := h.heldOnly(s)
 	if hd == nil {
 		return personStatus{}
 	}
@@ -313,7 +324,7 @@ func (c callerHost) HandOver(ctx context.Context, s *session.Session, req tool.H
 }
 
 func (h *Host) handOver(ctx context.Context, s *session.Session, req tool.HandOverRequest) (tool.HandOverResult, error) {
-	hd := h.hold(s.ID)
+	hd := h.hold(s)
 	ci, _ := ctx.Value(callKey{}).(callInfo)
 	hd.mu.Lock()
 	ho, opened := hd.open, false
@@ -335,7 +346,7 @@ func (h *Host) handOver(ctx context.Context, s *session.Session, req tool.HandOv
 		now := time.Now()
 		ho = &handover{id: "h-" + randomHex(8), reason: req.Reason, instructions: req.Instructions, token: randomHex(32),
 			opened: now, deadline: now.Add(req.Timeout), done: make(chan struct{})}
-		ho.timer = time.AfterFunc(req.Timeout, func() { h.endHandover(s.ID, ho, eventHandoverTimedOut, "", "") })
+		ho.timer = time.AfterFunc(req.Timeout, func() { h.endHandover(s, ho, eventHandoverTimedOut, "", "") })
 		hd.open, opened = ho, true
 		h.keepAlive(s, hd)
 		hd.signal()
@@ -394,11 +405,11 @@ func (h *Host) handOver(ctx context.Context, s *session.Session, req tool.HandOv
 				return r, nil
 			}
 		case <-ctx.Done():
-			h.endHandover(s.ID, ho, eventHandoverEnded, "", "")
+			h.endHandover(s, ho, eventHandoverEnded, "", "")
 			return tool.HandOverResult{}, werr.Done(ctx, "hand_over_to_person")
 		case <-tick.C:
 			if s.Ended() {
-				h.endHandover(s.ID, ho, eventHandoverEnded, "", "")
+				h.endHandover(s, ho, eventHandoverEnded, "", "")
 				return tool.HandOverResult{}, werr.New(werr.SessionExpired, "session %q ended during the hand-over", s.ID)
 			}
 		}
@@ -420,7 +431,7 @@ func (h *Host) handoverURL(s *session.Session, ho *handover) string {
 
 // handoverResult is how ho stands now.
 func (h *Host) handoverResult(s *session.Session, ho *handover) tool.HandOverResult {
-	hd := h.hold(s.ID)
+	hd := h.hold(s)
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
 	r := tool.HandOverResult{ID: ho.id, Note: ho.note, Deadline: ho.deadline}
@@ -441,8 +452,8 @@ func (h *Host) handoverResult(s *session.Session, ho *handover) tool.HandOverRes
 }
 
 // endHandover closes ho (its token dies) as what says; false when it had ended already.
-func (h *Host) endHandover(id string, ho *handover, what, by, note string) bool {
-	hd := h.hold(id)
+func (h *Host) endHandover(s *session.Session, ho *handover, what, by, note string) bool {
+	hd := h.hold(s)
 	hd.mu.Lock()
 	if ho.status != "" {
 		hd.mu.Unlock()
@@ -463,7 +474,7 @@ func (h *Host) endHandover(id string, ho *handover, what, by, note string) bool 
 	if what != eventHandedBack {
 		detail = ho.reason
 	}
-	h.personEvent(id, what, by, detail)
+	h.personEvent(s.ID, what, by, detail)
 	if asked != nil {
 		// The client may close the URL it showed.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

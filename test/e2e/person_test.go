@@ -516,3 +516,26 @@ func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
 		t.Fatalf("a call after the cancelled hand-over: %s", e2e.Text(res))
 	}
 }
+
+// TestAPauseEndsWithItsSession: a pause belongs to the session, not to its name. A session
+// ended while paused and started again under the same name runs its calls at once.
+func TestAPauseEndsWithItsSession(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("session", "start", "p1")
+	if r := h.Run("--session", "p1", "pause", "lunch"); r.Code != 0 {
+		t.Fatalf("pause: %+v", r)
+	}
+	h.MustRun("session", "end", "p1")
+	h.MustRun("session", "start", "p1")
+	done := make(chan e2e.Result, 1)
+	go func() { done <- h.Run("--session", "p1", "get-cursor-position") }()
+	select {
+	case r := <-done:
+		if r.Code != 0 {
+			t.Fatalf("a call in the new session p1: %+v", r)
+		}
+	case <-time.After(20 * time.Second):
+		h.Run("--session", "p1", "resume")
+		t.Fatal("the new session p1 was still paused by the pause of the session that ended")
+	}
+}
