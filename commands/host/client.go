@@ -91,14 +91,14 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.nextID++
-	id, _ := jsonrpc.MakeID(float64(c.nextID))
+	id := c.nextID
 	name := c.Opts.ClientName
 	if name == "" {
 		name = "w365-cli"
 	}
-	meta := mcp.Meta{
+	meta := map[string]any{
 		mcp.MetaKeyProtocolVersion:    mcpProtocolVersion,
-		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: name, Version: Version()},
+		mcp.MetaKeyClientInfo:         map[string]string{"name": name, "version": Version()},
 		mcp.MetaKeyClientCapabilities: map[string]any{},
 		MetaFull:                      true,
 	}
@@ -112,18 +112,14 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 		meta[MetaDisplay] = c.Opts.Display
 	}
 	if c.Opts.OnProgress != nil {
-		meta["progressToken"] = c.nextID
+		meta["progressToken"] = id
 	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	params, err := json.Marshal(&mcp.CallToolParams{Name: t.Name, Arguments: args, Meta: meta})
+	req, err := encodeLine(rpcOut{ID: id, Method: "tools/call", Params: callParams{Meta: meta, Name: t.Name, Arguments: args}})
 	if err != nil {
 		return nil, werr.Wrap(err, werr.InvalidArgument, "cannot encode the arguments of %s", t.Name)
-	}
-	req, err := encodeLine(&jsonrpc.Request{ID: id, Method: "tools/call", Params: params})
-	if err != nil {
-		return nil, werr.Wrap(err, werr.Internal, "cannot encode the call of %s", t.Name)
 	}
 	done := trace("call " + t.Name)
 	defer done()
@@ -147,8 +143,8 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 	cancelled := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(cancelled)
-		p, _ := json.Marshal(&mcp.CancelledParams{RequestID: id.Raw(), Reason: context.Cause(ctx).Error()})
-		if b, err := encodeLine(&jsonrpc.Request{Method: "notifications/cancelled", Params: p}); err == nil {
+		p := map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()}
+		if b, err := encodeLine(rpcOut{Method: "notifications/cancelled", Params: p}); err == nil {
 			conn.Write(b)
 		}
 		conn.SetReadDeadline(time.Now())
@@ -168,14 +164,13 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 			}
 			return nil, werr.Wrap(err, werr.Unavailable, "lost the connection to the w365 host during %s; the outcome is unknown", t.Name).WithRetryable(true)
 		}
-		msg, err := jsonrpc.DecodeMessage(line)
-		if err != nil {
+		var m rpcIn
+		if err := json.Unmarshal(line, &m); err != nil {
 			c.closeLocked()
 			return nil, werr.Wrap(err, werr.Unavailable, "the w365 host sent a malformed message").WithRetryable(true)
 		}
-		switch m := msg.(type) {
-		case *jsonrpc.Request:
-			if !m.ID.IsValid() && m.Method == "notifications/progress" && c.Opts.OnProgress != nil {
+		if m.Method != "" {
+			if m.ID == nil && m.Method == "notifications/progress" && c.Opts.OnProgress != nil {
 				var p mcp.ProgressNotificationParams
 				if json.Unmarshal(m.Params, &p) == nil {
 					c.Opts.OnProgress(Progress{Elapsed: time.Duration(p.Progress * float64(time.Second)),
@@ -183,54 +178,100 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 				}
 				continue
 			}
-			if m.ID.IsValid() {
+			if m.ID != nil {
 				// A request from the host: this client offers no client features.
-				b, _ := encodeLine(&jsonrpc.Response{ID: m.ID,
-					Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the w365 CLI does not serve " + m.Method}})
+				b, _ := encodeLine(rpcOut{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+					Message: "the w365 CLI does not serve " + m.Method}})
 				c.conn.Write(b)
 			}
-		case *jsonrpc.Response:
-			if m.ID != id {
-				continue // the answer to a call given up on
-			}
-			if m.Error != nil {
-				code := werr.Internal
-				if we, ok := m.Error.(*jsonrpc.Error); ok && we.Code == jsonrpc.CodeInvalidParams {
-					code = werr.InvalidArgument
-					if strings.HasPrefix(we.Message, "unknown tool") {
-						// Client and host are one build, so the host knows every tool: its
-						// policy's tool lists left this one out.
-						return nil, werr.New(werr.BlockedByPolicy, "the host's policy does not offer %s (toolAllowlist/toolDenylist)", t.Name).
-							WithHint("`w365 session details default` shows the policy in force")
-					}
-				}
-				return nil, werr.New(code, "%s", m.Error.Error())
-			}
-			var res mcp.CallToolResult
-			if err := json.Unmarshal(m.Result, &res); err != nil {
-				return nil, werr.Wrap(err, werr.Internal, "cannot decode the result of %s", t.Name)
-			}
-			return DecodeResult(t, &res)
+			continue
 		}
+		if n, ok := m.ID.(float64); !ok || n != float64(id) {
+			continue // the answer to a call given up on
+		}
+		if m.Error != nil {
+			code := werr.Internal
+			if m.Error.Code == jsonrpc.CodeInvalidParams {
+				code = werr.InvalidArgument
+				if strings.HasPrefix(m.Error.Message, "unknown tool") {
+					// Client and host are one build, so the host knows every tool: its
+					// policy's tool lists left this one out.
+					return nil, werr.New(werr.BlockedByPolicy, "the host's policy does not offer %s (toolAllowlist/toolDenylist)", t.Name).
+						WithHint("`w365 session details default` shows the policy in force")
+				}
+			}
+			return nil, werr.New(code, "%s", m.Error.Error())
+		}
+		var res callResult
+		if err := json.Unmarshal(m.Result, &res); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot decode the result of %s", t.Name)
+		}
+		return decodeResult(t, &res)
 	}
 }
 
+// The client's JSON-RPC lines are plain structs for encoding/json: the go-sdk's message
+// and result types decode through codecs built for every MCP type at first use, which was
+// a third of a one-shot call's own time (docs/architecture.md, "One-shot start").
+
+// rpcOut is a request, notification or response the client writes.
+type rpcOut struct {
+	JSONRPC string         `json:"jsonrpc"`
+	ID      any            `json:"id,omitempty"`
+	Method  string         `json:"method,omitempty"`
+	Params  any            `json:"params,omitempty"`
+	Error   *jsonrpc.Error `json:"error,omitempty"`
+}
+
+// rpcIn is any message the host sends: a response (no method), a notification (no id) or
+// a request.
+type rpcIn struct {
+	ID     any             `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+}
+
+type callParams struct {
+	Meta      map[string]any `json:"_meta"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// callResult is the part of an MCP CallToolResult the client reads.
+type callResult struct {
+	Meta              map[string]json.RawMessage `json:"_meta"`
+	Content           []resultContent            `json:"content"`
+	StructuredContent any                        `json:"structuredContent"`
+	IsError           bool                       `json:"isError"`
+}
+
+// resultContent is a text or image content item (others are not read).
+type resultContent struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Data     []byte `json:"data"`
+	MIMEType string `json:"mimeType"`
+}
+
 // encodeLine is one JSON-RPC message as the socket carries it: a line.
-func encodeLine(m jsonrpc.Message) ([]byte, error) {
-	b, err := jsonrpc.EncodeMessage(m)
+func encodeLine(m rpcOut) ([]byte, error) {
+	m.JSONRPC = "2.0"
+	b, err := json.Marshal(m)
 	return append(b, '\n'), err
 }
 
 // mcpProtocolVersion is the MCP revision whose calls need no session handshake.
 const mcpProtocolVersion = "2026-07-28"
 
-// DecodeResult turns an MCP result into an Outcome, or into the *werr.Error it carries.
-func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
+// decodeResult turns an MCP result into an Outcome, or into the *werr.Error it carries.
+func decodeResult(t *tool.Tool, res *callResult) (*Outcome, error) {
+	// Re-encoded, as the --json output has always been: keys in order, compact.
 	raw, _ := json.Marshal(res.StructuredContent)
 	if res.IsError {
 		var p ErrorPayload
-		b, _ := json.Marshal(res.Meta[MetaError])
-		if err := json.Unmarshal(b, &p); err == nil && p.Error != nil {
+		if err := json.Unmarshal(res.Meta[MetaError], &p); err == nil && p.Error != nil {
 			if p.CorrelationID != "" {
 				p.Error.WithDetail("correlationId", p.CorrelationID)
 			}
@@ -238,8 +279,8 @@ func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
 		}
 		msg := "tool failed"
 		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				msg = tc.Text
+			if c.Type == "text" {
+				msg = c.Text
 			}
 		}
 		return nil, werr.New(werr.Internal, "%s", msg)
@@ -253,10 +294,10 @@ func DecodeResult(t *tool.Tool, res *mcp.CallToolResult) (*Outcome, error) {
 	}
 	o.Out = ptr.Interface()
 	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.ImageContent:
+		switch c.Type {
+		case "image":
 			o.Images = append(o.Images, tool.Image{Data: c.Data, MIMEType: c.MIMEType})
-		case *mcp.TextContent:
+		case "text":
 			o.Text = c.Text
 		}
 	}

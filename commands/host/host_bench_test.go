@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/w365/w365/commands"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/test/testenv"
@@ -55,6 +56,30 @@ func BenchmarkWarmCallInProcess(b *testing.B) {
 		}
 	}
 	call() // starts the session's desktop
+	b.ResetTimer()
+	for range b.N {
+		call()
+	}
+}
+
+// BenchmarkOneShotSocketCall measures a one-shot CLI call's socket part, client and host in
+// one process: a fresh connection per call (hello and call in one write), get_cursor_position,
+// the answer decoded, the connection closed. Allocations are the host's and the client's.
+func BenchmarkOneShotSocketCall(b *testing.B) {
+	h := testHost(b)
+	if err := h.Listen(); err != nil {
+		b.Fatal(err)
+	}
+	go h.Serve(context.Background())
+	call := func() {
+		c := &Client{Opts: ClientOptions{NoStart: true}}
+		if _, err := c.Call(context.Background(), commands.GetCursorPosition, nil); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+	call() // starts the session's desktop
+	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		call()

@@ -50,7 +50,10 @@ type lineConn struct {
 // readLoop decodes lines until the stream ends. It runs apart from Read so that Close unblocks
 // a Read waiting on a stream whose Read cannot be interrupted (stdin).
 func (c *lineConn) readLoop() {
-	br := bufio.NewReaderSize(c.rc, 64<<10)
+	// A line longer than the buffer is read in pieces (readBounded); a connection of the
+	// one-shot CLI carries a few hundred bytes, and a 64 KB buffer for each was a sixth of
+	// what such a call allocates (BenchmarkOneShotSocketCall).
+	br := bufio.NewReaderSize(c.rc, 4<<10)
 	for {
 		line, tooLong, err := readBounded(br)
 		if tooLong || len(bytes.TrimSpace(line)) > 0 {

@@ -62,7 +62,7 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	var hi hello
-	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background, Policy: h.policy.Digest()}
+	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background, Policy: h.policyDigest()}
 	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
 		reply.OK, reply.Error = false, "not a w365 client"
 	} else if hi.Control != nil {

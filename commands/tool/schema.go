@@ -32,16 +32,39 @@ func anyValue() *jsonschema.Schema {
 	return s
 }
 
-// typeSchemas are the inference overrides every tool schema is built with.
-func typeSchemas() map[reflect.Type]*jsonschema.Schema {
+// typeSchemas are the inference overrides a schema of t is built with: the recursive
+// types' schemas only where t holds them, since building one is most of the time a one-shot
+// call's own input schema takes.
+func typeSchemas(t reflect.Type) map[reflect.Type]*jsonschema.Schema {
 	m := map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[any](): anyValue(),
 		// A free-form object: additionalProperties true, not the anyOf again.
 		reflect.TypeFor[map[string]any](): {Type: "object", AdditionalProperties: &jsonschema.Schema{}},
 	}
-	for t, s := range recursiveSchemas {
-		m[t] = s()
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		if s, ok := recursiveSchemas[t]; ok {
+			m[t] = s()
+			return
+		}
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(t.Elem())
+		case reflect.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case reflect.Struct:
+			for i := range t.NumField() {
+				walk(t.Field(i).Type)
+			}
+		}
 	}
+	walk(t)
 	return m
 }
 

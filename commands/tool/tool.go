@@ -174,7 +174,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 		return h(ctx, env, in.(In))
 	}
 	t.buildIn = func(t *Tool) {
-		in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
+		in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas(t.in)})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 		}
@@ -215,7 +215,7 @@ func Define[In, Out any](t Tool, h func(ctx context.Context, env *Env, in In) (O
 	}
 	t.buildOut = func(t *Tool) {
 		if t.out.Kind() == reflect.Struct {
-			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas()})
+			out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas(t.out)})
 			if err != nil {
 				panic(fmt.Sprintf("tool %s: output schema: %v (a recursive type needs RegisterTree)", t.Name, err))
 			}

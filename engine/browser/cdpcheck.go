@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // What browser_run_code may send through the proxy (cdpmux.go), and how a
@@ -42,125 +43,131 @@ var anyParams = paramCheck{}
 // allowedMethods is the allowlist, method by method. Browser.* and Target.*
 // methods may go to the client's browser-target session; the others only to a
 // page, frame or worker session it attached to.
-var allowedMethods = map[string]paramCheck{
-	// The browser session: connecting, pages, attaching (flat only).
-	"Browser.getVersion":           anyParams,
-	"Browser.getWindowForTarget":   anyParams,
-	"Browser.getWindowBounds":      anyParams,
-	"Browser.setWindowBounds":      anyParams,
-	"Target.attachToBrowserTarget": {keys: []string{}},
-	"Target.getTargetInfo":         anyParams,
-	"Target.closeTarget":           anyParams,
-	"Target.detachFromTarget":      {keys: []string{"sessionId"}},
-	"Target.attachToTarget":        {keys: []string{"targetId", "flatten"}, check: mustFlatten},
-	"Target.setAutoAttach":         {keys: []string{"autoAttach", "waitForDebuggerOnStart", "flatten"}, check: mustFlatten},
-	"Target.createTarget": {keys: []string{"url", "left", "top", "width", "height", "windowState", "browserContextId",
-		"enableBeginFrameControl", "newWindow", "background", "forTab", "hidden", "focus"}, check: navigableURL("url")},
+var allowedMethods = sync.OnceValue(func() map[string]paramCheck {
+	return map[string]paramCheck{
+		// The browser session: connecting, pages, attaching (flat only).
+		"Browser.getVersion":           anyParams,
+		"Browser.getWindowForTarget":   anyParams,
+		"Browser.getWindowBounds":      anyParams,
+		"Browser.setWindowBounds":      anyParams,
+		"Target.attachToBrowserTarget": {keys: []string{}},
+		"Target.getTargetInfo":         anyParams,
+		"Target.closeTarget":           anyParams,
+		"Target.detachFromTarget":      {keys: []string{"sessionId"}},
+		"Target.attachToTarget":        {keys: []string{"targetId", "flatten"}, check: mustFlatten},
+		"Target.setAutoAttach":         {keys: []string{"autoAttach", "waitForDebuggerOnStart", "flatten"}, check: mustFlatten},
+		"Target.createTarget": {keys: []string{"url", "left", "top", "width", "height", "windowState", "browserContextId",
+			"enableBeginFrameControl", "newWindow", "background", "forTab", "hidden", "focus"}, check: navigableURL("url")},
 
-	// Pages and frames.
-	"Page.enable":                              anyParams,
-	"Page.getFrameTree":                        anyParams,
-	"Page.setLifecycleEventsEnabled":           anyParams,
-	"Page.addScriptToEvaluateOnNewDocument":    anyParams,
-	"Page.removeScriptToEvaluateOnNewDocument": anyParams,
-	"Page.createIsolatedWorld":                 anyParams,
-	"Page.navigate":                            {keys: []string{"url", "referrer", "transitionType", "frameId", "referrerPolicy"}, check: navigableURL("url")},
-	"Page.reload":                              anyParams,
-	"Page.getNavigationHistory":                anyParams,
-	"Page.navigateToHistoryEntry":              anyParams,
-	"Page.close":                               anyParams,
-	"Page.bringToFront":                        anyParams,
-	"Page.getLayoutMetrics":                    anyParams,
-	"Page.captureScreenshot":                   anyParams,
-	"Page.printToPDF":                          anyParams,
-	"Page.startScreencast":                     anyParams,
-	"Page.screencastFrameAck":                  anyParams,
-	"Page.stopScreencast":                      anyParams,
-	"Page.handleJavaScriptDialog":              anyParams,
-	"Page.setInterceptFileChooserDialog":       anyParams,
-	"Page.setBypassCSP":                        anyParams,
-	"Page.setFontFamilies":                     anyParams,
-	"Security.setIgnoreCertificateErrors":      anyParams,
-	"Inspector.enable":                         anyParams,
-	"Log.enable":                               anyParams,
-	"HeapProfiler.collectGarbage":              anyParams,
-	"IO.read":                                  anyParams,
-	"IO.close":                                 anyParams,
+		// Pages and frames.
+		"Page.enable":                              anyParams,
+		"Page.getFrameTree":                        anyParams,
+		"Page.setLifecycleEventsEnabled":           anyParams,
+		"Page.addScriptToEvaluateOnNewDocument":    anyParams,
+		"Page.removeScriptToEvaluateOnNewDocument": anyParams,
+		"Page.createIsolatedWorld":                 anyParams,
+		"Page.navigate":                            {keys: []string{"url", "referrer", "transitionType", "frameId", "referrerPolicy"}, check: navigableURL("url")},
+		"Page.reload":                              anyParams,
+		"Page.getNavigationHistory":                anyParams,
+		"Page.navigateToHistoryEntry":              anyParams,
+		"Page.close":                               anyParams,
+		"Page.bringToFront":                        anyParams,
+		"Page.getLayoutMetrics":                    anyParams,
+		"Page.captureScreenshot":                   anyParams,
+		"Page.printToPDF":                          anyParams,
+		"Page.startScreencast":                     anyParams,
+		"Page.screencastFrameAck":                  anyParams,
+		"Page.stopScreencast":                      anyParams,
+		"Page.handleJavaScriptDialog":              anyParams,
+		"Page.setInterceptFileChooserDialog":       anyParams,
+		"Page.setBypassCSP":                        anyParams,
+		"Page.setFontFamilies":                     anyParams,
+		"Security.setIgnoreCertificateErrors":      anyParams,
+		"Inspector.enable":                         anyParams,
+		"Log.enable":                               anyParams,
+		"HeapProfiler.collectGarbage":              anyParams,
+		"IO.read":                                  anyParams,
+		"IO.close":                                 anyParams,
 
-	// Evaluation.
-	"Runtime.enable":                  anyParams,
-	"Runtime.evaluate":                anyParams,
-	"Runtime.callFunctionOn":          anyParams,
-	"Runtime.getProperties":           anyParams,
-	"Runtime.releaseObject":           anyParams,
-	"Runtime.addBinding":              anyParams,
-	"Runtime.runIfWaitingForDebugger": anyParams,
+		// Evaluation.
+		"Runtime.enable":                  anyParams,
+		"Runtime.evaluate":                anyParams,
+		"Runtime.callFunctionOn":          anyParams,
+		"Runtime.getProperties":           anyParams,
+		"Runtime.releaseObject":           anyParams,
+		"Runtime.addBinding":              anyParams,
+		"Runtime.runIfWaitingForDebugger": anyParams,
 
-	// Elements (locators).
-	"DOM.describeNode":           anyParams,
-	"DOM.resolveNode":            anyParams,
-	"DOM.getBoxModel":            anyParams,
-	"DOM.getContentQuads":        anyParams,
-	"DOM.getFrameOwner":          anyParams,
-	"DOM.scrollIntoViewIfNeeded": anyParams,
+		// Elements (locators).
+		"DOM.describeNode":           anyParams,
+		"DOM.resolveNode":            anyParams,
+		"DOM.getBoxModel":            anyParams,
+		"DOM.getContentQuads":        anyParams,
+		"DOM.getFrameOwner":          anyParams,
+		"DOM.scrollIntoViewIfNeeded": anyParams,
 
-	// Input.
-	"Input.dispatchKeyEvent":   anyParams,
-	"Input.dispatchMouseEvent": anyParams,
-	"Input.dispatchTouchEvent": anyParams,
-	"Input.insertText":         anyParams,
-	"Input.setInterceptDrags":  anyParams,
-	"Input.dispatchDragEvent":  {keys: []string{"type", "x", "y", "data", "modifiers"}, check: noDraggedFiles},
+		// Input.
+		"Input.dispatchKeyEvent":   anyParams,
+		"Input.dispatchMouseEvent": anyParams,
+		"Input.dispatchTouchEvent": anyParams,
+		"Input.insertText":         anyParams,
+		"Input.setInterceptDrags":  anyParams,
+		"Input.dispatchDragEvent":  {keys: []string{"type", "x", "y", "data", "modifiers"}, check: noDraggedFiles},
 
-	// Emulation (viewport, media, locale, ... of the page).
-	"Emulation.setDeviceMetricsOverride":          anyParams,
-	"Emulation.setEmulatedMedia":                  anyParams,
-	"Emulation.setFocusEmulationEnabled":          anyParams,
-	"Emulation.setDefaultBackgroundColorOverride": anyParams,
-	"Emulation.setGeolocationOverride":            anyParams,
-	"Emulation.setLocaleOverride":                 anyParams,
-	"Emulation.setTimezoneOverride":               anyParams,
-	"Emulation.setTouchEmulationEnabled":          anyParams,
-	"Emulation.setUserAgentOverride":              anyParams,
-	"Emulation.setScriptExecutionDisabled":        anyParams,
+		// Emulation (viewport, media, locale, ... of the page).
+		"Emulation.setDeviceMetricsOverride":          anyParams,
+		"Emulation.setEmulatedMedia":                  anyParams,
+		"Emulation.setFocusEmulationEnabled":          anyParams,
+		"Emulation.setDefaultBackgroundColorOverride": anyParams,
+		"Emulation.setGeolocationOverride":            anyParams,
+		"Emulation.setLocaleOverride":                 anyParams,
+		"Emulation.setTimezoneOverride":               anyParams,
+		"Emulation.setTouchEmulationEnabled":          anyParams,
+		"Emulation.setUserAgentOverride":              anyParams,
+		"Emulation.setScriptExecutionDisabled":        anyParams,
 
-	// Network events and routes (page.route) of the page; cookie values are
-	// taken out of everything that comes back (scrubCookies).
-	"Network.enable":                   anyParams,
-	"Network.setCacheDisabled":         anyParams,
-	"Network.setExtraHTTPHeaders":      anyParams,
-	"Network.emulateNetworkConditions": anyParams,
-	"Network.getResponseBody":          anyParams,
-	"Fetch.enable":                     anyParams,
-	"Fetch.disable":                    anyParams,
-	"Fetch.failRequest":                anyParams,
-	"Fetch.fulfillRequest":             anyParams,
-	"Fetch.continueWithAuth":           anyParams,
-	"Fetch.continueRequest":            {keys: []string{"requestId", "url", "method", "postData", "headers", "interceptResponse"}, check: httpURL("url")},
-}
+		// Network events and routes (page.route) of the page; cookie values are
+		// taken out of everything that comes back (scrubCookies).
+		"Network.enable":                   anyParams,
+		"Network.setCacheDisabled":         anyParams,
+		"Network.setExtraHTTPHeaders":      anyParams,
+		"Network.emulateNetworkConditions": anyParams,
+		"Network.getResponseBody":          anyParams,
+		"Fetch.enable":                     anyParams,
+		"Fetch.disable":                    anyParams,
+		"Fetch.failRequest":                anyParams,
+		"Fetch.fulfillRequest":             anyParams,
+		"Fetch.continueWithAuth":           anyParams,
+		"Fetch.continueRequest":            {keys: []string{"requestId", "url", "method", "postData", "headers", "interceptResponse"}, check: httpURL("url")},
+	}
+})
 
 // answeredMethods are answered as done without reaching the browser:
 // Playwright sets them up when it connects, and the host's setting stays (the
 // session's download directory); the host's download events reach the code.
-var answeredMethods = map[string]bool{"Browser.setDownloadBehavior": true}
+var answeredMethods = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"Browser.setDownloadBehavior": true}
+})
 
 // refusedWhy explains the refusals an agent is likely to meet.
-var refusedWhy = map[string]string{
-	"Network.getCookies":           "reading cookies: values stay in the browser (browser_get_cookies lists names)",
-	"Network.getAllCookies":        "reading cookies: values stay in the browser (browser_get_cookies lists names)",
-	"Storage.getCookies":           "reading cookies: values stay in the browser (browser_get_cookies lists names)",
-	"DOM.setFileInputFiles":        "setting files from host paths (use browser_file_upload)",
-	"Target.sendMessageToTarget":   "a protocol session inside a message (attach with flatten: true)",
-	"Target.attachToBrowserTarget": "a second browser session",
-	"Target.createBrowserContext":  "new browser contexts (use the page's own context)",
-	"Browser.close":                "closing the browser",
-	"Page.setDownloadBehavior":     "downloads go to the session's download directory",
-}
+var refusedWhy = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"Network.getCookies":           "reading cookies: values stay in the browser (browser_get_cookies lists names)",
+		"Network.getAllCookies":        "reading cookies: values stay in the browser (browser_get_cookies lists names)",
+		"Storage.getCookies":           "reading cookies: values stay in the browser (browser_get_cookies lists names)",
+		"DOM.setFileInputFiles":        "setting files from host paths (use browser_file_upload)",
+		"Target.sendMessageToTarget":   "a protocol session inside a message (attach with flatten: true)",
+		"Target.attachToBrowserTarget": "a second browser session",
+		"Target.createBrowserContext":  "new browser contexts (use the page's own context)",
+		"Browser.close":                "closing the browser",
+		"Page.setDownloadBehavior":     "downloads go to the session's download directory",
+	}
+})
 
 // refusal is the error text of a refused method.
 func refusal(method, why string) string {
 	if why == "" {
-		why = refusedWhy[method]
+		why = refusedWhy()[method]
 	}
 	if why == "" {
 		why = "only what Playwright's page, locator and evaluation APIs need is allowed"
@@ -171,7 +178,7 @@ func refusal(method, why string) string {
 // checkCall decides on one method call with strictly decoded params (nil
 // when absent); it returns the refusal, or "".
 func (b *Browser) checkCall(method string, params any, rootSession bool) string {
-	pc, ok := allowedMethods[method]
+	pc, ok := allowedMethods()[method]
 	if !ok {
 		return refusal(method, "")
 	}

@@ -319,7 +319,7 @@ func (c *proxyClient) fromClient(data []byte) {
 		reply(nil, refusal(method, "sessionId must be a non-empty string"))
 		return
 	}
-	if answeredMethods[method] {
+	if answeredMethods()[method] {
 		// Playwright's download event: the host's download events, copied to
 		// the client (route) when it asked for them on its browser session.
 		if p, _ := msg["params"].(map[string]any); p != nil && p["eventsEnabled"] == true && session == "" {
@@ -377,8 +377,10 @@ func cookieBearing(method string) bool {
 }
 
 // cookieKeys are the fields scrubCookies removes wherever they appear.
-var cookieKeys = map[string]bool{"cookie": true, "set-cookie": true, "cookies": true, "associatedcookies": true,
-	"blockedcookies": true, "exemptedcookies": true, "headerstext": true, "requestheaderstext": true, "rawcookieline": true}
+var cookieKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"cookie": true, "set-cookie": true, "cookies": true, "associatedcookies": true,
+		"blockedcookies": true, "exemptedcookies": true, "headerstext": true, "requestheaderstext": true, "rawcookieline": true}
+})
 
 // scrubCookies removes cookie values from a message's params or result: any
 // field named as in cookieKeys, and {name, value} header entries named Cookie or
@@ -396,7 +398,7 @@ func scrubCookies(raw json.RawMessage) json.RawMessage {
 		switch t := x.(type) {
 		case map[string]any:
 			for k, val := range t {
-				if cookieKeys[strings.ToLower(k)] {
+				if cookieKeys()[strings.ToLower(k)] {
 					delete(t, k)
 					continue
 				}
@@ -406,7 +408,7 @@ func scrubCookies(raw json.RawMessage) json.RawMessage {
 			out := t[:0]
 			for _, e := range t {
 				if m, ok := e.(map[string]any); ok {
-					if n, ok := m["name"].(string); ok && cookieKeys[strings.ToLower(n)] {
+					if n, ok := m["name"].(string); ok && cookieKeys()[strings.ToLower(n)] {
 						if _, hasValue := m["value"]; hasValue {
 							continue
 						}

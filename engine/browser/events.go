@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -450,14 +451,16 @@ type ConsoleQuery struct {
 	Clear bool
 }
 
-var levelRank = map[string]int{"debug": 0, "verbose": 0, "info": 1, "log": 1, "warning": 2, "warn": 2, "error": 3}
+var levelRank = sync.OnceValue(func() map[string]int {
+	return map[string]int{"debug": 0, "verbose": 0, "info": 1, "log": 1, "warning": 2, "warn": 2, "error": 3}
+})
 
 // ConsoleMessages returns captured console messages (all tabs, all browsers of
 // this session, in order).
 func (b *Browser) ConsoleMessages(q ConsoleQuery) ([]ConsoleMessage, error) {
 	min := 0
 	if q.Level != "" {
-		r, ok := levelRank[strings.ToLower(q.Level)]
+		r, ok := levelRank()[strings.ToLower(q.Level)]
 		if !ok {
 			return nil, werr.Invalid("level must be one of debug, info, warning, error").WithDetail("allowed", []string{"debug", "info", "warning", "error"})
 		}
@@ -470,7 +473,7 @@ func (b *Browser) ConsoleMessages(q ConsoleQuery) ([]ConsoleMessage, error) {
 		if !q.All && m.Seq <= b.consoleCursor {
 			continue
 		}
-		if levelRank[m.Level] < min {
+		if levelRank()[m.Level] < min {
 			continue
 		}
 		out = append(out, m)

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -20,12 +21,14 @@ type modifierKey struct {
 	bit       int64
 }
 
-var modifierKeys = map[string]modifierKey{
-	"alt":   {"Alt", "AltLeft", 18, int64(chromedp.ModifierAlt)},
-	"ctrl":  {"Control", "ControlLeft", 17, int64(chromedp.ModifierCtrl)},
-	"meta":  {"Meta", "MetaLeft", 91, int64(chromedp.ModifierMeta)},
-	"shift": {"Shift", "ShiftLeft", 16, int64(chromedp.ModifierShift)},
-}
+var modifierKeys = sync.OnceValue(func() map[string]modifierKey {
+	return map[string]modifierKey{
+		"alt":   {"Alt", "AltLeft", 18, int64(chromedp.ModifierAlt)},
+		"ctrl":  {"Control", "ControlLeft", 17, int64(chromedp.ModifierCtrl)},
+		"meta":  {"Meta", "MetaLeft", 91, int64(chromedp.ModifierMeta)},
+		"shift": {"Shift", "ShiftLeft", 16, int64(chromedp.ModifierShift)},
+	}
+})
 
 // Modifiers checks modifier names (Ctrl, Shift, Alt, Meta and common aliases),
 // in the order given.
@@ -41,7 +44,7 @@ func Modifiers(names []string) ([]string, error) {
 		case "option":
 			k = "alt"
 		}
-		if _, ok := modifierKeys[k]; !ok {
+		if _, ok := modifierKeys()[k]; !ok {
 			return nil, werr.Invalid("unknown modifier %q: use Ctrl, Shift, Alt or Meta", m)
 		}
 		out = append(out, k)
@@ -68,7 +71,7 @@ func HoldModifiers(ctx context.Context, t *chromedp.Target, mods []string) (int6
 		return first
 	}
 	for _, name := range mods {
-		m := modifierKeys[name]
+		m := modifierKeys()[name]
 		bits |= m.bit
 		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, m.event(input.DispatchKeyEventTypeRawKeyDown, bits)); err != nil {
 			_ = release()

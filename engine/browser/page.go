@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -449,7 +450,7 @@ func (b *Browser) awaitRequests(ctx context.Context, t *tab, m navMark) bool {
 		pending := false
 		for i := len(b.network) - 1; i >= 0 && b.network[i].Seq > m.netSeq; i-- {
 			r := b.network[i]
-			if r.TabID == string(t.id) && !r.Finished && settleType[network.ResourceType(r.ResourceType)] {
+			if r.TabID == string(t.id) && !r.Finished && settleType()[network.ResourceType(r.ResourceType)] {
 				pending = true
 				break
 			}
@@ -472,10 +473,12 @@ func (b *Browser) awaitRequests(ctx context.Context, t *tab, m navMark) bool {
 
 // settleType lists the requests an action's outcome may wait for; streams (event
 // sources, web sockets) and media never finish on their own.
-var settleType = map[network.ResourceType]bool{
-	network.ResourceTypeXHR: true, network.ResourceTypeFetch: true, network.ResourceTypeScript: true,
-	network.ResourceTypeDocument: true, network.ResourceTypeStylesheet: true, network.ResourceTypeImage: true,
-}
+var settleType = sync.OnceValue(func() map[network.ResourceType]bool {
+	return map[network.ResourceType]bool{
+		network.ResourceTypeXHR: true, network.ResourceTypeFetch: true, network.ResourceTypeScript: true,
+		network.ResourceTypeDocument: true, network.ResourceTypeStylesheet: true, network.ResourceTypeImage: true,
+	}
+})
 
 // collect fills the URL, downloads and new tabs of an action result.
 func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark, res *ActionResult) {

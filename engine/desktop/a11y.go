@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/w365/w365/engine/policy"
@@ -188,14 +189,15 @@ var aliases = map[string]string{
 	"spinner": "Spinner", "titlebar": "TitleBar", "tooltip": "ToolTip", "group": "Group",
 }
 
-// uiaNames is every UIA control-type name, by normalised name.
-var uiaNames = func() map[string]string {
+// uiaNames is every UIA control-type name, by normalised name (built at first use, not
+// at every one-shot start).
+var uiaNames = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, v := range controlTypes {
 		m[NormRole(v)] = v
 	}
 	return m
-}()
+})
 
 // roleSeparators are dropped from role names before they are compared. Built once: a
 // Replacer allocates its tables, and normRole runs for every role at start-up.
@@ -211,7 +213,7 @@ func NormRole(s string) string {
 // (any case and spacing), then the aliases. ok is false when neither matches.
 func UIARole(q string) (name string, ok bool) {
 	n := NormRole(q)
-	if v, ok := uiaNames[n]; ok {
+	if v, ok := uiaNames()[n]; ok {
 		return v, true
 	}
 	v, ok := aliases[n]
@@ -222,7 +224,7 @@ func UIARole(q string) (name string, ok bool) {
 // Linux the native AT-SPI names, are accepted too).
 func KnownRoles() []string {
 	var out []string
-	for _, v := range uiaNames {
+	for _, v := range uiaNames() {
 		out = append(out, v)
 	}
 	sort.Strings(out)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -9,23 +10,25 @@ import (
 // argPolicies close, per program, the flags and subcommands that run code chosen on the
 // command line, reconfigure the program globally, or destroy data wholesale. The OS
 // sandbox (layer 2) remains the boundary; these rules make refusals early and explicit.
-var argPolicies = map[string]func([]string) *werr.Error{
-	"git":     checkGit,
-	"npm":     checkNpm,
-	"node":    checkNode,
-	"nodejs":  checkNode,
-	"python":  checkPython,
-	"python3": checkPython,
-	"pip":     checkPip,
-	"pip3":    checkPip,
-	"cargo":   checkCargo,
-	"rm":      checkRm,
-	"rsync":   checkRsync,
-	"dotnet":  checkDotnet,
-	"find":    checkFind,
-	"sort":    checkSort,
-	"go":      checkGo,
-}
+var argPolicies = sync.OnceValue(func() map[string]func([]string) *werr.Error {
+	return map[string]func([]string) *werr.Error{
+		"git":     checkGit,
+		"npm":     checkNpm,
+		"node":    checkNode,
+		"nodejs":  checkNode,
+		"python":  checkPython,
+		"python3": checkPython,
+		"pip":     checkPip,
+		"pip3":    checkPip,
+		"cargo":   checkCargo,
+		"rm":      checkRm,
+		"rsync":   checkRsync,
+		"dotnet":  checkDotnet,
+		"find":    checkFind,
+		"sort":    checkSort,
+		"go":      checkGo,
+	}
+})
 
 // longName returns the option name of a "--name[=value]" argument, or "".
 func longName(a string) string {
@@ -60,54 +63,58 @@ func shortCluster(a string) string {
 
 // ---- git ----
 
-var gitSubcommands = map[string]bool{
-	"add": true, "am": true, "annotate": true, "apply": true, "archive": true, "bisect": true, "blame": true,
-	"branch": true, "bundle": true, "cat-file": true, "check-attr": true, "check-ignore": true, "check-mailmap": true,
-	"check-ref-format": true, "checkout": true, "cherry": true, "cherry-pick": true, "clean": true, "clone": true,
-	"commit": true, "commit-graph": true, "commit-tree": true, "config": true, "count-objects": true, "describe": true,
-	"diff": true, "diff-files": true, "diff-index": true, "diff-tree": true, "fetch": true, "for-each-ref": true,
-	"format-patch": true, "fsck": true, "gc": true, "grep": true, "hash-object": true, "help": true, "init": true,
-	"init-db": true, "log": true, "ls-files": true, "ls-remote": true, "ls-tree": true, "merge": true,
-	"merge-base": true, "merge-file": true, "mktag": true, "mktree": true, "mv": true, "name-rev": true, "notes": true,
-	"pack-refs": true, "prune": true, "pull": true, "push": true, "range-diff": true, "read-tree": true,
-	"rebase": true, "reflog": true, "remote": true, "repack": true, "replace": true, "rerere": true, "reset": true,
-	"restore": true, "rev-list": true, "rev-parse": true, "revert": true, "rm": true, "shortlog": true, "show": true,
-	"show-branch": true, "show-ref": true, "sparse-checkout": true, "stash": true, "status": true, "stripspace": true,
-	"submodule": true, "switch": true, "symbolic-ref": true, "tag": true, "update-index": true, "update-ref": true,
-	"var": true, "verify-commit": true, "verify-pack": true, "verify-tag": true, "version": true, "whatchanged": true,
-	"worktree": true, "write-tree": true,
-}
+var gitSubcommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"add": true, "am": true, "annotate": true, "apply": true, "archive": true, "bisect": true, "blame": true,
+		"branch": true, "bundle": true, "cat-file": true, "check-attr": true, "check-ignore": true, "check-mailmap": true,
+		"check-ref-format": true, "checkout": true, "cherry": true, "cherry-pick": true, "clean": true, "clone": true,
+		"commit": true, "commit-graph": true, "commit-tree": true, "config": true, "count-objects": true, "describe": true,
+		"diff": true, "diff-files": true, "diff-index": true, "diff-tree": true, "fetch": true, "for-each-ref": true,
+		"format-patch": true, "fsck": true, "gc": true, "grep": true, "hash-object": true, "help": true, "init": true,
+		"init-db": true, "log": true, "ls-files": true, "ls-remote": true, "ls-tree": true, "merge": true,
+		"merge-base": true, "merge-file": true, "mktag": true, "mktree": true, "mv": true, "name-rev": true, "notes": true,
+		"pack-refs": true, "prune": true, "pull": true, "push": true, "range-diff": true, "read-tree": true,
+		"rebase": true, "reflog": true, "remote": true, "repack": true, "replace": true, "rerere": true, "reset": true,
+		"restore": true, "rev-list": true, "rev-parse": true, "revert": true, "rm": true, "shortlog": true, "show": true,
+		"show-branch": true, "show-ref": true, "sparse-checkout": true, "stash": true, "status": true, "stripspace": true,
+		"submodule": true, "switch": true, "symbolic-ref": true, "tag": true, "update-index": true, "update-ref": true,
+		"var": true, "verify-commit": true, "verify-pack": true, "verify-tag": true, "version": true, "whatchanged": true,
+		"worktree": true, "write-tree": true,
+	}
+})
 
 // gitRefused explains the git subcommands that are refused on purpose.
-var gitRefused = map[string]string{
-	"hook":              "runs hook scripts",
-	"filter-branch":     "runs shell code given as arguments",
-	"difftool":          "launches external diff programs",
-	"mergetool":         "launches external merge programs",
-	"daemon":            "starts a network server",
-	"instaweb":          "starts a web server and a browser",
-	"shell":             "is a login shell",
-	"upload-pack":       "is a server-side transport program",
-	"receive-pack":      "is a server-side transport program",
-	"upload-archive":    "is a server-side transport program",
-	"http-backend":      "is a server-side transport program",
-	"credential":        "reads and stores credentials",
-	"send-email":        "sends mail through external programs",
-	"imap-send":         "sends mail",
-	"web--browse":       "launches a browser",
-	"maintenance":       "registers scheduled jobs outside the sandbox",
-	"gui":               "is a graphical program",
-	"citool":            "is a graphical program",
-	"p4":                "runs the Perforce client",
-	"svn":               "runs the Subversion bridge",
-	"cvsimport":         "runs CVS tools",
-	"archimport":        "runs Arch tools",
-	"quiltimport":       "runs quilt",
-	"request-pull":      "contacts remotes",
-	"fsmonitor--daemon": "starts a daemon",
-	"remote-ext":        "runs a command as a transport",
-	"remote-fd":         "is an internal transport",
-}
+var gitRefused = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"hook":              "runs hook scripts",
+		"filter-branch":     "runs shell code given as arguments",
+		"difftool":          "launches external diff programs",
+		"mergetool":         "launches external merge programs",
+		"daemon":            "starts a network server",
+		"instaweb":          "starts a web server and a browser",
+		"shell":             "is a login shell",
+		"upload-pack":       "is a server-side transport program",
+		"receive-pack":      "is a server-side transport program",
+		"upload-archive":    "is a server-side transport program",
+		"http-backend":      "is a server-side transport program",
+		"credential":        "reads and stores credentials",
+		"send-email":        "sends mail through external programs",
+		"imap-send":         "sends mail",
+		"web--browse":       "launches a browser",
+		"maintenance":       "registers scheduled jobs outside the sandbox",
+		"gui":               "is a graphical program",
+		"citool":            "is a graphical program",
+		"p4":                "runs the Perforce client",
+		"svn":               "runs the Subversion bridge",
+		"cvsimport":         "runs CVS tools",
+		"archimport":        "runs Arch tools",
+		"quiltimport":       "runs quilt",
+		"request-pull":      "contacts remotes",
+		"fsmonitor--daemon": "starts a daemon",
+		"remote-ext":        "runs a command as a transport",
+		"remote-fd":         "is an internal transport",
+	}
+})
 
 // gitConfigSafe are the configuration keys git config may write (lower case; * is one
 // dotted component). Everything else can name a program git would run (core.pager,
@@ -185,14 +192,14 @@ func checkGit(args []string) *werr.Error {
 sub:
 	cmd := args[i]
 	rest := args[i+1:]
-	if why, ok := gitRefused[cmd]; ok {
+	if why, ok := gitRefused()[cmd]; ok {
 		return block("git-subcommand", "use the ordinary git commands (status, log, diff, add, commit, ...); run other tooling from execute_python_code",
 			"git %s %s", cmd, why)
 	}
 	if strings.HasPrefix(cmd, "credential-") {
 		return block("git-subcommand", "credentials are not available in the sandbox", "git %s reads and stores credentials", cmd)
 	}
-	if !gitSubcommands[cmd] {
+	if !gitSubcommands()[cmd] {
 		return block("git-subcommand", "aliases and external git-* programs are not run; use a built-in git command",
 			"git %s is not a known built-in git command (aliases can run arbitrary programs)", cmd)
 	}
@@ -321,55 +328,59 @@ func checkGitConfig(args []string) *werr.Error {
 
 // ---- npm ----
 
-var npmSubcommands = map[string]bool{
-	"ls": true, "list": true, "ll": true, "la": true, "version": true, "view": true, "info": true, "show": true, "v": true,
-	"install": true, "i": true, "in": true, "ins": true, "inst": true, "insta": true, "instal": true, "isnt": true,
-	"isnta": true, "isntal": true, "isntall": true, "add": true, "ci": true, "clean-install": true, "ic": true,
-	"install-clean": true, "isntall-clean": true, "install-test": true, "it": true, "install-ci-test": true, "cit": true,
-	"uninstall": true, "un": true, "unlink": true, "remove": true, "rm": true, "r": true, "update": true, "up": true,
-	"upgrade": true, "udpate": true, "outdated": true, "run": true, "run-script": true, "rum": true, "urn": true,
-	"test": true, "t": true, "tst": true, "start": true, "stop": true, "restart": true, "pack": true, "audit": true,
-	"doctor": true, "help": true, "help-search": true, "search": true, "find": true, "s": true, "se": true, "init": true,
-	"prune": true, "dedupe": true, "ddp": true, "find-dupes": true, "fund": true, "explain": true, "why": true,
-	"query": true, "pkg": true, "root": true, "prefix": true, "bin": true, "cache": true, "shrinkwrap": true, "sbom": true,
-	"diff": true, "rebuild": true, "rb": true, "ping": true, "whoami": true,
-}
+var npmSubcommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ls": true, "list": true, "ll": true, "la": true, "version": true, "view": true, "info": true, "show": true, "v": true,
+		"install": true, "i": true, "in": true, "ins": true, "inst": true, "insta": true, "instal": true, "isnt": true,
+		"isnta": true, "isntal": true, "isntall": true, "add": true, "ci": true, "clean-install": true, "ic": true,
+		"install-clean": true, "isntall-clean": true, "install-test": true, "it": true, "install-ci-test": true, "cit": true,
+		"uninstall": true, "un": true, "unlink": true, "remove": true, "rm": true, "r": true, "update": true, "up": true,
+		"upgrade": true, "udpate": true, "outdated": true, "run": true, "run-script": true, "rum": true, "urn": true,
+		"test": true, "t": true, "tst": true, "start": true, "stop": true, "restart": true, "pack": true, "audit": true,
+		"doctor": true, "help": true, "help-search": true, "search": true, "find": true, "s": true, "se": true, "init": true,
+		"prune": true, "dedupe": true, "ddp": true, "find-dupes": true, "fund": true, "explain": true, "why": true,
+		"query": true, "pkg": true, "root": true, "prefix": true, "bin": true, "cache": true, "shrinkwrap": true, "sbom": true,
+		"diff": true, "rebuild": true, "rb": true, "ping": true, "whoami": true,
+	}
+})
 
-var npmRefused = map[string][2]string{
-	"exec":       {"npm-exec", "npm exec downloads and runs a package's program"},
-	"x":          {"npm-exec", "npm x downloads and runs a package's program"},
-	"explore":    {"npm-exec", "npm explore runs a shell command"},
-	"create":     {"npm-exec", "npm create runs an initializer package"},
-	"innit":      {"npm-exec", "npm init with an initializer runs a package"},
-	"edit":       {"npm-exec", "npm edit launches an editor"},
-	"config":     {"npm-config", "npm config changes npm's configuration (script-shell, node-options, prefix...)"},
-	"c":          {"npm-config", "npm config changes npm's configuration"},
-	"set":        {"npm-config", "npm set changes npm's configuration"},
-	"get":        {"npm-config", "npm get reads npm's configuration"},
-	"link":       {"npm-global", "npm link installs into the global prefix"},
-	"ln":         {"npm-global", "npm link installs into the global prefix"},
-	"publish":    {"npm-publish", "npm publish uploads to the registry"},
-	"unpublish":  {"npm-publish", "npm unpublish removes packages from the registry"},
-	"deprecate":  {"npm-publish", "npm deprecate changes the registry"},
-	"dist-tag":   {"npm-publish", "npm dist-tag changes the registry"},
-	"owner":      {"npm-publish", "npm owner changes the registry"},
-	"access":     {"npm-publish", "npm access changes the registry"},
-	"adduser":    {"npm-publish", "npm adduser handles credentials"},
-	"login":      {"npm-publish", "npm login handles credentials"},
-	"logout":     {"npm-publish", "npm logout handles credentials"},
-	"token":      {"npm-publish", "npm token handles credentials"},
-	"team":       {"npm-publish", "npm team changes the registry"},
-	"org":        {"npm-publish", "npm org changes the registry"},
-	"profile":    {"npm-publish", "npm profile changes the account"},
-	"star":       {"npm-publish", "npm star changes the registry"},
-	"unstar":     {"npm-publish", "npm unstar changes the registry"},
-	"hook":       {"npm-publish", "npm hook changes the registry"},
-	"bugs":       {"npm-exec", "npm bugs launches a browser"},
-	"docs":       {"npm-exec", "npm docs launches a browser"},
-	"home":       {"npm-exec", "npm home launches a browser"},
-	"repo":       {"npm-exec", "npm repo launches a browser"},
-	"completion": {"npm-exec", "npm completion writes shell code"},
-}
+var npmRefused = sync.OnceValue(func() map[string][2]string {
+	return map[string][2]string{
+		"exec":       {"npm-exec", "npm exec downloads and runs a package's program"},
+		"x":          {"npm-exec", "npm x downloads and runs a package's program"},
+		"explore":    {"npm-exec", "npm explore runs a shell command"},
+		"create":     {"npm-exec", "npm create runs an initializer package"},
+		"innit":      {"npm-exec", "npm init with an initializer runs a package"},
+		"edit":       {"npm-exec", "npm edit launches an editor"},
+		"config":     {"npm-config", "npm config changes npm's configuration (script-shell, node-options, prefix...)"},
+		"c":          {"npm-config", "npm config changes npm's configuration"},
+		"set":        {"npm-config", "npm set changes npm's configuration"},
+		"get":        {"npm-config", "npm get reads npm's configuration"},
+		"link":       {"npm-global", "npm link installs into the global prefix"},
+		"ln":         {"npm-global", "npm link installs into the global prefix"},
+		"publish":    {"npm-publish", "npm publish uploads to the registry"},
+		"unpublish":  {"npm-publish", "npm unpublish removes packages from the registry"},
+		"deprecate":  {"npm-publish", "npm deprecate changes the registry"},
+		"dist-tag":   {"npm-publish", "npm dist-tag changes the registry"},
+		"owner":      {"npm-publish", "npm owner changes the registry"},
+		"access":     {"npm-publish", "npm access changes the registry"},
+		"adduser":    {"npm-publish", "npm adduser handles credentials"},
+		"login":      {"npm-publish", "npm login handles credentials"},
+		"logout":     {"npm-publish", "npm logout handles credentials"},
+		"token":      {"npm-publish", "npm token handles credentials"},
+		"team":       {"npm-publish", "npm team changes the registry"},
+		"org":        {"npm-publish", "npm org changes the registry"},
+		"profile":    {"npm-publish", "npm profile changes the account"},
+		"star":       {"npm-publish", "npm star changes the registry"},
+		"unstar":     {"npm-publish", "npm unstar changes the registry"},
+		"hook":       {"npm-publish", "npm hook changes the registry"},
+		"bugs":       {"npm-exec", "npm bugs launches a browser"},
+		"docs":       {"npm-exec", "npm docs launches a browser"},
+		"home":       {"npm-exec", "npm home launches a browser"},
+		"repo":       {"npm-exec", "npm repo launches a browser"},
+		"completion": {"npm-exec", "npm completion writes shell code"},
+	}
+})
 
 // npmDangerousLong are npm options that choose programs, configuration files, the global
 // prefix or the registry.
@@ -439,10 +450,10 @@ func checkNpm(args []string) *werr.Error {
 	if sub == "" {
 		return nil
 	}
-	if r, ok := npmRefused[sub]; ok {
+	if r, ok := npmRefused()[sub]; ok {
 		return block(r[0], npmHint(r[0]), "%s", r[1])
 	}
-	if !npmSubcommands[sub] {
+	if !npmSubcommands()[sub] {
 		return block("npm-subcommand", "use npm ls, install, ci, run, test, view, outdated, pack...", "npm %s is not an allowed npm command", sub)
 	}
 	switch sub {
@@ -509,21 +520,23 @@ func npmHint(rule string) string {
 // ---- node ----
 
 // nodeValueOpts take their value as the next argument when written without "=".
-var nodeValueOpts = map[string]bool{
-	"--allow-fs-read": true, "--allow-fs-write": true, "--build-snapshot-config": true, "-C": true, "--conditions": true,
-	"--cpu-prof-dir": true, "--cpu-prof-interval": true, "--cpu-prof-name": true, "--diagnostic-dir": true,
-	"--disable-proto": true, "--disable-warning": true, "--dns-result-order": true, "--experimental-default-type": true,
-	"--experimental-policy": true, "--experimental-sea-config": true, "--heap-prof-dir": true, "--heap-prof-interval": true,
-	"--heap-prof-name": true, "--heapsnapshot-near-heap-limit": true, "--heapsnapshot-signal": true, "--icu-data-dir": true,
-	"--input-type": true, "--inspect-publish-uid": true, "--max-http-header-size": true,
-	"--network-family-autoselection-attempt-timeout": true, "--policy-integrity": true, "--redirect-warnings": true,
-	"--report-filename": true, "--report-signal": true, "--secure-heap": true, "--secure-heap-min": true,
-	"--snapshot-blob": true, "--test-concurrency": true, "--test-name-pattern": true, "--test-reporter": true,
-	"--test-reporter-destination": true, "--test-shard": true, "--test-timeout": true, "--title": true,
-	"--tls-cipher-list": true, "--tls-keylog": true, "--trace-event-categories": true, "--trace-event-file-pattern": true,
-	"--trace-require-module": true, "--unhandled-rejections": true, "--use-largepages": true, "--v8-pool-size": true,
-	"--watch-path": true, "--test-skip-pattern": true, "--localstorage-file": true, "--stack-size": true,
-}
+var nodeValueOpts = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"--allow-fs-read": true, "--allow-fs-write": true, "--build-snapshot-config": true, "-C": true, "--conditions": true,
+		"--cpu-prof-dir": true, "--cpu-prof-interval": true, "--cpu-prof-name": true, "--diagnostic-dir": true,
+		"--disable-proto": true, "--disable-warning": true, "--dns-result-order": true, "--experimental-default-type": true,
+		"--experimental-policy": true, "--experimental-sea-config": true, "--heap-prof-dir": true, "--heap-prof-interval": true,
+		"--heap-prof-name": true, "--heapsnapshot-near-heap-limit": true, "--heapsnapshot-signal": true, "--icu-data-dir": true,
+		"--input-type": true, "--inspect-publish-uid": true, "--max-http-header-size": true,
+		"--network-family-autoselection-attempt-timeout": true, "--policy-integrity": true, "--redirect-warnings": true,
+		"--report-filename": true, "--report-signal": true, "--secure-heap": true, "--secure-heap-min": true,
+		"--snapshot-blob": true, "--test-concurrency": true, "--test-name-pattern": true, "--test-reporter": true,
+		"--test-reporter-destination": true, "--test-shard": true, "--test-timeout": true, "--title": true,
+		"--tls-cipher-list": true, "--tls-keylog": true, "--trace-event-categories": true, "--trace-event-file-pattern": true,
+		"--trace-require-module": true, "--unhandled-rejections": true, "--use-largepages": true, "--v8-pool-size": true,
+		"--watch-path": true, "--test-skip-pattern": true, "--localstorage-file": true, "--stack-size": true,
+	}
+})
 
 func checkNode(args []string) *werr.Error {
 	for j := 0; j < len(args); j++ {
@@ -571,7 +584,7 @@ func checkNode(args []string) *werr.Error {
 			return block("node-openssl-config", "use the default OpenSSL configuration", "node %s loads native OpenSSL engines", name)
 		case name == "--interactive":
 		}
-		if nodeValueOpts[name] && !strings.Contains(a, "=") {
+		if nodeValueOpts()[name] && !strings.Contains(a, "=") {
 			j++
 		}
 	}
@@ -634,7 +647,9 @@ var pipDangerousLong = []struct{ name, rule, why string }{
 	{"--src", "pip-editable", "chooses where VCS checkouts go"},
 }
 
-var pipInstallLike = map[string]bool{"install": true, "download": true, "wheel": true, "index": true, "lock": true, "uninstall": true}
+var pipInstallLike = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"install": true, "download": true, "wheel": true, "index": true, "lock": true, "uninstall": true}
+})
 
 func checkPip(args []string) *werr.Error {
 	sub := ""
@@ -649,7 +664,7 @@ func checkPip(args []string) *werr.Error {
 			continue
 		}
 		if sc := shortCluster(a); sc != "" {
-			if pipInstallLike[sub] {
+			if pipInstallLike()[sub] {
 				for _, c := range sc {
 					switch c {
 					case 'i', 'f':
@@ -673,7 +688,7 @@ func checkPip(args []string) *werr.Error {
 			}
 			continue
 		}
-		if pipInstallLike[sub] {
+		if pipInstallLike()[sub] {
 			s := strings.ToLower(a)
 			for _, vcs := range []string{"git+", "hg+", "svn+", "bzr+"} {
 				if strings.HasPrefix(s, vcs) || strings.Contains(s, "@"+vcs) || strings.Contains(s, "@ "+vcs) {
@@ -703,14 +718,16 @@ func pipHint(rule string) string {
 
 // ---- cargo ----
 
-var cargoSubcommands = map[string]bool{
-	"build": true, "b": true, "check": true, "c": true, "clean": true, "doc": true, "d": true, "new": true, "init": true,
-	"add": true, "remove": true, "rm": true, "run": true, "r": true, "test": true, "t": true, "bench": true, "update": true,
-	"search": true, "tree": true, "metadata": true, "fmt": true, "clippy": true, "version": true, "help": true,
-	"fetch": true, "generate-lockfile": true, "locate-project": true, "pkgid": true, "verify-project": true,
-	"read-manifest": true, "vendor": true, "package": true, "report": true, "rustc": true, "rustdoc": true, "fix": true,
-	"info": true,
-}
+var cargoSubcommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"build": true, "b": true, "check": true, "c": true, "clean": true, "doc": true, "d": true, "new": true, "init": true,
+		"add": true, "remove": true, "rm": true, "run": true, "r": true, "test": true, "t": true, "bench": true, "update": true,
+		"search": true, "tree": true, "metadata": true, "fmt": true, "clippy": true, "version": true, "help": true,
+		"fetch": true, "generate-lockfile": true, "locate-project": true, "pkgid": true, "verify-project": true,
+		"read-manifest": true, "vendor": true, "package": true, "report": true, "rustc": true, "rustdoc": true, "fix": true,
+		"info": true,
+	}
+})
 
 func checkCargo(args []string) *werr.Error {
 	if len(args) > 0 && strings.HasPrefix(args[0], "+") {
@@ -743,7 +760,7 @@ func checkCargo(args []string) *werr.Error {
 			if sub == "publish" || sub == "login" || sub == "logout" || sub == "owner" || sub == "yank" {
 				return block("cargo-publish", "registry and account changes are not available from the sandbox", "cargo %s changes the registry or credentials", sub)
 			}
-			if !cargoSubcommands[sub] {
+			if !cargoSubcommands()[sub] {
 				return block("cargo-subcommand", "use a built-in cargo command (build, check, run, test, tree, ...)", "cargo %s is not a built-in command (external cargo-* programs and aliases are not run)", sub)
 			}
 		}
@@ -838,16 +855,18 @@ func checkDotnet(args []string) *werr.Error {
 // ---- find ----
 
 // findRefused are find's actions that run programs, delete, or write files.
-var findRefused = map[string]string{
-	"-exec": "runs a program for each file", "-execdir": "runs a program for each file",
-	"-ok": "runs a program for each file", "-okdir": "runs a program for each file",
-	"-delete": "deletes every file it finds", "-fprint": "writes the list to a file",
-	"-fprint0": "writes the list to a file", "-fprintf": "writes the list to a file", "-fls": "writes the list to a file",
-}
+var findRefused = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"-exec": "runs a program for each file", "-execdir": "runs a program for each file",
+		"-ok": "runs a program for each file", "-okdir": "runs a program for each file",
+		"-delete": "deletes every file it finds", "-fprint": "writes the list to a file",
+		"-fprint0": "writes the list to a file", "-fprintf": "writes the list to a file", "-fls": "writes the list to a file",
+	}
+})
 
 func checkFind(args []string) *werr.Error {
 	for _, a := range args {
-		if why, ok := findRefused[a]; ok {
+		if why, ok := findRefused()[a]; ok {
 			return block("find-action", "list the files with find (the list is returned) and act on them one command per call, or in execute_python_code",
 				"find %s %s", a, why)
 		}
@@ -899,10 +918,12 @@ func checkGo(args []string) *werr.Error {
 
 // windowsArgPolicies replace argPolicies for the Windows programs whose names mean
 // something else there.
-var windowsArgPolicies = map[string]func([]string) *werr.Error{
-	"del":   checkDel,
-	"erase": checkDel,
-}
+var windowsArgPolicies = sync.OnceValue(func() map[string]func([]string) *werr.Error {
+	return map[string]func([]string) *werr.Error{
+		"del":   checkDel,
+		"erase": checkDel,
+	}
+})
 
 // checkDel refuses del's recursive and forced-or-quiet switches together (/S with /F or
 // /Q, in any case and cluster: /S /Q, /s/q, /SQ), the Windows spelling of rm -rf.

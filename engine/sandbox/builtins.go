@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // builtins are the cmd.exe built-ins of the allowlist, implemented by w365 so that a
@@ -19,14 +20,16 @@ import (
 // switches people use, in cmd.exe's spelling (/B, /S, /Y, /Q, /F, in any case), expand *
 // and ? in the last path component themselves (case-insensitively, as cmd.exe does), and
 // print cmd.exe's messages; an unknown switch is "Invalid switch", exit code 1.
-var builtins = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"dir":   builtinDir,
-	"type":  builtinType,
-	"copy":  builtinCopy,
-	"move":  builtinMove,
-	"del":   builtinDel,
-	"mkdir": builtinMkdir,
-}
+var builtins = sync.OnceValue(func() map[string]func(args []string, stdout, stderr io.Writer) int {
+	return map[string]func(args []string, stdout, stderr io.Writer) int{
+		"dir":   builtinDir,
+		"type":  builtinType,
+		"copy":  builtinCopy,
+		"move":  builtinMove,
+		"del":   builtinDel,
+		"mkdir": builtinMkdir,
+	}
+})
 
 // builtinArgv0 is the argv[0] with which w365.exe runs a built-in: argv[1] names it.
 const builtinArgv0 = "w365-builtin"
@@ -34,7 +37,7 @@ const builtinArgv0 = "w365-builtin"
 // RunBuiltin runs built-in name with args and returns its exit code; false when name is
 // not a built-in.
 func RunBuiltin(name string, args []string, stdout, stderr io.Writer) (int, bool) {
-	f := builtins[name]
+	f := builtins()[name]
 	if f == nil {
 		return 0, false
 	}

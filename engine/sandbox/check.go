@@ -192,14 +192,16 @@ var (
 )
 
 // windowsVars are the cmd.exe variables people write, matched case-insensitively.
-var windowsVars = map[string]bool{
-	"userprofile": true, "temp": true, "tmp": true, "appdata": true, "localappdata": true, "path": true,
-	"homepath": true, "homedrive": true, "username": true, "userdomain": true, "computername": true,
-	"cd": true, "date": true, "time": true, "random": true, "errorlevel": true, "programfiles": true,
-	"programdata": true, "systemroot": true, "windir": true, "systemdrive": true, "public": true,
-	"comspec": true, "pathext": true, "onedrive": true, "home": true, "user": true, "pwd": true, "shell": true,
-	"cmdcmdline": true, "os": true, "processor_architecture": true, "number_of_processors": true,
-}
+var windowsVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"userprofile": true, "temp": true, "tmp": true, "appdata": true, "localappdata": true, "path": true,
+		"homepath": true, "homedrive": true, "username": true, "userdomain": true, "computername": true,
+		"cd": true, "date": true, "time": true, "random": true, "errorlevel": true, "programfiles": true,
+		"programdata": true, "systemroot": true, "windir": true, "systemdrive": true, "public": true,
+		"comspec": true, "pathext": true, "onedrive": true, "home": true, "user": true, "pwd": true, "shell": true,
+		"cmdcmdline": true, "os": true, "processor_architecture": true, "number_of_processors": true,
+	}
+})
 
 // scanEnvRefs refuses $VAR, ${VAR} and %VAR% anywhere, quoted or not: nothing is expanded,
 // so a variable reference would reach the program as literal text the caller did not mean.
@@ -229,7 +231,7 @@ func scanEnvRefs(s string, env []string) *werr.Error {
 			base = base[:i]
 		}
 		lower := strings.ToLower(base)
-		if len(base) >= 2 && (strings.ToUpper(base) == base || windowsVars[lower] || envNames[lower]) {
+		if len(base) >= 2 && (strings.ToUpper(base) == base || windowsVars()[lower] || envNames[lower]) {
 			return block("env-var-percent", hintExpand, "environment variable reference %s is not expanded", s[m[0]:m[1]])
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 
@@ -22,36 +21,8 @@ import (
 )
 
 // What every confined process gets besides its namespaces (docs/security.md, "Confinement"):
-// no_new_privs, a seccomp filter that refuses set-id bits, and a Landlock domain scoped so
-// that it reaches no abstract unix socket and signals no process outside it.
-
-// setidBits are the mode bits no confined process may set on a file: on a root host its
-// writable directories are idmapped, so a set-uid file it made would be root's outside.
-const setidBits = unix.S_ISUID | unix.S_ISGID
-
-// setidFilter is the seccomp filter: every system call that sets a mode (chmod family,
-// open and mknod with a creation mode) fails with EPERM when the mode carries a set-id bit;
-// openat2, whose mode lies in a structure a filter cannot read, fails with ENOSYS so that
-// the C library falls back to openat.
-func setidFilter() seccomp.Filter {
-	mode := func(name string, arg uint32) seccomp.NameWithConditions {
-		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
-			{Argument: arg, Operation: seccomp.BitsSet, Value: setidBits}}}
-	}
-	return seccomp.Filter{
-		NoNewPrivs: true,
-		Policy: seccomp.Policy{
-			DefaultAction: seccomp.ActionAllow,
-			Syscalls: []seccomp.SyscallGroup{
-				{Action: seccomp.ActionErrno | seccomp.Action(unix.EPERM), NamesWithCondtions: []seccomp.NameWithConditions{
-					mode("chmod", 1), mode("fchmod", 1), mode("fchmodat", 2), mode("fchmodat2", 2),
-					mode("open", 2), mode("openat", 3), mode("creat", 1), mode("mknod", 1), mode("mknodat", 2),
-				}},
-				{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"openat2"}},
-			},
-		},
-	}
-}
+// no_new_privs, a seccomp filter that refuses set-id bits (internal/setid), and a Landlock
+// domain scoped so that it reaches no abstract unix socket and signals no process outside it.
 
 // confineSelf puts the calling process (the helper, about to exec bwrap) under
 // no_new_privs, the set-id filter and the scoped Landlock domain; every process it starts
@@ -59,7 +30,7 @@ func setidFilter() seccomp.Filter {
 // Landlock scope keeps the host's abstract sockets (the person's X server
 // @/tmp/.X11-unix/X0, D-Bus) out of reach; without it the run is refused.
 func confineSelf(needScope bool) error {
-	if err := seccomp.LoadFilter(setidFilter()); err != nil {
+	if err := loadSetidFilter(); err != nil {
 		return fmt.Errorf("seccomp filter: %w", err)
 	}
 	cfg := landlock.V6.BestEffort()
@@ -164,7 +135,7 @@ func Problem(bwrap string, allowNetwork bool) string {
 	if allowNetwork && landlockABI() < 6 {
 		return landlockCause()
 	}
-	if !seccomp.Supported() {
+	if !seccompSupported() {
 		return "seccomp filters are not available in this kernel (CONFIG_SECCOMP_FILTER)"
 	}
 	return ""

@@ -227,4 +227,8 @@
 // timeoutMs: 0 means policy ExecTimeoutDefaultMs (30 s); negative or above
 // ExecTimeoutMaxMs (120 s) is INVALID_ARGUMENT, never clamped. Python code longer than
 // PythonCodeChars (262,144 characters) is INVALID_ARGUMENT.
+//
+// The package's tables by name (argument policies, refused options, programs, built-ins) are
+// built at first use: every package initialises at every one-shot start
+// (docs/architecture.md#one-shot-start).
 package sandbox

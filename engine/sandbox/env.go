@@ -3,27 +3,30 @@ package sandbox
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // scrubbedNames are removed from the environment of every sandboxed program: each makes
 // a program load code, change its configuration or talk to something outside.
-var scrubbedNames = map[string]bool{
-	"BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true,
-	"IFS": true, "CDPATH": true, "GLOBIGNORE": true, "ZDOTDIR": true,
-	"NODE_OPTIONS": true, "NODE_PATH": true, "NODE_REPL_EXTERNAL_MODULE": true, "NODE_EXTRA_CA_CERTS": true,
-	"NODE_TLS_REJECT_UNAUTHORIZED": true, "NODE_PRESERVE_SYMLINKS": true,
-	"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
-	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "CLASSPATH": true,
-	"DOTNET_STARTUP_HOOKS": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "RUSTC": true,
-	"RUSTDOC": true, "RUSTFLAGS": true, "RUSTDOCFLAGS": true, "RUSTUP_TOOLCHAIN": true,
-	"PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true, "BROWSER": true, "SSH_ASKPASS": true,
-	"SUDO_ASKPASS": true, "SSH_AUTH_SOCK": true, "GPG_AGENT_INFO": true, "GCONV_PATH": true, "LOCPATH": true,
-	"NLSPATH": true, "HOSTALIASES": true, "RES_OPTIONS": true, "LOCALDOMAIN": true, "TMPDIR": true,
-	"PYENV_HOOK_PATH": true, "OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true,
-	"SSLKEYLOGFILE": true, "http_proxy": true, "https_proxy": true, "HTTP_PROXY": true, "HTTPS_PROXY": true,
-	"ALL_PROXY": true, "all_proxy": true, "W365_SANDBOX_HELPER": true,
-	"GOFLAGS": true, "GOENV": true, "GOTOOLCHAIN": true, "CGO_LDFLAGS": true, "CC": true, "CXX": true,
-}
+var scrubbedNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true,
+		"IFS": true, "CDPATH": true, "GLOBIGNORE": true, "ZDOTDIR": true,
+		"NODE_OPTIONS": true, "NODE_PATH": true, "NODE_REPL_EXTERNAL_MODULE": true, "NODE_EXTRA_CA_CERTS": true,
+		"NODE_TLS_REJECT_UNAUTHORIZED": true, "NODE_PRESERVE_SYMLINKS": true,
+		"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
+		"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "CLASSPATH": true,
+		"DOTNET_STARTUP_HOOKS": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "RUSTC": true,
+		"RUSTDOC": true, "RUSTFLAGS": true, "RUSTDOCFLAGS": true, "RUSTUP_TOOLCHAIN": true,
+		"PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true, "BROWSER": true, "SSH_ASKPASS": true,
+		"SUDO_ASKPASS": true, "SSH_AUTH_SOCK": true, "GPG_AGENT_INFO": true, "GCONV_PATH": true, "LOCPATH": true,
+		"NLSPATH": true, "HOSTALIASES": true, "RES_OPTIONS": true, "LOCALDOMAIN": true, "TMPDIR": true,
+		"PYENV_HOOK_PATH": true, "OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true,
+		"SSLKEYLOGFILE": true, "http_proxy": true, "https_proxy": true, "HTTP_PROXY": true, "HTTPS_PROXY": true,
+		"ALL_PROXY": true, "all_proxy": true, "W365_SANDBOX_HELPER": true,
+		"GOFLAGS": true, "GOENV": true, "GOTOOLCHAIN": true, "CGO_LDFLAGS": true, "CC": true, "CXX": true,
+	}
+})
 
 // scrubbedPrefixes are removed the same way, by name prefix (case-insensitive for npm_config_).
 var scrubbedPrefixes = []string{
@@ -52,7 +55,7 @@ func ScrubEnv(env []string) []string {
 			continue
 		}
 		name := kv[:i]
-		if scrubbedNames[name] || scrubbed(name) {
+		if scrubbedNames()[name] || scrubbed(name) {
 			continue
 		}
 		out = append(out, kv)

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
@@ -47,50 +48,60 @@ func host() dialect {
 }
 
 // fallbacks name the program used when the named one is not installed.
-var fallbacks = map[string]string{"python": "python3", "pip": "pip3"}
+var fallbacks = sync.OnceValue(func() map[string]string {
+	return map[string]string{"python": "python3", "pip": "pip3"}
+})
 
 // privileged programs are refused even when a policy file allows them.
-var privileged = map[string]bool{
-	"sudo": true, "su": true, "doas": true, "pkexec": true, "runuser": true, "setpriv": true, "chroot": true,
-	"nsenter": true, "unshare": true, "capsh": true, "gosu": true, "su-exec": true, "runas": true, "bwrap": true,
-	"firejail": true, "machinectl": true, "newgrp": true, "sg": true, "setcap": true, "chown": true, "chgrp": true,
-	"visudo": true, "passwd": true, "chpasswd": true, "useradd": true, "usermod": true, "userdel": true, "groupadd": true,
-}
+var privileged = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sudo": true, "su": true, "doas": true, "pkexec": true, "runuser": true, "setpriv": true, "chroot": true,
+		"nsenter": true, "unshare": true, "capsh": true, "gosu": true, "su-exec": true, "runas": true, "bwrap": true,
+		"firejail": true, "machinectl": true, "newgrp": true, "sg": true, "setcap": true, "chown": true, "chgrp": true,
+		"visudo": true, "passwd": true, "chpasswd": true, "useradd": true, "usermod": true, "userdel": true, "groupadd": true,
+	}
+})
 
 // system programs (disks, mounts, power, services, kernel, signals) are refused even when
 // a policy file allows them.
-var system = map[string]bool{
-	"mkfs": true, "mke2fs": true, "mkswap": true, "dd": true, "fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true,
-	"sgdisk": true, "parted": true, "partprobe": true, "wipefs": true, "shred": true, "blkdiscard": true, "badblocks": true,
-	"mount": true, "umount": true, "swapon": true, "swapoff": true, "losetup": true, "cryptsetup": true, "lvm": true,
-	"lvremove": true, "vgremove": true, "pvremove": true, "mdadm": true, "zpool": true, "zfs": true, "btrfs": true,
-	"e2fsck": true, "fsck": true, "tune2fs": true, "hdparm": true, "format": true, "diskpart": true, "chkdsk": true,
-	"shutdown": true, "reboot": true, "poweroff": true, "halt": true, "init": true, "telinit": true, "systemctl": true,
-	"service": true, "loginctl": true, "journalctl": true, "rc-service": true, "update-rc.d": true, "chkconfig": true,
-	"kill": true, "killall": true, "pkill": true, "skill": true, "xkill": true, "taskkill": true, "sc": true, "bcdedit": true,
-	"reg": true, "regedit": true, "schtasks": true, "wmic": true, "net": true, "net1": true, "netsh": true, "icacls": true,
-	"cacls": true, "takeown": true, "vssadmin": true, "wbadmin": true, "wevtutil": true, "bitsadmin": true, "certutil": true,
-	"cipher": true, "fsutil": true, "mountvol": true, "manage-bde": true, "setx": true, "sfc": true, "dism": true,
-	"insmod": true, "rmmod": true, "modprobe": true, "sysctl": true, "kexec": true, "iptables": true, "ip6tables": true,
-	"nft": true, "ip": true, "ifconfig": true, "route": true, "crontab": true, "at": true, "grub-install": true,
-	"update-grub": true, "efibootmgr": true, "apt": true, "apt-get": true, "dpkg": true, "snap": true,
-}
+var system = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"mkfs": true, "mke2fs": true, "mkswap": true, "dd": true, "fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true,
+		"sgdisk": true, "parted": true, "partprobe": true, "wipefs": true, "shred": true, "blkdiscard": true, "badblocks": true,
+		"mount": true, "umount": true, "swapon": true, "swapoff": true, "losetup": true, "cryptsetup": true, "lvm": true,
+		"lvremove": true, "vgremove": true, "pvremove": true, "mdadm": true, "zpool": true, "zfs": true, "btrfs": true,
+		"e2fsck": true, "fsck": true, "tune2fs": true, "hdparm": true, "format": true, "diskpart": true, "chkdsk": true,
+		"shutdown": true, "reboot": true, "poweroff": true, "halt": true, "init": true, "telinit": true, "systemctl": true,
+		"service": true, "loginctl": true, "journalctl": true, "rc-service": true, "update-rc.d": true, "chkconfig": true,
+		"kill": true, "killall": true, "pkill": true, "skill": true, "xkill": true, "taskkill": true, "sc": true, "bcdedit": true,
+		"reg": true, "regedit": true, "schtasks": true, "wmic": true, "net": true, "net1": true, "netsh": true, "icacls": true,
+		"cacls": true, "takeown": true, "vssadmin": true, "wbadmin": true, "wevtutil": true, "bitsadmin": true, "certutil": true,
+		"cipher": true, "fsutil": true, "mountvol": true, "manage-bde": true, "setx": true, "sfc": true, "dism": true,
+		"insmod": true, "rmmod": true, "modprobe": true, "sysctl": true, "kexec": true, "iptables": true, "ip6tables": true,
+		"nft": true, "ip": true, "ifconfig": true, "route": true, "crontab": true, "at": true, "grub-install": true,
+		"update-grub": true, "efibootmgr": true, "apt": true, "apt-get": true, "dpkg": true, "snap": true,
+	}
+})
 
 // shells and launchers would run their arguments as code and bypass every argument policy;
 // they are refused even when a policy file allows them.
-var launchers = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "csh": true, "tcsh": true, "fish": true,
-	"ash": true, "busybox": true, "cmd": true, "powershell": true, "pwsh": true, "env": true, "xargs": true, "nohup": true,
-	"timeout": true, "nice": true, "ionice": true, "stdbuf": true, "setsid": true, "eval": true, "exec": true,
-	"source": true, "script": true, "watch": true, "strace": true, "ltrace": true, "gdb": true, "chrt": true,
-	"taskset": true, "prlimit": true, "flock": true, "perl": true, "ruby": true, "php": true, "lua": true,
-	"awk": true, "gawk": true, "mawk": true, "sed": true, "expect": true, "npx": true, "start": true, "call": true,
-	"wscript": true, "cscript": true, "mshta": true, "rundll32": true, "regsvr32": true, "forfiles": true, "conhost": true,
-	"wsl": true, "msiexec": true, "installutil": true, "msbuild": true, "wt": true, "explorer": true, "py": true, "pyw": true,
-}
+var launchers = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "csh": true, "tcsh": true, "fish": true,
+		"ash": true, "busybox": true, "cmd": true, "powershell": true, "pwsh": true, "env": true, "xargs": true, "nohup": true,
+		"timeout": true, "nice": true, "ionice": true, "stdbuf": true, "setsid": true, "eval": true, "exec": true,
+		"source": true, "script": true, "watch": true, "strace": true, "ltrace": true, "gdb": true, "chrt": true,
+		"taskset": true, "prlimit": true, "flock": true, "perl": true, "ruby": true, "php": true, "lua": true,
+		"awk": true, "gawk": true, "mawk": true, "sed": true, "expect": true, "npx": true, "start": true, "call": true,
+		"wscript": true, "cscript": true, "mshta": true, "rundll32": true, "regsvr32": true, "forfiles": true, "conhost": true,
+		"wsl": true, "msiexec": true, "installutil": true, "msbuild": true, "wt": true, "explorer": true, "py": true, "pyw": true,
+	}
+})
 
 // guiPrograms need a display; the shell tool runs headless programs only.
-var guiPrograms = map[string]bool{"notepad": true, "wordpad": true, "mspaint": true}
+var guiPrograms = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"notepad": true, "wordpad": true, "mspaint": true}
+})
 
 // resolveProgram validates the program word and the arguments and returns the argv to run.
 func (d dialect) resolveProgram(p *policy.Policy, words []word, lookPath func(string) (string, error)) ([]word, *werr.Error) {
@@ -129,7 +140,7 @@ func (d dialect) resolveProgram(p *policy.Policy, words []word, lookPath func(st
 			"%s is not on the allowlist", name)
 	}
 	canon := d.runs(name)
-	if fb, ok := fallbacks[canon]; ok && lookPath != nil {
+	if fb, ok := fallbacks()[canon]; ok && lookPath != nil {
 		if _, err := lookPath(canon); err != nil {
 			if _, err2 := lookPath(fb); err2 == nil {
 				canon = fb
@@ -153,11 +164,11 @@ func (d dialect) checkArgs(argv []word) *werr.Error {
 					"%s is a network (UNC) or device path", a.value)
 			}
 		}
-		if f := windowsArgPolicies[argv[0].value]; f != nil {
+		if f := windowsArgPolicies()[argv[0].value]; f != nil {
 			return f(values(argv[1:]))
 		}
 	}
-	if f := argPolicies[argv[0].value]; f != nil {
+	if f := argPolicies()[argv[0].value]; f != nil {
 		return f(values(argv[1:]))
 	}
 	return nil
@@ -176,16 +187,16 @@ func (d dialect) runs(name string) string {
 func (d dialect) alwaysRefused(name string) *werr.Error {
 	canon := d.runs(name)
 	switch {
-	case privileged[name] || privileged[canon]:
+	case privileged()[name] || privileged()[canon]:
 		return block("privilege-escalation", "everything runs as the session user inside the sandbox; privilege changes are never available",
 			"%s changes privileges", name)
-	case system[name] || system[canon] || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck."):
+	case system()[name] || system()[canon] || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck."):
 		return block("system-command", "disk, mount, power, service, network and process-signal commands are not available here (use kill_process or the process tools for processes)",
 			"%s is a disk/mount/power/service/system command", name)
-	case launchers[name] || launchers[canon]:
+	case launchers()[name] || launchers()[canon]:
 		return block("shell-program", "shells and launchers run their arguments as code; run the program directly, or use execute_python_code",
 			"%s runs other commands or code", name)
-	case guiPrograms[name]:
+	case guiPrograms()[name]:
 		return werr.New(werr.Unsupported, "%s is a graphical program and the shell tool runs headless programs only", name).
 			WithDetail("rule", "gui-program").
 			WithHint("open a text editor with launch_application, read files with type, write them with execute_python_code")
@@ -194,12 +205,14 @@ func (d dialect) alwaysRefused(name string) *werr.Error {
 }
 
 // sameProgram names the versioned spellings of an allowed program.
-var sameProgram = map[string]string{"python3": "python", "pip3": "pip", "nodejs": "node"}
+var sameProgram = sync.OnceValue(func() map[string]string {
+	return map[string]string{"python3": "python", "pip3": "pip", "nodejs": "node"}
+})
 
 // allowed says whether p allows the (lower-case) program name: an entry allows the
 // program it runs, so "del" allows rm, and "rm" allows del.
 func (d dialect) allowed(p *policy.Policy, name string) bool {
-	unversioned, versioned := sameProgram[name]
+	unversioned, versioned := sameProgram()[name]
 	for _, a := range p.AllowedCommands {
 		a = strings.ToLower(a)
 		if d.runs(a) == d.runs(name) || (versioned && a == unversioned) {

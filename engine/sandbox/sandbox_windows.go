@@ -109,7 +109,7 @@ func fileExists(p string) bool {
 // node with npm's own entry point next to it, so that no batch file (and no cmd.exe)
 // runs; anything else is NAME.exe or NAME.com on PATH.
 func (r *Runner) program(name string) (string, []string, error) {
-	if builtins[name] != nil {
+	if builtins()[name] != nil {
 		self, err := os.Executable()
 		if err != nil {
 			return "", nil, werr.Wrap(err, werr.Internal, "cannot find w365.exe to run the built-in %s", name)

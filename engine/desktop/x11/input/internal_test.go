@@ -113,6 +113,25 @@ func TestReconnectsWhenTheConnectionBroke(t *testing.T) {
 	}
 }
 
+// The queries (cursor position, screen size) send no probe first: a broken connection is
+// re-made when their own request fails.
+func TestQueriesReconnectWhenTheConnectionBroke(t *testing.T) {
+	d := x11test.Start(t)
+	c, err := New(d.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []func() (int, int, error){c.CursorPosition, c.ScreenSize} {
+		c.mu.Lock()
+		c.conn.Close()
+		c.mu.Unlock()
+		if a, b, err := q(); err != nil || a <= 0 || b <= 0 {
+			t.Errorf("after the connection broke: (%d,%d), %v", a, b, err)
+		}
+	}
+}
+
 func TestTwoDisplaysAtOnce(t *testing.T) {
 	d1 := x11test.Start(t)
 	d2 := x11test.Start(t)
