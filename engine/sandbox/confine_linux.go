@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,8 +22,9 @@ import (
 )
 
 // What every confined process gets besides its namespaces (docs/security.md, "Confinement"):
-// no_new_privs, a seccomp filter that refuses set-id bits (internal/setid), and a Landlock
-// domain scoped so that it reaches no abstract unix socket and signals no process outside it.
+// no_new_privs, a seccomp filter that refuses set-id bits (internal/setid), one that closes
+// the ways around it (compatibility ABIs, io_uring: abi_linux.go), and a Landlock domain
+// scoped so that it reaches no abstract unix socket and signals no process outside it.
 
 // confineSelf puts the calling process (the helper, about to exec bwrap) under
 // no_new_privs, the set-id filter and the scoped Landlock domain; every process it starts
@@ -31,6 +33,9 @@ import (
 // @/tmp/.X11-unix/X0, D-Bus) out of reach; without it the run is refused.
 func confineSelf(needScope bool) error {
 	if err := loadSetidFilter(); err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	if err := loadProgram(aroundProgram()); err != nil {
 		return fmt.Errorf("seccomp filter: %w", err)
 	}
 	cfg := landlock.V6.BestEffort()
@@ -137,6 +142,9 @@ func Problem(bwrap string, allowNetwork bool) string {
 	}
 	if !seccompSupported() {
 		return "seccomp filters are not available in this kernel (CONFIG_SECCOMP_FILTER)"
+	}
+	if nativeArch == 0 {
+		return "the confinement's seccomp filters know no ABI for the architecture " + runtime.GOARCH
 	}
 	return ""
 }

@@ -6,7 +6,6 @@ package sandbox
 
 import (
 	"fmt"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,14 +18,7 @@ func loadSetidFilter() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("failed to set no_new_privs with prctl: %w", err)
 	}
-	prog := unix.SockFprog{Len: uint16(len(setidProgram)), Filter: &setidProgram[0]}
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
-		if e == unix.ENOSYS {
-			return fmt.Errorf("failed loading seccomp filter: seccomp is not supported by the kernel: %w", e)
-		}
-		return fmt.Errorf("failed loading seccomp filter: %w", e)
-	}
-	return nil
+	return loadProgram(setidProgram[:])
 }
 
 // seccompSupported says the kernel takes seccomp filters: strict mode with a flag set is

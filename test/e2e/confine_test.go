@@ -126,9 +126,53 @@ for f in ('notes.txt', '.ssh/id_ed25519', '.bash_history'):
         out['canaries'].append(open(os.path.join(fake_home, f)).read())
     except OSError:
         pass
+def chmod_i386(p):
+    # chmod(p, 04755) through the i386 ABI (int 0x80), whose call numbers a filter for
+    # the native ones does not see: code and path in memory below 4 GiB (MAP_32BIT).
+    import ctypes
+    libc = ctypes.CDLL(None)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    m = libc.mmap(None, 4096, 7, 0x62, -1, 0)
+    if m is None or m >= 1 << 32:
+        raise OSError('no memory below 4 GiB')
+    path = p.encode() + b'\0'
+    ctypes.memmove(m + 2048, path, len(path))
+    code = b'\xb8\x0f\0\0\0\xbb' + (m + 2048).to_bytes(4, 'little') + b'\xb9' + (0o4755).to_bytes(4, 'little') + b'\xcd\x80\xc3'
+    ctypes.memmove(m, code, len(code))
+    if ctypes.CFUNCTYPE(ctypes.c_int)(m)() != 0:
+        raise OSError('refused')
+def open_io_uring(p):
+    # openat(p.new, O_CREAT, 04755) as an io_uring operation, which no seccomp filter sees.
+    import ctypes, mmap, struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    params = ctypes.create_string_buffer(120)
+    fd = libc.syscall(425, 1, params)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), 'io_uring_setup')
+    entries, cq_entries = struct.unpack_from('2I', params.raw, 0)
+    sq, cq = struct.unpack_from('8IQ', params.raw, 40), struct.unpack_from('8IQ', params.raw, 80)
+    rw = mmap.PROT_READ | mmap.PROT_WRITE
+    ring = mmap.mmap(fd, max(sq[6] + entries * 4, cq[5] + cq_entries * 16), mmap.MAP_SHARED, rw, offset=0)
+    sqes = mmap.mmap(fd, entries * 64, mmap.MAP_SHARED, rw, offset=0x10000000)
+    path = ctypes.create_string_buffer((p + '.new').encode())
+    sqe = struct.pack('<BBHiQQIIQ', 18, 0, 0, -100, 0, ctypes.addressof(path), 0o4755, os.O_CREAT | os.O_WRONLY, 1)
+    sqes[0:len(sqe)] = sqe
+    struct.pack_into('I', ring, sq[6], 0)
+    struct.pack_into('I', ring, sq[1], struct.unpack_from('I', ring, sq[1])[0] + 1)
+    if libc.syscall(426, fd, 1, 1, 1, None, 0) < 0:
+        raise OSError(ctypes.get_errno(), 'io_uring_enter')
+    res = struct.unpack_from('<Qi', ring, cq[5] + (struct.unpack_from('I', ring, cq[0])[0] & cq[2]) * 16)[1]
+    if res < 0:
+        raise OSError(-res, 'io_uring openat')
+    os.close(res)
 out['setid'] = []
-for name, f in (('chmod', lambda p: os.chmod(p, 0o4755)), ('chmod-g', lambda p: os.chmod(p, 0o2755)),
-                ('open', lambda p: os.close(os.open(p + '.new', os.O_CREAT | os.O_WRONLY, 0o4755)))):
+attempts = [('io_uring', open_io_uring), ('chmod', lambda p: os.chmod(p, 0o4755)), ('chmod-g', lambda p: os.chmod(p, 0o2755)),
+            ('open', lambda p: os.close(os.open(p + '.new', os.O_CREAT | os.O_WRONLY, 0o4755)))]
+if os.uname().machine == 'x86_64':
+    attempts.append(('chmod-i386', chmod_i386))
+for name, f in attempts:
     p = os.path.join(work, 'setid-' + name)
     open(p, 'w').write('#!/bin/sh\n')
     try:
