@@ -289,7 +289,47 @@ func Load(path string) (*Policy, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		p.Source = abs
 	}
+	if root := p.rewritableIn(path); root != "" {
+		return nil, werr.Invalid("policy file %s lies inside the workspace root %s, where the sessions it governs may write: a session could rewrite the next host's policy", path, root).
+			WithHint("keep it where no session writes, e.g. ~/.config/w365/policy.json (docs/security.md#policy)")
+	}
 	return p, nil
+}
+
+// rewritableIn names the workspace root through which a session could rewrite the policy
+// file at path, or "". A session writes below any directory of a workspace root that may
+// be its working directory or that an application is handed: anything there but HOME
+// itself and HOME's dot-directories (docs/security.md, the working directory).
+func (p *Policy) rewritableIn(path string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
+	if home != "" && below(real, home) {
+		rel, _ := filepath.Rel(home, real)
+		first, rest, _ := strings.Cut(rel, string(filepath.Separator))
+		if rest == "" || strings.HasPrefix(first, ".") {
+			return ""
+		}
+	}
+	for _, w := range p.WorkspaceRoots {
+		if w == "~" || strings.HasPrefix(w, "~/") {
+			w = home + w[1:]
+		}
+		if r, err := filepath.EvalSymlinks(w); err == nil && filepath.IsAbs(r) && below(real, r) {
+			return w
+		}
+	}
+	return ""
+}
+
+// below says whether path lies strictly inside dir (both clean and absolute).
+func below(path, dir string) bool {
+	return strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // IdleTimeout is the session idle eviction delay.

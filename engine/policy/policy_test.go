@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/w365/w365/engine/werr"
@@ -58,5 +59,51 @@ func TestToolAllowed(t *testing.T) {
 	p.ToolDenylist = []string{"end_session"}
 	if p.ToolAllowed("mcp_W365ComputerUse_EndSession", "end_session") {
 		t.Error("denied alias not honoured")
+	}
+}
+
+// A policy file that the sessions it governs could rewrite (for the next host to load) is
+// refused: below a workspace root anywhere but HOME itself and HOME's dot-directories,
+// also when the path given is a symbolic link to such a file.
+func TestLoadRefusesAPolicyASessionCouldRewrite(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	elsewhere := t.TempDir()
+	put := func(rel, body string) string {
+		p := filepath.Join(home, rel)
+		if filepath.IsAbs(rel) {
+			p = rel
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := filepath.Join(home, ".config", "w365", "linked.json")
+	for _, c := range []struct {
+		path    string
+		refused bool
+	}{
+		{put("project/policy.json", `{}`), true},
+		{put("project/.w365/policy.json", `{}`), true},
+		{put("Documents/policy.json", `{}`), true},
+		{put(filepath.Join(elsewhere, "work", "policy.json"), `{"workspaceRoots": [`+strconv.Quote(filepath.Join(elsewhere, "work"))+`]}`), true},
+		{put("policy.json", `{}`), false},
+		{put(".config/w365/policy.json", `{}`), false},
+		{put(filepath.Join(elsewhere, "policy.json"), `{"workspaceRoots": [`+strconv.Quote(filepath.Join(elsewhere, "work"))+`]}`), false},
+		{link, true},
+	} {
+		if c.path == link {
+			if err := os.Symlink(filepath.Join(home, "project", "policy.json"), link); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Load(c.path)
+		if got := werr.CodeOf(err) == werr.InvalidArgument; got != c.refused || (err != nil && !c.refused) {
+			t.Errorf("%s: %v, refused %v", c.path, err, c.refused)
+		}
 	}
 }
