@@ -54,6 +54,32 @@ func TestOneShotBuildsNoOtherCommands(t *testing.T) {
 	}
 }
 
+// TestNoToolIsNamedLikeAnotherCommand: a tool call builds only its tool's top-level
+// command (TestOneShotBuildsNoOtherCommands), so no command that is not a tool may share
+// that name.
+func TestNoToolIsNamedLikeAnotherCommand(t *testing.T) {
+	root, _ := NewRoot(RootDeps{IO: IO{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}},
+		Extra: func(root *cobra.Command, g *Globals) { AddServe(root, g); AddDoctor(root, g) }})
+	others := []string{"repl", "completion"}
+	for _, c := range root.Commands() {
+		if c.Annotations["tool"] == "" && c.GroupID != "tools" {
+			others = append(others, c.Name())
+			others = append(others, c.Aliases...)
+		}
+	}
+	for _, tl := range commands.All() {
+		names := []string{tl.Path[0]}
+		if len(tl.Path) == 1 {
+			names = append(names, tl.Aliases...)
+		}
+		for _, n := range names {
+			if slices.Contains(others, n) {
+				t.Errorf("tool %s is called %q, as a command that is not a tool", tl.Name, n)
+			}
+		}
+	}
+}
+
 func (f *fakeCaller) Call(_ context.Context, t *tool.Tool, args map[string]any) (*host.Outcome, error) {
 	f.calls++
 	f.tool, f.args = t.Name, args
