@@ -115,7 +115,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	}
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Tools:"}, &cobra.Group{ID: "other", Title: "Other commands:"})
 	lazy := map[*cobra.Command]func(){}
-	keep := toolsFor(pf, d.Args)
+	keep, narrow := toolsFor(pf, d.Args)
 	for _, t := range commands.All() {
 		if !keep(t) {
 			continue
@@ -123,10 +123,16 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 		cmd, flags := addToolCommand(root, t, g, d.IO, getCaller, d.Complete)
 		lazy[cmd] = flags
 	}
-	AddHostCommands(root, g, d.IO)
-	AddHelpTopics(root, d.Args == nil)
-	if d.Extra != nil {
-		d.Extra(root, g)
+	if narrow {
+		// A tool call or --version: the commands that are no tools, and cobra's
+		// completion command, take no part in it.
+		root.CompletionOptions.DisableDefaultCmd = true
+	} else {
+		AddHostCommands(root, g, d.IO)
+		AddHelpTopics(root, d.Args == nil)
+		if d.Extra != nil {
+			d.Extra(root, g)
+		}
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.InitDefaultHelpCmd()
@@ -156,15 +162,16 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 // one-shot call builds only the commands under the top-level name it gives (all of
 // "browser" for a browser tool), and `w365 --version` none. Anything else (no args, help,
 // completion, a mistyped name that needs "Did you mean", a command that is not a tool)
-// gets them all. pf are the root's flags, to step over their values.
-func toolsFor(pf *pflag.FlagSet, args []string) func(*tool.Tool) bool {
+// gets them all. narrow says the line is a tool call or --version, which needs no other
+// command. pf are the root's flags, to step over their values.
+func toolsFor(pf *pflag.FlagSet, args []string) (keep func(*tool.Tool) bool, narrow bool) {
 	all := func(*tool.Tool) bool { return true }
 	first, version := "", false
 	for i := 0; i < len(args) && first == ""; i++ {
 		a := args[i]
 		switch {
 		case a == "--help" || a == "-h":
-			return all
+			return all, false
 		case a == "--version" || a == "-v":
 			version = true
 		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
@@ -176,15 +183,15 @@ func toolsFor(pf *pflag.FlagSet, args []string) func(*tool.Tool) bool {
 		}
 	}
 	if first == "" && version {
-		return func(*tool.Tool) bool { return false }
+		return func(*tool.Tool) bool { return false }, true
 	}
 	top := func(t *tool.Tool) bool {
 		return t.Path[0] == first || len(t.Path) == 1 && slices.Contains(t.Aliases, first)
 	}
 	if first != "" && slices.ContainsFunc(commands.All(), top) && !slices.Contains(args, "--help") && !slices.Contains(args, "-h") {
-		return top
+		return top, true
 	}
-	return all
+	return all, false
 }
 
 // ClientOptionsFor turns the global flags into host client options: the session, and

@@ -28,6 +28,58 @@ type fakeCaller struct {
 	err   error
 }
 
+// TestOneShotBuildsNoOtherCommands: a tool call or --version builds neither the commands
+// that are no tools (host, doctor, the help topics) nor cobra's completion command; a line
+// that may need them (no tool named, help) gets them.
+func TestOneShotBuildsNoOtherCommands(t *testing.T) {
+	others := func(args ...string) (names []string) {
+		root, _ := NewRoot(RootDeps{IO: IO{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}}, Args: args, Extra: AddDoctor})
+		root.InitDefaultCompletionCmd() // as Execute does
+		for _, c := range root.Commands() {
+			if slices.Contains([]string{"host", "doctor", "exit-codes", "completion"}, c.Name()) {
+				names = append(names, c.Name())
+			}
+		}
+		return names
+	}
+	for _, line := range [][]string{{"get-cursor-position"}, {"--session", "s1", "browser", "click", "#go"}, {"--version"}} {
+		if got := others(line...); len(got) != 0 {
+			t.Errorf("%v builds %v", line, got)
+		}
+	}
+	for _, line := range [][]string{{"host", "status"}, {"doctor"}, {"click", "--help"}, {"clik"}, {"help", "exit-codes"}} {
+		if got := others(line...); len(got) != 4 {
+			t.Errorf("%v builds only %v", line, got)
+		}
+	}
+}
+
+// TestNoToolIsNamedLikeAnotherCommand: a tool call builds only its tool's top-level
+// command (TestOneShotBuildsNoOtherCommands), so no command that is not a tool may share
+// that name.
+func TestNoToolIsNamedLikeAnotherCommand(t *testing.T) {
+	root, _ := NewRoot(RootDeps{IO: IO{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}},
+		Extra: func(root *cobra.Command, g *Globals) { AddServe(root, g); AddDoctor(root, g) }})
+	others := []string{"repl", "completion"}
+	for _, c := range root.Commands() {
+		if c.Annotations["tool"] == "" && c.GroupID != "tools" {
+			others = append(others, c.Name())
+			others = append(others, c.Aliases...)
+		}
+	}
+	for _, tl := range commands.All() {
+		names := []string{tl.Path[0]}
+		if len(tl.Path) == 1 {
+			names = append(names, tl.Aliases...)
+		}
+		for _, n := range names {
+			if slices.Contains(others, n) {
+				t.Errorf("tool %s is called %q, as a command that is not a tool", tl.Name, n)
+			}
+		}
+	}
+}
+
 func (f *fakeCaller) Call(_ context.Context, t *tool.Tool, args map[string]any) (*host.Outcome, error) {
 	f.calls++
 	f.tool, f.args = t.Name, args

@@ -43,7 +43,7 @@ func Kill(ctx context.Context, pid int, startTime uint64, force bool, protected 
 	if err != nil {
 		return KillResult{}, werr.New(werr.NotFound, "process %d has exited", pid)
 	}
-	name := longName(ctx, pid, st.comm)
+	name := longName(pid, st.comm)
 	res := KillResult{PID: pid, Name: name}
 	if st.start != startTime {
 		return res, werr.New(werr.StaleProcess, "process %d is not the one listed: its start time is %d, not %d (the pid was reused)",

@@ -3,12 +3,13 @@
 package proc
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/shirou/gopsutil/v4/process"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -72,19 +73,43 @@ func StartTime(pid int) (uint64, error) {
 }
 
 // longName returns the full process name when the kernel's comm (15 characters at most) may
-// be truncated.
-func longName(ctx context.Context, pid int, comm string) string {
+// be truncated: the base name of the command line's first word, when it begins with comm.
+func longName(pid int, comm string) string {
 	if len(comm) < 15 {
 		return comm
 	}
-	p, err := process.NewProcessWithContext(ctx, int32(pid))
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return comm
 	}
-	if n, err := p.NameWithContext(ctx); err == nil && n != "" {
-		return n
+	arg0, _, _ := bytes.Cut(b, []byte{0})
+	if base := filepath.Base(string(arg0)); strings.HasPrefix(base, comm) {
+		return base
 	}
 	return comm
+}
+
+// listPIDs lists the processes in /proc, in ascending order. (Not gopsutil's process package:
+// it links gopsutil's cpu package, which reads /proc/stat twice when it initialises, at
+// every start of the binary; docs/architecture.md#one-shot-start.)
+func listPIDs() ([]int, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, n := range names {
+		if pid, err := strconv.Atoi(n); err == nil && pid > 0 {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // List returns up to maxCount user-space processes of scope (kernel threads left out):
@@ -94,26 +119,26 @@ func List(ctx context.Context, maxCount int, titles map[int]string, scope Scope)
 	if maxCount <= 0 {
 		maxCount = 200
 	}
-	pids, err := process.PidsWithContext(ctx)
+	all, err := listPIDs()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot list processes")
 	}
 	page := uint64(os.Getpagesize())
 	in := scope.members()
-	out := make([]Process, 0, len(pids))
-	for _, p := range pids {
+	out := make([]Process, 0, len(all))
+	for _, p := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, werr.Wrap(err, werr.Cancelled, "cancelled")
 		}
-		st, err := readStat(int(p))
-		if err != nil || st.kernelThread() || st.state == 'Z' || !in(int(p)) {
+		st, err := readStat(p)
+		if err != nil || st.kernelThread() || st.state == 'Z' || !in(p) {
 			continue // gone, kernel thread or zombie
 		}
 		out = append(out, Process{
-			PID:            int(p),
-			Name:           longName(ctx, int(p), st.comm),
+			PID:            p,
+			Name:           longName(p, st.comm),
 			MemoryBytes:    st.rssPages * page,
-			WindowTitle:    titles[int(p)],
+			WindowTitle:    titles[p],
 			StartTimeTicks: st.start,
 		})
 	}

@@ -3,7 +3,6 @@
 package proc
 
 import (
-	"context"
 	"os"
 	"slices"
 	"strings"
@@ -35,7 +34,7 @@ func (p Protection) Protected(pid int, name string) bool {
 		if st.kernelThread() || pid == 2 && st.ppid == 0 {
 			return true
 		}
-		names = append(names, st.comm, longName(context.Background(), pid, st.comm))
+		names = append(names, st.comm, longName(pid, st.comm))
 	}
 	for _, n := range names {
 		if n == "" {

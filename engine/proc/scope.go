@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/shirou/gopsutil/v4/process"
 )
 
 // members resolves s against the running processes: it returns a predicate that says whether
@@ -19,10 +17,10 @@ func (s Scope) members() func(pid int) bool {
 		return func(int) bool { return true }
 	}
 	parent := map[int]int{}
-	if pids, err := process.Pids(); err == nil {
-		for _, p := range pids {
-			if st, err := readStat(int(p)); err == nil {
-				parent[int(p)] = st.ppid
+	if all, err := listPIDs(); err == nil {
+		for _, p := range all {
+			if st, err := readStat(p); err == nil {
+				parent[p] = st.ppid
 			}
 		}
 	}

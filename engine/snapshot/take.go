@@ -392,15 +392,15 @@ func (s *Store) Take(ctx context.Context, r Runner, o Options) (*Result, error) 
 	return res, nil
 }
 
-var refPattern = regexp.MustCompile(`^e[0-9]+$`)
-
-// RefOf returns the ref a target names ("e5" or "ref=e5"), or "" when target is not a
-// ref (a CSS selector, say).
+// RefOf returns the ref a target names ("e5" or "ref=e5": "e" and one or more ASCII
+// digits), or "" when target is not a ref (a CSS selector, say).
 func RefOf(target string) string {
-	if ref := strings.TrimPrefix(target, "ref="); refPattern.MatchString(ref) {
-		return ref
+	ref := strings.TrimPrefix(target, "ref=")
+	digits, ok := strings.CutPrefix(ref, "e")
+	if !ok || digits == "" || strings.ContainsFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) {
+		return ""
 	}
-	return ""
+	return ref
 }
 
 // target resolves a subtree target (a ref of the current document or a CSS

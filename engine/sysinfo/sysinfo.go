@@ -1,7 +1,8 @@
 // Package sysinfo answers get_system_info: operating system, kernel, CPU, memory, free disk
 // space and display resolution, read through gopsutil (on Windows: RtlGetVersion and the
 // registry, GlobalMemoryStatusEx, GetDiskFreeSpaceEx, GetTickCount64), with what it lacks
-// filled in per platform.
+// filled in per platform. On Linux the processor's facts come from /proc and /sys directly
+// (cpu_linux.go).
 package sysinfo
 
 import (
@@ -11,7 +12,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/shirou/gopsutil/v4/cpu"
 	"github.com/shirou/gopsutil/v4/disk"
 	"github.com/shirou/gopsutil/v4/host"
 	"github.com/shirou/gopsutil/v4/mem"
@@ -87,18 +87,11 @@ func Get(ctx context.Context, displayW, displayH int) (Info, error) {
 	if in.Arch == "" {
 		in.Arch = runtime.GOARCH
 	}
-	if cs, err := cpu.InfoWithContext(ctx); err == nil && len(cs) > 0 {
-		in.CPUModel = strings.TrimSpace(cs[0].ModelName)
-	}
+	in.CPUModel, in.CPUCores, in.CPULogicalCores = cpuFacts(ctx)
 	if in.CPUModel == "" {
 		in.CPUModel = cpuModel()
 	}
-	if n, err := cpu.CountsWithContext(ctx, true); err == nil {
-		in.CPULogicalCores = n
-	}
-	if n, err := cpu.CountsWithContext(ctx, false); err == nil && n > 0 {
-		in.CPUCores = n
-	} else {
+	if in.CPUCores <= 0 {
 		in.CPUCores = in.CPULogicalCores
 	}
 	vm, err := mem.VirtualMemoryWithContext(ctx)

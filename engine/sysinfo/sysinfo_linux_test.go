@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,6 +57,41 @@ func TestGet(t *testing.T) {
 	}
 	if len(in.Disks) == 0 || in.Disks[0].Contains[0] != "/" {
 		t.Errorf("disks: %+v", in.Disks)
+	}
+}
+
+// TestCPUAsLscpuSays compares the processor's model and core counts with util-linux's
+// lscpu (model name, distinct (core, socket) pairs) and getconf _NPROCESSORS_CONF.
+func TestCPUAsLscpuSays(t *testing.T) {
+	model, cores, logical := cpuFacts(context.Background())
+	out, err := exec.Command("lscpu").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "Model name:"); ok && strings.TrimSpace(v) != model {
+			t.Errorf("model %q, lscpu says %q", model, strings.TrimSpace(v))
+		}
+	}
+	out, err = exec.Command("lscpu", "-p=CORE,SOCKET").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			pairs[line] = true
+		}
+	}
+	if cores != len(pairs) {
+		t.Errorf("%d cores, lscpu lists %d", cores, len(pairs))
+	}
+	out, err = exec.Command("getconf", "_NPROCESSORS_CONF").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(strings.TrimSpace(string(out))); logical != n {
+		t.Errorf("%d logical processors, getconf says %d", logical, n)
 	}
 }
 

@@ -173,6 +173,17 @@ func TestBinaryLinksNoSeccompAssembler(t *testing.T) {
 	}
 }
 
+// TestLinuxBinaryLinksNoGopsutilCPU: gopsutil's cpu package (linked also by its process
+// package) reads /proc/stat twice when it initialises, at every one-shot call; on Linux
+// engine/sysinfo and engine/proc read /proc themselves.
+func TestLinuxBinaryLinksNoGopsutilCPU(t *testing.T) {
+	for _, d := range graph(t, "linux")[module+"/cmd/w365"].Deps {
+		if under(d, "github.com/shirou/gopsutil/v4/cpu") || under(d, "github.com/shirou/gopsutil/v4/process") {
+			t.Errorf("cmd/w365 links %s", d)
+		}
+	}
+}
+
 // backends are the desktop backends: none may import another.
 var backends = []string{"engine/desktop/x11", "engine/desktop/win32"}
 

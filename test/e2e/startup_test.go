@@ -18,7 +18,8 @@ import (
 // init compiled a regexp with a {0,63} repetition, about 900 allocations; commands/cli
 // parsed the trace report's HTML template, 640; engine/sandbox and engine/session compiled
 // regexps, 120, and engine/sandbox built its tables by name, 30 more; engine/browser its
-// CDP method lists, 17; engine/desktop normalised every UIA role name, 50). What is left is
+// CDP method lists, 17; engine/desktop normalised every UIA role name, 50; engine/snapshot
+// compiled the pattern of a ref, 34). What is left is
 // the tool definitions themselves (commands) and tables of literals. Allocation counts,
 // from GODEBUG=inittrace=1, are the same on every run. No package named in absent may
 // initialise at all: go-seccomp-bpf's syscall tables took 0.21 ms of every start (the
@@ -41,6 +42,7 @@ func TestOneShotStartComputesLittleAtInit(t *testing.T) {
 		"github.com/w365/w365/repl":            20,
 		"github.com/w365/w365/engine/desktop":  15,
 		"github.com/w365/w365/engine/browser":  20,
+		"github.com/w365/w365/engine/snapshot": 5,
 	}
 	absent := []string{"github.com/elastic/go-seccomp-bpf/arch"}
 	seen := 0

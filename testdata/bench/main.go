@@ -36,18 +36,28 @@ var (
 
 type stats struct{ p50, p95 time.Duration }
 
-func measure(n int, f func() error) stats {
-	var ds []time.Duration
+func measure(n int, f func() error) stats { return measureEach(n, f)[0] }
+
+// measureEach runs the fs in turn, n rounds, and gives each its stats: interleaved, the
+// figures of two commands compared see the same load on a shared machine.
+func measureEach(n int, fs ...func() error) []stats {
+	ds := make([][]time.Duration, len(fs))
 	for i := 0; i < n; i++ {
-		t0 := time.Now()
-		if err := f(); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+		for j, f := range fs {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
+			ds[j] = append(ds[j], time.Since(t0))
 		}
-		ds = append(ds, time.Since(t0))
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return stats{ds[len(ds)/2], ds[len(ds)*95/100]}
+	out := make([]stats, len(fs))
+	for j, d := range ds {
+		sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
+		out[j] = stats{d[len(d)/2], d[len(d)*95/100]}
+	}
+	return out
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
@@ -119,12 +129,10 @@ func main() {
 	fmt.Printf("%-44s %10s %10s   %-28s %10s\n", "measurement", "w365 p50", "p95", "peer", "peer p50")
 
 	// 1. One-shot CLI against xdotool.
-	cli := measure(*n, run(env, *bin, "get-cursor-position"))
-	xdo := measure(*n, run(xenv, "xdotool", "getmouselocation"))
-	row("CLI one-shot get-cursor-position", cli, xdo, "xdotool getmouselocation")
-	ver := measure(*n, run(env, *bin, "--version"))
-	xver := measure(*n, run(env, "xdotool", "--version"))
-	row("CLI w365 --version (aim: <= 5 ms)", ver, xver, "xdotool --version")
+	cli := measureEach(*n, run(env, *bin, "get-cursor-position"), run(xenv, "xdotool", "getmouselocation"))
+	row("CLI one-shot get-cursor-position", cli[0], cli[1], "xdotool getmouselocation")
+	ver := measureEach(*n, run(env, *bin, "--version"), run(env, "xdotool", "--version"))
+	row("CLI w365 --version (aim: <= 5 ms)", ver[0], ver[1], "xdotool --version")
 	fmt.Printf("%-44s %10s   (GODEBUG=inittrace=1: every package's init, summed)\n", "CLI package initialisation", initTime(env))
 	if *cliOne {
 		return
