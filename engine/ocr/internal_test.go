@@ -264,3 +264,30 @@ func TestKeyGlyphsFormAStrip(t *testing.T) {
 		t.Fatalf("strip x %d maps to %v (core %v), want the dot at x 140", x, p, core)
 	}
 }
+
+func TestBoldStrokeIsNoBackground(t *testing.T) {
+	// A large bold glyph (galculator's display digits): an "L" whose stem is 9 px wide and
+	// 30 px tall, so that a column of three 8x8 blocks lies wholly in its ink. Seeded as
+	// a background, the stem would turn to background and the glyph fall apart; it must
+	// stay one dark component.
+	const W, H = 80, 60
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	for y := 12; y < 42; y++ {
+		for x := 15; x < 24; x++ {
+			g.Pix[y*W+x] = 10
+		}
+	}
+	for y := 37; y < 42; y++ {
+		for x := 24; x < 36; x++ {
+			g.Pix[y*W+x] = 10
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	c := m.comp[20*W+19]
+	if c < 0 || m.comps[c].light() || m.comps[c].r != image.Rect(15, 12, 36, 42) {
+		t.Fatalf("the glyph is not one dark component: %d %+v", c, m.comps)
+	}
+}
