@@ -291,3 +291,34 @@ func TestBoldStrokeIsNoBackground(t *testing.T) {
 		t.Fatalf("the glyph is not one dark component: %d %+v", c, m.comps)
 	}
 }
+
+func TestButtonOutlineIsNoText(t *testing.T) {
+	// A label in a rounded button (xmessage's): once removeLines erased the straight top
+	// and bottom, the rounded sides are two arcs, 2 px wide, standing 4 px above and below
+	// the letters; they must leave the line, the letters stay.
+	const W, H = 140, 50
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	fill := func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = 20
+			}
+		}
+	}
+	fill(30, 11, 32, 31) // left arc
+	for k := 0; k < 6; k++ {
+		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
+	}
+	fill(86, 11, 88, 31) // right arc
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(36, 15, 81, 27) {
+		t.Fatalf("lines %+v, want the letters' only", ls)
+	}
+	if c := m.comp[20*W+30]; c < 0 || !m.comps[c].frame {
+		t.Errorf("the left arc is not a frame: component %d", c)
+	}
+}
