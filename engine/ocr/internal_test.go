@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"image"
+	"strings"
 	"testing"
 )
 
@@ -320,5 +321,22 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	}
 	if c := m.comp[20*W+30]; c < 0 || !m.comps[c].frame {
 		t.Errorf("the left arc is not a frame: component %d", c)
+	}
+}
+
+func TestGlyphReadsAsOneCharacter(t *testing.T) {
+	// A lone "C" on a key comes back from tesseract as "Cc": a glyph's tile keeps one
+	// character; a line of text keeps what it read ("Cc" may be a word there), and so
+	// does a glyph read as two different letters.
+	tsv := "5\t1\t1\t1\t1\t1\t10\t10\t20\t24\t80\tCc\n"
+	for _, c := range []struct {
+		glyph      bool
+		read, want string
+	}{{true, "Cc", "C"}, {false, "Cc", "Cc"}, {true, "Tl", "Tl"}} {
+		tl := &tile{core: image.Rect(0, 0, 100, 100), r: image.Rect(0, 0, 100, 100), scale: 1, glyph: c.glyph}
+		got := parseTSV([]byte(strings.Replace(tsv, "Cc", c.read, 1)), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("glyph %v, read %q: got %+v, want %q", c.glyph, c.read, got, c.want)
+		}
 	}
 }
