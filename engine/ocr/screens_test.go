@@ -111,6 +111,15 @@ func scenes() []scene {
 			showWindow(t, d, "shopping.txt", "featherpad", repoFile("testdata", "ocr", "real", "shopping.txt"))
 			return realWords("featherpad")
 		}},
+		// Added with the outline rule (see trim in regions.go), which it was developed on:
+		// xmessage in a core font of another size, its rounded buttons hugging the labels.
+		// Its words are what the test hands xmessage.
+		{"xmessage-buttons", "real", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Update 3.2 is available"
+			return told(t, d, "Update", "xmessage", []string{msg, "Accept Decline Later"},
+				"-title", "Update", "-fn", "-*-*-medium-r-normal--14-*-*-*-*-*-iso8859-1",
+				"-buttons", "Accept,Decline,Later", "-center", msg)
+		}},
 		{"xterm-fixed", "real", real("deploy", "xterm", "-T", "deploy", "-fn", "fixed", "-geometry", "60x8+300+200",
 			"-hold", "-e", "cat", repoFile("testdata", "ocr", "real", "deploy.log"))},
 
