@@ -168,17 +168,7 @@ func TestSolidBarIsNoLine(t *testing.T) {
 	// Dark glyphs on white above a solid bar 5 px thick (a window's bottom border, a
 	// progress bar): too thick for removeLines, it must not be read as a line of text.
 	const W, H = 300, 60
-	g := image.NewGray(image.Rect(0, 0, W, H))
-	for i := range g.Pix {
-		g.Pix[i] = 250
-	}
-	fill := func(x0, y0, x1, y1 int) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				g.Pix[y*W+x] = 20
-			}
-		}
-	}
+	g, fill := canvas(W, H, 250, 20)
 	for k := 0; k < 5; k++ {
 		fill(42+9*k, 10, 48+9*k, 20)
 	}
@@ -272,20 +262,9 @@ func TestBoldStrokeIsNoBackground(t *testing.T) {
 	// a background, the stem would turn to background and the glyph fall apart; it must
 	// stay one dark component.
 	const W, H = 80, 60
-	g := image.NewGray(image.Rect(0, 0, W, H))
-	for i := range g.Pix {
-		g.Pix[i] = 250
-	}
-	for y := 12; y < 42; y++ {
-		for x := 15; x < 24; x++ {
-			g.Pix[y*W+x] = 10
-		}
-	}
-	for y := 37; y < 42; y++ {
-		for x := 24; x < 36; x++ {
-			g.Pix[y*W+x] = 10
-		}
-	}
+	g, fill := canvas(W, H, 250, 10)
+	fill(15, 12, 24, 42)
+	fill(24, 37, 36, 42)
 	m := findInk(g, newBackground(g, 2), 2)
 	c := m.comp[20*W+19]
 	if c < 0 || m.comps[c].light() || m.comps[c].r != image.Rect(15, 12, 36, 42) {
@@ -298,17 +277,7 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	// and bottom, the rounded sides are two arcs, 2 px wide, standing 4 px above and below
 	// the letters; they must leave the line, the letters stay.
 	const W, H = 140, 50
-	g := image.NewGray(image.Rect(0, 0, W, H))
-	for i := range g.Pix {
-		g.Pix[i] = 250
-	}
-	fill := func(x0, y0, x1, y1 int) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				g.Pix[y*W+x] = 20
-			}
-		}
-	}
+	g, fill := canvas(W, H, 250, 20)
 	fill(30, 11, 32, 31) // left arc
 	for k := 0; k < 6; k++ {
 		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
@@ -337,6 +306,21 @@ func TestGlyphReadsAsOneCharacter(t *testing.T) {
 		got := parseTSV([]byte(strings.Replace(tsv, "Cc", c.read, 1)), []*tile{tl}, 0)
 		if len(got) != 1 || got[0].Text != c.want {
 			t.Errorf("glyph %v, read %q: got %+v, want %q", c.glyph, c.read, got, c.want)
+		}
+	}
+}
+
+// canvas is a w x h image of level bg and a function that fills a rectangle with ink.
+func canvas(w, h int, bg, ink byte) (*image.Gray, func(x0, y0, x1, y1 int)) {
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range g.Pix {
+		g.Pix[i] = bg
+	}
+	return g, func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*w+x] = ink
+			}
 		}
 	}
 }
