@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"image"
+	"strings"
 	"testing"
 )
 
@@ -167,17 +168,7 @@ func TestSolidBarIsNoLine(t *testing.T) {
 	// Dark glyphs on white above a solid bar 5 px thick (a window's bottom border, a
 	// progress bar): too thick for removeLines, it must not be read as a line of text.
 	const W, H = 300, 60
-	g := image.NewGray(image.Rect(0, 0, W, H))
-	for i := range g.Pix {
-		g.Pix[i] = 250
-	}
-	fill := func(x0, y0, x1, y1 int) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				g.Pix[y*W+x] = 20
-			}
-		}
-	}
+	g, fill := canvas(W, H, 250, 20)
 	for k := 0; k < 5; k++ {
 		fill(42+9*k, 10, 48+9*k, 20)
 	}
@@ -262,5 +253,74 @@ func TestKeyGlyphsFormAStrip(t *testing.T) {
 	off, core := tl.place(x)
 	if p := image.Pt(x, 13/3+3+12).Add(off); !p.In(core) || p.X != 140 {
 		t.Fatalf("strip x %d maps to %v (core %v), want the dot at x 140", x, p, core)
+	}
+}
+
+func TestBoldStrokeIsNoBackground(t *testing.T) {
+	// A large bold glyph (galculator's display digits): an "L" whose stem is 9 px wide and
+	// 30 px tall, so that a column of three 8x8 blocks lies wholly in its ink. Seeded as
+	// a background, the stem would turn to background and the glyph fall apart; it must
+	// stay one dark component.
+	const W, H = 80, 60
+	g, fill := canvas(W, H, 250, 10)
+	fill(15, 12, 24, 42)
+	fill(24, 37, 36, 42)
+	m := findInk(g, newBackground(g, 2), 2)
+	c := m.comp[20*W+19]
+	if c < 0 || m.comps[c].light() || m.comps[c].r != image.Rect(15, 12, 36, 42) {
+		t.Fatalf("the glyph is not one dark component: %d %+v", c, m.comps)
+	}
+}
+
+func TestButtonOutlineIsNoText(t *testing.T) {
+	// A label in a rounded button (xmessage's): once removeLines erased the straight top
+	// and bottom, the rounded sides are two arcs, 2 px wide, standing 4 px above and below
+	// the letters; they must leave the line, the letters stay.
+	const W, H = 140, 50
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 11, 32, 31) // left arc
+	for k := 0; k < 6; k++ {
+		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
+	}
+	fill(86, 11, 88, 31) // right arc
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(36, 15, 81, 27) {
+		t.Fatalf("lines %+v, want the letters' only", ls)
+	}
+	if c := m.comp[20*W+30]; c < 0 || !m.comps[c].frame {
+		t.Errorf("the left arc is not a frame: component %d", c)
+	}
+}
+
+func TestGlyphReadsAsOneCharacter(t *testing.T) {
+	// A lone "C" on a key comes back from tesseract as "Cc": a glyph's tile keeps one
+	// character; a line of text keeps what it read ("Cc" may be a word there), and so
+	// does a glyph read as two different letters.
+	tsv := "5\t1\t1\t1\t1\t1\t10\t10\t20\t24\t80\tCc\n"
+	for _, c := range []struct {
+		glyph      bool
+		read, want string
+	}{{true, "Cc", "C"}, {false, "Cc", "Cc"}, {true, "Tl", "Tl"}} {
+		tl := &tile{core: image.Rect(0, 0, 100, 100), r: image.Rect(0, 0, 100, 100), scale: 1, glyph: c.glyph}
+		got := parseTSV([]byte(strings.Replace(tsv, "Cc", c.read, 1)), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("glyph %v, read %q: got %+v, want %q", c.glyph, c.read, got, c.want)
+		}
+	}
+}
+
+// canvas is a w x h image of level bg and a function that fills a rectangle with ink.
+func canvas(w, h int, bg, ink byte) (*image.Gray, func(x0, y0, x1, y1 int)) {
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range g.Pix {
+		g.Pix[i] = bg
+	}
+	return g, func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*w+x] = ink
+			}
+		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -87,7 +88,10 @@ type tile struct {
 	// the line's only if its centre lies in it. r is the crop around it.
 	core, r image.Rectangle
 	// segs, for a strip of glyphs (see unit), replace core and r: each glyph's place.
-	segs   []segment
+	segs []segment
+	// glyph: every word read from the tile is one glyph's (a strip, or a line that is
+	// one glyph).
+	glyph  bool
 	scale  float64
 	path   string
 	cost   int // scaled width: recognition time grows with it
@@ -186,8 +190,10 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				r, crop = ink.crop(u.idx[0], l, l.r)
 				t.core = l.r.Inset(-2).Add(b.Min)
 				t.r = r.Add(b.Min)
+				t.glyph = ink.glyph(l)
 			} else {
 				crop, t.segs = ink.strip(lines, u)
+				t.glyph = true
 				for k := range t.segs {
 					t.segs[k].off = t.segs[k].off.Add(b.Min)
 					t.segs[k].core = t.segs[k].core.Add(b.Min)
@@ -404,6 +410,9 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		if t.segs != nil {
 			off, core = t.place((x0 + x1) / 2)
 		}
+		if t.glyph {
+			text = oneGlyph(text)
+		}
 		x0, x1, y0, y1 = x0+off.X, x1+off.X, y0+off.Y, y1+off.Y
 		cx, cy := (x0+x1)/2, (y0+y1)/2
 		if !image.Pt(cx, cy).In(core) {
@@ -423,6 +432,17 @@ func (t *tile) place(x int) (image.Point, image.Rectangle) {
 	}
 	s := t.segs[len(t.segs)-1]
 	return s.off, s.core
+}
+
+// oneGlyph is the reading of one glyph: read alone, a letter whose two cases
+// differ only in size (C, O, S, V, W, X, Z) comes back as both ("Cc"), and a glyph is
+// one character: the first is kept.
+func oneGlyph(text string) string {
+	r := []rune(text)
+	if len(r) == 2 && r[0] != r[1] && unicode.ToLower(r[0]) == unicode.ToLower(r[1]) {
+		return string(r[:1])
+	}
+	return text
 }
 
 // noise says whether a word is a likely artefact: a lone symbol or letter read with low

@@ -75,7 +75,7 @@ func normSymbols(w string) string {
 
 // keyOf is how a set's words are compared.
 func keyOf(set string) func(string) string {
-	if set == "real" || set == "real-held" {
+	if set == "real" || set == "real-held" || set == "real-new" {
 		return normSymbols
 	}
 	return norm
@@ -235,7 +235,7 @@ func TestRecall(t *testing.T) {
 				// The development set of real applications is held to a regression
 				// floor below the target, which the method does not reach there yet.
 				t.Logf("%s: recall %.3f, below the %.2f every screen should reach", s.name, rOurs, floor)
-			case sc.set == "real-held" && rOurs < floor:
+			case (sc.set == "real-held" || sc.set == "real-new") && rOurs < floor:
 				// The held-out real applications are measured, not held to the floor:
 				// the method does not reach it there yet (docs/development.md,
 				// Benchmarks).
@@ -269,8 +269,9 @@ func TestRecall(t *testing.T) {
 }
 
 // realFloor is the lowest recall a development screen of a real application may read:
-// its lowest with the glyph rows (0.735, galculator) less a margin for load.
-const realFloor = 0.70
+// its lowest with the seed, outline and one-glyph rules (0.794, galculator) less a margin
+// for load.
+const realFloor = 0.75
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)

@@ -68,6 +68,10 @@ type background struct {
 // level to be part of that background.
 const seedTolerance = 20
 
+// minSeedRun is the fewest blocks in a row (or column) one block across that seed a
+// background: a bold glyph's stroke spans fewer.
+const minSeedRun = 5
+
 // newBackground analyses g in horizontal strips of whole block rows, one per worker, in
 // parallel; a pixel takes the nearest seed of its own strip.
 func newBackground(g *image.Gray, workers int) *background {
@@ -131,6 +135,55 @@ func (p *background) grow(pix []byte, W, H, bw, by0, by1 int) {
 			}
 			p.bg[by*bw+bx] = int16(sums[m] / max(1, coarse[m]))
 			pure[(by-by0)*bw+bx] = cnt*4 >= 3*(x1-x0)*(y1-y0)
+		}
+	}
+	// A few blocks of one level are no background: they may lie inside a bold glyph's
+	// stroke (large bold digits have strokes as wide as a block), and seeded there they
+	// would make the glyph's ink background and cut the glyph into fragments. Pure blocks
+	// of one level that touch form an area; an area seeds only when it spans two blocks
+	// both ways, or minSeedRun blocks one way (a stroke spans one block across).
+	rows := by1 - by0
+	root := make([]int32, len(pure))
+	for k := range root {
+		root[k] = int32(k)
+	}
+	find := func(k int32) int32 {
+		for root[k] != k {
+			root[k] = root[root[k]]
+			k = root[k]
+		}
+		return k
+	}
+	same := func(a, b int) bool {
+		d := p.bg[by0*bw+a] - p.bg[by0*bw+b]
+		return pure[a] && pure[b] && d <= seedTolerance && d >= -seedTolerance
+	}
+	for y := 0; y < rows; y++ {
+		for x := 0; x < bw; x++ {
+			k := y*bw + x
+			if x+1 < bw && same(k, k+1) {
+				root[find(int32(k))] = find(int32(k + 1))
+			}
+			if y+1 < rows && same(k, k+bw) {
+				root[find(int32(k))] = find(int32(k + bw))
+			}
+		}
+	}
+	span := make([]image.Rectangle, len(pure)) // per area root, its blocks' extent
+	for k := range pure {
+		if pure[k] {
+			r, b := find(int32(k)), image.Rect(k%bw, k/bw, k%bw+1, k/bw+1)
+			if span[r].Empty() {
+				span[r] = b
+			} else {
+				span[r] = span[r].Union(b)
+			}
+		}
+	}
+	for k := range pure {
+		if pure[k] {
+			a := span[find(int32(k))]
+			pure[k] = a.Dx() >= 2 && a.Dy() >= 2 || max(a.Dx(), a.Dy()) >= minSeedRun
 		}
 	}
 	rowMin, rowMax := by0*blockSize, min(by1*blockSize, H) // pixel rows of the strip

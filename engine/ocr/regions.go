@@ -220,7 +220,8 @@ func stacked(a, b image.Rectangle) bool {
 const thinMark = 3
 
 // trim takes out of a line of three or more components those more than tallRatio times
-// as tall as its median component: box sides, stipples and bullets beside the text, not
+// as tall as its median component, and those that stand out of the text's band both above
+// and below: box sides, button outlines, stipples and bullets beside the text, not
 // letters (capitals and ascenders stand about 1.4 times as tall as lower case).
 func (m *inkImage) trim(l line) line {
 	if len(l.comps) < 3 {
@@ -231,10 +232,24 @@ func (m *inkImage) trim(l line) line {
 		hs[i] = m.comps[ci].r.Dy()
 	}
 	slices.Sort(hs)
-	limit := hs[len(hs)/2] * tallRatio / 10
+	med := hs[len(hs)/2]
+	limit := med * tallRatio / 10
+	// The text's band: from the highest top to the lowest bottom of the components of
+	// about the median's height (letters, ascenders, descenders).
+	top, bottom := math.MaxInt, math.MinInt
+	for _, ci := range l.comps {
+		if r := m.comps[ci].r; r.Dy()*10 <= med*bandRatio {
+			top, bottom = min(top, r.Min.Y), max(bottom, r.Max.Y)
+		}
+	}
+	margin := max(2, med/4)
 	var keep []int
 	for _, ci := range l.comps {
-		if m.comps[ci].r.Dy() > limit {
+		r := m.comps[ci].r
+		// Standing out of the band both above and below, a component encloses the text
+		// (a button's rounded side, a box's side too short for removeLines, a stipple or
+		// an icon beside the label): it is no letter.
+		if r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin {
 			m.comps[ci].frame = true
 			continue
 		}
@@ -254,8 +269,12 @@ func (m *inkImage) trim(l line) line {
 }
 
 // tallRatio (in tenths) is how much taller than a line's median component a component
-// may be and still be text.
-const tallRatio = 24
+// may be and still be text; bandRatio (in tenths) bounds the components that set the
+// text's band (see trim).
+const (
+	tallRatio = 24
+	bandRatio = 16
+)
 
 // A key of a calculator or a toolbar holds one glyph ("1", "C", "(", "=", "."), and
 // tesseract, which reads a line with the language model's context, misreads a glyph
