@@ -627,3 +627,81 @@ func TestConfineReferenceSaveLocations(t *testing.T) {
 		}
 	}
 }
+
+// A virtual desktop's own programs run confined as well (docs/security.md#confinement):
+// seen from outside, the X server, the window manager and the session bus are not root on
+// a root host (nobody) and the person elsewhere, each under no_new_privs and the seccomp
+// filters, in user, mount, network and UTS namespaces that are not the host's; only the X
+// server keeps the host's IPC namespace (MIT-SHM), and all the host's PID namespace. Nothing
+// listens on the display's abstract address in the host's network namespace, so a client
+// there reaches the X server only by its socket file.
+func TestConfineDesktopPrograms(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("session", "start", "d1")
+	var display string
+	for _, s := range h.Sessions() {
+		if strings.HasPrefix(s.SessionID, "d1") {
+			display = s.Display
+		}
+	}
+	if display == "" {
+		t.Fatalf("no display for session d1 in %+v", h.Sessions())
+	}
+	host := h.HostPID()
+	want := os.Getuid()
+	if want == 0 {
+		want = 65534
+	}
+	ns := func(pid int, n string) string {
+		l, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, n))
+		return l
+	}
+	found := map[string]bool{}
+	for _, pid := range descendants(host) {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		name := filepath.Base(exe)
+		if name != "Xvfb" && name != "openbox" && name != "dbus-daemon" {
+			continue
+		}
+		found[name] = true
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok {
+				status[k] = strings.TrimSpace(v)
+			}
+		}
+		if uid := strings.Fields(status["Uid"]); len(uid) != 4 || slices.ContainsFunc(uid, func(u string) bool { return u != strconv.Itoa(want) }) {
+			t.Errorf("%s (pid %d) runs as uids %v, want %d", name, pid, uid, want)
+		}
+		if status["NoNewPrivs"] != "1" || status["Seccomp"] != "2" || status["CapEff"] != "0000000000000000" {
+			t.Errorf("%s (pid %d): NoNewPrivs %s, Seccomp %s, CapEff %s", name, pid, status["NoNewPrivs"], status["Seccomp"], status["CapEff"])
+		}
+		for _, n := range []string{"user", "mnt", "net", "uts", "ipc", "pid"} {
+			shared := ns(pid, n) == ns(host, n)
+			if wantShared := n == "pid" || n == "ipc" && name == "Xvfb"; shared != wantShared {
+				t.Errorf("%s (pid %d): %s namespace shared with the host: %v, want %v", name, pid, n, shared, wantShared)
+			}
+		}
+	}
+	if len(found) != 3 {
+		t.Fatalf("found %v among the host's descendants, want Xvfb, openbox and dbus-daemon", found)
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	abstract := "@/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: abstract}); err != syscall.ECONNREFUSED {
+		t.Errorf("connect to %s in the host's network namespace: %v, want ECONNREFUSED", abstract, err)
+	}
+	var size struct{ Width, Height int }
+	h.JSON(&size, "--session", "d1", "get-screen-size", "--json")
+	if size.Width != 1920 {
+		t.Errorf("screen size through the confined X server: %+v", size)
+	}
+}
