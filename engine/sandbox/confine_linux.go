@@ -274,6 +274,10 @@ type DesktopOptions struct {
 	// ShareIPC keeps the host's IPC namespace: the X server's, where the host's screen
 	// capture hands it shared memory (MIT-SHM).
 	ShareIPC bool
+	// BlockFD, when not 0, is a descriptor of cmd (3 + its index in ExtraFiles): the
+	// confinement is set up at once, and the program starts once something can be read
+	// from it (bubblewrap's --block-fd).
+	BlockFD int
 }
 
 // ConfineDesktop rewrites cmd, not yet started, to run as a program of a virtual desktop
@@ -302,6 +306,9 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
 	if !o.ShareIPC {
 		a = append(a, "--unshare-ipc")
+	}
+	if o.BlockFD > 0 {
+		a = append(a, "--block-fd", strconv.Itoa(o.BlockFD))
 	}
 	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
 	for _, d := range append(append([]string(nil), maskedTrees...), accountHome(), os.Getenv("HOME"), os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("W365_RUNTIME_DIR")) {

@@ -113,8 +113,8 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	if err != nil {
 		return nil, err
 	}
-	// -displayfd: Xvfb writes the display number once it accepts clients. Its own network
-	// namespace holds its abstract socket; the host and the desktop's programs reach it by
+	// -displayfd: Xvfb writes the display number once it accepts clients. It listens on no
+	// abstract address (-nolisten local): the host and the desktop's programs reach it by
 	// the socket file in the private directory (reserveDisplay).
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -126,11 +126,26 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	x.ExtraFiles = []*os.File{w}
 	// The host's IPC namespace: the host's capture hands the X server shared memory by its
 	// System V id (MIT-SHM), which only that namespace knows (docs/security.md#confinement).
-	err = d.startConfined(x, "Xvfb", true)
+	err = d.startConfined(x, "Xvfb", sandbox.DesktopOptions{ShareIPC: true})
 	w.Close()
 	if err != nil {
 		r.Close()
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot start Xvfb")
+	}
+	d.Name = ":" + strconv.Itoa(num)
+	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
+	// The session bus starts while the X server does: it needs the display only once
+	// at-spi-bus-launcher is activated (startAccessibility). So does the window manager's
+	// confinement, its program held until the X server accepts clients.
+	busReady, busErr := d.startDBus()
+	var wmGo *os.File
+	if wm, err := exec.LookPath(o.WindowManager); err == nil {
+		g, err := d.startWM(wm, o.WindowManager)
+		if err != nil {
+			return nil, err
+		}
+		wmGo = g
+		defer wmGo.Close()
 	}
 	_, err = readLine(ctx, r, 10*time.Second)
 	r.Close()
@@ -140,11 +155,17 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	if err := d.ready(d.procs[0]); err != nil {
 		return nil, err
 	}
-	d.Name = ":" + strconv.Itoa(num)
-	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
 	xconn.Register(d.Name, xconn.Server{PID: d.procs[0].program, Cookie: d.cookie, Err: d.Err})
+	if wmGo != nil {
+		if _, err := wmGo.Write([]byte{1}); err != nil {
+			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
+		}
+	}
 
-	addr, err := d.startDBus(ctx)
+	addr, err := "", busErr
+	if err == nil {
+		addr, err = busReady(ctx)
+	}
 	if err == nil {
 		d.Env = append(d.Env, "DBUS_SESSION_BUS_ADDRESS="+addr)
 	} else {
@@ -153,15 +174,7 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	}
 	d.Env = append(d.Env, a11yEnv...)
 
-	if wm, err := exec.LookPath(o.WindowManager); err == nil {
-		c := exec.Command(wm)
-		c.Env = d.programEnv()
-		if o.WindowManager == "openbox" {
-			c.Args = append(c.Args, "--sm-disable")
-		}
-		if err := d.startConfined(c, o.WindowManager, false); err != nil {
-			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
-		}
+	if wmGo != nil {
 		if err := d.waitForWM(ctx, 10*time.Second); err != nil {
 			return nil, err
 		}
@@ -245,35 +258,62 @@ func (d *Desktop) busCommand() (*exec.Cmd, [][2]string, error) {
 	return exec.Command(bin, "--config-file="+session, "--nofork", "--nosyslog", "--print-address=3"), binds, nil
 }
 
-func (d *Desktop) startDBus(ctx context.Context) (string, error) {
+// startWM sets up the confinement of the window manager wm (its name, as the options
+// give it); the program starts once something is written to the returned pipe.
+func (d *Desktop) startWM(wm, name string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipe")
+	}
+	defer r.Close()
+	c := exec.Command(wm)
+	c.Env = d.programEnv()
+	if name == "openbox" {
+		c.Args = append(c.Args, "--sm-disable")
+	}
+	c.ExtraFiles = []*os.File{r}
+	if err := d.startConfined(c, name, sandbox.DesktopOptions{BlockFD: 3}); err != nil {
+		w.Close()
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", name)
+	}
+	return w, nil
+}
+
+// startDBus starts the session bus; the returned function waits until it is ready and
+// gives its address.
+func (d *Desktop) startDBus() (func(context.Context) (string, error), error) {
 	// The session bus and the accessibility bus it starts (at-spi-bus-launcher puts its
 	// socket in XDG_RUNTIME_DIR) live in the desktop's private directory, next to the X
 	// authority: the one directory a confined program of the session is shown.
 	c, binds, err := d.busCommand()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer r.Close()
 	c.ExtraFiles = []*os.File{w}
 	// What the bus starts on demand (at-spi-bus-launcher, the accessibility registry) keeps
 	// its sockets in XDG_RUNTIME_DIR, else in ~/.cache/at-spi/bus_<display number>, which a
 	// stale launcher of an earlier desktop with the same number unlinks when it exits: the
 	// desktop's private directory keeps them apart.
 	c.Env = append(d.programEnv(), "XDG_RUNTIME_DIR="+d.authDir)
-	err = d.startConfined(c, busName, false, binds...)
+	err = d.startConfined(c, busName, sandbox.DesktopOptions{Binds: binds})
 	w.Close()
 	if err != nil {
-		return "", err
+		r.Close()
+		return nil, err
 	}
-	addr, err := readLine(ctx, r, 10*time.Second)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(addr), d.ready(d.procs[len(d.procs)-1])
+	p := d.procs[len(d.procs)-1]
+	return func(ctx context.Context) (string, error) {
+		addr, err := readLine(ctx, r, 10*time.Second)
+		r.Close()
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace(addr), d.ready(p)
+	}, nil
 }
 
 // startAccessibility sets org.a11y.Status.IsEnabled so that toolkits that ask the bus
@@ -348,11 +388,12 @@ func setRootString(display, name, v string) error {
 }
 
 // startConfined starts c as one of the desktop's processes, confined
-// (sandbox.ConfineDesktop: the private directory read-write, its X socket directory at
-// /tmp/.X11-unix, binds as well), reaped as soon as it exits. shareIPC: the X server's.
-func (d *Desktop) startConfined(c *exec.Cmd, name string, shareIPC bool, binds ...[2]string) error {
-	release, done, err := sandbox.ConfineDesktop(c, sandbox.DesktopOptions{Dir: d.authDir, ShareIPC: shareIPC,
-		Binds: append(binds, [2]string{d.socketDir(), "/tmp/.X11-unix"})})
+// (sandbox.ConfineDesktop with o: the private directory read-write, its X socket directory
+// at /tmp/.X11-unix), reaped as soon as it exits.
+func (d *Desktop) startConfined(c *exec.Cmd, name string, o sandbox.DesktopOptions) error {
+	o.Dir = d.authDir
+	o.Binds = append(o.Binds, [2]string{d.socketDir(), "/tmp/.X11-unix"})
+	release, done, err := sandbox.ConfineDesktop(c, o)
 	if err != nil {
 		return err
 	}
@@ -525,18 +566,21 @@ func (d *Desktop) Stop() {
 	if len(d.procs) > 0 {
 		xconn.Unregister(d.Name, d.procs[0].program)
 	}
+	// Each program is asked itself, all at once: its bubblewrap then reaps it and exits, so
+	// no program outlives Stop (bubblewrap's own end would leave it to die later, reparented).
 	for i := len(d.procs) - 1; i >= 0; i-- {
-		p := d.procs[i]
-		// The program is asked itself: its bubblewrap then reaps it and exits, so no
-		// program outlives Stop (bubblewrap's own end would leave it to die later, reparented).
-		if p.program > 0 {
+		if p := d.procs[i]; p.program > 0 {
 			syscall.Kill(p.program, syscall.SIGTERM)
 		} else {
 			p.cmd.Process.Signal(syscall.SIGTERM)
 		}
+	}
+	deadline := time.After(2 * time.Second)
+	for i := len(d.procs) - 1; i >= 0; i-- {
+		p := d.procs[i]
 		select {
 		case <-p.done:
-		case <-time.After(2 * time.Second):
+		case <-deadline:
 			if p.program > 0 {
 				syscall.Kill(p.program, syscall.SIGKILL)
 			}
