@@ -705,3 +705,67 @@ func TestConfineDesktopPrograms(t *testing.T) {
 		t.Errorf("screen size through the confined X server: %+v", size)
 	}
 }
+
+// nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user.
+var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox"}
+
+// The confinement holds on a host that is not root too: on a root machine this test runs the
+// confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
+// own (as another user, it runs them as that user). Each must pass there, not skip.
+func TestConfineOnANonRootHost(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	dir, err := os.MkdirTemp("", "w365-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	home := filepath.Join(dir, "home")
+	copyExe := func(src, name string) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.WriteFile(dst, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(copyExe(self, "e2e.test"), "-test.count=1", "-test.v", "-test.timeout=20m",
+		"-test.run", "^("+strings.Join(nonRootTests, "|")+")$")
+	cmd.Env = []string{"CI=true", "PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=/tmp", "LANG=C.UTF-8",
+		"W365_TEST_BIN=" + copyExe(e2e.Binary(t), "w365")}
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	uid := os.Geteuid()
+	if uid == 0 {
+		uid = 1000
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(home, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+	}
+	// The package's own directory, as go test runs it (readable to every user).
+	cmd.Dir, _ = os.Getwd()
+	out, err := cmd.CombinedOutput()
+	for _, name := range nonRootTests {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("%s did not pass as uid %d", name, uid)
+		}
+	}
+	if err != nil || t.Failed() {
+		tail := string(out)
+		if len(tail) > 8000 {
+			tail = tail[len(tail)-8000:]
+		}
+		t.Fatalf("the confinement tests as another user: %v\n%s", err, tail)
+	}
+}
