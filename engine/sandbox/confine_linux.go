@@ -18,6 +18,7 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -311,7 +312,10 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 		a = append(a, "--block-fd", strconv.Itoa(o.BlockFD))
 	}
 	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
-	for _, d := range append(append([]string(nil), maskedTrees...), accountHome(), os.Getenv("HOME"), os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("W365_RUNTIME_DIR")) {
+	// Besides every home: the person's, the host's runtime directory (W365_RUNTIME_DIR, else
+	// hostconn's default place) and TMPDIR, where other desktops keep their private directories.
+	private := []string{accountHome(), os.Getenv("HOME"), os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("W365_RUNTIME_DIR"), hostconn.DefaultDir(), os.TempDir()}
+	for _, d := range append(append([]string(nil), maskedTrees...), private...) {
 		if filepath.IsAbs(d) && d != "/" && !within(d, "/tmp") && dirExists(d) {
 			m.add("--tmpfs", d)
 		}
