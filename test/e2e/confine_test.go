@@ -634,7 +634,9 @@ func TestConfineReferenceSaveLocations(t *testing.T) {
 // filters, in user, mount, network and UTS namespaces that are not the host's; only the X
 // server keeps the host's IPC namespace (MIT-SHM), and all the host's PID namespace. Nothing
 // listens on the display's abstract address in the host's network namespace, so a client
-// there reaches the X server only by its socket file.
+// there reaches the X server only by its socket file. What the session bus activates (the
+// accessibility bus's launcher, bus and registry; reparented, not the host's descendants)
+// is in the bus's confinement.
 func TestConfineDesktopPrograms(t *testing.T) {
 	h := e2e.New(t)
 	h.MustRun("session", "start", "d1")
@@ -657,6 +659,7 @@ func TestConfineDesktopPrograms(t *testing.T) {
 		return l
 	}
 	found := map[string]bool{}
+	busMnt := ""
 	for _, pid := range descendants(host) {
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		name := filepath.Base(exe)
@@ -664,6 +667,9 @@ func TestConfineDesktopPrograms(t *testing.T) {
 			continue
 		}
 		found[name] = true
+		if name == "dbus-daemon" {
+			busMnt = ns(pid, "mnt")
+		}
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 		if err != nil {
 			t.Fatal(err)
@@ -689,6 +695,24 @@ func TestConfineDesktopPrograms(t *testing.T) {
 	}
 	if len(found) != 3 {
 		t.Fatalf("found %v among the host's descendants, want Xvfb, openbox and dbus-daemon", found)
+	}
+	// The accessibility bus started with the desktop (startAccessibility).
+	activated := map[string]bool{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || ns(pid, "mnt") != busMnt {
+			continue
+		}
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		activated[filepath.Base(exe)] = true
+		var st syscall.Stat_t
+		if err := syscall.Stat(fmt.Sprintf("/proc/%d", pid), &st); err != nil || int(st.Uid) != want {
+			t.Errorf("%s (pid %d) in the session bus's confinement runs as uid %d, want %d", exe, pid, st.Uid, want)
+		}
+	}
+	if !activated["at-spi-bus-launcher"] || !activated["at-spi2-registryd"] {
+		t.Errorf("the accessibility bus is not in the session bus's confinement: %v", activated)
 	}
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
