@@ -109,7 +109,7 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot write the X authority file")
 	}
 
-	num, err := d.reserveDisplay()
+	num, err := d.reserveDisplay(1)
 	if err != nil {
 		return nil, err
 	}
@@ -612,8 +612,9 @@ func (d *Desktop) socketDir() string { return filepath.Join(d.authDir, "X11") }
 // client falls back to the path), the host's lock file (/tmp/.X<n>-lock, with this process's
 // PID, as X servers write it) and, at the display's socket path, a link to the socket in the
 // desktop's private directory, which only the desktop's users may enter. A number with a
-// lock, a socket path or an abstract socket is taken.
-func (d *Desktop) reserveDisplay() (int, error) {
+// lock, a socket path or an abstract socket is taken, but for what a w365 host that died
+// left there (leftover). It tries the numbers from `from` up.
+func (d *Desktop) reserveDisplay(from int) (int, error) {
 	if err := os.Mkdir(d.socketDir(), 0o700); err != nil {
 		return 0, werr.Wrap(err, werr.Unavailable, "cannot make the X socket directory")
 	}
@@ -622,9 +623,11 @@ func (d *Desktop) reserveDisplay() (int, error) {
 			os.Chmod("/tmp/.X11-unix", 0o1777|os.ModeSticky)
 		}
 	}
-	for n := 1; n < 10000; n++ {
+	for n := from; n < 10000; n++ {
 		lock, sock := fmt.Sprintf("/tmp/.X%d-lock", n), fmt.Sprintf("/tmp/.X11-unix/X%d", n)
-		if _, err := os.Lstat(sock); err == nil {
+		_, err := os.Lstat(sock)
+		stale := err == nil && leftover(lock, sock)
+		if err == nil && !stale {
 			continue
 		}
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -634,6 +637,11 @@ func (d *Desktop) reserveDisplay() (int, error) {
 		if unix.Bind(fd, &unix.SockaddrUnix{Name: "@" + sock}) != nil {
 			unix.Close(fd)
 			continue
+		}
+		if stale {
+			// The number's abstract address is ours now: no live host holds it.
+			os.Remove(sock)
+			os.Remove(lock)
 		}
 		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if err != nil {
@@ -654,6 +662,25 @@ func (d *Desktop) reserveDisplay() (int, error) {
 		return n, nil
 	}
 	return 0, werr.New(werr.Unavailable, "no free X display number")
+}
+
+// leftover says whether the display's socket path sock is what a w365 host that died left
+// there: a link into a desktop's private directory that is gone, with no lock or a lock
+// whose process is gone.
+func leftover(lock, sock string) bool {
+	target, err := os.Readlink(sock)
+	if err != nil || !strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(target))), "w365-xauth-") {
+		return false
+	}
+	if _, err := os.Lstat(target); !os.IsNotExist(err) {
+		return false
+	}
+	b, err := os.ReadFile(lock)
+	if os.IsNotExist(err) {
+		return true
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	return err == nil && perr == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 func readLine(ctx context.Context, f *os.File, timeout time.Duration) (string, error) {
