@@ -568,22 +568,29 @@ func (d *Desktop) Stop() {
 	}
 	// Each program is asked itself, all at once: its bubblewrap then reaps it and exits, so
 	// no program outlives Stop (bubblewrap's own end would leave it to die later, reparented).
-	for i := len(d.procs) - 1; i >= 0; i-- {
-		if p := d.procs[i]; p.program > 0 {
-			syscall.Kill(p.program, syscall.SIGTERM)
-		} else {
-			p.cmd.Process.Signal(syscall.SIGTERM)
+	// A program whose bubblewrap is gone is not signalled: its PID may be another's now.
+	signal := func(p *proc, sig syscall.Signal) {
+		select {
+		case <-p.done:
+		default:
+			if p.program > 0 {
+				syscall.Kill(p.program, sig)
+			} else {
+				p.cmd.Process.Signal(sig)
+			}
 		}
 	}
-	deadline := time.After(2 * time.Second)
+	for i := len(d.procs) - 1; i >= 0; i-- {
+		signal(d.procs[i], syscall.SIGTERM)
+	}
+	deadline, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
 	for i := len(d.procs) - 1; i >= 0; i-- {
 		p := d.procs[i]
 		select {
 		case <-p.done:
-		case <-deadline:
-			if p.program > 0 {
-				syscall.Kill(p.program, syscall.SIGKILL)
-			}
+		case <-deadline.Done():
+			signal(p, syscall.SIGKILL)
 			p.cmd.Process.Kill()
 			<-p.done
 		}
