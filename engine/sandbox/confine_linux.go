@@ -18,6 +18,7 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 
+	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -172,10 +173,6 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 		return nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the confinement")
-	}
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
 	if os.Geteuid() == 0 {
 		// Not root inside either (Chromium keeps its own sandbox only then): ConfinedUID
@@ -216,7 +213,18 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 	if r.home != "" {
 		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
 	}
-	data, err := json.Marshal(helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet})
+	return startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet})
+}
+
+// startHelper turns cmd into the sandbox helper that sets c up and execs c.Argv (bubblewrap).
+// cmd's ExtraFiles keep their numbers. Call the returned function right after cmd started
+// (or failed to): it returns once the confinement has replaced the helper.
+func startHelper(cmd *exec.Cmd, c helperConfig) (func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the confinement")
+	}
+	data, err := json.Marshal(c)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot encode the confinement")
 	}
@@ -239,6 +247,13 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 	cmd.ExtraFiles = append(cmd.ExtraFiles, cfgR, execW)
 	cmd.Path, cmd.Args = self, []string{"w365-confined"}
 	cmd.Env = []string{fmt.Sprintf("%s=%d,%d", helperEnv, 1+len(cmd.ExtraFiles), 2+len(cmd.ExtraFiles))}
+	if c.Drop {
+		// The helper stages mounts in a mount namespace of its own (Go makes / private in it).
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNS
+	}
 	// The helper marks execW close-on-exec: EOF on execR says it has exec'd bwrap (or died),
 	// so that the started process is the confinement, not the helper, when the caller goes on.
 	return func() {
@@ -248,6 +263,87 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 		io.Copy(io.Discard, execR)
 		execR.Close()
 	}, nil
+}
+
+// DesktopOptions says what a program of a virtual desktop is shown besides the read-only system.
+type DesktopOptions struct {
+	// Dir is the desktop's private directory (X authority, X socket, buses), read-write at
+	// its own path.
+	Dir string
+	// Binds show paths inside Dir at other places too: {path in Dir, place}.
+	Binds [][2]string
+	// ShareIPC keeps the host's IPC namespace: the X server's, where the host's screen
+	// capture hands it shared memory (MIT-SHM).
+	ShareIPC bool
+	// BlockFD, when not 0, is a descriptor of cmd (3 + its index in ExtraFiles): the
+	// confinement is set up at once, and the program starts once something can be read
+	// from it (bubblewrap's --block-fd).
+	BlockFD int
+}
+
+// ConfineDesktop rewrites cmd, not yet started, to run as a program of a virtual desktop
+// (the X server, the window manager, the session bus and what it activates;
+// docs/security.md#confinement): user, mount, UTS, IPC (unless o.ShareIPC) and network
+// namespaces of its own, the host's PID namespace (the X server's and the buses' record
+// of a client's PID must be the host's), no capabilities, no_new_privs, the seccomp
+// filters and the Landlock scope; the system read-only, a /tmp of its own, every home,
+// the host's runtime directory and sockets masked, o.Dir read-write. On a root host it runs
+// as SandboxUID, o.Dir idmapped so that what it writes there is root's. The returned done
+// removes the staging directory; call it once the program is ready or gone.
+func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err error) {
+	bw := Bwrap()
+	if why := Problem(bw, false); why != "" {
+		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so the desktop is not started: %s", filepath.Base(cmd.Path), why).
+			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+	}
+	m := &mounts{drop: os.Geteuid() == 0}
+	done = func() {}
+	if m.drop {
+		if m.stage, err = stagingDir(); err != nil {
+			return nil, nil, err
+		}
+		done = func() { os.Remove(m.stage) }
+	}
+	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
+	if !o.ShareIPC {
+		a = append(a, "--unshare-ipc")
+	}
+	if o.BlockFD > 0 {
+		a = append(a, "--block-fd", strconv.Itoa(o.BlockFD))
+	}
+	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	// Besides every home: the person's, the host's runtime directory (W365_RUNTIME_DIR, else
+	// hostconn's default place) and TMPDIR, where other desktops keep their private directories.
+	private := []string{accountHome(), os.Getenv("HOME"), os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("W365_RUNTIME_DIR"), hostconn.DefaultDir(), os.TempDir()}
+	for _, d := range append(append([]string(nil), maskedTrees...), private...) {
+		if filepath.IsAbs(d) && d != "/" && !within(d, "/tmp") && dirExists(d) {
+			m.add("--tmpfs", d)
+		}
+	}
+	for _, s := range []string{"/run/docker.sock", "/var/run/docker.sock"} {
+		if fileExists(s) {
+			m.add("--ro-bind", "/dev/null", s)
+		}
+	}
+	dir := m.source(o.Dir, true, true)
+	m.add("--bind", dir, o.Dir)
+	for _, b := range o.Binds {
+		rel, err := filepath.Rel(o.Dir, b[0])
+		if err != nil || !filepath.IsLocal(rel) {
+			done()
+			return nil, nil, werr.New(werr.Internal, "%s is not inside the desktop's directory %s", b[0], o.Dir)
+		}
+		m.add("--bind", filepath.Join(dir, rel), b[1])
+	}
+	m.add("--chdir", "/tmp", "--cap-drop", "ALL")
+	a = append(append(a, m.args...), "--", cmd.Path)
+	env := setVar(setVar(cmd.Env, "HOME", "/tmp"), "TMPDIR", "/tmp")
+	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, Drop: m.drop, Stage: m.stage, Binds: m.binds})
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return release, done, nil
 }
 
 // innerDisplay maps the desktop's display (DISPLAY=:N, socket /tmp/.X11-unix/XN) to the

@@ -627,3 +627,169 @@ func TestConfineReferenceSaveLocations(t *testing.T) {
 		}
 	}
 }
+
+// A virtual desktop's own programs run confined as well (docs/security.md#confinement):
+// seen from outside, the X server, the window manager and the session bus are not root on
+// a root host (nobody) and the person elsewhere, each under no_new_privs and the seccomp
+// filters, in user, mount, network and UTS namespaces that are not the host's; only the X
+// server keeps the host's IPC namespace (MIT-SHM), and all the host's PID namespace. Nothing
+// listens on the display's abstract address in the host's network namespace, so a client
+// there reaches the X server only by its socket file. What the session bus activates (the
+// accessibility bus's launcher, bus and registry; reparented, not the host's descendants)
+// is in the bus's confinement.
+func TestConfineDesktopPrograms(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("session", "start", "d1")
+	var display string
+	for _, s := range h.Sessions() {
+		if strings.HasPrefix(s.SessionID, "d1") {
+			display = s.Display
+		}
+	}
+	if display == "" {
+		t.Fatalf("no display for session d1 in %+v", h.Sessions())
+	}
+	host := h.HostPID()
+	want := os.Getuid()
+	if want == 0 {
+		want = 65534
+	}
+	ns := func(pid int, n string) string {
+		l, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, n))
+		return l
+	}
+	found := map[string]bool{}
+	busMnt := ""
+	for _, pid := range descendants(host) {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		name := filepath.Base(exe)
+		if name != "Xvfb" && name != "openbox" && name != "dbus-daemon" {
+			continue
+		}
+		found[name] = true
+		if name == "dbus-daemon" {
+			busMnt = ns(pid, "mnt")
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok {
+				status[k] = strings.TrimSpace(v)
+			}
+		}
+		if uid := strings.Fields(status["Uid"]); len(uid) != 4 || slices.ContainsFunc(uid, func(u string) bool { return u != strconv.Itoa(want) }) {
+			t.Errorf("%s (pid %d) runs as uids %v, want %d", name, pid, uid, want)
+		}
+		if status["NoNewPrivs"] != "1" || status["Seccomp"] != "2" || status["CapEff"] != "0000000000000000" {
+			t.Errorf("%s (pid %d): NoNewPrivs %s, Seccomp %s, CapEff %s", name, pid, status["NoNewPrivs"], status["Seccomp"], status["CapEff"])
+		}
+		for _, n := range []string{"user", "mnt", "net", "uts", "ipc", "pid"} {
+			shared := ns(pid, n) == ns(host, n)
+			if wantShared := n == "pid" || n == "ipc" && name == "Xvfb"; shared != wantShared {
+				t.Errorf("%s (pid %d): %s namespace shared with the host: %v, want %v", name, pid, n, shared, wantShared)
+			}
+		}
+	}
+	if len(found) != 3 {
+		t.Fatalf("found %v among the host's descendants, want Xvfb, openbox and dbus-daemon", found)
+	}
+	// The accessibility bus started with the desktop (startAccessibility).
+	activated := map[string]bool{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || ns(pid, "mnt") != busMnt {
+			continue
+		}
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		activated[filepath.Base(exe)] = true
+		var st syscall.Stat_t
+		if err := syscall.Stat(fmt.Sprintf("/proc/%d", pid), &st); err != nil || int(st.Uid) != want {
+			t.Errorf("%s (pid %d) in the session bus's confinement runs as uid %d, want %d", exe, pid, st.Uid, want)
+		}
+	}
+	if !activated["at-spi-bus-launcher"] || !activated["at-spi2-registryd"] {
+		t.Errorf("the accessibility bus is not in the session bus's confinement: %v", activated)
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	abstract := "@/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: abstract}); err != syscall.ECONNREFUSED {
+		t.Errorf("connect to %s in the host's network namespace: %v, want ECONNREFUSED", abstract, err)
+	}
+	var size struct{ Width, Height int }
+	h.JSON(&size, "--session", "d1", "get-screen-size", "--json")
+	if size.Width != 1920 {
+		t.Errorf("screen size through the confined X server: %+v", size)
+	}
+}
+
+// nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user.
+var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox"}
+
+// The confinement holds on a host that is not root too: on a root machine this test runs the
+// confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
+// own (as another user, it runs them as that user). Each must pass there, not skip.
+func TestConfineOnANonRootHost(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	dir, err := os.MkdirTemp("", "w365-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	home := filepath.Join(dir, "home")
+	copyExe := func(src, name string) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.WriteFile(dst, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(copyExe(self, "e2e.test"), "-test.count=1", "-test.v", "-test.timeout=20m",
+		"-test.run", "^("+strings.Join(nonRootTests, "|")+")$")
+	cmd.Env = []string{"CI=true", "PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=/tmp", "LANG=C.UTF-8",
+		"W365_TEST_BIN=" + copyExe(e2e.Binary(t), "w365")}
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	uid := os.Geteuid()
+	if uid == 0 {
+		uid = 1000
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(home, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+	}
+	// The package's own directory, as go test runs it (readable to every user).
+	cmd.Dir, _ = os.Getwd()
+	out, err := cmd.CombinedOutput()
+	for _, name := range nonRootTests {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("%s did not pass as uid %d", name, uid)
+		}
+	}
+	if err != nil || t.Failed() {
+		tail := string(out)
+		if len(tail) > 8000 {
+			tail = tail[len(tail)-8000:]
+		}
+		t.Fatalf("the confinement tests as another user: %v\n%s", err, tail)
+	}
+}

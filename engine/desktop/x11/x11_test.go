@@ -114,14 +114,14 @@ func TestVirtualDesktopThroughTheInterface(t *testing.T) {
 	}
 
 	pids := d.PIDs()
-	if len(pids) != 4 {
-		t.Fatalf("want Xvfb, the bus's bubblewrap, dbus-daemon and openbox, got pids %v", pids)
+	if len(pids) != 6 {
+		t.Fatalf("want Xvfb, dbus-daemon and openbox, each after its bubblewrap, got pids %v", pids)
 	}
 	// The user's display wrapped by Existing is never stopped by w365.
 	ex := x11.Existing(d.Name())
 	ex.Stop()
-	if ex.Virtual() || len(ex.PIDs()) != 0 || !alive(pids[0]) {
-		t.Fatalf("Existing: Virtual()=%v PIDs()=%v, Xvfb alive after its Stop: %v", ex.Virtual(), ex.PIDs(), alive(pids[0]))
+	if ex.Virtual() || len(ex.PIDs()) != 0 || !alive(pids[1]) {
+		t.Fatalf("Existing: Virtual()=%v PIDs()=%v, Xvfb alive after its Stop: %v", ex.Virtual(), ex.PIDs(), alive(pids[1]))
 	}
 	d.Stop()
 	for _, pid := range pids {

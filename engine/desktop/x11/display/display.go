@@ -11,7 +11,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/desktop"
@@ -44,20 +44,23 @@ type Desktop struct {
 	// variables that switch accessibility on in GTK, Qt and Chromium.
 	Env []string
 
-	procs    []*proc // started by us, stopped in reverse order; procs[0] is the X server
-	cookie   []byte  // the X server's MIT-MAGIC-COOKIE-1
-	authDir  string  // private directory: the Xauthority file, the session bus's runtime files
-	busPID   int     // the session bus itself, below the bubblewrap process among procs
+	procs    []*proc  // started by us, stopped in reverse order; procs[0] is the X server
+	cookie   []byte   // the X server's MIT-MAGIC-COOKIE-1
+	authDir  string   // private directory: the Xauthority file, the X socket, the buses' runtime files
+	reserved []string // the display number's lock file and socket link in /tmp (reserveDisplay)
+	abstract int      // the socket that holds the display's abstract address on the host (reserveDisplay)
 	stopping atomic.Bool
 }
 
 // proc is one process of a virtual desktop. A goroutine waits for it from the start, so it is
 // reaped the moment it exits (no zombie) and Err can tell that it did.
 type proc struct {
-	cmd  *exec.Cmd
-	name string
-	done chan struct{}
-	err  error // Wait's error, once done is closed
+	cmd     *exec.Cmd // bubblewrap, which runs the program in its confinement
+	name    string
+	program int // the program's PID (bubblewrap's child), once it is ready
+	done    chan struct{}
+	err     error  // Wait's error, once done is closed
+	cleanup func() // after it is gone (sandbox.ConfineDesktop's done)
 }
 
 // a11yEnv switches on the accessibility bridges of common toolkits.
@@ -106,30 +109,63 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot write the X authority file")
 	}
 
-	// -displayfd makes Xvfb pick a free display number and write it once it accepts clients.
+	num, err := d.reserveDisplay(1)
+	if err != nil {
+		return nil, err
+	}
+	// -displayfd: Xvfb writes the display number once it accepts clients. It listens on no
+	// abstract address (-nolisten local): the host and the desktop's programs reach it by
+	// the socket file in the private directory (reserveDisplay).
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create pipe")
 	}
-	x := exec.Command(xvfb, "-displayfd", "3", "-auth", auth, "-screen", "0",
-		fmt.Sprintf("%dx%dx%d", o.Width, o.Height, o.Depth), "-nolisten", "tcp", "+extension", "RANDR")
+	x := exec.Command(xvfb, ":"+strconv.Itoa(num), "-displayfd", "3", "-auth", auth, "-screen", "0",
+		fmt.Sprintf("%dx%dx%d", o.Width, o.Height, o.Depth), "-nolisten", "tcp", "-nolisten", "local", "+extension", "RANDR")
+	x.Env = []string{"PATH=/usr/bin:/bin"}
 	x.ExtraFiles = []*os.File{w}
-	if err := d.start(x, "Xvfb"); err != nil {
+	// The host's IPC namespace: the host's capture hands the X server shared memory by its
+	// System V id (MIT-SHM), which only that namespace knows (docs/security.md#confinement).
+	err = d.startConfined(x, "Xvfb", sandbox.DesktopOptions{ShareIPC: true})
+	w.Close()
+	if err != nil {
 		r.Close()
-		w.Close()
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot start Xvfb")
 	}
-	w.Close()
-	num, err := readLine(ctx, r, 10*time.Second)
+	d.Name = ":" + strconv.Itoa(num)
+	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
+	// The session bus starts while the X server does: it needs the display only once
+	// at-spi-bus-launcher is activated (startAccessibility). So does the window manager's
+	// confinement, its program held until the X server accepts clients.
+	busReady, busErr := d.startDBus()
+	var wmGo *os.File
+	if wm, err := exec.LookPath(o.WindowManager); err == nil {
+		g, err := d.startWM(wm, o.WindowManager)
+		if err != nil {
+			return nil, err
+		}
+		wmGo = g
+		defer wmGo.Close()
+	}
+	_, err = readLine(ctx, r, 10*time.Second)
 	r.Close()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "Xvfb did not start")
 	}
-	d.Name = ":" + strings.TrimSpace(num)
-	d.Env = []string{"DISPLAY=" + d.Name, "XAUTHORITY=" + auth}
-	xconn.Register(d.Name, xconn.Server{PID: x.Process.Pid, Cookie: d.cookie, Err: d.Err})
+	if err := d.ready(d.procs[0]); err != nil {
+		return nil, err
+	}
+	xconn.Register(d.Name, xconn.Server{PID: d.procs[0].program, Cookie: d.cookie, Err: d.Err})
+	if wmGo != nil {
+		if _, err := wmGo.Write([]byte{1}); err != nil {
+			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
+		}
+	}
 
-	addr, err := d.startDBus(ctx)
+	addr, err := "", busErr
+	if err == nil {
+		addr, err = busReady(ctx)
+	}
 	if err == nil {
 		d.Env = append(d.Env, "DBUS_SESSION_BUS_ADDRESS="+addr)
 	} else {
@@ -138,15 +174,11 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	}
 	d.Env = append(d.Env, a11yEnv...)
 
-	if wm, err := exec.LookPath(o.WindowManager); err == nil {
-		c := d.Command(wm)
-		if o.WindowManager == "openbox" {
-			c.Args = append(c.Args, "--sm-disable")
-		}
-		if err := d.start(c, o.WindowManager); err != nil {
-			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
-		}
+	if wmGo != nil {
 		if err := d.waitForWM(ctx, 10*time.Second); err != nil {
+			return nil, err
+		}
+		if err := d.ready(d.procs[len(d.procs)-1]); err != nil {
 			return nil, err
 		}
 	} else {
@@ -201,78 +233,87 @@ func a11yBusConfig(dir string) string {
 // that exists; it takes no other.
 var a11yConfigPaths = []string{"/etc/at-spi2/accessibility.conf", "/usr/share/defaults/at-spi2/accessibility.conf"}
 
-// busCommand is the session bus of the desktop: dbus-daemon with sessionBusConfig, and
-// in a mount namespace of its own (bubblewrap, the host's whole file system otherwise) where
-// a11yBusConfig lies over at-spi-bus-launcher's configuration, for the accessibility bus
-// it activates.
-func (d *Desktop) busCommand() (*exec.Cmd, error) {
+// busCommand is the session bus of the desktop: dbus-daemon with sessionBusConfig, confined
+// (startConfined) with a11yBusConfig laid over at-spi-bus-launcher's configuration, for the
+// accessibility bus it activates. binds are those of its confinement.
+func (d *Desktop) busCommand() (*exec.Cmd, [][2]string, error) {
 	bin, err := exec.LookPath("dbus-daemon")
 	if err != nil {
-		return nil, err
-	}
-	bw := sandbox.Bwrap()
-	if bw == "" {
-		return nil, fmt.Errorf("bubblewrap is not installed (apt-get install bubblewrap)")
+		return nil, nil, err
 	}
 	session, a11y := filepath.Join(d.authDir, "session.conf"), filepath.Join(d.authDir, "accessibility.conf")
 	if err := os.WriteFile(session, []byte(sessionBusConfig(d.authDir)), 0o600); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.WriteFile(a11y, []byte(a11yBusConfig(d.authDir)), 0o600); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Its fd 3 takes the bus address, fd 4 bubblewrap's account of the started bus (busPID).
-	a := []string{"--dev-bind", "/", "/", "--die-with-parent", "--info-fd", "4"}
+	var binds [][2]string
 	for _, p := range a11yConfigPaths {
 		if _, err := os.Stat(p); err == nil {
-			a = append(a, "--ro-bind", a11y, p)
+			binds = append(binds, [2]string{a11y, p})
 		}
 	}
-	a = append(a, "--", bin, "--config-file="+session, "--nofork", "--nosyslog", "--print-address=3")
-	return exec.Command(bw, a...), nil
+	// Its fd 3 takes the bus address.
+	return exec.Command(bin, "--config-file="+session, "--nofork", "--nosyslog", "--print-address=3"), binds, nil
 }
 
-func (d *Desktop) startDBus(ctx context.Context) (string, error) {
+// startWM sets up the confinement of the window manager wm (its name, as the options
+// give it); the program starts once something is written to the returned pipe.
+func (d *Desktop) startWM(wm, name string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Internal, "cannot create pipe")
+	}
+	defer r.Close()
+	c := exec.Command(wm)
+	c.Env = d.programEnv()
+	if name == "openbox" {
+		c.Args = append(c.Args, "--sm-disable")
+	}
+	c.ExtraFiles = []*os.File{r}
+	if err := d.startConfined(c, name, sandbox.DesktopOptions{BlockFD: 3}); err != nil {
+		w.Close()
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", name)
+	}
+	return w, nil
+}
+
+// startDBus starts the session bus; the returned function waits until it is ready and
+// gives its address.
+func (d *Desktop) startDBus() (func(context.Context) (string, error), error) {
 	// The session bus and the accessibility bus it starts (at-spi-bus-launcher puts its
 	// socket in XDG_RUNTIME_DIR) live in the desktop's private directory, next to the X
 	// authority: the one directory a confined program of the session is shown.
-	c, err := d.busCommand()
+	c, binds, err := d.busCommand()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer r.Close()
-	infoR, infoW, err := os.Pipe()
-	if err != nil {
-		w.Close()
-		return "", err
-	}
-	defer infoR.Close()
-	c.ExtraFiles = []*os.File{w, infoW}
+	c.ExtraFiles = []*os.File{w}
 	// What the bus starts on demand (at-spi-bus-launcher, the accessibility registry) keeps
 	// its sockets in XDG_RUNTIME_DIR, else in ~/.cache/at-spi/bus_<display number>, which a
 	// stale launcher of an earlier desktop with the same number unlinks when it exits: the
 	// desktop's private directory keeps them apart.
-	c.Env = append(d.Environ(os.Environ()), "XDG_RUNTIME_DIR="+d.authDir)
-	err = d.start(c, busName)
+	c.Env = append(d.programEnv(), "XDG_RUNTIME_DIR="+d.authDir)
+	err = d.startConfined(c, busName, sandbox.DesktopOptions{Binds: binds})
 	w.Close()
-	infoW.Close()
 	if err != nil {
-		return "", err
+		r.Close()
+		return nil, err
 	}
-	var info struct {
-		ChildPID int `json:"child-pid"`
-	}
-	infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPID <= 0 {
-		return "", fmt.Errorf("bubblewrap did not say which process the session bus is: %v", err)
-	}
-	d.busPID = info.ChildPID
-	addr, err := readLine(ctx, r, 10*time.Second)
-	return strings.TrimSpace(addr), err
+	p := d.procs[len(d.procs)-1]
+	return func(ctx context.Context) (string, error) {
+		addr, err := readLine(ctx, r, 10*time.Second)
+		r.Close()
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace(addr), d.ready(p)
+	}, nil
 }
 
 // startAccessibility sets org.a11y.Status.IsEnabled so that toolkits that ask the bus
@@ -346,18 +387,56 @@ func setRootString(display, name, v string) error {
 	return xproto.ChangePropertyChecked(c, xproto.PropModeReplace, root, a.Atom, xproto.AtomString, 8, uint32(len(v)), []byte(v)).Check()
 }
 
-// start starts c as one of the desktop's processes, reaped as soon as it exits.
-func (d *Desktop) start(c *exec.Cmd, name string) error {
-	if err := child.Start(c); err != nil {
+// startConfined starts c as one of the desktop's processes, confined
+// (sandbox.ConfineDesktop with o: the private directory read-write, its X socket directory
+// at /tmp/.X11-unix), reaped as soon as it exits.
+func (d *Desktop) startConfined(c *exec.Cmd, name string, o sandbox.DesktopOptions) error {
+	o.Dir = d.authDir
+	o.Binds = append(o.Binds, [2]string{d.socketDir(), "/tmp/.X11-unix"})
+	release, done, err := sandbox.ConfineDesktop(c, o)
+	if err != nil {
 		return err
 	}
-	p := &proc{cmd: c, name: name, done: make(chan struct{})}
+	err = child.Start(c)
+	release()
+	if err != nil {
+		done()
+		return err
+	}
+	p := &proc{cmd: c, name: name, done: make(chan struct{}), cleanup: done}
 	go func() {
 		p.err = c.Wait()
 		close(p.done)
 	}()
 	d.procs = append(d.procs, p)
 	return nil
+}
+
+// ready records which process p's program is, once it is ready: bubblewrap's child (it
+// runs it without a PID namespace of its own, so it is the program itself).
+func (d *Desktop) ready(p *proc) error {
+	pid := p.cmd.Process.Pid
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	f := strings.Fields(string(b))
+	if len(f) > 0 {
+		p.program, _ = strconv.Atoi(f[0])
+	}
+	if p.program <= 0 {
+		return werr.New(werr.Unavailable, "%s of desktop %s is not running in its confinement (bubblewrap pid %d)", p.name, d.Name, pid)
+	}
+	return nil
+}
+
+// programEnv is the environment of the desktop's own programs: its variables, PATH and
+// the locale.
+func (d *Desktop) programEnv() []string {
+	env := append([]string(nil), d.Env...)
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // Err is nil while every process of a virtual desktop runs, and says which one exited once
@@ -408,14 +487,14 @@ func zombie(pid int) bool {
 // busName names the session bus among a desktop's processes.
 const busName = "dbus-daemon"
 
-// PIDs lists the processes that make up this desktop in the order they started (display
-// server, the session bus's bubblewrap and the bus, window manager).
+// PIDs lists the processes that make up this desktop in the order they started, each
+// program after the bubblewrap that confines it (X server, session bus, window manager).
 func (d *Desktop) PIDs() []int {
 	var pids []int
 	for _, p := range d.procs {
 		pids = append(pids, p.cmd.Process.Pid)
-		if p.name == busName && d.busPID > 0 {
-			pids = append(pids, d.busPID)
+		if p.program > 0 {
+			pids = append(pids, p.program)
 		}
 	}
 	return pids
@@ -485,27 +564,130 @@ func (d *Desktop) Getenv(key string) string {
 func (d *Desktop) Stop() {
 	d.stopping.Store(true)
 	if len(d.procs) > 0 {
-		xconn.Unregister(d.Name, d.procs[0].cmd.Process.Pid)
+		xconn.Unregister(d.Name, d.procs[0].program)
 	}
-	for i := len(d.procs) - 1; i >= 0; i-- {
-		p := d.procs[i]
-		// The session bus is asked itself: its bubblewrap then reaps it and exits, so no
-		// bus outlives Stop (bubblewrap's own end would leave it to die later, reparented).
-		if p.name == busName && d.busPID > 0 {
-			syscall.Kill(d.busPID, syscall.SIGTERM)
-		} else {
-			p.cmd.Process.Signal(syscall.SIGTERM)
-		}
+	// Each program is asked itself, all at once: its bubblewrap then reaps it and exits, so
+	// no program outlives Stop (bubblewrap's own end would leave it to die later, reparented).
+	// A program whose bubblewrap is gone is not signalled: its PID may be another's now.
+	signal := func(p *proc, sig syscall.Signal) {
 		select {
 		case <-p.done:
-		case <-time.After(2 * time.Second):
+		default:
+			if p.program > 0 {
+				syscall.Kill(p.program, sig)
+			} else {
+				p.cmd.Process.Signal(sig)
+			}
+		}
+	}
+	for i := len(d.procs) - 1; i >= 0; i-- {
+		signal(d.procs[i], syscall.SIGTERM)
+	}
+	deadline, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for i := len(d.procs) - 1; i >= 0; i-- {
+		p := d.procs[i]
+		select {
+		case <-p.done:
+		case <-deadline.Done():
+			signal(p, syscall.SIGKILL)
 			p.cmd.Process.Kill()
 			<-p.done
 		}
+		p.cleanup()
+	}
+	// Only what is still this desktop's: the socket link to its directory, then the lock.
+	if len(d.reserved) == 2 {
+		if t, err := os.Readlink(d.reserved[1]); err == nil && t == filepath.Join(d.socketDir(), filepath.Base(d.reserved[1])) {
+			os.Remove(d.reserved[1])
+		}
+		os.Remove(d.reserved[0])
+		unix.Close(d.abstract)
 	}
 	if d.authDir != "" {
 		os.RemoveAll(d.authDir)
 	}
+}
+
+// socketDir is where the X server's socket lies: /tmp/.X11-unix in its confinement.
+func (d *Desktop) socketDir() string { return filepath.Join(d.authDir, "X11") }
+
+// reserveDisplay takes a display number no X server uses, for the confined X server, whose
+// /tmp and network namespace are its own: in the host's network namespace its abstract
+// address @/tmp/.X11-unix/X<n>, bound and never listened on (an X server looking for a free
+// number tries that first and passes the number over without touching its socket path; an X
+// client falls back to the path), the host's lock file (/tmp/.X<n>-lock, with this process's
+// PID, as X servers write it) and, at the display's socket path, a link to the socket in the
+// desktop's private directory, which only the desktop's users may enter. A number with a
+// lock, a socket path or an abstract socket is taken, but for what a w365 host that died
+// left there (leftover). It tries the numbers from `from` up.
+func (d *Desktop) reserveDisplay(from int) (int, error) {
+	if err := os.Mkdir(d.socketDir(), 0o700); err != nil {
+		return 0, werr.Wrap(err, werr.Unavailable, "cannot make the X socket directory")
+	}
+	if _, err := os.Lstat("/tmp/.X11-unix"); os.IsNotExist(err) {
+		if os.Mkdir("/tmp/.X11-unix", 0o777) == nil {
+			os.Chmod("/tmp/.X11-unix", 0o1777|os.ModeSticky)
+		}
+	}
+	for n := from; n < 10000; n++ {
+		lock, sock := fmt.Sprintf("/tmp/.X%d-lock", n), fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+		_, err := os.Lstat(sock)
+		stale := err == nil && leftover(lock, sock)
+		if err == nil && !stale {
+			continue
+		}
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return 0, werr.Wrap(err, werr.Unavailable, "cannot make a socket")
+		}
+		if unix.Bind(fd, &unix.SockaddrUnix{Name: "@" + sock}) != nil {
+			unix.Close(fd)
+			continue
+		}
+		if stale {
+			// The number's abstract address is ours now: no live host holds it.
+			os.Remove(sock)
+			os.Remove(lock)
+		}
+		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if err != nil {
+			unix.Close(fd)
+			continue
+		}
+		_, err = fmt.Fprintf(f, "%10d\n", os.Getpid())
+		f.Close()
+		if err == nil {
+			err = os.Symlink(filepath.Join(d.socketDir(), fmt.Sprintf("X%d", n)), sock)
+		}
+		if err != nil {
+			os.Remove(lock)
+			unix.Close(fd)
+			continue
+		}
+		d.reserved, d.abstract = []string{lock, sock}, fd
+		return n, nil
+	}
+	return 0, werr.New(werr.Unavailable, "no free X display number")
+}
+
+// leftover says whether the display's socket path sock is what a w365 host that died left
+// there: a link into a desktop's private directory that is gone, with no lock or a lock
+// whose process is gone.
+func leftover(lock, sock string) bool {
+	target, err := os.Readlink(sock)
+	if err != nil || !strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(target))), "w365-xauth-") {
+		return false
+	}
+	if _, err := os.Lstat(target); !os.IsNotExist(err) {
+		return false
+	}
+	b, err := os.ReadFile(lock)
+	if os.IsNotExist(err) {
+		return true
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	return err == nil && perr == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 func readLine(ctx context.Context, f *os.File, timeout time.Duration) (string, error) {

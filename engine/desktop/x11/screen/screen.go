@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"image"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -275,6 +276,20 @@ func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {
 		id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)
 		if err != nil {
 			return nil, err
+		}
+		if uid, ok := xconn.ServerUID(s.display); ok && uid != os.Geteuid() {
+			// The X server of a virtual desktop of a root host runs as another user
+			// (docs/security.md#confinement): the segment becomes that user's, still 0600.
+			var ds unix.SysvShmDesc
+			_, err := unix.SysvShmCtl(id, unix.IPC_STAT, &ds)
+			if err == nil {
+				ds.Perm.Uid = uint32(uid)
+				_, err = unix.SysvShmCtl(id, unix.IPC_SET, &ds)
+			}
+			if err != nil {
+				unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+				return nil, err
+			}
 		}
 		data, err := unix.SysvShmAttach(id, 0, 0)
 		// Mark for removal now: it disappears once both sides detach, even if we crash.

@@ -12,6 +12,8 @@ import (
 	"io"
 	"log"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -75,4 +77,26 @@ func Connect(name string) (*xgb.Conn, error) {
 		return nil, werr.New(werr.SessionExpired, "display %s is served by pid %d, not by the X server w365 started there (pid %d)", name, got, s.PID)
 	}
 	return xgb.NewConnNetWithCookieHex(c, hex.EncodeToString(s.Cookie))
+}
+
+// ServerUID is the uid the X server of display name runs as, when this process started it
+// (a virtual desktop's, confined: on a root host not root, docs/security.md#confinement).
+func ServerUID(name string) (int, bool) {
+	mu.Lock()
+	s, ok := servers[name]
+	mu.Unlock()
+	if !ok {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.PID) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" {
+			uid, err := strconv.Atoi(f[1])
+			return uid, err == nil
+		}
+	}
+	return 0, false
 }
