@@ -12,6 +12,7 @@ package window
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ type Manager struct {
 var atomNames = []string{
 	"_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST", "_NET_CLIENT_LIST_STACKING",
 	"_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING",
-	"_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_STATE_MAXIMIZED_VERT",
+	"_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_STATE_ABOVE", "_NET_WM_STATE_MAXIMIZED_VERT",
 	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_FRAME_EXTENTS", "_GTK_FRAME_EXTENTS",
 	"_NET_CLOSE_WINDOW", "_NET_MOVERESIZE_WINDOW", "_NET_WORKAREA", "_NET_CURRENT_DESKTOP",
 	"_NET_WM_DESKTOP", "WM_STATE", "WM_CHANGE_STATE", "WM_PROTOCOLS", "WM_DELETE_WINDOW",
@@ -512,6 +513,25 @@ func (m *Manager) clientMessage(w xproto.Window, typ xproto.Atom, data ...uint32
 }
 
 // waitFor polls cond until it holds, the timeout passes or ctx ends.
+// activeOnTop says whether the active window is above every client window but those kept
+// above the others (_NET_WM_STATE_ABOVE), or there is no window manager to stack them.
+func (m *Manager) activeOnTop() bool {
+	if !m.hasWM() {
+		return true
+	}
+	active, cl := m.activeID(), m.clients()
+	above := m.atom("_NET_WM_STATE_ABOVE")
+	for i := len(cl) - 1; i >= 0; i-- {
+		if cl[i] == active {
+			return true
+		}
+		if !slices.Contains(m.prop32(cl[i], m.atom("_NET_WM_STATE"), xproto.AtomAtom), uint32(above)) {
+			return false
+		}
+	}
+	return false
+}
+
 func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -554,6 +574,11 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 	if !waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
 		return Window{}, werr.New(werr.Timeout, "window %q did not become active", in.Title).WithRetryable(true)
 	}
+	// A window manager sets the active window and raises it in two steps (openbox on a
+	// busy machine has been seen to answer between them): wait for the raise as well, so
+	// that the next screenshot shows the window. A window kept above the others may keep it
+	// from the top: that is no failure.
+	waitFor(ctx, settleTimeout, m.activeOnTop)
 	now, ok := m.read(w)
 	if !ok {
 		return Window{}, werr.New(werr.NotFound, "window %q vanished", in.Title)
