@@ -284,10 +284,11 @@ type mounts struct {
 	drop  bool
 	stage string
 	binds []stageBind
-	// guardGit: the cwd's repositories were protected (gitDirs, as found before the run),
-	// and those the run creates are cleaned after it (cleanNewRepos).
+	// guardGit: the cwd's repositories were protected (gitDirs, as found before the run,
+	// at gitSince), and what the run writes in any other is cleaned after it (cleanNewRepos).
 	guardGit bool
 	gitDirs  []string
+	gitSince time.Time
 }
 
 // source is the path bwrap binds host path p from.
@@ -351,6 +352,7 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
 		// The scratch directory is w365's own (0700, removed with the session): git runs
 		// there only inside the sandbox, so its repositories stay configurable.
+		m.gitSince = time.Now()
 		m.gitDirs = gitDirs(j.dir)
 		m.guardGit = true
 		for _, g := range m.gitDirs {
@@ -800,7 +802,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
 	if m.guardGit {
-		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs)
+		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs, m.gitSince)
 	}
 	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)

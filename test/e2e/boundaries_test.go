@@ -644,3 +644,83 @@ os.symlink(%q, 'shot.png')
 		t.Errorf("the screenshot is not a PNG")
 	}
 }
+
+// Attack class 3b: repositories the git guard did not look for. Git takes a directory
+// holding HEAD as a (bare) repository, with core.worktree in its config as a work tree's
+// repository, and follows a .git that is a symbolic link; a guard that looks only for
+// .git entries three levels down (and at most 4000 entries) misses a repository planted
+// in the working directory itself, in a subdirectory of the person's repository, deeper,
+// after many files, behind a link into the session's HOME, and a hook added to a
+// person's repository deeper than the read-only binds. Each runs the sandbox's command
+// when the person runs git there.
+func TestBoundaryGitFindsNoRepositoryTheSandboxPlanted(t *testing.T) {
+	testenv.Require(t, "git")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	deep := filepath.Join(work, "p", "q", "r", "mine")
+	for _, d := range []string{filepath.Join(work, "repo", "sub"), deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostGit := func(dir string, args ...string) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Dir = dir
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("git %v in %s blocked", args, dir)
+		}
+		t.Logf("git %v in %s: %v %s", args, dir, err, out)
+	}
+	hostGit(filepath.Join(work, "repo"), "init", "-q")
+	hostGit(deep, "init", "-q")
+	os.WriteFile(filepath.Join(deep, "f"), []byte("x\n"), 0o644)
+	cs := h.MCP()
+	code := `import os, sys
+home = sys.argv[1]
+def plant(gitdir, worktree, marker):
+    os.makedirs(os.path.join(gitdir, 'objects'), exist_ok=True)
+    os.makedirs(os.path.join(gitdir, 'refs'), exist_ok=True)
+    open(os.path.join(gitdir, 'HEAD'), 'w').write('ref: refs/heads/main\n')
+    open(os.path.join(gitdir, 'config'), 'w').write('[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ' + worktree + '\n\tfsmonitor = touch ' + home + '/' + marker + '\n')
+cwd = os.getcwd()
+plant(cwd, cwd, 'PWNED-cwd')
+plant(cwd + '/repo/sub', cwd + '/repo/sub', 'PWNED-sub')
+plant(cwd + '/a/b/c/d/.git', cwd + '/a/b/c/d', 'PWNED-deep')
+os.makedirs('junk')
+for i in range(6000):
+    open('junk/%d' % i, 'w').close()
+for i in range(10):
+    plant(cwd + '/z%d/.git' % i, cwd + '/z%d' % i, 'PWNED-after-junk')
+plant(os.environ['HOME'] + '/evil', cwd + '/lnk', 'PWNED-link')
+os.makedirs('lnk')
+os.symlink(os.environ['HOME'] + '/evil', 'lnk/.git')
+open('p/q/r/mine/.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch ' + home + '/PWNED-hook\n')
+os.chmod('p/q/r/mine/.git/hooks/pre-commit', 0o755)
+print('planted')
+`
+	code = "import sys; sys.argv = ['', " + strconv.Quote(home) + "]\n" + code
+	out, ok := pyOver(t, cs, code, work)
+	if !ok || !out.Success || !strings.Contains(out.Stdout, "planted") {
+		t.Fatalf("the hostile call: %+v", out)
+	}
+	dirs := []string{work, filepath.Join(work, "repo", "sub"), filepath.Join(work, "a", "b", "c", "d"), filepath.Join(work, "lnk")}
+	for i := range 10 {
+		dirs = append(dirs, filepath.Join(work, fmt.Sprintf("z%d", i)))
+	}
+	for _, dir := range dirs {
+		hostGit(dir, "status")
+	}
+	hostGit(deep, "add", "f")
+	hostGit(deep, "commit", "-qm", "one")
+	for _, m := range []string{"PWNED-cwd", "PWNED-sub", "PWNED-deep", "PWNED-after-junk", "PWNED-link", "PWNED-hook"} {
+		if _, err := os.Stat(filepath.Join(home, m)); err == nil {
+			t.Errorf("the person's git ran the sandbox's command (%s)", m)
+		}
+	}
+}
