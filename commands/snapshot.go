@@ -280,7 +280,7 @@ func (o ScrollRefOut) Text() string {
 type SetFileInputRefIn struct {
 	SnapshotID string   `json:"snapshotId" jsonschema:"or \"latest\""`
 	Ref        string   `json:"ref"`
-	FilePaths  []string `json:"filePaths" jsonschema:"in Documents, Downloads, Desktop or temp" w365:"maxItems=100"`
+	FilePaths  []string `json:"filePaths" jsonschema:"in Documents, Downloads, Desktop or session tmp" w365:"maxItems=100"`
 }
 
 // FileUploadIn is browser_file_upload's input.
@@ -521,7 +521,8 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Name:    "browser_set_file_input_ref",
 	Summary: "Set local files on the file input behind a snapshot ref",
 	Long: "Sets the files of an <input type=file>. Each path must be a regular file in the user's\n" +
-		"Documents, Downloads or Desktop directory or the temporary directory, reached without a\n" +
+		"Documents, Downloads or Desktop directory, the session's own, or the session's temporary\n" +
+		"directory (its /tmp, never the host's), not hidden, reached without a\n" +
 		"symbolic link below that directory (at most 256 MiB; the page gets a copy the host made);\n" +
 		"anything else is BLOCKED_BY_POLICY." + refNote,
 	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
@@ -535,7 +536,7 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.Protected()...)
+	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.UploadRoots(), b.Protected()...)
 	if err != nil {
 		return DoneOut{}, err
 	}
