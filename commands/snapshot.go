@@ -368,6 +368,53 @@ func (o BatchOut) Text() string {
 // of that name (browser_click_ref for click_ref), which a test checks.
 var batchActions = []string{"navigate", "snapshot", "click_ref", "type_ref", "hover_ref", "scroll_ref", "keypress_ref", "wait_for", "eval_js"}
 
+// batchAction is the action named action with params as the batch runs it: its name,
+// its browser tool (nil when it is not one of batchActions) and the tool's arguments.
+func batchAction(action string, params map[string]any) (string, *tool.Tool, map[string]any) {
+	name := strings.ToLower(strings.TrimSpace(action))
+	if !slices.Contains(batchActions, name) {
+		return name, nil, nil
+	}
+	p := map[string]any{}
+	for k, v := range params {
+		p[k] = v
+	}
+	if strings.HasSuffix(name, "_ref") {
+		if _, ok := p["snapshotId"]; !ok {
+			p["snapshotId"] = "latest"
+		}
+	}
+	return name, Lookup("browser_" + name), p
+}
+
+// ToolCall is one tool with its arguments.
+type ToolCall struct {
+	Tool *tool.Tool
+	Args map[string]any
+}
+
+// Calls are the calls a call of t with args makes: itself and, for browser_execute_batch,
+// each action as its browser tool with its params (an action that is none is left out:
+// the batch refuses it before anything runs). What judges a call by its tool and
+// arguments (the policy's approvals) judges each of them, so that putting a tool into a
+// batch avoids nothing.
+func Calls(t *tool.Tool, args map[string]any) []ToolCall {
+	out := []ToolCall{{t, args}}
+	if t.Name != BrowserExecuteBatch.Name {
+		return out
+	}
+	actions, _ := args["actions"].([]any)
+	for _, a := range actions {
+		m, _ := a.(map[string]any)
+		action, _ := m["action"].(string)
+		params, _ := m["params"].(map[string]any)
+		if _, st, p := batchAction(action, params); st != nil {
+			out = append(out, ToolCall{st, p})
+		}
+	}
+	return out
+}
+
 // refNote ends the help of every tool that takes a ref.
 const refNote = "\n\nA ref belongs to its snapshot's document: after the page navigates, or when the element\n" +
 	"is removed, the call fails with SNAPSHOT_EXPIRED and nothing is done; take a new snapshot.\n" +
@@ -641,21 +688,11 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 	}
 	steps := make([]step, len(in.Actions))
 	for i, a := range in.Actions {
-		name := strings.ToLower(strings.TrimSpace(a.Action))
-		if !slices.Contains(batchActions, name) {
+		name, t, p := batchAction(a.Action, a.Params)
+		if t == nil {
 			return BatchOut{}, werr.Invalid("action %d: %q is not allowed; allowed: %s", i, a.Action, strings.Join(batchActions, ", "))
 		}
 		in.Actions[i].Action = name
-		p := map[string]any{}
-		for k, v := range a.Params {
-			p[k] = v
-		}
-		if strings.HasSuffix(name, "_ref") {
-			if _, ok := p["snapshotId"]; !ok {
-				p["snapshotId"] = "latest"
-			}
-		}
-		t := Lookup("browser_" + name)
 		x, err := t.Prepare(p)
 		if err != nil {
 			return BatchOut{}, werr.Invalid("action %d (%s): %s", i, name, werr.As(err).Message)
