@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -723,4 +724,66 @@ print('planted')
 			t.Errorf("the person's git ran the sandbox's command (%s)", m)
 		}
 	}
+}
+
+// Attack class 8: the end of a session sweeping a HOME its own code still changes. The
+// session's Python call swaps directories of Documents with symbolic links to a directory
+// outside every root (renameat2 RENAME_EXCHANGE, as fast as it can) while the session
+// ends: the sweep must neither remove what lies there (a FIFO, a symbolic link, an empty
+// directory) nor name its files among the kept ones.
+func TestBoundarySessionEndFollowsNoLinkTheSessionSwaps(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	victim := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(victim, "canary.fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/nonexistent", filepath.Join(victim, "canary.link"))
+	os.Mkdir(filepath.Join(victim, "emptydir"), 0o700)
+	os.WriteFile(filepath.Join(victim, "canary.txt"), []byte(e2e.Canary), 0o600)
+	cs := h.MCP()
+	var st struct {
+		SessionID string `json:"sessionId"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
+	code := fmt.Sprintf(`import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+victim, n = %q, 300
+docs = os.path.join(os.environ['HOME'], 'Documents')
+for i in range(n):
+    os.makedirs(os.path.join(docs, 'd%%d' %% i, 'sub'), exist_ok=True)
+    os.symlink(victim, os.path.join(docs, 'l%%d' %% i))
+open(os.path.join(docs, 'ready'), 'w').close()
+end = time.time() + 8
+while time.time() < end:
+    for i in range(n):
+        libc.renameat2(-100, os.path.join(docs, 'd%%d' %% i).encode(), -100, os.path.join(docs, 'l%%d' %% i).encode(), 2)
+`, victim)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
+			Arguments: map[string]any{"code": code, "sessionId": st.SessionID, "timeoutMs": 60000}})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(home, ".local/state/w365/sessions/*/home/Documents/ready")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the swapping call never started")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	res := e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
+	if strings.Contains(e2e.Text(res), "canary") {
+		t.Errorf("the end names a file outside the session as kept: %s", e2e.Text(res))
+	}
+	for _, f := range []string{"canary.fifo", "canary.link", "emptydir", "canary.txt"} {
+		if _, err := os.Lstat(filepath.Join(victim, f)); err != nil {
+			t.Errorf("the end of the session removed %s outside it: %v", f, err)
+		}
+	}
+	<-done
 }
