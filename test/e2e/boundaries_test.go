@@ -787,3 +787,69 @@ while time.time() < end:
 	}
 	<-done
 }
+
+// Attack class 9: a working directory swapped for a link between its check and its
+// mount. One session's Python call exchanges a directory of the workspace with a symbolic
+// link to a directory outside every root (renameat2 RENAME_EXCHANGE, as fast as it can)
+// while another session's calls name that directory as their cwd: the check sees the
+// directory, and a mount that looked the path up again would give the call the link's
+// target, read-write. No call may write there.
+func TestBoundaryCwdSwappedAfterItsCheckIsNotMounted(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	victim := t.TempDir()
+	for _, d := range []string{filepath.Join(work, "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(victim, filepath.Join(work, "xl")); err != nil {
+		t.Fatal(err)
+	}
+	cs := h.MCP()
+	var st struct {
+		SessionID string `json:"sessionId"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
+	code := `import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+open('ready', 'w').close()
+end = time.time() + 15
+while time.time() < end:
+    libc.renameat2(-100, b'x', -100, b'xl', 2)
+`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
+			Arguments: map[string]any{"code": code, "cwd": work, "sessionId": st.SessionID, "timeoutMs": 60000}})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(work, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the swapping call never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ran := 0
+	for i := range 20 {
+		res := e2e.Call(t, cs, "execute_python_code", map[string]any{"code": fmt.Sprintf("open('PWNED-%d', 'w').write('x')", i), "cwd": filepath.Join(work, "x")})
+		if !res.IsError {
+			ran++
+		}
+	}
+	<-done
+	ents, _ := os.ReadDir(victim)
+	if len(ents) > 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("calls whose cwd was checked inside the workspace wrote outside it: %v", names)
+	}
+	t.Logf("%d of 20 calls ran", ran)
+}
