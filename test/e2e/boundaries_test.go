@@ -332,19 +332,7 @@ func TestBoundaryGitRunsNothingTheSandboxWrote(t *testing.T) {
 	h := e2e.New(t)
 	home := h.FakeHome()
 	work := filepath.Join(home, "work")
-	hostGit := func(dir string, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		defer cancel()
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Dir = dir
-		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
-		out, err := c.CombinedOutput()
-		if ctx.Err() != nil {
-			t.Fatalf("git %v in %s blocked", args, dir)
-		}
-		return string(out), err
-	}
+	hostGit := personsGit(t, home)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -416,6 +404,24 @@ open('a.txt', 'a').write('two\n')
 		t.Errorf("~/.ssh now holds %q, want %q", names, sshBefore)
 	}
 	unchanged(t, filepath.Join(home, ".ssh", "id_ed25519"))
+}
+
+// personsGit runs git as the person with HOME home (no system configuration), in a
+// directory: its output and error; a git that blocks fails the test.
+func personsGit(t *testing.T, home string) func(dir string, args ...string) (string, error) {
+	return func(dir string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Dir = dir
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("git %v in %s blocked", args, dir)
+		}
+		return string(out), err
+	}
 }
 
 // Attack class 4: the sandbox reading secrets.
@@ -665,17 +671,9 @@ func TestBoundaryGitFindsNoRepositoryTheSandboxPlanted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	personGit := personsGit(t, home)
 	hostGit := func(dir string, args ...string) {
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		defer cancel()
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Dir = dir
-		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
-		out, err := c.CombinedOutput()
-		if ctx.Err() != nil {
-			t.Fatalf("git %v in %s blocked", args, dir)
-		}
+		out, err := personGit(dir, args...)
 		t.Logf("git %v in %s: %v %s", args, dir, err, out)
 	}
 	hostGit(filepath.Join(work, "repo"), "init", "-q")
