@@ -5,6 +5,8 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,9 +90,9 @@ const gitSlack = time.Second
 // cleanNewRepos renames away, after a run, what git would act on later that the run
 // wrote, never following anything the run wrote (safefs). It walks everything under dir
 // (but the read-only entries of before, from gitDirs, and a repository's objects) and
-// takes as a git directory every directory that holds a HEAD (git takes such a directory
-// as a repository, a bare one, without any .git: dir itself too) and every .git
-// directory. In each, what changed since the run began (a change time no program can set
+// takes as a git directory every directory that holds a HEAD git accepts (git takes
+// such a directory as a repository, a bare one, without any .git: dir itself too) and
+// every .git directory. In each, what changed since the run began (a change time no program can set
 // back) is renamed when git could run it: a hook (the hooks entry itself when it is not
 // a directory, or every hook when the directory was moved in), a commondir, and a config
 // or config.worktree that holds a key outside the safe keys or is not a regular file;
@@ -116,10 +118,9 @@ func cleanNewRepos(dir string, before []string, since time.Time) []string {
 		}
 		ents, err := d.ReadDir()
 		budget -= len(ents)
-		isGitDir := filepath.Base(rel) == ".git" && rel != "."
-		for _, e := range ents {
-			isGitDir = isGitDir || e.Name() == "HEAD"
-		}
+		isGitDir := filepath.Base(rel) == ".git" && rel != "." || slices.ContainsFunc(ents, func(e fs.DirEntry) bool {
+			return e.Name() == "HEAD" && headOfRepository(d)
+		})
 		if isGitDir {
 			out = append(out, cleanGitDir(d, since)...)
 		}
@@ -136,6 +137,31 @@ func cleanNewRepos(dir string, before []string, since time.Time) []string {
 		d.Close()
 	}
 	return out
+}
+
+// headOfRepository says whether the HEAD of d is one git accepts (validate_headref): a
+// symbolic link, or a regular file that starts with "ref:" or a hexadecimal object name.
+// A file named HEAD that is neither does not make a directory a repository.
+func headOfRepository(d *safefs.Dir) bool {
+	if k, _ := d.Kind("HEAD"); k == safefs.Symlink {
+		return true
+	}
+	f, err := d.OpenFile("HEAD")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 256) // as much as git reads of it
+	n, _ := io.ReadFull(f, b)
+	b = b[:n]
+	if bytes.HasPrefix(b, []byte("ref:")) {
+		return true
+	}
+	hex := 0
+	for hex < len(b) && strings.IndexByte("0123456789abcdef", b[hex]) >= 0 {
+		hex++
+	}
+	return hex >= 40
 }
 
 // changedSince reports whether the entry name of d changed at or after since (or cannot

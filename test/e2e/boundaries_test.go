@@ -657,9 +657,10 @@ os.symlink(%q, 'shot.png')
 // repository, and follows a .git that is a symbolic link; a guard that looks only for
 // .git entries three levels down (and at most 4000 entries) misses a repository planted
 // in the working directory itself, in a subdirectory of the person's repository, deeper,
-// after many files, behind a link into the session's HOME, and a hook added to a
-// person's repository deeper than the read-only binds. Each runs the sandbox's command
-// when the person runs git there.
+// after many files, behind a link into the session's HOME, and a hook added to a person's
+// repository deeper than the read-only binds; a guard that reads HEAD whole would miss one
+// whose HEAD is longer than what git reads of it. Each runs the sandbox's command when the
+// person runs git there.
 func TestBoundaryGitFindsNoRepositoryTheSandboxPlanted(t *testing.T) {
 	testenv.Require(t, "git")
 	h := e2e.New(t)
@@ -682,15 +683,16 @@ func TestBoundaryGitFindsNoRepositoryTheSandboxPlanted(t *testing.T) {
 	cs := h.MCP()
 	code := `import os, sys
 home = sys.argv[1]
-def plant(gitdir, worktree, marker):
+def plant(gitdir, worktree, marker, head='ref: refs/heads/main\n'):
     os.makedirs(os.path.join(gitdir, 'objects'), exist_ok=True)
     os.makedirs(os.path.join(gitdir, 'refs'), exist_ok=True)
-    open(os.path.join(gitdir, 'HEAD'), 'w').write('ref: refs/heads/main\n')
+    open(os.path.join(gitdir, 'HEAD'), 'w').write(head)
     open(os.path.join(gitdir, 'config'), 'w').write('[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ' + worktree + '\n\tfsmonitor = touch ' + home + '/' + marker + '\n')
 cwd = os.getcwd()
 plant(cwd, cwd, 'PWNED-cwd')
 plant(cwd + '/repo/sub', cwd + '/repo/sub', 'PWNED-sub')
 plant(cwd + '/a/b/c/d/.git', cwd + '/a/b/c/d', 'PWNED-deep')
+plant(cwd + '/big', cwd + '/big', 'PWNED-big-head', 'ref: refs/heads/main\n' + 'x' * 10000)
 os.makedirs('junk')
 for i in range(6000):
     open('junk/%d' % i, 'w').close()
@@ -708,7 +710,7 @@ print('planted')
 	if !ok || !out.Success || !strings.Contains(out.Stdout, "planted") {
 		t.Fatalf("the hostile call: %+v", out)
 	}
-	dirs := []string{work, filepath.Join(work, "repo", "sub"), filepath.Join(work, "a", "b", "c", "d"), filepath.Join(work, "lnk")}
+	dirs := []string{work, filepath.Join(work, "repo", "sub"), filepath.Join(work, "a", "b", "c", "d"), filepath.Join(work, "lnk"), filepath.Join(work, "big")}
 	for i := range 10 {
 		dirs = append(dirs, filepath.Join(work, fmt.Sprintf("z%d", i)))
 	}
@@ -717,7 +719,7 @@ print('planted')
 	}
 	hostGit(deep, "add", "f")
 	hostGit(deep, "commit", "-qm", "one")
-	for _, m := range []string{"PWNED-cwd", "PWNED-sub", "PWNED-deep", "PWNED-after-junk", "PWNED-link", "PWNED-hook"} {
+	for _, m := range []string{"PWNED-cwd", "PWNED-sub", "PWNED-deep", "PWNED-big-head", "PWNED-after-junk", "PWNED-link", "PWNED-hook"} {
 		if _, err := os.Stat(filepath.Join(home, m)); err == nil {
 			t.Errorf("the person's git ran the sandbox's command (%s)", m)
 		}
