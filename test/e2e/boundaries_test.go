@@ -853,3 +853,55 @@ while time.time() < end:
 	}
 	t.Logf("%d of 20 calls ran", ran)
 }
+
+// Attack class 10: a call outliving its session. A Python call keeps writing in the
+// workspace while its session ends: the end stops it (everything a call started dies
+// with the session), so nothing of the session writes after EndSession returned.
+func TestBoundaryCallEndsWithItsSession(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	os.MkdirAll(work, 0o755)
+	cs := h.MCP()
+	var st struct {
+		SessionID string `json:"sessionId"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
+	code := `import os, time
+end = time.time() + 20
+while time.time() < end:
+    with open('beat', 'a') as f:
+        f.write('.')
+    time.sleep(0.05)
+`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
+			Arguments: map[string]any{"code": code, "cwd": work, "sessionId": st.SessionID, "timeoutMs": 60000}})
+	}()
+	beat := filepath.Join(work, "beat")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if fi, err := os.Stat(beat); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
+	before, _ := os.Stat(beat)
+	time.Sleep(time.Second) // twenty beats of a call still running
+	after, _ := os.Stat(beat)
+	t.Logf("beat %d -> %d bytes", before.Size(), after.Size())
+	if after.Size() != before.Size() {
+		t.Errorf("the call went on writing after its session ended (%d -> %d bytes)", before.Size(), after.Size())
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("the call did not return after its session ended")
+	}
+}
