@@ -280,7 +280,7 @@ func (o ScrollRefOut) Text() string {
 type SetFileInputRefIn struct {
 	SnapshotID string   `json:"snapshotId" jsonschema:"or \"latest\""`
 	Ref        string   `json:"ref"`
-	FilePaths  []string `json:"filePaths" jsonschema:"in Documents, Downloads, Desktop or temp" w365:"maxItems=100"`
+	FilePaths  []string `json:"filePaths" jsonschema:"in Documents, Downloads, Desktop or session tmp" w365:"maxItems=100"`
 }
 
 // FileUploadIn is browser_file_upload's input.
@@ -367,6 +367,53 @@ func (o BatchOut) Text() string {
 // batchActions are the actions browser_execute_batch runs: each is the browser tool
 // of that name (browser_click_ref for click_ref), which a test checks.
 var batchActions = []string{"navigate", "snapshot", "click_ref", "type_ref", "hover_ref", "scroll_ref", "keypress_ref", "wait_for", "eval_js"}
+
+// batchAction is the action named action with params as the batch runs it: its name,
+// its browser tool (nil when it is not one of batchActions) and the tool's arguments.
+func batchAction(action string, params map[string]any) (string, *tool.Tool, map[string]any) {
+	name := strings.ToLower(strings.TrimSpace(action))
+	if !slices.Contains(batchActions, name) {
+		return name, nil, nil
+	}
+	p := map[string]any{}
+	for k, v := range params {
+		p[k] = v
+	}
+	if strings.HasSuffix(name, "_ref") {
+		if _, ok := p["snapshotId"]; !ok {
+			p["snapshotId"] = "latest"
+		}
+	}
+	return name, Lookup("browser_" + name), p
+}
+
+// ToolCall is one tool with its arguments.
+type ToolCall struct {
+	Tool *tool.Tool
+	Args map[string]any
+}
+
+// Calls are the calls a call of t with args makes: itself and, for browser_execute_batch,
+// each action as its browser tool with its params (an action that is none is left out:
+// the batch refuses it before anything runs). What judges a call by its tool and
+// arguments (the policy's approvals) judges each of them, so that putting a tool into a
+// batch avoids nothing.
+func Calls(t *tool.Tool, args map[string]any) []ToolCall {
+	out := []ToolCall{{t, args}}
+	if t.Name != BrowserExecuteBatch.Name {
+		return out
+	}
+	actions, _ := args["actions"].([]any)
+	for _, a := range actions {
+		m, _ := a.(map[string]any)
+		action, _ := m["action"].(string)
+		params, _ := m["params"].(map[string]any)
+		if _, st, p := batchAction(action, params); st != nil {
+			out = append(out, ToolCall{st, p})
+		}
+	}
+	return out
+}
 
 // refNote ends the help of every tool that takes a ref.
 const refNote = "\n\nA ref belongs to its snapshot's document: after the page navigates, or when the element\n" +
@@ -521,7 +568,8 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	Name:    "browser_set_file_input_ref",
 	Summary: "Set local files on the file input behind a snapshot ref",
 	Long: "Sets the files of an <input type=file>. Each path must be a regular file in the user's\n" +
-		"Documents, Downloads or Desktop directory or the temporary directory, reached without a\n" +
+		"Documents, Downloads or Desktop directory, the session's own, or the session's temporary\n" +
+		"directory (its /tmp, never the host's), not hidden, reached without a\n" +
 		"symbolic link below that directory (at most 256 MiB; the page gets a copy the host made);\n" +
 		"anything else is BLOCKED_BY_POLICY." + refNote,
 	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
@@ -535,7 +583,7 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.Protected()...)
+	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.UploadRoots(), b.Protected()...)
 	if err != nil {
 		return DoneOut{}, err
 	}
@@ -640,21 +688,11 @@ var BrowserExecuteBatch = tool.Define(tool.Tool{
 	}
 	steps := make([]step, len(in.Actions))
 	for i, a := range in.Actions {
-		name := strings.ToLower(strings.TrimSpace(a.Action))
-		if !slices.Contains(batchActions, name) {
+		name, t, p := batchAction(a.Action, a.Params)
+		if t == nil {
 			return BatchOut{}, werr.Invalid("action %d: %q is not allowed; allowed: %s", i, a.Action, strings.Join(batchActions, ", "))
 		}
 		in.Actions[i].Action = name
-		p := map[string]any{}
-		for k, v := range a.Params {
-			p[k] = v
-		}
-		if strings.HasSuffix(name, "_ref") {
-			if _, ok := p["snapshotId"]; !ok {
-				p["snapshotId"] = "latest"
-			}
-		}
-		t := Lookup("browser_" + name)
 		x, err := t.Prepare(p)
 		if err != nil {
 			return BatchOut{}, werr.Invalid("action %d (%s): %s", i, name, werr.As(err).Message)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/w365/w365/commands/host"
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -191,14 +192,23 @@ func TraceHTML(in, out string) error {
 	return writeFile(out, buf.Bytes(), 0o600)
 }
 
+// maxInlineImage bounds one image the report inlines.
+const maxInlineImage = 64 << 20
+
 // inlineImage is the image file name (next to the trace in) as a data: URL; "" when
-// there is none. A name with a directory in it is refused: a trace names only files
-// next to itself.
+// there is none. A trace names only regular files next to itself: a name with a directory
+// in it, a symbolic link and a FIFO are refused (safefs), since a trace may lie in a
+// directory a session writes.
 func inlineImage(in, name string) template.URL {
 	if name == "" || filepath.Base(name) != name {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(in), name))
+	d, err := safefs.Open(filepath.Dir(in))
+	if err != nil {
+		return ""
+	}
+	defer d.Close()
+	b, err := d.ReadFile(name, maxInlineImage)
 	if err != nil {
 		return ""
 	}

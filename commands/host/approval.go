@@ -119,13 +119,17 @@ func approvalNames(t *tool.Tool) []string {
 // approval makes the call of t in session s with args wait for a person's yes when a
 // rule asks for one; nil when it may run.
 func (h *Host) approval(ctx context.Context, req *mcp.CallToolRequest, prog *progress, t *tool.Tool, args map[string]any, s *session.Session, p principal) error {
-	rule := h.policy.ApprovalFor(policy.ApprovalCall{
-		Names: approvalNames(t), Toolset: t.Toolset, ReadOnly: t.Annotations.ReadOnly == tool.Yes,
-		// MCP's defaults: a tool not marked read-only is destructive and open-world unless it says otherwise.
-		Destructive: t.Annotations.ReadOnly != tool.Yes && t.Annotations.Destructive != tool.No,
-		OpenWorld:   t.Annotations.OpenWorld != tool.No,
-		Args:        args,
-	})
+	var calls []policy.ApprovalCall
+	for _, c := range commands.Calls(t, args) {
+		calls = append(calls, policy.ApprovalCall{
+			Names: approvalNames(c.Tool), Toolset: c.Tool.Toolset, ReadOnly: c.Tool.Annotations.ReadOnly == tool.Yes,
+			// MCP's defaults: a tool not marked read-only is destructive and open-world unless it says otherwise.
+			Destructive: c.Tool.Annotations.ReadOnly != tool.Yes && c.Tool.Annotations.Destructive != tool.No,
+			OpenWorld:   c.Tool.Annotations.OpenWorld != tool.No,
+			Args:        c.Args,
+		})
+	}
+	rule := h.policy.ApprovalFor(calls...)
 	if rule == nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/w365/w365/engine/safefs"
@@ -72,8 +73,8 @@ func Within(p, dir string) (string, bool) {
 	return rel, true
 }
 
-// hasDotPart says whether a relative path has an element starting with a dot.
-func hasDotPart(rel string) bool {
+// HasDotPart says whether a relative path has an element starting with a dot.
+func HasDotPart(rel string) bool {
 	for _, e := range strings.Split(rel, string(filepath.Separator)) {
 		if strings.HasPrefix(e, ".") {
 			return true
@@ -87,6 +88,19 @@ func hasDotPart(rel string) bool {
 func (b *Browser) OutputRoots() []string {
 	u := UserDirs()
 	return realDirs(b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"], b.opts.HomeDir, b.opts.TmpDir)
+}
+
+// UploadRoots are where files set on a file input may come from: the person's Documents,
+// Downloads and Desktop, and the session's own (its HOME's) and its temporary directory
+// (its /tmp), as written. Never the host's temporary directory: it holds other programs'
+// files (a Kerberos ticket cache) and every virtual desktop's X cookie.
+func (b *Browser) UploadRoots() []string {
+	u := UserDirs()
+	roots := []string{u["DOCUMENTS"], u["DOWNLOAD"], u["DESKTOP"], b.opts.DownloadDir, b.opts.TmpDir}
+	if b.opts.HomeDir != "" {
+		roots = append(roots, filepath.Join(b.opts.HomeDir, "Documents"), filepath.Join(b.opts.HomeDir, "Desktop"))
+	}
+	return slices.DeleteFunc(roots, func(r string) bool { return r == "" })
 }
 
 // sessionPath maps the reference's save locations to the session's directories:
@@ -161,7 +175,7 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 		return nil, werr.New(werr.BlockedByPolicy, "files may only be saved in the session's output directory, HOME or /tmp, Downloads or Documents").
 			WithDetail("roots", roots).WithHint("give a file name (it goes to the output directory) or a path under one of the roots")
 	}
-	if hasDotPart(rel) {
+	if HasDotPart(rel) {
 		return nil, werr.New(werr.BlockedByPolicy, "%s: hidden files and directories are not written", abs).WithDetail("roots", roots)
 	}
 	real := filepath.Join(root, rel)

@@ -61,10 +61,11 @@ type ApprovalCall struct {
 	Args        map[string]any
 }
 
-// ApprovalFor is the first rule that asks for approval of c; nil when none does.
-func (p *Policy) ApprovalFor(c ApprovalCall) *ApprovalRule {
+// ApprovalFor is the first rule that asks for approval of one of calls (a call and the
+// calls it makes, such as a batch's actions); nil when none does.
+func (p *Policy) ApprovalFor(calls ...ApprovalCall) *ApprovalRule {
 	for i := range p.Approvals {
-		if p.Approvals[i].matches(c) {
+		if slices.ContainsFunc(calls, p.Approvals[i].matches) {
 			return &p.Approvals[i]
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -136,4 +137,18 @@ func sysErr(err error) error {
 		return errors.Join(fs.ErrNotExist, err)
 	}
 	return err
+}
+
+// Changed is the status-change time (ctime) of the entry name (one element) of d, not
+// following it: when its content, metadata, links or name last changed. No program can
+// set it, unlike the modification time. Linux only.
+func (d *Dir) Changed(name string) (time.Time, error) {
+	if err := checkName(name); err != nil {
+		return time.Time{}, fail(err, d.join(name))
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.h.fd(), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return time.Time{}, fail(sysErr(err), d.join(name))
+	}
+	return time.Unix(st.Ctim.Unix()), nil
 }

@@ -5,9 +5,12 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/engine/safefs"
 )
@@ -76,64 +79,112 @@ const untrusted = ".w365-untrusted"
 // maxConfigBytes bounds a git config the host reads.
 const maxConfigBytes = 1 << 20
 
-// cleanNewRepos looks for git entries under dir that were not there before the run
-// (before, from gitDirs) and renames away what git would act on later, never following
-// anything the run wrote (safefs): a .git that is a file (a gitfile) as a whole; in a .git
-// directory and each of its modules/NAME, every hook that is not a .sample (or the hooks
-// entry itself when it is not a directory), a commondir, and a config or config.worktree
-// that holds a key outside the safe keys or is not a regular file. It returns the renamed
-// paths.
-func cleanNewRepos(dir string, before []string) []string {
+// gitCleanMaxEntries bounds the walk after a run: every entry under the working
+// directory, at any depth a path can reach.
+const gitCleanMaxEntries = 1 << 20
+
+// gitSlack is how much earlier than the run's start a change still counts as the run's:
+// a file's change time is taken from a coarse clock (a scheduler tick behind).
+const gitSlack = time.Second
+
+// cleanNewRepos renames away, after a run, what git would act on later that the run
+// wrote, never following anything the run wrote (safefs). It walks everything under dir
+// (but the read-only entries of before, from gitDirs, and a repository's objects) and
+// takes as a git directory every directory that holds a HEAD git accepts (git takes
+// such a directory as a repository, a bare one, without any .git: dir itself too) and
+// every .git directory. In each, what changed since the run began (a change time no program can set
+// back) is renamed when git could run it: a hook (the hooks entry itself when it is not
+// a directory, or every hook when the directory was moved in), a commondir, and a config
+// or config.worktree that holds a key outside the safe keys or is not a regular file;
+// when its HEAD changed (it has just become a repository) all of those, whenever they were
+// written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
+// symbolic link) is renamed when it changed. It returns the renamed paths.
+func cleanNewRepos(dir string, before []string, since time.Time) []string {
 	root, err := safefs.Open(dir)
 	if err != nil {
 		return nil
 	}
 	defer root.Close()
+	since = since.Add(-gitSlack)
 	var out []string
-	for _, g := range gitDirs(dir) {
-		if slices.Contains(before, g) {
-			continue
-		}
-		rel, err := filepath.Rel(dir, g)
+	budget := gitCleanMaxEntries
+	queue := []string{"."}
+	for len(queue) > 0 && budget > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		d, err := root.OpenDir(rel)
 		if err != nil {
 			continue
 		}
-		parent, err := root.OpenDir(filepath.Dir(rel))
-		if err != nil {
-			continue
+		ents, err := d.ReadDir()
+		budget -= len(ents)
+		isGitDir := filepath.Base(rel) == ".git" && rel != "." || slices.ContainsFunc(ents, func(e fs.DirEntry) bool {
+			return e.Name() == "HEAD" && headOfRepository(d)
+		})
+		if isGitDir {
+			out = append(out, cleanGitDir(d, since)...)
 		}
-		if k, _ := parent.Kind(".git"); k != safefs.Directory {
-			out = append(out, quarantine(parent, ".git")...)
-		} else if gd, err := parent.OpenDir(".git"); err == nil {
-			out = append(out, cleanGitDir(gd)...)
-			if mods, err := gd.OpenDir("modules"); err == nil {
-				if ents, err := mods.ReadDir(); err == nil {
-					for _, m := range ents {
-						if sub, err := mods.OpenDir(m.Name()); err == nil {
-							out = append(out, cleanGitDir(sub)...)
-							sub.Close()
-						}
-					}
-				}
-				mods.Close()
+		for _, e := range ents {
+			name, sub := e.Name(), filepath.Join(rel, e.Name())
+			switch {
+			case slices.Contains(before, filepath.Join(dir, sub)):
+			case e.IsDir() && !(isGitDir && name == "objects"):
+				queue = append(queue, sub)
+			case name == ".git" && changedSince(d, name, since):
+				out = append(out, quarantine(d, name)...)
 			}
-			gd.Close()
 		}
-		parent.Close()
+		d.Close()
 	}
 	return out
 }
 
-// cleanGitDir renames away the hooks, commondir and unsafe configs of one git directory.
-func cleanGitDir(g *safefs.Dir) []string {
+// headOfRepository says whether the HEAD of d is one git accepts (validate_headref): a
+// symbolic link, or a regular file that starts with "ref:" or a hexadecimal object name.
+// A file named HEAD that is neither does not make a directory a repository.
+func headOfRepository(d *safefs.Dir) bool {
+	if k, _ := d.Kind("HEAD"); k == safefs.Symlink {
+		return true
+	}
+	f, err := d.OpenFile("HEAD")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 256) // as much as git reads of it
+	n, _ := io.ReadFull(f, b)
+	b = b[:n]
+	if bytes.HasPrefix(b, []byte("ref:")) {
+		return true
+	}
+	hex := 0
+	for hex < len(b) && strings.IndexByte("0123456789abcdef", b[hex]) >= 0 {
+		hex++
+	}
+	return hex >= 40
+}
+
+// changedSince reports whether the entry name of d changed at or after since (or cannot
+// be told).
+func changedSince(d *safefs.Dir, name string, since time.Time) bool {
+	t, err := d.Changed(name)
+	return err != nil || !t.Before(since)
+}
+
+// cleanGitDir renames away the hooks, commondir and unsafe configs of one git directory
+// that changed since since (all of them when its HEAD did).
+func cleanGitDir(g *safefs.Dir, since time.Time) []string {
+	fresh := changedSince(g, "HEAD", since)
 	var out []string
 	switch k, _ := g.Kind("hooks"); k {
 	case safefs.Missing:
 	case safefs.Directory:
+		all := fresh || changedSince(g, "hooks", since)
 		if hooks, err := g.OpenDir("hooks"); err == nil {
 			if ents, err := hooks.ReadDir(); err == nil {
 				for _, e := range ents {
-					if !strings.HasSuffix(e.Name(), ".sample") && !strings.HasSuffix(e.Name(), untrusted) {
+					if !strings.HasSuffix(e.Name(), ".sample") && !strings.HasSuffix(e.Name(), untrusted) &&
+						(all || changedSince(hooks, e.Name(), since)) {
 						out = append(out, quarantine(hooks, e.Name())...)
 					}
 				}
@@ -141,19 +192,21 @@ func cleanGitDir(g *safefs.Dir) []string {
 			hooks.Close()
 		}
 	default:
-		out = append(out, quarantine(g, "hooks")...)
+		if fresh || changedSince(g, "hooks", since) {
+			out = append(out, quarantine(g, "hooks")...)
+		}
 	}
-	if k, _ := g.Kind("commondir"); k != safefs.Missing {
+	if k, _ := g.Kind("commondir"); k != safefs.Missing && (fresh || changedSince(g, "commondir", since)) {
 		out = append(out, quarantine(g, "commondir")...)
 	}
 	for _, cfg := range []string{"config", "config.worktree"} {
-		switch k, _ := g.Kind(cfg); k {
-		case safefs.Missing:
-		case safefs.Regular:
-			if b, err := g.ReadFile(cfg, maxConfigBytes); err != nil || !configSafe(b) {
-				out = append(out, quarantine(g, cfg)...)
-			}
-		default:
+		k, _ := g.Kind(cfg)
+		if k == safefs.Missing || !fresh && !changedSince(g, cfg, since) {
+			continue
+		}
+		if k != safefs.Regular {
+			out = append(out, quarantine(g, cfg)...)
+		} else if b, err := g.ReadFile(cfg, maxConfigBytes); err != nil || !configSafe(b) {
 			out = append(out, quarantine(g, cfg)...)
 		}
 	}

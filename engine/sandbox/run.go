@@ -72,16 +72,21 @@ type ConfineOptions struct {
 
 // Runner runs commands and Python code of one session. It is safe for concurrent use.
 type Runner struct {
-	pol      *policy.Policy
-	private  []string // the host's own directories: never cwd, hidden inside the sandbox
-	session  []string // the session environment, for %VAR% detection and HOME
-	env      []string // the scrubbed environment programs run with
-	mu       sync.Mutex
-	workDir  string
-	home     string // the session's HOME and /tmp (SetSessionDirs); "" outside a session
-	tmp      string
-	started  atomic.Int64 // processes started, for tests
-	noBwrap  bool         // tests: behave as if bubblewrap were missing
+	pol     *policy.Policy
+	private []string // the host's own directories: never cwd, hidden inside the sandbox
+	session []string // the session environment, for %VAR% detection and HOME
+	env     []string // the scrubbed environment programs run with
+	mu      sync.Mutex
+	workDir string
+	home    string // the session's HOME and /tmp (SetSessionDirs); "" outside a session
+	tmp     string
+	started atomic.Int64 // processes started, for tests
+	// closed, stop and runs: Close ends the calls running (track) and waits for them.
+	closed   bool
+	stop     context.Context
+	stopAll  context.CancelFunc
+	runs     sync.WaitGroup
+	noBwrap  bool // tests: behave as if bubblewrap were missing
 	bwrapBin string
 }
 
@@ -98,6 +103,7 @@ func NewRunner(p *policy.Policy, env []string, private ...string) *Runner {
 		env = os.Environ()
 	}
 	r := &Runner{pol: p, session: append([]string(nil), env...), env: sandboxEnv(env)}
+	r.stop, r.stopAll = context.WithCancel(context.Background())
 	if rt := lookupVar(env, "XDG_RUNTIME_DIR"); rt != "" {
 		private = append(private, rt)
 	}
@@ -209,8 +215,28 @@ func (r *Runner) WorkDir() (string, error) {
 	return d, nil
 }
 
-// Close removes the scratch directory.
+// track makes ctx end when the Runner closes, and Close wait for the call to end: a call
+// never outlives its session (its end closes the Runner). After Close, ctx is ended already.
+func (r *Runner) track(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		cancel()
+		return ctx, func() {}
+	}
+	r.runs.Add(1)
+	stop := context.AfterFunc(r.stop, cancel)
+	return ctx, func() { stop(); cancel(); r.runs.Done() }
+}
+
+// Close ends the calls running, waits for them, and removes the scratch directory.
 func (r *Runner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.stopAll()
+	r.runs.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.workDir == "" || r.workDir == r.tmp {
@@ -379,6 +405,8 @@ func (r *Runner) Shell(ctx context.Context, command, cwd string, timeoutMs int) 
 		}
 	}
 	argv = append(argv0, argv[1:]...)
+	ctx, done := r.track(ctx)
+	defer done()
 	return r.run(ctx, job{path: path, argv: argv, dir: dir, timeoutMs: ms,
 		memBytes: int64(r.pol.ShellMemoryBytes), addrBytes: ShellAddressSpaceBytes})
 }
@@ -429,6 +457,8 @@ func (r *Runner) Python(ctx context.Context, code, cwd string, timeoutMs int) (*
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the Python code")
 	}
+	ctx, done := r.track(ctx)
+	defer done()
 	return r.run(ctx, job{path: py, argv: append(argv0, "-c", pythonBoot, codeFile), dir: dir, timeoutMs: ms,
 		memBytes: int64(r.pol.PythonMemoryBytes), addrBytes: int64(r.pol.PythonMemoryBytes), codeFile: codeFile})
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,8 @@ type stageBind struct {
 	Dst   string `json:"dst"`
 	Dir   bool   `json:"dir"`
 	Idmap bool   `json:"idmap,omitempty"`
+	// NoLinks: Src is looked up with no symbolic link on any component (openChecked).
+	NoLinks bool `json:"noLinks,omitempty"`
 }
 
 // SandboxUID is the user sandboxed programs run as when the host runs as root: nobody,
@@ -113,8 +116,17 @@ func stage(c *helperConfig) error {
 		} else if err := os.WriteFile(b.Dst, nil, 0o644); err != nil {
 			return err
 		}
+		src := b.Src
+		if b.NoLinks {
+			f, err := openChecked(b.Src)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			src = "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+		}
 		if !b.Idmap {
-			if err := unix.Mount(b.Src, b.Dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			if err := unix.Mount(src, b.Dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				return fmt.Errorf("bind %s: %w", b.Src, err)
 			}
 			continue
@@ -127,7 +139,7 @@ func stage(c *helperConfig) error {
 			defer stop()
 			userns = f
 		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, b.Src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 		if err != nil {
 			return fmt.Errorf("open_tree %s: %w", b.Src, err)
 		}
@@ -257,6 +269,20 @@ func (r *Runner) bwrap() string {
 	return Bwrap()
 }
 
+// bwrapFDs caches bwrapBindsFDs by program.
+var bwrapFDs sync.Map
+
+// bwrapBindsFDs says whether bubblewrap program bw takes --bind-fd (its --help names it).
+func bwrapBindsFDs(bw string) bool {
+	if v, ok := bwrapFDs.Load(bw); ok {
+		return v.(bool)
+	}
+	out, _ := exec.Command(bw, "--help").CombinedOutput()
+	has := bytes.Contains(out, []byte("--bind-fd"))
+	bwrapFDs.Store(bw, has)
+	return has
+}
+
 // Bwrap is the bubblewrap program of the system ("" when there is none).
 func Bwrap() string {
 	for _, c := range bwrapCandidates {
@@ -280,14 +306,71 @@ var maskedTrees = []string{"/home", "/root", "/run/user", "/run/dbus", "/run/doc
 // mounts builds bwrap's view of the file system. With drop set (a root host), host paths
 // bwrap could not reach as SandboxUID are staged by the helper, see stageBind.
 type mounts struct {
-	args  []string
-	drop  bool
-	stage string
-	binds []stageBind
-	// guardGit: the cwd's repositories were protected (gitDirs, as found before the run),
-	// and those the run creates are cleaned after it (cleanNewRepos).
+	args []string
+	drop bool
+	// bindFD: bwrap binds open handles (--bind-fd, bubblewrap 0.10 or a backport of it).
+	bindFD bool
+	stage  string
+	binds  []stageBind
+	// guardGit: the cwd's repositories were protected (gitDirs, as found before the run,
+	// at gitSince), and what the run writes in any other is cleaned after it (cleanNewRepos).
 	guardGit bool
 	gitDirs  []string
+	gitSince time.Time
+	// files are the checked handles bound by bindChecked, the helper's fds checkedFD and on.
+	files []*os.File
+}
+
+// checkedFD is the helper's number of the first checked handle (3 is its configuration).
+const checkedFD = 4
+
+// openChecked opens path (absolute) as a handle (O_PATH) with no symbolic link on any
+// component: the directory or file a check saw, since a component swapped for a link
+// after the check makes it fail.
+func openChecked(path string) (*os.File, error) {
+	for {
+		fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+		if err == unix.EINTR || err == unix.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return nil, block("cwd-changed", "call again; nothing ran", "%s changed since it was checked (a symbolic link on its path): %v", path, err)
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
+}
+
+// bindChecked shows host path p (absolute, with no symbolic link on it when it was
+// checked) at the same place inside the sandbox, writable (and, on a root host, idmapped)
+// when rw, never what a path looked up again would give: bwrap binds a handle opened
+// with no symbolic link followed (--bind-fd, which closes it), or on a root host the
+// helper stages what such a handle names (stageBind.NoLinks). So a directory a session
+// swaps for a link after the check makes the run fail, and shows it nothing else. A
+// bubblewrap without --bind-fd binds the path (the handle would stay open in the sandbox,
+// and its .. leads outside): there the swap stays possible.
+func (m *mounts) bindChecked(p string, dir, rw bool) error {
+	flag := "--ro-bind"
+	if rw {
+		flag = "--bind"
+	}
+	switch {
+	case m.drop:
+		dst := filepath.Join(m.stage, strconv.Itoa(len(m.binds)))
+		m.binds = append(m.binds, stageBind{Src: p, Dst: dst, Dir: dir, Idmap: rw, NoLinks: true})
+		m.add(flag, dst, p)
+		return nil
+	case !m.bindFD:
+		m.add(flag, p, p)
+		return nil
+	}
+	f, err := openChecked(p)
+	if err != nil {
+		return err
+	}
+	m.add(flag+"-fd", strconv.Itoa(checkedFD+len(m.files)), p)
+	m.files = append(m.files, f)
+	return nil
 }
 
 // source is the path bwrap binds host path p from.
@@ -333,7 +416,7 @@ func (m *mounts) hideSecrets(dir string) {
 // HOME, every home, /tmp and the private directories replaced by empty ones; the granted
 // read paths; the cwd writable with every .git in it read-only), namespaces and
 // limits. The names of what was applied come back for Result.Limits.
-func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
+func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string, error) {
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
 	limits := []string{"bwrap", "pidns", "ro-root", "caps:none", "home:masked", "no-new-privs", "seccomp:no-setid", "landlock:scoped"}
 	if r.pol.AllowNetwork {
@@ -344,18 +427,32 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 	}
 	if m.drop {
 		limits = append(limits, fmt.Sprintf("uid:%d", SandboxUID))
+	} else if !m.bindFD {
+		limits = append(limits, "cwd:bound-by-path") // bindChecked: a bubblewrap without --bind-fd
 	}
 	r.view(m)
-	m.add("--bind", m.source(j.dir, true, true), j.dir)
+	// The cwd and its repositories are bound from handles opened with no symbolic link on
+	// their paths, so that a directory a session swaps for a link after resolveCwd checked
+	// it gives the run nothing else.
+	if err := m.bindChecked(j.dir, true, true); err != nil {
+		return nil, nil, err
+	}
 	m.hideSecrets(j.dir)
 	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
 		// The scratch directory is w365's own (0700, removed with the session): git runs
 		// there only inside the sandbox, so its repositories stay configurable.
+		m.gitSince = time.Now()
 		m.gitDirs = gitDirs(j.dir)
 		m.guardGit = true
 		for _, g := range m.gitDirs {
 			// The whole repository directory: nothing in it is the sandbox's to change.
-			m.add("--ro-bind", m.source(g, true, false), g)
+			st, err := os.Lstat(g)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := m.bindChecked(g, st.IsDir(), false); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	m.add("--chdir", j.dir, "--cap-drop", "ALL")
@@ -366,7 +463,7 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string) {
 		argv[len(argv)-1] = codeInSandbox
 	}
 	a = append(a, "--", j.path)
-	return append(a, argv[1:]...), limits
+	return append(a, argv[1:]...), limits, nil
 }
 
 // view adds the file system every confined program of the session sees: the read-only
@@ -673,7 +770,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	var limits []string
 	var argv []string
-	m := &mounts{drop: bw != "" && os.Geteuid() == 0}
+	m := &mounts{drop: bw != "" && os.Geteuid() == 0, bindFD: bw != "" && bwrapBindsFDs(bw)}
 	if m.drop {
 		stageDir, err := stagingDir()
 		if err != nil {
@@ -685,8 +782,15 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		}
 		m.stage = stageDir
 	}
+	defer func() {
+		for _, f := range m.files {
+			f.Close()
+		}
+	}()
 	if bw != "" {
-		argv, limits = r.bwrapArgs(bw, j, m)
+		if argv, limits, err = r.bwrapArgs(bw, j, m); err != nil {
+			return nil, err
+		}
 	} else {
 		argv = append([]string{j.path}, j.argv[1:]...)
 		limits = []string{"unsandboxed"}
@@ -745,7 +849,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		Dir:        j.dir,
 		Stdout:     outW,
 		Stderr:     errW,
-		ExtraFiles: []*os.File{cfgR},
+		ExtraFiles: append([]*os.File{cfgR}, m.files...),
 	}
 	if m.drop {
 		// The helper stages mounts in a mount namespace of its own (Go makes / private in it).
@@ -800,7 +904,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
 	if m.guardGit {
-		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs)
+		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs, m.gitSince)
 	}
 	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)

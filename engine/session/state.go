@@ -1,11 +1,12 @@
 package session
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"github.com/w365/w365/engine/safefs"
 )
 
 // A session's files have one home, its state directory (docs/sessions.md#files):
@@ -80,56 +81,79 @@ func (s *Session) Kept() []string {
 
 // sweepState removes everything of state directory dir but the regular files in the
 // saved directories of its home (which it returns, sorted), and dir itself when nothing is
-// left. Nothing of the session runs any more; the walk follows no symlink.
+// left. The session's programs may still run (a call outlives an end that does not wait
+// for it) and swap any directory of home for a symbolic link meanwhile, so every name
+// below home is looked up beneath an open directory with no symbolic link followed
+// (safefs), and whole trees go by os.RemoveAll, which follows none either: nothing outside
+// dir is listed, kept or removed.
 func sweepState(dir string) []string {
 	if dir == "" {
 		return nil
 	}
-	home := filepath.Join(dir, "home")
 	var kept []string
-	for _, d := range savedDirs {
-		root := filepath.Join(home, d)
-		if st, err := os.Lstat(root); err != nil || !st.IsDir() {
-			continue
-		}
-		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return nil
-			case e.Type().IsRegular():
-				kept = append(kept, p)
-			case !e.IsDir():
-				os.Remove(p) // symlinks, sockets, FIFOs: not the agent's files
+	if home, err := safefs.Open(filepath.Join(dir, "home")); err == nil {
+		for _, d := range savedDirs {
+			if sd, err := home.OpenDir(d); err == nil {
+				kept = append(kept, keepFiles(sd)...)
+				sd.Close()
 			}
-			return nil
-		})
-	}
-	ents, _ := os.ReadDir(home)
-	for _, e := range ents {
-		if !slices.Contains(savedDirs, e.Name()) || !e.IsDir() {
-			os.RemoveAll(filepath.Join(home, e.Name()))
 		}
+		ents, _ := home.ReadDir()
+		for _, e := range ents {
+			if !slices.Contains(savedDirs, e.Name()) || !e.IsDir() {
+				os.RemoveAll(filepath.Join(home.Path(), e.Name()))
+			}
+		}
+		for _, d := range savedDirs {
+			removeEmptyDirs(home, d)
+		}
+		home.Close()
 	}
 	os.RemoveAll(filepath.Join(dir, "tmp"))
-	for _, d := range savedDirs {
-		removeEmptyDirs(filepath.Join(home, d))
-	}
-	os.Remove(home)
+	os.Remove(filepath.Join(dir, "home"))
 	os.Remove(dir)
 	sort.Strings(kept)
 	return kept
 }
 
-// removeEmptyDirs removes dir and the directories below it that hold no file.
-func removeEmptyDirs(dir string) {
-	ents, err := os.ReadDir(dir)
+// keepFiles returns the regular files under d and removes what is neither a regular file
+// nor a directory (symbolic links, sockets, FIFOs: not the agent's files).
+func keepFiles(d *safefs.Dir) []string {
+	ents, err := d.ReadDir()
+	if err != nil {
+		return nil
+	}
+	var kept []string
+	for _, e := range ents {
+		switch {
+		case e.Type().IsRegular():
+			kept = append(kept, filepath.Join(d.Path(), e.Name()))
+		case e.IsDir():
+			if sub, err := d.OpenDir(e.Name()); err == nil {
+				kept = append(kept, keepFiles(sub)...)
+				sub.Close()
+			}
+		default:
+			d.Remove(e.Name())
+		}
+	}
+	return kept
+}
+
+// removeEmptyDirs removes the directory name of d and the directories below it that hold
+// no file.
+func removeEmptyDirs(d *safefs.Dir, name string) {
+	sub, err := d.OpenDir(name)
 	if err != nil {
 		return
 	}
-	for _, e := range ents {
-		if e.IsDir() {
-			removeEmptyDirs(filepath.Join(dir, e.Name()))
+	if ents, err := sub.ReadDir(); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				removeEmptyDirs(sub, e.Name())
+			}
 		}
 	}
-	os.Remove(dir) // fails while something is left
+	sub.Close()
+	d.Remove(name) // fails while something is left
 }

@@ -18,14 +18,9 @@ const maxUploadBytes = 256 << 20
 // uploadRoot is a directory files may be uploaded from, as written and resolved.
 type uploadRoot struct{ written, real string }
 
-// uploadRoots are the directories files may be uploaded from: the user's Documents,
-// Downloads and Desktop (browser.UserDirs) and the temporary directory.
-func uploadRoots() []uploadRoot {
-	var roots []string
-	for _, d := range browser.UserDirs() {
-		roots = append(roots, d)
-	}
-	roots = append(roots, os.TempDir())
+// resolveRoots are the directories files may be uploaded from (Browser.UploadRoots), as
+// written and resolved; those that do not exist are left out.
+func resolveRoots(roots []string) []uploadRoot {
 	var out []uploadRoot
 	for _, r := range roots {
 		if rr, err := filepath.EvalSymlinks(r); err == nil {
@@ -37,18 +32,18 @@ func uploadRoots() []uploadRoot {
 
 // StageFiles copies each path into a new directory under stage (the browser's UploadDir)
 // and returns the copies, which are what the page gets (by the same base names). Each path
-// must be absolute and lie under one of the upload roots (Documents, Downloads, Desktop,
-// the temporary directory; a root itself may be a symbolic link: it is the person's), and
-// is opened beneath that root with no symbolic link followed on any component and only
-// if it is a regular file (safefs), never inside the protected directories (the host's
+// must be absolute and lie under one of roots (Browser.UploadRoots; a root itself may be a
+// symbolic link: it is the person's) with no hidden (dot) element below it, and is opened
+// beneath that root with no symbolic link followed on any component and only if it is a
+// regular file (safefs), never inside the protected directories (the host's
 // private directory, the browser profile: resolved already). So the browser never opens a
 // path a session could swap between the check and the upload. Anything else is
 // BLOCKED_BY_POLICY (or NOT_FOUND, INVALID_ARGUMENT).
-func StageFiles(paths []string, stage string, protected ...string) ([]string, error) {
+func StageFiles(paths []string, stage string, uploadRoots []string, protected ...string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, werr.Invalid("filePaths must name at least one file")
 	}
-	roots := uploadRoots()
+	roots := resolveRoots(uploadRoots)
 	dir, err := os.MkdirTemp(stage, "set-")
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the files")
@@ -83,8 +78,11 @@ func stageFile(p string, roots []uploadRoot, protected []string, into string) (s
 		}
 	}
 	if root == "" {
-		return "", werr.New(werr.BlockedByPolicy, "%s is outside the Documents, Downloads, Desktop and temporary directories", p).
-			WithHint("copy the file into Documents, Downloads, Desktop or the temporary directory first")
+		return "", werr.New(werr.BlockedByPolicy, "%s is outside Documents, Downloads, Desktop and the session's temporary directory", p).
+			WithHint("copy the file into Documents, Downloads, Desktop or the session's temporary directory (its /tmp) first")
+	}
+	if browser.HasDotPart(rel) {
+		return "", werr.New(werr.BlockedByPolicy, "%s: hidden files and directories are not uploaded", p)
 	}
 	if inside(filepath.Join(root, rel), protected) || inside(abs, protected) {
 		return "", werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)

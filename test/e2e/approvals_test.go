@@ -7,11 +7,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -473,5 +477,48 @@ func TestApprovalAskedOfClientOverHTTP(t *testing.T) {
 	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &p)
 	if n := len(forms); n != 1 || !strings.Contains((<-forms).Message, "x=150") || p.CursorX != 160 || p.CursorY != 170 {
 		t.Fatalf("%d forms (want 1, for x=150), cursor at %d,%d (want 160,170)", n, p.CursorX, p.CursorY)
+	}
+}
+
+// A rule on a tool holds for that tool inside browser_execute_batch too: a batch's
+// navigate step is a browser_navigate, its eval_js step a browser_eval_js. With nobody
+// to ask, a batch that carries either is refused and the page is never fetched.
+func TestApprovalHoldsForTheActionsOfABatch(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		io.WriteString(w, "<title>t</title>page")
+	}))
+	t.Cleanup(srv.Close)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"approvals": [
+  {"name": "banking", "tools": ["browser_navigate"], "arguments": [{"name": "url", "glob": "*bank*"}]},
+  {"name": "page code", "tools": ["browser_eval_js"]}]}`), 0o600)
+	h.SetEnv("W365_POLICY", pol)
+	cs := h.MCP()
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/ok"}), &struct{}{})
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/bank"})); code != "APPROVAL_REQUIRED" {
+		t.Fatalf("browser_navigate to the bank: %s", code)
+	}
+	for _, actions := range [][]any{
+		{map[string]any{"action": "navigate", "params": map[string]any{"url": srv.URL + "/bank"}}},
+		{map[string]any{"action": "snapshot"}, map[string]any{"action": " Navigate ", "params": map[string]any{"url": srv.URL + "/bank"}}},
+		{map[string]any{"action": "eval_js", "params": map[string]any{"expression": "fetch('/evaljs')"}}},
+	} {
+		res := e2e.Call(t, cs, "browser_execute_batch", map[string]any{"actions": actions})
+		if code := e2e.ErrorCode(res); code != "APPROVAL_REQUIRED" {
+			t.Errorf("batch %v: %s %s", actions, code, e2e.Text(res))
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // a fetch the page started would have arrived
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/bank"] != 0 || hits["/evaljs"] != 0 || hits["/ok"] != 1 {
+		t.Errorf("the server saw %v: a batch ran what its rule holds back", hits)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -331,19 +332,7 @@ func TestBoundaryGitRunsNothingTheSandboxWrote(t *testing.T) {
 	h := e2e.New(t)
 	home := h.FakeHome()
 	work := filepath.Join(home, "work")
-	hostGit := func(dir string, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		defer cancel()
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Dir = dir
-		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
-		out, err := c.CombinedOutput()
-		if ctx.Err() != nil {
-			t.Fatalf("git %v in %s blocked", args, dir)
-		}
-		return string(out), err
-	}
+	hostGit := personsGit(t, home)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -415,6 +404,24 @@ open('a.txt', 'a').write('two\n')
 		t.Errorf("~/.ssh now holds %q, want %q", names, sshBefore)
 	}
 	unchanged(t, filepath.Join(home, ".ssh", "id_ed25519"))
+}
+
+// personsGit runs git as the person with HOME home (no system configuration), in a
+// directory: its output and error; a git that blocks fails the test.
+func personsGit(t *testing.T, home string) func(dir string, args ...string) (string, error) {
+	return func(dir string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Dir = dir
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@example.com", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@example.com"}
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("git %v in %s blocked", args, dir)
+		}
+		return string(out), err
+	}
 }
 
 // Attack class 4: the sandbox reading secrets.
@@ -642,5 +649,259 @@ os.symlink(%q, 'shot.png')
 	h.MustRun("take-screenshot", "-o", own)
 	if b, _ := os.ReadFile(own); !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("the screenshot is not a PNG")
+	}
+}
+
+// Attack class 3b: repositories the git guard did not look for. Git takes a directory
+// holding HEAD as a (bare) repository, with core.worktree in its config as a work tree's
+// repository, and follows a .git that is a symbolic link; a guard that looks only for
+// .git entries three levels down (and at most 4000 entries) misses a repository planted
+// in the working directory itself, in a subdirectory of the person's repository, deeper,
+// after many files, behind a link into the session's HOME, and a hook added to a person's
+// repository deeper than the read-only binds; a guard that reads HEAD whole would miss one
+// whose HEAD is longer than what git reads of it. Each runs the sandbox's command when the
+// person runs git there.
+func TestBoundaryGitFindsNoRepositoryTheSandboxPlanted(t *testing.T) {
+	testenv.Require(t, "git")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	deep := filepath.Join(work, "p", "q", "r", "mine")
+	for _, d := range []string{filepath.Join(work, "repo", "sub"), deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	personGit := personsGit(t, home)
+	hostGit := func(dir string, args ...string) {
+		out, err := personGit(dir, args...)
+		t.Logf("git %v in %s: %v %s", args, dir, err, out)
+	}
+	hostGit(filepath.Join(work, "repo"), "init", "-q")
+	hostGit(deep, "init", "-q")
+	os.WriteFile(filepath.Join(deep, "f"), []byte("x\n"), 0o644)
+	cs := h.MCP()
+	code := `import os, sys
+home = sys.argv[1]
+def plant(gitdir, worktree, marker, head='ref: refs/heads/main\n'):
+    os.makedirs(os.path.join(gitdir, 'objects'), exist_ok=True)
+    os.makedirs(os.path.join(gitdir, 'refs'), exist_ok=True)
+    open(os.path.join(gitdir, 'HEAD'), 'w').write(head)
+    open(os.path.join(gitdir, 'config'), 'w').write('[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ' + worktree + '\n\tfsmonitor = touch ' + home + '/' + marker + '\n')
+cwd = os.getcwd()
+plant(cwd, cwd, 'PWNED-cwd')
+plant(cwd + '/repo/sub', cwd + '/repo/sub', 'PWNED-sub')
+plant(cwd + '/a/b/c/d/.git', cwd + '/a/b/c/d', 'PWNED-deep')
+plant(cwd + '/big', cwd + '/big', 'PWNED-big-head', 'ref: refs/heads/main\n' + 'x' * 10000)
+os.makedirs('junk')
+for i in range(6000):
+    open('junk/%d' % i, 'w').close()
+for i in range(10):
+    plant(cwd + '/z%d/.git' % i, cwd + '/z%d' % i, 'PWNED-after-junk')
+plant(os.environ['HOME'] + '/evil', cwd + '/lnk', 'PWNED-link')
+os.makedirs('lnk')
+os.symlink(os.environ['HOME'] + '/evil', 'lnk/.git')
+open('p/q/r/mine/.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch ' + home + '/PWNED-hook\n')
+os.chmod('p/q/r/mine/.git/hooks/pre-commit', 0o755)
+print('planted')
+`
+	code = "import sys; sys.argv = ['', " + strconv.Quote(home) + "]\n" + code
+	out, ok := pyOver(t, cs, code, work)
+	if !ok || !out.Success || !strings.Contains(out.Stdout, "planted") {
+		t.Fatalf("the hostile call: %+v", out)
+	}
+	dirs := []string{work, filepath.Join(work, "repo", "sub"), filepath.Join(work, "a", "b", "c", "d"), filepath.Join(work, "lnk"), filepath.Join(work, "big")}
+	for i := range 10 {
+		dirs = append(dirs, filepath.Join(work, fmt.Sprintf("z%d", i)))
+	}
+	for _, dir := range dirs {
+		hostGit(dir, "status")
+	}
+	hostGit(deep, "add", "f")
+	hostGit(deep, "commit", "-qm", "one")
+	for _, m := range []string{"PWNED-cwd", "PWNED-sub", "PWNED-deep", "PWNED-big-head", "PWNED-after-junk", "PWNED-link", "PWNED-hook"} {
+		if _, err := os.Stat(filepath.Join(home, m)); err == nil {
+			t.Errorf("the person's git ran the sandbox's command (%s)", m)
+		}
+	}
+}
+
+// Attack class 8: the end of a session sweeping a HOME its own code still changes. The
+// session's Python call swaps directories of Documents with symbolic links to a directory
+// outside every root (renameat2 RENAME_EXCHANGE, as fast as it can) while the session
+// ends: the sweep must neither remove what lies there (a FIFO, a symbolic link, an empty
+// directory) nor name its files among the kept ones.
+func TestBoundarySessionEndFollowsNoLinkTheSessionSwaps(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	victim := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(victim, "canary.fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/nonexistent", filepath.Join(victim, "canary.link"))
+	os.Mkdir(filepath.Join(victim, "emptydir"), 0o700)
+	os.WriteFile(filepath.Join(victim, "canary.txt"), []byte(e2e.Canary), 0o600)
+	cs := h.MCP()
+	var st struct {
+		SessionID string `json:"sessionId"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
+	code := fmt.Sprintf(`import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+victim, n = %q, 300
+docs = os.path.join(os.environ['HOME'], 'Documents')
+for i in range(n):
+    os.makedirs(os.path.join(docs, 'd%%d' %% i, 'sub'), exist_ok=True)
+    os.symlink(victim, os.path.join(docs, 'l%%d' %% i))
+open(os.path.join(docs, 'ready'), 'w').close()
+end = time.time() + 8
+while time.time() < end:
+    for i in range(n):
+        libc.renameat2(-100, os.path.join(docs, 'd%%d' %% i).encode(), -100, os.path.join(docs, 'l%%d' %% i).encode(), 2)
+`, victim)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
+			Arguments: map[string]any{"code": code, "sessionId": st.SessionID, "timeoutMs": 60000}})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(home, ".local/state/w365/sessions/*/home/Documents/ready")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the swapping call never started")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	res := e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
+	if strings.Contains(e2e.Text(res), "canary") {
+		t.Errorf("the end names a file outside the session as kept: %s", e2e.Text(res))
+	}
+	for _, f := range []string{"canary.fifo", "canary.link", "emptydir", "canary.txt"} {
+		if _, err := os.Lstat(filepath.Join(victim, f)); err != nil {
+			t.Errorf("the end of the session removed %s outside it: %v", f, err)
+		}
+	}
+	<-done
+}
+
+// Attack class 9: a working directory swapped for a link between its check and its
+// mount. One session's Python call exchanges a directory of the workspace with a symbolic
+// link to a directory outside every root (renameat2 RENAME_EXCHANGE, as fast as it can)
+// while another session's calls name that directory as their cwd: the check sees the
+// directory, and a mount that looked the path up again would give the call the link's
+// target, read-write. No call may write there.
+func TestBoundaryCwdSwappedAfterItsCheckIsNotMounted(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	victim := t.TempDir()
+	for _, d := range []string{filepath.Join(work, "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(victim, filepath.Join(work, "xl")); err != nil {
+		t.Fatal(err)
+	}
+	cs := h.MCP()
+	var st struct {
+		SessionID string `json:"sessionId"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
+	code := `import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+open('ready', 'w').close()
+end = time.time() + 15
+while time.time() < end:
+    libc.renameat2(-100, b'x', -100, b'xl', 2)
+`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
+			Arguments: map[string]any{"code": code, "cwd": work, "sessionId": st.SessionID, "timeoutMs": 60000}})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(work, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the swapping call never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ran := 0
+	for i := range 20 {
+		res := e2e.Call(t, cs, "execute_python_code", map[string]any{"code": fmt.Sprintf("open('PWNED-%d', 'w').write('x')", i), "cwd": filepath.Join(work, "x")})
+		if !res.IsError {
+			ran++
+		}
+	}
+	<-done
+	ents, _ := os.ReadDir(victim)
+	if len(ents) > 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("calls whose cwd was checked inside the workspace wrote outside it: %v", names)
+	}
+	t.Logf("%d of 20 calls ran", ran)
+}
+
+// Attack class 10: a call outliving its session. A Python call keeps writing in the
+// workspace while its session ends: the end stops it (everything a call started dies
+// with the session), so nothing of the session writes after EndSession returned.
+func TestBoundaryCallEndsWithItsSession(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	os.MkdirAll(work, 0o755)
+	cs := h.MCP()
+	var st struct {
+		SessionID string `json:"sessionId"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
+	code := `import os, time
+end = time.time() + 20
+while time.time() < end:
+    with open('beat', 'a') as f:
+        f.write('.')
+    time.sleep(0.05)
+`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
+			Arguments: map[string]any{"code": code, "cwd": work, "sessionId": st.SessionID, "timeoutMs": 60000}})
+	}()
+	beat := filepath.Join(work, "beat")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if fi, err := os.Stat(beat); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
+	before, _ := os.Stat(beat)
+	time.Sleep(time.Second) // twenty beats of a call still running
+	after, _ := os.Stat(beat)
+	t.Logf("beat %d -> %d bytes", before.Size(), after.Size())
+	if after.Size() != before.Size() {
+		t.Errorf("the call went on writing after its session ended (%d -> %d bytes)", before.Size(), after.Size())
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("the call did not return after its session ended")
 	}
 }

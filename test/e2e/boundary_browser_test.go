@@ -392,3 +392,52 @@ print(swaps)
 		t.Errorf("no PDF was saved while the sandbox raced")
 	}
 }
+
+// Uploads come from the person's Documents, Downloads and Desktop and from the session's
+// own directories, never from the host's temporary directory (where a Kerberos ticket
+// cache, another program's files and every virtual desktop's X cookie lie) nor from a
+// hidden file or directory; the page receives none of those.
+func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	home := fakeHome(t, h)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	ticket, err := os.CreateTemp("", "krb5cc_w365_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticket.WriteString(e2e.Canary)
+	ticket.Close()
+	t.Cleanup(func() { os.Remove(ticket.Name()) })
+	os.MkdirAll(filepath.Join(home, "Documents", ".private"), 0o700)
+	for _, f := range []string{"Documents/.env", "Documents/.private/key.txt", "Documents/cv.txt"} {
+		os.WriteFile(filepath.Join(home, f), []byte(e2e.Canary), 0o600)
+	}
+	out, ok := pyOver(t, cs, "import os\nopen('made.txt', 'w').write('made')\nprint(os.path.join(os.getcwd(), 'made.txt'))", "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	made := strings.TrimSpace(out.Stdout)
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	up := snapRef(t, snapText, "Upload")
+	xauth, _ := filepath.Glob(filepath.Join(os.TempDir(), "w365-xauth-*", "Xauthority"))
+	for _, f := range append([]string{ticket.Name(), filepath.Join(home, "Documents", ".env"), filepath.Join(home, "Documents", ".private", "key.txt")}, xauth...) {
+		res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{f}})
+		if !res.IsError {
+			t.Errorf("%s was uploaded: %s", f, e2e.Text(res))
+		}
+	}
+	if got := evalValue(t, cs, "JSON.stringify(window.__log.filter(s => s.startsWith('file:')))"); got != "[]" {
+		t.Errorf("the page received files: %s", got)
+	}
+	for _, f := range []string{filepath.Join(home, "Documents", "cv.txt"), made} {
+		if res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{f}}); res.IsError {
+			t.Errorf("upload of %s: %s", f, e2e.Text(res))
+		}
+	}
+	if got := evalValue(t, cs, "JSON.stringify(window.__log.filter(s => s.startsWith('file:')))"); got != `["file:cv.txt|text/plain|18","file:made.txt|text/plain|4"]` {
+		t.Errorf("the page received %s, want cv.txt and made.txt", got)
+	}
+}

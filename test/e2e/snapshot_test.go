@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -232,13 +231,16 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 		t.Errorf("the covered page saw %s", ev.Value)
 	}
 
-	// Uploads: a temp file is set; a file elsewhere is BLOCKED_BY_POLICY.
+	// Uploads: a file of the session's temporary directory is set; a file elsewhere is BLOCKED_BY_POLICY.
 	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
 	res = e2e.Call(t, cs, "browser_snapshot", map[string]any{})
 	e2e.Structured(t, res, &snap)
 	up := snapRef(t, e2e.Text(res), `button "Attachment"`)
-	f := filepath.Join(t.TempDir(), "cv.txt")
-	os.WriteFile(f, []byte("12345"), 0o644)
+	py, ok := pyOver(t, cs, "import os\nopen('cv.txt', 'w').write('12345')\nprint(os.path.join(os.getcwd(), 'cv.txt'))", "")
+	if !ok || !py.Success {
+		t.Fatalf("python: %+v", py)
+	}
+	f := strings.TrimSpace(py.Stdout)
 	res = e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": up, "filePaths": []string{f}})
 	if res.IsError {
 		t.Fatalf("set files: %s", e2e.Text(res))

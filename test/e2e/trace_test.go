@@ -6,12 +6,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -238,5 +240,41 @@ func TestServeTraceRecordsEverySession(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[1], `"tool":"move_mouse"`) || !strings.Contains(lines[2], `"tool":"get_cursor_position"`) {
 		t.Errorf("trace:\n%s", raw)
+	}
+}
+
+// trace show inlines only the regular files next to the trace: a trace in a directory a
+// session writes (trace start --dir in a workspace) may name a symbolic link to the
+// person's key or a FIFO as its image; the report holds neither and the command ends.
+func TestTraceReportInlinesNoLinkNorFIFO(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	dir := t.TempDir()
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	os.Symlink(key, filepath.Join(dir, "key.png"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo.png"), 0o600)
+	os.WriteFile(filepath.Join(dir, "ok.png"), []byte("PNGDATA"), 0o600)
+	trace := filepath.Join(dir, "trace-default-1.jsonl")
+	os.WriteFile(trace, []byte(`{"w365trace":1,"session":"default","started":"2026-01-01T00:00:00Z"}
+{"id":1,"time":"2026-01-01T00:00:01Z","session":"default","tool":"take_screenshot","image":"key.png","screenshot":"ok.png"}
+{"id":2,"time":"2026-01-01T00:00:02Z","session":"default","tool":"take_screenshot","image":"fifo.png"}
+`), 0o600)
+	out := filepath.Join(t.TempDir(), "report.html")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.Bin, "trace", "show", trace, "-o", out)
+	cmd.Env = h.Env
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("trace show: %v %s (blocked: %v)", err, b, ctx.Err() != nil)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), base64.StdEncoding.EncodeToString([]byte(e2e.Canary+"\n"))) {
+		t.Error("the report inlines the person's key through a link next to the trace")
+	}
+	if !strings.Contains(string(b), base64.StdEncoding.EncodeToString([]byte("PNGDATA"))) {
+		t.Error("the report lost the image that is a regular file")
 	}
 }
