@@ -777,8 +777,9 @@ func TestConfineOnANonRootHost(t *testing.T) {
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
 	}
-	// The package's own directory, as go test runs it (readable to every user).
-	cmd.Dir, _ = os.Getwd()
+	// Its own directory: the checkout may lie where the other user may not enter (a clone
+	// in a private temporary directory, as CI makes), and these tests read nothing of it.
+	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	for _, name := range nonRootTests {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
