@@ -58,6 +58,7 @@ type proc struct {
 	cmd     *exec.Cmd // bubblewrap, which runs the program in its confinement
 	name    string
 	program int // the program's PID (bubblewrap's child), once it is ready
+	pidfd   int // a pidfd of the program once it is ready, else -1
 	done    chan struct{}
 	err     error  // Wait's error, once done is closed
 	cleanup func() // after it is gone (sandbox.ConfineDesktop's done)
@@ -403,7 +404,7 @@ func (d *Desktop) startConfined(c *exec.Cmd, name string, o sandbox.DesktopOptio
 		done()
 		return err
 	}
-	p := &proc{cmd: c, name: name, done: make(chan struct{}), cleanup: done}
+	p := &proc{cmd: c, name: name, pidfd: -1, done: make(chan struct{}), cleanup: done}
 	go func() {
 		p.err = c.Wait()
 		close(p.done)
@@ -415,16 +416,44 @@ func (d *Desktop) startConfined(c *exec.Cmd, name string, o sandbox.DesktopOptio
 // ready records which process p's program is, once it is ready: bubblewrap's child (it
 // runs it without a PID namespace of its own, so it is the program itself).
 func (d *Desktop) ready(p *proc) error {
-	pid := p.cmd.Process.Pid
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	f := strings.Fields(string(b))
-	if len(f) > 0 {
-		p.program, _ = strconv.Atoi(f[0])
+	child := func() int {
+		pid := p.cmd.Process.Pid
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0
+		}
+		n, _ := strconv.Atoi(f[0])
+		return n
 	}
-	if p.program <= 0 {
-		return werr.New(werr.Unavailable, "%s of desktop %s is not running in its confinement (bubblewrap pid %d)", p.name, d.Name, pid)
+	if p.program = child(); p.program <= 0 {
+		return werr.New(werr.Unavailable, "%s of desktop %s is not running in its confinement (bubblewrap pid %d)", p.name, d.Name, p.cmd.Process.Pid)
+	}
+	// Still bubblewrap's child once the pidfd is open: the pidfd is the program's.
+	if fd, err := unix.PidfdOpen(p.program, 0); err == nil {
+		if child() == p.program {
+			p.pidfd = fd
+		} else {
+			unix.Close(fd)
+		}
 	}
 	return nil
+}
+
+// exited says whether p's bubblewrap, or the program in it, has exited. The program is
+// bubblewrap's child, which reaps it at once: only its pidfd tells that it is gone before
+// bubblewrap itself is (its PID may be another process's by then).
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+	}
+	if p.pidfd < 0 {
+		return false
+	}
+	n, _ := unix.Poll([]unix.PollFd{{Fd: int32(p.pidfd), Events: unix.POLLIN}}, 0)
+	return n > 0
 }
 
 // programEnv is the environment of the desktop's own programs: its variables, PATH and
@@ -447,14 +476,7 @@ func (d *Desktop) Err() error {
 	if d.stopping.Load() {
 		return werr.New(werr.SessionExpired, "the desktop %s was stopped", d.Name)
 	}
-	gone := slices.IndexFunc(d.procs, func(p *proc) bool {
-		select {
-		case <-p.done:
-			return true
-		default:
-			return false
-		}
-	})
+	gone := slices.IndexFunc(d.procs, (*proc).exited)
 	if gone < 0 {
 		return nil
 	}
@@ -568,13 +590,13 @@ func (d *Desktop) Stop() {
 	}
 	// Each program is asked itself, all at once: its bubblewrap then reaps it and exits, so
 	// no program outlives Stop (bubblewrap's own end would leave it to die later, reparented).
-	// A program whose bubblewrap is gone is not signalled: its PID may be another's now.
+	// A program is signalled through its pidfd, never by a PID that may be another's now.
 	signal := func(p *proc, sig syscall.Signal) {
 		select {
 		case <-p.done:
 		default:
-			if p.program > 0 {
-				syscall.Kill(p.program, sig)
+			if p.pidfd >= 0 {
+				unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
 			} else {
 				p.cmd.Process.Signal(sig)
 			}
@@ -595,6 +617,9 @@ func (d *Desktop) Stop() {
 			<-p.done
 		}
 		p.cleanup()
+		if p.pidfd >= 0 {
+			unix.Close(p.pidfd)
+		}
 	}
 	// Only what is still this desktop's: the socket link to its directory, then the lock.
 	if len(d.reserved) == 2 {
