@@ -811,6 +811,9 @@ func (f opField) Type(text string) (*Dialog, error) {
 	return f.o.typeInto(f.e, f.obj, f.st, text, TypeOptions{})
 }
 
+// fieldSettle bounds how long FillField waits for a ticked or cleared box to show it.
+const fieldSettle = time.Second
+
 // FillField puts value into the field (text, a boolean for checkboxes and radios,
 // option values for a select) and checks that the field then holds it: a page may
 // refuse a change (a click that missed, a handler that undid it, a value the input
@@ -826,6 +829,17 @@ func FillField(f FieldDriver, value any) (*Dialog, error) {
 	var after fieldKind
 	if d, err := f.Call(kindJS, &after); d != nil || err != nil {
 		return d, err
+	}
+	// A click reaches a frame of another process after the call that dispatched it has
+	// returned (the browser routes it on): a box there is looked at again for a while
+	// before it counts as unchanged.
+	if want, ok := boolValue(value); ok && k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio") {
+		for deadline := time.Now().Add(fieldSettle); after.Checked != want && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			if d, err := f.Call(kindJS, &after); d != nil || err != nil {
+				return d, err
+			}
+		}
 	}
 	switch {
 	case k.Tag == "input" && (k.Type == "checkbox" || k.Type == "radio"):
