@@ -128,9 +128,13 @@ const stateJS = `async function(scroll, waitStable, focus) {
   const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
   let hit = false, hitDesc = '';
   if (inView) {
+    // Down through open shadow roots; a closed one stops the descent at its host, which
+    // then counts as a hit for an element inside it.
     let h = document.elementFromPoint(x, y);
     while (h && h.shadowRoot && h.shadowRoot.elementFromPoint) { const d = h.shadowRoot.elementFromPoint(x, y); if (!d || d === h) break; h = d; }
-    hit = !!h && (h === el || el.contains(h) || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
+    let hosts = false;
+    for (let host = el.getRootNode().host; host && !hosts; host = host.getRootNode().host) hosts = host === h;
+    hit = !!h && (h === el || el.contains(h) || hosts || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
     if (!hit && h) hitDesc = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '');
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
@@ -431,8 +435,10 @@ type TypeOptions struct {
 const focusJS = `function(clear) {
   const el = this;
   el.focus();
-  const active = document.activeElement;
-  if (!(active === el || el.contains(active) || (active && active.shadowRoot && el.contains(active)))) return 'unfocusable';
+  // The focus as the element's own tree sees it: document.activeElement is only the
+  // outermost shadow host, and a closed root has no shadowRoot to go down through.
+  const active = el.getRootNode().activeElement;
+  if (!active || !(active === el || el.contains(active))) return 'unfocusable';
   const textual = el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT');
   if (clear) {
     if (textual) { el.select(); return el.value === '' ? 'empty' : 'selected'; }

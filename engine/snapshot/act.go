@@ -377,9 +377,10 @@ const focusJS = `function(clear) {
   const el = this.nodeType === 1 ? this : this.parentElement;
   const document = el.ownerDocument, getSelection = () => document.defaultView.getSelection();
   el.focus();
-  let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  const focused = a === el || el.contains(a);
+  // The focus as the element's own tree sees it: document.activeElement is only the
+  // outermost shadow host, and a closed root has no shadowRoot to go down through.
+  const a = el.getRootNode().activeElement;
+  const focused = !!a && (a === el || el.contains(a));
   const res = {focused, frameFocused: document.hasFocus(), editable: el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'INPUT'};
   if (clear && focused) {
     if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { el.select(); } catch (e) {} res.empty = el.value === ''; }
