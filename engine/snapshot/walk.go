@@ -31,6 +31,11 @@ const walkJS = `function(o) {
     if (el.localName === 'slot') { const a = el.assignedNodes({flatten: true}); return a.length ? a : el.childNodes; }
     return el.childNodes;
   };
+  // handles says an element with no interactive role is still one a pointer acts on: it
+  // can be dragged, or it is the outermost element of a pointer cursor (a click handler on a
+  // div, a menu or calendar built of spans). A label is its control's name, not a target.
+  const handles = el => el.getAttribute('draggable') === 'true' || (el.localName !== 'label' && getComputedStyle(el).cursor === 'pointer' &&
+    !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer'));
   const visible = el => el.checkVisibility() || getComputedStyle(el).display === 'contents';
   const role = el => {
     const ex = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
@@ -138,8 +143,9 @@ const walkJS = `function(o) {
     if (tag === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) return;
     const r = role(el);
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
+    const handled = !INTER.has(r) && !focusable && handles(el);
     const nm = r || focusable ? name(el, r) : (el.getAttribute('aria-label') || '').trim();
-    if (!r && !focusable && !nm) {
+    if (!r && !focusable && !nm && !handled) {
       // A label names its control: its text is not repeated.
       const pn = tag === 'label' && el.control ? content(el, el.control) : pname;
       for (const c of kids(el)) walk(c, depth, out, pn, inSelect || tag === 'select');
@@ -148,7 +154,7 @@ const walkJS = `function(o) {
     if (depth >= maxDepth) { cut++; return; }
     const x = {r: r || 'generic', i: idOf(el)};
     if (nm) x.n = nm;
-    if (INTER.has(x.r) || focusable || (nm && !NOREF.has(x.r))) x.w = 1;
+    if (INTER.has(x.r) || focusable || handled || (nm && !NOREF.has(x.r))) x.w = 1;
     if (VALUED.has(x.r)) {
       let v = '';
       if (tag === 'select') v = el.selectedOptions[0] ? el.selectedOptions[0].text : '';
