@@ -381,7 +381,8 @@ var BrowserSnapshot = tool.Define(tool.Tool{
 	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
 		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
 		"Interactive and named nodes, draggable ones and the outermost of a pointer cursor get refs\n" +
-		"for browser_click_ref, browser_type_ref and the other _ref tools; a node keeps its ref across snapshots of the same document. The text is capped\n" +
+		"for browser_click_ref, browser_type_ref and the other _ref tools; a node keeps its ref\n" +
+		"across snapshots of the same document. The text is capped\n" +
 		"(maxChars); when cut, the result says so: narrow with target, maxDepth or browser_find.",
 	Example:     "  $ w365 browser snapshot\n  $ w365 browser snapshot --max-depth 8 --target '#main'\n  $ w365 browser snapshot --json | jq -r .snapshotId",
 	Annotations: tool.Observe,
