@@ -195,6 +195,9 @@ func actionNotes(a browser.ActionResult) string {
 	for _, t := range a.NewTabs {
 		parts = append(parts, fmt.Sprintf("new tab %d: %s", t.Index, t.URL))
 	}
+	if t := a.AfterClose; t != nil {
+		parts = append(parts, fmt.Sprintf("the page closed its tab; the active tab is now %d: %s", t.Index, t.URL))
+	}
 	if len(parts) == 0 {
 		return ""
 	}

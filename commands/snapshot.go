@@ -178,7 +178,11 @@ type PointOut struct {
 	Dialog browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by this action: do not repeat it"`
 	// Downloads began during the action (state as of its end).
 	Downloads []browser.Download `json:"downloads,omitempty"`
-	named     string             // see refName
+	// NewTabs the page opened during the action (a window.open popup); the last is active.
+	NewTabs []browser.TabInfo `json:"newTabs,omitempty"`
+	// AfterClose: the page closed its tab during the action; the tab active now.
+	AfterClose *browser.TabInfo `json:"afterClose,omitempty"`
+	named      string           // see refName
 }
 
 func (o PointOut) Text() string {
@@ -186,7 +190,7 @@ func (o PointOut) Text() string {
 	for _, d := range o.Downloads {
 		s += "\n" + downloadNote(d)
 	}
-	return s
+	return s + actionNotes(browser.ActionResult{NewTabs: o.NewTabs, AfterClose: o.AfterClose})
 }
 
 // refName is what the text of a ref tool's result says after the ref, ` (button
@@ -430,7 +434,7 @@ func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, r
 	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, named: named}, nil
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, NewTabs: p.NewTabs, AfterClose: p.AfterClose, named: named}, nil
 }
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).

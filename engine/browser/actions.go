@@ -358,14 +358,34 @@ func (o *op) act(body func(o *op) (*Dialog, error)) (*ActionResult, error) {
 	m := o.mark()
 	d, err := body(o)
 	if err != nil {
-		return nil, err
+		return o.closedBy(m, err)
 	}
 	if d != nil {
 		res := &ActionResult{Dialog: d}
 		o.b.collect(o.ctx, o.inst, o.t, m, res)
 		return res, nil
 	}
-	return o.b.settle(o.ctx, o.inst, o.t, m)
+	res, err := o.b.settle(o.ctx, o.inst, o.t, m)
+	if err != nil {
+		return o.closedBy(m, err)
+	}
+	return res, nil
+}
+
+// closedBy turns the error of an action whose tab closed while it ran (a popup that
+// closes itself when a choice in it is clicked) into the action's result: the tab was
+// there when the action began, so the action closed it; the result says so and names
+// the tab now active. Any other error stays.
+func (o *op) closedBy(m navMark, err error) (*ActionResult, error) {
+	o.b.mu.Lock()
+	gone := o.t.gone
+	o.b.mu.Unlock()
+	if !gone || werr.CodeOf(err) != werr.NotFound {
+		return nil, err
+	}
+	res := &ActionResult{}
+	o.b.collect(context.WithoutCancel(o.ctx), o.inst, o.t, m, res)
+	return res, nil
 }
 
 // Click scrolls the element into view, waits until it is visible, stable,
