@@ -72,6 +72,12 @@ type dialect interface {
 	snapshot() (string, error)
 	click(ref, what string) (string, error)
 	typeIn(ref, what, text string) (string, error)
+	hover(ref, what string) (string, error)
+	press(ref, what, key string) (string, error)
+	drag(from, fromWhat, to, toWhat string) (string, error)
+	selectOption(ref, what string, values []string) (string, error)
+	// search is an observation that shows the elements holding text with their refs.
+	search(text string) (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -81,13 +87,40 @@ func (w w365) navigate(url string) (string, error) {
 	_, _, err := w.call("browser_navigate", map[string]any{"url": url})
 	return "", err
 }
+
+// snapshot looks again, deeper, when the snapshot says it left nodes out.
 func (w w365) snapshot() (string, error) {
 	text, _, err := w.call("browser_snapshot", nil)
+	if err == nil && strings.Contains(text, "raise maxDepth") {
+		text, _, err = w.call("browser_snapshot", map[string]any{"maxDepth": 10})
+	}
 	return text, err
 }
-func (w w365) click(ref, _ string) (string, error) {
-	_, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref})
+func (w w365) hover(ref, _ string) (string, error) {
+	_, _, err := w.call("browser_hover_ref", map[string]any{"snapshotId": "latest", "ref": ref})
 	return "", err
+}
+func (w w365) press(ref, _, key string) (string, error) {
+	_, _, err := w.call("browser_keypress_ref", map[string]any{"snapshotId": "latest", "ref": ref, "key": key})
+	return "", err
+}
+func (w w365) drag(from, _, to, _ string) (string, error) {
+	_, _, err := w.call("browser_drag", map[string]any{"sourceSelector": from, "targetSelector": to})
+	return "", err
+}
+func (w w365) selectOption(ref, _ string, values []string) (string, error) {
+	_, _, err := w.call("browser_select_option", map[string]any{"selector": ref, "values": values})
+	return "", err
+}
+func (w w365) search(text string) (string, error) {
+	out, _, err := w.call("browser_find", map[string]any{"text": text})
+	return out, err
+}
+
+// click's observation is what the click says happened (a new tab, a dialog, a download).
+func (w w365) click(ref, _ string) (string, error) {
+	text, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref})
+	return text, err
 }
 func (w w365) typeIn(ref, _, text string) (string, error) {
 	_, _, err := w.call("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": ref, "text": text})
@@ -114,6 +147,25 @@ func (p playwright) typeIn(ref, what, text string) (string, error) {
 	out, _, err := p.call("browser_type", map[string]any{"element": what, "target": ref, "text": text})
 	return out, err
 }
+func (p playwright) hover(ref, what string) (string, error) {
+	out, _, err := p.call("browser_hover", map[string]any{"element": what, "target": ref})
+	return out, err
+}
+
+// press types the key into the focused element: the last one acted on.
+func (p playwright) press(_, _, key string) (string, error) {
+	out, _, err := p.call("browser_press_key", map[string]any{"key": key})
+	return out, err
+}
+func (p playwright) drag(from, fromWhat, to, toWhat string) (string, error) {
+	out, _, err := p.call("browser_drag", map[string]any{"startElement": fromWhat, "startTarget": from, "endElement": toWhat, "endTarget": to})
+	return out, err
+}
+func (p playwright) selectOption(ref, what string, values []string) (string, error) {
+	out, _, err := p.call("browser_select_option", map[string]any{"element": what, "target": ref, "values": values})
+	return out, err
+}
+func (p playwright) search(string) (string, error) { return p.snapshot() }
 
 // agent is the scripted agent of the browser tasks: it keeps its last observation and
 // takes every ref from it.
@@ -142,6 +194,64 @@ func (a *agent) find(role, name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no %s %q in what the page shows:\n%.1500s", role, name, a.obs)
+}
+
+// findItem is the ref of an element with no name, `role [ref=e5]: text` (a list item, a
+// clickable div), in the last observation, or in what a search for text shows.
+func (a *agent) findItem(role, text string) (string, error) {
+	re := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + ` \[ref=([^\]\s]+)\]: ` + regexp.QuoteMeta(text) + `$`)
+	if m := re.FindStringSubmatch(a.obs); m != nil {
+		return m[1], nil
+	}
+	obs, err := a.d.search(text)
+	if err != nil {
+		return "", err
+	}
+	a.obs = obs
+	if m := re.FindStringSubmatch(a.obs); m != nil {
+		return m[1], nil
+	}
+	return "", fmt.Errorf("no %s %q in what the page shows:\n%.1500s", role, text, a.obs)
+}
+
+// reads is the text of the first `role: text` line in a fresh observation.
+func (a *agent) reads(role string) (string, error) {
+	obs, err := a.d.snapshot()
+	if err != nil {
+		return "", err
+	}
+	a.obs = obs
+	m := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + `(?: "[^"]*")?(?: \[[^\]]*\])*: (.+)$`).FindStringSubmatch(obs)
+	if m == nil {
+		return "", fmt.Errorf("no %s with text in what the page shows:\n%.1500s", role, obs)
+	}
+	return m[1], nil
+}
+
+func (a *agent) hover(ref, what string) error {
+	obs, err := a.d.hover(ref, what)
+	a.obs = obs
+	return err
+}
+
+func (a *agent) press(role, name, key string) error {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return err
+	}
+	obs, err := a.d.press(ref, role+" "+name, key)
+	a.obs = obs
+	return err
+}
+
+func (a *agent) selectOption(role, name string, values ...string) error {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return err
+	}
+	obs, err := a.d.selectOption(ref, role+" "+name, values)
+	a.obs = obs
+	return err
 }
 
 // sees says whether the last observation shows `role "name"`, without looking again.
@@ -193,8 +303,8 @@ func startSite(t *testing.T) *site {
 	record := func(r *http.Request) map[string]string {
 		r.ParseForm()
 		f := map[string]string{}
-		for k := range r.PostForm {
-			f[k] = r.PostForm.Get(k)
+		for k, vs := range r.PostForm {
+			f[k] = strings.Join(vs, ",")
 		}
 		if c, err := r.Cookie("member"); err == nil {
 			f["member"] = c.Value
@@ -230,6 +340,10 @@ func startSite(t *testing.T) *site {
 			return
 		}
 		reply(w, "Posted", "Thanks, your comment is on the board.")
+	})
+	mux.HandleFunc("POST /form/{name}", func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		reply(w, "Received", "Thank you.")
 	})
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(ln)
@@ -311,6 +425,198 @@ var browserTasks = []browserTask{
 		},
 		check: func(s *site) error {
 			return wantForm(func() []map[string]string { return s.forms("/comment") }, map[string]string{"comment": "The engine is ready.", "member": "ada"})
+		},
+	},
+	{
+		name: "reorder a reading list by drag and drop", fast: true,
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/sortable.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Reading list"); err != nil {
+				return err
+			}
+			emma, err := a.findItem("listitem", "Emma")
+			if err != nil {
+				return err
+			}
+			first, err := a.findItem("listitem", "Middlemarch")
+			if err != nil {
+				return err
+			}
+			if a.obs, err = a.d.drag(emma, "listitem Emma", first, "listitem Middlemarch"); err != nil {
+				return err
+			}
+			return a.click("button", "Save order")
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/sortable") }, map[string]string{"order": "Emma,Middlemarch,Dune"})
+		},
+	},
+	{
+		name: "apply a promo code in a form inside nested shadow roots", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/promo.html") },
+				func() error { return a.typeIn("textbox", "Promo code", "SAVE10") },
+				func() error { return a.click("checkbox", "Send me offers") },
+				func() error { return a.click("button", "Apply code") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/promo") }, map[string]string{"code": "SAVE10", "news": "yes"})
+		},
+	},
+	{
+		name: "check out: read a validation error and correct the field",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/checkout.html") },
+				func() error { return a.typeIn("textbox", "Street", "1 Main St") },
+				func() error { return a.typeIn("textbox", "Postcode", "12 345") },
+				func() error { return a.click("button", "Continue to payment") },
+			); err != nil {
+				return err
+			}
+			msg, err := a.reads("alert")
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(msg, "without spaces") {
+				return fmt.Errorf("the agent does not know how to correct %q", msg)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Postcode", strings.ReplaceAll("12 345", " ", "")) },
+				func() error { return a.click("button", "Continue to payment") },
+				func() error { return a.click("radio", "Express (next day)") },
+				func() error { return a.selectOption("listbox", "Extras", "Gift wrap", "Greeting card") },
+				func() error { return a.click("button", "Review order") },
+				func() error {
+					summary, err := a.reads("paragraph")
+					if err == nil && !strings.Contains(summary, "12345 by express with Gift wrap and Greeting card") {
+						err = fmt.Errorf("the review reads %q", summary)
+					}
+					return err
+				},
+				func() error { return a.click("button", "Place order") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/checkout") },
+				map[string]string{"street": "1 Main St", "postcode": "12345", "speed": "express", "extras": "wrap,card"})
+		},
+	},
+	{
+		name: "change the delivery address in a modal dialog",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/modal.html") },
+				func() error { return a.click("button", "Change delivery address") },
+				func() error { return a.typeIn("textbox", "Street", "5 Elm Row") },
+				func() error { return a.typeIn("textbox", "City", "Leeds") },
+				func() error { return a.click("button", "Save address") },
+				func() error {
+					if _, err := a.find("button", "Save address"); err == nil {
+						return fmt.Errorf("the dialog is still open:\n%.1500s", a.obs)
+					}
+					return nil
+				},
+				func() error { return a.click("button", "Place order") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/modal") }, map[string]string{"street": "5 Elm Row", "city": "Leeds"})
+		},
+	},
+	{
+		name: "check a gift card in a frame inside a cross-origin frame",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/partner.html") },
+				func() error { return a.typeIn("textbox", "Gift card number", "6001 2345") },
+				func() error { return a.typeIn("textbox", "Security code", "4821") },
+				func() error { return a.click("button", "Check balance") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/partner") }, map[string]string{"card": "6001 2345", "pin": "4821"})
+		},
+	},
+	{
+		name: "open a hover menu and follow one of its links",
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/menu.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Welcome to the library"); err != nil {
+				return err
+			}
+			account, err := a.findItem("listitem", "My account")
+			if err != nil {
+				return err
+			}
+			a.obs = ""
+			return first(
+				func() error { return a.hover(account, "listitem My account") },
+				func() error { return a.click("link", "My holds") },
+				func() error { a.obs = ""; return a.click("button", "Cancel hold on Dune") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/holds") }, map[string]string{"hold": "Dune"})
+		},
+	},
+	{
+		name: "pick an option of an autocomplete combobox by keyboard",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/aria.html") },
+				func() error { return a.typeIn("combobox", "Branch", "Chap") },
+			); err != nil {
+				return err
+			}
+			// Down the list until the wanted option is the selected one, then Enter.
+			for i := 0; i < 5; i++ {
+				if err := a.press("combobox", "Branch", "ArrowDown"); err != nil {
+					return err
+				}
+				if a.obs, _ = a.d.snapshot(); a.sees("option", "Chapeltown") && regexp.MustCompile(`option "Chapeltown" \[selected\]`).MatchString(a.obs) {
+					return first(
+						func() error { return a.press("combobox", "Branch", "Enter") },
+						func() error { return a.click("button", "Set my branch") },
+					)
+				}
+			}
+			return fmt.Errorf("Chapeltown never became the selected option:\n%.1500s", a.obs)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/branch") }, map[string]string{"branch": "Chapeltown"})
+		},
+	},
+	{
+		name: "choose a colour in a popup window that reports back", fast: true,
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/colour.html") },
+				func() error { return a.click("button", "Open the colour picker") },
+			); err != nil {
+				return err
+			}
+			if !strings.Contains(a.obs, "/picker.html") {
+				return fmt.Errorf("the click does not say a window opened:\n%.1500s", a.obs)
+			}
+			a.obs = ""
+			if err := a.click("button", "Navy"); err != nil {
+				return err
+			}
+			// The popup closed itself: the page that opened it says what came back.
+			if chosen, err := a.reads("status"); err != nil || chosen != "Navy" {
+				return fmt.Errorf("the cover colour reads %q (%v)", chosen, err)
+			}
+			return a.click("button", "Order binding")
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/colour") }, map[string]string{"colour": "Navy"})
 		},
 	},
 }
