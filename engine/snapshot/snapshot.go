@@ -67,6 +67,7 @@ type Node struct {
 	Checked  string `json:"checked,omitempty"`
 	Pressed  string `json:"pressed,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
+	Invalid  bool   `json:"invalid,omitempty"`
 	Expanded *bool  `json:"expanded,omitempty"`
 	Selected bool   `json:"selected,omitempty"`
 	Level    int    `json:"level,omitempty"`

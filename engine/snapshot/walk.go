@@ -170,6 +170,11 @@ const walkJS = `function(o) {
     const ap = el.getAttribute('aria-pressed');
     if (ap === 'true' || ap === 'mixed') x.p = ap;
     if (el.getAttribute('aria-disabled') === 'true' || (/^(button|input|select|textarea|option|optgroup|fieldset)$/.test(tag) && el.matches(':disabled'))) x.d = 1;
+    // Invalid: the page says so (aria-invalid), or a native constraint fails on a field that
+    // holds a value or that the person (or agent) has left (:user-invalid); a pristine
+    // empty required field is not.
+    const ai = el.getAttribute('aria-invalid');
+    if ((ai && ai !== 'false') || (/^(input|select|textarea)$/.test(tag) && ((el.value !== '' && !el.validity.valid) || el.matches(':user-invalid')))) x.x = 1;
     const ae = el.getAttribute('aria-expanded');
     if (ae === 'true' || ae === 'false') x.e = ae === 'true';
     else if (tag === 'select' && x.r === 'combobox') x.e = false;
@@ -224,6 +229,7 @@ type jsNode struct {
 	C string    `json:"c"`
 	P string    `json:"p"`
 	D int       `json:"d"`
+	X int       `json:"x"`
 	E *bool     `json:"e"`
 	S int       `json:"s"`
 	L int       `json:"l"`

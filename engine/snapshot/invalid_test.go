@@ -1,0 +1,31 @@
+//go:build linux
+
+package snapshot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/w365/w365/engine/snapshot"
+)
+
+// A field the page marks invalid (aria-invalid, in the odd golden) and one whose native
+// constraint fails once typed into read [invalid] in the snapshot: the agent sees which
+// field to correct. A pristine required field does not.
+func TestInvalidField(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_odd.html")
+	r := take(t, st, b, snapshot.Options{})
+	if strings.Contains(r.Text, `textbox "Required email" [invalid]`) {
+		t.Fatalf("a pristine required field reads invalid:\n%s", r.Text)
+	}
+	email := refOf(t, r.Text, `textbox "Required email"`)
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "not an address", snapshot.TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r = take(t, st, b, snapshot.Options{}); !strings.Contains(r.Text, `textbox "Required email" [invalid] [ref=`+email+`]: not an address`) {
+		t.Fatalf("the field with a bad address does not read invalid:\n%s", r.Text)
+	}
+}
