@@ -36,6 +36,17 @@ const walkJS = `function(o) {
   // div, a menu or calendar built of spans). A label is its control's name, not a target.
   const handles = el => el.getAttribute('draggable') === 'true' || (el.localName !== 'label' && getComputedStyle(el).cursor === 'pointer' &&
     !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer'));
+  // Inert content (the inert attribute, or outside a modal <dialog> that is open) takes no
+  // input and is not in the browser's accessibility tree: it is left out, as there.
+  const modals = new Map();
+  const blocked = el => {
+    // Shadow content comes only through its host, already checked.
+    const doc = el.ownerDocument;
+    if (el.getRootNode() !== doc) return false;
+    if (!modals.has(doc)) modals.set(doc, doc.querySelector('dialog:modal'));
+    const m = modals.get(doc);
+    return !!m && !m.contains(el) && !el.contains(m);
+  };
   const visible = el => el.checkVisibility() || getComputedStyle(el).display === 'contents';
   const role = el => {
     const ex = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
@@ -138,7 +149,7 @@ const walkJS = `function(o) {
     if (n.nodeType === 11) { for (const c of n.childNodes) walk(c, depth, out, pname, inSelect); return; }
     if (n.nodeType !== 1) return;
     const el = n, tag = el.localName;
-    if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true') return;
+    if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert || blocked(el)) return;
     if (!inSelect && !visible(el)) return;
     if (tag === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) return;
     const r = role(el);

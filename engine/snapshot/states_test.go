@@ -29,3 +29,27 @@ func TestInvalidField(t *testing.T) {
 		t.Fatalf("the field with a bad address does not read invalid:\n%s", r.Text)
 	}
 }
+
+// While a modal <dialog> is open the page behind it is inert: the snapshot shows the
+// dialog (shadow content in it too), not the controls it blocks, nor an inert subtree.
+func TestModalDialogHidesThePage(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/modal_dialog.html")
+	if r := take(t, st, b, snapshot.Options{}); !strings.Contains(r.Text, `button "Place order"`) {
+		t.Fatalf("no page before the dialog opens:\n%s", r.Text)
+	}
+	if _, err := b.EvalJS(tctx(t), "document.getElementById('dlg').showModal(), 'ok'"); err != nil {
+		t.Fatal(err)
+	}
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{`heading "Delivery address"`, `textbox "Street"`, `button "Save address"`} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the open dialog lacks %s:\n%s", want, r.Text)
+		}
+	}
+	if strings.Contains(r.Text, "Place order") || strings.Contains(r.Text, "Your order") {
+		t.Errorf("the page behind the modal dialog is in the snapshot:\n%s", r.Text)
+	}
+}
