@@ -787,6 +787,7 @@ func startPlaywright(t *testing.T, h *e2e.Harness) *client {
 type node struct {
 	Role     string `json:"role"`
 	Name     string `json:"name"`
+	Value    string `json:"value"`
 	X        int    `json:"x"`
 	Y        int    `json:"y"`
 	Width    int    `json:"width"`
@@ -965,6 +966,58 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 	})
 }
 
+// galculator (GTK3): work out 12 × 7 with its buttons, found by name in the tree, and read
+// the result back from its display (the tree's only text with a value). galculator keeps no
+// state outside: the check is the agent's reading against the arithmetic.
+func galculatorTask(t *testing.T, c *client) {
+	testenv.Require(t, "galculator")
+	measure(t, "galculator: compute 12 × 7 and read the display", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/galculator"}); err != nil {
+			return err
+		}
+		title, err := window(c, "galculator")
+		if err != nil {
+			return err
+		}
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
+		}
+		root, err := tree(c)
+		if err != nil {
+			return err
+		}
+		buttons := map[string]node{}
+		root.walk(func(n node) {
+			if n.Role == "Button" {
+				buttons[n.Name] = n
+			}
+		})
+		for _, key := range []string{"AC", "1", "2", "*", "7", "="} {
+			b, ok := buttons[key]
+			if !ok {
+				return fmt.Errorf("no button %q in galculator's tree", key)
+			}
+			if err := clickAt(c, b); err != nil {
+				return err
+			}
+		}
+		if root, err = tree(c); err != nil {
+			return err
+		}
+		var shown []string
+		root.walk(func(n node) {
+			if n.Role == "Text" && n.Value != "" {
+				shown = append(shown, n.Value)
+			}
+		})
+		if len(shown) != 1 || shown[0] != "84" {
+			return fmt.Errorf("the display reads %q, want 84", shown)
+		}
+		_, _, err = c.call("close_window", map[string]any{"title": title})
+		return err
+	}, func() error { return nil })
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -977,5 +1030,6 @@ func TestDesktopTasks(t *testing.T) {
 	featherpadTask(t, h, c, work)
 	if *all {
 		zenityTask(t, h, c)
+		galculatorTask(t, c)
 	}
 }
