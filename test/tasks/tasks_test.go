@@ -785,14 +785,15 @@ func startPlaywright(t *testing.T, h *e2e.Harness) *client {
 // node is an accessibility-tree node as get_accessibility_tree's structured result
 // carries it.
 type node struct {
-	Role     string `json:"role"`
-	Name     string `json:"name"`
-	Value    string `json:"value"`
-	X        int    `json:"x"`
-	Y        int    `json:"y"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Children []node `json:"children"`
+	Role     string   `json:"role"`
+	Name     string   `json:"name"`
+	Value    string   `json:"value"`
+	X        int      `json:"x"`
+	Y        int      `json:"y"`
+	Width    int      `json:"width"`
+	Height   int      `json:"height"`
+	States   []string `json:"states"`
+	Children []node   `json:"children"`
 }
 
 func (n node) walk(f func(node)) {
@@ -1018,6 +1019,103 @@ func galculatorTask(t *testing.T, c *client) {
 	}, func() error { return nil })
 }
 
+// zenity (GTK3) --list --checklist: tick two rows by the toggle cell on their row, confirm
+// from the tree that they read checked, press OK; what zenity prints is the check.
+func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "zenity")
+	var out strings.Builder
+	cmd := exec.Command("zenity", "--list", "--checklist", "--title", "Shopping", "--text", "What do we need?",
+		"--column", "Buy", "--column", "Item", "FALSE", "Apples", "FALSE", "Pears", "FALSE", "Plums")
+	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	// toggle is the unnamed cell on the row of the cell named item.
+	toggle := func(root node, item string) (node, error) {
+		var cell *node
+		var cells []node
+		root.walk(func(n node) {
+			if n.Role == "DataItem" && n.Name == item && cell == nil {
+				cell = &n
+			}
+			if n.Role == "DataItem" && n.Name == "" {
+				cells = append(cells, n)
+			}
+		})
+		if cell == nil {
+			return node{}, fmt.Errorf("no row %q in the list", item)
+		}
+		for _, x := range cells {
+			if x.Y == cell.Y && x.X < cell.X {
+				return x, nil
+			}
+		}
+		return node{}, fmt.Errorf("no toggle on the row of %q", item)
+	}
+	measure(t, "zenity: tick rows of a checklist and confirm them (its output)", "w365", c, func() error {
+		title, err := window(c, "Shopping")
+		if err != nil {
+			return err
+		}
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
+		}
+		root, err := tree(c)
+		if err != nil {
+			return err
+		}
+		for _, item := range []string{"Pears", "Plums"} {
+			cell, err := toggle(root, item)
+			if err != nil {
+				return err
+			}
+			if err := clickAt(c, cell); err != nil {
+				return err
+			}
+		}
+		if root, err = tree(c); err != nil {
+			return err
+		}
+		for _, item := range []string{"Apples", "Pears", "Plums"} {
+			cell, err := toggle(root, item)
+			if err != nil {
+				return err
+			}
+			if want := item != "Apples"; slices.Contains(cell.States, "checked") != want {
+				return fmt.Errorf("the toggle of %s reads %v, want checked=%v", item, cell.States, want)
+			}
+		}
+		_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": "OK"})
+		if err != nil {
+			return err
+		}
+		ms, _ := st["matches"].([]any)
+		if len(ms) == 0 {
+			return fmt.Errorf("no OK button found")
+		}
+		m := ms[0].(map[string]any)
+		_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
+		return err
+	}, func() error {
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			return fmt.Errorf("zenity is still open")
+		}
+		if got := strings.TrimSpace(out.String()); got != "Pears|Plums" {
+			return fmt.Errorf("zenity printed %q", got)
+		}
+		return nil
+	})
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -1031,5 +1129,6 @@ func TestDesktopTasks(t *testing.T) {
 	if *all {
 		zenityTask(t, h, c)
 		galculatorTask(t, c)
+		zenityChecklistTask(t, h, c)
 	}
 }
