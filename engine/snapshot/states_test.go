@@ -3,10 +3,12 @@
 package snapshot_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/w365/w365/engine/snapshot"
+	"github.com/w365/w365/engine/werr"
 )
 
 // A field the page marks invalid (aria-invalid, in the odd golden) and one whose native
@@ -51,5 +53,20 @@ func TestModalDialogHidesThePage(t *testing.T) {
 	}
 	if strings.Contains(r.Text, "Place order") || strings.Contains(r.Text, "Your order") {
 		t.Errorf("the page behind the modal dialog is in the snapshot:\n%s", r.Text)
+	}
+}
+
+// A ref the snapshot does not have names the refs it has, not an example that may be
+// the very ref asked for.
+func TestUnknownRefNamesTheSnapshotsRefs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/modal_dialog.html")
+	r := take(t, st, b, snapshot.Options{})
+	_, err := st.Click(tctx(t), b, r.SnapshotID, "e5", snapshot.ClickOptions{})
+	want := fmt.Sprintf("that snapshot's %d refs lie between e1 and e%d", r.Refs, r.Refs)
+	if werr.CodeOf(err) != werr.NotFound || !strings.Contains(err.Error(), want) {
+		t.Fatalf("clicking e5 of %d refs: %v, want a hint with %q\n%s", r.Refs, err, want, r.Text)
 	}
 }
