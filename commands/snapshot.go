@@ -479,9 +479,10 @@ var BrowserHoverRef = tool.Define(tool.Tool{
 
 // BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
 var BrowserKeypressRef = tool.Define(tool.Tool{
-	Name:        "browser_keypress_ref",
-	Summary:     "Press a key on the element behind a snapshot ref",
-	Long:        "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers." + refNote,
+	Name:    "browser_keypress_ref",
+	Summary: "Press a key on the element behind a snapshot ref",
+	Long: "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers;\n" +
+		"a key written as a combination (Control+a) holds its leading parts too." + refNote,
 	Example:     "  $ w365 browser keypress-ref --snapshot-id s1a2b3c-1 --ref e7 --key Enter\n  $ w365 browser keypress-ref --snapshot-id latest --ref e7 --key a --modifiers Ctrl",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in KeypressRefIn) (DoneOut, error) {

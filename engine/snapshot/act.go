@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -525,6 +526,11 @@ func KeyRune(key string) (string, error) {
 // Keypress focuses the element of a ref and presses one key, the modifiers
 // going down before it and up after it as keys of their own.
 func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) (*browser.Dialog, error) {
+	// A combination written as one key, "Control+a" (Playwright's way): its leading
+	// parts are modifiers ("+" alone is the key).
+	if parts := strings.Split(key, "+"); len(parts) > 1 && parts[len(parts)-1] != "" {
+		key, modifiers = parts[len(parts)-1], append(slices.Clone(modifiers), parts[:len(parts)-1]...)
+	}
 	k, err := KeyRune(key)
 	if err != nil {
 		return nil, err

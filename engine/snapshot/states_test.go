@@ -70,3 +70,21 @@ func TestUnknownRefNamesTheSnapshotsRefs(t *testing.T) {
 		t.Fatalf("clicking e5 of %d refs: %v, want a hint with %q\n%s", r.Refs, err, want, r.Text)
 	}
 }
+
+// A key written as a combination, "Control+a" as Playwright takes it, presses the key
+// with those modifiers held: here it selects all of a field's text.
+func TestKeypressCombination(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_odd.html")
+	r := take(t, st, b, snapshot.Options{})
+	notes := refOf(t, r.Text, `textbox "Notes"`)
+	if _, err := st.Keypress(tctx(t), b, r.SnapshotID, notes, "Control+a", nil); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "(e => e.selectionStart + '-' + e.selectionEnd)(document.activeElement)")
+	if err != nil || v.Value != "0-8" {
+		t.Fatalf("after Control+a the selection is %+v, %v; want all of \"line one\"", v, err)
+	}
+}
