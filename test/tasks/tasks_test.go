@@ -619,6 +619,52 @@ var browserTasks = []browserTask{
 			return wantForm(func() []map[string]string { return s.forms("/form/colour") }, map[string]string{"colour": "Navy"})
 		},
 	},
+	{
+		name: "write rich text: type, select all, make it bold",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/editor.html") },
+				func() error { return a.typeIn("textbox", "Message body", "Hello team") },
+				func() error { return a.press("textbox", "Message body", "Control+a") },
+				func() error { return a.click("button", "Bold") },
+				func() error {
+					if _, err := a.find("button", "Bold"); err != nil || !regexp.MustCompile(`button "Bold" \[pressed\]`).MatchString(a.obs) {
+						return fmt.Errorf("Bold does not read pressed:\n%.1500s", a.obs)
+					}
+					return nil
+				},
+				func() error { return a.click("button", "Send newsletter") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/editor") }, map[string]string{"body": "<b>Hello team</b>"})
+		},
+	},
+	{
+		name: "sort a paged table by price and buy the cheapest",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/books.html") },
+				func() error { return a.click("button", "Price") },
+			); err != nil {
+				return err
+			}
+			// The first row after sorting by price: its title, then its Buy button.
+			obs, err := a.d.snapshot()
+			if err != nil {
+				return err
+			}
+			a.obs = obs
+			m := regexp.MustCompile(`(?m)- row:\n\s+- cell "([^"]+)"\n\s+- cell "£`).FindStringSubmatch(obs)
+			if m == nil {
+				return fmt.Errorf("no priced row in the table:\n%.1500s", obs)
+			}
+			return a.click("button", "Buy "+m[1])
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/books") }, map[string]string{"book": "Ivanhoe"})
+		},
+	},
 }
 
 // first runs steps in order and stops at the first error.
