@@ -234,24 +234,24 @@ func (a *agent) hover(ref, what string) error {
 	return err
 }
 
-func (a *agent) press(role, name, key string) error {
+// on acts on the element `role "name"` found in the last observation, and keeps what the
+// action returned as the next one.
+func (a *agent) on(role, name string, act func(ref, what string) (string, error)) error {
 	ref, err := a.find(role, name)
 	if err != nil {
 		return err
 	}
-	obs, err := a.d.press(ref, role+" "+name, key)
+	obs, err := act(ref, role+" "+name)
 	a.obs = obs
 	return err
 }
 
+func (a *agent) press(role, name, key string) error {
+	return a.on(role, name, func(ref, what string) (string, error) { return a.d.press(ref, what, key) })
+}
+
 func (a *agent) selectOption(role, name string, values ...string) error {
-	ref, err := a.find(role, name)
-	if err != nil {
-		return err
-	}
-	obs, err := a.d.selectOption(ref, role+" "+name, values)
-	a.obs = obs
-	return err
+	return a.on(role, name, func(ref, what string) (string, error) { return a.d.selectOption(ref, what, values) })
 }
 
 // sees says whether the last observation shows `role "name"`, without looking again.
@@ -265,24 +265,10 @@ func (a *agent) navigate(url string) error {
 	return err
 }
 
-func (a *agent) click(role, name string) error {
-	ref, err := a.find(role, name)
-	if err != nil {
-		return err
-	}
-	obs, err := a.d.click(ref, role+" "+name)
-	a.obs = obs
-	return err
-}
+func (a *agent) click(role, name string) error { return a.on(role, name, a.d.click) }
 
 func (a *agent) typeIn(role, name, text string) error {
-	ref, err := a.find(role, name)
-	if err != nil {
-		return err
-	}
-	obs, err := a.d.typeIn(ref, role+" "+name, text)
-	a.obs = obs
-	return err
+	return a.on(role, name, func(ref, what string) (string, error) { return a.d.typeIn(ref, what, text) })
 }
 
 // site serves testdata/tasks/pages and records what the pages post.
@@ -947,13 +933,12 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
-// zenity (GTK3) --forms: register a visitor in a dialog whose fields are named only by
-// the labels beside them; what zenity prints on OK is the check.
-func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
-	testenv.Require(t, "zenity")
+// zenity runs zenity with args on the harness's desktop; printed is what it printed once
+// it exited, or an error when it is still open 5 s after the agent finished.
+func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (string, error)) {
+	t.Helper()
 	var out strings.Builder
-	cmd := exec.Command("zenity", "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
-		"--add-entry", "Visitor name", "--add-entry", "Host")
+	cmd := exec.Command("zenity", args...)
 	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -965,6 +950,37 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 		cmd.Process.Kill()
 		<-exited
 	})
+	return func() (string, error) {
+		select {
+		case <-exited:
+			return strings.TrimSpace(out.String()), nil
+		case <-time.After(5 * time.Second):
+			return "", fmt.Errorf("zenity is still open")
+		}
+	}
+}
+
+// clickButton clicks the button find_ui_element finds by name, first match.
+func clickButton(c *client, name string) error {
+	_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": name})
+	if err != nil {
+		return err
+	}
+	ms, _ := st["matches"].([]any)
+	if len(ms) == 0 {
+		return fmt.Errorf("no %s button found", name)
+	}
+	m := ms[0].(map[string]any)
+	_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
+	return err
+}
+
+// zenity (GTK3) --forms: register a visitor in a dialog whose fields are named only by
+// the labels beside them; what zenity prints on OK is the check.
+func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "zenity")
+	printed := zenity(t, h, "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
+		"--add-entry", "Visitor name", "--add-entry", "Host")
 	measure(t, "zenity: fill a visitor form by its labels (its output)", "w365", c, func() error {
 		title, err := window(c, "Visitor pass")
 		if err != nil {
@@ -989,25 +1005,10 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 				return err
 			}
 		}
-		_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": "OK"})
-		if err != nil {
-			return err
-		}
-		ms, _ := st["matches"].([]any)
-		if len(ms) == 0 {
-			return fmt.Errorf("no OK button found")
-		}
-		m := ms[0].(map[string]any)
-		_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
-		return err
+		return clickButton(c, "OK")
 	}, func() error {
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			return fmt.Errorf("zenity is still open")
-		}
-		if got := strings.TrimSpace(out.String()); got != "Ada Lovelace|Charles Babbage" {
-			return fmt.Errorf("zenity printed %q", got)
+		if got, err := printed(); err != nil || got != "Ada Lovelace|Charles Babbage" {
+			return fmt.Errorf("zenity printed %q (%v)", got, err)
 		}
 		return nil
 	})
@@ -1069,20 +1070,8 @@ func galculatorTask(t *testing.T, c *client) {
 // from the tree that they read checked, press OK; what zenity prints is the check.
 func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
 	testenv.Require(t, "zenity")
-	var out strings.Builder
-	cmd := exec.Command("zenity", "--list", "--checklist", "--title", "Shopping", "--text", "What do we need?",
+	printed := zenity(t, h, "--list", "--checklist", "--title", "Shopping", "--text", "What do we need?",
 		"--column", "Buy", "--column", "Item", "FALSE", "Apples", "FALSE", "Pears", "FALSE", "Plums")
-	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
 	// toggle is the unnamed cell on the row of the cell named item.
 	toggle := func(root node, item string) (node, error) {
 		var cell *node
@@ -1138,25 +1127,10 @@ func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
 				return fmt.Errorf("the toggle of %s reads %v, want checked=%v", item, cell.States, want)
 			}
 		}
-		_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": "OK"})
-		if err != nil {
-			return err
-		}
-		ms, _ := st["matches"].([]any)
-		if len(ms) == 0 {
-			return fmt.Errorf("no OK button found")
-		}
-		m := ms[0].(map[string]any)
-		_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
-		return err
+		return clickButton(c, "OK")
 	}, func() error {
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			return fmt.Errorf("zenity is still open")
-		}
-		if got := strings.TrimSpace(out.String()); got != "Pears|Plums" {
-			return fmt.Errorf("zenity printed %q", got)
+		if got, err := printed(); err != nil || got != "Pears|Plums" {
+			return fmt.Errorf("zenity printed %q (%v)", got, err)
 		}
 		return nil
 	})
