@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/snapshot"
 	"github.com/w365/w365/engine/werr"
 )
@@ -86,5 +87,38 @@ func TestKeypressCombination(t *testing.T) {
 	v, err := b.EvalJS(tctx(t), "(e => e.selectionStart + '-' + e.selectionEnd)(document.activeElement)")
 	if err != nil || v.Value != "0-8" {
 		t.Fatalf("after Control+a the selection is %+v, %v; want all of \"line one\"", v, err)
+	}
+}
+
+// Text typed into a date or time input sets its value whole, with a change event, by ref
+// (browser_type_ref) and through the element a ref resolves to (browser_type): typed key by
+// key, ISO text left a date input empty while the call reported it typed. A value the input
+// does not keep is an error saying the format.
+func TestTypeIntoDateInputs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/dates.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Arrival"`), "2027-03-15", snapshot.TypeOptions{Clear: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Check-in time"`), "14:30", snapshot.TypeOptions{Clear: true}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Departure"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Type(tctx(t), e, "2027-03-18", browser.TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "[...document.querySelectorAll('input')].map(i => i.value).join(' ') + ' | ' + document.getElementById('log').textContent.trim()")
+	if err != nil || v.Value != "2027-03-15 14:30 2027-03-18 | arrive at leave" {
+		t.Fatalf("the inputs hold %+v, %v", v, err)
+	}
+	_, err = b.Type(tctx(t), e, "18/03/2027", browser.TypeOptions{})
+	if werr.CodeOf(err) != werr.InvalidArgument || !strings.Contains(err.Error(), "2027-03-15") {
+		t.Fatalf("a malformed date: %v", err)
 	}
 }
