@@ -651,6 +651,21 @@ var browserTasks = []browserTask{
 			return wantForm(func() []map[string]string { return s.forms("/form/books") }, map[string]string{"book": "Ivanhoe"})
 		},
 	},
+	{
+		name: "book a stay with date and time inputs",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/stay.html") },
+				func() error { return a.typeIn("textbox", "Arrival", "2027-03-15") },
+				func() error { return a.typeIn("textbox", "Departure", "2027-03-18") },
+				func() error { return a.typeIn("textbox", "Arrival time", "14:30") },
+				func() error { return a.click("button", "Check availability") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/stay") }, map[string]string{"arrive": "2027-03-15", "leave": "2027-03-18", "at": "14:30"})
+		},
+	},
 }
 
 // first runs steps in order and stops at the first error.
