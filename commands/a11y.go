@@ -51,6 +51,9 @@ func (o TreeOut) Text() string {
 		if n.Value != "" {
 			fmt.Fprintf(&b, " = %q", n.Value)
 		}
+		for _, s := range n.States {
+			fmt.Fprintf(&b, " [%s]", s)
+		}
 		fmt.Fprintf(&b, " [%d,%d %dx%d]\n", n.X, n.Y, n.Width, n.Height)
 		for _, c := range n.Children {
 			walk(c, depth+1)

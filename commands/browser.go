@@ -195,6 +195,9 @@ func actionNotes(a browser.ActionResult) string {
 	for _, t := range a.NewTabs {
 		parts = append(parts, fmt.Sprintf("new tab %d: %s", t.Index, t.URL))
 	}
+	if t := a.AfterClose; t != nil {
+		parts = append(parts, fmt.Sprintf("the page closed its tab; the active tab is now %d: %s", t.Index, t.URL))
+	}
 	if len(parts) == 0 {
 		return ""
 	}
@@ -1024,14 +1027,27 @@ var BrowserFillForm = tool.Define(tool.Tool{
 })
 
 // BrowserDrag is the tool browser_drag (w365 browser drag).
-var BrowserDrag = browserTool(tool.Tool{
+var BrowserDrag = tool.Define(tool.Tool{
 	Name: "browser_drag", Legacy: []string{"mcp_browser_drag"},
-	Summary:     "Drag one element onto another (HTML5 drag and drop works)",
-	Long:        "Drags the first match of sourceSelector onto the first match of targetSelector.",
-	Example:     "  $ w365 browser drag --source-selector '#card' --target-selector '#done'",
+	Summary: "Drag an element (ref or CSS) onto another; HTML5 drag and drop works",
+	Long: "Drags sourceSelector onto targetSelector (the first match of each), each\n" +
+		targetDoc + ".",
+	Example:     "  $ w365 browser drag --source-selector '#card' --target-selector '#done'\n  $ w365 browser drag --source-selector e4 --target-selector e2",
 	Annotations: WebAct,
-}, func(ctx context.Context, b *browser.Browser, in BrowserDragIn) (ActOut, error) {
-	r, err := deref(b.Drag(ctx, browser.CSS(in.SourceSelector), browser.CSS(in.TargetSelector)))
+}, func(ctx context.Context, env *tool.Env, in BrowserDragIn) (ActOut, error) {
+	b, err := browserOf(ctx, env)
+	if err != nil {
+		return ActOut{}, err
+	}
+	src, err := elementOf(ctx, env, b, in.SourceSelector)
+	if err != nil {
+		return ActOut{}, err
+	}
+	dst, err := elementOf(ctx, env, b, in.TargetSelector)
+	if err != nil {
+		return ActOut{}, err
+	}
+	r, err := deref(b.Drag(ctx, src, dst))
 	return ActOut{r}, err
 })
 

@@ -178,7 +178,11 @@ type PointOut struct {
 	Dialog browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by this action: do not repeat it"`
 	// Downloads began during the action (state as of its end).
 	Downloads []browser.Download `json:"downloads,omitempty"`
-	named     string             // see refName
+	// NewTabs the page opened during the action (a window.open popup); the last is active.
+	NewTabs []browser.TabInfo `json:"newTabs,omitempty"`
+	// AfterClose: the page closed its tab during the action; the tab active now.
+	AfterClose *browser.TabInfo `json:"afterClose,omitempty"`
+	named      string           // see refName
 }
 
 func (o PointOut) Text() string {
@@ -186,7 +190,7 @@ func (o PointOut) Text() string {
 	for _, d := range o.Downloads {
 		s += "\n" + downloadNote(d)
 	}
-	return s
+	return s + actionNotes(browser.ActionResult{NewTabs: o.NewTabs, AfterClose: o.AfterClose})
 }
 
 // refName is what the text of a ref tool's result says after the ref, ` (button
@@ -427,8 +431,9 @@ var BrowserSnapshot = tool.Define(tool.Tool{
 	Summary: "Accessibility snapshot of the page with refs (e5) for the _ref tools",
 	Long: "Captures the active tab's accessibility tree, iframes included (cross-origin ones too),\n" +
 		"as compact text, one node a line (- button \"Sign in\" [ref=e5]), and as structured nodes.\n" +
-		"Interactive and named nodes get refs for browser_click_ref, browser_type_ref and the other\n" +
-		"_ref tools; a node keeps its ref across snapshots of the same document. The text is capped\n" +
+		"Interactive and named nodes, draggable ones and the outermost of a pointer cursor get refs\n" +
+		"for browser_click_ref, browser_type_ref and the other _ref tools; a node keeps its ref\n" +
+		"across snapshots of the same document. The text is capped\n" +
 		"(maxChars); when cut, the result says so: narrow with target, maxDepth or browser_find.",
 	Example:     "  $ w365 browser snapshot\n  $ w365 browser snapshot --max-depth 8 --target '#main'\n  $ w365 browser snapshot --json | jq -r .snapshotId",
 	Annotations: tool.Observe,
@@ -476,7 +481,7 @@ func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, r
 	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, named: named}, nil
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, NewTabs: p.NewTabs, AfterClose: p.AfterClose, named: named}, nil
 }
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).
@@ -521,9 +526,10 @@ var BrowserHoverRef = tool.Define(tool.Tool{
 
 // BrowserKeypressRef is the tool browser_keypress_ref (w365 browser keypress-ref).
 var BrowserKeypressRef = tool.Define(tool.Tool{
-	Name:        "browser_keypress_ref",
-	Summary:     "Press a key on the element behind a snapshot ref",
-	Long:        "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers." + refNote,
+	Name:    "browser_keypress_ref",
+	Summary: "Press a key on the element behind a snapshot ref",
+	Long: "Focuses the element and presses one key (Enter, Escape, Tab, ArrowUp, F1-F12 ...), holding the modifiers;\n" +
+		"a key written as a combination (Control+a) holds its leading parts too." + refNote,
 	Example:     "  $ w365 browser keypress-ref --snapshot-id s1a2b3c-1 --ref e7 --key Enter\n  $ w365 browser keypress-ref --snapshot-id latest --ref e7 --key a --modifiers Ctrl",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in KeypressRefIn) (DoneOut, error) {

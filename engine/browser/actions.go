@@ -91,6 +91,8 @@ type elemState struct {
 	Hit       bool    `json:"hit"`
 	HitDesc   string  `json:"hitDesc"`
 	Framed    bool    `json:"framed"` // in a frame: X, Y are the frame's, not the tab's
+	// ValueType is the input's type when typing sets its value whole (ValueTypesJS).
+	ValueType string `json:"valueType"`
 	// Focus is focusJS's answer when the state was asked with needFocus.
 	Focus       string `json:"focus"`
 	BadSelector string `json:"badSelector"`
@@ -128,14 +130,19 @@ const stateJS = `async function(scroll, waitStable, focus) {
   const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
   let hit = false, hitDesc = '';
   if (inView) {
+    // Down through open shadow roots; a closed one stops the descent at its host, which
+    // then counts as a hit for an element inside it.
     let h = document.elementFromPoint(x, y);
     while (h && h.shadowRoot && h.shadowRoot.elementFromPoint) { const d = h.shadowRoot.elementFromPoint(x, y); if (!d || d === h) break; h = d; }
-    hit = !!h && (h === el || el.contains(h) || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
+    let hosts = false;
+    for (let host = el.getRootNode().host; host && !hosts; host = host.getRootNode().host) hosts = host === h;
+    hit = !!h && (h === el || el.contains(h) || hosts || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
     if (!hit && h) hitDesc = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '');
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
-  const st = {connected: true, visible: true, stable, disabled, editable, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
+  const valueType = el.tagName === 'INPUT' && ` + ValueTypesJS + `.includes(el.type) ? el.type : '';
+  const st = {connected: true, visible: true, stable, disabled, editable, valueType, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
   if (focus && stable && !disabled && inView && editable) st.focus = (` + focusJS + `).call(el, focus === 2);
   return st;
 }`
@@ -354,14 +361,34 @@ func (o *op) act(body func(o *op) (*Dialog, error)) (*ActionResult, error) {
 	m := o.mark()
 	d, err := body(o)
 	if err != nil {
-		return nil, err
+		return o.closedBy(m, err)
 	}
 	if d != nil {
 		res := &ActionResult{Dialog: d}
 		o.b.collect(o.ctx, o.inst, o.t, m, res)
 		return res, nil
 	}
-	return o.b.settle(o.ctx, o.inst, o.t, m)
+	res, err := o.b.settle(o.ctx, o.inst, o.t, m)
+	if err != nil {
+		return o.closedBy(m, err)
+	}
+	return res, nil
+}
+
+// closedBy turns the error of an action whose tab closed while it ran (a popup that
+// closes itself when a choice in it is clicked) into the action's result: the tab was
+// there when the action began, so the action closed it; the result says so and names
+// the tab now active. Any other error stays.
+func (o *op) closedBy(m navMark, err error) (*ActionResult, error) {
+	o.b.mu.Lock()
+	gone := o.t.gone
+	o.b.mu.Unlock()
+	if !gone || werr.CodeOf(err) != werr.NotFound {
+		return nil, err
+	}
+	res := &ActionResult{}
+	o.b.collect(context.WithoutCancel(o.ctx), o.inst, o.t, m, res)
+	return res, nil
 }
 
 // Click scrolls the element into view, waits until it is visible, stable,
@@ -431,8 +458,10 @@ type TypeOptions struct {
 const focusJS = `function(clear) {
   const el = this;
   el.focus();
-  const active = document.activeElement;
-  if (!(active === el || el.contains(active) || (active && active.shadowRoot && el.contains(active)))) return 'unfocusable';
+  // The focus as the element's own tree sees it: document.activeElement is only the
+  // outermost shadow host, and a closed root has no shadowRoot to go down through.
+  const active = el.getRootNode().activeElement;
+  if (!active || !(active === el || el.contains(active))) return 'unfocusable';
   const textual = el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT');
   if (clear) {
     if (textual) { el.select(); return el.value === '' ? 'empty' : 'selected'; }
@@ -452,12 +481,22 @@ func (o *op) typeText(e Element, text string, opts TypeOptions) (*Dialog, error)
 	if !opts.Append {
 		n |= needClear
 	}
-	_, st, err := o.actionable(e, n)
+	obj, st, err := o.actionable(e, n)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Editable {
 		return nil, notEditable(e)
+	}
+	if st.ValueType != "" {
+		var ok bool
+		if d, err := o.await(func(ctx context.Context) error { return callOn(ctx, o.t, obj, SetValueJS, &ok, text) }); d != nil || err != nil {
+			return d, err
+		}
+		if !ok {
+			return nil, BadValue(text, st.ValueType)
+		}
+		return nil, nil
 	}
 	return o.insert(e, st.Focus, text, opts)
 }
@@ -725,7 +764,10 @@ type fieldKind struct {
 	Value    *string `json:"value"`
 }
 
-const setValueJS = `function(v) {
+// SetValueJS sets an input's value whole, through the native setter (frameworks that
+// track it see the change), with input and change events; it answers whether the input
+// kept the value (a malformed date is dropped).
+const SetValueJS = `function(v) {
   const proto = Object.getPrototypeOf(this);
   const desc = Object.getOwnPropertyDescriptor(proto, 'value');
   this.focus();
@@ -734,6 +776,24 @@ const setValueJS = `function(v) {
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return this.value === v;
 }`
+
+// ValueTypesJS lists, as a JavaScript array, the input types whose value is set whole
+// (SetValueJS) when text is typed into them: their widgets take keys per segment in the
+// locale's order, so typed ISO text ("2027-03-15") left a date input empty.
+const ValueTypesJS = `['date', 'time', 'datetime-local', 'month', 'week']`
+
+// valueFormats shows the value each input type set whole takes.
+var valueFormats = map[string]string{"date": "2027-03-15", "time": "14:30", "datetime-local": "2027-03-15T14:30",
+	"month": "2027-03", "week": "2027-W11", "color": "#1a2b3c", "range": "a number within its min and max"}
+
+// BadValue is the error for a value an input of type typ did not keep.
+func BadValue(value, typ string) error {
+	e := werr.Invalid("%q is not a valid value for an input of type %s", value, typ)
+	if f := valueFormats[typ]; f != "" {
+		e = e.WithHint("it takes a value like %s", f)
+	}
+	return e
+}
 
 func boolValue(v any) (bool, bool) {
 	switch x := v.(type) {
@@ -898,11 +958,11 @@ func setField(f FieldDriver, k fieldKind, value any) (*Dialog, error) {
 			return nil, err
 		}
 		var ok bool
-		if d, err := f.Call(setValueJS, &ok, s); d != nil || err != nil {
+		if d, err := f.Call(SetValueJS, &ok, s); d != nil || err != nil {
 			return d, err
 		}
 		if !ok {
-			return nil, werr.Invalid("%q is not a valid value for an input of type %s", s, k.Type)
+			return nil, BadValue(s, k.Type)
 		}
 		return nil, nil
 	case k.Tag == "input" || k.Tag == "textarea" || k.Editable:

@@ -42,6 +42,7 @@ const (
 	quietMax       = 1500 * time.Millisecond
 	settleNavMax   = 10 * time.Second
 	downloadSettle = 5 * time.Second
+	closeMax       = 2 * time.Second // for a popup that closed itself to be gone (awaitClosing)
 )
 
 // ActionResult is what every action reports besides its own value.
@@ -57,6 +58,9 @@ type ActionResult struct {
 	Downloads []Download `json:"downloads,omitempty"`
 	// NewTabs were opened by the page during the action (the last one is active).
 	NewTabs []TabInfo `json:"newTabs,omitempty"`
+	// AfterClose is set when the action's tab closed while it ran (a popup that closed
+	// itself): the tab active now (its URL is URL).
+	AfterClose *TabInfo `json:"afterClose,omitempty"`
 }
 
 // SavedPaths are the files of the downloads the action completed.
@@ -428,8 +432,43 @@ func (b *Browser) settle(ctx context.Context, inst *instance, t *tab, m navMark)
 		}
 	}
 	res.Dialog = d
+	if d == nil {
+		b.awaitClosing(ctx, t)
+	}
 	b.collect(ctx, inst, t, m, res)
 	return res, nil
+}
+
+// awaitClosing waits, at most closeMax, for the tab of a popup whose page closed its
+// window (window.closed is true from the call of window.close() on, the tab goes some
+// milliseconds later) to be gone, so that the action's result says the tab closed and
+// names the one now active, rather than the next call failing on it. Only popups (tabs a
+// page opened) are asked, the ones a script closes.
+func (b *Browser) awaitClosing(ctx context.Context, t *tab) {
+	b.mu.Lock()
+	popup, gone := t.opener != "", t.gone
+	b.mu.Unlock()
+	if !popup || gone {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, closeMax)
+	defer cancel()
+	if r, err := evalRaw(cctx, t, "window.closed", true); err == nil && (r == nil || string(r.Value) != "true") {
+		return
+	}
+	for {
+		b.mu.Lock()
+		gone, ch := t.gone, b.changed
+		b.mu.Unlock()
+		if gone {
+			return
+		}
+		select {
+		case <-ch:
+		case <-cctx.Done():
+			return
+		}
+	}
 }
 
 // navStarted tells whether the tab began a navigation since m.
@@ -520,10 +559,17 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 			res.NewTabs = append(res.NewTabs, b.infoLocked(ctx, inst, x))
 		}
 	}
-	if a := inst.tabOfLocked(ctx); a != nil {
+	a := inst.tabOfLocked(ctx)
+	if a != nil {
 		res.URL = a.url
 	} else {
 		res.URL = t.url
+	}
+	if t.gone {
+		res.AfterClose = &TabInfo{}
+		if a != nil {
+			*res.AfterClose = b.infoLocked(ctx, inst, a)
+		}
 	}
 	b.noticeLocked(ctx, res)
 }

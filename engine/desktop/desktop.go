@@ -255,12 +255,15 @@ type Node struct {
 	NativeRole string `json:"nativeRole"`
 	Name       string `json:"name"`
 	// Value is a range value (sliders, progress bars) or the text of an editable field.
-	Value    string `json:"value"`
-	X        int    `json:"x"`
-	Y        int    `json:"y"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Children []Node `json:"children,omitempty"`
+	Value  string `json:"value"`
+	X      int    `json:"x"`
+	Y      int    `json:"y"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	// States are the ones an agent acts on: checked, mixed, selected, expanded, focused,
+	// and disabled for a control that takes no input (AT-SPI; none read on Windows yet).
+	States   []string `json:"states,omitempty"`
+	Children []Node   `json:"children,omitempty"`
 }
 
 // Meta describes a Tree result.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -377,10 +378,12 @@ const focusJS = `function(clear) {
   const el = this.nodeType === 1 ? this : this.parentElement;
   const document = el.ownerDocument, getSelection = () => document.defaultView.getSelection();
   el.focus();
-  let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  const focused = a === el || el.contains(a);
-  const res = {focused, frameFocused: document.hasFocus(), editable: el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'INPUT'};
+  // The focus as the element's own tree sees it: document.activeElement is only the
+  // outermost shadow host, and a closed root has no shadowRoot to go down through.
+  const a = el.getRootNode().activeElement;
+  const focused = !!a && (a === el || el.contains(a));
+  const res = {focused, frameFocused: document.hasFocus(), editable: el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'INPUT',
+    valueType: el.tagName === 'INPUT' && ` + browser.ValueTypesJS + `.includes(el.type) ? el.type : ''};
   if (clear && focused) {
     if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { el.select(); } catch (e) {} res.empty = el.value === ''; }
     else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); res.empty = el.textContent === ''; }
@@ -398,6 +401,8 @@ type focusState struct {
 	FrameFocused bool `json:"frameFocused"`
 	Editable     bool `json:"editable"`
 	Empty        bool `json:"empty"`
+	// ValueType is the input's type when typing sets its value whole (browser.ValueTypesJS).
+	ValueType string `json:"valueType"`
 }
 
 // focus gives the element the keyboard focus (clicking it when script focus
@@ -475,13 +480,23 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 		if !fs.Editable {
 			return werr.Invalid("the element of ref %s (%s) does not take text", h.ref, h.rt.describe(h.ref))
 		}
-		if clear && !fs.Empty {
-			if _, err := chromedp.KeyEvent(kb.Backspace)(h.c.ctx, h.c.tab.t); err != nil {
+		if fs.ValueType != "" {
+			var ok bool
+			if err := callOn(h.c.ctx, h.s, h.obj, browser.SetValueJS, &ok, text); err != nil {
 				return err
 			}
-		}
-		if err := h.sendKeys(text); err != nil {
-			return err
+			if !ok {
+				return browser.BadValue(text, fs.ValueType)
+			}
+		} else {
+			if clear && !fs.Empty {
+				if _, err := chromedp.KeyEvent(kb.Backspace)(h.c.ctx, h.c.tab.t); err != nil {
+					return err
+				}
+			}
+			if err := h.sendKeys(text); err != nil {
+				return err
+			}
 		}
 		if o.Submit {
 			_, err := chromedp.KeyEvent(kb.Enter)(h.c.ctx, h.c.tab.t)
@@ -524,6 +539,11 @@ func KeyRune(key string) (string, error) {
 // Keypress focuses the element of a ref and presses one key, the modifiers
 // going down before it and up after it as keys of their own.
 func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) (*browser.Dialog, error) {
+	// A combination written as one key, "Control+a" (Playwright's way): its leading
+	// parts are modifiers ("+" alone is the key).
+	if parts := strings.Split(key, "+"); len(parts) > 1 && parts[len(parts)-1] != "" {
+		key, modifiers = parts[len(parts)-1], append(slices.Clone(modifiers), parts[:len(parts)-1]...)
+	}
 	k, err := KeyRune(key)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/w365/w365/engine/browser"
 	"github.com/w365/w365/engine/snapshot"
 )
 
@@ -49,5 +50,48 @@ func TestClosedShadowRoot(t *testing.T) {
 	v, err := b.EvalJS(tctx(t), "document.getElementById('consent').textContent")
 	if err != nil || v.Value != "accepted" {
 		t.Fatalf("after the click: %+v, %v", v, err)
+	}
+}
+
+// Fields in a closed shadow root, and in an open one inside it, take text by ref
+// (browser_type_ref) and through the element a ref resolves to (browser_type,
+// browser_click with a ref): the focus and the hit test look inside the roots, not at
+// the outermost host.
+func TestTypeIntoClosedShadowRoot(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/closed_form.html")
+	take(t, st, b, snapshot.Options{IncludeIframes: true})
+	ref := func(role, name string) (string, string) {
+		t.Helper()
+		fr, err := st.Find(tctx(t), b, snapshot.FindQuery{Role: role, Name: name})
+		if err != nil || fr.Total != 1 {
+			t.Fatalf("find %s %q: %+v, %v", role, name, fr, err)
+		}
+		return fr.SnapshotID, fr.Matches[0].Ref
+	}
+	id, msg := ref("textbox", "Gift message")
+	if _, _, err := st.Type(tctx(t), b, id, msg, "Happy birthday", snapshot.TypeOptions{}); err != nil {
+		t.Fatalf("type_ref in the closed root: %v", err)
+	}
+	id, code := ref("textbox", "Promo code")
+	e, err := st.Element(tctx(t), b, id, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Type(tctx(t), e, "SAVE10", browser.TypeOptions{}); err != nil {
+		t.Fatalf("type in the open root inside the closed one: %v", err)
+	}
+	id, apply := ref("button", "Apply code")
+	if e, err = st.Element(tctx(t), b, id, apply); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatalf("click in the open root inside the closed one: %v", err)
+	}
+	v, err := b.EvalJS(tctx(t), "document.getElementById('applied').textContent")
+	if err != nil || v.Value != "Happy birthday|SAVE10" {
+		t.Fatalf("the page got %+v, %v", v, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -67,6 +68,7 @@ type Node struct {
 	Checked  string `json:"checked,omitempty"`
 	Pressed  string `json:"pressed,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
+	Invalid  bool   `json:"invalid,omitempty"`
 	Expanded *bool  `json:"expanded,omitempty"`
 	Selected bool   `json:"selected,omitempty"`
 	Level    int    `json:"level,omitempty"`
@@ -280,9 +282,27 @@ func (s *Store) lookup(snapshotID, ref string) (*snap, RefTarget, error) {
 	t, ok := sn.refs[ref]
 	if !ok {
 		return nil, RefTarget{}, werr.New(werr.NotFound, "snapshot %s has no ref %q", snapshotID, ref).
-			WithHint("use a ref shown in that snapshot, such as e5")
+			WithHint("%s", sn.refsHint())
 	}
 	return sn, t, nil
+}
+
+// refsHint says which refs a snapshot has (the lowest and highest), for a caller that named
+// one it has not: a ref of another snapshot, or one cut by maxDepth.
+func (sn *snap) refsHint() string {
+	lo, hi := 0, 0
+	for r := range sn.refs {
+		if n, err := strconv.Atoi(strings.TrimPrefix(r, "e")); err == nil {
+			if lo == 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+		}
+	}
+	if len(sn.refs) == 0 {
+		return "that snapshot has no refs: take a new one (browser_find reaches what maxDepth cut)"
+	}
+	return fmt.Sprintf("that snapshot's %d refs lie between e%d and e%d: use one it shows, or take a new one (browser_find reaches what maxDepth cut)", len(sn.refs), lo, hi)
 }
 
 // findRef looks a ref up in the newest snapshots of the current document.

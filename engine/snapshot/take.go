@@ -146,7 +146,7 @@ func (b *builder) convert(s *sess, js []*jsNode, depth int) []*Node {
 			continue
 		}
 		n := &Node{Role: x.R, Name: truncate(x.N, 500), Value: truncate(x.V, 500), Text: truncate(x.T, 1000),
-			URL: b.shortURL(x.U), Checked: x.C, Pressed: x.P, Disabled: x.D == 1, Expanded: x.E, Selected: x.S == 1, Level: x.L}
+			URL: b.shortURL(x.U), Checked: x.C, Pressed: x.P, Disabled: x.D == 1, Invalid: x.X == 1, Expanded: x.E, Selected: x.S == 1, Level: x.L}
 		t := RefTarget{Targets: s.path, FrameID: s.main, LoaderID: s.loaders[s.main], Node: x.I, Role: n.Role, Name: n.Name}
 		if b.find {
 			n.target = &t
@@ -249,6 +249,9 @@ func (n *Node) render() string {
 	}
 	if n.Disabled {
 		sb.WriteString(" [disabled]")
+	}
+	if n.Invalid {
+		sb.WriteString(" [invalid]")
 	}
 	if n.Expanded != nil {
 		if *n.Expanded {

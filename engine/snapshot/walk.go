@@ -31,6 +31,22 @@ const walkJS = `function(o) {
     if (el.localName === 'slot') { const a = el.assignedNodes({flatten: true}); return a.length ? a : el.childNodes; }
     return el.childNodes;
   };
+  // handles says an element with no interactive role is still one a pointer acts on: it
+  // can be dragged, or it is the outermost element of a pointer cursor (a click handler on a
+  // div, a menu or calendar built of spans). A label is its control's name, not a target.
+  const handles = el => el.getAttribute('draggable') === 'true' || (el.localName !== 'label' && getComputedStyle(el).cursor === 'pointer' &&
+    !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer'));
+  // Inert content (the inert attribute, or outside a modal <dialog> that is open) takes no
+  // input and is not in the browser's accessibility tree: it is left out, as there.
+  const modals = new Map();
+  const blocked = el => {
+    // Shadow content comes only through its host, already checked.
+    const doc = el.ownerDocument;
+    if (el.getRootNode() !== doc) return false;
+    if (!modals.has(doc)) modals.set(doc, doc.querySelector('dialog:modal'));
+    const m = modals.get(doc);
+    return !!m && !m.contains(el) && !el.contains(m);
+  };
   const visible = el => el.checkVisibility() || getComputedStyle(el).display === 'contents';
   const role = el => {
     const ex = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
@@ -133,13 +149,14 @@ const walkJS = `function(o) {
     if (n.nodeType === 11) { for (const c of n.childNodes) walk(c, depth, out, pname, inSelect); return; }
     if (n.nodeType !== 1) return;
     const el = n, tag = el.localName;
-    if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true') return;
+    if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert || blocked(el)) return;
     if (!inSelect && !visible(el)) return;
     if (tag === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) return;
     const r = role(el);
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
+    const handled = !INTER.has(r) && !focusable && handles(el);
     const nm = r || focusable ? name(el, r) : (el.getAttribute('aria-label') || '').trim();
-    if (!r && !focusable && !nm) {
+    if (!r && !focusable && !nm && !handled) {
       // A label names its control: its text is not repeated.
       const pn = tag === 'label' && el.control ? content(el, el.control) : pname;
       for (const c of kids(el)) walk(c, depth, out, pn, inSelect || tag === 'select');
@@ -148,7 +165,7 @@ const walkJS = `function(o) {
     if (depth >= maxDepth) { cut++; return; }
     const x = {r: r || 'generic', i: idOf(el)};
     if (nm) x.n = nm;
-    if (INTER.has(x.r) || focusable || (nm && !NOREF.has(x.r))) x.w = 1;
+    if (INTER.has(x.r) || focusable || handled || (nm && !NOREF.has(x.r))) x.w = 1;
     if (VALUED.has(x.r)) {
       let v = '';
       if (tag === 'select') v = el.selectedOptions[0] ? el.selectedOptions[0].text : '';
@@ -164,6 +181,11 @@ const walkJS = `function(o) {
     const ap = el.getAttribute('aria-pressed');
     if (ap === 'true' || ap === 'mixed') x.p = ap;
     if (el.getAttribute('aria-disabled') === 'true' || (/^(button|input|select|textarea|option|optgroup|fieldset)$/.test(tag) && el.matches(':disabled'))) x.d = 1;
+    // Invalid: the page says so (aria-invalid), or a native constraint fails on a field that
+    // holds a value or that the person (or agent) has left (:user-invalid); a pristine
+    // empty required field is not.
+    const ai = el.getAttribute('aria-invalid');
+    if ((ai && ai !== 'false') || (/^(input|select|textarea)$/.test(tag) && ((el.value !== '' && !el.validity.valid) || el.matches(':user-invalid')))) x.x = 1;
     const ae = el.getAttribute('aria-expanded');
     if (ae === 'true' || ae === 'false') x.e = ae === 'true';
     else if (tag === 'select' && x.r === 'combobox') x.e = false;
@@ -218,6 +240,7 @@ type jsNode struct {
 	C string    `json:"c"`
 	P string    `json:"p"`
 	D int       `json:"d"`
+	X int       `json:"x"`
 	E *bool     `json:"e"`
 	S int       `json:"s"`
 	L int       `json:"l"`

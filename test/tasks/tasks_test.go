@@ -72,6 +72,12 @@ type dialect interface {
 	snapshot() (string, error)
 	click(ref, what string) (string, error)
 	typeIn(ref, what, text string) (string, error)
+	hover(ref, what string) (string, error)
+	press(ref, what, key string) (string, error)
+	drag(from, fromWhat, to, toWhat string) (string, error)
+	selectOption(ref, what string, values []string) (string, error)
+	// search is an observation that shows the elements holding text with their refs.
+	search(text string) (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -81,13 +87,40 @@ func (w w365) navigate(url string) (string, error) {
 	_, _, err := w.call("browser_navigate", map[string]any{"url": url})
 	return "", err
 }
+
+// snapshot looks again, deeper, when the snapshot says it left nodes out.
 func (w w365) snapshot() (string, error) {
 	text, _, err := w.call("browser_snapshot", nil)
+	if err == nil && strings.Contains(text, "raise maxDepth") {
+		text, _, err = w.call("browser_snapshot", map[string]any{"maxDepth": 10})
+	}
 	return text, err
 }
-func (w w365) click(ref, _ string) (string, error) {
-	_, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref})
+func (w w365) hover(ref, _ string) (string, error) {
+	_, _, err := w.call("browser_hover_ref", map[string]any{"snapshotId": "latest", "ref": ref})
 	return "", err
+}
+func (w w365) press(ref, _, key string) (string, error) {
+	_, _, err := w.call("browser_keypress_ref", map[string]any{"snapshotId": "latest", "ref": ref, "key": key})
+	return "", err
+}
+func (w w365) drag(from, _, to, _ string) (string, error) {
+	_, _, err := w.call("browser_drag", map[string]any{"sourceSelector": from, "targetSelector": to})
+	return "", err
+}
+func (w w365) selectOption(ref, _ string, values []string) (string, error) {
+	_, _, err := w.call("browser_select_option", map[string]any{"selector": ref, "values": values})
+	return "", err
+}
+func (w w365) search(text string) (string, error) {
+	out, _, err := w.call("browser_find", map[string]any{"text": text})
+	return out, err
+}
+
+// click's observation is what the click says happened (a new tab, a dialog, a download).
+func (w w365) click(ref, _ string) (string, error) {
+	text, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref})
+	return text, err
 }
 func (w w365) typeIn(ref, _, text string) (string, error) {
 	_, _, err := w.call("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": ref, "text": text})
@@ -114,6 +147,25 @@ func (p playwright) typeIn(ref, what, text string) (string, error) {
 	out, _, err := p.call("browser_type", map[string]any{"element": what, "target": ref, "text": text})
 	return out, err
 }
+func (p playwright) hover(ref, what string) (string, error) {
+	out, _, err := p.call("browser_hover", map[string]any{"element": what, "target": ref})
+	return out, err
+}
+
+// press types the key into the focused element: the last one acted on.
+func (p playwright) press(_, _, key string) (string, error) {
+	out, _, err := p.call("browser_press_key", map[string]any{"key": key})
+	return out, err
+}
+func (p playwright) drag(from, fromWhat, to, toWhat string) (string, error) {
+	out, _, err := p.call("browser_drag", map[string]any{"startElement": fromWhat, "startTarget": from, "endElement": toWhat, "endTarget": to})
+	return out, err
+}
+func (p playwright) selectOption(ref, what string, values []string) (string, error) {
+	out, _, err := p.call("browser_select_option", map[string]any{"element": what, "target": ref, "values": values})
+	return out, err
+}
+func (p playwright) search(string) (string, error) { return p.snapshot() }
 
 // agent is the scripted agent of the browser tasks: it keeps its last observation and
 // takes every ref from it.
@@ -144,6 +196,64 @@ func (a *agent) find(role, name string) (string, error) {
 	return "", fmt.Errorf("no %s %q in what the page shows:\n%.1500s", role, name, a.obs)
 }
 
+// findItem is the ref of an element with no name, `role [ref=e5]: text` (a list item, a
+// clickable div), in the last observation, or in what a search for text shows.
+func (a *agent) findItem(role, text string) (string, error) {
+	re := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + ` \[ref=([^\]\s]+)\]: ` + regexp.QuoteMeta(text) + `$`)
+	if m := re.FindStringSubmatch(a.obs); m != nil {
+		return m[1], nil
+	}
+	obs, err := a.d.search(text)
+	if err != nil {
+		return "", err
+	}
+	a.obs = obs
+	if m := re.FindStringSubmatch(a.obs); m != nil {
+		return m[1], nil
+	}
+	return "", fmt.Errorf("no %s %q in what the page shows:\n%.1500s", role, text, a.obs)
+}
+
+// reads is the text of the first `role: text` line in a fresh observation.
+func (a *agent) reads(role string) (string, error) {
+	obs, err := a.d.snapshot()
+	if err != nil {
+		return "", err
+	}
+	a.obs = obs
+	m := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + `(?: "[^"]*")?(?: \[[^\]]*\])*: (.+)$`).FindStringSubmatch(obs)
+	if m == nil {
+		return "", fmt.Errorf("no %s with text in what the page shows:\n%.1500s", role, obs)
+	}
+	return m[1], nil
+}
+
+func (a *agent) hover(ref, what string) error {
+	obs, err := a.d.hover(ref, what)
+	a.obs = obs
+	return err
+}
+
+// on acts on the element `role "name"` found in the last observation, and keeps what the
+// action returned as the next one.
+func (a *agent) on(role, name string, act func(ref, what string) (string, error)) error {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return err
+	}
+	obs, err := act(ref, role+" "+name)
+	a.obs = obs
+	return err
+}
+
+func (a *agent) press(role, name, key string) error {
+	return a.on(role, name, func(ref, what string) (string, error) { return a.d.press(ref, what, key) })
+}
+
+func (a *agent) selectOption(role, name string, values ...string) error {
+	return a.on(role, name, func(ref, what string) (string, error) { return a.d.selectOption(ref, what, values) })
+}
+
 // sees says whether the last observation shows `role "name"`, without looking again.
 func (a *agent) sees(role, name string) bool {
 	return strings.Contains(a.obs, role+` "`+name+`"`)
@@ -155,24 +265,10 @@ func (a *agent) navigate(url string) error {
 	return err
 }
 
-func (a *agent) click(role, name string) error {
-	ref, err := a.find(role, name)
-	if err != nil {
-		return err
-	}
-	obs, err := a.d.click(ref, role+" "+name)
-	a.obs = obs
-	return err
-}
+func (a *agent) click(role, name string) error { return a.on(role, name, a.d.click) }
 
 func (a *agent) typeIn(role, name, text string) error {
-	ref, err := a.find(role, name)
-	if err != nil {
-		return err
-	}
-	obs, err := a.d.typeIn(ref, role+" "+name, text)
-	a.obs = obs
-	return err
+	return a.on(role, name, func(ref, what string) (string, error) { return a.d.typeIn(ref, what, text) })
 }
 
 // site serves testdata/tasks/pages and records what the pages post.
@@ -193,8 +289,8 @@ func startSite(t *testing.T) *site {
 	record := func(r *http.Request) map[string]string {
 		r.ParseForm()
 		f := map[string]string{}
-		for k := range r.PostForm {
-			f[k] = r.PostForm.Get(k)
+		for k, vs := range r.PostForm {
+			f[k] = strings.Join(vs, ",")
 		}
 		if c, err := r.Cookie("member"); err == nil {
 			f["member"] = c.Value
@@ -230,6 +326,10 @@ func startSite(t *testing.T) *site {
 			return
 		}
 		reply(w, "Posted", "Thanks, your comment is on the board.")
+	})
+	mux.HandleFunc("POST /form/{name}", func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		reply(w, "Received", "Thank you.")
 	})
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(ln)
@@ -311,6 +411,259 @@ var browserTasks = []browserTask{
 		},
 		check: func(s *site) error {
 			return wantForm(func() []map[string]string { return s.forms("/comment") }, map[string]string{"comment": "The engine is ready.", "member": "ada"})
+		},
+	},
+	{
+		name: "reorder a reading list by drag and drop", fast: true,
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/sortable.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Reading list"); err != nil {
+				return err
+			}
+			emma, err := a.findItem("listitem", "Emma")
+			if err != nil {
+				return err
+			}
+			first, err := a.findItem("listitem", "Middlemarch")
+			if err != nil {
+				return err
+			}
+			if a.obs, err = a.d.drag(emma, "listitem Emma", first, "listitem Middlemarch"); err != nil {
+				return err
+			}
+			return a.click("button", "Save order")
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/sortable") }, map[string]string{"order": "Emma,Middlemarch,Dune"})
+		},
+	},
+	{
+		name: "apply a promo code in a form inside nested shadow roots", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/promo.html") },
+				func() error { return a.typeIn("textbox", "Promo code", "SAVE10") },
+				func() error { return a.click("checkbox", "Send me offers") },
+				func() error { return a.click("button", "Apply code") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/promo") }, map[string]string{"code": "SAVE10", "news": "yes"})
+		},
+	},
+	{
+		name: "check out: read a validation error and correct the field",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/checkout.html") },
+				func() error { return a.typeIn("textbox", "Street", "1 Main St") },
+				func() error { return a.typeIn("textbox", "Postcode", "12 345") },
+				func() error { return a.click("button", "Continue to payment") },
+			); err != nil {
+				return err
+			}
+			msg, err := a.reads("alert")
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(msg, "without spaces") {
+				return fmt.Errorf("the agent does not know how to correct %q", msg)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Postcode", strings.ReplaceAll("12 345", " ", "")) },
+				func() error { return a.click("button", "Continue to payment") },
+				func() error { return a.click("radio", "Express (next day)") },
+				func() error { return a.selectOption("listbox", "Extras", "Gift wrap", "Greeting card") },
+				func() error { return a.click("button", "Review order") },
+				func() error {
+					summary, err := a.reads("paragraph")
+					if err == nil && !strings.Contains(summary, "12345 by express with Gift wrap and Greeting card") {
+						err = fmt.Errorf("the review reads %q", summary)
+					}
+					return err
+				},
+				func() error { return a.click("button", "Place order") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/checkout") },
+				map[string]string{"street": "1 Main St", "postcode": "12345", "speed": "express", "extras": "wrap,card"})
+		},
+	},
+	{
+		name: "change the delivery address in a modal dialog",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/modal.html") },
+				func() error { return a.click("button", "Change delivery address") },
+				func() error { return a.typeIn("textbox", "Street", "5 Elm Row") },
+				func() error { return a.typeIn("textbox", "City", "Leeds") },
+				func() error { return a.click("button", "Save address") },
+				func() error {
+					if _, err := a.find("button", "Save address"); err == nil {
+						return fmt.Errorf("the dialog is still open:\n%.1500s", a.obs)
+					}
+					return nil
+				},
+				func() error { return a.click("button", "Place order") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/modal") }, map[string]string{"street": "5 Elm Row", "city": "Leeds"})
+		},
+	},
+	{
+		name: "check a gift card in a frame inside a cross-origin frame",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/partner.html") },
+				func() error { return a.typeIn("textbox", "Gift card number", "6001 2345") },
+				func() error { return a.typeIn("textbox", "Security code", "4821") },
+				func() error { return a.click("button", "Check balance") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/partner") }, map[string]string{"card": "6001 2345", "pin": "4821"})
+		},
+	},
+	{
+		name: "open a hover menu and follow one of its links",
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/menu.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Welcome to the library"); err != nil {
+				return err
+			}
+			account, err := a.findItem("listitem", "My account")
+			if err != nil {
+				return err
+			}
+			a.obs = ""
+			return first(
+				func() error { return a.hover(account, "listitem My account") },
+				func() error { return a.click("link", "My holds") },
+				func() error { a.obs = ""; return a.click("button", "Cancel hold on Dune") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/holds") }, map[string]string{"hold": "Dune"})
+		},
+	},
+	{
+		name: "pick an option of an autocomplete combobox by keyboard",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/aria.html") },
+				func() error { return a.typeIn("combobox", "Branch", "Chap") },
+			); err != nil {
+				return err
+			}
+			// Down the list until the wanted option is the selected one, then Enter.
+			for i := 0; i < 5; i++ {
+				if err := a.press("combobox", "Branch", "ArrowDown"); err != nil {
+					return err
+				}
+				if a.obs, _ = a.d.snapshot(); a.sees("option", "Chapeltown") && regexp.MustCompile(`option "Chapeltown" \[selected\]`).MatchString(a.obs) {
+					return first(
+						func() error { return a.press("combobox", "Branch", "Enter") },
+						func() error { return a.click("button", "Set my branch") },
+					)
+				}
+			}
+			return fmt.Errorf("Chapeltown never became the selected option:\n%.1500s", a.obs)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/branch") }, map[string]string{"branch": "Chapeltown"})
+		},
+	},
+	{
+		name: "choose a colour in a popup window that reports back", fast: true,
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/colour.html") },
+				func() error { return a.click("button", "Open the colour picker") },
+			); err != nil {
+				return err
+			}
+			if !strings.Contains(a.obs, "/picker.html") {
+				return fmt.Errorf("the click does not say a window opened:\n%.1500s", a.obs)
+			}
+			a.obs = ""
+			if err := a.click("button", "Navy"); err != nil {
+				return err
+			}
+			// The popup closed itself: the page that opened it says what came back.
+			if chosen, err := a.reads("status"); err != nil || chosen != "Navy" {
+				return fmt.Errorf("the cover colour reads %q (%v)", chosen, err)
+			}
+			return a.click("button", "Order binding")
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/colour") }, map[string]string{"colour": "Navy"})
+		},
+	},
+	{
+		name: "write rich text: type, select all, make it bold",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/editor.html") },
+				func() error { return a.typeIn("textbox", "Message body", "Hello team") },
+				func() error { return a.press("textbox", "Message body", "Control+a") },
+				func() error { return a.click("button", "Bold") },
+				func() error {
+					if _, err := a.find("button", "Bold"); err != nil || !regexp.MustCompile(`button "Bold" \[pressed\]`).MatchString(a.obs) {
+						return fmt.Errorf("Bold does not read pressed:\n%.1500s", a.obs)
+					}
+					return nil
+				},
+				func() error { return a.click("button", "Send newsletter") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/editor") }, map[string]string{"body": "<b>Hello team</b>"})
+		},
+	},
+	{
+		name: "sort a paged table by price and buy the cheapest",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/books.html") },
+				func() error { return a.click("button", "Price") },
+			); err != nil {
+				return err
+			}
+			// The first row after sorting by price: its title, then its Buy button.
+			obs, err := a.d.snapshot()
+			if err != nil {
+				return err
+			}
+			a.obs = obs
+			m := regexp.MustCompile(`(?m)- row:\n\s+- cell "([^"]+)"\n\s+- cell "£`).FindStringSubmatch(obs)
+			if m == nil {
+				return fmt.Errorf("no priced row in the table:\n%.1500s", obs)
+			}
+			return a.click("button", "Buy "+m[1])
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/books") }, map[string]string{"book": "Ivanhoe"})
+		},
+	},
+	{
+		name: "book a stay with date and time inputs",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/stay.html") },
+				func() error { return a.typeIn("textbox", "Arrival", "2027-03-15") },
+				func() error { return a.typeIn("textbox", "Departure", "2027-03-18") },
+				func() error { return a.typeIn("textbox", "Arrival time", "14:30") },
+				func() error { return a.click("button", "Check availability") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/stay") }, map[string]string{"arrive": "2027-03-15", "leave": "2027-03-18", "at": "14:30"})
 		},
 	},
 }
@@ -479,13 +832,15 @@ func startPlaywright(t *testing.T, h *e2e.Harness) *client {
 // node is an accessibility-tree node as get_accessibility_tree's structured result
 // carries it.
 type node struct {
-	Role     string `json:"role"`
-	Name     string `json:"name"`
-	X        int    `json:"x"`
-	Y        int    `json:"y"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Children []node `json:"children"`
+	Role     string   `json:"role"`
+	Name     string   `json:"name"`
+	Value    string   `json:"value"`
+	X        int      `json:"x"`
+	Y        int      `json:"y"`
+	Width    int      `json:"width"`
+	Height   int      `json:"height"`
+	States   []string `json:"states"`
+	Children []node   `json:"children"`
 }
 
 func (n node) walk(f func(node)) {
@@ -593,13 +948,12 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
-// zenity (GTK3) --forms: register a visitor in a dialog whose fields are named only by
-// the labels beside them; what zenity prints on OK is the check.
-func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
-	testenv.Require(t, "zenity")
+// zenity runs zenity with args on the harness's desktop; printed is what it printed once
+// it exited, or an error when it is still open 5 s after the agent finished.
+func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (string, error)) {
+	t.Helper()
 	var out strings.Builder
-	cmd := exec.Command("zenity", "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
-		"--add-entry", "Visitor name", "--add-entry", "Host")
+	cmd := exec.Command("zenity", args...)
 	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -611,6 +965,37 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 		cmd.Process.Kill()
 		<-exited
 	})
+	return func() (string, error) {
+		select {
+		case <-exited:
+			return strings.TrimSpace(out.String()), nil
+		case <-time.After(5 * time.Second):
+			return "", fmt.Errorf("zenity is still open")
+		}
+	}
+}
+
+// clickButton clicks the button find_ui_element finds by name, first match.
+func clickButton(c *client, name string) error {
+	_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": name})
+	if err != nil {
+		return err
+	}
+	ms, _ := st["matches"].([]any)
+	if len(ms) == 0 {
+		return fmt.Errorf("no %s button found", name)
+	}
+	m := ms[0].(map[string]any)
+	_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
+	return err
+}
+
+// zenity (GTK3) --forms: register a visitor in a dialog whose fields are named only by
+// the labels beside them; what zenity prints on OK is the check.
+func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "zenity")
+	printed := zenity(t, h, "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
+		"--add-entry", "Visitor name", "--add-entry", "Host")
 	measure(t, "zenity: fill a visitor form by its labels (its output)", "w365", c, func() error {
 		title, err := window(c, "Visitor pass")
 		if err != nil {
@@ -635,25 +1020,132 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 				return err
 			}
 		}
-		_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": "OK"})
+		return clickButton(c, "OK")
+	}, func() error {
+		if got, err := printed(); err != nil || got != "Ada Lovelace|Charles Babbage" {
+			return fmt.Errorf("zenity printed %q (%v)", got, err)
+		}
+		return nil
+	})
+}
+
+// galculator (GTK3): work out 12 × 7 with its buttons, found by name in the tree, and read
+// the result back from its display (the tree's only text with a value). galculator keeps no
+// state outside: the check is the agent's reading against the arithmetic.
+func galculatorTask(t *testing.T, c *client) {
+	testenv.Require(t, "galculator")
+	measure(t, "galculator: compute 12 × 7 and read the display", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/galculator"}); err != nil {
+			return err
+		}
+		title, err := window(c, "galculator")
 		if err != nil {
 			return err
 		}
-		ms, _ := st["matches"].([]any)
-		if len(ms) == 0 {
-			return fmt.Errorf("no OK button found")
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
 		}
-		m := ms[0].(map[string]any)
-		_, _, err = c.call("click", map[string]any{"x": m["centerX"], "y": m["centerY"]})
+		root, err := tree(c)
+		if err != nil {
+			return err
+		}
+		buttons := map[string]node{}
+		root.walk(func(n node) {
+			if n.Role == "Button" {
+				buttons[n.Name] = n
+			}
+		})
+		for _, key := range []string{"AC", "1", "2", "*", "7", "="} {
+			b, ok := buttons[key]
+			if !ok {
+				return fmt.Errorf("no button %q in galculator's tree", key)
+			}
+			if err := clickAt(c, b); err != nil {
+				return err
+			}
+		}
+		if root, err = tree(c); err != nil {
+			return err
+		}
+		var shown []string
+		root.walk(func(n node) {
+			if n.Role == "Text" && n.Value != "" {
+				shown = append(shown, n.Value)
+			}
+		})
+		if len(shown) != 1 || shown[0] != "84" {
+			return fmt.Errorf("the display reads %q, want 84", shown)
+		}
+		_, _, err = c.call("close_window", map[string]any{"title": title})
 		return err
-	}, func() error {
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			return fmt.Errorf("zenity is still open")
+	}, func() error { return nil })
+}
+
+// zenity (GTK3) --list --checklist: tick two rows by the toggle cell on their row, confirm
+// from the tree that they read checked, press OK; what zenity prints is the check.
+func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "zenity")
+	printed := zenity(t, h, "--list", "--checklist", "--title", "Shopping", "--text", "What do we need?",
+		"--column", "Buy", "--column", "Item", "FALSE", "Apples", "FALSE", "Pears", "FALSE", "Plums")
+	// toggle is the unnamed cell on the row of the cell named item.
+	toggle := func(root node, item string) (node, error) {
+		var cell *node
+		var cells []node
+		root.walk(func(n node) {
+			if n.Role == "DataItem" && n.Name == item && cell == nil {
+				cell = &n
+			}
+			if n.Role == "DataItem" && n.Name == "" {
+				cells = append(cells, n)
+			}
+		})
+		if cell == nil {
+			return node{}, fmt.Errorf("no row %q in the list", item)
 		}
-		if got := strings.TrimSpace(out.String()); got != "Ada Lovelace|Charles Babbage" {
-			return fmt.Errorf("zenity printed %q", got)
+		for _, x := range cells {
+			if x.Y == cell.Y && x.X < cell.X {
+				return x, nil
+			}
+		}
+		return node{}, fmt.Errorf("no toggle on the row of %q", item)
+	}
+	measure(t, "zenity: tick rows of a checklist and confirm them (its output)", "w365", c, func() error {
+		title, err := window(c, "Shopping")
+		if err != nil {
+			return err
+		}
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
+		}
+		root, err := tree(c)
+		if err != nil {
+			return err
+		}
+		for _, item := range []string{"Pears", "Plums"} {
+			cell, err := toggle(root, item)
+			if err != nil {
+				return err
+			}
+			if err := clickAt(c, cell); err != nil {
+				return err
+			}
+		}
+		if root, err = tree(c); err != nil {
+			return err
+		}
+		for _, item := range []string{"Apples", "Pears", "Plums"} {
+			cell, err := toggle(root, item)
+			if err != nil {
+				return err
+			}
+			if want := item != "Apples"; slices.Contains(cell.States, "checked") != want {
+				return fmt.Errorf("the toggle of %s reads %v, want checked=%v", item, cell.States, want)
+			}
+		}
+		return clickButton(c, "OK")
+	}, func() error {
+		if got, err := printed(); err != nil || got != "Pears|Plums" {
+			return fmt.Errorf("zenity printed %q (%v)", got, err)
 		}
 		return nil
 	})
@@ -671,5 +1163,7 @@ func TestDesktopTasks(t *testing.T) {
 	featherpadTask(t, h, c, work)
 	if *all {
 		zenityTask(t, h, c)
+		galculatorTask(t, c)
+		zenityChecklistTask(t, h, c)
 	}
 }

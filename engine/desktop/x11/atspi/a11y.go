@@ -237,7 +237,7 @@ func build(nodes []*raw) desktop.Node {
 	return desktop.Assemble(len(nodes), func(i int) int { return nodes[i].parent }, func(i int) desktop.Node {
 		n := nodes[i]
 		return desktop.Node{Role: n.uia(), NativeRole: nativeName(n.role), Name: n.name, Value: n.value,
-			X: n.x, Y: n.y, Width: n.w, Height: n.h}
+			X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()}
 	})
 }
 

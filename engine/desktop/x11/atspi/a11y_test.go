@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -593,4 +594,36 @@ func TestQt5OpenMenu(t *testing.T) {
 	if item, _ := findNode(nodes, "MenuItem", "Quit"); item.Width <= 0 || item.Y <= m.Y {
 		t.Errorf("Quit at %d,%d %dx%d, below the File menu at %d,%d", item.X, item.Y, item.Width, item.Height, m.X, m.Y)
 	}
+}
+
+// The tree says what a control is set to: a check box reads checked once clicked, the
+// field with the keyboard focus reads focused, so an agent can confirm a toggle it made.
+func TestGTK3States(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3.py")
+	activate(t, d, "w365 a11y GTK3")
+	tr := open(t, d)
+	states := func(role, name string) []string {
+		t.Helper()
+		root, _ := treeEventually(t, tr, 0, 0, role, name)
+		var nodes []desktop.Node
+		flatten(root, &nodes)
+		n, _ := findNode(nodes, role, name)
+		return n.States
+	}
+	if s := states("CheckBox", "Remember me"); slices.Contains(s, "checked") {
+		t.Fatalf("the check box reads %v before any click", s)
+	}
+	m := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox", Name: "Remember me"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	e := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: "Username"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(e.CenterX), strconv.Itoa(e.CenterY), "click", "1")
+	var check, edit []string
+	for i := 0; i < 50; i++ {
+		if check, edit = states("CheckBox", "Remember me"), states("Edit", "Username"); slices.Contains(check, "checked") && slices.Contains(edit, "focused") {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("after the clicks the check box reads %v and the field %v", check, edit)
 }

@@ -20,13 +20,18 @@ const (
 
 // AT-SPI state bits (AtspiStateType).
 const (
-	stateActive    = 1
-	stateDefunct   = 6
-	stateEditable  = 7
-	stateEnabled   = 8
-	stateSensitive = 24
-	stateShowing   = 25
-	stateVisible   = 30
+	stateActive        = 1
+	stateChecked       = 4
+	stateDefunct       = 6
+	stateEditable      = 7
+	stateEnabled       = 8
+	stateExpanded      = 10
+	stateFocused       = 12
+	stateSelected      = 23
+	stateSensitive     = 24
+	stateShowing       = 25
+	stateVisible       = 30
+	stateIndeterminate = 32
 )
 
 // coordinate types of Component.GetExtents.
@@ -57,6 +62,33 @@ func (n *raw) state(bit uint) bool {
 }
 
 func (n *raw) uia() string { return uiaRole(n.role, n.state(stateEditable)) }
+
+// stateNames are the states of desktop.Node: what a control is set to, and whether it
+// takes input (disabled only for controls, as toolkits leave containers unmarked).
+func (n *raw) stateNames() []string {
+	var out []string
+	switch {
+	case n.state(stateIndeterminate) && (n.state(stateChecked) || n.role == roleCheckBox):
+		out = append(out, "mixed")
+	case n.state(stateChecked):
+		out = append(out, "checked")
+	}
+	for _, s := range []struct {
+		bit  uint
+		name string
+	}{{stateSelected, "selected"}, {stateExpanded, "expanded"}, {stateFocused, "focused"}} {
+		if n.state(s.bit) {
+			out = append(out, s.name)
+		}
+	}
+	switch n.uia() {
+	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit":
+		if !n.state(stateEnabled) && !n.state(stateSensitive) {
+			out = append(out, "disabled")
+		}
+	}
+	return out
+}
 
 // walker reads a window's subtree breadth-first, one pipelined batch per level.
 type walker struct {

@@ -1,0 +1,124 @@
+//go:build linux
+
+package snapshot_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/w365/w365/engine/browser"
+	"github.com/w365/w365/engine/snapshot"
+	"github.com/w365/w365/engine/werr"
+)
+
+// A field the page marks invalid (aria-invalid, in the odd golden) and one whose native
+// constraint fails once typed into read [invalid] in the snapshot: the agent sees which
+// field to correct. A pristine required field does not.
+func TestInvalidField(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_odd.html")
+	r := take(t, st, b, snapshot.Options{})
+	if strings.Contains(r.Text, `textbox "Required email" [invalid]`) {
+		t.Fatalf("a pristine required field reads invalid:\n%s", r.Text)
+	}
+	email := refOf(t, r.Text, `textbox "Required email"`)
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "not an address", snapshot.TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r = take(t, st, b, snapshot.Options{}); !strings.Contains(r.Text, `textbox "Required email" [invalid] [ref=`+email+`]: not an address`) {
+		t.Fatalf("the field with a bad address does not read invalid:\n%s", r.Text)
+	}
+}
+
+// While a modal <dialog> is open the page behind it is inert: the snapshot shows the
+// dialog (shadow content in it too), not the controls it blocks, nor an inert subtree.
+func TestModalDialogHidesThePage(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/modal_dialog.html")
+	if r := take(t, st, b, snapshot.Options{}); !strings.Contains(r.Text, `button "Place order"`) {
+		t.Fatalf("no page before the dialog opens:\n%s", r.Text)
+	}
+	if _, err := b.EvalJS(tctx(t), "document.getElementById('dlg').showModal(), 'ok'"); err != nil {
+		t.Fatal(err)
+	}
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{`heading "Delivery address"`, `textbox "Street"`, `button "Save address"`} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the open dialog lacks %s:\n%s", want, r.Text)
+		}
+	}
+	if strings.Contains(r.Text, "Place order") || strings.Contains(r.Text, "Your order") {
+		t.Errorf("the page behind the modal dialog is in the snapshot:\n%s", r.Text)
+	}
+}
+
+// A ref the snapshot does not have names the refs it has, not an example that may be
+// the very ref asked for.
+func TestUnknownRefNamesTheSnapshotsRefs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/modal_dialog.html")
+	r := take(t, st, b, snapshot.Options{})
+	_, err := st.Click(tctx(t), b, r.SnapshotID, "e5", snapshot.ClickOptions{})
+	want := fmt.Sprintf("that snapshot's %d refs lie between e1 and e%d", r.Refs, r.Refs)
+	if werr.CodeOf(err) != werr.NotFound || !strings.Contains(err.Error(), want) {
+		t.Fatalf("clicking e5 of %d refs: %v, want a hint with %q\n%s", r.Refs, err, want, r.Text)
+	}
+}
+
+// A key written as a combination, "Control+a" as Playwright takes it, presses the key
+// with those modifiers held: here it selects all of a field's text.
+func TestKeypressCombination(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_odd.html")
+	r := take(t, st, b, snapshot.Options{})
+	notes := refOf(t, r.Text, `textbox "Notes"`)
+	if _, err := st.Keypress(tctx(t), b, r.SnapshotID, notes, "Control+a", nil); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "(e => e.selectionStart + '-' + e.selectionEnd)(document.activeElement)")
+	if err != nil || v.Value != "0-8" {
+		t.Fatalf("after Control+a the selection is %+v, %v; want all of \"line one\"", v, err)
+	}
+}
+
+// Text typed into a date or time input sets its value whole, with a change event, by ref
+// (browser_type_ref) and through the element a ref resolves to (browser_type): typed key by
+// key, ISO text left a date input empty while the call reported it typed. A value the input
+// does not keep is an error saying the format.
+func TestTypeIntoDateInputs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/dates.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Arrival"`), "2027-03-15", snapshot.TypeOptions{Clear: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Check-in time"`), "14:30", snapshot.TypeOptions{Clear: true}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Departure"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Type(tctx(t), e, "2027-03-18", browser.TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "[...document.querySelectorAll('input')].map(i => i.value).join(' ') + ' | ' + document.getElementById('log').textContent.trim()")
+	if err != nil || v.Value != "2027-03-15 14:30 2027-03-18 | arrive at leave" {
+		t.Fatalf("the inputs hold %+v, %v", v, err)
+	}
+	_, err = b.Type(tctx(t), e, "18/03/2027", browser.TypeOptions{})
+	if werr.CodeOf(err) != werr.InvalidArgument || !strings.Contains(err.Error(), "2027-03-15") {
+		t.Fatalf("a malformed date: %v", err)
+	}
+}
