@@ -172,8 +172,8 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 			if ends == "session" {
 				e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
 			} else {
-				// The application has exited; its repository is cleaned after it (give that 5 s).
-				for deadline = time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				// The application has exited; its repository is cleaned after it (give that 15 s).
+				for deadline = time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 					if _, err := os.Lstat(filepath.Join(git, "config")); err != nil {
 						break
 					}
