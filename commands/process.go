@@ -167,7 +167,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 		}
 		o.Confine = func(c *exec.Cmd) (func(), error) {
 			dirs, files := argPaths(c.Args[1:], o.Roots)
-			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Binds: files})
+			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Files: files})
 		}
 	}
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)

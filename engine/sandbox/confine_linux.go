@@ -182,7 +182,10 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 	if o.ShareNet {
 		a = append(a, "--share-net")
 	}
-	m := &mounts{}
+	m, err := checkedMounts(cmd, bw, o)
+	if err != nil {
+		return nil, err
+	}
 	r.view(m)
 	env := cmd.Env
 	if sock, inner, ok := innerDisplay(env); ok {
@@ -194,15 +197,10 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 			m.add("--bind", p, p)
 		}
 	}
-	for _, d := range o.WorkDirs {
-		if !dirExists(d) || r.isPrivate(d) {
-			continue
-		}
-		m.add("--bind", m.source(d, true, true), d)
-		m.hideSecrets(d)
-		for _, g := range gitDirs(d) {
-			m.add("--ro-bind", m.source(g, true, false), g)
-		}
+	shown, gits, err := r.showWorkDirs(m, o.WorkDirs, o.Files)
+	if err != nil {
+		m.release()
+		return nil, err
 	}
 	dir := r.home
 	if dir == "" {
@@ -213,7 +211,13 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 	if r.home != "" {
 		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
 	}
-	return startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet})
+	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
+	release, err := startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet, Stage: m.stage, Binds: m.binds})
+	if err != nil {
+		m.release()
+		return nil, err
+	}
+	return r.guardLaunched(cmd, m, shown, gits, release), nil
 }
 
 // startHelper turns cmd into the sandbox helper that sets c up and execs c.Argv (bubblewrap).
@@ -247,7 +251,7 @@ func startHelper(cmd *exec.Cmd, c helperConfig) (func(), error) {
 	cmd.ExtraFiles = append(cmd.ExtraFiles, cfgR, execW)
 	cmd.Path, cmd.Args = self, []string{"w365-confined"}
 	cmd.Env = []string{fmt.Sprintf("%s=%d,%d", helperEnv, 1+len(cmd.ExtraFiles), 2+len(cmd.ExtraFiles))}
-	if c.Drop {
+	if c.Stage != "" {
 		// The helper stages mounts in a mount namespace of its own (Go makes / private in it).
 		if cmd.SysProcAttr == nil {
 			cmd.SysProcAttr = &syscall.SysProcAttr{}

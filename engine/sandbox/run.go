@@ -68,6 +68,9 @@ type ConfineOptions struct {
 	// WorkDirs are workspace directories shown read-write at the same place as a shell
 	// call's cwd is: credential files inside them hidden, every .git read-only as a whole.
 	WorkDirs []string
+	// Files are files of the workspaces shown read-write at the same place, bound as
+	// WorkDirs are (with no symbolic link followed).
+	Files []string
 }
 
 // Runner runs commands and Python code of one session. It is safe for concurrent use.

@@ -54,7 +54,8 @@ type helperConfig struct {
 	Argv        []string `json:"argv"`
 	Env         []string `json:"env"`
 	// Drop, for a host running as root: the helper (in a mount namespace of its own)
-	// mounts Stage, then becomes SandboxUID before it execs bwrap.
+	// mounts Stage (when set), then becomes SandboxUID before it execs bwrap. A root
+	// host's confined application has Stage without Drop (Confine).
 	Drop  bool        `json:"drop,omitempty"`
 	Stage string      `json:"stage,omitempty"`
 	Binds []stageBind `json:"binds,omitempty"`
@@ -208,10 +209,12 @@ func helperMain(fd int) {
 			helperFail("joining the run's cgroup: %v", err)
 		}
 	}
-	if c.Drop {
+	if c.Stage != "" {
 		if err := stage(&c); err != nil {
 			helperFail("%v", err)
 		}
+	}
+	if c.Drop {
 		if err := syscall.Setgroups(nil); err != nil {
 			helperFail("setgroups: %v", err)
 		}
@@ -317,11 +320,12 @@ type mounts struct {
 	guardGit bool
 	gitDirs  []string
 	gitSince time.Time
-	// files are the checked handles bound by bindChecked, the helper's fds checkedFD and on.
+	// files are the checked handles bound by bindChecked, the helper's fds fd and on.
 	files []*os.File
+	fd    int
 }
 
-// checkedFD is the helper's number of the first checked handle (3 is its configuration).
+// checkedFD is a call's helper's number of the first checked handle (3 is its configuration).
 const checkedFD = 4
 
 // openChecked opens path (absolute) as a handle (O_PATH) with no symbolic link on any
@@ -342,10 +346,10 @@ func openChecked(path string) (*os.File, error) {
 }
 
 // bindChecked shows host path p (absolute, with no symbolic link on it when it was
-// checked) at the same place inside the sandbox, writable (and, on a root host, idmapped)
-// when rw, never what a path looked up again would give: bwrap binds a handle opened
-// with no symbolic link followed (--bind-fd, which closes it), or on a root host the
-// helper stages what such a handle names (stageBind.NoLinks). So a directory a session
+// checked) at the same place inside the sandbox, writable (and, when the helper drops to
+// SandboxUID, idmapped) when rw, never what a path looked up again would give: bwrap binds
+// a handle opened with no symbolic link followed (--bind-fd, which closes it), or on a
+// root host the helper stages what such a handle names (stageBind.NoLinks). So a directory a session
 // swaps for a link after the check makes the run fail, and shows it nothing else. A
 // bubblewrap without --bind-fd binds the path (the handle would stay open in the sandbox,
 // and its .. leads outside): there the swap stays possible.
@@ -355,9 +359,9 @@ func (m *mounts) bindChecked(p string, dir, rw bool) error {
 		flag = "--bind"
 	}
 	switch {
-	case m.drop:
+	case m.stage != "":
 		dst := filepath.Join(m.stage, strconv.Itoa(len(m.binds)))
-		m.binds = append(m.binds, stageBind{Src: p, Dst: dst, Dir: dir, Idmap: rw, NoLinks: true})
+		m.binds = append(m.binds, stageBind{Src: p, Dst: dst, Dir: dir, Idmap: rw && m.drop, NoLinks: true})
 		m.add(flag, dst, p)
 		return nil
 	case !m.bindFD:
@@ -368,9 +372,32 @@ func (m *mounts) bindChecked(p string, dir, rw bool) error {
 	if err != nil {
 		return err
 	}
-	m.add(flag+"-fd", strconv.Itoa(checkedFD+len(m.files)), p)
+	m.add(flag+"-fd", strconv.Itoa(m.fd+len(m.files)), p)
 	m.files = append(m.files, f)
 	return nil
+}
+
+// bindGitDirs shows the git entries gs (gitDirs) read-only, each as a whole: nothing in a
+// repository is the sandbox's to change.
+func (m *mounts) bindGitDirs(gs []string) error {
+	for _, g := range gs {
+		st, err := os.Lstat(g)
+		if err != nil {
+			return err
+		}
+		if err := m.bindChecked(g, st.IsDir(), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeFiles closes the checked handles (the helper has its copies once started).
+func (m *mounts) closeFiles() {
+	for _, f := range m.files {
+		f.Close()
+	}
+	m.files = nil
 }
 
 // source is the path bwrap binds host path p from.
@@ -444,15 +471,8 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string, err
 		m.gitSince = time.Now()
 		m.gitDirs = gitDirs(j.dir)
 		m.guardGit = true
-		for _, g := range m.gitDirs {
-			// The whole repository directory: nothing in it is the sandbox's to change.
-			st, err := os.Lstat(g)
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := m.bindChecked(g, st.IsDir(), false); err != nil {
-				return nil, nil, err
-			}
+		if err := m.bindGitDirs(m.gitDirs); err != nil {
+			return nil, nil, err
 		}
 	}
 	m.add("--chdir", j.dir, "--cap-drop", "ALL")
@@ -770,7 +790,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	var limits []string
 	var argv []string
-	m := &mounts{drop: bw != "" && os.Geteuid() == 0, bindFD: bw != "" && bwrapBindsFDs(bw)}
+	m := &mounts{drop: bw != "" && os.Geteuid() == 0, bindFD: bw != "" && bwrapBindsFDs(bw), fd: checkedFD}
 	if m.drop {
 		stageDir, err := stagingDir()
 		if err != nil {
@@ -782,11 +802,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		}
 		m.stage = stageDir
 	}
-	defer func() {
-		for _, f := range m.files {
-			f.Close()
-		}
-	}()
+	defer m.closeFiles()
 	if bw != "" {
 		if argv, limits, err = r.bwrapArgs(bw, j, m); err != nil {
 			return nil, err

@@ -808,33 +808,8 @@ func TestBoundaryCwdSwappedAfterItsCheckIsNotMounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := h.MCP()
-	var st struct {
-		SessionID string `json:"sessionId"`
-	}
-	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
-	code := `import ctypes, os, time
-libc = ctypes.CDLL(None, use_errno=True)
-open('ready', 'w').close()
-end = time.time() + 15
-while time.time() < end:
-    libc.renameat2(-100, b'x', -100, b'xl', 2)
-`
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_python_code",
-			Arguments: map[string]any{"code": code, "cwd": work, "sessionId": st.SessionID, "timeoutMs": 60000}})
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(work, "ready")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the swapping call never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	id, _ := startSession(t, cs)
+	stop := swapDirs(t, cs, work, id)
 	ran := 0
 	for i := range 20 {
 		res := e2e.Call(t, cs, "execute_python_code", map[string]any{"code": fmt.Sprintf("open('PWNED-%d', 'w').write('x')", i), "cwd": filepath.Join(work, "x")})
@@ -842,13 +817,8 @@ while time.time() < end:
 			ran++
 		}
 	}
-	<-done
-	ents, _ := os.ReadDir(victim)
-	if len(ents) > 0 {
-		var names []string
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
+	stop()
+	if names := entries(victim); len(names) > 0 {
 		t.Errorf("calls whose cwd was checked inside the workspace wrote outside it: %v", names)
 	}
 	t.Logf("%d of 20 calls ran", ran)

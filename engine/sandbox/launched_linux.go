@@ -1,0 +1,135 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// What a confined application of the session (Confine) is shown of the workspaces, and
+// the git guard that runs over them after it (docs/security.md#launched-applications).
+
+// launchedKillWait bounds how long the session's end waits for an application it killed
+// before it cleans the repositories the application was shown.
+const launchedKillWait = 5 * time.Second
+
+// checkedMounts starts the mounts of a confined application started by cmd with bubblewrap
+// program bw, shown o's workspaces and files: they are bound from handles (bindChecked),
+// numbered after cmd's own ExtraFiles, or on a root host staged by the helper (which
+// stays root).
+func checkedMounts(cmd *exec.Cmd, bw string, o ConfineOptions) (*mounts, error) {
+	m := &mounts{bindFD: bwrapBindsFDs(bw), fd: 3 + len(cmd.ExtraFiles)}
+	if os.Geteuid() == 0 && len(o.WorkDirs)+len(o.Files) > 0 {
+		d, err := stagingDir()
+		if err != nil {
+			return nil, err
+		}
+		m.stage = d
+	}
+	return m, nil
+}
+
+// release closes the checked handles and removes the staging directory: once the
+// confinement has set up its mounts, or when it was not started.
+func (m *mounts) release() {
+	m.closeFiles()
+	if m.stage != "" {
+		os.Remove(m.stage)
+	}
+}
+
+// showWorkDirs shows the workspace directories dirs and the files files read-write at
+// their places as a shell call's cwd is shown: bound from what a lookup following no
+// symbolic link finds (bindChecked), so that a directory a session swaps for a link shows
+// nothing outside; the credential files inside hidden, every .git read-only as a whole.
+// A directory with a symbolic link on its path when it is looked at here is not shown (a
+// swap after that makes the start fail). It returns the directories shown and, for each,
+// its git entries.
+func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []string, gits [][]string, err error) {
+	for _, d := range dirs {
+		if !dirExists(d) || r.isPrivate(d) || !noLinks(d) {
+			continue
+		}
+		if err := m.bindChecked(d, true, true); err != nil {
+			return nil, nil, err
+		}
+		m.hideSecrets(d)
+		g := gitDirs(d)
+		if err := m.bindGitDirs(g); err != nil {
+			return nil, nil, err
+		}
+		shown, gits = append(shown, d), append(gits, g)
+	}
+	for _, f := range files {
+		if fileExists(f) && noLinks(f) {
+			if err := m.bindChecked(f, false, true); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return shown, gits, nil
+}
+
+// noLinks says whether path p has no symbolic link on it now.
+func noLinks(p string) bool {
+	f, err := openChecked(p)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// guardLaunched is what Confine returns for the caller to call right after cmd started
+// (or failed to): it runs release (startHelper's), frees m, and, once the application
+// exits or the session ends (which kills it, waiting launchedKillWait at most), renames
+// away what git would run that it wrote in the directories shown (cleanNewRepos, with
+// gits the read-only entries of before and since its start). The session's end waits
+// for that cleanup.
+func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []string, gits [][]string, release func()) func() {
+	since := time.Now()
+	return func() {
+		release()
+		m.closeFiles()
+		if cmd.Process == nil || (m.stage == "" && len(shown) == 0) {
+			m.release()
+			return
+		}
+		// Before the caller reaps cmd, so the pid is still the application's.
+		pidfd, pidErr := unix.PidfdOpen(cmd.Process.Pid, 0)
+		ctx, done := r.track(r.stop)
+		go func() {
+			defer done()
+			if pidErr == nil {
+				defer unix.Close(pidfd)
+				exited := make(chan struct{})
+				go func() {
+					pfd := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+					for {
+						if _, err := unix.Poll(pfd, -1); err != unix.EINTR {
+							break
+						}
+					}
+					close(exited)
+				}()
+				select {
+				case <-exited:
+				case <-ctx.Done():
+					unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+					select {
+					case <-exited:
+					case <-time.After(launchedKillWait):
+					}
+				}
+			}
+			m.release()
+			for i, d := range shown {
+				cleanNewRepos(d, gits[i], since)
+			}
+		}()
+	}
+}
