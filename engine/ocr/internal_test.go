@@ -324,3 +324,32 @@ func canvas(w, h int, bg, ink byte) (*image.Gray, func(x0, y0, x1, y1 int)) {
 		}
 	}
 }
+
+func TestBracketWithoutFootIsOne(t *testing.T) {
+	// xcalc's bitmap "1" (a flag left of the stem at the top, no foot) comes back from
+	// tesseract as "]": read alone on a key it is a "1"; a "]" (bars at top and foot)
+	// stays, and so does a "]" read in a line of text.
+	one, fill1 := canvas(40, 40, 255, 0)
+	fill1(20, 8, 23, 32) // stem
+	fill1(15, 8, 20, 11) // flag
+	bracket, fillB := canvas(40, 40, 255, 0)
+	fillB(20, 8, 23, 32)
+	fillB(14, 8, 20, 11)
+	fillB(14, 29, 20, 32) // foot bar
+	tsv := "5\t1\t1\t1\t1\t1\t12\t6\t14\t28\t90\t]\n"
+	for _, c := range []struct {
+		name  string
+		img   *image.Gray
+		glyph bool
+		want  string
+	}{{"1 on a key", one, true, "1"}, {"] on a key", bracket, true, "]"}, {"1 in text", one, false, "]"}} {
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: c.glyph}
+		if c.glyph {
+			tl.pix, tl.pw = c.img.Pix, 40
+		}
+		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}
