@@ -353,3 +353,53 @@ func TestBracketWithoutFootIsOne(t *testing.T) {
 		}
 	}
 }
+
+func TestFaintKeySidesAreNoText(t *testing.T) {
+	// Two keys side by side (galculator's): faint 1 px sides (contrast 44) between
+	// rounded corners, a glyph in each. Taken for text, the sides, as tall as the key,
+	// would join both glyphs and the sides into one line; each glyph must be a line of
+	// its own, the sides frames.
+	const W, H = 100, 40
+	g, fill := canvas(W, H, 245, 40)
+	for _, x := range []int{10, 40, 50, 80} {
+		for y := 10; y < 30; y++ {
+			g.Pix[y*W+x] = 201
+		}
+	}
+	fill(22, 15, 28, 25)
+	fill(62, 15, 68, 25)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 || ls[0].r != image.Rect(22, 15, 28, 25) || ls[1].r != image.Rect(62, 15, 68, 25) {
+		t.Fatalf("lines %+v, want the two glyphs", ls)
+	}
+	if c := m.comp[20*W+40]; c < 0 || !m.comps[c].frame {
+		t.Errorf("a key's side is not a frame: component %d", c)
+	}
+}
+
+func TestDropDownMarkIsNoText(t *testing.T) {
+	// A menu button's label and its drop-down mark (galculator's "MS⌄"): a V 11 px wide
+	// and 6 tall, 6 px after the label, leaves the line; a letter v (7 wide) stays.
+	for _, c := range []struct {
+		w     int
+		frame bool
+	}{{11, true}, {7, false}} {
+		const W, H = 120, 40
+		g, fill := canvas(W, H, 250, 20)
+		fill(30, 15, 38, 24) // two letters
+		fill(40, 15, 48, 24)
+		x0 := 54
+		for y := 0; y < 6; y++ {
+			l := y * (c.w - 2) / 10
+			fill(x0+l, 18+y, x0+l+2, 19+y)
+			fill(x0+c.w-l-2, 18+y, x0+c.w-l, 19+y)
+		}
+		m := findInk(g, newBackground(g, 2), 2)
+		ls := m.lines()
+		v := m.comp[18*W+x0]
+		if len(ls) != 1 || v < 0 || m.comps[v].frame != c.frame {
+			t.Errorf("V %d wide: lines %+v, mark %d frame %v, want frame %v", c.w, ls, v, v >= 0 && m.comps[v].frame, c.frame)
+		}
+	}
+}

@@ -60,6 +60,19 @@ func (c *component) bar() bool {
 	return w >= minLine && w >= 4*h && c.n*10 >= 9*w*h
 }
 
+// hairline says whether a component is the faint side of a widget too short for
+// removeLines (a key's side between its rounded corners, galculator's): one or two pixels
+// wide, a row's height or more, and barely over inkDepth. Taken for text it joins the
+// glyphs of neighbouring keys into one line across the gaps it bridges, and tesseract
+// reads the glyphs among the sides worse ("/" not at all) than in a row of glyphs.
+func (c *component) hairline() bool {
+	return c.r.Dx() <= 2 && c.r.Dy() >= minRowH && c.max < faintInk
+}
+
+// faintInk is the contrast under which a hairline is a widget's edge, not a stroke of
+// text: the key sides measured 43-44, text on the same keys 170-190.
+const faintInk = inkDepth * 3 / 2
+
 // line is one row of text to read.
 type line struct {
 	r     image.Rectangle // ink extent, relative to the image
@@ -149,7 +162,7 @@ func (m *inkImage) lines() []line {
 	order := make([]int, 0, len(m.comps))
 	for i := range m.comps {
 		c := &m.comps[i]
-		if c.bar() {
+		if c.bar() || c.hairline() {
 			c.frame = true
 			continue
 		}
@@ -243,8 +256,21 @@ func (m *inkImage) trim(l line) line {
 		}
 	}
 	margin := max(2, med/4)
+	// The line's rightmost component may be a drop-down mark (see chevron).
+	last, prev := l.comps[len(l.comps)-1], l.comps[len(l.comps)-2]
+	for _, ci := range l.comps[:len(l.comps)-1] {
+		if m.comps[ci].r.Max.X > m.comps[prev].r.Max.X {
+			prev = ci
+		}
+	}
+	if m.chevron(last, m.comps[prev].r.Max.X) {
+		m.comps[last].frame = true
+	}
 	var keep []int
 	for _, ci := range l.comps {
+		if m.comps[ci].frame {
+			continue
+		}
 		r := m.comps[ci].r
 		// Standing out of the band both above and below, a component encloses the text
 		// (a button's rounded side, a box's side too short for removeLines, a stipple or
@@ -266,6 +292,28 @@ func (m *inkImage) trim(l line) line {
 		t.max = max(t.max, c.max)
 	}
 	return t
+}
+
+// chevron says whether component ci, whose line's ink before it ends at x, is the
+// drop-down mark after a menu button's label ("MS⌄", galculator's memory keys), which
+// tesseract reads as a letter ("MSv"): a V wider than a letter v (w >= 1.25 h), apart
+// from the label by half its height or more, its top row inked only in its outer thirds
+// (its arms, however thick) and its bottom row only in its middle half.
+func (m *inkImage) chevron(ci, x int) bool {
+	r := m.comps[ci].r
+	w, h := r.Dx(), r.Dy()
+	if h < 4 || 4*w < 5*h || w > 3*h || r.Min.X-x < max(2, h/2) {
+		return false
+	}
+	W := m.rect.Dx()
+	for px := r.Min.X; px < r.Max.X; px++ {
+		k := px - r.Min.X
+		if m.comp[r.Min.Y*W+px] == int32(ci) && k >= w/3 && k < w-w/3 ||
+			m.comp[(r.Max.Y-1)*W+px] == int32(ci) && (k < w/4 || k >= w-w/4) {
+			return false
+		}
+	}
+	return true
 }
 
 // tallRatio (in tenths) is how much taller than a line's median component a component
