@@ -403,3 +403,21 @@ func TestDropDownMarkIsNoText(t *testing.T) {
 		}
 	}
 }
+
+func TestFaintTextKeepsItsThinStrokes(t *testing.T) {
+	// Low-contrast text (grey on light grey, contrast 80): a one-pixel stem (an "l",
+	// contrast 50) between two letters is as faint as a key's side, but not under half
+	// the letters beside it: it stays text.
+	const W, H = 100, 40
+	g, fill := canvas(W, H, 220, 140)
+	fill(30, 15, 36, 25)
+	for y := 13; y < 25; y++ {
+		g.Pix[y*W+39] = 170
+	}
+	fill(42, 15, 48, 25)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(30, 13, 48, 25) || len(ls[0].comps) != 3 {
+		t.Fatalf("lines %+v, want the three strokes in one", ls)
+	}
+}

@@ -60,18 +60,65 @@ func (c *component) bar() bool {
 	return w >= minLine && w >= 4*h && c.n*10 >= 9*w*h
 }
 
-// hairline says whether a component is the faint side of a widget too short for
-// removeLines (a key's side between its rounded corners, galculator's): one or two pixels
-// wide, a row's height or more, and barely over inkDepth. Taken for text it joins the
-// glyphs of neighbouring keys into one line across the gaps it bridges, and tesseract
-// reads the glyphs among the sides worse ("/" not at all) than in a row of glyphs.
+// hairline says whether a component is one or two pixels wide and a row's height or
+// more: a widget's side too short for removeLines (galculator's keys, between their
+// rounded corners), or a thin stroke of text ("l", "(", "1").
 func (c *component) hairline() bool {
-	return c.r.Dx() <= 2 && c.r.Dy() >= minRowH && c.max < faintInk
+	return c.r.Dx() <= 2 && c.r.Dy() >= minRowH
 }
 
-// faintInk is the contrast under which a hairline is a widget's edge, not a stroke of
-// text: the key sides measured 43-44, text on the same keys 170-190.
-const faintInk = inkDepth * 3 / 2
+// faintSides marks as frames the faint hairlines: those fainter than half the
+// strongest other ink near them (overlapping them vertically by half the smaller height,
+// within sideReach of their heights sideways), or, with no other ink near, under
+// faintInk. A key's side (contrast 43-44 beside labels of 101-190) is one: taken for
+// text, such sides join the glyphs of neighbouring keys into one line across the gaps
+// they bridge, and tesseract reads the glyphs among them worse ("/" not at all) than in
+// a row of glyphs. A stroke of text is about as strong as the letters beside it, however
+// faint the text (half as strong at worst, a one-pixel stem between two pixels).
+func (m *inkImage) faintSides() {
+	var hl, others []int
+	widest := 0
+	for i := range m.comps {
+		c := &m.comps[i]
+		switch {
+		case c.hairline():
+			hl = append(hl, i)
+		case c.r.Dy() <= maxGlyphH:
+			others = append(others, i)
+			widest = max(widest, c.r.Dx())
+		}
+	}
+	if len(hl) == 0 {
+		return
+	}
+	slices.SortFunc(others, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
+	for _, i := range hl {
+		c := &m.comps[i]
+		h := c.r.Dy()
+		// others is sorted by left edge: skip those starting too far left to reach c.
+		reach := sideReach * h
+		k, _ := slices.BinarySearchFunc(others, c.r.Min.X-reach-widest, func(o, x int) int { return m.comps[o].r.Min.X - x })
+		strongest := 0
+		for ; k < len(others) && m.comps[others[k]].r.Min.X <= c.r.Max.X+reach; k++ {
+			o := m.comps[others[k]].r
+			ov := min(o.Max.Y, c.r.Max.Y) - max(o.Min.Y, c.r.Min.Y)
+			if 2*ov >= min(h, o.Dy()) && o.Max.X >= c.r.Min.X-reach {
+				strongest = max(strongest, m.comps[others[k]].max)
+			}
+		}
+		if c.max*2 < strongest || strongest == 0 && c.max < faintInk {
+			c.frame = true
+		}
+	}
+}
+
+// sideReach (in the hairline's heights) is how far faintSides looks for ink beside a
+// hairline: a key's label lies half a key's width from its side. faintInk is the
+// contrast under which a hairline with nothing near is a widget's edge.
+const (
+	sideReach = 3
+	faintInk  = inkDepth * 3 / 2
+)
 
 // line is one row of text to read.
 type line struct {
@@ -159,10 +206,11 @@ func findInk(g *image.Gray, p *background, workers int) *inkImage {
 // overlaps vertically by at least half the smaller height, when the gap to the line's
 // right end is under a line height; components are visited left to right.
 func (m *inkImage) lines() []line {
+	m.faintSides()
 	order := make([]int, 0, len(m.comps))
 	for i := range m.comps {
 		c := &m.comps[i]
-		if c.bar() || c.hairline() {
+		if c.bar() || c.frame {
 			c.frame = true
 			continue
 		}
