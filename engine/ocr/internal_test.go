@@ -324,3 +324,100 @@ func canvas(w, h int, bg, ink byte) (*image.Gray, func(x0, y0, x1, y1 int)) {
 		}
 	}
 }
+
+func TestBracketWithoutFootIsOne(t *testing.T) {
+	// xcalc's bitmap "1" (a flag left of the stem at the top, no foot) comes back from
+	// tesseract as "]": read alone on a key it is a "1"; a "]" (bars at top and foot)
+	// stays, and so does a "]" read in a line of text.
+	one, fill1 := canvas(40, 40, 255, 0)
+	fill1(20, 8, 23, 32) // stem
+	fill1(15, 8, 20, 11) // flag
+	bracket, fillB := canvas(40, 40, 255, 0)
+	fillB(20, 8, 23, 32)
+	fillB(14, 8, 20, 11)
+	fillB(14, 29, 20, 32) // foot bar
+	tsv := "5\t1\t1\t1\t1\t1\t12\t6\t14\t28\t90\t]\n"
+	for _, c := range []struct {
+		name  string
+		img   *image.Gray
+		glyph bool
+		want  string
+	}{{"1 on a key", one, true, "1"}, {"] on a key", bracket, true, "]"}, {"1 in text", one, false, "]"}} {
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: c.glyph}
+		if c.glyph {
+			tl.pix, tl.pw = c.img.Pix, 40
+		}
+		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestFaintKeySidesAreNoText(t *testing.T) {
+	// Two keys side by side (galculator's): faint 1 px sides (contrast 44) between
+	// rounded corners, a glyph in each. Taken for text, the sides, as tall as the key,
+	// would join both glyphs and the sides into one line; each glyph must be a line of
+	// its own, the sides frames.
+	const W, H = 100, 40
+	g, fill := canvas(W, H, 245, 40)
+	for _, x := range []int{10, 40, 50, 80} {
+		for y := 10; y < 30; y++ {
+			g.Pix[y*W+x] = 201
+		}
+	}
+	fill(22, 15, 28, 25)
+	fill(62, 15, 68, 25)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 || ls[0].r != image.Rect(22, 15, 28, 25) || ls[1].r != image.Rect(62, 15, 68, 25) {
+		t.Fatalf("lines %+v, want the two glyphs", ls)
+	}
+	if c := m.comp[20*W+40]; c < 0 || !m.comps[c].frame {
+		t.Errorf("a key's side is not a frame: component %d", c)
+	}
+}
+
+func TestDropDownMarkIsNoText(t *testing.T) {
+	// A menu button's label and its drop-down mark (galculator's "MS⌄"): a V 11 px wide
+	// and 6 tall, 6 px after the label, leaves the line; a letter v (7 wide) stays.
+	for _, c := range []struct {
+		w     int
+		frame bool
+	}{{11, true}, {7, false}} {
+		const W, H = 120, 40
+		g, fill := canvas(W, H, 250, 20)
+		fill(30, 15, 38, 24) // two letters
+		fill(40, 15, 48, 24)
+		x0 := 54
+		for y := 0; y < 6; y++ {
+			l := y * (c.w - 2) / 10
+			fill(x0+l, 18+y, x0+l+2, 19+y)
+			fill(x0+c.w-l-2, 18+y, x0+c.w-l, 19+y)
+		}
+		m := findInk(g, newBackground(g, 2), 2)
+		ls := m.lines()
+		v := m.comp[18*W+x0]
+		if len(ls) != 1 || v < 0 || m.comps[v].frame != c.frame {
+			t.Errorf("V %d wide: lines %+v, mark %d frame %v, want frame %v", c.w, ls, v, v >= 0 && m.comps[v].frame, c.frame)
+		}
+	}
+}
+
+func TestFaintTextKeepsItsThinStrokes(t *testing.T) {
+	// Low-contrast text (grey on light grey, contrast 80): a one-pixel stem (an "l",
+	// contrast 50) between two letters is as faint as a key's side, but not under half
+	// the letters beside it: it stays text.
+	const W, H = 100, 40
+	g, fill := canvas(W, H, 220, 140)
+	fill(30, 15, 36, 25)
+	for y := 13; y < 25; y++ {
+		g.Pix[y*W+39] = 170
+	}
+	fill(42, 15, 48, 25)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(30, 13, 48, 25) || len(ls[0].comps) != 3 {
+		t.Fatalf("lines %+v, want the three strokes in one", ls)
+	}
+}

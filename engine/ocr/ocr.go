@@ -91,7 +91,11 @@ type tile struct {
 	segs []segment
 	// glyph: every word read from the tile is one glyph's (a strip, or a line that is
 	// one glyph).
-	glyph  bool
+	glyph bool
+	// pix (pw wide) is a glyph tile's image as tesseract reads it, to check a reading
+	// against its ink (see glyphs.go).
+	pix    []byte
+	pw     int
 	scale  float64
 	path   string
 	cost   int // scaled width: recognition time grows with it
@@ -200,6 +204,9 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				}
 			}
 			pix, w, h := prepare(crop, crop.Rect, sc)
+			if t.glyph {
+				t.pix, t.pw = pix, w
+			}
 			t.scale = sc
 			t.cost = w + tileOverhead
 			t.path = filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i))
@@ -412,6 +419,9 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		}
 		if t.glyph {
 			text = oneGlyph(text)
+			if text == "]" && t.pix != nil && !footBar(inkOf(t.pix, t.pw, image.Rect(left, top, left+wd, top+ht))) {
+				text = "1" // see glyphs.go
+			}
 		}
 		x0, x1, y0, y1 = x0+off.X, x1+off.X, y0+off.Y, y1+off.Y
 		cx, cy := (x0+x1)/2, (y0+y1)/2

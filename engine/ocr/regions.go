@@ -60,6 +60,66 @@ func (c *component) bar() bool {
 	return w >= minLine && w >= 4*h && c.n*10 >= 9*w*h
 }
 
+// hairline says whether a component is one or two pixels wide and a row's height or
+// more: a widget's side too short for removeLines (galculator's keys, between their
+// rounded corners), or a thin stroke of text ("l", "(", "1").
+func (c *component) hairline() bool {
+	return c.r.Dx() <= 2 && c.r.Dy() >= minRowH
+}
+
+// faintSides marks as frames the faint hairlines: those fainter than half the
+// strongest other ink near them (overlapping them vertically by half the smaller height,
+// within sideReach of their heights sideways), or, with no other ink near, under
+// faintInk. A key's side (contrast 43-44 beside labels of 101-190) is one: taken for
+// text, such sides join the glyphs of neighbouring keys into one line across the gaps
+// they bridge, and tesseract reads the glyphs among them worse ("/" not at all) than in
+// a row of glyphs. A stroke of text is about as strong as the letters beside it, however
+// faint the text (half as strong at worst, a one-pixel stem between two pixels).
+func (m *inkImage) faintSides() {
+	var hl, others []int
+	widest := 0
+	for i := range m.comps {
+		c := &m.comps[i]
+		switch {
+		case c.hairline():
+			hl = append(hl, i)
+		case c.r.Dy() <= maxGlyphH:
+			others = append(others, i)
+			widest = max(widest, c.r.Dx())
+		}
+	}
+	if len(hl) == 0 {
+		return
+	}
+	slices.SortFunc(others, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
+	for _, i := range hl {
+		c := &m.comps[i]
+		h := c.r.Dy()
+		// others is sorted by left edge: skip those starting too far left to reach c.
+		reach := sideReach * h
+		k, _ := slices.BinarySearchFunc(others, c.r.Min.X-reach-widest, func(o, x int) int { return m.comps[o].r.Min.X - x })
+		strongest := 0
+		for ; k < len(others) && m.comps[others[k]].r.Min.X <= c.r.Max.X+reach; k++ {
+			o := m.comps[others[k]].r
+			ov := min(o.Max.Y, c.r.Max.Y) - max(o.Min.Y, c.r.Min.Y)
+			if 2*ov >= min(h, o.Dy()) && o.Max.X >= c.r.Min.X-reach {
+				strongest = max(strongest, m.comps[others[k]].max)
+			}
+		}
+		if c.max*2 < strongest || strongest == 0 && c.max < faintInk {
+			c.frame = true
+		}
+	}
+}
+
+// sideReach (in the hairline's heights) is how far faintSides looks for ink beside a
+// hairline: a key's label lies half a key's width from its side. faintInk is the
+// contrast under which a hairline with nothing near is a widget's edge.
+const (
+	sideReach = 3
+	faintInk  = inkDepth * 3 / 2
+)
+
 // line is one row of text to read.
 type line struct {
 	r     image.Rectangle // ink extent, relative to the image
@@ -146,10 +206,11 @@ func findInk(g *image.Gray, p *background, workers int) *inkImage {
 // overlaps vertically by at least half the smaller height, when the gap to the line's
 // right end is under a line height; components are visited left to right.
 func (m *inkImage) lines() []line {
+	m.faintSides()
 	order := make([]int, 0, len(m.comps))
 	for i := range m.comps {
 		c := &m.comps[i]
-		if c.bar() {
+		if c.bar() || c.frame {
 			c.frame = true
 			continue
 		}
@@ -243,8 +304,21 @@ func (m *inkImage) trim(l line) line {
 		}
 	}
 	margin := max(2, med/4)
+	// The line's rightmost component may be a drop-down mark (see chevron).
+	last, prev := l.comps[len(l.comps)-1], l.comps[len(l.comps)-2]
+	for _, ci := range l.comps[:len(l.comps)-1] {
+		if m.comps[ci].r.Max.X > m.comps[prev].r.Max.X {
+			prev = ci
+		}
+	}
+	if m.chevron(last, m.comps[prev].r.Max.X) {
+		m.comps[last].frame = true
+	}
 	var keep []int
 	for _, ci := range l.comps {
+		if m.comps[ci].frame {
+			continue
+		}
 		r := m.comps[ci].r
 		// Standing out of the band both above and below, a component encloses the text
 		// (a button's rounded side, a box's side too short for removeLines, a stipple or
@@ -266,6 +340,28 @@ func (m *inkImage) trim(l line) line {
 		t.max = max(t.max, c.max)
 	}
 	return t
+}
+
+// chevron says whether component ci, whose line's ink before it ends at x, is the
+// drop-down mark after a menu button's label ("MS⌄", galculator's memory keys), which
+// tesseract reads as a letter ("MSv"): a V wider than a letter v (w >= 1.25 h), apart
+// from the label by half its height or more, its top row inked only in its outer thirds
+// (its arms, however thick) and its bottom row only in its middle half.
+func (m *inkImage) chevron(ci, x int) bool {
+	r := m.comps[ci].r
+	w, h := r.Dx(), r.Dy()
+	if h < 4 || 4*w < 5*h || w > 3*h || r.Min.X-x < max(2, h/2) {
+		return false
+	}
+	W := m.rect.Dx()
+	for px := r.Min.X; px < r.Max.X; px++ {
+		k := px - r.Min.X
+		if m.comp[r.Min.Y*W+px] == int32(ci) && k >= w/3 && k < w-w/3 ||
+			m.comp[(r.Max.Y-1)*W+px] == int32(ci) && (k < w/4 || k >= w-w/4) {
+			return false
+		}
+	}
+	return true
 }
 
 // tallRatio (in tenths) is how much taller than a line's median component a component
