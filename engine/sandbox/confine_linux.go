@@ -150,48 +150,44 @@ func Problem(bwrap string, allowNetwork bool) string {
 	return ""
 }
 
-// ConfinedUID is the user a confined program of a root host is inside its user
-// namespace, the host's root mapped to it: not 0, so that Chromium keeps its own sandbox.
-// The desktop's buses take it in through ANONYMOUS authentication, as the uid it claims
-// is not the one they see (docs/security.md#confinement).
-const ConfinedUID = 1000
-
 // Confine rewrites cmd, not yet started, to run inside the session's confinement (as
-// the host's user, ConfinedUID inside on a root host, docs/security.md#confinement):
-// the same view of the file system as its shell and Python calls (view: the read-only system,
-// the session's HOME and /tmp, nothing else of any home nor the host's runtime
-// directory), its own user, mount, PID, IPC and UTS namespaces, no capabilities,
-// no_new_privs, the set-id filter and the Landlock scope (no abstract socket and no
-// signal outside), plus the desktop's own X socket, X authority and session bus socket
-// named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the machine
-// cannot confine, it says why and cmd is left alone: nothing runs unconfined in its place.
-// Call the returned function right after cmd started (or failed to): it returns once the
-// confinement has replaced the helper.
-func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
+// the host's user, on a root host SandboxUID with its writable directories idmapped;
+// docs/security.md#confinement): the same view of the file system as its shell and Python
+// calls (view: the read-only system, the session's HOME and /tmp, nothing else of any home
+// nor the host's runtime directory), its own user, mount, PID, IPC and UTS namespaces, no
+// capabilities, no_new_privs, the set-id filter and the Landlock scope (no abstract socket
+// and no signal outside), plus the desktop's own X socket, X authority and session bus
+// socket named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the
+// machine cannot confine, it says why and cmd is left alone: nothing runs unconfined in its
+// place. Call release right after cmd started (or failed to): it returns once the
+// confinement has replaced the helper. Call done once the program is gone (or never
+// started): it removes the staging directory, kept while the program runs.
+func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(), err error) {
 	bw := r.bwrap()
 	if why := Problem(bw, o.ShareNet); why != "" {
-		return nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
+		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
 	}
-	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
-	if os.Geteuid() == 0 {
-		// Not root inside either (Chromium keeps its own sandbox only then): ConfinedUID
-		// is the host's root mapped, so the session's files stay root's on disk.
-		a = append(a, "--unshare-user", "--uid", strconv.Itoa(ConfinedUID), "--gid", strconv.Itoa(ConfinedUID))
+	// On a root host neither root on the host (a root-only file stays closed) nor inside
+	// (Chromium keeps its own sandbox only then): the helper becomes SandboxUID, and what
+	// the program writes is idmapped to root's on disk, as a shell call's.
+	m, done, err := programMounts()
+	if err != nil {
+		return nil, nil, err
 	}
+	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
 	if o.ShareNet {
 		a = append(a, "--share-net")
 	}
-	m := &mounts{}
 	r.view(m)
 	env := cmd.Env
 	if sock, inner, ok := innerDisplay(env); ok {
-		m.add("--bind", sock, "/tmp/.X11-unix/X"+strconv.Itoa(inner))
+		m.add("--bind", m.source(sock, false, true), "/tmp/.X11-unix/X"+strconv.Itoa(inner))
 		env = setVar(env, "DISPLAY", ":"+strconv.Itoa(inner))
 	}
 	for _, p := range append(desktopSockets(env), o.Binds...) {
 		if fileExists(p) {
-			m.add("--bind", p, p)
+			m.add("--bind", m.source(p, dirExists(p), true), p)
 		}
 	}
 	for _, d := range o.WorkDirs {
@@ -213,7 +209,27 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 	if r.home != "" {
 		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
 	}
-	return startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet})
+	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet,
+		Drop: m.drop, Stage: m.stage, Binds: m.binds})
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return release, done, nil
+}
+
+// programMounts starts the file system view of a long-lived confined program; on a root
+// host with its staging directory, which done removes once the program is gone (not
+// before: docs/security.md#confinement).
+func programMounts() (m *mounts, done func(), err error) {
+	m = &mounts{drop: os.Geteuid() == 0}
+	if !m.drop {
+		return m, func() {}, nil
+	}
+	if m.stage, err = stagingDir(); err != nil {
+		return nil, nil, err
+	}
+	return m, func() { os.Remove(m.stage) }, nil
 }
 
 // startHelper turns cmd into the sandbox helper that sets c up and execs c.Argv (bubblewrap).
@@ -289,20 +305,16 @@ type DesktopOptions struct {
 // filters and the Landlock scope; the system read-only, a /tmp of its own, every home,
 // the host's runtime directory and sockets masked, o.Dir read-write. On a root host it runs
 // as SandboxUID, o.Dir idmapped so that what it writes there is root's. The returned done
-// removes the staging directory; call it once the program is ready or gone.
+// removes the staging directory; call it once the program is gone.
 func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err error) {
 	bw := Bwrap()
 	if why := Problem(bw, false); why != "" {
 		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so the desktop is not started: %s", filepath.Base(cmd.Path), why).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
 	}
-	m := &mounts{drop: os.Geteuid() == 0}
-	done = func() {}
-	if m.drop {
-		if m.stage, err = stagingDir(); err != nil {
-			return nil, nil, err
-		}
-		done = func() { os.Remove(m.stage) }
+	m, done, err := programMounts()
+	if err != nil {
+		return nil, nil, err
 	}
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
 	if !o.ShareIPC {

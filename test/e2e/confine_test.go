@@ -362,7 +362,8 @@ func TestConfineBrowserAndKeptFiles(t *testing.T) {
 // The session's browser keeps Chromium's own sandbox, on a root host too (no --no-sandbox,
 // no "unsupported command-line flag" bar): its renderers run in user and PID namespaces of
 // their own below the confinement's, under a seccomp filter of Chromium's on top of the
-// confinement's; and the page's accessibility tree still reaches the host.
+// confinement's; and the page's accessibility tree still reaches the host. Its processes
+// are not root on a root host (nobody: a file only root may read stays closed to a page).
 func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
 	testenv.Require(t, "bwrap", "chromium")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -427,8 +428,10 @@ func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
 	if len(main) != 1 || len(renderers) == 0 {
 		t.Fatalf("want one browser process and its renderers under the host, got %v and %v", main, renderers)
 	}
-	if uid := strings.Fields(field(main[0], "Uid")); len(uid) == 0 || uid[0] != strconv.Itoa(os.Geteuid()) {
-		t.Errorf("the browser runs as %v outside, want the host's user %d", uid, os.Geteuid())
+	for _, pid := range append(renderers, main...) {
+		if uid := strings.Fields(field(pid, "Uid")); len(uid) != 4 || slices.ContainsFunc(uid, func(u string) bool { return u != strconv.Itoa(confinedUID()) }) {
+			t.Errorf("browser process %d runs as uids %v outside, want %d", pid, uid, confinedUID())
+		}
 	}
 	for _, r := range renderers {
 		if field(r, "Seccomp") != "2" || field(r, "NoNewPrivs") != "1" {
@@ -493,6 +496,120 @@ func TestConfineLaunchedApplication(t *testing.T) {
 		exec.Command("sleep", "0.25").Run()
 	}
 	t.Error("clicking OK did not close the confined application's window")
+}
+
+// confinedUID is the host user a session's confined programs run as: nobody on a root
+// host, else the host's own user (docs/security.md#confinement).
+func confinedUID() int {
+	if os.Geteuid() == 0 {
+		return 65534
+	}
+	return os.Geteuid()
+}
+
+// A file only root may read, in a directory a confined application is shown read-only,
+// stays closed to the application on a root host, as to the shell (it runs as nobody);
+// what it writes in a workspace root, new files and edits, is still the person's. The
+// staging directory of a program's mounts lasts as long as the program: the application's
+// goes when it exits, the browser's and the desktop's when the session ends.
+func TestConfineApplicationCannotReadRootOnlyFiles(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3", "chromium")
+	if os.Geteuid() != 0 {
+		t.Skip("a root host's case: another user cannot make a file only root may read")
+	}
+	canary, err := os.CreateTemp("/etc", "w365-canary-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(canary.Name()) })
+	canary.WriteString("root-only-canary")
+	canary.Chmod(0o600)
+	canary.Close()
+	h := e2e.New(t)
+	home := h.FakeHome()
+	tmp, err := os.MkdirTemp("", "w365-tmpdir-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	os.Chmod(tmp, 0o755)
+	h.SetEnv("TMPDIR", tmp)
+	stages := func() int { m, _ := filepath.Glob(filepath.Join(tmp, "w365-stage-*")); return len(m) }
+	settles := func(want int) bool {
+		for range 40 {
+			if stages() == want {
+				return true
+			}
+			exec.Command("sleep", "0.25").Run()
+		}
+		return false
+	}
+	ws := filepath.Join(home, "work")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\n"), 0o644)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	b, _ := json.Marshal(map[string]any{"launchApplications": []string{"/usr/bin/python3"}, "launchArguments": "any", "workspaceRoots": []string{ws}})
+	os.WriteFile(pol, b, 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	h.MustRun("session", "start", "r1")
+	desktop := stages()
+	// The application opens the file as a file dialog would, then edits a workspace file
+	// and writes its findings next to it.
+	code := `import json, os, sys
+canary, ws = sys.argv[1], sys.argv[2]
+try:
+    got = open(canary).read()
+except OSError as e:
+    got = type(e).__name__
+with open(os.path.join(ws, 'notes.txt'), 'a') as f:
+    f.write('two\n')
+json.dump({'uid': os.getuid(), 'canary': got}, open(os.path.join(ws, 'result.tmp'), 'w'))
+os.rename(os.path.join(ws, 'result.tmp'), os.path.join(ws, 'result.json'))
+`
+	h.MustRun("--session", "r1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code,
+		"--args="+canary.Name(), "--args="+ws)
+	var res struct {
+		UID    int    `json:"uid"`
+		Canary string `json:"canary"`
+	}
+	resPath := filepath.Join(ws, "result.json")
+	for range 80 {
+		if b, err := os.ReadFile(resPath); err == nil && json.Unmarshal(b, &res) == nil {
+			break
+		}
+		exec.Command("sleep", "0.25").Run()
+	}
+	if res.Canary == "" {
+		t.Fatal("the launched application wrote no result")
+	}
+	if res.Canary != "PermissionError" {
+		t.Errorf("the launched application (uid %d inside) read the root-only %s: %q, want PermissionError", res.UID, canary.Name(), res.Canary)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("the workspace file the application edited holds %q", b)
+	}
+	for _, f := range []string{"notes.txt", "result.json"} {
+		st, err := os.Stat(filepath.Join(ws, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uid := st.Sys().(*syscall.Stat_t).Uid; uid != 0 {
+			t.Errorf("%s is owned by uid %d after the application wrote it, not the person (0)", f, uid)
+		}
+	}
+	if !settles(desktop) {
+		t.Errorf("%d staging directories in %s after the application exited, want the desktop's %d", stages(), tmp, desktop)
+	}
+	h.MustRun("--session", "r1", "browser", "navigate", "about:blank")
+	if n := stages(); n != desktop+1 {
+		t.Errorf("%d staging directories while the browser runs, want %d", n, desktop+1)
+	}
+	h.MustRun("session", "end", "r1")
+	if !settles(0) {
+		t.Errorf("%d staging directories in %s after the session ended", stages(), tmp)
+	}
 }
 
 // With TMPDIR private to root (mode 0700), the root host's sandbox still runs: its staging
