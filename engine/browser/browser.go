@@ -201,6 +201,11 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		if err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create a browser profile directory")
 		}
+		// Without symbolic links: a confined browser's profile is shown through an idmapped
+		// mount on a root host, which follows none (docs/security.md#confinement).
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
 		b.opts.ProfileDir = dir
 		b.ownProfile = true
 	}

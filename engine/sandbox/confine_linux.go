@@ -181,17 +181,47 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	}
 	r.view(m)
 	env := cmd.Env
+	// The desktop's private directory (its X authority, X socket and buses) is shown whole,
+	// and what lies in it is bound from that mount by bubblewrap, as the program's user: a
+	// link a program of the session made in it leads nowhere that user could not go.
+	priv, privSrc := desktopDir(env), ""
+	if priv != "" {
+		privSrc = m.source(canonical(priv), true, true)
+		m.add("--bind", privSrc, priv)
+	}
+	inPriv := func(p string) (string, bool) {
+		if rel, err := filepath.Rel(priv, p); priv != "" && err == nil && filepath.IsLocal(rel) {
+			return filepath.Join(privSrc, rel), true
+		}
+		return "", false
+	}
 	if sock, inner, ok := innerDisplay(env); ok {
-		m.add("--bind", m.source(sock, false, true), "/tmp/.X11-unix/X"+strconv.Itoa(inner))
+		// The display's socket is the host's link into the private directory.
+		target, err := os.Readlink(sock)
+		if err == nil && !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(sock), target)
+		}
+		src, ok := inPriv(target)
+		if !ok {
+			src = sock // bubblewrap reaches it as the program's user, or fails
+		}
+		m.add("--bind", src, "/tmp/.X11-unix/X"+strconv.Itoa(inner))
 		env = setVar(env, "DISPLAY", ":"+strconv.Itoa(inner))
 	}
-	for _, p := range append(desktopSockets(env), o.Binds...) {
+	for _, p := range busSockets(env) {
+		if _, ok := inPriv(p); !ok && fileExists(p) {
+			m.add("--bind", p, p)
+		}
+	}
+	for _, p := range o.Binds {
 		if fileExists(p) {
 			m.add("--bind", m.source(p, dirExists(p), true), p)
 		}
 	}
 	for _, d := range o.WorkDirs {
-		if !dirExists(d) || r.isPrivate(d) {
+		// On a root host a workspace is idmapped, which follows no symbolic link: one
+		// reached through a link is not shown (docs/security.md#confinement).
+		if !dirExists(d) || r.isPrivate(d) || m.drop && canonical(d) != d {
 			continue
 		}
 		m.add("--bind", m.source(d, true, true), d)
@@ -337,7 +367,7 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 			m.add("--ro-bind", "/dev/null", s)
 		}
 	}
-	dir := m.source(o.Dir, true, true)
+	dir := m.source(canonical(o.Dir), true, true)
 	m.add("--bind", dir, o.Dir)
 	for _, b := range o.Binds {
 		rel, err := filepath.Rel(o.Dir, b[0])
@@ -387,15 +417,27 @@ func innerDisplay(env []string) (sock string, inner int, ok bool) {
 // servers that pick their own (-displayfd) take the lowest free ones.
 const innerDisplayBase = 40000
 
-// desktopSockets are the files of the desktop that env names: the directory of its X
-// authority file (where a virtual desktop's buses live too) and its session bus socket
-// (unix:path=...).
-func desktopSockets(env []string) []string {
-	var out []string
-	if x := lookupVar(env, "XAUTHORITY"); filepath.IsAbs(x) {
-		// The desktop's private directory: its X authority, session and accessibility buses.
-		out = append(out, filepath.Dir(x))
+// desktopDir is the desktop's private directory that env names: the directory of its X
+// authority file, where a virtual desktop's X socket and buses live too ("" when none).
+func desktopDir(env []string) string {
+	if x := lookupVar(env, "XAUTHORITY"); filepath.IsAbs(x) && dirExists(filepath.Dir(x)) {
+		return filepath.Dir(x)
 	}
+	return ""
+}
+
+// canonical is host path p with its symbolic links resolved (p when it cannot be): for a
+// directory of the host's own, whose parents no session may write.
+func canonical(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
+// busSockets are the session bus sockets env names (unix:path=...).
+func busSockets(env []string) []string {
+	var out []string
 	for _, part := range strings.Split(lookupVar(env, "DBUS_SESSION_BUS_ADDRESS"), ";") {
 		for _, kv := range strings.Split(strings.TrimPrefix(part, "unix:"), ",") {
 			if p, ok := strings.CutPrefix(kv, "path="); ok && filepath.IsAbs(p) {

@@ -64,7 +64,8 @@ type helperConfig struct {
 
 // stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
 // HOME) or must see as its own (the writable cwd, Idmap): the helper, still root, mounts
-// it at Dst under the staging tmpfs, and bwrap binds it from there.
+// it at Dst under the staging tmpfs, and bwrap binds it from there. The Src of an Idmap
+// bind is a path without symbolic links (the helper follows none).
 type stageBind struct {
 	Src   string `json:"src"`
 	Dst   string `json:"dst"`
@@ -127,7 +128,15 @@ func stage(c *helperConfig) error {
 			defer stop()
 			userns = f
 		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, b.Src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		// What an idmapped mount shows, root's files become the sandbox user's: its source
+		// is reached following no symbolic link, so that a link a session made (in a
+		// directory it may write, after the host checked the path) leads nowhere.
+		src, err := unix.Openat2(unix.AT_FDCWD, b.Src, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+		if err != nil {
+			return fmt.Errorf("open %s following no symbolic link: %w", b.Src, err)
+		}
+		fd, err := unix.OpenTree(src, "", unix.AT_EMPTY_PATH|unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		unix.Close(src)
 		if err != nil {
 			return fmt.Errorf("open_tree %s: %w", b.Src, err)
 		}

@@ -509,7 +509,8 @@ func confinedUID() int {
 
 // A file only root may read, in a directory a confined application is shown read-only,
 // stays closed to the application on a root host, as to the shell (it runs as nobody);
-// what it writes in a workspace root, new files and edits, is still the person's. The
+// what it writes in a workspace root, new files and edits, is still the person's; a link
+// it leaves in the desktop's private directory shows the file to none of the next. The
 // staging directory of a program's mounts lasts as long as the program: the application's
 // goes when it exits, the browser's and the desktop's when the session ends.
 func TestConfineApplicationCannotReadRootOnlyFiles(t *testing.T) {
@@ -555,42 +556,77 @@ func TestConfineApplicationCannotReadRootOnlyFiles(t *testing.T) {
 	h.SetEnv("W365_POLICY", pol)
 	h.MustRun("session", "start", "r1")
 	desktop := stages()
-	// The application opens the file as a file dialog would, then edits a workspace file
-	// and writes its findings next to it.
-	code := `import json, os, sys
-canary, ws = sys.argv[1], sys.argv[2]
-try:
-    got = open(canary).read()
-except OSError as e:
-    got = type(e).__name__
-with open(os.path.join(ws, 'notes.txt'), 'a') as f:
-    f.write('two\n')
-json.dump({'uid': os.getuid(), 'canary': got}, open(os.path.join(ws, 'result.tmp'), 'w'))
-os.rename(os.path.join(ws, 'result.tmp'), os.path.join(ws, 'result.json'))
+	// The application opens the file as a file dialog would, edits a workspace file and
+	// writes its findings next to it. The first one then turns the desktop's sockets it is
+	// shown (in the private directory) into links to the file, which the host's staging
+	// must not follow for the next one: it sees the file at its X socket's and session
+	// bus's paths only as itself, nobody (and then puts the sockets back).
+	code := `import json, os, sys, traceback
+canary, ws, step = sys.argv[1:4]
+# A failure is the result, with its traceback.
+sys.excepthook = lambda *a: open(os.path.join(ws, 'result-' + step + '.json'), 'w').write(json.dumps({'tb': ''.join(traceback.format_exception(*a))}))
+bus = os.environ['DBUS_SESSION_BUS_ADDRESS'].split('path=')[1].split(',')[0]
+x = '/tmp/.X11-unix/X' + os.environ['DISPLAY'].lstrip(':').split('.')[0]
+out = {'uid': os.getuid()}
+for name, p in (('canary', canary), ('bus', bus), ('x', x)):
+    try:
+        out[name] = open(p).read()
+    except OSError as e:
+        out[name] = type(e).__name__
+if step == '1':
+    with open(os.path.join(ws, 'notes.txt'), 'a') as f:
+        f.write('two\n')
+    out['linked'] = []
+    for d, _, files in os.walk(os.path.dirname(os.environ['XAUTHORITY'])):
+        for f in files:
+            p = os.path.join(d, f)
+            try:
+                if not os.path.islink(p) and not os.path.isfile(p):
+                    os.rename(p, p + '.moved')
+                    os.symlink(canary, p)
+                    out['linked'].append(p)
+            except OSError:
+                pass  # a socket that is a mount point here stays
+else:
+    for d, _, files in os.walk(os.path.dirname(os.environ['XAUTHORITY'])):
+        for f in files:
+            p = os.path.join(d, f)
+            if f.endswith('.moved'):
+                os.replace(p, p[:-len('.moved')])
+json.dump(out, open(os.path.join(ws, 'result.tmp'), 'w'))
+os.rename(os.path.join(ws, 'result.tmp'), os.path.join(ws, 'result-' + step + '.json'))
 `
-	h.MustRun("--session", "r1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code,
-		"--args="+canary.Name(), "--args="+ws)
-	var res struct {
-		UID    int    `json:"uid"`
-		Canary string `json:"canary"`
-	}
-	resPath := filepath.Join(ws, "result.json")
-	for range 80 {
-		if b, err := os.ReadFile(resPath); err == nil && json.Unmarshal(b, &res) == nil {
-			break
+	launch := func(step string) map[string]any {
+		h.MustRun("--session", "r1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code,
+			"--args="+canary.Name(), "--args="+ws, "--args="+step)
+		var res map[string]any
+		for range 80 {
+			if b, err := os.ReadFile(filepath.Join(ws, "result-"+step+".json")); err == nil && json.Unmarshal(b, &res) == nil {
+				return res
+			}
+			exec.Command("sleep", "0.25").Run()
 		}
-		exec.Command("sleep", "0.25").Run()
+		t.Fatalf("the launched application (step %s) wrote no result", step)
+		return nil
 	}
-	if res.Canary == "" {
-		t.Fatal("the launched application wrote no result")
-	}
-	if res.Canary != "PermissionError" {
-		t.Errorf("the launched application (uid %d inside) read the root-only %s: %q, want PermissionError", res.UID, canary.Name(), res.Canary)
+	for _, step := range []string{"1", "2"} {
+		res := launch(step)
+		for _, k := range []string{"canary", "bus", "x"} {
+			if res[k] == "root-only-canary" {
+				t.Errorf("the launched application (step %s, uid %v inside) read the root-only %s at its %s path", step, res["uid"], canary.Name(), k)
+			}
+		}
+		if res["canary"] != "PermissionError" {
+			t.Errorf("the launched application (step %s) opening %s: %v, want PermissionError", step, canary.Name(), res)
+		}
+		if linked, _ := res["linked"].([]any); step == "1" && !slices.ContainsFunc(linked, func(p any) bool { return strings.Contains(p.(string), "/X11/X") }) {
+			t.Fatalf("the first application did not turn the X socket into a link: %v", res)
+		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "one\ntwo\n" {
 		t.Errorf("the workspace file the application edited holds %q", b)
 	}
-	for _, f := range []string{"notes.txt", "result.json"} {
+	for _, f := range []string{"notes.txt", "result-1.json"} {
 		st, err := os.Stat(filepath.Join(ws, f))
 		if err != nil {
 			t.Fatal(err)
