@@ -90,8 +90,8 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 }
 
 // confineBrowser starts the browser in the session's confinement, on the host's network.
-func confineBrowser(r *sandbox.Runner) func(*exec.Cmd, []string) (func(), error) {
-	return func(cmd *exec.Cmd, binds []string) (func(), error) {
+func confineBrowser(r *sandbox.Runner) func(*exec.Cmd, []string) (func(), func(), error) {
+	return func(cmd *exec.Cmd, binds []string) (func(), func(), error) {
 		return r.Confine(cmd, sandbox.ConfineOptions{ShareNet: true, Binds: binds})
 	}
 }

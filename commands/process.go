@@ -165,7 +165,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 		if err != nil {
 			return LaunchOut{}, err
 		}
-		o.Confine = func(c *exec.Cmd) (func(), error) {
+		o.Confine = func(c *exec.Cmd) (func(), func(), error) {
 			dirs, files := argPaths(c.Args[1:], o.Roots)
 			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Files: files})
 		}

@@ -100,8 +100,8 @@ type Options struct {
 	LaunchTimeout time.Duration
 	// Confine, when set, rewrites the browser's command to run inside the session's
 	// confinement (sandbox.Runner.Confine), showing it binds (its profile) besides the
-	// session's files; the function it returns runs right after the start.
-	Confine func(cmd *exec.Cmd, binds []string) (func(), error)
+	// session's files; release runs right after the start, done once the browser is gone.
+	Confine func(cmd *exec.Cmd, binds []string) (release, done func(), err error)
 }
 
 // Browser is one session's browser. See the package documentation.
@@ -200,6 +200,11 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		dir, err := os.MkdirTemp(b.opts.StateDir, "browser-")
 		if err != nil {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create a browser profile directory")
+		}
+		// Without symbolic links: a confined browser's profile is shown through an idmapped
+		// mount on a root host, which follows none (docs/security.md#confinement).
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
 		}
 		b.opts.ProfileDir = dir
 		b.ownProfile = true
@@ -526,9 +531,9 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		cmd.Env = b.env()
 		cmd.Stdout = logf
 		cmd.Stderr = logf
-		release := func() {}
+		release, done := func() {}, func() {}
 		if b.opts.Confine != nil {
-			if release, err = b.opts.Confine(cmd, []string{b.opts.ProfileDir}); err != nil {
+			if release, done, err = b.opts.Confine(cmd, []string{b.opts.ProfileDir}); err != nil {
 				logf.Close()
 				pipe.close()
 				return nil, err
@@ -538,6 +543,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		release()
 		logf.Close()
 		if err != nil {
+			done()
 			pipe.close()
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start the browser %s", filepath.Base(exe))
 		}
@@ -546,6 +552,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		inst.logPath = logPath
 		go func() {
 			_ = cmd.Wait()
+			done()
 			close(inst.reaped)
 			b.onDead(inst)
 		}()

@@ -129,22 +129,23 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 			c.Dir = home
 		}
 	}
-	release := func() {}
+	release, done := func() {}, func() {}
 	if o.Confine != nil {
-		if release, err = o.Confine(c); err != nil {
+		if release, done, err = o.Confine(c); err != nil {
 			return 0, resolved, err
 		}
 	}
 	err = child.Start(c)
 	release()
 	if err != nil {
+		done()
 		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
 	}
 	pid := c.Process.Pid
 	if o.Group != nil {
 		o.Group.add(pid)
 	}
-	go c.Wait() // reap
+	go func() { c.Wait(); done() }() // reap
 	return pid, resolved, nil
 }
 

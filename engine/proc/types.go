@@ -139,6 +139,7 @@ type LaunchOptions struct {
 	// Group, when set, receives the started process: it belongs to the session.
 	Group *Group
 	// Confine, when set, rewrites the command to run inside the session's confinement
-	// (sandbox.Runner.Confine); the function it returns runs right after the start.
-	Confine func(*exec.Cmd) (func(), error)
+	// (sandbox.Runner.Confine); release runs right after the start, done once the
+	// program is gone.
+	Confine func(*exec.Cmd) (release, done func(), err error)
 }

@@ -150,57 +150,79 @@ func Problem(bwrap string, allowNetwork bool) string {
 	return ""
 }
 
-// ConfinedUID is the user a confined program of a root host is inside its user
-// namespace, the host's root mapped to it: not 0, so that Chromium keeps its own sandbox.
-// The desktop's buses take it in through ANONYMOUS authentication, as the uid it claims
-// is not the one they see (docs/security.md#confinement).
-const ConfinedUID = 1000
-
 // Confine rewrites cmd, not yet started, to run inside the session's confinement (as
-// the host's user, ConfinedUID inside on a root host, docs/security.md#confinement):
-// the same view of the file system as its shell and Python calls (view: the read-only system,
-// the session's HOME and /tmp, nothing else of any home nor the host's runtime
-// directory), its own user, mount, PID, IPC and UTS namespaces, no capabilities,
-// no_new_privs, the set-id filter and the Landlock scope (no abstract socket and no
-// signal outside), plus the desktop's own X socket, X authority and session bus socket
-// named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the machine
-// cannot confine, it says why and cmd is left alone: nothing runs unconfined in its place.
-// Call the returned function right after cmd started (or failed to): it returns once the
-// confinement has replaced the helper.
-func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
+// the host's user, on a root host SandboxUID with its writable directories idmapped;
+// docs/security.md#confinement): the same view of the file system as its shell and Python
+// calls (view: the read-only system, the session's HOME and /tmp, nothing else of any home
+// nor the host's runtime directory), its own user, mount, PID, IPC and UTS namespaces, no
+// capabilities, no_new_privs, the set-id filter and the Landlock scope (no abstract socket
+// and no signal outside), plus the desktop's own X socket, X authority and session bus
+// socket named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the
+// machine cannot confine, it says why and cmd is left alone: nothing runs unconfined in its
+// place. Call release right after cmd started (or failed to): it returns once the
+// confinement has replaced the helper. Call done once the program is gone (or never
+// started): it removes the staging directory, kept while the program runs.
+func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(), err error) {
 	bw := r.bwrap()
 	if why := Problem(bw, o.ShareNet); why != "" {
-		return nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
+		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
 	}
-	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
-	if os.Geteuid() == 0 {
-		// Not root inside either (Chromium keeps its own sandbox only then): ConfinedUID
-		// is the host's root mapped, so the session's files stay root's on disk.
-		a = append(a, "--unshare-user", "--uid", strconv.Itoa(ConfinedUID), "--gid", strconv.Itoa(ConfinedUID))
+	// On a root host neither root on the host (a root-only file stays closed) nor inside
+	// (Chromium keeps its own sandbox only then): the helper becomes SandboxUID, and what
+	// the program writes is idmapped to root's on disk, as a shell call's.
+	m, done, err := programMounts(cmd, bw)
+	if err != nil {
+		return nil, nil, err
 	}
+	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
 	if o.ShareNet {
 		a = append(a, "--share-net")
 	}
-	m, err := checkedMounts(cmd, bw, o)
-	if err != nil {
-		return nil, err
-	}
 	r.view(m)
 	env := cmd.Env
+	// The desktop's private directory (its X authority, X socket and buses) is shown whole,
+	// and what lies in it is bound from that mount by bubblewrap, as the program's user: a
+	// link a program of the session made in it leads nowhere that user could not go.
+	priv, privSrc := desktopDir(env), ""
+	if priv != "" {
+		privSrc = m.source(canonical(priv), true, true)
+		m.add("--bind", privSrc, priv)
+	}
+	inPriv := func(p string) (string, bool) {
+		if rel, err := filepath.Rel(priv, p); priv != "" && err == nil && filepath.IsLocal(rel) {
+			return filepath.Join(privSrc, rel), true
+		}
+		return "", false
+	}
 	if sock, inner, ok := innerDisplay(env); ok {
-		m.add("--bind", sock, "/tmp/.X11-unix/X"+strconv.Itoa(inner))
+		// The display's socket is the host's link into the private directory.
+		target, err := os.Readlink(sock)
+		if err == nil && !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(sock), target)
+		}
+		src, ok := inPriv(target)
+		if !ok {
+			src = sock // bubblewrap reaches it as the program's user, or fails
+		}
+		m.add("--bind", src, "/tmp/.X11-unix/X"+strconv.Itoa(inner))
 		env = setVar(env, "DISPLAY", ":"+strconv.Itoa(inner))
 	}
-	for _, p := range append(desktopSockets(env), o.Binds...) {
-		if fileExists(p) {
+	for _, p := range busSockets(env) {
+		if _, ok := inPriv(p); !ok && fileExists(p) {
 			m.add("--bind", p, p)
+		}
+	}
+	for _, p := range o.Binds {
+		if fileExists(p) {
+			m.add("--bind", m.source(p, dirExists(p), true), p)
 		}
 	}
 	shown, gits, err := r.showWorkDirs(m, o.WorkDirs, o.Files)
 	if err != nil {
-		m.release()
-		return nil, err
+		m.closeFiles()
+		done()
+		return nil, nil, err
 	}
 	dir := r.home
 	if dir == "" {
@@ -212,12 +234,29 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (func(), error) {
 		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
 	}
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
-	release, err := startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet, Stage: m.stage, Binds: m.binds})
+	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet,
+		Drop: m.drop, Stage: m.stage, Binds: m.binds})
 	if err != nil {
-		m.release()
-		return nil, err
+		m.closeFiles()
+		done()
+		return nil, nil, err
 	}
-	return r.guardLaunched(cmd, m, shown, gits, release), nil
+	return r.guardLaunched(cmd, m, shown, gits, release), done, nil
+}
+
+// programMounts starts the file system view of a long-lived confined program that cmd
+// starts with bubblewrap bw: its checked handles (bindChecked) numbered after cmd's own
+// ExtraFiles; on a root host with its staging directory, which done removes once the
+// program is gone (not before: docs/security.md#confinement).
+func programMounts(cmd *exec.Cmd, bw string) (m *mounts, done func(), err error) {
+	m = &mounts{drop: os.Geteuid() == 0, bindFD: bwrapBindsFDs(bw), fd: 3 + len(cmd.ExtraFiles)}
+	if !m.drop {
+		return m, func() {}, nil
+	}
+	if m.stage, err = stagingDir(); err != nil {
+		return nil, nil, err
+	}
+	return m, func() { os.Remove(m.stage) }, nil
 }
 
 // startHelper turns cmd into the sandbox helper that sets c up and execs c.Argv (bubblewrap).
@@ -293,20 +332,16 @@ type DesktopOptions struct {
 // filters and the Landlock scope; the system read-only, a /tmp of its own, every home,
 // the host's runtime directory and sockets masked, o.Dir read-write. On a root host it runs
 // as SandboxUID, o.Dir idmapped so that what it writes there is root's. The returned done
-// removes the staging directory; call it once the program is ready or gone.
+// removes the staging directory; call it once the program is gone.
 func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err error) {
 	bw := Bwrap()
 	if why := Problem(bw, false); why != "" {
 		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so the desktop is not started: %s", filepath.Base(cmd.Path), why).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
 	}
-	m := &mounts{drop: os.Geteuid() == 0}
-	done = func() {}
-	if m.drop {
-		if m.stage, err = stagingDir(); err != nil {
-			return nil, nil, err
-		}
-		done = func() { os.Remove(m.stage) }
+	m, done, err := programMounts(cmd, bw)
+	if err != nil {
+		return nil, nil, err
 	}
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
 	if !o.ShareIPC {
@@ -329,7 +364,7 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 			m.add("--ro-bind", "/dev/null", s)
 		}
 	}
-	dir := m.source(o.Dir, true, true)
+	dir := m.source(canonical(o.Dir), true, true)
 	m.add("--bind", dir, o.Dir)
 	for _, b := range o.Binds {
 		rel, err := filepath.Rel(o.Dir, b[0])
@@ -379,15 +414,27 @@ func innerDisplay(env []string) (sock string, inner int, ok bool) {
 // servers that pick their own (-displayfd) take the lowest free ones.
 const innerDisplayBase = 40000
 
-// desktopSockets are the files of the desktop that env names: the directory of its X
-// authority file (where a virtual desktop's buses live too) and its session bus socket
-// (unix:path=...).
-func desktopSockets(env []string) []string {
-	var out []string
-	if x := lookupVar(env, "XAUTHORITY"); filepath.IsAbs(x) {
-		// The desktop's private directory: its X authority, session and accessibility buses.
-		out = append(out, filepath.Dir(x))
+// desktopDir is the desktop's private directory that env names: the directory of its X
+// authority file, where a virtual desktop's X socket and buses live too ("" when none).
+func desktopDir(env []string) string {
+	if x := lookupVar(env, "XAUTHORITY"); filepath.IsAbs(x) && dirExists(filepath.Dir(x)) {
+		return filepath.Dir(x)
 	}
+	return ""
+}
+
+// canonical is host path p with its symbolic links resolved (p when it cannot be): for a
+// directory of the host's own, whose parents no session may write.
+func canonical(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
+// busSockets are the session bus sockets env names (unix:path=...).
+func busSockets(env []string) []string {
+	var out []string
 	for _, part := range strings.Split(lookupVar(env, "DBUS_SESSION_BUS_ADDRESS"), ";") {
 		for _, kv := range strings.Split(strings.TrimPrefix(part, "unix:"), ",") {
 			if p, ok := strings.CutPrefix(kv, "path="); ok && filepath.IsAbs(p) {

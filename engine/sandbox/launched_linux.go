@@ -17,22 +17,6 @@ import (
 // before it cleans the repositories the application was shown.
 const launchedKillWait = 5 * time.Second
 
-// checkedMounts starts the mounts of a confined application started by cmd with bubblewrap
-// program bw, shown o's workspaces and files: they are bound from handles (bindChecked),
-// numbered after cmd's own ExtraFiles, or on a root host staged by the helper (which
-// stays root).
-func checkedMounts(cmd *exec.Cmd, bw string, o ConfineOptions) (*mounts, error) {
-	m := &mounts{bindFD: bwrapBindsFDs(bw), fd: 3 + len(cmd.ExtraFiles)}
-	if os.Geteuid() == 0 && len(o.WorkDirs)+len(o.Files) > 0 {
-		d, err := stagingDir()
-		if err != nil {
-			return nil, err
-		}
-		m.stage = d
-	}
-	return m, nil
-}
-
 // release closes the checked handles and removes the staging directory: once the
 // confinement has set up its mounts, or when it was not started.
 func (m *mounts) release() {

@@ -66,7 +66,8 @@ type helperConfig struct {
 
 // stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
 // HOME) or must see as its own (the writable cwd, Idmap): the helper, still root, mounts
-// it at Dst under the staging tmpfs, and bwrap binds it from there.
+// it at Dst under the staging tmpfs, and bwrap binds it from there. The Src of an Idmap
+// bind is a path without symbolic links (the helper follows none).
 type stageBind struct {
 	Src   string `json:"src"`
 	Dst   string `json:"dst"`
@@ -140,7 +141,22 @@ func stage(c *helperConfig) error {
 			defer stop()
 			userns = f
 		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		// What an idmapped mount shows, root's files become the sandbox user's: its source
+		// is reached following no symbolic link (the checked handle's, or looked up so), so
+		// that a link a session made (in a directory it may write, after the host checked
+		// the path) leads nowhere.
+		var fd int
+		var err error
+		if b.NoLinks {
+			fd, err = unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		} else {
+			h, herr := unix.Openat2(unix.AT_FDCWD, b.Src, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+			if herr != nil {
+				return fmt.Errorf("open %s following no symbolic link: %w", b.Src, herr)
+			}
+			fd, err = unix.OpenTree(h, "", unix.AT_EMPTY_PATH|unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+			unix.Close(h)
+		}
 		if err != nil {
 			return fmt.Errorf("open_tree %s: %w", b.Src, err)
 		}

@@ -18,6 +18,6 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 func Problem(string, bool) string { return "sandboxed execution is implemented on Linux only" }
 
 // Confine is the Linux confinement of a session's long-lived programs; elsewhere there is none.
-func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (func(), error) {
-	return nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
+func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (release, done func(), err error) {
+	return nil, nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
 }

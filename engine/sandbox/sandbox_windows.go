@@ -463,6 +463,6 @@ func jobMemoryLimitHit(port windows.Handle) bool {
 }
 
 // Confine is the Linux confinement of a session's long-lived programs; elsewhere there is none.
-func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (func(), error) {
-	return nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
+func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (release, done func(), err error) {
+	return nil, nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
 }

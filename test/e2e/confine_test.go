@@ -362,7 +362,8 @@ func TestConfineBrowserAndKeptFiles(t *testing.T) {
 // The session's browser keeps Chromium's own sandbox, on a root host too (no --no-sandbox,
 // no "unsupported command-line flag" bar): its renderers run in user and PID namespaces of
 // their own below the confinement's, under a seccomp filter of Chromium's on top of the
-// confinement's; and the page's accessibility tree still reaches the host.
+// confinement's; and the page's accessibility tree still reaches the host. Its processes
+// are not root on a root host (nobody: a file only root may read stays closed to a page).
 func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
 	testenv.Require(t, "bwrap", "chromium")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -427,8 +428,10 @@ func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
 	if len(main) != 1 || len(renderers) == 0 {
 		t.Fatalf("want one browser process and its renderers under the host, got %v and %v", main, renderers)
 	}
-	if uid := strings.Fields(field(main[0], "Uid")); len(uid) == 0 || uid[0] != strconv.Itoa(os.Geteuid()) {
-		t.Errorf("the browser runs as %v outside, want the host's user %d", uid, os.Geteuid())
+	for _, pid := range append(renderers, main...) {
+		if uid := strings.Fields(field(pid, "Uid")); len(uid) != 4 || slices.ContainsFunc(uid, func(u string) bool { return u != strconv.Itoa(confinedUID()) }) {
+			t.Errorf("browser process %d runs as uids %v outside, want %d", pid, uid, confinedUID())
+		}
 	}
 	for _, r := range renderers {
 		if field(r, "Seccomp") != "2" || field(r, "NoNewPrivs") != "1" {
@@ -493,6 +496,156 @@ func TestConfineLaunchedApplication(t *testing.T) {
 		exec.Command("sleep", "0.25").Run()
 	}
 	t.Error("clicking OK did not close the confined application's window")
+}
+
+// confinedUID is the host user a session's confined programs run as: nobody on a root
+// host, else the host's own user (docs/security.md#confinement).
+func confinedUID() int {
+	if os.Geteuid() == 0 {
+		return 65534
+	}
+	return os.Geteuid()
+}
+
+// A file only root may read, in a directory a confined application is shown read-only,
+// stays closed to the application on a root host, as to the shell (it runs as nobody);
+// what it writes in a workspace root, new files and edits, is still the person's; a link
+// it leaves in the desktop's private directory shows the file to none of the next. The
+// staging directory of a program's mounts lasts as long as the program: the application's
+// goes when it exits, the browser's and the desktop's when the session ends.
+func TestConfineApplicationCannotReadRootOnlyFiles(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3", "chromium")
+	if os.Geteuid() != 0 {
+		t.Skip("a root host's case: another user cannot make a file only root may read")
+	}
+	canary, err := os.CreateTemp("/etc", "w365-canary-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(canary.Name()) })
+	canary.WriteString("root-only-canary")
+	canary.Chmod(0o600)
+	canary.Close()
+	h := e2e.New(t)
+	home := h.FakeHome()
+	tmp, err := os.MkdirTemp("", "w365-tmpdir-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	os.Chmod(tmp, 0o755)
+	h.SetEnv("TMPDIR", tmp)
+	stages := func() int { m, _ := filepath.Glob(filepath.Join(tmp, "w365-stage-*")); return len(m) }
+	settles := func(want int) bool {
+		for range 40 {
+			if stages() == want {
+				return true
+			}
+			exec.Command("sleep", "0.25").Run()
+		}
+		return false
+	}
+	ws := filepath.Join(home, "work")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\n"), 0o644)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	b, _ := json.Marshal(map[string]any{"launchApplications": []string{"/usr/bin/python3"}, "launchArguments": "any", "workspaceRoots": []string{ws}})
+	os.WriteFile(pol, b, 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	h.MustRun("session", "start", "r1")
+	desktop := stages()
+	// The application opens the file as a file dialog would, edits a workspace file and
+	// writes its findings next to it. The first one then turns the desktop's sockets it is
+	// shown (in the private directory) into links to the file, which the host's staging
+	// must not follow for the next one: it sees the file at its X socket's and session
+	// bus's paths only as itself, nobody (and then puts the sockets back).
+	code := `import json, os, sys, traceback
+canary, ws, step = sys.argv[1:4]
+# A failure is the result, with its traceback.
+sys.excepthook = lambda *a: open(os.path.join(ws, 'result-' + step + '.json'), 'w').write(json.dumps({'tb': ''.join(traceback.format_exception(*a))}))
+bus = os.environ['DBUS_SESSION_BUS_ADDRESS'].split('path=')[1].split(',')[0]
+x = '/tmp/.X11-unix/X' + os.environ['DISPLAY'].lstrip(':').split('.')[0]
+out = {'uid': os.getuid()}
+for name, p in (('canary', canary), ('bus', bus), ('x', x)):
+    try:
+        out[name] = open(p).read()
+    except OSError as e:
+        out[name] = type(e).__name__
+if step == '1':
+    with open(os.path.join(ws, 'notes.txt'), 'a') as f:
+        f.write('two\n')
+    out['linked'] = []
+    for d, _, files in os.walk(os.path.dirname(os.environ['XAUTHORITY'])):
+        for f in files:
+            p = os.path.join(d, f)
+            try:
+                if not os.path.islink(p) and not os.path.isfile(p):
+                    os.rename(p, p + '.moved')
+                    os.symlink(canary, p)
+                    out['linked'].append(p)
+            except OSError:
+                pass  # a socket that is a mount point here stays
+else:
+    for d, _, files in os.walk(os.path.dirname(os.environ['XAUTHORITY'])):
+        for f in files:
+            p = os.path.join(d, f)
+            if f.endswith('.moved'):
+                os.replace(p, p[:-len('.moved')])
+json.dump(out, open(os.path.join(ws, 'result.tmp'), 'w'))
+os.rename(os.path.join(ws, 'result.tmp'), os.path.join(ws, 'result-' + step + '.json'))
+`
+	launch := func(step string) map[string]any {
+		h.MustRun("--session", "r1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code,
+			"--args="+canary.Name(), "--args="+ws, "--args="+step)
+		var res map[string]any
+		for range 80 {
+			if b, err := os.ReadFile(filepath.Join(ws, "result-"+step+".json")); err == nil && json.Unmarshal(b, &res) == nil {
+				return res
+			}
+			exec.Command("sleep", "0.25").Run()
+		}
+		t.Fatalf("the launched application (step %s) wrote no result", step)
+		return nil
+	}
+	for _, step := range []string{"1", "2"} {
+		res := launch(step)
+		for _, k := range []string{"canary", "bus", "x"} {
+			if res[k] == "root-only-canary" {
+				t.Errorf("the launched application (step %s, uid %v inside) read the root-only %s at its %s path", step, res["uid"], canary.Name(), k)
+			}
+		}
+		if res["canary"] != "PermissionError" {
+			t.Errorf("the launched application (step %s) opening %s: %v, want PermissionError", step, canary.Name(), res)
+		}
+		if linked, _ := res["linked"].([]any); step == "1" && !slices.ContainsFunc(linked, func(p any) bool { return strings.Contains(p.(string), "/X11/X") }) {
+			t.Fatalf("the first application did not turn the X socket into a link: %v", res)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("the workspace file the application edited holds %q", b)
+	}
+	for _, f := range []string{"notes.txt", "result-1.json"} {
+		st, err := os.Stat(filepath.Join(ws, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uid := st.Sys().(*syscall.Stat_t).Uid; uid != 0 {
+			t.Errorf("%s is owned by uid %d after the application wrote it, not the person (0)", f, uid)
+		}
+	}
+	if !settles(desktop) {
+		t.Errorf("%d staging directories in %s after the application exited, want the desktop's %d", stages(), tmp, desktop)
+	}
+	h.MustRun("--session", "r1", "browser", "navigate", "about:blank")
+	if n := stages(); n != desktop+1 {
+		t.Errorf("%d staging directories while the browser runs, want %d", n, desktop+1)
+	}
+	h.MustRun("session", "end", "r1")
+	if !settles(0) {
+		t.Errorf("%d staging directories in %s after the session ended", stages(), tmp)
+	}
 }
 
 // With TMPDIR private to root (mode 0700), the root host's sandbox still runs: its staging

@@ -55,8 +55,9 @@ func dialPeer(addr string, timeout time.Duration) (*peer, error) {
 	nc.SetDeadline(time.Now().Add(timeout))
 	p := &peer{c: nc, r: bufio.NewReaderSize(nc, 64<<10), w: bufio.NewWriterSize(nc, 64<<10)}
 	// EXTERNAL without an identity: the server takes the credentials it sees on the
-	// socket. A confined application's user namespace maps the host's uid to its own,
-	// so the host's own uid, claimed outright, would be refused (docs/security.md).
+	// socket. A confined application's user namespace maps the host's uid to its own (on
+	// a root host the unmapped root shows as the overflow uid, nobody's, the application's
+	// own), so the host's own uid, claimed outright, would be refused (docs/security.md).
 	p.w.WriteString("\x00AUTH EXTERNAL\r\n")
 	line, err := p.exchange()
 	if err == nil && strings.HasPrefix(line, "DATA") {

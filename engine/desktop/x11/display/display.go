@@ -201,10 +201,11 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 const busPolicy = `<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
 `
 
-// busAuth admits a client by EXTERNAL (the host's programs) or ANONYMOUS: a confined
-// program of a root host claims a uid (sandbox.ConfinedUID) that is not the one a bus
-// outside its user namespace sees, so EXTERNAL refuses it. Who reaches the bus's socket is
-// decided by the desktop's private directory it lies in (docs/security.md#confinement).
+// busAuth admits a client by EXTERNAL (the host's programs) or ANONYMOUS: a client in
+// another user namespace may claim a uid that is not the one the bus sees (on a root host
+// the host's root, which the bus's namespace does not map), so EXTERNAL refuses it. Who
+// reaches the bus's socket is decided by the desktop's private directory it lies in
+// (docs/security.md#confinement).
 const busAuth = "<auth>EXTERNAL</auth><auth>ANONYMOUS</auth><allow_anonymous/>\n"
 
 // sessionBusConfig is the session bus of a virtual desktop (dbus-daemon --session's,
