@@ -319,22 +319,40 @@ func showWindow(t testing.TB, d *display.Desktop, title, name string, args ...st
 	showWindowEnv(t, d, nil, title, name, args...)
 }
 
-// showWindowEnv is showWindow with extra environment for the program.
+// showWindowEnv is showWindow with extra environment for the program. A program that
+// exits before its window shows (an X client of a machine under load has been seen to, at
+// its start) is started again, twice at most; the failure quotes what it printed.
 func showWindowEnv(t testing.TB, d *display.Desktop, env []string, title, name string, args ...string) {
 	t.Helper()
 	testenv.Require(t, name, "xdotool")
-	c := startProc(t, d, env, name, args...)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
+	var stderr bytes.Buffer
+	start := func() chan struct{} {
+		c := startProc(t, d, env, name, args...)
+		c.Stderr = &stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { c.Wait(); close(exited) }()
+		t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); <-exited })
+		return exited
 	}
-	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	exited, starts := start(), 1
 	for i := 0; ; i++ {
 		out, _ := d.Command("xdotool", "search", "--onlyvisible", "--name", title).Output()
 		if len(bytes.TrimSpace(out)) > 0 {
 			break
 		}
+		select {
+		case <-exited:
+			if starts == 3 {
+				t.Fatalf("%s exited %d times before its window %q appeared: %s", name, starts, title, stderr.String())
+			}
+			exited, starts = start(), starts+1
+		default:
+		}
 		if i > 300 {
-			t.Fatalf("window %q did not appear", title)
+			t.Fatalf("window %q did not appear (%s: %s)", title, name, stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
