@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -380,10 +381,20 @@ func (o *op) act(body func(o *op) (*Dialog, error)) (*ActionResult, error) {
 // there when the action began, so the action closed it; the result says so and names
 // the tab now active. Any other error stays.
 func (o *op) closedBy(m navMark, err error) (*ActionResult, error) {
+	if werr.CodeOf(err) != werr.NotFound {
+		return nil, err
+	}
 	o.b.mu.Lock()
 	gone := o.t.gone
 	o.b.mu.Unlock()
-	if !gone || werr.CodeOf(err) != werr.NotFound {
+	// A call on a closing tab can fail (its target detached) before the browser's word
+	// that the tab is gone has been taken in: that word is waited for, briefly.
+	if !gone && errors.Is(err, chromedp.ErrTargetDetached) {
+		ctx, cancel := context.WithTimeout(o.ctx, closeMax)
+		gone = o.b.awaitGone(ctx, o.t)
+		cancel()
+	}
+	if !gone {
 		return nil, err
 	}
 	res := &ActionResult{}

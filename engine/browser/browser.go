@@ -736,7 +736,7 @@ func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 		return werr.New(werr.Timeout, "the browser did not answer in time")
 	}
 	if errors.Is(err, chromedp.ErrTargetDetached) {
-		return werr.New(werr.NotFound, "the tab was closed")
+		return werr.Wrap(err, werr.NotFound, "the tab was closed")
 	}
 	if inst != nil && inst.killed.Load() {
 		return werr.New(werr.Unavailable, "the browser was closed").WithRetryable(false)

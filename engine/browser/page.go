@@ -456,17 +456,23 @@ func (b *Browser) awaitClosing(ctx context.Context, t *tab) {
 	if r, err := evalRaw(cctx, t, "window.closed", true); err == nil && (r == nil || string(r.Value) != "true") {
 		return
 	}
+	b.awaitGone(cctx, t)
+}
+
+// awaitGone waits until the browser has told that tab t is gone, or ctx ends, and says
+// whether it is.
+func (b *Browser) awaitGone(ctx context.Context, t *tab) bool {
 	for {
 		b.mu.Lock()
 		gone, ch := t.gone, b.changed
 		b.mu.Unlock()
 		if gone {
-			return
+			return true
 		}
 		select {
 		case <-ch:
-		case <-cctx.Done():
-			return
+		case <-ctx.Done():
+			return false
 		}
 	}
 }
