@@ -78,6 +78,9 @@ type dialect interface {
 	selectOption(ref, what string, values []string) (string, error)
 	// search is an observation that shows the elements holding text with their refs.
 	search(text string) (string, error)
+	// waitText waits for text to show; its observation is what the wait returned.
+	waitText(text string) (string, error)
+	back() (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -115,6 +118,15 @@ func (w w365) selectOption(ref, _ string, values []string) (string, error) {
 func (w w365) search(text string) (string, error) {
 	out, _, err := w.call("browser_find", map[string]any{"text": text})
 	return out, err
+}
+
+func (w w365) waitText(text string) (string, error) {
+	out, _, err := w.call("browser_wait_for", map[string]any{"text": text})
+	return out, err
+}
+func (w w365) back() (string, error) {
+	_, _, err := w.call("browser_back", nil)
+	return "", err
 }
 
 // click's observation is what the click says happened (a new tab, a dialog, a download).
@@ -166,6 +178,14 @@ func (p playwright) selectOption(ref, what string, values []string) (string, err
 	return out, err
 }
 func (p playwright) search(string) (string, error) { return p.snapshot() }
+func (p playwright) waitText(text string) (string, error) {
+	out, _, err := p.call("browser_wait_for", map[string]any{"text": text})
+	return out, err
+}
+func (p playwright) back() (string, error) {
+	out, _, err := p.call("browser_navigate_back", map[string]any{})
+	return out, err
+}
 
 // agent is the scripted agent of the browser tasks: it keeps its last observation and
 // takes every ref from it.
@@ -664,6 +684,197 @@ var browserTasks = []browserTask{
 		},
 		check: func(s *site) error {
 			return wantForm(func() []map[string]string { return s.forms("/form/stay") }, map[string]string{"arrive": "2027-03-15", "leave": "2027-03-18", "at": "14:30"})
+		},
+	},
+	{
+		name: "read an answer in a details disclosure and quote it",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/faq.html") },
+				func() error { return a.click("button", "How do I renew a loan?") },
+			); err != nil {
+				return err
+			}
+			obs, err := a.d.snapshot()
+			if err != nil {
+				return err
+			}
+			a.obs = obs
+			code := regexp.MustCompile(`RENEW-[0-9]+`).FindString(obs)
+			if code == "" {
+				return fmt.Errorf("the open disclosure shows no code:\n%.1500s", obs)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Renewal code", code) },
+				func() error { return a.click("button", "Renew my loans") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/faq") }, map[string]string{"code": "RENEW-7731"})
+		},
+	},
+	{
+		name: "expand a tree two levels and pick a shelf",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/shelves.html") },
+				func() error { return a.click("treeitem", "Science") },
+				func() error { a.obs = ""; return a.click("treeitem", "Physics") },
+				func() error { a.obs = ""; return a.click("treeitem", "Optics") },
+				func() error {
+					if _, err := a.find("heading", "Choose a shelf"); err != nil || !regexp.MustCompile(`treeitem "Optics" \[selected\]`).MatchString(a.obs) {
+						a.obs, _ = a.d.snapshot()
+						if !regexp.MustCompile(`treeitem "Optics" \[selected\]`).MatchString(a.obs) {
+							return fmt.Errorf("Optics does not read selected:\n%.1500s", a.obs)
+						}
+					}
+					return nil
+				},
+				func() error { return a.click("button", "Browse this shelf") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/shelves") }, map[string]string{"shelf": "Optics"})
+		},
+	},
+	{
+		name: "set a slider to a value by keys, reading it back",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/volume.html") },
+				func() error { return a.click("slider", "Speed") },
+			); err != nil {
+				return err
+			}
+			for i := 0; i < 20; i++ {
+				v, err := a.reads(`slider "Speed"`)
+				if err != nil {
+					return err
+				}
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("the slider reads %q", v)
+				}
+				key := "ArrowRight"
+				switch {
+				case n == 150:
+					return a.click("button", "Save speed")
+				case n > 150:
+					key = "ArrowLeft"
+				}
+				if err := a.press("slider", "Speed", key); err != nil {
+					return err
+				}
+			}
+			return fmt.Errorf("the slider never read 150:\n%.1500s", a.obs)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/volume") }, map[string]string{"speed": "150"})
+		},
+	},
+	{
+		name: "read a toast's reference before it goes; submit once valid",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/signup.html") },
+				func() error { return a.typeIn("textbox", "Card name", "Ada Lovelace") },
+				func() error { return a.click("button", "Check name") },
+			); err != nil {
+				return err
+			}
+			obs, err := a.d.waitText("Your reference is")
+			if err != nil {
+				return err
+			}
+			// A model's turn takes longer than the toast stays.
+			time.Sleep(2500 * time.Millisecond)
+			ref := regexp.MustCompile(`J-[0-9]+`).FindString(obs)
+			if ref == "" {
+				return fmt.Errorf("the wait does not say the reference:\n%.1500s", obs)
+			}
+			a.obs = ""
+			if err := a.typeIn("textbox", "Reference", ref); err != nil {
+				return err
+			}
+			a.obs = ""
+			if _, err := a.find("button", "Join"); err != nil || regexp.MustCompile(`button "Join" \[disabled\]`).MatchString(a.obs) {
+				return fmt.Errorf("Join is still disabled (%v):\n%.1500s", err, a.obs)
+			}
+			return a.click("button", "Join")
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/signup") }, map[string]string{"name": "Ada Lovelace", "ref": "J-1644"})
+		},
+	},
+	{
+		name: "single-page app: follow routes, go back, choose another",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/spa.html") },
+				func() error { return a.click("link", "Branches") },
+				func() error { a.obs = ""; return a.click("link", "Leeds") },
+				func() error { a.obs = ""; _, err := a.find("heading", "Leeds branch"); return err },
+				func() error { obs, err := a.d.back(); a.obs = obs; return err },
+				func() error { a.obs = ""; return a.click("link", "York") },
+				func() error { a.obs = ""; return a.click("button", "Make York my branch") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/spa") }, map[string]string{"branch": "York"})
+		},
+	},
+	{
+		name: "act on a button at the end of a scrolling box", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/log.html") },
+				func() error { return a.click("button", "Report The Moonstone lost") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/log") }, map[string]string{"lost": "The Moonstone"})
+		},
+	},
+	{
+		name: "load more items until the wanted one shows",
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/more.html"); err != nil {
+				return err
+			}
+			const item = "Reserve Wuthering Heights"
+			for i := 0; i < 8; i++ {
+				if _, err := a.find("heading", "New arrivals"); err != nil {
+					return err
+				}
+				if a.sees("button", item) {
+					return a.click("button", item)
+				}
+				if err := a.click("button", "Load more"); err != nil {
+					return err
+				}
+				if _, err := a.d.waitText(fmt.Sprintf("Arrival %d", 10*(i+2))); err != nil && !strings.Contains(err.Error(), "TIMEOUT") {
+					return err
+				}
+				a.obs = ""
+			}
+			return fmt.Errorf("%q never showed:\n%.1500s", item, a.obs)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/more") }, map[string]string{"title": "Wuthering Heights"})
+		},
+	},
+	{
+		name: "fill a form in a srcdoc iframe", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/srcdoc.html") },
+				func() error { return a.selectOption("combobox", "Your rating", "Excellent") },
+				func() error { return a.typeIn("textbox", "Remarks", "Quiet and bright") },
+				func() error { return a.click("button", "Send feedback") },
+			)
+		},
+		check: func(s *site) error {
+			return wantForm(func() []map[string]string { return s.forms("/form/srcdoc") }, map[string]string{"rating": "Excellent", "remarks": "Quiet and bright"})
 		},
 	},
 }
