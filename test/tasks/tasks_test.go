@@ -1362,6 +1362,84 @@ func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
 	})
 }
 
+// Mousepad (GTK3): save a new note under another name in a subfolder through the Save As
+// file chooser, from what its tree shows: the Name field beside its label, the folder's
+// row in the Files table (double-clicked), the Save button. The file on disk is the check.
+func mousepadSaveAsTask(t *testing.T, c *client, work string) {
+	testenv.Require(t, "mousepad")
+	draft := filepath.Join(work, "draft.txt")
+	os.WriteFile(draft, nil, 0o644)
+	os.Mkdir(filepath.Join(work, "archive"), 0o755)
+	want := filepath.Join(work, "archive", "final.txt")
+	const note = "minutes of the meeting"
+	measure(t, "Mousepad: Save As a new name in a subfolder (file chooser)", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/mousepad", "args": []string{draft}}); err != nil {
+			return err
+		}
+		title, err := window(c, "draft.txt")
+		if err != nil {
+			return err
+		}
+		if err := first(
+			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": note}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "shift", "s"}})
+				return err
+			},
+		); err != nil {
+			return err
+		}
+		if _, err := window(c, "Save As"); err != nil {
+			return err
+		}
+		// The folder's row: its name cell in the Files table, once the folder is listed.
+		var root, folder node
+		for try := 0; try < 20 && folder.Name == ""; try++ {
+			if root, err = tree(c); err != nil {
+				return err
+			}
+			root.walk(func(n node) {
+				if n.Role == "DataItem" && n.Name == "archive" {
+					folder = n
+				}
+			})
+			if folder.Name == "" {
+				c.call("wait_milliseconds", map[string]any{"ms": 250})
+			}
+		}
+		if folder.Name == "" {
+			return fmt.Errorf("the file chooser's tree shows no folder archive")
+		}
+		name, err := fieldBeside(root, "Name:")
+		if err != nil {
+			return err
+		}
+		return first(
+			func() error { return clickAt(c, name) },
+			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}}); return err },
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": "final.txt"}); return err },
+			func() error {
+				_, _, err := c.call("click", map[string]any{"x": folder.X + folder.Width/2, "y": folder.Y + folder.Height/2, "clickCount": 2})
+				return err
+			},
+			func() error { _, _, err := c.call("wait_milliseconds", map[string]any{"ms": 500}); return err },
+			func() error { return clickButton(c, "Save") },
+			func() error { title, err = window(c, "final.txt"); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		for i := 0; i < 50; i++ {
+			if b, _ := os.ReadFile(want); strings.TrimSpace(string(b)) == note {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b, err := os.ReadFile(want)
+		return fmt.Errorf("%s holds %q (%v), want %q", want, b, err, note)
+	})
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -1373,6 +1451,7 @@ func TestDesktopTasks(t *testing.T) {
 	c := &client{cs: h.MCP()}
 	featherpadTask(t, h, c, work)
 	if *all {
+		mousepadSaveAsTask(t, c, work)
 		zenityTask(t, h, c)
 		galculatorTask(t, c)
 		zenityChecklistTask(t, h, c)
