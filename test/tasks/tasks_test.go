@@ -1096,26 +1096,29 @@ func tree(c *client) (node, error) {
 
 // fieldBeside is the editable field on the row of the label named label (the toolkit
 // names a field by the label beside it only on the screen), from the tree.
-func fieldBeside(root node, label string) (node, error) {
+func fieldBeside(root node, label string) (node, error) { return beside(root, label, "Edit") }
+
+// beside is the first node of role on the row of the label named label, right of it.
+func beside(root node, label, role string) (node, error) {
 	var lab *node
-	var edits []node
+	var cands []node
 	root.walk(func(n node) {
 		if n.Role == "Text" && n.Name == label && lab == nil {
 			lab = &n
 		}
-		if n.Role == "Edit" {
-			edits = append(edits, n)
+		if n.Role == role {
+			cands = append(cands, n)
 		}
 	})
 	if lab == nil {
 		return node{}, fmt.Errorf("no label %q in the window's tree", label)
 	}
-	for _, e := range edits {
+	for _, e := range cands {
 		if e.Y <= lab.Y+lab.Height/2 && lab.Y+lab.Height/2 <= e.Y+e.Height && e.X >= lab.X {
 			return e, nil
 		}
 	}
-	return node{}, fmt.Errorf("no field beside the label %q", label)
+	return node{}, fmt.Errorf("no %s beside the label %q", role, label)
 }
 
 func clickAt(c *client, n node) error {
@@ -1159,12 +1162,12 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
-// zenity runs zenity with args on the harness's desktop; printed is what it printed once
+// program runs name with args on the harness's desktop; printed is what it printed once
 // it exited, or an error when it is still open 5 s after the agent finished.
-func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (string, error)) {
+func program(t *testing.T, h *e2e.Harness, name string, args ...string) (printed func() (string, error)) {
 	t.Helper()
 	var out strings.Builder
-	cmd := exec.Command("zenity", args...)
+	cmd := exec.Command(name, args...)
 	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -1181,12 +1184,16 @@ func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (strin
 		case <-exited:
 			return strings.TrimSpace(out.String()), nil
 		case <-time.After(5 * time.Second):
-			return "", fmt.Errorf("zenity is still open")
+			return "", fmt.Errorf("%s is still open", name)
 		}
 	}
 }
 
-// clickButton clicks the button find_ui_element finds by name, first match.
+func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (string, error)) {
+	t.Helper()
+	return program(t, h, "zenity", args...)
+}
+
 func clickButton(c *client, name string) error {
 	_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": name})
 	if err != nil {
@@ -1417,7 +1424,10 @@ func mousepadSaveAsTask(t *testing.T, c *client, work string) {
 		}
 		return first(
 			func() error { return clickAt(c, name) },
-			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
 			func() error { _, _, err := c.call("type_text", map[string]any{"text": "final.txt"}); return err },
 			func() error {
 				_, _, err := c.call("click", map[string]any{"x": folder.X + folder.Width/2, "y": folder.Y + folder.Height/2, "clickCount": 2})
@@ -1440,6 +1450,129 @@ func mousepadSaveAsTask(t *testing.T, c *client, work string) {
 	})
 }
 
+// A GTK4 window: a switch, a spin button and a drop-down, each found beside its label in
+// the tree and read back from it; what the application prints is the check.
+func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
+	printed := program(t, h, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "tasks", "apps", "print_gtk4.py"))
+	measure(t, "GTK4: a switch, a spin button and a drop-down (its output)", "w365", c, func() error {
+		title, err := window(c, "Print settings")
+		if err != nil {
+			return err
+		}
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
+		}
+		// look is the node of role beside label in a fresh tree; it looks again (up to 2 s)
+		// until there is one and ok holds: the application updates its tree after the input.
+		look := func(label, role string, ok ...func(node) bool) (n node, err error) {
+			for try := 0; try < 8; try++ {
+				if try > 0 {
+					c.call("wait_milliseconds", map[string]any{"ms": 250})
+				}
+				var root node
+				if root, err = tree(c); err != nil {
+					continue // the application may not expose its tree yet
+				}
+				if n, err = beside(root, label, role); err == nil && (len(ok) == 0 || ok[0](n)) {
+					return n, nil
+				}
+			}
+			if err != nil {
+				return n, err
+			}
+			return n, fmt.Errorf("%s beside %q reads %+v", role, label, n)
+		}
+		sw, err := look("Double-sided", "CheckBox")
+		if err != nil {
+			return err
+		}
+		if err := clickAt(c, sw); err != nil {
+			return err
+		}
+		if _, err = look("Double-sided", "CheckBox", func(n node) bool { return slices.Contains(n.States, "checked") }); err != nil {
+			return err
+		}
+		spin, err := look("Copies", "Spinner")
+		if err != nil {
+			return err
+		}
+		// Its text part, on the left: the centre of a GTK4 spin button is its − button,
+		// which the tree does not show (a click there and keys changed nothing).
+		if err := first(
+			func() error {
+				_, _, err := c.call("click", map[string]any{"x": spin.X + spin.Width/4, "y": spin.Y + spin.Height/2})
+				return err
+			},
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": "3"}); return err },
+			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"tab"}}); return err },
+		); err != nil {
+			return err
+		}
+		if _, err = look("Copies", "Spinner", func(n node) bool { return n.Value == "3" }); err != nil {
+			return err
+		}
+		paper, err := look("Paper", "ComboBox")
+		if err != nil {
+			return err
+		}
+		if err := clickAt(c, paper); err != nil {
+			return err
+		}
+		// The open list: its items in order down the screen (the tree's extents of a GTK4
+		// popover are off by its own offset, so a click by them misses: keys instead), from
+		// the one shown (A4) down to A3.
+		ys := map[string]float64{}
+		for try := 0; try < 20 && len(ys) < 3; try++ {
+			for _, name := range []string{"A4", "Letter", "A3"} {
+				_, st, err := c.call("find_ui_element", map[string]any{"name": name, "role": "Text"})
+				if err != nil {
+					return err
+				}
+				// The lowest match: A4 is also the drop-down's own text.
+				for _, m := range st["matches"].([]any) {
+					if y := m.(map[string]any)["centerY"].(float64); y > float64(paper.Y+paper.Height/2) && y > ys[name] {
+						ys[name] = y
+					}
+				}
+			}
+			if len(ys) < 3 {
+				c.call("wait_milliseconds", map[string]any{"ms": 250})
+			}
+		}
+		if len(ys) < 3 {
+			return fmt.Errorf("the open drop-down lists %v", ys)
+		}
+		for _, name := range []string{"A4", "Letter"} {
+			if ys[name] < ys["A3"] {
+				if _, _, err := c.call("press_keys", map[string]any{"keys": []string{"down"}}); err != nil {
+					return err
+				}
+			}
+		}
+		if _, _, err := c.call("press_keys", map[string]any{"keys": []string{"enter"}}); err != nil {
+			return err
+		}
+		if _, err = look("Paper", "ComboBox", func(n node) bool {
+			shows := false
+			n.walk(func(k node) { shows = shows || (k.Role == "Text" && k.Name == "A3") })
+			return shows
+		}); err != nil {
+			return err
+		}
+		return clickButton(c, "Print")
+	}, func() error {
+		out, err := printed()
+		if err == nil && out != "duplex=True copies=3 paper=A3" {
+			err = fmt.Errorf("the application printed %q", out)
+		}
+		return err
+	})
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -1455,5 +1588,6 @@ func TestDesktopTasks(t *testing.T) {
 		zenityTask(t, h, c)
 		galculatorTask(t, c)
 		zenityChecklistTask(t, h, c)
+		gtk4Task(t, h, c)
 	}
 }
