@@ -144,3 +144,18 @@ func TestDepthCountsNamedNodes(t *testing.T) {
 		t.Errorf("maxDepth 3 cuts nothing:\n%s", r.Text)
 	}
 }
+
+// A details element's summary reads [expanded] when open and [expanded=false] when
+// closed, as a disclosure button does: clicking an open one closes it.
+func TestDetailsSummaryReadsExpanded(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_details.html")
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{`button "Opening hours" [expanded=false]`, `button "Renewals" [expanded]`} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("no %s:\n%s", want, r.Text)
+		}
+	}
+}

@@ -192,6 +192,8 @@ const walkJS = `function(o) {
     const ae = el.getAttribute('aria-expanded');
     if (ae === 'true' || ae === 'false') x.e = ae === 'true';
     else if (tag === 'select' && x.r === 'combobox') x.e = false;
+    // A details element's summary says whether it is open: a click on an open one closes it.
+    else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details' && el.parentElement.querySelector(':scope > summary') === el) x.e = el.parentElement.open;
     if ((tag === 'option' && el.selected) || el.getAttribute('aria-selected') === 'true') x.s = 1;
     if (x.r === 'heading') { const l = parseInt(el.getAttribute('aria-level') || tag.slice(1), 10); if (l > 0) x.l = l; }
     if (tag === 'iframe' || tag === 'frame') {
