@@ -670,6 +670,7 @@ var browserTasks = []browserTask{
 			if err := first(
 				func() error { return a.navigate(url + "/faq.html") },
 				func() error { return a.click("button", "How do I renew a loan?") },
+				func() error { return a.shows("button", "How do I renew a loan?", "expanded") },
 			); err != nil {
 				return err
 			}
