@@ -300,10 +300,19 @@ type WaitForIn struct {
 	Time      float64 `json:"time,omitempty" jsonschema:"seconds to wait first" w365:"min=0,max=30"`
 }
 
-// WaitForOut says how long it took.
-type WaitForOut struct{ browser.WaitResult }
+// WaitForOut says how long it took, and the line of page text that held the text waited
+// for (in the text only: a toast may be gone by the next look).
+type WaitForOut struct {
+	browser.WaitResult
+	Line string `json:"-"`
+}
 
-func (o WaitForOut) Text() string { return fmt.Sprintf("ready after %d ms", o.ElapsedMs) }
+func (o WaitForOut) Text() string {
+	if o.Line != "" {
+		return fmt.Sprintf("ready after %d ms: %q", o.ElapsedMs, o.Line)
+	}
+	return fmt.Sprintf("ready after %d ms", o.ElapsedMs)
+}
 
 // EvalJSIn is browser_eval_js's input.
 type EvalJSIn struct {
@@ -787,23 +796,23 @@ var BrowserWaitFor = tool.Define(tool.Tool{
 			return WaitForOut{}, werr.New(werr.Cancelled, "the wait was cancelled")
 		}
 		if in.Selector == "" && in.Text == "" && in.TextGone == "" {
-			return WaitForOut{browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}}, nil
+			return WaitForOut{WaitResult: browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}}, nil
 		}
 	}
 	if in.Selector == "" {
 		// Text through every frame, as the snapshot shows them.
-		r, err := waitFrameText(ctx, env, b, in.Text, in.TextGone, in.TimeoutMs)
+		r, line, err := waitFrameText(ctx, env, b, in.Text, in.TextGone, in.TimeoutMs)
 		if err != nil {
 			return WaitForOut{}, err
 		}
 		r.ElapsedMs = time.Since(start).Milliseconds()
-		return WaitForOut{r}, nil
+		return WaitForOut{r, line}, nil
 	}
 	r, err := deref(b.WaitFor(ctx, browser.WaitOptions{Selector: in.Selector, Text: in.Text, TextGone: in.TextGone, Visible: in.Visible, TimeoutMs: in.TimeoutMs}))
 	if err == nil {
 		r.ElapsedMs = time.Since(start).Milliseconds()
 	}
-	return WaitForOut{r}, err
+	return WaitForOut{WaitResult: r}, err
 })
 
 // BrowserEvalJS is the tool browser_eval_js (w365 browser eval-js).

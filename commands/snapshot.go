@@ -77,7 +77,7 @@ func elementOf(ctx context.Context, env *tool.Env, b *browser.Browser, target st
 
 // waitFrameText polls the text of every frame until text is in one of them and
 // gone is in none, or timeoutMs (the policy's default and cap) passes.
-func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text, gone string, timeoutMs int) (browser.WaitResult, error) {
+func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text, gone string, timeoutMs int) (browser.WaitResult, string, error) {
 	if timeoutMs <= 0 {
 		timeoutMs = env.Policy.BrowserWaitDefaultMs
 	}
@@ -87,16 +87,18 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 	for {
 		texts, err := snapshot.FrameTexts(ctx, b)
 		if err != nil && werr.CodeOf(err) != werr.Internal {
-			return browser.WaitResult{}, err // a dialog, a crash, a cancel; a page in flux is retried
+			return browser.WaitResult{}, "", err // a dialog, a crash, a cancel; a page in flux is retried
 		}
 		if err == nil {
-			found, stays := text == "", false
+			found, stays, line := text == "", false, ""
 			for _, t := range texts {
-				found = found || strings.Contains(t, text)
+				if i := strings.Index(t, text); text != "" && i >= 0 && !found {
+					found, line = true, lineAround(t, i, len(text))
+				}
 				stays = stays || (gone != "" && strings.Contains(t, gone))
 			}
 			if found && !stays {
-				return browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}, nil
+				return browser.WaitResult{ElapsedMs: time.Since(start).Milliseconds()}, line, nil
 			}
 		}
 		if time.Now().After(deadline) {
@@ -106,14 +108,25 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 			} else if gone != "" {
 				what += fmt.Sprintf(" and text %q to disappear", gone)
 			}
-			return browser.WaitResult{}, werr.New(werr.Timeout, "waited %d ms for %s in every frame", timeoutMs, what)
+			return browser.WaitResult{}, "", werr.New(werr.Timeout, "waited %d ms for %s in every frame", timeoutMs, what)
 		}
 		select {
 		case <-ctx.Done():
-			return browser.WaitResult{}, werr.New(werr.Cancelled, "the wait was cancelled")
+			return browser.WaitResult{}, "", werr.New(werr.Cancelled, "the wait was cancelled")
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// lineAround is the line of t holding the n bytes at i, at most 300 bytes of it around
+// them: what a toast or status said, for an agent whose next look may come after it is gone.
+func lineAround(t string, i, n int) string {
+	from, to := strings.LastIndexByte(t[:i], '\n')+1, len(t)
+	if j := strings.IndexByte(t[i+n:], '\n'); j >= 0 {
+		to = i + n + j
+	}
+	from, to = max(from, i-150), min(to, i+n+150)
+	return strings.ToValidUTF8(strings.TrimSpace(t[from:to]), "")
 }
 
 // crossOriginRef says whether elementOf refused target because it is a ref inside

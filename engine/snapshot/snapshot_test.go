@@ -381,7 +381,7 @@ func TestSnapshot(t *testing.T) {
 		if !r.Truncated || len(r.Text) > 2000 || !strings.Contains(r.Note, "target") || !strings.Contains(r.Note, "browser_find") {
 			t.Errorf("cap: truncated=%v len=%d note=%q", r.Truncated, len(r.Text), r.Note)
 		}
-		r = take(t, st, b, snapshot.Options{MaxDepth: 2})
+		r = take(t, st, b, snapshot.Options{MaxDepth: 1})
 		if r.DepthLimited == 0 || !strings.Contains(r.Note, "maxDepth") {
 			t.Errorf("depth: %d %q", r.DepthLimited, r.Note)
 		}

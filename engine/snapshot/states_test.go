@@ -122,3 +122,40 @@ func TestTypeIntoDateInputs(t *testing.T) {
 		t.Fatalf("a malformed date: %v", err)
 	}
 }
+
+// Depth counts what an agent reads or acts on: a tree three items deep in a navigation and
+// a link in a menu of nested lists are within the default depth, though each level sits in
+// an unnamed group or list item (before, "Optics" and "My holds" were cut at depth 5).
+func TestDepthCountsNamedNodes(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_deep_tree.html")
+	r := take(t, st, b, snapshot.Options{MaxDepth: snapshot.DefaultMaxDepth})
+	for _, want := range []string{`treeitem "Optics"`, `link "My holds"`} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the default depth leaves out %s:\n%s", want, r.Text)
+		}
+	}
+	if r.DepthLimited != 0 {
+		t.Errorf("%d nodes cut:\n%s", r.DepthLimited, r.Text)
+	}
+	if r = take(t, st, b, snapshot.Options{MaxDepth: 3}); r.DepthLimited == 0 || strings.Contains(r.Text, `treeitem "Optics"`) {
+		t.Errorf("maxDepth 3 cuts nothing:\n%s", r.Text)
+	}
+}
+
+// A details element's summary reads [expanded] when open and [expanded=false] when
+// closed, as a disclosure button does: clicking an open one closes it.
+func TestDetailsSummaryReadsExpanded(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snap_details.html")
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{`button "Opening hours" [expanded=false]`, `button "Renewals" [expanded]`} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("no %s:\n%s", want, r.Text)
+		}
+	}
+}

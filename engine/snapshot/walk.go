@@ -162,10 +162,13 @@ const walkJS = `function(o) {
       for (const c of kids(el)) walk(c, depth, out, pn, inSelect || tag === 'select');
       return;
     }
-    if (depth >= maxDepth) { cut++; return; }
     const x = {r: r || 'generic', i: idOf(el)};
     if (nm) x.n = nm;
     if (INTER.has(x.r) || focusable || handled || (nm && !NOREF.has(x.r))) x.w = 1;
+    // Depth counts the nodes an agent reads or acts on: a container with neither name nor
+    // ref (an unnamed list, list item, group, row) shows its children at its own depth.
+    const step = x.w || nm ? 1 : 0;
+    if (step && depth >= maxDepth) { cut++; return; }
     if (VALUED.has(x.r)) {
       let v = '';
       if (tag === 'select') v = el.selectedOptions[0] ? el.selectedOptions[0].text : '';
@@ -189,6 +192,8 @@ const walkJS = `function(o) {
     const ae = el.getAttribute('aria-expanded');
     if (ae === 'true' || ae === 'false') x.e = ae === 'true';
     else if (tag === 'select' && x.r === 'combobox') x.e = false;
+    // A details element's summary says whether it is open: a click on an open one closes it.
+    else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details' && el.parentElement.querySelector(':scope > summary') === el) x.e = el.parentElement.open;
     if ((tag === 'option' && el.selected) || el.getAttribute('aria-selected') === 'true') x.s = 1;
     if (x.r === 'heading') { const l = parseInt(el.getAttribute('aria-level') || tag.slice(1), 10); if (l > 0) x.l = l; }
     if (tag === 'iframe' || tag === 'frame') {
@@ -204,7 +209,7 @@ const walkJS = `function(o) {
       // A cell's name is its content: show the content, not both.
       const cell = (x.r === 'cell' || x.r === 'gridcell') && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby');
       const pn = cell ? '' : ((nm || '') + ' ' + (x.v || '')).trim();
-      for (const c of kids(el)) walk(c, depth + 1, x.k, pn, inSelect || tag === 'select');
+      for (const c of kids(el)) walk(c, depth + step, x.k, pn, inSelect || tag === 'select');
       if (cell && x.k.length) {
         if (x.k.some(c => c.r !== 'text')) delete x.n; else x.k = [];
       }

@@ -161,6 +161,12 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_wait_for", map[string]any{"textGone": "Inner frame text", "timeoutMs": 500})); code != "TIMEOUT" {
 		t.Fatalf("textGone of a frame's text: %q", code)
 	}
+	// The result says the line that held the text: a toast gone before the agent's next
+	// look is still read.
+	evalValue(t, cs, "(setTimeout(() => { const d = document.createElement('p'); d.textContent = 'Saved. Your reference is J-42'; document.body.append(d); setTimeout(() => d.remove(), 500); }, 200), '')")
+	if got := e2e.Text(e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "reference is"})); !strings.HasSuffix(got, `: "Saved. Your reference is J-42"`) {
+		t.Fatalf("wait_for for a toast's text says %q, not the toast's line", got)
+	}
 	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_frames.html?x=" + cross + "/snap_child.html"}), &struct{}{})
 	evalValue(t, cs, "(document.getElementById('same').remove(), '')") // only the cross-origin child is left
 	e2e.Structured(t, e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Child button", "timeoutMs": 10000}), &struct{}{})

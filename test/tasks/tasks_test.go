@@ -78,6 +78,9 @@ type dialect interface {
 	selectOption(ref, what string, values []string) (string, error)
 	// search is an observation that shows the elements holding text with their refs.
 	search(text string) (string, error)
+	// waitText waits for text to show; its observation is what the wait returned.
+	waitText(text string) (string, error)
+	back() (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -115,6 +118,15 @@ func (w w365) selectOption(ref, _ string, values []string) (string, error) {
 func (w w365) search(text string) (string, error) {
 	out, _, err := w.call("browser_find", map[string]any{"text": text})
 	return out, err
+}
+
+func (w w365) waitText(text string) (string, error) {
+	out, _, err := w.call("browser_wait_for", map[string]any{"text": text})
+	return out, err
+}
+func (w w365) back() (string, error) {
+	_, _, err := w.call("browser_back", nil)
+	return "", err
 }
 
 // click's observation is what the click says happened (a new tab, a dialog, a download).
@@ -166,6 +178,14 @@ func (p playwright) selectOption(ref, what string, values []string) (string, err
 	return out, err
 }
 func (p playwright) search(string) (string, error) { return p.snapshot() }
+func (p playwright) waitText(text string) (string, error) {
+	out, _, err := p.call("browser_wait_for", map[string]any{"text": text})
+	return out, err
+}
+func (p playwright) back() (string, error) {
+	out, _, err := p.call("browser_navigate_back", map[string]any{})
+	return out, err
+}
 
 // agent is the scripted agent of the browser tasks: it keeps its last observation and
 // takes every ref from it.
@@ -252,6 +272,18 @@ func (a *agent) press(role, name, key string) error {
 
 func (a *agent) selectOption(role, name string, values ...string) error {
 	return a.on(role, name, func(ref, what string) (string, error) { return a.d.selectOption(ref, what, values) })
+}
+
+// shows checks in a fresh observation that `role "name"` reads the state, [pressed] say.
+func (a *agent) shows(role, name, state string) error {
+	obs, err := a.d.snapshot()
+	if err != nil {
+		return err
+	}
+	if a.obs = obs; !strings.Contains(obs, role+` "`+name+`" [`+state+`]`) {
+		return fmt.Errorf("%s %q does not read %s:\n%.1500s", role, name, state, obs)
+	}
+	return nil
 }
 
 // sees says whether the last observation shows `role "name"`, without looking again.
@@ -365,9 +397,7 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Book the room") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/book") }, map[string]string{"name": "Grace Hopper", "email": "grace@example.org", "hours": "2", "rules": "yes"})
-		},
+		check: posted("/book", map[string]string{"name": "Grace Hopper", "email": "grace@example.org", "hours": "2", "rules": "yes"}),
 	},
 	{
 		name: "find an item across catalogue pages and add it to the basket",
@@ -393,9 +423,7 @@ var browserTasks = []browserTask{
 			}
 			return fmt.Errorf("%q not found in 5 pages", item)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/basket") }, map[string]string{"item": "Brass desk lamp"})
-		},
+		check: posted("/basket", map[string]string{"item": "Brass desk lamp"}),
 	},
 	{
 		name: "sign in, then post a comment on the board",
@@ -409,9 +437,7 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Post comment") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/comment") }, map[string]string{"comment": "The engine is ready.", "member": "ada"})
-		},
+		check: posted("/comment", map[string]string{"comment": "The engine is ready.", "member": "ada"}),
 	},
 	{
 		name: "reorder a reading list by drag and drop", fast: true,
@@ -435,9 +461,7 @@ var browserTasks = []browserTask{
 			}
 			return a.click("button", "Save order")
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/sortable") }, map[string]string{"order": "Emma,Middlemarch,Dune"})
-		},
+		check: posted("/form/sortable", map[string]string{"order": "Emma,Middlemarch,Dune"}),
 	},
 	{
 		name: "apply a promo code in a form inside nested shadow roots", fast: true,
@@ -449,9 +473,7 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Apply code") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/promo") }, map[string]string{"code": "SAVE10", "news": "yes"})
-		},
+		check: posted("/form/promo", map[string]string{"code": "SAVE10", "news": "yes"}),
 	},
 	{
 		name: "check out: read a validation error and correct the field",
@@ -487,10 +509,7 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Place order") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/checkout") },
-				map[string]string{"street": "1 Main St", "postcode": "12345", "speed": "express", "extras": "wrap,card"})
-		},
+		check: posted("/form/checkout", map[string]string{"street": "1 Main St", "postcode": "12345", "speed": "express", "extras": "wrap,card"}),
 	},
 	{
 		name: "change the delivery address in a modal dialog",
@@ -510,9 +529,7 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Place order") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/modal") }, map[string]string{"street": "5 Elm Row", "city": "Leeds"})
-		},
+		check: posted("/form/modal", map[string]string{"street": "5 Elm Row", "city": "Leeds"}),
 	},
 	{
 		name: "check a gift card in a frame inside a cross-origin frame",
@@ -524,9 +541,7 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Check balance") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/partner") }, map[string]string{"card": "6001 2345", "pin": "4821"})
-		},
+		check: posted("/form/partner", map[string]string{"card": "6001 2345", "pin": "4821"}),
 	},
 	{
 		name: "open a hover menu and follow one of its links",
@@ -548,9 +563,7 @@ var browserTasks = []browserTask{
 				func() error { a.obs = ""; return a.click("button", "Cancel hold on Dune") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/holds") }, map[string]string{"hold": "Dune"})
-		},
+		check: posted("/form/holds", map[string]string{"hold": "Dune"}),
 	},
 	{
 		name: "pick an option of an autocomplete combobox by keyboard",
@@ -575,9 +588,7 @@ var browserTasks = []browserTask{
 			}
 			return fmt.Errorf("Chapeltown never became the selected option:\n%.1500s", a.obs)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/branch") }, map[string]string{"branch": "Chapeltown"})
-		},
+		check: posted("/form/branch", map[string]string{"branch": "Chapeltown"}),
 	},
 	{
 		name: "choose a colour in a popup window that reports back", fast: true,
@@ -601,9 +612,7 @@ var browserTasks = []browserTask{
 			}
 			return a.click("button", "Order binding")
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/colour") }, map[string]string{"colour": "Navy"})
-		},
+		check: posted("/form/colour", map[string]string{"colour": "Navy"}),
 	},
 	{
 		name: "write rich text: type, select all, make it bold",
@@ -613,18 +622,11 @@ var browserTasks = []browserTask{
 				func() error { return a.typeIn("textbox", "Message body", "Hello team") },
 				func() error { return a.press("textbox", "Message body", "Control+a") },
 				func() error { return a.click("button", "Bold") },
-				func() error {
-					if _, err := a.find("button", "Bold"); err != nil || !regexp.MustCompile(`button "Bold" \[pressed\]`).MatchString(a.obs) {
-						return fmt.Errorf("Bold does not read pressed:\n%.1500s", a.obs)
-					}
-					return nil
-				},
+				func() error { return a.shows("button", "Bold", "pressed") },
 				func() error { return a.click("button", "Send newsletter") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/editor") }, map[string]string{"body": "<b>Hello team</b>"})
-		},
+		check: posted("/form/editor", map[string]string{"body": "<b>Hello team</b>"}),
 	},
 	{
 		name: "sort a paged table by price and buy the cheapest",
@@ -647,9 +649,7 @@ var browserTasks = []browserTask{
 			}
 			return a.click("button", "Buy "+m[1])
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/books") }, map[string]string{"book": "Ivanhoe"})
-		},
+		check: posted("/form/books", map[string]string{"book": "Ivanhoe"}),
 	},
 	{
 		name: "book a stay with date and time inputs",
@@ -662,10 +662,181 @@ var browserTasks = []browserTask{
 				func() error { return a.click("button", "Check availability") },
 			)
 		},
-		check: func(s *site) error {
-			return wantForm(func() []map[string]string { return s.forms("/form/stay") }, map[string]string{"arrive": "2027-03-15", "leave": "2027-03-18", "at": "14:30"})
-		},
+		check: posted("/form/stay", map[string]string{"arrive": "2027-03-15", "leave": "2027-03-18", "at": "14:30"}),
 	},
+	{
+		name: "read an answer in a details disclosure and quote it",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/faq.html") },
+				func() error { return a.click("button", "How do I renew a loan?") },
+				func() error { return a.shows("button", "How do I renew a loan?", "expanded") },
+			); err != nil {
+				return err
+			}
+			obs, err := a.d.snapshot()
+			if err != nil {
+				return err
+			}
+			a.obs = obs
+			code := regexp.MustCompile(`RENEW-[0-9]+`).FindString(obs)
+			if code == "" {
+				return fmt.Errorf("the open disclosure shows no code:\n%.1500s", obs)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Renewal code", code) },
+				func() error { return a.click("button", "Renew my loans") },
+			)
+		},
+		check: posted("/form/faq", map[string]string{"code": "RENEW-7731"}),
+	},
+	{
+		name: "expand a tree two levels and pick a shelf",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/shelves.html") },
+				func() error { return a.click("treeitem", "Science") },
+				func() error { a.obs = ""; return a.click("treeitem", "Physics") },
+				func() error { a.obs = ""; return a.click("treeitem", "Optics") },
+				func() error { return a.shows("treeitem", "Optics", "selected") },
+				func() error { return a.click("button", "Browse this shelf") },
+			)
+		},
+		check: posted("/form/shelves", map[string]string{"shelf": "Optics"}),
+	},
+	{
+		name: "set a slider to a value by keys, reading it back",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/volume.html") },
+				func() error { return a.click("slider", "Speed") },
+			); err != nil {
+				return err
+			}
+			for i := 0; i < 20; i++ {
+				v, err := a.reads(`slider "Speed"`)
+				if err != nil {
+					return err
+				}
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("the slider reads %q", v)
+				}
+				key := "ArrowRight"
+				switch {
+				case n == 150:
+					return a.click("button", "Save speed")
+				case n > 150:
+					key = "ArrowLeft"
+				}
+				if err := a.press("slider", "Speed", key); err != nil {
+					return err
+				}
+			}
+			return fmt.Errorf("the slider never read 150:\n%.1500s", a.obs)
+		},
+		check: posted("/form/volume", map[string]string{"speed": "150"}),
+	},
+	{
+		name: "read a toast's reference before it goes; submit once valid",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/signup.html") },
+				func() error { return a.typeIn("textbox", "Card name", "Ada Lovelace") },
+				func() error { return a.click("button", "Check name") },
+			); err != nil {
+				return err
+			}
+			obs, err := a.d.waitText("Your reference is")
+			if err != nil {
+				return err
+			}
+			// A model's turn takes longer than the toast stays.
+			time.Sleep(2500 * time.Millisecond)
+			ref := regexp.MustCompile(`J-[0-9]+`).FindString(obs)
+			if ref == "" {
+				return fmt.Errorf("the wait does not say the reference:\n%.1500s", obs)
+			}
+			a.obs = ""
+			if err := a.typeIn("textbox", "Reference", ref); err != nil {
+				return err
+			}
+			a.obs = ""
+			if _, err := a.find("button", "Join"); err != nil || regexp.MustCompile(`button "Join" \[disabled\]`).MatchString(a.obs) {
+				return fmt.Errorf("Join is still disabled (%v):\n%.1500s", err, a.obs)
+			}
+			return a.click("button", "Join")
+		},
+		check: posted("/form/signup", map[string]string{"name": "Ada Lovelace", "ref": "J-1644"}),
+	},
+	{
+		name: "single-page app: follow routes, go back, choose another",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/spa.html") },
+				func() error { return a.click("link", "Branches") },
+				func() error { a.obs = ""; return a.click("link", "Leeds") },
+				func() error { a.obs = ""; _, err := a.find("heading", "Leeds branch"); return err },
+				func() error { obs, err := a.d.back(); a.obs = obs; return err },
+				func() error { a.obs = ""; return a.click("link", "York") },
+				func() error { a.obs = ""; return a.click("button", "Make York my branch") },
+			)
+		},
+		check: posted("/form/spa", map[string]string{"branch": "York"}),
+	},
+	{
+		name: "act on a button at the end of a scrolling box", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/log.html") },
+				func() error { return a.click("button", "Report The Moonstone lost") },
+			)
+		},
+		check: posted("/form/log", map[string]string{"lost": "The Moonstone"}),
+	},
+	{
+		name: "load more items until the wanted one shows",
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/more.html"); err != nil {
+				return err
+			}
+			const item = "Reserve Wuthering Heights"
+			for i := 0; i < 8; i++ {
+				if _, err := a.find("heading", "New arrivals"); err != nil {
+					return err
+				}
+				if a.sees("button", item) {
+					return a.click("button", item)
+				}
+				if err := a.click("button", "Load more"); err != nil {
+					return err
+				}
+				if _, err := a.d.waitText(fmt.Sprintf("Arrival %d", 10*(i+2))); err != nil && !strings.Contains(err.Error(), "TIMEOUT") {
+					return err
+				}
+				a.obs = ""
+			}
+			return fmt.Errorf("%q never showed:\n%.1500s", item, a.obs)
+		},
+		check: posted("/form/more", map[string]string{"title": "Wuthering Heights"}),
+	},
+	{
+		name: "fill a form in a srcdoc iframe", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/srcdoc.html") },
+				func() error { return a.selectOption("combobox", "Your rating", "Excellent") },
+				func() error { return a.typeIn("textbox", "Remarks", "Quiet and bright") },
+				func() error { return a.click("button", "Send feedback") },
+			)
+		},
+		check: posted("/form/srcdoc", map[string]string{"rating": "Excellent", "remarks": "Quiet and bright"}),
+	},
+}
+
+// posted checks that the site received one form on path, with these values.
+func posted(path string, want map[string]string) func(*site) error {
+	return func(s *site) error { return wantForm(func() []map[string]string { return s.forms(path) }, want) }
 }
 
 // first runs steps in order and stops at the first error.
@@ -885,26 +1056,29 @@ func tree(c *client) (node, error) {
 
 // fieldBeside is the editable field on the row of the label named label (the toolkit
 // names a field by the label beside it only on the screen), from the tree.
-func fieldBeside(root node, label string) (node, error) {
+func fieldBeside(root node, label string) (node, error) { return beside(root, label, "Edit") }
+
+// beside is the first node of role on the row of the label named label, right of it.
+func beside(root node, label, role string) (node, error) {
 	var lab *node
-	var edits []node
+	var cands []node
 	root.walk(func(n node) {
 		if n.Role == "Text" && n.Name == label && lab == nil {
 			lab = &n
 		}
-		if n.Role == "Edit" {
-			edits = append(edits, n)
+		if n.Role == role {
+			cands = append(cands, n)
 		}
 	})
 	if lab == nil {
 		return node{}, fmt.Errorf("no label %q in the window's tree", label)
 	}
-	for _, e := range edits {
+	for _, e := range cands {
 		if e.Y <= lab.Y+lab.Height/2 && lab.Y+lab.Height/2 <= e.Y+e.Height && e.X >= lab.X {
 			return e, nil
 		}
 	}
-	return node{}, fmt.Errorf("no field beside the label %q", label)
+	return node{}, fmt.Errorf("no %s beside the label %q", role, label)
 }
 
 func clickAt(c *client, n node) error {
@@ -948,12 +1122,12 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
-// zenity runs zenity with args on the harness's desktop; printed is what it printed once
+// program runs name with args on the harness's desktop; printed is what it printed once
 // it exited, or an error when it is still open 5 s after the agent finished.
-func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (string, error)) {
+func program(t *testing.T, h *e2e.Harness, name string, args ...string) (printed func() (string, error)) {
 	t.Helper()
 	var out strings.Builder
-	cmd := exec.Command("zenity", args...)
+	cmd := exec.Command(name, args...)
 	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -970,12 +1144,16 @@ func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (strin
 		case <-exited:
 			return strings.TrimSpace(out.String()), nil
 		case <-time.After(5 * time.Second):
-			return "", fmt.Errorf("zenity is still open")
+			return "", fmt.Errorf("%s is still open", name)
 		}
 	}
 }
 
-// clickButton clicks the button find_ui_element finds by name, first match.
+func zenity(t *testing.T, h *e2e.Harness, args ...string) (printed func() (string, error)) {
+	t.Helper()
+	return program(t, h, "zenity", args...)
+}
+
 func clickButton(c *client, name string) error {
 	_, st, err := c.call("find_ui_element", map[string]any{"role": "Button", "name": name})
 	if err != nil {
@@ -1151,6 +1329,210 @@ func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
 	})
 }
 
+// Mousepad (GTK3): save a new note under another name in a subfolder through the Save As
+// file chooser, from what its tree shows: the Name field beside its label, the folder's
+// row in the Files table (double-clicked), the Save button. The file on disk is the check.
+func mousepadSaveAsTask(t *testing.T, c *client, work string) {
+	testenv.Require(t, "mousepad")
+	draft := filepath.Join(work, "draft.txt")
+	os.WriteFile(draft, nil, 0o644)
+	os.Mkdir(filepath.Join(work, "archive"), 0o755)
+	want := filepath.Join(work, "archive", "final.txt")
+	const note = "minutes of the meeting"
+	measure(t, "Mousepad: Save As a new name in a subfolder (file chooser)", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/mousepad", "args": []string{draft}}); err != nil {
+			return err
+		}
+		title, err := window(c, "draft.txt")
+		if err != nil {
+			return err
+		}
+		if err := first(
+			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": note}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "shift", "s"}})
+				return err
+			},
+		); err != nil {
+			return err
+		}
+		if _, err := window(c, "Save As"); err != nil {
+			return err
+		}
+		// The folder's row: its name cell in the Files table, once the folder is listed.
+		var root, folder node
+		for try := 0; try < 20 && folder.Name == ""; try++ {
+			if root, err = tree(c); err != nil {
+				return err
+			}
+			root.walk(func(n node) {
+				if n.Role == "DataItem" && n.Name == "archive" {
+					folder = n
+				}
+			})
+			if folder.Name == "" {
+				c.call("wait_milliseconds", map[string]any{"ms": 250})
+			}
+		}
+		if folder.Name == "" {
+			return fmt.Errorf("the file chooser's tree shows no folder archive")
+		}
+		name, err := fieldBeside(root, "Name:")
+		if err != nil {
+			return err
+		}
+		return first(
+			func() error { return clickAt(c, name) },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": "final.txt"}); return err },
+			func() error {
+				_, _, err := c.call("click", map[string]any{"x": folder.X + folder.Width/2, "y": folder.Y + folder.Height/2, "clickCount": 2})
+				return err
+			},
+			func() error { _, _, err := c.call("wait_milliseconds", map[string]any{"ms": 500}); return err },
+			func() error { return clickButton(c, "Save") },
+			func() error { title, err = window(c, "final.txt"); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		for i := 0; i < 50; i++ {
+			if b, _ := os.ReadFile(want); strings.TrimSpace(string(b)) == note {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b, err := os.ReadFile(want)
+		return fmt.Errorf("%s holds %q (%v), want %q", want, b, err, note)
+	})
+}
+
+// A GTK4 window: a switch, a spin button and a drop-down, each found beside its label in
+// the tree and read back from it; what the application prints is the check.
+func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
+	printed := program(t, h, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "tasks", "apps", "print_gtk4.py"))
+	measure(t, "GTK4: a switch, a spin button and a drop-down (its output)", "w365", c, func() error {
+		title, err := window(c, "Print settings")
+		if err != nil {
+			return err
+		}
+		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+			return err
+		}
+		// look is the node of role beside label in a fresh tree; it looks again (up to 2 s)
+		// until there is one and ok holds: the application updates its tree after the input.
+		look := func(label, role string, ok ...func(node) bool) (n node, err error) {
+			for try := 0; try < 8; try++ {
+				if try > 0 {
+					c.call("wait_milliseconds", map[string]any{"ms": 250})
+				}
+				var root node
+				if root, err = tree(c); err != nil {
+					continue // the application may not expose its tree yet
+				}
+				if n, err = beside(root, label, role); err == nil && (len(ok) == 0 || ok[0](n)) {
+					return n, nil
+				}
+			}
+			if err != nil {
+				return n, err
+			}
+			return n, fmt.Errorf("%s beside %q reads %+v", role, label, n)
+		}
+		sw, err := look("Double-sided", "CheckBox")
+		if err != nil {
+			return err
+		}
+		if err := clickAt(c, sw); err != nil {
+			return err
+		}
+		if _, err = look("Double-sided", "CheckBox", func(n node) bool { return slices.Contains(n.States, "checked") }); err != nil {
+			return err
+		}
+		spin, err := look("Copies", "Spinner")
+		if err != nil {
+			return err
+		}
+		// Its text part, on the left: the centre of a GTK4 spin button is its − button,
+		// which the tree does not show (a click there and keys changed nothing).
+		if err := first(
+			func() error {
+				_, _, err := c.call("click", map[string]any{"x": spin.X + spin.Width/4, "y": spin.Y + spin.Height/2})
+				return err
+			},
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": "3"}); return err },
+			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"tab"}}); return err },
+		); err != nil {
+			return err
+		}
+		if _, err = look("Copies", "Spinner", func(n node) bool { return n.Value == "3" }); err != nil {
+			return err
+		}
+		paper, err := look("Paper", "ComboBox")
+		if err != nil {
+			return err
+		}
+		if err := clickAt(c, paper); err != nil {
+			return err
+		}
+		// The open list: its items in order down the screen (the tree's extents of a GTK4
+		// popover are off by its own offset, so a click by them misses: keys instead), from
+		// the one shown (A4) down to A3.
+		ys := map[string]float64{}
+		for try := 0; try < 20 && len(ys) < 3; try++ {
+			for _, name := range []string{"A4", "Letter", "A3"} {
+				_, st, err := c.call("find_ui_element", map[string]any{"name": name, "role": "Text"})
+				if err != nil {
+					return err
+				}
+				// The lowest match: A4 is also the drop-down's own text.
+				for _, m := range st["matches"].([]any) {
+					if y := m.(map[string]any)["centerY"].(float64); y > float64(paper.Y+paper.Height/2) && y > ys[name] {
+						ys[name] = y
+					}
+				}
+			}
+			if len(ys) < 3 {
+				c.call("wait_milliseconds", map[string]any{"ms": 250})
+			}
+		}
+		if len(ys) < 3 {
+			return fmt.Errorf("the open drop-down lists %v", ys)
+		}
+		for _, name := range []string{"A4", "Letter"} {
+			if ys[name] < ys["A3"] {
+				if _, _, err := c.call("press_keys", map[string]any{"keys": []string{"down"}}); err != nil {
+					return err
+				}
+			}
+		}
+		if _, _, err := c.call("press_keys", map[string]any{"keys": []string{"enter"}}); err != nil {
+			return err
+		}
+		if _, err = look("Paper", "ComboBox", func(n node) bool {
+			shows := false
+			n.walk(func(k node) { shows = shows || (k.Role == "Text" && k.Name == "A3") })
+			return shows
+		}); err != nil {
+			return err
+		}
+		return clickButton(c, "Print")
+	}, func() error {
+		out, err := printed()
+		if err == nil && out != "duplex=True copies=3 paper=A3" {
+			err = fmt.Errorf("the application printed %q", out)
+		}
+		return err
+	})
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -1162,8 +1544,10 @@ func TestDesktopTasks(t *testing.T) {
 	c := &client{cs: h.MCP()}
 	featherpadTask(t, h, c, work)
 	if *all {
+		mousepadSaveAsTask(t, c, work)
 		zenityTask(t, h, c)
 		galculatorTask(t, c)
 		zenityChecklistTask(t, h, c)
+		gtk4Task(t, h, c)
 	}
 }

@@ -627,3 +627,19 @@ func TestGTK3States(t *testing.T) {
 	}
 	t.Fatalf("after the clicks the check box reads %v and the field %v", check, edit)
 }
+
+// A box with no name that wraps one child does not count in the depth: a button inside
+// twelve of them is in a tree of depth 3, as a GTK file chooser's places and files are in
+// one of depth 10 (before, they lay below it).
+func TestUnnamedWrappersDoNotCountInTheDepth(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3_deep.py")
+	activate(t, d, "w365 a11y deep")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 3, 0, "Button", "Deep button")
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	if _, ok := findNode(nodes, "Text", "Deep label"); !ok {
+		t.Fatalf("the label beside the button is not in the tree: %+v", root)
+	}
+}

@@ -306,6 +306,15 @@ func contentText(n *raw) bool {
 	return false
 }
 
+// maxLevels bounds the levels a walk reads, unnamed panels included (see walk).
+const maxLevels = 40
+
+// passThrough says whether a node only wraps another: a panel or filler with no name and
+// one child. Its child stands at its depth.
+func passThrough(n *raw) bool {
+	return (n.role == rolePanel || n.role == roleFiller) && n.name == "" && len(n.children) == 1
+}
+
 // walkResult is a breadth-first list of kept nodes (parents before children).
 type walkResult struct {
 	nodes     []*raw
@@ -313,7 +322,9 @@ type walkResult struct {
 }
 
 // walk reads root's subtree down to maxDepth (root is depth 0), keeping at most
-// maxElements visible nodes in breadth-first order. With w.boxes, extents and values of
+// maxElements visible nodes in breadth-first order. An unnamed panel or filler that wraps
+// one child does not count in the depth (passThrough): toolkits nest them deep, and a
+// GTK file chooser's places and files lay below depth 10 in them. With w.boxes, extents and values of
 // each level are read in the same batch as the next level's roles and states, so a
 // walk costs about one round trip per level.
 //
@@ -327,11 +338,12 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 	type cand struct {
 		r      ref
 		parent int
+		depth  int // in the nodes that count
 	}
 	level := []cand{{r: root, parent: -1}}
 	var pending []*raw // kept nodes whose details are not read yet
 	dropped := map[*raw]bool{}
-	for depth := 0; len(level) > 0 && depth <= maxDepth; depth++ {
+	for level0 := 0; len(level) > 0 && level0 <= maxLevels; level0++ {
 		var next []cand
 		for i := 0; i < len(level); {
 			room := maxElements - len(res.nodes)
@@ -357,7 +369,7 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 				refs[j] = c.r
 			}
 			b := &batch{conn: w.conn, peers: w.peers}
-			infoDone := w.addInfo(b, refs, depth < maxDepth)
+			infoDone := w.addInfo(b, refs, true)
 			var detDone func() []bool
 			det := pending
 			pending = nil
@@ -381,14 +393,21 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 				if !w.visible(n) || (p >= 0 && dropped[res.nodes[p]]) {
 					continue
 				}
-				n.parent, n.depth = p, depth
+				n.parent, n.depth = p, chunk[j].depth
 				idx := len(res.nodes)
 				res.nodes = append(res.nodes, n)
 				if w.boxes {
 					pending = append(pending, n)
 				}
+				d := n.depth
+				if !passThrough(n) {
+					d++
+				}
+				if d > maxDepth {
+					continue
+				}
 				for _, c := range n.children {
-					next = append(next, cand{r: c, parent: idx})
+					next = append(next, cand{r: c, parent: idx, depth: d})
 				}
 			}
 		}
