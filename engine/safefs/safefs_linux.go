@@ -25,6 +25,20 @@ func openRoot(path string) (handle, error) {
 	return handle{os.NewFile(uintptr(fd), path)}, nil
 }
 
+func openRootNoLinks(path string) (handle, error) {
+	for {
+		fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+		if err == unix.EINTR || err == unix.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return handle{}, sysErr(err)
+		}
+		return handle{os.NewFile(uintptr(fd), path)}, nil
+	}
+}
+
 func (h handle) fd() int { return int(h.f.Fd()) }
 
 func (h handle) close() error { return h.f.Close() }

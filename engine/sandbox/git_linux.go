@@ -27,7 +27,7 @@ const (
 // following any symbolic link (safefs): a .git that is a link, or a link on the way to
 // one, is neither listed nor followed.
 func gitDirs(dir string) []string {
-	root, err := safefs.Open(dir)
+	root, err := safefs.OpenNoLinks(dir)
 	if err != nil {
 		return nil
 	}
@@ -100,7 +100,7 @@ const gitSlack = time.Second
 // written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
 // symbolic link) is renamed when it changed. It returns the renamed paths.
 func cleanNewRepos(dir string, before []string, since time.Time) []string {
-	root, err := safefs.Open(dir)
+	root, err := safefs.OpenNoLinks(dir)
 	if err != nil {
 		return nil
 	}

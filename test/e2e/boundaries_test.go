@@ -875,3 +875,26 @@ while time.time() < end:
 		t.Error("the call did not return after its session ended")
 	}
 }
+
+// A wildcard tells nothing of what lies outside the working directory: with a link the
+// session made to a root-only directory, `ls */present */absent` expands neither through
+// the link (the binary before expanded */present to probe/present, a probe of any host path
+// by existence, and left */absent as it was).
+func TestWildcardsShowNothingOutsideTheWorkingDirectory(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	outside, err := os.MkdirTemp("", "w365-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	os.WriteFile(filepath.Join(outside, "present"), nil, 0o600)
+	cs := h.MCP()
+	if out, ok := pyOver(t, cs, "import os\nos.symlink("+strconv.Quote(outside)+", 'probe')\n", filepath.Join(home, "project")); !ok || !out.Success {
+		t.Fatalf("making the link: %+v", out)
+	}
+	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "ls */present */absent", "cwd": "~/project"})
+	if text := e2e.Text(res); strings.Contains(text, "probe/") || !strings.Contains(text, "*/present") {
+		t.Errorf("the wildcard went through the link: %s", text)
+	}
+}
