@@ -39,6 +39,16 @@ func openRootNoLinks(path string) (handle, error) {
 	}
 }
 
+// File is a new handle (O_PATH) of the directory d itself, whatever its name is now: bind
+// it, never a path looked up again.
+func (d *Dir) File() (*os.File, error) {
+	fd, err := unix.Openat(d.h.fd(), ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fail(sysErr(err), d.path)
+	}
+	return os.NewFile(uintptr(fd), d.path), nil
+}
+
 func (h handle) fd() int { return int(h.f.Fd()) }
 
 func (h handle) close() error { return h.f.Close() }

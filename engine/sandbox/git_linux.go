@@ -22,16 +22,12 @@ const (
 	gitProtectMaxEntries = 4000
 )
 
-// gitDirs lists the git entries under dir (to gitProtectDepth levels): every .git that
+// gitDirs lists the git entries under root (to gitProtectDepth levels): every .git that
 // is a directory or a file (a gitfile naming the repository elsewhere), found without
 // following any symbolic link (safefs): a .git that is a link, or a link on the way to
 // one, is neither listed nor followed.
-func gitDirs(dir string) []string {
-	root, err := safefs.OpenNoLinks(dir)
-	if err != nil {
-		return nil
-	}
-	defer root.Close()
+func gitDirs(root *safefs.Dir) []string {
+	dir := root.Path()
 	var out []string
 	visited := 0
 	var walk func(d *safefs.Dir, rel string, depth int)
@@ -88,7 +84,8 @@ const gitCleanMaxEntries = 1 << 20
 const gitSlack = time.Second
 
 // cleanNewRepos renames away, after a run, what git would act on later that the run
-// wrote, never following anything the run wrote (safefs). It walks everything under dir
+// wrote, never following anything the run wrote (safefs). It walks everything under root,
+// the handle of the directory the run was shown (renamed since or not),
 // (but the read-only entries of before, from gitDirs, and a repository's objects) and
 // takes as a git directory every directory that holds a HEAD git accepts (git takes
 // such a directory as a repository, a bare one, without any .git: dir itself too) and
@@ -99,12 +96,8 @@ const gitSlack = time.Second
 // when its HEAD changed (it has just become a repository) all of those, whenever they were
 // written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
 // symbolic link) is renamed when it changed. It returns the renamed paths.
-func cleanNewRepos(dir string, before []string, since time.Time) []string {
-	root, err := safefs.OpenNoLinks(dir)
-	if err != nil {
-		return nil
-	}
-	defer root.Close()
+func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string {
+	dir := root.Path()
 	since = since.Add(-gitSlack)
 	var out []string
 	budget := gitCleanMaxEntries

@@ -898,3 +898,65 @@ func TestWildcardsShowNothingOutsideTheWorkingDirectory(t *testing.T) {
 		t.Errorf("the wildcard went through the link: %s", text)
 	}
 }
+
+// The git guard cleans the directory the call was shown, whatever its name has become: a
+// working directory that another writer of the workspace (a second session, an application
+// shown the workspace) renames away and replaces with a link while the call runs keeps no
+// hook the call planted. The binary before walked the path after the call, the link's
+// target, and left the hook in the renamed directory for the person's next git commit.
+func TestBoundaryGitGuardCleansTheDirectoryTheCallWasShown(t *testing.T) {
+	testenv.Require(t, "git")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	sub := filepath.Join(home, "project", "sub")
+	elsewhere := filepath.Join(home, "project", "elsewhere")
+	for _, d := range []string{sub, elsewhere} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := h.MCP()
+	plant := `import os, subprocess, time
+subprocess.run(['git', 'init', '-q', 'r'], check=True)
+open('r/.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch PWNED\n')
+os.chmod('r/.git/hooks/pre-commit', 0o755)
+open('started', 'w').close()
+for _ in range(600):
+    if os.path.exists('go'):
+        break
+    time.sleep(0.05)
+`
+	done := make(chan execOut, 1)
+	go func() {
+		var out execOut
+		res := e2e.Call(t, cs, "execute_python_code", map[string]any{"code": plant, "cwd": "~/project/sub", "timeoutMs": 60000})
+		if !res.IsError {
+			e2e.Structured(t, res, &out)
+		}
+		done <- out
+	}()
+	moved := sub + ".moved"
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(sub, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.Rename(sub, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, sub); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(moved, "go"), nil, 0o644)
+	if out := <-done; !out.Success {
+		t.Fatalf("the call: %+v", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(moved, "r/.git/hooks/pre-commit")); err == nil {
+		t.Errorf("the hook the call planted survived in its renamed working directory: %q", b)
+	}
+}
