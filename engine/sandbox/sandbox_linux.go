@@ -465,13 +465,19 @@ func (m *mounts) staged(f *os.File, p string, dir, idmap bool) string {
 
 func (m *mounts) add(a ...string) { m.args = append(m.args, a...) }
 
-// roBind shows host path p read-only at the same place, hiding the secrets inside it.
+// roBind shows host path p read-only at the same place, hiding the secrets inside it:
+// bound from a handle opened following no symbolic link (bindHandle), or not at all.
 func (m *mounts) roBind(p string) {
-	st, err := os.Stat(p)
+	f, err := openChecked(p)
 	if err != nil {
 		return
 	}
-	m.add("--ro-bind", m.source(p, st.IsDir(), false), p)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return
+	}
+	m.bindHandle(f, p, st.IsDir(), false)
 	if st.IsDir() {
 		m.hideSecrets(p)
 	}
