@@ -49,7 +49,9 @@ func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.
 			return fail(err)
 		}
 		shown = append(shown, root)
-		m.hideSecrets(d)
+		if err := m.hideSecretsBelow(root); err != nil {
+			return fail(err)
+		}
 		g := gitDirs(root)
 		if err := m.bindGitDirs(g); err != nil {
 			return fail(err)

@@ -485,17 +485,64 @@ func (m *mounts) roBind(p string) {
 
 // hideSecrets covers the credential files and directories under dir.
 func (m *mounts) hideSecrets(dir string) {
+	m.hideSecretsIn(dir, nil)
+}
+
+// hideSecretsBelow covers the credential files and directories (secretPaths) of root and
+// of every directory beneath it, at any depth: ~/work/app/.npmrc is as secret when the
+// working directory is ~/work, and a session may move a directory deeper for its next
+// call. It walks through handles following no symbolic link, and not into a .git or what
+// it hides; more than gitCleanMaxEntries entries refuse the run.
+func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
+	budget := gitCleanMaxEntries
+	queue := []string{"."}
+	for len(queue) > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		d, err := root.OpenDir(rel)
+		if err != nil {
+			continue
+		}
+		ents, err := d.ReadDir()
+		d.Close()
+		if budget -= len(ents); budget < 0 {
+			return block("cwd-too-large", "use a smaller working directory", "%s holds more than %d entries to look for credentials in", root.Path(), gitCleanMaxEntries)
+		}
+		names := map[string]bool{}
+		for _, e := range ents {
+			names[e.Name()] = true
+		}
+		hidden := m.hideSecretsIn(filepath.Join(root.Path(), rel), names)
+		for _, e := range ents {
+			if e.IsDir() && e.Name() != ".git" && !hidden[e.Name()] {
+				queue = append(queue, filepath.Join(rel, e.Name()))
+			}
+		}
+	}
+	return nil
+}
+
+// hideSecretsIn covers the secretPaths under dir whose first name is in names (nil: any),
+// and returns the first names of those it covered.
+func (m *mounts) hideSecretsIn(dir string, names map[string]bool) map[string]bool {
+	hidden := map[string]bool{}
 	for _, s := range secretPaths {
+		first, _, _ := strings.Cut(s, "/")
+		if names != nil && !names[first] {
+			continue
+		}
 		p := filepath.Join(dir, s)
 		st, err := os.Lstat(p)
 		switch {
 		case err != nil || st.Mode()&os.ModeSymlink != 0:
 		case st.IsDir():
 			m.add("--tmpfs", p)
+			hidden[s] = true
 		default:
 			m.add("--ro-bind", "/dev/null", p)
 		}
 	}
+	return hidden
 }
 
 // bwrapArgs is the bwrap command line of job j: the file system view (read-only root;
@@ -525,7 +572,9 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string, err
 		return nil, nil, err
 	}
 	m.cwd = cwd
-	m.hideSecrets(j.dir)
+	if err := m.hideSecretsBelow(cwd); err != nil {
+		return nil, nil, err
+	}
 	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
 		// The scratch directory is w365's own (0700, removed with the session): git runs
 		// there only inside the sandbox, so its repositories stay configurable.

@@ -960,3 +960,32 @@ for _ in range(600):
 		t.Errorf("the hook the call planted survived in its renamed working directory: %q", b)
 	}
 }
+
+// Credentials are hidden at any depth of the working directory, not only at its top: with
+// the cwd ~/project, ~/project/app/.npmrc and ~/project/app/lib/deep/.ssh/id_ed25519 read
+// as empty or not at all. The binary before printed both.
+func TestBoundaryCredentialsAnyDepthBelowTheWorkingDirectoryAreHidden(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	for _, f := range []string{"project/app/.npmrc", "project/app/lib/deep/.ssh/id_ed25519"} {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(e2e.Canary+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := h.MCP()
+	code := `for p in ('app/.npmrc', 'app/lib/deep/.ssh/id_ed25519'):
+    try:
+        print(p, repr(open(p).read()))
+    except OSError as e:
+        print(p, e)
+`
+	out, ok := pyOver(t, cs, code, filepath.Join(home, "project"))
+	if !ok || !out.Success {
+		t.Fatalf("the call: %+v", out)
+	}
+	if strings.Contains(out.Stdout, e2e.Canary) {
+		t.Errorf("a credential below the working directory was read: %s", out.Stdout)
+	}
+}
