@@ -100,17 +100,7 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 	dir := root.Path()
 	since = since.Add(-gitSlack)
 	var out []string
-	budget := gitCleanMaxEntries
-	queue := []string{"."}
-	for len(queue) > 0 && budget > 0 {
-		rel := queue[0]
-		queue = queue[1:]
-		d, err := root.OpenDir(rel)
-		if err != nil {
-			continue
-		}
-		ents, err := d.ReadDir()
-		budget -= len(ents)
+	walkBelow(root, gitCleanMaxEntries, func(rel string, d *safefs.Dir, ents []fs.DirEntry) (subs []string) {
 		isGitDir := filepath.Base(rel) == ".git" && rel != "." || slices.ContainsFunc(ents, func(e fs.DirEntry) bool {
 			return e.Name() == "HEAD" && headOfRepository(d)
 		})
@@ -118,18 +108,45 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 			out = append(out, cleanGitDir(d, since)...)
 		}
 		for _, e := range ents {
-			name, sub := e.Name(), filepath.Join(rel, e.Name())
+			name := e.Name()
 			switch {
-			case slices.Contains(before, filepath.Join(dir, sub)):
+			case slices.Contains(before, filepath.Join(dir, rel, name)):
 			case e.IsDir() && !(isGitDir && name == "objects"):
-				queue = append(queue, sub)
+				subs = append(subs, name)
 			case name == ".git" && changedSince(d, name, since):
 				out = append(out, quarantine(d, name)...)
 			}
 		}
+		return subs
+	})
+	return out
+}
+
+// walkBelow visits root and every directory beneath it, breadth first, through handles
+// following no symbolic link: visit gets each one's path relative to root, its handle and
+// its entries, and returns the names of the subdirectories to enter. Once more than max
+// entries were listed it stops, and returns false.
+func walkBelow(root *safefs.Dir, max int, visit func(rel string, d *safefs.Dir, ents []fs.DirEntry) []string) bool {
+	budget := max
+	queue := []string{"."}
+	for len(queue) > 0 {
+		if budget <= 0 {
+			return false
+		}
+		rel := queue[0]
+		queue = queue[1:]
+		d, err := root.OpenDir(rel)
+		if err != nil {
+			continue
+		}
+		ents, _ := d.ReadDir()
+		budget -= len(ents)
+		for _, sub := range visit(rel, d, ents) {
+			queue = append(queue, filepath.Join(rel, sub))
+		}
 		d.Close()
 	}
-	return out
+	return budget >= 0
 }
 
 // headOfRepository says whether the HEAD of d is one git accepts (validate_headref): a

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/user"
@@ -494,20 +495,7 @@ func (m *mounts) hideSecrets(dir string) {
 // call. It walks through handles following no symbolic link, and not into a .git or what
 // it hides; more than gitCleanMaxEntries entries refuse the run.
 func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
-	budget := gitCleanMaxEntries
-	queue := []string{"."}
-	for len(queue) > 0 {
-		rel := queue[0]
-		queue = queue[1:]
-		d, err := root.OpenDir(rel)
-		if err != nil {
-			continue
-		}
-		ents, err := d.ReadDir()
-		d.Close()
-		if budget -= len(ents); budget < 0 {
-			return block("cwd-too-large", "use a smaller working directory", "%s holds more than %d entries to look for credentials in", root.Path(), gitCleanMaxEntries)
-		}
+	complete := walkBelow(root, gitCleanMaxEntries, func(rel string, _ *safefs.Dir, ents []fs.DirEntry) (subs []string) {
 		names := map[string]bool{}
 		for _, e := range ents {
 			names[e.Name()] = true
@@ -515,9 +503,13 @@ func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
 		hidden := m.hideSecretsIn(filepath.Join(root.Path(), rel), names)
 		for _, e := range ents {
 			if e.IsDir() && e.Name() != ".git" && !hidden[e.Name()] {
-				queue = append(queue, filepath.Join(rel, e.Name()))
+				subs = append(subs, e.Name())
 			}
 		}
+		return subs
+	})
+	if !complete {
+		return block("cwd-too-large", "use a smaller working directory", "%s holds more than %d entries to look for credentials in", root.Path(), gitCleanMaxEntries)
 	}
 	return nil
 }
