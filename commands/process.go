@@ -77,7 +77,8 @@ var ListProcesses = tool.Define(tool.Tool{
 	Summary: "List processes with pid, name, memory, window title and start time",
 	Long: "Processes of this session, those with a window first, then largest memory first, at most\n" +
 		"maxCount (default 200): its desktop's (display server, bus, window manager), its browser, the\n" +
-		"programs it launched and those on its display, with their descendants; the whole\n" +
+		"programs it launched, with their descendants (on the person's own display also the\n" +
+		"programs started on that display), never a program started elsewhere; the whole\n" +
 		"machine's when the policy's processScope is \"machine\". On Windows the session's display is its\n" +
 		"Windows session, and processes this user cannot open are left out. Pass an entry's\n" +
 		"startTimeTicks to kill_process as startTime, so a reused pid is never killed.",
@@ -302,6 +303,14 @@ func processScope(env *tool.Env) proc.Scope {
 	// by another display number (sandbox.Confine).
 	if _, tree, ok := browserProcesses(env); ok {
 		roots = append(roots, tree.Roots...)
+	}
+	// A virtual desktop's processes are the ones the host started (its programs, the
+	// launched applications, the browser) and their descendants, known by PID: a program
+	// named by its DISPLAY variable alone may be anyone's (the person's, one left from an
+	// earlier holder of the display number). On the person's own display the programs of
+	// the person's desktop are the session's, and only their DISPLAY tells them.
+	if env.Session.Desktop.Virtual() {
+		return proc.Scope{Roots: roots}
 	}
 	return proc.Scope{Roots: roots, Display: env.Session.Desktop.Name()}
 }

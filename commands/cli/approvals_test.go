@@ -52,3 +52,25 @@ func TestApprovalLines(t *testing.T) {
 		t.Errorf("denied: %s", got)
 	}
 }
+
+// What an agent sends never acts on the terminal of a person who watches: an approval
+// request whose argument carries a carriage return, an erase-line sequence, an OSC 52
+// clipboard write or a right-to-left override shows each as its escape, so the line the
+// person answers is the call's own. Before, only \n was escaped.
+func TestWatchLinesShowControlCharactersAsEscapes(t *testing.T) {
+	ev := approvalEvent("7", host.ApprovalAsked)
+	ev.Tool = "execute_shell_command"
+	ev.Args = map[string]any{"command": "rm -rf data\r\x1b[2Kls\x1b]52;c;aGk=\x07 \u202eexe.txt \xff"}
+	for _, line := range []string{EventLine(ev, false), EventLine(ev, true)} {
+		if strings.ContainsAny(line, "\r\x1b\x07\u202e") {
+			t.Errorf("a control character reached the line: %q", line)
+		}
+		if !strings.Contains(line, `rm -rf data\r\x1b[2Kls`) {
+			t.Errorf("the argument is not shown as escapes: %q", line)
+		}
+	}
+	ev.Phase, ev.Approval, ev.Summary = "end", nil, "ok\x1b]0;title\x07"
+	if line := EventLine(ev, false); strings.ContainsAny(line, "\r\x1b\x07\u202e") {
+		t.Errorf("a control character of the summary reached the line: %q", line)
+	}
+}

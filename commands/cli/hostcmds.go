@@ -9,9 +9,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -314,7 +317,7 @@ func EventLine(ev host.CallEvent, terminal bool) string {
 			line += " by " + ev.By
 		}
 		if ev.Summary != "" {
-			line += ": " + strings.ReplaceAll(ev.Summary, "\n", " ")
+			line += ": " + visible(strings.ReplaceAll(ev.Summary, "\n", " "))
 		}
 		if ev.Person == "handover-opened" {
 			line += " (act, then: handback [NOTE])"
@@ -357,7 +360,7 @@ func EventLine(ev host.CallEvent, terminal bool) string {
 		res = fmt.Sprintf("exit %d", *ev.ExitCode)
 	}
 	if ev.Summary != "" {
-		s := strings.ReplaceAll(ev.Summary, "\n", " ")
+		s := visible(strings.ReplaceAll(ev.Summary, "\n", " "))
 		if terminal {
 			s = truncate(s, 100)
 		}
@@ -388,7 +391,34 @@ func ErrorSummary(e *werr.Error, cid string, terminal bool) string {
 	if cid != "" {
 		s += " [cid " + cid + "]"
 	}
-	return strings.ReplaceAll(s, "\n", " ")
+	return visible(strings.ReplaceAll(s, "\n", " "))
+}
+
+// visible shows each control character of s (ESC, carriage return, backspace, a C1 code)
+// and each bidirectional override as its escape (\x1b, \r, \u202e): what an agent or a
+// page sends (an argument, an error, a file name) never moves the cursor, rewrites a line
+// already shown, sets the terminal's title or clipboard, or reorders what a person reads
+// before answering an approval.
+func visible(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !hidden(r) {
+			b.WriteRune(r) // a byte that is no UTF-8 becomes U+FFFD
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// hidden says whether r would act on a terminal, or on the order of the text, instead of
+// being shown.
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // argText renders arguments as key=value, sorted; a ref is followed by what it names.
@@ -413,7 +443,7 @@ func argText(args map[string]any, refs map[string]string, terminal bool) string 
 		if terminal {
 			s = truncate(s, 80)
 		}
-		out = append(out, k+"="+strings.ReplaceAll(s, "\n", `\n`))
+		out = append(out, k+"="+visible(s))
 	}
 	// Refs inside lists (fill_form's fields, execute_batch's actions) are named after.
 	var more []string

@@ -97,8 +97,9 @@ type Scope struct {
 	// Roots are the session's own processes (its desktop's display server, bus and window
 	// manager, the programs it launched); they and all their descendants are in scope.
 	Roots []int
-	// Display is the session's X display: a program started with DISPLAY set to it (an app on
-	// the session's desktop, its browser) is in scope. Empty means none. A w365 executable (a
+	// Display is the person's own X display: a program started with DISPLAY set to it (an
+	// app of the person's desktop) is in scope. Empty means none (a virtual desktop's
+	// programs are known by Roots only: anyone may set a DISPLAY). A w365 executable (a
 	// host) and what it started are never in scope through Display or ancestry.
 	Display string
 }

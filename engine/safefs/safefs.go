@@ -68,6 +68,17 @@ func Open(path string) (*Dir, error) {
 	return &Dir{path: path, h: h}, nil
 }
 
+// OpenNoLinks opens the directory path (absolute) following no symbolic link on any of its
+// components: a root a session may have swapped for a link since it was checked (a working
+// directory) gives an error, never another directory. Elsewhere than Linux it is Open.
+func OpenNoLinks(path string) (*Dir, error) {
+	h, err := openRootNoLinks(path)
+	if err != nil {
+		return nil, fail(err, path)
+	}
+	return &Dir{path: path, h: h}, nil
+}
+
 // OpenDir opens the directory rel beneath d.
 func (d *Dir) OpenDir(rel string) (*Dir, error) {
 	if rel == "." || rel == "" {

@@ -25,6 +25,30 @@ func openRoot(path string) (handle, error) {
 	return handle{os.NewFile(uintptr(fd), path)}, nil
 }
 
+func openRootNoLinks(path string) (handle, error) {
+	for {
+		fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+		if err == unix.EINTR || err == unix.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return handle{}, sysErr(err)
+		}
+		return handle{os.NewFile(uintptr(fd), path)}, nil
+	}
+}
+
+// File is a new handle (O_PATH) of the directory d itself, whatever its name is now: bind
+// it, never a path looked up again.
+func (d *Dir) File() (*os.File, error) {
+	fd, err := unix.Openat(d.h.fd(), ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fail(sysErr(err), d.path)
+	}
+	return os.NewFile(uintptr(fd), d.path), nil
+}
+
 func (h handle) fd() int { return int(h.f.Fd()) }
 
 func (h handle) close() error { return h.f.Close() }

@@ -20,6 +20,9 @@ func openRoot(path string) (handle, error) {
 	return handle{r}, err
 }
 
+// openRootNoLinks is openRoot: the working directories it opens were checked by path.
+func openRootNoLinks(path string) (handle, error) { return openRoot(path) }
+
 func (h handle) close() error { return h.r.Close() }
 
 // noLinks refuses rel when any of its components is a symbolic link (or a reparse point).

@@ -238,6 +238,7 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 		Drop: m.drop, Stage: m.stage, Binds: m.binds})
 	if err != nil {
 		m.closeFiles()
+		closeDirs(shown)
 		done()
 		return nil, nil, err
 	}

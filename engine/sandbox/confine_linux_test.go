@@ -48,7 +48,7 @@ func TestConfineFollowsNoLinkToAnIdmappedSource(t *testing.T) {
 	}
 	cmd.Wait()
 	done()
-	if strings.Contains(out.String(), "root-only") || !strings.Contains(out.String(), "following no symbolic link") {
+	if strings.Contains(out.String(), "root-only") || !strings.Contains(out.String(), "a symbolic link on its path") {
 		t.Errorf("an idmapped source reached through a link: %q, want the helper's refusal", out.String())
 	}
 }

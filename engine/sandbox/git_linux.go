@@ -22,16 +22,12 @@ const (
 	gitProtectMaxEntries = 4000
 )
 
-// gitDirs lists the git entries under dir (to gitProtectDepth levels): every .git that
+// gitDirs lists the git entries under root (to gitProtectDepth levels): every .git that
 // is a directory or a file (a gitfile naming the repository elsewhere), found without
 // following any symbolic link (safefs): a .git that is a link, or a link on the way to
 // one, is neither listed nor followed.
-func gitDirs(dir string) []string {
-	root, err := safefs.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer root.Close()
+func gitDirs(root *safefs.Dir) []string {
+	dir := root.Path()
 	var out []string
 	visited := 0
 	var walk func(d *safefs.Dir, rel string, depth int)
@@ -88,7 +84,8 @@ const gitCleanMaxEntries = 1 << 20
 const gitSlack = time.Second
 
 // cleanNewRepos renames away, after a run, what git would act on later that the run
-// wrote, never following anything the run wrote (safefs). It walks everything under dir
+// wrote, never following anything the run wrote (safefs). It walks everything under root,
+// the handle of the directory the run was shown (renamed since or not),
 // (but the read-only entries of before, from gitDirs, and a repository's objects) and
 // takes as a git directory every directory that holds a HEAD git accepts (git takes
 // such a directory as a repository, a bare one, without any .git: dir itself too) and
@@ -99,25 +96,11 @@ const gitSlack = time.Second
 // when its HEAD changed (it has just become a repository) all of those, whenever they were
 // written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
 // symbolic link) is renamed when it changed. It returns the renamed paths.
-func cleanNewRepos(dir string, before []string, since time.Time) []string {
-	root, err := safefs.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer root.Close()
+func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string {
+	dir := root.Path()
 	since = since.Add(-gitSlack)
 	var out []string
-	budget := gitCleanMaxEntries
-	queue := []string{"."}
-	for len(queue) > 0 && budget > 0 {
-		rel := queue[0]
-		queue = queue[1:]
-		d, err := root.OpenDir(rel)
-		if err != nil {
-			continue
-		}
-		ents, err := d.ReadDir()
-		budget -= len(ents)
+	walkBelow(root, gitCleanMaxEntries, func(rel string, d *safefs.Dir, ents []fs.DirEntry) (subs []string) {
 		isGitDir := filepath.Base(rel) == ".git" && rel != "." || slices.ContainsFunc(ents, func(e fs.DirEntry) bool {
 			return e.Name() == "HEAD" && headOfRepository(d)
 		})
@@ -125,18 +108,45 @@ func cleanNewRepos(dir string, before []string, since time.Time) []string {
 			out = append(out, cleanGitDir(d, since)...)
 		}
 		for _, e := range ents {
-			name, sub := e.Name(), filepath.Join(rel, e.Name())
+			name := e.Name()
 			switch {
-			case slices.Contains(before, filepath.Join(dir, sub)):
+			case slices.Contains(before, filepath.Join(dir, rel, name)):
 			case e.IsDir() && !(isGitDir && name == "objects"):
-				queue = append(queue, sub)
+				subs = append(subs, name)
 			case name == ".git" && changedSince(d, name, since):
 				out = append(out, quarantine(d, name)...)
 			}
 		}
+		return subs
+	})
+	return out
+}
+
+// walkBelow visits root and every directory beneath it, breadth first, through handles
+// following no symbolic link: visit gets each one's path relative to root, its handle and
+// its entries, and returns the names of the subdirectories to enter. Once more than max
+// entries were listed it stops, and returns false.
+func walkBelow(root *safefs.Dir, max int, visit func(rel string, d *safefs.Dir, ents []fs.DirEntry) []string) bool {
+	budget := max
+	queue := []string{"."}
+	for len(queue) > 0 {
+		if budget <= 0 {
+			return false
+		}
+		rel := queue[0]
+		queue = queue[1:]
+		d, err := root.OpenDir(rel)
+		if err != nil {
+			continue
+		}
+		ents, _ := d.ReadDir()
+		budget -= len(ents)
+		for _, sub := range visit(rel, d, ents) {
+			queue = append(queue, filepath.Join(rel, sub))
+		}
 		d.Close()
 	}
-	return out
+	return budget >= 0
 }
 
 // headOfRepository says whether the HEAD of d is one git accepts (validate_headref): a

@@ -1,11 +1,11 @@
 package sandbox
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -15,9 +15,11 @@ const MaxGlobMatches = 10000
 // expandGlobs expands the wildcard words of argv (from check) inside dir, the working
 // directory, the way bash does by default: matches sorted, dot-names only for a pattern
 // component that starts with a dot, the pattern itself kept when nothing matches. Only
-// relative patterns without .. reach here (check refuses the others), and the walk never leaves dir (a symlinked
-// directory that resolves elsewhere is not listed), so a wildcard sees no more than the
-// sandbox does. A match that starts with - is given as ./NAME, so a file named -rf never
+// relative patterns without .. reach here (check refuses the others), and the walk is made
+// through directory handles following no symbolic link (safefs), from dir opened so too: a
+// wildcard never passes through a link (ls link/* keeps its pattern), so neither a link a
+// session made nor a directory it swaps for one while the host lists it shows a name
+// outside dir, not even whether one exists. A match that starts with - is given as ./NAME, so a file named -rf never
 // becomes an option.
 func expandGlobs(argv []word, dir string) ([]string, bool, *werr.Error) {
 	out := make([]string, 0, len(argv))
@@ -48,6 +50,11 @@ func expandGlobs(argv []word, dir string) ([]string, bool, *werr.Error) {
 
 // globIn returns the relative paths under root that match pattern, at most limit.
 func globIn(root, pattern string, limit int) ([]string, *werr.Error) {
+	top, err := safefs.OpenNoLinks(root)
+	if err != nil {
+		return nil, nil
+	}
+	defer top.Close()
 	comps := strings.Split(pattern, "/")
 	paths := []string{""}
 	for i, c := range comps {
@@ -57,18 +64,20 @@ func globIn(root, pattern string, limit int) ([]string, *werr.Error) {
 		}
 		var next []string
 		for _, p := range paths {
+			d, err := top.OpenDir(p)
+			if err != nil {
+				continue // p is no directory, or a link now
+			}
 			if !hasMeta(c) {
 				lit := unescapeGlob(c)
-				if _, err := os.Lstat(filepath.Join(root, p, lit)); err == nil {
+				if k, err := d.Kind(lit); lit == "." || (err == nil && k != safefs.Missing) {
 					next = append(next, filepath.Join(p, lit))
 				}
+				d.Close()
 				continue
 			}
-			d := filepath.Join(root, p)
-			if real, err := filepath.EvalSymlinks(d); err != nil || (real != root && !strings.HasPrefix(real, root+"/")) {
-				continue
-			}
-			ents, err := os.ReadDir(d)
+			ents, err := d.ReadDir()
+			d.Close()
 			if err != nil {
 				continue
 			}
@@ -81,7 +90,7 @@ func globIn(root, pattern string, limit int) ([]string, *werr.Error) {
 				if err != nil {
 					return nil, block("glob", hintQuote, "the pattern %q is malformed", pattern)
 				}
-				if ok && (last || e.IsDir() || e.Type()&os.ModeSymlink != 0) {
+				if ok && (last || e.IsDir()) {
 					next = append(next, filepath.Join(p, name))
 				}
 			}

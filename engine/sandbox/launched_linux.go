@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/w365/w365/engine/safefs"
 )
 
 // What a confined application of the session (Confine) is shown of the workspaces, and
@@ -33,29 +35,44 @@ func (m *mounts) release() {
 // A directory with a symbolic link on its path when it is looked at here is not shown (a
 // swap after that makes the start fail). It returns the directories shown and, for each,
 // its git entries.
-func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []string, gits [][]string, err error) {
+func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.Dir, gits [][]string, err error) {
+	fail := func(err error) ([]*safefs.Dir, [][]string, error) {
+		closeDirs(shown)
+		return nil, nil, err
+	}
 	for _, d := range dirs {
 		if !dirExists(d) || r.isPrivate(d) || !noLinks(d) {
 			continue
 		}
-		if err := m.bindChecked(d, true, true); err != nil {
-			return nil, nil, err
+		root, err := m.bindDir(d)
+		if err != nil {
+			return fail(err)
 		}
-		m.hideSecrets(d)
-		g := gitDirs(d)
+		shown = append(shown, root)
+		if err := m.hideSecretsBelow(root); err != nil {
+			return fail(err)
+		}
+		g := gitDirs(root)
 		if err := m.bindGitDirs(g); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
-		shown, gits = append(shown, d), append(gits, g)
+		gits = append(gits, g)
 	}
 	for _, f := range files {
 		if fileExists(f) && noLinks(f) {
 			if err := m.bindChecked(f, false, true); err != nil {
-				return nil, nil, err
+				return fail(err)
 			}
 		}
 	}
 	return shown, gits, nil
+}
+
+// closeDirs closes the handles ds.
+func closeDirs(ds []*safefs.Dir) {
+	for _, d := range ds {
+		d.Close()
+	}
 }
 
 // noLinks says whether path p has no symbolic link on it now.
@@ -74,13 +91,14 @@ func noLinks(p string) bool {
 // away what git would run that it wrote in the directories shown (cleanNewRepos, with
 // gits the read-only entries of before and since its start). The session's end waits
 // for that cleanup.
-func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []string, gits [][]string, release func()) func() {
+func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []*safefs.Dir, gits [][]string, release func()) func() {
 	since := time.Now()
 	return func() {
 		release()
 		m.closeFiles()
 		if cmd.Process == nil || (m.stage == "" && len(shown) == 0) {
 			m.release()
+			closeDirs(shown)
 			return
 		}
 		// Before the caller reaps cmd, so the pid is still the application's.
@@ -114,6 +132,7 @@ func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []string, gits []
 			for i, d := range shown {
 				cleanNewRepos(d, gits[i], since)
 			}
+			closeDirs(shown)
 		}()
 	}
 }

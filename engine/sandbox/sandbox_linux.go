@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/user"
@@ -25,6 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/child"
+	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -66,15 +68,18 @@ type helperConfig struct {
 
 // stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
 // HOME) or must see as its own (the writable cwd, Idmap): the helper, still root, mounts
-// it at Dst under the staging tmpfs, and bwrap binds it from there. The Src of an Idmap
-// bind is a path without symbolic links (the helper follows none).
+// it at Dst under the staging tmpfs, and bwrap binds it from there. It mounts Src looked
+// up following no symbolic link, and only when that is the file of handle FD, which the
+// host opened so when it checked the path (openChecked) and passed on: never a path a link
+// redirects, nor another directory renamed into its place, so that a session that swaps a
+// component after the host looked shows nobody a file the link leads to (one in a
+// directory only root may enter) and its git guard walks what the program was shown.
 type stageBind struct {
 	Src   string `json:"src"`
 	Dst   string `json:"dst"`
 	Dir   bool   `json:"dir"`
 	Idmap bool   `json:"idmap,omitempty"`
-	// NoLinks: Src is looked up with no symbolic link on any component (openChecked).
-	NoLinks bool `json:"noLinks,omitempty"`
+	FD    int    `json:"fd,omitempty"`
 }
 
 // SandboxUID is the user sandboxed programs run as when the host runs as root: nobody,
@@ -118,15 +123,21 @@ func stage(c *helperConfig) error {
 		} else if err := os.WriteFile(b.Dst, nil, 0o644); err != nil {
 			return err
 		}
-		src := b.Src
-		if b.NoLinks {
-			f, err := openChecked(b.Src)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			src = "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+		// The host's handle is of its own mount namespace, which no mount here may take
+		// from: the helper looks Src up again, following no symbolic link, and mounts it
+		// only when that is the very file the host's handle holds.
+		f, err := openChecked(b.Src)
+		if err != nil {
+			return err
 		}
+		defer f.Close()
+		if b.FD > 0 {
+			unix.CloseOnExec(b.FD) // bwrap and the sandbox never get it: its .. leads outside
+			if !sameFile(b.FD, int(f.Fd())) {
+				return fmt.Errorf("%s changed since it was checked", b.Src)
+			}
+		}
+		src := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
 		if !b.Idmap {
 			if err := unix.Mount(src, b.Dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				return fmt.Errorf("bind %s: %w", b.Src, err)
@@ -142,21 +153,8 @@ func stage(c *helperConfig) error {
 			userns = f
 		}
 		// What an idmapped mount shows, root's files become the sandbox user's: its source
-		// is reached following no symbolic link (the checked handle's, or looked up so), so
-		// that a link a session made (in a directory it may write, after the host checked
-		// the path) leads nowhere.
-		var fd int
-		var err error
-		if b.NoLinks {
-			fd, err = unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-		} else {
-			h, herr := unix.Openat2(unix.AT_FDCWD, b.Src, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
-			if herr != nil {
-				return fmt.Errorf("open %s following no symbolic link: %w", b.Src, herr)
-			}
-			fd, err = unix.OpenTree(h, "", unix.AT_EMPTY_PATH|unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-			unix.Close(h)
-		}
+		// is the checked handle too.
+		fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 		if err != nil {
 			return fmt.Errorf("open_tree %s: %w", b.Src, err)
 		}
@@ -172,6 +170,12 @@ func stage(c *helperConfig) error {
 		}
 	}
 	return nil
+}
+
+// sameFile says whether descriptors a and b hold one file (device and inode).
+func sameFile(a, b int) bool {
+	var sa, sb unix.Stat_t
+	return unix.Fstat(a, &sa) == nil && unix.Fstat(b, &sb) == nil && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // idmapUserns starts the placeholder process and opens its user namespace.
@@ -336,6 +340,8 @@ type mounts struct {
 	guardGit bool
 	gitDirs  []string
 	gitSince time.Time
+	// cwd is the working directory the run is shown (bindDir), for the git guard.
+	cwd *safefs.Dir
 	// files are the checked handles bound by bindChecked, the helper's fds fd and on.
 	files []*os.File
 	fd    int
@@ -365,32 +371,51 @@ func openChecked(path string) (*os.File, error) {
 // checked) at the same place inside the sandbox, writable (and, when the helper drops to
 // SandboxUID, idmapped) when rw, never what a path looked up again would give: bwrap binds
 // a handle opened with no symbolic link followed (--bind-fd, which closes it), or on a
-// root host the helper stages what such a handle names (stageBind.NoLinks). So a directory a session
+// root host the helper stages what such a handle names (stageBind.FD). So a directory a session
 // swaps for a link after the check makes the run fail, and shows it nothing else. A
 // bubblewrap without --bind-fd binds the path (the handle would stay open in the sandbox,
 // and its .. leads outside): there the swap stays possible.
 func (m *mounts) bindChecked(p string, dir, rw bool) error {
+	f, err := openChecked(p)
+	if err != nil {
+		return err
+	}
+	m.bindHandle(f, p, dir, rw)
+	return nil
+}
+
+// bindDir is bindChecked of directory p, opened following no symbolic link as a safefs
+// root too: the git guard walks that root, the very directory the program was shown.
+func (m *mounts) bindDir(p string) (*safefs.Dir, error) {
+	d, err := safefs.OpenNoLinks(p)
+	if err != nil {
+		return nil, block("cwd-changed", "call again; nothing ran", "%s changed since it was checked (a symbolic link on its path): %v", p, err)
+	}
+	f, err := d.File()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	m.bindHandle(f, p, true, true)
+	return d, nil
+}
+
+// bindHandle is bindChecked of handle f (m keeps it until the start, see closeFiles).
+func (m *mounts) bindHandle(f *os.File, p string, dir, rw bool) {
 	flag := "--ro-bind"
 	if rw {
 		flag = "--bind"
 	}
 	switch {
 	case m.stage != "":
-		dst := filepath.Join(m.stage, strconv.Itoa(len(m.binds)))
-		m.binds = append(m.binds, stageBind{Src: p, Dst: dst, Dir: dir, Idmap: rw && m.drop, NoLinks: true})
-		m.add(flag, dst, p)
-		return nil
+		m.add(flag, m.staged(f, p, dir, rw && m.drop), p)
 	case !m.bindFD:
+		f.Close()
 		m.add(flag, p, p)
-		return nil
+	default:
+		m.add(flag+"-fd", strconv.Itoa(m.fd+len(m.files)), p)
+		m.files = append(m.files, f)
 	}
-	f, err := openChecked(p)
-	if err != nil {
-		return err
-	}
-	m.add(flag+"-fd", strconv.Itoa(m.fd+len(m.files)), p)
-	m.files = append(m.files, f)
-	return nil
 }
 
 // bindGitDirs shows the git entries gs (gitDirs) read-only, each as a whole: nothing in a
@@ -416,25 +441,44 @@ func (m *mounts) closeFiles() {
 	m.files = nil
 }
 
-// source is the path bwrap binds host path p from.
+// source is the path bwrap binds host path p from: on a root host what the helper stages
+// of a handle opened now following no symbolic link (or, when none opens, of p looked up
+// so by the helper, which then fails the start).
 func (m *mounts) source(p string, dir, idmap bool) string {
 	if !m.drop {
 		return p
 	}
-	dst := filepath.Join(m.stage, strconv.Itoa(len(m.binds)))
-	m.binds = append(m.binds, stageBind{Src: p, Dst: dst, Dir: dir, Idmap: idmap})
-	return dst
+	f, _ := openChecked(p)
+	return m.staged(f, p, dir, idmap)
+}
+
+// staged adds a stageBind of handle f (nil: p looked up by the helper) to m, which keeps
+// f until the start, and returns where the helper mounts it.
+func (m *mounts) staged(f *os.File, p string, dir, idmap bool) string {
+	b := stageBind{Src: p, Dst: filepath.Join(m.stage, strconv.Itoa(len(m.binds))), Dir: dir, Idmap: idmap}
+	if f != nil {
+		b.FD = m.fd + len(m.files)
+		m.files = append(m.files, f)
+	}
+	m.binds = append(m.binds, b)
+	return b.Dst
 }
 
 func (m *mounts) add(a ...string) { m.args = append(m.args, a...) }
 
-// roBind shows host path p read-only at the same place, hiding the secrets inside it.
+// roBind shows host path p read-only at the same place, hiding the secrets inside it:
+// bound from a handle opened following no symbolic link (bindHandle), or not at all.
 func (m *mounts) roBind(p string) {
-	st, err := os.Stat(p)
+	f, err := openChecked(p)
 	if err != nil {
 		return
 	}
-	m.add("--ro-bind", m.source(p, st.IsDir(), false), p)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return
+	}
+	m.bindHandle(f, p, st.IsDir(), false)
 	if st.IsDir() {
 		m.hideSecrets(p)
 	}
@@ -442,17 +486,55 @@ func (m *mounts) roBind(p string) {
 
 // hideSecrets covers the credential files and directories under dir.
 func (m *mounts) hideSecrets(dir string) {
+	m.hideSecretsIn(dir, nil)
+}
+
+// hideSecretsBelow covers the credential files and directories (secretPaths) of root and
+// of every directory beneath it, at any depth: ~/work/app/.npmrc is as secret when the
+// working directory is ~/work, and a session may move a directory deeper for its next
+// call. It walks through handles following no symbolic link, and not into a .git or what
+// it hides; more than gitCleanMaxEntries entries refuse the run.
+func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
+	complete := walkBelow(root, gitCleanMaxEntries, func(rel string, _ *safefs.Dir, ents []fs.DirEntry) (subs []string) {
+		names := map[string]bool{}
+		for _, e := range ents {
+			names[e.Name()] = true
+		}
+		hidden := m.hideSecretsIn(filepath.Join(root.Path(), rel), names)
+		for _, e := range ents {
+			if e.IsDir() && e.Name() != ".git" && !hidden[e.Name()] {
+				subs = append(subs, e.Name())
+			}
+		}
+		return subs
+	})
+	if !complete {
+		return block("cwd-too-large", "use a smaller working directory", "%s holds more than %d entries to look for credentials in", root.Path(), gitCleanMaxEntries)
+	}
+	return nil
+}
+
+// hideSecretsIn covers the secretPaths under dir whose first name is in names (nil: any),
+// and returns the first names of those it covered.
+func (m *mounts) hideSecretsIn(dir string, names map[string]bool) map[string]bool {
+	hidden := map[string]bool{}
 	for _, s := range secretPaths {
+		first, _, _ := strings.Cut(s, "/")
+		if names != nil && !names[first] {
+			continue
+		}
 		p := filepath.Join(dir, s)
 		st, err := os.Lstat(p)
 		switch {
 		case err != nil || st.Mode()&os.ModeSymlink != 0:
 		case st.IsDir():
 			m.add("--tmpfs", p)
+			hidden[s] = true
 		default:
 			m.add("--ro-bind", "/dev/null", p)
 		}
 	}
+	return hidden
 }
 
 // bwrapArgs is the bwrap command line of job j: the file system view (read-only root;
@@ -477,15 +559,19 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string, err
 	// The cwd and its repositories are bound from handles opened with no symbolic link on
 	// their paths, so that a directory a session swaps for a link after resolveCwd checked
 	// it gives the run nothing else.
-	if err := m.bindChecked(j.dir, true, true); err != nil {
+	cwd, err := m.bindDir(j.dir)
+	if err != nil {
 		return nil, nil, err
 	}
-	m.hideSecrets(j.dir)
+	m.cwd = cwd
+	if err := m.hideSecretsBelow(cwd); err != nil {
+		return nil, nil, err
+	}
 	if wd, err := r.WorkDir(); err != nil || !within(j.dir, wd) {
 		// The scratch directory is w365's own (0700, removed with the session): git runs
 		// there only inside the sandbox, so its repositories stay configurable.
 		m.gitSince = time.Now()
-		m.gitDirs = gitDirs(j.dir)
+		m.gitDirs = gitDirs(cwd)
 		m.guardGit = true
 		if err := m.bindGitDirs(m.gitDirs); err != nil {
 			return nil, nil, err
@@ -819,6 +905,11 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		m.stage = stageDir
 	}
 	defer m.closeFiles()
+	defer func() {
+		if m.cwd != nil {
+			m.cwd.Close()
+		}
+	}()
 	if bw != "" {
 		if argv, limits, err = r.bwrapArgs(bw, j, m); err != nil {
 			return nil, err
@@ -936,7 +1027,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
 	if m.guardGit {
-		res.Quarantined = cleanNewRepos(j.dir, m.gitDirs, m.gitSince)
+		res.Quarantined = cleanNewRepos(m.cwd, m.gitDirs, m.gitSince)
 	}
 	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)

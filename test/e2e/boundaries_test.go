@@ -875,3 +875,117 @@ while time.time() < end:
 		t.Error("the call did not return after its session ended")
 	}
 }
+
+// A wildcard tells nothing of what lies outside the working directory: with a link the
+// session made to a root-only directory, `ls */present */absent` expands neither through
+// the link (the binary before expanded */present to probe/present, a probe of any host path
+// by existence, and left */absent as it was).
+func TestWildcardsShowNothingOutsideTheWorkingDirectory(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	outside, err := os.MkdirTemp("", "w365-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	os.WriteFile(filepath.Join(outside, "present"), nil, 0o600)
+	cs := h.MCP()
+	if out, ok := pyOver(t, cs, "import os\nos.symlink("+strconv.Quote(outside)+", 'probe')\n", filepath.Join(home, "project")); !ok || !out.Success {
+		t.Fatalf("making the link: %+v", out)
+	}
+	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "ls */present */absent", "cwd": "~/project"})
+	if text := e2e.Text(res); strings.Contains(text, "probe/") || !strings.Contains(text, "*/present") {
+		t.Errorf("the wildcard went through the link: %s", text)
+	}
+}
+
+// The git guard cleans the directory the call was shown, whatever its name has become: a
+// working directory that another writer of the workspace (a second session, an application
+// shown the workspace) renames away and replaces with a link while the call runs keeps no
+// hook the call planted. The binary before walked the path after the call, the link's
+// target, and left the hook in the renamed directory for the person's next git commit.
+func TestBoundaryGitGuardCleansTheDirectoryTheCallWasShown(t *testing.T) {
+	testenv.Require(t, "git")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	sub := filepath.Join(home, "project", "sub")
+	elsewhere := filepath.Join(home, "project", "elsewhere")
+	for _, d := range []string{sub, elsewhere} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := h.MCP()
+	plant := `import os, subprocess, time
+subprocess.run(['git', 'init', '-q', 'r'], check=True)
+open('r/.git/hooks/pre-commit', 'w').write('#!/bin/sh\ntouch PWNED\n')
+os.chmod('r/.git/hooks/pre-commit', 0o755)
+open('started', 'w').close()
+for _ in range(600):
+    if os.path.exists('go'):
+        break
+    time.sleep(0.05)
+`
+	done := make(chan execOut, 1)
+	go func() {
+		var out execOut
+		res := e2e.Call(t, cs, "execute_python_code", map[string]any{"code": plant, "cwd": "~/project/sub", "timeoutMs": 60000})
+		if !res.IsError {
+			e2e.Structured(t, res, &out)
+		}
+		done <- out
+	}()
+	moved := sub + ".moved"
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(sub, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.Rename(sub, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, sub); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(moved, "go"), nil, 0o644)
+	if out := <-done; !out.Success {
+		t.Fatalf("the call: %+v", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(moved, "r/.git/hooks/pre-commit")); err == nil {
+		t.Errorf("the hook the call planted survived in its renamed working directory: %q", b)
+	}
+}
+
+// Credentials are hidden at any depth of the working directory, not only at its top: with
+// the cwd ~/project, ~/project/app/.npmrc and ~/project/app/lib/deep/.ssh/id_ed25519 read
+// as empty or not at all. The binary before printed both.
+func TestBoundaryCredentialsAnyDepthBelowTheWorkingDirectoryAreHidden(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	for _, f := range []string{"project/app/.npmrc", "project/app/lib/deep/.ssh/id_ed25519"} {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(e2e.Canary+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := h.MCP()
+	code := `for p in ('app/.npmrc', 'app/lib/deep/.ssh/id_ed25519'):
+    try:
+        print(p, repr(open(p).read()))
+    except OSError as e:
+        print(p, e)
+`
+	out, ok := pyOver(t, cs, code, filepath.Join(home, "project"))
+	if !ok || !out.Success {
+		t.Fatalf("the call: %+v", out)
+	}
+	if strings.Contains(out.Stdout, e2e.Canary) {
+		t.Errorf("a credential below the working directory was read: %s", out.Stdout)
+	}
+}

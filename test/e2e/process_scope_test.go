@@ -111,6 +111,10 @@ func TestProcessToolsActOnTheSessionsProcesses(t *testing.T) {
 	if syscall.Kill(sleep.Process.Pid, 0) != nil || syscall.Kill(otherHost, 0) != nil {
 		t.Fatal("a process outside the session was killed")
 	}
+	r := e2e.Call(t, cs, "kill_process", map[string]any{"pid": app.PID, "startTime": app.StartTimeTicks + 1})
+	if code := e2e.ErrorCode(r); code != "STALE_PROCESS" {
+		t.Errorf("kill_process with a wrong start time: code %q (%s), want STALE_PROCESS", code, e2e.Text(r))
+	}
 	var killed struct{ Exited bool }
 	e2e.Structured(t, e2e.Call(t, cs, "kill_process", map[string]any{"pid": app.PID, "startTime": app.StartTimeTicks}), &killed)
 	if !killed.Exited {
