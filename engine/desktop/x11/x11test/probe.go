@@ -138,7 +138,9 @@ func StartProbe(t testing.TB, d *display.Desktop, args ...string) *Probe {
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}()
-	p.Ready = p.Next(t, func(e Event) bool { return e.Event == "ready" })
+	// A GTK start on a loaded machine (a full test run beside a desktop's own start) has
+	// been seen to take longer than one event's wait: the start gets three.
+	p.Ready = p.within(t, 3*Timeout, func(e Event) bool { return e.Event == "ready" })
 	return p
 }
 
@@ -154,8 +156,20 @@ func (w *lockedWriter) Write(b []byte) (int, error) {
 // event from the last consumed one up to and including it.
 func (p *Probe) Until(t testing.TB, match func(Event) bool) []Event {
 	t.Helper()
-	deadline := time.Now().Add(Timeout)
-	timer := time.AfterFunc(Timeout, func() {
+	return p.until(t, Timeout, match)
+}
+
+// within is Next with its own bound.
+func (p *Probe) within(t testing.TB, d time.Duration, match func(Event) bool) Event {
+	t.Helper()
+	ev := p.until(t, d, match)
+	return ev[len(ev)-1]
+}
+
+func (p *Probe) until(t testing.TB, d time.Duration, match func(Event) bool) []Event {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	timer := time.AfterFunc(d, func() {
 		p.mu.Lock()
 		p.cond.Broadcast()
 		p.mu.Unlock()
@@ -186,8 +200,7 @@ func (p *Probe) Until(t testing.TB, match func(Event) bool) []Event {
 // Next is Until's last event.
 func (p *Probe) Next(t testing.TB, match func(Event) bool) Event {
 	t.Helper()
-	ev := p.Until(t, match)
-	return ev[len(ev)-1]
+	return p.within(t, Timeout, match)
 }
 
 // All returns a copy of every event received so far.
