@@ -58,12 +58,6 @@ func gitDirs(root *safefs.Dir) []string {
 	return out
 }
 
-// gitProtected is what the sandbox binds read-only of the git entry g: all of it, so that
-// nothing the sandbox writes there (hooks, config, commondir, a gitfile's target, a
-// renamed and rebuilt .git: a mount point cannot be renamed) runs later when git runs on
-// the host.
-func gitProtected(g string) []string { return []string{g} }
-
 // gitInitKeys are the keys git init and git clone write themselves.
 var gitInitKeys = []string{"core.repositoryformatversion", "core.bare", "core.logallrefupdates", "core.precomposeunicode",
 	"core.worktree", "extensions.objectformat", "extensions.refstorage", "extensions.worktreeconfig", "submodule.*.url",
