@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"os"
 	"os/exec"
 	"time"
 
@@ -18,15 +17,6 @@ import (
 // launchedKillWait bounds how long the session's end waits for an application it killed
 // before it cleans the repositories the application was shown.
 const launchedKillWait = 5 * time.Second
-
-// release closes the checked handles and removes the staging directory: once the
-// confinement has set up its mounts, or when it was not started.
-func (m *mounts) release() {
-	m.closeFiles()
-	if m.stage != "" {
-		os.Remove(m.stage)
-	}
-}
 
 // showWorkDirs shows the workspace directories dirs and the files files read-write at
 // their places as a shell call's cwd is shown: bound from what a lookup following no
@@ -86,18 +76,18 @@ func noLinks(p string) bool {
 }
 
 // guardLaunched is what Confine returns for the caller to call right after cmd started
-// (or failed to): it runs release (startHelper's), frees m, and, once the application
-// exits or the session ends (which kills it, waiting launchedKillWait at most), renames
-// away what git would run that it wrote in the directories shown (cleanNewRepos, with
-// gits the read-only entries of before and since its start). The session's end waits
-// for that cleanup.
+// (or failed to): it runs release (startHelper's), closes m's handles (the staging
+// directory is for Confine's done to remove, once the caller has reaped cmd), and, once
+// the application exits or the session ends (which kills it, waiting launchedKillWait at
+// most), renames away what git would run that it wrote in the directories shown
+// (cleanNewRepos, with gits the read-only entries of before and since its start). The
+// session's end waits for that cleanup.
 func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []*safefs.Dir, gits [][]string, release func()) func() {
 	since := time.Now()
 	return func() {
 		release()
 		m.closeFiles()
-		if cmd.Process == nil || (m.stage == "" && len(shown) == 0) {
-			m.release()
+		if cmd.Process == nil || len(shown) == 0 {
 			closeDirs(shown)
 			return
 		}
@@ -128,7 +118,6 @@ func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []*safefs.Dir, gi
 					}
 				}
 			}
-			m.release()
 			for i, d := range shown {
 				cleanNewRepos(d, gits[i], since)
 			}
