@@ -316,9 +316,6 @@ type DesktopOptions struct {
 	Dir string
 	// Binds show paths inside Dir at other places too: {path in Dir, place}.
 	Binds [][2]string
-	// ShareIPC keeps the host's IPC namespace: the X server's, where the host's screen
-	// capture hands it shared memory (MIT-SHM).
-	ShareIPC bool
 	// BlockFD, when not 0, is a descriptor of cmd (3 + its index in ExtraFiles): the
 	// confinement is set up at once, and the program starts once something can be read
 	// from it (bubblewrap's --block-fd).
@@ -327,8 +324,7 @@ type DesktopOptions struct {
 
 // ConfineDesktop rewrites cmd, not yet started, to run as a program of a virtual desktop
 // (the X server, the window manager, the session bus and what it activates;
-// docs/security.md#confinement): user, mount, UTS, IPC (unless o.ShareIPC) and network
-// namespaces of its own, the host's PID namespace (the X server's and the buses' record
+// docs/security.md#confinement): user, mount, UTS, IPC and network namespaces of its own, the host's PID namespace (the X server's and the buses' record
 // of a client's PID must be the host's), no capabilities, no_new_privs, the seccomp
 // filters and the Landlock scope; the system read-only, a /tmp of its own, every home,
 // the host's runtime directory and sockets masked, o.Dir read-write. On a root host it runs
@@ -344,10 +340,7 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 	if err != nil {
 		return nil, nil, err
 	}
-	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
-	if !o.ShareIPC {
-		a = append(a, "--unshare-ipc")
-	}
+	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
 	if o.BlockFD > 0 {
 		a = append(a, "--block-fd", strconv.Itoa(o.BlockFD))
 	}

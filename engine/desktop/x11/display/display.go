@@ -125,9 +125,7 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 		fmt.Sprintf("%dx%dx%d", o.Width, o.Height, o.Depth), "-nolisten", "tcp", "-nolisten", "local", "+extension", "RANDR")
 	x.Env = []string{"PATH=/usr/bin:/bin"}
 	x.ExtraFiles = []*os.File{w}
-	// The host's IPC namespace: the host's capture hands the X server shared memory by its
-	// System V id (MIT-SHM), which only that namespace knows (docs/security.md#confinement).
-	err = d.startConfined(x, "Xvfb", sandbox.DesktopOptions{ShareIPC: true})
+	err = d.startConfined(x, "Xvfb", sandbox.DesktopOptions{})
 	w.Close()
 	if err != nil {
 		r.Close()

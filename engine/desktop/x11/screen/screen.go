@@ -2,6 +2,9 @@
 
 // Package screen captures the pixels of one X display over a persistent X connection, with
 // MIT-SHM when the server offers it (one shared segment, reused) and plain GetImage otherwise.
+// The segment of an X server this process started (a virtual desktop's, in an IPC namespace
+// of its own: docs/security.md#confinement) is a memfd handed over the connection; any other
+// server's is a System V segment, which it must share the host's IPC namespace to attach.
 package screen
 
 import (
@@ -9,7 +12,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"image"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -35,6 +37,8 @@ type Screen struct {
 	depth  byte
 	bpp    int // bits per pixel of the root's depth in ZPixmap format
 	hasSHM bool
+	// passer hands the server descriptors (nil: not a server this process started).
+	passer *xconn.Passer
 	randr  bool
 	seg    *segment
 	// release frees seg idleRelease after the last capture.
@@ -47,11 +51,12 @@ type Screen struct {
 // its resident memory) until the next one.
 const idleRelease = time.Second
 
-// segment is a System V shared memory segment attached to the X server.
+// segment is a shared memory segment attached to the X server: data mapped here, free
+// unmapping it.
 type segment struct {
-	id   int
 	seg  shm.Seg
 	data []byte
+	free func()
 }
 
 // Open connects to displayName (":0", ":7", ...).
@@ -64,14 +69,14 @@ func Open(displayName string) (*Screen, error) {
 }
 
 func (s *Screen) connect() error {
-	conn, err := xconn.Connect(s.display)
+	conn, passer, err := xconn.ConnectPassing(s.display)
 	if err != nil {
 		return werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", s.display).
 			WithHint("check that the display is running")
 	}
 	setup := xproto.Setup(conn)
 	scr := setup.DefaultScreen(conn)
-	s.conn, s.root, s.depth = conn, scr.Root, scr.RootDepth
+	s.conn, s.passer, s.root, s.depth = conn, passer, scr.Root, scr.RootDepth
 	s.bpp = 0
 	for _, f := range setup.PixmapFormats {
 		if f.Depth == scr.RootDepth {
@@ -80,10 +85,12 @@ func (s *Screen) connect() error {
 	}
 	s.hasSHM = shm.Init(conn) == nil
 	if s.hasSHM {
-		// MIT-SHM needs the server on this machine, sharing our IPC namespace; a
-		// probe attach tells (done lazily in shmCapture).
-		if _, err := shm.QueryVersion(conn).Reply(); err != nil {
-			s.hasSHM = false
+		// MIT-SHM needs the server on this machine, and a System V segment our IPC
+		// namespace; the first attach tells (shmCapture). Descriptors go with version 1.2.
+		v, err := shm.QueryVersion(conn).Reply()
+		s.hasSHM = err == nil
+		if err != nil || v.MajorVersion < 1 || (v.MajorVersion == 1 && v.MinorVersion < 2) {
+			s.passer = nil
 		}
 	}
 	s.randr = randr.Init(conn) == nil
@@ -123,7 +130,7 @@ func (s *Screen) dropSeg() {
 		shm.Detach(s.conn, s.seg.seg)
 		xproto.GetInputFocus(s.conn).Reply()
 	}
-	unix.SysvShmDetach(s.seg.data)
+	s.seg.free()
 	s.seg = nil
 }
 
@@ -273,40 +280,18 @@ func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {
 			return nil, xerr(err)
 		}
 		size := max(need, int(g.Width)*int(g.Height)*4)
-		id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)
-		if err != nil {
-			return nil, err
-		}
-		if uid, ok := xconn.ServerUID(s.display); ok && uid != os.Geteuid() {
-			// The X server of a virtual desktop of a root host runs as another user
-			// (docs/security.md#confinement): the segment becomes that user's, still 0600.
-			var ds unix.SysvShmDesc
-			_, err := unix.SysvShmCtl(id, unix.IPC_STAT, &ds)
-			if err == nil {
-				ds.Perm.Uid = uint32(uid)
-				_, err = unix.SysvShmCtl(id, unix.IPC_SET, &ds)
-			}
-			if err != nil {
-				unix.SysvShmCtl(id, unix.IPC_RMID, nil)
-				return nil, err
-			}
-		}
-		data, err := unix.SysvShmAttach(id, 0, 0)
-		// Mark for removal now: it disappears once both sides detach, even if we crash.
-		unix.SysvShmCtl(id, unix.IPC_RMID, nil)
-		if err != nil {
-			return nil, err
-		}
 		seg, err := shm.NewSegId(s.conn)
 		if err != nil {
-			unix.SysvShmDetach(data)
 			return nil, brokenConn{err}
 		}
-		if err := shm.AttachChecked(s.conn, seg, uint32(id), false).Check(); err != nil {
-			unix.SysvShmDetach(data)
-			return nil, xerr(err)
+		if s.passer != nil {
+			s.seg, err = s.attachFD(seg, size)
+		} else {
+			s.seg, err = s.attachSysV(seg, size)
 		}
-		s.seg = &segment{id: id, seg: seg, data: data}
+		if err != nil {
+			return nil, err
+		}
 	}
 	_, err := shm.GetImage(s.conn, xproto.Drawable(s.root), int16(r.Min.X), int16(r.Min.Y),
 		uint16(r.Dx()), uint16(r.Dy()), 0xffffffff, xproto.ImageFormatZPixmap, s.seg.seg, 0).Reply()
@@ -325,6 +310,56 @@ func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {
 		s.release.Reset(idleRelease)
 	}
 	return img, nil
+}
+
+// attachFD makes a memfd segment of size bytes and hands it to the server as seg. The
+// memfd is sealed against shrinking: the server (confined, but talking to every program of
+// its desktop) cannot truncate it under our mapping, which would fault the host on its
+// next read.
+func (s *Screen) attachFD(seg shm.Seg, size int) (*segment, error) {
+	fd, err := unix.MemfdCreate("w365-capture", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		return nil, err
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK|unix.F_SEAL_SEAL); err != nil {
+		return nil, err
+	}
+	data, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.passer.Pass(fd); err != nil {
+		unix.Munmap(data)
+		return nil, err
+	}
+	if err := shm.AttachFdChecked(s.conn, seg, false).Check(); err != nil {
+		unix.Munmap(data)
+		return nil, xerr(err)
+	}
+	return &segment{seg: seg, data: data, free: func() { unix.Munmap(data) }}, nil
+}
+
+// attachSysV makes a System V segment of size bytes and has the server attach it as seg.
+func (s *Screen) attachSysV(seg shm.Seg, size int) (*segment, error) {
+	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)
+	if err != nil {
+		return nil, err
+	}
+	data, err := unix.SysvShmAttach(id, 0, 0)
+	// Mark for removal now: it disappears once both sides detach, even if we crash.
+	unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := shm.AttachChecked(s.conn, seg, uint32(id), false).Check(); err != nil {
+		unix.SysvShmDetach(data)
+		return nil, xerr(err)
+	}
+	return &segment{seg: seg, data: data, free: func() { unix.SysvShmDetach(data) }}, nil
 }
 
 func (s *Screen) plainCapture(r image.Rectangle) (*image.RGBA, error) {

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
 	"testing"
 	"time"
 
@@ -87,6 +88,14 @@ func TestCapturePatternPixelExact(t *testing.T) {
 	}
 	win := image.Rect(ready.X, ready.Y, ready.X+ready.Width, ready.Y+ready.Height)
 	checkCrop(t, s, ready, win)
+	// A virtual desktop's X server has an IPC namespace of its own: the segment is a memfd
+	// handed over the connection, not a System V id (docs/security.md#confinement).
+	if !s.hasSHM {
+		t.Error("the capture fell back to plain GetImage")
+	}
+	if maps, _ := os.ReadFile("/proc/self/maps"); !bytes.Contains(maps, []byte("/memfd:w365-capture")) {
+		t.Error("no memfd segment is mapped after a capture")
+	}
 	// Odd offsets and sizes: the 1-pixel features, the checkerboard, one pixel.
 	checkCrop(t, s, ready, image.Rect(ready.X+69, ready.Y+69, ready.X+69+41, ready.Y+69+27))
 	checkCrop(t, s, ready, image.Rect(ready.X+198, ready.Y+197, ready.X+219, ready.Y+219))

@@ -12,13 +12,12 @@ import (
 	"io"
 	"log"
 	"net"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jezek/xgb"
+	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -59,44 +58,93 @@ func Unregister(name string, pid int) {
 
 // Connect opens an X connection to the display called name.
 func Connect(name string) (*xgb.Conn, error) {
+	c, _, err := ConnectPassing(name)
+	return c, err
+}
+
+// ConnectPassing opens an X connection to the display called name, and for a display
+// whose server this process started a Passer that hands that server file descriptors (nil
+// for any other display).
+func ConnectPassing(name string) (*xgb.Conn, *Passer, error) {
 	mu.Lock()
 	s, ok := servers[name]
 	mu.Unlock()
 	if !ok {
-		return xgb.NewConnDisplay(name)
+		c, err := xgb.NewConnDisplay(name)
+		return c, nil, err
 	}
 	if err := s.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+strings.TrimPrefix(name, ":"), 5*time.Second)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if got, known := peerPID(c.(*net.UnixConn)); !known || got != s.PID {
 		c.Close()
-		return nil, werr.New(werr.SessionExpired, "display %s is served by pid %d, not by the X server w365 started there (pid %d)", name, got, s.PID)
+		return nil, nil, werr.New(werr.SessionExpired, "display %s is served by pid %d, not by the X server w365 started there (pid %d)", name, got, s.PID)
 	}
-	return xgb.NewConnNetWithCookieHex(c, hex.EncodeToString(s.Cookie))
+	fc := &fdConn{UnixConn: c.(*net.UnixConn)}
+	x, err := xgb.NewConnNetWithCookieHex(fc, hex.EncodeToString(s.Cookie))
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, &Passer{fc}, nil
 }
 
-// ServerUID is the uid the X server of display name runs as, when this process started it
-// (a virtual desktop's, confined: on a root host not root, docs/security.md#confinement).
-func ServerUID(name string) (int, bool) {
-	mu.Lock()
-	s, ok := servers[name]
-	mu.Unlock()
-	if !ok {
-		return 0, false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.PID) + "/status")
+// Passer hands file descriptors to the X server at the other end of a connection.
+type Passer struct{ c *fdConn }
+
+// Pass sends a duplicate of fd along with the next request written on the connection; the
+// server reads it before that request, so a request that takes a descriptor (MIT-SHM's
+// AttachFd) may follow at once.
+func (p *Passer) Pass(fd int) error {
+	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
-		return 0, false
+		return err
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" {
-			uid, err := strconv.Atoi(f[1])
-			return uid, err == nil
-		}
+	p.c.mu.Lock()
+	p.c.fds = append(p.c.fds, d)
+	p.c.mu.Unlock()
+	return nil
+}
+
+// fdConn is an X connection whose writes carry the descriptors queued by Pass (SCM_RIGHTS).
+type fdConn struct {
+	*net.UnixConn
+	mu  sync.Mutex
+	fds []int
+}
+
+func (c *fdConn) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	fds := c.fds
+	if len(b) > 0 {
+		c.fds = nil
 	}
-	return 0, false
+	c.mu.Unlock()
+	if len(fds) == 0 || len(b) == 0 {
+		return c.UnixConn.Write(b)
+	}
+	n, _, err := c.UnixConn.WriteMsgUnix(b, unix.UnixRights(fds...), nil)
+	closeFDs(fds)
+	if err == nil && n < len(b) {
+		m, err := c.UnixConn.Write(b[n:])
+		return n + m, err
+	}
+	return n, err
+}
+
+func (c *fdConn) Close() error {
+	c.mu.Lock()
+	closeFDs(c.fds)
+	c.fds = nil
+	c.mu.Unlock()
+	return c.UnixConn.Close()
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
 }
