@@ -22,6 +22,7 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -210,6 +211,9 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 		go h.Serve(ctx)
 	}
 	log.Info("w365 host started", "version", host.Version(), "pid", os.Getpid())
+	if gone := tmpdir.Sweep(tmpdir.Bases()...); len(gone) > 0 {
+		log.Info("removed the temporary directories of hosts that are gone", "count", len(gone))
+	}
 	errc := make(chan error, 2)
 	if f.http != "" {
 		go func() { errc <- h.ListenAndServeHTTP(ctx, httpOpts) }()

@@ -117,6 +117,7 @@ type Browser struct {
 	inst       *instance
 	closed     bool
 	ownProfile bool
+	ownOutput  bool // the output directory is the browser's own: Close removes it when empty
 	crashGen   int // generation of a crash not yet reported to a caller (0: none)
 
 	console       []ConsoleMessage
@@ -215,6 +216,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 			return nil, werr.Wrap(err, werr.Internal, "cannot create the output directory")
 		}
 		b.opts.DownloadDir = dir
+		b.ownOutput = true
 	}
 	if err := os.MkdirAll(b.opts.DownloadDir, 0o700); err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create the download directory")
@@ -303,6 +305,9 @@ func (b *Browser) Close() error {
 	b.mu.Unlock()
 	if up != "" {
 		os.RemoveAll(up)
+	}
+	if b.ownOutput {
+		os.Remove(b.opts.DownloadDir) // kept when something was downloaded
 	}
 	if b.ownProfile {
 		for range 5 {

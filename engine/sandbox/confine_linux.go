@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/hostconn"
+	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -71,25 +72,25 @@ func landlockCause() string {
 // sandbox's user (SandboxUID) must be able to walk to it, so it is made in the first of
 // TMPDIR, /tmp, /var/tmp and /dev/shm whose every component others may search; a TMPDIR of
 // mode 0700 is passed over, not an error.
-func stagingDir() (string, error) {
+func stagingDir() (*tmpdir.Dir, error) {
 	var tried []string
-	for _, base := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+	for _, base := range tmpdir.Bases() {
 		if why := searchable(base); why != "" {
 			tried = append(tried, why)
 			continue
 		}
-		d, err := os.MkdirTemp(base, "w365-stage-")
+		d, err := tmpdir.Make(base, tmpdir.Stage)
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s: %v", base, err))
 			continue
 		}
-		if err := os.Chmod(d, 0o755); err != nil {
-			os.Remove(d)
-			return "", werr.Wrap(err, werr.Internal, "cannot make the sandbox staging directory searchable")
+		if err := os.Chmod(d.Path, 0o755); err != nil {
+			d.Remove()
+			return nil, werr.Wrap(err, werr.Internal, "cannot make the sandbox staging directory searchable")
 		}
 		return d, nil
 	}
-	return "", werr.New(werr.Unavailable, "cannot confine: no directory for the sandbox's staging mounts that user %d may enter (%s)",
+	return nil, werr.New(werr.Unavailable, "cannot confine: no directory for the sandbox's staging mounts that user %d may enter (%s)",
 		SandboxUID, strings.Join(tried, "; ")).WithRetryable(false).WithDetail("rule", "sandbox-unavailable").
 		WithHint("make /tmp mode 1777 (or point TMPDIR at a directory every user may enter)")
 }
@@ -136,7 +137,7 @@ func Problem(bwrap string, allowNetwork bool) string {
 		if err != nil {
 			return werr.As(err).Message
 		}
-		os.Remove(d)
+		d.Remove()
 	}
 	if allowNetwork && landlockABI() < 6 {
 		return landlockCause()
@@ -254,10 +255,12 @@ func programMounts(cmd *exec.Cmd, bw string) (m *mounts, done func(), err error)
 	if !m.drop {
 		return m, func() {}, nil
 	}
-	if m.stage, err = stagingDir(); err != nil {
+	stage, err := stagingDir()
+	if err != nil {
 		return nil, nil, err
 	}
-	return m, func() { os.Remove(m.stage) }, nil
+	m.stage = stage.Path
+	return m, func() { stage.Remove() }, nil
 }
 
 // startHelper turns cmd into the sandbox helper that sets c up and execs c.Argv (bubblewrap).

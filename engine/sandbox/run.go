@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -81,7 +82,8 @@ type Runner struct {
 	env     []string // the scrubbed environment programs run with
 	mu      sync.Mutex
 	workDir string
-	home    string // the session's HOME and /tmp (SetSessionDirs); "" outside a session
+	work    *tmpdir.Dir // the scratch directory the Runner made (none with a session's)
+	home    string      // the session's HOME and /tmp (SetSessionDirs); "" outside a session
 	tmp     string
 	started atomic.Int64 // processes started, for tests
 	// closed, stop and runs: Close ends the calls running (track) and waits for them.
@@ -207,15 +209,18 @@ func (r *Runner) WorkDir() (string, error) {
 			return r.workDir, nil
 		}
 	}
-	d, err := os.MkdirTemp("", "w365-work-")
+	r.work.Release()
+	d, err := tmpdir.Make("", tmpdir.Work)
 	if err != nil {
 		return "", werr.Wrap(err, werr.Internal, "cannot create the scratch directory")
 	}
-	if d, err = filepath.EvalSymlinks(d); err != nil {
+	p, err := filepath.EvalSymlinks(d.Path)
+	if err != nil {
+		d.Remove()
 		return "", werr.Wrap(err, werr.Internal, "cannot resolve the scratch directory")
 	}
-	r.workDir = d
-	return d, nil
+	r.work, r.workDir = d, p
+	return p, nil
 }
 
 // track makes ctx end when the Runner closes, and Close wait for the call to end: a call
@@ -242,11 +247,11 @@ func (r *Runner) Close() error {
 	r.runs.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.workDir == "" || r.workDir == r.tmp {
+	if r.work == nil {
 		return nil
 	}
-	err := os.RemoveAll(r.workDir)
-	r.workDir = ""
+	err := r.work.Remove()
+	r.work, r.workDir = nil, ""
 	return err
 }
 
@@ -448,11 +453,12 @@ func (r *Runner) Python(ctx context.Context, code, cwd string, timeoutMs int) (*
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "w365-py-")
+	stage, err := tmpdir.Make("", tmpdir.Python)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the Python code")
 	}
-	defer os.RemoveAll(tmp)
+	defer stage.Remove()
+	tmp := stage.Path
 	codeFile := filepath.Join(tmp, "code.py")
 	if err := os.WriteFile(codeFile, []byte(code), 0o644); err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the Python code")

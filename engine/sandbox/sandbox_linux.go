@@ -894,15 +894,12 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	var argv []string
 	m := &mounts{drop: bw != "" && os.Geteuid() == 0, bindFD: bw != "" && bwrapBindsFDs(bw), fd: checkedFD}
 	if m.drop {
-		stageDir, err := stagingDir()
+		stage, err := stagingDir()
 		if err != nil {
 			return nil, err
 		}
-		defer os.Remove(stageDir)
-		if err := os.Chmod(stageDir, 0o755); err != nil {
-			return nil, werr.Wrap(err, werr.Internal, "cannot create the sandbox staging directory")
-		}
-		m.stage = stageDir
+		defer stage.Remove()
+		m.stage = stage.Path
 	}
 	defer m.closeFiles()
 	defer func() {

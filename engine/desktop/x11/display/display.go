@@ -31,6 +31,7 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/sandbox"
+	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -44,11 +45,12 @@ type Desktop struct {
 	// variables that switch accessibility on in GTK, Qt and Chromium.
 	Env []string
 
-	procs    []*proc  // started by us, stopped in reverse order; procs[0] is the X server
-	cookie   []byte   // the X server's MIT-MAGIC-COOKIE-1
-	authDir  string   // private directory: the Xauthority file, the X socket, the buses' runtime files
-	reserved []string // the display number's lock file and socket link in /tmp (reserveDisplay)
-	abstract int      // the socket that holds the display's abstract address on the host (reserveDisplay)
+	procs    []*proc     // started by us, stopped in reverse order; procs[0] is the X server
+	cookie   []byte      // the X server's MIT-MAGIC-COOKIE-1
+	authDir  string      // private directory: the Xauthority file, the X socket, the buses' runtime files
+	priv     *tmpdir.Dir // authDir, held while the desktop runs
+	reserved []string    // the display number's lock file and socket link in /tmp (reserveDisplay)
+	abstract int         // the socket that holds the display's abstract address on the host (reserveDisplay)
 	stopping atomic.Bool
 }
 
@@ -529,11 +531,12 @@ func (d *Desktop) PIDs() []int {
 func (d *Desktop) writeAuthority() (string, error) {
 	d.cookie = make([]byte, 16)
 	rand.Read(d.cookie)
-	dir, err := os.MkdirTemp("", "w365-xauth-")
+	priv, err := tmpdir.Make("", tmpdir.Desktop)
 	if err != nil {
 		return "", err
 	}
-	d.authDir = dir
+	d.priv, d.authDir = priv, priv.Path
+	dir := priv.Path
 	var b []byte
 	field := func(v []byte) {
 		b = binary.BigEndian.AppendUint16(b, uint16(len(v)))
@@ -628,9 +631,7 @@ func (d *Desktop) Stop() {
 		os.Remove(d.reserved[0])
 		unix.Close(d.abstract)
 	}
-	if d.authDir != "" {
-		os.RemoveAll(d.authDir)
-	}
+	d.priv.Remove()
 }
 
 // socketDir is where the X server's socket lies: /tmp/.X11-unix in its confinement.

@@ -1,0 +1,107 @@
+//go:build linux
+
+package tmpdir
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// hold takes the lock of directory p: an exclusive flock on the directory itself, which
+// the kernel drops when this process ends, however it ends.
+func hold(p string) (*os.File, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "flock", Path: p, Err: err}
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
+
+// makeHeld makes a directory of kind k in base: made under a fresh name, held, then
+// renamed (a rename keeps the lock, which is the directory's).
+func makeHeld(base string, k Kind) (string, *os.File, error) {
+	tmp, err := os.MkdirTemp(base, string(fresh))
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := hold(tmp)
+	if err != nil {
+		return "", nil, err // a Sweep took it: it was not held yet
+	}
+	for {
+		var b [8]byte
+		rand.Read(b[:])
+		p := filepath.Join(filepath.Dir(tmp), string(k)+hex.EncodeToString(b[:]))
+		err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, p, unix.RENAME_NOREPLACE)
+		if err == unix.EINVAL || err == unix.ENOSYS {
+			err = os.Rename(tmp, p) // no RENAME_NOREPLACE here; 64 random bits make a clash unlikely
+		}
+		switch {
+		case err == nil:
+			return p, f, nil
+		case errors.Is(err, unix.EEXIST):
+			continue
+		default:
+			f.Close()
+			os.Remove(tmp)
+			return "", nil, &os.LinkError{Op: "rename", Old: tmp, New: p, Err: err}
+		}
+	}
+}
+
+// Sweep removes, in each of bases, the directories of every Kind that belong to this process's user and that no process holds:
+// what hosts that died left behind. It returns the paths it removed. Nothing is followed: a
+// symbolic link of such a name is left alone, and the directories go by os.RemoveAll,
+// which follows no link inside.
+func Sweep(bases ...string) []string {
+	var removed []string
+	seen := map[string]bool{}
+	for _, base := range bases {
+		if base == "" || seen[filepath.Clean(base)] {
+			continue
+		}
+		seen[filepath.Clean(base)] = true
+		ents, err := os.ReadDir(base)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || !ofAKind(e.Name()) {
+				continue
+			}
+			p := filepath.Join(base, e.Name())
+			var st unix.Stat_t
+			if unix.Lstat(p, &st) != nil || int(st.Uid) != os.Geteuid() {
+				continue
+			}
+			f, err := hold(p)
+			if err != nil {
+				continue // held: its host lives
+			}
+			if os.RemoveAll(p) == nil {
+				removed = append(removed, p)
+			}
+			f.Close()
+		}
+	}
+	return removed
+}
+
+func ofAKind(name string) bool {
+	for _, k := range kinds {
+		if strings.HasPrefix(name, string(k)) {
+			return true
+		}
+	}
+	return false
+}
