@@ -97,10 +97,16 @@ func Sweep(bases ...string) []string {
 	return removed
 }
 
+// ofAKind says whether name is one Make gives. A directory of a kind's name that an older
+// w365 made (decimal digits, held by nobody while in use) is left alone: its host may run.
 func ofAKind(name string) bool {
 	for _, k := range kinds {
-		if strings.HasPrefix(name, string(k)) {
-			return true
+		if rest, ok := strings.CutPrefix(name, string(k)); ok {
+			if k == fresh {
+				return true
+			}
+			_, err := hex.DecodeString(rest)
+			return len(rest) == 16 && err == nil && strings.ToLower(rest) == rest
 		}
 	}
 	return false

@@ -9,7 +9,7 @@ import (
 )
 
 // Sweep removes exactly the directories of a kind that nobody holds: not a held one, not
-// another name, not a symbolic link of a kind's name nor what it points to.
+// another name nor an older w365's, not a symbolic link of a kind's name nor what it points to.
 func TestSweepRemovesOnlyWhatNobodyHolds(t *testing.T) {
 	base, outside := t.TempDir(), t.TempDir()
 	held, err := Make(base, Desktop)
@@ -31,7 +31,9 @@ func TestSweepRemovesOnlyWhatNobodyHolds(t *testing.T) {
 	for _, d := range []string{unheld, other, filepath.Join(outside, "keep")} {
 		os.MkdirAll(d, 0o700)
 	}
-	link := filepath.Join(base, string(Work)+"link")
+	older := filepath.Join(base, string(Python)+"123456789") // an older w365's, maybe in use
+	os.Mkdir(older, 0o700)
+	link := filepath.Join(base, string(Work)+"00112233445566ff")
 	os.Symlink(outside, link)
 
 	gone := Sweep(base, base) // a base named twice is swept once
@@ -41,7 +43,7 @@ func TestSweepRemovesOnlyWhatNobodyHolds(t *testing.T) {
 	if !slices.Equal(gone, want) {
 		t.Errorf("Sweep removed %v, want %v", gone, want)
 	}
-	for _, p := range []string{held.Path, other, link, filepath.Join(outside, "keep")} {
+	for _, p := range []string{held.Path, other, older, link, filepath.Join(outside, "keep")} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s: %v after Sweep", p, err)
 		}
