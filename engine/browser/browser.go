@@ -118,7 +118,7 @@ type Browser struct {
 	closed     bool
 	ownProfile bool
 	ownOutput  bool // the output directory is the browser's own: Close removes it when empty
-	crashGen   int // generation of a crash not yet reported to a caller (0: none)
+	crashGen   int  // generation of a crash not yet reported to a caller (0: none)
 
 	console       []ConsoleMessage
 	consoleSeq    int64
