@@ -338,15 +338,24 @@ func argFile(s string, o LaunchOptions) (string, error) {
 }
 
 // allowedArgPath says whether the resolved path lies inside one of o.Roots (resolved) with
-// no element below that root starting with a dot, and inside none of o.Private.
+// no element below that root starting with a dot, and inside none of o.Private; or is a
+// root itself that holds no home (a file manager opened on Documents; a root of ~ itself
+// would hand the application the person's whole home).
 func allowedArgPath(p string, o LaunchOptions) bool {
 	for _, d := range o.Private {
 		if rd, err := filepath.EvalSymlinks(d); err == nil && (p == rd || within(p, rd, false)) {
 			return false
 		}
 	}
+	home, _ := os.UserHomeDir()
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
 	for _, root := range o.Roots {
 		rr, err := filepath.EvalSymlinks(expandHome(root))
+		if err == nil && p == rr && home != "" && home != rr && !within(home, rr, false) {
+			return true
+		}
 		if err != nil || !within(p, rr, false) {
 			continue
 		}

@@ -156,12 +156,23 @@ func TestArgumentsAreFilesAndURLs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "Documents", "private", "s"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A session's Documents lies below a dot-directory of the home, a workspace elsewhere.
+	sessionDocs, ws := filepath.Join(home, ".local", "state", "s1", "Documents"), mustReal(t, t.TempDir())
+	os.MkdirAll(sessionDocs, 0o700)
+	o.Roots = append(o.Roots, sessionDocs, ws)
 	for _, c := range []struct {
 		app  string
 		args []string
 		want []string // nil: refused
 	}{
 		{"files", []string{note, "~/Documents/b.txt"}, []string{"-title", "files", note, other}},
+		// A root itself, as a file manager is opened on Documents; not one that holds a home.
+		{"files", []string{sessionDocs}, []string{"-title", "files", sessionDocs}},
+		{"files", []string{ws}, []string{"-title", "files", ws}},
+		{"files", []string{filepath.Join(home, ".local", "state")}, nil},
+		{"files", []string{home}, nil},
+		{"files", []string{"~"}, nil},
+		{"files", []string{"/"}, nil},
 		{"files", []string{filepath.Join(home, "proj")}, []string{"-title", "files", filepath.Join(home, "proj")}},
 		{"one", []string{note}, []string{note}},
 		{"urls", []string{"https://example.com/a?b=c", note}, []string{"https://example.com/a?b=c", note}},
