@@ -1086,6 +1086,81 @@ func clickAt(c *client, n node) error {
 	return err
 }
 
+// PCManFM (GTK2): open a folder by its icon, then make a subfolder through the menus (File >
+// Create New... > Folder) and its name dialog; the folder on disk is the check. The icons'
+// names are in their Text interface only (the tree shows them as values).
+func pcmanfmTask(t *testing.T, c *client, work string) {
+	testenv.Require(t, "pcmanfm")
+	files := filepath.Join(work, "files")
+	for _, d := range []string{"invoices", "reports"} {
+		os.MkdirAll(filepath.Join(files, d), 0o755)
+	}
+	want := filepath.Join(files, "invoices", "2026")
+	// find waits (up to 5 s) for a node of role named name (or, for an icon, showing it).
+	find := func(role, name string) (node, error) {
+		for try := 0; try < 20; try++ {
+			root, err := tree(c)
+			if err != nil {
+				return node{}, err
+			}
+			var hit *node
+			root.walk(func(n node) {
+				if hit == nil && n.Role == role && (n.Name == name || n.Name == "" && n.Value == name) {
+					hit = &n
+				}
+			})
+			if hit != nil {
+				return *hit, nil
+			}
+			c.call("wait_milliseconds", map[string]any{"ms": 250})
+		}
+		return node{}, fmt.Errorf("no %s %q in the window's tree", role, name)
+	}
+	clickOn := func(role, name string, count int) func() error {
+		return func() error {
+			n, err := find(role, name)
+			if err == nil {
+				_, _, err = c.call("click", map[string]any{"x": n.X + n.Width/2, "y": n.Y + n.Height/2, "clickCount": count})
+			}
+			return err
+		}
+	}
+	measure(t, "PCManFM: open a folder by its icon, make a subfolder", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "pcmanfm", "args": []string{files}}); err != nil {
+			return err
+		}
+		title, err := window(c, "files")
+		if err != nil {
+			return err
+		}
+		return first(
+			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
+			clickOn("Image", "invoices", 2),
+			func() error { title, err = window(c, "invoices"); return err },
+			clickOn("Menu", "File", 1),
+			clickOn("Menu", "Create New...", 1),
+			clickOn("MenuItem", "Folder", 1),
+			func() error { _, err := window(c, "New Folder"); return err },
+			func() error { _, err := find("Edit", "New"); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": "2026"}); return err },
+			clickOn("Button", "OK", 1),
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		for i := 0; i < 30; i++ {
+			if fi, err := os.Stat(want); err == nil && fi.IsDir() {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return fmt.Errorf("no folder %s", want)
+	})
+}
+
 // FeatherPad (Qt5): write a note into a file and save it; the file on disk is the check.
 func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	testenv.Require(t, "featherpad")
@@ -1543,6 +1618,7 @@ func TestDesktopTasks(t *testing.T) {
 	h.SetEnv("W365_POLICY", pol)
 	c := &client{cs: h.MCP()}
 	featherpadTask(t, h, c, work)
+	pcmanfmTask(t, c, work)
 	if *all {
 		mousepadSaveAsTask(t, c, work)
 		zenityTask(t, h, c)

@@ -28,6 +28,9 @@ type target struct {
 	gtk4 bool
 	// shifted: extents are read in window coordinates and shifted by the window's origin.
 	shifted bool
+	// busOnly: the application is read through the bus daemon, never peer to peer (GTK 2:
+	// docs/accessibility.md#speed).
+	busOnly bool
 }
 
 // window finds the accessible frame of X window id (0: the active window):
@@ -160,6 +163,7 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	tk, _ := toolkit.Value().(string)
 	ver, _ := version.Value().(string)
 	tg.gtk4 = tk == "GTK" && strings.HasPrefix(ver, "4.")
+	tg.busOnly = tk == "GAIL"
 	if tg.gtk4 || (best.hasBox && best.x == 0 && best.y == 0 && (xw.x != 0 || xw.y != 0)) {
 		// GTK4 (and any toolkit whose window claims to sit at the screen's corner
 		// when it does not) knows no screen positions: read window coordinates and

@@ -275,7 +275,7 @@ func valueRole(role uint32) bool {
 // interface only). A named label's text is its name.
 func shownText(n *raw) bool {
 	switch n.role {
-	case roleText, roleLabel, roleStatic, roleParagraph, roleCaption:
+	case roleText, roleLabel, roleStatic, roleParagraph, roleCaption, roleIcon, roleImage:
 		return n.name == "" && !n.state(stateEditable)
 	}
 	return false
