@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Qt5 test app for the accessibility tests (engine/desktop/x11/atspi): the same form as a11y_gtk3.py.
+"""Qt5 test app for the accessibility tests (engine/desktop/x11/atspi): the same form as a11y_gtk3.py, and a
+multi-line editor named Notes holding two lines.
 
 Prints "GEOM <id> <x> <y> <w> <h>" (screen coordinates) per widget once shown, then
 "READY"; "CLICKED <label>" on a button click; "TEXT entry <text>" when the entry
@@ -28,6 +29,11 @@ row.addWidget(entry)
 layout.addLayout(row)
 check = QtWidgets.QCheckBox("Remember me")
 layout.addWidget(check)
+# A multi-line editor: Qt answers GetText(0, end) with "" when end is past its text.
+notes = QtWidgets.QPlainTextEdit("first line\nsecond line")
+notes.setAccessibleName("Notes")
+notes.setFixedHeight(60)
+layout.addWidget(notes)
 layout.addStretch(1)
 buttons = QtWidgets.QHBoxLayout()
 buttons.addStretch(1)

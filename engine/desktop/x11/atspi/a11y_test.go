@@ -316,6 +316,18 @@ func TestQt5(t *testing.T) {
 	activate(t, d, "w365 a11y Qt5")
 	root, _ := treeEventually(t, tr, 0, 0, "Button", "Submit")
 	checkForm(t, root, a.geom)
+	// A multi-line editor's text is its value, as a line edit's is.
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	var notes []string
+	for _, n := range nodes {
+		if n.Role == "Edit" && n.Name == "Notes" {
+			notes = append(notes, n.Value)
+		}
+	}
+	if len(notes) != 1 || notes[0] != "first line\nsecond line" {
+		t.Errorf("the Notes editor reads %q, want one Edit holding its two lines", notes)
+	}
 	clickAndType(t, d, tr, a)
 }
 

@@ -54,6 +54,9 @@ type raw struct {
 	hasBox     bool
 	value      string
 	readText   bool // read the Text interface into value (a content node a text search looks into)
+	// textLen: characters to read again (Qt answers GetText(0, end) with "" when end is
+	// past its text; fetchTexts reads them with an end within it).
+	textLen int32
 }
 
 func (n *raw) state(bit uint) bool {
@@ -208,7 +211,33 @@ func (w *walker) details(ctx context.Context, nodes []*raw, values bool) ([]bool
 	if err := b.run(ctx); err != nil {
 		return nil, err
 	}
-	return apply(), nil
+	ok := apply()
+	return ok, w.fetchTexts(ctx, nodes)
+}
+
+// fetchTexts reads again the texts of nodes that came back empty although their Text
+// interface counts characters (textLen), with an end offset within the text.
+func (w *walker) fetchTexts(ctx context.Context, nodes []*raw) error {
+	b := &batch{conn: w.conn, peers: w.peers}
+	texts := make([]string, len(nodes))
+	calls := make([]*call, len(nodes))
+	for i, n := range nodes {
+		if n.textLen > 0 {
+			calls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), n.textLen)
+		}
+	}
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	for i, n := range nodes {
+		if c := calls[i]; c != nil {
+			if c.err == nil {
+				n.value = texts[i]
+			}
+			n.textLen = 0
+		}
+	}
+	return nil
 }
 
 // addDetails queues the calls of details on b; apply, once b has run, stores them.
@@ -219,6 +248,8 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 	vcalls := make([]*call, len(nodes))
 	texts := make([]string, len(nodes))
 	tcalls := make([]*call, len(nodes))
+	counts := make([]dbus.Variant, len(nodes))
+	ccalls := make([]*call, len(nodes))
 	coord := uint32(coordScreen)
 	if w.origin != nil {
 		coord = coordWindow
@@ -232,6 +263,7 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			vcalls[i] = b.add(n.ref, ifProps+".Get", []any{&vals[i]}, ifValue, "CurrentValue")
 		} else if wantsText(n) || shownText(n) || n.readText {
 			tcalls[i] = b.add(n.ref, ifText+".GetText", []any{&texts[i]}, int32(0), int32(desktop.MaxValueChars))
+			ccalls[i] = b.add(n.ref, ifProps+".Get", []any{&counts[i]}, ifText, "CharacterCount")
 		}
 	}
 	return func() []bool {
@@ -255,6 +287,9 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			}
 			if c := tcalls[i]; c != nil && c.err == nil {
 				n.value = texts[i]
+				if cnt, ok := counts[i].Value().(int32); ok && n.value == "" && ccalls[i].err == nil && cnt > 0 {
+					n.textLen = min(cnt, int32(desktop.MaxValueChars))
+				}
 			}
 		}
 		return ok
@@ -426,6 +461,9 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 				dropped[pending[j]] = true
 			}
 		}
+	}
+	if err := w.fetchTexts(ctx, res.nodes); err != nil {
+		return nil, err
 	}
 	if len(dropped) > 0 {
 		// Nodes with INT_MIN extents go; their children were never taken.
