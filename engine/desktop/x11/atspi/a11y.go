@@ -211,12 +211,15 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, boxes: boxes, origin: win.origin, visibleIsShowing: win.gtk4}
+		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4}
 		if !win.busOnly {
 			w.peers = t.peer(ctx, conn, win.frame.bus)
 		}
 		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+		if err == nil && win.gtk4 {
+			err = w.mendGTK4(ctx, res, win.popups)
+		}
 		t.mu.Lock()
 		if w.noCache {
 			t.noCache[win.frame.bus] = true

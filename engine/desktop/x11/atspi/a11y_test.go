@@ -335,9 +335,7 @@ func TestQt5(t *testing.T) {
 // sets no SHOWING state below the window.
 func TestGTK4(t *testing.T) {
 	d := x11test.Start(t)
-	if err := exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '4.0')").Run(); err != nil {
-		testenv.Missing(t, "gir1.2-gtk-4.0")
-	}
+	requireGTK4(t)
 	testenv.Require(t, "xwininfo")
 	a := startApp(t, d, "a11y_gtk4.py", "GSK_RENDERER=cairo")
 	id := activate(t, d, "w365 a11y GTK4")
@@ -378,6 +376,57 @@ func TestGTK4(t *testing.T) {
 		}
 	}
 	clickAndType(t, d, tr, a)
+}
+
+func requireGTK4(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '4.0')").Run(); err != nil {
+		testenv.Missing(t, "gir1.2-gtk-4.0")
+	}
+}
+
+// clickCentre clicks the middle of a box the tree reports.
+func clickCentre(t *testing.T, d *display.Desktop, x, y, w, h int) {
+	t.Helper()
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(x+w/2), strconv.Itoa(y+h/2), "click", "1")
+}
+
+// startGTK4Popups starts a11y_gtk4_popups.py and returns its tree once it shows the drop-down.
+func startGTK4Popups(t *testing.T) (*display.Desktop, *app, *atspi.Tree, desktop.Node) {
+	d := x11test.Start(t)
+	requireGTK4(t)
+	a := startApp(t, d, "a11y_gtk4_popups.py", "GSK_RENDERER=cairo")
+	activate(t, d, "w365 a11y GTK4 popups")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 0, 0, "ComboBox", "Colour")
+	return d, a, tr, root
+}
+
+// TestGTK4Popups: the items of an open GTK 4 drop-down and popover menu (each a surface, an
+// X window, of its own) are where a person sees them, in the tree and in a search: a click at
+// the centre either reports picks the item.
+func TestGTK4Popups(t *testing.T) {
+	d, a, tr, root := startGTK4Popups(t)
+	// The drop-down's list, by the tree.
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	drop, _ := findNode(nodes, "ComboBox", "Colour")
+	clickCentre(t, d, drop.X, drop.Y, drop.Width, drop.Height)
+	a.waitLine(t, "POPPED")
+	root, _ = treeEventually(t, tr, 20, 0, "Text", "Blue")
+	nodes = nil
+	flatten(root, &nodes)
+	blue, _ := findNode(nodes, "Text", "Blue")
+	clickCentre(t, d, blue.X, blue.Y, blue.Width, blue.Height)
+	a.waitLine(t, "SELECTED Blue")
+
+	// The menu, by a search.
+	file := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "File"})[0]
+	clickCentre(t, d, file.X, file.Y, file.Width, file.Height)
+	a.waitLine(t, "POPPED")
+	m := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Save"})[0]
+	clickCentre(t, d, m.X, m.Y, m.Width, m.Height)
+	a.waitLine(t, "ACTIVATED save")
 }
 
 func TestBudgetBreadthFirst(t *testing.T) {

@@ -100,11 +100,13 @@ type walker struct {
 	// boxes: read extents (and values) of every kept node during the walk.
 	boxes bool
 	// origin: when non-nil the application reports no screen positions (GTK4), so
-	// extents are read in window coordinates and shifted by this origin.
+	// extents are read in window coordinates and shifted by this origin; shift: by this
+	// offset instead, for the nodes in a GTK 4 pop-up (mendGTK4).
 	origin *[2]int
-	// visibleIsShowing: the toolkit never sets SHOWING below the window (GTK 4.8), so
-	// VISIBLE decides.
-	visibleIsShowing bool
+	shift  map[*raw][2]int
+	// gtk4: the window is GTK 4's (4.8), which never sets SHOWING below the window (VISIBLE
+	// decides).
+	gtk4 bool
 	// cache: read the application's Cache.GetItems first; noCache: the walk found that the
 	// application's cache does not hold the window (not worth asking again); cached: the
 	// walk took what it could from the cache, items.
@@ -183,12 +185,12 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 
 // visible says whether a node belongs in a result (the rule per toolkit is in
 // docs/accessibility.md): not defunct, and SHOWING; or VISIBLE where the toolkit does not
-// maintain SHOWING: below a GTK 4 window (visibleIsShowing), and for the menus and menu
+// maintain SHOWING: below a GTK 4 window (gtk4), and for the menus and menu
 // items of every toolkit (GTK 2's gail leaves the items of an open menu VISIBLE, never
 // SHOWING). A node that passes on VISIBLE alone must then report on-screen extents
 // (onScreen): a closed menu's items report INT_MIN.
 func (w *walker) visible(n *raw) bool {
-	shown := n.state(stateShowing) || (n.state(stateVisible) && (w.visibleIsShowing || menuRole(n.role)))
+	shown := n.state(stateShowing) || (n.state(stateVisible) && (w.gtk4 || menuRole(n.role)))
 	return shown && !n.state(stateDefunct)
 }
 
@@ -272,12 +274,15 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			ok[i] = true
 			if c := bcalls[i]; c.err == nil {
 				bx := boxes[i]
-				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.visibleIsShowing && (bx.W <= 0 || bx.H <= 0)) {
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.gtk4 && (bx.W <= 0 || bx.H <= 0)) {
 					ok[i] = false
 					continue
 				}
 				n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
-				if w.origin != nil {
+				if o, ok := w.shift[n]; ok {
+					n.x += o[0]
+					n.y += o[1]
+				} else if w.origin != nil {
 					n.x += w.origin[0]
 					n.y += w.origin[1]
 				}

@@ -76,3 +76,27 @@ func prop(c *xgb.Conn, w xproto.Window, name string) (*xproto.GetPropertyReply, 
 	}
 	return xproto.GetProperty(c, false, w, a.Atom, xproto.GetPropertyTypeAny, 0, 1<<16).Reply()
 }
+
+// rect is a rectangle on the screen.
+type rect struct{ x, y, w, h int }
+
+// xPopups are the pop-ups process pid shows now on displayName (xconn.Popups: a GTK 4
+// popover, drop-down list or menu is one).
+func xPopups(displayName string, pid uint32) ([]rect, error) {
+	c, err := xconn.Connect(displayName)
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
+	}
+	defer c.Close()
+	all, err := xconn.Popups(c, xconn.NewOwners(c))
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot list the windows of X display %s", displayName)
+	}
+	var out []rect
+	for _, p := range all {
+		if p.PID == int(pid) {
+			out = append(out, rect{p.X, p.Y, p.W, p.H})
+		}
+	}
+	return out, nil
+}

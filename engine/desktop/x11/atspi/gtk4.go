@@ -1,0 +1,105 @@
+//go:build linux
+
+package atspi
+
+import (
+	"context"
+)
+
+// What GTK 4 (4.8) reports that a person does not see, and how a walk of a GTK 4 window mends
+// it (docs/accessibility.md#gtk-4).
+
+const (
+	coordParent = 2 // Component.GetExtents relative to the parent
+	layerPopup  = 5 // Component.GetLayer of a surface of its own: a GtkPopover (ATSPI_COMPONENT_LAYER_POPUP)
+)
+
+// mendGTK4 corrects a finished walk of a GTK 4 window:
+//
+//   - an element inside a pop-up (an element of layer POPUP and its subtree) is placed
+//     through the X window of that pop-up's surface. GTK 4 reports a pop-up's elements as if
+//     its surface began at the origin of the widget it pops up from (its parent), shifted by
+//     the pop-up's offset in that surface (its margin, which is also its extents relative to
+//     the parent): so an element's screen position is the surface's origin on the screen
+//     plus its window coordinates minus those of the pop-up, plus that offset. popups are the
+//     application's pop-up surfaces on the screen (xPopups); a pop-up takes the one whose size
+//     fits it best, then the nearest.
+//
+// Nodes whose extents are read later (Find) take the offset then (w.shift).
+func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) error {
+	b := &batch{conn: w.conn, peers: w.peers}
+	var layers []uint32
+	if len(popups) > 0 {
+		layers = make([]uint32, len(res.nodes))
+		for i, n := range res.nodes {
+			b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
+		}
+	}
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	var pops []int
+	for i, l := range layers {
+		if l == layerPopup {
+			pops = append(pops, i)
+		}
+	}
+	if len(pops) == 0 || w.origin == nil {
+		return nil
+	}
+	win := make([]extents, len(pops))
+	par := make([]extents, len(pops))
+	ok := make([][2]*call, len(pops))
+	for j, i := range pops {
+		ok[j] = [2]*call{
+			b.add(res.nodes[i].ref, ifComponent+".GetExtents", []any{&win[j]}, uint32(coordWindow)),
+			b.add(res.nodes[i].ref, ifComponent+".GetExtents", []any{&par[j]}, uint32(coordParent)),
+		}
+	}
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	used := make([]bool, len(popups))
+	off := map[int][2]int{} // a pop-up's node -> what its subtree's window coordinates add
+	for j, i := range pops {
+		if ok[j][0].err != nil || ok[j][1].err != nil {
+			continue
+		}
+		wx, wy, mx, my := int(win[j].X), int(win[j].Y), int(par[j].X), int(par[j].Y)
+		best, bestFit, bestDist := -1, 0, 0
+		for k, p := range popups {
+			dw, dh := p.w-int(win[j].W)-mx, p.h-int(win[j].H)-my
+			if used[k] || dw < 0 || dh < 0 {
+				continue
+			}
+			dist := abs(p.x-wx-w.origin[0]) + abs(p.y-wy-w.origin[1])
+			if best < 0 || dw+dh < bestFit || dw+dh == bestFit && dist < bestDist {
+				best, bestFit, bestDist = k, dw+dh, dist
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		used[best] = true
+		off[i] = [2]int{popups[best].x + mx - wx, popups[best].y + my - wy}
+	}
+	// Each node takes the offset of the nearest pop-up at or above it (parents come first).
+	if w.shift == nil {
+		w.shift = map[*raw][2]int{}
+	}
+	for i, n := range res.nodes {
+		o, in := off[i]
+		if !in && n.parent >= 0 {
+			o, in = w.shift[res.nodes[n.parent]]
+		}
+		if !in {
+			continue
+		}
+		w.shift[n] = o
+		if n.hasBox {
+			n.x += o[0] - w.origin[0]
+			n.y += o[1] - w.origin[1]
+		}
+	}
+	return nil
+}

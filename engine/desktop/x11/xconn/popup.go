@@ -1,0 +1,44 @@
+//go:build linux
+
+package xconn
+
+import (
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+)
+
+// Popup is a pop-up on the screen: a mapped override-redirect child of the root window (an
+// open menu, a drop-down list, a GTK 4 popover, a tooltip), which the window manager neither
+// lists nor frames.
+type Popup struct {
+	Win        xproto.Window
+	PID        int // its process (Owners.PID), 0 when unknown
+	X, Y, W, H int // in screen coordinates
+}
+
+// Popups lists the pop-ups shown on c's default screen, top of the stack last.
+func Popups(c *xgb.Conn, o Owners) ([]Popup, error) {
+	tree, err := xproto.QueryTree(c, xproto.Setup(c).DefaultScreen(c).Root).Reply()
+	if err != nil {
+		return nil, err
+	}
+	attrs := make([]xproto.GetWindowAttributesCookie, len(tree.Children))
+	for i, w := range tree.Children {
+		attrs[i] = xproto.GetWindowAttributes(c, w)
+	}
+	var out []Popup
+	for i, w := range tree.Children {
+		a, err := attrs[i].Reply()
+		if err != nil || !a.OverrideRedirect || a.MapState != xproto.MapStateViewable || a.Class != xproto.WindowClassInputOutput {
+			continue
+		}
+		// A child of the root: its geometry is in screen coordinates.
+		g, err := xproto.GetGeometry(c, xproto.Drawable(w)).Reply()
+		if err != nil {
+			continue // gone meanwhile
+		}
+		bw := int(g.BorderWidth)
+		out = append(out, Popup{Win: w, PID: o.PID(w), X: int(g.X) + bw, Y: int(g.Y) + bw, W: int(g.Width), H: int(g.Height)})
+	}
+	return out, nil
+}
