@@ -429,6 +429,22 @@ func TestGTK4Popups(t *testing.T) {
 	a.waitLine(t, "ACTIVATED save")
 }
 
+// TestGTK4NoClassNames: GTK 4 names an element without a name by its class ("GtkImage"); the
+// tree shows its tooltip instead (an icon button's "Search"), or no name.
+func TestGTK4NoClassNames(t *testing.T) {
+	d, a, tr, root := startGTK4Popups(t)
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	for _, n := range nodes {
+		if strings.HasPrefix(n.Name, "Gtk") {
+			t.Errorf("%s reads as its class %q", n.Role, n.Name)
+		}
+	}
+	m := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Search"})[0]
+	clickCentre(t, d, m.X, m.Y, m.Width, m.Height)
+	a.waitLine(t, "CLICKED icon")
+}
+
 func TestBudgetBreadthFirst(t *testing.T) {
 	d := x11test.Start(t)
 	startApp(t, d, "a11y_gtk3.py")

@@ -4,6 +4,9 @@ package atspi
 
 import (
 	"context"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // What GTK 4 (4.8) reports that a person does not see, and how a walk of a GTK 4 window mends
@@ -14,8 +17,28 @@ const (
 	layerPopup  = 5 // Component.GetLayer of a surface of its own: a GtkPopover (ATSPI_COMPONENT_LAYER_POPUP)
 )
 
+// gtkTypeName says whether name is what GTK 4 names an element that has no name: the type name
+// of its class, one of GTK's or libadwaita's ("GtkButton", "GtkImage", "AdwActionRow").
+func gtkTypeName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "Gtk")
+	if !ok {
+		rest, ok = strings.CutPrefix(name, "Adw")
+	}
+	if !ok || rest == "" || rest[0] < 'A' || rest[0] > 'Z' {
+		return false
+	}
+	for _, c := range rest {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // mendGTK4 corrects a finished walk of a GTK 4 window:
 //
+//   - an element named by its type name (typeNamed) is named by its description (GTK 4 puts
+//     the tooltip there) or not at all;
 //   - an element inside a pop-up (an element of layer POPUP and its subtree) is placed
 //     through the X window of that pop-up's surface. GTK 4 reports a pop-up's elements as if
 //     its surface began at the origin of the widget it pops up from (its parent), shifted by
@@ -28,6 +51,13 @@ const (
 // Nodes whose extents are read later (Find) take the offset then (w.shift).
 func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) error {
 	b := &batch{conn: w.conn, peers: w.peers}
+	descs := map[*raw]*dbus.Variant{}
+	for _, n := range res.nodes {
+		if n.typeNamed {
+			descs[n] = new(dbus.Variant)
+			b.add(n.ref, ifProps+".Get", []any{descs[n]}, ifAccessible, "Description")
+		}
+	}
 	var layers []uint32
 	if len(popups) > 0 {
 		layers = make([]uint32, len(res.nodes))
@@ -37,6 +67,11 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) e
 	}
 	if err := b.run(ctx); err != nil {
 		return err
+	}
+	for n, v := range descs {
+		if s, ok := v.Value().(string); ok {
+			n.name = strings.TrimSpace(s)
+		}
 	}
 	var pops []int
 	for i, l := range layers {

@@ -56,7 +56,8 @@ type raw struct {
 	readText   bool // read the Text interface into value (a content node a text search looks into)
 	// textLen: characters to read again (Qt answers GetText(0, end) with "" when end is
 	// past its text; fetchTexts reads them with an end within it).
-	textLen int32
+	textLen   int32
+	typeNamed bool // GTK 4 named it by its class (gtkTypeName); mendGTK4 names it
 }
 
 func (n *raw) state(bit uint) bool {
@@ -105,7 +106,7 @@ type walker struct {
 	origin *[2]int
 	shift  map[*raw][2]int
 	// gtk4: the window is GTK 4's (4.8), which never sets SHOWING below the window (VISIBLE
-	// decides).
+	// decides) and names an element without a name by its class (gtkTypeName).
 	gtk4 bool
 	// cache: read the application's Cache.GetItems first; noCache: the walk found that the
 	// application's cache does not hold the window (not worth asking again); cached: the
@@ -172,6 +173,9 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 				if s, ok := names[i].Value().(string); ok {
 					n.name = s
 				}
+			}
+			if w.gtk4 && gtkTypeName(n.name) {
+				n.name, n.typeNamed = "", true
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
