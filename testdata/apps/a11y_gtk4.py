@@ -5,7 +5,8 @@ GTK4 reports no screen positions over AT-SPI (extents in screen coordinates come
 relative to the window), which is what this app is for. Prints
 "GEOM <id> <x> <y> <w> <h>" per widget in WINDOW coordinates (GTK4 cannot know where
 its window is), then "READY"; "CLICKED <label>" on a click; "TEXT entry <text>" when the
-entry changes. Run with /usr/bin/python3 (python3-gi, gir1.2-gtk-4.0).
+entry changes. Run with /usr/bin/python3 (python3-gi, gir1.2-gtk-4.0). Other GTK4 test apps
+show their windows with its run().
 """
 import sys
 
@@ -14,13 +15,32 @@ import gi
 gi.require_version("Gtk", "4.0")
 from gi.repository import GLib, Gtk  # noqa: E402
 
-title = sys.argv[1] if len(sys.argv) > 1 else "w365 a11y GTK4"
-app = Gtk.Application(application_id=None)
-widgets = {}
+
+def run(title, build):
+    """Shows a window titled title, which build(application, window) fills and returns the
+    widgets of, by id, to report: GEOM lines, then READY."""
+    app = Gtk.Application(application_id=None)
+
+    def activate(application):
+        win = Gtk.ApplicationWindow(application=application, title=title)
+        widgets = build(application, win)
+
+        def report():
+            for wid, w in widgets.items():
+                ok, r = w.compute_bounds(win)
+                print("GEOM", wid, int(r.get_x()), int(r.get_y()), int(r.get_width()), int(r.get_height()), flush=True)
+            print("READY", flush=True)
+            return False
+
+        win.present()
+        GLib.timeout_add(900, report)
+
+    app.connect("activate", activate)
+    app.run([])
 
 
-def activate(application):
-    win = Gtk.ApplicationWindow(application=application, title=title)
+def form(application, win):
+    widgets = {}
     win.set_default_size(480, 320)
     box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8)
     for side in ("top", "bottom", "start", "end"):
@@ -50,17 +70,8 @@ def activate(application):
     for b in (cancel, submit):
         b.connect("clicked", lambda b: print("CLICKED", b.get_label(), flush=True))
     entry.connect("changed", lambda e: print("TEXT entry", e.get_text(), flush=True))
-
-    def report():
-        for wid, w in widgets.items():
-            ok, r = w.compute_bounds(win)
-            print("GEOM", wid, int(r.get_x()), int(r.get_y()), int(r.get_width()), int(r.get_height()), flush=True)
-        print("READY", flush=True)
-        return False
-
-    win.present()
-    GLib.timeout_add(900, report)
+    return widgets
 
 
-app.connect("activate", activate)
-app.run([])
+if __name__ == "__main__":
+    run(sys.argv[1] if len(sys.argv) > 1 else "w365 a11y GTK4", form)

@@ -5,8 +5,8 @@ button with a popover menu, and an icon-only button with a tooltip and no label.
 A GTK4 pop-up is a surface (an override-redirect X window) of its own. Prints
 "GEOM <id> <x> <y> <w> <h>" per widget in WINDOW coordinates, then "READY"; "SELECTED <item>"
 when the drop-down's selection changes, "ACTIVATED <action>" when a menu item is chosen,
-"CLICKED <id>" on a click of the icon button. Run with /usr/bin/python3 (python3-gi,
-gir1.2-gtk-4.0).
+"CLICKED icon" on a click of the icon button, "POPPED" once a pop-up has been shown for
+0.3 s. Run with /usr/bin/python3 (python3-gi, gir1.2-gtk-4.0).
 """
 import sys
 
@@ -15,14 +15,13 @@ import gi
 gi.require_version("Gtk", "4.0")
 from gi.repository import Gio, GLib, Gtk  # noqa: E402
 
-title = sys.argv[1] if len(sys.argv) > 1 else "w365 a11y GTK4 popups"
-app = Gtk.Application(application_id=None)
-widgets = {}
+from a11y_gtk4 import run  # noqa: E402
+
 colours = ["Red", "Green", "Blue", "Yellow"]
 
 
-def activate(application):
-    win = Gtk.ApplicationWindow(application=application, title=title)
+def build(application, win):
+    widgets = {}
     win.set_default_size(420, 300)
     box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, halign=Gtk.Align.START)
     for side in ("top", "bottom", "start", "end"):
@@ -50,20 +49,7 @@ def activate(application):
     box.append(icon)
     widgets["icon"] = icon
 
-    def popped(popover):
-        # Every label of an open pop-up, in the coordinates of the pop-up's own surface.
-        native = popover.get_native()
-        tx, ty = native.get_surface_transform()
-        stack = [popover]
-        while stack:
-            w = stack.pop()
-            if isinstance(w, Gtk.Label) and w.get_mapped() and w.get_text():
-                ok, r = w.compute_bounds(native)
-                print("ITEM", w.get_text(), int(r.get_x() + tx), int(r.get_y() + ty), int(r.get_width()), int(r.get_height()), flush=True)
-            c = w.get_first_child()
-            while c is not None:
-                stack.append(c)
-                c = c.get_next_sibling()
+    def popped():
         print("POPPED", flush=True)
         return False
 
@@ -71,23 +57,14 @@ def activate(application):
         c = w.get_first_child()
         while c is not None:
             if isinstance(c, Gtk.Popover):
-                c.connect("map", lambda p: GLib.timeout_add(300, popped, p))
+                c.connect("map", lambda p: GLib.timeout_add(300, popped))
             watch(c)
             c = c.get_next_sibling()
 
     watch(drop)
     watch(mb)
 
-    def report():
-        for wid, w in widgets.items():
-            ok, r = w.compute_bounds(win)
-            print("GEOM", wid, int(r.get_x()), int(r.get_y()), int(r.get_width()), int(r.get_height()), flush=True)
-        print("READY", flush=True)
-        return False
-
-    win.present()
-    GLib.timeout_add(900, report)
+    return widgets
 
 
-app.connect("activate", activate)
-app.run([])
+run(sys.argv[1] if len(sys.argv) > 1 else "w365 a11y GTK4 popups", build)
