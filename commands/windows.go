@@ -55,7 +55,13 @@ func (in TitleIn) title() (string, error) {
 
 // WindowsOut lists windows.
 type WindowsOut struct {
-	Windows []desktop.Window `json:"windows"`
+	Windows []ListedWindow `json:"windows"`
+}
+
+// ListedWindow is one window of list_windows, with the pop-ups its application shows.
+type ListedWindow struct {
+	desktop.Window
+	Popups []desktop.Rect `json:"popups,omitempty" jsonschema:"open menus, drop-down lists and tooltips the window's application shows now (Linux), screen coordinates; their items are in its accessibility tree"`
 }
 
 func (o WindowsOut) Text() string {
@@ -102,7 +108,9 @@ var ListWindows = tool.Define(tool.Tool{
 	Summary: "List visible windows: title, process, handle, frame, client area",
 	Long: "Every visible top-level window: title, processName, handle (the X window id), x, y, width,\n" +
 		"height of the outer frame (title bar and borders included) and client, the application's area\n" +
-		"inside it, in screen coordinates.",
+		"inside it, in screen coordinates. An open menu, drop-down list or tooltip is no window of its\n" +
+		"own: the window whose application shows it lists it in popups (Linux), and its items are in\n" +
+		"that window's accessibility tree.",
 	Example:     "  $ w365 list-windows\n  $ w365 windows --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, _ None) (WindowsOut, error) {
@@ -111,10 +119,15 @@ var ListWindows = tool.Define(tool.Tool{
 		return WindowsOut{}, err
 	}
 	ws, err := wm.List(ctx)
-	if ws == nil {
-		ws = []desktop.Window{}
+	var pops map[uint32][]desktop.Rect
+	if pl, ok := wm.(desktop.PopupLister); ok && err == nil {
+		pops, err = pl.Popups(ctx, ws)
 	}
-	return WindowsOut{ws}, err
+	out := WindowsOut{Windows: make([]ListedWindow, len(ws))}
+	for i, w := range ws {
+		out.Windows[i] = ListedWindow{Window: w, Popups: pops[w.Handle]}
+	}
+	return out, err
 })
 
 // titleRule is how every tool that takes a window title matches it (desktop.TitleMatches).

@@ -53,7 +53,7 @@ func (f *fakeCaller) Call(ctx context.Context, t *tool.Tool, args map[string]any
 	case "browser_click_ref":
 		return &host.Outcome{Out: fakeOut{fmt.Sprintf("clicked %v of %v", args["ref"], args["snapshotId"])}}, nil
 	case "list_windows":
-		return &host.Outcome{Out: &commands.WindowsOut{Windows: []desktop.Window{{Title: "Terminal one", ProcessName: "xterm"}, {Title: "Editor", ProcessName: "gedit"}}}}, nil
+		return &host.Outcome{Out: &commands.WindowsOut{Windows: []commands.ListedWindow{{Window: desktop.Window{Title: "Terminal one", ProcessName: "xterm"}}, {Window: desktop.Window{Title: "Editor", ProcessName: "gedit"}}}}}, nil
 	case "browser_list_tabs":
 		return &host.Outcome{Out: &commands.TabsOut{Tabs: []browser.TabInfo{{Index: 0, Title: "Home"}, {Index: 1, Title: "Docs"}}}}, nil
 	case "list_sessions":

@@ -181,9 +181,9 @@ func TestDashAndFileReadLongValues(t *testing.T) {
 }
 
 func TestOneRendererForTablesValuesAndRecords(t *testing.T) {
-	wins := &commands.WindowsOut{Windows: []desktop.Window{
-		{Title: "Terminal", ProcessName: "xterm", Handle: 7, X: 1, Y: 2, Width: 300, Height: 200},
-		{Title: strings.Repeat("long title ", 10), ProcessName: "gedit", Handle: 9, Width: 10, Height: 10},
+	wins := &commands.WindowsOut{Windows: []commands.ListedWindow{
+		{Window: desktop.Window{Title: "Terminal", ProcessName: "xterm", Handle: 7, X: 1, Y: 2, Width: 300, Height: 200}},
+		{Window: desktop.Window{Title: strings.Repeat("long title ", 10), ProcessName: "gedit", Handle: 9, Width: 10, Height: 10}},
 	}}
 	f := &fakeCaller{out: wins}
 	term := runCLI(t, f, true, nil, "list-windows").stdout
@@ -225,7 +225,7 @@ func TestOneRendererForTablesValuesAndRecords(t *testing.T) {
 }
 
 func TestJQFiltersTheJSONResult(t *testing.T) {
-	f := &fakeCaller{out: &commands.WindowsOut{Windows: []desktop.Window{{Title: "A", Handle: 1}, {Title: "B", Handle: 2}}}}
+	f := &fakeCaller{out: &commands.WindowsOut{Windows: []commands.ListedWindow{{Window: desktop.Window{Title: "A", Handle: 1}}, {Window: desktop.Window{Title: "B", Handle: 2}}}}}
 	if r := runCLI(t, f, false, nil, "--jq", ".windows[].title", "list-windows"); r.code != 0 || r.stdout != "A\nB\n" {
 		t.Errorf("--jq strings %+v", r)
 	}

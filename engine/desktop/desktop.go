@@ -151,6 +151,15 @@ type Window struct {
 	Client Rect `json:"client" jsonschema:"the application's area inside the frame, screen coordinates"`
 }
 
+// PopupLister is a Windows that also sees pop-ups (X11).
+type PopupLister interface {
+	// Popups are the pop-ups shown over the screen now (open menus, drop-down lists,
+	// tooltips: on X11 override-redirect windows, no windows of their own), by the handle of
+	// the window of ws each belongs to; one that belongs to none is left out
+	// (docs/accessibility.md#what-visible-means).
+	Popups(ctx context.Context, ws []Window) (map[uint32][]Rect, error)
+}
+
 // Rect is a rectangle in screen coordinates.
 type Rect struct {
 	X      int `json:"x"`

@@ -1574,6 +1574,25 @@ func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
 		if a3 == nil {
 			return fmt.Errorf("the open drop-down shows no A3")
 		}
+		// list_windows shows the open list as a pop-up of its window, around A3.
+		_, st, err := c.call("list_windows", nil)
+		if err != nil {
+			return err
+		}
+		around := false
+		for _, w := range st["windows"].([]any) {
+			w := w.(map[string]any)
+			pops, _ := w["popups"].([]any)
+			for _, p := range pops {
+				p := p.(map[string]any)
+				x, y := a3["centerX"].(float64), a3["centerY"].(float64)
+				around = around || w["title"] == title && x >= p["x"].(float64) && x < p["x"].(float64)+p["width"].(float64) &&
+					y >= p["y"].(float64) && y < p["y"].(float64)+p["height"].(float64)
+			}
+		}
+		if !around {
+			return fmt.Errorf("list_windows shows no pop-up of %q around A3 at %v,%v: %v", title, a3["centerX"], a3["centerY"], st["windows"])
+		}
 		if _, _, err := c.call("click", map[string]any{"x": a3["centerX"], "y": a3["centerY"]}); err != nil {
 			return err
 		}

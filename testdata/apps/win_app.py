@@ -14,6 +14,9 @@ It prints one JSON object per line on stdout:
   {"event": "close-request"}                     the window manager asked it to close
   {"event": "dialog-shown"}                      its "Save changes?" dialog is on screen
   {"event": "text", "text": ...}                 the entry's text changed (--entry)
+  {"event": "popup", "rect": [x, y, w, h]}       answering "popup" on stdin: a pop-up (an
+      override-redirect window, as an open menu is) shown 30 px inside the window's origin;
+      "unpopup" hides it
 With --confirm-close the window refuses to close and asks "Save changes?" instead.
 """
 import argparse
@@ -97,9 +100,26 @@ def main():
         cmd = line.strip()
         if cmd == "geom":
             geom()
+        elif cmd == "popup":
+            _, ox, oy = win.get_window().get_origin()
+            popup.move(ox + 30, oy + 30)
+            popup.show_all()
+            GLib.timeout_add(200, popped)
+        elif cmd == "unpopup":
+            popup.hide()
         elif cmd == "quit":
             Gtk.main_quit()
         return True
+
+    def popped():
+        pw = popup.get_window()
+        _, px, py = pw.get_origin()
+        say(event="popup", rect=[px, py, pw.get_width(), pw.get_height()])
+        return False
+
+    popup = Gtk.Window(type=Gtk.WindowType.POPUP)
+    popup.set_default_size(120, 80)
+    popup.add(Gtk.Label(label="popup"))
 
     GLib.io_add_watch(sys.stdin, GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP, on_stdin)
     win.show_all()

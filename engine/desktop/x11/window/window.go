@@ -411,6 +411,33 @@ func (m *Manager) List(ctx context.Context) ([]Window, error) {
 	return out, nil
 }
 
+// Popups are the pop-ups shown now (xconn.Popups), by the window of ws each belongs to: the
+// first (topmost, as List orders them) of its process, the one it opened from.
+func (m *Manager) Popups(ctx context.Context, ws []Window) (map[uint32][]desktop.Rect, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := werr.Done(ctx, "window listing"); err != nil {
+		return nil, err
+	}
+	if m.conn == nil {
+		return nil, werr.New(werr.Unavailable, "window manager connection is closed")
+	}
+	pops, err := xconn.Popups(m.conn, m.owners)
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", m.display)
+	}
+	out := map[uint32][]desktop.Rect{}
+	for _, p := range pops {
+		for _, w := range ws {
+			if p.PID != 0 && w.PID == p.PID {
+				out[w.Handle] = append(out[w.Handle], desktop.Rect{X: p.X, Y: p.Y, Width: p.W, Height: p.H})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // Active returns the window that has the focus according to the window manager
 // (_NET_ACTIVE_WINDOW), or NOT_FOUND when none has.
 func (m *Manager) Active() (Window, error) {

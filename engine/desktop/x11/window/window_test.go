@@ -727,3 +727,47 @@ func TestFindBrowserChromium(t *testing.T) {
 	}
 	t.Logf("chromium window: %+v", w)
 }
+
+// TestListShowsPopups: a pop-up (an override-redirect window, as an open menu is) is no
+// window of its own; the window of its process lists it, while it is shown.
+func TestListShowsPopups(t *testing.T) {
+	testenv.Require(t, python)
+	d := x11test.Start(t)
+	m := open(t, d)
+	owner := startApp(t, d, "--title", "Popup Owner", "--x", "100", "--y", "100")
+	startApp(t, d, "--title", "Other Window", "--x", "600", "--y", "300")
+	find(t, m, "Other Window")
+	w := find(t, m, "Popup Owner")
+	popups := func() map[uint32][]desktop.Rect {
+		t.Helper()
+		ws, err := m.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.Popups(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if p := popups(); len(p) != 0 {
+		t.Fatalf("pop-ups before one is shown: %v", p)
+	}
+	if _, err := io.WriteString(owner.stdin, "popup\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := owner.wait("popup", 5*time.Second)["rect"].([]any)
+	want := desktop.Rect{X: int(r[0].(float64)), Y: int(r[1].(float64)), Width: int(r[2].(float64)), Height: int(r[3].(float64))}
+	if p := popups(); len(p) != 1 || len(p[w.Handle]) != 1 || p[w.Handle][0] != want {
+		t.Fatalf("pop-ups %v, want %v of window 0x%x", p, want, w.Handle)
+	}
+	if _, err := io.WriteString(owner.stdin, "unpopup\n"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; len(popups()) > 0; i++ {
+		if i == 50 {
+			t.Fatalf("pop-ups once hidden: %v", popups())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
