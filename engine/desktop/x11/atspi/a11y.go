@@ -218,7 +218,7 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
 		if err == nil && win.gtk4 {
-			err = w.mendGTK4(ctx, res, win.popups)
+			err = w.mendGTK4(ctx, res, func() ([]rect, error) { return xPopups(t.display, win.pid) })
 		}
 		t.mu.Lock()
 		if w.noCache {

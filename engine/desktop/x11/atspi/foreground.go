@@ -31,16 +31,15 @@ type target struct {
 	// busOnly: the application is read through the bus daemon, never peer to peer (GTK 2:
 	// docs/accessibility.md#speed).
 	busOnly bool
-	// popups: the pop-up surfaces the window's process shows now (GTK 4: xPopups).
-	popups []rect
+	// pid: the window's process, 0 when unknown.
+	pid uint32
 }
 
 // window finds the accessible frame of X window id (0: the active window):
 // its process (xconn.Owners) -> the AT-SPI application owned by that process
 // (GetConnectionUnixProcessID) -> its frame by title, then by geometry. Chromium never
 // sets the ACTIVE state, so the state is only a tie-breaker. A frame found before for the
-// same X window is taken again (cached says so); origin follows the window's position now, and
-// popups the pop-ups shown now.
+// same X window is taken again (cached says so); origin follows the window's position now.
 func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (tg target, cached bool, err error) {
 	xw, err := xWindowInfo(t.display, id)
 	if err != nil {
@@ -63,11 +62,7 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (tg targe
 	if tg.shifted {
 		tg.origin = &[2]int{xw.x, xw.y}
 	}
-	if tg.gtk4 && xw.pid != 0 {
-		if tg.popups, err = xPopups(t.display, xw.pid); err != nil {
-			return target{}, false, err
-		}
-	}
+	tg.pid = xw.pid
 	return tg, cached, nil
 }
 

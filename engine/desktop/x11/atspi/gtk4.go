@@ -44,26 +44,24 @@ func gtkTypeName(name string) bool {
 //     its surface began at the origin of the widget it pops up from (its parent), shifted by
 //     the pop-up's offset in that surface (its margin, which is also its extents relative to
 //     the parent): so an element's screen position is the surface's origin on the screen
-//     plus its window coordinates minus those of the pop-up, plus that offset. popups are the
-//     application's pop-up surfaces on the screen (xPopups); a pop-up takes the one whose size
-//     fits it best, then the nearest.
+//     plus its window coordinates minus those of the pop-up, plus that offset. popups lists
+//     the application's pop-up windows on the screen (xPopups), read once the walk has found
+//     a pop-up: GTK shows a pop-up in its tree a moment before it maps its window. A pop-up
+//     takes the window whose size fits it best, then the nearest; one that none fits is not
+//     on the screen (not yet), and goes with its subtree. When popups does not know the
+//     windows (nil), the pop-ups stay where GTK places them.
 //
 // Nodes whose extents are read later (Find) take the offset then (w.shift).
-func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) error {
+func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([]rect, error)) error {
 	b := &batch{conn: w.conn, peers: w.peers}
 	descs := map[*raw]*dbus.Variant{}
-	for _, n := range res.nodes {
+	layers := make([]uint32, len(res.nodes))
+	for i, n := range res.nodes {
 		if n.typeNamed {
 			descs[n] = new(dbus.Variant)
 			b.add(n.ref, ifProps+".Get", []any{descs[n]}, ifAccessible, "Description")
 		}
-	}
-	var layers []uint32
-	if len(popups) > 0 {
-		layers = make([]uint32, len(res.nodes))
-		for i, n := range res.nodes {
-			b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
-		}
+		b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
 	}
 	if err := b.run(ctx); err != nil {
 		return err
@@ -82,11 +80,15 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) e
 	if len(pops) == 0 || w.origin == nil {
 		return nil
 	}
+	shown, err := popups()
+	if err != nil || shown == nil {
+		return err
+	}
 	win := make([]extents, len(pops))
 	par := make([]extents, len(pops))
-	ok := make([][2]*call, len(pops))
+	calls := make([][2]*call, len(pops))
 	for j, i := range pops {
-		ok[j] = [2]*call{
+		calls[j] = [2]*call{
 			b.add(res.nodes[i].ref, ifComponent+".GetExtents", []any{&win[j]}, uint32(coordWindow)),
 			b.add(res.nodes[i].ref, ifComponent+".GetExtents", []any{&par[j]}, uint32(coordParent)),
 		}
@@ -94,15 +96,15 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) e
 	if err := b.run(ctx); err != nil {
 		return err
 	}
-	used := make([]bool, len(popups))
+	used := make([]bool, len(shown))
 	off := map[int][2]int{} // a pop-up's node -> what its subtree's window coordinates add
 	for j, i := range pops {
-		if ok[j][0].err != nil || ok[j][1].err != nil {
+		if calls[j][0].err != nil || calls[j][1].err != nil {
 			continue
 		}
 		wx, wy, mx, my := int(win[j].X), int(win[j].Y), int(par[j].X), int(par[j].Y)
 		best, bestFit, bestDist := -1, 0, 0
-		for k, p := range popups {
+		for k, p := range shown {
 			dw, dh := p.w-int(win[j].W)-mx, p.h-int(win[j].H)-my
 			if used[k] || dw < 0 || dh < 0 {
 				continue
@@ -112,18 +114,27 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) e
 				best, bestFit, bestDist = k, dw+dh, dist
 			}
 		}
-		if best < 0 {
-			continue
+		if best >= 0 {
+			used[best] = true
+			off[i] = [2]int{shown[best].x + mx - wx, shown[best].y + my - wy}
 		}
-		used[best] = true
-		off[i] = [2]int{popups[best].x + mx - wx, popups[best].y + my - wy}
 	}
-	// Each node takes the offset of the nearest pop-up at or above it (parents come first).
+	// Each node takes the offset of the nearest pop-up at or above it (parents come first),
+	// or goes with it.
 	if w.shift == nil {
 		w.shift = map[*raw][2]int{}
 	}
+	gone := map[*raw]bool{}
+	isPop := map[int]bool{}
+	for _, i := range pops {
+		isPop[i] = true
+	}
 	for i, n := range res.nodes {
 		o, in := off[i]
+		if isPop[i] && !in || n.parent >= 0 && gone[res.nodes[n.parent]] {
+			gone[n] = true
+			continue
+		}
 		if !in && n.parent >= 0 {
 			o, in = w.shift[res.nodes[n.parent]]
 		}
@@ -136,5 +147,6 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups []rect) e
 			n.y += o[1] - w.origin[1]
 		}
 	}
+	res.remove(gone)
 	return nil
 }

@@ -474,22 +474,28 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 	if err := w.fetchTexts(ctx, res.nodes); err != nil {
 		return nil, err
 	}
-	if len(dropped) > 0 {
-		// Nodes with INT_MIN extents go; their children were never taken.
-		remap := make([]int, len(res.nodes))
-		kept := res.nodes[:0]
-		for i, n := range res.nodes {
-			if dropped[n] {
-				remap[i] = -1
-				continue
-			}
-			remap[i] = len(kept)
-			if n.parent >= 0 {
-				n.parent = remap[n.parent]
-			}
-			kept = append(kept, n)
-		}
-		res.nodes = kept
-	}
+	// Nodes with INT_MIN extents go; their children were never taken.
+	res.remove(dropped)
 	return res, nil
+}
+
+// remove takes the nodes in gone out of r, none of whose children may stay.
+func (r *walkResult) remove(gone map[*raw]bool) {
+	if len(gone) == 0 {
+		return
+	}
+	remap := make([]int, len(r.nodes))
+	kept := r.nodes[:0]
+	for i, n := range r.nodes {
+		if gone[n] {
+			remap[i] = -1
+			continue
+		}
+		remap[i] = len(kept)
+		if n.parent >= 0 {
+			n.parent = remap[n.parent]
+		}
+		kept = append(kept, n)
+	}
+	r.nodes = kept
 }

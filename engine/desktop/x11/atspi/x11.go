@@ -81,8 +81,11 @@ func prop(c *xgb.Conn, w xproto.Window, name string) (*xproto.GetPropertyReply, 
 type rect struct{ x, y, w, h int }
 
 // xPopups are the pop-ups process pid shows now on displayName (xconn.Popups: a GTK 4
-// popover, drop-down list or menu is one).
+// popover, drop-down list or menu is one); nil when pid is unknown (0), not even empty.
 func xPopups(displayName string, pid uint32) ([]rect, error) {
+	if pid == 0 {
+		return nil, nil
+	}
 	c, err := xconn.Connect(displayName)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
@@ -92,7 +95,7 @@ func xPopups(displayName string, pid uint32) ([]rect, error) {
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot list the windows of X display %s", displayName)
 	}
-	var out []rect
+	out := []rect{}
 	for _, p := range all {
 		if p.PID == int(pid) {
 			out = append(out, rect{p.X, p.Y, p.W, p.H})
