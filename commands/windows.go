@@ -68,6 +68,9 @@ func (o WindowsOut) Text() string {
 	var b strings.Builder
 	for _, w := range o.Windows {
 		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s\n", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, w.Title)
+		for _, p := range w.Popups {
+			fmt.Fprintf(&b, "  pop-up    %5d,%-5d %5dx%-5d\n", p.X, p.Y, p.Width, p.Height)
+		}
 	}
 	if b.Len() == 0 {
 		return "no windows"

@@ -1574,10 +1574,14 @@ func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
 		if a3 == nil {
 			return fmt.Errorf("the open drop-down shows no A3")
 		}
-		// list_windows shows the open list as a pop-up of its window, around A3.
-		_, st, err := c.call("list_windows", nil)
+		// list_windows shows the open list as a pop-up of its window, around A3, and says so
+		// in its text too.
+		txt, st, err := c.call("list_windows", nil)
 		if err != nil {
 			return err
+		}
+		if !strings.Contains(txt, "pop-up") {
+			return fmt.Errorf("list_windows' text names no pop-up: %s", txt)
 		}
 		around := false
 		for _, w := range st["windows"].([]any) {
