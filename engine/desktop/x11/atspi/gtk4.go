@@ -45,11 +45,13 @@ func gtkTypeName(name string) bool {
 //     the pop-up's offset in that surface (its margin, which is also its extents relative to
 //     the parent): so an element's screen position is the surface's origin on the screen
 //     plus its window coordinates minus those of the pop-up, plus that offset. popups lists
-//     the application's pop-up windows on the screen (xPopups), read once the walk has found
-//     a pop-up: GTK shows a pop-up in its tree a moment before it maps its window. A pop-up
-//     takes the window whose size fits it best, then the nearest; one that none fits is not
-//     on the screen (not yet), and goes with its subtree. When popups does not know the
-//     windows (nil), the pop-ups stay where GTK places them.
+//     the application's pop-up windows on the screen (xPopups), read after the walk: GTK
+//     shows a pop-up in its tree a moment before it maps its window. A pop-up takes the
+//     window whose size fits it best, then the nearest; one that none fits is not on the
+//     screen (not yet), and goes with its subtree. The layer is asked of the unnamed elements
+//     (GTK's pop-ups have no name), and of the others only while more windows are mapped
+//     than that found. When popups does not know the windows (nil), the pop-ups stay where
+//     GTK places them.
 //
 // Nodes whose extents are read later (Find) take the offset then (w.shift).
 func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([]rect, error)) error {
@@ -60,8 +62,8 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([
 		if n.typeNamed {
 			descs[n] = new(dbus.Variant)
 			b.add(n.ref, ifProps+".Get", []any{descs[n]}, ifAccessible, "Description")
+			b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
 		}
-		b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
 	}
 	if err := b.run(ctx); err != nil {
 		return err
@@ -71,18 +73,28 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([
 			n.name = strings.TrimSpace(s)
 		}
 	}
-	var pops []int
-	for i, l := range layers {
-		if l == layerPopup {
-			pops = append(pops, i)
-		}
-	}
-	if len(pops) == 0 || w.origin == nil {
+	if w.origin == nil {
 		return nil
 	}
 	shown, err := popups()
 	if err != nil || shown == nil {
 		return err
+	}
+	pops := popupsIn(layers)
+	if len(shown) > len(pops) {
+		// A pop-up window that no unnamed pop-up accounts for: one with a name, maybe.
+		for i, n := range res.nodes {
+			if !n.typeNamed {
+				b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
+			}
+		}
+		if err := b.run(ctx); err != nil {
+			return err
+		}
+		pops = popupsIn(layers)
+	}
+	if len(pops) == 0 {
+		return nil
 	}
 	win := make([]extents, len(pops))
 	par := make([]extents, len(pops))
@@ -149,4 +161,15 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([
 	}
 	res.remove(gone)
 	return nil
+}
+
+// popupsIn are the indices of the elements of layer POPUP.
+func popupsIn(layers []uint32) []int {
+	var out []int
+	for i, l := range layers {
+		if l == layerPopup {
+			out = append(out, i)
+		}
+	}
+	return out
 }
