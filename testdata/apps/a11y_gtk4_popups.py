@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """GTK4 pop-ups for the accessibility tests (engine/desktop/x11/atspi): a drop-down, a menu
-button with a popover menu, and an icon-only button with a tooltip and no label.
+button with a popover menu, one with a named popover holding a button, and an icon-only button
+with a tooltip and no label.
 
 A GTK4 pop-up is a surface (an override-redirect X window) of its own. Prints
 "GEOM <id> <x> <y> <w> <h>" per widget in WINDOW coordinates, then "READY"; "SELECTED <item>"
 when the drop-down's selection changes, "ACTIVATED <action>" when a menu item is chosen,
-"CLICKED icon" on a click of the icon button. Run with /usr/bin/python3 (python3-gi, gir1.2-gtk-4.0).
+"CLICKED icon" or "CLICKED undo" on a click of the icon or the popover's button. Run with /usr/bin/python3 (python3-gi, gir1.2-gtk-4.0).
 """
 import sys
 
@@ -42,6 +43,15 @@ def build(application, win):
     mb = Gtk.MenuButton(label="File", menu_model=menu)
     box.append(mb)
     widgets["menu"] = mb
+
+    # A pop-up with a name of its own.
+    undo = Gtk.Button(label="Undo")
+    undo.connect("clicked", lambda b: print("CLICKED undo", flush=True))
+    pop = Gtk.Popover(child=undo)
+    pop.update_property([Gtk.AccessibleProperty.LABEL], ["Edit actions"])
+    edit = Gtk.MenuButton(label="Edit", popover=pop)
+    box.append(edit)
+    widgets["edit"] = edit
 
     icon = Gtk.Button(icon_name="edit-find-symbolic", tooltip_text="Search")
     icon.connect("clicked", lambda b: print("CLICKED icon", flush=True))

@@ -432,6 +432,30 @@ func TestGTK4Popups(t *testing.T) {
 		clickCentre(t, d, m.X, m.Y, m.Width, m.Height)
 		a.waitLine(t, "ACTIVATED "+strings.ToLower(item))
 	}
+	// A pop-up with a name, once its window is mapped.
+	edit := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Edit"})[0]
+	clickCentre(t, d, edit.X, edit.Y, edit.Width, edit.Height)
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; ; i++ {
+		pops, err := xconn.Popups(c, xconn.NewOwners(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(pops, func(p xconn.Popup) bool { return p.W > 1 && p.H > 1 }) {
+			break
+		}
+		if i == 50 {
+			t.Fatal("the Edit pop-up's window was never mapped")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	m := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Undo"})[0]
+	clickCentre(t, d, m.X, m.Y, m.Width, m.Height)
+	a.waitLine(t, "CLICKED undo")
 }
 
 // TestGTK4PopupNotMapped: a pop-up that GTK shows in its tree while its X window is not mapped
