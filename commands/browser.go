@@ -614,7 +614,7 @@ func nav(f func(*browser.Browser, context.Context) (*browser.NavigateResult, err
 // BrowserNavigate is the tool browser_navigate (w365 browser navigate).
 var BrowserNavigate = browserTool(tool.Tool{
 	Name: "browser_navigate", Legacy: []string{"mcp_browser_navigate"}, Aliases: []string{"open", "goto"},
-	Summary: "Open a URL in the active tab and wait for it to load; invalidates snapshot refs",
+	Summary: "Open a URL in the active tab, wait for it to load; invalidates snapshot refs",
 	Long: "Navigates the active tab (launching the browser on first use) and waits for waitUntil.\n" +
 		"Returns the final URL, title and HTTP status. Navigation invalidates snapshot refs.",
 	Example: "  $ w365 browser navigate https://example.com\n  $ w365 browser open http://localhost:8080 --wait-until networkidle0",
@@ -752,8 +752,8 @@ var BrowserType = tool.Define(tool.Tool{
 	}
 	e, err := elementOf(ctx, env, b, t)
 	if st, id, ref, ok := crossOriginRef(ctx, env, t, err); ok {
-		_, d, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
-		return ActOut{browser.ActionResult{Dialog: d}}, err
+		r, err := st.Type(ctx, b, id, ref, in.Text, snapshot.TypeOptions{Clear: !in.Append, Submit: in.Submit})
+		return ActOut{browser.ActionResult{Dialog: r.Dialog}}, err
 	}
 	if err != nil {
 		return ActOut{}, err

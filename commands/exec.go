@@ -82,7 +82,7 @@ var ExecuteShellCommand = tool.Define(tool.Tool{
 		"each cut at 32 KB. A non-zero exit is a result (success false), not an error.",
 	Example: "  $ w365 execute-shell-command 'git log --oneline -5' --cwd ~/project\n  $ w365 exec 'ls -la'",
 	Describe: func() map[string]string {
-		return map[string]string{"command": "literal words, first an allowed program (" +
+		return map[string]string{"command": "first word: an allowed program (" +
 			sandbox.AllowedPrograms(policy.Default()) + "); no pipes, redirections or variables"}
 	},
 	Args: []string{"command"}, Annotations: tool.Destructive,

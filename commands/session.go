@@ -192,7 +192,7 @@ var GetSessionDetails = tool.Define(tool.Tool{
 // CreateBrowserSession is the tool create_browser_session (w365 session browser).
 var CreateBrowserSession = tool.Define(tool.Tool{
 	Name: "create_browser_session", Path: []string{"session", "browser"},
-	Summary: "Start a browser session with its own desktop and browser; ends after 15 idle minutes",
+	Summary: "Start a browser session (own desktop and browser); ends after 15 idle minutes",
 	Long: "Starts a fresh session, launches its browser and returns browserSessionId. Pass it to browser\n" +
 		"tools as browserSessionId (MCP) or --session (CLI), and close it with close_browser_session.",
 	Example:     "  $ w365 session browser --json",
@@ -301,7 +301,7 @@ const maxInstructions = 4000
 var HandOverToPerson = tool.Define(tool.Tool{
 	Name: "hand_over_to_person", Path: []string{"session", "hand-over"}, Args: []string{"reason"},
 	UI:      LiveViewApp,
-	Summary: "Ask a person to act here (login, CAPTCHA, decision) and wait for their hand-back",
+	Summary: "Ask a person to act (login, CAPTCHA, decision) and wait for their hand-back",
 	Long: "Opens a hand-over: a one-time link to the session's live view that gives the person control\n" +
 		"until they hand the session back (or timeoutSeconds pass). Where the client supports URL\n" +
 		"elicitation the link is shown to the person and the call waits; otherwise it returns at once\n" +

@@ -245,11 +245,16 @@ type TypeRefOut struct {
 	Ref        string         `json:"ref"`
 	Characters int            `json:"characters"`
 	Dialog     browser.Dialog `json:"dialog,omitzero" jsonschema:"opened by the typing: do not repeat it"`
+	Note       string         `json:"note,omitempty"` // what the field holds, when not the text typed
 	named      string         // see refName
 }
 
 func (o TypeRefOut) Text() string {
-	return fmt.Sprintf("typed %d characters into %s%s", o.Characters, o.Ref, o.named) + dialogNote(o.Dialog)
+	s := fmt.Sprintf("typed %d characters into %s%s", o.Characters, o.Ref, o.named)
+	if o.Note != "" {
+		s += "; " + o.Note
+	}
+	return s + dialogNote(o.Dialog)
 }
 
 // KeypressRefIn is browser_keypress_ref's input.
@@ -510,11 +515,11 @@ var BrowserTypeRef = tool.Define(tool.Tool{
 		return TypeRefOut{}, err
 	}
 	named := refName(ctx, st, id, in.Ref)
-	n, d, err := st.Type(ctx, b, id, in.Ref, in.Text, snapshot.TypeOptions{Clear: in.Clear})
+	r, err := st.Type(ctx, b, id, in.Ref, in.Text, snapshot.TypeOptions{Clear: in.Clear})
 	if err != nil {
 		return TypeRefOut{}, err
 	}
-	return TypeRefOut{Ref: in.Ref, Characters: n, Dialog: dialogOf(d), named: named}, nil
+	return TypeRefOut{Ref: in.Ref, Characters: r.Characters, Dialog: dialogOf(r.Dialog), Note: r.Note, named: named}, nil
 })
 
 // BrowserHoverRef is the tool browser_hover_ref (w365 browser hover-ref).

@@ -468,10 +468,44 @@ type TypeOptions struct {
 	Submit bool // press Enter afterwards
 }
 
-// Type focuses the element of a ref and types text with real key events; it
-// returns the number of characters typed and the dialog the typing opened.
-func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, o TypeOptions) (int, *browser.Dialog, error) {
+// TypeResult is what Type did.
+type TypeResult struct {
+	Characters int             // typed
+	Dialog     *browser.Dialog // the typing opened
+	// Note says what a text field holds after the keys when it is not the text typed
+	// (keys lost, or the page rewrote it: a mask, a maxlength); of a password field only
+	// its length. Empty when it holds the text, or for other elements.
+	Note string
+}
+
+// heldJS reads what a text field holds after typing: null for other elements.
+const heldJS = `function() {
+  if (this.tagName !== 'INPUT' && this.tagName !== 'TEXTAREA') return null;
+  return {value: this.value, secret: this.type === 'password'};
+}`
+
+// heldNote is TypeResult.Note for a field holding value after text was typed into it (clear:
+// in place of its content, else at its end).
+func heldNote(value, text string, clear, secret bool) string {
+	if value == text || (!clear && strings.HasSuffix(value, text)) {
+		return ""
+	}
+	if secret {
+		return fmt.Sprintf("the field holds %d characters, not the %d typed", utf8.RuneCountInString(value), utf8.RuneCountInString(text))
+	}
+	const max = 200
+	if r := []rune(value); len(r) > max {
+		value = string(r[:max]) + "…"
+	}
+	return fmt.Sprintf("the field holds %q, not the text typed", value)
+}
+
+// Type focuses the element of a ref and types text with real key events; it returns
+// what it typed, the dialog the typing opened, and what the field holds when that is not
+// the text.
+func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string, o TypeOptions) (TypeResult, error) {
 	clear := o.Clear
+	var note string
 	ar, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		fs, err := h.focus(clear)
 		if err != nil {
@@ -497,6 +531,13 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 			if err := h.sendKeys(text); err != nil {
 				return err
 			}
+			var held *struct {
+				Value  string `json:"value"`
+				Secret bool   `json:"secret"`
+			}
+			if err := callOn(h.c.ctx, h.s, h.obj, heldJS, &held); err == nil && held != nil {
+				note = heldNote(held.Value, text, clear, held.Secret)
+			}
 		}
 		if o.Submit {
 			_, err := chromedp.KeyEvent(kb.Enter)(h.c.ctx, h.c.tab.t)
@@ -504,7 +545,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 		}
 		return nil
 	})
-	return utf8.RuneCountInString(text), ar.Dialog, err
+	return TypeResult{Characters: utf8.RuneCountInString(text), Dialog: ar.Dialog, Note: note}, err
 }
 
 // keyNames maps key names (Enter, F5, ArrowUp, ...) to chromedp kb runes.

@@ -72,7 +72,7 @@ func TestTypeIntoClosedShadowRoot(t *testing.T) {
 		return fr.SnapshotID, fr.Matches[0].Ref
 	}
 	id, msg := ref("textbox", "Gift message")
-	if _, _, err := st.Type(tctx(t), b, id, msg, "Happy birthday", snapshot.TypeOptions{}); err != nil {
+	if _, err := st.Type(tctx(t), b, id, msg, "Happy birthday", snapshot.TypeOptions{}); err != nil {
 		t.Fatalf("type_ref in the closed root: %v", err)
 	}
 	id, code := ref("textbox", "Promo code")

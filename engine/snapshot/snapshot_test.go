@@ -80,19 +80,30 @@ func TestSnapshot(t *testing.T) {
 		navigate(t, b, same+"/snap_basic.html")
 		r := take(t, st, b, snapshot.Options{})
 		email := refOf(t, r.Text, `textbox "Email"`)
-		n, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "grace@example.org", snapshot.TypeOptions{Clear: true})
-		if err != nil || n != 17 {
-			t.Fatalf("type: %d, %v", n, err)
+		typed, err := st.Type(tctx(t), b, r.SnapshotID, email, "grace@example.org", snapshot.TypeOptions{Clear: true})
+		if err != nil || typed.Characters != 17 || typed.Note != "" {
+			t.Fatalf("type: %+v, %v", typed, err)
 		}
 		if v, _ := b.EvalJS(tctx(t), "document.getElementById('email').value"); v.Value != "grace@example.org" {
 			t.Errorf("value after clear+type: %q", v.Value)
 		}
-		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "m", snapshot.TypeOptions{Clear: false}); err != nil {
-			t.Fatal(err)
+		if typed, err := st.Type(tctx(t), b, r.SnapshotID, email, "m", snapshot.TypeOptions{Clear: false}); err != nil || typed.Note != "" {
+			t.Fatal(typed, err)
 		}
 		if v, _ := b.EvalJS(tctx(t), "document.getElementById('email').value"); v.Value != "grace@example.orgm" {
 			t.Errorf("value after append: %q", v.Value)
 		}
+		// A field that does not end up holding the text says what it holds; a password
+		// field only how long it is.
+		b.EvalJS(tctx(t), "document.getElementById('email').maxLength = 5")
+		if typed, err := st.Type(tctx(t), b, r.SnapshotID, email, "grace@example.org", snapshot.TypeOptions{Clear: true}); err != nil || typed.Note != `the field holds "grace", not the text typed` {
+			t.Errorf("type into a field of maxlength 5: %+v, %v", typed, err)
+		}
+		b.EvalJS(tctx(t), "document.getElementById('email').type = 'password'")
+		if typed, err := st.Type(tctx(t), b, r.SnapshotID, email, "grace@example.org", snapshot.TypeOptions{Clear: true}); err != nil || typed.Note != "the field holds 5 characters, not the 17 typed" {
+			t.Errorf("type into a password field of maxlength 5: %+v, %v", typed, err)
+		}
+		b.EvalJS(tctx(t), "const e = document.getElementById('email'); e.type = 'email'; e.removeAttribute('maxlength'); e.value = 'grace@example.orgm'")
 		if _, err := st.Keypress(tctx(t), b, r.SnapshotID, email, "a", []string{"Ctrl"}); err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +138,7 @@ func TestSnapshot(t *testing.T) {
 			t.Errorf("the page saw no scroll: %q", log)
 		}
 		wantCode(t, func() error {
-			_, _, err := st.Type(tctx(t), b, r.SnapshotID, box, "x", snapshot.TypeOptions{Clear: true})
+			_, err := st.Type(tctx(t), b, r.SnapshotID, box, "x", snapshot.TypeOptions{Clear: true})
 			return err
 		}(), werr.InvalidArgument)
 	})
@@ -156,7 +167,7 @@ func TestSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "click:shadow")
-		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, "Shadow input"), "hi", snapshot.TypeOptions{Clear: true}); err != nil {
+		if _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, "Shadow input"), "hi", snapshot.TypeOptions{Clear: true}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "input:hi")
@@ -189,11 +200,11 @@ func TestSnapshot(t *testing.T) {
 		}
 		waitLog(t, b, "cross click:Child button")
 		inputs := regexp.MustCompile(`textbox "Child input" \[ref=(e\d+)\]`).FindAllStringSubmatch(r.Text, -1)
-		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "over there", snapshot.TypeOptions{Clear: true}); err != nil {
+		if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "over there", snapshot.TypeOptions{Clear: true}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "cross input:over there")
-		if _, _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[0][1], "here", snapshot.TypeOptions{Clear: true}); err != nil {
+		if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[0][1], "here", snapshot.TypeOptions{Clear: true}); err != nil {
 			t.Fatal(err)
 		}
 		waitLog(t, b, "same input:here")
@@ -408,7 +419,7 @@ func TestSnapshot(t *testing.T) {
 				t.Errorf("%s: %+v", m[1], we)
 			}
 		}
-		_, _, err := st.Type(tctx(t), b, r.SnapshotID, refs[0][1], "x", snapshot.TypeOptions{Clear: true})
+		_, err := st.Type(tctx(t), b, r.SnapshotID, refs[0][1], "x", snapshot.TypeOptions{Clear: true})
 		wantCode(t, err, werr.SnapshotExpired)
 		_, err = st.Click(tctx(t), b, "nosuch-1", "e1", snapshot.ClickOptions{})
 		wantCode(t, err, werr.SnapshotExpired)
@@ -443,7 +454,7 @@ func TestCrossOriginIframeInProcess(t *testing.T) {
 	}
 	waitLog(t, b, "cross click:Child button")
 	inputs := regexp.MustCompile(`textbox "Child input" \[ref=(e\d+)\]`).FindAllStringSubmatch(r.Text, -1)
-	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "in process", snapshot.TypeOptions{Clear: true}); err != nil {
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, inputs[1][1], "in process", snapshot.TypeOptions{Clear: true}); err != nil {
 		t.Fatal(err)
 	}
 	waitLog(t, b, "cross input:in process")

@@ -25,7 +25,7 @@ func TestInvalidField(t *testing.T) {
 		t.Fatalf("a pristine required field reads invalid:\n%s", r.Text)
 	}
 	email := refOf(t, r.Text, `textbox "Required email"`)
-	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, email, "not an address", snapshot.TypeOptions{}); err != nil {
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, email, "not an address", snapshot.TypeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if r = take(t, st, b, snapshot.Options{}); !strings.Contains(r.Text, `textbox "Required email" [invalid] [ref=`+email+`]: not an address`) {
@@ -100,10 +100,10 @@ func TestTypeIntoDateInputs(t *testing.T) {
 	st := snapshot.NewStore()
 	navigate(t, b, same+"/dates.html")
 	r := take(t, st, b, snapshot.Options{})
-	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Arrival"`), "2027-03-15", snapshot.TypeOptions{Clear: true}); err != nil {
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Arrival"`), "2027-03-15", snapshot.TypeOptions{Clear: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Check-in time"`), "14:30", snapshot.TypeOptions{Clear: true}); err != nil {
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Check-in time"`), "14:30", snapshot.TypeOptions{Clear: true}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `textbox "Departure"`))
