@@ -101,3 +101,25 @@ func diff(a, b uint64) uint64 {
 	}
 	return b - a
 }
+
+// TestARMProcessorsHaveAModel: an ARM kernel's /proc/cpuinfo has no "model name"; the
+// model is the implementer's and part's name, as lscpu gives it.
+func TestARMProcessorsHaveAModel(t *testing.T) {
+	const graviton2 = "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\n" +
+		"CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n\n" +
+		"processor\t: 1\nBogoMIPS\t: 243.75\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n"
+	for _, c := range []struct {
+		text, model string
+		logical     int
+	}{
+		{graviton2, "ARM Neoverse-N1", 2},
+		{strings.ReplaceAll(graviton2, "0xd0c", "0xd99"), "ARM part 0xd99", 2},
+		{strings.ReplaceAll(graviton2, "0x41", "0x61"), "Apple part 0xd0c", 2},
+		{"processor\t: 0\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\ncore id\t\t: 0\n", "Intel(R) Xeon(R) CPU @ 2.20GHz", 1},
+	} {
+		model, logical, _ := parseCPUInfo(c.text)
+		if model != c.model || logical != c.logical {
+			t.Errorf("parseCPUInfo = %q, %d; want %q, %d", model, logical, c.model, c.logical)
+		}
+	}
+}
