@@ -75,7 +75,7 @@ func normSymbols(w string) string {
 
 // keyOf is how a set's words are compared.
 func keyOf(set string) func(string) string {
-	if set == "real" || set == "real-held" || set == "real-new" {
+	if set == "real" || set == "real-held" || set == "real-new" || set == "real-blind" {
 		return normSymbols
 	}
 	return norm
@@ -235,7 +235,7 @@ func TestRecall(t *testing.T) {
 				// The development set of real applications is held to a regression
 				// floor below the target, which the method does not reach there yet.
 				t.Logf("%s: recall %.3f, below the %.2f every screen should reach", s.name, rOurs, floor)
-			case (sc.set == "real-held" || sc.set == "real-new") && rOurs < floor:
+			case (sc.set == "real-held" || sc.set == "real-new" || sc.set == "real-blind") && rOurs < floor:
 				// The held-out real applications are measured, not held to the floor:
 				// the method does not reach it there yet (docs/development.md,
 				// Benchmarks).

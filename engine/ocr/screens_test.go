@@ -223,6 +223,66 @@ func scenes() []scene {
 		{"chromium-cart", "real-new", func(t testing.TB, d *display.Desktop) []string {
 			return chromiumPage(t, d, "checkout.html", "--window-size=760,560", "--window-position=200,150")
 		}},
+
+		// Held out (set "real-blind"): a third held-out set of real Debian applications,
+		// rendered and measured before the third round of rules (issue 25) and never tuned
+		// on: Tk (wish) in its default look and grey on dark, Xaw's xmore with a file, a
+		// GTK text view on Adwaita dark, a wrapped GTK warning, xterm in a dark theme and
+		// in a small bitmap font grey on black, xmessage in a small bitmap font on red.
+		// Every word is what the test hands the program (files and script arguments).
+		{"tk-form", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			return told(t, d, "Export report", "wish", []string{"Choose where the report goes", "/tmp/report-q3.csv",
+				"Include hidden columns", "Export", "Cancel"},
+				repoFile("testdata", "ocr", "real-blind", "dialog.tcl"), "form", "Export report", "Choose where the report goes",
+				"/tmp/report-q3.csv", "Include hidden columns", "Export", "Cancel")
+		}},
+		{"tk-dark-list", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			items := []string{"alpha.example.net", "bravo 10.2.0.7", "charlie (staging)", "delta-eu-west", "echo port 2222"}
+			return told(t, d, "Recent servers", "wish", append([]string{"Pick a server to connect"}, items...),
+				append([]string{repoFile("testdata", "ocr", "real-blind", "dialog.tcl"), "dark", "Recent servers",
+					"Pick a server to connect"}, items...)...)
+		}},
+		{"xmore-file", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			path := repoFile("testdata", "ocr", "real-blind", "changelog.txt")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			showWindow(t, d, "xmore", "xmore", "-geometry", "560x200+300+240", path)
+			return strings.Fields(string(data))
+		}},
+		{"zenity-text-dark", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			path := repoFile("testdata", "ocr", "real-blind", "motd.txt")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return toldEnv(t, d, []string{"GTK_THEME=Adwaita:dark"}, "Message of the day", "zenity", strings.Fields(string(data)),
+				"--text-info", "--title", "Message of the day", "--filename", path, "--width", "520", "--height", "260")
+		}},
+		{"zenity-warning-wrap", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			text := "Three documents have changes that were not saved. Closing now discards them."
+			return told(t, d, "Unsaved work", "zenity", []string{text, "Close anyway"},
+				"--warning", "--title", "Unsaved work", "--text", text, "--width", "300", "--ok-label", "Close anyway")
+		}},
+		{"xterm-solarized", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			text := "rsync: sent 48,210 bytes received 1,337 bytes, total size 9.8M"
+			return told(t, d, "mirror sync", "xterm", []string{text},
+				"-T", "mirror sync", "-bg", "#002b36", "-fg", "#839496", "-fa", "DejaVu Sans Mono", "-fs", "11",
+				"-geometry", "70x4+350+350", "-hold", "-e", "echo", text)
+		}},
+		{"xterm-7x13-grey", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			text := "cron[2231]: job backup-nightly finished with status 0"
+			return told(t, d, "syslog tail", "xterm", []string{text},
+				"-T", "syslog tail", "-fn", "7x13", "-bg", "black", "-fg", "#909090",
+				"-geometry", "64x4+600+200", "-hold", "-e", "echo", text)
+		}},
+		{"xmessage-6x13-red", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Fan failure on rack 4. Shutting down in 60 seconds."
+			return told(t, d, "Hardware alarm", "xmessage", []string{msg, "Abort Now"},
+				"-title", "Hardware alarm", "-fn", "6x13", "-fg", "white", "-bg", "#8b0000",
+				"-buttons", "Abort,Now", "-center", msg)
+		}},
 	}
 }
 
