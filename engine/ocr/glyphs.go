@@ -1,6 +1,9 @@
 package ocr
 
-import "image"
+import (
+	"image"
+	"math"
+)
 
 // A glyph read alone (a key's label) is checked against its own pixels where tesseract's
 // English model is known to mistake it: a bitmap font's "1" (a flag at the top, no foot
@@ -70,4 +73,79 @@ func footBar(b bitmap) bool {
 		}
 	}
 	return false
+}
+
+// symbol is a glyph's reading checked against its ink (box is tesseract's box of it in
+// the tile's pixels), and whether its ink showed a symbol that tesseract's English model
+// does not know and reads as a letter or another sign.
+func (t *tile) symbol(text string, box image.Rectangle) (string, bool) {
+	if text == "]" && !footBar(inkOf(t.pix, t.pw, box)) {
+		return "1", false
+	}
+	if text == "+" || text == "-" || text == "=" || text == ":" {
+		// tesseract's box may hold part of the sign only (the "+" of a "±"): the ink is
+		// the glyph's whole place.
+		if s := signOf(t.placeInk(box)); s != "" {
+			return s, true
+		}
+	}
+	return text, false
+}
+
+// placeInk is the ink of the glyph whose reading lies in box: the strip segment that
+// holds the box's centre, or the whole tile.
+func (t *tile) placeInk(box image.Rectangle) bitmap {
+	r := image.Rect(0, 0, t.pw, len(t.pix)/max(1, t.pw))
+	if t.segs != nil {
+		x := float64(box.Min.X+box.Max.X) / 2 / t.scale
+		for k, s := range t.segs {
+			if x < float64(s.x1) || k == len(t.segs)-1 {
+				r.Min.X, r.Max.X = int(float64(s.x0)*t.scale), int(math.Ceil(float64(s.x1)*t.scale))
+				break
+			}
+		}
+	}
+	return inkOf(t.pix, t.pw, r)
+}
+
+// band is a run of inked rows of a glyph, [y0, y1), and the columns its ink spans.
+type band struct{ y0, y1, x0, x1 int }
+
+// bands are a glyph's runs of inked rows, top to bottom, split at blank rows.
+func (b bitmap) bands() []band {
+	var out []band
+	for y := 0; y < b.h; y++ {
+		x0, x1 := b.w, -1
+		for x := 0; x < b.w; x++ {
+			if b.at(x, y) {
+				x0, x1 = min(x0, x), max(x1, x+1)
+			}
+		}
+		switch {
+		case x1 < 0:
+		case len(out) > 0 && out[len(out)-1].y1 == y:
+			o := &out[len(out)-1]
+			o.y1, o.x0, o.x1 = y+1, min(o.x0, x0), max(o.x1, x1)
+		default:
+			out = append(out, band{y, y + 1, x0, x1})
+		}
+	}
+	return out
+}
+
+// signOf is the sign a glyph of stacked parts shows, which tesseract reads as "+", "-"
+// or "=": a bar with a dot above and below it is a "÷"; a cross above a bar as wide as
+// it, the bar thinner than a third of the cross, is a "±". Otherwise "".
+func signOf(b bitmap) string {
+	bs := b.bands()
+	wide := func(k band) bool { return (k.x1-k.x0)*10 >= b.w*6 }
+	thin := func(k band) bool { return (k.y1-k.y0)*3 <= k.x1-k.x0 }
+	dot := func(k band) bool { return (k.x1-k.x0)*2 <= b.w && k.y1-k.y0 <= 2*(k.x1-k.x0) }
+	switch {
+	case len(bs) == 3 && dot(bs[0]) && wide(bs[1]) && thin(bs[1]) && dot(bs[2]):
+		return "÷"
+	case len(bs) == 2 && wide(bs[0]) && wide(bs[1]) && thin(bs[1]) && (bs[1].y1-bs[1].y0)*3 <= bs[0].y1-bs[0].y0:
+		return "±"
+	}
+	return ""
 }

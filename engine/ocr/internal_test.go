@@ -421,3 +421,41 @@ func TestFaintTextKeepsItsThinStrokes(t *testing.T) {
 		t.Fatalf("lines %+v, want the three strokes in one", ls)
 	}
 }
+
+func TestStackedSignsFromInk(t *testing.T) {
+	// tesseract's English model has no "±" or "÷": it reads them "+" (its box round the
+	// cross only) or "-". A glyph's ink of stacked parts tells them; a "+" and an "="
+	// stay, and so does a "+" read in a line of text.
+	draw := func(parts ...[4]int) []byte {
+		g, fill := canvas(40, 40, 255, 0)
+		for _, p := range parts {
+			fill(p[0], p[1], p[2], p[3])
+		}
+		return g.Pix
+	}
+	plus := [][4]int{{19, 8, 21, 24}, {12, 15, 28, 17}}
+	plusMinus := draw(append(plus, [4]int{12, 28, 28, 30})...)
+	divide := draw([4]int{19, 9, 22, 12}, [4]int{12, 18, 28, 20}, [4]int{19, 26, 22, 29})
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		glyph      bool
+		read, want string
+	}{
+		{"plus-minus", plusMinus, true, "+", "±"},
+		{"divide", divide, true, "-", "÷"},
+		{"plus", draw(plus...), true, "+", "+"},
+		{"equals", draw([4]int{12, 14, 28, 16}, [4]int{12, 22, 28, 24}), true, "=", "="},
+		{"plus-minus in text", plusMinus, false, "+", "+"},
+	} {
+		tsv := "5\t1\t1\t1\t1\t1\t12\t8\t16\t16\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: c.glyph}
+		if c.glyph {
+			tl.pix, tl.pw = c.pix, 40
+		}
+		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}

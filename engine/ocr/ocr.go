@@ -403,9 +403,21 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		conf, _ := strconv.ParseFloat(f[10], 64)
 		text := strings.TrimSpace(strings.Join(f[11:], "\t"))
 		t := tiles[page-1]
+		if text == "" || conf < minConf {
+			continue
+		}
+		// A glyph's reading is checked against its ink (see glyphs.go); a symbol its ink
+		// shows is kept whatever tesseract's confidence in what it read.
+		read, shape := text, false
+		if t.glyph {
+			text = oneGlyph(text)
+			if t.pix != nil {
+				text, shape = t.symbol(text, image.Rect(left, top, left+wd, top+ht))
+			}
+		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
-		if text == "" || conf < minConf || t.segs == nil && noise(text, conf) {
+		if t.segs == nil && !shape && noise(read, conf) {
 			continue
 		}
 		scale := t.scale
@@ -416,12 +428,6 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		off, core := t.r.Min, t.core
 		if t.segs != nil {
 			off, core = t.place((x0 + x1) / 2)
-		}
-		if t.glyph {
-			text = oneGlyph(text)
-			if text == "]" && t.pix != nil && !footBar(inkOf(t.pix, t.pw, image.Rect(left, top, left+wd, top+ht))) {
-				text = "1" // see glyphs.go
-			}
 		}
 		x0, x1, y0, y1 = x0+off.X, x1+off.X, y0+off.Y, y1+off.Y
 		cx, cy := (x0+x1)/2, (y0+y1)/2
