@@ -89,7 +89,49 @@ func (t *tile) symbol(text string, box image.Rectangle) (string, bool) {
 			return s, true
 		}
 	}
+	if r := []rune(text); len(r) <= 2 && r[0] == 'T' && pi(t.placeInk(box)) {
+		return "π", true
+	}
 	return text, false
+}
+
+// pi says whether a glyph read as a "T" is a "π": a bar across its top over two legs.
+// Every row of its lower part (from half to four fifths of its height) crosses two runs
+// of ink or more (a leg's curl), where a "T" crosses one.
+func pi(b bitmap) bool {
+	if b.h < 5 {
+		return false
+	}
+	top := 0
+	for y := 0; y < b.h/3; y++ {
+		n := 0
+		for x := 0; x < b.w; x++ {
+			if b.at(x, y) {
+				n++
+			}
+		}
+		top = max(top, n)
+	}
+	if top*4 < b.w*3 {
+		return false
+	}
+	for y := b.h / 2; y < b.h*4/5; y++ {
+		if b.runs(y) < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// runs counts the runs of ink in row y.
+func (b bitmap) runs(y int) int {
+	n := 0
+	for x := 0; x < b.w; x++ {
+		if b.at(x, y) && (x == 0 || !b.at(x-1, y)) {
+			n++
+		}
+	}
+	return n
 }
 
 // placeInk is the ink of the glyph whose reading lies in box: the strip segment that

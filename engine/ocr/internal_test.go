@@ -1,7 +1,9 @@
 package ocr
 
 import (
+	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -456,6 +458,41 @@ func TestStackedSignsFromInk(t *testing.T) {
 		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
 		if len(got) != 1 || got[0].Text != c.want {
 			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPiFromInk(t *testing.T) {
+	// tesseract's English model has no "π": it reads one alone as "T" or "Tl", often with
+	// no confidence. A bar over two legs is a "π", kept whatever the confidence; a "T"
+	// stays a "T" (and a lone one read with no confidence is still noise).
+	piG, fillP := canvas(40, 40, 255, 0)
+	fillP(8, 8, 32, 11)   // bar
+	fillP(13, 11, 16, 32) // legs
+	fillP(24, 11, 27, 32)
+	tG, fillT := canvas(40, 40, 255, 0)
+	fillT(8, 8, 32, 11)
+	fillT(18, 11, 21, 32)
+	for _, c := range []struct {
+		name string
+		pix  []byte
+		read string
+		conf int
+		want []string
+	}{
+		{"pi read T", piG.Pix, "T", 0, []string{"π"}},
+		{"pi read Tl", piG.Pix, "Tl", 56, []string{"π"}},
+		{"T", tG.Pix, "T", 95, []string{"T"}},
+		{"T with no confidence", tG.Pix, "T", 0, nil},
+	} {
+		tsv := fmt.Sprintf("5\t1\t1\t1\t1\t1\t8\t8\t24\t24\t%d\t%s\n", c.conf, c.read)
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: true, pix: c.pix, pw: 40}
+		var got []string
+		for _, b := range parseTSV([]byte(tsv), []*tile{tl}, 0) {
+			got = append(got, b.Text)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
 }
