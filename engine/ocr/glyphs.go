@@ -92,7 +92,31 @@ func (t *tile) symbol(text string, box image.Rectangle) (string, bool) {
 	if r := []rune(text); len(r) <= 2 && r[0] == 'T' && pi(t.placeInk(box)) {
 		return "π", true
 	}
+	if (text == "v" || text == "V") && root(t.placeInk(box)) {
+		return "√", true
+	}
 	return text, false
+}
+
+// root says whether a glyph read as a "v" is a "√": its left part, the tick, is low (no
+// ink in its left two fifths over the top quarter of its height) and its right stroke
+// rises to the top, where a "v" reaches the top on both sides.
+func root(b bitmap) bool {
+	if b.h < 5 {
+		return false
+	}
+	low := false
+	for y := 0; y < b.h; y++ {
+		for x := 0; x < b.w*2/5; x++ {
+			if b.at(x, y) {
+				if y < b.h/4 {
+					return false
+				}
+				low = true
+			}
+		}
+	}
+	return low
 }
 
 // pi says whether a glyph read as a "T" is a "π": a bar across its top over two legs.

@@ -496,3 +496,30 @@ func TestPiFromInk(t *testing.T) {
 		}
 	}
 }
+
+func TestRootFromInk(t *testing.T) {
+	// tesseract's English model has no "√": it reads one alone as "v". A low tick left of
+	// a stroke rising to the top is a "√"; a "v", which reaches the top on both sides,
+	// stays.
+	rootG, fillR := canvas(40, 40, 255, 0)
+	fillR(6, 20, 10, 24)  // tick
+	fillR(10, 22, 14, 32) // down to the foot
+	fillR(15, 6, 18, 32)  // up to the top
+	vG, fillV := canvas(40, 40, 255, 0)
+	fillV(8, 8, 11, 20)
+	fillV(11, 20, 14, 32)
+	fillV(22, 8, 25, 20)
+	fillV(19, 20, 22, 32)
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"root", rootG.Pix, "v", "√"}, {"v", vG.Pix, "v", "v"}, {"V", vG.Pix, "V", "V"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t6\t6\t20\t26\t70\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: true, pix: c.pix, pw: 40}
+		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}
