@@ -523,3 +523,32 @@ func TestRootFromInk(t *testing.T) {
 		}
 	}
 }
+
+func TestDivideSignIsOneMark(t *testing.T) {
+	// A row of keys as xcalc draws them, its last a "÷": a 7x1 bar with a 2x2 dot two
+	// pixels above and below it, each a mark too small to be read alone. The three are
+	// one member of the row's strip, whose segment shows all three, not a bar and a dot
+	// side by side ("+" and "." read, the dot above left in the bar's crop).
+	const W, H = 300, 50
+	g, fill := canvas(W, H, 250, 10)
+	fill(20, 10, 23, 23)
+	fill(60, 10, 68, 23)
+	fill(100, 10, 108, 23)
+	fill(140, 16, 147, 17) // bar
+	fill(142, 12, 144, 14) // dots
+	fill(142, 19, 144, 21)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls, us := m.units(m.lines())
+	if len(us) != 1 || len(us[0].idx) != 4 {
+		t.Fatalf("units %+v, want one strip of 4", us)
+	}
+	div := ls[us[0].idx[3]]
+	if div.r != image.Rect(140, 12, 147, 21) {
+		t.Fatalf("last member %v, want the whole sign (140,12)-(147,21)", div.r)
+	}
+	img, segs := m.strip(ls, us[0])
+	s := segs[3]
+	if got := signOf(inkOf(img.Pix, img.Stride, image.Rect(s.x0, 0, s.x1, img.Rect.Dy()))); got != "÷" {
+		t.Fatalf("the sign's segment reads %q from its ink, want ÷", got)
+	}
+}

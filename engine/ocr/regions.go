@@ -262,7 +262,36 @@ func (m *inkImage) lines() []line {
 		}
 		out = append(out, l)
 	}
+	m.marks = columns(m.marks)
 	return out
+}
+
+// columns joins the marks that stand one above the other, close, into one: the bar and
+// the two dots of a "÷" are three marks, and read apart (the bar and the dot in the
+// row's band side by side in a strip) they are a "-" and a ".". Close is a gap of at
+// most half the wider one's width, the narrower one's centre over the wider one.
+func columns(ms []line) []line {
+	for i := 0; i < len(ms); i++ {
+		for j := i + 1; j < len(ms); j++ {
+			a, b := ms[i].r, ms[j].r
+			if a.Dx() < b.Dx() {
+				a, b = b, a
+			}
+			cx := (b.Min.X + b.Max.X) / 2
+			gap := max(a.Min.Y-b.Max.Y, b.Min.Y-a.Max.Y)
+			if cx < a.Min.X || cx >= a.Max.X || gap < 0 || gap*2 > a.Dx() {
+				continue
+			}
+			l := &ms[i]
+			l.r = l.r.Union(ms[j].r)
+			l.comps = append(l.comps, ms[j].comps...)
+			l.n += ms[j].n
+			l.max = max(l.max, ms[j].max)
+			ms = slices.Delete(ms, j, j+1)
+			j = i // look again with the joined extent
+		}
+	}
+	return ms
 }
 
 // stacked says whether two thin marks lie one above the other, close, as the two bars of
