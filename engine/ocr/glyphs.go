@@ -158,6 +158,22 @@ func (b bitmap) runs(y int) int {
 	return n
 }
 
+// unread are the signs shown by the one-glyph tiles tesseract read nothing in (a "÷"
+// alone in a list's cell), with no confidence: see signOf.
+func unread(tiles []*tile) []Box {
+	var out []Box
+	for _, t := range tiles {
+		if t.read || !t.glyph || t.pix == nil || t.segs != nil {
+			continue
+		}
+		if s := signOf(inkOf(t.pix, t.pw, image.Rect(0, 0, t.pw, len(t.pix)/max(1, t.pw)))); s != "" {
+			r := t.core.Inset(2)
+			out = append(out, Box{Text: s, X: r.Min.X, Y: r.Min.Y, Width: r.Dx(), Height: r.Dy()})
+		}
+	}
+	return out
+}
+
 // placeInk is the ink of the glyph whose reading lies in box: the strip segment that
 // holds the box's centre, or the whole tile.
 func (t *tile) placeInk(box image.Rectangle) bitmap {

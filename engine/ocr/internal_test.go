@@ -552,3 +552,25 @@ func TestDivideSignIsOneMark(t *testing.T) {
 		t.Fatalf("the sign's segment reads %q from its ink, want ÷", got)
 	}
 }
+
+func TestUnreadDivideSign(t *testing.T) {
+	// tesseract reads nothing of a "÷" alone in a tile (a list's cell): its ink is the
+	// sign. A tile read as something, or whose ink is no sign, adds nothing.
+	div, fill := canvas(40, 40, 255, 0)
+	fill(19, 9, 22, 12)
+	fill(12, 18, 28, 20)
+	fill(19, 26, 22, 29)
+	plus, fillP := canvas(40, 40, 255, 0)
+	fillP(19, 8, 21, 24)
+	fillP(12, 15, 28, 17)
+	tl := func(pix []byte) *tile {
+		return &tile{core: image.Rect(100, 200, 140, 240), r: image.Rect(100, 200, 140, 240), scale: 1, glyph: true, pix: pix, pw: 40}
+	}
+	read := "5\t2\t1\t1\t1\t1\t12\t8\t16\t16\t90\t-\n" // page 2 only
+	tiles := []*tile{tl(div.Pix), tl(div.Pix), tl(plus.Pix)}
+	parseTSV([]byte(read), tiles, 0)
+	got := unread(tiles)
+	if len(got) != 1 || got[0].Text != "÷" || got[0].X != 102 || got[0].Y != 202 {
+		t.Fatalf("got %+v, want one ÷ at the first tile's core", got)
+	}
+}

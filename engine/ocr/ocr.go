@@ -92,6 +92,8 @@ type tile struct {
 	// glyph: every word read from the tile is one glyph's (a strip, or a line that is
 	// one glyph).
 	glyph bool
+	// read: tesseract reported a word in the tile.
+	read bool
 	// pix (pw wide) is a glyph tile's image as tesseract reads it, to check a reading
 	// against its ink (see glyphs.go).
 	pix    []byte
@@ -378,7 +380,7 @@ func (r *reader) read(ctx context.Context, lang string, tiles []*tile, minConf f
 		}
 		return nil, fmt.Errorf("tesseract: %w: %s", errors.Join(err, werr1), msg)
 	}
-	return parseTSV(r.out.Bytes(), tiles, minConf), nil
+	return append(parseTSV(r.out.Bytes(), tiles, minConf), unread(tiles)...), nil
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen
@@ -403,6 +405,7 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		conf, _ := strconv.ParseFloat(f[10], 64)
 		text := strings.TrimSpace(strings.Join(f[11:], "\t"))
 		t := tiles[page-1]
+		t.read = true
 		if text == "" || conf < minConf {
 			continue
 		}
