@@ -3,6 +3,7 @@ package ocr
 import (
 	"image"
 	"math"
+	"strings"
 )
 
 // A glyph read alone (a key's label) is checked against its own pixels where tesseract's
@@ -156,6 +157,49 @@ func (b bitmap) runs(y int) int {
 		}
 	}
 	return n
+}
+
+// superscript is a word's reading whose last character, read "2", "3" or "?" (the
+// English model has no "²" or "³"), is a raised figure: the last of the word's ink
+// parts (split at blank columns) ends above the middle of the others' height. "x²" was
+// read "x2" and "x?".
+func superscript(text string, b bitmap) string {
+	r := []rune(text)
+	if len(r) < 2 || !strings.ContainsRune("23?", r[len(r)-1]) {
+		return text
+	}
+	last := -1 // the first column of the last part
+	for x := b.w - 1; x >= 0; x-- {
+		inked := false
+		for y := 0; y < b.h && !inked; y++ {
+			inked = b.at(x, y)
+		}
+		if inked {
+			last = x
+		} else if last >= 0 {
+			break
+		}
+	}
+	if last <= 0 {
+		return text
+	}
+	top, bottom, partBottom := b.h, 0, 0
+	for y := 0; y < b.h; y++ {
+		for x := 0; x < b.w; x++ {
+			switch {
+			case !b.at(x, y):
+			case x < last:
+				top, bottom = min(top, y), max(bottom, y+1)
+			default:
+				partBottom = max(partBottom, y+1)
+			}
+		}
+	}
+	if bottom == 0 || partBottom*2 > top+bottom {
+		return text
+	}
+	sup := map[rune]rune{'2': '²', '3': '³', '?': '²'}
+	return string(r[:len(r)-1]) + string(sup[r[len(r)-1]])
 }
 
 // unread are the signs shown by the one-glyph tiles tesseract read nothing in (a "÷"

@@ -574,3 +574,27 @@ func TestUnreadDivideSign(t *testing.T) {
 		t.Fatalf("got %+v, want one ÷ at the first tile's core", got)
 	}
 }
+
+func TestRaisedFigureIsASuperscript(t *testing.T) {
+	// The English model has no "²": tesseract reads "x²" as "x2" or "x?". A last figure
+	// whose ink ends above the middle of the word's other ink is raised; a "2" on the
+	// baseline stays, and so does a "?" (its dot on the baseline).
+	raised, fillR := canvas(40, 40, 255, 0)
+	fillR(8, 16, 18, 30) // x
+	fillR(21, 8, 27, 18) // small 2, raised
+	level, fillL := canvas(40, 40, 255, 0)
+	fillL(8, 16, 18, 30)
+	fillL(21, 14, 30, 30) // 2 on the baseline
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"x² read x2", raised.Pix, "x2", "x²"}, {"x² read x?", raised.Pix, "x?", "x²"}, {"x2", level.Pix, "x2", "x2"}, {"a?", level.Pix, "a?", "a?"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t6\t6\t28\t28\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: c.pix, pw: 40}
+		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}

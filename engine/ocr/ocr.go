@@ -94,7 +94,7 @@ type tile struct {
 	glyph bool
 	// read: tesseract reported a word in the tile.
 	read bool
-	// pix (pw wide) is a glyph tile's image as tesseract reads it, to check a reading
+	// pix (pw wide) is the tile's image as tesseract reads it, to check a reading
 	// against its ink (see glyphs.go).
 	pix    []byte
 	pw     int
@@ -206,9 +206,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				}
 			}
 			pix, w, h := prepare(crop, crop.Rect, sc)
-			if t.glyph {
-				t.pix, t.pw = pix, w
-			}
+			t.pix, t.pw = pix, w
 			t.scale = sc
 			t.cost = w + tileOverhead
 			t.path = filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i))
@@ -412,11 +410,15 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		// A glyph's reading is checked against its ink (see glyphs.go); a symbol its ink
 		// shows is kept whatever tesseract's confidence in what it read.
 		read, shape := text, false
-		if t.glyph {
+		box := image.Rect(left, top, left+wd, top+ht)
+		switch {
+		case t.glyph:
 			text = oneGlyph(text)
 			if t.pix != nil {
-				text, shape = t.symbol(text, image.Rect(left, top, left+wd, top+ht))
+				text, shape = t.symbol(text, box)
 			}
+		case t.pix != nil:
+			text = superscript(text, inkOf(t.pix, t.pw, box))
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
