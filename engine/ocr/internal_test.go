@@ -598,3 +598,26 @@ func TestRaisedFigureIsASuperscript(t *testing.T) {
 		}
 	}
 }
+
+func TestUnderscoreJoinsAName(t *testing.T) {
+	// tesseract cuts "courtyard_final" at its underscore into two words a few pixels
+	// apart: they are one. Words a space apart stay two, underscore or not.
+	ws := []Box{
+		{Text: "courtyard", X: 10, Y: 10, Width: 60, Height: 16, Confidence: 40},
+		{Text: "_final", X: 72, Y: 10, Width: 36, Height: 16, Confidence: 30},
+		{Text: "and", X: 114, Y: 10, Width: 24, Height: 16},
+		{Text: "_x", X: 146, Y: 10, Width: 14, Height: 16},
+	}
+	var got []string
+	for _, l := range groupLines(ws) {
+		for _, w := range l {
+			got = append(got, w.Text)
+		}
+	}
+	if !slices.Equal(got, []string{"courtyard_final", "and", "_x"}) {
+		t.Fatalf("words %q", got)
+	}
+	if b := groupLines(ws)[0][0]; b.X != 10 || b.Width != 98 || b.Confidence != 30 {
+		t.Fatalf("joined box %+v, want x 10 width 98 confidence 30", b)
+	}
+}

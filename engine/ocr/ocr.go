@@ -522,10 +522,14 @@ func groupLines(ws []Box) [][]Box {
 		h := max(1, r.bottom-r.top)
 		cur := []Box{r.words[0]}
 		for _, w := range r.words[1:] {
-			p := cur[len(cur)-1]
-			if w.X-(p.X+p.Width) > 3*h {
+			p := &cur[len(cur)-1]
+			gap := w.X - (p.X + p.Width)
+			if gap > 3*h {
 				lines = append(lines, cur)
 				cur = nil
+			} else if underscored(*p, w, gap) {
+				*p = joined(*p, w)
+				continue
 			}
 			cur = append(cur, w)
 		}
@@ -534,6 +538,22 @@ func groupLines(ws []Box) [][]Box {
 	// Rows are already top to bottom (by first word); keep that order, lines of one row
 	// left to right.
 	return lines
+}
+
+// underscored says whether two neighbouring words of a line are one name tesseract cut
+// at an underscore ("courtyard _final"): the underscore lies below the baseline, and
+// tesseract sets a space beside it. They are one word when the one ends or the other
+// begins with "_" and the gap between them is under a quarter of their height.
+func underscored(a, b Box, gap int) bool {
+	return (strings.HasSuffix(a.Text, "_") || strings.HasPrefix(b.Text, "_")) && gap*4 < max(a.Height, b.Height)
+}
+
+// joined is two words read as one: their texts run together, their boxes are united,
+// and the confidence is the lower.
+func joined(a, b Box) Box {
+	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
+	x1, y1 := max(a.X+a.Width, b.X+b.Width), max(a.Y+a.Height, b.Y+b.Height)
+	return Box{Text: a.Text + b.Text, Confidence: min(a.Confidence, b.Confidence), X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
 }
 
 func abs(v int) int {
