@@ -621,3 +621,32 @@ func TestUnderscoreJoinsAName(t *testing.T) {
 		t.Fatalf("joined box %+v, want x 10 width 98 confidence 30", b)
 	}
 }
+
+func TestBitmapPeriodIsNoComma(t *testing.T) {
+	// A bitmap font's period (a dot as tall as wide on the baseline, a pixel below it),
+	// upscaled, comes back from tesseract as ",": "1,84" is "1.84"; a comma's tail makes
+	// it taller than wide and it stays, and a reading whose points do not match the ink
+	// is kept.
+	word := func(point [4]int) []byte {
+		g, fill := canvas(60, 40, 255, 0)
+		fill(6, 10, 10, 30) // 1
+		fill(22, 10, 30, 30)
+		fill(34, 10, 42, 30) // 8 4
+		fill(point[0], point[1], point[2], point[3])
+		return g.Pix
+	}
+	period := word([4]int{14, 26, 19, 31})
+	comma := word([4]int{14, 26, 18, 34})
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t42\t28\t80\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
+		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+		if len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
+		}
+	}
+}

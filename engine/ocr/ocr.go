@@ -418,7 +418,8 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 				text, shape = t.symbol(text, box)
 			}
 		case t.pix != nil:
-			text = superscript(text, inkOf(t.pix, t.pw, box))
+			b := inkOf(t.pix, t.pw, box)
+			text = periods(superscript(text, b), b)
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
