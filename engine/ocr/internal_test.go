@@ -650,3 +650,27 @@ func TestBitmapPeriodIsNoComma(t *testing.T) {
 		}
 	}
 }
+
+func TestLetterSpacedLineIsOneLine(t *testing.T) {
+	// A proportional font in a terminal's cells spreads its letters: x-height letters 7
+	// pixels tall, 5 apart, one pair 8 apart (a narrow "r" before an "n"). The line
+	// reaches twice its letters' mean gap, not only its height: one line. Letters a
+	// pixel apart and a gap of 9 are two lines.
+	g, fill := canvas(300, 60, 250, 20)
+	for _, x := range []int{10, 20, 30, 43, 53} {
+		fill(x, 10, x+5, 17)
+	}
+	for _, x := range []int{10, 16, 22, 37, 43} {
+		fill(x, 40, x+5, 47)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	var got []image.Rectangle
+	for _, l := range m.lines() {
+		got = append(got, l.r)
+	}
+	want := []image.Rectangle{image.Rect(10, 10, 58, 17), image.Rect(10, 40, 27, 47), image.Rect(37, 40, 48, 47)}
+	slices.SortFunc(got, func(a, b image.Rectangle) int { return (a.Min.Y-b.Min.Y)*1000 + a.Min.X - b.Min.X })
+	if !slices.Equal(got, want) {
+		t.Fatalf("lines %v, want %v", got, want)
+	}
+}

@@ -127,6 +127,8 @@ type line struct {
 	n     int // ink pixels
 	max   int // strongest contrast
 	light bool
+	// gaps is the sum of the ngaps gaps between its components as they joined.
+	gaps, ngaps int
 }
 
 func findInk(g *image.Gray, p *background, workers int) *inkImage {
@@ -204,7 +206,10 @@ func findInk(g *image.Gray, p *background, workers int) *inkImage {
 
 // lines groups the components into lines of text: a component joins the line it
 // overlaps vertically by at least half the smaller height, when the gap to the line's
-// right end is under a line height; components are visited left to right.
+// right end is under a line height, or under twice the mean gap between the line's
+// components (letter-spaced text: a proportional font in a terminal's cells, whose
+// x-height letters stand further apart than their height); components are visited
+// left to right.
 func (m *inkImage) lines() []line {
 	m.faintSides()
 	order := make([]int, 0, len(m.comps))
@@ -226,6 +231,9 @@ func (m *inkImage) lines() []line {
 		for li := range ls {
 			l := &ls[li]
 			h := max(l.r.Dy(), c.r.Dy())
+			if l.ngaps > 0 {
+				h = max(h, 2*l.gaps/l.ngaps) // a letter-spaced line reaches its pitch
+			}
 			if c.r.Min.X-l.r.Max.X > h {
 				continue
 			}
@@ -241,6 +249,10 @@ func (m *inkImage) lines() []line {
 			best = len(ls) - 1
 		}
 		l := &ls[best]
+		if gap := c.r.Min.X - l.r.Max.X; gap > 0 && len(l.comps) > 0 {
+			l.gaps += gap
+			l.ngaps++
+		}
 		l.r = l.r.Union(c.r)
 		l.comps = append(l.comps, ci)
 		l.n += c.n
