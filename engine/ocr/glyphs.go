@@ -10,7 +10,12 @@ import (
 // A glyph read alone (a key's label) is checked against its own pixels where tesseract's
 // English model is known to mistake it: a bitmap font's "1" (a flag at the top, no foot
 // serif, as xcalc's) is read as "]", whose top bar the flag resembles; a "]" has a bar
-// at its foot as well (see footBar).
+// at its foot as well (see footBar). The model has no letters for the calculator's
+// symbols: a glyph read "+" or "-" that is stacked parts is a "÷" or a "±" (signOf, also
+// for a one-glyph tile read as nothing), one read "T" with two legs a "π" (pi), one read
+// "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
+// read "2" or "?" is a superscript (superscript), and a bitmap font's period read ","
+// is a "." (periods).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -169,64 +174,19 @@ func superscript(text string, b bitmap) string {
 	if len(r) < 2 || !strings.ContainsRune("23?", r[len(r)-1]) {
 		return text
 	}
-	last := -1 // the first column of the last part
-	for x := b.w - 1; x >= 0; x-- {
-		inked := false
-		for y := 0; y < b.h && !inked; y++ {
-			inked = b.at(x, y)
-		}
-		if inked {
-			last = x
-		} else if last >= 0 {
-			break
-		}
-	}
-	if last <= 0 {
+	ps := b.spans(true)
+	if len(ps) < 2 {
 		return text
 	}
-	top, bottom, partBottom := b.h, 0, 0
-	for y := 0; y < b.h; y++ {
-		for x := 0; x < b.w; x++ {
-			switch {
-			case !b.at(x, y):
-			case x < last:
-				top, bottom = min(top, y), max(bottom, y+1)
-			default:
-				partBottom = max(partBottom, y+1)
-			}
-		}
+	others := ps[0]
+	for _, p := range ps[1 : len(ps)-1] {
+		others = others.Union(p)
 	}
-	if bottom == 0 || partBottom*2 > top+bottom {
+	if ps[len(ps)-1].Max.Y*2 > others.Min.Y+others.Max.Y {
 		return text
 	}
 	sup := map[rune]rune{'2': '²', '3': '³', '?': '²'}
 	return string(r[:len(r)-1]) + string(sup[r[len(r)-1]])
-}
-
-// part is a run of inked columns of a word (split at blank columns) and its ink's
-// extent.
-type part struct{ x0, x1, y0, y1 int }
-
-// parts are a word's runs of inked columns, left to right.
-func (b bitmap) parts() []part {
-	var out []part
-	for x := 0; x < b.w; x++ {
-		y0, y1 := b.h, -1
-		for y := 0; y < b.h; y++ {
-			if b.at(x, y) {
-				y0, y1 = min(y0, y), max(y1, y+1)
-			}
-		}
-		switch {
-		case y1 < 0:
-		case len(out) > 0 && out[len(out)-1].x1 == x:
-			p := &out[len(out)-1]
-			p.x1, p.y0, p.y1 = x+1, min(p.y0, y0), max(p.y1, y1)
-		default:
-			out = append(out, part{x, x + 1, y0, y1})
-		}
-	}
-	return out
 }
 
 // periods is a word's reading with each "," whose ink is a period's made ".": a
@@ -243,23 +203,23 @@ func periods(text string, b bitmap) string {
 	if !strings.Contains(text, ",") {
 		return text
 	}
-	ps := b.parts()
+	ps := b.spans(true)
 	tall := 0
 	for _, p := range ps {
-		tall = max(tall, p.y1-p.y0)
+		tall = max(tall, p.Dy())
 	}
 	var tops, feet []int
 	for _, p := range ps {
-		if (p.y1-p.y0)*2 >= tall {
-			tops, feet = append(tops, p.y0), append(feet, p.y1)
+		if p.Dy()*2 >= tall {
+			tops, feet = append(tops, p.Min.Y), append(feet, p.Max.Y)
 		}
 	}
 	slices.Sort(tops)
 	slices.Sort(feet)
 	top, base := tops[len(tops)/2], feet[len(feet)/2]
-	var points []part
+	var points []image.Rectangle
 	for _, p := range ps {
-		if (p.y1-p.y0)*2 <= tall && (p.x1-p.x0)*2 <= tall && p.y0*2 >= top+base && p.y1*5 >= base*5-tall {
+		if p.Dy()*2 <= tall && p.Dx()*2 <= tall && p.Min.Y*2 >= top+base && p.Max.Y*5 >= base*5-tall {
 			points = append(points, p)
 		}
 	}
@@ -280,7 +240,7 @@ func periods(text string, b bitmap) string {
 		}
 		p := points[k]
 		k++
-		if c == ',' && (p.y1-p.y0)*4 < (p.x1-p.x0)*5 {
+		if c == ',' && p.Dy()*4 < p.Dx()*5 {
 			r[i] = '.'
 		}
 	}
@@ -319,26 +279,32 @@ func (t *tile) placeInk(box image.Rectangle) bitmap {
 	return inkOf(t.pix, t.pw, r)
 }
 
-// band is a run of inked rows of a glyph, [y0, y1), and the columns its ink spans.
-type band struct{ y0, y1, x0, x1 int }
-
-// bands are a glyph's runs of inked rows, top to bottom, split at blank rows.
-func (b bitmap) bands() []band {
-	var out []band
-	for y := 0; y < b.h; y++ {
-		x0, x1 := b.w, -1
-		for x := 0; x < b.w; x++ {
-			if b.at(x, y) {
-				x0, x1 = min(x0, x), max(x1, x+1)
+// spans are a glyph's runs of inked rows (split at blank rows), top to bottom, or with
+// cols its runs of inked columns, left to right: each the rectangle of its ink.
+func (b bitmap) spans(cols bool) []image.Rectangle {
+	n, m := b.h, b.w
+	if cols {
+		n, m = b.w, b.h
+	}
+	var out []image.Rectangle
+	for i := 0; i < n; i++ {
+		lo, hi := m, -1
+		for j := 0; j < m; j++ {
+			if cols && b.at(i, j) || !cols && b.at(j, i) {
+				lo, hi = min(lo, j), max(hi, j+1)
 			}
 		}
-		switch {
-		case x1 < 0:
-		case len(out) > 0 && out[len(out)-1].y1 == y:
-			o := &out[len(out)-1]
-			o.y1, o.x0, o.x1 = y+1, min(o.x0, x0), max(o.x1, x1)
-		default:
-			out = append(out, band{y, y + 1, x0, x1})
+		if hi < 0 {
+			continue
+		}
+		r := image.Rect(lo, i, hi, i+1)
+		if cols {
+			r = image.Rect(i, lo, i+1, hi)
+		}
+		if k := len(out) - 1; k >= 0 && (cols && out[k].Max.X == i || !cols && out[k].Max.Y == i) {
+			out[k] = out[k].Union(r)
+		} else {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -348,14 +314,14 @@ func (b bitmap) bands() []band {
 // or "=": a bar with a dot above and below it is a "÷"; a cross above a bar as wide as
 // it, the bar thinner than a third of the cross, is a "±". Otherwise "".
 func signOf(b bitmap) string {
-	bs := b.bands()
-	wide := func(k band) bool { return (k.x1-k.x0)*10 >= b.w*6 }
-	thin := func(k band) bool { return (k.y1-k.y0)*3 <= k.x1-k.x0 }
-	dot := func(k band) bool { return (k.x1-k.x0)*2 <= b.w && k.y1-k.y0 <= 2*(k.x1-k.x0) }
+	bs := b.spans(false)
+	wide := func(k image.Rectangle) bool { return k.Dx()*10 >= b.w*6 }
+	thin := func(k image.Rectangle) bool { return k.Dy()*3 <= k.Dx() }
+	dot := func(k image.Rectangle) bool { return k.Dx()*2 <= b.w && k.Dy() <= 2*k.Dx() }
 	switch {
 	case len(bs) == 3 && dot(bs[0]) && wide(bs[1]) && thin(bs[1]) && dot(bs[2]):
 		return "÷"
-	case len(bs) == 2 && wide(bs[0]) && wide(bs[1]) && thin(bs[1]) && (bs[1].y1-bs[1].y0)*3 <= bs[0].y1-bs[0].y0:
+	case len(bs) == 2 && wide(bs[0]) && wide(bs[1]) && thin(bs[1]) && bs[1].Dy()*3 <= bs[0].Dy():
 		return "±"
 	}
 	return ""

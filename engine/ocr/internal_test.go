@@ -349,10 +349,7 @@ func TestBracketWithoutFootIsOne(t *testing.T) {
 		if c.glyph {
 			tl.pix, tl.pw = c.img.Pix, 40
 		}
-		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
-		if len(got) != 1 || got[0].Text != c.want {
-			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
-		}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 
@@ -455,10 +452,7 @@ func TestStackedSignsFromInk(t *testing.T) {
 		if c.glyph {
 			tl.pix, tl.pw = c.pix, 40
 		}
-		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
-		if len(got) != 1 || got[0].Text != c.want {
-			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
-		}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 
@@ -517,10 +511,7 @@ func TestRootFromInk(t *testing.T) {
 	}{{"root", rootG.Pix, "v", "√"}, {"v", vG.Pix, "v", "v"}, {"V", vG.Pix, "V", "V"}} {
 		tsv := "5\t1\t1\t1\t1\t1\t6\t6\t20\t26\t70\t" + c.read + "\n"
 		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: true, pix: c.pix, pw: 40}
-		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
-		if len(got) != 1 || got[0].Text != c.want {
-			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
-		}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 
@@ -592,10 +583,7 @@ func TestRaisedFigureIsASuperscript(t *testing.T) {
 	}{{"x² read x2", raised.Pix, "x2", "x²"}, {"x² read x?", raised.Pix, "x?", "x²"}, {"x2", level.Pix, "x2", "x2"}, {"a?", level.Pix, "a?", "a?"}} {
 		tsv := "5\t1\t1\t1\t1\t1\t6\t6\t28\t28\t90\t" + c.read + "\n"
 		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: c.pix, pw: 40}
-		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
-		if len(got) != 1 || got[0].Text != c.want {
-			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
-		}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 
@@ -644,10 +632,7 @@ func TestBitmapPeriodIsNoComma(t *testing.T) {
 	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"}} {
 		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t42\t28\t80\t" + c.read + "\n"
 		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
-		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
-		if len(got) != 1 || got[0].Text != c.want {
-			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
-		}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 
@@ -672,5 +657,14 @@ func TestLetterSpacedLineIsOneLine(t *testing.T) {
 	slices.SortFunc(got, func(a, b image.Rectangle) int { return (a.Min.Y-b.Min.Y)*1000 + a.Min.X - b.Min.X })
 	if !slices.Equal(got, want) {
 		t.Fatalf("lines %v, want %v", got, want)
+	}
+}
+
+// readAs checks that tile tl reads as want from tesseract's TSV.
+func readAs(t *testing.T, name string, tl *tile, tsv, want string) {
+	t.Helper()
+	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+	if len(got) != 1 || got[0].Text != want {
+		t.Errorf("%s: got %+v, want %q", name, got, want)
 	}
 }
