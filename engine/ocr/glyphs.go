@@ -204,6 +204,9 @@ func periods(text string, b bitmap) string {
 		return text
 	}
 	ps := b.spans(true)
+	if len(ps) == 0 {
+		return text
+	}
 	tall := 0
 	for _, p := range ps {
 		tall = max(tall, p.Dy())

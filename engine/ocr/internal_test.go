@@ -668,3 +668,10 @@ func readAs(t *testing.T, name string, tl *tile, tsv, want string) {
 		t.Errorf("%s: got %+v, want %q", name, got, want)
 	}
 }
+
+func TestInklessBoxKeepsItsReading(t *testing.T) {
+	// A word whose box holds no ink (tesseract's box over white) keeps its reading.
+	g, _ := canvas(40, 40, 255, 0)
+	tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: g.Pix, pw: 40}
+	readAs(t, "blank", tl, "5\t1\t1\t1\t1\t1\t4\t8\t30\t20\t80\t1,84\n", "1,84")
+}

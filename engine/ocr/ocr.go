@@ -409,7 +409,7 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		}
 		// A glyph's reading is checked against its ink (see glyphs.go); a symbol its ink
 		// shows is kept whatever tesseract's confidence in what it read.
-		read, shape := text, false
+		raw, shape := text, false
 		box := image.Rect(left, top, left+wd, top+ht)
 		switch {
 		case t.glyph:
@@ -423,7 +423,7 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
-		if t.segs == nil && !shape && noise(read, conf) {
+		if t.segs == nil && !shape && noise(raw, conf) {
 			continue
 		}
 		scale := t.scale
