@@ -1,11 +1,21 @@
 package ocr
 
-import "image"
+import (
+	"image"
+	"math"
+	"slices"
+	"strings"
+)
 
 // A glyph read alone (a key's label) is checked against its own pixels where tesseract's
 // English model is known to mistake it: a bitmap font's "1" (a flag at the top, no foot
 // serif, as xcalc's) is read as "]", whose top bar the flag resembles; a "]" has a bar
-// at its foot as well (see footBar).
+// at its foot as well (see footBar). The model has no letters for the calculator's
+// symbols: a glyph read "+" or "-" that is stacked parts is a "÷" or a "±" (signOf, also
+// for a one-glyph tile read as nothing), one read "T" with two legs a "π" (pi), one read
+// "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
+// read "2" or "?" is a superscript (superscript), and a bitmap font's period read ","
+// is a "." (periods).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -70,4 +80,252 @@ func footBar(b bitmap) bool {
 		}
 	}
 	return false
+}
+
+// symbol is a glyph's reading checked against its ink (box is tesseract's box of it in
+// the tile's pixels), and whether its ink showed a symbol that tesseract's English model
+// does not know and reads as a letter or another sign.
+func (t *tile) symbol(text string, box image.Rectangle) (string, bool) {
+	if text == "]" && !footBar(inkOf(t.pix, t.pw, box)) {
+		return "1", false
+	}
+	if text == "+" || text == "-" || text == "=" || text == ":" {
+		// tesseract's box may hold part of the sign only (the "+" of a "±"): the ink is
+		// the glyph's whole place.
+		if s := signOf(t.placeInk(box)); s != "" {
+			return s, true
+		}
+	}
+	if r := []rune(text); len(r) <= 2 && r[0] == 'T' && pi(t.placeInk(box)) {
+		return "π", true
+	}
+	if (text == "v" || text == "V") && root(t.placeInk(box)) {
+		return "√", true
+	}
+	return text, false
+}
+
+// root says whether a glyph read as a "v" is a "√": its left part, the tick, is low (no
+// ink in its left two fifths over the top quarter of its height) and its right stroke
+// rises to the top, where a "v" reaches the top on both sides.
+func root(b bitmap) bool {
+	if b.h < 5 {
+		return false
+	}
+	low := false
+	for y := 0; y < b.h; y++ {
+		for x := 0; x < b.w*2/5; x++ {
+			if b.at(x, y) {
+				if y < b.h/4 {
+					return false
+				}
+				low = true
+			}
+		}
+	}
+	return low
+}
+
+// pi says whether a glyph read as a "T" is a "π": a bar across its top over two legs.
+// Every row of its lower part (from half to four fifths of its height) crosses two runs
+// of ink or more (a leg's curl), where a "T" crosses one.
+func pi(b bitmap) bool {
+	if b.h < 5 {
+		return false
+	}
+	top := 0
+	for y := 0; y < b.h/3; y++ {
+		n := 0
+		for x := 0; x < b.w; x++ {
+			if b.at(x, y) {
+				n++
+			}
+		}
+		top = max(top, n)
+	}
+	if top*4 < b.w*3 {
+		return false
+	}
+	for y := b.h / 2; y < b.h*4/5; y++ {
+		if b.runs(y) < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// runs counts the runs of ink in row y.
+func (b bitmap) runs(y int) int {
+	n := 0
+	for x := 0; x < b.w; x++ {
+		if b.at(x, y) && (x == 0 || !b.at(x-1, y)) {
+			n++
+		}
+	}
+	return n
+}
+
+// superscript is a word's reading whose last character, read "2", "3" or "?" (the
+// English model has no "²" or "³"), is a raised figure: the last of the word's ink
+// parts (split at blank columns) ends above the middle of the others' height. "x²" was
+// read "x2" and "x?".
+func superscript(text string, b bitmap) string {
+	r := []rune(text)
+	if len(r) < 2 || !strings.ContainsRune("23?", r[len(r)-1]) {
+		return text
+	}
+	ps := b.spans(true)
+	if len(ps) < 2 {
+		return text
+	}
+	others := ps[0]
+	for _, p := range ps[1 : len(ps)-1] {
+		others = others.Union(p)
+	}
+	if ps[len(ps)-1].Max.Y*2 > others.Min.Y+others.Max.Y {
+		return text
+	}
+	sup := map[rune]rune{'2': '²', '3': '³', '?': '²'}
+	return string(r[:len(r)-1]) + string(sup[r[len(r)-1]])
+}
+
+// periods is a word's reading with each "," whose ink is a period's made ".": a
+// bitmap font's period, a dot as high as it is wide centred on the baseline, reaches a
+// pixel below it and, upscaled, tesseract reads it as a comma ("VERSION=2,4,1",
+// "collector,go"). The word's points ("." and ",", in order) are its parts (split at
+// blank columns) at most half as tall and as wide as its tallest, below the middle of
+// its tall parts' band and reaching within a fifth of the tallest's height of its
+// baseline (the median foot of its tall parts); a point less than 1.25 times as tall
+// as wide is a period, a comma's tail making it taller (1.33 to 2 on the benchmark's
+// screens, a bitmap period 1 to 1.14). A reading whose points do not match its parts
+// one to one is kept.
+func periods(text string, b bitmap) string {
+	if !strings.Contains(text, ",") {
+		return text
+	}
+	ps := b.spans(true)
+	if len(ps) == 0 {
+		return text
+	}
+	tall := 0
+	for _, p := range ps {
+		tall = max(tall, p.Dy())
+	}
+	var tops, feet []int
+	for _, p := range ps {
+		if p.Dy()*2 >= tall {
+			tops, feet = append(tops, p.Min.Y), append(feet, p.Max.Y)
+		}
+	}
+	slices.Sort(tops)
+	slices.Sort(feet)
+	top, base := tops[len(tops)/2], feet[len(feet)/2]
+	var points []image.Rectangle
+	for _, p := range ps {
+		if p.Dy()*2 <= tall && p.Dx()*2 <= tall && p.Min.Y*2 >= top+base && p.Max.Y*5 >= base*5-tall {
+			points = append(points, p)
+		}
+	}
+	r := []rune(text)
+	k := 0
+	for _, c := range r {
+		if c == '.' || c == ',' {
+			k++
+		}
+	}
+	if k != len(points) {
+		return text
+	}
+	k = 0
+	for i, c := range r {
+		if c != '.' && c != ',' {
+			continue
+		}
+		p := points[k]
+		k++
+		if c == ',' && p.Dy()*4 < p.Dx()*5 {
+			r[i] = '.'
+		}
+	}
+	return string(r)
+}
+
+// unread are the signs shown by the one-glyph tiles tesseract read nothing in (a "÷"
+// alone in a list's cell), with no confidence: see signOf.
+func unread(tiles []*tile) []Box {
+	var out []Box
+	for _, t := range tiles {
+		if t.read || !t.glyph || t.pix == nil || t.segs != nil {
+			continue
+		}
+		if s := signOf(inkOf(t.pix, t.pw, image.Rect(0, 0, t.pw, len(t.pix)/max(1, t.pw)))); s != "" {
+			r := t.core.Inset(2)
+			out = append(out, Box{Text: s, X: r.Min.X, Y: r.Min.Y, Width: r.Dx(), Height: r.Dy()})
+		}
+	}
+	return out
+}
+
+// placeInk is the ink of the glyph whose reading lies in box: the strip segment that
+// holds the box's centre, or the whole tile.
+func (t *tile) placeInk(box image.Rectangle) bitmap {
+	r := image.Rect(0, 0, t.pw, len(t.pix)/max(1, t.pw))
+	if t.segs != nil {
+		x := float64(box.Min.X+box.Max.X) / 2 / t.scale
+		for k, s := range t.segs {
+			if x < float64(s.x1) || k == len(t.segs)-1 {
+				r.Min.X, r.Max.X = int(float64(s.x0)*t.scale), int(math.Ceil(float64(s.x1)*t.scale))
+				break
+			}
+		}
+	}
+	return inkOf(t.pix, t.pw, r)
+}
+
+// spans are a glyph's runs of inked rows (split at blank rows), top to bottom, or with
+// cols its runs of inked columns, left to right: each the rectangle of its ink.
+func (b bitmap) spans(cols bool) []image.Rectangle {
+	n, m := b.h, b.w
+	if cols {
+		n, m = b.w, b.h
+	}
+	var out []image.Rectangle
+	for i := 0; i < n; i++ {
+		lo, hi := m, -1
+		for j := 0; j < m; j++ {
+			if cols && b.at(i, j) || !cols && b.at(j, i) {
+				lo, hi = min(lo, j), max(hi, j+1)
+			}
+		}
+		if hi < 0 {
+			continue
+		}
+		r := image.Rect(lo, i, hi, i+1)
+		if cols {
+			r = image.Rect(i, lo, i+1, hi)
+		}
+		if k := len(out) - 1; k >= 0 && (cols && out[k].Max.X == i || !cols && out[k].Max.Y == i) {
+			out[k] = out[k].Union(r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// signOf is the sign a glyph of stacked parts shows, which tesseract reads as "+", "-"
+// or "=": a bar with a dot above and below it is a "÷"; a cross above a bar as wide as
+// it, the bar thinner than a third of the cross, is a "±". Otherwise "".
+func signOf(b bitmap) string {
+	bs := b.spans(false)
+	wide := func(k image.Rectangle) bool { return k.Dx()*10 >= b.w*6 }
+	thin := func(k image.Rectangle) bool { return k.Dy()*3 <= k.Dx() }
+	dot := func(k image.Rectangle) bool { return k.Dx()*2 <= b.w && k.Dy() <= 2*k.Dx() }
+	switch {
+	case len(bs) == 3 && dot(bs[0]) && wide(bs[1]) && thin(bs[1]) && dot(bs[2]):
+		return "÷"
+	case len(bs) == 2 && wide(bs[0]) && wide(bs[1]) && thin(bs[1]) && bs[1].Dy()*3 <= bs[0].Dy():
+		return "±"
+	}
+	return ""
 }

@@ -1,7 +1,9 @@
 package ocr
 
 import (
+	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -347,10 +349,7 @@ func TestBracketWithoutFootIsOne(t *testing.T) {
 		if c.glyph {
 			tl.pix, tl.pw = c.img.Pix, 40
 		}
-		got := parseTSV([]byte(tsv), []*tile{tl}, 0)
-		if len(got) != 1 || got[0].Text != c.want {
-			t.Errorf("%s: got %+v, want %q", c.name, got, c.want)
-		}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 
@@ -420,4 +419,259 @@ func TestFaintTextKeepsItsThinStrokes(t *testing.T) {
 	if len(ls) != 1 || ls[0].r != image.Rect(30, 13, 48, 25) || len(ls[0].comps) != 3 {
 		t.Fatalf("lines %+v, want the three strokes in one", ls)
 	}
+}
+
+func TestStackedSignsFromInk(t *testing.T) {
+	// tesseract's English model has no "±" or "÷": it reads them "+" (its box round the
+	// cross only) or "-". A glyph's ink of stacked parts tells them; a "+" and an "="
+	// stay, and so does a "+" read in a line of text.
+	draw := func(parts ...[4]int) []byte {
+		g, fill := canvas(40, 40, 255, 0)
+		for _, p := range parts {
+			fill(p[0], p[1], p[2], p[3])
+		}
+		return g.Pix
+	}
+	plus := [][4]int{{19, 8, 21, 24}, {12, 15, 28, 17}}
+	plusMinus := draw(append(plus, [4]int{12, 28, 28, 30})...)
+	divide := draw([4]int{19, 9, 22, 12}, [4]int{12, 18, 28, 20}, [4]int{19, 26, 22, 29})
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		glyph      bool
+		read, want string
+	}{
+		{"plus-minus", plusMinus, true, "+", "±"},
+		{"divide", divide, true, "-", "÷"},
+		{"plus", draw(plus...), true, "+", "+"},
+		{"equals", draw([4]int{12, 14, 28, 16}, [4]int{12, 22, 28, 24}), true, "=", "="},
+		{"plus-minus in text", plusMinus, false, "+", "+"},
+	} {
+		tsv := "5\t1\t1\t1\t1\t1\t12\t8\t16\t16\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: c.glyph}
+		if c.glyph {
+			tl.pix, tl.pw = c.pix, 40
+		}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
+func TestPiFromInk(t *testing.T) {
+	// tesseract's English model has no "π": it reads one alone as "T" or "Tl", often with
+	// no confidence. A bar over two legs is a "π", kept whatever the confidence; a "T"
+	// stays a "T" (and a lone one read with no confidence is still noise).
+	piG, fillP := canvas(40, 40, 255, 0)
+	fillP(8, 8, 32, 11)   // bar
+	fillP(13, 11, 16, 32) // legs
+	fillP(24, 11, 27, 32)
+	tG, fillT := canvas(40, 40, 255, 0)
+	fillT(8, 8, 32, 11)
+	fillT(18, 11, 21, 32)
+	for _, c := range []struct {
+		name string
+		pix  []byte
+		read string
+		conf int
+		want []string
+	}{
+		{"pi read T", piG.Pix, "T", 0, []string{"π"}},
+		{"pi read Tl", piG.Pix, "Tl", 56, []string{"π"}},
+		{"T", tG.Pix, "T", 95, []string{"T"}},
+		{"T with no confidence", tG.Pix, "T", 0, nil},
+	} {
+		tsv := fmt.Sprintf("5\t1\t1\t1\t1\t1\t8\t8\t24\t24\t%d\t%s\n", c.conf, c.read)
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: true, pix: c.pix, pw: 40}
+		var got []string
+		for _, b := range parseTSV([]byte(tsv), []*tile{tl}, 0) {
+			got = append(got, b.Text)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestRootFromInk(t *testing.T) {
+	// tesseract's English model has no "√": it reads one alone as "v". A low tick left of
+	// a stroke rising to the top is a "√"; a "v", which reaches the top on both sides,
+	// stays.
+	rootG, fillR := canvas(40, 40, 255, 0)
+	fillR(6, 20, 10, 24)  // tick
+	fillR(10, 22, 14, 32) // down to the foot
+	fillR(15, 6, 18, 32)  // up to the top
+	vG, fillV := canvas(40, 40, 255, 0)
+	fillV(8, 8, 11, 20)
+	fillV(11, 20, 14, 32)
+	fillV(22, 8, 25, 20)
+	fillV(19, 20, 22, 32)
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"root", rootG.Pix, "v", "√"}, {"v", vG.Pix, "v", "v"}, {"V", vG.Pix, "V", "V"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t6\t6\t20\t26\t70\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, glyph: true, pix: c.pix, pw: 40}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
+func TestDivideSignIsOneMark(t *testing.T) {
+	// A row of keys as xcalc draws them, its last a "÷": a 7x1 bar with a 2x2 dot two
+	// pixels above and below it, each a mark too small to be read alone. The three are
+	// one member of the row's strip, whose segment shows all three, not a bar and a dot
+	// side by side ("+" and "." read, the dot above left in the bar's crop).
+	const W, H = 300, 50
+	g, fill := canvas(W, H, 250, 10)
+	fill(20, 10, 23, 23)
+	fill(60, 10, 68, 23)
+	fill(100, 10, 108, 23)
+	fill(140, 16, 147, 17) // bar
+	fill(142, 12, 144, 14) // dots
+	fill(142, 19, 144, 21)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls, us := m.units(m.lines())
+	if len(us) != 1 || len(us[0].idx) != 4 {
+		t.Fatalf("units %+v, want one strip of 4", us)
+	}
+	div := ls[us[0].idx[3]]
+	if div.r != image.Rect(140, 12, 147, 21) {
+		t.Fatalf("last member %v, want the whole sign (140,12)-(147,21)", div.r)
+	}
+	img, segs := m.strip(ls, us[0])
+	s := segs[3]
+	if got := signOf(inkOf(img.Pix, img.Stride, image.Rect(s.x0, 0, s.x1, img.Rect.Dy()))); got != "÷" {
+		t.Fatalf("the sign's segment reads %q from its ink, want ÷", got)
+	}
+}
+
+func TestUnreadDivideSign(t *testing.T) {
+	// tesseract reads nothing of a "÷" alone in a tile (a list's cell): its ink is the
+	// sign. A tile read as something, or whose ink is no sign, adds nothing.
+	div, fill := canvas(40, 40, 255, 0)
+	fill(19, 9, 22, 12)
+	fill(12, 18, 28, 20)
+	fill(19, 26, 22, 29)
+	plus, fillP := canvas(40, 40, 255, 0)
+	fillP(19, 8, 21, 24)
+	fillP(12, 15, 28, 17)
+	tl := func(pix []byte) *tile {
+		return &tile{core: image.Rect(100, 200, 140, 240), r: image.Rect(100, 200, 140, 240), scale: 1, glyph: true, pix: pix, pw: 40}
+	}
+	read := "5\t2\t1\t1\t1\t1\t12\t8\t16\t16\t90\t-\n" // page 2 only
+	tiles := []*tile{tl(div.Pix), tl(div.Pix), tl(plus.Pix)}
+	parseTSV([]byte(read), tiles, 0)
+	got := unread(tiles)
+	if len(got) != 1 || got[0].Text != "÷" || got[0].X != 102 || got[0].Y != 202 {
+		t.Fatalf("got %+v, want one ÷ at the first tile's core", got)
+	}
+}
+
+func TestRaisedFigureIsASuperscript(t *testing.T) {
+	// The English model has no "²": tesseract reads "x²" as "x2" or "x?". A last figure
+	// whose ink ends above the middle of the word's other ink is raised; a "2" on the
+	// baseline stays, and so does a "?" (its dot on the baseline).
+	raised, fillR := canvas(40, 40, 255, 0)
+	fillR(8, 16, 18, 30) // x
+	fillR(21, 8, 27, 18) // small 2, raised
+	level, fillL := canvas(40, 40, 255, 0)
+	fillL(8, 16, 18, 30)
+	fillL(21, 14, 30, 30) // 2 on the baseline
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"x² read x2", raised.Pix, "x2", "x²"}, {"x² read x?", raised.Pix, "x?", "x²"}, {"x2", level.Pix, "x2", "x2"}, {"a?", level.Pix, "a?", "a?"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t6\t6\t28\t28\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: c.pix, pw: 40}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
+func TestUnderscoreJoinsAName(t *testing.T) {
+	// tesseract cuts "courtyard_final" at its underscore into two words a few pixels
+	// apart: they are one. Words a space apart stay two, underscore or not.
+	ws := []Box{
+		{Text: "courtyard", X: 10, Y: 10, Width: 60, Height: 16, Confidence: 40},
+		{Text: "_final", X: 72, Y: 10, Width: 36, Height: 16, Confidence: 30},
+		{Text: "and", X: 114, Y: 10, Width: 24, Height: 16},
+		{Text: "_x", X: 146, Y: 10, Width: 14, Height: 16},
+	}
+	var got []string
+	for _, l := range groupLines(ws) {
+		for _, w := range l {
+			got = append(got, w.Text)
+		}
+	}
+	if !slices.Equal(got, []string{"courtyard_final", "and", "_x"}) {
+		t.Fatalf("words %q", got)
+	}
+	if b := groupLines(ws)[0][0]; b.X != 10 || b.Width != 98 || b.Confidence != 30 {
+		t.Fatalf("joined box %+v, want x 10 width 98 confidence 30", b)
+	}
+}
+
+func TestBitmapPeriodIsNoComma(t *testing.T) {
+	// A bitmap font's period (a dot as tall as wide on the baseline, a pixel below it),
+	// upscaled, comes back from tesseract as ",": "1,84" is "1.84"; a comma's tail makes
+	// it taller than wide and it stays, and a reading whose points do not match the ink
+	// is kept.
+	word := func(point [4]int) []byte {
+		g, fill := canvas(60, 40, 255, 0)
+		fill(6, 10, 10, 30) // 1
+		fill(22, 10, 30, 30)
+		fill(34, 10, 42, 30) // 8 4
+		fill(point[0], point[1], point[2], point[3])
+		return g.Pix
+	}
+	period := word([4]int{14, 26, 19, 31})
+	comma := word([4]int{14, 26, 18, 34})
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t42\t28\t80\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
+func TestLetterSpacedLineIsOneLine(t *testing.T) {
+	// A proportional font in a terminal's cells spreads its letters: x-height letters 7
+	// pixels tall, 5 apart, one pair 8 apart (a narrow "r" before an "n"). The line
+	// reaches twice its letters' mean gap, not only its height: one line. Letters a
+	// pixel apart and a gap of 9 are two lines.
+	g, fill := canvas(300, 60, 250, 20)
+	for _, x := range []int{10, 20, 30, 43, 53} {
+		fill(x, 10, x+5, 17)
+	}
+	for _, x := range []int{10, 16, 22, 37, 43} {
+		fill(x, 40, x+5, 47)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	var got []image.Rectangle
+	for _, l := range m.lines() {
+		got = append(got, l.r)
+	}
+	want := []image.Rectangle{image.Rect(10, 10, 58, 17), image.Rect(10, 40, 27, 47), image.Rect(37, 40, 48, 47)}
+	slices.SortFunc(got, func(a, b image.Rectangle) int { return (a.Min.Y-b.Min.Y)*1000 + a.Min.X - b.Min.X })
+	if !slices.Equal(got, want) {
+		t.Fatalf("lines %v, want %v", got, want)
+	}
+}
+
+// readAs checks that tile tl reads as want from tesseract's TSV.
+func readAs(t *testing.T, name string, tl *tile, tsv, want string) {
+	t.Helper()
+	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+	if len(got) != 1 || got[0].Text != want {
+		t.Errorf("%s: got %+v, want %q", name, got, want)
+	}
+}
+
+func TestInklessBoxKeepsItsReading(t *testing.T) {
+	// A word whose box holds no ink (tesseract's box over white) keeps its reading.
+	g, _ := canvas(40, 40, 255, 0)
+	tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: g.Pix, pw: 40}
+	readAs(t, "blank", tl, "5\t1\t1\t1\t1\t1\t4\t8\t30\t20\t80\t1,84\n", "1,84")
 }

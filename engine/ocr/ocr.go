@@ -92,7 +92,9 @@ type tile struct {
 	// glyph: every word read from the tile is one glyph's (a strip, or a line that is
 	// one glyph).
 	glyph bool
-	// pix (pw wide) is a glyph tile's image as tesseract reads it, to check a reading
+	// read: tesseract reported a word in the tile.
+	read bool
+	// pix (pw wide) is the tile's image as tesseract reads it, to check a reading
 	// against its ink (see glyphs.go).
 	pix    []byte
 	pw     int
@@ -204,9 +206,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				}
 			}
 			pix, w, h := prepare(crop, crop.Rect, sc)
-			if t.glyph {
-				t.pix, t.pw = pix, w
-			}
+			t.pix, t.pw = pix, w
 			t.scale = sc
 			t.cost = w + tileOverhead
 			t.path = filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i))
@@ -378,7 +378,7 @@ func (r *reader) read(ctx context.Context, lang string, tiles []*tile, minConf f
 		}
 		return nil, fmt.Errorf("tesseract: %w: %s", errors.Join(err, werr1), msg)
 	}
-	return parseTSV(r.out.Bytes(), tiles, minConf), nil
+	return append(parseTSV(r.out.Bytes(), tiles, minConf), unread(tiles)...), nil
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen
@@ -403,9 +403,27 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		conf, _ := strconv.ParseFloat(f[10], 64)
 		text := strings.TrimSpace(strings.Join(f[11:], "\t"))
 		t := tiles[page-1]
+		t.read = true
+		if text == "" || conf < minConf {
+			continue
+		}
+		// A glyph's reading is checked against its ink (see glyphs.go); a symbol its ink
+		// shows is kept whatever tesseract's confidence in what it read.
+		raw, shape := text, false
+		box := image.Rect(left, top, left+wd, top+ht)
+		switch {
+		case t.glyph:
+			text = oneGlyph(text)
+			if t.pix != nil {
+				text, shape = t.symbol(text, box)
+			}
+		case t.pix != nil:
+			b := inkOf(t.pix, t.pw, box)
+			text = periods(superscript(text, b), b)
+		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
-		if text == "" || conf < minConf || t.segs == nil && noise(text, conf) {
+		if t.segs == nil && !shape && noise(raw, conf) {
 			continue
 		}
 		scale := t.scale
@@ -416,12 +434,6 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		off, core := t.r.Min, t.core
 		if t.segs != nil {
 			off, core = t.place((x0 + x1) / 2)
-		}
-		if t.glyph {
-			text = oneGlyph(text)
-			if text == "]" && t.pix != nil && !footBar(inkOf(t.pix, t.pw, image.Rect(left, top, left+wd, top+ht))) {
-				text = "1" // see glyphs.go
-			}
 		}
 		x0, x1, y0, y1 = x0+off.X, x1+off.X, y0+off.Y, y1+off.Y
 		cx, cy := (x0+x1)/2, (y0+y1)/2
@@ -511,10 +523,14 @@ func groupLines(ws []Box) [][]Box {
 		h := max(1, r.bottom-r.top)
 		cur := []Box{r.words[0]}
 		for _, w := range r.words[1:] {
-			p := cur[len(cur)-1]
-			if w.X-(p.X+p.Width) > 3*h {
+			p := &cur[len(cur)-1]
+			gap := w.X - (p.X + p.Width)
+			if gap > 3*h {
 				lines = append(lines, cur)
 				cur = nil
+			} else if underscored(*p, w, gap) {
+				*p = joined(*p, w)
+				continue
 			}
 			cur = append(cur, w)
 		}
@@ -523,6 +539,22 @@ func groupLines(ws []Box) [][]Box {
 	// Rows are already top to bottom (by first word); keep that order, lines of one row
 	// left to right.
 	return lines
+}
+
+// underscored says whether two neighbouring words of a line are one name tesseract cut
+// at an underscore ("courtyard _final"): the underscore lies below the baseline, and
+// tesseract sets a space beside it. They are one word when the one ends or the other
+// begins with "_" and the gap between them is under a quarter of their height.
+func underscored(a, b Box, gap int) bool {
+	return (strings.HasSuffix(a.Text, "_") || strings.HasPrefix(b.Text, "_")) && gap*4 < max(a.Height, b.Height)
+}
+
+// joined is two words read as one: their texts run together, their boxes are united,
+// and the confidence is the lower.
+func joined(a, b Box) Box {
+	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
+	x1, y1 := max(a.X+a.Width, b.X+b.Width), max(a.Y+a.Height, b.Y+b.Height)
+	return Box{Text: a.Text + b.Text, Confidence: min(a.Confidence, b.Confidence), X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
 }
 
 func abs(v int) int {

@@ -127,6 +127,8 @@ type line struct {
 	n     int // ink pixels
 	max   int // strongest contrast
 	light bool
+	// gaps is the sum of the ngaps gaps between its components as they joined.
+	gaps, ngaps int
 }
 
 func findInk(g *image.Gray, p *background, workers int) *inkImage {
@@ -204,7 +206,10 @@ func findInk(g *image.Gray, p *background, workers int) *inkImage {
 
 // lines groups the components into lines of text: a component joins the line it
 // overlaps vertically by at least half the smaller height, when the gap to the line's
-// right end is under a line height; components are visited left to right.
+// right end is under a line height, or under twice the mean gap between the line's
+// components (letter-spaced text: a proportional font in a terminal's cells, whose
+// x-height letters stand further apart than their height); components are visited
+// left to right.
 func (m *inkImage) lines() []line {
 	m.faintSides()
 	order := make([]int, 0, len(m.comps))
@@ -226,6 +231,9 @@ func (m *inkImage) lines() []line {
 		for li := range ls {
 			l := &ls[li]
 			h := max(l.r.Dy(), c.r.Dy())
+			if l.ngaps > 0 {
+				h = max(h, 2*l.gaps/l.ngaps) // a letter-spaced line reaches its pitch
+			}
 			if c.r.Min.X-l.r.Max.X > h {
 				continue
 			}
@@ -241,6 +249,10 @@ func (m *inkImage) lines() []line {
 			best = len(ls) - 1
 		}
 		l := &ls[best]
+		if gap := c.r.Min.X - l.r.Max.X; gap > 0 && len(l.comps) > 0 {
+			l.gaps += gap
+			l.ngaps++
+		}
 		l.r = l.r.Union(c.r)
 		l.comps = append(l.comps, ci)
 		l.n += c.n
@@ -262,7 +274,36 @@ func (m *inkImage) lines() []line {
 		}
 		out = append(out, l)
 	}
+	m.marks = columns(m.marks)
 	return out
+}
+
+// columns joins the marks that stand one above the other, close, into one: the bar and
+// the two dots of a "÷" are three marks, and read apart (the bar and the dot in the
+// row's band side by side in a strip) they are a "-" and a ".". Close is a gap of at
+// most half the wider one's width, the narrower one's centre over the wider one.
+func columns(ms []line) []line {
+	for i := 0; i < len(ms); i++ {
+		for j := i + 1; j < len(ms); j++ {
+			a, b := ms[i].r, ms[j].r
+			if a.Dx() < b.Dx() {
+				a, b = b, a
+			}
+			cx := (b.Min.X + b.Max.X) / 2
+			gap := max(a.Min.Y-b.Max.Y, b.Min.Y-a.Max.Y)
+			if cx < a.Min.X || cx >= a.Max.X || gap < 0 || gap*2 > a.Dx() {
+				continue
+			}
+			l := &ms[i]
+			l.r = l.r.Union(ms[j].r)
+			l.comps = append(l.comps, ms[j].comps...)
+			l.n += ms[j].n
+			l.max = max(l.max, ms[j].max)
+			ms = slices.Delete(ms, j, j+1)
+			j = i // look again with the joined extent
+		}
+	}
+	return ms
 }
 
 // stacked says whether two thin marks lie one above the other, close, as the two bars of

@@ -156,18 +156,10 @@ func scenes() []scene {
 			showWindow(t, d, "Calculator", "xcalc", "-rv")
 			return realWords("calculator")
 		}},
-		{"xterm-bold-large", "real-held", func(t testing.TB, d *display.Desktop) []string {
-			text := "ALERT 408 users online, queue 73"
-			return told(t, d, "status board", "xterm", []string{text},
-				"-T", "status board", "-fa", "DejaVu Sans Mono:style=Bold", "-fs", "26", "-geometry", "34x3+300+300",
-				"-hold", "-e", "echo", text)
-		}},
-		{"xterm-low-contrast", "real-held", func(t testing.TB, d *display.Desktop) []string {
-			text := "warning: disk quota at 91 percent on /home (limit 20 GB)"
-			return told(t, d, "quiet log", "xterm", []string{text},
-				"-T", "quiet log", "-bg", "#dcdcdc", "-fg", "#8c8c8c", "-fa", "DejaVu Sans", "-fs", "10",
-				"-geometry", "70x4+500+400", "-hold", "-e", "echo", text)
-		}},
+		{"xterm-bold-large", "real-held", echoed("status board", "ALERT 408 users online, queue 73",
+			"-fa", "DejaVu Sans Mono:style=Bold", "-fs", "26", "-geometry", "34x3+300+300")},
+		{"xterm-low-contrast", "real-held", echoed("quiet log", "warning: disk quota at 91 percent on /home (limit 20 GB)",
+			"-bg", "#dcdcdc", "-fg", "#8c8c8c", "-fa", "DejaVu Sans", "-fs", "10", "-geometry", "70x4+500+400")},
 
 		// Held out (set "real-new"): a second held-out set of real Debian applications,
 		// rendered and measured before the multi-pass reading (see passes in ocr.go) was
@@ -202,18 +194,10 @@ func scenes() []scene {
 			return told(t, d, "Timer", "xmessage", []string{msg, "Stop Snooze"},
 				"-title", "Timer", "-fn", "-*-*-bold-r-normal--20-*-*-*-*-*-iso8859-1", "-buttons", "Stop,Snooze", "-center", msg)
 		}},
-		{"xterm-green", "real-new", func(t testing.TB, d *display.Desktop) []string {
-			text := "PASS 1204 tests, FAIL 3, skipped 17 in 48.2s"
-			return told(t, d, "build 7", "xterm", []string{text},
-				"-T", "build 7", "-bg", "black", "-fg", "#33ff33", "-fa", "Liberation Mono", "-fs", "12",
-				"-geometry", "60x4+250+250", "-hold", "-e", "echo", text)
-		}},
-		{"xterm-9x15bold", "real-new", func(t testing.TB, d *display.Desktop) []string {
-			text := "ERROR: cannot open /var/lib/app.db (permission denied)"
-			return told(t, d, "db check", "xterm", []string{text},
-				"-T", "db check", "-fn", "9x15bold", "-bg", "navy", "-fg", "white",
-				"-geometry", "64x4+400+300", "-hold", "-e", "echo", text)
-		}},
+		{"xterm-green", "real-new", echoed("build 7", "PASS 1204 tests, FAIL 3, skipped 17 in 48.2s",
+			"-bg", "black", "-fg", "#33ff33", "-fa", "Liberation Mono", "-fs", "12", "-geometry", "60x4+250+250")},
+		{"xterm-9x15bold", "real-new", echoed("db check", "ERROR: cannot open /var/lib/app.db (permission denied)",
+			"-fn", "9x15bold", "-bg", "navy", "-fg", "white", "-geometry", "64x4+400+300")},
 		{"xedit", "real-new", func(t testing.TB, d *display.Desktop) []string {
 			return shownFile(t, d, "xedit", "notes.txt", "xedit")
 		}},
@@ -223,6 +207,66 @@ func scenes() []scene {
 		{"chromium-cart", "real-new", func(t testing.TB, d *display.Desktop) []string {
 			return chromiumPage(t, d, "checkout.html", "--window-size=760,560", "--window-position=200,150")
 		}},
+
+		// Held out (set "real-blind"): a third held-out set of real Debian applications,
+		// rendered and measured before the third round of rules (issue 25) and never tuned
+		// on: Tk (wish) in its default look and grey on dark, Xaw's xmore with a file, a
+		// GTK text view on Adwaita dark, a wrapped GTK warning, xterm in a dark theme and
+		// in a small bitmap font grey on black, xmessage in a small bitmap font on red.
+		// Every word is what the test hands the program (files and script arguments).
+		{"tk-form", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			return told(t, d, "Export report", "wish", []string{"Choose where the report goes", "/tmp/report-q3.csv",
+				"Include hidden columns", "Export", "Cancel"},
+				repoFile("testdata", "ocr", "real-blind", "dialog.tcl"), "form", "Export report", "Choose where the report goes",
+				"/tmp/report-q3.csv", "Include hidden columns", "Export", "Cancel")
+		}},
+		{"tk-dark-list", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			items := []string{"alpha.example.net", "bravo 10.2.0.7", "charlie (staging)", "delta-eu-west", "echo port 2222"}
+			return told(t, d, "Recent servers", "wish", append([]string{"Pick a server to connect"}, items...),
+				append([]string{repoFile("testdata", "ocr", "real-blind", "dialog.tcl"), "dark", "Recent servers",
+					"Pick a server to connect"}, items...)...)
+		}},
+		{"xmore-file", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			path := repoFile("testdata", "ocr", "real-blind", "changelog.txt")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			showWindow(t, d, "xmore", "xmore", "-geometry", "560x200+300+240", path)
+			return strings.Fields(string(data))
+		}},
+		{"zenity-text-dark", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			path := repoFile("testdata", "ocr", "real-blind", "motd.txt")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return toldEnv(t, d, []string{"GTK_THEME=Adwaita:dark"}, "Message of the day", "zenity", strings.Fields(string(data)),
+				"--text-info", "--title", "Message of the day", "--filename", path, "--width", "520", "--height", "260")
+		}},
+		{"zenity-warning-wrap", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			text := "Three documents have changes that were not saved. Closing now discards them."
+			return told(t, d, "Unsaved work", "zenity", []string{text, "Close anyway"},
+				"--warning", "--title", "Unsaved work", "--text", text, "--width", "300", "--ok-label", "Close anyway")
+		}},
+		{"xterm-solarized", "real-blind", echoed("mirror sync", "rsync: sent 48,210 bytes received 1,337 bytes, total size 9.8M",
+			"-bg", "#002b36", "-fg", "#839496", "-fa", "DejaVu Sans Mono", "-fs", "11", "-geometry", "70x4+350+350")},
+		{"xterm-7x13-grey", "real-blind", echoed("syslog tail", "cron[2231]: job backup-nightly finished with status 0",
+			"-fn", "7x13", "-bg", "black", "-fg", "#909090", "-geometry", "64x4+600+200")},
+		{"xmessage-6x13-red", "real-blind", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Fan failure on rack 4. Shutting down in 60 seconds."
+			return told(t, d, "Hardware alarm", "xmessage", []string{msg, "Abort Now"},
+				"-title", "Hardware alarm", "-fn", "6x13", "-fg", "white", "-bg", "#8b0000",
+				"-buttons", "Abort,Now", "-center", msg)
+		}},
+	}
+}
+
+// echoed shows text echoed in an xterm titled title, started with args; the words are
+// the title's and the text's.
+func echoed(title, text string, args ...string) func(testing.TB, *display.Desktop) []string {
+	return func(t testing.TB, d *display.Desktop) []string {
+		return told(t, d, title, "xterm", []string{text}, append(append([]string{"-T", title}, args...), "-hold", "-e", "echo", text)...)
 	}
 }
 
