@@ -161,6 +161,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 		// the workspaces that hold no HOME, and the files they were given.
 		home := env.Session.HomeDir()
 		o.Roots = append(o.Roots, filepath.Join(home, "Documents"), filepath.Join(home, "Downloads"), filepath.Join(home, "Desktop"))
+		o.NoNetwork = !env.Policy.AllowNetwork
 		shown := confinedWorkspaces(env.Policy.WorkspaceRoots)
 		r, err := runnerOf(env)
 		if err != nil {

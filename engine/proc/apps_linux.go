@@ -287,6 +287,11 @@ func fileArgs(a app, code byte, placed bool, args []string, o LaunchOptions) ([]
 			if code == 'f' || code == 'F' {
 				return nil, refuse("%s takes files, not URLs", a.name())
 			}
+			if o.NoNetwork {
+				return nil, werr.New(werr.BlockedByPolicy, "rule launch-network: %s would open %s without a network: this session's applications have none", a.name(), u).
+					WithDetail("rule", "launch-network").
+					WithHint("open it in the session's browser (browser_navigate), or give the session's programs the network (policy allowNetwork)")
+			}
 			out = append(out, u)
 			continue
 		}

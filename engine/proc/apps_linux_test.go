@@ -205,6 +205,15 @@ func TestArgumentsAreFilesAndURLs(t *testing.T) {
 			t.Errorf("%s %q = %q, %v; want %q", c.app, c.args, argv, err, c.want)
 		}
 	}
+	// Without a network a URL is refused (it would open an error page), files still go.
+	o.NoNetwork = true
+	if _, _, err := application("urls", []string{"https://example.com/a"}, o); werr.As(err).Details["rule"] != "launch-network" {
+		t.Errorf("a URL without a network: %v, want refused by launch-network", err)
+	}
+	if _, argv, err := application("urls", []string{note}, o); err != nil || !slices.Equal(argv, []string{note}) {
+		t.Errorf("a file without a network: %q, %v", argv, err)
+	}
+	o.NoNetwork = false
 	// The policy's launchArguments "any" passes them as they are, where the entry puts them.
 	o.AnyArguments = true
 	if _, argv, err := application("files", []string{"-e", "x"}, o); err != nil || !slices.Equal(argv, []string{"-title", "files", "-e", "x"}) {

@@ -137,6 +137,9 @@ type LaunchOptions struct {
 	// interpreters and wrappers that may be started anyway (policy LaunchPrograms), by
 	// base name: Windows only, where no desktop entries tell applications apart.
 	Dirs, Allow []string
+	// NoNetwork: the application runs without a network (a confined session whose policy
+	// gives its programs none), so a URL argument is refused, not opened onto an error page.
+	NoNetwork bool
 	// Group, when set, receives the started process: it belongs to the session.
 	Group *Group
 	// Confine, when set, rewrites the command to run inside the session's confinement
