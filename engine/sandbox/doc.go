@@ -95,7 +95,7 @@
 // HOME is the session's own home and /tmp its tmp (docs/sessions.md#files); inside them only the policy's
 // SandboxReadPaths (toolchains such as ~/.pyenv, ~/.cargo/bin, ~/go/bin, read-only; ~ is
 // both $HOME and the account's home) and the cwd (read-write) are bound, with credential
-// files (.ssh, .npmrc, .netrc, .aws, credentials...) inside them emptied. In the cwd, up to
+// files (.ssh, .npmrc, .netrc, .aws, .env, credentials...: secretPaths, secretName) inside them emptied. In the cwd, up to
 // three levels down, every .git (a directory or a gitfile, found without following links)
 // is bound read-only as a whole, so nothing the sandbox writes runs later when git runs on
 // the host; the session's scratch directory is exempt (w365's own, 0700, removed with the

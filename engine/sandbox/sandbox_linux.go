@@ -317,10 +317,26 @@ func Bwrap() string {
 }
 
 // secretPaths are hidden inside the sandbox even when a granted read path
-// (policy SandboxReadPaths) or the working directory holds them (relative to that path).
+// (policy SandboxReadPaths) or the working directory holds them (relative to that path),
+// and so is every secretName.
 var secretPaths = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials",
 	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".config/gh",
-	".local/share/keyrings", ".password-store"}
+	".local/share/keyrings", ".password-store", ".pgpass", ".my.cnf", ".vault-token", ".s3cfg", ".boto",
+	".config/git/credentials", ".config/hub", ".config/rclone", ".config/containers/auth.json",
+	".terraform.d/credentials.tfrc.json", ".gem/credentials", ".m2/settings.xml", ".m2/settings-security.xml",
+	".gradle/gradle.properties", ".huggingface/token", ".cache/huggingface/token", ".composer/auth.json"}
+
+// secretName says whether a file or directory of this name holds secrets wherever it
+// lies: a dotenv file, .env or .env.NAME (.env.local, .env.production), but not the
+// templates projects commit beside them (.env.example, .env.sample, .env.template,
+// .env.dist), which tools read to learn the names.
+func secretName(name string) bool {
+	if name == ".env" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, ".env.")
+	return ok && rest != "" && !slices.Contains([]string{"example", "sample", "template", "dist"}, rest)
+}
 
 // maskedTrees are replaced by empty directories inside the sandbox (besides HOME, /tmp
 // and the private directories): every user's home, root's, and the host sockets.
@@ -486,7 +502,12 @@ func (m *mounts) roBind(p string) {
 
 // hideSecrets covers the credential files and directories under dir.
 func (m *mounts) hideSecrets(dir string) {
-	m.hideSecretsIn(dir, nil)
+	ents, _ := os.ReadDir(dir)
+	names := map[string]bool{}
+	for _, e := range ents {
+		names[e.Name()] = true
+	}
+	m.hideSecretsIn(dir, names)
 }
 
 // hideSecretsBelow covers the credential files and directories (secretPaths) of root and
@@ -514,15 +535,23 @@ func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
 	return nil
 }
 
-// hideSecretsIn covers the secretPaths under dir whose first name is in names (nil: any),
-// and returns the first names of those it covered.
+// hideSecretsIn covers the secretPaths under dir whose first name is in names (the
+// entries of dir) and the entries named as secrets (secretName), and returns the first
+// names of those it covered.
 func (m *mounts) hideSecretsIn(dir string, names map[string]bool) map[string]bool {
 	hidden := map[string]bool{}
+	var secrets []string
 	for _, s := range secretPaths {
-		first, _, _ := strings.Cut(s, "/")
-		if names != nil && !names[first] {
-			continue
+		if first, _, _ := strings.Cut(s, "/"); names[first] {
+			secrets = append(secrets, s)
 		}
+	}
+	for n := range names {
+		if secretName(n) {
+			secrets = append(secrets, n)
+		}
+	}
+	for _, s := range secrets {
 		p := filepath.Join(dir, s)
 		st, err := os.Lstat(p)
 		switch {

@@ -989,3 +989,48 @@ func TestBoundaryCredentialsAnyDepthBelowTheWorkingDirectoryAreHidden(t *testing
 		t.Errorf("a credential below the working directory was read: %s", out.Stdout)
 	}
 }
+
+// Dotenv files (.env, .env.local, at any depth) and the other credential files of common
+// tools (.pgpass, git's credential store under .config, a registry login under
+// .docker and .kube) read as empty or not at all in the working directory, while a
+// committed template (.env.example) still reads. The binary before printed the dotenv
+// files, .pgpass and .config/git/credentials.
+func TestBoundaryDotenvAndToolCredentialsAreHidden(t *testing.T) {
+	h := e2e.New(t)
+	home := h.FakeHome()
+	secrets := []string{".env", "app/.env.local", "app/lib/.env.production", ".pgpass", ".config/git/credentials",
+		".docker/config.json", "app/.kube/config", ".my.cnf", ".vault-token"}
+	for _, f := range append(secrets, ".env.example") {
+		p := filepath.Join(home, "project", f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(e2e.Canary+" "+f+"|\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := h.MCP()
+	names, _ := json.Marshal(append(secrets, ".env.example"))
+	code := fmt.Sprintf(`for p in %s:
+    try:
+        print(p, repr(open(p).read()))
+    except OSError as e:
+        print(p, e)
+`, names)
+	out, ok := pyOver(t, cs, code, filepath.Join(home, "project"))
+	if !ok || !out.Success {
+		t.Fatalf("the call: %+v", out)
+	}
+	for _, f := range secrets {
+		if strings.Contains(out.Stdout, e2e.Canary+" "+f+"|") {
+			t.Errorf("%s was read:\n%s", f, out.Stdout)
+		}
+	}
+	if !strings.Contains(out.Stdout, e2e.Canary+" .env.example|") {
+		t.Errorf("the template .env.example did not read:\n%s", out.Stdout)
+	}
+	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "grep -r " + e2e.Canary + " .", "cwd": filepath.Join(home, "project")})
+	for _, f := range secrets {
+		if strings.Contains(e2e.Text(res), e2e.Canary+" "+f+"|") {
+			t.Errorf("grep -r read %s: %s", f, e2e.Text(res))
+		}
+	}
+}
