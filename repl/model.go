@@ -490,8 +490,8 @@ func clean(s string) string {
 			n := 8 - col%8
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
-		case unicode.IsControl(r):
-			// dropped
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r):
+			// dropped: it would act on the terminal or reorder the line
 		default:
 			b.WriteRune(r)
 			col += lipgloss.Width(string(r))

@@ -619,13 +619,21 @@ func render(iostr IO, g *Globals, t *tool.Tool, o *host.Outcome, output string) 
 }
 
 // execResult writes the child's stdout and stderr to ours and ends with its status,
-// so that w365 exec works in pipelines and in `&&` chains.
+// so that w365 exec works in pipelines and in `&&` chains: byte for byte into a pipe or a
+// file, with control characters shown as escapes on a terminal (terminalText).
 func execResult(iostr IO, o *commands.ExecOut) error {
 	if o.Result == nil {
 		return nil
 	}
-	io.WriteString(iostr.Out, o.Stdout)
-	io.WriteString(iostr.Err, o.Stderr)
+	out, errs := o.Stdout, o.Stderr
+	if iostr.OutIsTerminal {
+		out = terminalText(out)
+	}
+	if isTerminal(iostr.Err) {
+		errs = terminalText(errs)
+	}
+	io.WriteString(iostr.Out, out)
+	io.WriteString(iostr.Err, errs)
 	return execStatus(o)
 }
 

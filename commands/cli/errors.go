@@ -46,7 +46,11 @@ func Report(err error, stderr io.Writer) int {
 		return st.Code
 	}
 	e := ForCLI(Normalize(err), "w365 ")
-	fmt.Fprintln(stderr, paint(Colour(isTerminal(stderr)), sgrRed, "w365: "+e.Error()))
+	msg := "w365: " + e.Error()
+	if isTerminal(stderr) {
+		msg = terminalText(msg)
+	}
+	fmt.Fprintln(stderr, paint(Colour(isTerminal(stderr)), sgrRed, msg))
 	return ExitCode(e)
 }
 

@@ -399,13 +399,23 @@ func ErrorSummary(e *werr.Error, cid string, terminal bool) string {
 // page sends (an argument, an error, a file name) never moves the cursor, rewrites a line
 // already shown, sets the terminal's title or clipboard, or reorders what a person reads
 // before answering an approval.
-func visible(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, hidden) {
+func visible(s string) string { return escapeHidden(s, false) }
+
+// terminalText is visible for text of several lines (a program's output, a result shown
+// on a terminal): line feeds, tabs and a carriage return before a line feed stay as they
+// are; every other control character and bidirectional override is shown as its escape,
+// so a sandboxed program or a page cannot rewrite what the person sees.
+func terminalText(s string) string { return escapeHidden(s, true) }
+
+// escapeHidden is visible, keeping line ends and tabs when lines is set.
+func escapeHidden(s string, lines bool) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return hidden(r) && !(lines && layout(r)) }) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
-		if !hidden(r) {
+	for i, r := range s {
+		keep := lines && (r == '\n' || r == '\t' || r == '\r' && strings.HasPrefix(s[i+1:], "\n"))
+		if keep || !hidden(r) {
 			b.WriteRune(r) // a byte that is no UTF-8 becomes U+FFFD
 			continue
 		}
@@ -414,6 +424,10 @@ func visible(s string) string {
 	}
 	return b.String()
 }
+
+// layout says whether r is a line feed, a tab or a carriage return: kept in several lines
+// of text, a lone carriage return only when it ends a line.
+func layout(r rune) bool { return r == '\n' || r == '\t' || r == '\r' }
 
 // hidden says whether r would act on a terminal, or on the order of the text, instead of
 // being shown.

@@ -33,7 +33,20 @@ const cellMax = 60
 func Human(w io.Writer, v any, terminal bool) { humanAs(w, v, "", terminal) }
 
 // humanAs is Human with the host's text of v (host.Outcome.Text; "" for the local one).
+// On a terminal what a page, a window or a program put in v (a title, clipboard text, an
+// error) is shown with its control characters as escapes (terminalText).
 func humanAs(w io.Writer, v any, text string, terminal bool) {
+	if terminal {
+		var b strings.Builder
+		humanText(&b, v, text, true)
+		io.WriteString(w, terminalText(b.String()))
+		return
+	}
+	humanText(w, v, text, false)
+}
+
+// humanText is humanAs before the terminal's escapes.
+func humanText(w io.Writer, v any, text string, terminal bool) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {

@@ -1034,3 +1034,32 @@ func TestBoundaryDotenvAndToolCredentialsAreHidden(t *testing.T) {
 		}
 	}
 }
+
+// A sandboxed program's output cannot drive the person's terminal: on a terminal, w365 exec
+// and py show an escape sequence (a title, OSC 52 clipboard write, clear screen), a lone
+// carriage return and a right-to-left override as escapes; into a pipe the bytes pass
+// exactly, stderr's too. The binary before wrote them raw to the terminal.
+func TestBoundaryExecOutputCannotDriveTheTerminal(t *testing.T) {
+	h := e2e.New(t)
+	h.FakeHome()
+	code := `import sys
+sys.stdout.write("A\x1b]0;pwned\x07B\x1b]52;c;ZWNobyBwd25lZA==\x07C\x1b[2JD\rE\u202eF\tG\n")
+sys.stderr.write("H\x1b[1AI\n")
+`
+	term := h.RunTerminal("py", code)
+	if term.Code != 0 {
+		t.Fatalf("py on a terminal: %+v", term)
+	}
+	for _, s := range []string{"\x1b", "\a", "\u202e", "D\rE"} {
+		if strings.Contains(term.Stdout, s) {
+			t.Errorf("the terminal got %q raw: %q", s, term.Stdout)
+		}
+	}
+	if want := `A\x1b]0;pwned\aB\x1b]52;c;ZWNobyBwd25lZA==\aC\x1b[2JD\rE\u202eF` + "\tG\n"; !strings.Contains(term.Stdout, want) {
+		t.Errorf("the terminal showed %q, want %q in it", term.Stdout, want)
+	}
+	pipe := h.Run("py", code)
+	if pipe.Code != 0 || !strings.HasPrefix(pipe.Stdout, "A\x1b]0;pwned\aB\x1b]52;c;ZWNobyBwd25lZA==\aC\x1b[2JD\rE\u202eF\tG\n") || pipe.Stderr != "H\x1b[1AI\n" {
+		t.Errorf("into a pipe the bytes changed: %+v", pipe)
+	}
+}
