@@ -189,6 +189,9 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	if priv != "" {
 		privSrc = m.source(canonical(priv), true, true)
 		m.add("--bind", privSrc, priv)
+		if dirExists(filepath.Join(priv, DesktopConfDir)) {
+			m.add("--ro-bind", filepath.Join(privSrc, DesktopConfDir), filepath.Join(priv, DesktopConfDir))
+		}
 	}
 	inPriv := func(p string) (string, bool) {
 		if rel, err := filepath.Rel(priv, p); priv != "" && err == nil && filepath.IsLocal(rel) {
@@ -410,6 +413,12 @@ func innerDisplay(env []string) (sock string, inner int, ok bool) {
 // innerDisplayBase is where innerDisplay looks for a display number nobody uses; X
 // servers that pick their own (-displayfd) take the lowest free ones.
 const innerDisplayBase = 40000
+
+// DesktopConfDir is the directory of a desktop's private directory that holds its own
+// programs' configuration (the buses', the window manager's): read-only to the session's
+// confined programs, which could otherwise rewrite it and have a bus or the window manager
+// reload it.
+const DesktopConfDir = "conf"
 
 // desktopDir is the desktop's private directory that env names: the directory of its X
 // authority file, where a virtual desktop's X socket and buses live too ("" when none).

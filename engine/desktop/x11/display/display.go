@@ -209,9 +209,13 @@ const busPolicy = `<policy context="default"><allow send_destination="*" eavesdr
 const busAuth = "<auth>EXTERNAL</auth><auth>ANONYMOUS</auth><allow_anonymous/>\n"
 
 // sessionBusConfig is the session bus of a virtual desktop (dbus-daemon --session's,
-// with busAuth), listening in dir.
+// with busAuth), listening in dir. It activates the system's services only: the standard
+// session directories include $XDG_RUNTIME_DIR/dbus-1/services, the desktop's private
+// directory, where a confined program of the session could put a service file that runs
+// any program below the bus, outside its own confinement's PID namespace.
 func sessionBusConfig(dir string) string {
-	return "<busconfig><type>session</type><keep_umask/><standard_session_servicedirs/>\n" +
+	return "<busconfig><type>session</type><keep_umask/>\n" +
+		"<servicedir>/usr/local/share/dbus-1/services</servicedir><servicedir>/usr/share/dbus-1/services</servicedir>\n" +
 		"<listen>unix:dir=" + dir + "</listen>\n" + busAuth + busPolicy + "</busconfig>\n"
 }
 
@@ -243,7 +247,7 @@ func (d *Desktop) busCommand() (*exec.Cmd, [][2]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	session, a11y := filepath.Join(d.authDir, "session.conf"), filepath.Join(d.authDir, "accessibility.conf")
+	session, a11y := filepath.Join(d.confDir(), "session.conf"), filepath.Join(d.confDir(), "accessibility.conf")
 	if err := os.WriteFile(session, []byte(sessionBusConfig(d.authDir)), 0o600); err != nil {
 		return nil, nil, err
 	}
@@ -272,6 +276,11 @@ func (d *Desktop) startWM(wm, name string) (*os.File, error) {
 	c.Env = d.programEnv()
 	if name == "openbox" {
 		c.Args = append(c.Args, "--sm-disable")
+		// Its configuration and menus from the desktop's configuration directory only.
+		if err := writeOpenboxConfig(filepath.Join(d.confDir(), "openbox")); err != nil {
+			return nil, werr.Wrap(err, werr.Internal, "cannot write the window manager's configuration")
+		}
+		c.Env = append(c.Env, "XDG_CONFIG_HOME="+d.confDir(), "XDG_CONFIG_DIRS="+d.confDir())
 	}
 	c.ExtraFiles = []*os.File{r}
 	if err := d.startConfined(c, name, sandbox.DesktopOptions{BlockFD: 3}); err != nil {
@@ -537,6 +546,9 @@ func (d *Desktop) writeAuthority() (string, error) {
 	}
 	d.priv, d.authDir = priv, priv.Path
 	dir := priv.Path
+	if err := os.Mkdir(d.confDir(), 0o700); err != nil {
+		return "", err
+	}
 	var b []byte
 	field := func(v []byte) {
 		b = binary.BigEndian.AppendUint16(b, uint16(len(v)))
@@ -636,6 +648,12 @@ func (d *Desktop) Stop() {
 
 // socketDir is where the X server's socket lies: /tmp/.X11-unix in its confinement.
 func (d *Desktop) socketDir() string { return filepath.Join(d.authDir, "X11") }
+
+// confDir holds what the desktop's own programs read as their configuration (the buses',
+// the window manager's), which the confined programs of the session see read-only
+// (sandbox.DesktopConfDir): a bus reloads its configuration when any client asks, and
+// the window manager when any X client does.
+func (d *Desktop) confDir() string { return filepath.Join(d.authDir, sandbox.DesktopConfDir) }
 
 // reserveDisplay takes a display number no X server uses, for the confined X server, whose
 // /tmp and network namespace are its own: in the host's network namespace its abstract
