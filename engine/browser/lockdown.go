@@ -23,6 +23,7 @@ import (
 // renderer-initiated, top level or frame. The same file points downloads at the
 // session's download directory without a prompt, for any browser context
 // (the host also sets it over DevTools, and the proxy never lets it change).
+// Its Local State turns the system's file chooser off.
 // docs/security.md, "The browser".
 
 // blockedSchemes are the URL schemes the browser refuses.
@@ -41,13 +42,39 @@ func (b *Browser) blocklist() []any {
 }
 
 // writeProfilePolicy merges the blocklist and the download directory into the
-// profile's Preferences (Chromium keeps every other key it wrote there).
+// profile's Preferences, and into its Local State that no file selection dialog
+// opens (Chromium keeps every other key it wrote in either).
 func (b *Browser) writeProfilePolicy() error {
 	dir := filepath.Join(b.opts.ProfileDir, "Default")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return werr.Wrap(err, werr.Internal, "cannot create the browser profile")
 	}
-	path := filepath.Join(dir, "Preferences")
+	err := mergePrefs(filepath.Join(dir, "Preferences"), func(section func(string) map[string]any) {
+		section("policy")["url_blocklist"] = b.blocklist()
+		section("policy")["url_allowlist"] = []any{"chrome://top-chrome"}
+		dl := section("download")
+		dl["default_directory"] = b.opts.DownloadDir
+		dl["prompt_for_download"] = false
+		dl["directory_upgrade"] = true
+		section("savefile")["default_directory"] = b.opts.DownloadDir
+	})
+	if err != nil {
+		return err
+	}
+	// The AllowFileSelectionDialogs policy's preference: the system's file chooser would let
+	// whoever drives the desktop pick any file the browser may read (its profile's Cookies,
+	// the desktop's X authority) for a page, or save one over them, from a file input the
+	// host intercepts nothing of (one in a cross-site frame), Open File, Save Page As or
+	// the print preview. The host's own file tools take the intercepted chooser, before it.
+	return mergePrefs(filepath.Join(b.opts.ProfileDir, "Local State"), func(section func(string) map[string]any) {
+		section("select_file_dialogs")["allowed"] = false
+	})
+}
+
+// mergePrefs applies set to the JSON preferences file path (a missing or torn one is
+// empty) and replaces the file by a rename. set's section gives a top-level object,
+// made when missing.
+func mergePrefs(path string, set func(section func(string) map[string]any)) error {
 	prefs := map[string]any{}
 	data, err := os.ReadFile(path)
 	switch {
@@ -60,26 +87,19 @@ func (b *Browser) writeProfilePolicy() error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return werr.Wrap(err, werr.Internal, "cannot read the browser preferences")
 	}
-	section := func(name string) map[string]any {
+	set(func(name string) map[string]any {
 		m, ok := prefs[name].(map[string]any)
 		if !ok {
 			m = map[string]any{}
 			prefs[name] = m
 		}
 		return m
-	}
-	section("policy")["url_blocklist"] = b.blocklist()
-	section("policy")["url_allowlist"] = []any{"chrome://top-chrome"}
-	dl := section("download")
-	dl["default_directory"] = b.opts.DownloadDir
-	dl["prompt_for_download"] = false
-	dl["directory_upgrade"] = true
-	section("savefile")["default_directory"] = b.opts.DownloadDir
+	})
 	out, err := json.Marshal(prefs)
 	if err != nil {
 		return werr.Wrap(err, werr.Internal, "cannot write the browser preferences")
 	}
-	tmp, err := os.CreateTemp(dir, ".w365-prefs-")
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".w365-prefs-")
 	if err != nil {
 		return werr.Wrap(err, werr.Internal, "cannot write the browser preferences")
 	}

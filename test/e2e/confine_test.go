@@ -886,7 +886,8 @@ func TestConfineDesktopPrograms(t *testing.T) {
 // nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user.
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
-	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden"}
+	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
+	"TestBrowserOffersNoSystemFileChooser"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

@@ -5,9 +5,12 @@ package e2e_test
 import (
 	"bytes"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -135,4 +138,92 @@ func TestConfineWindowManagerStartsNothing(t *testing.T) {
 	h.MustRun("session", "end", "wm1")
 	time.Sleep(time.Second)
 	noProcessWith(t, token, "after the session ended")
+}
+
+// A file input in a cross-site frame (a frame of its own target, whose file chooser the host
+// does not intercept) opened the system's file chooser in the browser's confinement, where a
+// session picks any file the browser may read: its profile's Cookies (every cookie value,
+// HttpOnly included, under Chromium's fixed key when there is no keyring). The page here
+// hands the frame's file to its parent. The binary before opened the chooser, and the page
+// read the SQLite header of the profile's Cookies file.
+func TestBrowserOffersNoSystemFileChooser(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	h.FakeHome()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/outer", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<html><body><h2>outer</h2><iframe src="http://localhost:%s/inner" width="600" height="200"></iframe>
+<script>window.__got = ''; onmessage = e => { window.__got = e.data }</script></body></html>`, r.URL.Query().Get("port"))
+	})
+	mux.HandleFunc("/inner", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><body><input type="file" id="f" onchange="this.files[0].slice(0, 16).text().then(s => parent.postMessage(s, '*'))"></body></html>`)
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	h.MustRun("session", "start", "fc1")
+	s := func(args ...string) e2e.Result { return h.Run(append([]string{"--session", "fc1"}, args...)...) }
+	if r := s("browser", "navigate", "http://127.0.0.1:"+port+"/outer?port="+port); r.Code != 0 {
+		t.Fatalf("navigate: %+v", r)
+	}
+	var x, y string
+	for range 40 {
+		if r := s("find-ui-element", "--text", "Choose File"); r.Code == 0 {
+			if f := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0]); len(f) > 2 {
+				x, y = f[len(f)-2], f[len(f)-1]
+				break
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if x == "" {
+		t.Fatal("the frame's file input never showed in the accessibility tree")
+	}
+	s("click", "--x", x, "--y", y)
+	opened := false
+	for range 12 {
+		if strings.Contains(s("list-windows").Stdout, "Open File") {
+			opened = true
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if opened {
+		t.Error("the system's file chooser opened")
+		var runtime string
+		for _, kv := range h.Env {
+			if v, ok := strings.CutPrefix(kv, "W365_RUNTIME_DIR="); ok {
+				runtime = v
+			}
+		}
+		cookies, _ := filepath.Glob(filepath.Join(runtime, "browser-*", "Default", "Cookies"))
+		if len(cookies) == 0 {
+			t.Fatalf("no profile Cookies file under %s", runtime)
+		}
+		s("press-keys", "ctrl", "l")
+		s("type-text", "--text", cookies[0])
+		for range 3 { // its Open button, at the dialog's bottom right: the completion's popup, then the file
+			time.Sleep(700 * time.Millisecond)
+			for _, line := range strings.Split(s("list-windows").Stdout, "\n") {
+				if f := strings.Split(line, "\t"); len(f) > 7 && f[0] == "Open File" {
+					x0, _ := strconv.Atoi(f[4])
+					y0, _ := strconv.Atoi(f[5])
+					w, _ := strconv.Atoi(f[6])
+					h, _ := strconv.Atoi(f[7])
+					s("click", "--x", strconv.Itoa(x0+w-51), "--y", strconv.Itoa(y0+h-29))
+				}
+			}
+		}
+	}
+	for range 8 {
+		if r := s("browser", "eval-js", "--expression", "window.__got"); strings.Contains(r.Stdout, "SQLite") {
+			t.Fatalf("the page read the browser profile's Cookies file: %q", r.Stdout)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
