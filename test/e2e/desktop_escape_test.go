@@ -51,6 +51,17 @@ func noProcessWith(t *testing.T, token, when string) {
 	}
 }
 
+// nothingRunsNorOutlives fails t when a process marked token runs a second after the
+// attack, or a second after session ended.
+func nothingRunsNorOutlives(t *testing.T, h *e2e.Harness, session, token string) {
+	t.Helper()
+	time.Sleep(time.Second)
+	noProcessWith(t, token, "during the session")
+	h.MustRun("session", "end", session)
+	time.Sleep(time.Second)
+	noProcessWith(t, token, "after the session ended")
+}
+
 // killWith kills, when t ends, every process marked token.
 func killWith(t *testing.T, token string) {
 	t.Cleanup(func() {
@@ -101,7 +112,7 @@ open(rd + '/asked', 'w').close()
 	h.MustRun("--session", "bus1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args=w365-bus-escape-", "--args="+stamp)
 	var dir string
 	for range 60 {
-		if m, _ := filepath.Glob("/tmp/w365-xauth-*/asked"); len(m) > 0 {
+		if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "w365-xauth-*", "asked")); len(m) > 0 {
 			dir = m[0]
 			break
 		}
@@ -110,11 +121,7 @@ open(rd + '/asked', 'w').close()
 	if dir == "" {
 		t.Fatal("the application never finished asking the bus")
 	}
-	time.Sleep(time.Second)
-	noProcessWith(t, token, "during the session")
-	h.MustRun("session", "end", "bus1")
-	time.Sleep(time.Second)
-	noProcessWith(t, token, "after the session ended")
+	nothingRunsNorOutlives(t, h, "bus1", token)
 }
 
 // A right click on the desktop opens the window manager's menu; Openbox's stock one starts
@@ -133,11 +140,7 @@ func TestConfineWindowManagerStartsNothing(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	h.MustRun("--session", "wm1", "type-text", "--text", "setsid sh -c 'sleep 120; : "+token+"' &")
 	h.MustRun("--session", "wm1", "press-keys", "Return")
-	time.Sleep(time.Second)
-	noProcessWith(t, token, "during the session")
-	h.MustRun("session", "end", "wm1")
-	time.Sleep(time.Second)
-	noProcessWith(t, token, "after the session ended")
+	nothingRunsNorOutlives(t, h, "wm1", token)
 }
 
 // A file input in a cross-site frame (a frame of its own target, whose file chooser the host
