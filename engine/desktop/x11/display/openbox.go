@@ -21,7 +21,7 @@ const openboxSystemConfig = "/etc/xdg/openbox/rc.xml"
 var (
 	// openboxRuns are the actions that start a program: Execute, and Restart, which may
 	// name another window manager to exec. Action names are case-insensitive.
-	openboxRuns = regexp.MustCompile(`(?is)<action\s+name="(?:execute|restart)"\s*(?:/>|>.*?</action>)`)
+	openboxRuns = regexp.MustCompile(`(?is)<action\s+name\s*=\s*["'](?:execute|restart)["']\s*(?:/>|>.*?</action>)`)
 	// openboxMenuFiles are the menu files the configuration names; without any, Openbox
 	// reads menu.xml from its configuration directories, the desktop's own.
 	openboxMenuFiles = regexp.MustCompile(`(?is)<file>.*?</file>`)
