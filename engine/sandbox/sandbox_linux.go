@@ -326,8 +326,8 @@ var secretPaths = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker
 	".terraform.d/credentials.tfrc.json", ".gem/credentials", ".m2/settings.xml", ".m2/settings-security.xml",
 	".gradle/gradle.properties", ".huggingface/token", ".cache/huggingface/token", ".composer/auth.json"}
 
-// secretName says whether a file or directory of this name holds secrets wherever it
-// lies: a dotenv file, .env or .env.NAME (.env.local, .env.production), but not the
+// secretName says whether a file of this name holds secrets wherever it lies: a dotenv
+// file, .env or .env.NAME (.env.local, .env.production), but not the
 // templates projects commit beside them (.env.example, .env.sample, .env.template,
 // .env.dist), which tools read to learn the names.
 func secretName(name string) bool {
@@ -556,6 +556,8 @@ func (m *mounts) hideSecretsIn(dir string, names map[string]bool) map[string]boo
 		st, err := os.Lstat(p)
 		switch {
 		case err != nil || st.Mode()&os.ModeSymlink != 0:
+		case st.IsDir() && secretName(s):
+			// A directory named .env is a Python virtual environment, not a dotenv file.
 		case st.IsDir():
 			m.add("--tmpfs", p)
 			hidden[s] = true

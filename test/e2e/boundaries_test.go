@@ -1007,8 +1007,12 @@ func TestBoundaryDotenvAndToolCredentialsAreHidden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A virtual environment named .env stays usable.
+	venv := filepath.Join(home, "project", "tool", ".env", "bin")
+	os.MkdirAll(venv, 0o755)
+	os.WriteFile(filepath.Join(venv, "activate"), []byte(e2e.Canary+" venv|\n"), 0o644)
 	cs := h.MCP()
-	names, _ := json.Marshal(append(secrets, ".env.example"))
+	names, _ := json.Marshal(append(secrets, ".env.example", "tool/.env/bin/activate"))
 	code := fmt.Sprintf(`for p in %s:
     try:
         print(p, repr(open(p).read()))
@@ -1024,8 +1028,10 @@ func TestBoundaryDotenvAndToolCredentialsAreHidden(t *testing.T) {
 			t.Errorf("%s was read:\n%s", f, out.Stdout)
 		}
 	}
-	if !strings.Contains(out.Stdout, e2e.Canary+" .env.example|") {
-		t.Errorf("the template .env.example did not read:\n%s", out.Stdout)
+	for _, f := range []string{".env.example", "venv"} {
+		if !strings.Contains(out.Stdout, e2e.Canary+" "+f+"|") {
+			t.Errorf("%s did not read:\n%s", f, out.Stdout)
+		}
 	}
 	res := e2e.Call(t, cs, "execute_shell_command", map[string]any{"command": "grep -r " + e2e.Canary + " .", "cwd": filepath.Join(home, "project")})
 	for _, f := range secrets {
