@@ -887,7 +887,7 @@ func TestConfineDesktopPrograms(t *testing.T) {
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
 	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
-	"TestBrowserOffersNoSystemFileChooser"}
+	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

@@ -230,3 +230,79 @@ func TestBrowserOffersNoSystemFileChooser(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 }
+
+// An application of the session takes org.a11y.Bus over on the session bus (any client may
+// replace its owner) and answers the host's GetAddress with a nonce-tcp address, whose
+// "nonce file" the host reads and sends to the address: a file only the host's user may
+// read (root's, on a root host), sent to a listener of the session's choosing. The binary
+// before dialled it: the listener got the file.
+func TestAccessibilityBusAddressIsTheSessionsOwnSocket(t *testing.T) {
+	testenv.Require(t, "bwrap", "dbus-daemon", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte(e2e.Canary+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	got := make(chan string, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(2 * time.Second))
+			b := make([]byte, 4096)
+			n, _ := c.Read(b)
+			c.Close() // the host then gives up on this "bus"
+			got <- string(b[:n])
+		}
+	}()
+	addr := fmt.Sprintf("nonce-tcp:host=127.0.0.1,port=%d,noncefile=%s", l.Addr().(*net.TCPAddr).Port, secret)
+	code := `import os, sys
+from gi.repository import Gio, GLib
+xml = '<node><interface name="org.a11y.Bus"><method name="GetAddress"><arg type="s" direction="out"/></method></interface></node>'
+conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+conn.register_object('/org/a11y/bus', Gio.DBusNodeInfo.new_for_xml(xml).interfaces[0],
+    lambda c, s, p, i, m, a, inv: inv.return_value(GLib.Variant('(s)', (sys.argv[1],))), None, None)
+r = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'RequestName',
+    GLib.Variant('(su)', ('org.a11y.Bus', 6)), None, 0, -1, None)
+open(os.environ['HOME'] + '/Documents/owner', 'w').write(str(r.unpack()[0]))
+GLib.MainLoop().run()
+`
+	h.MustRun("session", "start", "a11y1")
+	h.Run("--session", "a11y1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args="+addr)
+	var owner []string
+	for range 40 {
+		if owner, _ = filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", "a11y1-*", "home", "Documents", "owner")); len(owner) > 0 {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if len(owner) == 0 {
+		t.Fatal("the application never asked for org.a11y.Bus")
+	}
+	if b, _ := os.ReadFile(owner[0]); string(b) != "1" {
+		t.Logf("RequestName answered %q (1: the application owns org.a11y.Bus)", b)
+	}
+	h.Run("--session", "a11y1", "get-accessibility-tree")
+	time.Sleep(time.Second)
+	for {
+		select {
+		case s := <-got:
+			if strings.Contains(s, e2e.Canary) {
+				t.Fatalf("the host read a file of its own and sent it where the session said: %q", s)
+			}
+		default:
+			return
+		}
+	}
+}

@@ -101,7 +101,7 @@ func (t *Tree) peer(ctx context.Context, conn *dbus.Conn, bus string) map[string
 	var addr string
 	err := conn.Object(bus, registryRoot).CallWithContext(ctx, "org.a11y.atspi.Application.GetApplicationBusAddress", dbus.FlagNoAutoStart).Store(&addr)
 	if err == nil && addr != "" {
-		if p, err := dialPeer(addr, desktop.CallTimeout); err == nil {
+		if p, err := dialPeer(addr, t.sessionAddr, desktop.CallTimeout); err == nil {
 			t.peers[bus] = p
 		}
 	}
@@ -137,8 +137,7 @@ func (t *Tree) bus(ctx context.Context) (*dbus.Conn, error) {
 		return nil, werr.Wrap(err, werr.Unavailable, "the accessibility bus is not available").
 			WithHint("install at-spi2-core")
 	}
-	// No WithContext here: it would close the connection when ctx ends.
-	c, err := dbus.Connect(addr)
+	c, err := dialBus(addr, t.sessionAddr)
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to the accessibility bus")
 	}
@@ -334,4 +333,28 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
 	return desktop.Ranked(out), nil
+}
+
+// dialBus connects to the accessibility bus at addr, which the session bus's org.a11y.Bus
+// gave: a socket beside the session bus (dialLocal), never another transport.
+func dialBus(addr, sessionAddr string) (*dbus.Conn, error) {
+	nc, err := dialLocal(addr, sessionAddr, desktop.CallTimeout)
+	if err != nil {
+		return nil, err
+	}
+	// No context here: it would close the connection when the call's ends.
+	c, err := dbus.NewConn(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if err := c.Auth(nil); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.Hello(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }

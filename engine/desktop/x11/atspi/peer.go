@@ -34,21 +34,10 @@ type peer struct {
 	broken bool // a batch gave up mid-stream: the connection must not be reused
 }
 
-// dialPeer connects to a "unix:path=..." or "unix:abstract=..." address and
-// authenticates with EXTERNAL.
-func dialPeer(addr string, timeout time.Duration) (*peer, error) {
-	path := ""
-	for _, part := range strings.Split(strings.TrimPrefix(addr, "unix:"), ",") {
-		if v, ok := strings.CutPrefix(part, "path="); ok {
-			path = v
-		} else if v, ok := strings.CutPrefix(part, "abstract="); ok {
-			path = "@" + v
-		}
-	}
-	if !strings.HasPrefix(addr, "unix:") || path == "" {
-		return nil, fmt.Errorf("unsupported peer address %q", addr)
-	}
-	nc, err := net.DialTimeout("unix", path, timeout)
+// dialPeer connects to an application's server at addr (dialLocal: a socket beside the
+// session bus at sessionAddr) and authenticates with EXTERNAL.
+func dialPeer(addr, sessionAddr string, timeout time.Duration) (*peer, error) {
+	nc, err := dialLocal(addr, sessionAddr, timeout)
 	if err != nil {
 		return nil, err
 	}
