@@ -13,6 +13,7 @@ package atspi
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
@@ -342,7 +343,10 @@ func dialBus(addr, sessionAddr string) (*dbus.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	// No context here: it would close the connection when the call's ends.
+	// The handshake within the call's time (whoever owns org.a11y.Bus may name a server
+	// that never answers); no context after it: that would close the connection when
+	// the call's ends.
+	nc.SetDeadline(time.Now().Add(desktop.CallTimeout))
 	c, err := dbus.NewConn(nc)
 	if err != nil {
 		nc.Close()
@@ -356,5 +360,6 @@ func dialBus(addr, sessionAddr string) (*dbus.Conn, error) {
 		c.Close()
 		return nil, err
 	}
+	nc.SetDeadline(time.Time{})
 	return c, nil
 }
