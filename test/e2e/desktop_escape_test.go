@@ -240,9 +240,6 @@ func TestAccessibilityBusAddressIsTheSessionsOwnSocket(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte(e2e.Canary+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -267,32 +264,7 @@ func TestAccessibilityBusAddressIsTheSessionsOwnSocket(t *testing.T) {
 		}
 	}()
 	addr := fmt.Sprintf("nonce-tcp:host=127.0.0.1,port=%d,noncefile=%s", l.Addr().(*net.TCPAddr).Port, secret)
-	code := `import os, sys
-from gi.repository import Gio, GLib
-xml = '<node><interface name="org.a11y.Bus"><method name="GetAddress"><arg type="s" direction="out"/></method></interface></node>'
-conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-conn.register_object('/org/a11y/bus', Gio.DBusNodeInfo.new_for_xml(xml).interfaces[0],
-    lambda c, s, p, i, m, a, inv: inv.return_value(GLib.Variant('(s)', (sys.argv[1],))), None, None)
-r = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'RequestName',
-    GLib.Variant('(su)', ('org.a11y.Bus', 6)), None, 0, -1, None)
-open(os.environ['HOME'] + '/Documents/owner', 'w').write(str(r.unpack()[0]))
-GLib.MainLoop().run()
-`
-	h.MustRun("session", "start", "a11y1")
-	h.Run("--session", "a11y1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args="+addr)
-	var owner []string
-	for range 40 {
-		if owner, _ = filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", "a11y1-*", "home", "Documents", "owner")); len(owner) > 0 {
-			break
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if len(owner) == 0 {
-		t.Fatal("the application never asked for org.a11y.Bus")
-	}
-	if b, _ := os.ReadFile(owner[0]); string(b) != "1" {
-		t.Logf("RequestName answered %q (1: the application owns org.a11y.Bus)", b)
-	}
+	takeA11yBus(t, h, home, "a11y1", addr)
 	h.Run("--session", "a11y1", "get-accessibility-tree")
 	time.Sleep(time.Second)
 	for {
@@ -304,5 +276,62 @@ GLib.MainLoop().run()
 		default:
 			return
 		}
+	}
+}
+
+// takeA11yBus starts, in a new session, an application (python3, added by the policy)
+// that takes org.a11y.Bus over on the session bus and answers GetAddress with addr; it
+// returns once the application holds the name.
+func takeA11yBus(t *testing.T, h *e2e.Harness, home, session, addr string) {
+	t.Helper()
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	code := `import os, sys
+from gi.repository import Gio, GLib
+xml = '<node><interface name="org.a11y.Bus"><method name="GetAddress"><arg type="s" direction="out"/></method></interface></node>'
+conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+conn.register_object('/org/a11y/bus', Gio.DBusNodeInfo.new_for_xml(xml).interfaces[0],
+    lambda c, s, p, i, m, a, inv: inv.return_value(GLib.Variant('(s)', (sys.argv[1].replace('DIR', os.path.dirname(os.environ['XAUTHORITY'])),))), None, None)
+if len(sys.argv) > 2:
+    import socket
+    silent = socket.socket(socket.AF_UNIX)
+    silent.bind(os.path.dirname(os.environ['XAUTHORITY']) + '/silent')
+    silent.listen(8)
+r = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'RequestName',
+    GLib.Variant('(su)', ('org.a11y.Bus', 6)), None, 0, -1, None)
+open(os.environ['HOME'] + '/Documents/owner', 'w').write(str(r.unpack()[0]))
+GLib.MainLoop().run()
+`
+	h.MustRun("session", "start", session)
+	args := []string{"--session", session, "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args=" + code, "--args=" + addr}
+	if strings.Contains(addr, "DIR/silent") {
+		args = append(args, "--args=silent")
+	}
+	h.Run(args...)
+	for range 40 {
+		if owner, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", session+"-*", "home", "Documents", "owner")); len(owner) > 0 {
+			if b, _ := os.ReadFile(owner[0]); string(b) != "1" {
+				t.Logf("RequestName answered %q (1: the application owns org.a11y.Bus)", b)
+			}
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatal("the application never asked for org.a11y.Bus")
+}
+
+// The same application names a socket of its own in the desktop's directory that accepts
+// and never answers: the host's accessibility calls give up within their time instead of
+// waiting for the handshake (a launch waited 10 minutes before).
+func TestAccessibilityBusThatNeverAnswersHoldsNoCall(t *testing.T) {
+	testenv.Require(t, "bwrap", "dbus-daemon", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	takeA11yBus(t, h, home, "a11y2", "unix:path=DIR/silent")
+	start := time.Now()
+	h.Run("--session", "a11y2", "get-accessibility-tree")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("get-accessibility-tree took %s against a bus that never answers", d)
 	}
 }
