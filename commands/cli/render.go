@@ -38,7 +38,7 @@ func Human(w io.Writer, v any, terminal bool) { humanAs(w, v, "", terminal) }
 func humanAs(w io.Writer, v any, text string, terminal bool) {
 	if terminal {
 		var b strings.Builder
-		humanText(&b, v, text, true)
+		humanText(sized{&b, termWidth(w)}, v, text, true)
 		io.WriteString(w, terminalText(b.String()))
 		return
 	}
@@ -290,11 +290,20 @@ func wrap(s string, n int) []string {
 
 func runeLen(s string) int { return len([]rune(s)) }
 
+// sized is a buffer filled for a terminal of cols columns.
+type sized struct {
+	io.Writer
+	cols int
+}
+
 // termWidth is the width of the terminal w writes to: $COLUMNS when set, else the
 // terminal's own; 0 when unknown (no limit).
 func termWidth(w io.Writer) int {
 	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		return c
+	}
+	if s, ok := w.(sized); ok {
+		return s.cols
 	}
 	if f, ok := w.(*os.File); ok {
 		if cols, _, err := term.GetSize(f.Fd()); err == nil {
