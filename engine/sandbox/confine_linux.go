@@ -182,16 +182,15 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	}
 	r.view(m)
 	env := cmd.Env
-	// The desktop's private directory (its X authority, X socket and buses) is shown whole,
-	// and what lies in it is bound from that mount by bubblewrap, as the program's user: a
-	// link a program of the session made in it leads nowhere that user could not go.
+	// The desktop's private directory (its X authority, X socket and buses) is shown whole
+	// and read-only: a program connects to the sockets in it (a socket takes connections on
+	// a read-only mount) but cannot replace one with its own for the programs started after
+	// it, rewrite the X authority or the buses' configuration, nor plant anything there.
+	// What lies in it is bound from that mount by bubblewrap, as the program's user.
 	priv, privSrc := desktopDir(env), ""
 	if priv != "" {
 		privSrc = m.source(canonical(priv), true, true)
-		m.add("--bind", privSrc, priv)
-		if dirExists(filepath.Join(priv, DesktopConfDir)) {
-			m.add("--ro-bind", filepath.Join(privSrc, DesktopConfDir), filepath.Join(priv, DesktopConfDir))
-		}
+		m.add("--ro-bind", privSrc, priv)
 	}
 	inPriv := func(p string) (string, bool) {
 		if rel, err := filepath.Rel(priv, p); priv != "" && err == nil && filepath.IsLocal(rel) {

@@ -26,6 +26,14 @@ import (
 // see the host's processes and outlive the session. These tests ask both to start a
 // marked program and look for it on the host, during the session and after its end.
 
+// stateHome is where a host whose HOME is home keeps its sessions' state directories.
+func stateHome(home string) string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(home, ".local", "state")
+}
+
 // processesWith are the host's processes whose command line holds token.
 func processesWith(token string) []int {
 	var out []int
@@ -80,7 +88,7 @@ func killWith(t *testing.T, token string) {
 func TestConfineSessionBusActivatesNothingTheSessionWrote(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
 	h := e2e.New(t)
-	h.FakeHome()
+	home := h.FakeHome()
 	pol := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
 	h.SetEnv("W365_POLICY", pol)
@@ -106,13 +114,13 @@ for c in glob.glob(rd + '/*.conf') + glob.glob(rd + '/*/*.conf'):
 bus = ['dbus-send', '--session', '--print-reply', '--reply-timeout=5000', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus']
 subprocess.run(bus + ['org.freedesktop.DBus.ReloadConfig'], timeout=10)
 subprocess.run(bus + ['org.freedesktop.DBus.StartServiceByName', 'string:org.w365test.Escape', 'uint32:0'], timeout=10)
-open(rd + '/asked', 'w').close()
+open('/tmp/asked', 'w').close()
 `
 	h.MustRun("session", "start", "bus1")
 	h.MustRun("--session", "bus1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args=w365-bus-escape-", "--args="+stamp)
 	var dir string
 	for range 60 {
-		if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "w365-xauth-*", "asked")); len(m) > 0 {
+		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", "bus1-*", "tmp", "asked")); len(m) > 0 {
 			dir = m[0]
 			break
 		}
@@ -293,22 +301,28 @@ xml = '<node><interface name="org.a11y.Bus"><method name="GetAddress"><arg type=
 conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
 conn.register_object('/org/a11y/bus', Gio.DBusNodeInfo.new_for_xml(xml).interfaces[0],
     lambda c, s, p, i, m, a, inv: inv.return_value(GLib.Variant('(s)', (sys.argv[1].replace('DIR', os.path.dirname(os.environ['XAUTHORITY'])),))), None, None)
-if len(sys.argv) > 2:
-    import socket
-    silent = socket.socket(socket.AF_UNIX)
-    silent.bind(os.path.dirname(os.environ['XAUTHORITY']) + '/silent')
-    silent.listen(8)
 r = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'RequestName',
     GLib.Variant('(su)', ('org.a11y.Bus', 6)), None, 0, -1, None)
 open(os.environ['HOME'] + '/Documents/owner', 'w').write(str(r.unpack()[0]))
 GLib.MainLoop().run()
 `
 	h.MustRun("session", "start", session)
-	args := []string{"--session", session, "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args=" + code, "--args=" + addr}
 	if strings.Contains(addr, "DIR/silent") {
-		args = append(args, "--args=silent")
+		// A socket that accepts and never answers, made by the test in the desktop's
+		// directory: read-only to the session's programs, writable by the desktop's own.
+		var priv string
+		for _, s := range h.Sessions() {
+			if strings.HasPrefix(s.SessionID, session) {
+				priv = filepath.Dir(s.Env["XAUTHORITY"])
+			}
+		}
+		l, err := net.Listen("unix", filepath.Join(priv, "silent"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
 	}
-	h.Run(args...)
+	h.Run("--session", session, "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args="+addr)
 	for range 40 {
 		if owner, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", session+"-*", "home", "Documents", "owner")); len(owner) > 0 {
 			if b, _ := os.ReadFile(owner[0]); string(b) != "1" {
@@ -321,9 +335,10 @@ GLib.MainLoop().run()
 	t.Fatal("the application never asked for org.a11y.Bus")
 }
 
-// The same application names a socket of its own in the desktop's directory that accepts
-// and never answers: the host's accessibility calls give up within their time instead of
-// waiting for the handshake (a launch waited 10 minutes before).
+// The same application names a socket in the desktop's directory that accepts and never
+// answers (one a program of the desktop itself could make there): the host's accessibility
+// calls give up within their time instead of waiting for the handshake (a launch waited 10
+// minutes before).
 func TestAccessibilityBusThatNeverAnswersHoldsNoCall(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon", "python3")
 	h := e2e.New(t)
@@ -334,4 +349,82 @@ func TestAccessibilityBusThatNeverAnswersHoldsNoCall(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("get-accessibility-tree took %s against a bus that never answers", d)
 	}
+}
+
+// The desktop's private directory holds the sockets every program of the session connects
+// to and the X authority. A compromised application (python3, added by the policy) tries to
+// put its own socket in place of the session bus's, for the applications started after it,
+// to rewrite the X authority and to plant a file there: each fails, and the files are the
+// desktop's as before, while the application still reaches the bus and the X server.
+func TestConfineDesktopDirectoryIsReadOnlyToApplications(t *testing.T) {
+	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	code := `import os, socket, subprocess
+rd = os.path.dirname(os.environ['XAUTHORITY'])
+bus = os.environ['DBUS_SESSION_BUS_ADDRESS'].split('path=')[1].split(',')[0]
+out = []
+def attempt(name, f):
+    try:
+        f()
+        out.append(name + ' done')
+    except OSError as e:
+        out.append(name + ' refused ' + str(e.errno))
+def replace_bus():
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(rd + '/fake-bus')
+    os.rename(rd + '/fake-bus', bus)
+attempt('replace-bus', replace_bus)
+attempt('unlink-bus', lambda: os.unlink(bus))
+attempt('rewrite-xauthority', lambda: open(os.environ['XAUTHORITY'], 'w').write('x'))
+attempt('plant', lambda: open(rd + '/planted', 'w').write('x'))
+r = subprocess.run(['dbus-send', '--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.GetId'], capture_output=True, timeout=10)
+out.append('bus ' + ('answers' if r.returncode == 0 else 'silent'))
+x = socket.socket(socket.AF_UNIX)
+try:
+    x.connect('/tmp/.X11-unix/X' + os.environ['DISPLAY'].lstrip(':').split('.')[0])
+    out.append('x answers')
+except OSError as e:
+    out.append('x silent ' + str(e.errno))
+open('/tmp/attempts', 'w').write('\n'.join(out) + '\n')
+`
+	h.MustRun("session", "start", "ro1")
+	var priv string
+	for _, s := range h.Sessions() {
+		if s.SessionID == "ro1" {
+			priv = filepath.Dir(s.Env["XAUTHORITY"])
+		}
+	}
+	if priv == "" {
+		t.Fatalf("no private directory for session ro1 in %+v", h.Sessions())
+	}
+	auth, _ := os.ReadFile(filepath.Join(priv, "Xauthority"))
+	h.MustRun("--session", "ro1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code)
+	var got []byte
+	for range 80 {
+		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", "ro1-*", "tmp", "attempts")); len(m) > 0 {
+			if got, _ = os.ReadFile(m[0]); len(got) > 0 {
+				break
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if len(got) == 0 {
+		t.Fatal("the application never reported its attempts")
+	}
+	for _, want := range []string{"replace-bus refused", "unlink-bus refused", "rewrite-xauthority refused", "plant refused", "bus answers", "x answers"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the application reports:\n%s\nwant %q", got, want)
+		}
+	}
+	if now, _ := os.ReadFile(filepath.Join(priv, "Xauthority")); !bytes.Equal(now, auth) {
+		t.Error("the X authority changed")
+	}
+	if _, err := os.Lstat(filepath.Join(priv, "planted")); err == nil {
+		t.Error("a file was planted in the desktop's private directory")
+	}
+	h.MustRun("--session", "ro1", "get-screen-size")
 }
