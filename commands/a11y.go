@@ -19,7 +19,12 @@ var a11yTools = []*tool.Tool{
 // a11yOf is the session's connection to its accessibility bus.
 func a11yOf(ctx context.Context, env *tool.Env) (desktop.Accessibility, error) {
 	return session.Use(env.Session, "a11y", func(s *session.Session) (desktop.Accessibility, error) {
-		return s.Desktop.OpenAccessibility(ctx)
+		a, err := s.Desktop.OpenAccessibility(ctx)
+		if p, ok := a.(interface{ AllowPeersIn(string) }); ok && s.Desktop.Virtual() {
+			// The session's applications keep their own accessibility servers in its HOME.
+			p.AllowPeersIn(s.HomeDir())
+		}
+		return a, err
 	})
 }
 

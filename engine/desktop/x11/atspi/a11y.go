@@ -24,6 +24,7 @@ import (
 // Tree is a connection to the accessibility bus of one desktop.
 type Tree struct {
 	sessionAddr string
+	peerDirs    []string // where applications' own servers may lie too (AllowPeersIn)
 	display     string
 
 	mu    sync.Mutex
@@ -102,11 +103,20 @@ func (t *Tree) peer(ctx context.Context, conn *dbus.Conn, bus string) map[string
 	var addr string
 	err := conn.Object(bus, registryRoot).CallWithContext(ctx, "org.a11y.atspi.Application.GetApplicationBusAddress", dbus.FlagNoAutoStart).Store(&addr)
 	if err == nil && addr != "" {
-		if p, err := dialPeer(addr, t.sessionAddr, desktop.CallTimeout); err == nil {
+		if p, err := dialPeer(addr, t.sessionAddr, desktop.CallTimeout, t.peerDirs...); err == nil {
 			t.peers[bus] = p
 		}
 	}
 	return t.snapshotPeers()
+}
+
+// AllowPeersIn lets the walk reach an application's own server (a peer-to-peer
+// connection) below dir as well as beside the session bus: a directory of the session's
+// own that its programs write (a virtual session's HOME), never the host's (addr.go).
+func (t *Tree) AllowPeersIn(dir string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.peerDirs = append(t.peerDirs, dir)
 }
 
 func (t *Tree) snapshotPeers() map[string]*peer {

@@ -23,8 +23,13 @@ import (
 // nonce-tcp: read a file of the host's and send it there), and a path elsewhere, or through
 // a link, to another bus or service (docs/security.md#confinement).
 
-// dialLocal connects to addr (a D-Bus address) when it names such a socket.
-func dialLocal(addr, sessionAddr string, timeout time.Duration) (net.Conn, error) {
+// An application's own server may also lie in one of the session's directories its
+// programs write (Tree.AllowPeersIn: a virtual session's HOME, where atk-bridge puts it in
+// .cache when it has no runtime directory), reached the same way.
+
+// dialLocal connects to addr (a D-Bus address) when it names such a socket: beside the
+// session bus, or below one of dirs.
+func dialLocal(addr, sessionAddr string, timeout time.Duration, dirs ...string) (net.Conn, error) {
 	path, abstract, err := unixAddress(addr)
 	if err != nil {
 		return nil, err
@@ -39,8 +44,15 @@ func dialLocal(addr, sessionAddr string, timeout time.Duration) (net.Conn, error
 	}
 	dir := filepath.Dir(sessionPath)
 	rel, err := filepath.Rel(dir, path)
+	for _, d := range dirs {
+		if err == nil && filepath.IsLocal(rel) {
+			break
+		}
+		dir = d
+		rel, err = filepath.Rel(dir, path)
+	}
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("refused accessibility address %q: not in the session bus's directory %s", addr, dir)
+		return nil, fmt.Errorf("refused accessibility address %q: not in the session bus's directory %s", addr, filepath.Dir(sessionPath))
 	}
 	dfd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {

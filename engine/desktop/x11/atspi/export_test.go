@@ -22,3 +22,16 @@ func CacheAfter(t *Tree, n int) {
 	defer t.mu.Unlock()
 	t.cacheAfter = n
 }
+
+// Peers is how many applications t reads peer to peer.
+func Peers(t *Tree) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, p := range t.peers {
+		if p != nil {
+			n++
+		}
+	}
+	return n
+}

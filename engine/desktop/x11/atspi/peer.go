@@ -36,8 +36,8 @@ type peer struct {
 
 // dialPeer connects to an application's server at addr (dialLocal: a socket beside the
 // session bus at sessionAddr) and authenticates with EXTERNAL.
-func dialPeer(addr, sessionAddr string, timeout time.Duration) (*peer, error) {
-	nc, err := dialLocal(addr, sessionAddr, timeout)
+func dialPeer(addr, sessionAddr string, timeout time.Duration, dirs ...string) (*peer, error) {
+	nc, err := dialLocal(addr, sessionAddr, timeout, dirs...)
 	if err != nil {
 		return nil, err
 	}
