@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -236,6 +237,10 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	if r.home != "" {
 		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
 	}
+	// No runtime directory: the host's lies below the masked /run/user, where atk-bridge
+	// would put the program's own accessibility server out of the host's reach; without
+	// one it puts it in HOME/.cache, which the host's walk reaches (docs/accessibility.md#speed).
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") })
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
 	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet,
 		Drop: m.drop, Stage: m.stage, Binds: m.binds})

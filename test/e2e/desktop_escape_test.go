@@ -428,3 +428,33 @@ open('/tmp/attempts', 'w').write('\n'.join(out) + '\n')
 	}
 	h.MustRun("--session", "ro1", "get-screen-size")
 }
+
+// A host started from a desktop has XDG_RUNTIME_DIR (/run/user/UID), which the confinement
+// masks: an application that kept the variable would make its runtime files, atk-bridge's
+// accessibility server among them, in a directory of its own that the host cannot reach, and
+// the walk would lose its peer connection. The application runs without one.
+func TestConfineApplicationHasNoHostRuntimeDirectory(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	runtime := t.TempDir()
+	h.SetEnv("XDG_RUNTIME_DIR", runtime)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	h.MustRun("session", "start", "rt1")
+	h.MustRun("--session", "rt1", "launch-application", "--path", "/usr/bin/python3", "--args=-c",
+		"--args=import os; open('/tmp/runtime', 'w').write(os.environ.get('XDG_RUNTIME_DIR', 'unset'))")
+	for range 80 {
+		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", "rt1-*", "tmp", "runtime")); len(m) > 0 {
+			if got, _ := os.ReadFile(m[0]); len(got) > 0 {
+				if string(got) != "unset" {
+					t.Errorf("the application's XDG_RUNTIME_DIR is %q, want none", got)
+				}
+				return
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatal("the application never reported its runtime directory")
+}
