@@ -92,8 +92,16 @@ func TestBoundaryLaunchedWorkspaceSwappedIsNotMounted(t *testing.T) {
 	swapper, _ := startSession(t, cs)
 	launcher, _ := startSession(t, cs)
 	stop := swapDirs(t, cs, work, swapper)
-	started := 0
-	for range 20 {
+	// Whichever name it has now, the workspace's directory got a copy.
+	copied := func() bool {
+		_, err1 := os.Stat(filepath.Join(work, "x", "hostname"))
+		_, err2 := os.Stat(filepath.Join(work, "xl", "hostname"))
+		return err1 == nil || err2 == nil
+	}
+	// At least 20 launches; then on until one was shown the directory and copied into it
+	// (under load most are shown it not at all, as the swap outruns their checks).
+	started, n := 0, 0
+	for ; n < 20 || (n < 80 && !copied()); n++ {
 		res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp",
 			"args": []string{"/etc/hostname", filepath.Join(work, "x")}, "sessionId": launcher})
 		if !res.IsError {
@@ -102,16 +110,13 @@ func TestBoundaryLaunchedWorkspaceSwappedIsNotMounted(t *testing.T) {
 	}
 	time.Sleep(time.Second) // the last copy
 	stop()
-	// Whichever name it has now, the workspace's directory got the copies.
-	if _, err1 := os.Stat(filepath.Join(work, "x", "hostname")); err1 != nil {
-		if _, err2 := os.Stat(filepath.Join(work, "xl", "hostname")); err2 != nil {
-			t.Errorf("no launched application wrote into the directory it was shown: %v", err1)
-		}
+	if !copied() {
+		t.Errorf("no launched application wrote into the directory it was shown (%d launches)", n)
 	}
 	if names := entries(victim); len(names) > 0 {
 		t.Errorf("an application shown a directory of the workspace wrote outside every root: %v", names)
 	}
-	t.Logf("%d of 20 launches started", started)
+	t.Logf("%d of %d launches started", started, n)
 }
 
 // Attack class 12: a launched application planting a repository. An application (cp)
