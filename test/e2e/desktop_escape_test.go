@@ -34,6 +34,20 @@ func stateHome(home string) string {
 	return filepath.Join(home, ".local", "state")
 }
 
+// sessionFile waits (up to 20 s) for what a program of session wrote at rel below the
+// session's state directory (tmp/NAME is its /tmp) and returns it; nil when nothing came.
+func sessionFile(home, session, rel string) []byte {
+	for range 80 {
+		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", session+"-*", rel)); len(m) > 0 {
+			if b, _ := os.ReadFile(m[0]); len(b) > 0 {
+				return b
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return nil
+}
+
 // processesWith are the host's processes whose command line holds token.
 func processesWith(token string) []int {
 	var out []int
@@ -89,9 +103,7 @@ func TestConfineSessionBusActivatesNothingTheSessionWrote(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
+	launchAnyWith(t, h, "/usr/bin/python3")
 	// The application is given the token in two words, so that only what it starts holds it.
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
 	token := "w365-bus-escape-" + stamp
@@ -114,19 +126,11 @@ for c in glob.glob(rd + '/*.conf') + glob.glob(rd + '/*/*.conf'):
 bus = ['dbus-send', '--session', '--print-reply', '--reply-timeout=5000', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus']
 subprocess.run(bus + ['org.freedesktop.DBus.ReloadConfig'], timeout=10)
 subprocess.run(bus + ['org.freedesktop.DBus.StartServiceByName', 'string:org.w365test.Escape', 'uint32:0'], timeout=10)
-open('/tmp/asked', 'w').close()
+open('/tmp/asked', 'w').write('yes')
 `
 	h.MustRun("session", "start", "bus1")
 	h.MustRun("--session", "bus1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args=w365-bus-escape-", "--args="+stamp)
-	var dir string
-	for range 60 {
-		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", "bus1-*", "tmp", "asked")); len(m) > 0 {
-			dir = m[0]
-			break
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if dir == "" {
+	if sessionFile(home, "bus1", "tmp/asked") == nil {
 		t.Fatal("the application never finished asking the bus")
 	}
 	nothingRunsNorOutlives(t, h, "bus1", token)
@@ -292,9 +296,7 @@ func TestAccessibilityBusAddressIsTheSessionsOwnSocket(t *testing.T) {
 // returns once the application holds the name.
 func takeA11yBus(t *testing.T, h *e2e.Harness, home, session, addr string) {
 	t.Helper()
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
+	launchAnyWith(t, h, "/usr/bin/python3")
 	code := `import os, sys
 from gi.repository import Gio, GLib
 xml = '<node><interface name="org.a11y.Bus"><method name="GetAddress"><arg type="s" direction="out"/></method></interface></node>'
@@ -323,16 +325,13 @@ GLib.MainLoop().run()
 		t.Cleanup(func() { l.Close() })
 	}
 	h.Run("--session", session, "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args="+addr)
-	for range 40 {
-		if owner, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", session+"-*", "home", "Documents", "owner")); len(owner) > 0 {
-			if b, _ := os.ReadFile(owner[0]); string(b) != "1" {
-				t.Logf("RequestName answered %q (1: the application owns org.a11y.Bus)", b)
-			}
-			return
-		}
-		time.Sleep(250 * time.Millisecond)
+	b := sessionFile(home, session, "home/Documents/owner")
+	if b == nil {
+		t.Fatal("the application never asked for org.a11y.Bus")
 	}
-	t.Fatal("the application never asked for org.a11y.Bus")
+	if string(b) != "1" {
+		t.Logf("RequestName answered %q (1: the application owns org.a11y.Bus)", b)
+	}
 }
 
 // The same application names a socket in the desktop's directory that accepts and never
@@ -360,9 +359,7 @@ func TestConfineDesktopDirectoryIsReadOnlyToApplications(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
+	launchAnyWith(t, h, "/usr/bin/python3")
 	code := `import os, socket, subprocess
 rd = os.path.dirname(os.environ['XAUTHORITY'])
 bus = os.environ['DBUS_SESSION_BUS_ADDRESS'].split('path=')[1].split(',')[0]
@@ -403,16 +400,8 @@ open('/tmp/attempts', 'w').write('\n'.join(out) + '\n')
 	}
 	auth, _ := os.ReadFile(filepath.Join(priv, "Xauthority"))
 	h.MustRun("--session", "ro1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code)
-	var got []byte
-	for range 80 {
-		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", "ro1-*", "tmp", "attempts")); len(m) > 0 {
-			if got, _ = os.ReadFile(m[0]); len(got) > 0 {
-				break
-			}
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if len(got) == 0 {
+	got := sessionFile(home, "ro1", "tmp/attempts")
+	if got == nil {
 		t.Fatal("the application never reported its attempts")
 	}
 	for _, want := range []string{"replace-bus refused", "unlink-bus refused", "rewrite-xauthority refused", "plant refused", "bus answers", "x answers"} {
@@ -439,22 +428,15 @@ func TestConfineApplicationHasNoHostRuntimeDirectory(t *testing.T) {
 	home := h.FakeHome()
 	runtime := t.TempDir()
 	h.SetEnv("XDG_RUNTIME_DIR", runtime)
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
+	launchAnyWith(t, h, "/usr/bin/python3")
 	h.MustRun("session", "start", "rt1")
 	h.MustRun("--session", "rt1", "launch-application", "--path", "/usr/bin/python3", "--args=-c",
 		"--args=import os; open('/tmp/runtime', 'w').write(os.environ.get('XDG_RUNTIME_DIR', 'unset'))")
-	for range 80 {
-		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", "rt1-*", "tmp", "runtime")); len(m) > 0 {
-			if got, _ := os.ReadFile(m[0]); len(got) > 0 {
-				if string(got) != "unset" {
-					t.Errorf("the application's XDG_RUNTIME_DIR is %q, want none", got)
-				}
-				return
-			}
-		}
-		time.Sleep(250 * time.Millisecond)
+	got := sessionFile(home, "rt1", "tmp/runtime")
+	if got == nil {
+		t.Fatal("the application never reported its runtime directory")
 	}
-	t.Fatal("the application never reported its runtime directory")
+	if string(got) != "unset" {
+		t.Errorf("the application's XDG_RUNTIME_DIR is %q, want none", got)
+	}
 }

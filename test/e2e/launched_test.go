@@ -16,11 +16,12 @@ import (
 	"github.com/w365/w365/test/testenv"
 )
 
-// launchPolicy lets the sessions launch cp (given any arguments): a small program that
-// writes into the directory it is given.
-func launchPolicy(t *testing.T, h *e2e.Harness) {
+// launchAnyWith gives h's hosts a policy that adds program to the applications and passes
+// its arguments as they are (cp: a small program that writes into the directory it is
+// given; python3: an application doing what a compromised one would).
+func launchAnyWith(t *testing.T, h *e2e.Harness, program string) {
 	pol := filepath.Join(t.TempDir(), "policy.json")
-	if err := os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/cp"], "launchArguments": "any"}`), 0o644); err != nil {
+	if err := os.WriteFile(pol, []byte(`{"launchApplications": ["`+program+`"], "launchArguments": "any"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.SetEnv("W365_POLICY", pol)
@@ -87,7 +88,7 @@ func TestBoundaryLaunchedWorkspaceSwappedIsNotMounted(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(work, "xl")); err != nil {
 		t.Fatal(err)
 	}
-	launchPolicy(t, h)
+	launchAnyWith(t, h, "/usr/bin/cp")
 	cs := h.MCP()
 	swapper, _ := startSession(t, cs)
 	launcher, _ := startSession(t, cs)
@@ -156,7 +157,7 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 				}
 				args = []string{"-r", "--copy-contents", evil, fifo, proj}
 			}
-			launchPolicy(t, h)
+			launchAnyWith(t, h, "/usr/bin/cp")
 			cs := h.MCP()
 			id, _ := startSession(t, cs)
 			if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp", "args": args, "sessionId": id}); res.IsError {
@@ -212,7 +213,7 @@ func TestConfineLaunchedApplicationWritesTheFileItIsGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	launchPolicy(t, h)
+	launchAnyWith(t, h, "/usr/bin/cp")
 	cs := h.MCP()
 	id, _ := startSession(t, cs)
 	if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp",
