@@ -42,16 +42,14 @@ func dialLocal(addr, sessionAddr string, timeout time.Duration, dirs ...string) 
 	case path == "" || sessionPath == "":
 		return nil, fmt.Errorf("refused accessibility address %q: not a socket beside the session bus", addr)
 	}
-	dir := filepath.Dir(sessionPath)
-	rel, err := filepath.Rel(dir, path)
-	for _, d := range dirs {
-		if err == nil && filepath.IsLocal(rel) {
+	dir, rel := "", ""
+	for _, d := range append([]string{filepath.Dir(sessionPath)}, dirs...) {
+		if r, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(r) {
+			dir, rel = d, r
 			break
 		}
-		dir = d
-		rel, err = filepath.Rel(dir, path)
 	}
-	if err != nil || !filepath.IsLocal(rel) {
+	if dir == "" {
 		return nil, fmt.Errorf("refused accessibility address %q: not in the session bus's directory %s", addr, filepath.Dir(sessionPath))
 	}
 	dfd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
