@@ -97,8 +97,9 @@ func hostCheck(ctx context.Context) Check {
 
 // agentCheck says where an agent over MCP acts: docs/security.md#confinement.
 func agentCheck(pol *policy.Policy) Check {
-	c := Check{Name: "agents", OK: true, Detail: "an agent over MCP gets a confined virtual session of its own (session " +
-		session.AgentID + " when it names none; attach with --session " + session.AgentID + ")"}
+	first := session.DefaultID(session.AgentPrincipal)
+	c := Check{Name: "agents", OK: true, Detail: "each agent over MCP gets a confined virtual session of its own while it is connected (" +
+		first + ", then " + session.DefaultID(session.AgentN(2)) + "... when it names none; attach with --session " + first + ")"}
 	if pol.AgentActsAsYou {
 		c.Detail = "the agent acts as you: an agent over MCP that names no session drives your own desktop (policy agentActsAsYou)"
 	}

@@ -125,7 +125,9 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 	defer done()
 	if c.conn == nil {
 		endDial := trace("connect")
-		conn, err := dialHost(ctx, c.Opts, req)
+		o := c.Opts
+		o.Person = true
+		conn, err := dialHost(ctx, o, req)
 		endDial()
 		if err != nil {
 			return nil, err

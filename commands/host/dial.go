@@ -39,6 +39,9 @@ type ClientOptions struct {
 	// HTTP asks the host to serve HTTP for as long as the connection stays open (serve --http
 	// joining a running host).
 	HTTP *HTTPOptions
+	// Person marks w365's own CLI and REPL (Client sets it): calls naming no session act on
+	// the person's default session, never an agent's (agents.go).
+	Person bool
 }
 
 // DialHost connects to the host, starting or replacing it when needed, and returns
@@ -108,7 +111,7 @@ func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, 
 	if err != nil {
 		return nil, reply, err
 	}
-	h := helloLine{hello: hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy}}
+	h := helloLine{hello: hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy, Person: o.Person}}
 	if o.HTTP != nil {
 		h.HTTP, _ = json.Marshal(o.HTTP)
 	}

@@ -85,6 +85,8 @@ type Host struct {
 	traces    traceSet
 	// approvals are the calls waiting for a person's yes (approval.go).
 	approvals approvalSet
+	// agents are the principals of the agent connections open now (agents.go).
+	agents agentConns
 }
 
 // New builds a host; Listen and Serve make it reachable.
@@ -186,6 +188,9 @@ func (h *Host) Serve(ctx context.Context) {
 // ServeStdio serves one MCP client on stdin/stdout until it disconnects.
 func (h *Host) ServeStdio(ctx context.Context, o ServeOptions, sessionName string) error {
 	t := orderedTransport{Transport: lineTransport{r: os.Stdin, w: nopCloser{os.Stdout}}, session: sessionName}
+	if sessionName == "" || sessionName == session.DefaultName {
+		t.agentHost = h
+	}
 	ss, err := h.mcpServer(o, false).Connect(ctx, t, nil)
 	if err != nil {
 		return err

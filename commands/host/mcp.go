@@ -148,6 +148,8 @@ const (
 	hdrSeq     = "W365-Seq"
 	hdrConn    = "W365-Conn"
 	hdrSession = "W365-Session"
+	// hdrAgent is an agent connection's principal (agents.go), on each of its requests.
+	hdrAgent = "W365-Agent"
 	// MetaSession in a call's _meta names the session (the CLI sets it).
 	MetaSession = "w365/session"
 	// MetaFull in a call's _meta asks for the whole structured content, the fields the
@@ -170,17 +172,23 @@ var (
 )
 
 // orderedTransport wraps a stream transport and stamps each tools/call with its
-// arrival number and the connection's default session.
+// arrival number and the connection's default session, and each request of an agent
+// connection with its principal.
 type orderedTransport struct {
 	mcp.Transport
 	session string
+	// agentHost is set for an agent connection: the host it claims its principal from and
+	// tells when it closes.
+	agentHost *Host
 }
 
 type orderedConn struct {
 	mcp.Connection
-	id      uint64
-	session string
-	next    uint64
+	id        uint64
+	session   string
+	next      uint64
+	agentHost *Host
+	agent     string
 }
 
 func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -194,20 +202,35 @@ func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	connsMu.Lock()
 	connTable[id] = st
 	connsMu.Unlock()
-	return &orderedConn{Connection: c, id: id, session: t.session}, nil
+	oc := &orderedConn{Connection: c, id: id, session: t.session, agentHost: t.agentHost}
+	if oc.agentHost != nil {
+		oc.agent = oc.agentHost.agents.claim(id)
+	}
+	return oc, nil
 }
 
 func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
-	if req, ok := m.(*jsonrpc.Request); ok && err == nil && req.Method == "tools/call" {
-		c.next++
-		req.Extra = &mcp.RequestExtra{Header: http.Header{
-			hdrSeq:     {strconv.FormatUint(c.next, 10)},
-			hdrConn:    {strconv.FormatUint(c.id, 10)},
-			hdrSession: {c.session},
-		}}
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || err != nil {
+		return m, err
 	}
-	return m, err
+	hdr := http.Header{}
+	if req.Method == "tools/call" {
+		c.next++
+		hdr.Set(hdrSeq, strconv.FormatUint(c.next, 10))
+		hdr.Set(hdrSession, c.session)
+	}
+	if req.Method == "tools/call" || c.agent != "" {
+		hdr.Set(hdrConn, strconv.FormatUint(c.id, 10))
+	}
+	if c.agent != "" {
+		hdr.Set(hdrAgent, c.agent)
+	}
+	if len(hdr) > 0 {
+		req.Extra = &mcp.RequestExtra{Header: hdr}
+	}
+	return m, nil
 }
 
 func (c *orderedConn) Close() error {
@@ -220,6 +243,9 @@ func (c *orderedConn) Close() error {
 		st.mu.Unlock()
 	}
 	connsMu.Unlock()
+	if c.agent != "" {
+		c.agentHost.agentClosed(c.agent, c.id)
+	}
 	return c.Connection.Close()
 }
 
@@ -275,7 +301,7 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 				return errorResult(werr.Invalid("arguments must be a JSON object"), newCorrelationID()), nil
 			}
 		}
-		p := principalOf(req, remote)
+		p := h.principalOf(req.Extra, remote)
 		// Prepare drops the session parameters a tool does not declare; callSession reads them after.
 		in, err := t.Prepare(maps.Clone(args))
 		if err != nil {

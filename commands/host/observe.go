@@ -172,7 +172,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		if raw := req.Params.Arguments; len(raw) > 0 {
 			json.Unmarshal(raw, &args)
 		}
-		p := principalOf(req, remote)
+		p := h.principalOf(req.Extra, remote)
 		front := frontendOf(req)
 		ctx = browser.WithCaller(ctx, callerOf(req, p, front))
 		ctx = withCall(ctx, req, time.Now())

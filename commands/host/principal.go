@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,32 +17,41 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// principal is who is calling: the local user on the host socket and stdio, or over
-// HTTP the owner of an API key ("key:NAME"), the subject of an OAuth token
-// ("oauth:SUB"), or, on a loopback server without authentication, one anonymous caller.
+// principal is who is calling: the local user on the host socket and stdio (an agent
+// connection there is one of its own, agents.go), or over HTTP the owner of an API key
+// ("key:NAME"), the subject of an OAuth token ("oauth:SUB"), or, on a loopback server
+// without authentication, one anonymous caller.
 type principal struct {
 	name  string
 	local bool
+	// agent marks an agent connection's own principal: local, but it reaches its own
+	// sessions only.
+	agent bool
 }
 
 const anonymousPrincipal = "http:anonymous"
 
-// principalOf is the caller of req. remote says the request came over HTTP, where
-// only what the authentication middleware verified (the token info) names a caller:
-// no header or argument a client sends can make it the local user.
-func principalOf(req *mcp.CallToolRequest, remote bool) principal {
+// principalOf is the caller of a request with extra. remote says the request came over
+// HTTP, where only what the authentication middleware verified (the token info) names a
+// caller: no header or argument a client sends can make it the local user. On the socket
+// and stdio, only the host's own transport stamps an agent connection's principal.
+func (h *Host) principalOf(extra *mcp.RequestExtra, remote bool) principal {
 	if !remote {
+		if extra != nil && extra.Header.Get(hdrAgent) != "" && h.agentsApart() {
+			return principal{name: extra.Header.Get(hdrAgent), local: true, agent: true}
+		}
 		return principal{name: session.LocalPrincipal, local: true}
 	}
-	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
-		return principal{name: req.Extra.TokenInfo.UserID}
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return principal{name: extra.TokenInfo.UserID}
 	}
 	return principal{name: anonymousPrincipal}
 }
 
 // anyOwner says whether p may use every principal's sessions: the local user may, to
-// watch and drive what an agent does, unless the policy says otherwise.
-func (h *Host) anyOwner(p principal) bool { return p.local && h.policy.LocalAttachAny }
+// watch and drive what an agent does, unless the policy says otherwise; an agent
+// connection may not.
+func (h *Host) anyOwner(p principal) bool { return p.local && !p.agent && h.policy.LocalAttachAny }
 
 // callerHost is the tool.Host one call sees: the host's services on behalf of p.
 type callerHost struct {
@@ -115,14 +125,15 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 		return nil, werr.Invalid("%s over HTTP needs browserSessionId", t.Name).
 			WithHint("call create_browser_session first and pass its browserSessionId").WithDetail("parameter", "browserSessionId")
 	}
-	name := sessionName(req, args)
-	if name == session.DefaultName && p.local && req.Params.Meta[MetaFull] != true && !h.opts.Policy.AgentActsAsYou &&
-		h.sessions.DefaultActsAsYou() {
-		// An agent (an MCP client other than w365's CLI and REPL) gets a confined virtual
-		// session of its own, not the person's desktop (docs/security.md#confinement).
-		name = session.AgentID
+	if p.agent {
+		conn, _ := strconv.ParseUint(req.Extra.Header.Get(hdrConn), 10, 64)
+		if !h.agents.holds(p.name, conn) {
+			return nil, werr.New(werr.Cancelled, "the connection of this call closed")
+		}
 	}
-	s, err := h.sessions.Resolve(ctx, p.name, name, h.anyOwner(p))
+	// An agent connection's "default" is its own confined virtual session, not the
+	// person's desktop (agents.go, docs/security.md#confinement).
+	s, err := h.sessions.Resolve(ctx, p.name, sessionName(req, args), h.anyOwner(p))
 	if err != nil {
 		return nil, err
 	}

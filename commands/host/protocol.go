@@ -27,6 +27,9 @@ type hello struct {
 	Control *controlRequest `json:"control,omitempty"`
 	// HTTP makes the connection a request to serve HTTP until it closes.
 	HTTP *HTTPOptions `json:"http,omitempty"`
+	// Person says the client is w365's own CLI or REPL, which act where the person asks;
+	// any other client (an agent's stdio relay) is an agent connection (agents.go).
+	Person bool `json:"person,omitempty"`
 }
 
 type helloReply struct {
@@ -102,6 +105,11 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		hi.Session = session.DefaultName
 	}
 	t := orderedTransport{Transport: lineTransport{r: rc, w: c}, session: hi.Session}
+	if !hi.Person && hi.Session == session.DefaultName {
+		// An agent the person pointed at a session of their choice (serve --session) acts
+		// there as the person; one that names none is an agent connection.
+		t.agentHost = h
+	}
 	ss, err := h.mcpServer(hi.Serve, false).Connect(ctx, t, nil)
 	if err != nil {
 		c.Close()

@@ -130,13 +130,7 @@ func (st *resultStore) get(uri string, live func(*session.Session) bool) (*resul
 func (h *Host) readResult(remote bool) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
-		p := principal{name: session.LocalPrincipal, local: true}
-		if remote {
-			p = principal{name: anonymousPrincipal}
-			if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
-				p = principal{name: req.Extra.TokenInfo.UserID}
-			}
-		}
+		p := h.principalOf(req.Extra, remote)
 		r, ok := h.results.get(uri, func(s *session.Session) bool {
 			cur, live := h.sessions.Lookup(s.ID)
 			return live && cur == s && (s.Owner == p.name || h.anyOwner(p))

@@ -210,7 +210,7 @@ func (h *Host) taskMiddleware(remote bool) mcp.Middleware {
 				if !ok || cr.Params == nil || !taskTools[cr.Params.Name] || !declaresTasks(cr.ClientCapabilities()) {
 					return next(ctx, method, req)
 				}
-				owner := principalOf(cr, remote).name
+				owner := h.principalOf(cr.Extra, remote).name
 				// No progress for a task (SEP-2663): its request is answered already, and
 				// tasks/get names the call's phase instead.
 				delete(cr.Params.Meta, "progressToken")
@@ -227,7 +227,7 @@ func (h *Host) taskMiddleware(remote bool) mcp.Middleware {
 					return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: "Missing required client capability",
 						Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`)}
 				}
-				ctx = context.WithValue(ctx, taskOwnerKey{}, principalOf(&mcp.CallToolRequest{Extra: sr.Extra}, remote).name)
+				ctx = context.WithValue(ctx, taskOwnerKey{}, h.principalOf(sr.Extra, remote).name)
 			}
 			return next(ctx, method, req)
 		}

@@ -63,7 +63,7 @@ type Policy struct {
 	LocalAttachAny bool `json:"localAttachAny"`
 	// AgentActsAsYou lets an agent over MCP that names no session drive the person's own
 	// desktop (the default session on DISPLAY); without it the agent gets a confined
-	// virtual session of its own (session.AgentID).
+	// virtual session of its own (session.AgentPrincipal).
 	AgentActsAsYou bool `json:"agentActsAsYou"`
 	// LiveViewFPS caps the frames per second of a session's live view.
 	LiveViewFPS int `json:"liveViewFps"`

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,10 +32,31 @@ const tombstoneCap = 4096
 //   - a principal may run at most the policy's maxSessionsPerPrincipal sessions besides
 //     its default one.
 
-// AgentID is the default session of an agent of the local user (an MCP client that is not
-// w365's own CLI or REPL) when the default session is the person's own display and the
-// policy's agentActsAsYou is off: a confined virtual session, started on first use.
-const AgentID = DefaultName + "-agent"
+// AgentPrincipal names the first agent connection of the local user (an MCP client that is
+// not w365's own CLI or REPL) while the default session is the person's own display and the
+// policy's agentActsAsYou is off: each such connection is a principal of its own, so that its
+// default session is a confined virtual session of its own ("default-agent", then
+// "default-agent-2" for a second connection at the same time), and it sees no other agent's
+// sessions nor the person's.
+const AgentPrincipal = "agent"
+
+// AgentN is the principal of the nth agent connection open at once (1: AgentPrincipal).
+func AgentN(n int) string {
+	if n <= 1 {
+		return AgentPrincipal
+	}
+	return AgentPrincipal + "-" + strconv.Itoa(n)
+}
+
+// isAgent says whether owner is an agent connection's principal (AgentN).
+func isAgent(owner string) bool {
+	if owner == AgentPrincipal {
+		return true
+	}
+	num, ok := strings.CutPrefix(owner, AgentPrincipal+"-")
+	n, err := strconv.Atoi(num)
+	return ok && err == nil && n > 1 && AgentN(n) == owner
+}
 
 // DefaultActsAsYou says whether the local default session is the person's own desktop
 // rather than a virtual one.
@@ -52,10 +74,14 @@ func randomHex(n int) string {
 }
 
 // DefaultID is the id of owner's implicit default session: "default" for the local
-// principal, "default-" and a digest of the principal for anyone else.
+// principal, "default-agent" (-2, ...) for an agent connection's, "default-" and a digest of
+// the principal for anyone else.
 func DefaultID(owner string) string {
 	if owner == LocalPrincipal || owner == "" {
 		return DefaultName
+	}
+	if isAgent(owner) {
+		return DefaultName + "-" + owner
 	}
 	sum := sha256.Sum256([]byte(owner))
 	return DefaultName + "-" + hex.EncodeToString(sum[:8])
@@ -113,9 +139,6 @@ func (m *Manager) Resolve(ctx context.Context, caller, id string, anyOwner bool)
 	if id == "" || id == DefaultName {
 		return m.open(ctx, DefaultID(caller), caller, 0, false)
 	}
-	if id == AgentID && caller == LocalPrincipal {
-		return m.open(ctx, AgentID, caller, 0, false)
-	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -167,6 +190,28 @@ func (m *Manager) EndFor(caller, id string, anyOwner bool) ([]string, error) {
 	m.mu.Unlock()
 	s.close()
 	return s.Kept(), nil
+}
+
+// EndOwnedBy ends every session of owner (an agent connection that closed) and returns
+// their ids.
+func (m *Manager) EndOwnedBy(owner string) []string {
+	m.mu.Lock()
+	var ended []*Session
+	for id, s := range m.sessions {
+		if s.Owner == owner {
+			delete(m.sessions, id)
+			m.buryLocked(s, "ended with its agent's connection")
+			ended = append(ended, s)
+		}
+	}
+	m.mu.Unlock()
+	var ids []string
+	for _, s := range ended {
+		s.close()
+		ids = append(ids, s.ID)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // ListFor describes caller's sessions (every session with anyOwner), oldest first.

@@ -38,6 +38,16 @@ func TestGeneratedIDsCarry128RandomBits(t *testing.T) {
 		}
 		seen[id] = true
 	}
+	for owner, want := range map[string]string{"agent": "default-agent", "agent-2": "default-agent-2", "agent-12": "default-agent-12"} {
+		if got := DefaultID(owner); got != want || ValidateName(got) == nil {
+			t.Errorf("DefaultID(%q) = %q (a name a person may give: %v), want %q, reserved", owner, got, ValidateName(got) == nil, want)
+		}
+	}
+	for _, owner := range []string{"agent-1", "agent-02", "agentx", "agent-", "key:agent"} {
+		if got := DefaultID(owner); strings.HasPrefix(got, "default-agent") {
+			t.Errorf("DefaultID(%q) = %q: not an agent connection's principal, it must not take an agent's id", owner, got)
+		}
+	}
 	if DefaultID(LocalPrincipal) != "default" || DefaultID("key:a") == DefaultID("key:b") || !IsDefaultID(DefaultID("key:a")) {
 		t.Fatal("default ids do not separate principals")
 	}

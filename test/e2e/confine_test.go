@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
 	"github.com/w365/w365/test/testenv"
@@ -728,19 +732,7 @@ func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
 		if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
 			t.Fatalf("get_screen_size: %s", e2e.Text(res))
 		}
-		var list struct {
-			Sessions []struct {
-				SessionID   string `json:"sessionId"`
-				Display     string `json:"display"`
-				Virtual     bool   `json:"virtual"`
-				Confinement string `json:"confinement"`
-			} `json:"sessions"`
-		}
-		e2e.Structured(t, e2e.Call(t, cs, "list_sessions", nil), &list)
-		if len(list.Sessions) != 1 {
-			t.Fatalf("sessions after the agent's first call: %+v", list.Sessions)
-		}
-		s := list.Sessions[0]
+		s := onlySession(t, cs)
 		switch {
 		case !actsAsYou && (s.SessionID != "default-agent" || !s.Virtual || s.Display == ":"+strconv.Itoa(display) || s.Confinement != "confined"):
 			t.Errorf("the agent landed on %+v, want its own confined virtual session", s)
@@ -755,6 +747,71 @@ func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
 		}
 		cs.Close()
 		h.StopHost()
+	}
+}
+
+type listedSession struct {
+	SessionID   string `json:"sessionId"`
+	Display     string `json:"display"`
+	Virtual     bool   `json:"virtual"`
+	Confinement string `json:"confinement"`
+}
+
+// onlySession is the one session cs lists, failing the test when it lists another number.
+func onlySession(t *testing.T, cs *mcp.ClientSession) listedSession {
+	t.Helper()
+	var list struct {
+		Sessions []listedSession `json:"sessions"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "list_sessions", nil), &list)
+	if len(list.Sessions) != 1 {
+		t.Fatalf("the agent lists %+v, want its one session", list.Sessions)
+	}
+	return list.Sessions[0]
+}
+
+// Two agents connected at once each get a session of their own, whatever _meta their client
+// sends (w365/full is the CLI's ask for whole results, not a way onto the person's display):
+// neither lists nor reaches the other's nor the person's, the person reaches both, and an
+// agent's sessions end when it disconnects.
+func TestConfineAgentsAreApart(t *testing.T) {
+	testenv.Require(t, "Xvfb")
+	display, _, _ := personDesktop(t)
+	h := e2e.New(t)
+	h.FakeHome()
+	h.SetEnv("DISPLAY", ":"+strconv.Itoa(display))
+	h.MustRun("session", "start", "mine") // a background host, and a session of the person's
+	first, second := h.MCP(), h.MCP()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, cs := range []*mcp.ClientSession{first, second} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_screen_size", Meta: mcp.Meta{"w365/full": true}})
+		if err != nil || res.IsError {
+			t.Fatalf("get_screen_size: %v %s", err, e2e.Text(res))
+		}
+	}
+	a, b := onlySession(t, first), onlySession(t, second)
+	if a.SessionID != "default-agent" || b.SessionID != "default-agent-2" || !a.Virtual || !b.Virtual || a.Display == b.Display {
+		t.Fatalf("two agents landed on %+v and %+v, want default-agent and default-agent-2 on displays of their own", a, b)
+	}
+	for _, id := range []string{"default-agent", "mine"} {
+		res := e2e.Call(t, second, "get_screen_size", map[string]any{"sessionId": id})
+		if !res.IsError || !strings.Contains(e2e.Text(res), "NOT_FOUND") {
+			t.Errorf("the second agent naming %s: %s, want NOT_FOUND", id, e2e.Text(res))
+		}
+	}
+	if out := h.MustRun("--session", "default-agent-2", "get-screen-size"); !strings.Contains(out, "x") {
+		t.Errorf("the person attaching to the second agent's session: %q", out)
+	}
+	second.Close()
+	var ids string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if ids = h.MustRun("--jq", "[.sessions[].sessionId] | sort | join(\" \")", "session", "list"); ids == "default-agent mine\n" {
+			break
+		}
+	}
+	if ids != "default-agent mine\n" {
+		t.Errorf("after the second agent disconnected the host runs %q, want default-agent and mine", ids)
 	}
 }
 
