@@ -219,7 +219,16 @@ var (
 	binErr  error
 )
 
-// testBinary builds the w365 binary once per test process.
+// TestMain removes the binary testBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// testBinary builds the w365 binary once per test process (TestMain removes it).
 func testBinary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {

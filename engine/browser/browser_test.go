@@ -1224,7 +1224,7 @@ func TestHeadless(t *testing.T) {
 	}
 	_, err := browser.Launch(tctx(t), browser.Options{Env: env})
 	mustCode(t, err, werr.Unavailable) // headful needs a display
-	b, err := browser.Launch(tctx(t), browser.Options{Env: env, Headless: true})
+	b, err := browser.Launch(tctx(t), browser.Options{Env: env, Headless: true, DownloadDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
