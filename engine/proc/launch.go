@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -109,8 +108,9 @@ func Resolve(path string, dirs []string) (string, error) {
 // passed as they are (no shell), detached from the caller's terminal:
 // stdin/stdout/stderr on the null device, working directory the home directory, the
 // environment built by LaunchEnv, and it dies with the host or with its Group (child.Start:
-// its own process group and a parent-death signal on Linux, its own job object on
-// Windows). It returns the pid and the resolved program.
+// its own process group and a parent-death signal on Linux, under a reaper that ends
+// whatever it started when it is not confined (reaper_linux.go); its own job object on
+// Windows). It returns the application's pid and the resolved program.
 func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (int, string, error) {
 	resolved, argv, err := application(path, args, o)
 	if err != nil {
@@ -135,15 +135,14 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 			return 0, resolved, err
 		}
 	}
-	err = child.Start(c)
+	pid, root, err := startApp(c, o.Confine == nil)
 	release()
 	if err != nil {
 		done()
 		return 0, resolved, werr.Wrap(err, werr.Internal, "cannot start %q", path)
 	}
-	pid := c.Process.Pid
 	if o.Group != nil {
-		o.Group.add(pid)
+		o.Group.add(root)
 	}
 	go func() { c.Wait(); done() }() // reap
 	return pid, resolved, nil

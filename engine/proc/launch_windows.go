@@ -3,6 +3,7 @@ package proc
 import (
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -90,4 +92,13 @@ func alsoKnownAs(resolved string) []string {
 		}
 	}
 	return names
+}
+
+// startApp starts c in a job object of its own (child.Start), which holds whatever it
+// starts: app and root are its pid.
+func startApp(c *exec.Cmd, _ bool) (app, root int, err error) {
+	if err := child.Start(c); err != nil {
+		return 0, 0, err
+	}
+	return c.Process.Pid, c.Process.Pid, nil
 }

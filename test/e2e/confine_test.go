@@ -815,6 +815,51 @@ func TestConfineAgentsAreApart(t *testing.T) {
 	}
 }
 
+// On the person's own display a launched application runs as the person, unconfined, yet
+// what it starts ends with the session, or with the host, however it detached: a new
+// session (setsid) and a double fork that orphaned it from the application, which exited
+// at once.
+func TestLaunchedOnYourDisplayEndsWithTheSession(t *testing.T) {
+	testenv.Require(t, "Xvfb")
+	display, _, _ := personDesktop(t)
+	h := e2e.New(t)
+	h.FakeHome()
+	h.SetEnv("DISPLAY", ":"+strconv.Itoa(display))
+	launchAnyWith(t, h, "/usr/bin/python3")
+	token := fmt.Sprintf("w365-detached-%d", time.Now().UnixNano())
+	code := "import os, sys, time\nif os.fork(): sys.exit()\nos.setsid()\nif os.fork(): os._exit(0)\ntime.sleep(120)\n"
+	h.MustRun("launch-application", "/usr/bin/python3", "--args=-c", "--args="+code, "--args="+token)
+	detached := func() []int {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
+			if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), token) && strings.Contains(filepath.Base(exe), "python") {
+				pid, _ := strconv.Atoi(e.Name())
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	waitFor := func(what string, ok func([]int) bool) {
+		var pids []int
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if pids = detached(); ok(pids) {
+				return
+			}
+		}
+		t.Fatalf("%s: processes %v", what, pids)
+	}
+	waitFor("the detached process never ran", func(p []int) bool { return len(p) == 1 })
+	h.MustRun("session", "end", "default")
+	waitFor("the detached process outlived its session", func(p []int) bool { return len(p) == 0 })
+	// The same when the host is killed.
+	h.MustRun("launch-application", "/usr/bin/python3", "--args=-c", "--args="+code, "--args="+token)
+	waitFor("the detached process never ran", func(p []int) bool { return len(p) == 1 })
+	syscall.Kill(h.HostPID(), syscall.SIGKILL)
+	waitFor("the detached process outlived its host", func(p []int) bool { return len(p) == 0 })
+}
+
 // The reference's save locations name the session's HOME and /tmp.
 func TestConfineReferenceSaveLocations(t *testing.T) {
 	testenv.Require(t, "chromium")
