@@ -770,16 +770,23 @@ func onlySession(t *testing.T, cs *mcp.ClientSession) listedSession {
 	return list.Sessions[0]
 }
 
-// Two agents connected at once each get a session of their own, whatever _meta their client
-// sends (w365/full is the CLI's ask for whole results, not a way onto the person's display):
-// neither lists nor reaches the other's nor the person's, the person reaches both, and an
-// agent's sessions end when it disconnects.
-func TestConfineAgentsAreApart(t *testing.T) {
+// personHarness is a harness with a fake HOME whose DISPLAY is a person's desktop of its
+// own (personDesktop).
+func personHarness(t *testing.T) *e2e.Harness {
 	testenv.Require(t, "Xvfb")
 	display, _, _ := personDesktop(t)
 	h := e2e.New(t)
 	h.FakeHome()
 	h.SetEnv("DISPLAY", ":"+strconv.Itoa(display))
+	return h
+}
+
+// Two agents connected at once each get a session of their own, whatever _meta their client
+// sends (w365/full is the CLI's ask for whole results, not a way onto the person's display):
+// neither lists nor reaches the other's nor the person's, the person reaches both, and an
+// agent's sessions end when it disconnects.
+func TestConfineAgentsAreApart(t *testing.T) {
+	h := personHarness(t)
 	h.MustRun("session", "start", "mine") // a background host, and a session of the person's
 	first, second := h.MCP(), h.MCP()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -820,11 +827,7 @@ func TestConfineAgentsAreApart(t *testing.T) {
 // session (setsid) and a double fork that orphaned it from the application, which exited
 // at once.
 func TestLaunchedOnYourDisplayEndsWithTheSession(t *testing.T) {
-	testenv.Require(t, "Xvfb")
-	display, _, _ := personDesktop(t)
-	h := e2e.New(t)
-	h.FakeHome()
-	h.SetEnv("DISPLAY", ":"+strconv.Itoa(display))
+	h := personHarness(t)
 	launchAnyWith(t, h, "/usr/bin/python3")
 	token := fmt.Sprintf("w365-detached-%d", time.Now().UnixNano())
 	code := "import os, sys, time\nif os.fork(): sys.exit()\nos.setsid()\nif os.fork(): os._exit(0)\ntime.sleep(120)\n"
