@@ -15,7 +15,12 @@ import (
 // (docs/sessions.md).
 type agentConns struct {
 	mu   sync.Mutex
+	cond sync.Cond
 	held map[string]uint64 // principal -> the connection holding it
+	// resolving counts, per connection, the calls finding or starting its session now;
+	// closing marks a connection that closed: it starts no more.
+	resolving map[uint64]int
+	closing   map[uint64]bool
 }
 
 // claim gives connection conn the lowest free agent principal.
@@ -23,7 +28,8 @@ func (a *agentConns) claim(conn uint64) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.held == nil {
-		a.held = map[string]uint64{}
+		a.held, a.resolving, a.closing = map[string]uint64{}, map[uint64]int{}, map[uint64]bool{}
+		a.cond.L = &a.mu
 	}
 	for n := 1; ; n++ {
 		if name := session.AgentN(n); a.held[name] == 0 {
@@ -33,21 +39,25 @@ func (a *agentConns) claim(conn uint64) string {
 	}
 }
 
-// release frees name, which conn held.
-func (a *agentConns) release(name string, conn uint64) {
+// enter lets a call of conn find or start the session of name, unless conn closed (then
+// its principal may be another connection's by now); leave ends that.
+func (a *agentConns) enter(name string, conn uint64) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.held[name] == conn {
-		delete(a.held, name)
+	if a.held[name] != conn || a.closing[conn] {
+		return false
 	}
+	a.resolving[conn]++
+	return true
 }
 
-// holds says whether conn still holds name: a call that outlives its connection must not
-// act in a session that a later connection given the same name now owns.
-func (a *agentConns) holds(name string, conn uint64) bool {
+func (a *agentConns) leave(conn uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.held[name] == conn
+	if a.resolving[conn]--; a.resolving[conn] <= 0 {
+		delete(a.resolving, conn)
+	}
+	a.cond.Broadcast()
 }
 
 // agentsApart says whether agent connections are principals of their own: while the
@@ -57,13 +67,28 @@ func (h *Host) agentsApart() bool {
 	return !h.policy.AgentActsAsYou && h.sessions.DefaultActsAsYou()
 }
 
-// agentClosed ends the sessions of an agent connection that closed, then frees its
-// principal for the next one (in that order: a later connection never finds them).
+// agentClosed ends the sessions of an agent connection that closed, once none of its calls
+// is still starting one, and frees its principal for the next connection as soon as they
+// are out of reach (in that order: a later connection never finds them).
 func (h *Host) agentClosed(name string, conn uint64) {
-	if h.agents.holds(name, conn) {
-		if ids := h.sessions.EndOwnedBy(name); len(ids) > 0 {
-			h.log.Info("ended the sessions of an agent that disconnected", "agent", name, "ids", ids)
-		}
+	a := &h.agents
+	a.mu.Lock()
+	if a.held[name] != conn {
+		a.mu.Unlock()
+		return
 	}
-	h.agents.release(name, conn)
+	a.closing[conn] = true
+	for a.resolving[conn] > 0 {
+		a.cond.Wait()
+	}
+	a.mu.Unlock()
+	ids := h.sessions.EndOwnedBy(name, func() {
+		a.mu.Lock()
+		delete(a.held, name)
+		delete(a.closing, conn)
+		a.mu.Unlock()
+	})
+	if len(ids) > 0 {
+		h.log.Info("ended the sessions of an agent that disconnected", "agent", name, "ids", ids)
+	}
 }

@@ -127,9 +127,10 @@ func (h *Host) callSession(ctx context.Context, req *mcp.CallToolRequest, t *too
 	}
 	if p.agent {
 		conn, _ := strconv.ParseUint(req.Extra.Header.Get(hdrConn), 10, 64)
-		if !h.agents.holds(p.name, conn) {
+		if !h.agents.enter(p.name, conn) {
 			return nil, werr.New(werr.Cancelled, "the connection of this call closed")
 		}
+		defer h.agents.leave(conn)
 	}
 	// An agent connection's "default" is its own confined virtual session, not the
 	// person's desktop (agents.go, docs/security.md#confinement).

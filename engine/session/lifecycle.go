@@ -193,8 +193,8 @@ func (m *Manager) EndFor(caller, id string, anyOwner bool) ([]string, error) {
 }
 
 // EndOwnedBy ends every session of owner (an agent connection that closed) and returns
-// their ids.
-func (m *Manager) EndOwnedBy(owner string) []string {
+// their ids. gone runs once no call can reach them any more, before they are stopped.
+func (m *Manager) EndOwnedBy(owner string, gone func()) []string {
 	m.mu.Lock()
 	var ended []*Session
 	for id, s := range m.sessions {
@@ -205,6 +205,7 @@ func (m *Manager) EndOwnedBy(owner string) []string {
 		}
 	}
 	m.mu.Unlock()
+	gone()
 	var ids []string
 	for _, s := range ended {
 		s.close()

@@ -820,6 +820,14 @@ func TestConfineAgentsAreApart(t *testing.T) {
 	if ids != "default-agent mine\n" {
 		t.Errorf("after the second agent disconnected the host runs %q, want default-agent and mine", ids)
 	}
+	// The next agent takes the free name, on a desktop of its own.
+	third := h.MCP()
+	if res := e2e.Call(t, third, "get_screen_size", nil); res.IsError {
+		t.Fatalf("get_screen_size: %s", e2e.Text(res))
+	}
+	if c := onlySession(t, third); c.SessionID != "default-agent-2" {
+		t.Errorf("a third agent landed on %+v, want a new default-agent-2", c)
+	}
 }
 
 // On the person's own display a launched application runs as the person, unconfined, yet
