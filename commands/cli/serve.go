@@ -214,6 +214,9 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	if gone := tmpdir.Sweep(tmpdir.Bases()...); len(gone) > 0 {
 		log.Info("removed the temporary directories of hosts that are gone", "count", len(gone))
 	}
+	if ended := session.SweepStates(""); len(ended) > 0 {
+		log.Info("ended the state directories of sessions whose host is gone (their saved files stay)", "dirs", ended)
+	}
 	errc := make(chan error, 2)
 	if f.http != "" {
 		go func() { errc <- h.ListenAndServeHTTP(ctx, httpOpts) }()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -70,8 +71,9 @@ type Session struct {
 	resources map[string]io.Closer
 	order     []string
 	ended     bool
-	state     string   // the state directory (state.go)
-	kept      []string // what its end kept
+	state     string      // the state directory (state.go)
+	stateHeld *tmpdir.Dir // held while the session runs (SweepStates passes it by)
+	kept      []string    // what its end kept
 }
 
 // Info describes a session for listings.
@@ -197,14 +199,14 @@ func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	state, err := makeState(m.opts.StateRoot, name)
+	state, held, err := makeState(m.opts.StateRoot, name)
 	if err != nil {
 		d.Stop()
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot create the session's state directory under %s", m.opts.StateRoot)
 	}
 	now := time.Now()
 	return &Session{ID: name, Created: now, lastUsed: now, Desktop: d, resources: map[string]io.Closer{},
-		LiveToken: randomHex(32), state: state}, nil
+		LiveToken: randomHex(32), state: state, stateHeld: held}, nil
 }
 
 // End stops a session and everything it opened; its id is refused from then on.
@@ -326,6 +328,7 @@ func (s *Session) close() {
 	}
 	s.Desktop.Stop()
 	kept := sweepState(s.state)
+	s.stateHeld.Release()
 	s.mu.Lock()
 	s.kept = kept
 	s.mu.Unlock()

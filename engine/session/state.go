@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/w365/w365/engine/safefs"
+	"github.com/w365/w365/engine/tmpdir"
 )
 
 // A session's files have one home, its state directory (docs/sessions.md#files):
@@ -31,17 +32,41 @@ func DefaultStateRoot() string {
 	return filepath.Join(os.TempDir(), "w365-sessions")
 }
 
-// makeState creates a fresh state directory for session id under root (mode 0700).
-func makeState(root, id string) (string, error) {
+// stateMark is the file in a state directory that marks it as this version's: held by its
+// host while the session runs (tmpdir.Hold), and removed when the session ends. A marked
+// directory that nobody holds is a session's whose host died (SweepStates).
+const stateMark = ".w365-session"
+
+// makeState creates a fresh state directory for session id under root (mode 0700) and
+// holds it for as long as the session runs.
+func makeState(root, id string) (string, *tmpdir.Dir, error) {
 	if root == "" {
 		root = DefaultStateRoot()
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	dir, err := os.MkdirTemp(root, id+"-")
+	var dir string
+	var held *tmpdir.Dir
+	var err error
+	for range 3 {
+		if dir, err = os.MkdirTemp(root, id+"-"); err != nil {
+			return "", nil, err
+		}
+		// A sweep that took the new directory first (empty, it is removed) leaves it unheld.
+		if held, err = tmpdir.Hold(dir); err == nil {
+			break
+		}
+	}
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	fail := func(err error) (string, *tmpdir.Dir, error) {
+		held.Remove()
+		return "", nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, stateMark), nil, 0o600); err != nil {
+		return fail(err)
 	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
@@ -52,11 +77,28 @@ func makeState(root, id string) (string, error) {
 			p = filepath.Join(dir, d)
 		}
 		if err := os.MkdirAll(p, 0o700); err != nil {
-			os.RemoveAll(dir)
-			return "", err
+			return fail(err)
 		}
 	}
-	return dir, nil
+	return dir, held, nil
+}
+
+// SweepStates ends, under root (DefaultStateRoot when ""), the state directories of
+// sessions whose host died: each marked one that no process holds is swept as the end of
+// its session would have (sweepState: its saved files stay). It returns them.
+func SweepStates(root string) []string {
+	if root == "" {
+		root = DefaultStateRoot()
+	}
+	var swept []string
+	tmpdir.SweepDirs(root, func(p string) bool {
+		fi, err := os.Lstat(filepath.Join(p, stateMark))
+		return err == nil && fi.Mode().IsRegular()
+	}, func(p string) {
+		sweepState(p)
+		swept = append(swept, p)
+	})
+	return swept
 }
 
 // StateDir is the session's state directory.
@@ -111,6 +153,7 @@ func sweepState(dir string) []string {
 	}
 	os.RemoveAll(filepath.Join(dir, "tmp"))
 	os.Remove(filepath.Join(dir, "home"))
+	os.Remove(filepath.Join(dir, stateMark))
 	os.Remove(dir)
 	sort.Strings(kept)
 	return kept

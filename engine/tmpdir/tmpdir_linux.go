@@ -59,10 +59,10 @@ func makeHeld(base string, k Kind) (string, *os.File, error) {
 	}
 }
 
-// Sweep removes, in each of bases, the directories of every Kind that belong to this process's user and that no process holds:
-// what hosts that died left behind. It returns the paths it removed. Nothing is followed: a
-// symbolic link of such a name is left alone, and the directories go by os.RemoveAll,
-// which follows no link inside.
+// Sweep removes, in each of bases, the directories of every Kind that belong to this
+// process's user and that no process holds: what hosts that died left behind. It returns
+// the paths it removed. Nothing is followed: a symbolic link of such a name is left alone,
+// and the directories go by os.RemoveAll, which follows no link inside.
 func Sweep(bases ...string) []string {
 	var removed []string
 	seen := map[string]bool{}
@@ -71,30 +71,46 @@ func Sweep(bases ...string) []string {
 			continue
 		}
 		seen[filepath.Clean(base)] = true
-		ents, err := os.ReadDir(base)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !e.IsDir() || !ofAKind(e.Name()) {
-				continue
-			}
-			p := filepath.Join(base, e.Name())
-			var st unix.Stat_t
-			if unix.Lstat(p, &st) != nil || int(st.Uid) != os.Geteuid() {
-				continue
-			}
-			f, err := hold(p)
-			if err != nil {
-				continue // held: its host lives
-			}
+		SweepDirs(base, func(p string) bool { return ofAKind(filepath.Base(p)) }, func(p string) {
 			if os.RemoveAll(p) == nil {
 				removed = append(removed, p)
 			}
-			f.Close()
-		}
+		})
 	}
 	return removed
+}
+
+// Hold holds the directory at path, which its caller made, as Make holds its own, until
+// Remove or Release: SweepDirs passes it by while this process lives.
+func Hold(path string) (*Dir, error) {
+	f, err := hold(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{Path: path, lock: f}, nil
+}
+
+// SweepDirs calls clean, holding it, on every directory in base that belongs to this
+// process's user, that accept takes, and that no process holds. A symbolic link is never
+// taken for a directory.
+func SweepDirs(base string, accept func(path string) bool, clean func(path string)) {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(base, e.Name())
+		var st unix.Stat_t
+		if !e.IsDir() || unix.Lstat(p, &st) != nil || int(st.Uid) != os.Geteuid() || !accept(p) {
+			continue
+		}
+		f, err := hold(p)
+		if err != nil {
+			continue // held: its host lives
+		}
+		clean(p)
+		f.Close()
+	}
 }
 
 // ofAKind says whether name is one Make gives. A directory of a kind's name that an older

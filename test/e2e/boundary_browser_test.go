@@ -38,7 +38,7 @@ func fakeHome(t *testing.T, h *e2e.Harness) string {
 	}
 	env := h.Env[:0]
 	for _, kv := range h.Env {
-		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
 			env = append(env, kv)
 		}
 	}

@@ -26,19 +26,11 @@ import (
 // see the host's processes and outlive the session. These tests ask both to start a
 // marked program and look for it on the host, during the session and after its end.
 
-// stateHome is where a host whose HOME is home keeps its sessions' state directories.
-func stateHome(home string) string {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return d
-	}
-	return filepath.Join(home, ".local", "state")
-}
-
 // sessionFile waits (up to 20 s) for what a program of session wrote at rel below the
 // session's state directory (tmp/NAME is its /tmp) and returns it; nil when nothing came.
 func sessionFile(home, session, rel string) []byte {
 	for range 80 {
-		if m, _ := filepath.Glob(filepath.Join(stateHome(home), "w365", "sessions", session+"-*", rel)); len(m) > 0 {
+		if m, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", session+"-*", rel)); len(m) > 0 {
 			if b, _ := os.ReadFile(m[0]); len(b) > 0 {
 				return b
 			}

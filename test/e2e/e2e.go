@@ -86,10 +86,17 @@ func New(t testing.TB) *Harness {
 		}
 		h.Env = append(h.Env, kv)
 	}
-	h.Env = append(h.Env, "W365_RUNTIME_DIR="+dir)
+	// The sessions' state (their HOME, traces, what they keep) goes to a directory of the
+	// harness's, not the tester's ~/.local/state (FakeHome puts it in the fake HOME).
+	state, err := os.MkdirTemp("", "w365-state-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Env = append(h.Env, "W365_RUNTIME_DIR="+dir, "XDG_STATE_HOME="+state)
 	t.Cleanup(func() {
 		h.StopHost()
 		os.RemoveAll(dir)
+		os.RemoveAll(state)
 	})
 	return h
 }
@@ -121,6 +128,7 @@ func (h *Harness) FakeHome() string {
 		}
 	}
 	h.SetEnv("HOME", home)
+	h.SetEnv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 	return home
 }
 
