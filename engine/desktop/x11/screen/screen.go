@@ -239,35 +239,89 @@ func (s *Screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, e
 	}
 	var img *image.RGBA
 	err := s.do(func() error {
-		g, err := xproto.GetGeometry(s.conn, xproto.Drawable(s.root)).Reply()
-		if err != nil {
-			return xerr(err)
+		stop := s.guard(ctx)
+		var err error
+		img, err = s.capture(r)
+		if why := stop(); why != nil {
+			img = nil
+			return why
 		}
-		bounds := image.Rect(0, 0, int(g.Width), int(g.Height))
-		if r.Empty() {
-			r = bounds
-		} else if !r.In(bounds) {
-			return werr.Invalid("region x=%d y=%d width=%d height=%d is not within the %dx%d screen",
-				r.Min.X, r.Min.Y, r.Dx(), r.Dy(), bounds.Dx(), bounds.Dy()).
-				WithHint("keep x, y >= 0, x+width <= %d and y+height <= %d", bounds.Dx(), bounds.Dy())
-		}
-		if s.bpp != 32 || (s.depth != 24 && s.depth != 32) || xproto.Setup(s.conn).ImageByteOrder != xproto.ImageOrderLSBFirst {
-			return werr.New(werr.Unsupported, "screen depth %d (%d bpp) is not supported; use 24-bit colour", s.depth, s.bpp)
-		}
-		if s.hasSHM {
-			img, err = s.shmCapture(r)
-			if err == nil || connBroken(err) {
-				return err
-			}
-			s.hasSHM = false // fall back for good: the server cannot share memory with us
-		}
-		img, err = s.plainCapture(r)
 		return err
 	})
 	if err != nil && !isWerr(err) {
 		err = werr.Wrap(err, werr.Unavailable, "cannot capture the screen of %s", s.display)
 	}
 	return img, err
+}
+
+// captureLimit bounds how long a capture waits for the X server's answers: any client of
+// the display may hold a server grab for as long as it likes, and the server answers
+// nobody else meanwhile.
+const captureLimit = 15 * time.Second
+
+// guard closes the connection when ctx ends or captureLimit passes, so that an answer the
+// server does not send cannot hold the call; the lock is held. stop ends the guard and
+// returns why it fired (nil when it did not), the connection then dropped.
+func (s *Screen) guard(ctx context.Context) (stop func() error) {
+	conn, passer := s.conn, s.passer
+	var mu sync.Mutex
+	var why error
+	fire := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if why != nil {
+			return
+		}
+		why = err
+		if passer != nil {
+			passer.Abort()
+		} else {
+			go conn.Close() // waits for xgb's writer, which a full socket may hold
+		}
+	}
+	timer := time.AfterFunc(captureLimit, func() {
+		fire(werr.New(werr.Timeout, "the X server of %s did not answer within %s", s.display, captureLimit).
+			WithHint("a program on the display may hold a server grab; try again, or close it"))
+	})
+	cancelled := context.AfterFunc(ctx, func() { fire(werr.Wrap(ctx.Err(), werr.Cancelled, "capture cancelled")) })
+	return func() error {
+		timer.Stop()
+		cancelled()
+		mu.Lock()
+		err := why
+		mu.Unlock()
+		if err != nil {
+			s.dropConn()
+		}
+		return err
+	}
+}
+
+// capture reads r (the whole screen when empty); the lock is held.
+func (s *Screen) capture(r image.Rectangle) (*image.RGBA, error) {
+	g, err := xproto.GetGeometry(s.conn, xproto.Drawable(s.root)).Reply()
+	if err != nil {
+		return nil, xerr(err)
+	}
+	bounds := image.Rect(0, 0, int(g.Width), int(g.Height))
+	if r.Empty() {
+		r = bounds
+	} else if !r.In(bounds) {
+		return nil, werr.Invalid("region x=%d y=%d width=%d height=%d is not within the %dx%d screen",
+			r.Min.X, r.Min.Y, r.Dx(), r.Dy(), bounds.Dx(), bounds.Dy()).
+			WithHint("keep x, y >= 0, x+width <= %d and y+height <= %d", bounds.Dx(), bounds.Dy())
+	}
+	if s.bpp != 32 || (s.depth != 24 && s.depth != 32) || xproto.Setup(s.conn).ImageByteOrder != xproto.ImageOrderLSBFirst {
+		return nil, werr.New(werr.Unsupported, "screen depth %d (%d bpp) is not supported; use 24-bit colour", s.depth, s.bpp)
+	}
+	if s.hasSHM {
+		img, err := s.shmCapture(r)
+		if err == nil || connBroken(err) {
+			return img, err
+		}
+		s.hasSHM = false // fall back for good: the server cannot share memory with us
+	}
+	return s.plainCapture(r)
 }
 
 func (s *Screen) shmCapture(r image.Rectangle) (*image.RGBA, error) {

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb/xproto"
+
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -268,5 +271,44 @@ func TestSharedSegmentIsFreedWhenCapturesStop(t *testing.T) {
 	img, err := s.Capture(context.Background(), image.Rectangle{})
 	if err != nil || img.Bounds().Dx() != 1920 {
 		t.Fatalf("capture after the release: %v", err)
+	}
+}
+
+// A program on the display that grabs the server stops it answering anyone else: a capture
+// then ends with its context (CANCELLED), not with the grab, and works again after it.
+func TestCaptureEndsWithItsContextDuringAServerGrab(t *testing.T) {
+	d := x11test.Start(t)
+	s := openScreen(t, d.Name)
+	if _, err := s.Capture(context.Background(), image.Rect(0, 0, 10, 10)); err != nil {
+		t.Fatal(err)
+	}
+	grabber, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grabber.Close()
+	if err := xproto.GrabServerChecked(grabber).Check(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Capture(ctx, image.Rectangle{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if werr.CodeOf(err) != werr.Cancelled {
+			t.Fatalf("a capture during a server grab: %v, want CANCELLED", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a capture during a server grab did not end with its context")
+	}
+	if err := xproto.UngrabServerChecked(grabber).Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Capture(context.Background(), image.Rect(0, 0, 10, 10)); err != nil {
+		t.Fatalf("a capture after the grab: %v", err)
 	}
 }

@@ -109,6 +109,10 @@ func (p *Passer) Pass(fd int) error {
 	return nil
 }
 
+// Abort closes the connection under xgb, which then fails every answer it waits for: a
+// way out of a wait for a server that does not answer.
+func (p *Passer) Abort() { p.c.Close() }
+
 // fdConn is an X connection whose writes carry the descriptors queued by Pass (SCM_RIGHTS).
 type fdConn struct {
 	*net.UnixConn
