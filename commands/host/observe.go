@@ -211,7 +211,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 			end.Error = werr.As(err)
 		}
 		tr := h.traces.get(ev.Session)
-		if mayType(t.Name) {
+		if asksPage(t.Name) {
 			var pg *pageState
 			if t.Name != "type_text" && end.Error == nil && (tr != nil || h.calls.watched(ev.Session)) {
 				// What the page says went into its password fields decides what is shown.

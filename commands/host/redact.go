@@ -20,13 +20,15 @@ import (
 //     always [REDACTED].
 //   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
 //     steps type) and code run in the page (browser_run_code's code, eval_js's
-//     expression) show only their length while the call runs.
-//   - When the call has ended, the host asks the page which values its password fields
-//     hold and whether the focus is in one. Typed text that went into none is shown;
-//     code is shown with every such value, and every string its typing calls type,
-//     down to its length. Without an answer from the page the text stays hidden, and
-//     so does all typed text when the policy's recordTypedText is false, and desktop
-//     type_text's (no page can tell where it went).
+//     expression, browser_evaluate's function) show only their length while the call
+//     runs.
+//   - When a browser call has succeeded, the host asks the page which values its password
+//     fields hold and whether the focus is in one. Typed text that went into none is
+//     shown; code is shown with every string its typing calls type down to its length;
+//     every such value is shown by its length wherever it stands in the record (any
+//     argument, the summary, the error). Without an answer from the page the text stays
+//     hidden, and so does all typed text when the policy's recordTypedText is false, and
+//     desktop type_text's (no page can tell where it went).
 //   - Whatever was hidden in the arguments is hidden in the summary and the error too.
 
 // Redacted stands where a secret was.
@@ -38,14 +40,12 @@ var secretKey = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
 })
 
-// mayType are the tools through which text can reach a field of the page.
-func mayType(name string) bool {
-	switch name {
-	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form",
-		"browser_execute_batch", "browser_run_code", "browser_eval_js":
-		return true
-	}
-	return false
+// asksPage says whether the record of a call is made again when it ends, with what the
+// page says then: after every browser tool (any of them may return what a password field
+// holds, or carry it as an argument: browser_evaluate's function, browser_wait_for's
+// text) and desktop type_text (whose text stays hidden: no page can tell where it went).
+func asksPage(name string) bool {
+	return name == "type_text" || strings.HasPrefix(name, "browser_")
 }
 
 // pageState is what the page said after a call: the values of its password fields
@@ -133,7 +133,8 @@ func (r redactor) typedText(key string) bool {
 }
 
 func (r redactor) code(key string) bool {
-	return r.tool == "browser_run_code" && key == "code" || key == "expression" && (r.tool == "browser_eval_js" || r.tool == "browser_execute_batch")
+	return r.tool == "browser_run_code" && key == "code" || r.tool == "browser_evaluate" && key == "function" ||
+		key == "expression" && (r.tool == "browser_eval_js" || r.tool == "browser_execute_batch")
 }
 
 // typed is how a typed string shows.
@@ -176,6 +177,10 @@ func (r redactor) value(key string, v any, cookie bool) any {
 			l[i] = r.value(key, vv, cookie)
 		}
 		return l
+	case string:
+		if r.pg != nil {
+			return scrubAll(x, r.pg.Passwords)
+		}
 	}
 	return v
 }

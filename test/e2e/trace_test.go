@@ -21,6 +21,48 @@ import (
 	"github.com/w365/w365/test/testenv"
 )
 
+// A password the agent typed is in no record when a later call reads it back from the
+// page: browser_evaluate returning the field's value (its summary), or comparing it with
+// the password written into its function (its arguments). The trace and host.log hold
+// neither; what the calls return to the agent is theirs (script in the page reads what
+// the page reads).
+func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	ps := newPageServer(t)
+	h.MustRun("get-screen-size")
+	file := strings.Fields(h.MustRun("trace", "start"))
+	cs := h.MCP()
+	const password = "PW-CANARY-readback-96"
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}, ""},
+		{"browser_type", map[string]any{"selector": "#pw", "text": password}, ""},
+		{"browser_evaluate", map[string]any{"function": "() => document.querySelector('#pw').value"}, password},
+		{"browser_evaluate", map[string]any{"function": "() => document.querySelector('#pw').value === '" + password + "'"}, "true"},
+	} {
+		res := e2e.Call(t, cs, c.tool, c.args)
+		if res.IsError || !strings.Contains(e2e.Text(res), c.want) {
+			t.Fatalf("%s: %s (want %q)", c.tool, e2e.Text(res), c.want)
+		}
+	}
+	h.MustRun("trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	if bytes.Contains(raw, []byte(password)) || bytes.Contains(hostLog, []byte(password)) {
+		t.Errorf("the password is in a record:\n%s", raw)
+	}
+	if n := bytes.Count(raw, []byte("‹21 characters›")); n != 3 {
+		t.Errorf("the trace shows the password by its length %d times, want 3 (typed, returned, compared):\n%s", n, raw)
+	}
+}
+
 // An agent's session over MCP is traced from the CLI: every call with its duration,
 // the password by its length only, thumbnails after the calls that changed something, and
 // `trace show` renders an HTML report with them that Chromium displays.
