@@ -1068,6 +1068,19 @@ sys.stderr.write("H\x1b[1AI\n")
 	if pipe.Code != 0 || !strings.HasPrefix(pipe.Stdout, "A\x1b]0;pwned\aB\x1b]52;c;ZWNobyBwd25lZA==\aC\x1b[2JD\rE\u202eF\tG\n") || pipe.Stderr != "H\x1b[1AI\n" {
 		t.Errorf("into a pipe the bytes changed: %+v", pipe)
 	}
+	// --jq prints a string raw, and --json the result's JSON: on a terminal with the same
+	// escapes, into a pipe byte for byte.
+	for _, flags := range [][]string{{"--jq", ".stdout"}, {"--json"}} {
+		term := h.RunTerminal(append(flags, "py", code)...)
+		for _, s := range []string{"\x1b", "\a", "\u202e"} {
+			if strings.Contains(term.Stdout, s) {
+				t.Errorf("%s: the terminal got %q raw: %q", flags[0], s, term.Stdout)
+			}
+		}
+	}
+	if pipe := h.Run("--jq", ".stdout", "py", code); !strings.HasPrefix(pipe.Stdout, "A\x1b]0;pwned\aB\x1b]52;c;ZWNobyBwd25lZA==\aC\x1b[2JD\rE\u202eF\tG\n") {
+		t.Errorf("--jq into a pipe: the bytes changed: %+v", pipe)
+	}
 }
 
 // A session plants no program where the host or the person looks programs up. The
