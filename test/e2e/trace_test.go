@@ -63,6 +63,37 @@ func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
 	}
 }
 
+// A call that names another principal's session fails NOT_FOUND and is in no record of
+// that session: an HTTP agent naming the person's traced session "victim" put its calls
+// (its arguments, its principal) in the person's trace and watch.
+func TestTraceShowsNoCallOfAnotherPrincipal(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("session", "start", "victim")
+	file := strings.Fields(h.MustRun("--session", "victim", "trace", "start"))
+	url, _ := serveHTTP(t, h, []string{"W365_API_KEY=key-a"})
+	agent := connectHTTP(t, url, "Authorization", "Bearer key-a", nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"move_mouse", map[string]any{"sessionId": "victim", "x": 10, "y": 10}},
+		{"get_screen_size", map[string]any{"sessionId": "victim"}},
+	} {
+		if res := e2e.Call(t, agent, c.tool, c.args); !res.IsError {
+			t.Fatalf("%s in another principal's session: %s", c.tool, e2e.Text(res))
+		}
+	}
+	h.MustRun("--session", "victim", "get-cursor-position")
+	h.MustRun("--session", "victim", "trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(`"key:env"`)) || !bytes.Contains(raw, []byte("get_cursor_position")) {
+		t.Errorf("the person's trace, want their call and none of the agent's:\n%s", raw)
+	}
+}
+
 // An agent's session over MCP is traced from the CLI: every call with its duration,
 // the password by its length only, thumbnails after the calls that changed something, and
 // `trace show` renders an HTML report with them that Chromium displays.
