@@ -441,3 +441,45 @@ func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
 		t.Errorf("the page received %s, want cv.txt and made.txt", got)
 	}
 }
+
+// The copies the host stages for a page's file inputs stay until the browser closes, in
+// the host's runtime directory (often in memory, /run/user/UID): a session setting its
+// own large file again and again filled it, 512 MiB a call (25 GiB with 100 paths). The
+// staging directory takes at most 512 MiB: the first set of two 256 MiB files is made,
+// the next is refused, and the runtime directory stays within the bound.
+func TestBrowserUploadsStageABoundedAmount(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	fakeHome(t, h)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	out, ok := pyOver(t, cs, "import os\nf = open('big', 'wb')\nf.truncate(256 << 20)\nf.close()\nprint(os.path.join(os.getcwd(), 'big'))", "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	big := strings.TrimSpace(out.Stdout)
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	up := snapRef(t, snapText, "Upload")
+	set := func(paths ...string) bool {
+		return !e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": paths}).IsError
+	}
+	if !set(big, big) {
+		t.Fatal("two files of 256 MiB were not set")
+	}
+	if set(big) {
+		t.Error("a third file of 256 MiB was staged past the bound")
+	}
+	var staged int64
+	filepath.WalkDir(h.RuntimeDir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				staged += fi.Size()
+			}
+		}
+		return nil
+	})
+	if staged > 600<<20 {
+		t.Errorf("the runtime directory holds %d MiB", staged>>20)
+	}
+}
