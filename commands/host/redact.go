@@ -30,6 +30,8 @@ import (
 //     hidden, and so does all typed text when the policy's recordTypedText is false, and
 //     desktop type_text's (no page can tell where it went).
 //   - Whatever was hidden in the arguments is hidden in the summary and the error too.
+//   - The clipboard's text shows only its length, always: clipboard_write's, and
+//     clipboard_read's summary (clipboardSummary).
 
 // Redacted stands where a secret was.
 const Redacted = "[REDACTED]"
@@ -106,7 +108,7 @@ func redact(t *tool.Tool, args map[string]any, pg *pageState, hideTyped bool) (m
 	if args == nil {
 		return nil, nil
 	}
-	r := redactor{tool: t.Name, pg: pg, hideTyped: hideTyped || t.Name == "type_text", hidden: new([]string)}
+	r := redactor{tool: t.Name, pg: pg, hideTyped: hideTyped || t.Name == "type_text" || t.Name == "clipboard_write", hidden: new([]string)}
 	out := make(map[string]any, len(args))
 	for k, v := range args {
 		out[k] = r.value(k, v, false)
@@ -126,10 +128,20 @@ type redactor struct {
 
 func (r redactor) typedText(key string) bool {
 	switch r.tool {
-	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form":
+	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form", "clipboard_write":
 		return key == "text" || key == "value" || key == "values"
 	}
 	return false
+}
+
+// clipboardSummary is how the records show the summary of a call of tool: clipboard_read's
+// by its length (a clipboard may hold a password copied anywhere, as clipboard_write's
+// text may be one to paste), every other as it is.
+func clipboardSummary(tool, summary string) string {
+	if tool == "clipboard_read" && summary != "" {
+		return lengthOnly(summary)
+	}
+	return summary
 }
 
 func (r redactor) code(key string) bool {

@@ -63,6 +63,28 @@ func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
 	}
 }
 
+// The clipboard's text is in no record, by its length only: what an agent puts there to
+// paste (a password) and what it reads back (on the person's display, what they copied).
+func TestTraceKeepsNoClipboardText(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("get-screen-size")
+	file := strings.Fields(h.MustRun("trace", "start"))
+	cs := h.MCP()
+	const secret = "CLIP-CANARY-password-97"
+	e2e.Call(t, cs, "clipboard_write", map[string]any{"text": secret})
+	if res := e2e.Call(t, cs, "clipboard_read", nil); !strings.Contains(e2e.Text(res), secret) {
+		t.Fatalf("clipboard_read: %s", e2e.Text(res))
+	}
+	h.MustRun("trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secret)) || bytes.Count(raw, []byte("‹23 characters›")) != 2 {
+		t.Errorf("the trace, want the clipboard's text twice by its length:\n%s", raw)
+	}
+}
+
 // A call that names another principal's session fails NOT_FOUND and is in no record of
 // that session: an HTTP agent naming the person's traced session "victim" put its calls
 // (its arguments, its principal) in the person's trace and watch.
