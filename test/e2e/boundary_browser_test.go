@@ -414,14 +414,7 @@ func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
 	for _, f := range []string{"Documents/.env", "Documents/.private/key.txt", "Documents/cv.txt"} {
 		os.WriteFile(filepath.Join(home, f), []byte(e2e.Canary), 0o600)
 	}
-	out, ok := pyOver(t, cs, "import os\nopen('made.txt', 'w').write('made')\nprint(os.path.join(os.getcwd(), 'made.txt'))", "")
-	if !ok || !out.Success {
-		t.Fatalf("python: %+v", out)
-	}
-	made := strings.TrimSpace(out.Stdout)
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
-	snapID, snapText := snapshotOver(t, cs, map[string]any{})
-	up := snapRef(t, snapText, "Upload")
+	made, snapID, up := uploadPage(t, cs, same, "open('made.txt', 'w').write('made')", "made.txt")
 	xauth, _ := filepath.Glob(filepath.Join(os.TempDir(), "w365-xauth-*", "Xauthority"))
 	for _, f := range append([]string{ticket.Name(), filepath.Join(home, "Documents", ".env"), filepath.Join(home, "Documents", ".private", "key.txt")}, xauth...) {
 		res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{f}})
@@ -453,14 +446,7 @@ func TestBrowserUploadsStageABoundedAmount(t *testing.T) {
 	fakeHome(t, h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	out, ok := pyOver(t, cs, "import os\nf = open('big', 'wb')\nf.truncate(256 << 20)\nf.close()\nprint(os.path.join(os.getcwd(), 'big'))", "")
-	if !ok || !out.Success {
-		t.Fatalf("python: %+v", out)
-	}
-	big := strings.TrimSpace(out.Stdout)
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
-	snapID, snapText := snapshotOver(t, cs, map[string]any{})
-	up := snapRef(t, snapText, "Upload")
+	big, snapID, up := uploadPage(t, cs, same, "f = open('big', 'wb')\nf.truncate(256 << 20)\nf.close()", "big")
 	set := func(paths ...string) bool {
 		return !e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": paths}).IsError
 	}
@@ -482,4 +468,18 @@ func TestBrowserUploadsStageABoundedAmount(t *testing.T) {
 	if staged > 600<<20 {
 		t.Errorf("the runtime directory holds %d MiB", staged>>20)
 	}
+}
+
+// uploadPage has a Python call of the session make file name in its scratch directory
+// (code writes it) and opens the page of same with an upload field: the file's path, the
+// snapshot's id and the field's ref.
+func uploadPage(t *testing.T, cs *mcp.ClientSession, same, code, name string) (file, snapID, ref string) {
+	t.Helper()
+	out, ok := pyOver(t, cs, "import os\n"+code+"\nprint(os.path.join(os.getcwd(), '"+name+"'))", "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	return strings.TrimSpace(out.Stdout), snapID, snapRef(t, snapText, "Upload")
 }
