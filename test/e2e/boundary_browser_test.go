@@ -483,3 +483,38 @@ func uploadPage(t *testing.T, cs *mcp.ClientSession, same, code, name string) (f
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
 	return strings.TrimSpace(out.Stdout), snapID, snapRef(t, snapText, "Upload")
 }
+
+// The session's browser starts no application for a URL. A Python call (no network) writes
+// in the session's HOME a desktop entry for the scheme evil: and makes it the default;
+// a link to evil:x clicked, and the browser's "Open Evil?" answered, started that program
+// in the browser's confinement, with its network and its profile (the Cookies file).
+// Judged by effect: the program never runs.
+func TestBrowserStartsNoApplicationForAURL(t *testing.T) {
+	testenv.Require(t, "chromium", "xdg-open")
+	h := e2e.New(t)
+	fakeHome(t, h)
+	cs := h.MCP()
+	out, ok := pyOver(t, cs, `import os
+h = os.environ['HOME']
+for d in ('.local/share/applications', '.config'):
+    os.makedirs(os.path.join(h, d), exist_ok=True)
+ran = os.path.join(h, 'handler-ran')
+open(os.path.join(h, '.local/share/applications/evil.desktop'), 'w').write(
+    '[Desktop Entry]\nType=Application\nName=Evil\nExec=/usr/bin/touch ' + ran + '\nMimeType=x-scheme-handler/evil;\n')
+open(os.path.join(h, '.config/mimeapps.list'), 'w').write('[Default Applications]\nx-scheme-handler/evil=evil.desktop\n')
+print(ran)`, "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	ran := strings.TrimSpace(out.Stdout)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": `data:text/html,<a id="a" href="evil:x">open</a>`})
+	e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#a"})
+	time.Sleep(time.Second)
+	// The dialog's focus is on Cancel: Tab moves it to Open.
+	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"tab"}})
+	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
+	time.Sleep(2 * time.Second)
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the browser started the application the session registered for evil:")
+	}
+}
