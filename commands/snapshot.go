@@ -595,7 +595,8 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 		"Documents, Downloads or Desktop directory, the session's own, or the session's temporary\n" +
 		"directory (its /tmp, never the host's), not hidden, reached without a\n" +
 		"symbolic link below that directory (at most 256 MiB; the page gets a copy the host made);\n" +
-		"anything else is BLOCKED_BY_POLICY." + refNote,
+		"anything else is BLOCKED_BY_POLICY. The copies stay until the browser closes: past 512 MiB\n" +
+		"of them (or half the free space) a file is refused with RESOURCE_EXHAUSTED." + refNote,
 	Example:     "  $ w365 browser set-file-input-ref --snapshot-id s1a2b3c-1 --ref e9 --file-paths ~/Documents/cv.pdf",
 	Annotations: tool.Act,
 }, func(ctx context.Context, env *tool.Env, in SetFileInputRefIn) (DoneOut, error) {

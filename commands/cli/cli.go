@@ -94,7 +94,7 @@ func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Session, "session", envOr("W365_SESSION", "default"), "session to act in (env W365_SESSION)")
 	pf.BoolVar(&g.JSON, "json", false, "print the structured result as JSON")
-	pf.StringVar(&g.JQ, "jq", "", "filter the JSON result with a jq expression (implies --json; strings print raw)")
+	pf.StringVar(&g.JQ, "jq", "", "filter the JSON result with a jq expression (implies --json; strings print raw, on a terminal with control characters as escapes)")
 	pf.BoolVar(&g.Virtual, "virtual", false, "use an embedded virtual desktop even when DISPLAY is set (for a host this starts)")
 	pf.StringVar(&g.Policy, "policy", os.Getenv("W365_POLICY"), "policy file for a host this starts (env W365_POLICY)")
 	pf.StringVar(&g.Browser, "browser", os.Getenv("W365_BROWSER"), "browser executable for a host this starts (env W365_BROWSER; default: Edge, Chrome, then Chromium)")

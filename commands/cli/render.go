@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -387,14 +388,27 @@ func cell(f reflect.Value, terminal bool) string {
 }
 
 // PrintJSON writes v as JSON (indented on a terminal) or, with --jq, what the
-// expression makes of it: strings raw, anything else as JSON, one per line.
+// expression makes of it: strings raw, anything else as JSON, one per line. On a
+// terminal every line shows its control characters and bidirectional overrides as
+// escapes (terminalText; in JSON text those are JSON's own escapes), as every other
+// result does: a raw string a page or a program made (--jq .stdout) cannot drive the
+// terminal. Into a pipe or a file the bytes pass as they are.
 func PrintJSON(iostr IO, g *Globals, v any) error {
+	show := func(s string) string { return s }
+	if iostr.OutIsTerminal {
+		show = terminalText
+	}
 	if g.JQ == "" {
-		enc := json.NewEncoder(iostr.Out)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		if iostr.OutIsTerminal {
 			enc.SetIndent("", "  ")
 		}
-		return enc.Encode(v)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := io.WriteString(iostr.Out, show(b.String()))
+		return err
 	}
 	q, err := gojq.Parse(g.JQ)
 	if err != nil {
@@ -424,13 +438,13 @@ func PrintJSON(iostr IO, g *Globals, v any) error {
 			return werr.Invalid("--jq: %v", err)
 		}
 		if s, ok := r.(string); ok {
-			fmt.Fprintln(iostr.Out, s)
+			fmt.Fprintln(iostr.Out, show(s))
 			continue
 		}
 		out, err := gojq.Marshal(r)
 		if err != nil {
 			return werr.Invalid("--jq: %v", err)
 		}
-		fmt.Fprintln(iostr.Out, string(out))
+		fmt.Fprintln(iostr.Out, show(string(out)))
 	}
 }

@@ -180,14 +180,9 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		ctx = context.WithValue(ctx, callClockKey{}, clock)
 		ev := CallEvent{
 			Phase: "start", ID: h.calls.nextID.Add(1), Time: time.Now(),
-			Session: sessionName(req, args), Tool: t.Name,
+			Session: h.recordedSession(p, sessionName(req, args)), Tool: t.Name,
 			Principal: p.name, Frontend: front, Client: clientOf(req),
 			ReadOnly: t.Annotations.ReadOnly == tool.Yes,
-		}
-		if ev.Session == session.DefaultName {
-			// Each principal's "default" is a session of its own: name the one it is, so
-			// that watch and the trace of the person's default never show another's calls.
-			ev.Session = session.DefaultID(p.name)
 		}
 		hideAll := !h.policy.RecordTypedText
 		ev.Args, _ = redact(t, args, nil, hideAll)
@@ -206,14 +201,15 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		}
 		if res != nil {
 			summarize(res, &end)
+			end.Summary = clipboardSummary(t.Name, end.Summary)
 		}
 		if err != nil && end.Error == nil {
 			end.Error = werr.As(err)
 		}
 		tr := h.traces.get(ev.Session)
-		if mayType(t.Name) {
+		if asksPage(t.Name) {
 			var pg *pageState
-			if t.Name != "type_text" && end.Error == nil && (tr != nil || h.calls.watched(ev.Session)) {
+			if t.Name != "type_text" && end.Error == nil && ev.Session != "" && (tr != nil || h.calls.watched(ev.Session)) {
 				// What the page says went into its password fields decides what is shown.
 				// Only after a call that succeeded: a failed one may never have reached the
 				// browser, and asking would start it.
@@ -239,6 +235,21 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		h.calls.publish(end)
 		return res, err
 	}
+}
+
+// recordedSession is the session whose watch and trace show a call of p that names
+// session name: p's own default for "default" (each principal's is a session of its own),
+// the named session when p may use it, else none: a call naming another principal's
+// session fails NOT_FOUND and shows in no record of that session (nor starts a trace of a
+// name nobody uses, serve --trace).
+func (h *Host) recordedSession(p principal, name string) string {
+	if name == session.DefaultName {
+		return session.DefaultID(p.name)
+	}
+	if s, ok := h.sessions.Lookup(name); ok && (s.Owner == p.name || h.anyOwner(p)) {
+		return name
+	}
+	return ""
 }
 
 // callerOf names the caller whose own state (tab, snapshot, refs) a call reads and

@@ -20,14 +20,18 @@ import (
 //     always [REDACTED].
 //   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
 //     steps type) and code run in the page (browser_run_code's code, eval_js's
-//     expression) show only their length while the call runs.
-//   - When the call has ended, the host asks the page which values its password fields
-//     hold and whether the focus is in one. Typed text that went into none is shown;
-//     code is shown with every such value, and every string its typing calls type,
-//     down to its length. Without an answer from the page the text stays hidden, and
-//     so does all typed text when the policy's recordTypedText is false, and desktop
-//     type_text's (no page can tell where it went).
+//     expression, browser_evaluate's function) show only their length while the call
+//     runs.
+//   - When a browser call has succeeded, the host asks the page which values its password
+//     fields hold and whether the focus is in one. Typed text that went into none is
+//     shown; code is shown with every string its typing calls type down to its length;
+//     every such value is shown by its length wherever it stands in the record (any
+//     argument, the summary, the error). Without an answer from the page the text stays
+//     hidden, and so does all typed text when the policy's recordTypedText is false, and
+//     desktop type_text's (no page can tell where it went).
 //   - Whatever was hidden in the arguments is hidden in the summary and the error too.
+//   - The clipboard's text shows only its length, always: clipboard_write's, and
+//     clipboard_read's summary (clipboardSummary).
 
 // Redacted stands where a secret was.
 const Redacted = "[REDACTED]"
@@ -38,14 +42,12 @@ var secretKey = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie)`)
 })
 
-// mayType are the tools through which text can reach a field of the page.
-func mayType(name string) bool {
-	switch name {
-	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form",
-		"browser_execute_batch", "browser_run_code", "browser_eval_js":
-		return true
-	}
-	return false
+// asksPage says whether the record of a call is made again when it ends, with what the
+// page says then: after every browser tool (any of them may return what a password field
+// holds, or carry it as an argument: browser_evaluate's function, browser_wait_for's
+// text) and desktop type_text (whose text stays hidden: no page can tell where it went).
+func asksPage(name string) bool {
+	return name == "type_text" || strings.HasPrefix(name, "browser_")
 }
 
 // pageState is what the page said after a call: the values of its password fields
@@ -106,7 +108,7 @@ func redact(t *tool.Tool, args map[string]any, pg *pageState, hideTyped bool) (m
 	if args == nil {
 		return nil, nil
 	}
-	r := redactor{tool: t.Name, pg: pg, hideTyped: hideTyped || t.Name == "type_text", hidden: new([]string)}
+	r := redactor{tool: t.Name, pg: pg, hideTyped: hideTyped || t.Name == "type_text" || t.Name == "clipboard_write", hidden: new([]string)}
 	out := make(map[string]any, len(args))
 	for k, v := range args {
 		out[k] = r.value(k, v, false)
@@ -126,14 +128,25 @@ type redactor struct {
 
 func (r redactor) typedText(key string) bool {
 	switch r.tool {
-	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form":
+	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form", "clipboard_write":
 		return key == "text" || key == "value" || key == "values"
 	}
 	return false
 }
 
+// clipboardSummary is how the records show the summary of a call of tool: clipboard_read's
+// by its length (a clipboard may hold a password copied anywhere, as clipboard_write's
+// text may be one to paste), every other as it is.
+func clipboardSummary(tool, summary string) string {
+	if tool == "clipboard_read" && summary != "" {
+		return lengthOnly(summary)
+	}
+	return summary
+}
+
 func (r redactor) code(key string) bool {
-	return r.tool == "browser_run_code" && key == "code" || key == "expression" && (r.tool == "browser_eval_js" || r.tool == "browser_execute_batch")
+	return r.tool == "browser_run_code" && key == "code" || r.tool == "browser_evaluate" && key == "function" ||
+		key == "expression" && (r.tool == "browser_eval_js" || r.tool == "browser_execute_batch")
 }
 
 // typed is how a typed string shows.
@@ -176,6 +189,10 @@ func (r redactor) value(key string, v any, cookie bool) any {
 			l[i] = r.value(key, vv, cookie)
 		}
 		return l
+	case string:
+		if r.pg != nil {
+			return scrubAll(x, r.pg.Passwords)
+		}
 	}
 	return v
 }

@@ -11,32 +11,50 @@ import (
 	"github.com/w365/w365/engine/werr"
 )
 
-// The browser refuses some URLs itself, whoever asks for them (a tool, a
+// The browser opens only some URLs itself, whoever asks for them (a tool, a
 // browser_run_code script through the proxy, a page, the person in the live
-// view): file: (unless Options.AllowFileURLs), chrome:, devtools:,
-// chrome-extension:, chrome-untrusted: and view-source:. The rule is Chromium's
-// URLBlocklist: as a managed policy it is read only from a system directory
-// (/etc/chromium/policies/managed), so it is set per launch as the preference
-// that policy maps to ("policy.url_blocklist"), in the profile's Preferences
-// before the browser starts. Chromium's navigation throttle then fails every
-// such navigation with ERR_BLOCKED_BY_ADMINISTRATOR, browser- or
-// renderer-initiated, top level or frame. The same file points downloads at the
-// session's download directory without a prompt, for any browser context
-// (the host also sets it over DevTools, and the proxy never lets it change).
+// view): http:, https:, data:, blob:, about: (file: with Options.AllowFileURLs),
+// never another scheme (allowedURLs). The rule is Chromium's URLBlocklist and
+// URLAllowlist: as managed policies they are read only from a system directory
+// (/etc/chromium/policies/managed), so they are set per launch as the preferences
+// those policies map to ("policy.url_blocklist", "policy.url_allowlist"), in the
+// profile's Preferences before the browser starts. Chromium's navigation throttle
+// then fails every other navigation with ERR_BLOCKED_BY_ADMINISTRATOR, browser- or
+// renderer-initiated, top level or frame, and starts no external application. The
+// same file points downloads at the session's download directory without a prompt,
+// for any browser context (the host also sets it over DevTools, and the proxy never
+// lets it change).
 // Its Local State turns the system's file chooser off.
 // docs/security.md, "The browser".
 
-// blockedSchemes are the URL schemes the browser refuses.
-var blockedSchemes = []string{"chrome", "devtools", "chrome-extension", "chrome-untrusted", "view-source"}
+// allowedURLs are the URLs the browser opens (URLAllowlist): the web's, the pages a page
+// makes (data:, blob:, about:blank) and the browser's own UI (chrome://*.top-chrome);
+// every other URL is blocked ("*"), a scheme an application registered included (an
+// external protocol: its application would start in the browser's confinement, with the
+// browser's network and profile, from a desktop entry the session wrote in its HOME).
+var allowedURLs = []string{"http://*", "https://*", "data:*", "blob:*", "about:*", "chrome://top-chrome"}
 
-// blocklist is the URLBlocklist of the browser.
-func (b *Browser) blocklist() []any {
-	var l []any
-	if !b.opts.AllowFileURLs {
-		l = append(l, "file://*")
-	}
-	for _, s := range blockedSchemes {
+// internalSchemes are blocked by name too: Chromium exempts its own pages from "*".
+var internalSchemes = []string{"chrome", "devtools", "chrome-extension", "chrome-untrusted", "view-source"}
+
+// blocklist is the URLBlocklist of the browser: everything, and the internal schemes.
+func blocklist() []any {
+	l := []any{"*"}
+	for _, s := range internalSchemes {
 		l = append(l, s+"://*")
+	}
+	return l
+}
+
+// allowlist is the URLAllowlist of the browser: allowedURLs, and file: when the session
+// allows it.
+func (b *Browser) allowlist() []any {
+	var l []any
+	for _, u := range allowedURLs {
+		l = append(l, u)
+	}
+	if b.opts.AllowFileURLs {
+		l = append(l, "file://*")
 	}
 	return l
 }
@@ -50,8 +68,8 @@ func (b *Browser) writeProfilePolicy() error {
 		return werr.Wrap(err, werr.Internal, "cannot create the browser profile")
 	}
 	err := mergePrefs(filepath.Join(dir, "Preferences"), func(section func(string) map[string]any) {
-		section("policy")["url_blocklist"] = b.blocklist()
-		section("policy")["url_allowlist"] = []any{"chrome://top-chrome"}
+		section("policy")["url_blocklist"] = blocklist()
+		section("policy")["url_allowlist"] = b.allowlist()
 		dl := section("download")
 		dl["default_directory"] = b.opts.DownloadDir
 		dl["prompt_for_download"] = false

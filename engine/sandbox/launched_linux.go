@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,15 +25,16 @@ const launchedKillWait = 5 * time.Second
 // symbolic link finds (bindChecked), so that a directory a session swaps for a link shows
 // nothing outside; the credential files inside hidden, every .git read-only as a whole.
 // A directory with a symbolic link on its path when it is looked at here is not shown (a
-// swap after that makes the start fail). It returns the directories shown and, for each,
-// its git entries.
+// swap after that makes the start fail), nor one where programs are looked up (holdsPrograms),
+// nor a file in one. It returns the directories shown and, for each, its git entries.
 func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.Dir, gits [][]string, err error) {
 	fail := func(err error) ([]*safefs.Dir, [][]string, error) {
 		closeDirs(shown)
 		return nil, nil, err
 	}
+	home := homeOf(r.session)
 	for _, d := range dirs {
-		if !dirExists(d) || r.isPrivate(d) || !noLinks(d) {
+		if !dirExists(d) || r.isPrivate(d) || holdsPrograms(d, home) != "" || !noLinks(d) {
 			continue
 		}
 		root, err := m.bindDir(d)
@@ -49,7 +52,7 @@ func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.
 		gits = append(gits, g)
 	}
 	for _, f := range files {
-		if fileExists(f) && noLinks(f) {
+		if fileExists(f) && !slices.ContainsFunc(programDirs(home), func(p string) bool { return within(filepath.Dir(f), p) }) && noLinks(f) {
 			if err := m.bindChecked(f, false, true); err != nil {
 				return fail(err)
 			}

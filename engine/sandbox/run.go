@@ -135,6 +135,40 @@ func (r *Runner) isPrivate(dir string) bool {
 	return false
 }
 
+// programDirs are the directories programs are looked up in: each of the host's PATH
+// (absolute, symbolic links resolved), and ~/bin, which the usual shell start-up files put
+// on the person's PATH once it exists. A program a session wrote there would run outside
+// the sandbox: the host looks up on PATH what it runs itself (tesseract, node, npm, Xvfb,
+// chromium), and the person's shell and editor what they run.
+func programDirs(home string) []string {
+	dirs := filepath.SplitList(os.Getenv("PATH"))
+	if home != "" {
+		dirs = append(dirs, filepath.Join(home, "bin"))
+	}
+	var out []string
+	for _, p := range dirs {
+		if !filepath.IsAbs(p) {
+			continue // a relative entry names no place: exec.LookPath refuses what it finds there
+		}
+		p = filepath.Clean(p)
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// holdsPrograms is the directory of programDirs that dir is, lies in or holds, or "".
+func holdsPrograms(dir, home string) string {
+	for _, p := range programDirs(home) {
+		if within(dir, p) || within(p, dir) {
+			return p
+		}
+	}
+	return ""
+}
+
 // within reports whether path is dir or lies inside it (both clean and absolute). On
 // Windows paths are compared case-insensitively, as the file system does.
 func within(path, dir string) bool {
@@ -336,8 +370,9 @@ func (r *Runner) workspaceRoots(home string) []string {
 // forbiddenCwd says why a directory (not the scratch directory) may not become the
 // sandbox's writable directory, or "". It must lie inside a workspace root, below HOME
 // rather than HOME itself, outside every dot-directory of HOME and every .git, outside
-// the launch directories and system directories: anything written there could run
-// later outside the sandbox (start-up files, autostart entries, keys, hooks, programs).
+// the launch directories, the directories programs are looked up in (holdsPrograms) and
+// system directories: anything written there could run later outside the sandbox
+// (start-up files, autostart entries, keys, hooks, programs).
 func (r *Runner) forbiddenCwd(dir, home string) string {
 	if why := systemCwd(dir, home, r.session); why != "" {
 		return why
@@ -365,6 +400,9 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 		if filepath.IsAbs(l) && (within(dir, l) || within(l, dir)) {
 			return "launch_application starts programs from " + l
 		}
+	}
+	if p := holdsPrograms(dir, home); p != "" {
+		return "programs are looked up in " + p + " (PATH): one written there would run outside the sandbox"
 	}
 	inside := false
 	for _, w := range r.workspaceRoots(home) {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,31 @@ import (
 
 // maxUploadBytes bounds one file set on a file input.
 const maxUploadBytes = 256 << 20
+
+// maxStagedBytes bounds what one browser's staging directory holds. The copies stay until
+// the browser closes (a page reads a file it was given when it sends it), in the host's
+// runtime directory, often a file system in memory (/run/user/UID): a set that would take
+// the directory past this, or past half of the space it and its file system's free space
+// make together, is refused, so that sets repeated in a loop fill neither.
+const maxStagedBytes = 512 << 20
+
+// stagingRoom is how many bytes a new set may add to stage.
+func stagingRoom(stage string) int64 {
+	var used int64
+	filepath.WalkDir(stage, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				used += fi.Size()
+			}
+		}
+		return nil
+	})
+	room := maxStagedBytes - used
+	if free, ok := freeBytes(stage); ok {
+		room = min(room, (used+free)/2-used)
+	}
+	return max(room, 0)
+}
 
 // uploadRoot is a directory files may be uploaded from, as written and resolved.
 type uploadRoot struct{ written, real string }
@@ -44,13 +70,14 @@ func StageFiles(paths []string, stage string, uploadRoots []string, protected ..
 		return nil, werr.Invalid("filePaths must name at least one file")
 	}
 	roots := resolveRoots(uploadRoots)
+	room := stagingRoom(stage)
 	dir, err := os.MkdirTemp(stage, "set-")
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot stage the files")
 	}
 	out := make([]string, 0, len(paths))
 	for i, p := range paths {
-		staged, err := stageFile(p, roots, protected, filepath.Join(dir, strconv.Itoa(i)))
+		staged, err := stageFile(p, roots, protected, filepath.Join(dir, strconv.Itoa(i)), &room)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -60,7 +87,8 @@ func StageFiles(paths []string, stage string, uploadRoots []string, protected ..
 	return out, nil
 }
 
-func stageFile(p string, roots []uploadRoot, protected []string, into string) (string, error) {
+// stageFile copies p into directory into (made here), taking its size from *room.
+func stageFile(p string, roots []uploadRoot, protected []string, into string, room *int64) (string, error) {
 	if p == "" {
 		return "", werr.Invalid("empty file path")
 	}
@@ -105,7 +133,8 @@ func stageFile(p string, roots []uploadRoot, protected []string, into string) (s
 	if err != nil {
 		return "", werr.Wrap(err, werr.Internal, "cannot stage %s", p)
 	}
-	n, err := io.Copy(f, io.LimitReader(src, maxUploadBytes+1))
+	limit := min(maxUploadBytes, *room)
+	n, err := io.Copy(f, io.LimitReader(src, limit+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -114,7 +143,11 @@ func stageFile(p string, roots []uploadRoot, protected []string, into string) (s
 		return "", werr.Wrap(err, werr.Internal, "cannot stage %s", p)
 	case n > maxUploadBytes:
 		return "", werr.Invalid("%s is larger than %d MiB", p, maxUploadBytes>>20)
+	case n > limit:
+		return "", werr.New(werr.ResourceExhausted, "%s does not fit: the files already set on this browser's inputs take what the host stages for it (%d MiB at most, half the free space at most)", p, maxStagedBytes>>20).
+			WithHint("close the browser session (close_browser_session or mcp_W365ComputerUse_EndSession) to free the copies, or set smaller files")
 	}
+	*room -= n
 	return dst, nil
 }
 

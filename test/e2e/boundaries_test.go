@@ -1068,4 +1068,57 @@ sys.stderr.write("H\x1b[1AI\n")
 	if pipe.Code != 0 || !strings.HasPrefix(pipe.Stdout, "A\x1b]0;pwned\aB\x1b]52;c;ZWNobyBwd25lZA==\aC\x1b[2JD\rE\u202eF\tG\n") || pipe.Stderr != "H\x1b[1AI\n" {
 		t.Errorf("into a pipe the bytes changed: %+v", pipe)
 	}
+	// --jq prints a string raw, and --json the result's JSON: on a terminal with the same
+	// escapes, into a pipe byte for byte.
+	for _, flags := range [][]string{{"--jq", ".stdout"}, {"--json"}} {
+		term := h.RunTerminal(append(flags, "py", code)...)
+		for _, s := range []string{"\x1b", "\a", "\u202e"} {
+			if strings.Contains(term.Stdout, s) {
+				t.Errorf("%s: the terminal got %q raw: %q", flags[0], s, term.Stdout)
+			}
+		}
+	}
+	if pipe := h.Run("--jq", ".stdout", "py", code); !strings.HasPrefix(pipe.Stdout, "A\x1b]0;pwned\aB\x1b]52;c;ZWNobyBwd25lZA==\aC\x1b[2JD\rE\u202eF\tG\n") {
+		t.Errorf("--jq into a pipe: the bytes changed: %+v", pipe)
+	}
+}
+
+// A session plants no program where the host or the person looks programs up. The
+// person's PATH (the host's) starts with ~/bin and ~/go/bin, and ~/go/bin holds their
+// gopls. The agent writes a tesseract into ~/bin and a gopls over theirs from Python
+// (cwd ~/bin, and ~/go, which holds ~/go/bin), copies one over gopls with a launched cp,
+// then has the host read the screen (which runs tesseract from PATH). Judged by effect:
+// no planted program ran (a canary outside every root), and the person's gopls is theirs.
+func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
+	testenv.Require(t, "bwrap", "tesseract")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	for _, d := range []string{"bin", "go/bin", "project"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	gopls := filepath.Join(home, "go", "bin", "gopls")
+	const theirs = "#!/bin/sh\necho the person's gopls\n"
+	os.WriteFile(gopls, []byte(theirs), 0o755)
+	h.SetEnv("PATH", filepath.Join(home, "bin")+":"+filepath.Join(home, "go", "bin")+":"+os.Getenv("PATH"))
+	ran := filepath.Join(t.TempDir(), "planted-program-ran")
+	evil := "#!/bin/sh\ntouch " + ran + "\nexit 1\n"
+	launchAnyWith(t, h, "/usr/bin/cp")
+	cs := h.MCP()
+	plant := "import os\nfor f in %q:\n    os.makedirs(os.path.dirname(f) or '.', exist_ok=True)\n    open(f, 'w').write(%q)\n    os.chmod(f, 0o755)\n"
+	for cwd, files := range map[string]string{"~/bin": "tesseract", "~/go": "bin/gopls", "~/project": "evil"} {
+		pyOver(t, cs, fmt.Sprintf(plant, []string{files}, evil), cwd)
+	}
+	if _, err := os.Stat(filepath.Join(home, "project", "evil")); err != nil {
+		t.Fatalf("the session could not write its own project: %v", err)
+	}
+	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp",
+		"args": []string{filepath.Join(home, "project", "evil"), gopls}})
+	time.Sleep(2 * time.Second) // the copy, if cp was shown ~/go/bin
+	e2e.Call(t, cs, "analyze_screen", map[string]any{})
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the host ran a tesseract the session planted on PATH")
+	}
+	if b, _ := os.ReadFile(gopls); string(b) != theirs {
+		t.Errorf("the person's gopls was replaced by %q", b)
+	}
 }

@@ -414,14 +414,7 @@ func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
 	for _, f := range []string{"Documents/.env", "Documents/.private/key.txt", "Documents/cv.txt"} {
 		os.WriteFile(filepath.Join(home, f), []byte(e2e.Canary), 0o600)
 	}
-	out, ok := pyOver(t, cs, "import os\nopen('made.txt', 'w').write('made')\nprint(os.path.join(os.getcwd(), 'made.txt'))", "")
-	if !ok || !out.Success {
-		t.Fatalf("python: %+v", out)
-	}
-	made := strings.TrimSpace(out.Stdout)
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
-	snapID, snapText := snapshotOver(t, cs, map[string]any{})
-	up := snapRef(t, snapText, "Upload")
+	made, snapID, up := uploadPage(t, cs, same, "open('made.txt', 'w').write('made')", "made.txt")
 	xauth, _ := filepath.Glob(filepath.Join(os.TempDir(), "w365-xauth-*", "Xauthority"))
 	for _, f := range append([]string{ticket.Name(), filepath.Join(home, "Documents", ".env"), filepath.Join(home, "Documents", ".private", "key.txt")}, xauth...) {
 		res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{f}})
@@ -439,5 +432,89 @@ func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
 	}
 	if got := evalValue(t, cs, "JSON.stringify(window.__log.filter(s => s.startsWith('file:')))"); got != `["file:cv.txt|text/plain|18","file:made.txt|text/plain|4"]` {
 		t.Errorf("the page received %s, want cv.txt and made.txt", got)
+	}
+}
+
+// The copies the host stages for a page's file inputs stay until the browser closes, in
+// the host's runtime directory (often in memory, /run/user/UID): a session setting its
+// own large file again and again filled it, 512 MiB a call (25 GiB with 100 paths). The
+// staging directory takes at most 512 MiB: the first set of two 256 MiB files is made,
+// the next is refused, and the runtime directory stays within the bound.
+func TestBrowserUploadsStageABoundedAmount(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	fakeHome(t, h)
+	same, _ := snapPages(t)
+	cs := h.MCP()
+	big, snapID, up := uploadPage(t, cs, same, "f = open('big', 'wb')\nf.truncate(256 << 20)\nf.close()", "big")
+	set := func(paths ...string) bool {
+		return !e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": paths}).IsError
+	}
+	if !set(big, big) {
+		t.Fatal("two files of 256 MiB were not set")
+	}
+	if set(big) {
+		t.Error("a third file of 256 MiB was staged past the bound")
+	}
+	var staged int64
+	filepath.WalkDir(h.RuntimeDir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				staged += fi.Size()
+			}
+		}
+		return nil
+	})
+	if staged > 600<<20 {
+		t.Errorf("the runtime directory holds %d MiB", staged>>20)
+	}
+}
+
+// uploadPage has a Python call of the session make file name in its scratch directory
+// (code writes it) and opens the page of same with an upload field: the file's path, the
+// snapshot's id and the field's ref.
+func uploadPage(t *testing.T, cs *mcp.ClientSession, same, code, name string) (file, snapID, ref string) {
+	t.Helper()
+	out, ok := pyOver(t, cs, "import os\n"+code+"\nprint(os.path.join(os.getcwd(), '"+name+"'))", "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	snapID, snapText := snapshotOver(t, cs, map[string]any{})
+	return strings.TrimSpace(out.Stdout), snapID, snapRef(t, snapText, "Upload")
+}
+
+// The session's browser starts no application for a URL. A Python call (no network) writes
+// in the session's HOME a desktop entry for the scheme evil: and makes it the default;
+// a link to evil:x clicked, and the browser's "Open Evil?" answered, started that program
+// in the browser's confinement, with its network and its profile (the Cookies file).
+// Judged by effect: the program never runs.
+func TestBrowserStartsNoApplicationForAURL(t *testing.T) {
+	testenv.Require(t, "chromium", "xdg-open")
+	h := e2e.New(t)
+	fakeHome(t, h)
+	cs := h.MCP()
+	out, ok := pyOver(t, cs, `import os
+h = os.environ['HOME']
+for d in ('.local/share/applications', '.config'):
+    os.makedirs(os.path.join(h, d), exist_ok=True)
+ran = os.path.join(h, 'handler-ran')
+open(os.path.join(h, '.local/share/applications/evil.desktop'), 'w').write(
+    '[Desktop Entry]\nType=Application\nName=Evil\nExec=/usr/bin/touch ' + ran + '\nMimeType=x-scheme-handler/evil;\n')
+open(os.path.join(h, '.config/mimeapps.list'), 'w').write('[Default Applications]\nx-scheme-handler/evil=evil.desktop\n')
+print(ran)`, "")
+	if !ok || !out.Success {
+		t.Fatalf("python: %+v", out)
+	}
+	ran := strings.TrimSpace(out.Stdout)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": `data:text/html,<a id="a" href="evil:x">open</a>`})
+	e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#a"})
+	time.Sleep(time.Second)
+	// The dialog's focus is on Cancel: Tab moves it to Open.
+	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"tab"}})
+	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
+	time.Sleep(2 * time.Second)
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the browser started the application the session registered for evil:")
 	}
 }

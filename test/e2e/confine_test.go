@@ -781,6 +781,90 @@ func personHarness(t *testing.T) *e2e.Harness {
 	return h
 }
 
+// An agent over stdio that names no session is confined to a virtual session of its own
+// (docs/security.md#confinement); naming the person's session by its id must not hand it
+// the person's desktop either (before agents were principals of their own, 5248d4c, it
+// listed it with its live view's token, read it and ended it). The person has launched galculator on their own display
+// through the CLI and serves HTTP (so sessions have live views). The agent asks for the
+// session list, the details and the end of "default", and opens any live view of it it was
+// given in its own browser (which shares the host's network). Judged by effect: the
+// person's galculator still runs, and the agent's browser never showed the person's
+// desktop.
+func TestAgentReachesNothingOfThePersonsDesktop(t *testing.T) {
+	testenv.Require(t, "chromium", "galculator")
+	h := personHarness(t)
+	var launched struct {
+		PID int `json:"pid"`
+	}
+	h.JSON(&launched, "launch-application", "galculator")
+	calc := launched.PID
+	if calc == 0 {
+		t.Fatal("the person's galculator did not start")
+	}
+	t.Cleanup(func() { syscall.Kill(calc, syscall.SIGKILL) })
+	serveHTTP(t, h, []string{"W365_API_KEY=person-key"})
+
+	cs := h.MCP()
+	var list struct {
+		Sessions []struct {
+			SessionID   string `json:"sessionId"`
+			LiveViewURL string `json:"liveViewUrl"`
+		} `json:"sessions"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "list_sessions", nil), &list)
+	var urls []string
+	for _, s := range list.Sessions {
+		if s.SessionID == "default" {
+			t.Errorf("the agent lists the person's session: %+v", s)
+		}
+		if strings.Contains(s.LiveViewURL, "/live/default/") {
+			urls = append(urls, s.LiveViewURL)
+		}
+	}
+	var details struct {
+		Display     string `json:"display"`
+		LiveViewURL string `json:"liveViewUrl"`
+	}
+	if res := e2e.Call(t, cs, "mcp_W365ComputerUse_GetSessionDetails", map[string]any{"sessionId": "default"}); !res.IsError {
+		e2e.Structured(t, res, &details)
+		if details.Display == envOf(h.Env, "DISPLAY") {
+			t.Errorf("the agent got the details of the person's session: %+v", details)
+		}
+		if strings.Contains(details.LiveViewURL, "/live/default/") {
+			urls = append(urls, details.LiveViewURL)
+		}
+	}
+	for _, u := range urls {
+		var title struct {
+			Title string `json:"title"`
+		}
+		e2e.Call(t, cs, "browser_navigate", map[string]any{"url": u})
+		e2e.Structured(t, e2e.Call(t, cs, "browser_get_title", nil), &title)
+		if strings.Contains(title.Title, "live: default") {
+			t.Errorf("the agent's browser shows the person's desktop live (%s)", u)
+		}
+	}
+	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": "default"})
+	e2e.Call(t, cs, "close_browser_session", map[string]any{"browserSessionId": "default"})
+	time.Sleep(time.Second)
+	if syscall.Kill(calc, 0) != nil {
+		t.Error("the agent ended the person's session: their galculator is gone")
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(calc)); err != nil {
+		t.Error("the person's galculator is gone")
+	}
+}
+
+// envOf is the value of key in env ("" when unset).
+func envOf(env []string, key string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
 // Two agents connected at once each get a session of their own, whatever _meta their client
 // sends (w365/full is the CLI's ask for whole results, not a way onto the person's display):
 // neither lists nor reaches the other's nor the person's, the person reaches both, and an
@@ -1003,7 +1087,7 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
 	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
 	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket",
-	"TestAccessibilityBusThatNeverAnswersHoldsNoCall"}
+	"TestAccessibilityBusThatNeverAnswersHoldsNoCall", "TestBoundarySessionPlantsNoProgramOnPATH", "TestBrowserStartsNoApplicationForAURL"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

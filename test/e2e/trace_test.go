@@ -21,6 +21,101 @@ import (
 	"github.com/w365/w365/test/testenv"
 )
 
+// A password the agent typed is in no record when a later call reads it back from the
+// page: browser_evaluate returning the field's value (its summary), or comparing it with
+// the password written into its function (its arguments). The trace and host.log hold
+// neither; what the calls return to the agent is theirs (script in the page reads what
+// the page reads).
+func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	ps := newPageServer(t)
+	h.MustRun("get-screen-size")
+	file := strings.Fields(h.MustRun("trace", "start"))
+	cs := h.MCP()
+	const password = "PW-CANARY-readback-96"
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"browser_navigate", map[string]any{"url": ps.URL + "/trace_login.html"}, ""},
+		{"browser_type", map[string]any{"selector": "#pw", "text": password}, ""},
+		{"browser_evaluate", map[string]any{"function": "() => document.querySelector('#pw').value"}, password},
+		{"browser_evaluate", map[string]any{"function": "() => document.querySelector('#pw').value === '" + password + "'"}, "true"},
+	} {
+		res := e2e.Call(t, cs, c.tool, c.args)
+		if res.IsError || !strings.Contains(e2e.Text(res), c.want) {
+			t.Fatalf("%s: %s (want %q)", c.tool, e2e.Text(res), c.want)
+		}
+	}
+	h.MustRun("trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	if bytes.Contains(raw, []byte(password)) || bytes.Contains(hostLog, []byte(password)) {
+		t.Errorf("the password is in a record:\n%s", raw)
+	}
+	if n := bytes.Count(raw, []byte("‹21 characters›")); n != 3 {
+		t.Errorf("the trace shows the password by its length %d times, want 3 (typed, returned, compared):\n%s", n, raw)
+	}
+}
+
+// The clipboard's text is in no record, by its length only: what an agent puts there to
+// paste (a password) and what it reads back (on the person's display, what they copied).
+func TestTraceKeepsNoClipboardText(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("get-screen-size")
+	file := strings.Fields(h.MustRun("trace", "start"))
+	cs := h.MCP()
+	const secret = "CLIP-CANARY-password-97"
+	e2e.Call(t, cs, "clipboard_write", map[string]any{"text": secret})
+	if res := e2e.Call(t, cs, "clipboard_read", nil); !strings.Contains(e2e.Text(res), secret) {
+		t.Fatalf("clipboard_read: %s", e2e.Text(res))
+	}
+	h.MustRun("trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secret)) || bytes.Count(raw, []byte("‹23 characters›")) != 2 {
+		t.Errorf("the trace, want the clipboard's text twice by its length:\n%s", raw)
+	}
+}
+
+// A call that names another principal's session fails NOT_FOUND and is in no record of
+// that session: an HTTP agent naming the person's traced session "victim" put its calls
+// (its arguments, its principal) in the person's trace and watch.
+func TestTraceShowsNoCallOfAnotherPrincipal(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("session", "start", "victim")
+	file := strings.Fields(h.MustRun("--session", "victim", "trace", "start"))
+	url, _ := serveHTTP(t, h, []string{"W365_API_KEY=key-a"})
+	agent := connectHTTP(t, url, "Authorization", "Bearer key-a", nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"move_mouse", map[string]any{"sessionId": "victim", "x": 10, "y": 10}},
+		{"get_screen_size", map[string]any{"sessionId": "victim"}},
+	} {
+		if res := e2e.Call(t, agent, c.tool, c.args); !res.IsError {
+			t.Fatalf("%s in another principal's session: %s", c.tool, e2e.Text(res))
+		}
+	}
+	h.MustRun("--session", "victim", "get-cursor-position")
+	h.MustRun("--session", "victim", "trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(`"key:env"`)) || !bytes.Contains(raw, []byte("get_cursor_position")) {
+		t.Errorf("the person's trace, want their call and none of the agent's:\n%s", raw)
+	}
+}
+
 // An agent's session over MCP is traced from the CLI: every call with its duration,
 // the password by its length only, thumbnails after the calls that changed something, and
 // `trace show` renders an HTML report with them that Chromium displays.
