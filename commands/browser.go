@@ -61,13 +61,16 @@ const browserKey = "browser"
 func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 	return session.Use(env.Session, browserKey, func(s *session.Session) (*browser.Browser, error) {
 		o := browser.Options{
-			Env:         s.Desktop.Environ(nil),
-			Headless:    env.Host.Browser().Headless,
-			StateDir:    env.Host.Browser().StateDir,
-			DownloadDir: s.DownloadDir(),
-			HomeDir:     s.HomeDir(),
-			TmpDir:      s.TmpDir(),
-			Policy:      env.Policy,
+			Env:      s.Desktop.Environ(nil),
+			Headless: env.Host.Browser().Headless,
+			StateDir: env.Host.Browser().StateDir,
+			// A script of a page on the host's own HTTP origin would pass its origin check
+			// and call its MCP endpoint as an anonymous client (docs/security.md).
+			BlockedOrigins: env.Host.Browser().HostOrigins,
+			DownloadDir:    s.DownloadDir(),
+			HomeDir:        s.HomeDir(),
+			TmpDir:         s.TmpDir(),
+			Policy:         env.Policy,
 		}
 		// The window fills the session's screen from its first page on.
 		if scr, err := screenOf(env); err == nil {

@@ -63,6 +63,9 @@ type Host struct {
 
 	// httpBase is the base URL of the host's HTTP server (nil while it serves none).
 	httpBase atomic.Pointer[string]
+	// httpOrigins are the own origins (serverOrigins) of every HTTP listener the host has
+	// had, which sessions' browsers are started refusing.
+	httpOrigins atomic.Pointer[[]string]
 	// routeName is the name a router knows this host by (HTTPOptions.RouteName), nil
 	// without one.
 	routeName atomic.Pointer[string]

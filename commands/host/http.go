@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,7 +152,22 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 	mux.Handle(liveViewPrefix, liveAppCORS(h.liveViewHandler()))
 	// Health probes (the container's, the chart's) ask without credentials.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	origins := ownOrigins(ln.Addr().String(), base, h.policy.HTTPAllowedOrigins)
+	own := serverOrigins(ln.Addr().String(), base)
+	for {
+		old := h.httpOrigins.Load()
+		var list []string
+		if old != nil {
+			list = slices.Clone(*old)
+		}
+		list = slices.Compact(slices.Sorted(slices.Values(append(list, slices.Collect(maps.Keys(own))...))))
+		if h.httpOrigins.CompareAndSwap(old, &list) {
+			break
+		}
+	}
+	origins := maps.Clone(own)
+	for _, o := range h.policy.HTTPAllowedOrigins {
+		origins[strings.TrimSuffix(strings.ToLower(o), "/")] = true
+	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !originAllowed(r, origins) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
@@ -175,10 +192,11 @@ func (hs *httpServer) serve(ctx context.Context) error {
 	return nil
 }
 
-// ownOrigins are the origins a browser may call the MCP endpoint from: the server's own
-// (its listening address, by IP and, on loopback, as localhost; its public URL) and those
-// the policy lists (httpAllowedOrigins). Another port on the same host is another origin.
-func ownOrigins(listen, base string, listed []string) map[string]bool {
+// serverOrigins are the server's own origins: its listening address, by IP and, on
+// loopback, as localhost, and its public URL. A browser may call the MCP endpoint from
+// these and from those the policy lists (httpAllowedOrigins); another port on the same
+// host is another origin.
+func serverOrigins(listen, base string) map[string]bool {
 	own := map[string]bool{strings.ToLower(base): true}
 	if host, port, err := net.SplitHostPort(listen); err == nil {
 		own["http://"+net.JoinHostPort(host, port)] = true
@@ -187,9 +205,6 @@ func ownOrigins(listen, base string, listed []string) map[string]bool {
 			own["http://"+net.JoinHostPort("127.0.0.1", port)] = true
 			own["http://"+net.JoinHostPort("::1", port)] = true
 		}
-	}
-	for _, o := range listed {
-		own[strings.TrimSuffix(strings.ToLower(o), "/")] = true
 	}
 	return own
 }

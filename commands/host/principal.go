@@ -96,7 +96,13 @@ func (c callerHost) ProtectedPIDs() []int {
 	return append(c.h.sessions.PIDs(), proc.HostPIDs()...)
 }
 
-func (c callerHost) Browser() tool.BrowserConfig { return c.h.opts.Browser }
+func (c callerHost) Browser() tool.BrowserConfig {
+	cfg := c.h.opts.Browser
+	if o := c.h.httpOrigins.Load(); o != nil {
+		cfg.HostOrigins = *o
+	}
+	return cfg
+}
 
 // PrivateDirs is the host's runtime directory (socket, log, sessions, profiles).
 func (c callerHost) PrivateDirs() []string {

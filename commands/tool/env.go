@@ -78,4 +78,7 @@ type BrowserConfig struct {
 	// StateDir is the host's private directory (0700): session browser profiles live in
 	// it, and no upload, PDF or download may read or write inside it.
 	StateDir string
+	// HostOrigins are the origins of the host's own HTTP listener, which a session's
+	// browser must not open: a page of that origin passes the listener's origin check.
+	HostOrigins []string
 }

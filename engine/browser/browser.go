@@ -94,6 +94,9 @@ type Options struct {
 	CDPEndpoint string
 	// AllowFileURLs lets Navigate open file: URLs (blocked by default).
 	AllowFileURLs bool
+	// BlockedOrigins are origins the browser refuses besides the schemes lockdown.go blocks:
+	// the host's own HTTP listener, whose own origin passes its origin check.
+	BlockedOrigins []string
 	// Policy supplies the limits; nil means policy.Default().
 	Policy *policy.Policy
 	// LaunchTimeout bounds the start of the browser; zero means 30 s.

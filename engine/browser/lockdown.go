@@ -37,11 +37,16 @@ var allowedURLs = []string{"http://*", "https://*", "data:*", "blob:*", "about:*
 // internalSchemes are blocked by name too: Chromium exempts its own pages from "*".
 var internalSchemes = []string{"chrome", "devtools", "chrome-extension", "chrome-untrusted", "view-source"}
 
-// blocklist is the URLBlocklist of the browser: everything, and the internal schemes.
-func blocklist() []any {
+// blocklist is the URLBlocklist of the browser: everything, the internal schemes, and
+// Options.BlockedOrigins (a host and port are more specific than the allowlist's schemes,
+// so they win over it).
+func (b *Browser) blocklist() []any {
 	l := []any{"*"}
 	for _, s := range internalSchemes {
 		l = append(l, s+"://*")
+	}
+	for _, o := range b.opts.BlockedOrigins {
+		l = append(l, o)
 	}
 	return l
 }
@@ -68,7 +73,7 @@ func (b *Browser) writeProfilePolicy() error {
 		return werr.Wrap(err, werr.Internal, "cannot create the browser profile")
 	}
 	err := mergePrefs(filepath.Join(dir, "Preferences"), func(section func(string) map[string]any) {
-		section("policy")["url_blocklist"] = blocklist()
+		section("policy")["url_blocklist"] = b.blocklist()
 		section("policy")["url_allowlist"] = b.allowlist()
 		dl := section("download")
 		dl["default_directory"] = b.opts.DownloadDir

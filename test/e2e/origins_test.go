@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 // serve --http answers browsers of its own origin and of the origins the policy lists,
@@ -61,5 +62,37 @@ func TestServeHTTPOriginsAreItsOwnAndThePolicys(t *testing.T) {
 		if got := status(origin); got != want {
 			t.Errorf("Origin %q: status %d, want %d", origin, got, want)
 		}
+	}
+}
+
+// A session's browser does not open the host's own HTTP listener: a script of a page of
+// that origin would pass its origin check and call the MCP endpoint as one more client
+// (on a server without a key, the anonymous principal, whose sessions are every keyless
+// agent's). Other loopback pages open as before.
+func TestSessionBrowserDoesNotOpenTheHostsListener(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	ps := newPageServer(t)
+	addr := freeAddr(t)
+	_, port, _ := strings.Cut(addr, ":")
+	srv := exec.Command(h.Bin, "serve", "--http", addr)
+	srv.Env, srv.Stderr = h.Env, os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	waitListening(t, addr)
+	h.MustRun("session", "start", "b1")
+	if out := h.MustRun("--session", "b1", "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
+		t.Fatalf("a loopback page: %q", out)
+	}
+	for _, u := range []string{"http://" + addr + "/healthz", "http://localhost:" + port + "/healthz"} {
+		res := h.Run("--session", "b1", "browser", "navigate", u)
+		if res.Code == 0 || !strings.Contains(res.Stderr+res.Stdout, "BLOCKED") {
+			t.Errorf("navigate %s: exit %d, %s%s; want it refused", u, res.Code, res.Stdout, res.Stderr)
+		}
+	}
+	if out := h.MustRun("--session", "b1", "browser", "get-text"); strings.Contains(out, "ok") {
+		t.Errorf("the page shows the listener's answer: %q", out)
 	}
 }
