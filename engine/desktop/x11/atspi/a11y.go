@@ -221,7 +221,7 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4}
+		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt}
 		if !win.busOnly {
 			w.peers = t.peer(ctx, conn, win.frame.bus)
 		}
@@ -314,13 +314,39 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		all = append(all, c.n)
 	}
 	all = append(all, textCands...)
+	// In a Qt window, the ancestors too: an element below a hidden widget is hidden
+	// (hiddenQt), whatever its own extents say.
+	var ancestors map[int]int // node index -> its position in all
+	if w.qt {
+		ancestors = map[int]int{}
+		for _, n := range all { // the candidates: range reads all once
+			for p := n.parent; p > 0; p = res.nodes[p].parent {
+				if _, ok := ancestors[p]; !ok {
+					ancestors[p] = len(all)
+					all = append(all, res.nodes[p])
+				}
+			}
+		}
+	}
 	okBox, err := w.details(ctx, all, true)
 	if err != nil {
 		return nil, err
 	}
+	// shown says whether n and each of its ancestors read (ancestors) are on the screen.
+	shown := func(i int, n *raw) bool {
+		if !okBox[i] {
+			return false
+		}
+		for p := n.parent; p > 0; p = res.nodes[p].parent {
+			if j, ok := ancestors[p]; ok && !okBox[j] {
+				return false
+			}
+		}
+		return true
+	}
 	var kept []cand
 	for i, c := range cands {
-		if okBox[i] {
+		if shown(i, c.n) {
 			kept = append(kept, c)
 		}
 	}
@@ -329,7 +355,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		order[n] = i
 	}
 	for i, n := range textCands {
-		if !okBox[len(cands)+i] {
+		if !shown(len(cands)+i, n) {
 			continue
 		}
 		if s := desktop.MatchRank(needle, n.value); s < desktop.NoMatch {

@@ -787,3 +787,46 @@ func TestUnnamedWrappersDoNotCountInTheDepth(t *testing.T) {
 		t.Fatalf("the label beside the button is not in the tree: %+v", root)
 	}
 }
+
+// TestQt5ClosedComboBoxList: Qt keeps the list of a closed combo box (qpdfview's zoom)
+// SHOWING, itself at the screen's corner with no size and its items at their last places
+// (at 0,0 before it first opened, over the document after); neither the tree nor a search
+// shows them until the list opens, below the combo box.
+func TestQt5ClosedComboBoxList(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report - qpdfview", "/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	combo := findEventually(t, tr, desktop.FindQuery{Role: "ComboBox", Name: "100 %"})[0]
+	closed := func(when string) {
+		t.Helper()
+		var items []desktop.Match
+		for i := 0; i < 50; i++ {
+			root, _, err := tr.Tree(context.Background(), 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nodes []desktop.Node
+			flatten(root, &nodes)
+			shown, _ := findNode(nodes, "ListItem", "50 %")
+			if items, err = tr.Find(context.Background(), desktop.FindQuery{Name: "50 %"}); err != nil {
+				t.Fatal(err)
+			}
+			if shown.Role == "" && len(items) == 0 {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("%s the closed list's item 50 %% is shown: %+v", when, items)
+	}
+	closed("before the list opened,")
+	// The arrow at its right end: the combo box is editable, a click on its text opens nothing.
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(combo.X+combo.Width-6), strconv.Itoa(combo.CenterY), "click", "1")
+	root, _ := treeEventually(t, tr, 10, 0, "ListItem", "50 %")
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	if item, _ := findNode(nodes, "ListItem", "50 %"); item.Width <= 0 || item.Y <= combo.Y {
+		t.Errorf("the open list's 50 %% at %d,%d %dx%d, not below the combo box at %d,%d", item.X, item.Y, item.Width, item.Height, combo.X, combo.Y)
+	}
+	xdo(t, d, "key", "Escape")
+	closed("once the list closed again,")
+}

@@ -108,6 +108,8 @@ type walker struct {
 	// gtk4: the window is GTK 4's (4.8), which never sets SHOWING below the window (VISIBLE
 	// decides) and names an element without a name by its class (gtkTypeName).
 	gtk4 bool
+	// qt: the window is Qt's, whose hidden widgets read SHOWING (hiddenQt).
+	qt bool
 	// cache: read the application's Cache.GetItems first; noCache: the walk found that the
 	// application's cache does not hold the window (not worth asking again); cached: the
 	// walk took what it could from the cache, items.
@@ -278,7 +280,8 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			ok[i] = true
 			if c := bcalls[i]; c.err == nil {
 				bx := boxes[i]
-				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.gtk4 && (bx.W <= 0 || bx.H <= 0)) {
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.gtk4 && (bx.W <= 0 || bx.H <= 0)) ||
+					(w.qt && hiddenQt(bx)) {
 					ok[i] = false
 					continue
 				}
@@ -304,6 +307,12 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		return ok
 	}
 }
+
+// hiddenQt says whether a Qt element's extents are those of a hidden widget: Qt answers
+// an empty rectangle at the screen's corner for a widget that is not shown, yet keeps it
+// SHOWING, and its children (a closed combo box's list items) keep the places they had
+// when last shown, inside the window (docs/accessibility.md).
+func hiddenQt(bx extents) bool { return bx.X == 0 && bx.Y == 0 && bx.W == 0 && bx.H == 0 }
 
 // valueRole says whether a role's value is its Value interface's CurrentValue (a range).
 func valueRole(role uint32) bool {
