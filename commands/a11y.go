@@ -52,13 +52,8 @@ func (o TreeOut) Text() string {
 	var b strings.Builder
 	var walk func(n desktop.Node, depth int)
 	walk = func(n desktop.Node, depth int) {
-		fmt.Fprintf(&b, "%s%s %q", strings.Repeat("  ", depth), n.Role, n.Name)
-		if n.Value != "" {
-			fmt.Fprintf(&b, " = %q", n.Value)
-		}
-		for _, s := range n.States {
-			fmt.Fprintf(&b, " [%s]", s)
-		}
+		b.WriteString(strings.Repeat("  ", depth))
+		describe(&b, n.Role, n.Name, n.Value, n.States)
 		fmt.Fprintf(&b, " [%d,%d %dx%d]\n", n.X, n.Y, n.Width, n.Height)
 		for _, c := range n.Children {
 			walk(c, depth+1)
@@ -69,6 +64,18 @@ func (o TreeOut) Text() string {
 		fmt.Fprintf(&b, "[cut at %d elements: raise maxElements or lower maxDepth]\n", o.Count)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// describe writes an element as both tools' text shows it: role, name, the value after
+// "=" and the states in brackets (a field's text, a check box's [checked]).
+func describe(b *strings.Builder, role, name, value string, states []string) {
+	fmt.Fprintf(b, "%s %q", role, name)
+	if value != "" {
+		fmt.Fprintf(b, " = %q", value)
+	}
+	for _, s := range states {
+		fmt.Fprintf(b, " [%s]", s)
+	}
 }
 
 // FindUIIn is find_ui_element's input.
@@ -87,7 +94,8 @@ type FindUIOut struct {
 func (o FindUIOut) Text() string {
 	var b strings.Builder
 	for _, m := range o.Matches {
-		fmt.Fprintf(&b, "%s %q at %d,%d (%dx%d)\n", m.Role, m.Name, m.CenterX, m.CenterY, m.Width, m.Height)
+		describe(&b, m.Role, m.Name, m.Value, m.States)
+		fmt.Fprintf(&b, " at %d,%d (%dx%d)\n", m.CenterX, m.CenterY, m.Width, m.Height)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -307,4 +307,6 @@ type Match struct {
 	Height  int    `json:"height"`
 	CenterX int    `json:"centerX"`
 	CenterY int    `json:"centerY"`
+	// States as Node's: checked, mixed, selected, expanded, focused, disabled.
+	States []string `json:"states,omitempty"`
 }

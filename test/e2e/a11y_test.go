@@ -165,3 +165,47 @@ func TestAnalyzeScreenRegion(t *testing.T) {
 		t.Errorf("three of four region values: %q, want INVALID_ARGUMENT", code)
 	}
 }
+
+// find_ui_element's text, what many clients show a model, carries what an element holds
+// and what it is set to, as the tree's text does: galculator's display reads the result
+// of the keys clicked, and the ticked item of its View menu reads checked.
+func TestFindUIElementTextShowsValueAndStates(t *testing.T) {
+	testenv.Require(t, "galculator")
+	h := e2e.New(t)
+	cs := h.MCP()
+	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/galculator"})
+	e2e.Call(t, cs, "activate_window", map[string]any{"title": "galculator"})
+	// find returns the text and the first match's centre, looking again for up to 5 s.
+	find := func(args map[string]any) (string, int, int) {
+		t.Helper()
+		var found struct {
+			Matches []struct{ CenterX, CenterY int }
+		}
+		for i := 0; i < 50; i++ {
+			res := e2e.Call(t, cs, "find_ui_element", args)
+			if e2e.Structured(t, res, &found); len(found.Matches) > 0 {
+				return e2e.Text(res), found.Matches[0].CenterX, found.Matches[0].CenterY
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("find_ui_element %v found nothing", args)
+		return "", 0, 0
+	}
+	for _, key := range []string{"AC", "1", "2", "*", "7", "="} {
+		_, x, y := find(map[string]any{"role": "Button", "name": key})
+		e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	}
+	text := ""
+	for i := 0; i < 20 && !strings.Contains(text, `= "84"`); i++ {
+		time.Sleep(100 * time.Millisecond)
+		text, _, _ = find(map[string]any{"role": "Text"})
+	}
+	if !strings.Contains(text, `Text "" = "84" at `) {
+		t.Errorf("find_ui_element's text shows no display reading 84: %q", text)
+	}
+	_, x, y := find(map[string]any{"role": "Menu", "name": "View"})
+	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	if text, _, _ = find(map[string]any{"name": "Basic Mode"}); !strings.Contains(text, `MenuItem "Basic Mode" [checked] at `) {
+		t.Errorf("find_ui_element's text shows the ticked Basic Mode unticked: %q", text)
+	}
+}

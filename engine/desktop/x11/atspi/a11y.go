@@ -365,7 +365,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	out := make([]desktop.Candidate, len(kept))
 	for i, c := range kept {
 		n := c.n
-		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h},
+		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
 			Score: c.score, Order: c.order, OnScreen: n.hasBox && n.w > 0 && n.h > 0,
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
