@@ -830,3 +830,23 @@ func TestQt5ClosedComboBoxList(t *testing.T) {
 	xdo(t, d, "key", "Escape")
 	closed("once the list closed again,")
 }
+
+// TestGTK4Tooltip: GTK 4 shows a tooltip on a surface of its own (layer WIDGET, not POPUP)
+// and reports it at its offset in that surface as if it lay in the window; the tree places
+// it through its X window, under the pointer (before: at the window's top left corner).
+func TestGTK4Tooltip(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Calculator", "/usr/bin/gnome-calculator")
+	tr := open(t, d)
+	b := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: ") )"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(b.CenterX), strconv.Itoa(b.CenterY))
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(b.CenterX+2), strconv.Itoa(b.CenterY+2))
+	root, _ := treeEventually(t, tr, 0, 0, "Text", "End Group [)]")
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	tip, _ := findNode(nodes, "Text", "End Group [)]")
+	if tip.Y < b.CenterY || tip.Y > b.CenterY+80 || tip.X+tip.Width < b.X || tip.X > b.X+b.Width+80 {
+		t.Fatalf("the tooltip at %d,%d %dx%d, not by the pointer at %d,%d", tip.X, tip.Y, tip.Width, tip.Height, b.CenterX+2, b.CenterY+2)
+	}
+}
+

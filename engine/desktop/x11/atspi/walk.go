@@ -56,8 +56,8 @@ type raw struct {
 	readText   bool // read the Text interface into value (a content node a text search looks into)
 	// textLen: characters to read again (Qt answers GetText(0, end) with "" when end is
 	// past its text; fetchTexts reads them with an end within it).
-	textLen   int32
-	typeNamed bool // GTK 4 named it by its class (gtkTypeName); mendGTK4 names it
+	textLen int32
+	class   string // the class GTK 4 named it by (gtkTypeName) instead of a name; mendGTK4 names it
 }
 
 func (n *raw) state(bit uint) bool {
@@ -177,7 +177,7 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 				}
 			}
 			if w.gtk4 && gtkTypeName(n.name) {
-				n.name, n.typeNamed = "", true
+				n.name, n.class = "", n.name
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
