@@ -7,6 +7,7 @@ import (
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
 )
 
@@ -34,7 +35,7 @@ func init() {
 
 // TreeIn is get_accessibility_tree's input.
 type TreeIn struct {
-	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=10,default=3"`
+	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=20,default=3"`
 	MaxElements int `json:"maxElements,omitempty" w365:"min=1,max=2000,default=500"`
 }
 
@@ -43,6 +44,9 @@ type TreeOut struct {
 	Root      desktop.Node `json:"root"`
 	Truncated bool         `json:"truncated"`
 	Count     int          `json:"count"`
+	// Deeper: elements whose children lie below maxDepth, the depth walked.
+	Deeper   int `json:"deeper,omitempty"`
+	MaxDepth int `json:"-"`
 }
 
 func (o TreeOut) Text() string {
@@ -63,6 +67,10 @@ func (o TreeOut) Text() string {
 	if o.Truncated {
 		fmt.Fprintf(&b, "[cut at %d elements: raise maxElements or lower maxDepth]\n", o.Count)
 	}
+	if o.Deeper > 0 {
+		fmt.Fprintf(&b, "[%d elements have children below maxDepth %d: raise maxDepth (at most %d), or find_ui_element, which searches every level]\n",
+			o.Deeper, o.MaxDepth, policy.Default().A11yDepthMax)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -80,9 +88,9 @@ func describe(b *strings.Builder, role, name, value string, states []string) {
 
 // FindUIIn is find_ui_element's input.
 type FindUIIn struct {
-	Text         string `json:"text,omitempty" jsonschema:"matched against name and value"`
+	Text         string `json:"text,omitempty" jsonschema:"in name or value"`
 	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem..."`
-	Name         string `json:"name,omitempty" jsonschema:"accessible name; wins over text"`
+	Name         string `json:"name,omitempty" jsonschema:"wins over text"`
 	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"from list_windows; default: foreground"`
 }
 
@@ -106,7 +114,8 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 	Summary: "Foreground window's accessibility tree with click coordinates",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux, UI Automation on Windows): role\n" +
 		"(UI Automation names, with the native role kept), name, value and screen rectangle of each\n" +
-		"visible element. Depth 1-10 (default 3), at most maxElements (default 500) cut breadth-first.",
+		"visible element. Depth 1-20 (default 3), at most maxElements (default 500) cut breadth-first;\n" +
+		"the result says how many elements have children below maxDepth.",
 	Example:     "  $ w365 get-accessibility-tree --max-depth 5\n  $ w365 tree --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in TreeIn) (TreeOut, error) {
@@ -115,7 +124,7 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 		return TreeOut{}, err
 	}
 	root, meta, err := t.Tree(ctx, in.MaxDepth, in.MaxElements)
-	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count}, err
+	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count, Deeper: meta.Deeper, MaxDepth: meta.MaxDepth}, err
 })
 
 // FindUIElement is the tool find_ui_element (w365 find-ui-element).

@@ -282,6 +282,10 @@ type Meta struct {
 	Truncated bool `json:"truncated"`
 	// Count is the number of nodes returned.
 	Count int `json:"count"`
+	// Deeper is the number of nodes returned whose children lie below MaxDepth, the depth
+	// the walk went to (AT-SPI; 0 on Windows, which does not count them).
+	Deeper   int `json:"deeper,omitempty"`
+	MaxDepth int `json:"maxDepth,omitempty"`
 }
 
 // FindQuery selects elements. At least one of Text, Role, Name is required.

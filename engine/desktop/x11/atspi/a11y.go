@@ -186,7 +186,7 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	// The top level of an application window is a Window in UI Automation terms, whatever
 	// the toolkit calls it (Qt: "filler").
 	root.Role = "Window"
-	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
+	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes), Deeper: res.deeper(), MaxDepth: maxDepth}, nil
 }
 
 // Applications are the processes of the applications registered with the accessibility

@@ -850,3 +850,34 @@ func TestGTK4Tooltip(t *testing.T) {
 	}
 }
 
+// TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
+// (gnome-calculator's Angle units reads Degrees in a label inside a list item inside the
+// combo row); the tree says that elements have children below its depth, and a deeper one
+// (up to 20) shows the choice.
+func TestGTK4DeepPreferences(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Calculator", "/usr/bin/gnome-calculator")
+	tr := open(t, d)
+	m := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Primary menu"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	p := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Preferences"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(p.CenterX), strconv.Itoa(p.CenterY), "click", "1")
+	activate(t, d, "Preferences")
+	_, meta := treeEventually(t, tr, 10, 0, "ComboBox", "Angle units")
+	if meta.Deeper == 0 || meta.MaxDepth != 10 {
+		t.Errorf("the tree of depth 10 says %+v: no element with children below it", meta)
+	}
+	root, _ := treeEventually(t, tr, 20, 0, "ComboBox", "Angle units")
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	for _, n := range nodes {
+		if n.Role == "ComboBox" && n.Name == "Angle units" {
+			var below []desktop.Node
+			flatten(n, &below)
+			if _, ok := findNode(below, "Text", "Degrees"); !ok {
+				t.Fatalf("the tree of depth 20 shows no Degrees in the Angle units row: %+v", n)
+			}
+			return
+		}
+	}
+}

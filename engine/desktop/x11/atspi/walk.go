@@ -58,6 +58,8 @@ type raw struct {
 	// past its text; fetchTexts reads them with an end within it).
 	textLen int32
 	class   string // the class GTK 4 named it by (gtkTypeName) instead of a name; mendGTK4 names it
+	// cut: the walk read none of its children, which lie below maxDepth.
+	cut bool
 }
 
 func (n *raw) state(bit uint) bool {
@@ -374,6 +376,17 @@ type walkResult struct {
 	truncated bool
 }
 
+// deeper counts the kept nodes whose children lie below the walk's maxDepth.
+func (r *walkResult) deeper() int {
+	k := 0
+	for _, n := range r.nodes {
+		if n.cut {
+			k++
+		}
+	}
+	return k
+}
+
 // walk reads root's subtree down to maxDepth (root is depth 0), keeping at most
 // maxElements visible nodes in breadth-first order. An unnamed panel or filler that wraps
 // one child does not count in the depth (passThrough): toolkits nest them deep, and a
@@ -457,6 +470,7 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 					d++
 				}
 				if d > maxDepth {
+					n.cut = len(n.children) > 0
 					continue
 				}
 				for _, c := range n.children {
