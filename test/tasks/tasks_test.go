@@ -1042,6 +1042,15 @@ func window(c *client, part string) (string, error) {
 	return "", fmt.Errorf("no window with %q in its title appeared", part)
 }
 
+// activeWindow waits for a window whose title contains part (window) and activates it.
+func activeWindow(c *client, part string) (string, error) {
+	title, err := window(c, part)
+	if err == nil {
+		_, _, err = c.call("activate_window", map[string]any{"title": title})
+	}
+	return title, err
+}
+
 // tree is the foreground window's accessibility tree.
 func tree(c *client) (node, error) {
 	_, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 10})
@@ -1084,6 +1093,18 @@ func beside(root node, label, role string) (node, error) {
 func clickAt(c *client, n node) error {
 	_, _, err := c.call("click", map[string]any{"x": n.X + n.Width/2, "y": n.Y + n.Height/2})
 	return err
+}
+
+// retype replaces the text of the field n: a click in it, ctrl+a, the new text.
+func retype(c *client, n node, text string) error {
+	return first(
+		func() error { return clickAt(c, n) },
+		func() error {
+			_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+			return err
+		},
+		func() error { _, _, err := c.call("type_text", map[string]any{"text": text}); return err },
+	)
 }
 
 // PCManFM (GTK2): open a folder by its icon, then make a subfolder through the menus (File >
@@ -1256,11 +1277,7 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 	printed := zenity(t, h, "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
 		"--add-entry", "Visitor name", "--add-entry", "Host")
 	measure(t, "zenity: fill a visitor form by its labels (its output)", "w365", c, func() error {
-		title, err := window(c, "Visitor pass")
-		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+		if _, err := activeWindow(c, "Visitor pass"); err != nil {
 			return err
 		}
 		root, err := tree(c)
@@ -1297,11 +1314,8 @@ func galculatorTask(t *testing.T, c *client) {
 		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/galculator"}); err != nil {
 			return err
 		}
-		title, err := window(c, "galculator")
+		title, err := activeWindow(c, "galculator")
 		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
 			return err
 		}
 		root, err := tree(c)
@@ -1369,11 +1383,7 @@ func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
 		return node{}, fmt.Errorf("no toggle on the row of %q", item)
 	}
 	measure(t, "zenity: tick rows of a checklist and confirm them (its output)", "w365", c, func() error {
-		title, err := window(c, "Shopping")
-		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+		if _, err := activeWindow(c, "Shopping"); err != nil {
 			return err
 		}
 		root, err := tree(c)
@@ -1464,12 +1474,7 @@ func mousepadSaveAsTask(t *testing.T, c *client, work string) {
 			return err
 		}
 		return first(
-			func() error { return clickAt(c, name) },
-			func() error {
-				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
-				return err
-			},
-			func() error { _, _, err := c.call("type_text", map[string]any{"text": "final.txt"}); return err },
+			func() error { return retype(c, name, "final.txt") },
 			func() error {
 				_, _, err := c.call("click", map[string]any{"x": folder.X + folder.Width/2, "y": folder.Y + folder.Height/2, "clickCount": 2})
 				return err
@@ -1496,11 +1501,8 @@ func mousepadSaveAsTask(t *testing.T, c *client, work string) {
 func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
 	printed := program(t, h, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "tasks", "apps", "print_gtk4.py"))
 	measure(t, "GTK4: a switch, a spin button and a drop-down (its output)", "w365", c, func() error {
-		title, err := window(c, "Print settings")
+		title, err := activeWindow(c, "Print settings")
 		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
 			return err
 		}
 		// look is the node of role beside label in a fresh tree; it looks again (up to 2 s)
@@ -1682,11 +1684,8 @@ func qpdfviewZoomTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	printed := programEnv(t, h, []string{"XDG_CONFIG_HOME=" + cfg, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"},
 		"/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
 	measure(t, "qpdfview: pick 200 % in the zoom combo box (its settings)", "w365", c, func() error {
-		title, err := window(c, "qpdfview")
+		title, err := activeWindow(c, "qpdfview")
 		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
 			return err
 		}
 		_, combos, err := found(c, map[string]any{"role": "ComboBox"}, false)
@@ -1737,12 +1736,11 @@ func geanyPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) 
 	printed := program(t, h, "/usr/bin/geany", "--new-instance", "--config", cfg)
 	wrap := map[string]any{"role": "CheckBox", "name": "Line wrapping"}
 	measure(t, "Geany: Preferences tab, check box and spin button (its configuration)", "w365", c, func() error {
-		title, err := window(c, "Geany")
+		title, err := activeWindow(c, "Geany")
 		if err != nil {
 			return err
 		}
 		if err := first(
-			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
 			func() error { return clickFound(c, map[string]any{"role": "Menu", "name": "Edit"}) },
 			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Preferences"}) },
 			func() error { _, err := window(c, "Preferences"); return err },
@@ -1777,12 +1775,7 @@ func geanyPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) 
 			return err
 		}
 		return first(
-			func() error { return clickAt(c, spin) },
-			func() error {
-				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
-				return err
-			},
-			func() error { _, _, err := c.call("type_text", map[string]any{"text": "100"}); return err },
+			func() error { return retype(c, spin, "100") },
 			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"tab"}}); return err },
 			func() error { return clickButton(c, "OK") },
 			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
@@ -1829,17 +1822,15 @@ func gnomeCalculatorPreferencesTask(t *testing.T, h *e2e.Harness, c *client, wor
 		return row, shown, nil
 	}
 	measure(t, "gnome-calculator: pick an angle unit in Preferences (its settings)", "w365", c, func() error {
-		title, err := window(c, "Calculator")
+		title, err := activeWindow(c, "Calculator")
 		if err != nil {
 			return err
 		}
 		var prefs string
 		if err := first(
-			func() error { _, _, err := c.call("activate_window", map[string]any{"title": title}); return err },
 			func() error { return clickFound(c, map[string]any{"role": "Button", "name": "Primary menu"}) },
 			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Preferences"}) },
-			func() error { prefs, err = window(c, "Preferences"); return err },
-			func() error { _, _, err := c.call("activate_window", map[string]any{"title": prefs}); return err },
+			func() error { prefs, err = activeWindow(c, "Preferences"); return err },
 		); err != nil {
 			return err
 		}
