@@ -881,3 +881,43 @@ func TestGTK4DeepPreferences(t *testing.T) {
 		}
 	}
 }
+
+// TestQt5CurrentTabReadsSelected: Qt marks the current tab of a tab bar FOCUSED and never
+// SELECTED; the tree reads it selected (qpdfview's Settings), and the tab clicked next
+// takes it over.
+func TestQt5CurrentTabReadsSelected(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report - qpdfview", "/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	for _, step := range []desktop.FindQuery{{Role: "MenuItem", Name: "Edit"}, {Role: "MenuItem", Name: "Settings..."}} {
+		m := findEventually(t, tr, step)[0]
+		xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	}
+	activate(t, d, "Settings - qpdfview")
+	selected := func() []string {
+		root, _ := treeEventually(t, tr, 10, 0, "TabItem", "Graphics")
+		var nodes []desktop.Node
+		flatten(root, &nodes)
+		var names []string
+		for _, n := range nodes {
+			if n.Role == "TabItem" && slices.Contains(n.States, "selected") {
+				names = append(names, n.Name)
+			}
+		}
+		return names
+	}
+	if got := selected(); !slices.Equal(got, []string{"Behavior"}) {
+		t.Fatalf("the tabs read selected: %q, want Behavior", got)
+	}
+	g := findEventually(t, tr, desktop.FindQuery{Role: "TabItem", Name: "Graphics"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(g.CenterX), strconv.Itoa(g.CenterY), "click", "1")
+	var got []string
+	for i := 0; i < 50; i++ {
+		// The Graphics page has tabs of its own, the first current.
+		if got = selected(); slices.Equal(got, []string{"General", "Graphics"}) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("after a click on Graphics the tabs read selected: %q", got)
+}

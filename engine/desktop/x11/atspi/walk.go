@@ -67,6 +67,14 @@ func (n *raw) state(bit uint) bool {
 	return int(w) < len(n.states) && n.states[w]&(1<<(bit%32)) != 0
 }
 
+// setState is states with bit set, as a copy (states may be the cache's).
+func setState(states []uint32, bit uint) []uint32 {
+	out := make([]uint32, max(len(states), int(bit/32)+1))
+	copy(out, states)
+	out[bit/32] |= 1 << (bit % 32)
+	return out
+}
+
 func (n *raw) uia() string { return uiaRole(n.role, n.state(stateEditable)) }
 
 // stateNames are the states of desktop.Node: what a control is set to, and whether it
@@ -180,6 +188,11 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 			}
 			if w.gtk4 && gtkTypeName(n.name) {
 				n.name, n.class = "", n.name
+			}
+			if w.qt && n.role == rolePageTab && n.state(stateFocused) {
+				// Qt marks the current tab of a tab bar FOCUSED, never SELECTED, wherever
+				// the keyboard focus is.
+				n.states = setState(n.states, stateSelected)
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
