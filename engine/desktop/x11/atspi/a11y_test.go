@@ -850,11 +850,9 @@ func TestGTK4Tooltip(t *testing.T) {
 	}
 }
 
-// TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
-// (gnome-calculator's Angle units reads Degrees in a label inside a list item inside the
-// combo row); the tree says that elements have children below its depth, and a deeper one
-// (up to 20) shows the choice.
-func TestGTK4DeepPreferences(t *testing.T) {
+// calculatorPreferences opens gnome-calculator's Preferences through its menu button's
+// pop-up menu, and reads its tree.
+func calculatorPreferences(t *testing.T) *atspi.Tree {
 	d := x11test.Start(t)
 	startReal(t, d, "Calculator", "/usr/bin/gnome-calculator")
 	tr := open(t, d)
@@ -863,6 +861,34 @@ func TestGTK4DeepPreferences(t *testing.T) {
 	p := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Preferences"})[0]
 	xdo(t, d, "mousemove", "--sync", strconv.Itoa(p.CenterX), strconv.Itoa(p.CenterY), "click", "1")
 	activate(t, d, "Preferences")
+	return tr
+}
+
+// TestGTK4HiddenPages: GTK 4 keeps the pages a stack does not show VISIBLE, with empty
+// boxes (gnome-calculator's Preferences hold a search page, "No Results Found"); they are
+// not on the screen: neither the tree nor a search shows them, and no element of the tree
+// has an empty box.
+func TestGTK4HiddenPages(t *testing.T) {
+	tr := calculatorPreferences(t)
+	root, _ := treeEventually(t, tr, 20, 0, "ComboBox", "Angle units")
+	var nodes []desktop.Node
+	flatten(root, &nodes)
+	for _, n := range nodes {
+		if n.Width <= 0 || n.Height <= 0 {
+			t.Errorf("%s %q has an empty box at %d,%d %dx%d", n.Role, n.Name, n.X, n.Y, n.Width, n.Height)
+		}
+	}
+	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Text: "No Results Found"}); err != nil || len(ms) > 0 {
+		t.Errorf("a search finds the hidden page's text: %+v (%v)", ms, err)
+	}
+}
+
+// TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
+// (gnome-calculator's Angle units reads Degrees in a label inside a list item inside the
+// combo row); the tree says that elements have children below its depth, and a deeper one
+// (up to 20) shows the choice.
+func TestGTK4DeepPreferences(t *testing.T) {
+	tr := calculatorPreferences(t)
 	_, meta := treeEventually(t, tr, 10, 0, "ComboBox", "Angle units")
 	if meta.Deeper == 0 || meta.MaxDepth != 10 {
 		t.Errorf("the tree of depth 10 says %+v: no element with children below it", meta)

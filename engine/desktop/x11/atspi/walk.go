@@ -295,7 +295,7 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			ok[i] = true
 			if c := bcalls[i]; c.err == nil {
 				bx := boxes[i]
-				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.gtk4 && (bx.W <= 0 || bx.H <= 0)) ||
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && (bx.W <= 0 || bx.H <= 0)) ||
 					(w.qt && hiddenQt(bx)) {
 					ok[i] = false
 					continue
