@@ -89,7 +89,7 @@ func describe(b *strings.Builder, role, name, value string, states []string) {
 // FindUIIn is find_ui_element's input.
 type FindUIIn struct {
 	Text         string `json:"text,omitempty" jsonschema:"in name or value"`
-	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem..."`
+	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox..."`
 	Name         string `json:"name,omitempty" jsonschema:"wins over text"`
 	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"from list_windows; default: foreground"`
 }
@@ -111,7 +111,7 @@ func (o FindUIOut) Text() string {
 // GetAccessibilityTree is the tool get_accessibility_tree (w365 get-accessibility-tree).
 var GetAccessibilityTree = tool.Define(tool.Tool{
 	Name: "get_accessibility_tree", Legacy: []string{"mcp_accessibility_get_accessibility_tree"}, Aliases: []string{"a11y-tree", "tree"},
-	Summary: "Foreground window's accessibility tree with click coordinates",
+	Summary: "Foreground window's accessibility tree, with click points",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux, UI Automation on Windows): role\n" +
 		"(UI Automation names, with the native role kept), name, value and screen rectangle of each\n" +
 		"visible element. Depth 1-20 (default 3), at most maxElements (default 500) cut breadth-first;\n" +
@@ -130,7 +130,7 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 // FindUIElement is the tool find_ui_element (w365 find-ui-element).
 var FindUIElement = tool.Define(tool.Tool{
 	Name: "find_ui_element", Legacy: []string{"mcp_accessibility_find_ui_element"}, Aliases: []string{"find"},
-	Summary: "Find UI elements by text, role or name, with a point to click",
+	Summary: "Find UI elements by text, role or name, with click points",
 	Long: "Searches the foreground window (or windowHandle) for elements; give at least one of text, role\n" +
 		"and name (name wins over text; case-insensitive substring). Best match first; pass centerX and\n" +
 		"centerY to click.",

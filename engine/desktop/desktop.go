@@ -175,6 +175,8 @@ type CloseResult struct {
 	// Closed says whether the window actually went away within a short bound; a window whose
 	// application asks "save changes?" stays open and reports false.
 	Closed bool `json:"closed"`
+	// Note says why a window that stayed open may have: a pop-up of its application is open.
+	Note string `json:"note,omitempty"`
 }
 
 // Resize actions (matched case-insensitively).
