@@ -182,6 +182,9 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	if len(res.nodes) == 0 {
 		return desktop.Node{}, desktop.Meta{}, werr.New(werr.NotFound, "the foreground window has no visible accessible elements")
 	}
+	for _, n := range res.nodes[1:] { // parents first
+		clip(n, res.nodes[n.parent])
+	}
 	root := build(res.nodes)
 	// The top level of an application window is a Window in UI Automation terms, whatever
 	// the toolkit calls it (Qt: "filler").
@@ -315,17 +318,23 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	}
 	all = append(all, textCands...)
 	// In a Qt window, the ancestors too: an element below a hidden widget is hidden
-	// (hiddenQt), whatever its own extents say.
-	var ancestors map[int]int // node index -> its position in all
-	if w.qt {
-		ancestors = map[int]int{}
-		for _, n := range all { // the candidates: range reads all once
+	// (hiddenQt), whatever its own extents say. Elsewhere the parent when it is a view,
+	// whose box clips its items' (clip).
+	ancestors := map[int]int{} // node index -> its position in all
+	read := func(p int) {
+		if _, ok := ancestors[p]; !ok {
+			ancestors[p] = len(all)
+			all = append(all, res.nodes[p])
+		}
+	}
+	for _, n := range all { // the candidates: range reads all once
+		switch {
+		case w.qt:
 			for p := n.parent; p > 0; p = res.nodes[p].parent {
-				if _, ok := ancestors[p]; !ok {
-					ancestors[p] = len(all)
-					all = append(all, res.nodes[p])
-				}
+				read(p)
 			}
+		case n.parent > 0 && viewRole(res.nodes[n.parent].role):
+			read(n.parent)
 		}
 	}
 	okBox, err := w.details(ctx, all, true)
@@ -365,6 +374,9 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	out := make([]desktop.Candidate, len(kept))
 	for i, c := range kept {
 		n := c.n
+		if _, ok := ancestors[n.parent]; ok {
+			clip(n, res.nodes[n.parent])
+		}
 		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
 			Score: c.score, Order: c.order, OnScreen: n.hasBox && n.w > 0 && n.h > 0,
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}

@@ -329,6 +329,32 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 // when last shown, inside the window (docs/accessibility.md).
 func hiddenQt(bx extents) bool { return bx.X == 0 && bx.Y == 0 && bx.W == 0 && bx.H == 0 }
 
+// viewRole says whether role is a view that shows its items within its own box: a list,
+// list box, table or tree.
+func viewRole(role uint32) bool {
+	switch role {
+	case roleList, roleListBox, roleTable, roleTree, roleTreeTable:
+		return true
+	}
+	return false
+}
+
+// clip narrows the box of n, a child of view p (viewRole), to the part inside p's box: a
+// view shows its items within it, and Qt reports the items of a combo box's open list
+// nearly twice as wide as the list (249 px in 133), a column scrolled half out its full
+// width, so that the centre of an item could lie outside the list. A box that does not
+// meet the view's stays as it is.
+func clip(n, p *raw) {
+	if !viewRole(p.role) || !n.hasBox || !p.hasBox {
+		return
+	}
+	x0, y0 := max(n.x, p.x), max(n.y, p.y)
+	x1, y1 := min(n.x+n.w, p.x+p.w), min(n.y+n.h, p.y+p.h)
+	if x1 > x0 && y1 > y0 {
+		n.x, n.y, n.w, n.h = x0, y0, x1-x0, y1-y0
+	}
+}
+
 // valueRole says whether a role's value is its Value interface's CurrentValue (a range).
 func valueRole(role uint32) bool {
 	switch role {
