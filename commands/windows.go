@@ -67,7 +67,11 @@ type ListedWindow struct {
 func (o WindowsOut) Text() string {
 	var b strings.Builder
 	for _, w := range o.Windows {
-		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s\n", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, w.Title)
+		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, w.Title)
+		if w.Splash {
+			b.WriteString(" (splash screen)")
+		}
+		b.WriteString("\n")
 		for _, p := range w.Popups {
 			fmt.Fprintf(&b, "  pop-up    %5d,%-5d %5dx%-5d\n", p.X, p.Y, p.Width, p.Height)
 		}

@@ -140,6 +140,9 @@ type Window struct {
 	// the kind of value find_ui_element.windowHandle takes).
 	Handle uint32 `json:"handle"`
 	PID    int    `json:"pid,omitempty"`
+	// Splash: the window is an application's splash screen (X11 _NET_WM_WINDOW_TYPE_SPLASH),
+	// shown while it starts.
+	Splash bool `json:"splash,omitempty"`
 	// X, Y, Width, Height: the outer frame in screen coordinates (title bar and borders
 	// included; the invisible shadow of a client-side decorated window left out), what
 	// Resize takes.
