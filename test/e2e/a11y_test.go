@@ -168,15 +168,21 @@ func TestAnalyzeScreenRegion(t *testing.T) {
 	}
 }
 
+// galculatorSession launches galculator in a session of its own, in front.
+func galculatorSession(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	testenv.Require(t, "galculator")
+	cs := e2e.New(t).MCP()
+	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/galculator"})
+	e2e.Call(t, cs, "activate_window", map[string]any{"title": "galculator"})
+	return cs
+}
+
 // find_ui_element's text, what many clients show a model, carries what an element holds
 // and what it is set to, as the tree's text does: galculator's display reads the result
 // of the keys clicked, and the ticked item of its View menu reads checked.
 func TestFindUIElementTextShowsValueAndStates(t *testing.T) {
-	testenv.Require(t, "galculator")
-	h := e2e.New(t)
-	cs := h.MCP()
-	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/galculator"})
-	e2e.Call(t, cs, "activate_window", map[string]any{"title": "galculator"})
+	cs := galculatorSession(t)
 	// find returns the text and the first match's centre, looking again for up to 5 s.
 	find := func(args map[string]any) (string, int, int) {
 		t.Helper()

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
-	"github.com/w365/w365/test/testenv"
 )
 
 func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
@@ -90,11 +89,7 @@ func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 // A GTK application takes no close while one of its menus is open (galculator's View
 // menu): close_window says closed false and why; after escape the window closes.
 func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
-	testenv.Require(t, "galculator")
-	h := e2e.New(t)
-	cs := h.MCP()
-	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/galculator"})
-	e2e.Call(t, cs, "activate_window", map[string]any{"title": "galculator"})
+	cs := galculatorSession(t)
 	var found struct {
 		Matches []struct{ CenterX, CenterY int }
 	}
