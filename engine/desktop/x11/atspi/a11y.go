@@ -318,8 +318,9 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	}
 	all = append(all, textCands...)
 	// In a Qt window, the ancestors too: an element below a hidden widget is hidden
-	// (hiddenQt), whatever its own extents say. Elsewhere the parent when it is a view,
-	// whose box clips its items' (clip).
+	// (hiddenQt), whatever its own extents say. Elsewhere the parent of a match by name or
+	// role (one whose parent has no area ranks after one on the screen) and of a text
+	// match in a view, whose box clips its items' (clip).
 	ancestors := map[int]int{} // node index -> its position in all
 	read := func(p int) {
 		if _, ok := ancestors[p]; !ok {
@@ -327,13 +328,13 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			all = append(all, res.nodes[p])
 		}
 	}
-	for _, n := range all { // the candidates: range reads all once
+	for i, n := range all { // the candidates: range reads all once
 		switch {
 		case w.qt:
 			for p := n.parent; p > 0; p = res.nodes[p].parent {
 				read(p)
 			}
-		case n.parent > 0 && viewRole(res.nodes[n.parent].role):
+		case n.parent > 0 && (i < len(cands) || viewRole(res.nodes[n.parent].role)):
 			read(n.parent)
 		}
 	}
@@ -374,11 +375,16 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	out := make([]desktop.Candidate, len(kept))
 	for i, c := range kept {
 		n := c.n
+		onScreen := n.hasBox && n.w > 0 && n.h > 0
 		if _, ok := ancestors[n.parent]; ok {
-			clip(n, res.nodes[n.parent])
+			p := res.nodes[n.parent]
+			clip(n, p)
+			// Under a parent of no area: LibreOffice keeps its own menu bar, 0 px high, under
+			// GTK's, and its File, Edit... over the toolbar below (docs/accessibility.md).
+			onScreen = onScreen && (!p.hasBox || p.w > 0 && p.h > 0)
 		}
 		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
-			Score: c.score, Order: c.order, OnScreen: n.hasBox && n.w > 0 && n.h > 0,
+			Score: c.score, Order: c.order, OnScreen: onScreen,
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
 	return desktop.Ranked(out), nil

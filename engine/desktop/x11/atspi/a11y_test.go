@@ -973,3 +973,24 @@ func TestQt5CurrentTabReadsSelected(t *testing.T) {
 	}
 	t.Fatalf("after a click on Graphics the tabs read selected: %q", got)
 }
+
+// TestLibreOfficeMenuFoundIsTheOneShown: LibreOffice (GTK 3) keeps a menu bar of its own,
+// 0 px high, under GTK's, both SHOWING with the same menus, its own over the toolbar below;
+// a search ranks the menu a person sees first, and a click on it opens it (before, the
+// hidden one came first and the click hit the toolbar).
+func TestLibreOfficeMenuFoundIsTheOneShown(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"); err != nil {
+		testenv.Missing(t, "libreoffice-gtk3 (its accessible toolkit)")
+	}
+	d := x11test.Start(t)
+	profile := "-env:UserInstallation=file://" + t.TempDir()
+	startReal(t, d, "Untitled 1 - LibreOffice Writer", "/usr/lib/libreoffice/program/soffice", "--writer", "--norestore", profile)
+	id, err := strconv.ParseUint(activate(t, d, "Untitled 1 - LibreOffice Writer"), 10, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := open(t, d)
+	in := func(q desktop.FindQuery) desktop.FindQuery { q.WindowHandle = uint32(id); return q }
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
+	findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))
+}
