@@ -224,14 +224,18 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt}
+		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt,
+			popups: func() ([]rect, error) { return xPopups(t.display, win.pid) }}
 		if !win.busOnly {
 			w.peers = t.peer(ctx, conn, win.frame.bus)
 		}
 		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
-		if err == nil && win.gtk4 {
-			err = w.mendGTK4(ctx, res, func() ([]rect, error) { return xPopups(t.display, win.pid) })
+		switch {
+		case err == nil && win.gtk4:
+			err = w.mendGTK4(ctx, res, w.popups)
+		case err == nil && boxes:
+			err = w.mendMenus(res, w.popups)
 		}
 		t.mu.Lock()
 		if w.noCache {
@@ -320,7 +324,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	// In a Qt window, the ancestors too: an element below a hidden widget is hidden
 	// (hiddenQt), whatever its own extents say. Elsewhere the parent of a match by name or
 	// role (one whose parent has no area ranks after one on the screen) and of a text
-	// match in a view, whose box clips its items' (clip).
+	// match in a view, whose box clips its items' (clip); and a menu item's siblings.
 	ancestors := map[int]int{} // node index -> its position in all
 	read := func(p int) {
 		if _, ok := ancestors[p]; !ok {
@@ -336,6 +340,12 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			}
 		case n.parent > 0 && (i < len(cands) || viewRole(res.nodes[n.parent].role)):
 			read(n.parent)
+		}
+		if !w.gtk4 && n.parent > 0 && menuRole(n.role) && menuRole(res.nodes[n.parent].role) {
+			// The items of its menu, which say where the menu is (mendMenus).
+			for _, s := range siblings(res.nodes, n.parent) {
+				read(s)
+			}
 		}
 	}
 	okBox, err := w.details(ctx, all, true)
@@ -371,6 +381,37 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		if s := desktop.MatchRank(needle, n.value); s < desktop.NoMatch {
 			kept = append(kept, cand{n: n, score: s + 3, order: order[n]})
 		}
+	}
+	// A match in an open menu that lies in no pop-up takes its menu's shift (mendMenus),
+	// from the menu's items read with it.
+	var pops []rect
+	var used []bool
+	shifts := map[int][2]int{} // a menu's index -> what its items add
+	for _, c := range kept {
+		n, p := c.n, c.n.parent
+		if w.gtk4 || p <= 0 || !menuRole(n.role) || !menuRole(res.nodes[p].role) {
+			continue
+		}
+		o, done := shifts[p]
+		if !done {
+			if used == nil {
+				if pops, err = w.popups(); err != nil {
+					return nil, err
+				}
+				used = make([]bool, len(pops))
+			}
+			var items []*raw
+			for _, s := range siblings(res.nodes, p) {
+				if j, ok := ancestors[s]; ok && okBox[j] && menuRole(res.nodes[s].role) {
+					items = append(items, res.nodes[s])
+				}
+			}
+			dx, dy, _ := menuShift(items, pops, used)
+			o = [2]int{dx, dy}
+			shifts[p] = o
+		}
+		n.x += o[0]
+		n.y += o[1]
 	}
 	out := make([]desktop.Candidate, len(kept))
 	for i, c := range kept {

@@ -979,18 +979,67 @@ func TestQt5CurrentTabReadsSelected(t *testing.T) {
 // a search ranks the menu a person sees first, and a click on it opens it (before, the
 // hidden one came first and the click hit the toolbar).
 func TestLibreOfficeMenuFoundIsTheOneShown(t *testing.T) {
+	d, tr, in := libreOffice(t)
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
+	findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))
+}
+
+// libreOffice starts LibreOffice Writer (GTK 3) with a profile of its own, in front; in
+// makes a query look in its window.
+func libreOffice(t *testing.T) (*display.Desktop, *atspi.Tree, func(desktop.FindQuery) desktop.FindQuery) {
 	if _, err := os.Stat("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"); err != nil {
 		testenv.Missing(t, "libreoffice-gtk3 (its accessible toolkit)")
 	}
 	d := x11test.Start(t)
 	profile := "-env:UserInstallation=file://" + t.TempDir()
 	startReal(t, d, "Untitled 1 - LibreOffice Writer", "/usr/lib/libreoffice/program/soffice", "--writer", "--norestore", profile)
+	// Its tip of the day comes a moment after the window, modal: closed first.
+	for i := 0; i < 100; i++ {
+		if out, _ := d.Command("xdotool", "search", "--name", "^Tip of the Day").Output(); len(out) > 0 {
+			xdo(t, d, "windowactivate", "--sync", strings.Fields(string(out))[0], "key", "Escape")
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	id, err := strconv.ParseUint(activate(t, d, "Untitled 1 - LibreOffice Writer"), 10, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := open(t, d)
-	in := func(q desktop.FindQuery) desktop.FindQuery { q.WindowHandle = uint32(id); return q }
+	return d, open(t, d), func(q desktop.FindQuery) desktop.FindQuery { q.WindowHandle = uint32(id); return q }
+}
+
+// TestLibreOfficeMenuItemsWhereShown: LibreOffice (GTK 3) reports the items of an open menu
+// at their places in its pop-up window plus its main window's origin (Format's, open at
+// 181,44, from 0,19 down); the tree and a search place them in the pop-up, a submenu's in
+// its own, and a click at Format > Text > Bold's centre, then at Format > Character...'s,
+// opens the Character dialog (before, the click hit the toolbar).
+func TestLibreOfficeMenuItemsWhereShown(t *testing.T) {
+	d, tr, in := libreOffice(t)
 	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
-	findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Text"}))[0])
+	bold := findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Bold"}))[0]
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pops, err := xconn.Popups(c, xconn.NewOwners(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPopup := false
+	for _, p := range pops {
+		inPopup = inPopup || bold.CenterX >= p.X && bold.CenterX < p.X+p.W && bold.CenterY >= p.Y && bold.CenterY < p.Y+p.H
+	}
+	if !inPopup {
+		t.Errorf("Bold at %d,%d, in none of the pop-ups %+v", bold.CenterX, bold.CenterY, pops)
+	}
+	root, _ := treeEventually(t, tr, 20, 0, "MenuItem", "Bold")
+	if n, _ := findNode(nodesOf(root), "MenuItem", "Bold"); n.X != bold.X || n.Y != bold.Y {
+		t.Errorf("the tree has Bold at %d,%d, a search at %d,%d", n.X, n.Y, bold.X, bold.Y)
+	}
+	xdo(t, d, "key", "Escape", "Escape")
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))[0])
+	activate(t, d, "Character")
 }

@@ -120,6 +120,8 @@ type walker struct {
 	gtk4 bool
 	// qt: the window is Qt's, whose hidden widgets read SHOWING (hiddenQt).
 	qt bool
+	// popups lists the pop-up windows the window's application shows (xPopups).
+	popups func() ([]rect, error)
 	// cache: read the application's Cache.GetItems first; noCache: the walk found that the
 	// application's cache does not hold the window (not worth asking again); cached: the
 	// walk took what it could from the cache, items.
