@@ -3,10 +3,12 @@
 package tasks_test
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -1649,6 +1651,12 @@ func found(c *client, args map[string]any, once bool) (string, []map[string]any,
 	}
 }
 
+// matchNode is the box of a find_ui_element match, as a node.
+func matchNode(m map[string]any) node {
+	i := func(k string) int { f, _ := m[k].(float64); return int(f) }
+	return node{X: i("x"), Y: i("y"), Width: i("width"), Height: i("height")}
+}
+
 // clickFound clicks the centre of the first element find_ui_element finds for args.
 func clickFound(c *client, args map[string]any) error {
 	_, ms, err := found(c, args, false)
@@ -1868,6 +1876,83 @@ func gnomeCalculatorPreferencesTask(t *testing.T, h *e2e.Harness, c *client, wor
 	})
 }
 
+// LibreOffice Writer (GTK 3): write a line, make it bold through a nested menu (Format >
+// Text > Bold) and save it as a document through the save dialog, typing its path. Writer
+// shows a splash screen and, at its first start, a tip of the day, which the agent closes.
+// The document on disk (its content.xml) is the check.
+func libreOfficeTask(t *testing.T, c *client, work string) {
+	testenv.Require(t, "/usr/lib/libreoffice/program/soffice")
+	want := filepath.Join(work, "minutes.odt")
+	const line = "Minutes of the meeting"
+	measure(t, "LibreOffice Writer: bold through Format > Text, Save As a path (file on disk)", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "libreoffice-writer"}); err != nil {
+			return err
+		}
+		title, err := window(c, "LibreOffice Writer")
+		if err != nil {
+			return err
+		}
+		if tip, err := window(c, "Tip of the Day"); err == nil {
+			if _, _, err := c.call("close_window", map[string]any{"title": tip}); err != nil {
+				return err
+			}
+		}
+		if err := first(
+			func() error { _, err := activeWindow(c, title); return err },
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": line}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
+			func() error { return clickFound(c, map[string]any{"role": "Menu", "name": "Format"}) },
+			func() error { return clickFound(c, map[string]any{"role": "Menu", "name": "Text"}) },
+			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Bold"}) },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "shift", "s"}})
+				return err
+			},
+			func() error { _, err := activeWindow(c, "Save"); return err },
+		); err != nil {
+			return err
+		}
+		// The file name field: the dialog's focused field, the name it proposes selected.
+		_, ms, err := found(c, map[string]any{"role": "Edit", "text": "Untitled"}, false)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			return fmt.Errorf("the save dialog shows no name field")
+		}
+		return first(
+			func() error { return retype(c, matchNode(ms[0]), want) },
+			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"enter"}}); return err },
+			func() error { title, err = window(c, "minutes.odt"); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		var content string
+		for i := 0; i < 50; i++ {
+			if z, err := zip.OpenReader(want); err == nil {
+				for _, f := range z.File {
+					if f.Name == "content.xml" {
+						if r, err := f.Open(); err == nil {
+							b, _ := io.ReadAll(r)
+							r.Close()
+							content = string(b)
+						}
+					}
+				}
+				z.Close()
+			}
+			if strings.Contains(content, line) && strings.Contains(content, `fo:font-weight="bold"`) {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return fmt.Errorf("%s holds no bold %q: %.300q", want, line, content)
+	})
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -1888,5 +1973,6 @@ func TestDesktopTasks(t *testing.T) {
 		qpdfviewZoomTask(t, h, c, work)
 		geanyPreferencesTask(t, h, c, work)
 		gnomeCalculatorPreferencesTask(t, h, c, work)
+		libreOfficeTask(t, c, work)
 	}
 }
