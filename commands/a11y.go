@@ -7,6 +7,7 @@ import (
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
 )
 
@@ -34,7 +35,7 @@ func init() {
 
 // TreeIn is get_accessibility_tree's input.
 type TreeIn struct {
-	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=10,default=3"`
+	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=20,default=3"`
 	MaxElements int `json:"maxElements,omitempty" w365:"min=1,max=2000,default=500"`
 }
 
@@ -43,6 +44,9 @@ type TreeOut struct {
 	Root      desktop.Node `json:"root"`
 	Truncated bool         `json:"truncated"`
 	Count     int          `json:"count"`
+	// Deeper: elements whose children lie below maxDepth, the depth walked.
+	Deeper   int `json:"deeper,omitempty"`
+	MaxDepth int `json:"-"`
 }
 
 func (o TreeOut) Text() string {
@@ -52,13 +56,8 @@ func (o TreeOut) Text() string {
 	var b strings.Builder
 	var walk func(n desktop.Node, depth int)
 	walk = func(n desktop.Node, depth int) {
-		fmt.Fprintf(&b, "%s%s %q", strings.Repeat("  ", depth), n.Role, n.Name)
-		if n.Value != "" {
-			fmt.Fprintf(&b, " = %q", n.Value)
-		}
-		for _, s := range n.States {
-			fmt.Fprintf(&b, " [%s]", s)
-		}
+		b.WriteString(strings.Repeat("  ", depth))
+		describe(&b, n.Role, n.Name, n.Value, n.States)
 		fmt.Fprintf(&b, " [%d,%d %dx%d]\n", n.X, n.Y, n.Width, n.Height)
 		for _, c := range n.Children {
 			walk(c, depth+1)
@@ -68,14 +67,30 @@ func (o TreeOut) Text() string {
 	if o.Truncated {
 		fmt.Fprintf(&b, "[cut at %d elements: raise maxElements or lower maxDepth]\n", o.Count)
 	}
+	if o.Deeper > 0 {
+		fmt.Fprintf(&b, "[%d elements have children below maxDepth %d: raise maxDepth (at most %d), or find_ui_element, which searches every level]\n",
+			o.Deeper, o.MaxDepth, policy.Default().A11yDepthMax)
+	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// describe writes an element as both tools' text shows it: role, name, the value after
+// "=" and the states in brackets (a field's text, a check box's [checked]).
+func describe(b *strings.Builder, role, name, value string, states []string) {
+	fmt.Fprintf(b, "%s %q", role, name)
+	if value != "" {
+		fmt.Fprintf(b, " = %q", value)
+	}
+	for _, s := range states {
+		fmt.Fprintf(b, " [%s]", s)
+	}
 }
 
 // FindUIIn is find_ui_element's input.
 type FindUIIn struct {
-	Text         string `json:"text,omitempty" jsonschema:"matched against name and value"`
-	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox, MenuItem..."`
-	Name         string `json:"name,omitempty" jsonschema:"accessible name; wins over text"`
+	Text         string `json:"text,omitempty" jsonschema:"in name or value"`
+	Role         string `json:"role,omitempty" jsonschema:"Button, Edit, CheckBox..."`
+	Name         string `json:"name,omitempty" jsonschema:"wins over text"`
 	WindowHandle uint32 `json:"windowHandle,omitempty" jsonschema:"from list_windows; default: foreground"`
 }
 
@@ -87,7 +102,8 @@ type FindUIOut struct {
 func (o FindUIOut) Text() string {
 	var b strings.Builder
 	for _, m := range o.Matches {
-		fmt.Fprintf(&b, "%s %q at %d,%d (%dx%d)\n", m.Role, m.Name, m.CenterX, m.CenterY, m.Width, m.Height)
+		describe(&b, m.Role, m.Name, m.Value, m.States)
+		fmt.Fprintf(&b, " at %d,%d (%dx%d)\n", m.CenterX, m.CenterY, m.Width, m.Height)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -95,10 +111,11 @@ func (o FindUIOut) Text() string {
 // GetAccessibilityTree is the tool get_accessibility_tree (w365 get-accessibility-tree).
 var GetAccessibilityTree = tool.Define(tool.Tool{
 	Name: "get_accessibility_tree", Legacy: []string{"mcp_accessibility_get_accessibility_tree"}, Aliases: []string{"a11y-tree", "tree"},
-	Summary: "Foreground window's accessibility tree with click coordinates",
+	Summary: "Foreground window's accessibility tree, with click points",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux, UI Automation on Windows): role\n" +
 		"(UI Automation names, with the native role kept), name, value and screen rectangle of each\n" +
-		"visible element. Depth 1-10 (default 3), at most maxElements (default 500) cut breadth-first.",
+		"visible element. Depth 1-20 (default 3), at most maxElements (default 500) cut breadth-first;\n" +
+		"the result says how many elements have children below maxDepth.",
 	Example:     "  $ w365 get-accessibility-tree --max-depth 5\n  $ w365 tree --json",
 	Annotations: tool.Observe,
 }, func(ctx context.Context, env *tool.Env, in TreeIn) (TreeOut, error) {
@@ -107,13 +124,13 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 		return TreeOut{}, err
 	}
 	root, meta, err := t.Tree(ctx, in.MaxDepth, in.MaxElements)
-	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count}, err
+	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count, Deeper: meta.Deeper, MaxDepth: meta.MaxDepth}, err
 })
 
 // FindUIElement is the tool find_ui_element (w365 find-ui-element).
 var FindUIElement = tool.Define(tool.Tool{
 	Name: "find_ui_element", Legacy: []string{"mcp_accessibility_find_ui_element"}, Aliases: []string{"find"},
-	Summary: "Find UI elements by text, role or name, with a point to click",
+	Summary: "Find UI elements by text, role or name, with click points",
 	Long: "Searches the foreground window (or windowHandle) for elements; give at least one of text, role\n" +
 		"and name (name wins over text; case-insensitive substring). Best match first; pass centerX and\n" +
 		"centerY to click.",

@@ -136,8 +136,9 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"executables of Program Files and notepad, mspaint, calc... of System32 (shells, interpreters\n" +
 		"and wrappers refused). The program belongs to the session and ends with it.\n" +
 		"It returns once the application has registered with the accessibility bus (registered), or\n" +
-		"says why it has not (registrationNote): it exited, it showed a window for 2 s without\n" +
-		"registering (no accessibility support: read it with analyze_screen), or 10 s passed.\n" +
+		"says why it has not (registrationNote): it exited, it showed a window (not a splash screen)\n" +
+		"for 2 s without registering (no accessibility support: read it with analyze_screen), or\n" +
+		"10 s passed.\n" +
 		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/mousepad --args ~/Documents/notes.txt\n  $ w365 launch notepad\n  $ w365 launch chromium --args https://example.com",
 	Args:        []string{"path", "args"},
@@ -191,9 +192,13 @@ func registrar(ctx context.Context, env *tool.Env) proc.Registrar {
 	if w, err := windowsOf(env); err == nil {
 		r.Windows = func(ctx context.Context) ([]int, error) {
 			ws, err := w.List(ctx)
-			pids := make([]int, len(ws))
-			for i, w := range ws {
-				pids[i] = w.PID
+			var pids []int
+			for _, w := range ws {
+				// A splash screen shows before the application loads its toolkit's
+				// accessibility (LibreOffice's, for 4 s at its first start).
+				if !w.Splash {
+					pids = append(pids, w.PID)
+				}
 			}
 			return pids, err
 		}

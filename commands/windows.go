@@ -67,7 +67,11 @@ type ListedWindow struct {
 func (o WindowsOut) Text() string {
 	var b strings.Builder
 	for _, w := range o.Windows {
-		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s\n", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, w.Title)
+		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, w.Title)
+		if w.Splash {
+			b.WriteString(" (splash screen)")
+		}
+		b.WriteString("\n")
 		for _, p := range w.Popups {
 			fmt.Fprintf(&b, "  pop-up    %5d,%-5d %5dx%-5d\n", p.X, p.Y, p.Width, p.Height)
 		}
@@ -194,7 +198,8 @@ var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
 	Summary: "Close a window by part of its title (80% fuzzy)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
-		"that asks \"save changes?\" stays open and closed is false. A title that fits several windows\n" +
+		"that asks \"save changes?\" stays open and closed is false, as one whose menu is open (GTK; note\n" +
+		"then says so: press escape first). A title that fits several windows\n" +
 		"closes none (INVALID_ARGUMENT, with the candidates) unless one of them is exactly it. Windows of\n" +
 		"protected processes are refused with PROTECTED_PROCESS.\n" + titleRule,
 	Example: "  $ w365 close-window 'Untitled - Notes'",
@@ -209,8 +214,31 @@ var CloseWindow = tool.Define(tool.Tool{
 	if err != nil {
 		return desktop.CloseResult{}, err
 	}
-	return wm.CloseWindow(ctx, title, protection(env).ProtectedPID)
+	res, err := wm.CloseWindow(ctx, title, protection(env).ProtectedPID)
+	if pl, ok := wm.(desktop.PopupLister); ok && err == nil && !res.Closed && popupOpen(ctx, wm, pl, res.MatchedTitle) {
+		res.Note = "its application shows a pop-up (a menu or a drop-down list) and takes no close while it is open: press escape, then close the window again"
+	}
+	return res, err
 })
+
+// popupOpen says whether a window titled title lists an open pop-up (list_windows' popups):
+// a GTK application ignores a close while its menu is open.
+func popupOpen(ctx context.Context, wm desktop.Windows, pl desktop.PopupLister, title string) bool {
+	ws, err := wm.List(ctx)
+	if err != nil {
+		return false
+	}
+	pops, err := pl.Popups(ctx, ws)
+	if err != nil {
+		return false
+	}
+	for _, w := range ws {
+		if w.Title == title && len(pops[w.Handle]) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // ResizeWindow is the tool resize_window (w365 resize-window).
 var ResizeWindow = tool.Define(tool.Tool{

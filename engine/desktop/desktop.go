@@ -140,6 +140,9 @@ type Window struct {
 	// the kind of value find_ui_element.windowHandle takes).
 	Handle uint32 `json:"handle"`
 	PID    int    `json:"pid,omitempty"`
+	// Splash: the window is an application's splash screen (X11 _NET_WM_WINDOW_TYPE_SPLASH),
+	// shown while it starts.
+	Splash bool `json:"splash,omitempty"`
 	// X, Y, Width, Height: the outer frame in screen coordinates (title bar and borders
 	// included; the invisible shadow of a client-side decorated window left out), what
 	// Resize takes.
@@ -175,6 +178,8 @@ type CloseResult struct {
 	// Closed says whether the window actually went away within a short bound; a window whose
 	// application asks "save changes?" stays open and reports false.
 	Closed bool `json:"closed"`
+	// Note says why a window that stayed open may have: a pop-up of its application is open.
+	Note string `json:"note,omitempty"`
 }
 
 // Resize actions (matched case-insensitively).
@@ -282,6 +287,10 @@ type Meta struct {
 	Truncated bool `json:"truncated"`
 	// Count is the number of nodes returned.
 	Count int `json:"count"`
+	// Deeper is the number of nodes returned whose children lie below MaxDepth, the depth
+	// the walk went to (AT-SPI; 0 on Windows, which does not count them).
+	Deeper   int `json:"deeper,omitempty"`
+	MaxDepth int `json:"maxDepth,omitempty"`
 }
 
 // FindQuery selects elements. At least one of Text, Role, Name is required.
@@ -307,4 +316,6 @@ type Match struct {
 	Height  int    `json:"height"`
 	CenterX int    `json:"centerX"`
 	CenterY int    `json:"centerY"`
+	// States as Node's: checked, mixed, selected, expanded, focused, disabled.
+	States []string `json:"states,omitempty"`
 }

@@ -10,7 +10,7 @@ import (
 // at most RegisterTimeout in all, and at most RegisterAfterWindow once one of its windows is
 // shown (toolkits with accessibility register before their first window maps; one that has
 // shown a window that long without registering has no accessibility support, Xt and Motif
-// say).
+// say). A splash screen is no such window (Registrar.Windows leaves it out).
 const (
 	RegisterTimeout     = 10 * time.Second
 	RegisterAfterWindow = 2 * time.Second

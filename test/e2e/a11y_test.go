@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/w365/w365/test/e2e"
 	"github.com/w365/w365/test/testenv"
 )
@@ -164,4 +166,108 @@ func TestAnalyzeScreenRegion(t *testing.T) {
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "analyze_screen", map[string]any{"x": 10, "y": 10, "width": 100})); code != "INVALID_ARGUMENT" {
 		t.Errorf("three of four region values: %q, want INVALID_ARGUMENT", code)
 	}
+}
+
+// galculatorSession launches galculator in a session of its own, in front.
+func galculatorSession(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	testenv.Require(t, "galculator")
+	cs := e2e.New(t).MCP()
+	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/galculator"})
+	e2e.Call(t, cs, "activate_window", map[string]any{"title": "galculator"})
+	return cs
+}
+
+// find_ui_element's text, what many clients show a model, carries what an element holds
+// and what it is set to, as the tree's text does: galculator's display reads the result
+// of the keys clicked, and the ticked item of its View menu reads checked.
+func TestFindUIElementTextShowsValueAndStates(t *testing.T) {
+	cs := galculatorSession(t)
+	// find returns the text and the first match's centre, looking again for up to 5 s.
+	find := func(args map[string]any) (string, int, int) {
+		t.Helper()
+		var found struct {
+			Matches []struct{ CenterX, CenterY int }
+		}
+		for i := 0; i < 50; i++ {
+			res := e2e.Call(t, cs, "find_ui_element", args)
+			if e2e.Structured(t, res, &found); len(found.Matches) > 0 {
+				return e2e.Text(res), found.Matches[0].CenterX, found.Matches[0].CenterY
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("find_ui_element %v found nothing", args)
+		return "", 0, 0
+	}
+	for _, key := range []string{"AC", "1", "2", "*", "7", "="} {
+		_, x, y := find(map[string]any{"role": "Button", "name": key})
+		e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	}
+	text := ""
+	for i := 0; i < 20 && !strings.Contains(text, `= "84"`); i++ {
+		time.Sleep(100 * time.Millisecond)
+		text, _, _ = find(map[string]any{"role": "Text"})
+	}
+	if !strings.Contains(text, `Text "" = "84" at `) {
+		t.Errorf("find_ui_element's text shows no display reading 84: %q", text)
+	}
+	_, x, y := find(map[string]any{"role": "Menu", "name": "View"})
+	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	if text, _, _ = find(map[string]any{"name": "Basic Mode"}); !strings.Contains(text, `MenuItem "Basic Mode" [checked] at `) {
+		t.Errorf("find_ui_element's text shows the ticked Basic Mode unticked: %q", text)
+	}
+}
+
+// LibreOffice shows a splash screen for seconds at its first start before it loads its
+// accessibility bridge; launch_application waits past it for the registration (before, it
+// said after 2 s that the application had no accessibility support and to use OCR), and the
+// Writer window has its tree.
+func TestLaunchWaitsPastASplashScreen(t *testing.T) {
+	testenv.Require(t, "/usr/lib/libreoffice/program/soffice")
+	if _, err := os.Stat("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"); err != nil {
+		testenv.Missing(t, "libreoffice-gtk3 (its accessible toolkit)")
+	}
+	h := e2e.New(t) // a session HOME of its own: LibreOffice's first start there
+	cs := h.MCP()
+	var out struct {
+		Registered       bool
+		RegistrationNote string
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "libreoffice-writer"}), &out)
+	if !out.Registered {
+		t.Fatalf("LibreOffice Writer: %+v, want registered", out)
+	}
+	t.Logf("launch_application: %+v", out)
+	for i := 0; ; i++ {
+		res := e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Menu", "name": "Format", "windowHandle": writerHandle(t, cs)})
+		if strings.Contains(e2e.Text(res), `"Format"`) {
+			return
+		}
+		if i == 50 {
+			t.Fatalf("Writer's window shows no Format menu: %s", e2e.Text(res))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// writerHandle is the handle of the LibreOffice Writer window, waiting for it up to 10 s.
+func writerHandle(t *testing.T, cs *mcp.ClientSession) uint32 {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		var ws struct {
+			Windows []struct {
+				Title  string
+				Handle uint32
+			}
+		}
+		e2e.Structured(t, e2e.Call(t, cs, "list_windows", nil), &ws)
+		for _, w := range ws.Windows {
+			if strings.HasSuffix(w.Title, "LibreOffice Writer") {
+				return w.Handle
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no LibreOffice Writer window")
+	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,5 +83,39 @@ func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 	}
 	if ts := windowTitles(t, cs); !slices.Contains(ts, one) || slices.Contains(ts, two) {
 		t.Fatalf("after closing %q, open: %q", two, ts)
+	}
+}
+
+// A GTK application takes no close while one of its menus is open (galculator's View
+// menu): close_window says closed false and why; after escape the window closes.
+func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
+	cs := galculatorSession(t)
+	var found struct {
+		Matches []struct{ CenterX, CenterY int }
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Menu", "name": "View"}), &found)
+	if len(found.Matches) == 0 {
+		t.Fatal("galculator shows no View menu")
+	}
+	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	var res struct {
+		Closed bool
+		Note   string
+	}
+	for i := 0; i < 20; i++ { // until the menu is open, as list_windows sees it
+		var ws struct{ Windows []struct{ Popups []any } }
+		if e2e.Structured(t, e2e.Call(t, cs, "list_windows", nil), &ws); len(ws.Windows) > 0 && len(ws.Windows[0].Popups) > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "galculator"}), &res)
+	if res.Closed || !strings.Contains(res.Note, "press escape") {
+		t.Fatalf("close_window with the menu open: %+v", res)
+	}
+	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
+	res.Note = ""
+	if e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "galculator"}), &res); !res.Closed || res.Note != "" {
+		t.Fatalf("close_window with the menu closed: %+v", res)
 	}
 }

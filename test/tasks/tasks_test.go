@@ -3,10 +3,12 @@
 package tasks_test
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -1042,6 +1044,15 @@ func window(c *client, part string) (string, error) {
 	return "", fmt.Errorf("no window with %q in its title appeared", part)
 }
 
+// activeWindow waits for a window whose title contains part (window) and activates it.
+func activeWindow(c *client, part string) (string, error) {
+	title, err := window(c, part)
+	if err == nil {
+		_, _, err = c.call("activate_window", map[string]any{"title": title})
+	}
+	return title, err
+}
+
 // tree is the foreground window's accessibility tree.
 func tree(c *client) (node, error) {
 	_, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 10})
@@ -1084,6 +1095,18 @@ func beside(root node, label, role string) (node, error) {
 func clickAt(c *client, n node) error {
 	_, _, err := c.call("click", map[string]any{"x": n.X + n.Width/2, "y": n.Y + n.Height/2})
 	return err
+}
+
+// retype replaces the text of the field n: a click in it, ctrl+a, the new text.
+func retype(c *client, n node, text string) error {
+	return first(
+		func() error { return clickAt(c, n) },
+		func() error {
+			_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+			return err
+		},
+		func() error { _, _, err := c.call("type_text", map[string]any{"text": text}); return err },
+	)
 }
 
 // PCManFM (GTK2): open a folder by its icon, then make a subfolder through the menus (File >
@@ -1201,9 +1224,15 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 // it exited, or an error when it is still open 5 s after the agent finished.
 func program(t *testing.T, h *e2e.Harness, name string, args ...string) (printed func() (string, error)) {
 	t.Helper()
+	return programEnv(t, h, nil, name, args...)
+}
+
+// programEnv is program with env added to the application's environment.
+func programEnv(t *testing.T, h *e2e.Harness, env []string, name string, args ...string) (printed func() (string, error)) {
+	t.Helper()
 	var out strings.Builder
 	cmd := exec.Command(name, args...)
-	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
+	cmd.Env = append(append(append([]string{}, h.Env...), h.SessionEnv()...), env...)
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -1250,11 +1279,7 @@ func zenityTask(t *testing.T, h *e2e.Harness, c *client) {
 	printed := zenity(t, h, "--forms", "--title", "Visitor pass", "--text", "Register a visitor",
 		"--add-entry", "Visitor name", "--add-entry", "Host")
 	measure(t, "zenity: fill a visitor form by its labels (its output)", "w365", c, func() error {
-		title, err := window(c, "Visitor pass")
-		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+		if _, err := activeWindow(c, "Visitor pass"); err != nil {
 			return err
 		}
 		root, err := tree(c)
@@ -1291,11 +1316,8 @@ func galculatorTask(t *testing.T, c *client) {
 		if _, _, err := c.call("launch_application", map[string]any{"path": "/usr/bin/galculator"}); err != nil {
 			return err
 		}
-		title, err := window(c, "galculator")
+		title, err := activeWindow(c, "galculator")
 		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
 			return err
 		}
 		root, err := tree(c)
@@ -1363,11 +1385,7 @@ func zenityChecklistTask(t *testing.T, h *e2e.Harness, c *client) {
 		return node{}, fmt.Errorf("no toggle on the row of %q", item)
 	}
 	measure(t, "zenity: tick rows of a checklist and confirm them (its output)", "w365", c, func() error {
-		title, err := window(c, "Shopping")
-		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
+		if _, err := activeWindow(c, "Shopping"); err != nil {
 			return err
 		}
 		root, err := tree(c)
@@ -1458,12 +1476,7 @@ func mousepadSaveAsTask(t *testing.T, c *client, work string) {
 			return err
 		}
 		return first(
-			func() error { return clickAt(c, name) },
-			func() error {
-				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
-				return err
-			},
-			func() error { _, _, err := c.call("type_text", map[string]any{"text": "final.txt"}); return err },
+			func() error { return retype(c, name, "final.txt") },
 			func() error {
 				_, _, err := c.call("click", map[string]any{"x": folder.X + folder.Width/2, "y": folder.Y + folder.Height/2, "clickCount": 2})
 				return err
@@ -1490,11 +1503,8 @@ func mousepadSaveAsTask(t *testing.T, c *client, work string) {
 func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
 	printed := program(t, h, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "tasks", "apps", "print_gtk4.py"))
 	measure(t, "GTK4: a switch, a spin button and a drop-down (its output)", "w365", c, func() error {
-		title, err := window(c, "Print settings")
+		title, err := activeWindow(c, "Print settings")
 		if err != nil {
-			return err
-		}
-		if _, _, err := c.call("activate_window", map[string]any{"title": title}); err != nil {
 			return err
 		}
 		// look is the node of role beside label in a fresh tree; it looks again (up to 2 s)
@@ -1617,6 +1627,332 @@ func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
 	})
 }
 
+// found is find_ui_element's answer: its text, what a model is shown, and the matches'
+// centres; it looks again (up to 5 s) while there is none, unless once is set, or while
+// the window has no tree yet (an application registers a moment after it shows it).
+func found(c *client, args map[string]any, once bool) (string, []map[string]any, error) {
+	for try := 0; ; try++ {
+		text, st, err := c.call("find_ui_element", args)
+		if err != nil && try < 20 && strings.Contains(err.Error(), "exposes no accessibility tree") {
+			c.call("wait_milliseconds", map[string]any{"ms": 250})
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		var ms []map[string]any
+		for _, m := range st["matches"].([]any) {
+			ms = append(ms, m.(map[string]any))
+		}
+		if len(ms) > 0 || once || try == 20 {
+			return text, ms, nil
+		}
+		c.call("wait_milliseconds", map[string]any{"ms": 250})
+	}
+}
+
+// matchNode is the box of a find_ui_element match, as a node.
+func matchNode(m map[string]any) node {
+	i := func(k string) int { f, _ := m[k].(float64); return int(f) }
+	return node{X: i("x"), Y: i("y"), Width: i("width"), Height: i("height")}
+}
+
+// clickFound clicks the centre of the first element find_ui_element finds for args.
+func clickFound(c *client, args map[string]any) error {
+	_, ms, err := found(c, args, false)
+	if err == nil && len(ms) == 0 {
+		err = fmt.Errorf("find_ui_element %v found nothing", args)
+	}
+	if err == nil {
+		_, _, err = c.call("click", map[string]any{"x": ms[0]["centerX"], "y": ms[0]["centerY"]})
+	}
+	return err
+}
+
+// settingsHold waits (up to 5 s) for the file to hold every line of want.
+func settingsHold(file string, want ...string) error {
+	var b []byte
+	for i := 0; i < 50; i++ {
+		b, _ = os.ReadFile(file)
+		if lines := strings.Split(string(b), "\n"); !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(lines, w) }) {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s holds %q, want the lines %q", file, b, want)
+}
+
+// qpdfview (Qt5): set the zoom to 200 % in its combo box. The agent looks for the item;
+// while the list is closed none is on the screen, so it opens the list at the combo box's
+// arrow (the right end of the box it found) and looks again. qpdfview keeps the zoom in
+// its settings when it closes: the file is the check.
+func qpdfviewZoomTask(t *testing.T, h *e2e.Harness, c *client, work string) {
+	testenv.Require(t, "qpdfview")
+	cfg := filepath.Join(work, "qpdfview-config")
+	printed := programEnv(t, h, []string{"XDG_CONFIG_HOME=" + cfg, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"},
+		"/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	measure(t, "qpdfview: pick 200 % in the zoom combo box (its settings)", "w365", c, func() error {
+		title, err := activeWindow(c, "qpdfview")
+		if err != nil {
+			return err
+		}
+		_, combos, err := found(c, map[string]any{"role": "ComboBox"}, false)
+		if err != nil {
+			return err
+		}
+		if len(combos) == 0 {
+			return fmt.Errorf("qpdfview shows no combo box")
+		}
+		item := map[string]any{"role": "ListItem", "name": "200 %"}
+		_, ms, err := found(c, item, true)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			cb := combos[0]
+			x := cb["x"].(float64) + cb["width"].(float64) - 6
+			if _, _, err := c.call("click", map[string]any{"x": x, "y": cb["centerY"]}); err != nil {
+				return err
+			}
+		}
+		return first(
+			func() error { return clickFound(c, item) },
+			func() error {
+				_, ms, err := found(c, map[string]any{"role": "ComboBox", "name": "200 %"}, false)
+				if err == nil && len(ms) == 0 {
+					err = fmt.Errorf("the zoom combo box does not read 200 %%")
+				}
+				return err
+			},
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		if _, err := printed(); err != nil {
+			return err
+		}
+		return settingsHold(filepath.Join(cfg, "qpdfview", "qpdfview.conf"), "scaleFactor=2")
+	})
+}
+
+// Geany (GTK3): in Edit > Preferences, on the Editor tab, turn line wrapping on (the agent
+// confirms from find_ui_element's text that the check box reads checked) and set the line
+// breaking column in its spin button, found beside its label; OK. Geany writes its
+// configuration when it closes: the file is the check.
+func geanyPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) {
+	testenv.Require(t, "geany")
+	cfg := filepath.Join(work, "geany-config")
+	printed := program(t, h, "/usr/bin/geany", "--new-instance", "--config", cfg)
+	wrap := map[string]any{"role": "CheckBox", "name": "Line wrapping"}
+	measure(t, "Geany: Preferences tab, check box and spin button (its configuration)", "w365", c, func() error {
+		title, err := activeWindow(c, "Geany")
+		if err != nil {
+			return err
+		}
+		if err := first(
+			func() error { return clickFound(c, map[string]any{"role": "Menu", "name": "Edit"}) },
+			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Preferences"}) },
+			func() error { _, err := window(c, "Preferences"); return err },
+			func() error { return clickFound(c, map[string]any{"role": "TabItem", "name": "Editor"}) },
+		); err != nil {
+			return err
+		}
+		text, _, err := found(c, wrap, false)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(text, "[checked]") {
+			if err := clickFound(c, wrap); err != nil {
+				return err
+			}
+		}
+		for try := 0; !strings.Contains(text, "[checked]"); try++ {
+			if try == 20 {
+				return fmt.Errorf("line wrapping does not read checked: %s", text)
+			}
+			c.call("wait_milliseconds", map[string]any{"ms": 100})
+			if text, _, err = found(c, wrap, false); err != nil {
+				return err
+			}
+		}
+		root, err := tree(c)
+		if err != nil {
+			return err
+		}
+		spin, err := beside(root, "Line breaking column:", "Spinner")
+		if err != nil {
+			return err
+		}
+		return first(
+			func() error { return retype(c, spin, "100") },
+			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"tab"}}); return err },
+			func() error { return clickButton(c, "OK") },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		if _, err := printed(); err != nil {
+			return err
+		}
+		return settingsHold(filepath.Join(cfg, "geany.conf"), "line_wrapping=true", "line_break_column=100")
+	})
+}
+
+// gnome-calculator (GTK4, libadwaita): in its Preferences (a menu button's pop-up menu),
+// read the Angle units row's choice, which lies below depth 10, pick Radians in its
+// drop-down and read it back. Its settings go to a key file (GSETTINGS_BACKEND=keyfile):
+// the file is the check.
+func gnomeCalculatorPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) {
+	testenv.Require(t, "gnome-calculator")
+	cfg := filepath.Join(work, "calculator-config")
+	printed := programEnv(t, h, []string{"GSETTINGS_BACKEND=keyfile", "XDG_CONFIG_HOME=" + cfg}, "/usr/bin/gnome-calculator")
+	// choice is the text the row named label shows, from a tree deep enough to hold it.
+	choice := func(label string) (node, string, error) {
+		_, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 20})
+		if err != nil {
+			return node{}, "", err
+		}
+		var root, row node
+		b, _ := json.Marshal(st["root"])
+		json.Unmarshal(b, &root)
+		root.walk(func(n node) {
+			if n.Role == "ComboBox" && n.Name == label {
+				row = n
+			}
+		})
+		shown := ""
+		row.walk(func(n node) {
+			if n.Role == "Text" && n.Name != label && n.Name != "" {
+				shown = n.Name
+			}
+		})
+		if row.Name == "" {
+			return row, "", fmt.Errorf("no row %q in the tree", label)
+		}
+		return row, shown, nil
+	}
+	measure(t, "gnome-calculator: pick an angle unit in Preferences (its settings)", "w365", c, func() error {
+		title, err := activeWindow(c, "Calculator")
+		if err != nil {
+			return err
+		}
+		var prefs string
+		if err := first(
+			func() error { return clickFound(c, map[string]any{"role": "Button", "name": "Primary menu"}) },
+			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Preferences"}) },
+			func() error { prefs, err = activeWindow(c, "Preferences"); return err },
+		); err != nil {
+			return err
+		}
+		row, shown, err := choice("Angle units")
+		if err != nil {
+			return err
+		}
+		if shown != "Degrees" {
+			return fmt.Errorf("the Angle units row shows %q, not Degrees, at first", shown)
+		}
+		if err := first(
+			func() error { return clickAt(c, row) },
+			func() error { return clickFound(c, map[string]any{"role": "Text", "name": "Radians"}) },
+		); err != nil {
+			return err
+		}
+		for try := 0; shown != "Radians"; try++ {
+			if try == 20 {
+				return fmt.Errorf("the Angle units row shows %q after Radians was picked", shown)
+			}
+			c.call("wait_milliseconds", map[string]any{"ms": 100})
+			if _, shown, err = choice("Angle units"); err != nil {
+				return err
+			}
+		}
+		return first(
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": prefs}); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		if _, err := printed(); err != nil {
+			return err
+		}
+		return settingsHold(filepath.Join(cfg, "glib-2.0", "settings", "keyfile"), "angle-units='radians'")
+	})
+}
+
+// LibreOffice Writer (GTK 3): write a line, make it bold through a nested menu (Format >
+// Text > Bold) and save it as a document through the save dialog, typing its path. Writer
+// shows a splash screen and, at its first start, a tip of the day, which the agent closes.
+// The document on disk (its content.xml) is the check.
+func libreOfficeTask(t *testing.T, c *client, work string) {
+	testenv.Require(t, "/usr/lib/libreoffice/program/soffice")
+	want := filepath.Join(work, "minutes.odt")
+	const line = "Minutes of the meeting"
+	measure(t, "LibreOffice Writer: bold through Format > Text, Save As a path (file on disk)", "w365", c, func() error {
+		if _, _, err := c.call("launch_application", map[string]any{"path": "libreoffice-writer"}); err != nil {
+			return err
+		}
+		title, err := window(c, "LibreOffice Writer")
+		if err != nil {
+			return err
+		}
+		if tip, err := window(c, "Tip of the Day"); err == nil {
+			if _, _, err := c.call("close_window", map[string]any{"title": tip}); err != nil {
+				return err
+			}
+		}
+		if err := first(
+			func() error { _, err := activeWindow(c, title); return err },
+			func() error { _, _, err := c.call("type_text", map[string]any{"text": line}); return err },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+				return err
+			},
+			func() error { return clickFound(c, map[string]any{"role": "Menu", "name": "Format"}) },
+			func() error { return clickFound(c, map[string]any{"role": "Menu", "name": "Text"}) },
+			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Bold"}) },
+			func() error {
+				_, _, err := c.call("press_keys", map[string]any{"keys": []string{"ctrl", "shift", "s"}})
+				return err
+			},
+			func() error { _, err := activeWindow(c, "Save"); return err },
+		); err != nil {
+			return err
+		}
+		// The file name field: the dialog's focused field, the name it proposes selected.
+		_, ms, err := found(c, map[string]any{"role": "Edit", "text": "Untitled"}, false)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			return fmt.Errorf("the save dialog shows no name field")
+		}
+		return first(
+			func() error { return retype(c, matchNode(ms[0]), want) },
+			func() error { _, _, err := c.call("press_keys", map[string]any{"keys": []string{"enter"}}); return err },
+			func() error { title, err = window(c, "minutes.odt"); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		var content string
+		for i := 0; i < 50; i++ {
+			if z, err := zip.OpenReader(want); err == nil {
+				for _, f := range z.File {
+					if f.Name == "content.xml" {
+						if r, err := f.Open(); err == nil {
+							b, _ := io.ReadAll(r)
+							r.Close()
+							content = string(b)
+						}
+					}
+				}
+				z.Close()
+			}
+			if strings.Contains(content, line) && strings.Contains(content, `fo:font-weight="bold"`) {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return fmt.Errorf("%s holds no bold %q: %.300q", want, line, content)
+	})
+}
+
 func TestDesktopTasks(t *testing.T) {
 	h := e2e.New(t)
 	// launch_application hands an application files under the workspace roots only: the
@@ -1634,5 +1970,9 @@ func TestDesktopTasks(t *testing.T) {
 		galculatorTask(t, c)
 		zenityChecklistTask(t, h, c)
 		gtk4Task(t, h, c)
+		qpdfviewZoomTask(t, h, c, work)
+		geanyPreferencesTask(t, h, c, work)
+		gnomeCalculatorPreferencesTask(t, h, c, work)
+		libreOfficeTask(t, c, work)
 	}
 }

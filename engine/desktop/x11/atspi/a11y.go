@@ -182,11 +182,14 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	if len(res.nodes) == 0 {
 		return desktop.Node{}, desktop.Meta{}, werr.New(werr.NotFound, "the foreground window has no visible accessible elements")
 	}
+	for _, n := range res.nodes[1:] { // parents first
+		clip(n, res.nodes[n.parent])
+	}
 	root := build(res.nodes)
 	// The top level of an application window is a Window in UI Automation terms, whatever
 	// the toolkit calls it (Qt: "filler").
 	root.Role = "Window"
-	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes)}, nil
+	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes), Deeper: res.deeper(), MaxDepth: maxDepth}, nil
 }
 
 // Applications are the processes of the applications registered with the accessibility
@@ -221,14 +224,18 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4}
+		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt,
+			popups: func() ([]rect, error) { return xPopups(t.display, win.pid) }}
 		if !win.busOnly {
 			w.peers = t.peer(ctx, conn, win.frame.bus)
 		}
 		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
-		if err == nil && win.gtk4 {
-			err = w.mendGTK4(ctx, res, func() ([]rect, error) { return xPopups(t.display, win.pid) })
+		switch {
+		case err == nil && win.gtk4:
+			err = w.mendGTK4(ctx, res, w.popups)
+		case err == nil && boxes:
+			err = w.mendMenus(res, w.popups)
 		}
 		t.mu.Lock()
 		if w.noCache {
@@ -314,13 +321,52 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		all = append(all, c.n)
 	}
 	all = append(all, textCands...)
+	// In a Qt window, the ancestors too: an element below a hidden widget is hidden
+	// (hiddenQt), whatever its own extents say. Elsewhere the parent of a match by name or
+	// role (one whose parent has no area ranks after one on the screen) and of a text
+	// match in a view, whose box clips its items' (clip); and a menu item's siblings.
+	ancestors := map[int]int{} // node index -> its position in all
+	read := func(p int) {
+		if _, ok := ancestors[p]; !ok {
+			ancestors[p] = len(all)
+			all = append(all, res.nodes[p])
+		}
+	}
+	for i, n := range all { // the candidates: range reads all once
+		switch {
+		case w.qt:
+			for p := n.parent; p > 0; p = res.nodes[p].parent {
+				read(p)
+			}
+		case n.parent > 0 && (i < len(cands) || viewRole(res.nodes[n.parent].role)):
+			read(n.parent)
+		}
+		if !w.gtk4 && n.parent > 0 && menuRole(n.role) && menuRole(res.nodes[n.parent].role) {
+			// The items of its menu, which say where the menu is (mendMenus).
+			for _, s := range siblings(res.nodes, n.parent) {
+				read(s)
+			}
+		}
+	}
 	okBox, err := w.details(ctx, all, true)
 	if err != nil {
 		return nil, err
 	}
+	// shown says whether n and each of its ancestors read (ancestors) are on the screen.
+	shown := func(i int, n *raw) bool {
+		if !okBox[i] {
+			return false
+		}
+		for p := n.parent; p > 0; p = res.nodes[p].parent {
+			if j, ok := ancestors[p]; ok && !okBox[j] {
+				return false
+			}
+		}
+		return true
+	}
 	var kept []cand
 	for i, c := range cands {
-		if okBox[i] {
+		if shown(i, c.n) {
 			kept = append(kept, c)
 		}
 	}
@@ -329,18 +375,57 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		order[n] = i
 	}
 	for i, n := range textCands {
-		if !okBox[len(cands)+i] {
+		if !shown(len(cands)+i, n) {
 			continue
 		}
 		if s := desktop.MatchRank(needle, n.value); s < desktop.NoMatch {
 			kept = append(kept, cand{n: n, score: s + 3, order: order[n]})
 		}
 	}
+	// A match in an open menu that lies in no pop-up takes its menu's shift (mendMenus),
+	// from the menu's items read with it.
+	var pops []rect
+	var used []bool
+	shifts := map[int][2]int{} // a menu's index -> what its items add
+	for _, c := range kept {
+		n, p := c.n, c.n.parent
+		if w.gtk4 || p <= 0 || !menuRole(n.role) || !menuRole(res.nodes[p].role) {
+			continue
+		}
+		o, done := shifts[p]
+		if !done {
+			if used == nil {
+				if pops, err = w.popups(); err != nil {
+					return nil, err
+				}
+				used = make([]bool, len(pops))
+			}
+			var items []*raw
+			for _, s := range siblings(res.nodes, p) {
+				if j, ok := ancestors[s]; ok && okBox[j] && menuRole(res.nodes[s].role) {
+					items = append(items, res.nodes[s])
+				}
+			}
+			dx, dy, _ := menuShift(items, pops, used)
+			o = [2]int{dx, dy}
+			shifts[p] = o
+		}
+		n.x += o[0]
+		n.y += o[1]
+	}
 	out := make([]desktop.Candidate, len(kept))
 	for i, c := range kept {
 		n := c.n
-		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h},
-			Score: c.score, Order: c.order, OnScreen: n.hasBox && n.w > 0 && n.h > 0,
+		onScreen := n.hasBox && n.w > 0 && n.h > 0
+		if _, ok := ancestors[n.parent]; ok {
+			p := res.nodes[n.parent]
+			clip(n, p)
+			// Under a parent of no area: LibreOffice keeps its own menu bar, 0 px high, under
+			// GTK's, and its File, Edit... over the toolbar below (docs/accessibility.md).
+			onScreen = onScreen && (!p.hasBox || p.w > 0 && p.h > 0)
+		}
+		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
+			Score: c.score, Order: c.order, OnScreen: onScreen,
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
 	return desktop.Ranked(out), nil

@@ -109,6 +109,12 @@ func (a *app) waitLine(t testing.TB, want string) {
 	}
 }
 
+// clickMatch clicks the centre of an element found.
+func clickMatch(t testing.TB, d *display.Desktop, m desktop.Match) {
+	t.Helper()
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+}
+
 func xdo(t testing.TB, d *display.Desktop, args ...string) string {
 	t.Helper()
 	testenv.Require(t, "xdotool")
@@ -166,6 +172,13 @@ func findEventually(t testing.TB, tr *atspi.Tree, q desktop.FindQuery) []desktop
 	return nil
 }
 
+// nodesOf lists a tree's nodes depth-first.
+func nodesOf(root desktop.Node) []desktop.Node {
+	var out []desktop.Node
+	flatten(root, &out)
+	return out
+}
+
 // flatten lists a tree's nodes depth-first.
 func flatten(n desktop.Node, out *[]desktop.Node) {
 	*out = append(*out, n)
@@ -188,8 +201,7 @@ func near(a, b int) bool { return a-b <= 2 && b-a <= 2 }
 // checkForm asserts the form's widgets are in the tree with the geometry the app reported.
 func checkForm(t *testing.T, root desktop.Node, geom map[string]rect) {
 	t.Helper()
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	want := []struct{ id, role, name string }{
 		{"label", "Text", "Please sign in"},
 		{"entry", "Edit", "Username"},
@@ -226,8 +238,7 @@ func treeEventually(t testing.TB, tr *atspi.Tree, depth, elems int, role, name s
 	for i := 0; i < 100; i++ {
 		root, meta, err := tr.Tree(context.Background(), depth, elems)
 		if err == nil {
-			var nodes []desktop.Node
-			flatten(root, &nodes)
+			nodes := nodesOf(root)
 			if _, ok := findNode(nodes, role, name); ok {
 				return root, meta
 			}
@@ -247,7 +258,7 @@ func clickAndType(t *testing.T, d *display.Desktop, tr *atspi.Tree, a *app) {
 	if m.CenterX < g.x || m.CenterX >= g.x+g.w || m.CenterY < g.y || m.CenterY >= g.y+g.h {
 		t.Fatalf("Submit centre (%d,%d) is outside the button %+v", m.CenterX, m.CenterY, g)
 	}
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	clickMatch(t, d, m)
 	a.waitLine(t, "CLICKED Submit")
 
 	ms = findEventually(t, tr, desktop.FindQuery{Role: "TextBox", Name: "username"})
@@ -278,8 +289,7 @@ func TestGTK3(t *testing.T) {
 		t.Errorf("root name %q", root.Name)
 	}
 	checkForm(t, root, a.geom)
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	if n, _ := findNode(nodes, "Button", "Submit"); n.NativeRole != "push button" {
 		t.Errorf("native role %q, want push button", n.NativeRole)
 	}
@@ -320,8 +330,7 @@ func TestQt5(t *testing.T) {
 	root, _ := treeEventually(t, tr, 0, 0, "Button", "Submit")
 	checkForm(t, root, a.geom)
 	// A multi-line editor's text is its value, as a line edit's is.
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	var notes []string
 	for _, n := range nodes {
 		if n.Role == "Edit" && n.Name == "Notes" {
@@ -366,8 +375,7 @@ func TestGTK4(t *testing.T) {
 		a.geom[id] = rect{g.x + wx, g.y + wy, g.w, g.h}
 	}
 	// GTK4 reports the content box of buttons and check boxes: inside the widget.
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	for _, w := range []struct{ id, role, name string }{
 		{"label", "Text", "Please sign in"}, {"entry", "Edit", "Username"},
 		{"check", "CheckBox", "Remember me"}, {"cancel", "Button", "Cancel"}, {"submit", "Button", "Submit"},
@@ -411,15 +419,13 @@ func startGTK4Popups(t *testing.T) (*display.Desktop, *app, *atspi.Tree, desktop
 // the pop-up, as an agent does: GTK shows them in its tree before their X window is mapped.
 func TestGTK4Popups(t *testing.T) {
 	d, a, tr, root := startGTK4Popups(t)
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	drop, _ := findNode(nodes, "ComboBox", "Colour")
 	// The drop-down's list, by the tree.
 	for _, item := range []string{"Blue", "Green", "Yellow"} {
 		clickCentre(t, d, drop.X, drop.Y, drop.Width, drop.Height)
 		root, _ = treeEventually(t, tr, 20, 0, "Text", item)
-		nodes = nil
-		flatten(root, &nodes)
+		nodes = nodesOf(root)
 		n, _ := findNode(nodes, "Text", item)
 		clickCentre(t, d, n.X, n.Y, n.Width, n.Height)
 		a.waitLine(t, "SELECTED "+item)
@@ -462,8 +468,7 @@ func TestGTK4Popups(t *testing.T) {
 // (GTK maps it a moment after) is not on the screen, and not in the tree.
 func TestGTK4PopupNotMapped(t *testing.T) {
 	d, _, tr, root := startGTK4Popups(t)
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	drop, _ := findNode(nodes, "ComboBox", "Colour")
 	clickCentre(t, d, drop.X, drop.Y, drop.Width, drop.Height)
 	treeEventually(t, tr, 20, 0, "Text", "Blue")
@@ -490,8 +495,7 @@ func TestGTK4PopupNotMapped(t *testing.T) {
 // tree shows its tooltip instead (an icon button's "Search"), or no name.
 func TestGTK4NoClassNames(t *testing.T) {
 	d, a, tr, root := startGTK4Popups(t)
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	for _, n := range nodes {
 		if strings.HasPrefix(n.Name, "Gtk") {
 			t.Errorf("%s reads as its class %q", n.Role, n.Name)
@@ -596,8 +600,7 @@ func TestChromium(t *testing.T) {
 	if root.Role != "Window" || root.Name != "w365 a11y page" {
 		t.Errorf("root %s %q", root.Role, root.Name)
 	}
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	for _, w := range []struct{ role, name string }{
 		{"Document", "w365 a11y page"}, {"Text", "Sign in"}, {"Edit", "Username"},
 		{"CheckBox", "Remember me"}, {"Button", "Cancel"},
@@ -607,11 +610,11 @@ func TestChromium(t *testing.T) {
 		}
 	}
 	m := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Submit"})[0]
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	clickMatch(t, d, m)
 	waitTitle(t, d, "clicked Submit")
 
 	e := findEventually(t, tr, desktop.FindQuery{Role: "TextBox", Name: "Username"})[0]
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(e.CenterX), strconv.Itoa(e.CenterY), "click", "1")
+	clickMatch(t, d, e)
 	xdo(t, d, "type", "--delay", "20", "hello")
 	waitTitle(t, d, "typed hello")
 }
@@ -677,10 +680,9 @@ func TestGTK2OpenMenu(t *testing.T) {
 	startReal(t, d, filepath.Base(dir), "/usr/bin/pcmanfm", "--no-desktop", dir)
 	tr := open(t, d)
 	m := findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "File"})[0]
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	clickMatch(t, d, m)
 	root, _ := treeEventually(t, tr, 10, 0, "MenuItem", "Close Window")
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	for _, n := range nodes {
 		if n.Role == "Menu" && n.Name == "Edit" && len(n.Children) > 0 {
 			t.Errorf("the closed Edit menu shows %d items", len(n.Children))
@@ -708,8 +710,7 @@ func TestReadOnlyTextValue(t *testing.T) {
 			for _, m := range ms {
 				if m.Value == "408" && m.Name == "" {
 					root, _ := treeEventually(t, tr, 10, 0, "Button", "=")
-					var nodes []desktop.Node
-					flatten(root, &nodes)
+					nodes := nodesOf(root)
 					for _, n := range nodes {
 						if n.Role == "Text" && n.Value == "408" {
 							return
@@ -731,10 +732,9 @@ func TestQt5OpenMenu(t *testing.T) {
 	startReal(t, d, "Untitled", "/usr/bin/featherpad")
 	tr := open(t, d)
 	m := findEventually(t, tr, desktop.FindQuery{Name: "File"})[0]
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	clickMatch(t, d, m)
 	root, _ := treeEventually(t, tr, 10, 0, "MenuItem", "Quit")
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	if item, _ := findNode(nodes, "MenuItem", "Quit"); item.Width <= 0 || item.Y <= m.Y {
 		t.Errorf("Quit at %d,%d %dx%d, below the File menu at %d,%d", item.X, item.Y, item.Width, item.Height, m.X, m.Y)
 	}
@@ -750,8 +750,7 @@ func TestGTK3States(t *testing.T) {
 	states := func(role, name string) []string {
 		t.Helper()
 		root, _ := treeEventually(t, tr, 0, 0, role, name)
-		var nodes []desktop.Node
-		flatten(root, &nodes)
+		nodes := nodesOf(root)
 		n, _ := findNode(nodes, role, name)
 		return n.States
 	}
@@ -759,9 +758,9 @@ func TestGTK3States(t *testing.T) {
 		t.Fatalf("the check box reads %v before any click", s)
 	}
 	m := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox", Name: "Remember me"})[0]
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(m.CenterX), strconv.Itoa(m.CenterY), "click", "1")
+	clickMatch(t, d, m)
 	e := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: "Username"})[0]
-	xdo(t, d, "mousemove", "--sync", strconv.Itoa(e.CenterX), strconv.Itoa(e.CenterY), "click", "1")
+	clickMatch(t, d, e)
 	var check, edit []string
 	for i := 0; i < 50; i++ {
 		if check, edit = states("CheckBox", "Remember me"), states("Edit", "Username"); slices.Contains(check, "checked") && slices.Contains(edit, "focused") {
@@ -781,9 +780,266 @@ func TestUnnamedWrappersDoNotCountInTheDepth(t *testing.T) {
 	activate(t, d, "w365 a11y deep")
 	tr := open(t, d)
 	root, _ := treeEventually(t, tr, 3, 0, "Button", "Deep button")
-	var nodes []desktop.Node
-	flatten(root, &nodes)
+	nodes := nodesOf(root)
 	if _, ok := findNode(nodes, "Text", "Deep label"); !ok {
 		t.Fatalf("the label beside the button is not in the tree: %+v", root)
 	}
+}
+
+// TestQt5ClosedComboBoxList: Qt keeps the list of a closed combo box (qpdfview's zoom)
+// SHOWING, itself at the screen's corner with no size and its items at their last places
+// (at 0,0 before it first opened, over the document after); neither the tree nor a search
+// shows them until the list opens, below the combo box.
+func TestQt5ClosedComboBoxList(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report - qpdfview", "/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	combo := findEventually(t, tr, desktop.FindQuery{Role: "ComboBox", Name: "100 %"})[0]
+	closed := func(when string) {
+		t.Helper()
+		var items []desktop.Match
+		for i := 0; i < 50; i++ {
+			root, _, err := tr.Tree(context.Background(), 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes := nodesOf(root)
+			shown, _ := findNode(nodes, "ListItem", "50 %")
+			if items, err = tr.Find(context.Background(), desktop.FindQuery{Name: "50 %"}); err != nil {
+				t.Fatal(err)
+			}
+			if shown.Role == "" && len(items) == 0 {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("%s the closed list's item 50 %% is shown: %+v", when, items)
+	}
+	closed("before the list opened,")
+	// The arrow at its right end: the combo box is editable, a click on its text opens nothing.
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(combo.X+combo.Width-6), strconv.Itoa(combo.CenterY), "click", "1")
+	root, _ := treeEventually(t, tr, 10, 0, "ListItem", "50 %")
+	nodes := nodesOf(root)
+	if item, _ := findNode(nodes, "ListItem", "50 %"); item.Width <= 0 || item.Y <= combo.Y {
+		t.Errorf("the open list's 50 %% at %d,%d %dx%d, not below the combo box at %d,%d", item.X, item.Y, item.Width, item.Height, combo.X, combo.Y)
+	}
+	xdo(t, d, "key", "Escape")
+	closed("once the list closed again,")
+}
+
+// TestGTK4Tooltip: GTK 4 shows a tooltip on a surface of its own (layer WIDGET, not POPUP)
+// and reports it at its offset in that surface as if it lay in the window; the tree places
+// it through its X window, under the pointer (before: at the window's top left corner).
+func TestGTK4Tooltip(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Calculator", "/usr/bin/gnome-calculator")
+	tr := open(t, d)
+	b := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: ") )"})[0]
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(b.CenterX), strconv.Itoa(b.CenterY))
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(b.CenterX+2), strconv.Itoa(b.CenterY+2))
+	root, _ := treeEventually(t, tr, 0, 0, "Text", "End Group [)]")
+	nodes := nodesOf(root)
+	tip, _ := findNode(nodes, "Text", "End Group [)]")
+	if tip.Y < b.CenterY || tip.Y > b.CenterY+80 || tip.X+tip.Width < b.X || tip.X > b.X+b.Width+80 {
+		t.Fatalf("the tooltip at %d,%d %dx%d, not by the pointer at %d,%d", tip.X, tip.Y, tip.Width, tip.Height, b.CenterX+2, b.CenterY+2)
+	}
+}
+
+// calculatorPreferences opens gnome-calculator's Preferences through its menu button's
+// pop-up menu, and reads its tree.
+func calculatorPreferences(t *testing.T) *atspi.Tree {
+	d := x11test.Start(t)
+	startReal(t, d, "Calculator", "/usr/bin/gnome-calculator")
+	tr := open(t, d)
+	m := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Primary menu"})[0]
+	clickMatch(t, d, m)
+	p := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Preferences"})[0]
+	clickMatch(t, d, p)
+	activate(t, d, "Preferences")
+	return tr
+}
+
+// TestGTK4HiddenPages: GTK 4 keeps the pages a stack does not show VISIBLE, with empty
+// boxes (gnome-calculator's Preferences hold a search page, "No Results Found"); they are
+// not on the screen: neither the tree nor a search shows them, and no element of the tree
+// has an empty box.
+func TestGTK4HiddenPages(t *testing.T) {
+	tr := calculatorPreferences(t)
+	root, _ := treeEventually(t, tr, 20, 0, "ComboBox", "Angle units")
+	nodes := nodesOf(root)
+	for _, n := range nodes {
+		if n.Width <= 0 || n.Height <= 0 {
+			t.Errorf("%s %q has an empty box at %d,%d %dx%d", n.Role, n.Name, n.X, n.Y, n.Width, n.Height)
+		}
+	}
+	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Text: "No Results Found"}); err != nil || len(ms) > 0 {
+		t.Errorf("a search finds the hidden page's text: %+v (%v)", ms, err)
+	}
+}
+
+// TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
+// (gnome-calculator's Angle units reads Degrees in a label inside a list item inside the
+// combo row); the tree says that elements have children below its depth, and a deeper one
+// (up to 20) shows the choice.
+func TestGTK4DeepPreferences(t *testing.T) {
+	tr := calculatorPreferences(t)
+	_, meta := treeEventually(t, tr, 10, 0, "ComboBox", "Angle units")
+	if meta.Deeper == 0 || meta.MaxDepth != 10 {
+		t.Errorf("the tree of depth 10 says %+v: no element with children below it", meta)
+	}
+	root, _ := treeEventually(t, tr, 20, 0, "ComboBox", "Angle units")
+	nodes := nodesOf(root)
+	for _, n := range nodes {
+		if n.Role == "ComboBox" && n.Name == "Angle units" {
+			below := nodesOf(n)
+			if _, ok := findNode(below, "Text", "Degrees"); !ok {
+				t.Fatalf("the tree of depth 20 shows no Degrees in the Angle units row: %+v", n)
+			}
+			return
+		}
+	}
+}
+
+// qpdfviewSettings opens qpdfview's Settings dialog through its Edit menu.
+func qpdfviewSettings(t *testing.T) (*display.Desktop, *atspi.Tree) {
+	d := x11test.Start(t)
+	startReal(t, d, "report - qpdfview", "/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	for _, step := range []desktop.FindQuery{{Role: "MenuItem", Name: "Edit"}, {Role: "MenuItem", Name: "Settings..."}} {
+		m := findEventually(t, tr, step)[0]
+		clickMatch(t, d, m)
+	}
+	activate(t, d, "Settings - qpdfview")
+	return d, tr
+}
+
+// TestQt5ListItemsLieInTheirList: Qt reports the items of a combo box's open list wider
+// than the list (qpdfview's Tab position: 249 px in 133); the tree and a search give each
+// item's part inside the list, so that its centre is on it.
+func TestQt5ListItemsLieInTheirList(t *testing.T) {
+	d, tr := qpdfviewSettings(t)
+	tab := findEventually(t, tr, desktop.FindQuery{Role: "TabItem", Name: "Interface"})[0]
+	clickMatch(t, d, tab)
+	combo := findEventually(t, tr, desktop.FindQuery{Role: "ComboBox", Name: "Top"})[0]
+	clickMatch(t, d, combo)
+	root, _ := treeEventually(t, tr, 20, 0, "ListItem", "Bottom")
+	nodes := nodesOf(root)
+	for _, n := range nodes {
+		if n.Role != "List" || len(n.Children) == 0 || n.Children[0].Role != "ListItem" {
+			continue
+		}
+		for _, it := range n.Children {
+			if it.X < n.X || it.Y < n.Y || it.X+it.Width > n.X+n.Width || it.Y+it.Height > n.Y+n.Height {
+				t.Errorf("%s %q at %d,%d %dx%d overflows its list at %d,%d %dx%d", it.Role, it.Name, it.X, it.Y, it.Width, it.Height, n.X, n.Y, n.Width, n.Height)
+			}
+		}
+		m := findEventually(t, tr, desktop.FindQuery{Role: "ListItem", Name: "Bottom"})[0]
+		if m.X+m.Width > n.X+n.Width {
+			t.Errorf("a search gives Bottom at %d,%d %dx%d, wider than its list at %d,%d %dx%d", m.X, m.Y, m.Width, m.Height, n.X, n.Y, n.Width, n.Height)
+		}
+		return
+	}
+	t.Fatalf("no open list in the tree: %+v", root)
+}
+
+// TestQt5CurrentTabReadsSelected: Qt marks the current tab of a tab bar FOCUSED and never
+// SELECTED; the tree reads it selected (qpdfview's Settings), and the tab clicked next
+// takes it over.
+func TestQt5CurrentTabReadsSelected(t *testing.T) {
+	d, tr := qpdfviewSettings(t)
+	selected := func() []string {
+		root, _ := treeEventually(t, tr, 10, 0, "TabItem", "Graphics")
+		nodes := nodesOf(root)
+		var names []string
+		for _, n := range nodes {
+			if n.Role == "TabItem" && slices.Contains(n.States, "selected") {
+				names = append(names, n.Name)
+			}
+		}
+		return names
+	}
+	if got := selected(); !slices.Equal(got, []string{"Behavior"}) {
+		t.Fatalf("the tabs read selected: %q, want Behavior", got)
+	}
+	g := findEventually(t, tr, desktop.FindQuery{Role: "TabItem", Name: "Graphics"})[0]
+	clickMatch(t, d, g)
+	var got []string
+	for i := 0; i < 50; i++ {
+		// The Graphics page has tabs of its own, the first current.
+		if got = selected(); slices.Equal(got, []string{"General", "Graphics"}) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("after a click on Graphics the tabs read selected: %q", got)
+}
+
+// TestLibreOfficeMenuFoundIsTheOneShown: LibreOffice (GTK 3) keeps a menu bar of its own,
+// 0 px high, under GTK's, both SHOWING with the same menus, its own over the toolbar below;
+// a search ranks the menu a person sees first, and a click on it opens it (before, the
+// hidden one came first and the click hit the toolbar).
+func TestLibreOfficeMenuFoundIsTheOneShown(t *testing.T) {
+	d, tr, in := libreOffice(t)
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
+	findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))
+}
+
+// libreOffice starts LibreOffice Writer (GTK 3) with a profile of its own, in front; in
+// makes a query look in its window.
+func libreOffice(t *testing.T) (*display.Desktop, *atspi.Tree, func(desktop.FindQuery) desktop.FindQuery) {
+	if _, err := os.Stat("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"); err != nil {
+		testenv.Missing(t, "libreoffice-gtk3 (its accessible toolkit)")
+	}
+	d := x11test.Start(t)
+	profile := "-env:UserInstallation=file://" + t.TempDir()
+	startReal(t, d, "Untitled 1 - LibreOffice Writer", "/usr/lib/libreoffice/program/soffice", "--writer", "--norestore", profile)
+	// Its tip of the day comes a moment after the window, modal: closed first.
+	for i := 0; i < 100; i++ {
+		if out, _ := d.Command("xdotool", "search", "--name", "^Tip of the Day").Output(); len(out) > 0 {
+			xdo(t, d, "windowactivate", "--sync", strings.Fields(string(out))[0], "key", "Escape")
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	id, err := strconv.ParseUint(activate(t, d, "Untitled 1 - LibreOffice Writer"), 10, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, open(t, d), func(q desktop.FindQuery) desktop.FindQuery { q.WindowHandle = uint32(id); return q }
+}
+
+// TestLibreOfficeMenuItemsWhereShown: LibreOffice (GTK 3) reports the items of an open menu
+// at their places in its pop-up window plus its main window's origin (Format's, open at
+// 181,44, from 0,19 down); the tree and a search place them in the pop-up, a submenu's in
+// its own, and a click at Format > Text > Bold's centre, then at Format > Character...'s,
+// opens the Character dialog (before, the click hit the toolbar).
+func TestLibreOfficeMenuItemsWhereShown(t *testing.T) {
+	d, tr, in := libreOffice(t)
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Text"}))[0])
+	bold := findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Bold"}))[0]
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pops, err := xconn.Popups(c, xconn.NewOwners(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPopup := false
+	for _, p := range pops {
+		inPopup = inPopup || bold.CenterX >= p.X && bold.CenterX < p.X+p.W && bold.CenterY >= p.Y && bold.CenterY < p.Y+p.H
+	}
+	if !inPopup {
+		t.Errorf("Bold at %d,%d, in none of the pop-ups %+v", bold.CenterX, bold.CenterY, pops)
+	}
+	root, _ := treeEventually(t, tr, 20, 0, "MenuItem", "Bold")
+	if n, _ := findNode(nodesOf(root), "MenuItem", "Bold"); n.X != bold.X || n.Y != bold.Y {
+		t.Errorf("the tree has Bold at %d,%d, a search at %d,%d", n.X, n.Y, bold.X, bold.Y)
+	}
+	xdo(t, d, "key", "Escape", "Escape")
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "Menu", Name: "Format"}))[0])
+	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))[0])
+	activate(t, d, "Character")
 }

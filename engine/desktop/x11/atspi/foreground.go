@@ -31,6 +31,9 @@ type target struct {
 	// busOnly: the application is read through the bus daemon, never peer to peer (GTK 2:
 	// docs/accessibility.md#speed).
 	busOnly bool
+	// qt: Qt calls a hidden widget SHOWING and places it at the screen's corner with no
+	// size (hiddenQt).
+	qt bool
 	// pid: the window's process, 0 when unknown.
 	pid uint32
 }
@@ -167,6 +170,7 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	ver, _ := version.Value().(string)
 	tg.gtk4 = tk == "GTK" && strings.HasPrefix(ver, "4.")
 	tg.busOnly = tk == "GAIL"
+	tg.qt = tk == "Qt"
 	if tg.gtk4 || (best.hasBox && best.x == 0 && best.y == 0 && (xw.x != 0 || xw.y != 0)) {
 		// GTK4 (and any toolkit whose window claims to sit at the screen's corner
 		// when it does not) knows no screen positions: read window coordinates and

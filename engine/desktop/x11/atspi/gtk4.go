@@ -37,9 +37,10 @@ func gtkTypeName(name string) bool {
 
 // mendGTK4 corrects a finished walk of a GTK 4 window:
 //
-//   - an element named by its type name (typeNamed) is named by its description (GTK 4 puts
+//   - an element named by its type name (class) is named by its description (GTK 4 puts
 //     the tooltip there) or not at all;
-//   - an element inside a pop-up (an element of layer POPUP and its subtree) is placed
+//   - an element inside a pop-up (an element of layer POPUP, or a tooltip: GTK's
+//     GtkTooltipWindow, a surface of its own of layer WIDGET, and its subtree) is placed
 //     through the X window of that pop-up's surface. GTK 4 reports a pop-up's elements as if
 //     its surface began at the origin of the widget it pops up from (its parent), shifted by
 //     the pop-up's offset in that surface (its margin, which is also its extents relative to
@@ -59,7 +60,7 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([
 	descs := map[*raw]*dbus.Variant{}
 	layers := make([]uint32, len(res.nodes))
 	for i, n := range res.nodes {
-		if n.typeNamed {
+		if n.class != "" {
 			descs[n] = new(dbus.Variant)
 			b.add(n.ref, ifProps+".Get", []any{descs[n]}, ifAccessible, "Description")
 			b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
@@ -80,18 +81,18 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([
 	if err != nil || shown == nil {
 		return err
 	}
-	pops := popupsIn(layers)
+	pops := popupsIn(res.nodes, layers)
 	if len(shown) > len(pops) {
 		// A pop-up window that no unnamed pop-up accounts for: one with a name, maybe.
 		for i, n := range res.nodes {
-			if !n.typeNamed {
+			if n.class == "" {
 				b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
 			}
 		}
 		if err := b.run(ctx); err != nil {
 			return err
 		}
-		pops = popupsIn(layers)
+		pops = popupsIn(res.nodes, layers)
 	}
 	if len(pops) == 0 {
 		return nil
@@ -163,11 +164,12 @@ func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([
 	return nil
 }
 
-// popupsIn are the indices of the elements of layer POPUP.
-func popupsIn(layers []uint32) []int {
+// popupsIn are the indices of the elements of a surface of their own: of layer POPUP, and
+// tooltips (GTK 4 puts a tooltip on a surface of its own, of layer WIDGET).
+func popupsIn(nodes []*raw, layers []uint32) []int {
 	var out []int
 	for i, l := range layers {
-		if l == layerPopup {
+		if l == layerPopup || nodes[i].class == "GtkTooltipWindow" {
 			out = append(out, i)
 		}
 	}

@@ -56,13 +56,23 @@ type raw struct {
 	readText   bool // read the Text interface into value (a content node a text search looks into)
 	// textLen: characters to read again (Qt answers GetText(0, end) with "" when end is
 	// past its text; fetchTexts reads them with an end within it).
-	textLen   int32
-	typeNamed bool // GTK 4 named it by its class (gtkTypeName); mendGTK4 names it
+	textLen int32
+	class   string // the class GTK 4 named it by (gtkTypeName) instead of a name; mendGTK4 names it
+	// cut: the walk read none of its children, which lie below maxDepth.
+	cut bool
 }
 
 func (n *raw) state(bit uint) bool {
 	w := bit / 32
 	return int(w) < len(n.states) && n.states[w]&(1<<(bit%32)) != 0
+}
+
+// setState is states with bit set, as a copy (states may be the cache's).
+func setState(states []uint32, bit uint) []uint32 {
+	out := make([]uint32, max(len(states), int(bit/32)+1))
+	copy(out, states)
+	out[bit/32] |= 1 << (bit % 32)
+	return out
 }
 
 func (n *raw) uia() string { return uiaRole(n.role, n.state(stateEditable)) }
@@ -108,6 +118,10 @@ type walker struct {
 	// gtk4: the window is GTK 4's (4.8), which never sets SHOWING below the window (VISIBLE
 	// decides) and names an element without a name by its class (gtkTypeName).
 	gtk4 bool
+	// qt: the window is Qt's, whose hidden widgets read SHOWING (hiddenQt).
+	qt bool
+	// popups lists the pop-up windows the window's application shows (xPopups).
+	popups func() ([]rect, error)
 	// cache: read the application's Cache.GetItems first; noCache: the walk found that the
 	// application's cache does not hold the window (not worth asking again); cached: the
 	// walk took what it could from the cache, items.
@@ -175,7 +189,12 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 				}
 			}
 			if w.gtk4 && gtkTypeName(n.name) {
-				n.name, n.typeNamed = "", true
+				n.name, n.class = "", n.name
+			}
+			if w.qt && n.role == rolePageTab && n.state(stateFocused) {
+				// Qt marks the current tab of a tab bar FOCUSED, never SELECTED, wherever
+				// the keyboard focus is.
+				n.states = setState(n.states, stateSelected)
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
@@ -278,7 +297,8 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			ok[i] = true
 			if c := bcalls[i]; c.err == nil {
 				bx := boxes[i]
-				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && !w.gtk4 && (bx.W <= 0 || bx.H <= 0)) {
+				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && (bx.W <= 0 || bx.H <= 0)) ||
+					(w.qt && hiddenQt(bx)) {
 					ok[i] = false
 					continue
 				}
@@ -302,6 +322,38 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 			}
 		}
 		return ok
+	}
+}
+
+// hiddenQt says whether a Qt element's extents are those of a hidden widget: Qt answers
+// an empty rectangle at the screen's corner for a widget that is not shown, yet keeps it
+// SHOWING, and its children (a closed combo box's list items) keep the places they had
+// when last shown, inside the window (docs/accessibility.md).
+func hiddenQt(bx extents) bool { return bx.X == 0 && bx.Y == 0 && bx.W == 0 && bx.H == 0 }
+
+// viewRole says whether role is a view that shows its items within its own box: a list,
+// list box, table or tree.
+func viewRole(role uint32) bool {
+	switch role {
+	case roleList, roleListBox, roleTable, roleTree, roleTreeTable:
+		return true
+	}
+	return false
+}
+
+// clip narrows the box of n, a child of view p (viewRole), to the part inside p's box: a
+// view shows its items within it, and Qt reports the items of a combo box's open list
+// nearly twice as wide as the list (249 px in 133), a column scrolled half out its full
+// width, so that the centre of an item could lie outside the list. A box that does not
+// meet the view's stays as it is.
+func clip(n, p *raw) {
+	if !viewRole(p.role) || !n.hasBox || !p.hasBox {
+		return
+	}
+	x0, y0 := max(n.x, p.x), max(n.y, p.y)
+	x1, y1 := min(n.x+n.w, p.x+p.w), min(n.y+n.h, p.y+p.h)
+	if x1 > x0 && y1 > y0 {
+		n.x, n.y, n.w, n.h = x0, y0, x1-x0, y1-y0
 	}
 }
 
@@ -363,6 +415,17 @@ func passThrough(n *raw) bool {
 type walkResult struct {
 	nodes     []*raw
 	truncated bool
+}
+
+// deeper counts the kept nodes whose children lie below the walk's maxDepth.
+func (r *walkResult) deeper() int {
+	k := 0
+	for _, n := range r.nodes {
+		if n.cut {
+			k++
+		}
+	}
+	return k
 }
 
 // walk reads root's subtree down to maxDepth (root is depth 0), keeping at most
@@ -448,6 +511,7 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 					d++
 				}
 				if d > maxDepth {
+					n.cut = len(n.children) > 0
 					continue
 				}
 				for _, c := range n.children {

@@ -74,6 +74,7 @@ var atomNames = []string{
 	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_FRAME_EXTENTS", "_GTK_FRAME_EXTENTS",
 	"_NET_CLOSE_WINDOW", "_NET_MOVERESIZE_WINDOW", "_NET_WORKAREA", "_NET_CURRENT_DESKTOP",
 	"_NET_WM_DESKTOP", "WM_STATE", "WM_CHANGE_STATE", "WM_PROTOCOLS", "WM_DELETE_WINDOW",
+	"_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_SPLASH",
 }
 
 // Open connects to displayName (for example ":7").
@@ -342,6 +343,7 @@ func (m *Manager) read(w xproto.Window) (info, bool) {
 			in.fullscreen = true
 		}
 	}
+	in.Splash = slices.Contains(m.prop32(w, m.atom("_NET_WM_WINDOW_TYPE"), xproto.AtomAtom), uint32(m.atom("_NET_WM_WINDOW_TYPE_SPLASH")))
 	if st := m.prop32(w, m.atom("WM_STATE"), m.atom("WM_STATE")); len(st) > 0 && st[0] == 3 {
 		in.hidden = true // IconicState
 	}

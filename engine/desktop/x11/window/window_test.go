@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -769,5 +770,26 @@ func TestListShowsPopups(t *testing.T) {
 			t.Fatalf("pop-ups once hidden: %v", popups())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A window of type splash (_NET_WM_WINDOW_TYPE_SPLASH, LibreOffice's while it starts) is
+// listed as one: launch_application does not take it for the application's first window.
+func TestListMarksASplashScreen(t *testing.T) {
+	testenv.Require(t, python, "xprop")
+	d := x11test.Start(t)
+	m := open(t, d)
+	startApp(t, d, "--title", "Starting", "--x", "100", "--y", "100", "--width", "300", "--height", "200")
+	startApp(t, d, "--title", "Main", "--x", "500", "--y", "100", "--width", "300", "--height", "200")
+	splash := find(t, m, "Starting")
+	if out, err := d.Command("xprop", "-id", fmt.Sprint(splash.Handle), "-f", "_NET_WM_WINDOW_TYPE", "32a",
+		"-set", "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_SPLASH").CombinedOutput(); err != nil {
+		t.Fatalf("xprop: %v: %s", err, out)
+	}
+	if w := find(t, m, "Starting"); !w.Splash {
+		t.Errorf("the splash-typed window lists as %+v", w)
+	}
+	if w := find(t, m, "Main"); w.Splash {
+		t.Errorf("a normal window lists as a splash screen: %+v", w)
 	}
 }

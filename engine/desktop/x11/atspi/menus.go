@@ -1,0 +1,126 @@
+//go:build linux
+
+package atspi
+
+import "slices"
+
+// What LibreOffice (GTK 3) reports of an open menu, and how a walk mends it
+// (docs/accessibility.md#what-visible-means): its items' extents are their places in the
+// menu's pop-up window plus the origin of the application's main window, not of the pop-up
+// (the items of its Format menu, open at 181,44, read from 0,19 down).
+
+// menuSlack is how much larger than the union of its items a menu's pop-up window may be
+// (its borders and padding).
+const menuSlack = 16
+
+// menuShift is what the boxes of items, the items of one open menu, must add to lie in
+// the pop-up window of shown that shows them: nothing (ok false) when their union lies in a
+// pop-up already (that one is then used), or when no unused pop-up fits its size; else the
+// offset into the unused one whose size fits best, which is then used.
+func menuShift(items []*raw, shown []rect, used []bool) (dx, dy int, ok bool) {
+	var u rect
+	for _, n := range items {
+		switch {
+		case !n.hasBox || n.w <= 0 || n.h <= 0:
+		case u.w == 0:
+			u = rect{n.x, n.y, n.w, n.h}
+		default:
+			x1, y1 := max(u.x+u.w, n.x+n.w), max(u.y+u.h, n.y+n.h)
+			u.x, u.y = min(u.x, n.x), min(u.y, n.y)
+			u.w, u.h = x1-u.x, y1-u.y
+		}
+	}
+	if u.w == 0 {
+		return 0, 0, false
+	}
+	for k, p := range shown {
+		if u.x >= p.x && u.y >= p.y && u.x+u.w <= p.x+p.w && u.y+u.h <= p.y+p.h {
+			used[k] = true
+			return 0, 0, false
+		}
+	}
+	best, bestFit := -1, 0
+	for k, p := range shown {
+		dw, dh := p.w-u.w, p.h-u.h
+		if used[k] || dw < 0 || dh < 0 || dw > menuSlack || dh > menuSlack {
+			continue
+		}
+		if best < 0 || dw+dh < bestFit {
+			best, bestFit = k, dw+dh
+		}
+	}
+	if best < 0 {
+		return 0, 0, false
+	}
+	used[best] = true
+	p := shown[best]
+	return p.x + (p.w-u.w)/2 - u.x, p.y + (p.h-u.h)/2 - u.y, true
+}
+
+// openMenus are the open menus of a walk, each with its items: the menus and menu items
+// under a menu (a menu bar's menus are no items), by the menu's index, in walk order.
+func openMenus(nodes []*raw) (menus []int, items map[int][]*raw) {
+	items = map[int][]*raw{}
+	for _, n := range nodes {
+		if p := n.parent; p >= 0 && menuRole(n.role) && menuRole(nodes[p].role) && n.hasBox {
+			if items[p] == nil {
+				menus = append(menus, p)
+			}
+			items[p] = append(items[p], n)
+		}
+	}
+	return menus, items
+}
+
+// mendMenus moves the items of each open menu of a walk (with boxes) that lie in no pop-up
+// window of the application (popups) into the one whose size fits them (menuShift), with
+// what lies below them.
+func (w *walker) mendMenus(res *walkResult, popups func() ([]rect, error)) error {
+	menus, items := openMenus(res.nodes)
+	if len(menus) == 0 {
+		return nil
+	}
+	shown, err := popups()
+	if err != nil || len(shown) == 0 {
+		return err
+	}
+	used := make([]bool, len(shown))
+	// A menu's index -> what its children (separators too) and what lies below them add:
+	// nothing for one that lies in a pop-up, nor for one that fits none, whatever the menu
+	// it opened from adds.
+	inMenu := map[int][2]int{}
+	for _, m := range menus {
+		dx, dy, _ := menuShift(items[m], shown, used)
+		inMenu[m] = [2]int{dx, dy}
+	}
+	shift := map[*raw][2]int{}
+	for _, n := range res.nodes { // parents first: a node takes its menu's shift, or its parent's
+		if n.parent < 0 {
+			continue
+		}
+		o, in := inMenu[n.parent]
+		if !in {
+			o, in = shift[res.nodes[n.parent]]
+		}
+		if !in {
+			continue
+		}
+		shift[n] = o
+		if n.hasBox {
+			n.x += o[0]
+			n.y += o[1]
+		}
+	}
+	return nil
+}
+
+// siblings are the indices of the nodes of a walk whose parent is p.
+func siblings(nodes []*raw, p int) []int {
+	var out []int
+	for i, n := range nodes {
+		if n.parent == p {
+			out = append(out, i)
+		}
+	}
+	return slices.Clip(out)
+}
