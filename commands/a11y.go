@@ -35,7 +35,7 @@ func init() {
 
 // TreeIn is get_accessibility_tree's input.
 type TreeIn struct {
-	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=20,default=3"`
+	MaxDepth    int `json:"maxDepth,omitempty" w365:"min=1,max=10,default=3"`
 	MaxElements int `json:"maxElements,omitempty" w365:"min=1,max=2000,default=500"`
 }
 
@@ -68,8 +68,12 @@ func (o TreeOut) Text() string {
 		fmt.Fprintf(&b, "[cut at %d elements: raise maxElements or lower maxDepth]\n", o.Count)
 	}
 	if o.Deeper > 0 {
-		fmt.Fprintf(&b, "[%d elements have children below maxDepth %d: raise maxDepth (at most %d), or find_ui_element, which searches every level]\n",
-			o.Deeper, o.MaxDepth, policy.Default().A11yDepthMax)
+		raise := ""
+		if most := policy.Default().A11yDepthMax; o.MaxDepth < most {
+			raise = fmt.Sprintf("raise maxDepth (at most %d), or ", most)
+		}
+		fmt.Fprintf(&b, "[%d elements have children below maxDepth %d: %sfind_ui_element, which searches every level]\n",
+			o.Deeper, o.MaxDepth, raise)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -114,7 +118,7 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 	Summary: "Foreground window's accessibility tree, with click points",
 	Long: "Walks the foreground window's accessibility tree (AT-SPI on Linux, UI Automation on Windows): role\n" +
 		"(UI Automation names, with the native role kept), name, value and screen rectangle of each\n" +
-		"visible element. Depth 1-20 (default 3), at most maxElements (default 500) cut breadth-first;\n" +
+		"visible element. Depth 1-10 (default 3), at most maxElements (default 500) cut breadth-first;\n" +
 		"the result says how many elements have children below maxDepth.",
 	Example:     "  $ w365 get-accessibility-tree --max-depth 5\n  $ w365 tree --json",
 	Annotations: tool.Observe,

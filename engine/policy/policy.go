@@ -146,7 +146,7 @@ func Default() *Policy {
 		SnapshotDepthDefault: 5,
 		SnapshotDepthMax:     10,
 		A11yDepthDefault:     3,
-		A11yDepthMax:         20,
+		A11yDepthMax:         10,
 		A11yElementsDefault:  500,
 		A11yElementsMax:      2000,
 		ProcessesDefault:     200,

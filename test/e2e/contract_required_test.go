@@ -140,7 +140,7 @@ func TestContractSpellingsNullsRangesAndEmptyResults(t *testing.T) {
 		want string
 	}{
 		{"click", map[string]any{"x": 10, "y": 10, "clickCount": 3}, "INVALID_ARGUMENT: clickCount must be at most 2, not 3"},
-		{"get_accessibility_tree", map[string]any{"maxDepth": 21}, "INVALID_ARGUMENT: maxDepth must be at most 20, not 21"},
+		{"get_accessibility_tree", map[string]any{"maxDepth": 11}, "INVALID_ARGUMENT: maxDepth must be at most 10, not 11"},
 		{"wait_milliseconds", map[string]any{"ms": 1.5}, "INVALID_ARGUMENT: ms must be a whole number, not 1.5"},
 		{"type_text", map[string]any{"text": 5}, "INVALID_ARGUMENT: text must be a string, not the number 5"},
 	} {

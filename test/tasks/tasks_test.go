@@ -1797,16 +1797,18 @@ func geanyPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) 
 }
 
 // gnome-calculator (GTK4, libadwaita): in its Preferences (a menu button's pop-up menu),
-// read the Angle units row's choice, which lies below depth 10, pick Radians in its
-// drop-down and read it back. Its settings go to a key file (GSETTINGS_BACKEND=keyfile):
+// read the Angle units row's choice, which lies below depth 10 (found by a search, as the
+// tree's last line says), pick Radians in its drop-down and read it back. Its settings go to a key file (GSETTINGS_BACKEND=keyfile):
 // the file is the check.
 func gnomeCalculatorPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	testenv.Require(t, "gnome-calculator")
 	cfg := filepath.Join(work, "calculator-config")
 	printed := programEnv(t, h, []string{"GSETTINGS_BACKEND=keyfile", "XDG_CONFIG_HOME=" + cfg}, "/usr/bin/gnome-calculator")
-	// choice is the text the row named label shows, from a tree deep enough to hold it.
+	// choice is the text the row named label shows: the row from the tree (at most 10
+	// deep), its text, which libadwaita nests below that, from a search of the texts
+	// inside the row's box, as the tree's last line says.
 	choice := func(label string) (node, string, error) {
-		_, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 20})
+		text, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 10})
 		if err != nil {
 			return node{}, "", err
 		}
@@ -1818,14 +1820,28 @@ func gnomeCalculatorPreferencesTask(t *testing.T, h *e2e.Harness, c *client, wor
 				row = n
 			}
 		})
+		if row.Name == "" {
+			return row, "", fmt.Errorf("no row %q in the tree", label)
+		}
 		shown := ""
 		row.walk(func(n node) {
 			if n.Role == "Text" && n.Name != label && n.Name != "" {
 				shown = n.Name
 			}
 		})
-		if row.Name == "" {
-			return row, "", fmt.Errorf("no row %q in the tree", label)
+		if shown != "" || !strings.Contains(text, "find_ui_element, which searches every level") {
+			return row, shown, nil
+		}
+		_, ms, err := found(c, map[string]any{"role": "Text"}, true)
+		if err != nil {
+			return row, "", err
+		}
+		for _, m := range ms {
+			n := matchNode(m)
+			name, _ := m["name"].(string)
+			if name != label && name != "" && n.X >= row.X && n.Y >= row.Y && n.X+n.Width <= row.X+row.Width && n.Y+n.Height <= row.Y+row.Height {
+				shown = name
+			}
 		}
 		return row, shown, nil
 	}
