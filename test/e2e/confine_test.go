@@ -491,8 +491,16 @@ func TestConfineLaunchedApplication(t *testing.T) {
 	if apps == 0 {
 		t.Fatalf("no zenity process at or below pid %d", l.PID)
 	}
-	f := strings.Fields(strings.SplitN(found, "\n", 2)[0])
-	h.MustRun("--session", "g1", "click", "--x", f[len(f)-2], "--y", f[len(f)-1])
+	var ok struct {
+		Matches []struct {
+			CenterX, CenterY int
+		} `json:"matches"`
+	}
+	h.JSON(&ok, "--session", "g1", "find-ui-element", "--text", "OK")
+	if len(ok.Matches) == 0 {
+		t.Fatal("find-ui-element --json found no OK button")
+	}
+	h.MustRun("--session", "g1", "click", "--x", strconv.Itoa(ok.Matches[0].CenterX), "--y", strconv.Itoa(ok.Matches[0].CenterY))
 	for range 40 {
 		if !strings.Contains(h.MustRun("--session", "g1", "list-windows"), "zenity") {
 			return

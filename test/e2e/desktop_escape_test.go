@@ -180,9 +180,9 @@ func TestBrowserOffersNoSystemFileChooser(t *testing.T) {
 	}
 	var x, y string
 	for range 40 {
-		if r := s("find-ui-element", "--text", "Choose File"); r.Code == 0 {
-			if f := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0]); len(f) > 2 {
-				x, y = f[len(f)-2], f[len(f)-1]
+		if r := s("--jq", `.matches[0] | "\(.centerX) \(.centerY)"`, "find-ui-element", "--text", "Choose File"); r.Code == 0 {
+			if f := strings.Fields(r.Stdout); len(f) == 2 {
+				x, y = f[0], f[1]
 				break
 			}
 		}
