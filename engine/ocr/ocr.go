@@ -8,11 +8,15 @@
 // components grouped into lines), crops each line with a margin, normalises it (dark on
 // white, contrast stretched, upscaled up to 3x when small) and reads it as one line
 // (--psm 7); the single glyphs of one row (calculator keys) and the marks beside them
-// are read together as one line, a strip (see units in regions.go). The lines go to single-threaded tesseract processes (OMP_THREAD_LIMIT=1),
-// each reading its share from a list, so that the model loads once per process whatever
-// the number of lines: one process, started before the screen is analysed, and one more
-// per core only when there is enough text for it to pay for its model load. Word boxes
-// are mapped back to screen coordinates and grouped into lines in reading order.
+// are read together as one line, a strip (see units in regions.go). The lines go to
+// single-threaded tesseract processes (OMP_THREAD_LIMIT=1), each reading its share as a
+// list of images, so that the model loads once per process whatever the number of lines:
+// one process, taken before the screen is analysed, and one more per core only when
+// there is enough text for it to pay for its model load. The processes outlive the call:
+// they read a list streamed on their stdin, and a call's end is marked by a blank page,
+// so that a process kept idle between calls loads its model once for all of them (see
+// reader). Word boxes are mapped back to screen coordinates and grouped into lines in
+// reading order.
 package ocr
 
 import (
@@ -135,26 +139,46 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		workers = runtime.NumCPU()
 	}
 
-	// One reader starts now and loads its model while the screen is analysed; the others
-	// only once the lines are known and there is enough to read to pay for their model
-	// load (see minShare).
+	// One reader is taken now: an idle one left by an earlier call, whose model is
+	// loaded, or one started now that loads it while the screen is analysed. Others are
+	// taken once the lines are known: every idle one there is work for, and new ones
+	// only when there is enough to read to pay for their model load (see minShare). A
+	// reader is ended when the call's context ends, and kept for the next call when the
+	// call succeeds.
 	var readers []*reader
+	var unhook []func() bool // per reader: ends its tie to ctx, false once ctx ended it
+	fresh := 0               // readers started after the screen was analysed
+	addReader := func(r *reader) {
+		readers = append(readers, r)
+		unhook = append(unhook, context.AfterFunc(ctx, r.kill))
+	}
 	startReaders := func(n int) error {
 		for len(readers) < n {
-			r, err := startReader(ctx, bin, lang)
-			if err != nil {
-				if ctx.Err() != nil {
-					return werr.Wrap(err, werr.Cancelled, "OCR cancelled")
-				}
-				return werr.Wrap(err, werr.Internal, "cannot start tesseract")
+			if err := ctx.Err(); err != nil {
+				return werr.Wrap(err, werr.Cancelled, "OCR cancelled")
 			}
-			readers = append(readers, r)
+			r := pool.take(bin, lang)
+			if r == nil {
+				var err error
+				if r, err = startReader(bin, lang); err != nil {
+					return werr.Wrap(err, werr.Internal, "cannot start tesseract")
+				}
+				if len(readers) > 0 {
+					fresh++
+				}
+			}
+			addReader(r)
 		}
 		return nil
 	}
+	ok := false
 	defer func() {
-		for _, r := range readers {
-			r.stop()
+		for i, r := range readers {
+			if live := unhook[i](); live && ok {
+				pool.put(bin, lang, r)
+			} else {
+				r.stop()
+			}
 		}
 	}()
 	if err := startReaders(1); err != nil {
@@ -214,12 +238,14 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		}(i)
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	// A blank page after a reader's tiles marks the end of their words (see read).
+	end := filepath.Join(dir, "end.pgm")
+	if err := errors.Join(append(errs, writePGM(end, bytes.Repeat([]byte{255}, 64), 8, 8))...); err != nil {
 		return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
 	}
 
 	// Longest-processing-time-first assignment of tiles to reader processes; a reader
-	// started now is behind the first by a model load.
+	// started now is behind the others by a model load.
 	todo := make([]*tile, len(tiles))
 	total := 0
 	for i := range tiles {
@@ -227,12 +253,20 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		total += tiles[i].cost
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].cost > todo[j].cost })
-	workers = max(1, min(workers, len(todo), total/minShare))
-	if err := startReaders(workers); err != nil {
+	workers = max(1, min(workers, len(todo)))
+	for len(readers) < workers {
+		r := pool.take(bin, lang)
+		if r == nil {
+			break
+		}
+		addReader(r)
+	}
+	if err := startReaders(min(workers, max(len(readers), total/minShare))); err != nil {
 		return Result{}, err
 	}
+	workers = len(readers)
 	load := make([]int, workers)
-	for w := 1; w < workers; w++ {
+	for w := workers - fresh; w < workers; w++ {
 		load[w] = modelLoad
 	}
 	lists := make([][]*tile, workers)
@@ -256,7 +290,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			words[w], errs[w] = readers[w].read(ctx, lang, lists[w], opts.MinConfidence)
+			words[w], errs[w] = readers[w].read(ctx, lang, lists[w], end, opts.MinConfidence)
 		}(w)
 	}
 	wg.Wait()
@@ -301,6 +335,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		res.AverageConfidence = sum / float64(len(res.Boxes))
 	}
 	res.ElapsedMs = int(time.Since(start).Milliseconds())
+	ok = true
 	return res, nil
 }
 
@@ -311,7 +346,7 @@ const (
 	// tileOverhead is the fixed cost of a tile.
 	tileOverhead = 200
 	// modelLoad is the cost of starting a tesseract process: its model load, about 75 ms
-	// of CPU.
+	// of CPU (an idle reader kept from an earlier call has none).
 	modelLoad = 4500
 	// minShare is the least work a reader process is started for, about 300 ms of
 	// reading. A second process halves the reading time when a core is free but adds a
@@ -320,65 +355,191 @@ const (
 	minShare = 18000
 )
 
-// reader is one single-threaded tesseract process, started before its lines are known
-// so that it loads its model meanwhile; it then reads the list of line images it is
-// given on stdin, one page each.
+// reader is one single-threaded tesseract process that reads the line images named on
+// its stdin as they come (stream_filelist), one page each, and writes each page's TSV as
+// soon as it has read it. It outlives the call that started it: kept idle between calls
+// (see readerPool), it loads its model once for all of them, where a process per call
+// spent about 75 ms of CPU on it each time, on a busy machine as wall time.
 type reader struct {
-	cmd         *exec.Cmd
-	stdin       io.WriteCloser
-	out, stderr bytes.Buffer
-	done        bool
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// rows are its stdout's lines, closed when it has ended; pages is the number of
+	// pages handed to it so far (TSV numbers a process's pages from 1).
+	rows  chan string
+	pages int
+	// exited is closed once the process has ended, with err its exit and stderr the end
+	// of what it printed there.
+	exited chan struct{}
+	err    error
+	stderr tail
 }
 
-func startReader(ctx context.Context, bin, lang string) (*reader, error) {
+func startReader(bin, lang string) (*reader, error) {
 	// Polarity is already normalised: tesseract need not retry lines inverted.
-	r := &reader{cmd: exec.CommandContext(ctx, bin, "-", "stdout", "-l", lang, "--psm", "7",
-		"-c", "tessedit_do_invert=0", "tsv")}
+	r := &reader{cmd: exec.Command(bin, "-", "stdout", "-l", lang, "--psm", "7",
+		"-c", "tessedit_do_invert=0", "-c", "stream_filelist=1", "tsv")}
 	r.cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.stderr
-	var err error
+	r.cmd.Stderr = &r.stderr
+	stdout, err := r.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
 	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
 	if err := r.cmd.Start(); err != nil {
 		return nil, err
 	}
+	r.rows, r.exited = make(chan string, 256), make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			r.rows <- sc.Text()
+		}
+		close(r.rows)
+		r.err = r.cmd.Wait()
+		close(r.exited)
+	}()
 	return r, nil
 }
 
-// stop ends a reader that was not given any lines.
+// kill ends a reader's process.
+func (r *reader) kill() {
+	r.cmd.Process.Kill()
+	r.stdin.Close()
+}
+
+// stop ends a reader and waits for its end.
 func (r *reader) stop() {
-	if !r.done {
-		r.done = true
-		r.cmd.Process.Kill()
-		r.stdin.Close()
-		r.cmd.Wait()
+	r.kill()
+	for range r.rows {
+	}
+	<-r.exited
+}
+
+// live says whether the reader's process is still running: an idle one may have been
+// ended meanwhile (by a user, or by the system for memory).
+func (r *reader) live() bool {
+	select {
+	case <-r.exited:
+		return false
+	default:
+		return true
 	}
 }
 
-// read hands the reader its tiles and returns the words whose centre lies in their
-// tile's core, in screen coordinates.
-func (r *reader) read(ctx context.Context, lang string, tiles []*tile, minConf float64) ([]Box, error) {
-	r.done = true
+// readerPool keeps the readers of finished calls idle for the next call, per tesseract
+// program and language; those unused for readerIdle are ended. An idle reader also
+// ends with this process (its stdin closes).
+type readerPool struct {
+	mu    sync.Mutex
+	idle  map[string][]*reader
+	timer map[string]*time.Timer
+}
+
+const readerIdle = 2 * time.Minute
+
+var pool = &readerPool{idle: map[string][]*reader{}, timer: map[string]*time.Timer{}}
+
+// take returns a running idle reader for the program and language, or nil.
+func (p *readerPool) take(bin, lang string) *reader {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := bin + "\x00" + lang
+	for rs := p.idle[k]; len(rs) > 0; rs = p.idle[k] {
+		r := rs[len(rs)-1]
+		p.idle[k] = rs[:len(rs)-1]
+		if r.live() {
+			return r
+		}
+		r.stop()
+	}
+	return nil
+}
+
+// put keeps a reader idle and (re)starts its key's idle clock.
+func (p *readerPool) put(bin, lang string, r *reader) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := bin + "\x00" + lang
+	p.idle[k] = append(p.idle[k], r)
+	if t := p.timer[k]; t != nil {
+		t.Stop()
+	}
+	p.timer[k] = time.AfterFunc(readerIdle, func() {
+		p.mu.Lock()
+		rs := p.idle[k]
+		delete(p.idle, k)
+		p.mu.Unlock()
+		for _, r := range rs {
+			r.stop()
+		}
+	})
+}
+
+// read hands the reader its tiles and then end, a blank page whose TSV row, the last
+// of the call's pages, says that their words have all come; it returns the words whose
+// centre lies in their tile's core, in screen coordinates.
+func (r *reader) read(ctx context.Context, lang string, tiles []*tile, end string, minConf float64) ([]Box, error) {
 	var lb strings.Builder
 	for _, t := range tiles {
 		lb.WriteString(t.path)
 		lb.WriteByte('\n')
 	}
-	_, werr1 := io.WriteString(r.stdin, lb.String())
-	r.stdin.Close()
-	if err := r.cmd.Wait(); err != nil || werr1 != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	lb.WriteString(end + "\n")
+	first := r.pages + 1
+	r.pages += len(tiles) + 1
+	// A write to a process that has ended fails; its rows end too, and that is reported.
+	io.WriteString(r.stdin, lb.String())
+	var data strings.Builder
+	for row := range r.rows {
+		f := strings.SplitN(row, "\t", 3)
+		page, err := strconv.Atoi(f[min(1, len(f)-1)])
+		if err != nil || len(f) < 3 {
+			continue // the header
 		}
-		msg := strings.TrimSpace(r.stderr.String())
-		if strings.Contains(msg, "Failed loading language") {
-			return nil, werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
-				WithHint("install tesseract-ocr-%s", lang)
+		if page == r.pages {
+			return append(parseTSV([]byte(data.String()), tiles, minConf), unread(tiles)...), nil
 		}
-		return nil, fmt.Errorf("tesseract: %w: %s", errors.Join(err, werr1), msg)
+		// parseTSV numbers the pages of the tiles it is given from 1.
+		fmt.Fprintf(&data, "%s\t%d\t%s\n", f[0], page-first+1, f[2])
 	}
-	return append(parseTSV(r.out.Bytes(), tiles, minConf), unread(tiles)...), nil
+	<-r.exited
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	msg := strings.TrimSpace(r.stderr.String())
+	if strings.Contains(msg, "Failed loading language") {
+		return nil, werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
+			WithHint("install tesseract-ocr-%s", lang)
+	}
+	return nil, fmt.Errorf("tesseract ended: %v: %s", r.err, msg)
+}
+
+// tail keeps the last tailSize bytes written to it: what a reader prints on stderr (a
+// note per page) grows with its life, and only the end explains a failure.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 4096
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if n := len(t.buf); n > tailSize {
+		t.buf = append(t.buf[:0], t.buf[n-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -396,13 +397,18 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// cpuTime is the CPU time used so far by this process and its waited-for children.
+// cpuTime is the CPU time used so far by this process and its children, running (the
+// tesseract readers kept between calls) or waited for.
 func cpuTime() time.Duration {
 	var self, kids syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
-	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+	d := tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+	for _, c := range running() {
+		d += c.cpu
+	}
+	return d
 }
 
 // BenchmarkGrowth shows how Analyze's time grows with the amount of text: the dense
@@ -464,42 +470,145 @@ func TestReaderFailures(t *testing.T) {
 	}
 }
 
-// TestProcessesFollowText checks that a screen with little text is read by one
-// tesseract process (a second would cost a model load for nothing) and a screen full of
-// text by one per core, here two.
-func TestProcessesFollowText(t *testing.T) {
-	testenv.Require(t, "tesseract")
+// countingTesseract is a tesseract that logs "start" when it starts.
+func countingTesseract(t *testing.T) (script, log string) {
+	t.Helper()
 	dir := t.TempDir()
-	log := filepath.Join(dir, "starts")
-	script := filepath.Join(dir, "tesseract")
+	log = filepath.Join(dir, "starts")
+	script = filepath.Join(dir, "tesseract")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho start >> '"+log+"'\nexec tesseract \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Rows of dark strokes 12 px tall on white, each row one line to read.
-	strokes := func(rows int) *image.RGBA {
-		img := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
-		for i := range img.Pix {
-			img.Pix[i] = 255
-		}
-		for r := 0; r < rows; r++ {
-			for y := 40 + 40*r; y < 52+40*r; y++ {
-				for x := 20; x < 1900; x += 6 {
-					img.Pix[(y*1920+x)*4], img.Pix[(y*1920+x)*4+1], img.Pix[(y*1920+x)*4+2] = 0, 0, 0
-				}
+	t.Cleanup(ocr.EndReaders)
+	return script, log
+}
+
+// starts is the number of tesseract processes countingTesseract started so far.
+func starts(log string) int {
+	data, _ := os.ReadFile(log)
+	return strings.Count(string(data), "start")
+}
+
+// strokes is a 1920x1080 screen of rows of dark strokes 12 px tall on white, each row one
+// line to read.
+func strokes(rows int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for r := 0; r < rows; r++ {
+		for y := 40 + 40*r; y < 52+40*r; y++ {
+			for x := 20; x < 1900; x += 6 {
+				img.Pix[(y*1920+x)*4], img.Pix[(y*1920+x)*4+1], img.Pix[(y*1920+x)*4+2] = 0, 0, 0
 			}
 		}
-		return img
 	}
+	return img
+}
+
+// TestProcessesFollowText checks that a screen with little text is read by one
+// tesseract process (a second would cost a model load for nothing) and a screen full of
+// text by one per core, here two: the first is kept from the call before.
+func TestProcessesFollowText(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	script, log := countingTesseract(t)
 	for _, c := range []struct {
 		rows, want int
 	}{{3, 1}, {12, 2}} {
-		os.Remove(log)
 		if _, err := ocr.Analyze(context.Background(), strokes(c.rows), ocr.Options{Tesseract: script, Workers: 2}); err != nil {
 			t.Fatal(err)
 		}
-		data, _ := os.ReadFile(log)
-		if n := strings.Count(string(data), "start"); n != c.want {
-			t.Errorf("%d rows of text: %d tesseract processes, want %d", c.rows, n, c.want)
+		if n := starts(log); n != c.want {
+			t.Errorf("after %d rows of text: %d tesseract processes started, want %d", c.rows, n, c.want)
 		}
 	}
+}
+
+// TestReadersServeManyCalls checks that a call's tesseract processes are kept for the
+// next calls, which so spend no time loading a model: three screens full of text are
+// read by the two processes the first started.
+func TestReadersServeManyCalls(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	script, log := countingTesseract(t)
+	img := strokes(12)
+	for range 3 {
+		if _, err := ocr.Analyze(context.Background(), img, ocr.Options{Tesseract: script, Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := starts(log); n != 2 {
+		t.Errorf("three calls started %d tesseract processes, want 2", n)
+	}
+}
+
+// TestEndedReaderIsPassedOver checks that an idle reader ended between calls (by a user,
+// by the system for memory) is not handed lines: the next call reads with others.
+func TestEndedReaderIsPassedOver(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	t.Cleanup(ocr.EndReaders)
+	img := strokes(12)
+	if _, err := ocr.Analyze(context.Background(), img, ocr.Options{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	idle := children(t, "tesseract")
+	if len(idle) == 0 {
+		t.Fatal("no idle reader after a call")
+	}
+	for _, pid := range idle {
+		n, _ := strconv.Atoi(pid)
+		syscall.Kill(n, syscall.SIGKILL)
+	}
+	// Once reaped, an ended process is no child any more.
+	for i := 0; len(children(t, "tesseract")) > 0; i++ {
+		if i == 100 {
+			t.Fatalf("readers %v still running after SIGKILL", idle)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := ocr.Analyze(context.Background(), img, ocr.Options{Workers: 2}); err != nil {
+		t.Errorf("after its readers were ended: %v", err)
+	}
+}
+
+// children are the PIDs of this process's running children named comm.
+func children(t *testing.T, comm string) []string {
+	t.Helper()
+	var pids []string
+	for _, c := range running() {
+		if c.comm == comm {
+			pids = append(pids, c.pid)
+		}
+	}
+	return pids
+}
+
+type child struct {
+	pid, comm string
+	cpu       time.Duration
+}
+
+// running are this process's children that have not been waited for, from /proc.
+func running() []child {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []child
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // ended meanwhile
+		}
+		// pid (comm) state ppid ... utime stime (fields 14 and 15, in clock ticks of 10 ms)
+		s := string(data)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		f := strings.Fields(s[close+1:])
+		if len(f) < 13 || f[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		ut, _ := strconv.Atoi(f[11])
+		st, _ := strconv.Atoi(f[12])
+		out = append(out, child{strings.TrimSpace(s[:open]), s[open+1 : close], time.Duration(ut+st) * 10 * time.Millisecond})
+	}
+	return out
 }
