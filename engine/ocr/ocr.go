@@ -39,6 +39,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -188,11 +189,14 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	g := toGray(img)
 	b := g.Rect
 	res := Result{Width: b.Dx(), Height: b.Dy()}
-	dir, err := os.MkdirTemp("", "w365-ocr-")
+	// The tiles' directory is held while the call runs: one a killed host left, the next
+	// host removes (tmpdir.Sweep).
+	scratch, err := tmpdir.Make("", tmpdir.OCR)
 	if err != nil {
 		return Result{}, werr.Wrap(err, werr.Internal, "cannot create a temporary directory")
 	}
-	defer os.RemoveAll(dir)
+	defer scratch.Remove()
+	dir := scratch.Path
 
 	ink := findInk(g, newBackground(g, workers), workers)
 	lines, units := ink.units(ink.lines())

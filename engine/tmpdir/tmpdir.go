@@ -32,12 +32,14 @@ const (
 	Work Kind = "w365-work-"
 	// Python holds the code of one Python call.
 	Python Kind = "w365-py-"
+	// OCR holds the tiles of one analyze_screen call.
+	OCR Kind = "w365-ocr-"
 )
 
 // fresh is the name of a directory Make has made but not yet held and named.
 const fresh Kind = "w365-new-"
 
-var kinds = []Kind{Desktop, Stage, Work, Python, fresh}
+var kinds = []Kind{Desktop, Stage, Work, Python, OCR, fresh}
 
 // Make creates a new directory of kind k in base (the system's temporary directory when
 // ""), mode 0700, and holds it until Remove or Release. The directory is held before it
