@@ -378,11 +378,27 @@ type reader struct {
 	stderr tail
 }
 
+// readerEnvNames are the host's variables a tesseract process gets: where it finds its
+// models, programs and libraries, its locale and temporary directory; nothing else of the
+// host's environment (API keys, tokens) reaches it.
+var readerEnvNames = []string{"PATH", "TESSDATA_PREFIX", "LANG", "LC_ALL", "LC_CTYPE", "SystemRoot", "TEMP", "TMP", "TMPDIR"}
+
+// readerEnv is a tesseract process's environment: readerEnvNames, one thread.
+func readerEnv() []string {
+	env := []string{"OMP_THREAD_LIMIT=1"}
+	for _, k := range readerEnvNames {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
 func startReader(bin, lang string) (*reader, error) {
 	// Polarity is already normalised: tesseract need not retry lines inverted.
 	r := &reader{cmd: exec.Command(bin, "-", "stdout", "-l", lang, "--psm", "7",
 		"-c", "tessedit_do_invert=0", "-c", "stream_filelist=1", "tsv")}
-	r.cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	r.cmd.Env = readerEnv()
 	r.cmd.Stderr = &r.stderr
 	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {

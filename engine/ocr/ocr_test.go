@@ -483,6 +483,31 @@ func countingTesseract(t *testing.T) (script, log string) {
 	return script, log
 }
 
+// TestReaderEnvironmentIsAnAllowlist checks that a tesseract process gets none of the
+// host's secrets: its environment is an allowlist, with one thread.
+func TestReaderEnvironmentIsAnAllowlist(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	ocr.EndReaders()
+	t.Cleanup(ocr.EndReaders)
+	t.Setenv("W365_API_KEY", "w365-canary-key")
+	t.Setenv("GITHUB_TOKEN", "w365-canary-token")
+	dir := t.TempDir()
+	dump, script := filepath.Join(dir, "env"), filepath.Join(dir, "tesseract")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nenv > '"+dump+"'\nexec tesseract \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ocr.Analyze(context.Background(), strokes(3), ocr.Options{Tesseract: script, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(env), "w365-canary") || !strings.Contains(string(env), "OMP_THREAD_LIMIT=1") {
+		t.Errorf("a tesseract process's environment:\n%s", env)
+	}
+}
+
 // starts is the number of tesseract processes countingTesseract started so far.
 func starts(log string) int {
 	data, _ := os.ReadFile(log)
