@@ -65,7 +65,8 @@ type Host struct {
 	httpBase atomic.Pointer[string]
 	// httpOrigins are the own origins (serverOrigins) of every HTTP listener the host has
 	// had, which sessions' browsers are started refusing.
-	httpOrigins atomic.Pointer[[]string]
+	httpOriginsMu sync.Mutex
+	httpOrigins   map[string]bool
 	// routeName is the name a router knows this host by (HTTPOptions.RouteName), nil
 	// without one.
 	routeName atomic.Pointer[string]

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -153,17 +152,12 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 	// Health probes (the container's, the chart's) ask without credentials.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	own := serverOrigins(ln.Addr().String(), base)
-	for {
-		old := h.httpOrigins.Load()
-		var list []string
-		if old != nil {
-			list = slices.Clone(*old)
-		}
-		list = slices.Compact(slices.Sorted(slices.Values(append(list, slices.Collect(maps.Keys(own))...))))
-		if h.httpOrigins.CompareAndSwap(old, &list) {
-			break
-		}
+	h.httpOriginsMu.Lock()
+	if h.httpOrigins == nil {
+		h.httpOrigins = map[string]bool{}
 	}
+	maps.Copy(h.httpOrigins, own)
+	h.httpOriginsMu.Unlock()
 	origins := maps.Clone(own)
 	for _, o := range h.policy.HTTPAllowedOrigins {
 		origins[strings.TrimSuffix(strings.ToLower(o), "/")] = true

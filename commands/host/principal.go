@@ -98,9 +98,9 @@ func (c callerHost) ProtectedPIDs() []int {
 
 func (c callerHost) Browser() tool.BrowserConfig {
 	cfg := c.h.opts.Browser
-	if o := c.h.httpOrigins.Load(); o != nil {
-		cfg.HostOrigins = *o
-	}
+	c.h.httpOriginsMu.Lock()
+	cfg.HostOrigins = slices.Sorted(maps.Keys(c.h.httpOrigins))
+	c.h.httpOriginsMu.Unlock()
 	return cfg
 }
 

@@ -101,13 +101,11 @@ type tile struct {
 	read bool
 	// pix (pw wide) is the tile's image as tesseract reads it, to check a reading
 	// against its ink (see glyphs.go).
-	pix    []byte
-	pw     int
-	scale  float64
-	path   string
-	cost   int // scaled width: recognition time grows with it
-	worker int
-	page   int // 1-based position in its worker's list
+	pix   []byte
+	pw    int
+	scale float64
+	path  string
+	cost  int // scaled width: recognition time grows with it
 }
 
 // Analyze recognises the text in img. Box coordinates are in img's own coordinate
@@ -282,7 +280,6 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			}
 		}
 		load[w] += t.cost
-		t.worker, t.page = w, len(lists[w])+1
 		lists[w] = append(lists[w], t)
 	}
 

@@ -89,6 +89,19 @@ func longName(pid int, comm string) string {
 	return comm
 }
 
+// parents maps every running process to its parent, from one reading of /proc.
+func parents() map[int]int {
+	parent := map[int]int{}
+	if all, err := listPIDs(); err == nil {
+		for _, p := range all {
+			if st, err := readStat(p); err == nil {
+				parent[p] = st.ppid
+			}
+		}
+	}
+	return parent
+}
+
 // listPIDs lists the processes in /proc, in ascending order. (Not gopsutil's process package:
 // it links gopsutil's cpu package, which reads /proc/stat twice when it initialises, at
 // every start of the binary; docs/architecture.md#one-shot-start.)

@@ -153,15 +153,9 @@ func runReaper() int {
 // signalBelow sends sig to every process below this one and says how many there were.
 func signalBelow(sig syscall.Signal) int {
 	self := os.Getpid()
-	parent := map[int]int{}
-	pids, _ := listPIDs()
-	for _, p := range pids {
-		if st, err := readStat(p); err == nil {
-			parent[p] = st.ppid
-		}
-	}
+	parent := parents()
 	n := 0
-	for _, p := range pids {
+	for p := range parent {
 		for q, depth := parent[p], 0; q > 1 && depth < 512; q, depth = parent[q], depth+1 {
 			if q == self {
 				unix.Kill(p, sig)

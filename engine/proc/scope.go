@@ -16,14 +16,7 @@ func (s Scope) members() func(pid int) bool {
 	if s.All {
 		return func(int) bool { return true }
 	}
-	parent := map[int]int{}
-	if all, err := listPIDs(); err == nil {
-		for _, p := range all {
-			if st, err := readStat(p); err == nil {
-				parent[p] = st.ppid
-			}
-		}
-	}
+	parent := parents()
 	roots := map[int]bool{}
 	for _, r := range s.Roots {
 		roots[r] = true
