@@ -135,10 +135,10 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"No shell; an environment of display, bus, locale, HOME, PATH and XDG_* only. On Windows the\n" +
 		"executables of Program Files and notepad, mspaint, calc... of System32 (shells, interpreters\n" +
 		"and wrappers refused). The program belongs to the session and ends with it.\n" +
-		"It returns once the application has registered with the accessibility bus (registered), or\n" +
-		"says why it has not (registrationNote): it exited, it showed a window (not a splash screen)\n" +
-		"for 2 s without registering (no accessibility support: read it with analyze_screen), or\n" +
-		"10 s passed.\n" +
+		"It returns once the application has registered with the accessibility bus (registered) and\n" +
+		"shown a window, or says why not (registrationNote): it exited, it showed a window (not a\n" +
+		"splash screen) for 2 s without registering (no accessibility support: read it with\n" +
+		"analyze_screen), or 10 s passed.\n" +
 		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/mousepad --args ~/Documents/notes.txt\n  $ w365 launch notepad\n  $ w365 launch chromium --args https://example.com",
 	Args:        []string{"path", "args"},

@@ -3,14 +3,16 @@ package proc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
-// How long launch_application waits for an application to expose its accessibility tree:
-// at most RegisterTimeout in all, and at most RegisterAfterWindow once one of its windows is
-// shown (toolkits with accessibility register before their first window maps; one that has
-// shown a window that long without registering has no accessibility support, Xt and Motif
-// say). A splash screen is no such window (Registrar.Windows leaves it out).
+// How long launch_application waits for an application to expose its accessibility tree
+// and show its window: at most RegisterTimeout in all, and at most RegisterAfterWindow
+// once one of its windows is shown without it registering (toolkits with accessibility
+// register before their first window maps; one that has shown a window that long without
+// registering has no accessibility support, Xt and Motif say). A splash screen is no such
+// window (Registrar.Windows leaves it out).
 const (
 	RegisterTimeout     = 10 * time.Second
 	RegisterAfterWindow = 2 * time.Second
@@ -20,7 +22,7 @@ const (
 // Registration says whether a launched application exposes an accessibility tree.
 type Registration struct {
 	Registered bool
-	// Reason says why not, when Registered is false.
+	// Reason says why it has not registered, or, when it has, that it showed no window.
 	Reason string
 }
 
@@ -31,38 +33,41 @@ type Registrar struct {
 	Windows      func(context.Context) ([]int, error)
 }
 
-// WaitRegistered waits until pid, or a process it started, exposes an accessibility tree,
-// and says so; or says why it has not: the process exited, the accessibility bus failed,
-// it showed a window for RegisterAfterWindow without registering, or RegisterTimeout
-// passed.
+// WaitRegistered waits until pid, or a process it started, exposes an accessibility tree
+// and (when r.Windows is set) shows a window, so that the caller's next call finds both;
+// or says why not: the process exited, the accessibility bus failed, it showed a window
+// for RegisterAfterWindow without registering, or RegisterTimeout passed (registered, it
+// may be an application that shows no window yet, a tray icon's).
 func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 	start := time.Now()
 	var windowSince time.Time
+	registered := false
 	scope := Scope{Roots: []int{pid}}
+	mine := func(p int) bool { return p == pid || scope.Contains(p) }
 	for {
-		pids, err := r.Applications(ctx)
-		if err != nil {
-			return Registration{Reason: fmt.Sprintf("the accessibility bus did not answer: %v", err)}
-		}
-		for _, p := range pids {
-			if p == pid || scope.Contains(p) {
-				return Registration{Registered: true}
+		if !registered {
+			pids, err := r.Applications(ctx)
+			if err != nil {
+				return Registration{Reason: fmt.Sprintf("the accessibility bus did not answer: %v", err)}
 			}
+			registered = slices.ContainsFunc(pids, mine)
 		}
-		if _, err := StartTime(pid); err != nil {
+		if registered && (r.Windows == nil || !windowSince.IsZero()) {
+			return Registration{Registered: true}
+		}
+		// Once registered, an exited pid is a launcher whose child carries on (Scope).
+		if _, err := StartTime(pid); err != nil && !registered {
 			return Registration{Reason: "the process exited before it registered with the accessibility bus"}
 		}
 		if windowSince.IsZero() && r.Windows != nil {
-			if ws, err := r.Windows(ctx); err == nil {
-				for _, p := range ws {
-					if p == pid || scope.Contains(p) {
-						windowSince = time.Now()
-						break
-					}
-				}
+			if ws, err := r.Windows(ctx); err == nil && slices.ContainsFunc(ws, mine) {
+				windowSince = time.Now()
+				continue // registered by now, or counting RegisterAfterWindow
 			}
 		}
 		switch {
+		case registered && time.Since(start) >= RegisterTimeout:
+			return Registration{Registered: true, Reason: fmt.Sprintf("it registered with the accessibility bus but showed no window within %s", RegisterTimeout)}
 		case !windowSince.IsZero() && time.Since(windowSince) >= RegisterAfterWindow:
 			return Registration{Reason: fmt.Sprintf("its window has been shown for %s without it registering with the accessibility bus: the toolkit has no accessibility support (Xt, Motif) or it is switched off; use analyze_screen", RegisterAfterWindow)}
 		case time.Since(start) >= RegisterTimeout:
@@ -70,7 +75,7 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 		}
 		select {
 		case <-ctx.Done():
-			return Registration{Reason: "cancelled before it registered with the accessibility bus"}
+			return Registration{Registered: registered, Reason: "cancelled before it registered with the accessibility bus and showed a window"}
 		case <-time.After(registerPoll):
 		}
 	}

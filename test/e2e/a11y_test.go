@@ -173,8 +173,14 @@ func galculatorSession(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	testenv.Require(t, "galculator")
 	cs := e2e.New(t).MCP()
-	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/galculator"})
-	e2e.Call(t, cs, "activate_window", map[string]any{"title": "galculator"})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"launch_application", map[string]any{"path": "/usr/bin/galculator"}}, {"activate_window", map[string]any{"title": "galculator"}}} {
+		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
+			t.Fatalf("%s: %s", c.tool, e2e.Text(res))
+		}
+	}
 	return cs
 }
 
