@@ -65,9 +65,12 @@ func (m *tmuxServer) run(name string, args ...string) string {
 	}
 	log := filepath.Join(m.t.TempDir(), name+".out")
 	m.logs[name] = log
-	// The exit status is printed last, for dead.
-	m.tmux("new-window", "-d", "-n", name, strings.Join(cmd, " ")+`; echo "[w365 exited $?]"`)
+	// The command waits until its output is piped to the file: a w365 that exits at once
+	// would leave a dead pane, which takes no pipe. The exit status is printed last, for dead.
+	start := "tmux -S " + shellQuote(m.sock) + " wait-for " + shellQuote("start-"+name) + "; "
+	m.tmux("new-window", "-d", "-n", name, start+strings.Join(cmd, " ")+`; echo "[w365 exited $?]"`)
 	m.tmux("pipe-pane", "-t", "t:"+name, "cat >> "+shellQuote(log))
+	m.tmux("wait-for", "-S", "start-"+name)
 	return log
 }
 
