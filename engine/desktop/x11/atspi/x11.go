@@ -27,13 +27,19 @@ var errNoForeground = werr.New(werr.NotFound, "no window has the focus").WithHin
 
 // xWindowInfo reads the active window (id == 0) or the given window from the X server
 // of displayName: its process, title and on-screen client geometry.
-func xWindowInfo(displayName string, id uint32) (xwin, error) {
-	active := id == 0
+func xWindowInfo(displayName string, id uint32) (w xwin, err error) {
 	c, err := xconn.Connect(displayName)
 	if err != nil {
-		return xwin{}, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
+		return xwin{}, xconn.Explain(displayName, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName))
 	}
 	defer c.Close()
+	// A reply the display's watch cut off reads as no window; say why instead.
+	defer func() { err = xconn.Explain(displayName, err) }()
+	return readWindow(c, id)
+}
+
+func readWindow(c *xgb.Conn, id uint32) (xwin, error) {
+	active := id == 0
 	root := xproto.Setup(c).DefaultScreen(c).Root
 	if id == 0 {
 		v, err := prop(c, root, "_NET_ACTIVE_WINDOW")
@@ -88,12 +94,12 @@ func xPopups(displayName string, pid uint32) ([]rect, error) {
 	}
 	c, err := xconn.Connect(displayName)
 	if err != nil {
-		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
+		return nil, xconn.Explain(displayName, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName))
 	}
 	defer c.Close()
 	all, err := xconn.Popups(c, xconn.NewOwners(c))
 	if err != nil {
-		return nil, werr.Wrap(err, werr.Unavailable, "cannot list the windows of X display %s", displayName)
+		return nil, xconn.Explain(displayName, werr.Wrap(err, werr.Unavailable, "cannot list the windows of X display %s", displayName))
 	}
 	out := []rect{}
 	for _, p := range all {

@@ -75,6 +75,9 @@ func New(displayName string, p *policy.Policy) (*Controller, error) {
 func (c *Controller) connect() error {
 	conn, err := xconn.Connect(c.display)
 	if err != nil {
+		if st := xconn.Stalled(c.display); st != nil {
+			return st
+		}
 		return werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", c.display).
 			WithHint("check that the display is running and DISPLAY is right")
 	}
@@ -198,6 +201,10 @@ func (c *Controller) begin() error {
 		c.mu.Unlock()
 		return werr.New(werr.Unavailable, "input controller for %s is closed", c.display)
 	}
+	if err := xconn.Stalled(c.display); err != nil {
+		c.mu.Unlock()
+		return err
+	}
 	if c.conn != nil {
 		if _, err := xproto.GetInputFocus(c.conn).Reply(); err == nil {
 			return nil
@@ -224,6 +231,9 @@ func (c *Controller) query(f func() error) error {
 	if c.closed {
 		return werr.New(werr.Unavailable, "input controller for %s is closed", c.display)
 	}
+	if err := xconn.Stalled(c.display); err != nil {
+		return err
+	}
 	if c.conn != nil {
 		if f() == nil {
 			return nil
@@ -240,7 +250,7 @@ func (c *Controller) query(f func() error) error {
 // sync waits until the X server has processed every request sent so far.
 func (c *Controller) sync() error {
 	if _, err := xproto.GetInputFocus(c.conn).Reply(); err != nil {
-		return werr.Wrap(err, werr.Unavailable, "X display %s stopped answering", c.display)
+		return xconn.Explain(c.display, werr.Wrap(err, werr.Unavailable, "X display %s stopped answering", c.display))
 	}
 	return nil
 }

@@ -94,18 +94,8 @@ func (s *Screen) connect() error {
 		}
 	}
 	s.randr = randr.Init(conn) == nil
-	go drain(conn)
+	go xconn.Drain(conn)
 	return nil
-}
-
-// drain discards events (xgb stops reading replies when its event queue is full).
-func drain(conn *xgb.Conn) {
-	for {
-		ev, err := conn.WaitForEvent()
-		if ev == nil && err == nil {
-			return
-		}
-	}
 }
 
 // Close releases the shared memory and the connection.
@@ -152,9 +142,12 @@ func (s *Screen) do(f func() error) error {
 	if s.closed {
 		return werr.New(werr.Unavailable, "screen %s is closed", s.display)
 	}
+	if err := xconn.Stalled(s.display); err != nil {
+		return err
+	}
 	if s.conn == nil {
 		if err := s.connect(); err != nil {
-			return err
+			return xconn.Explain(s.display, err)
 		}
 	}
 	err := f()
@@ -162,8 +155,11 @@ func (s *Screen) do(f func() error) error {
 		return err
 	}
 	s.dropConn()
-	if err := s.connect(); err != nil {
+	if err := xconn.Stalled(s.display); err != nil {
 		return err
+	}
+	if err := s.connect(); err != nil {
+		return xconn.Explain(s.display, err)
 	}
 	return f()
 }
@@ -254,12 +250,7 @@ func (s *Screen) Capture(ctx context.Context, r image.Rectangle) (*image.RGBA, e
 	return img, err
 }
 
-// captureLimit bounds how long a capture waits for the X server's answers: any client of
-// the display may hold a server grab for as long as it likes, and the server answers
-// nobody else meanwhile.
-const captureLimit = 15 * time.Second
-
-// guard closes the connection when ctx ends or captureLimit passes, so that an answer the
+// guard closes the connection when ctx ends or xconn.AnswerLimit passes, so that an answer the
 // server does not send cannot hold the call; the lock is held. stop ends the guard and
 // returns why it fired (nil when it did not), the connection then dropped.
 func (s *Screen) guard(ctx context.Context) (stop func() error) {
@@ -279,8 +270,8 @@ func (s *Screen) guard(ctx context.Context) (stop func() error) {
 			go conn.Close() // waits for xgb's writer, which a full socket may hold
 		}
 	}
-	timer := time.AfterFunc(captureLimit, func() {
-		fire(werr.New(werr.Timeout, "the X server of %s did not answer within %s", s.display, captureLimit).
+	timer := time.AfterFunc(xconn.AnswerLimit, func() {
+		fire(werr.New(werr.Timeout, "the X server of %s did not answer within %s", s.display, xconn.AnswerLimit).
 			WithHint("a program on the display may hold a server grab; try again, or close it"))
 	})
 	cancelled := context.AfterFunc(ctx, func() { fire(werr.Wrap(ctx.Err(), werr.Cancelled, "capture cancelled")) })

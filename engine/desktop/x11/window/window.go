@@ -56,6 +56,7 @@ type Manager struct {
 	mu      sync.Mutex
 	display string
 	conn    *xgb.Conn
+	passer  *xconn.Passer // nil on a display w365 did not start
 	root    xproto.Window
 	atoms   map[string]xproto.Atom
 	screenW int
@@ -79,14 +80,22 @@ var atomNames = []string{
 
 // Open connects to displayName (for example ":7").
 func Open(displayName string) (*Manager, error) {
-	conn, err := xconn.Connect(displayName)
+	m := &Manager{display: displayName}
+	if err := m.connect(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// connect makes the Manager's connection, the first or again (ready).
+func (m *Manager) connect() error {
+	conn, passer, err := xconn.ConnectPassing(m.display)
 	if err != nil {
-		return nil, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName)
+		return xconn.Explain(m.display, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", m.display))
 	}
 	setup := xproto.Setup(conn)
 	scr := setup.DefaultScreen(conn)
-	m := &Manager{display: displayName, conn: conn, root: scr.Root, atoms: map[string]xproto.Atom{},
-		screenW: int(scr.WidthInPixels), screenH: int(scr.HeightInPixels)}
+	atoms := map[string]xproto.Atom{}
 	cookies := make([]xproto.InternAtomCookie, len(atomNames))
 	for i, n := range atomNames {
 		cookies[i] = xproto.InternAtom(conn, false, uint16(len(n)), n)
@@ -95,22 +104,47 @@ func Open(displayName string) (*Manager, error) {
 		r, err := c.Reply()
 		if err != nil {
 			conn.Close()
-			return nil, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", displayName)
+			return xconn.Explain(m.display, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", m.display))
 		}
-		m.atoms[atomNames[i]] = r.Atom
+		atoms[atomNames[i]] = r.Atom
 	}
+	m.conn, m.passer, m.root, m.atoms = conn, passer, scr.Root, atoms
+	m.screenW, m.screenH = int(scr.WidthInPixels), int(scr.HeightInPixels)
 	m.owners = xconn.NewOwners(conn)
-	// Errors of requests without replies and stray events arrive on the event queue;
-	// drain it so that it never fills up.
-	go func() {
-		for {
-			ev, xerr := conn.WaitForEvent()
-			if ev == nil && xerr == nil {
-				return
-			}
+	// Errors of requests without replies and stray events arrive on the event queue.
+	go xconn.Drain(conn)
+	return nil
+}
+
+// lock takes the lock, which the caller releases with unlock whatever lock returns, and
+// makes sure the connection is usable: refused while the display's server does not answer
+// (xconn.Stalled), made again after its watch closed it.
+func (m *Manager) lock() error {
+	m.mu.Lock()
+	if m.conn == nil {
+		return werr.New(werr.Unavailable, "window manager connection is closed")
+	}
+	if err := xconn.Stalled(m.display); err != nil {
+		return err
+	}
+	if m.passer != nil && m.passer.Broken() {
+		m.conn.Close()
+		if err := m.connect(); err != nil {
+			return err
 		}
-	}()
-	return m, nil
+	}
+	return nil
+}
+
+// unlock releases the lock; a call whose replies the display's watch cut off fails with
+// the watch's error, not with what it read before (an empty window list).
+func (m *Manager) unlock(err *error) {
+	if m.passer != nil && m.passer.Broken() {
+		if st := xconn.Stalled(m.display); st != nil {
+			*err = st
+		}
+	}
+	m.mu.Unlock()
 }
 
 // WaitReady waits until the window manager, if there is one, manages new windows: it maps
@@ -119,11 +153,10 @@ func Open(displayName string) (*Manager, error) {
 // window mapped in that interval; call this after starting a desktop and before launching
 // programs on it. Without a window manager it returns at once. It returns UNAVAILABLE when
 // the manager does not take a window within timeout.
-func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.conn == nil {
-		return werr.New(werr.Unavailable, "window manager connection is closed")
+func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) (err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return err
 	}
 	deadline := time.Now().Add(timeout)
 	wait := 100 * time.Millisecond // doubled after each lost probe, up to 1 s
@@ -397,9 +430,11 @@ func (m *Manager) all(ctx context.Context) ([]info, error) {
 
 // List returns the visible windows (not minimized, not hidden, on the current desktop, with
 // a title), top of the stack first.
-func (m *Manager) List(ctx context.Context) ([]Window, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *Manager) List(ctx context.Context) (_ []Window, err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return nil, err
+	}
 	all, err := m.all(ctx)
 	if err != nil {
 		return nil, err
@@ -415,14 +450,13 @@ func (m *Manager) List(ctx context.Context) ([]Window, error) {
 
 // Popups are the pop-ups shown now (xconn.Popups), by the window of ws each belongs to: the
 // first (topmost, as List orders them) of its process, the one it opened from.
-func (m *Manager) Popups(ctx context.Context, ws []Window) (map[uint32][]desktop.Rect, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := werr.Done(ctx, "window listing"); err != nil {
+func (m *Manager) Popups(ctx context.Context, ws []Window) (_ map[uint32][]desktop.Rect, err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
 		return nil, err
 	}
-	if m.conn == nil {
-		return nil, werr.New(werr.Unavailable, "window manager connection is closed")
+	if err := werr.Done(ctx, "window listing"); err != nil {
+		return nil, err
 	}
 	pops, err := xconn.Popups(m.conn, m.owners)
 	if err != nil {
@@ -442,11 +476,10 @@ func (m *Manager) Popups(ctx context.Context, ws []Window) (map[uint32][]desktop
 
 // Active returns the window that has the focus according to the window manager
 // (_NET_ACTIVE_WINDOW), or NOT_FOUND when none has.
-func (m *Manager) Active() (Window, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.conn == nil {
-		return Window{}, werr.New(werr.Unavailable, "window manager connection is closed")
+func (m *Manager) Active() (_ Window, err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return Window{}, err
 	}
 	id := m.activeID()
 	if id == 0 {
@@ -577,9 +610,11 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool 
 // Activate brings the window title names (desktop.TitleMatches) to the front and gives it the focus,
 // restoring it when minimized. It verifies the result through _NET_ACTIVE_WINDOW; when the
 // window has a modal dialog open, the window manager focuses the dialog, and that counts.
-func (m *Manager) Activate(ctx context.Context, title string) (Window, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *Manager) Activate(ctx context.Context, title string) (_ Window, err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return Window{}, err
+	}
 	in, err := m.find(ctx, title, desktop.BestTitle)
 	if err != nil {
 		return Window{}, err
@@ -621,9 +656,11 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 // that does not speak WM_DELETE_WINDOW is refused with UNSUPPORTED (a window manager would
 // kill its client). Windows of processes for which protected returns true are refused with
 // PROTECTED_PROCESS. Closed tells whether the window disappeared within 2 s.
-func (m *Manager) Close(ctx context.Context, title string, protected func(pid int) bool) (CloseResult, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *Manager) Close(ctx context.Context, title string, protected func(pid int) bool) (_ CloseResult, err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return CloseResult{}, err
+	}
 	in, err := m.find(ctx, title, desktop.CloseTarget)
 	if err != nil {
 		return CloseResult{}, err
@@ -685,13 +722,15 @@ func (m *Manager) supportsDelete(w xproto.Window) bool {
 //     state: neither minimized nor maximized nor fullscreen, at its pre-maximize geometry.
 //
 // A maximized or minimized window is restored first before Resize or Move.
-func (m *Manager) Resize(ctx context.Context, title, action string, x, y, w, h *int) (Window, error) {
+func (m *Manager) Resize(ctx context.Context, title, action string, x, y, w, h *int) (_ Window, err error) {
 	act, err := desktop.ResizeAction(action, x, y, w, h)
 	if err != nil {
 		return Window{}, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return Window{}, err
+	}
 	in, err := m.find(ctx, title, desktop.BestTitle)
 	if err != nil {
 		return Window{}, err
@@ -913,9 +952,11 @@ func isBrowser(in info) bool {
 // process name) whose title contains pattern, or whose current URL (urlOf, for the browsers
 // w365 drives; may be nil or return "") contains it, case-insensitively. An empty pattern
 // takes the top-most browser window. It returns the activated window.
-func (m *Manager) FindBrowser(ctx context.Context, pattern string, urlOf func(handle uint32) string) (Window, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *Manager) FindBrowser(ctx context.Context, pattern string, urlOf func(handle uint32) string) (_ Window, err error) {
+	defer m.unlock(&err)
+	if err := m.lock(); err != nil {
+		return Window{}, err
+	}
 	all, err := m.all(ctx)
 	if err != nil {
 		return Window{}, err

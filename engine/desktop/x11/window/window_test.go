@@ -793,3 +793,72 @@ func TestListMarksASplashScreen(t *testing.T) {
 		t.Errorf("a normal window lists as a splash screen: %+v", w)
 	}
 }
+
+// grabScript holds a server grab (through Xlib, as any program on the display may) until
+// its standard input closes.
+const grabScript = `
+import ctypes, sys
+x = ctypes.CDLL("libX11.so.6")
+x.XOpenDisplay.restype = ctypes.c_void_p
+d = ctypes.c_void_p(x.XOpenDisplay(None))
+if not d:
+    sys.exit("cannot open the display")
+x.XGrabServer(d)
+x.XSync(d, 0)
+print("grabbed", flush=True)
+sys.stdin.read()
+`
+
+// A program on the display that grabs the server stops it answering anyone else. A window
+// call waiting on it then ends (TIMEOUT, once the display's watch finds the server mute),
+// the next one fails at once with the same error, and calls work again after the grab.
+func TestCallsEndDuringAServerGrab(t *testing.T) {
+	testenv.Require(t, python)
+	d := x11test.Start(t)
+	m, err := Open(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Disconnect()
+	if _, err := m.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	grab := d.Command(python, "-c", grabScript)
+	in, _ := grab.StdinPipe()
+	out, _ := grab.StdoutPipe()
+	if err := grab.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); grab.Wait() }()
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "grabbed\n" {
+		t.Fatalf("grabber: %q %v", line, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.List(context.Background())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if werr.CodeOf(err) != werr.Timeout {
+			t.Fatalf("list_windows during a server grab: %v, want TIMEOUT", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("list_windows during a server grab did not end")
+	}
+	if _, err := m.Activate(context.Background(), "anything"); werr.CodeOf(err) != werr.Timeout {
+		t.Fatalf("activate_window while the server is mute: %v, want TIMEOUT", err)
+	}
+	in.Close()
+	grab.Wait()
+	for i := 0; ; i++ {
+		_, err := m.List(context.Background())
+		if err == nil {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("list_windows after the grab: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

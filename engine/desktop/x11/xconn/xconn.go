@@ -14,6 +14,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -38,20 +39,28 @@ type Server struct {
 var (
 	mu      sync.Mutex
 	servers = map[string]Server{}
+	watches = map[string]*watch{}
 )
 
-// Register records the X server of display name (":7").
+// Register records the X server of display name (":7") and starts its watch.
 func Register(name string, s Server) {
+	w := newWatch(name)
 	mu.Lock()
-	servers[name] = s
+	if old := watches[name]; old != nil {
+		close(old.stop)
+	}
+	servers[name], watches[name] = s, w
 	mu.Unlock()
+	go w.run(s)
 }
 
-// Unregister forgets display name's server if it is the one with pid.
+// Unregister forgets display name's server if it is the one with pid, and stops its watch.
 func Unregister(name string, pid int) {
 	mu.Lock()
 	if servers[name].PID == pid {
 		delete(servers, name)
+		close(watches[name].stop)
+		delete(watches, name)
 	}
 	mu.Unlock()
 }
@@ -68,12 +77,16 @@ func Connect(name string) (*xgb.Conn, error) {
 func ConnectPassing(name string) (*xgb.Conn, *Passer, error) {
 	mu.Lock()
 	s, ok := servers[name]
+	w := watches[name]
 	mu.Unlock()
 	if !ok {
 		c, err := xgb.NewConnDisplay(name)
 		return c, nil, err
 	}
 	if err := s.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := w.err(); err != nil {
 		return nil, nil, err
 	}
 	c, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+strings.TrimPrefix(name, ":"), 5*time.Second)
@@ -84,10 +97,12 @@ func ConnectPassing(name string) (*xgb.Conn, *Passer, error) {
 		c.Close()
 		return nil, nil, werr.New(werr.SessionExpired, "display %s is served by pid %d, not by the X server w365 started there (pid %d)", name, got, s.PID)
 	}
-	fc := &fdConn{UnixConn: c.(*net.UnixConn)}
+	fc := &fdConn{UnixConn: c.(*net.UnixConn), w: w}
+	w.add(fc) // before the setup, which a grab holds too
 	x, err := xgb.NewConnNetWithCookieHex(fc, hex.EncodeToString(s.Cookie))
 	if err != nil {
-		return nil, nil, err
+		fc.Close()
+		return nil, nil, Explain(name, err)
 	}
 	return x, &Passer{fc}, nil
 }
@@ -113,11 +128,17 @@ func (p *Passer) Pass(fd int) error {
 // way out of a wait for a server that does not answer.
 func (p *Passer) Abort() { p.c.Close() }
 
+// Broken says whether the connection was closed under xgb (Abort, or the display's watch):
+// its owner must connect again.
+func (p *Passer) Broken() bool { return p.c.aborted.Load() }
+
 // fdConn is an X connection whose writes carry the descriptors queued by Pass (SCM_RIGHTS).
 type fdConn struct {
 	*net.UnixConn
-	mu  sync.Mutex
-	fds []int
+	mu      sync.Mutex
+	fds     []int
+	w       *watch // the display's, nil for none
+	aborted atomic.Bool
 }
 
 func (c *fdConn) Write(b []byte) (int, error) {
@@ -139,12 +160,23 @@ func (c *fdConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the connection; xgb calls it once it is done, Abort and the watch before.
 func (c *fdConn) Close() error {
+	c.aborted.Store(true)
+	if c.w != nil {
+		c.w.remove(c)
+	}
 	c.mu.Lock()
 	closeFDs(c.fds)
 	c.fds = nil
 	c.mu.Unlock()
 	return c.UnixConn.Close()
+}
+
+// abort closes the socket under xgb; the watch's lock is held (Close would take it).
+func (c *fdConn) abort() {
+	c.aborted.Store(true)
+	c.UnixConn.Close()
 }
 
 func closeFDs(fds []int) {
