@@ -170,7 +170,16 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 		api.ServeHTTP(w, r)
 	}))
 	h.log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "keys", len(o.Auth.Keys), "oauth", o.Auth.OAuth != nil)
-	return &httpServer{h: h, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln: ln, base: &base}, nil
+	// Every document the listener answers with runs sandboxed, in an opaque origin, but the
+	// live view's page for its token (livePage sets its own policy): a script in one, a
+	// page's or an agent's in a session browser that opened it (one started before this
+	// listener has no blocklist entry for it), calls the endpoint as origin "null", which
+	// is refused (docs/security.md#transports).
+	sandboxed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "sandbox")
+		mux.ServeHTTP(w, r)
+	})
+	return &httpServer{h: h, srv: &http.Server{Handler: sandboxed, ReadHeaderTimeout: 10 * time.Second}, ln: ln, base: &base}, nil
 }
 
 // serve answers requests until ctx ends.

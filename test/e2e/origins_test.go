@@ -96,3 +96,37 @@ func TestSessionBrowserDoesNotOpenTheHostsListener(t *testing.T) {
 		t.Errorf("the page shows the listener's answer: %q", out)
 	}
 }
+
+// A document on the listener's origin runs in a sandbox of its own (an opaque origin), so
+// a script in it, an agent's through browser_eval_js included, calls the MCP endpoint as
+// origin "null", which is refused: this holds for a session browser started before the
+// listener joined, which has no blocklist entry for it.
+func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	ps := newPageServer(t)
+	h.MustRun("session", "start", "b1")
+	if out := h.MustRun("--session", "b1", "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
+		t.Fatalf("a loopback page: %q", out)
+	}
+	addr := freeAddr(t)
+	srv := exec.Command(h.Bin, "serve", "--http", addr)
+	srv.Env, srv.Stderr = h.Env, os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	waitListening(t, addr)
+	for _, path := range []string{"/healthz", "/mcp"} {
+		if res := h.Run("--session", "b1", "browser", "navigate", "http://"+addr+path); res.Code != 0 {
+			continue // refused outright: nothing of the listener's runs in the browser
+		}
+		call := `fetch('/mcp', {method: 'POST', headers: {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'},
+			body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'page', version: '1'}}})})
+			.then(r => origin + ' ' + r.status, e => origin + ' refused: ' + e)`
+		out := strings.TrimSpace(h.MustRun("--session", "b1", "browser", "eval-js", call))
+		if !strings.HasPrefix(out, "null ") || strings.Contains(out, " 200") {
+			t.Errorf("a script on %s called the MCP endpoint: %q", path, out)
+		}
+	}
+}
