@@ -55,8 +55,10 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 		if registered && (r.Windows == nil || !windowSince.IsZero()) {
 			return Registration{Registered: true}
 		}
-		// Once registered, an exited pid is a launcher whose child carries on (Scope).
-		if _, err := StartTime(pid); err != nil && !registered {
+		if _, err := StartTime(pid); err != nil {
+			if registered { // a launcher whose child registered: its windows are no longer pid's
+				return Registration{Registered: true}
+			}
 			return Registration{Reason: "the process exited before it registered with the accessibility bus"}
 		}
 		if windowSince.IsZero() && r.Windows != nil {

@@ -109,16 +109,9 @@ func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
 	if out := h.MustRun("--session", "b1", "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
 		t.Fatalf("a loopback page: %q", out)
 	}
-	addr := freeAddr(t)
-	srv := exec.Command(h.Bin, "serve", "--http", addr)
-	srv.Env, srv.Stderr = h.Env, os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	waitListening(t, addr)
+	base, _ := serveHTTP(t, h, nil)
 	for _, path := range []string{"/healthz", "/mcp"} {
-		if res := h.Run("--session", "b1", "browser", "navigate", "http://"+addr+path); res.Code != 0 {
+		if res := h.Run("--session", "b1", "browser", "navigate", base+path); res.Code != 0 {
 			continue // refused outright: nothing of the listener's runs in the browser
 		}
 		call := `fetch('/mcp', {method: 'POST', headers: {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'},
