@@ -763,6 +763,7 @@ type listedSession struct {
 	Display     string `json:"display"`
 	Virtual     bool   `json:"virtual"`
 	Confinement string `json:"confinement"`
+	HostPID     int    `json:"hostPid"`
 }
 
 // onlySession is the one session cs lists, failing the test when it lists another number.
