@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,6 +160,35 @@ func TestHostServingAnAgentIsNotReplaced(t *testing.T) {
 	}
 	if pid := h.HostPID(); pid == host || syscall.Kill(host, 0) == nil {
 		t.Errorf("the host %d still runs after its agent left (pid file %d)", host, pid)
+	}
+}
+
+// serve --mcp --http with no host running: the background host it starts serves both, the
+// HTTP for as long as this serve runs, and it outlives the serve.
+func TestServeMCPAndHTTPThroughTheBackgroundHost(t *testing.T) {
+	h := e2e.New(t)
+	addr := freeAddr(t)
+	stdio, serve := h.MCPServer(nil, "", "--http", addr)
+	if res := e2e.Call(t, stdio, "get_screen_size", nil); res.IsError {
+		t.Fatalf("stdio get_screen_size: %s", e2e.Text(res))
+	}
+	if res := e2e.Call(t, connectHTTP(t, "http://"+addr, "", "", nil), "get_screen_size", nil); res.IsError {
+		t.Fatalf("HTTP get_screen_size: %s", e2e.Text(res))
+	}
+	host := h.HostPID()
+	if host == 0 || host == serve.Process.Pid {
+		t.Fatalf("the host is pid %d, the serve %d", host, serve.Process.Pid)
+	}
+	stdio.Close()
+	listening := true
+	for deadline := time.Now().Add(15 * time.Second); listening && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		c, err := net.Dial("tcp", addr)
+		if listening = err == nil; listening {
+			c.Close()
+		}
+	}
+	if listening || syscall.Kill(host, 0) != nil {
+		t.Errorf("after the serve ended: HTTP still served %v, host %d alive %v", listening, host, syscall.Kill(host, 0) == nil)
 	}
 }
 
