@@ -132,13 +132,7 @@ func TestHostServingAnAgentIsNotReplaced(t *testing.T) {
 	cs := h.MCP()
 	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 210, "y": 220})
 	host := h.HostPID()
-	other := filepath.Join(t.TempDir(), "w365")
-	b, err := os.ReadFile(h.Bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(other, b, 0o755)
-	os.Chtimes(other, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
+	other := otherVersion(t, h)
 	cmd := exec.Command(other, "get-screen-size")
 	cmd.Env = h.Env
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "of another version (pid "+strconv.Itoa(host)+") is serving an agent") {
