@@ -59,10 +59,11 @@ It relays to the w365 host running for this user, and starts that host in the ba
 when none runs (as the CLI does, with this command's --policy, --agent-acts-as-you, --trace,
 --screen, --log-level and --idle-timeout), so the agent and CLI calls from other terminals
 (w365 --session default ...) drive the same session, and each MCP client's serve ending
-(its stdin closed, SIGTERM) ends only its own connection and its agent's sessions. A running
-host with other host-wide settings (--agent-acts-as-you or the policy, a given --trace,
---screen, --virtual, --headless or --cdp-endpoint) is not joined: serve says which differ on
-stderr and serves its client in this process, as it does when no host can be started.
+(its stdin closed, SIGTERM) ends only its own connection and its agent's sessions. That
+host logs to host.log in its runtime directory. A running host with other host-wide settings
+(--agent-acts-as-you or the policy, a given --trace, --screen, --virtual, --headless or
+--cdp-endpoint) is not joined: serve says which differ on stderr and serves its client in
+this process, as it does when no host can be started.
 
 --http ADDR serves streamable HTTP. If a host already runs, it serves HTTP itself for as long
 as this command runs, so HTTP agents, the CLI, the REPL and stdio agents share its sessions.
