@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -54,9 +55,15 @@ func AddServe(root *cobra.Command, g *Globals) {
 		Long: `Run w365 as an MCP server.
 
 --mcp serves MCP on stdin/stdout (stdout carries only protocol bytes; logs go to stderr).
-If a w365 host already runs for this user, serve --mcp relays to it, so the agent and
-CLI calls from other terminals (w365 --session default ...) drive the same session.
-Otherwise serve becomes the host itself and also listens on the host socket.
+It relays to the w365 host running for this user, and starts that host in the background
+when none runs (as the CLI does, with this command's --policy, --agent-acts-as-you, --trace,
+--screen, --log-level and --idle-timeout), so the agent and CLI calls from other terminals
+(w365 --session default ...) drive the same session, and each MCP client's serve ending
+(its stdin closed, SIGTERM) ends only its own connection and its agent's sessions. That
+host logs to host.log in its runtime directory. A running host with other host-wide settings
+(--agent-acts-as-you or the policy, a given --trace, --screen, --virtual, --headless or
+--cdp-endpoint) is not joined: serve says which differ on stderr and serves its client in
+this process, as it does when no host can be started.
 
 --http ADDR serves streamable HTTP. If a host already runs, it serves HTTP itself for as long
 as this command runs, so HTTP agents, the CLI, the REPL and stdio agents share its sessions.
@@ -173,14 +180,14 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 		}
 		traceOpts = &host.TraceOptions{Dir: dir, Screenshots: f.traceShots}
 	}
-	// An agent and the CLI must share one engine: join a running host if any. Given a
-	// policy, only a host running that policy will do; otherwise this process serves its
-	// clients itself under its own policy.
-	digest := ""
-	if g.Policy != "" {
-		digest = pol.Digest()
+	// An agent and the CLI must share one engine: join a running host if any, or start one
+	// in the background for an MCP client (joinHost).
+	want := host.Settings{AgentActsAsYou: pol.AgentActsAsYou, Screen: host.ScreenString(screen.Width, screen.Height, screen.Depth),
+		Virtual: g.Virtual, Headless: g.Headless, CDPEndpoint: g.CDPEndpoint, LogLevel: level.String(), IdleExit: f.idle}
+	if traceOpts != nil {
+		want.Trace, want.TraceScreenshots = traceOpts.Dir, traceOpts.Screenshots
 	}
-	if joined, err := joinHost(ctx, g, f, so, httpOpts, digest, log); joined {
+	if joined, err := joinHost(ctx, cmd, g, f, so, httpOpts, want, log); joined {
 		return err
 	}
 	idle := time.Duration(0)
@@ -279,33 +286,60 @@ func httpOptions(f *serveFlags, so host.ServeOptions, sessionName string) (host.
 	return o, nil
 }
 
-// joinHost hands serve's work to a running host: HTTP is served by the host itself for as
-// long as this process runs, stdio is relayed to it. joined is false when no host runs.
-func joinHost(ctx context.Context, g *Globals, f *serveFlags, so host.ServeOptions, ho host.HTTPOptions, digest string, log *slog.Logger) (joined bool, err error) {
-	if !f.mcp && f.http == "" {
+// joinHost hands serve's work to a host in its own process: HTTP is served by the host
+// itself for as long as this process runs, stdio is relayed to it. For stdio, when no host
+// runs, it starts the background host the CLI starts (serve --background, detached), given
+// this serve's host-wide settings: each MCP client's serve is then only a relay, and the
+// first one's leaving ends only its own connection. joined is false when this process must
+// serve its clients itself: no host runs for --http alone, none could be started, or the
+// running one has another policy or other settings than this serve asks for (mismatch).
+func joinHost(ctx context.Context, cmd *cobra.Command, g *Globals, f *serveFlags, so host.ServeOptions, ho host.HTTPOptions, want host.Settings, log *slog.Logger) (joined bool, err error) {
+	if f.background || (!f.mcp && f.http == "") {
 		return false, nil
 	}
-	co := host.ClientOptions{Session: g.Session, Serve: so, NoStart: true, Policy: digest}
-	probe, err := host.DialHost(ctx, co)
+	co := ClientOptionsFor(g)
+	co.Serve, co.NoStart = so, true
+	conn, got, err := host.DialHostSettings(ctx, co)
+	if err != nil && f.mcp && werr.CodeOf(err) != werr.BlockedByPolicy {
+		co.NoStart = false
+		co.HostArgs = append(co.HostArgs, hostArgs(f, want)...)
+		if conn, got, err = host.DialHostSettings(ctx, co); err != nil && werr.CodeOf(err) != werr.BlockedByPolicy {
+			log.Warn("cannot start a background w365 host; serving this client in this process", "err", err)
+			return false, nil
+		}
+		log.Info("started a background w365 host", "log", hostLog())
+	}
 	if err != nil {
 		if werr.CodeOf(err) == werr.BlockedByPolicy {
-			log.Warn("the running w365 host runs another policy; serving these clients with this one", "policy", digest, "err", err)
+			log.Warn("the running w365 host runs another policy; serving these clients with this one", "policy", co.Policy, "err", err)
 		}
 		return false, nil
 	}
+	refuse, differ := compareSettings(cmd, want, got)
+	if len(refuse) > 0 && f.mcp {
+		conn.Close()
+		log.Warn("the running w365 host has other settings than this serve asks for; serving these clients in this process with this serve's", "differ", strings.Join(refuse, "; "))
+		return false, nil
+	}
+	if differ = append(refuse, differ...); len(differ) > 0 {
+		log.Warn("the running w365 host keeps its own settings, not this serve's", "differ", strings.Join(differ, "; "))
+	}
+	if !f.mcp {
+		conn.Close()
+	}
 	if f.http != "" {
-		probe.Close()
 		withHTTP := co
-		withHTTP.HTTP = &ho
-		conn, err := host.DialHost(ctx, withHTTP)
+		withHTTP.NoStart, withHTTP.HTTP = true, &ho
+		hc, err := host.DialHost(ctx, withHTTP)
 		if err != nil {
+			conn.Close()
 			return true, err
 		}
-		defer conn.Close()
+		defer hc.Close()
 		log.Info("the running w365 host serves HTTP", "addr", f.http)
 		if !f.mcp {
 			gone := make(chan struct{})
-			go func() { io.Copy(io.Discard, conn); close(gone) }()
+			go func() { io.Copy(io.Discard, hc); close(gone) }()
 			select {
 			case <-ctx.Done():
 				return true, nil
@@ -313,12 +347,77 @@ func joinHost(ctx context.Context, g *Globals, f *serveFlags, so host.ServeOptio
 				return true, werr.New(werr.Unavailable, "the w365 host serving HTTP stopped")
 			}
 		}
-		if probe, err = host.DialHost(ctx, co); err != nil {
-			return true, err
-		}
 	}
 	log.Info("relaying stdio to the running w365 host")
-	return true, host.Relay(ctx, probe, os.Stdin, os.Stdout)
+	return true, host.Relay(ctx, conn, os.Stdin, os.Stdout)
+}
+
+// hostArgs are serve's flags for the background host it starts: its host-wide settings
+// (the policy, --virtual and the browser's come from ClientOptionsFor).
+func hostArgs(f *serveFlags, want host.Settings) []string {
+	args := []string{"--screen", f.screen, "--log-level", f.logLevel, "--idle-timeout", f.idle.String()}
+	if f.actsAsYou {
+		args = append(args, "--agent-acts-as-you")
+	}
+	if want.Trace != "" {
+		args = append(args, "--trace", want.Trace)
+		if want.TraceScreenshots {
+			args = append(args, "--trace-screenshots")
+		}
+	}
+	return args
+}
+
+// compareSettings says where a running host's settings (got) are not what this serve asks
+// for (want). refuse are those that change what an agent may do or where its calls are
+// recorded: --agent-acts-as-you always (an agent must neither gain nor lose it unasked),
+// the others when given; differ are those of the host process only (its log, its idle exit).
+func compareSettings(cmd *cobra.Command, want, got host.Settings) (refuse, differ []string) {
+	given := func(name string) bool { return cmd.Flags().Changed(name) }
+	add := func(list *[]string, name string, w, h any) {
+		*list = append(*list, fmt.Sprintf("%s: the host's %v, this serve's %v", name, h, w))
+	}
+	if want.AgentActsAsYou != got.AgentActsAsYou {
+		add(&refuse, "agent acts as you (--agent-acts-as-you, policy agentActsAsYou)", want.AgentActsAsYou, got.AgentActsAsYou)
+	}
+	if (given("trace") || given("trace-screenshots")) && (want.Trace != got.Trace || want.TraceScreenshots != got.TraceScreenshots) {
+		add(&refuse, "--trace", traceSetting(want), traceSetting(got))
+	}
+	if given("screen") && want.Screen != got.Screen {
+		add(&refuse, "--screen", want.Screen, got.Screen)
+	}
+	if want.Virtual && !got.Virtual {
+		add(&refuse, "--virtual", want.Virtual, got.Virtual)
+	}
+	if want.Headless && !got.Headless {
+		add(&refuse, "--headless", want.Headless, got.Headless)
+	}
+	if want.CDPEndpoint != "" && want.CDPEndpoint != got.CDPEndpoint {
+		add(&refuse, "--cdp-endpoint", want.CDPEndpoint, got.CDPEndpoint)
+	}
+	if given("log-level") && want.LogLevel != got.LogLevel {
+		add(&differ, "--log-level", want.LogLevel, got.LogLevel)
+	}
+	if given("idle-timeout") && want.IdleExit != got.IdleExit {
+		add(&differ, "--idle-timeout", want.IdleExit, got.IdleExit)
+	}
+	return refuse, differ
+}
+
+func traceSetting(s host.Settings) string {
+	switch {
+	case s.Trace == "":
+		return "none"
+	case s.TraceScreenshots:
+		return s.Trace + " with screenshots"
+	}
+	return s.Trace
+}
+
+// hostLog is where a background host logs.
+func hostLog() string {
+	dir, _ := host.RuntimeDir()
+	return filepath.Join(dir, "host.log")
 }
 
 // apiKey is W365_API_KEY, else the first line of the file W365_API_KEY_FILE names (a

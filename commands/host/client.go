@@ -127,7 +127,7 @@ func (c *Client) Call(ctx context.Context, t *tool.Tool, args map[string]any) (*
 		endDial := trace("connect")
 		o := c.Opts
 		o.Person = true
-		conn, err := dialHost(ctx, o, req)
+		conn, _, err := dialHost(ctx, o, req)
 		endDial()
 		if err != nil {
 			return nil, err

@@ -42,60 +42,78 @@ type ClientOptions struct {
 	// Person marks w365's own CLI and REPL (Client sets it): calls naming no session act on
 	// the person's default session, never an agent's (agents.go).
 	Person bool
+	// settings asks the host for its Settings in the hello reply (DialHostSettings).
+	settings bool
 }
 
 // DialHost connects to the host, starting or replacing it when needed, and returns
 // the raw stream positioned after the hello exchange.
 func DialHost(ctx context.Context, o ClientOptions) (net.Conn, error) {
-	return dialHost(ctx, o, nil)
+	c, _, err := dialHost(ctx, o, nil)
+	return c, err
+}
+
+// DialHostSettings is DialHost that also returns the host's Settings, for a client that
+// joins only a host whose settings agree with its own (serve --mcp).
+func DialHostSettings(ctx context.Context, o ClientOptions) (net.Conn, Settings, error) {
+	o.settings = true
+	c, reply, err := dialHost(ctx, o, nil)
+	if err != nil {
+		return nil, Settings{}, err
+	}
+	if reply.Settings == nil {
+		c.Close()
+		return nil, Settings{}, werr.New(werr.Internal, "the w365 host (pid %d) did not say its settings", reply.PID)
+	}
+	return c, *reply.Settings, nil
 }
 
 // dialHost is DialHost sending first (MCP bytes) in the same write as the hello. A host
 // that refuses the hello closes the connection without reading them, so a retry on
 // another connection cannot run them twice.
-func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, error) {
+func dialHost(ctx context.Context, o ClientOptions, first []byte) (net.Conn, helloReply, error) {
 	if o.Err != nil {
-		return nil, o.Err
+		return nil, helloReply{}, o.Err
 	}
 	path, err := SocketPath()
 	if err != nil {
-		return nil, err
+		return nil, helloReply{}, err
 	}
 	started := false
 	for attempt := 0; ; attempt++ {
 		c, reply, err := tryDial(path, o, first)
 		if err == nil && reply.OK {
-			return c, nil
+			return c, reply, nil
 		}
 		if c != nil {
 			c.Close()
 		}
 		if refused(err) {
-			return nil, err
+			return nil, reply, err
 		}
 		if err == nil && reply.Error == "version mismatch" {
 			if !reply.Background {
-				return nil, werr.New(werr.Unavailable, "a w365 host of another version (pid %d) is serving an agent on this socket", reply.PID).
+				return nil, reply, werr.New(werr.Unavailable, "a w365 host of another version (pid %d) is serving an agent on this socket", reply.PID).
 					WithHint("stop it, or set W365_RUNTIME_DIR to use a separate host")
 			}
 			// The old host stops itself on seeing us; wait for the socket to go.
 			waitGone(reply.PID, 5*time.Second)
 		} else if err == nil && reply.Error == errPolicyMismatch {
-			return nil, werr.New(werr.BlockedByPolicy, "the running w365 host (pid %d) runs policy %s, not the policy given (%s)", reply.PID, reply.Policy, o.Policy).
+			return nil, reply, werr.New(werr.BlockedByPolicy, "the running w365 host (pid %d) runs policy %s, not the policy given (%s)", reply.PID, reply.Policy, o.Policy).
 				WithDetail("hostPolicy", reply.Policy).WithDetail("policy", o.Policy).
 				WithHint("stop that host (it exits after its idle timeout), drop --policy to use its policy, or set W365_RUNTIME_DIR to run a separate host with yours")
 		} else if err == nil {
-			return nil, werr.New(werr.Unavailable, "host refused the connection: %s", reply.Error)
+			return nil, reply, werr.New(werr.Unavailable, "host refused the connection: %s", reply.Error)
 		}
 		if o.NoStart {
-			return nil, werr.New(werr.Unavailable, "no w365 host is running").WithHint("start one with `w365 serve`")
+			return nil, reply, werr.New(werr.Unavailable, "no w365 host is running").WithHint("start one with `w365 serve`")
 		}
 		if attempt >= 3 {
-			return nil, werr.New(werr.Unavailable, "cannot reach or start the w365 host").WithHint("see %s", filepath.Join(filepath.Dir(path), "host.log"))
+			return nil, reply, werr.New(werr.Unavailable, "cannot reach or start the w365 host").WithHint("see %s", filepath.Join(filepath.Dir(path), "host.log"))
 		}
 		if !started || err == nil {
 			if err := startHost(ctx, path, o.HostArgs); err != nil {
-				return nil, err
+				return nil, reply, err
 			}
 			started = true
 		}
@@ -111,7 +129,7 @@ func tryDial(path string, o ClientOptions, first []byte) (net.Conn, helloReply, 
 	if err != nil {
 		return nil, reply, err
 	}
-	h := helloLine{hello: hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy, Person: o.Person}}
+	h := helloLine{hello: hello{W365: 1, Version: Version(), Session: o.Session, Serve: o.Serve, Policy: o.Policy, Person: o.Person, Settings: o.settings}}
 	if o.HTTP != nil {
 		h.HTTP, _ = json.Marshal(o.HTTP)
 	}

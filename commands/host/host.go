@@ -81,6 +81,9 @@ type Host struct {
 	pidFile  string
 	done     chan struct{}
 	stopOnce sync.Once
+	// agentClients counts the open MCP connections on the socket of clients other than
+	// w365's CLI and REPL (agents, through serve --mcp).
+	agentClients atomic.Int64
 
 	// Seen by host status, watch and trace (hostctl.go, observe.go, trace.go).
 	started   time.Time

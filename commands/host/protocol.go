@@ -30,6 +30,8 @@ type hello struct {
 	// Person says the client is w365's own CLI or REPL, which act where the person asks;
 	// any other client (an agent's stdio relay) is an agent connection (agents.go).
 	Person bool `json:"person,omitempty"`
+	// Settings asks for the host's Settings in the reply.
+	Settings bool `json:"settings,omitempty"`
 }
 
 type helloReply struct {
@@ -40,6 +42,8 @@ type helloReply struct {
 	Error      string `json:"error,omitempty"`
 	// Policy is the digest of the host's policy.
 	Policy string `json:"policy,omitempty"`
+	// Settings are the host's, when the hello asked.
+	Settings *Settings `json:"settings,omitempty"`
 }
 
 // errPolicyMismatch is the hello error of a client whose policy is not the host's.
@@ -65,7 +69,9 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	var hi hello
-	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background, Policy: h.policyDigest()}
+	// A background host gives way to a client of another version only while no agent is
+	// connected: replacing it would cut the agents off (and end their sessions).
+	reply := helloReply{OK: true, Version: Version(), PID: os.Getpid(), Background: h.opts.Background && h.agentClients.Load() == 0, Policy: h.policyDigest()}
 	if err := json.Unmarshal(line, &hi); err != nil || hi.W365 != 1 {
 		reply.OK, reply.Error = false, "not a w365 client"
 	} else if hi.Control != nil {
@@ -79,6 +85,10 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 		reply.OK, reply.Error = false, errPolicyMismatch
 	} else if err := hi.Serve.Validate(); err != nil {
 		reply.OK, reply.Error = false, err.Error()
+	}
+	if reply.OK && hi.Settings {
+		s := h.Settings()
+		reply.Settings = &s
 	}
 	var hs *httpServer
 	if reply.OK && hi.HTTP != nil {
@@ -95,11 +105,15 @@ func (h *Host) serveConn(ctx context.Context, c net.Conn) {
 	}
 	if !reply.OK {
 		c.Close()
-		if reply.Error == "version mismatch" && h.opts.Background {
+		if reply.Error == "version mismatch" && reply.Background {
 			h.log.Info("replaced by a client of another version", "theirs", hi.Version)
 			h.Stop()
 		}
 		return
+	}
+	if !hi.Person {
+		h.agentClients.Add(1)
+		defer h.agentClients.Add(-1)
 	}
 	if hi.Session == "" {
 		hi.Session = session.DefaultName

@@ -763,6 +763,7 @@ type listedSession struct {
 	Display     string `json:"display"`
 	Virtual     bool   `json:"virtual"`
 	Confinement string `json:"confinement"`
+	HostPID     int    `json:"hostPid"`
 }
 
 // onlySession is the one session cs lists, failing the test when it lists another number.
@@ -1090,12 +1091,14 @@ func TestConfineDesktopPrograms(t *testing.T) {
 	}
 }
 
-// nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user.
+// nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user, and
+// those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
 	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
 	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket",
-	"TestAccessibilityBusThatNeverAnswersHoldsNoCall", "TestBoundarySessionPlantsNoProgramOnPATH", "TestBrowserStartsNoApplicationForAURL"}
+	"TestAccessibilityBusThatNeverAnswersHoldsNoCall", "TestBoundarySessionPlantsNoProgramOnPATH", "TestBrowserStartsNoApplicationForAURL",
+	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

@@ -66,6 +66,8 @@ type Harness struct {
 	Bin        string
 	RuntimeDir string
 	Env        []string
+	// ServeStderr, when set, is where the next serve --mcp's stderr goes (default the test's).
+	ServeStderr io.Writer
 }
 
 // New makes a harness whose hosts use a fresh runtime directory and an embedded virtual desktop.
@@ -340,9 +342,20 @@ func (h *Harness) MCPWith(opts *mcp.ClientOptions, serveArgs ...string) *mcp.Cli
 // eras before 2026-07-28 let the server ask the client (elicitation).
 func (h *Harness) MCPVersion(opts *mcp.ClientOptions, version string, serveArgs ...string) *mcp.ClientSession {
 	h.T.Helper()
+	cs, _ := h.MCPServer(opts, version, serveArgs...)
+	return cs
+}
+
+// MCPServer is MCPVersion that also returns the client's `w365 serve --mcp` process (a
+// relay to the background host it found or started: docs/sessions.md, "The host").
+func (h *Harness) MCPServer(opts *mcp.ClientOptions, version string, serveArgs ...string) (*mcp.ClientSession, *exec.Cmd) {
+	h.T.Helper()
 	cmd := exec.Command(h.Bin, append([]string{"serve", "--mcp"}, serveArgs...)...)
 	cmd.Env = h.Env
 	cmd.Stderr = os.Stderr
+	if h.ServeStderr != nil {
+		cmd.Stderr = h.ServeStderr
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -351,7 +364,7 @@ func (h *Harness) MCPVersion(opts *mcp.ClientOptions, version string, serveArgs 
 		h.T.Fatalf("connect to serve --mcp: %v", err)
 	}
 	h.T.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, cmd
 }
 
 // Call calls a tool and fails the test on a transport error (not on a tool error).

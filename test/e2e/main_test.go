@@ -218,11 +218,10 @@ func TestKilledHostIsReplacedOnTheNextCall(t *testing.T) {
 	}
 }
 
-func TestHostOfAnotherVersionIsReplaced(t *testing.T) {
-	h := e2e.New(t)
-	h.MustRun("get-screen-size")
-	old := h.HostPID()
-	// A copy with another modification time is another build as far as versions go.
+// otherVersion is a copy of the binary under test with another modification time: another
+// build as far as versions go.
+func otherVersion(t *testing.T, h *e2e.Harness) string {
+	t.Helper()
 	other := filepath.Join(t.TempDir(), "w365")
 	b, err := os.ReadFile(h.Bin)
 	if err != nil {
@@ -230,7 +229,14 @@ func TestHostOfAnotherVersionIsReplaced(t *testing.T) {
 	}
 	os.WriteFile(other, b, 0o755)
 	os.Chtimes(other, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
-	cmd := exec.Command(other, "get-screen-size")
+	return other
+}
+
+func TestHostOfAnotherVersionIsReplaced(t *testing.T) {
+	h := e2e.New(t)
+	h.MustRun("get-screen-size")
+	old := h.HostPID()
+	cmd := exec.Command(otherVersion(t, h), "get-screen-size")
 	cmd.Env = h.Env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("other version: %v %s", err, out)

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -29,9 +30,9 @@ type rawMCP struct {
 	lines chan string
 }
 
-func startRawMCP(t *testing.T, h *e2e.Harness) *rawMCP {
+func startRawMCP(t *testing.T, h *e2e.Harness, serveArgs ...string) *rawMCP {
 	t.Helper()
-	cmd := exec.Command(h.Bin, "serve", "--mcp")
+	cmd := exec.Command(h.Bin, append([]string{"serve", "--mcp"}, serveArgs...)...)
 	cmd.Env = h.Env
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -128,13 +129,19 @@ func checkSurvivesMalformed(t *testing.T, r *rawMCP) {
 
 func TestMalformedMessagesGetJSONRPCErrorsAndTheHostKeepsServing(t *testing.T) {
 	h := e2e.New(t)
-	// The first serve --mcp is the host (stdio transport); the second relays its stdio to the
-	// host socket, so the same lines test the socket transport.
-	stdio := startRawMCP(t, h)
-	checkSurvivesMalformed(t, stdio)
+	// A serve --mcp asking for another screen than the running host's serves its client
+	// itself (the stdio transport); one that joins relays its stdio to the host socket, so
+	// the same lines test the socket transport.
+	h.MustRun("get-screen-size")
 	pid := h.HostPID()
 	if pid == 0 {
-		t.Fatal("serve --mcp did not become the host")
+		t.Fatal("the CLI started no host")
+	}
+	stdio := startRawMCP(t, h, "--screen", "1280x720x24")
+	checkSurvivesMalformed(t, stdio)
+	stdio.send(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"get_screen_size","arguments":{}}}`)
+	if resp := stdio.reply(); !strings.Contains(fmt.Sprint(resp["result"]), "width:1280") {
+		t.Fatalf("the stdio server is not a host of its own: get_screen_size %v", resp)
 	}
 	relay := startRawMCP(t, h)
 	checkSurvivesMalformed(t, relay)
