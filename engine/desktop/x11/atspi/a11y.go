@@ -406,7 +406,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 					items = append(items, res.nodes[s])
 				}
 			}
-			dx, dy, _ := menuShift(items, pops, used)
+			dx, dy, _ := menuShift(res.nodes[p], items, pops, used)
 			o = [2]int{dx, dy}
 			shifts[p] = o
 		}

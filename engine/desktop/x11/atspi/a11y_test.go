@@ -1041,3 +1041,29 @@ func TestLibreOfficeMenuItemsWhereShown(t *testing.T) {
 	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))[0])
 	activate(t, d, "Character")
 }
+
+// TestGTK3ScrolledComboMenu: a GTK 3 combo box's menu, opened near the bottom of the screen,
+// lies in a pop-up moved up to fit, its items scrolled down past its bottom; the menu itself
+// reports the pop-up. Its items are where GTK reports them (the union of all of them fits
+// the pop-up's size, but they are not to be moved into it): a click at the centre a search
+// gives picks that item, in the tree and in a search.
+func TestGTK3ScrolledComboMenu(t *testing.T) {
+	d := x11test.Start(t)
+	a := startApp(t, d, "a11y_gtk3_combo.py")
+	activate(t, d, "w365 a11y GTK3 combo")
+	tr := open(t, d)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "ComboBox"})[0])
+	item := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File type 1"})[0]
+	root, _ := treeEventually(t, tr, 10, 0, "MenuItem", "File type 1")
+	if n, _ := findNode(nodesOf(root), "MenuItem", "File type 1"); n.X != item.X || n.Y != item.Y {
+		t.Errorf("the tree has File type 1 at %d,%d, a search at %d,%d", n.X, n.Y, item.X, item.Y)
+	}
+	// The active item (File type 2) lies over the combo box, as GTK places it.
+	cb := a.geom["combo"]
+	active := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File type 2"})[0]
+	if active.CenterY < cb.y || active.CenterY > cb.y+cb.h {
+		t.Errorf("File type 2 at %d,%d, not over the combo box at %+v", active.CenterX, active.CenterY, cb)
+	}
+	clickMatch(t, d, item)
+	a.waitLine(t, "CHANGED File type 1")
+}
