@@ -23,7 +23,7 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # screen before it registers) are the real applications of the accessibility and agent-task tests.
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync wine64 gcc-mingw-w64-x86-64-win32 \
-             featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany \
+             featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany gnome-text-editor \
              libreoffice-writer libreoffice-gtk3
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \

@@ -1067,3 +1067,19 @@ func TestGTK3ScrolledComboMenu(t *testing.T) {
 	clickMatch(t, d, item)
 	a.waitLine(t, "CHANGED File type 1")
 }
+
+// TestGTK4DialogFrame: GTK 4 never sets SHOWING on a dialog (gnome-text-editor's Save As,
+// VISIBLE only), yet the dialog is the frame of its window, found by its title: its name
+// field is read, not the main window at the dialog's origin.
+func TestGTK4DialogFrame(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, ".* - Text Editor", "/usr/bin/gnome-text-editor", "--standalone")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Edit"})
+	xdo(t, d, "key", "ctrl+s")
+	activate(t, d, "Save As")
+	name := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: "Name:"})[0]
+	if !strings.HasSuffix(name.Value, ".txt") {
+		t.Errorf("the Save As dialog's name field reads %q, want a .txt file's name", name.Value)
+	}
+}
