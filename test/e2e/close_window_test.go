@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
@@ -117,5 +118,48 @@ func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 	res.Note = ""
 	if e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "galculator"}), &res); !res.Closed || res.Note != "" {
 		t.Fatalf("close_window with the menu closed: %+v", res)
+	}
+}
+
+// An application that asks what to do with unsaved changes (gnome-text-editor's "Save
+// Changes?") stays open: close_window says closed false and names the window it opened, which
+// the agent answers (Discard) for the window to close.
+func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
+	testenv.Require(t, "gnome-text-editor")
+	cs := e2e.New(t).MCP()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"launch_application", map[string]any{"path": "gnome-text-editor"}},
+		{"activate_window", map[string]any{"title": "Text Editor"}},
+		{"type_text", map[string]any{"text": "unsaved"}},
+	} {
+		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
+			t.Fatalf("%s: %s", c.tool, e2e.Text(res))
+		}
+	}
+	var res struct {
+		Closed bool
+		Note   string
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "Text Editor"}), &res)
+	if res.Closed || !strings.Contains(res.Note, `opened the window "Save Changes?"`) {
+		t.Fatalf("close_window with unsaved text: %+v", res)
+	}
+	e2e.Call(t, cs, "activate_window", map[string]any{"title": "Save Changes?"})
+	var found struct {
+		Matches []struct{ CenterX, CenterY int }
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": "Discard"}), &found)
+	if len(found.Matches) == 0 {
+		t.Fatal("the Save Changes? window shows no Discard button")
+	}
+	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	for i := 0; slices.ContainsFunc(windowTitles(t, cs), func(s string) bool { return strings.Contains(s, "Text Editor") }); i++ {
+		if i == 50 {
+			t.Fatalf("the editor is still open after Discard: %q", windowTitles(t, cs))
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
