@@ -2,7 +2,9 @@
 """GTK3 test app for the accessibility tests (engine/desktop/x11/atspi): a combo box at the
 bottom of the screen, as a save dialog's file type. GTK opens its menu with the active item
 over the box: the pop-up is moved up to fit on the screen and its items scrolled down, so
-that they run past its bottom (Gnumeric's Save As dialog).
+that they run past its bottom (Gnumeric's Save As dialog). Beside it, a spin button and a
+scale that take no input (insensitive, as Transmission's speed limit while its check box is
+off).
 
 Prints "GEOM combo <x> <y> <w> <h>" in screen coordinates once the window is mapped, then
 "READY"; prints "CHANGED <item>" when an item is chosen. Run with /usr/bin/python3
@@ -24,6 +26,14 @@ combo.connect("changed", lambda c: print("CHANGED", c.get_active_text(), flush=T
 box = Gtk.Box(spacing=6)
 box.set_border_width(12)
 box.pack_start(combo, True, True, 0)
+spin = Gtk.SpinButton.new_with_range(0, 1000, 1)
+spin.set_value(100)
+spin.set_sensitive(False)
+box.pack_start(spin, False, False, 0)
+scale = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 10, 1)
+scale.set_size_request(100, -1)
+scale.set_sensitive(False)
+box.pack_start(scale, False, False, 0)
 win.add(box)
 win.connect("destroy", Gtk.main_quit)
 win.move(100, Gdk.get_default_root_window().get_height() - 120)

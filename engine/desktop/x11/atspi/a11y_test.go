@@ -1083,3 +1083,17 @@ func TestGTK4DialogFrame(t *testing.T) {
 		t.Errorf("the Save As dialog's name field reads %q, want a .txt file's name", name.Value)
 	}
 }
+
+// TestGTK3DisabledSpinner: a spin button and a scale that take no input (GTK 3 clears
+// ENABLED and SENSITIVE, and greys them) read disabled, as a button or a field does.
+func TestGTK3DisabledSpinner(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3_combo.py")
+	activate(t, d, "w365 a11y GTK3 combo")
+	tr := open(t, d)
+	for _, role := range []string{"Spinner", "Slider"} {
+		if m := findEventually(t, tr, desktop.FindQuery{Role: role})[0]; !slices.Contains(m.States, "disabled") {
+			t.Errorf("the insensitive %s reads %v", role, m.States)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func (n *raw) stateNames() []string {
 		}
 	}
 	switch n.uia() {
-	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit":
+	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit", "Spinner", "Slider":
 		if !n.state(stateEnabled) && !n.state(stateSensitive) {
 			out = append(out, "disabled")
 		}
