@@ -1097,3 +1097,25 @@ func TestGTK3DisabledSpinner(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentViewerPageText: the page Atril shows holds the PDF page's text in its Text
+// interface, with no children: the tree shows it as the page's value and a text search finds
+// the page by it.
+func TestDocumentViewerPageText(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report.pdf", "/usr/bin/atril", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	m := findEventually(t, tr, desktop.FindQuery{Text: "Quarterly report"})[0]
+	if m.Role != "Document" || !strings.Contains(m.Value, "Quarterly report page one") {
+		t.Errorf("a search for the first page's text found %+v", m)
+	}
+	root, _ := treeEventually(t, tr, 10, 0, "Document", "Document View")
+	if _, ok := findNode(nodesOf(root), "Document", ""); !ok {
+		t.Fatal("the tree has no page")
+	}
+	for _, n := range nodesOf(root) {
+		if n.NativeRole == "page" && !strings.Contains(n.Value, "Quarterly report page one") {
+			t.Errorf("the page reads %q", n.Value)
+		}
+	}
+}

@@ -373,9 +373,15 @@ func shownText(n *raw) bool {
 	switch n.role {
 	case roleText, roleLabel, roleStatic, roleParagraph, roleCaption, roleIcon, roleImage:
 		return n.name == "" && !n.state(stateEditable)
+	case rolePage:
+		return leafPage(n)
 	}
 	return false
 }
+
+// leafPage says whether n is a page that holds its text itself, with no children to hold
+// it: the page a document viewer shows (Atril's and Evince's, the text of the PDF's page).
+func leafPage(n *raw) bool { return n.role == rolePage && len(n.children) == 0 }
 
 // wantsText says whether a node's text content is its value (editable fields), as
 // opposed to labels and documents whose text is their name or their children.
@@ -390,14 +396,16 @@ func wantsText(n *raw) bool {
 }
 
 // contentText says whether a node's own text is page content a text search looks
-// into: a paragraph, label, heading or cell, say, not a container (a document's text
-// holds all of its children's).
+// into: a paragraph, label, heading or cell, say, or a page with no children (leafPage),
+// not a container (a document's text holds all of its children's).
 func contentText(n *raw) bool {
 	switch n.role {
 	case roleParagraph, roleLabel, roleStatic, roleHeading, roleCaption, roleTableCell, roleListItem, roleLink, roleBlockQuote, roleComment, roleDescriptionValue:
 		return true
 	case roleText:
 		return !n.state(stateEditable)
+	case rolePage:
+		return leafPage(n)
 	}
 	return false
 }
