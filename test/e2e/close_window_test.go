@@ -25,6 +25,19 @@ func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
 	return titles
 }
 
+// clickFirst clicks the centre of the first element find_ui_element finds for args.
+func clickFirst(t *testing.T, cs *mcp.ClientSession, args map[string]any) {
+	t.Helper()
+	var found struct {
+		Matches []struct{ CenterX, CenterY int }
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", args), &found)
+	if len(found.Matches) == 0 {
+		t.Fatalf("find_ui_element %v found nothing", args)
+	}
+	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+}
+
 // close_window takes a part of the title, as every window tool does (desktop.TitleMatches),
 // but closes only one window: a query that fits two closes neither, and a part of one
 // title closes that one.
@@ -91,14 +104,7 @@ func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 // menu): close_window says closed false and why; after escape the window closes.
 func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 	cs := galculatorSession(t)
-	var found struct {
-		Matches []struct{ CenterX, CenterY int }
-	}
-	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Menu", "name": "View"}), &found)
-	if len(found.Matches) == 0 {
-		t.Fatal("galculator shows no View menu")
-	}
-	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	clickFirst(t, cs, map[string]any{"role": "Menu", "name": "View"})
 	var res struct {
 		Closed bool
 		Note   string
@@ -148,14 +154,7 @@ func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
 		t.Fatalf("close_window with unsaved text: %+v", res)
 	}
 	e2e.Call(t, cs, "activate_window", map[string]any{"title": "Save Changes?"})
-	var found struct {
-		Matches []struct{ CenterX, CenterY int }
-	}
-	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": "Discard"}), &found)
-	if len(found.Matches) == 0 {
-		t.Fatal("the Save Changes? window shows no Discard button")
-	}
-	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	clickFirst(t, cs, map[string]any{"role": "Button", "name": "Discard"})
 	for i := 0; slices.ContainsFunc(windowTitles(t, cs), func(s string) bool { return strings.Contains(s, "Text Editor") }); i++ {
 		if i == 50 {
 			t.Fatalf("the editor is still open after Discard: %q", windowTitles(t, cs))
