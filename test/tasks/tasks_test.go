@@ -1990,5 +1990,11 @@ func TestDesktopTasks(t *testing.T) {
 		geanyPreferencesTask(t, h, c, work)
 		gnomeCalculatorPreferencesTask(t, h, c, work)
 		libreOfficeTask(t, c, work)
+		gnumericTask(t, h, c, work)
+		gnomeTextEditorTask(t, h, c, work)
+		kcalcTask(t, h, c)
+		transmissionTask(t, h, c, work)
+		gucharmapTask(t, h, c)
+		atrilTask(t, c, work)
 	}
 }
