@@ -354,7 +354,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	}
 	// shown says whether n and each of its ancestors read (ancestors) are on the screen.
 	shown := func(i int, n *raw) bool {
-		if !okBox[i] {
+		if !okBox[i] || n.unplaced {
 			return false
 		}
 		for p := n.parent; p > 0; p = res.nodes[p].parent {

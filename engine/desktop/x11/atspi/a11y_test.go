@@ -1049,7 +1049,7 @@ func TestLibreOfficeMenuItemsWhereShown(t *testing.T) {
 // gives picks that item, in the tree and in a search.
 func TestGTK3ScrolledComboMenu(t *testing.T) {
 	d := x11test.Start(t)
-	a := startApp(t, d, "a11y_gtk3_combo.py")
+	a := startApp(t, d, "a11y_gtk3_bottom.py")
 	activate(t, d, "w365 a11y GTK3 combo")
 	tr := open(t, d)
 	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "ComboBox"})[0])
@@ -1088,7 +1088,7 @@ func TestGTK4DialogFrame(t *testing.T) {
 // ENABLED and SENSITIVE, and greys them) read disabled, as a button or a field does.
 func TestGTK3DisabledSpinner(t *testing.T) {
 	d := x11test.Start(t)
-	startApp(t, d, "a11y_gtk3_combo.py")
+	startApp(t, d, "a11y_gtk3_bottom.py")
 	activate(t, d, "w365 a11y GTK3 combo")
 	tr := open(t, d)
 	for _, role := range []string{"Spinner", "Slider"} {
@@ -1117,5 +1117,25 @@ func TestDocumentViewerPageText(t *testing.T) {
 		if n.NativeRole == "page" && !strings.Contains(n.Value, "Quarterly report page one") {
 			t.Errorf("the page reads %q", n.Value)
 		}
+	}
+}
+
+// TestUnplacedElementIsNotFound: an element the toolkit places at -1,-1 with a size of -1x-1
+// (a GTK 3 notebook page whose tabs are hidden; Firefox's fields while the page lays out) has
+// no place on the screen to click: a search does not offer it, and the tree keeps what lies
+// in it.
+func TestUnplacedElementIsNotFound(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3_bottom.py")
+	activate(t, d, "w365 a11y GTK3 combo")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "ComboBox"})
+	ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "TabItem"})
+	if err != nil || len(ms) != 0 {
+		t.Errorf("a search for the hidden tab found %+v, %v", ms, err)
+	}
+	root, _ := treeEventually(t, tr, 10, 0, "ComboBox", "File type 2")
+	if _, ok := findNode(nodesOf(root), "TabItem", ""); !ok {
+		t.Error("the tree lost the notebook's page")
 	}
 }

@@ -60,6 +60,8 @@ type raw struct {
 	class   string // the class GTK 4 named it by (gtkTypeName) instead of a name; mendGTK4 names it
 	// cut: the walk read none of its children, which lie below maxDepth.
 	cut bool
+	// unplaced: the toolkit answered -1,-1 -1x-1, no place on the screen (unplacedBox).
+	unplaced bool
 }
 
 func (n *raw) state(bit uint) bool {
@@ -303,6 +305,7 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 					continue
 				}
 				n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
+				n.unplaced = bx == unplacedBox
 				if o, ok := w.shift[n]; ok {
 					n.x += o[0]
 					n.y += o[1]
@@ -324,6 +327,11 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		return ok
 	}
 }
+
+// unplacedBox is the extents a toolkit gives an element it has not placed: a GTK 3 notebook
+// page whose tabs are hidden (Gnumeric's sheets), Firefox's fields while their page lays out.
+// The tree shows it, with what lies in it; a search does not offer it (no click can reach it).
+var unplacedBox = extents{-1, -1, -1, -1}
 
 // hiddenQt says whether a Qt element's extents are those of a hidden widget: Qt answers
 // an empty rectangle at the screen's corner for a widget that is not shown, yet keeps it

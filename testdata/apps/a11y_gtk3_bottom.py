@@ -4,7 +4,8 @@ bottom of the screen, as a save dialog's file type. GTK opens its menu with the 
 over the box: the pop-up is moved up to fit on the screen and its items scrolled down, so
 that they run past its bottom (Gnumeric's Save As dialog). Beside it, a spin button and a
 scale that take no input (insensitive, as Transmission's speed limit while its check box is
-off).
+off). All of it lies in the one page of a notebook that shows no tabs (Gnumeric's sheets), whose
+page GTK places at -1,-1 with a size of -1x-1.
 
 Prints "GEOM combo <x> <y> <w> <h>" in screen coordinates once the window is mapped, then
 "READY"; prints "CHANGED <item>" when an item is chosen. Run with /usr/bin/python3
@@ -34,7 +35,10 @@ scale = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 10, 1)
 scale.set_size_request(100, -1)
 scale.set_sensitive(False)
 box.pack_start(scale, False, False, 0)
-win.add(box)
+book = Gtk.Notebook()
+book.set_show_tabs(False)
+book.append_page(box, Gtk.Label(label="Sheet1"))
+win.add(book)
 win.connect("destroy", Gtk.main_quit)
 win.move(100, Gdk.get_default_root_window().get_height() - 120)
 
