@@ -475,3 +475,43 @@ func atrilTask(t *testing.T, c *client, work string) {
 		return nil
 	})
 }
+
+// Firefox (its own accessibility, not a session's Chromium): book a reading room on a local
+// page through the desktop tools alone, its fields found by name in the window's tree. The
+// form the site received is the check.
+func firefoxTask(t *testing.T, h *e2e.Harness, c *client) {
+	testenv.Require(t, "/usr/bin/firefox-esr")
+	s := startSite(t)
+	printed := programEnv(t, h, []string{"GNOME_ACCESSIBILITY=1"},
+		"/usr/bin/firefox-esr", "--no-remote", "--profile", t.TempDir(), s.url+"/booking.html")
+	measure(t, "Firefox: book a reading room on a page by the desktop tools (the form sent)", "w365", c, func() error {
+		title, err := activeWindow(c, "Reading room booking")
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct{ name, text string }{{"Full name", "Grace Hopper"}, {"Email", "grace@example.org"}} {
+			field, err := firstFound(c, map[string]any{"role": "Edit", "name": f.name})
+			if err == nil {
+				err = retype(c, field, f.text)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return first(
+			func() error { return clickFound(c, map[string]any{"role": "RadioButton", "name": "2 hours"}) },
+			func() error {
+				return clickFound(c, map[string]any{"role": "CheckBox", "name": "I accept the reading-room rules"})
+			},
+			func() error { return clickFound(c, map[string]any{"role": "Button", "name": "Book the room"}) },
+			func() error { title, err = window(c, "Booked"); return err },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		if err := posted("/book", map[string]string{"name": "Grace Hopper", "email": "grace@example.org", "hours": "2", "rules": "yes"})(s); err != nil {
+			return err
+		}
+		_, err := printed()
+		return err
+	})
+}

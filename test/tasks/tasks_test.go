@@ -1996,5 +1996,6 @@ func TestDesktopTasks(t *testing.T) {
 		transmissionTask(t, h, c, work)
 		gucharmapTask(t, h, c)
 		atrilTask(t, c, work)
+		firefoxTask(t, h, c)
 	}
 }
