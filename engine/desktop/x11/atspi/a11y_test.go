@@ -1139,3 +1139,22 @@ func TestUnplacedElementIsNotFound(t *testing.T) {
 		t.Error("the tree lost the notebook's page")
 	}
 }
+
+// TestQt5ScrolledOutIsOffscreen: Qt keeps the widgets a scroll area has scrolled out of its
+// view SHOWING, at their places beyond it; a search marks such a match offscreen (a click at
+// its centre hits whatever lies there) and ranks it after those on the screen.
+func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_qt5_scroll.py")
+	activate(t, d, "w365 a11y Qt5 scroll")
+	tr := open(t, d)
+	if m := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox", Name: "Option 1"})[0]; slices.Contains(m.States, "offscreen") {
+		t.Errorf("Option 1, in the view, reads %v", m.States)
+	}
+	if m := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox", Name: "Option 25"})[0]; !slices.Contains(m.States, "offscreen") {
+		t.Errorf("Option 25, scrolled out of the view, reads %v at %d,%d", m.States, m.CenterX, m.CenterY)
+	}
+	if ms := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox"}); ms[0].Name != "Option 1" || !slices.Contains(ms[len(ms)-1].States, "offscreen") {
+		t.Errorf("the check boxes rank %+v first and %+v last", ms[0], ms[len(ms)-1])
+	}
+}

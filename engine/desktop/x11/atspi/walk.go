@@ -365,6 +365,34 @@ func clip(n, p *raw) {
 	}
 }
 
+// containerRole says whether role only holds other elements, clipping them to its box.
+func containerRole(role uint32) bool {
+	switch role {
+	case roleFiller, rolePanel, roleScrollPane, roleViewport, roleLayeredPane:
+		return true
+	}
+	return false
+}
+
+// scrolledOut says whether n's centre lies outside the box of a container it lies in, among
+// its ancestors read (read: node index -> anything), up to the first ancestor that is no
+// container (a list, a combo box or a menu shows its items outside its own box): Qt keeps the
+// widgets a scroll area has scrolled out of its viewport SHOWING, at their places beyond it
+// (KeePassXC's settings, 1130 px tall in a 348 px view), where a click hits something else.
+func scrolledOut[V any](n *raw, nodes []*raw, read map[int]V) bool {
+	cx, cy := n.x+n.w/2, n.y+n.h/2
+	for p := n.parent; p >= 0; p = nodes[p].parent {
+		a := nodes[p]
+		if _, ok := read[p]; !ok || !containerRole(a.role) {
+			return false
+		}
+		if a.hasBox && a.w > 0 && a.h > 0 && (cx < a.x || cy < a.y || cx >= a.x+a.w || cy >= a.y+a.h) {
+			return true
+		}
+	}
+	return false
+}
+
 // valueRole says whether a role's value is its Value interface's CurrentValue (a range).
 func valueRole(role uint32) bool {
 	switch role {
