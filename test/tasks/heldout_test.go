@@ -4,6 +4,7 @@ package tasks_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -417,7 +418,7 @@ func gucharmapTask(t *testing.T, h *e2e.Harness, c *client) {
 }
 
 // Atril (GTK 3): open a PDF, go to its third page through the page field and read what the
-// page says (the page's text, its value in the tree). The check is the reading against the
+// pages shown say (each page's text, its value in the tree). The check is the reading against the
 // text the PDF draws on that page.
 func atrilTask(t *testing.T, c *client, work string) {
 	testenv.Require(t, "atril")
@@ -457,15 +458,25 @@ func atrilTask(t *testing.T, c *client, work string) {
 			}
 			c.call("wait_milliseconds", map[string]any{"ms": 100})
 		}
-		root, err := tree(c)
-		if err != nil {
-			return err
+		// The pages shown, as the tree reads them; atril replaces the pages it shows a moment
+		// after the page field changes, so the agent reads until two readings agree.
+		pages := func() (string, error) {
+			root, err := tree(c)
+			var texts []string
+			root.walk(func(n node) {
+				if n.Role == "Document" && n.Name == "" && n.Value != "" {
+					texts = append(texts, n.Value)
+				}
+			})
+			return strings.Join(texts, "\n"), err
 		}
-		root.walk(func(n node) {
-			if n.Role == "Document" && n.Name == "" && n.Value != "" {
-				read = n.Value
+		for last := "-"; read != last; {
+			last = read
+			c.call("wait_milliseconds", map[string]any{"ms": 200})
+			if read, err = pages(); err != nil {
+				return err
 			}
-		})
+		}
 		_, _, err = c.call("close_window", map[string]any{"title": title})
 		return err
 	}, func() error {
@@ -514,4 +525,99 @@ func firefoxTask(t *testing.T, h *e2e.Harness, c *client) {
 		_, err := printed()
 		return err
 	})
+}
+
+// KeePassXC (Qt 5): in Tools > Settings, tick "Backup database file before saving", which lies
+// below the settings' scroll view: the search marks it offscreen, so the agent turns the wheel
+// over a check box on the screen in its column (not over a spin box, which would take the
+// wheel) until it is not, ticks it and confirms with OK. KeePassXC writes its settings file:
+// the file is the check.
+func keepassxcTask(t *testing.T, h *e2e.Harness, c *client, work string) {
+	testenv.Require(t, "keepassxc")
+	cfg := filepath.Join(work, "keepassxc-config")
+	programEnv(t, h, []string{"XDG_CONFIG_HOME=" + cfg, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"}, "/usr/bin/keepassxc")
+	backup := map[string]any{"role": "CheckBox", "name": "Backup database file before saving"}
+	var title string
+	measure(t, "KeePassXC: tick a setting scrolled out of view (its settings file)", "w365", c, func() error {
+		var err error
+		if title, err = activeWindow(c, "KeePassXC"); err != nil {
+			return err
+		}
+		if err := first(
+			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Tools"}) },
+			func() error { return clickFound(c, map[string]any{"role": "MenuItem", "name": "Settings"}) },
+		); err != nil {
+			return err
+		}
+		for try := 0; ; try++ {
+			_, ms, err := found(c, backup, false)
+			if err != nil {
+				return err
+			}
+			if len(ms) == 0 {
+				return fmt.Errorf("the settings show no backup check box")
+			}
+			if !slices.Contains(states(ms[0]), "offscreen") {
+				break
+			}
+			if try == 10 {
+				return fmt.Errorf("the backup check box stays out of view")
+			}
+			_, boxes, err := found(c, map[string]any{"role": "CheckBox"}, false)
+			if err != nil {
+				return err
+			}
+			// Over the on-screen check box nearest its column: the toolbar's toggles are
+			// check boxes too, outside the view.
+			var over map[string]any
+			dx := func(m map[string]any) float64 { return math.Abs(m["x"].(float64) - ms[0]["x"].(float64)) }
+			for _, b := range boxes {
+				if !slices.Contains(states(b), "offscreen") && (over == nil || dx(b) < dx(over)) {
+					over = b
+				}
+			}
+			if over == nil {
+				return fmt.Errorf("no check box on the screen to scroll over")
+			}
+			if _, _, err := c.call("scroll", map[string]any{"x": over["centerX"], "y": over["centerY"], "deltaY": 3}); err != nil {
+				return err
+			}
+		}
+		text, _, err := found(c, backup, false)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(text, "[checked]") {
+			if err := clickFound(c, backup); err != nil {
+				return err
+			}
+		}
+		for try := 0; !strings.Contains(text, "[checked]"); try++ {
+			if try == 20 {
+				return fmt.Errorf("the backup check box does not read checked: %s", text)
+			}
+			c.call("wait_milliseconds", map[string]any{"ms": 100})
+			if text, _, err = found(c, backup, false); err != nil {
+				return err
+			}
+		}
+		return clickButton(c, "OK")
+	}, func() error {
+		return settingsHold(filepath.Join(cfg, "keepassxc", "keepassxc.ini"), "BackupBeforeSave=true")
+	})
+	if title != "" {
+		c.call("close_window", map[string]any{"title": title})
+	}
+}
+
+// states are the states of a find_ui_element match.
+func states(m map[string]any) []string {
+	var out []string
+	ss, _ := m["states"].([]any)
+	for _, s := range ss {
+		if v, ok := s.(string); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -1997,5 +1997,6 @@ func TestDesktopTasks(t *testing.T) {
 		gucharmapTask(t, h, c)
 		atrilTask(t, c, work)
 		firefoxTask(t, h, c)
+		keepassxcTask(t, h, c, work)
 	}
 }
