@@ -172,11 +172,18 @@ func TestAnalyzeScreenRegion(t *testing.T) {
 func galculatorSession(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	testenv.Require(t, "galculator")
+	return launchedSession(t, "/usr/bin/galculator", "galculator")
+}
+
+// launchedSession is a new session in which launch_application started path and
+// activate_window brought its window titled title to the front.
+func launchedSession(t *testing.T, path, title string) *mcp.ClientSession {
+	t.Helper()
 	cs := e2e.New(t).MCP()
 	for _, c := range []struct {
 		tool string
 		args map[string]any
-	}{{"launch_application", map[string]any{"path": "/usr/bin/galculator"}}, {"activate_window", map[string]any{"title": "galculator"}}} {
+	}{{"launch_application", map[string]any{"path": path}}, {"activate_window", map[string]any{"title": title}}} {
 		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
 			t.Fatalf("%s: %s", c.tool, e2e.Text(res))
 		}
@@ -284,15 +291,7 @@ func writerHandle(t *testing.T, cs *mcp.ClientSession) uint32 {
 // the MenuItem "File" (before, the text was empty).
 func TestFindUIElementNamesOtherRoles(t *testing.T) {
 	testenv.Require(t, "qpdfview")
-	cs := e2e.New(t).MCP()
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"launch_application", map[string]any{"path": "qpdfview"}}, {"activate_window", map[string]any{"title": "qpdfview"}}} {
-		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
-			t.Fatalf("%s: %s", c.tool, e2e.Text(res))
-		}
-	}
+	cs := launchedSession(t, "qpdfview", "qpdfview")
 	text := ""
 	for i := 0; i < 50 && !strings.Contains(text, `MenuItem "File" at `); i++ {
 		text = e2e.Text(e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Menu", "name": "File"}))

@@ -132,18 +132,9 @@ func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 // the agent answers (Discard) for the window to close.
 func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
 	testenv.Require(t, "gnome-text-editor")
-	cs := e2e.New(t).MCP()
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"launch_application", map[string]any{"path": "gnome-text-editor"}},
-		{"activate_window", map[string]any{"title": "Text Editor"}},
-		{"type_text", map[string]any{"text": "unsaved"}},
-	} {
-		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
-			t.Fatalf("%s: %s", c.tool, e2e.Text(res))
-		}
+	cs := launchedSession(t, "gnome-text-editor", "Text Editor")
+	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "unsaved"}); res.IsError {
+		t.Fatalf("type_text: %s", e2e.Text(res))
 	}
 	var res struct {
 		Closed bool
