@@ -18,12 +18,14 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
              bubblewrap python3 git
 # Node.js and npm (for the sandbox's everyday commands) come with the Go machine image.
 # wine64 and mingw run the Windows build's tests (test/wine). pcmanfm (GTK 2, with
-# libatk-adaptor, its accessibility bridge), galculator and geany (GTK 3), gnome-calculator
-# (GTK 4), featherpad and qpdfview (Qt 5), LibreOffice Writer (its GTK 3 plugin: a splash
-# screen before it registers) are the real applications of the accessibility and agent-task tests.
+# libatk-adaptor, its accessibility bridge), galculator, geany, atril, gnumeric, gucharmap and
+# transmission-gtk (GTK 3), gnome-calculator and gnome-text-editor (GTK 4), featherpad, qpdfview,
+# kcalc and keepassxc (Qt 5), LibreOffice Writer (its GTK 3 plugin: a splash screen before it
+# registers) and Firefox are the real applications of the accessibility and agent-task tests.
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync wine64 gcc-mingw-w64-x86-64-win32 \
-             featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany \
+             featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany gnome-text-editor atril \
+             gnumeric gucharmap transmission-gtk kcalc keepassxc firefox-esr \
              libreoffice-writer libreoffice-gtk3
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \

@@ -101,6 +101,10 @@ type FindUIIn struct {
 // FindUIOut lists matches, best first.
 type FindUIOut struct {
 	Matches []desktop.Match `json:"matches"`
+	// otherRoles: when no element of the role asked for matches, those of other roles that
+	// match the rest of the query (toolkits differ: Qt's menu bar holds menu items, GTK's
+	// menus); the text names them.
+	otherRoles []desktop.Match
 }
 
 func (o FindUIOut) Text() string {
@@ -109,8 +113,23 @@ func (o FindUIOut) Text() string {
 		describe(&b, m.Role, m.Name, m.Value, m.States)
 		fmt.Fprintf(&b, " at %d,%d (%dx%d)\n", m.CenterX, m.CenterY, m.Width, m.Height)
 	}
+	if len(o.Matches) == 0 {
+		b.WriteString("no element matches")
+		if len(o.otherRoles) > 0 {
+			b.WriteString(" with that role; of other roles:")
+		}
+		b.WriteString("\n")
+	}
+	for _, m := range o.otherRoles {
+		b.WriteString("  ")
+		describe(&b, m.Role, m.Name, m.Value, m.States)
+		fmt.Fprintf(&b, " at %d,%d (%dx%d)\n", m.CenterX, m.CenterY, m.Width, m.Height)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// otherRolesShown is how many elements of other roles an empty result's text names.
+const otherRolesShown = 3
 
 // GetAccessibilityTree is the tool get_accessibility_tree (w365 get-accessibility-tree).
 var GetAccessibilityTree = tool.Define(tool.Tool{
@@ -145,9 +164,17 @@ var FindUIElement = tool.Define(tool.Tool{
 	if err != nil {
 		return FindUIOut{}, err
 	}
-	ms, err := t.Find(ctx, desktop.FindQuery{Text: in.Text, Role: in.Role, Name: in.Name, WindowHandle: in.WindowHandle})
+	q := desktop.FindQuery{Text: in.Text, Role: in.Role, Name: in.Name, WindowHandle: in.WindowHandle}
+	ms, err := t.Find(ctx, q)
 	if ms == nil {
 		ms = []desktop.Match{}
 	}
-	return FindUIOut{ms}, err
+	out := FindUIOut{Matches: ms}
+	if err == nil && len(ms) == 0 && q.Role != "" && (q.Name != "" || q.Text != "") {
+		q.Role = ""
+		if others, err := t.Find(ctx, q); err == nil {
+			out.otherRoles = others[:min(len(others), otherRolesShown)]
+		}
+	}
+	return out, err
 })

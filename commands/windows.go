@@ -3,7 +3,9 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
@@ -198,8 +200,8 @@ var CloseWindow = tool.Define(tool.Tool{
 	Name: "close_window", Legacy: []string{"mcp_desktop_close_window"},
 	Summary: "Close a window by part of its title (80% fuzzy)",
 	Long: "Asks the window to close through its own close protocol, never by killing it; an application\n" +
-		"that asks \"save changes?\" stays open and closed is false, as one whose menu is open (GTK; note\n" +
-		"then says so: press escape first). A title that fits several windows\n" +
+		"that asks \"save changes?\" stays open and closed is false (note names the window it opened),\n" +
+		"as one whose menu is open (GTK; press escape first). A title that fits several windows\n" +
 		"closes none (INVALID_ARGUMENT, with the candidates) unless one of them is exactly it. Windows of\n" +
 		"protected processes are refused with PROTECTED_PROCESS.\n" + titleRule,
 	Example: "  $ w365 close-window 'Untitled - Notes'",
@@ -214,30 +216,58 @@ var CloseWindow = tool.Define(tool.Tool{
 	if err != nil {
 		return desktop.CloseResult{}, err
 	}
+	before, _ := wm.List(ctx)
 	res, err := wm.CloseWindow(ctx, title, protection(env).ProtectedPID)
-	if pl, ok := wm.(desktop.PopupLister); ok && err == nil && !res.Closed && popupOpen(ctx, wm, pl, res.MatchedTitle) {
-		res.Note = "its application shows a pop-up (a menu or a drop-down list) and takes no close while it is open: press escape, then close the window again"
+	if err == nil && !res.Closed {
+		res.Note = stayedOpen(ctx, wm, before, res)
 	}
 	return res, err
 })
 
-// popupOpen says whether a window titled title lists an open pop-up (list_windows' popups):
-// a GTK application ignores a close while its menu is open.
-func popupOpen(ctx context.Context, wm desktop.Windows, pl desktop.PopupLister, title string) bool {
-	ws, err := wm.List(ctx)
-	if err != nil {
-		return false
-	}
-	pops, err := pl.Popups(ctx, ws)
-	if err != nil {
-		return false
-	}
-	for _, w := range ws {
-		if w.Title == title && len(pops[w.Handle]) > 0 {
-			return true
+// stayedOpen says why the window a close left open (res; before lists the windows before
+// the close) may have stayed, or "": its application shows a pop-up (list_windows' popups; a GTK application
+// ignores a close while its menu is open), or it opened a window of its own meanwhile (one
+// that asks "save changes?"), named so that the agent answers it rather than tries again.
+func stayedOpen(ctx context.Context, wm desktop.Windows, before []desktop.Window, res desktop.CloseResult) string {
+	title := res.MatchedTitle
+	// The window an application opens to ask may be listed a moment after the close's wait.
+	for try := 0; try < 10; try++ {
+		ws, err := wm.List(ctx)
+		if err != nil {
+			return ""
+		}
+		// Its process: the window's title, read before the close or now, may have changed
+		// since (an editor's title follows its text); else its process's name.
+		var pids []int
+		for _, w := range slices.Concat(ws, before) {
+			if w.Title == title {
+				pids = append(pids, w.PID)
+			}
+		}
+		ours := func(w desktop.Window) bool {
+			return slices.Contains(pids, w.PID) || len(pids) == 0 && w.ProcessName == res.ProcessName
+		}
+		if pl, ok := wm.(desktop.PopupLister); ok && try == 0 {
+			if pops, err := pl.Popups(ctx, ws); err == nil {
+				for _, w := range ws {
+					if w.Title == title && len(pops[w.Handle]) > 0 {
+						return "its application shows a pop-up (a menu or a drop-down list) and takes no close while it is open: press escape, then close the window again"
+					}
+				}
+			}
+		}
+		for _, w := range ws {
+			if ours(w) && !slices.ContainsFunc(before, func(b desktop.Window) bool { return b.Handle == w.Handle }) {
+				return fmt.Sprintf("its application opened the window %q, which may ask what to do with unsaved changes: answer it (activate_window, find_ui_element), and the window closes or stays as the answer says", w.Title)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return false
+	return ""
 }
 
 // ResizeWindow is the tool resize_window (w365 resize-window).

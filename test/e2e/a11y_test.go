@@ -172,11 +172,18 @@ func TestAnalyzeScreenRegion(t *testing.T) {
 func galculatorSession(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	testenv.Require(t, "galculator")
+	return launchedSession(t, "/usr/bin/galculator", "galculator")
+}
+
+// launchedSession is a new session in which launch_application started path and
+// activate_window brought its window titled title to the front.
+func launchedSession(t *testing.T, path, title string) *mcp.ClientSession {
+	t.Helper()
 	cs := e2e.New(t).MCP()
 	for _, c := range []struct {
 		tool string
 		args map[string]any
-	}{{"launch_application", map[string]any{"path": "/usr/bin/galculator"}}, {"activate_window", map[string]any{"title": "galculator"}}} {
+	}{{"launch_application", map[string]any{"path": path}}, {"activate_window", map[string]any{"title": title}}} {
 		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
 			t.Fatalf("%s: %s", c.tool, e2e.Text(res))
 		}
@@ -276,4 +283,24 @@ func writerHandle(t *testing.T, cs *mcp.ClientSession) uint32 {
 	}
 	t.Fatal("no LibreOffice Writer window")
 	return 0
+}
+
+// A search that finds nothing says so in its text, and, when it asked for a role, names the
+// elements of other roles that match the rest: Qt's menu bar holds menu items where GTK's
+// holds menus, so a search for the Menu "File" in qpdfview finds none, and its text points to
+// the MenuItem "File" (before, the text was empty).
+func TestFindUIElementNamesOtherRoles(t *testing.T) {
+	testenv.Require(t, "qpdfview")
+	cs := launchedSession(t, "qpdfview", "qpdfview")
+	text := ""
+	for i := 0; i < 50 && !strings.Contains(text, `MenuItem "File" at `); i++ {
+		text = e2e.Text(e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Menu", "name": "File"}))
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.HasPrefix(text, "no element matches with that role; of other roles:\n") || !strings.Contains(text, `MenuItem "File" at `) {
+		t.Errorf("find_ui_element of the Menu File in a Qt window: %q", text)
+	}
+	if text = e2e.Text(e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": "No such button"})); text != "no element matches" {
+		t.Errorf("find_ui_element of nothing: %q", text)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
@@ -22,6 +23,19 @@ func windowTitles(t *testing.T, cs *mcp.ClientSession) []string {
 		titles = append(titles, w.Title)
 	}
 	return titles
+}
+
+// clickFirst clicks the centre of the first element find_ui_element finds for args.
+func clickFirst(t *testing.T, cs *mcp.ClientSession, args map[string]any) {
+	t.Helper()
+	var found struct {
+		Matches []struct{ CenterX, CenterY int }
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", args), &found)
+	if len(found.Matches) == 0 {
+		t.Fatalf("find_ui_element %v found nothing", args)
+	}
+	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
 }
 
 // close_window takes a part of the title, as every window tool does (desktop.TitleMatches),
@@ -90,14 +104,7 @@ func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 // menu): close_window says closed false and why; after escape the window closes.
 func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 	cs := galculatorSession(t)
-	var found struct {
-		Matches []struct{ CenterX, CenterY int }
-	}
-	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Menu", "name": "View"}), &found)
-	if len(found.Matches) == 0 {
-		t.Fatal("galculator shows no View menu")
-	}
-	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	clickFirst(t, cs, map[string]any{"role": "Menu", "name": "View"})
 	var res struct {
 		Closed bool
 		Note   string
@@ -117,5 +124,32 @@ func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 	res.Note = ""
 	if e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "galculator"}), &res); !res.Closed || res.Note != "" {
 		t.Fatalf("close_window with the menu closed: %+v", res)
+	}
+}
+
+// An application that asks what to do with unsaved changes (gnome-text-editor's "Save
+// Changes?") stays open: close_window says closed false and names the window it opened, which
+// the agent answers (Discard) for the window to close.
+func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
+	testenv.Require(t, "gnome-text-editor")
+	cs := launchedSession(t, "gnome-text-editor", "Text Editor")
+	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "unsaved"}); res.IsError {
+		t.Fatalf("type_text: %s", e2e.Text(res))
+	}
+	var res struct {
+		Closed bool
+		Note   string
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "Text Editor"}), &res)
+	if res.Closed || !strings.Contains(res.Note, `opened the window "Save Changes?"`) {
+		t.Fatalf("close_window with unsaved text: %+v", res)
+	}
+	e2e.Call(t, cs, "activate_window", map[string]any{"title": "Save Changes?"})
+	clickFirst(t, cs, map[string]any{"role": "Button", "name": "Discard"})
+	for i := 0; slices.ContainsFunc(windowTitles(t, cs), func(s string) bool { return strings.Contains(s, "Text Editor") }); i++ {
+		if i == 50 {
+			t.Fatalf("the editor is still open after Discard: %q", windowTitles(t, cs))
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

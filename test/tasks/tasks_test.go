@@ -1669,6 +1669,30 @@ func clickFound(c *client, args map[string]any) error {
 	return err
 }
 
+// tick ticks the check box find_ui_element finds for box, unless its text reads it checked
+// already, and waits (up to 2 s) until it does.
+func tick(c *client, box map[string]any) error {
+	text, _, err := found(c, box, false)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(text, "[checked]") {
+		if err := clickFound(c, box); err != nil {
+			return err
+		}
+	}
+	for try := 0; !strings.Contains(text, "[checked]"); try++ {
+		if try == 20 {
+			return fmt.Errorf("%v does not read checked: %s", box, text)
+		}
+		c.call("wait_milliseconds", map[string]any{"ms": 100})
+		if text, _, err = found(c, box, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // settingsHold waits (up to 5 s) for the file to hold every line of want.
 func settingsHold(file string, want ...string) error {
 	var b []byte
@@ -1756,23 +1780,8 @@ func geanyPreferencesTask(t *testing.T, h *e2e.Harness, c *client, work string) 
 		); err != nil {
 			return err
 		}
-		text, _, err := found(c, wrap, false)
-		if err != nil {
+		if err := tick(c, wrap); err != nil {
 			return err
-		}
-		if !strings.Contains(text, "[checked]") {
-			if err := clickFound(c, wrap); err != nil {
-				return err
-			}
-		}
-		for try := 0; !strings.Contains(text, "[checked]"); try++ {
-			if try == 20 {
-				return fmt.Errorf("line wrapping does not read checked: %s", text)
-			}
-			c.call("wait_milliseconds", map[string]any{"ms": 100})
-			if text, _, err = found(c, wrap, false); err != nil {
-				return err
-			}
 		}
 		root, err := tree(c)
 		if err != nil {
@@ -1990,5 +1999,13 @@ func TestDesktopTasks(t *testing.T) {
 		geanyPreferencesTask(t, h, c, work)
 		gnomeCalculatorPreferencesTask(t, h, c, work)
 		libreOfficeTask(t, c, work)
+		gnumericTask(t, h, c, work)
+		gnomeTextEditorTask(t, h, c, work)
+		kcalcTask(t, h, c)
+		transmissionTask(t, h, c, work)
+		gucharmapTask(t, h, c)
+		atrilTask(t, c, work)
+		firefoxTask(t, h, c)
+		keepassxcTask(t, h, c, work)
 	}
 }

@@ -354,7 +354,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	}
 	// shown says whether n and each of its ancestors read (ancestors) are on the screen.
 	shown := func(i int, n *raw) bool {
-		if !okBox[i] {
+		if !okBox[i] || n.unplaced {
 			return false
 		}
 		for p := n.parent; p > 0; p = res.nodes[p].parent {
@@ -406,7 +406,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 					items = append(items, res.nodes[s])
 				}
 			}
-			dx, dy, _ := menuShift(items, pops, used)
+			dx, dy, _ := menuShift(res.nodes[p], items, pops, used)
 			o = [2]int{dx, dy}
 			shifts[p] = o
 		}
@@ -424,7 +424,12 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			// GTK's, and its File, Edit... over the toolbar below (docs/accessibility.md).
 			onScreen = onScreen && (!p.hasBox || p.w > 0 && p.h > 0)
 		}
-		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
+		states := n.stateNames()
+		if w.qt && scrolledOut(n, res.nodes, ancestors) {
+			onScreen = false
+			states = append(states, "offscreen")
+		}
+		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: states},
 			Score: c.score, Order: c.order, OnScreen: onScreen,
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}

@@ -1041,3 +1041,120 @@ func TestLibreOfficeMenuItemsWhereShown(t *testing.T) {
 	clickMatch(t, d, findEventually(t, tr, in(desktop.FindQuery{Role: "MenuItem", Name: "Character..."}))[0])
 	activate(t, d, "Character")
 }
+
+// TestGTK3ScrolledComboMenu: a GTK 3 combo box's menu, opened near the bottom of the screen,
+// lies in a pop-up moved up to fit, its items scrolled down past its bottom; the menu itself
+// reports the pop-up. Its items are where GTK reports them (the union of all of them fits
+// the pop-up's size, but they are not to be moved into it): a click at the centre a search
+// gives picks that item, in the tree and in a search.
+func TestGTK3ScrolledComboMenu(t *testing.T) {
+	d := x11test.Start(t)
+	a := startApp(t, d, "a11y_gtk3_bottom.py")
+	activate(t, d, "w365 a11y GTK3 combo")
+	tr := open(t, d)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "ComboBox"})[0])
+	item := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File type 1"})[0]
+	root, _ := treeEventually(t, tr, 10, 0, "MenuItem", "File type 1")
+	if n, _ := findNode(nodesOf(root), "MenuItem", "File type 1"); n.X != item.X || n.Y != item.Y {
+		t.Errorf("the tree has File type 1 at %d,%d, a search at %d,%d", n.X, n.Y, item.X, item.Y)
+	}
+	// The active item (File type 2) lies over the combo box, as GTK places it.
+	cb := a.geom["combo"]
+	active := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File type 2"})[0]
+	if active.CenterY < cb.y || active.CenterY > cb.y+cb.h {
+		t.Errorf("File type 2 at %d,%d, not over the combo box at %+v", active.CenterX, active.CenterY, cb)
+	}
+	clickMatch(t, d, item)
+	a.waitLine(t, "CHANGED File type 1")
+}
+
+// TestGTK4DialogFrame: GTK 4 never sets SHOWING on a dialog (gnome-text-editor's Save As,
+// VISIBLE only), yet the dialog is the frame of its window, found by its title: its name
+// field is read, not the main window at the dialog's origin.
+func TestGTK4DialogFrame(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, ".* - Text Editor", "/usr/bin/gnome-text-editor", "--standalone")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Edit"})
+	xdo(t, d, "key", "ctrl+s")
+	activate(t, d, "Save As")
+	name := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: "Name:"})[0]
+	if !strings.HasSuffix(name.Value, ".txt") {
+		t.Errorf("the Save As dialog's name field reads %q, want a .txt file's name", name.Value)
+	}
+}
+
+// TestGTK3DisabledSpinner: a spin button and a scale that take no input (GTK 3 clears
+// ENABLED and SENSITIVE, and greys them) read disabled, as a button or a field does.
+func TestGTK3DisabledSpinner(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3_bottom.py")
+	activate(t, d, "w365 a11y GTK3 combo")
+	tr := open(t, d)
+	for _, role := range []string{"Spinner", "Slider"} {
+		if m := findEventually(t, tr, desktop.FindQuery{Role: role})[0]; !slices.Contains(m.States, "disabled") {
+			t.Errorf("the insensitive %s reads %v", role, m.States)
+		}
+	}
+}
+
+// TestDocumentViewerPageText: the page Atril shows holds the PDF page's text in its Text
+// interface, with no children: the tree shows it as the page's value and a text search finds
+// the page by it.
+func TestDocumentViewerPageText(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report.pdf", "/usr/bin/atril", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	m := findEventually(t, tr, desktop.FindQuery{Text: "Quarterly report"})[0]
+	if m.Role != "Document" || !strings.Contains(m.Value, "Quarterly report page one") {
+		t.Errorf("a search for the first page's text found %+v", m)
+	}
+	root, _ := treeEventually(t, tr, 10, 0, "Document", "Document View")
+	if _, ok := findNode(nodesOf(root), "Document", ""); !ok {
+		t.Fatal("the tree has no page")
+	}
+	for _, n := range nodesOf(root) {
+		if n.NativeRole == "page" && !strings.Contains(n.Value, "Quarterly report page one") {
+			t.Errorf("the page reads %q", n.Value)
+		}
+	}
+}
+
+// TestUnplacedElementIsNotFound: an element the toolkit places at -1,-1 with a size of -1x-1
+// (a GTK 3 notebook page whose tabs are hidden; Firefox's fields while the page lays out) has
+// no place on the screen to click: a search does not offer it, and the tree keeps what lies
+// in it.
+func TestUnplacedElementIsNotFound(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3_bottom.py")
+	activate(t, d, "w365 a11y GTK3 combo")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "ComboBox"})
+	ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "TabItem"})
+	if err != nil || len(ms) != 0 {
+		t.Errorf("a search for the hidden tab found %+v, %v", ms, err)
+	}
+	root, _ := treeEventually(t, tr, 10, 0, "ComboBox", "File type 2")
+	if _, ok := findNode(nodesOf(root), "TabItem", ""); !ok {
+		t.Error("the tree lost the notebook's page")
+	}
+}
+
+// TestQt5ScrolledOutIsOffscreen: Qt keeps the widgets a scroll area has scrolled out of its
+// view SHOWING, at their places beyond it; a search marks such a match offscreen (a click at
+// its centre hits whatever lies there) and ranks it after those on the screen.
+func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_qt5_scroll.py")
+	activate(t, d, "w365 a11y Qt5 scroll")
+	tr := open(t, d)
+	if m := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox", Name: "Option 1"})[0]; slices.Contains(m.States, "offscreen") {
+		t.Errorf("Option 1, in the view, reads %v", m.States)
+	}
+	if m := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox", Name: "Option 25"})[0]; !slices.Contains(m.States, "offscreen") {
+		t.Errorf("Option 25, scrolled out of the view, reads %v at %d,%d", m.States, m.CenterX, m.CenterY)
+	}
+	if ms := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox"}); ms[0].Name != "Option 1" || !slices.Contains(ms[len(ms)-1].States, "offscreen") {
+		t.Errorf("the check boxes rank %+v first and %+v last", ms[0], ms[len(ms)-1])
+	}
+}

@@ -121,18 +121,31 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	if err != nil {
 		return target{}, err
 	}
+	kits, err := toolkits(ctx, conn, cands)
+	if err != nil {
+		return target{}, err
+	}
+	// A frame of a GTK 4 application need only be VISIBLE (walker.visible): GTK 4 (4.8) never
+	// sets SHOWING on a dialog (gnome-text-editor's Save As), whose title would otherwise find
+	// the main window, read at the dialog's origin.
 	var frames []ref
-	for _, a := range appInfo {
+	var frameKit []toolkit
+	for i, a := range appInfo {
 		frames = append(frames, a.children...)
+		for range a.children {
+			frameKit = append(frameKit, kits[i])
+		}
 	}
 	infos, err := w.info(ctx, frames, false)
 	if err != nil {
 		return target{}, err
 	}
 	var shown []*raw
+	kitOf := map[*raw]toolkit{}
 	for i := range infos {
-		if w.visible(&infos[i]) {
+		if (&walker{gtk4: frameKit[i].gtk4()}).visible(&infos[i]) {
 			shown = append(shown, &infos[i])
+			kitOf[&infos[i]] = frameKit[i]
 		}
 	}
 	if _, err := w.details(ctx, shown, false); err != nil {
@@ -159,18 +172,10 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 		return target{}, notAccessible(xw)
 	}
 	tg := target{xid: xw.id, frame: best.ref}
-	var toolkit, version dbus.Variant
-	b := &batch{conn: conn}
-	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&toolkit}, "org.a11y.atspi.Application", "ToolkitName")
-	b.add(ref{best.ref.bus, registryRoot}, ifProps+".Get", []any{&version}, "org.a11y.atspi.Application", "Version")
-	if err := b.run(ctx); err != nil {
-		return target{}, err
-	}
-	tk, _ := toolkit.Value().(string)
-	ver, _ := version.Value().(string)
-	tg.gtk4 = tk == "GTK" && strings.HasPrefix(ver, "4.")
-	tg.busOnly = tk == "GAIL"
-	tg.qt = tk == "Qt"
+	kit := kitOf[best]
+	tg.gtk4 = kit.gtk4()
+	tg.busOnly = kit.name == "GAIL"
+	tg.qt = kit.name == "Qt"
 	if tg.gtk4 || (best.hasBox && best.x == 0 && best.y == 0 && (xw.x != 0 || xw.y != 0)) {
 		// GTK4 (and any toolkit whose window claims to sit at the screen's corner
 		// when it does not) knows no screen positions: read window coordinates and
@@ -178,6 +183,31 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 		tg.shifted = true
 	}
 	return tg, nil
+}
+
+// toolkit is what an application says of its toolkit (org.a11y.atspi.Application).
+type toolkit struct{ name, version string }
+
+func (k toolkit) gtk4() bool { return k.name == "GTK" && strings.HasPrefix(k.version, "4.") }
+
+// toolkits reads the toolkit of each application whose root is in roots, in one batch.
+func toolkits(ctx context.Context, conn *dbus.Conn, roots []ref) ([]toolkit, error) {
+	names := make([]dbus.Variant, len(roots))
+	versions := make([]dbus.Variant, len(roots))
+	b := &batch{conn: conn}
+	for i, r := range roots {
+		b.add(ref{r.bus, registryRoot}, ifProps+".Get", []any{&names[i]}, "org.a11y.atspi.Application", "ToolkitName")
+		b.add(ref{r.bus, registryRoot}, ifProps+".Get", []any{&versions[i]}, "org.a11y.atspi.Application", "Version")
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]toolkit, len(roots))
+	for i := range roots {
+		out[i].name, _ = names[i].Value().(string)
+		out[i].version, _ = versions[i].Value().(string)
+	}
+	return out, nil
 }
 
 // geomDistance is how far a frame's extents are from the X window's client area

@@ -13,11 +13,21 @@ import "slices"
 // (its borders and padding).
 const menuSlack = 16
 
-// menuShift is what the boxes of items, the items of one open menu, must add to lie in
-// the pop-up window of shown that shows them: nothing (ok false) when their union lies in a
-// pop-up already (that one is then used), or when no unused pop-up fits its size; else the
-// offset into the unused one whose size fits best, which is then used.
-func menuShift(items []*raw, shown []rect, used []bool) (dx, dy int, ok bool) {
+// menuShift is what the boxes of items, the items of the open menu menu, must add to lie in
+// the pop-up window of shown that shows them: nothing (ok false) when the menu's own box is
+// a pop-up, or their union lies in one, already (that one is then used), or when no unused
+// pop-up fits its size; else the offset into the unused one whose size fits best, which is
+// then used. A menu that reports its pop-up reports its items in the same coordinates: GTK 3
+// opens a combo box's menu near the bottom of the screen in a pop-up moved up to fit, its
+// items scrolled down and running past its bottom, where their union fits the pop-up's size
+// but lies in none.
+func menuShift(menu *raw, items []*raw, shown []rect, used []bool) (dx, dy int, ok bool) {
+	if menu.hasBox {
+		if k := slices.Index(shown, rect{menu.x, menu.y, menu.w, menu.h}); k >= 0 {
+			used[k] = true
+			return 0, 0, false
+		}
+	}
 	var u rect
 	for _, n := range items {
 		switch {
@@ -90,7 +100,7 @@ func (w *walker) mendMenus(res *walkResult, popups func() ([]rect, error)) error
 	// it opened from adds.
 	inMenu := map[int][2]int{}
 	for _, m := range menus {
-		dx, dy, _ := menuShift(items[m], shown, used)
+		dx, dy, _ := menuShift(res.nodes[m], items[m], shown, used)
 		inMenu[m] = [2]int{dx, dy}
 	}
 	shift := map[*raw][2]int{}

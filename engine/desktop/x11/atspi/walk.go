@@ -60,6 +60,8 @@ type raw struct {
 	class   string // the class GTK 4 named it by (gtkTypeName) instead of a name; mendGTK4 names it
 	// cut: the walk read none of its children, which lie below maxDepth.
 	cut bool
+	// unplaced: the toolkit answered -1,-1 -1x-1, no place on the screen (unplacedBox).
+	unplaced bool
 }
 
 func (n *raw) state(bit uint) bool {
@@ -96,7 +98,7 @@ func (n *raw) stateNames() []string {
 		}
 	}
 	switch n.uia() {
-	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit":
+	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit", "Spinner", "Slider":
 		if !n.state(stateEnabled) && !n.state(stateSensitive) {
 			out = append(out, "disabled")
 		}
@@ -303,6 +305,7 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 					continue
 				}
 				n.x, n.y, n.w, n.h, n.hasBox = int(bx.X), int(bx.Y), int(bx.W), int(bx.H), true
+				n.unplaced = bx == unplacedBox
 				if o, ok := w.shift[n]; ok {
 					n.x += o[0]
 					n.y += o[1]
@@ -324,6 +327,11 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		return ok
 	}
 }
+
+// unplacedBox is the extents a toolkit gives an element it has not placed: a GTK 3 notebook
+// page whose tabs are hidden (Gnumeric's sheets), Firefox's fields while their page lays out.
+// The tree shows it, with what lies in it; a search does not offer it (no click can reach it).
+var unplacedBox = extents{-1, -1, -1, -1}
 
 // hiddenQt says whether a Qt element's extents are those of a hidden widget: Qt answers
 // an empty rectangle at the screen's corner for a widget that is not shown, yet keeps it
@@ -357,6 +365,34 @@ func clip(n, p *raw) {
 	}
 }
 
+// containerRole says whether role only holds other elements, clipping them to its box.
+func containerRole(role uint32) bool {
+	switch role {
+	case roleFiller, rolePanel, roleScrollPane, roleViewport, roleLayeredPane:
+		return true
+	}
+	return false
+}
+
+// scrolledOut says whether n's centre lies outside the box of a container it lies in, among
+// its ancestors read (read: node index -> anything), up to the first ancestor that is no
+// container (a list, a combo box or a menu shows its items outside its own box): Qt keeps the
+// widgets a scroll area has scrolled out of its viewport SHOWING, at their places beyond it
+// (KeePassXC's settings, 1130 px tall in a 348 px view), where a click hits something else.
+func scrolledOut[V any](n *raw, nodes []*raw, read map[int]V) bool {
+	cx, cy := n.x+n.w/2, n.y+n.h/2
+	for p := n.parent; p >= 0; p = nodes[p].parent {
+		a := nodes[p]
+		if _, ok := read[p]; !ok || !containerRole(a.role) {
+			return false
+		}
+		if a.hasBox && a.w > 0 && a.h > 0 && (cx < a.x || cy < a.y || cx >= a.x+a.w || cy >= a.y+a.h) {
+			return true
+		}
+	}
+	return false
+}
+
 // valueRole says whether a role's value is its Value interface's CurrentValue (a range).
 func valueRole(role uint32) bool {
 	switch role {
@@ -373,9 +409,15 @@ func shownText(n *raw) bool {
 	switch n.role {
 	case roleText, roleLabel, roleStatic, roleParagraph, roleCaption, roleIcon, roleImage:
 		return n.name == "" && !n.state(stateEditable)
+	case rolePage:
+		return leafPage(n)
 	}
 	return false
 }
+
+// leafPage says whether n is a page that holds its text itself, with no children to hold
+// it: the page a document viewer shows (Atril's and Evince's, the text of the PDF's page).
+func leafPage(n *raw) bool { return n.role == rolePage && len(n.children) == 0 }
 
 // wantsText says whether a node's text content is its value (editable fields), as
 // opposed to labels and documents whose text is their name or their children.
@@ -390,14 +432,16 @@ func wantsText(n *raw) bool {
 }
 
 // contentText says whether a node's own text is page content a text search looks
-// into: a paragraph, label, heading or cell, say, not a container (a document's text
-// holds all of its children's).
+// into: a paragraph, label, heading or cell, say, or a page with no children (leafPage),
+// not a container (a document's text holds all of its children's).
 func contentText(n *raw) bool {
 	switch n.role {
 	case roleParagraph, roleLabel, roleStatic, roleHeading, roleCaption, roleTableCell, roleListItem, roleLink, roleBlockQuote, roleComment, roleDescriptionValue:
 		return true
 	case roleText:
 		return !n.state(stateEditable)
+	case rolePage:
+		return leafPage(n)
 	}
 	return false
 }
