@@ -69,7 +69,11 @@ type ListedWindow struct {
 func (o WindowsOut) Text() string {
 	var b strings.Builder
 	for _, w := range o.Windows {
-		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, w.Title)
+		title := w.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(&b, "0x%08x %5d,%-5d %5dx%-5d %-12s %s", w.Handle, w.X, w.Y, w.Width, w.Height, w.ProcessName, title)
 		if w.Splash {
 			b.WriteString(" (splash screen)")
 		}

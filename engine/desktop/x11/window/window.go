@@ -428,8 +428,10 @@ func (m *Manager) all(ctx context.Context) ([]info, error) {
 	return out, nil
 }
 
-// List returns the visible windows (not minimized, not hidden, on the current desktop, with
-// a title), top of the stack first.
+// List returns the visible windows (not minimized, not hidden, on the current desktop), top
+// of the stack first. An untitled one is listed too: a window manager manages only an
+// application's own windows, and an untitled one is often a dialog in front of the rest
+// (Gnumeric's "Error", Transmission's first-start agreement), where the input goes.
 func (m *Manager) List(ctx context.Context) (_ []Window, err error) {
 	defer m.unlock(&err)
 	if err := m.lock(); err != nil {
@@ -441,7 +443,7 @@ func (m *Manager) List(ctx context.Context) (_ []Window, err error) {
 	}
 	out := []Window{}
 	for _, in := range all {
-		if in.visible() && in.Title != "" {
+		if in.visible() {
 			out = append(out, in.Window)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/display"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/test/testenv"
 )
@@ -858,6 +859,43 @@ func TestCallsEndDuringAServerGrab(t *testing.T) {
 		}
 		if i == 100 {
 			t.Fatalf("list_windows after the grab: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A window without a title is listed (untitled dialogs take the input in front of their
+// application's window): a plain X window with no WM_NAME, managed by the window manager.
+func TestListShowsAnUntitledWindow(t *testing.T) {
+	d := x11test.Start(t)
+	m := open(t, d)
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	scr := xproto.Setup(c).DefaultScreen(c)
+	id, _ := xproto.NewWindowId(c)
+	if err := xproto.CreateWindowChecked(c, scr.RootDepth, id, scr.Root, 100, 100, 300, 200, 0,
+		xproto.WindowClassInputOutput, scr.RootVisual, 0, nil).Check(); err != nil {
+		t.Fatal(err)
+	}
+	xproto.MapWindow(c, id)
+	for i := 0; ; i++ {
+		ws, err := m.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.Handle == uint32(id) {
+				if w.Title != "" || w.Width < 300 {
+					t.Fatalf("the untitled window lists as %+v", w)
+				}
+				return
+			}
+		}
+		if i == 50 {
+			t.Fatalf("the untitled window is not listed: %+v", ws)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
