@@ -675,3 +675,52 @@ func TestInklessBoxKeepsItsReading(t *testing.T) {
 	tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: g.Pix, pw: 40}
 	readAs(t, "blank", tl, "5\t1\t1\t1\t1\t1\t4\t8\t30\t20\t80\t1,84\n", "1,84")
 }
+
+func TestLetterInACursorCellStays(t *testing.T) {
+	// A text cursor on a letter: a box one character wide and taller than the letters,
+	// hollow around the letter with its sides touching it (xmore), or filled with the
+	// letter cut out of it (xedit). The box stands out of the line's band and is no text;
+	// the letter in it is, in the line's polarity.
+	const W, H = 200, 80
+	g, fill := canvas(W, H, 250, 20)
+	letters := func(y int) {
+		for _, x := range []int{20, 30, 50, 60, 70} {
+			fill(x, y, x+6, y+9)
+		}
+	}
+	letters(12)
+	fill(39, 8, 47, 9) // the hollow cell: top, bottom, sides
+	fill(39, 23, 47, 24)
+	fill(39, 8, 40, 24)
+	fill(46, 8, 47, 24)
+	fill(40, 12, 41, 21) // a U touching its sides
+	fill(45, 12, 46, 21)
+	fill(40, 20, 46, 21)
+	letters(52)
+	fill(39, 48, 47, 64) // the filled cell, a U cut out of it
+	for y := 52; y < 61; y++ {
+		g.Pix[y*W+41], g.Pix[y*W+44] = 250, 250
+	}
+	for x := 41; x < 45; x++ {
+		g.Pix[60*W+x] = 250
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 {
+		t.Fatalf("lines %+v, want 2", ls)
+	}
+	for _, c := range []struct {
+		at   image.Point
+		want image.Rectangle
+	}{{image.Pt(40, 15), image.Rect(40, 12, 46, 21)}, {image.Pt(41, 55), image.Rect(41, 52, 45, 61)}} {
+		ci := m.comp[c.at.Y*W+c.at.X]
+		if ci < 0 || m.comps[ci].frame || m.comps[ci].line < 0 || m.comps[ci].r != c.want || m.comps[ci].light() {
+			t.Errorf("the letter at %v: component %d %+v, want a dark letter at %v in a line", c.at, ci, m.comps[max(0, ci)], c.want)
+		}
+	}
+	for _, l := range ls {
+		if l.r.Dy() != 9 {
+			t.Errorf("line %v: the cell is in it", l.r)
+		}
+	}
+}
