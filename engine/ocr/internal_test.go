@@ -724,3 +724,28 @@ func TestLetterInACursorCellStays(t *testing.T) {
 		}
 	}
 }
+
+func TestFaintTextFragmentsKeepItsLetters(t *testing.T) {
+	// Grey text on a dark theme breaks at the ink threshold into whole letters and
+	// fragments of strokes a pixel or two high; the letters are no frames for standing
+	// out of the fragments' band (qt-dark's "Estimated time left: 42" lost its "E", "l"
+	// and "4").
+	const W, H = 160, 40
+	g, fill := canvas(W, H, 60, 120)
+	for _, x := range []int{20, 50, 80} {
+		fill(x, 12, x+5, 20) // letters
+	}
+	for _, x := range []int{28, 34, 40, 58, 64, 70, 88} {
+		fill(x, 17, x+3, 19) // fragments on the baseline
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(20, 12, 91, 20) {
+		t.Fatalf("lines %+v, want one with the letters", ls)
+	}
+	for _, x := range []int{20, 50, 80} {
+		if c := m.comp[15*W+x]; c < 0 || m.comps[c].frame {
+			t.Errorf("the letter at x=%d is a frame", x)
+		}
+	}
+}

@@ -329,9 +329,17 @@ func (m *inkImage) trim(l line) line {
 	if len(l.comps) < 3 {
 		return l
 	}
-	hs := make([]int, len(l.comps))
-	for i, ci := range l.comps {
-		hs[i] = m.comps[ci].r.Dy()
+	// The median is of the components a letter's height could be: faint text (grey on a
+	// dark theme) breaks into fragments of its strokes, a pixel or two high, and a median
+	// among them made its whole letters frames.
+	var hs []int
+	for _, ci := range l.comps {
+		if h := m.comps[ci].r.Dy(); h >= minLineH {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return l
 	}
 	slices.Sort(hs)
 	med := hs[len(hs)/2]
