@@ -749,3 +749,27 @@ func TestFaintTextFragmentsKeepItsLetters(t *testing.T) {
 		}
 	}
 }
+
+func TestUnderlinedMnemonicKeepsItsLetters(t *testing.T) {
+	// A mnemonic's underline (GTK's "_View") touches the letter above it: the letters and
+	// the bar, one component standing out of the line's band above and below, were a
+	// frame. The bar goes; the letters stay in the line.
+	const W, H = 140, 40
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 10, 32, 21) // two tall letters on the bar
+	fill(36, 10, 38, 21)
+	fill(29, 21, 39, 23) // the underline
+	for _, x := range []int{45, 55, 65, 75} {
+		fill(x, 14, x+6, 21)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(30, 10, 81, 21) {
+		t.Fatalf("lines %+v, want one from the tall letters to the last, without the bar", ls)
+	}
+	for _, x := range []int{30, 36} {
+		if c := m.comp[15*W+x]; c < 0 || m.comps[c].frame || m.comps[c].line != 0 {
+			t.Errorf("the letter at x=%d is not in the line", x)
+		}
+	}
+}

@@ -374,10 +374,21 @@ func (m *inkImage) trim(l line) line {
 		// (a button's rounded side, a box's side too short for removeLines, a stipple or
 		// an icon beside the label): it is no letter. A text cursor's cell is one too,
 		// but with a letter in it, which stays (see openCell).
-		if r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin {
+		// So is a mnemonic's underline, with the letters on it (see underlined).
+		out := func(r image.Rectangle) bool {
+			return r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin
+		}
+		if out(r) {
 			m.comps[ci].frame = true
 			kids := m.openCell(ci, l.light)
-			keep, opened = append(keep, kids...), opened || len(kids) > 0
+			if kids == nil {
+				kids = m.underlined(ci)
+			}
+			for _, k := range kids {
+				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
+					keep, opened = append(keep, k), true
+				}
+			}
 			continue
 		}
 		keep = append(keep, ci)
@@ -458,6 +469,55 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 			}
 		}
 	}
+	return m.label(r)
+}
+
+// underlined reads the letters over a mnemonic's underline (GTK's "_View", Tk's
+// -underline), component ci: the bar, a pixel or two below the baseline and about a
+// letter wide, touches the letter above it and its neighbour's foot, and the letters and
+// the bar, one component standing out of the line's band below (and, with a taller
+// letter, above), were all taken for a frame: PCManFM's menu bar read "ew" for "View".
+// The bar is the component's bottom one or two rows, each inked over at least half its
+// width and over one and a half times as many pixels as the row above it; they are
+// cleared and what stands on them is labelled again.
+func (m *inkImage) underlined(ci int) []int {
+	r := m.comps[ci].r
+	W := m.rect.Dx()
+	id := int32(ci)
+	count := func(y int) int {
+		k := 0
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m.comp[y*W+x] == id {
+				k++
+			}
+		}
+		return k
+	}
+	bar := 0
+	for bar < 2 && r.Dy()-bar > minLineH && 2*count(r.Max.Y-1-bar) >= r.Dx() {
+		bar++
+	}
+	if bar == 0 || r.Dx() < 4 || count(r.Max.Y-1-bar)*3 >= count(r.Max.Y-bar)*2 {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if i := y*W + x; m.comp[i] != id {
+				continue
+			} else if y >= r.Max.Y-bar {
+				m.comp[i], m.depth[i] = -1, 0
+			} else {
+				m.comp[i] = -2
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// label makes components of the pixels marked -2 in r (8-connected, within r) and
+// returns them.
+func (m *inkImage) label(r image.Rectangle) []int {
+	W := m.rect.Dx()
 	var kids []int
 	var stack []int
 	for y := r.Min.Y; y < r.Max.Y; y++ {
