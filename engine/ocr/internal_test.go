@@ -773,3 +773,32 @@ func TestUnderlinedMnemonicKeepsItsLetters(t *testing.T) {
 		}
 	}
 }
+
+func TestBitmapColonIsNoFigure(t *testing.T) {
+	// xterm's 6x13 colon, upscaled, comes back from tesseract as a "3": "23:16" read
+	// "23316". A figure inside a word whose ink is two dots one above the other is a
+	// colon; a letter read there, a reading whose characters do not match the ink's
+	// parts, and dots joined into a stroke are kept.
+	word := func(joined bool) []byte {
+		g, fill := canvas(80, 40, 255, 0)
+		for _, x := range []int{4, 16, 44, 56} {
+			fill(x, 10, x+8, 30) // 2 3 1 6
+		}
+		fill(32, 14, 36, 18) // the colon's dots
+		fill(32, 24, 36, 28)
+		if joined {
+			fill(33, 18, 35, 24)
+		}
+		return g.Pix
+	}
+	for _, c := range []struct {
+		name       string
+		joined     bool
+		read, want string
+	}{{"colon", false, "23316", "23:16"}, {"letter", false, "23a16", "23a16"}, {"parts", false, "2316", "2316"},
+		{"joined", true, "23316", "23316"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t2\t8\t66\t24\t80\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 80, 40), r: image.Rect(0, 0, 80, 40), scale: 1, pix: word(c.joined), pw: 80}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
