@@ -802,3 +802,23 @@ func TestBitmapColonIsNoFigure(t *testing.T) {
 		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
+
+func TestCaretTouchingALetterKeepsIt(t *testing.T) {
+	// An editor's caret at the start of a word (Geany's, one pixel wide and taller than
+	// the text) touches its first letter: the two were one component standing out of the
+	// band, a frame, and "Meeting" read "eting". The caret goes, the letter stays.
+	const W, H = 120, 40
+	g, fill := canvas(W, H, 250, 20)
+	fill(29, 6, 30, 28) // the caret
+	for _, x := range []int{30, 40, 50, 60} {
+		fill(x, 12, x+6, 21)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != image.Rect(30, 12, 66, 21) {
+		t.Fatalf("lines %+v, want the letters' only", ls)
+	}
+	if c := m.comp[15*W+31]; c < 0 || m.comps[c].frame || m.comps[c].line != 0 {
+		t.Errorf("the letter the caret touches is not in the line")
+	}
+}

@@ -374,7 +374,8 @@ func (m *inkImage) trim(l line) line {
 		// (a button's rounded side, a box's side too short for removeLines, a stipple or
 		// an icon beside the label): it is no letter. A text cursor's cell is one too,
 		// but with a letter in it, which stays (see openCell).
-		// So is a mnemonic's underline, with the letters on it (see underlined).
+		// So is a mnemonic's underline, with the letters on it (see underlined), and an
+		// editor's caret touching a letter (see caret).
 		out := func(r image.Rectangle) bool {
 			return r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin
 		}
@@ -383,6 +384,9 @@ func (m *inkImage) trim(l line) line {
 			kids := m.openCell(ci, l.light)
 			if kids == nil {
 				kids = m.underlined(ci)
+			}
+			if kids == nil {
+				kids = m.caret(ci, top, bottom)
 			}
 			for _, k := range kids {
 				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
@@ -505,6 +509,46 @@ func (m *inkImage) underlined(ci int) []int {
 			if i := y*W + x; m.comp[i] != id {
 				continue
 			} else if y >= r.Max.Y-bar {
+				m.comp[i], m.depth[i] = -1, 0
+			} else {
+				m.comp[i] = -2
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// caret reads the letters an editor's caret touches, component ci of a line whose text
+// lies in rows [top, bottom): the caret, a line one or two pixels wide and taller than the
+// text (Geany's, GTK's), joined the letter beside it into one component standing out of
+// the band above and below, taken for a frame with the letter: "Meeting" read "eting"
+// with the caret at its start. When all of the component's ink outside the band lies in
+// one or two columns, above it and below it, those columns are cleared over its whole
+// height and what is left labelled again.
+func (m *inkImage) caret(ci, top, bottom int) []int {
+	r := m.comps[ci].r
+	W := m.rect.Dx()
+	id := int32(ci)
+	x0, x1, above, below := r.Max.X, r.Min.X, false, false
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		if y >= top && y < bottom {
+			continue
+		}
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m.comp[y*W+x] == id {
+				x0, x1 = min(x0, x), max(x1, x+1)
+				above, below = above || y < top, below || y >= bottom
+			}
+		}
+	}
+	if !above || !below || x1-x0 > 2 || x1-x0 == r.Dx() {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if i := y*W + x; m.comp[i] != id {
+				continue
+			} else if x >= x0 && x < x1 {
 				m.comp[i], m.depth[i] = -1, 0
 			} else {
 				m.comp[i] = -2
