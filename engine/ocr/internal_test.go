@@ -738,14 +738,21 @@ func TestFaintTextFragmentsKeepItsLetters(t *testing.T) {
 	for _, x := range []int{28, 34, 40, 58, 64, 70, 88} {
 		fill(x, 17, x+3, 19) // fragments on the baseline
 	}
+	lineKeeps(t, g, image.Rect(20, 12, 91, 20), image.Pt(20, 15), image.Pt(50, 15), image.Pt(80, 15))
+}
+
+// lineKeeps finds the lines of g and checks that there is one, at want, holding the
+// letters at the points given.
+func lineKeeps(t *testing.T, g *image.Gray, want image.Rectangle, letters ...image.Point) {
+	t.Helper()
 	m := findInk(g, newBackground(g, 2), 2)
 	ls := m.lines()
-	if len(ls) != 1 || ls[0].r != image.Rect(20, 12, 91, 20) {
-		t.Fatalf("lines %+v, want one with the letters", ls)
+	if len(ls) != 1 || ls[0].r != want {
+		t.Fatalf("lines %+v, want one at %v", ls, want)
 	}
-	for _, x := range []int{20, 50, 80} {
-		if c := m.comp[15*W+x]; c < 0 || m.comps[c].frame {
-			t.Errorf("the letter at x=%d is a frame", x)
+	for _, p := range letters {
+		if c := m.comp[p.Y*g.Rect.Dx()+p.X]; c < 0 || m.comps[c].frame || m.comps[c].line != 0 {
+			t.Errorf("the letter at %v is not in the line", p)
 		}
 	}
 }
@@ -762,16 +769,7 @@ func TestUnderlinedMnemonicKeepsItsLetters(t *testing.T) {
 	for _, x := range []int{45, 55, 65, 75} {
 		fill(x, 14, x+6, 21)
 	}
-	m := findInk(g, newBackground(g, 2), 2)
-	ls := m.lines()
-	if len(ls) != 1 || ls[0].r != image.Rect(30, 10, 81, 21) {
-		t.Fatalf("lines %+v, want one from the tall letters to the last, without the bar", ls)
-	}
-	for _, x := range []int{30, 36} {
-		if c := m.comp[15*W+x]; c < 0 || m.comps[c].frame || m.comps[c].line != 0 {
-			t.Errorf("the letter at x=%d is not in the line", x)
-		}
-	}
+	lineKeeps(t, g, image.Rect(30, 10, 81, 21), image.Pt(30, 15), image.Pt(36, 15))
 }
 
 func TestBitmapColonIsNoFigure(t *testing.T) {
@@ -813,12 +811,5 @@ func TestCaretTouchingALetterKeepsIt(t *testing.T) {
 	for _, x := range []int{30, 40, 50, 60} {
 		fill(x, 12, x+6, 21)
 	}
-	m := findInk(g, newBackground(g, 2), 2)
-	ls := m.lines()
-	if len(ls) != 1 || ls[0].r != image.Rect(30, 12, 66, 21) {
-		t.Fatalf("lines %+v, want the letters' only", ls)
-	}
-	if c := m.comp[15*W+31]; c < 0 || m.comps[c].frame || m.comps[c].line != 0 {
-		t.Errorf("the letter the caret touches is not in the line")
-	}
+	lineKeeps(t, g, image.Rect(30, 12, 66, 21), image.Pt(31, 15))
 }
