@@ -770,6 +770,18 @@ func TestUnderlinedMnemonicKeepsItsLetters(t *testing.T) {
 		fill(x, 14, x+6, 21)
 	}
 	lineKeeps(t, g, image.Rect(30, 10, 81, 21), image.Pt(30, 15), image.Pt(36, 15))
+
+	// An oval button's ring around its label (xclipboard's) has a bottom as wide as the
+	// label, far wider than a letter: no underline, it stays whole.
+	g, fill = canvas(W, H, 250, 20)
+	fill(20, 5, 46, 6) // a ring 26 wide, too short for removeLines
+	fill(20, 5, 21, 30)
+	fill(45, 5, 46, 30)
+	fill(20, 29, 46, 30)
+	m := findInk(g, newBackground(g, 2), 2)
+	if kids := m.underlined(int(m.comp[29*W+30]), 9); kids != nil {
+		t.Errorf("a ring's bottom taken for an underline: %d components left", len(kids))
+	}
 }
 
 func TestBitmapColonIsNoFigure(t *testing.T) {

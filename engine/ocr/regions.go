@@ -383,7 +383,7 @@ func (m *inkImage) trim(l line) line {
 			m.comps[ci].frame = true
 			kids := m.openCell(ci, l.light)
 			if kids == nil {
-				kids = m.underlined(ci)
+				kids = m.underlined(ci, med)
 			}
 			if kids == nil {
 				kids = m.caret(ci, top, bottom)
@@ -482,9 +482,11 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 // the bar, one component standing out of the line's band below (and, with a taller
 // letter, above), were all taken for a frame: PCManFM's menu bar read "ew" for "View".
 // The bar is the component's bottom one or two rows, each inked over at least half its
-// width and over one and a half times as many pixels as the row above it; they are
+// width and over one and a half times as many pixels as the row above it, and about a
+// letter wide: no more than twice the line's median height med (an oval button's ring
+// around its label, whose bottom is as wide as the label, is no underline); they are
 // cleared and what stands on them is labelled again.
-func (m *inkImage) underlined(ci int) []int {
+func (m *inkImage) underlined(ci, med int) []int {
 	r := m.comps[ci].r
 	W := m.rect.Dx()
 	id := int32(ci)
@@ -501,7 +503,7 @@ func (m *inkImage) underlined(ci int) []int {
 	for bar < 2 && r.Dy()-bar > minLineH && 2*count(r.Max.Y-1-bar) >= r.Dx() {
 		bar++
 	}
-	if bar == 0 || r.Dx() < 4 || count(r.Max.Y-1-bar)*3 >= count(r.Max.Y-bar)*2 {
+	if bar == 0 || r.Dx() < 4 || count(r.Max.Y-1) > 2*med || count(r.Max.Y-1-bar)*3 >= count(r.Max.Y-bar)*2 {
 		return nil
 	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
