@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A glyph read alone (a key's label) is checked against its own pixels where tesseract's
@@ -14,8 +15,8 @@ import (
 // symbols: a glyph read "+" or "-" that is stacked parts is a "÷" or a "±" (signOf, also
 // for a one-glyph tile read as nothing), one read "T" with two legs a "π" (pi), one read
 // "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
-// read "2" or "?" is a superscript (superscript), and a bitmap font's period read ","
-// is a "." (periods).
+// read "2" or "?" is a superscript (superscript), a bitmap font's period read "," is a
+// "." (periods), and its colon read as a figure a ":" (colons).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -248,6 +249,55 @@ func periods(text string, b bitmap) string {
 		}
 	}
 	return string(r)
+}
+
+// colons is a word's reading with each figure inside it whose ink is a colon's made ":":
+// a bitmap font's colon, upscaled, is read as a "3" ("23:16" read "23316" in the times
+// of `ls -l` in xterm's 6x13). A colon is a part of the word (split at blank columns) at
+// most half as wide as the word's tallest part and at least half as tall, made of two
+// dots one above the other: two runs of inked rows, each under half the part's height
+// and at least half as tall as the part is wide (a "=" has bars). The word's parts must
+// match its characters one to one, as a monospaced font's do; otherwise the reading is
+// kept.
+func colons(text string, b bitmap) string {
+	r := []rune(text)
+	ps := b.spans(true)
+	if len(ps) != len(r) || len(r) < 2 {
+		return text
+	}
+	tall := 0
+	for _, p := range ps {
+		tall = max(tall, p.Dy())
+	}
+	for i, p := range ps {
+		if i == 0 || i == len(r)-1 || !unicode.IsDigit(r[i]) || p.Dx()*2 > tall || p.Dy()*2 < tall {
+			continue
+		}
+		var dots []int // heights of the runs of inked rows
+		for y := p.Min.Y; y < p.Max.Y; y++ {
+			if !b.rowInked(p, y) {
+				continue
+			}
+			if y == p.Min.Y || !b.rowInked(p, y-1) {
+				dots = append(dots, 0)
+			}
+			dots[len(dots)-1]++
+		}
+		if len(dots) == 2 && slices.IndexFunc(dots, func(h int) bool { return h*2 >= p.Dy() || h*2 < p.Dx() }) < 0 {
+			r[i] = ':'
+		}
+	}
+	return string(r)
+}
+
+// rowInked says whether row y of b has ink within the columns of p.
+func (b bitmap) rowInked(p image.Rectangle, y int) bool {
+	for x := p.Min.X; x < p.Max.X; x++ {
+		if b.at(x, y) {
+			return true
+		}
+	}
+	return false
 }
 
 // unread are the signs shown by the one-glyph tiles tesseract read nothing in (a "÷"

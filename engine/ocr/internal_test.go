@@ -675,3 +675,153 @@ func TestInklessBoxKeepsItsReading(t *testing.T) {
 	tl := &tile{core: image.Rect(0, 0, 40, 40), r: image.Rect(0, 0, 40, 40), scale: 1, pix: g.Pix, pw: 40}
 	readAs(t, "blank", tl, "5\t1\t1\t1\t1\t1\t4\t8\t30\t20\t80\t1,84\n", "1,84")
 }
+
+func TestLetterInACursorCellStays(t *testing.T) {
+	// A text cursor on a letter: a box one character wide and taller than the letters,
+	// hollow around the letter with its sides touching it (xmore), or filled with the
+	// letter cut out of it (xedit). The box stands out of the line's band and is no text;
+	// the letter in it is, in the line's polarity.
+	const W, H = 200, 80
+	g, fill := canvas(W, H, 250, 20)
+	letters := func(y int) {
+		for _, x := range []int{20, 30, 50, 60, 70} {
+			fill(x, y, x+6, y+9)
+		}
+	}
+	letters(12)
+	fill(39, 8, 47, 9) // the hollow cell: top, bottom, sides
+	fill(39, 23, 47, 24)
+	fill(39, 8, 40, 24)
+	fill(46, 8, 47, 24)
+	fill(40, 12, 41, 21) // a U touching its sides
+	fill(45, 12, 46, 21)
+	fill(40, 20, 46, 21)
+	letters(52)
+	fill(39, 48, 47, 64) // the filled cell, a U cut out of it
+	for y := 52; y < 61; y++ {
+		g.Pix[y*W+41], g.Pix[y*W+44] = 250, 250
+	}
+	for x := 41; x < 45; x++ {
+		g.Pix[60*W+x] = 250
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 {
+		t.Fatalf("lines %+v, want 2", ls)
+	}
+	for _, c := range []struct {
+		at   image.Point
+		want image.Rectangle
+	}{{image.Pt(40, 15), image.Rect(40, 12, 46, 21)}, {image.Pt(41, 55), image.Rect(41, 52, 45, 61)}} {
+		ci := m.comp[c.at.Y*W+c.at.X]
+		if ci < 0 || m.comps[ci].frame || m.comps[ci].line < 0 || m.comps[ci].r != c.want || m.comps[ci].light() {
+			t.Errorf("the letter at %v: component %d %+v, want a dark letter at %v in a line", c.at, ci, m.comps[max(0, ci)], c.want)
+		}
+	}
+	for _, l := range ls {
+		if l.r.Dy() != 9 {
+			t.Errorf("line %v: the cell is in it", l.r)
+		}
+	}
+}
+
+func TestFaintTextFragmentsKeepItsLetters(t *testing.T) {
+	// Grey text on a dark theme breaks at the ink threshold into whole letters and
+	// fragments of strokes a pixel or two high; the letters are no frames for standing
+	// out of the fragments' band (qt-dark's "Estimated time left: 42" lost its "E", "l"
+	// and "4").
+	const W, H = 160, 40
+	g, fill := canvas(W, H, 60, 120)
+	for _, x := range []int{20, 50, 80} {
+		fill(x, 12, x+5, 20) // letters
+	}
+	for _, x := range []int{28, 34, 40, 58, 64, 70, 88} {
+		fill(x, 17, x+3, 19) // fragments on the baseline
+	}
+	lineKeeps(t, g, image.Rect(20, 12, 91, 20), image.Pt(20, 15), image.Pt(50, 15), image.Pt(80, 15))
+}
+
+// lineKeeps finds the lines of g and checks that there is one, at want, holding the
+// letters at the points given.
+func lineKeeps(t *testing.T, g *image.Gray, want image.Rectangle, letters ...image.Point) {
+	t.Helper()
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 1 || ls[0].r != want {
+		t.Fatalf("lines %+v, want one at %v", ls, want)
+	}
+	for _, p := range letters {
+		if c := m.comp[p.Y*g.Rect.Dx()+p.X]; c < 0 || m.comps[c].frame || m.comps[c].line != 0 {
+			t.Errorf("the letter at %v is not in the line", p)
+		}
+	}
+}
+
+func TestUnderlinedMnemonicKeepsItsLetters(t *testing.T) {
+	// A mnemonic's underline (GTK's "_View") touches the letter above it: the letters and
+	// the bar, one component standing out of the line's band above and below, were a
+	// frame. The bar goes; the letters stay in the line.
+	const W, H = 140, 40
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 10, 32, 21) // two tall letters on the bar
+	fill(36, 10, 38, 21)
+	fill(29, 21, 39, 23) // the underline
+	for _, x := range []int{45, 55, 65, 75} {
+		fill(x, 14, x+6, 21)
+	}
+	lineKeeps(t, g, image.Rect(30, 10, 81, 21), image.Pt(30, 15), image.Pt(36, 15))
+
+	// An oval button's ring around its label (xclipboard's) has a bottom as wide as the
+	// label, far wider than a letter: no underline, it stays whole.
+	g, fill = canvas(W, H, 250, 20)
+	fill(20, 5, 46, 6) // a ring 26 wide, too short for removeLines
+	fill(20, 5, 21, 30)
+	fill(45, 5, 46, 30)
+	fill(20, 29, 46, 30)
+	m := findInk(g, newBackground(g, 2), 2)
+	if kids := m.underlined(int(m.comp[29*W+30]), 9); kids != nil {
+		t.Errorf("a ring's bottom taken for an underline: %d components left", len(kids))
+	}
+}
+
+func TestBitmapColonIsNoFigure(t *testing.T) {
+	// xterm's 6x13 colon, upscaled, comes back from tesseract as a "3": "23:16" read
+	// "23316". A figure inside a word whose ink is two dots one above the other is a
+	// colon; a letter read there, a reading whose characters do not match the ink's
+	// parts, and dots joined into a stroke are kept.
+	word := func(joined bool) []byte {
+		g, fill := canvas(80, 40, 255, 0)
+		for _, x := range []int{4, 16, 44, 56} {
+			fill(x, 10, x+8, 30) // 2 3 1 6
+		}
+		fill(32, 14, 36, 18) // the colon's dots
+		fill(32, 24, 36, 28)
+		if joined {
+			fill(33, 18, 35, 24)
+		}
+		return g.Pix
+	}
+	for _, c := range []struct {
+		name       string
+		joined     bool
+		read, want string
+	}{{"colon", false, "23316", "23:16"}, {"letter", false, "23a16", "23a16"}, {"parts", false, "2316", "2316"},
+		{"joined", true, "23316", "23316"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t2\t8\t66\t24\t80\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 80, 40), r: image.Rect(0, 0, 80, 40), scale: 1, pix: word(c.joined), pw: 80}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
+func TestCaretTouchingALetterKeepsIt(t *testing.T) {
+	// An editor's caret at the start of a word (Geany's, one pixel wide and taller than
+	// the text) touches its first letter: the two were one component standing out of the
+	// band, a frame, and "Meeting" read "eting". The caret goes, the letter stays.
+	const W, H = 120, 40
+	g, fill := canvas(W, H, 250, 20)
+	fill(29, 6, 30, 28) // the caret
+	for _, x := range []int{30, 40, 50, 60} {
+		fill(x, 12, x+6, 21)
+	}
+	lineKeeps(t, g, image.Rect(30, 12, 66, 21), image.Pt(31, 15))
+}

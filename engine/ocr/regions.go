@@ -329,9 +329,17 @@ func (m *inkImage) trim(l line) line {
 	if len(l.comps) < 3 {
 		return l
 	}
-	hs := make([]int, len(l.comps))
-	for i, ci := range l.comps {
-		hs[i] = m.comps[ci].r.Dy()
+	// The median is of the components a letter's height could be: faint text (grey on a
+	// dark theme) breaks into fragments of its strokes, a pixel or two high, and a median
+	// among them made its whole letters frames.
+	var hs []int
+	for _, ci := range l.comps {
+		if h := m.comps[ci].r.Dy(); h >= minLineH {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return l
 	}
 	slices.Sort(hs)
 	med := hs[len(hs)/2]
@@ -356,6 +364,7 @@ func (m *inkImage) trim(l line) line {
 		m.comps[last].frame = true
 	}
 	var keep []int
+	opened := false
 	for _, ci := range l.comps {
 		if m.comps[ci].frame {
 			continue
@@ -363,14 +372,32 @@ func (m *inkImage) trim(l line) line {
 		r := m.comps[ci].r
 		// Standing out of the band both above and below, a component encloses the text
 		// (a button's rounded side, a box's side too short for removeLines, a stipple or
-		// an icon beside the label): it is no letter.
-		if r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin {
+		// an icon beside the label): it is no letter. A text cursor's cell is one too,
+		// but with a letter in it, which stays (see openCell).
+		// So is a mnemonic's underline, with the letters on it (see underlined), and an
+		// editor's caret touching a letter (see caret).
+		out := func(r image.Rectangle) bool {
+			return r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin
+		}
+		if out(r) {
 			m.comps[ci].frame = true
+			kids := m.openCell(ci, l.light)
+			if kids == nil {
+				kids = m.underlined(ci, med)
+			}
+			if kids == nil {
+				kids = m.caret(ci, top, bottom)
+			}
+			for _, k := range kids {
+				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
+					keep, opened = append(keep, k), true
+				}
+			}
 			continue
 		}
 		keep = append(keep, ci)
 	}
-	if len(keep) == len(l.comps) {
+	if !opened && len(keep) == len(l.comps) {
 		return l
 	}
 	t := line{light: l.light, comps: keep, r: m.comps[keep[0]].r}
@@ -381,6 +408,197 @@ func (m *inkImage) trim(l line) line {
 		t.max = max(t.max, c.max)
 	}
 	return t
+}
+
+// openCell reads the letter in a text cursor's cell, component ci of a line of the
+// given polarity: a terminal's or a text widget's cursor on a letter is a box one
+// character wide and a line tall, drawn hollow around the letter (xmore, an unfocused
+// xterm) or filled with the letter cut out of it (xedit, a focused xterm), and the letter,
+// joined to the box or a hole in it, was lost with it. A cell is taller than wide (a
+// check box is square), its top and bottom rows inked; hollow, its sides are too and its
+// inside is mostly clear; filled, its inside is mostly ink. The cell's ink is cleared and
+// the letter becomes ink of the line's polarity; openCell returns the components it
+// makes of it (none when ci is no cell, or an empty one).
+func (m *inkImage) openCell(ci int, light bool) []int {
+	c := m.comps[ci]
+	r := c.r
+	w, h := r.Dx(), r.Dy()
+	if h < minRowH || 4*w < h || 5*w > 4*h {
+		return nil
+	}
+	W := m.rect.Dx()
+	id := int32(ci)
+	inked := func(x0, y0, dx, dy, n int) bool {
+		k := 0
+		for i := 0; i < n; i++ {
+			if m.comp[(y0+i*dy)*W+x0+i*dx] == id {
+				k++
+			}
+		}
+		return k*10 >= n*9
+	}
+	if !inked(r.Min.X, r.Min.Y, 1, 0, w) || !inked(r.Min.X, r.Max.Y-1, 1, 0, w) {
+		return nil
+	}
+	in := r.Inset(1)
+	ink := 0
+	for y := in.Min.Y; y < in.Max.Y; y++ {
+		for x := in.Min.X; x < in.Max.X; x++ {
+			if m.comp[y*W+x] == id {
+				ink++
+			}
+		}
+	}
+	area := in.Dx() * in.Dy()
+	hollow := inked(r.Min.X, r.Min.Y, 0, 1, h) && inked(r.Max.X-1, r.Min.Y, 0, 1, h) && ink*2 < area
+	if !hollow && ink*2 < area {
+		return nil
+	}
+	// The letter's pixels are marked -2, the cell's cleared.
+	sign := -1
+	if light {
+		sign = 1
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			i := y*W + x
+			mine := m.comp[i] == id
+			switch {
+			case hollow && mine && image.Pt(x, y).In(in):
+				m.comp[i] = -2
+			case mine:
+				m.comp[i], m.depth[i] = -1, 0
+			case !hollow && m.comp[i] < 0 && image.Pt(x, y).In(in):
+				m.comp[i], m.depth[i] = -2, int16(sign*c.max)
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// underlined reads the letters over a mnemonic's underline (GTK's "_View", Tk's
+// -underline), component ci: the bar, a pixel or two below the baseline and about a
+// letter wide, touches the letter above it and its neighbour's foot, and the letters and
+// the bar, one component standing out of the line's band below (and, with a taller
+// letter, above), were all taken for a frame: PCManFM's menu bar read "ew" for "View".
+// The bar is the component's bottom one or two rows, each inked over at least half its
+// width and over one and a half times as many pixels as the row above it, and about a
+// letter wide: no more than twice the line's median height med (an oval button's ring
+// around its label, whose bottom is as wide as the label, is no underline); they are
+// cleared and what stands on them is labelled again.
+func (m *inkImage) underlined(ci, med int) []int {
+	r := m.comps[ci].r
+	W := m.rect.Dx()
+	id := int32(ci)
+	count := func(y int) int {
+		k := 0
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m.comp[y*W+x] == id {
+				k++
+			}
+		}
+		return k
+	}
+	bar := 0
+	for bar < 2 && r.Dy()-bar > minLineH && 2*count(r.Max.Y-1-bar) >= r.Dx() {
+		bar++
+	}
+	if bar == 0 || r.Dx() < 4 || count(r.Max.Y-1) > 2*med || count(r.Max.Y-1-bar)*3 >= count(r.Max.Y-bar)*2 {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if i := y*W + x; m.comp[i] != id {
+				continue
+			} else if y >= r.Max.Y-bar {
+				m.comp[i], m.depth[i] = -1, 0
+			} else {
+				m.comp[i] = -2
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// caret reads the letters an editor's caret touches, component ci of a line whose text
+// lies in rows [top, bottom): the caret, a line one or two pixels wide and taller than the
+// text (Geany's, GTK's), joined the letter beside it into one component standing out of
+// the band above and below, taken for a frame with the letter: "Meeting" read "eting"
+// with the caret at its start. When all of the component's ink outside the band lies in
+// one or two columns, above it and below it, those columns are cleared over its whole
+// height and what is left labelled again.
+func (m *inkImage) caret(ci, top, bottom int) []int {
+	r := m.comps[ci].r
+	W := m.rect.Dx()
+	id := int32(ci)
+	x0, x1, above, below := r.Max.X, r.Min.X, false, false
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		if y >= top && y < bottom {
+			continue
+		}
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m.comp[y*W+x] == id {
+				x0, x1 = min(x0, x), max(x1, x+1)
+				above, below = above || y < top, below || y >= bottom
+			}
+		}
+	}
+	if !above || !below || x1-x0 > 2 || x1-x0 == r.Dx() {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if i := y*W + x; m.comp[i] != id {
+				continue
+			} else if x >= x0 && x < x1 {
+				m.comp[i], m.depth[i] = -1, 0
+			} else {
+				m.comp[i] = -2
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// label makes components of the pixels marked -2 in r (8-connected, within r) and
+// returns them.
+func (m *inkImage) label(r image.Rectangle) []int {
+	W := m.rect.Dx()
+	var kids []int
+	var stack []int
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m.comp[y*W+x] != -2 {
+				continue
+			}
+			k := component{r: image.Rect(x, y, x+1, y+1), line: -1}
+			kid := int32(len(m.comps))
+			stack = append(stack[:0], y*W+x)
+			m.comp[y*W+x] = kid
+			for len(stack) > 0 {
+				i := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				px, py := i%W, i/W
+				d := int(m.depth[i])
+				k.n++
+				k.sum += d
+				k.max = max(k.max, abs(d))
+				k.r = k.r.Union(image.Rect(px, py, px+1, py+1))
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						q := image.Pt(px+dx, py+dy)
+						if j := q.Y*W + q.X; q.In(r) && m.comp[j] == -2 {
+							m.comp[j] = kid
+							stack = append(stack, j)
+						}
+					}
+				}
+			}
+			m.comps = append(m.comps, k)
+			kids = append(kids, int(kid))
+		}
+	}
+	return kids
 }
 
 // chevron says whether component ci, whose line's ink before it ends at x, is the
