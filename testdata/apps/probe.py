@@ -25,7 +25,8 @@ the widget under the pointer (buttons, scroll) or the focused one (keys), or
   {"event":"key","key":name,"keyval":n,"char":"x","modifiers":["ctrl","shift","alt","super"],"widget"}
   {"event":"keyrelease","key":name}
   {"event":"clicked","widget":"Submit"}
-  {"event":"text","widget":"Name"|"Notes","text":...}   on every change
+  {"event":"text","widget":"Name"|"Notes","text":...,"mono":t}   on every change, t the
+      CLOCK_MONOTONIC time of the change in seconds (the same clock in every process)
   {"event":"slider","widget":"Volume","value":..}
   {"event":"focus","widget":..}
 
@@ -35,6 +36,7 @@ Options:
                      frame there, so read the client area from "ready"
   --size W,H         window size (default 600,500)
   --undecorated      no window-manager frame: the client area is exactly at --position
+  --slow-keys MS     take MS milliseconds over each key press, as a busy application does
   --pattern          instead of widgets, draw a fixed test pattern in an
                      override-redirect window at exactly --position (no WM frame);
                      "ready" then carries "pattern":[{x,y,width,height,rgb:[r,g,b]},...]
@@ -46,6 +48,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import gi
 
@@ -206,7 +209,8 @@ class Probe:
         entry.set_name("Name")
         entry.set_placeholder_text("Name")
         entry.get_accessible().set_name("Name")
-        entry.connect("changed", lambda e: emit({"event": "text", "widget": "Name", "text": e.get_text()}))
+        entry.connect("changed", lambda e: emit({"event": "text", "widget": "Name", "text": e.get_text(),
+                                                 "mono": time.clock_gettime(time.CLOCK_MONOTONIC)}))
         entry.connect("focus-in-event", lambda *_: emit({"event": "focus", "widget": "Name"}) and False)
         box.pack_start(entry, False, False, 0)
         self.entry = entry
@@ -219,7 +223,8 @@ class Probe:
         buf = notes.get_buffer()
         buf.connect("changed", lambda b: emit({
             "event": "text", "widget": "Notes",
-            "text": b.get_text(b.get_start_iter(), b.get_end_iter(), True)}))
+            "text": b.get_text(b.get_start_iter(), b.get_end_iter(), True),
+            "mono": time.clock_gettime(time.CLOCK_MONOTONIC)}))
         notes.connect("focus-in-event", lambda *_: emit({"event": "focus", "widget": "Notes"}) and False)
         box.pack_start(notes, False, False, 0)
         self.notes = notes
@@ -371,12 +376,15 @@ def main():
     ap.add_argument("--size", default="600,500")
     ap.add_argument("--pattern", action="store_true")
     ap.add_argument("--undecorated", action="store_true")
+    ap.add_argument("--slow-keys", type=int, default=0)
     args = ap.parse_args()
     args.x, args.y = (int(v) for v in args.position.split(","))
     args.width, args.height = (int(v) for v in args.size.split(","))
     p = Probe(args)
 
     def hook(ev, *_):
+        if args.slow_keys and ev.type == Gdk.EventType.KEY_PRESS:
+            time.sleep(args.slow_keys / 1000)
         p.on_gdk_event(ev)
         Gtk.main_do_event(ev)
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/w365/w365/engine/desktop/x11/display"
 	"github.com/w365/w365/engine/desktop/x11/input"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
@@ -558,5 +560,26 @@ func TestTypePasteUnreadIsTimeoutAndRestores(t *testing.T) {
 	wantCode(t, c.TypePaste(context.Background(), "never read", clip), werr.Timeout)
 	if got, ok, err := clip.Read(); err != nil || !ok || got != "kept" {
 		t.Errorf("clipboard = %q, %v, %v; want the previous content", got, ok, err)
+	}
+}
+
+// type_text returns once the focused application has handled the keys, not only once the
+// X server has them: an agent that reads the field next must find the text in it, also
+// in an application that takes a while over each key. The probe stamps each change with
+// CLOCK_MONOTONIC, which every process shares.
+func TestTypeTextReturnsOnceTheApplicationHasTheKeys(t *testing.T) {
+	_, c, p := setup(t, "--slow-keys", "40")
+	clickWidget(t, c, p, "Name")
+	p.Next(t, x11test.Is("focus"))
+	const text = "typed slowly"
+	if err := c.TypeText(context.Background(), text); err != nil {
+		t.Fatal(err)
+	}
+	var now unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &now)
+	returned := float64(now.Sec) + float64(now.Nsec)/1e9
+	last := p.Next(t, func(e x11test.Event) bool { return e.Event == "text" && e.Widget == "Name" && e.Text == text })
+	if last.Mono > returned {
+		t.Fatalf("type_text returned %.3f s before the application had the last key", last.Mono-returned)
 	}
 }

@@ -308,7 +308,18 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 			return err
 		}
 	}
-	return c.sync()
+	return c.handled(ctx)
+}
+
+// handled waits until the X server has the keys sent and the focused application has
+// handled them, as far as a ping tells (clientSync; an application that cannot be pinged
+// is not waited for): a call that reads the application next finds what the keys did.
+func (c *Controller) handled(ctx context.Context) error {
+	if err := c.sync(); err != nil {
+		return err
+	}
+	c.clientSync(ctx)
+	return nil
 }
 
 // catchUp waits until the focused application has processed the keys sent so
@@ -371,7 +382,7 @@ func (c *Controller) pressLocked(ctx context.Context, syms []xproto.Keysym) (err
 		for i := len(down) - 1; i >= 0; i-- {
 			c.keyUp(down[i])
 		}
-		if e := c.sync(); err == nil {
+		if e := c.handled(ctx); err == nil {
 			err = e
 		}
 	}()

@@ -47,26 +47,28 @@ type PatternRect struct {
 
 // Event is one line the probe printed. Fields not in the line are zero.
 type Event struct {
-	Event     string          `json:"event"`
-	X         int             `json:"x"`
-	Y         int             `json:"y"`
-	Width     int             `json:"width"`
-	Height    int             `json:"height"`
-	Button    int             `json:"button"`
-	Clicks    int             `json:"clicks"`
-	Direction string          `json:"direction"`
-	Key       string          `json:"key"`
-	Char      string          `json:"char"`
-	Modifiers []string        `json:"modifiers"`
-	Widget    string          `json:"widget"`
-	Text      string          `json:"text"`
-	Value     float64         `json:"value"`
-	Phase     string          `json:"phase"`
-	Motions   int             `json:"motions"`
-	Title     string          `json:"title"`
-	PID       int             `json:"pid"`
-	Widgets   map[string]Rect `json:"widgets"`
-	Volume    *struct {
+	Event     string   `json:"event"`
+	X         int      `json:"x"`
+	Y         int      `json:"y"`
+	Width     int      `json:"width"`
+	Height    int      `json:"height"`
+	Button    int      `json:"button"`
+	Clicks    int      `json:"clicks"`
+	Direction string   `json:"direction"`
+	Key       string   `json:"key"`
+	Char      string   `json:"char"`
+	Modifiers []string `json:"modifiers"`
+	Widget    string   `json:"widget"`
+	Text      string   `json:"text"`
+	Value     float64  `json:"value"`
+	Phase     string   `json:"phase"`
+	// Mono is when a text change happened: CLOCK_MONOTONIC, in seconds.
+	Mono    float64         `json:"mono"`
+	Motions int             `json:"motions"`
+	Title   string          `json:"title"`
+	PID     int             `json:"pid"`
+	Widgets map[string]Rect `json:"widgets"`
+	Volume  *struct {
 		Trough       Rect `json:"trough"`
 		SliderLength int  `json:"sliderLength"`
 		Min          int  `json:"min"`
