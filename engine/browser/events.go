@@ -140,6 +140,8 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 	case *page.EventJavascriptDialogClosed:
 		b.closedLocked(t, ev.Result)
 		t.dialog = nil
+	case *page.EventWindowOpen:
+		t.windowOpens++
 	case *page.EventFileChooserOpened:
 		t.chooser = ev.BackendNodeID
 	case *inspector.EventTargetCrashed:

@@ -354,6 +354,7 @@ type navMark struct {
 	loader               cdp.LoaderID
 	navCount, loadStarts int
 	downloads            int
+	windowOpens          int
 	netSeq               int64
 	tabs                 map[string]bool
 	at                   time.Time
@@ -361,7 +362,7 @@ type navMark struct {
 
 func (b *Browser) markLocked(t *tab) navMark {
 	m := navMark{loader: t.loaderID, navCount: t.navCount, loadStarts: t.loadStarts, downloads: len(b.downloads),
-		netSeq: b.netSeq, tabs: map[string]bool{}, at: time.Now()}
+		windowOpens: t.windowOpens, netSeq: b.netSeq, tabs: map[string]bool{}, at: time.Now()}
 	if b.inst != nil {
 		for _, x := range b.inst.tabs {
 			m.tabs[string(x.id)] = true
@@ -548,6 +549,7 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 			deadline = time.Now()
 		}
 	}
+	b.awaitOpened(ctx, inst, t, m)
 	b.waitTabsReady(inst)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -578,6 +580,38 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 		}
 	}
 	b.noticeLocked(ctx, res)
+}
+
+// openedMax bounds awaitOpened: a popup the browser blocks is asked for and never made.
+const openedMax = 3 * time.Second
+
+// awaitOpened waits, at most openedMax, until every window t's page asked for since m has
+// its tab: the browser creates it a moment after the page asks, on a loaded machine after
+// the action's page has settled, and a result without it leaves the caller on the opener
+// (TestClickThatClosesItsTab saw no new tab, once, in a full run).
+func (b *Browser) awaitOpened(ctx context.Context, inst *instance, t *tab, m navMark) {
+	deadline := time.After(openedMax)
+	for {
+		b.mu.Lock()
+		opened := 0
+		for _, x := range inst.tabs {
+			if !m.tabs[string(x.id)] && x.opener == t.id {
+				opened++
+			}
+		}
+		asked, ch := t.windowOpens-m.windowOpens, b.changed
+		b.mu.Unlock()
+		if opened >= asked || inst.isDead() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // waitNavigation waits until a navigation begun after m commits and loads, or

@@ -30,9 +30,12 @@ type tab struct {
 	docStatus  map[cdp.LoaderID]int64
 	navCount   int // main-frame commits and same-document navigations
 	loadStarts int // main-frame navigation requests and load starts
-	dialog     *Dialog
-	crashed    bool
-	gone       bool
+	// windowOpens counts the windows its page asked for (Page.windowOpen: window.open, a
+	// link or form with a target), each a tab the browser creates a moment later.
+	windowOpens int
+	dialog      *Dialog
+	crashed     bool
+	gone        bool
 	// chooser is the file input whose file chooser the page opened (intercepted:
 	// no native dialog appears); 0 when none is pending.
 	chooser cdp.BackendNodeID
@@ -77,6 +80,7 @@ func (b *Browser) adopt(inst *instance, ti *target.Info) (*tab, error) {
 		lifecycle: map[cdp.LoaderID]map[string]bool{}, docStatus: map[cdp.LoaderID]int64{}}
 	inst.byID[t.id] = t
 	inst.tabs = append(inst.tabs, t)
+	b.notifyLocked() // for awaitOpened
 	b.mu.Unlock()
 
 	// Detach only when the context ends: tabs are closed explicitly
