@@ -419,12 +419,18 @@ func showWindow(t testing.TB, d *display.Desktop, title, name string, args ...st
 
 // showWindowEnv is showWindow with extra environment for the program. A program that
 // exits before its window shows (an X client of a machine under load has been seen to, at
-// its start) is started again, twice at most; the failure quotes what it printed.
+// its start), or whose window has not shown after 10 s (a window mapped while the fresh
+// desktop's window manager is still starting may be lost: xclipboard's once was, in CI), is
+// started again, twice at most; the failure quotes what it printed.
 func showWindowEnv(t testing.TB, d *display.Desktop, env []string, title, name string, args ...string) {
 	t.Helper()
 	testenv.Require(t, name, "xdotool")
 	var stderr bytes.Buffer
-	start := func() chan struct{} {
+	type run struct {
+		pid    int
+		exited chan struct{}
+	}
+	start := func() run {
 		c := startProc(t, d, env, name, args...)
 		c.Stderr = &stderr
 		if err := c.Start(); err != nil {
@@ -433,24 +439,29 @@ func showWindowEnv(t testing.TB, d *display.Desktop, env []string, title, name s
 		exited := make(chan struct{})
 		go func() { c.Wait(); close(exited) }()
 		t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); <-exited })
-		return exited
+		return run{c.Process.Pid, exited}
 	}
-	exited, starts := start(), 1
-	for i := 0; ; i++ {
+	r, starts, since := start(), 1, 0
+	for i := 0; ; i, since = i+1, since+1 {
 		out, _ := d.Command("xdotool", "search", "--onlyvisible", "--name", title).Output()
 		if len(bytes.TrimSpace(out)) > 0 {
 			break
 		}
+		lost := since >= 100
+		if lost && starts < 3 {
+			syscall.Kill(-r.pid, syscall.SIGKILL)
+			<-r.exited
+		}
 		select {
-		case <-exited:
+		case <-r.exited:
 			if starts == 3 {
 				t.Fatalf("%s exited %d times before its window %q appeared: %s", name, starts, title, stderr.String())
 			}
-			exited, starts = start(), starts+1
+			r, starts, since = start(), starts+1, 0
 		default:
 		}
-		if i > 300 {
-			t.Fatalf("window %q did not appear (%s: %s)", title, name, stderr.String())
+		if i > 400 {
+			t.Fatalf("window %q did not appear after %d starts (%s: %s)", title, starts, name, stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
