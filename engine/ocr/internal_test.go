@@ -825,3 +825,37 @@ func TestCaretTouchingALetterKeepsIt(t *testing.T) {
 	}
 	lineKeeps(t, g, image.Rect(30, 12, 66, 21), image.Pt(31, 15))
 }
+
+func TestOnlyLargeLightBarsThicken(t *testing.T) {
+	// Three lines of "E"s: 13 px tall with bars of one pixel (a light face at a large
+	// size: its bars are thickened), 13 px tall with bars of two (a regular face), and
+	// 9 px tall with bars of one (small text, whose strokes are a pixel in any face).
+	g, fill := canvas(200, 120, 250, 20)
+	e := func(x, y, h, bar int) {
+		fill(x, y, x+2, y+h)
+		for _, by := range []int{y, y + (h-bar)/2, y + h - bar} {
+			fill(x, by, x+8, by+bar)
+		}
+	}
+	for k := 0; k < 4; k++ {
+		e(20+12*k, 10, 13, 1)
+		e(20+12*k, 50, 13, 2)
+		e(20+12*k, 90, 9, 1)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 3 {
+		t.Fatalf("%d lines, want 3: %+v", len(ls), ls)
+	}
+	for li, l := range ls {
+		r, c := m.crop(li, l, l.r)
+		// The row under the top bar of the first E, clear of its stem: inked only when
+		// the bar was thickened.
+		bar := map[int]int{10: 1, 50: 2, 90: 1}[l.r.Min.Y]
+		v := c.Pix[(l.r.Min.Y+bar-r.Min.Y)*c.Stride+l.r.Min.X+5-r.Min.X]
+		want := l.r.Min.Y == 10
+		if got := v < 128; got != want {
+			t.Errorf("line at y %d: the row under its bars inked %v, want %v", l.r.Min.Y, got, want)
+		}
+	}
+}

@@ -637,3 +637,49 @@ func running() []child {
 	}
 	return out
 }
+
+// xcalcFigures is xcalc's display after 12*34=, as it shows it: "408" in a light face,
+// figures 13 px tall with bars one pixel thick ("#" ink).
+var xcalcFigures = []string{
+	".......##...#####.....###....",
+	"......###..##...##...#...#...",
+	"......###..#.....#..##....#..",
+	".....#.##..#.....##.##....#..",
+	"....##.##..#......#..#...##..",
+	"....#..##..#......#...###....",
+	"...##..##..#......#..#...##..",
+	"...#...##..#......#.#.....#..",
+	"..#....##..#......#.#.....##.",
+	".##....##..#.....##.#.....##.",
+	".#########.#.....#..#.....#..",
+	".......##..##...##..##...##..",
+	".......##...#####.....####...",
+}
+
+// TestLightFaceFiguresRead checks that large figures of a light face read as the figures
+// they are at every scale: tesseract read xcalc's 408 as "A08" at the default scale
+// (2.15x here), "A08" at 2x, "ADS" at 3x and "AQ0S" with Fine (4x here, what a region's
+// read uses), its closed 4 an A (see hairBars).
+func TestLightFaceFiguresRead(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	img := image.NewGray(image.Rect(0, 0, 200, 60))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for y, row := range xcalcFigures {
+		for x, c := range row {
+			if c == '#' {
+				img.Pix[(20+y)*200+60+x] = 0
+			}
+		}
+	}
+	for _, opts := range []ocr.Options{{}, {Scale: 1}, {Scale: 2}, {Scale: 3}, {Fine: true}} {
+		res, err := ocr.Analyze(context.Background(), img, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.FullText != "408" {
+			t.Errorf("%+v: read %q, want 408", opts, res.FullText)
+		}
+	}
+}
