@@ -113,7 +113,6 @@ func (w *watch) run(s Server) {
 			w.mu.Unlock()
 		case <-timer.C:
 			w.stall()
-			// The probe's own connection is among those closed on its way out.
 			go func() {
 				if p := <-answered; p != nil {
 					p.close()
@@ -140,8 +139,9 @@ type probeConn struct {
 	x   *xgb.Conn
 }
 
-// dialProbe connects to the server as ConnectPassing does, the connection watched like
-// any other (a stall closes it), or returns nil.
+// dialProbe connects to the server as ConnectPassing does, or returns nil. Its connection
+// is no connection of w365's to watch: one that a stall leaves waiting is closed once the
+// server answers (run).
 func dialProbe(name string, s Server) *probeConn {
 	c, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+strings.TrimPrefix(name, ":"), 5*time.Second)
 	if err != nil {
@@ -152,10 +152,6 @@ func dialProbe(name string, s Server) *probeConn {
 		return nil
 	}
 	fc := &fdConn{UnixConn: c.(*net.UnixConn)}
-	if w := watchOf(name); w != nil {
-		fc.w = w
-		w.add(fc)
-	}
 	x, err := xgb.NewConnNetWithCookieHex(fc, hex.EncodeToString(s.Cookie))
 	if err != nil {
 		fc.Close()
