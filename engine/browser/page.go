@@ -463,11 +463,17 @@ func (b *Browser) awaitClosing(ctx context.Context, t *tab) {
 // awaitGone waits until the browser has told that tab t is gone, or ctx ends, and says
 // whether it is.
 func (b *Browser) awaitGone(ctx context.Context, t *tab) bool {
+	return b.until(ctx, func() bool { return t.gone })
+}
+
+// until waits until cond, read with b.mu held, holds, or ctx ends; it says whether cond
+// held.
+func (b *Browser) until(ctx context.Context, cond func() bool) bool {
 	for {
 		b.mu.Lock()
-		gone, ch := t.gone, b.changed
+		ok, ch := cond(), b.changed
 		b.mu.Unlock()
-		if gone {
+		if ok {
 			return true
 		}
 		select {
@@ -590,28 +596,17 @@ const openedMax = 3 * time.Second
 // the action's page has settled, and a result without it leaves the caller on the opener
 // (TestClickThatClosesItsTab saw no new tab, once, in a full run).
 func (b *Browser) awaitOpened(ctx context.Context, inst *instance, t *tab, m navMark) {
-	deadline := time.After(openedMax)
-	for {
-		b.mu.Lock()
+	ctx, cancel := context.WithTimeout(ctx, openedMax)
+	defer cancel()
+	b.until(ctx, func() bool {
 		opened := 0
 		for _, x := range inst.tabs {
 			if !m.tabs[string(x.id)] && x.opener == t.id {
 				opened++
 			}
 		}
-		asked, ch := t.windowOpens-m.windowOpens, b.changed
-		b.mu.Unlock()
-		if opened >= asked || inst.isDead() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+		return opened >= t.windowOpens-m.windowOpens || inst.isDead()
+	})
 }
 
 // waitNavigation waits until a navigation begun after m commits and loads, or

@@ -27,7 +27,7 @@ var errNoForeground = werr.New(werr.NotFound, "no window has the focus").WithHin
 
 // xWindowInfo reads the active window (id == 0) or the given window from the X server
 // of displayName: its process, title and on-screen client geometry.
-func xWindowInfo(displayName string, id uint32) (w xwin, err error) {
+func xWindowInfo(displayName string, id uint32) (_ xwin, err error) {
 	c, err := xconn.Connect(displayName)
 	if err != nil {
 		return xwin{}, xconn.Explain(displayName, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName))
