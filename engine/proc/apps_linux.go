@@ -237,7 +237,7 @@ func application(path string, args []string, o LaunchOptions) (string, []string,
 		}
 		if a.entry.hasCategory("TerminalEmulator") {
 			if _, err := Resolve(a.program, o.Apps); err != nil {
-				return "", nil, werr.New(werr.BlockedByPolicy, "rule launch-allowlist: %s is a terminal emulator: the shell it opens would run outside the sandbox", a.name()).
+				return "", nil, werr.New(werr.BlockedByPolicy, "rule launch-allowlist: %s is a terminal emulator: the shell it opens would take commands without execute_shell_command's rules and approvals", a.name()).
 					WithDetail("rule", "launch-allowlist").
 					WithHint("run commands with execute_shell_command (sandboxed); a deployment can allow it by naming %s in the policy's launchApplications", a.program)
 			}
