@@ -295,6 +295,40 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	}
 }
 
+func TestStippleSetsNoTextBand(t *testing.T) {
+	// Xaw's oval buttons side by side (xclipboard's): a sensitive button's arcs stand 4
+	// px above and below its letters, and the insensitive neighbour's outline is stippled,
+	// its top and bottom rows a dotted line level with the arcs' ends. The dots and the
+	// stippled sides' short pieces are no letters: the text's band is the letters', the
+	// arcs stand out of it and leave the line.
+	const W, H = 170, 50
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 11, 32, 31) // left arc
+	for k := 0; k < 6; k++ {
+		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
+	}
+	fill(86, 11, 88, 31) // right arc
+	for x := 92; x < 150; x += 2 {
+		fill(x, 11, x+1, 12) // the stippled outline's top and bottom
+		fill(x, 30, x+1, 31)
+	}
+	fill(150, 12, 152, 18) // pieces of its stippled side, shorter than a letter
+	fill(150, 23, 152, 29)
+	for k := 0; k < 5; k++ {
+		fill(96+8*k, 15+k%2*2, 101+8*k, 27)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	m.lines()
+	for _, x := range []int{30, 86} {
+		if c := m.comp[20*W+x]; c < 0 || !m.comps[c].frame {
+			t.Errorf("the arc at x=%d is not a frame: component %d", x, c)
+		}
+	}
+	if c := m.comp[20*W+37]; c < 0 || m.comps[c].frame {
+		t.Errorf("a letter is a frame: component %d", c)
+	}
+}
+
 func TestGlyphReadsAsOneCharacter(t *testing.T) {
 	// A lone "C" on a key comes back from tesseract as "Cc": a glyph's tile keeps one
 	// character; a line of text keeps what it read ("Cc" may be a word there), and so

@@ -345,10 +345,13 @@ func (m *inkImage) trim(l line) line {
 	med := hs[len(hs)/2]
 	limit := med * tallRatio / 10
 	// The text's band: from the highest top to the lowest bottom of the components of
-	// about the median's height (letters, ascenders, descenders).
+	// about the median's height (letters, ascenders, descenders), not under 0.7 of it:
+	// the dots of a stippled outline (an insensitive Xaw button's) and the short pieces
+	// of its sides are no letters, and with them the band reached as high and low as the
+	// arcs of the sensitive button beside it, which were read as "(" and ")".
 	top, bottom := math.MaxInt, math.MinInt
 	for _, ci := range l.comps {
-		if r := m.comps[ci].r; r.Dy()*10 <= med*bandRatio {
+		if r := m.comps[ci].r; r.Dy()*10 >= med*bandLow && r.Dy()*10 <= med*bandRatio {
 			top, bottom = min(top, r.Min.Y), max(bottom, r.Max.Y)
 		}
 	}
@@ -624,10 +627,11 @@ func (m *inkImage) chevron(ci, x int) bool {
 }
 
 // tallRatio (in tenths) is how much taller than a line's median component a component
-// may be and still be text; bandRatio (in tenths) bounds the components that set the
-// text's band (see trim).
+// may be and still be text; bandLow and bandRatio (in tenths) bound the components that
+// set the text's band (see trim).
 const (
 	tallRatio = 24
+	bandLow   = 7
 	bandRatio = 16
 )
 
