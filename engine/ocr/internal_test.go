@@ -329,6 +329,35 @@ func TestStippleSetsNoTextBand(t *testing.T) {
 	}
 }
 
+func TestFlatPeriodIsDrawnSquare(t *testing.T) {
+	// "16.4" in an 8 pt antialiased font: figures 8 px tall, the period a dot 2 px wide
+	// and 1 high on the baseline (zenity's list), which tesseract passed over. The dot is
+	// cropped 2x2; a colon's lower dot, with its upper one over it, is left as it is.
+	const W, H = 120, 30
+	g, fill := canvas(W, H, 250, 20)
+	fill(20, 10, 22, 18) // 1
+	fill(25, 10, 31, 18) // 6
+	fill(33, 17, 35, 18) // .
+	fill(37, 10, 43, 18) // 4
+	fill(60, 10, 66, 18) // 2
+	fill(68, 12, 70, 13) // :
+	fill(68, 17, 70, 18)
+	fill(72, 10, 78, 18) // 5
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 {
+		t.Fatalf("lines %+v, want two", ls)
+	}
+	r, out := m.crop(0, ls[0], ls[0].r)
+	if at := func(x, y int) byte { return out.GrayAt(x-r.Min.X, y-r.Min.Y).Y }; at(33, 16) > 128 || at(34, 16) > 128 || at(33, 15) < 128 {
+		t.Errorf("the period is not drawn 2x2: %d %d above it, %d above that", at(33, 16), at(34, 16), at(33, 15))
+	}
+	r, out = m.crop(1, ls[1], ls[1].r)
+	if at := out.GrayAt(68-r.Min.X, 16-r.Min.Y).Y; at < 128 {
+		t.Errorf("the colon's lower dot is drawn taller: %d above it", at)
+	}
+}
+
 func TestGlyphReadsAsOneCharacter(t *testing.T) {
 	// A lone "C" on a key comes back from tesseract as "Cc": a glyph's tile keeps one
 	// character; a line of text keeps what it read ("Cc" may be a word there), and so

@@ -868,6 +868,13 @@ func (m *inkImage) crop(li int, l line, ext image.Rectangle) (image.Rectangle, *
 			dst[x-r.Min.X] = byte(255 - min(255, d*255/full))
 		}
 	}
+	// A flat period is drawn square: each row above it takes the ink of its top row.
+	for _, c := range m.flatDots(l) {
+		top := out.Pix[(c.Min.Y-r.Min.Y)*out.Stride:]
+		for y := c.Max.Y - c.Dx(); y < c.Min.Y; y++ {
+			copy(out.Pix[(y-r.Min.Y)*out.Stride+c.Min.X-r.Min.X:][:c.Dx()], top[c.Min.X-r.Min.X:][:c.Dx()])
+		}
+	}
 	if m.hairBars(li, l) {
 		// Each row takes the ink of the row above it: bars two pixels thick.
 		for y := out.Rect.Dy() - 1; y > 0; y-- {
@@ -878,6 +885,34 @@ func (m *inkImage) crop(li int, l line, ext image.Rectangle) (image.Rectangle, *
 		}
 	}
 	return r, out
+}
+
+// flatDots returns a line's flat periods: in a small antialiased font (DejaVu Sans at 8
+// pt) a period's grey upper row falls under the ink threshold and leaves a dot two or three
+// pixels wide and one high, which tesseract passed over between figures: zenity's "16.4"
+// read "164", "7.2.5" "7.25". Such a dot is lower than wide, at most three pixels wide, in
+// the line's lowest third, with taller ink wholly left and wholly right of it and no other
+// ink over or under it (a colon's lower dot, a "÷"'s, a faint stroke's fragment under its
+// letter are not periods); crop draws it as tall as wide.
+func (m *inkImage) flatDots(l line) []image.Rectangle {
+	var dots []image.Rectangle
+	for _, ci := range l.comps {
+		c := m.comps[ci].r
+		if c.Dy() >= c.Dx() || c.Dx() > 3 || 3*c.Max.Y < l.r.Min.Y+2*l.r.Max.Y {
+			continue
+		}
+		left, right, over := false, false, false
+		for _, cj := range l.comps {
+			o := m.comps[cj].r
+			left = left || o.Max.X <= c.Min.X && o.Dy() > c.Dx()
+			right = right || o.Min.X >= c.Max.X && o.Dy() > c.Dx()
+			over = over || cj != ci && o.Min.X < c.Max.X && o.Max.X > c.Min.X
+		}
+		if left && right && !over {
+			dots = append(dots, c)
+		}
+	}
+	return dots
 }
 
 // hairBars says whether line li is large text of a light face: three or more letters, all
