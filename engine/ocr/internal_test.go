@@ -358,6 +358,28 @@ func TestFlatPeriodIsDrawnSquare(t *testing.T) {
 	}
 }
 
+func TestMonospaceLineReachesOverABlankCell(t *testing.T) {
+	// xmore's font: cells 7 px wide, letters 5 wide and 5 to 7 tall, so a word gap of
+	// one blank cell (9 px) is wider than the line is tall, and "Faster start" was read
+	// as two lines, "Paster" alone. The words one blank cell apart are one line; a column
+	// two blank cells away is not.
+	const W, H = 200, 30
+	g, fill := canvas(W, H, 250, 20)
+	letters := func(x0, n int) {
+		for k := 0; k < n; k++ {
+			fill(x0+7*k, 10+k%2*2, x0+7*k+5, 17)
+		}
+	}
+	letters(20, 6)  // 20..62
+	letters(69, 5)  // one blank cell: 62 to 69 is 9 px
+	letters(120, 3) // two blank cells and more away
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 || ls[0].r != image.Rect(20, 10, 102, 17) {
+		t.Fatalf("lines %+v, want the first two words as one", ls)
+	}
+}
+
 func TestGlyphReadsAsOneCharacter(t *testing.T) {
 	// A lone "C" on a key comes back from tesseract as "Cc": a glyph's tile keeps one
 	// character; a line of text keeps what it read ("Cc" may be a word there), and so

@@ -129,7 +129,26 @@ type line struct {
 	light bool
 	// gaps is the sum of the ngaps gaps between its components as they joined.
 	gaps, ngaps int
+	// left is the left edge of the component that joined last; pitch is the sum of the
+	// npitch steps between the left edges of letters side by side in a word, from
+	// pmin to pmax (see lines).
+	left, pitch, npitch, pmin, pmax int
 }
+
+// monoPitch is a line's pitch when its letters stand in cells of one width (a terminal's,
+// a monospace font's): at least minPitches steps between letters' left edges, all within
+// pitchSpread of each other; 0 otherwise.
+func (l *line) monoPitch() int {
+	if l.npitch < minPitches || l.pmax-l.pmin > pitchSpread {
+		return 0
+	}
+	return l.pitch / l.npitch
+}
+
+const (
+	minPitches  = 4
+	pitchSpread = 2
+)
 
 func findInk(g *image.Gray, p *background, workers int) *inkImage {
 	b := g.Rect
@@ -234,6 +253,9 @@ func (m *inkImage) lines() []line {
 			if l.ngaps > 0 {
 				h = max(h, 2*l.gaps/l.ngaps) // a letter-spaced line reaches its pitch
 			}
+			if p := l.monoPitch(); p > 0 {
+				h = max(h, 2*p-1) // a monospace line reaches over one blank cell
+			}
 			if c.r.Min.X-l.r.Max.X > h {
 				continue
 			}
@@ -253,6 +275,17 @@ func (m *inkImage) lines() []line {
 			l.gaps += gap
 			l.ngaps++
 		}
+		// A step to a letter close beside the last (not the dot of an i over its stem) is
+		// one of the line's pitches.
+		if step := c.r.Min.X - l.left; len(l.comps) > 0 && step > 1 && 2*(c.r.Min.X-l.r.Max.X) < l.r.Dy() {
+			if l.npitch == 0 {
+				l.pmin, l.pmax = step, step
+			}
+			l.pitch += step
+			l.npitch++
+			l.pmin, l.pmax = min(l.pmin, step), max(l.pmax, step)
+		}
+		l.left = c.r.Min.X
 		l.r = l.r.Union(c.r)
 		l.comps = append(l.comps, ci)
 		l.n += c.n
