@@ -810,6 +810,37 @@ func TestLetterInACursorCellStays(t *testing.T) {
 	}
 }
 
+func TestLetterCutOutOfACursorWithItsCounter(t *testing.T) {
+	// xedit's cursor on the D of "Dear" in a serif font: a filled cell with the letter
+	// cut out of it, its bowl touching the cell's side, and its counter an island of the
+	// cell's ink, so that the cell's own ink is under half its inside. The counter is the
+	// letter's hole: the letter stays.
+	const W, H = 200, 40
+	g, fill := canvas(W, H, 250, 20)
+	for _, x := range []int{20, 30, 50, 60, 70} {
+		fill(x, 12, x+6, 21)
+	}
+	fill(39, 8, 47, 25) // the cell
+	for x := 40; x < 46; x++ {
+		g.Pix[11*W+x], g.Pix[21*W+x] = 250, 250 // an O cut out of it
+	}
+	for y := 11; y < 22; y++ {
+		g.Pix[y*W+40], g.Pix[y*W+45] = 250, 250
+	}
+	for y := 14; y < 19; y++ {
+		g.Pix[y*W+46] = 250 // the bowl touches the side
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	ci := m.comp[15*W+40]
+	if len(ls) != 1 || ci < 0 || m.comps[ci].frame || m.comps[ci].line != 0 || m.comps[ci].r != image.Rect(40, 11, 46, 22) {
+		t.Fatalf("lines %+v; the letter: component %d, want a letter at (40,11)-(46,22) in the line", ls, ci)
+	}
+	if c := m.comp[15*W+42]; c >= 0 {
+		t.Errorf("the counter is ink: component %d", c)
+	}
+}
+
 func TestFaintTextFragmentsKeepItsLetters(t *testing.T) {
 	// Grey text on a dark theme breaks at the ink threshold into whole letters and
 	// fragments of strokes a pixel or two high; the letters are no frames for standing

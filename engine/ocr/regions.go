@@ -452,7 +452,8 @@ func (m *inkImage) trim(l line) line {
 // xterm) or filled with the letter cut out of it (xedit, a focused xterm), and the letter,
 // joined to the box or a hole in it, was lost with it. A cell is taller than wide (a
 // check box is square), its top and bottom rows inked; hollow, its sides are too and its
-// inside is mostly clear; filled, its inside is mostly ink. The cell's ink is cleared and
+// inside is mostly clear; filled, its inside is mostly ink, the counters of the letter
+// cut out of it counted (they are cleared with it). The cell's ink is cleared and
 // the letter becomes ink of the line's polarity; openCell returns the components it
 // makes of it (none when ci is no cell, or an empty one).
 func (m *inkImage) openCell(ci int, light bool) []int {
@@ -477,17 +478,24 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 		return nil
 	}
 	in := r.Inset(1)
-	ink := 0
+	// An island is ink of the cell's polarity wholly inside it: in a filled cell, the
+	// counter of the letter cut out of it (the D of xedit's "Dear" in a serif font).
+	island := func(k int32) bool {
+		return k >= 0 && k != id && m.comps[k].r.In(in) && m.comps[k].light() == c.light()
+	}
+	ink, islands := 0, 0
 	for y := in.Min.Y; y < in.Max.Y; y++ {
 		for x := in.Min.X; x < in.Max.X; x++ {
-			if m.comp[y*W+x] == id {
+			if k := m.comp[y*W+x]; k == id {
 				ink++
+			} else if island(k) {
+				islands++
 			}
 		}
 	}
 	area := in.Dx() * in.Dy()
 	hollow := inked(r.Min.X, r.Min.Y, 0, 1, h) && inked(r.Max.X-1, r.Min.Y, 0, 1, h) && ink*2 < area
-	if !hollow && ink*2 < area {
+	if !hollow && (ink+islands)*2 < area {
 		return nil
 	}
 	// The letter's pixels are marked -2, the cell's cleared.
@@ -506,6 +514,9 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 				m.comp[i], m.depth[i] = -1, 0
 			case !hollow && m.comp[i] < 0 && image.Pt(x, y).In(in):
 				m.comp[i], m.depth[i] = -2, int16(sign*c.max)
+			case !hollow && island(m.comp[i]):
+				m.comps[m.comp[i]].frame = true
+				m.comp[i], m.depth[i] = -1, 0
 			}
 		}
 	}
