@@ -295,6 +295,37 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	}
 }
 
+func TestLetterTouchingAnOutlineStays(t *testing.T) {
+	// An oval button's arcs (removeLines took its straight edges), 1 px wide and 4 px
+	// above and below the letters; the last letter leans into the right arc (the d of
+	// xmessage's "Extend" in an italic Times) and was lost with it. The arc leaves the
+	// line, the letter stays in it; a box's side beside letters is no letter either.
+	const W, H = 140, 50
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 11, 31, 31) // left arc
+	for k := 0; k < 6; k++ {
+		fill(34+8*k, 15+k%2*2, 39+8*k, 27)
+	}
+	fill(79, 11, 80, 12) // right arc, curving in above and below the letters
+	fill(80, 12, 81, 13)
+	fill(81, 13, 82, 15)
+	fill(82, 15, 83, 27)
+	fill(81, 27, 82, 29)
+	fill(80, 29, 81, 30)
+	fill(79, 30, 80, 31)
+	fill(79, 17, 81, 18) // the last letter's top reaches it
+	fill(81, 16, 82, 17)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	c := m.comp[20*W+76]
+	if len(ls) != 1 || c < 0 || m.comps[c].frame || m.comps[c].line != 0 || m.comps[c].r != image.Rect(74, 17, 81, 27) {
+		t.Fatalf("lines %+v; the last letter: component %d %+v, want a letter at (74,17)-(81,27) in the line", ls, c, m.comps[max(c, 0)])
+	}
+	if a := m.comp[25*W+82]; a >= 0 && !m.comps[a].frame {
+		t.Errorf("the right arc is text: component %d", a)
+	}
+}
+
 func TestStippleSetsNoTextBand(t *testing.T) {
 	// Xaw's oval buttons side by side (xclipboard's): a sensitive button's arcs stand 4
 	// px above and below its letters, and the insensitive neighbour's outline is stippled,

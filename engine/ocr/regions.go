@@ -424,6 +424,9 @@ func (m *inkImage) trim(l line) line {
 			if kids == nil {
 				kids = m.caret(ci, top, bottom)
 			}
+			if kids == nil {
+				kids = m.arcSide(ci, top, bottom, med)
+			}
 			for _, k := range kids {
 				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
 					keep, opened = append(keep, k), true
@@ -606,6 +609,121 @@ func (m *inkImage) caret(ci, top, bottom int) []int {
 	}
 	return m.label(r)
 }
+
+// arcSide reads the letter an outline's side touches, component ci of a line whose text
+// lies in rows [top, bottom) and whose median letter is med high: an oval button's arc,
+// left once removeLines took the outline's straight edges, is thin and stands out of the
+// band above and below; a letter leaning into it (the d of xmessage's "Extend" in an
+// italic Times) joined it into one component, taken for a frame with the letter. On the
+// side the arc lies, the outermost run of each band row is at most arcWidth pixels;
+// those runs and all the component's ink outside the band are cleared, and what is left
+// is labelled again, when it holds a piece at least bandLow tenths of med high and wider
+// than arcWidth (a box's other side is no letter: xcalc's focus box). Of the two sides,
+// the one leaving the most ink in such pieces is taken.
+func (m *inkImage) arcSide(ci, top, bottom, med int) []int {
+	r := m.comps[ci].r
+	if r.Min.Y >= top || r.Max.Y <= bottom {
+		return nil
+	}
+	W := m.rect.Dx()
+	id := int32(ci)
+	w, h := r.Dx(), r.Dy()
+	// peel marks, in a grid over r, the pixels the arc on one side would take: 1 the
+	// arc's, 2 what is left; nil when a band row's outermost run is too wide.
+	peel := func(right bool) []byte {
+		grid := make([]byte, w*h)
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			row := grid[(y-r.Min.Y)*w:][:w]
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if m.comp[y*W+x] == id {
+					row[x-r.Min.X] = 2
+				}
+			}
+			if y < top || y >= bottom {
+				for x, v := range row {
+					if v == 2 {
+						row[x] = 1
+					}
+				}
+				continue
+			}
+			x, step := 0, 1
+			if right {
+				x, step = w-1, -1
+			}
+			for x >= 0 && x < w && row[x] == 0 {
+				x += step
+			}
+			for n := 0; x >= 0 && x < w && row[x] == 2; n, x = n+1, x+step {
+				if n == arcWidth {
+					return nil
+				}
+				row[x] = 1
+			}
+		}
+		return grid
+	}
+	// kept is the ink of the pieces left at least bandLow tenths of med high.
+	kept := func(grid []byte) int {
+		total := 0
+		seen := make([]bool, len(grid))
+		var stack []int
+		for s := range grid {
+			if grid[s] != 2 || seen[s] {
+				continue
+			}
+			n, x0, x1, y0, y1 := 0, w, 0, h, 0
+			stack = append(stack[:0], s)
+			seen[s] = true
+			for len(stack) > 0 {
+				i := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				n++
+				x0, x1 = min(x0, i%w), max(x1, i%w+1)
+				y0, y1 = min(y0, i/w), max(y1, i/w+1)
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						x, y := i%w+dx, i/w+dy
+						if j := y*w + x; x >= 0 && y >= 0 && x < w && y < h && grid[j] == 2 && !seen[j] {
+							seen[j] = true
+							stack = append(stack, j)
+						}
+					}
+				}
+			}
+			if (y1-y0)*10 >= med*bandLow && x1-x0 > arcWidth {
+				total += n
+			}
+		}
+		return total
+	}
+	var best []byte
+	most := 0
+	for _, right := range []bool{false, true} {
+		if g := peel(right); g != nil {
+			if k := kept(g); k > most {
+				best, most = g, k
+			}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			switch i := y*W + x; best[(y-r.Min.Y)*w+x-r.Min.X] {
+			case 1:
+				m.comp[i], m.depth[i] = -1, 0
+			case 2:
+				m.comp[i] = -2
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// arcWidth is the widest run of an outline's side in a band row (see arcSide).
+const arcWidth = 3
 
 // label makes components of the pixels marked -2 in r (8-connected, within r) and
 // returns them.
