@@ -56,6 +56,20 @@ func TestParseTSVMapsAndDedupes(t *testing.T) {
 	}
 }
 
+func TestOutlinesSideBySideCutAReading(t *testing.T) {
+	// Two stippled oval buttons side by side (xclipboard's insensitive Next and Prev):
+	// their outlines between the labels read as ")(", and the two labels as one word.
+	// They are two words, without the outlines' brackets, each over its part of the box.
+	tl := &tile{core: image.Rect(0, 0, 500, 300), r: image.Rect(0, 0, 600, 332), scale: 1}
+	tsv := "5\t1\t1\t1\t1\t1\t100\t10\t100\t20\t80\tNext)(Prev\n"
+	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+	want := []Box{{Text: "Next", Confidence: 80, X: 100, Y: 10, Width: 40, Height: 20},
+		{Text: "Prev", Confidence: 80, X: 160, Y: 10, Width: 40, Height: 20}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
 func TestPolarityAndLines(t *testing.T) {
 	// Left half dark with a light "glyph", right half light with a dark one and a long
 	// thin line; a mid-blue band (luminance 150) at the bottom with a white glyph.
