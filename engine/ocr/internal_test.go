@@ -295,9 +295,7 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	const W, H = 140, 50
 	g, fill := canvas(W, H, 250, 20)
 	fill(30, 11, 32, 31) // left arc
-	for k := 0; k < 6; k++ {
-		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
-	}
+	sixLetters(fill, 36)
 	fill(86, 11, 88, 31) // right arc
 	m := findInk(g, newBackground(g, 2), 2)
 	ls := m.lines()
@@ -309,6 +307,14 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	}
 }
 
+// sixLetters draws six letters 5 px wide, 8 apart from x0, 12 and 10 px tall by turns on
+// a baseline at y 27.
+func sixLetters(fill func(x0, y0, x1, y1 int), x0 int) {
+	for k := 0; k < 6; k++ {
+		fill(x0+8*k, 15+k%2*2, x0+5+8*k, 27)
+	}
+}
+
 func TestLetterTouchingAnOutlineStays(t *testing.T) {
 	// An oval button's arcs (removeLines took its straight edges), 1 px wide and 4 px
 	// above and below the letters; the last letter leans into the right arc (the d of
@@ -317,9 +323,7 @@ func TestLetterTouchingAnOutlineStays(t *testing.T) {
 	const W, H = 140, 50
 	g, fill := canvas(W, H, 250, 20)
 	fill(30, 11, 31, 31) // left arc
-	for k := 0; k < 6; k++ {
-		fill(34+8*k, 15+k%2*2, 39+8*k, 27)
-	}
+	sixLetters(fill, 34)
 	fill(79, 11, 80, 12) // right arc, curving in above and below the letters
 	fill(80, 12, 81, 13)
 	fill(81, 13, 82, 15)
@@ -349,9 +353,7 @@ func TestStippleSetsNoTextBand(t *testing.T) {
 	const W, H = 170, 50
 	g, fill := canvas(W, H, 250, 20)
 	fill(30, 11, 32, 31) // left arc
-	for k := 0; k < 6; k++ {
-		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
-	}
+	sixLetters(fill, 36)
 	fill(86, 11, 88, 31) // right arc
 	for x := 92; x < 150; x += 2 {
 		fill(x, 11, x+1, 12) // the stippled outline's top and bottom

@@ -59,12 +59,5 @@ v.addLayout(row)
 w.resize(480, 440)
 w.move(420, 180)
 w.show()
-
-
-def ready():
-    print("TRUTH " + " ".join(truth), flush=True)
-    print("READY", flush=True)
-
-
-QTimer.singleShot(800, ready)
+QTimer.singleShot(800, lambda: print("TRUTH " + " ".join(truth), "READY", sep="\n", flush=True))
 app.exec_()
