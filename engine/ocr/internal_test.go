@@ -56,6 +56,20 @@ func TestParseTSVMapsAndDedupes(t *testing.T) {
 	}
 }
 
+func TestOutlinesSideBySideCutAReading(t *testing.T) {
+	// Two stippled oval buttons side by side (xclipboard's insensitive Next and Prev):
+	// their outlines between the labels read as ")(", and the two labels as one word.
+	// They are two words, without the outlines' brackets, each over its part of the box.
+	tl := &tile{core: image.Rect(0, 0, 500, 300), r: image.Rect(0, 0, 600, 332), scale: 1}
+	tsv := "5\t1\t1\t1\t1\t1\t100\t10\t100\t20\t80\tNext)(Prev\n"
+	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
+	want := []Box{{Text: "Next", Confidence: 80, X: 100, Y: 10, Width: 40, Height: 20},
+		{Text: "Prev", Confidence: 80, X: 160, Y: 10, Width: 40, Height: 20}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
 func TestPolarityAndLines(t *testing.T) {
 	// Left half dark with a light "glyph", right half light with a dark one and a long
 	// thin line; a mid-blue band (luminance 150) at the bottom with a white glyph.
@@ -281,9 +295,7 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	const W, H = 140, 50
 	g, fill := canvas(W, H, 250, 20)
 	fill(30, 11, 32, 31) // left arc
-	for k := 0; k < 6; k++ {
-		fill(36+8*k, 15+k%2*2, 41+8*k, 27)
-	}
+	sixLetters(fill, 36)
 	fill(86, 11, 88, 31) // right arc
 	m := findInk(g, newBackground(g, 2), 2)
 	ls := m.lines()
@@ -292,6 +304,126 @@ func TestButtonOutlineIsNoText(t *testing.T) {
 	}
 	if c := m.comp[20*W+30]; c < 0 || !m.comps[c].frame {
 		t.Errorf("the left arc is not a frame: component %d", c)
+	}
+}
+
+// sixLetters draws six letters 5 px wide, 8 apart from x0, 12 and 10 px tall by turns on
+// a baseline at y 27.
+func sixLetters(fill func(x0, y0, x1, y1 int), x0 int) {
+	for k := 0; k < 6; k++ {
+		fill(x0+8*k, 15+k%2*2, x0+5+8*k, 27)
+	}
+}
+
+func TestLetterTouchingAnOutlineStays(t *testing.T) {
+	// An oval button's arcs (removeLines took its straight edges), 1 px wide and 4 px
+	// above and below the letters; the last letter leans into the right arc (the d of
+	// xmessage's "Extend" in an italic Times) and was lost with it. The arc leaves the
+	// line, the letter stays in it; a box's side beside letters is no letter either.
+	const W, H = 140, 50
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 11, 31, 31) // left arc
+	sixLetters(fill, 34)
+	fill(79, 11, 80, 12) // right arc, curving in above and below the letters
+	fill(80, 12, 81, 13)
+	fill(81, 13, 82, 15)
+	fill(82, 15, 83, 27)
+	fill(81, 27, 82, 29)
+	fill(80, 29, 81, 30)
+	fill(79, 30, 80, 31)
+	fill(79, 17, 81, 18) // the last letter's top reaches it
+	fill(81, 16, 82, 17)
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	c := m.comp[20*W+76]
+	if len(ls) != 1 || c < 0 || m.comps[c].frame || m.comps[c].line != 0 || m.comps[c].r != image.Rect(74, 17, 81, 27) {
+		t.Fatalf("lines %+v; the last letter: component %d %+v, want a letter at (74,17)-(81,27) in the line", ls, c, m.comps[max(c, 0)])
+	}
+	if a := m.comp[25*W+82]; a >= 0 && !m.comps[a].frame {
+		t.Errorf("the right arc is text: component %d", a)
+	}
+}
+
+func TestStippleSetsNoTextBand(t *testing.T) {
+	// Xaw's oval buttons side by side (xclipboard's): a sensitive button's arcs stand 4
+	// px above and below its letters, and the insensitive neighbour's outline is stippled,
+	// its top and bottom rows a dotted line level with the arcs' ends. The dots and the
+	// stippled sides' short pieces are no letters: the text's band is the letters', the
+	// arcs stand out of it and leave the line.
+	const W, H = 170, 50
+	g, fill := canvas(W, H, 250, 20)
+	fill(30, 11, 32, 31) // left arc
+	sixLetters(fill, 36)
+	fill(86, 11, 88, 31) // right arc
+	for x := 92; x < 150; x += 2 {
+		fill(x, 11, x+1, 12) // the stippled outline's top and bottom
+		fill(x, 30, x+1, 31)
+	}
+	fill(150, 12, 152, 18) // pieces of its stippled side, shorter than a letter
+	fill(150, 23, 152, 29)
+	for k := 0; k < 5; k++ {
+		fill(96+8*k, 15+k%2*2, 101+8*k, 27)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	m.lines()
+	for _, x := range []int{30, 86} {
+		if c := m.comp[20*W+x]; c < 0 || !m.comps[c].frame {
+			t.Errorf("the arc at x=%d is not a frame: component %d", x, c)
+		}
+	}
+	if c := m.comp[20*W+37]; c < 0 || m.comps[c].frame {
+		t.Errorf("a letter is a frame: component %d", c)
+	}
+}
+
+func TestFlatPeriodIsDrawnSquare(t *testing.T) {
+	// "16.4" in an 8 pt antialiased font: figures 8 px tall, the period a dot 2 px wide
+	// and 1 high on the baseline (zenity's list), which tesseract passed over. The dot is
+	// cropped 2x2; a colon's lower dot, with its upper one over it, is left as it is.
+	const W, H = 120, 30
+	g, fill := canvas(W, H, 250, 20)
+	fill(20, 10, 22, 18) // 1
+	fill(25, 10, 31, 18) // 6
+	fill(33, 17, 35, 18) // .
+	fill(37, 10, 43, 18) // 4
+	fill(60, 10, 66, 18) // 2
+	fill(68, 12, 70, 13) // :
+	fill(68, 17, 70, 18)
+	fill(72, 10, 78, 18) // 5
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 {
+		t.Fatalf("lines %+v, want two", ls)
+	}
+	r, out := m.crop(0, ls[0], ls[0].r)
+	if at := func(x, y int) byte { return out.GrayAt(x-r.Min.X, y-r.Min.Y).Y }; at(33, 16) > 128 || at(34, 16) > 128 || at(33, 15) < 128 {
+		t.Errorf("the period is not drawn 2x2: %d %d above it, %d above that", at(33, 16), at(34, 16), at(33, 15))
+	}
+	r, out = m.crop(1, ls[1], ls[1].r)
+	if at := out.GrayAt(68-r.Min.X, 16-r.Min.Y).Y; at < 128 {
+		t.Errorf("the colon's lower dot is drawn taller: %d above it", at)
+	}
+}
+
+func TestMonospaceLineReachesOverABlankCell(t *testing.T) {
+	// xmore's font: cells 7 px wide, letters 5 wide and 5 to 7 tall, so a word gap of
+	// one blank cell (9 px) is wider than the line is tall, and "Faster start" was read
+	// as two lines, "Paster" alone. The words one blank cell apart are one line; a column
+	// two blank cells away is not.
+	const W, H = 200, 30
+	g, fill := canvas(W, H, 250, 20)
+	letters := func(x0, n int) {
+		for k := 0; k < n; k++ {
+			fill(x0+7*k, 10+k%2*2, x0+7*k+5, 17)
+		}
+	}
+	letters(20, 6)  // 20..62
+	letters(69, 5)  // one blank cell: 62 to 69 is 9 px
+	letters(120, 3) // two blank cells and more away
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 2 || ls[0].r != image.Rect(20, 10, 102, 17) {
+		t.Fatalf("lines %+v, want the first two words as one", ls)
 	}
 }
 
@@ -722,6 +854,37 @@ func TestLetterInACursorCellStays(t *testing.T) {
 		if l.r.Dy() != 9 {
 			t.Errorf("line %v: the cell is in it", l.r)
 		}
+	}
+}
+
+func TestLetterCutOutOfACursorWithItsCounter(t *testing.T) {
+	// xedit's cursor on the D of "Dear" in a serif font: a filled cell with the letter
+	// cut out of it, its bowl touching the cell's side, and its counter an island of the
+	// cell's ink, so that the cell's own ink is under half its inside. The counter is the
+	// letter's hole: the letter stays.
+	const W, H = 200, 40
+	g, fill := canvas(W, H, 250, 20)
+	for _, x := range []int{20, 30, 50, 60, 70} {
+		fill(x, 12, x+6, 21)
+	}
+	fill(39, 8, 47, 25) // the cell
+	for x := 40; x < 46; x++ {
+		g.Pix[11*W+x], g.Pix[21*W+x] = 250, 250 // an O cut out of it
+	}
+	for y := 11; y < 22; y++ {
+		g.Pix[y*W+40], g.Pix[y*W+45] = 250, 250
+	}
+	for y := 14; y < 19; y++ {
+		g.Pix[y*W+46] = 250 // the bowl touches the side
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	ci := m.comp[15*W+40]
+	if len(ls) != 1 || ci < 0 || m.comps[ci].frame || m.comps[ci].line != 0 || m.comps[ci].r != image.Rect(40, 11, 46, 22) {
+		t.Fatalf("lines %+v; the letter: component %d, want a letter at (40,11)-(46,22) in the line", ls, ci)
+	}
+	if c := m.comp[15*W+42]; c >= 0 {
+		t.Errorf("the counter is ink: component %d", c)
 	}
 }
 

@@ -38,6 +38,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
@@ -618,9 +619,40 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		if !image.Pt(cx, cy).In(core) {
 			continue // the neighbour whose core holds it reports it
 		}
-		out = append(out, Box{Text: text, Confidence: conf, X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0})
+		// Words run together at ")(" are as many words, each given its share of the box
+		// by its place in the reading, in characters.
+		n := utf8.RuneCountInString(text)
+		for _, p := range outlined(text) {
+			a, b := x0+(x1-x0)*p.from/n, x0+(x1-x0)*p.to/n
+			out = append(out, Box{Text: p.text, Confidence: conf, X: a, Y: y0, Width: b - a, Height: y1 - y0})
+		}
 	}
 	return out
+}
+
+// outlined cuts a reading where a closing bracket meets an opening one: the outlines of
+// two buttons side by side (Xaw's oval ones; stippled, an insensitive button's, are not
+// taken out of the line, see trim) read as ")(" between their labels, and xclipboard's
+// "Next" and "Prev" came back as one word "‘Next)(Prev’"; text has a space there. The
+// brackets, the outlines' reading, are left out; each part says where it lies in the
+// reading, in characters from..to.
+func outlined(text string) []part {
+	var parts []part
+	at := 0
+	for _, s := range strings.Split(text, ")(") {
+		n := utf8.RuneCountInString(s)
+		if s != "" {
+			parts = append(parts, part{s, at, at + n})
+		}
+		at += n + 2
+	}
+	return parts
+}
+
+// part is a piece of a reading, from..to in characters.
+type part struct {
+	text     string
+	from, to int
 }
 
 // place is the offset to the screen and the core of the strip glyph at strip x.

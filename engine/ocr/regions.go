@@ -129,7 +129,26 @@ type line struct {
 	light bool
 	// gaps is the sum of the ngaps gaps between its components as they joined.
 	gaps, ngaps int
+	// left is the left edge of the component that joined last; pitch is the sum of the
+	// npitch steps between the left edges of letters side by side in a word, from
+	// pmin to pmax (see lines).
+	left, pitch, npitch, pmin, pmax int
 }
+
+// monoPitch is a line's pitch when its letters stand in cells of one width (a terminal's,
+// a monospace font's): at least minPitches steps between letters' left edges, all within
+// pitchSpread of each other; 0 otherwise.
+func (l *line) monoPitch() int {
+	if l.npitch < minPitches || l.pmax-l.pmin > pitchSpread {
+		return 0
+	}
+	return l.pitch / l.npitch
+}
+
+const (
+	minPitches  = 4
+	pitchSpread = 2
+)
 
 func findInk(g *image.Gray, p *background, workers int) *inkImage {
 	b := g.Rect
@@ -234,6 +253,9 @@ func (m *inkImage) lines() []line {
 			if l.ngaps > 0 {
 				h = max(h, 2*l.gaps/l.ngaps) // a letter-spaced line reaches its pitch
 			}
+			if p := l.monoPitch(); p > 0 {
+				h = max(h, 2*p-1) // a monospace line reaches over one blank cell
+			}
 			if c.r.Min.X-l.r.Max.X > h {
 				continue
 			}
@@ -253,6 +275,17 @@ func (m *inkImage) lines() []line {
 			l.gaps += gap
 			l.ngaps++
 		}
+		// A step to a letter close beside the last (not the dot of an i over its stem) is
+		// one of the line's pitches.
+		if step := c.r.Min.X - l.left; len(l.comps) > 0 && step > 1 && 2*(c.r.Min.X-l.r.Max.X) < l.r.Dy() {
+			if l.npitch == 0 {
+				l.pmin, l.pmax = step, step
+			}
+			l.pitch += step
+			l.npitch++
+			l.pmin, l.pmax = min(l.pmin, step), max(l.pmax, step)
+		}
+		l.left = c.r.Min.X
 		l.r = l.r.Union(c.r)
 		l.comps = append(l.comps, ci)
 		l.n += c.n
@@ -345,10 +378,13 @@ func (m *inkImage) trim(l line) line {
 	med := hs[len(hs)/2]
 	limit := med * tallRatio / 10
 	// The text's band: from the highest top to the lowest bottom of the components of
-	// about the median's height (letters, ascenders, descenders).
+	// about the median's height (letters, ascenders, descenders), not under 0.7 of it:
+	// the dots of a stippled outline (an insensitive Xaw button's) and the short pieces
+	// of its sides are no letters, and with them the band reached as high and low as the
+	// arcs of the sensitive button beside it, which were read as "(" and ")".
 	top, bottom := math.MaxInt, math.MinInt
 	for _, ci := range l.comps {
-		if r := m.comps[ci].r; r.Dy()*10 <= med*bandRatio {
+		if r := m.comps[ci].r; r.Dy()*10 >= med*bandLow && r.Dy()*10 <= med*bandRatio {
 			top, bottom = min(top, r.Min.Y), max(bottom, r.Max.Y)
 		}
 	}
@@ -388,6 +424,9 @@ func (m *inkImage) trim(l line) line {
 			if kids == nil {
 				kids = m.caret(ci, top, bottom)
 			}
+			if kids == nil {
+				kids = m.arcSide(ci, top, bottom, med)
+			}
 			for _, k := range kids {
 				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
 					keep, opened = append(keep, k), true
@@ -416,7 +455,8 @@ func (m *inkImage) trim(l line) line {
 // xterm) or filled with the letter cut out of it (xedit, a focused xterm), and the letter,
 // joined to the box or a hole in it, was lost with it. A cell is taller than wide (a
 // check box is square), its top and bottom rows inked; hollow, its sides are too and its
-// inside is mostly clear; filled, its inside is mostly ink. The cell's ink is cleared and
+// inside is mostly clear; filled, its inside is mostly ink, the counters of the letter
+// cut out of it counted (they are cleared with it). The cell's ink is cleared and
 // the letter becomes ink of the line's polarity; openCell returns the components it
 // makes of it (none when ci is no cell, or an empty one).
 func (m *inkImage) openCell(ci int, light bool) []int {
@@ -441,17 +481,24 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 		return nil
 	}
 	in := r.Inset(1)
-	ink := 0
+	// An island is ink of the cell's polarity wholly inside it: in a filled cell, the
+	// counter of the letter cut out of it (the D of xedit's "Dear" in a serif font).
+	island := func(k int32) bool {
+		return k >= 0 && k != id && m.comps[k].r.In(in) && m.comps[k].light() == c.light()
+	}
+	ink, islands := 0, 0
 	for y := in.Min.Y; y < in.Max.Y; y++ {
 		for x := in.Min.X; x < in.Max.X; x++ {
-			if m.comp[y*W+x] == id {
+			if k := m.comp[y*W+x]; k == id {
 				ink++
+			} else if island(k) {
+				islands++
 			}
 		}
 	}
 	area := in.Dx() * in.Dy()
 	hollow := inked(r.Min.X, r.Min.Y, 0, 1, h) && inked(r.Max.X-1, r.Min.Y, 0, 1, h) && ink*2 < area
-	if !hollow && ink*2 < area {
+	if !hollow && (ink+islands)*2 < area {
 		return nil
 	}
 	// The letter's pixels are marked -2, the cell's cleared.
@@ -470,6 +517,9 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 				m.comp[i], m.depth[i] = -1, 0
 			case !hollow && m.comp[i] < 0 && image.Pt(x, y).In(in):
 				m.comp[i], m.depth[i] = -2, int16(sign*c.max)
+			case !hollow && island(m.comp[i]):
+				m.comps[m.comp[i]].frame = true
+				m.comp[i], m.depth[i] = -1, 0
 			}
 		}
 	}
@@ -560,6 +610,121 @@ func (m *inkImage) caret(ci, top, bottom int) []int {
 	return m.label(r)
 }
 
+// arcSide reads the letter an outline's side touches, component ci of a line whose text
+// lies in rows [top, bottom) and whose median letter is med high: an oval button's arc,
+// left once removeLines took the outline's straight edges, is thin and stands out of the
+// band above and below; a letter leaning into it (the d of xmessage's "Extend" in an
+// italic Times) joined it into one component, taken for a frame with the letter. On the
+// side the arc lies, the outermost run of each band row is at most arcWidth pixels;
+// those runs and all the component's ink outside the band are cleared, and what is left
+// is labelled again, when it holds a piece at least bandLow tenths of med high and wider
+// than arcWidth (a box's other side is no letter: xcalc's focus box). Of the two sides,
+// the one leaving the most ink in such pieces is taken.
+func (m *inkImage) arcSide(ci, top, bottom, med int) []int {
+	r := m.comps[ci].r
+	if r.Min.Y >= top || r.Max.Y <= bottom {
+		return nil
+	}
+	W := m.rect.Dx()
+	id := int32(ci)
+	w, h := r.Dx(), r.Dy()
+	// peel marks, in a grid over r, the pixels the arc on one side would take: 1 the
+	// arc's, 2 what is left; nil when a band row's outermost run is too wide.
+	peel := func(right bool) []byte {
+		grid := make([]byte, w*h)
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			row := grid[(y-r.Min.Y)*w:][:w]
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if m.comp[y*W+x] == id {
+					row[x-r.Min.X] = 2
+				}
+			}
+			if y < top || y >= bottom {
+				for x, v := range row {
+					if v == 2 {
+						row[x] = 1
+					}
+				}
+				continue
+			}
+			x, step := 0, 1
+			if right {
+				x, step = w-1, -1
+			}
+			for x >= 0 && x < w && row[x] == 0 {
+				x += step
+			}
+			for n := 0; x >= 0 && x < w && row[x] == 2; n, x = n+1, x+step {
+				if n == arcWidth {
+					return nil
+				}
+				row[x] = 1
+			}
+		}
+		return grid
+	}
+	// kept is the ink of the pieces left at least bandLow tenths of med high.
+	kept := func(grid []byte) int {
+		total := 0
+		seen := make([]bool, len(grid))
+		var stack []int
+		for s := range grid {
+			if grid[s] != 2 || seen[s] {
+				continue
+			}
+			n, x0, x1, y0, y1 := 0, w, 0, h, 0
+			stack = append(stack[:0], s)
+			seen[s] = true
+			for len(stack) > 0 {
+				i := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				n++
+				x0, x1 = min(x0, i%w), max(x1, i%w+1)
+				y0, y1 = min(y0, i/w), max(y1, i/w+1)
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						x, y := i%w+dx, i/w+dy
+						if j := y*w + x; x >= 0 && y >= 0 && x < w && y < h && grid[j] == 2 && !seen[j] {
+							seen[j] = true
+							stack = append(stack, j)
+						}
+					}
+				}
+			}
+			if (y1-y0)*10 >= med*bandLow && x1-x0 > arcWidth {
+				total += n
+			}
+		}
+		return total
+	}
+	var best []byte
+	most := 0
+	for _, right := range []bool{false, true} {
+		if g := peel(right); g != nil {
+			if k := kept(g); k > most {
+				best, most = g, k
+			}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			switch i := y*W + x; best[(y-r.Min.Y)*w+x-r.Min.X] {
+			case 1:
+				m.comp[i], m.depth[i] = -1, 0
+			case 2:
+				m.comp[i] = -2
+			}
+		}
+	}
+	return m.label(r)
+}
+
+// arcWidth is the widest run of an outline's side in a band row (see arcSide).
+const arcWidth = 3
+
 // label makes components of the pixels marked -2 in r (8-connected, within r) and
 // returns them.
 func (m *inkImage) label(r image.Rectangle) []int {
@@ -624,10 +789,11 @@ func (m *inkImage) chevron(ci, x int) bool {
 }
 
 // tallRatio (in tenths) is how much taller than a line's median component a component
-// may be and still be text; bandRatio (in tenths) bounds the components that set the
-// text's band (see trim).
+// may be and still be text; bandLow and bandRatio (in tenths) bound the components that
+// set the text's band (see trim).
 const (
 	tallRatio = 24
+	bandLow   = 7
 	bandRatio = 16
 )
 
@@ -864,6 +1030,13 @@ func (m *inkImage) crop(li int, l line, ext image.Rectangle) (image.Rectangle, *
 			dst[x-r.Min.X] = byte(255 - min(255, d*255/full))
 		}
 	}
+	// A flat period is drawn square: each row above it takes the ink of its top row.
+	for _, c := range m.flatDots(l) {
+		top := out.Pix[(c.Min.Y-r.Min.Y)*out.Stride:]
+		for y := c.Max.Y - c.Dx(); y < c.Min.Y; y++ {
+			copy(out.Pix[(y-r.Min.Y)*out.Stride+c.Min.X-r.Min.X:][:c.Dx()], top[c.Min.X-r.Min.X:][:c.Dx()])
+		}
+	}
 	if m.hairBars(li, l) {
 		// Each row takes the ink of the row above it: bars two pixels thick.
 		for y := out.Rect.Dy() - 1; y > 0; y-- {
@@ -874,6 +1047,34 @@ func (m *inkImage) crop(li int, l line, ext image.Rectangle) (image.Rectangle, *
 		}
 	}
 	return r, out
+}
+
+// flatDots returns a line's flat periods: in a small antialiased font (DejaVu Sans at 8
+// pt) a period's grey upper row falls under the ink threshold and leaves a dot two or three
+// pixels wide and one high, which tesseract passed over between figures: zenity's "16.4"
+// read "164", "7.2.5" "7.25". Such a dot is lower than wide, at most three pixels wide, in
+// the line's lowest third, with taller ink wholly left and wholly right of it and no other
+// ink over or under it (a colon's lower dot, a "÷"'s, a faint stroke's fragment under its
+// letter are not periods); crop draws it as tall as wide.
+func (m *inkImage) flatDots(l line) []image.Rectangle {
+	var dots []image.Rectangle
+	for _, ci := range l.comps {
+		c := m.comps[ci].r
+		if c.Dy() >= c.Dx() || c.Dx() > 3 || 3*c.Max.Y < l.r.Min.Y+2*l.r.Max.Y {
+			continue
+		}
+		left, right, over := false, false, false
+		for _, cj := range l.comps {
+			o := m.comps[cj].r
+			left = left || o.Max.X <= c.Min.X && o.Dy() > c.Dx()
+			right = right || o.Min.X >= c.Max.X && o.Dy() > c.Dx()
+			over = over || cj != ci && o.Min.X < c.Max.X && o.Max.X > c.Min.X
+		}
+		if left && right && !over {
+			dots = append(dots, c)
+		}
+	}
+	return dots
 }
 
 // hairBars says whether line li is large text of a light face: three or more letters, all
