@@ -1142,7 +1142,8 @@ func TestUnplacedElementIsNotFound(t *testing.T) {
 
 // TestQt5ScrolledOutIsOffscreen: Qt keeps the widgets a scroll area has scrolled out of its
 // view SHOWING, at their places beyond it; a search marks such a match offscreen (a click at
-// its centre hits whatever lies there) and ranks it after those on the screen.
+// its centre hits whatever lies there) and ranks it after those on the screen, also inside a
+// checkable group box, which Qt calls a check box (qBittorrent's log file settings).
 func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
 	d := x11test.Start(t)
 	startApp(t, d, "a11y_qt5_scroll.py")
@@ -1156,5 +1157,9 @@ func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
 	}
 	if ms := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox"}); ms[0].Name != "Option 1" || !slices.Contains(ms[len(ms)-1].States, "offscreen") {
 		t.Errorf("the check boxes rank %+v first and %+v last", ms[0], ms[len(ms)-1])
+	}
+	// Inside a checkable group box (a check box that holds widgets), scrolled out with it.
+	if m := findEventually(t, tr, desktop.FindQuery{Role: "ComboBox", Name: "days"})[0]; !slices.Contains(m.States, "offscreen") {
+		t.Errorf("the combo box in the group box scrolled out of the view reads %v at %d,%d", m.States, m.CenterX, m.CenterY)
 	}
 }
