@@ -878,6 +878,21 @@ func TestGTK4HiddenPages(t *testing.T) {
 	}
 }
 
+// TestGTK4HiddenStackPage: GTK 4 (4.8) keeps the page a stack hid VISIBLE at the place it had
+// (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where "Add
+// Alarm" shows); a search does not offer what lies on it: a click there hits the page shown.
+func TestGTK4HiddenStackPage(t *testing.T) {
+	d := x11test.Start(t)
+	requireGTK4(t)
+	startApp(t, d, "a11y_gtk4_stack.py", "GSK_RENDERER=cairo")
+	activate(t, d, "w365 a11y GTK4 stack")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Add Alarm"})
+	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: "Add World Clock"}); err != nil || len(ms) > 0 {
+		t.Errorf("a search finds the hidden page's button: %+v (%v)", ms, err)
+	}
+}
+
 // TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
 // (gnome-calculator's Angle units reads Degrees in a label inside a list item inside the
 // combo row); the tree, at most 10 deep (TOOLS.md), says that elements have children below

@@ -175,3 +175,52 @@ func popupsIn(nodes []*raw, layers []uint32) []int {
 	}
 	return out
 }
+
+// covered says, for each of nodes (placed elements of a GTK 4 window's walk res), whether the
+// window's hit test at its centre (Component.GetAccessibleAtPoint, which answers what a click
+// there reaches) lands on an element of the walk that is neither inside it nor one of its
+// ancestors: GTK 4 (4.8) keeps the page a stack hid VISIBLE, at the place it had, under the page
+// shown (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where
+// "Add Alarm" shows). A hit the walk does not hold, or none, covers nothing; the elements of a
+// pop-up (w.shift) lie on a surface of their own and are not asked.
+func (w *walker) covered(ctx context.Context, res *walkResult, nodes []*raw) ([]bool, error) {
+	out := make([]bool, len(nodes))
+	if !w.gtk4 || w.origin == nil || len(res.nodes) == 0 {
+		return out, nil
+	}
+	b := &batch{conn: w.conn, peers: w.peers}
+	hits := make([]objRef, len(nodes))
+	calls := make([]*call, len(nodes))
+	for i, n := range nodes {
+		if _, pop := w.shift[n]; pop || !n.hasBox || n.w <= 0 || n.h <= 0 {
+			continue
+		}
+		calls[i] = b.add(res.nodes[0].ref, ifComponent+".GetAccessibleAtPoint", []any{&hits[i]},
+			int32(n.x+n.w/2-w.origin[0]), int32(n.y+n.h/2-w.origin[1]), uint32(coordWindow))
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	index := make(map[ref]int, len(res.nodes))
+	for i, n := range res.nodes {
+		index[n.ref] = i
+	}
+	// within says whether node a is node b or lies below it.
+	within := func(a, b int) bool {
+		for ; a >= 0; a = res.nodes[a].parent {
+			if a == b {
+				return true
+			}
+		}
+		return false
+	}
+	for i, n := range nodes {
+		if calls[i] == nil || calls[i].err != nil {
+			continue
+		}
+		h, ok := index[ref{hits[i].Bus, hits[i].Path}]
+		me, mine := index[n.ref]
+		out[i] = ok && mine && !within(h, me) && !within(me, h)
+	}
+	return out, nil
+}
