@@ -880,7 +880,9 @@ func TestGTK4HiddenPages(t *testing.T) {
 
 // TestGTK4HiddenStackPage: GTK 4 (4.8) keeps the page a stack hid VISIBLE at the place it had
 // (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where "Add
-// Alarm" shows); a search does not offer what lies on it: a click there hits the page shown.
+// Alarm" shows), and what a scroll view holds beyond the window's edge; a search offers neither:
+// a click there hits the page shown, or falls off the window (gnome-clocks' hidden view switcher
+// bar, below its window, took the focus away from it).
 func TestGTK4HiddenStackPage(t *testing.T) {
 	d := x11test.Start(t)
 	requireGTK4(t)
@@ -890,6 +892,9 @@ func TestGTK4HiddenStackPage(t *testing.T) {
 	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Add Alarm"})
 	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: "Add World Clock"}); err != nil || len(ms) > 0 {
 		t.Errorf("a search finds the hidden page's button: %+v (%v)", ms, err)
+	}
+	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: "Below the window"}); err != nil || len(ms) > 0 {
+		t.Errorf("a search finds the button below the window: %+v (%v)", ms, err)
 	}
 }
 

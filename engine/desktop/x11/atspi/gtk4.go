@@ -176,19 +176,25 @@ func popupsIn(nodes []*raw, layers []uint32) []int {
 	return out
 }
 
-// covered says, for each of nodes (placed elements of a GTK 4 window's walk res), whether the
-// window's hit test at its centre (Component.GetAccessibleAtPoint, which answers what a click
-// there reaches) lands on an element of the walk that is neither inside it nor one of its
-// ancestors: GTK 4 (4.8) keeps the page a stack hid VISIBLE, at the place it had, under the page
-// shown (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where
-// "Add Alarm" shows). A hit the walk does not hold, or none, covers nothing; the elements of a
-// pop-up (w.shift) lie on a surface of their own and are not asked.
+// covered says, for each of nodes (placed elements of a GTK 4 window's walk res), whether it is
+// not on the window where it says it is: its centre lies outside the window's box, or the
+// window's hit test there (Component.GetAccessibleAtPoint, which answers what a click there
+// reaches) lands on an element of the walk that is neither inside it nor one of its ancestors.
+// GTK 4 (4.8) keeps VISIBLE the page a stack hid, at the place it had, under the page shown
+// (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where "Add
+// Alarm" shows), and what a scroll view or a shrunk window leaves beyond the window's edge
+// (gnome-clocks' view switcher bar for narrow windows, below its bottom edge once it had grown:
+// a click there fell on the desktop and left no window focused). A hit the walk does not hold,
+// or none, covers nothing; the elements of a pop-up (w.shift) lie on a surface of their own and
+// are not asked.
 func (w *walker) covered(ctx context.Context, res *walkResult, nodes []*raw) ([]bool, error) {
 	out := make([]bool, len(nodes))
 	if !w.gtk4 || w.origin == nil || len(res.nodes) == 0 {
 		return out, nil
 	}
 	b := &batch{conn: w.conn, peers: w.peers}
+	var win extents
+	winCall := b.add(res.nodes[0].ref, ifComponent+".GetExtents", []any{&win}, uint32(coordWindow))
 	hits := make([]objRef, len(nodes))
 	calls := make([]*call, len(nodes))
 	for i, n := range nodes {
@@ -200,6 +206,11 @@ func (w *walker) covered(ctx context.Context, res *walkResult, nodes []*raw) ([]
 	}
 	if err := b.run(ctx); err != nil {
 		return nil, err
+	}
+	// outside says whether window coordinates x, y lie outside the window's box.
+	outside := func(x, y int) bool {
+		return winCall.err == nil && win.W > 0 && win.H > 0 &&
+			(x < int(win.X) || y < int(win.Y) || x >= int(win.X+win.W) || y >= int(win.Y+win.H))
 	}
 	index := make(map[ref]int, len(res.nodes))
 	for i, n := range res.nodes {
@@ -215,7 +226,14 @@ func (w *walker) covered(ctx context.Context, res *walkResult, nodes []*raw) ([]
 		return false
 	}
 	for i, n := range nodes {
-		if calls[i] == nil || calls[i].err != nil {
+		if calls[i] == nil {
+			continue
+		}
+		if outside(n.x+n.w/2-w.origin[0], n.y+n.h/2-w.origin[1]) {
+			out[i] = true
+			continue
+		}
+		if calls[i].err != nil {
 			continue
 		}
 		h, ok := index[ref{hits[i].Bus, hits[i].Path}]
