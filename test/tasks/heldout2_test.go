@@ -221,32 +221,24 @@ func lxappearanceTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 				},
 			)
 		}
-		if err := clickFound(c, map[string]any{"role": "TabItem", "name": "Other"}); err != nil {
-			return err
-		}
-		root, err := tree(c)
-		if err != nil {
-			return err
-		}
-		style, err := beside(root, "Toolbar Style: ", "ComboBox")
-		if err != nil {
-			return err
-		}
-		if err := pick(style, "Icons only"); err != nil {
-			return err
-		}
-		if err := clickFound(c, map[string]any{"role": "TabItem", "name": "Font"}); err != nil {
-			return err
-		}
-		if root, err = tree(c); err != nil {
-			return err
-		}
-		geometry, err := beside(root, "Sub-pixel geometry: ", "ComboBox")
-		if err != nil {
-			return err
+		// choose picks item in the combo box beside label on the tab named tab.
+		choose := func(tab, label, item string) error {
+			if err := clickFound(c, map[string]any{"role": "TabItem", "name": tab}); err != nil {
+				return err
+			}
+			root, err := tree(c)
+			if err != nil {
+				return err
+			}
+			combo, err := beside(root, label, "ComboBox")
+			if err != nil {
+				return err
+			}
+			return pick(combo, item)
 		}
 		return first(
-			func() error { return pick(geometry, "RGB") },
+			func() error { return choose("Other", "Toolbar Style: ", "Icons only") },
+			func() error { return choose("Font", "Sub-pixel geometry: ", "RGB") },
 			func() error { return clickButton(c, "Apply") },
 			func() error { return clickButton(c, "Close") },
 		)
