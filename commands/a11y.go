@@ -105,6 +105,9 @@ type FindUIOut struct {
 	// match the rest of the query (toolkits differ: Qt's menu bar holds menu items, GTK's
 	// menus); the text names them.
 	otherRoles []desktop.Match
+	// noFocus: nothing was searched, as no window has the focus (the text says so, as an
+	// empty result would read as a window without such an element).
+	noFocus bool
 }
 
 func (o FindUIOut) Text() string {
@@ -112,6 +115,9 @@ func (o FindUIOut) Text() string {
 	for _, m := range o.Matches {
 		describe(&b, m.Role, m.Name, m.Value, m.States)
 		fmt.Fprintf(&b, " at %d,%d (%dx%d)\n", m.CenterX, m.CenterY, m.Width, m.Height)
+	}
+	if len(o.Matches) == 0 && o.noFocus {
+		return "no window has the focus: nothing was searched (activate_window first, or give windowHandle)"
 	}
 	if len(o.Matches) == 0 {
 		b.WriteString("no element matches")
@@ -170,6 +176,13 @@ var FindUIElement = tool.Define(tool.Tool{
 		ms = []desktop.Match{}
 	}
 	out := FindUIOut{Matches: ms}
+	if err == nil && len(ms) == 0 && q.WindowHandle == 0 {
+		// The tree of the foreground window is empty only when there is none.
+		if _, meta, terr := t.Tree(ctx, 1, 1); terr == nil && meta.Count == 0 {
+			out.noFocus = true
+			return out, nil
+		}
+	}
 	if err == nil && len(ms) == 0 && q.Role != "" && (q.Name != "" || q.Text != "") {
 		q.Role = ""
 		if others, err := t.Find(ctx, q); err == nil {

@@ -115,6 +115,11 @@ func TestContractSpellingsNullsRangesAndEmptyResults(t *testing.T) {
 	if found.Matches == nil || len(found.Matches) != 0 || strings.Contains(e2e.Text(r), "reflect") {
 		t.Errorf("find_ui_element with windowHandle null: %q", e2e.Text(r))
 	}
+	// Its text says why it found nothing: an agent whose click fell off a window (gnome-clocks'
+	// hidden tab, below its window) read "no element matches" and looked for the element again.
+	if !strings.Contains(e2e.Text(r), "no window has the focus") {
+		t.Errorf("find_ui_element with no window focused says %q", e2e.Text(r))
+	}
 
 	// The V1/V2 names with the V1/V2 spellings.
 	r = e2e.Call(t, cs, "mcp_desktop_activate_window", map[string]any{"titlePattern": "no such window"})

@@ -197,15 +197,7 @@ func gnomeTextEditorTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	}, func() error {
 		// It ends the file with a line break of its own. (Its process may stay a while after
 		// its window closed.)
-		var b []byte
-		var err error
-		for i := 0; i < 50; i++ {
-			if b, err = os.ReadFile(want); err == nil && strings.TrimRight(string(b), "\n") == text {
-				return nil
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		return fmt.Errorf("%s holds %q (%v), want %q", want, b, err, text)
+		return fileHolds(want, text)
 	})
 }
 

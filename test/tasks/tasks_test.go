@@ -1706,6 +1706,19 @@ func settingsHold(file string, want ...string) error {
 	return fmt.Errorf("%s holds %q, want the lines %q", file, b, want)
 }
 
+// fileHolds waits (up to 5 s) for file to hold text, give or take a line break at its end.
+func fileHolds(file, text string) error {
+	var b []byte
+	var err error
+	for i := 0; i < 50; i++ {
+		if b, err = os.ReadFile(file); err == nil && strings.TrimRight(string(b), "\n") == text {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s holds %q (%v), want %q", file, b, err, text)
+}
+
 // qpdfview (Qt5): set the zoom to 200 % in its combo box. The agent looks for the item;
 // while the list is closed none is on the screen, so it opens the list at the combo box's
 // arrow (the right end of the box it found) and looks again. qpdfview keeps the zoom in
@@ -2007,5 +2020,6 @@ func TestDesktopTasks(t *testing.T) {
 		atrilTask(t, c, work)
 		firefoxTask(t, h, c)
 		keepassxcTask(t, h, c, work)
+		heldOut2(t, h, c, work)
 	}
 }

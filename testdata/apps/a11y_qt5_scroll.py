@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Qt5 test app for the accessibility tests (engine/desktop/x11/atspi): thirty check boxes in a
-scroll area that shows about eight of them, as KeePassXC's settings. Qt keeps the ones
-scrolled out SHOWING, at their places beyond the view.
+scroll area that shows about eight of them, as KeePassXC's settings, and below them a checkable
+group box holding a combo box, as qBittorrent's log file settings. Qt keeps the ones scrolled
+out SHOWING, at their places beyond the view.
 
 Prints "READY" once shown. Needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 to expose its tree.
 """
@@ -18,6 +19,12 @@ inner = QtWidgets.QWidget()
 rows = QtWidgets.QVBoxLayout(inner)
 for i in range(1, 31):
     rows.addWidget(QtWidgets.QCheckBox("Option %d" % i))
+group = QtWidgets.QGroupBox("Keep logs")
+group.setCheckable(True)
+unit = QtWidgets.QComboBox()
+unit.addItems(["days", "weeks"])
+QtWidgets.QVBoxLayout(group).addWidget(unit)
+rows.addWidget(group)
 area = QtWidgets.QScrollArea()
 area.setWidget(inner)
 area.setFixedSize(300, 200)

@@ -382,6 +382,26 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			kept = append(kept, cand{n: n, score: s + 3, order: order[n]})
 		}
 	}
+	// A match takes the part of its box inside its view's (clip); what GTK 4 keeps under
+	// what it shows is not offered (covered).
+	matched := make([]*raw, len(kept))
+	for i, c := range kept {
+		matched[i] = c.n
+		if _, ok := ancestors[c.n.parent]; ok {
+			clip(c.n, res.nodes[c.n.parent])
+		}
+	}
+	under, err := w.covered(ctx, res, matched)
+	if err != nil {
+		return nil, err
+	}
+	shownKept := kept[:0]
+	for i, c := range kept {
+		if !under[i] {
+			shownKept = append(shownKept, c)
+		}
+	}
+	kept = shownKept
 	// A match in an open menu that lies in no pop-up takes its menu's shift (mendMenus),
 	// from the menu's items read with it.
 	var pops []rect
@@ -419,7 +439,6 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		onScreen := n.hasBox && n.w > 0 && n.h > 0
 		if _, ok := ancestors[n.parent]; ok {
 			p := res.nodes[n.parent]
-			clip(n, p)
 			// Under a parent of no area: LibreOffice keeps its own menu bar, 0 px high, under
 			// GTK's, and its File, Edit... over the toolbar below (docs/accessibility.md).
 			onScreen = onScreen && (!p.hasBox || p.w > 0 && p.h > 0)

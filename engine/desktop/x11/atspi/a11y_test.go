@@ -878,6 +878,26 @@ func TestGTK4HiddenPages(t *testing.T) {
 	}
 }
 
+// TestGTK4HiddenStackPage: GTK 4 (4.8) keeps the page a stack hid VISIBLE at the place it had
+// (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where "Add
+// Alarm" shows), and what a scroll view holds beyond the window's edge; a search offers neither:
+// a click there hits the page shown, or falls off the window (gnome-clocks' hidden view switcher
+// bar, below its window, took the focus away from it).
+func TestGTK4HiddenStackPage(t *testing.T) {
+	d := x11test.Start(t)
+	requireGTK4(t)
+	startApp(t, d, "a11y_gtk4_stack.py", "GSK_RENDERER=cairo")
+	activate(t, d, "w365 a11y GTK4 stack")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Add Alarm"})
+	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: "Add World Clock"}); err != nil || len(ms) > 0 {
+		t.Errorf("a search finds the hidden page's button: %+v (%v)", ms, err)
+	}
+	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: "Below the window"}); err != nil || len(ms) > 0 {
+		t.Errorf("a search finds the button below the window: %+v (%v)", ms, err)
+	}
+}
+
 // TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
 // (gnome-calculator's Angle units reads Degrees in a label inside a list item inside the
 // combo row); the tree, at most 10 deep (TOOLS.md), says that elements have children below
@@ -1142,7 +1162,8 @@ func TestUnplacedElementIsNotFound(t *testing.T) {
 
 // TestQt5ScrolledOutIsOffscreen: Qt keeps the widgets a scroll area has scrolled out of its
 // view SHOWING, at their places beyond it; a search marks such a match offscreen (a click at
-// its centre hits whatever lies there) and ranks it after those on the screen.
+// its centre hits whatever lies there) and ranks it after those on the screen, also inside a
+// checkable group box, which Qt calls a check box (qBittorrent's log file settings).
 func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
 	d := x11test.Start(t)
 	startApp(t, d, "a11y_qt5_scroll.py")
@@ -1156,5 +1177,9 @@ func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
 	}
 	if ms := findEventually(t, tr, desktop.FindQuery{Role: "CheckBox"}); ms[0].Name != "Option 1" || !slices.Contains(ms[len(ms)-1].States, "offscreen") {
 		t.Errorf("the check boxes rank %+v first and %+v last", ms[0], ms[len(ms)-1])
+	}
+	// Inside a checkable group box (a check box that holds widgets), scrolled out with it.
+	if m := findEventually(t, tr, desktop.FindQuery{Role: "ComboBox", Name: "days"})[0]; !slices.Contains(m.States, "offscreen") {
+		t.Errorf("the combo box in the group box scrolled out of the view reads %v at %d,%d", m.States, m.CenterX, m.CenterY)
 	}
 }

@@ -175,3 +175,70 @@ func popupsIn(nodes []*raw, layers []uint32) []int {
 	}
 	return out
 }
+
+// covered says, for each of nodes (placed elements of a GTK 4 window's walk res), whether it is
+// not on the window where it says it is: its centre lies outside the window's box, or the
+// window's hit test there (Component.GetAccessibleAtPoint, which answers what a click there
+// reaches) lands on an element of the walk that is neither inside it nor one of its ancestors.
+// GTK 4 (4.8) keeps VISIBLE the page a stack hid, at the place it had, under the page shown
+// (gnome-clocks' World page, after its Alarms tab was chosen, held "Add World Clock" where "Add
+// Alarm" shows), and what a scroll view or a shrunk window leaves beyond the window's edge
+// (gnome-clocks' view switcher bar for narrow windows, below its bottom edge once it had grown:
+// a click there fell on the desktop and left no window focused). A hit the walk does not hold,
+// or none, covers nothing; the elements of a pop-up (w.shift) lie on a surface of their own and
+// are not asked.
+func (w *walker) covered(ctx context.Context, res *walkResult, nodes []*raw) ([]bool, error) {
+	out := make([]bool, len(nodes))
+	if !w.gtk4 || w.origin == nil || len(res.nodes) == 0 {
+		return out, nil
+	}
+	b := &batch{conn: w.conn, peers: w.peers}
+	var win extents
+	winCall := b.add(res.nodes[0].ref, ifComponent+".GetExtents", []any{&win}, uint32(coordWindow))
+	hits := make([]objRef, len(nodes))
+	calls := make([]*call, len(nodes))
+	for i, n := range nodes {
+		if _, pop := w.shift[n]; pop || !n.hasBox || n.w <= 0 || n.h <= 0 {
+			continue
+		}
+		calls[i] = b.add(res.nodes[0].ref, ifComponent+".GetAccessibleAtPoint", []any{&hits[i]},
+			int32(n.x+n.w/2-w.origin[0]), int32(n.y+n.h/2-w.origin[1]), uint32(coordWindow))
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	// outside says whether window coordinates x, y lie outside the window's box.
+	outside := func(x, y int) bool {
+		return winCall.err == nil && win.W > 0 && win.H > 0 &&
+			(x < int(win.X) || y < int(win.Y) || x >= int(win.X+win.W) || y >= int(win.Y+win.H))
+	}
+	index := make(map[ref]int, len(res.nodes))
+	for i, n := range res.nodes {
+		index[n.ref] = i
+	}
+	// within says whether node a is node b or lies below it.
+	within := func(a, b int) bool {
+		for ; a >= 0; a = res.nodes[a].parent {
+			if a == b {
+				return true
+			}
+		}
+		return false
+	}
+	for i, n := range nodes {
+		if calls[i] == nil {
+			continue
+		}
+		if outside(n.x+n.w/2-w.origin[0], n.y+n.h/2-w.origin[1]) {
+			out[i] = true
+			continue
+		}
+		if calls[i].err != nil {
+			continue
+		}
+		h, ok := index[ref{hits[i].Bus, hits[i].Path}]
+		me, mine := index[n.ref]
+		out[i] = ok && mine && !within(h, me) && !within(me, h)
+	}
+	return out, nil
+}

@@ -376,17 +376,23 @@ func containerRole(role uint32) bool {
 
 // scrolledOut says whether n's centre lies outside the box of a container it lies in, among
 // its ancestors read (read: node index -> anything), up to the first ancestor that is no
-// container (a list, a combo box or a menu shows its items outside its own box): Qt keeps the
-// widgets a scroll area has scrolled out of its viewport SHOWING, at their places beyond it
-// (KeePassXC's settings, 1130 px tall in a 348 px view), where a click hits something else.
+// container and does not hold n's centre in its box (a list, a combo box or a menu shows its
+// items outside its own box; a checkable group box, which Qt calls a check box, holds its
+// widgets inside it): Qt keeps the widgets a scroll area has scrolled out of its viewport
+// SHOWING, at their places beyond it (KeePassXC's settings, 1130 px tall in a 348 px view;
+// qBittorrent's log file settings, in a group box), where a click hits something else.
 func scrolledOut[V any](n *raw, nodes []*raw, read map[int]V) bool {
 	cx, cy := n.x+n.w/2, n.y+n.h/2
 	for p := n.parent; p >= 0; p = nodes[p].parent {
 		a := nodes[p]
-		if _, ok := read[p]; !ok || !containerRole(a.role) {
+		if _, ok := read[p]; !ok {
 			return false
 		}
-		if a.hasBox && a.w > 0 && a.h > 0 && (cx < a.x || cy < a.y || cx >= a.x+a.w || cy >= a.y+a.h) {
+		outside := a.hasBox && a.w > 0 && a.h > 0 && (cx < a.x || cy < a.y || cx >= a.x+a.w || cy >= a.y+a.h)
+		switch {
+		case !containerRole(a.role) && (outside || !a.hasBox || a.w <= 0 || a.h <= 0):
+			return false
+		case outside:
 			return true
 		}
 	}
