@@ -27,14 +27,14 @@ const objectGroup = "w365-snapshot"
 // inside this iframe element. It scrolls the element into view and hit-tests
 // the point in every same-process document on the way up.
 const locateJS = `function(px, py, owner) {
+  const needsScroll = ` + browser.NeedsScrollJS + `;
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
   const box = () => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null; };
   let r = box();
-  const view = el.ownerDocument.defaultView;
-  if (r && !owner && (r.top < 0 || r.left < 0 || r.bottom > view.innerHeight || r.right > view.innerWidth)) {
+  if (r && !owner && needsScroll(el, r)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};

@@ -49,3 +49,33 @@ func TestGrabCursorItemsHaveRefs(t *testing.T) {
 		}
 	}
 }
+
+// A button scrolled out of its scrolling list's visible part, while the list's place on the
+// page is in the window, is scrolled into view and clicked, by ref and through the element
+// the ref resolves to: the click hit-tested its centre where the list clips it and failed,
+// "covered by h1 Archive" (a virtualised list's row, in the page but not in view, in the new
+// task 'find a row far down a virtualised list').
+func TestClickScrollsAClippedElementIntoView(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/clipped_list.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Item 3"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.EvalJS(tctx(t), "document.getElementById('box').scrollTop = 200, 'ok'"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Item 2"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Item 2")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Item 3,clicked Item 2" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
