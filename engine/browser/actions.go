@@ -118,6 +118,19 @@ const NeedsScrollJS = `(el, r) => {
   return false;
 }`
 
+// PaintedJS is a JavaScript async function of a window that resolves once its document has
+// painted: a paint performance entry, or else two animation frames (a page that paints
+// nothing has its frames); at most 2 s (a hidden page has no frames). Chromium drops the
+// clicks and keys a page gets before its first paint, and a popup clicked as soon as its tab
+// appeared ignored the click (its pointermove arrived, its press and release did not),
+// failing TestClickThatClosesItsTab in about one run in four; rendering blocked by a slow
+// stylesheet holds the first paint as long.
+const PaintedJS = `async win => {
+  if (win.performance.getEntriesByType('paint').length) return;
+  const frame = () => new Promise(res => win.requestAnimationFrame(res));
+  await Promise.race([frame().then(frame), new Promise(res => win.setTimeout(res, 2000))]);
+}`
+
 // stateJS reports an element's state (elemState). With focus (1: focus it; 2: focus it and
 // select its content, focusJS) it also takes the keyboard focus, once the element is
 // connected, visible, enabled, in view and editable, the state a keyboard action waits for,
@@ -127,6 +140,7 @@ const stateJS = `async function(scroll, waitStable, focus) {
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
+  await (` + PaintedJS + `)(el.ownerDocument.defaultView);
   const vis = () => {
     const r = el.getBoundingClientRect();
     const st = getComputedStyle(el);
