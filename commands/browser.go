@@ -198,6 +198,9 @@ func actionNotes(a browser.ActionResult) string {
 	for _, t := range a.NewTabs {
 		parts = append(parts, fmt.Sprintf("new tab %d: %s", t.Index, t.URL))
 	}
+	if a.FileChooser {
+		parts = append(parts, "file chooser opened (answer with browser file-upload, no target)")
+	}
 	if t := a.AfterClose; t != nil {
 		parts = append(parts, fmt.Sprintf("the page closed its tab; the active tab is now %d: %s", t.Index, t.URL))
 	}

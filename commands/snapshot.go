@@ -195,7 +195,10 @@ type PointOut struct {
 	NewTabs []browser.TabInfo `json:"newTabs,omitempty"`
 	// AfterClose: the page closed its tab during the action; the tab active now.
 	AfterClose *browser.TabInfo `json:"afterClose,omitempty"`
-	named      string           // see refName
+	// FileChooser: the page opened a file chooser, pending until browser_file_upload; the
+	// text says it (see browser.ActionResult.FileChooser).
+	FileChooser bool   `json:"-"`
+	named       string // see refName
 }
 
 func (o PointOut) Text() string {
@@ -203,7 +206,7 @@ func (o PointOut) Text() string {
 	for _, d := range o.Downloads {
 		s += "\n" + downloadNote(d)
 	}
-	return s + actionNotes(browser.ActionResult{NewTabs: o.NewTabs, AfterClose: o.AfterClose})
+	return s + actionNotes(browser.ActionResult{NewTabs: o.NewTabs, AfterClose: o.AfterClose, FileChooser: o.FileChooser})
 }
 
 // refName is what the text of a ref tool's result says after the ref, ` (button
@@ -499,7 +502,7 @@ func clickRef(ctx context.Context, st *snapshot.Store, b *browser.Browser, id, r
 	if o.ClickCount == 2 {
 		did = "double-clicked"
 	}
-	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, NewTabs: p.NewTabs, AfterClose: p.AfterClose, named: named}, nil
+	return PointOut{Ref: ref, X: p.X, Y: p.Y, Did: did, Dialog: dialogOf(p.Dialog), Downloads: p.Downloads, NewTabs: p.NewTabs, AfterClose: p.AfterClose, FileChooser: p.FileChooser, named: named}, nil
 }
 
 // BrowserTypeRef is the tool browser_type_ref (w365 browser type-ref).

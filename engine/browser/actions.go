@@ -99,21 +99,55 @@ type elemState struct {
 	BadSelector string `json:"badSelector"`
 }
 
+// NeedsScrollJS is a JavaScript function of an element and its box that says the element
+// must be scrolled into view before a pointer acts on it: its box leaves the window's
+// viewport, or its centre lies outside an ancestor that clips it (a scrolling list whose
+// rows beyond its visible part are in the page, a panel), where a hit test finds what is
+// drawn there instead. The body and the root element clip nothing: their overflow is the
+// viewport's.
+const NeedsScrollJS = `(el, r) => {
+  const doc = el.ownerDocument, win = doc.defaultView, x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (r.top < 0 || r.left < 0 || r.bottom > win.innerHeight || r.right > win.innerWidth) return true;
+  const up = n => n.assignedSlot || n.parentElement || n.getRootNode().host;
+  for (let a = up(el); a && a !== doc.body && a !== doc.documentElement; a = up(a)) {
+    const cs = win.getComputedStyle(a);
+    if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+    const b = a.getBoundingClientRect();
+    if (x < b.left || x > b.right || y < b.top || y > b.bottom) return true;
+  }
+  return false;
+}`
+
+// PaintedJS is a JavaScript async function of a window that resolves once its document has
+// painted: a paint performance entry, or else two animation frames (a page that paints
+// nothing has its frames); at most 2 s (a hidden page has no frames). Chromium drops the
+// clicks and keys a page gets before its first paint, and a popup clicked as soon as its tab
+// appeared ignored the click (its pointermove arrived, its press and release did not),
+// failing TestClickThatClosesItsTab in about one run in four; rendering blocked by a slow
+// stylesheet holds the first paint as long.
+const PaintedJS = `async win => {
+  if (win.performance.getEntriesByType('paint').length) return;
+  const frame = () => new Promise(res => win.requestAnimationFrame(res));
+  await Promise.race([frame().then(frame), new Promise(res => win.setTimeout(res, 2000))]);
+}`
+
 // stateJS reports an element's state (elemState). With focus (1: focus it; 2: focus it and
 // select its content, focusJS) it also takes the keyboard focus, once the element is
 // connected, visible, enabled, in view and editable, the state a keyboard action waits for,
 // and says how in the result's focus field: one round trip for both.
 const stateJS = `async function(scroll, waitStable, focus) {
+  const needsScroll = ` + NeedsScrollJS + `;
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
+  await (` + PaintedJS + `)(el.ownerDocument.defaultView);
   const vis = () => {
     const r = el.getBoundingClientRect();
     const st = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null;
   };
   let r = vis();
-  if (r && scroll && (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)) {
+  if (r && scroll && needsScroll(el, r)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
     r = vis();
   }

@@ -144,6 +144,7 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 		t.windowOpens++
 	case *page.EventFileChooserOpened:
 		t.chooser = ev.BackendNodeID
+		t.choosers++
 	case *inspector.EventTargetCrashed:
 		t.crashed = true
 	case *page.EventDomContentEventFired, *page.EventLoadEventFired:

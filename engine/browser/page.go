@@ -61,6 +61,10 @@ type ActionResult struct {
 	// AfterClose is set when the action's tab closed while it ran (a popup that closed
 	// itself): the tab active now (its URL is URL).
 	AfterClose *TabInfo `json:"afterClose,omitempty"`
+	// FileChooser says the action made the page open a file chooser (a click on an upload
+	// button), pending until files are set on it. Results say it in their text: a field in
+	// the output schema of every action tool would cost tools/list ~400 bytes.
+	FileChooser bool `json:"-"`
 }
 
 // SavedPaths are the files of the downloads the action completed.
@@ -355,6 +359,7 @@ type navMark struct {
 	navCount, loadStarts int
 	downloads            int
 	windowOpens          int
+	choosers             int
 	netSeq               int64
 	tabs                 map[string]bool
 	at                   time.Time
@@ -362,7 +367,7 @@ type navMark struct {
 
 func (b *Browser) markLocked(t *tab) navMark {
 	m := navMark{loader: t.loaderID, navCount: t.navCount, loadStarts: t.loadStarts, downloads: len(b.downloads),
-		windowOpens: t.windowOpens, netSeq: b.netSeq, tabs: map[string]bool{}, at: time.Now()}
+		windowOpens: t.windowOpens, choosers: t.choosers, netSeq: b.netSeq, tabs: map[string]bool{}, at: time.Now()}
 	if b.inst != nil {
 		for _, x := range b.inst.tabs {
 			m.tabs[string(x.id)] = true
@@ -579,6 +584,7 @@ func (b *Browser) collect(ctx context.Context, inst *instance, t *tab, m navMark
 	} else {
 		res.URL = t.url
 	}
+	res.FileChooser = t.choosers > m.choosers && t.chooser != 0
 	if t.gone {
 		res.AfterClose = &TabInfo{}
 		if a != nil {

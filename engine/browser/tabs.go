@@ -39,6 +39,8 @@ type tab struct {
 	// chooser is the file input whose file chooser the page opened (intercepted:
 	// no native dialog appears); 0 when none is pending.
 	chooser cdp.BackendNodeID
+	// choosers counts the file choosers the page opened.
+	choosers int
 }
 
 // TabInfo describes one tab.

@@ -26,15 +26,16 @@ const objectGroup = "w365-snapshot"
 // viewport: the element's centre, or (owner) the point px, py of the document
 // inside this iframe element. It scrolls the element into view and hit-tests
 // the point in every same-process document on the way up.
-const locateJS = `function(px, py, owner) {
+const locateJS = `async function(px, py, owner) {
+  const needsScroll = ` + browser.NeedsScrollJS + `;
   let el = this;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
+  await (` + browser.PaintedJS + `)(el.ownerDocument.defaultView);
   const box = () => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null; };
   let r = box();
-  const view = el.ownerDocument.defaultView;
-  if (r && !owner && (r.top < 0 || r.left < 0 || r.bottom > view.innerHeight || r.right > view.innerWidth)) {
+  if (r && !owner && needsScroll(el, r)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
@@ -374,8 +375,9 @@ func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Ac
 	return res, err
 }
 
-const focusJS = `function(clear) {
+const focusJS = `async function(clear) {
   const el = this.nodeType === 1 ? this : this.parentElement;
+  await (` + browser.PaintedJS + `)(el.ownerDocument.defaultView);
   const document = el.ownerDocument, getSelection = () => document.defaultView.getSelection();
   el.focus();
   // The focus as the element's own tree sees it: document.activeElement is only the

@@ -32,10 +32,12 @@ const walkJS = `function(o) {
     return el.childNodes;
   };
   // handles says an element with no interactive role is still one a pointer acts on: it
-  // can be dragged, or it is the outermost element of a pointer cursor (a click handler on a
-  // div, a menu or calendar built of spans). A label is its control's name, not a target.
-  const handles = el => el.getAttribute('draggable') === 'true' || (el.localName !== 'label' && getComputedStyle(el).cursor === 'pointer' &&
-    !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer'));
+  // can be dragged, or it is the outermost element of a pointer or grab cursor (a click
+  // handler on a div, a menu or calendar built of spans, an item a pointer-events sortable
+  // list moves). A label is its control's name, not a target.
+  const POINTER = new Set(['pointer', 'grab']);
+  const handles = el => el.getAttribute('draggable') === 'true' || (el.localName !== 'label' && POINTER.has(getComputedStyle(el).cursor) &&
+    !(el.parentElement && POINTER.has(getComputedStyle(el.parentElement).cursor)));
   // Inert content (the inert attribute, or outside a modal <dialog> that is open) takes no
   // input and is not in the browser's accessibility tree: it is left out, as there.
   const modals = new Map();
@@ -164,7 +166,9 @@ const walkJS = `function(o) {
     }
     const x = {r: r || 'generic', i: idOf(el)};
     if (nm) x.n = nm;
-    if (INTER.has(x.r) || focusable || handled || (nm && !NOREF.has(x.r))) x.w = 1;
+    // Where editing starts (a contenteditable cell, paragraph or div) text can be typed, whatever its role.
+    const editRoot = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+    if (INTER.has(x.r) || focusable || handled || editRoot || (nm && !NOREF.has(x.r))) x.w = 1;
     // Depth counts the nodes an agent reads or acts on: a container with neither name nor
     // ref (an unnamed list, list item, group, row) shows its children at its own depth.
     const step = x.w || nm ? 1 : 0;

@@ -5,6 +5,7 @@ package tasks_test
 import (
 	"archive/zip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 
 var (
 	all   = flag.Bool("tasks.all", false, "every task, the browser ones with playwright-mcp too (make bench)")
+	only  = flag.String("tasks.only", "", "run only the browser tasks whose name matches this regular expression")
 	peers = flag.String("tasks.peers", filepath.Join(testenv.Root(), "testdata", "bench", "peers", "node_modules"), "node_modules with @playwright/mcp")
 )
 
@@ -83,6 +85,10 @@ type dialect interface {
 	// waitText waits for text to show; its observation is what the wait returned.
 	waitText(text string) (string, error)
 	back() (string, error)
+	// dialog accepts (answering a prompt with text) or dismisses the open dialog.
+	dialog(accept bool, text string) (string, error)
+	// upload gives the open file chooser one file.
+	upload(name, content string) (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -105,6 +111,7 @@ func (w w365) hover(ref, _ string) (string, error) {
 	_, _, err := w.call("browser_hover_ref", map[string]any{"snapshotId": "latest", "ref": ref})
 	return "", err
 }
+
 func (w w365) press(ref, _, key string) (string, error) {
 	_, _, err := w.call("browser_keypress_ref", map[string]any{"snapshotId": "latest", "ref": ref, "key": key})
 	return "", err
@@ -130,6 +137,14 @@ func (w w365) back() (string, error) {
 	_, _, err := w.call("browser_back", nil)
 	return "", err
 }
+func (w w365) dialog(accept bool, text string) (string, error) {
+	out, _, err := w.call("browser_handle_dialog", map[string]any{"accept": accept, "promptText": text})
+	return out, err
+}
+func (w w365) upload(name, content string) (string, error) {
+	out, _, err := w.call("browser_file_upload", map[string]any{"files": []map[string]any{{"name": name, "data": base64.StdEncoding.EncodeToString([]byte(content))}}})
+	return out, err
+}
 
 // click's observation is what the click says happened (a new tab, a dialog, a download).
 func (w w365) click(ref, _ string) (string, error) {
@@ -143,7 +158,10 @@ func (w w365) typeIn(ref, _, text string) (string, error) {
 
 // playwright is @playwright/mcp: element (what the agent read) plus target (the ref), and a snapshot
 // in every action's result.
-type playwright struct{ *client }
+type playwright struct {
+	*client
+	dir string // its working directory
+}
 
 func (p playwright) navigate(url string) (string, error) {
 	text, _, err := p.call("browser_navigate", map[string]any{"url": url})
@@ -186,6 +204,24 @@ func (p playwright) waitText(text string) (string, error) {
 }
 func (p playwright) back() (string, error) {
 	out, _, err := p.call("browser_navigate_back", map[string]any{})
+	return out, err
+}
+func (p playwright) dialog(accept bool, text string) (string, error) {
+	args := map[string]any{"accept": accept}
+	if text != "" {
+		args["promptText"] = text
+	}
+	out, _, err := p.call("browser_handle_dialog", args)
+	return out, err
+}
+
+// upload writes the file where playwright-mcp reads paths from: its working directory.
+func (p playwright) upload(name, content string) (string, error) {
+	path := filepath.Join(p.dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", err
+	}
+	out, _, err := p.call("browser_file_upload", map[string]any{"paths": []string{path}})
 	return out, err
 }
 
@@ -234,6 +270,21 @@ func (a *agent) findItem(role, text string) (string, error) {
 		return m[1], nil
 	}
 	return "", fmt.Errorf("no %s %q in what the page shows:\n%.1500s", role, text, a.obs)
+}
+
+// cellAfter is the ref of the cell after the cell named name, in a fresh observation: a
+// table row's value beside its title.
+func (a *agent) cellAfter(name string) (string, error) {
+	obs, err := a.d.snapshot()
+	if err != nil {
+		return "", err
+	}
+	a.obs = obs
+	m := regexp.MustCompile(`(?s)\bcell "` + regexp.QuoteMeta(name) + `"[^\n]*\n[^\n]*?\bcell(?: "[^"]*")?[^\n]*?\[ref=([^\]\s]+)\]`).FindStringSubmatch(obs)
+	if m == nil {
+		return "", fmt.Errorf("no cell after %q in what the page shows:\n%.1500s", name, obs)
+	}
+	return m[1], nil
 }
 
 // reads is the text of the first `role: text` line in a fresh observation.
@@ -320,11 +371,23 @@ func startSite(t *testing.T) *site {
 	}
 	s := &site{url: "http://" + ln.Addr().String(), got: map[string][]map[string]string{}}
 	files := http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "tasks", "pages")))
+	// record keeps a form's fields, and of a file field the file's name and content, name:content.
 	record := func(r *http.Request) map[string]string {
-		r.ParseForm()
+		r.ParseMultipartForm(1 << 20)
 		f := map[string]string{}
 		for k, vs := range r.PostForm {
 			f[k] = strings.Join(vs, ",")
+		}
+		if r.MultipartForm != nil {
+			for k, fhs := range r.MultipartForm.File {
+				for _, fh := range fhs {
+					if b, err := fh.Open(); err == nil {
+						content, _ := io.ReadAll(b)
+						b.Close()
+						f[k] = fh.Filename + ":" + string(content)
+					}
+				}
+			}
 		}
 		if c, err := r.Cookie("member"); err == nil {
 			f["member"] = c.Value
@@ -443,26 +506,7 @@ var browserTasks = []browserTask{
 	},
 	{
 		name: "reorder a reading list by drag and drop", fast: true,
-		run: func(a *agent, url string) error {
-			if err := a.navigate(url + "/sortable.html"); err != nil {
-				return err
-			}
-			if _, err := a.find("heading", "Reading list"); err != nil {
-				return err
-			}
-			emma, err := a.findItem("listitem", "Emma")
-			if err != nil {
-				return err
-			}
-			first, err := a.findItem("listitem", "Middlemarch")
-			if err != nil {
-				return err
-			}
-			if a.obs, err = a.d.drag(emma, "listitem Emma", first, "listitem Middlemarch"); err != nil {
-				return err
-			}
-			return a.click("button", "Save order")
-		},
+		run:   dragEmmaFirst("/sortable.html", "Reading list", "Save order"),
 		check: posted("/form/sortable", map[string]string{"order": "Emma,Middlemarch,Dune"}),
 	},
 	{
@@ -834,6 +878,176 @@ var browserTasks = []browserTask{
 		},
 		check: posted("/form/srcdoc", map[string]string{"rating": "Excellent", "remarks": "Quiet and bright"}),
 	},
+	{
+		name: "find a row far down a virtualised list",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/virtual.html") },
+				func() error { return a.click("list", "Boxes") },
+			); err != nil {
+				return err
+			}
+			const want = "Request box 120"
+			for i := 0; i < 30; i++ {
+				if _, err := a.find("list", "Boxes"); err != nil {
+					return err
+				}
+				if a.sees("button", want) {
+					return a.click("button", want)
+				}
+				if err := a.press("list", "Boxes", "PageDown"); err != nil {
+					return err
+				}
+			}
+			return fmt.Errorf("%q never showed:\n%.1500s", want, a.obs)
+		},
+		check: posted("/form/virtual", map[string]string{"box": "120"}),
+	},
+	{
+		name: "choose several options: a select multiple, a listbox by keys",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/formats.html") },
+				func() error { return a.selectOption("listbox", "Formats", "Paperback", "Audiobook") },
+				func() error { return a.click("option", "Derby") },
+				func() error { return a.press("listbox", "Branches", "Shift+ArrowDown") },
+				func() error { return a.press("listbox", "Branches", "Shift+ArrowDown") },
+				func() error { return a.press("listbox", "Branches", "Control+ArrowDown") },
+				func() error { return a.press("listbox", "Branches", "Control+ArrowDown") },
+				func() error { return a.press("listbox", "Branches", " ") },
+				func() error { return a.shows("option", "Zennor", "selected") },
+				func() error { return a.click("button", "Place the order") },
+			)
+		},
+		check: posted("/form/formats", map[string]string{"formats": "Paperback,Audiobook", "branches": "Derby,Exeter,Leeds,Zennor"}),
+	},
+	{
+		name: "attach a file through a styled button over a hidden input", fast: true,
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/upload.html") },
+				func() error { return a.typeIn("textbox", "Card number", "C-2231") },
+				func() error { return a.click("button", "Choose a scan") },
+			); err != nil {
+				return err
+			}
+			if !strings.Contains(strings.ToLower(a.obs), "file chooser") {
+				return fmt.Errorf("the click does not say a file chooser opened:\n%.1500s", a.obs)
+			}
+			if _, err := a.d.upload("scan.txt", "card C-2231, both sides"); err != nil {
+				return err
+			}
+			a.obs = ""
+			return a.click("button", "Send the scan")
+		},
+		check: posted("/form/upload", map[string]string{"card": "C-2231", "scan": "scan.txt:card C-2231, both sides"}),
+	},
+	{
+		name: "fill a form in a same-origin frame inside a shadow root",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/renewal.html") },
+				func() error { return a.typeIn("textbox", "Library card number", "C-5120") },
+				func() error { return a.selectOption("combobox", "Renew for", "2 years") },
+				func() error { return a.click("button", "Renew the card") },
+			)
+		},
+		check: posted("/form/renewal", map[string]string{"card": "C-5120", "years": "2 years"}),
+	},
+	{
+		name: "stay when leaving asks (beforeunload), then publish",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/draft.html") },
+				func() error { return a.typeIn("textbox", "Your review", "A fine read.") },
+				func() error { return a.click("link", "All reviews") },
+			); err != nil {
+				return err
+			}
+			if !strings.Contains(a.obs, "beforeunload") {
+				return fmt.Errorf("the click does not say the page asked before leaving:\n%.1500s", a.obs)
+			}
+			if _, err := a.d.dialog(false, ""); err != nil {
+				return err
+			}
+			a.obs = ""
+			return a.click("button", "Publish review")
+		},
+		check: posted("/form/draft", map[string]string{"review": "A fine read."}),
+	},
+	{
+		name: "edit counts in contenteditable table cells", fast: true,
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/sheet.html"); err != nil {
+				return err
+			}
+			for _, c := range []struct{ title, count string }{{"Dune", "9"}, {"Emma", "11"}} {
+				ref, err := a.cellAfter(c.title)
+				if err != nil {
+					return err
+				}
+				if a.obs, err = a.d.typeIn(ref, "cell", c.count); err != nil {
+					return err
+				}
+				a.obs = ""
+			}
+			return a.click("button", "Save the sheet")
+		},
+		check: posted("/form/sheet", map[string]string{"counts": "Dune=9,Emma=11,Middlemarch=2"}),
+	},
+	{
+		name:  "reorder a queue dragged with pointer events",
+		run:   dragEmmaFirst("/pointer.html", "Holds queue", "Save the queue"),
+		check: posted("/form/pointer", map[string]string{"order": "Emma,Middlemarch,Dune"}),
+	},
+	{
+		name: "answer a prompt dialog, read the result back",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/rename.html") },
+				func() error { return a.click("button", "Rename this list") },
+			); err != nil {
+				return err
+			}
+			if !strings.Contains(a.obs, "New name for the list") {
+				return fmt.Errorf("the click does not show the prompt:\n%.1500s", a.obs)
+			}
+			if _, err := a.d.dialog(true, "Summer reading"); err != nil {
+				return err
+			}
+			a.obs = ""
+			return first(
+				func() error { _, err := a.find("heading", "Summer reading"); return err },
+				func() error { return a.click("button", "Keep the list") },
+			)
+		},
+		check: posted("/form/rename", map[string]string{"name": "Summer reading"}),
+	},
+}
+
+// dragEmmaFirst is a task's run: on the page with that heading, drag the list item Emma
+// onto Middlemarch, the first, then save with the button named save.
+func dragEmmaFirst(page, heading, save string) func(a *agent, url string) error {
+	return func(a *agent, url string) error {
+		if err := a.navigate(url + page); err != nil {
+			return err
+		}
+		if _, err := a.find("heading", heading); err != nil {
+			return err
+		}
+		emma, err := a.findItem("listitem", "Emma")
+		if err != nil {
+			return err
+		}
+		first, err := a.findItem("listitem", "Middlemarch")
+		if err != nil {
+			return err
+		}
+		if a.obs, err = a.d.drag(emma, "listitem Emma", first, "listitem Middlemarch"); err != nil {
+			return err
+		}
+		return a.click("button", save)
+	}
 }
 
 // posted checks that the site received one form on path, with these values.
@@ -957,25 +1171,27 @@ func TestBrowserTasks(t *testing.T) {
 	h := e2e.New(t)
 	w := &client{cs: h.MCP()}
 	var pw *client
+	var pwDir string
 	if *all {
-		pw = startPlaywright(t, h)
+		pw, pwDir = startPlaywright(t, h)
 	}
+	match := regexp.MustCompile(*only)
 	for _, bt := range browserTasks {
-		if !bt.fast && !*all {
+		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
 		s := startSite(t)
 		measure(t, bt.name, "w365", w, func() error { return bt.run(&agent{d: w365{w}}, s.url) }, func() error { return bt.check(s) })
 		if pw != nil {
 			s := startSite(t)
-			measure(t, bt.name, "playwright-mcp", pw, func() error { return bt.run(&agent{d: playwright{pw}}, s.url) }, func() error { return bt.check(s) })
+			measure(t, bt.name, "playwright-mcp", pw, func() error { return bt.run(&agent{d: playwright{pw, pwDir}}, s.url) }, func() error { return bt.check(s) })
 		}
 	}
 }
 
 // startPlaywright runs the pinned @playwright/mcp headful on the harness's desktop, with
-// the browser w365 uses (as make bench's browser benchmarks do).
-func startPlaywright(t *testing.T, h *e2e.Harness) *client {
+// the browser w365 uses (as make bench's browser benchmarks do), and its working directory.
+func startPlaywright(t *testing.T, h *e2e.Harness) (*client, string) {
 	t.Helper()
 	script := filepath.Join(*peers, "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(script); err != nil {
@@ -999,7 +1215,7 @@ func startPlaywright(t *testing.T, h *e2e.Harness) *client {
 		t.Fatalf("start playwright-mcp: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &client{cs: cs}
+	return &client{cs: cs}, dir
 }
 
 // node is an accessibility-tree node as get_accessibility_tree's structured result

@@ -1,0 +1,81 @@
+//go:build linux
+
+package snapshot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/w365/w365/engine/snapshot"
+)
+
+// Where editing starts (a contenteditable cell or paragraph) has a ref, whatever its role,
+// and text typed there replaces what it held: a stock sheet's count cells had none, so an
+// agent could read the count but not change it.
+func TestEditableCellsHaveRefs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/editable_cells.html")
+	r := take(t, st, b, snapshot.Options{})
+	if strings.Contains(r.Text, `cell "Dune" [ref=`) {
+		t.Errorf("a cell no one can edit has a ref:\n%s", r.Text)
+	}
+	cell := refOf(t, r.Text, `cell "4"`)
+	note := refOf(t, r.Text, `A note`)
+	for ref, text := range map[string]string{cell: "9", note: "Checked"} {
+		if _, err := st.Type(tctx(t), b, r.SnapshotID, ref, text, snapshot.TypeOptions{Clear: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := b.EvalJS(tctx(t), "document.querySelector('td[contenteditable]').textContent + '|' + document.querySelector('p').textContent")
+	if err != nil || v.Value != "9|Checked" {
+		t.Fatalf("the editable elements hold %+v, %v", v, err)
+	}
+}
+
+// An item under a grab cursor (a list sorted by pointer events, with no draggable
+// attribute) has a ref, as an item with draggable does: it had none, and an agent had to
+// search for each item it dragged. Its inner element under the same cursor adds none.
+func TestGrabCursorItemsHaveRefs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/grab_list.html")
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{"listitem [ref=e1]: Middlemarch", "listitem [ref=e2]: Dune", "listitem: Emma"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("no %q in:\n%s", want, r.Text)
+		}
+	}
+}
+
+// A button scrolled out of its scrolling list's visible part, while the list's place on the
+// page is in the window, is scrolled into view and clicked, by ref and through the element
+// the ref resolves to: the click hit-tested its centre where the list clips it and failed,
+// "covered by h1 Archive" (a virtualised list's row, in the page but not in view, in the new
+// task 'find a row far down a virtualised list').
+func TestClickScrollsAClippedElementIntoView(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/clipped_list.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Item 3"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.EvalJS(tctx(t), "document.getElementById('box').scrollTop = 200, 'ok'"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Item 2"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Item 2")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Item 3,clicked Item 2" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
