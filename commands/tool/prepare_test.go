@@ -18,6 +18,8 @@ type prepIn struct {
 	Keys      []string `json:"keys,omitempty" w365:"maxItems=2"`
 	Text      string   `json:"text,omitempty"`
 	Role      string   `json:"role,omitempty"`
+	Pid       int32    `json:"pid,omitempty"`
+	X         int      `json:"x,omitempty"`
 }
 
 var prepTool = Define(Tool{
@@ -68,6 +70,10 @@ func TestPrepareInTheToolsWords(t *testing.T) {
 		{map[string]any{"selector": "#a", "text": "x", "keys": []any{"a", "b", "c"}}, "keys must have at most 2 items, not 3"},
 		{map[string]any{"selector": "#a", "text": "x", "keys": []any{"a", 1}}, "keys[1] must be a string, not the number 1"},
 		{map[string]any{"selector": "#a", "text": "x", "timeoutMS": 5, "timeoutMs": 6}, "give timeoutMs or its older spelling timeoutMS, not both"},
+		// Numbers no bound of the schema refuses, past what the field holds.
+		{map[string]any{"selector": "#a", "text": "x", "x": 1e308}, "x must be a whole number from -9223372036854775808 to 9223372036854775807, not 1e+308"},
+		{map[string]any{"selector": "#a", "text": "x", "x": -1e19}, "x must be a whole number from -9223372036854775808 to 9223372036854775807, not -10000000000000000000"},
+		{map[string]any{"selector": "#a", "text": "x", "pid": 1e308}, "pid must be at most 2147483647, not 1e+308"},
 	} {
 		_, err := prepTool.Prepare(c.args)
 		if e := werr.As(err); e == nil || e.Code != werr.InvalidArgument || e.Message != c.want {
