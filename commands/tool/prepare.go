@@ -227,8 +227,23 @@ func checkValue(name string, v any, p *jsonschema.Schema) *werr.Error {
 			}
 		}
 	case "object":
-		if _, ok := v.(map[string]any); !ok {
+		obj, ok := v.(map[string]any)
+		if !ok {
 			return werr.Invalid("%s must be an object, not %s", name, jsonKind(v))
+		}
+		// An object inside a parameter (one of browser_file_upload's files) is checked as
+		// the parameters are: what it requires, then each property it has.
+		for _, k := range p.Required {
+			if _, ok := obj[k]; !ok {
+				return werr.Invalid("%s.%s is required", name, k)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if ps := p.Properties[k]; ps != nil {
+				if err := checkValue(name+"."+k, obj[k], ps); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
