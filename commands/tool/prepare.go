@@ -173,6 +173,16 @@ func orList(names []string) string {
 // (its schema p), for the constraints the w365 tags set and the JSON types; nil when it
 // finds nothing (the validator's own message then stands).
 func checkValue(name string, v any, p *jsonschema.Schema) *werr.Error {
+	if len(p.AnyOf) > 0 { // a Go any: one of several single types (schema.go)
+		var kinds []string
+		for _, b := range p.AnyOf {
+			if checkValue(name, v, b) == nil {
+				return nil
+			}
+			kinds = append(kinds, kindName[b.Type])
+		}
+		return werr.Invalid("%s must be %s, not %s", name, orList(kinds), jsonKind(v))
+	}
 	num := func(f float64) string {
 		if math.Abs(f) >= 1e21 { // 1e+308, not 309 digits
 			return strconv.FormatFloat(f, 'g', -1, 64)
@@ -248,6 +258,10 @@ func checkValue(name string, v any, p *jsonschema.Schema) *werr.Error {
 	}
 	return nil
 }
+
+// kindName names a JSON schema type as checkValue's messages say it.
+var kindName = map[string]string{"string": "a string", "integer": "a whole number", "number": "a number",
+	"boolean": "true or false", "array": "a list", "object": "an object"}
 
 // jsonKind names the JSON type of a decoded value.
 func jsonKind(v any) string {

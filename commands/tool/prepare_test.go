@@ -26,6 +26,7 @@ type prepIn struct {
 type prepFile struct {
 	Name string `json:"name"`
 	Size int    `json:"size,omitempty"`
+	Any  any    `json:"any,omitempty"`
 }
 
 var prepTool = Define(Tool{
@@ -80,6 +81,7 @@ func TestPrepareInTheToolsWords(t *testing.T) {
 		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"name": nil}}}, "files[0].name must be a string, not null"},
 		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"size": 1}}}, "files[0].name is required"},
 		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"name": "a", "size": 0.5}}}, "files[0].size must be a whole number, not 0.5"},
+		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"name": "a", "any": nil}}}, "files[0].any must be a string, a number, true or false, an object or a list, not null"},
 		// Numbers no bound of the schema refuses, past what the field holds.
 		{map[string]any{"selector": "#a", "text": "x", "x": 1e308}, "x must be a whole number from -9223372036854775808 to 9223372036854775807, not 1e+308"},
 		{map[string]any{"selector": "#a", "text": "x", "x": -1e19}, "x must be a whole number from -9223372036854775808 to 9223372036854775807, not -10000000000000000000"},
