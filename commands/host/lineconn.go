@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -111,10 +112,37 @@ func decodeLine(line []byte, tooLong bool) (jsonrpc.Message, int64, string) {
 		return nil, jsonrpc.CodeInvalidRequest, "invalid request: batches are not supported"
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
+	switch {
+	case err != nil && nesting(line) > maxNesting:
+		return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: lists and objects nest deeper than %d levels", maxNesting)
+	case err != nil:
 		return nil, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 request, notification or response"
 	}
 	return msg, 0, ""
+}
+
+// maxNesting is the deepest nesting of lists and objects the MCP SDK decodes in a message.
+const maxNesting = 1000
+
+// nesting is how deep lists and objects nest in the valid JSON line.
+func nesting(line []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, b := range line {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped, inString = b == '\\', b != '"'
+		case b == '"':
+			inString = true
+		case b == '[' || b == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case b == ']' || b == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // idOf is the request id of a line that has one a response may echo, else null.

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -295,11 +296,9 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 				res = errorResult(werr.New(werr.Internal, "internal error in %s", t.Name), cid)
 			}
 		}()
-		var args map[string]any
-		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return errorResult(werr.Invalid("arguments must be a JSON object"), newCorrelationID()), nil
-			}
+		args, aerr := decodeArguments(req.Params.Arguments)
+		if aerr != nil {
+			return errorResult(aerr, newCorrelationID()), nil
 		}
 		p := h.principalOf(req.Extra, remote)
 		// Prepare drops the session parameters a tool does not declare; callSession reads them after.
@@ -345,6 +344,24 @@ func (h *Host) toolHandler(t *tool.Tool, remote bool) mcp.ToolHandler {
 		h.log.Debug("tool", "name", t.Name, "session", name, "ms", time.Since(start).Milliseconds())
 		return h.successResult(t, out, req.Params.Meta[MetaFull] == true, env.Session), nil
 	}
+}
+
+// decodeArguments is a call's arguments as the tools read them: a JSON object (or none).
+func decodeArguments(raw json.RawMessage) (map[string]any, *werr.Error) {
+	var args map[string]any
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	err := json.Unmarshal(raw, &args)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && strings.HasPrefix(te.Value, "number "):
+		// JSON has no bound on numbers; a Go float64 has.
+		return nil, werr.Invalid("the arguments hold the number %s, past the largest there may be (about 1.8e308)", strings.TrimPrefix(te.Value, "number "))
+	case err != nil:
+		return nil, werr.Invalid("arguments must be a JSON object")
+	}
+	return args, nil
 }
 
 // sessionName picks the session: the call's _meta, then a sessionId/browserSessionId

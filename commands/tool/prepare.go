@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -86,9 +87,32 @@ func (t *Tool) Prepare(args map[string]any) (any, error) {
 	}
 	ptr := reflect.New(t.in)
 	if err := json.Unmarshal(b, ptr.Interface()); err != nil {
-		return nil, werr.Invalid("%v", err)
+		return nil, decodeError(err)
 	}
 	return ptr.Elem().Interface(), nil
+}
+
+// decodeError says in the tool's words why arguments the schema let through do not fit the
+// fields they fill: a number past what the field's type holds (1e308 for an int, -1 for an
+// unsigned one), which a schema without bounds does not refuse.
+func decodeError(err error) *werr.Error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		return werr.Invalid("the arguments do not fit the tool's parameters")
+	}
+	got := strings.TrimPrefix(te.Value, "number ")
+	var lo, hi string
+	switch k := te.Type.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		bits := te.Type.Bits()
+		lo, hi = strconv.FormatInt(-1<<(bits-1), 10), strconv.FormatInt(1<<(bits-1)-1, 10)
+	case k >= reflect.Uint && k <= reflect.Uint64:
+		lo, hi = "0", strconv.FormatUint(math.MaxUint64>>(64-te.Type.Bits()), 10)
+	default:
+		return werr.Invalid("%s cannot be %s", te.Field, got).WithDetail("parameter", te.Field)
+	}
+	return werr.Invalid("%s must be a whole number from %s to %s, not %s", te.Field, lo, hi, got).
+		WithDetail("parameter", te.Field)
 }
 
 func canonicalEnum(v string, vals []string) string {
@@ -149,7 +173,22 @@ func orList(names []string) string {
 // (its schema p), for the constraints the w365 tags set and the JSON types; nil when it
 // finds nothing (the validator's own message then stands).
 func checkValue(name string, v any, p *jsonschema.Schema) *werr.Error {
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	if len(p.AnyOf) > 0 { // a Go any: one of several single types (schema.go)
+		var kinds []string
+		for _, b := range p.AnyOf {
+			if checkValue(name, v, b) == nil {
+				return nil
+			}
+			kinds = append(kinds, kindName[b.Type])
+		}
+		return werr.Invalid("%s must be %s, not %s", name, orList(kinds), jsonKind(v))
+	}
+	num := func(f float64) string {
+		if math.Abs(f) >= 1e21 { // 1e+308, not 309 digits
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
 	switch p.Type {
 	case "integer", "number":
 		n, ok := number(v)
@@ -198,12 +237,31 @@ func checkValue(name string, v any, p *jsonschema.Schema) *werr.Error {
 			}
 		}
 	case "object":
-		if _, ok := v.(map[string]any); !ok {
+		obj, ok := v.(map[string]any)
+		if !ok {
 			return werr.Invalid("%s must be an object, not %s", name, jsonKind(v))
+		}
+		// An object inside a parameter (one of browser_file_upload's files) is checked as
+		// the parameters are: what it requires, then each property it has.
+		for _, k := range p.Required {
+			if _, ok := obj[k]; !ok {
+				return werr.Invalid("%s.%s is required", name, k)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if ps := p.Properties[k]; ps != nil {
+				if err := checkValue(name+"."+k, obj[k], ps); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
 }
+
+// kindName names a JSON schema type as checkValue's messages say it.
+var kindName = map[string]string{"string": "a string", "integer": "a whole number", "number": "a number",
+	"boolean": "true or false", "array": "a list", "object": "an object"}
 
 // jsonKind names the JSON type of a decoded value.
 func jsonKind(v any) string {

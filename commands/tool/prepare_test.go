@@ -9,15 +9,24 @@ import (
 )
 
 type prepIn struct {
-	Selector  string   `json:"selector,omitempty"`
-	Target    string   `json:"target,omitempty"`
-	Handle    uint32   `json:"handle,omitempty"`
-	Count     int      `json:"count,omitempty" w365:"min=1,max=2,default=1"`
-	TimeoutMs int      `json:"timeoutMs,omitempty" w365:"min=1,max=30000"`
-	Name      string   `json:"name,omitempty" w365:"minLength=1,maxLength=4"`
-	Keys      []string `json:"keys,omitempty" w365:"maxItems=2"`
-	Text      string   `json:"text,omitempty"`
-	Role      string   `json:"role,omitempty"`
+	Selector  string     `json:"selector,omitempty"`
+	Target    string     `json:"target,omitempty"`
+	Handle    uint32     `json:"handle,omitempty"`
+	Count     int        `json:"count,omitempty" w365:"min=1,max=2,default=1"`
+	TimeoutMs int        `json:"timeoutMs,omitempty" w365:"min=1,max=30000"`
+	Name      string     `json:"name,omitempty" w365:"minLength=1,maxLength=4"`
+	Keys      []string   `json:"keys,omitempty" w365:"maxItems=2"`
+	Text      string     `json:"text,omitempty"`
+	Role      string     `json:"role,omitempty"`
+	Pid       int32      `json:"pid,omitempty"`
+	X         int        `json:"x,omitempty"`
+	Files     []prepFile `json:"files,omitempty"`
+}
+
+type prepFile struct {
+	Name string `json:"name"`
+	Size int    `json:"size,omitempty"`
+	Any  any    `json:"any,omitempty"`
 }
 
 var prepTool = Define(Tool{
@@ -68,6 +77,15 @@ func TestPrepareInTheToolsWords(t *testing.T) {
 		{map[string]any{"selector": "#a", "text": "x", "keys": []any{"a", "b", "c"}}, "keys must have at most 2 items, not 3"},
 		{map[string]any{"selector": "#a", "text": "x", "keys": []any{"a", 1}}, "keys[1] must be a string, not the number 1"},
 		{map[string]any{"selector": "#a", "text": "x", "timeoutMS": 5, "timeoutMs": 6}, "give timeoutMs or its older spelling timeoutMS, not both"},
+		// Objects inside a parameter, in the same words.
+		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"name": nil}}}, "files[0].name must be a string, not null"},
+		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"size": 1}}}, "files[0].name is required"},
+		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"name": "a", "size": 0.5}}}, "files[0].size must be a whole number, not 0.5"},
+		{map[string]any{"selector": "#a", "text": "x", "files": []any{map[string]any{"name": "a", "any": nil}}}, "files[0].any must be a string, a number, true or false, an object or a list, not null"},
+		// Numbers no bound of the schema refuses, past what the field holds.
+		{map[string]any{"selector": "#a", "text": "x", "x": 1e308}, "x must be a whole number from -9223372036854775808 to 9223372036854775807, not 1e+308"},
+		{map[string]any{"selector": "#a", "text": "x", "x": -1e19}, "x must be a whole number from -9223372036854775808 to 9223372036854775807, not -10000000000000000000"},
+		{map[string]any{"selector": "#a", "text": "x", "pid": 1e308}, "pid must be at most 2147483647, not 1e+308"},
 	} {
 		_, err := prepTool.Prepare(c.args)
 		if e := werr.As(err); e == nil || e.Code != werr.InvalidArgument || e.Message != c.want {

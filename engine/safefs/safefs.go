@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -306,6 +307,8 @@ func fail(err error, path string) error {
 		return werr.Wrap(err, werr.NotFound, "%s does not exist", path)
 	case errors.Is(err, fs.ErrExist):
 		return werr.Wrap(err, werr.InvalidArgument, "%s exists", path)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return werr.Wrap(err, werr.InvalidArgument, "%s: the name is too long", path)
 	}
 	return werr.Wrap(err, werr.Internal, "%s: %v", path, err)
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/w365/w365/engine/safefs"
@@ -187,5 +188,22 @@ func TestRenameAndLinkActOnTheEntryItself(t *testing.T) {
 	must(t, d.Remove("hooks.w365-untrusted"))
 	if _, err := os.Stat(filepath.Join(outside, "secret")); err != nil {
 		t.Errorf("removing the link removed its target: %v", err)
+	}
+}
+
+// A name longer than the system takes (browser_pdf_save's filePath of 1 MB) is the caller's
+// error, not the host's, for every operation that takes one.
+func TestANameTooLongIsAnInvalidArgument(t *testing.T) {
+	root, _ := tree(t)
+	d := open(t, root)
+	for _, name := range []string{strings.Repeat("A", 256), strings.Repeat("A", 1<<20), strings.Repeat("é", 128)} {
+		_, kindErr := d.Kind(name)
+		_, readErr := d.ReadFile(name, 100)
+		writeErr := d.WriteFile(name, []byte("x"), 0o644, false)
+		for op, err := range map[string]error{"Kind": kindErr, "ReadFile": readErr, "WriteFile": writeErr} {
+			if werr.CodeOf(err) != werr.InvalidArgument {
+				t.Errorf("%s of %.20q: %v, want INVALID_ARGUMENT", op, name, err)
+			}
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"unicode/utf8"
 )
 
 // Code is a stable, documented error class. Callers switch on codes, never on messages.
@@ -68,7 +70,55 @@ func (e *Error) Unwrap() error { return e.cause }
 
 // New makes an error with a formatted message and the code's default retryability.
 func New(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: retryableByDefault[code]}
+	return &Error{Code: code, Message: fmt.Sprintf(format, clipped(args)...), Retryable: retryableByDefault[code]}
+}
+
+// MaxQuoted is how much of one value a message, hint or detail shows: messages name what
+// they were given, and a caller may give megabytes (a 10 MB title to match, an unknown
+// parameter's name), which an error must not send back whole, let alone twice.
+const MaxQuoted = 1000
+
+// clipped is args with each text longer than MaxQuoted bytes cut to it (clip).
+func clipped(args []any) []any {
+	var out []any
+	for i, a := range args {
+		var s string
+		switch v := a.(type) {
+		case string:
+			s = v
+		case []byte:
+			s = string(v)
+		case error:
+			s = v.Error()
+		case fmt.Stringer:
+			s = v.String()
+		default:
+			continue
+		}
+		if len(s) <= MaxQuoted {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(args)
+		}
+		out[i] = clip(s)
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// clip is s cut to at most MaxQuoted bytes at a character boundary, with how long it was.
+func clip(s string) string {
+	if len(s) <= MaxQuoted {
+		return s
+	}
+	cut := MaxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…(%d bytes in all)", s[:cut], len(s))
 }
 
 // Wrap makes an error that keeps cause for logs and errors.Is while showing only message.
@@ -80,7 +130,7 @@ func Wrap(cause error, code Code, format string, args ...any) *Error {
 
 // WithHint returns e with a way forward attached.
 func (e *Error) WithHint(format string, args ...any) *Error {
-	e.Hint = fmt.Sprintf(format, args...)
+	e.Hint = fmt.Sprintf(format, clipped(args)...)
 	return e
 }
 
@@ -88,6 +138,16 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 func (e *Error) WithDetail(key string, value any) *Error {
 	if e.Details == nil {
 		e.Details = map[string]any{}
+	}
+	switch v := value.(type) {
+	case string:
+		value = clip(v)
+	case []string:
+		cut := make([]string, len(v))
+		for i, s := range v {
+			cut[i] = clip(s)
+		}
+		value = cut
 	}
 	e.Details[key] = value
 	return e

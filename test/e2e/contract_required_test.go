@@ -53,14 +53,7 @@ func TestSchemasRequireWhatTheServerRequires(t *testing.T) {
 	testenv.Require(t, "chromium", "Xvfb")
 	h := e2e.New(t)
 	cs := h.MCP("--toolsets", "all")
-	res, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools := res.Tools
-	slices.SortStableFunc(tools, func(a, b *mcp.Tool) int {
-		return btoi(slices.Contains(lastly, a.Name)) - btoi(slices.Contains(lastly, b.Name))
-	})
+	tools := toolsLastly(t, cs)
 	missing := regexp.MustCompile(`^INVALID_ARGUMENT: missing required parameter "([A-Za-z]+)"`)
 	for _, tl := range tools {
 		s := schemaOf(t, tl)
@@ -80,6 +73,20 @@ func TestSchemasRequireWhatTheServerRequires(t *testing.T) {
 			t.Errorf("%s: with no arguments, which its schema allows, refused: %.160q", tl.Name, text)
 		}
 	}
+}
+
+// toolsLastly lists the server's tools, those that end what the others run in last.
+func toolsLastly(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := res.Tools
+	slices.SortStableFunc(tools, func(a, b *mcp.Tool) int {
+		return btoi(slices.Contains(lastly, a.Name)) - btoi(slices.Contains(lastly, b.Name))
+	})
+	return tools
 }
 
 func btoi(b bool) int {
