@@ -1022,3 +1022,37 @@ func TestOnlyLargeLightBarsThicken(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyThickHardEdgesSmooth: only two-level ink with strokes 2 px or wider counts as
+// hard-edged (docs/development.md, OCR): 1 px strokes and antialiased ink do not.
+func TestOnlyThickHardEdgesSmooth(t *testing.T) {
+	bars := func(width int, edge byte) *image.Gray {
+		g := image.NewGray(image.Rect(0, 0, 40, 12))
+		for i := range g.Pix {
+			g.Pix[i] = 255
+		}
+		for y := 2; y < 10; y++ {
+			for x0 := 4; x0+width < 36; x0 += 6 {
+				for x := x0; x < x0+width; x++ {
+					g.Pix[y*g.Stride+x] = 0
+				}
+				g.Pix[y*g.Stride+x0+width] = edge
+			}
+		}
+		return g
+	}
+	for _, c := range []struct {
+		width int
+		edge  byte
+		want  bool
+	}{{2, 255, true}, {3, 255, true}, {1, 255, false}, {2, 128, false}} {
+		if got := hardEdged(bars(c.width, c.edge)); got != c.want {
+			t.Errorf("bars %d px wide, edge %d: hardEdged %v, want %v", c.width, c.edge, got, c.want)
+		}
+	}
+	// Smoothing keeps a 2 px stroke's core dark and greys its edges.
+	s := smooth(bars(2, 255))
+	if core, edge := s.GrayAt(4, 5).Y, s.GrayAt(3, 5).Y; core > 64 || edge < 128 || edge == 255 {
+		t.Errorf("smoothed stroke: core %d, edge %d", core, edge)
+	}
+}

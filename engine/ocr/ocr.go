@@ -232,6 +232,9 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 					t.segs[k].core = t.segs[k].core.Add(b.Min)
 				}
 			}
+			if hardEdged(crop) {
+				crop = smooth(crop)
+			}
 			pix, w, h := prepare(crop, crop.Rect, sc)
 			t.pix, t.pw = pix, w
 			t.scale = sc

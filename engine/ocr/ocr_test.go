@@ -683,3 +683,31 @@ func TestLightFaceFiguresRead(t *testing.T) {
 		}
 	}
 }
+
+// TestHardEdgedTextReads: a line of hard-edged bold ink is smoothed before it is upscaled
+// (docs/development.md, OCR). testdata/ocr/hard-edged.png is xmessage (real-blind4's
+// xmessage-helvetica-bold) in the scaled 12 px Helvetica Bold core font, which the X
+// server draws unsmoothed; upscaled alone its "97%" reads "979%".
+func TestHardEdgedTextReads(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	f, err := os.Open(repoFile("testdata", "ocr", "hard-edged.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ocr.Analyze(context.Background(), img, ocr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for _, b := range res.Boxes {
+		words = append(words, b.Text)
+	}
+	if !slices.Contains(words, "97%") {
+		t.Errorf("read %q, want the word 97%%", words)
+	}
+}

@@ -1102,24 +1102,33 @@ func (m *inkImage) hairBars(li int, l line) bool {
 	W := m.rect.Dx()
 	ones, runs := 0, 0
 	for x := l.r.Min.X; x < l.r.Max.X; x++ {
-		n := 0
-		for y := l.r.Min.Y; y <= l.r.Max.Y; y++ {
-			if y < l.r.Max.Y {
-				if c := m.comp[y*W+x]; c >= 0 && m.comps[c].line == li {
-					n++
-					continue
-				}
-			}
-			if n > 0 {
-				runs++
-				if n == 1 {
-					ones++
-				}
-			}
-			n = 0
-		}
+		r, o := oneRuns(l.r.Dy(), func(k int) bool {
+			c := m.comp[(l.r.Min.Y+k)*W+x]
+			return c >= 0 && m.comps[c].line == li
+		})
+		runs, ones = runs+r, ones+o
 	}
 	return ones*2 > runs
+}
+
+// oneRuns counts the runs of consecutive cells among n for which in holds, and those of
+// them one cell long.
+func oneRuns(n int, in func(k int) bool) (runs, ones int) {
+	run := 0
+	for k := 0; k <= n; k++ {
+		if k < n && in(k) {
+			run++
+			continue
+		}
+		if run > 0 {
+			runs++
+			if run == 1 {
+				ones++
+			}
+		}
+		run = 0
+	}
+	return runs, ones
 }
 
 // lightFaceH is the least letter height at which a face with one-pixel bars is light:

@@ -371,6 +371,38 @@ func scenes() []scene {
 		}},
 		{"xterm-nimbus-8pt", "real-blind4", echoed("backup log", "copied 1,204 files (3.8 GB) to /mnt/backup in 00:04:12",
 			"-fa", "Nimbus Mono PS", "-fs", "8", "-bg", "#202020", "-fg", "#c0c0c0", "-geometry", "64x3+300+300")},
+
+		// Held out (set "real-blind5"): a seventh held-out set, rendered once the seventh
+		// round's rule was written (docs/development.md), never tuned on: xmessage in URW
+		// Gothic 16, in Palladio 13 and in condensed Nimbus Sans 14, xterm in a bold
+		// Courier 15 (all scaled Type 1 core fonts, unsmoothed), and a zenity question in
+		// Nimbus Sans 10 (testdata/ocr/real-blind5). Every word is what the test hands the
+		// program.
+		{"xmessage-gothic", "real-blind5", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Battery low: 8% left, plug in the charger."
+			return told(t, d, "Power", "xmessage", []string{msg, "Suspend Dismiss"},
+				"-title", "Power", "-fn", "-urw-urw gothic l-book-r-normal--16-*-*-*-*-*-iso8859-1",
+				"-buttons", "Suspend,Dismiss", "-center", msg)
+		}},
+		{"xmessage-palladio", "real-blind5", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Meeting with Dana moved to 14:30 in room B12."
+			return told(t, d, "Calendar", "xmessage", []string{msg, "Accept Decline"},
+				"-title", "Calendar", "-fn", "-urw-urw palladio l-regular-r-normal--13-*-*-*-*-*-iso8859-1",
+				"-buttons", "Accept,Decline", "-center", msg)
+		}},
+		{"xmessage-narrow", "real-blind5", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Download finished: report-2026.pdf (412 KB)"
+			return told(t, d, "Downloads", "xmessage", []string{msg, "Open Folder"},
+				"-title", "Downloads", "-fn", "-urw-nimbus sans l-regular-r-condensed--14-*-*-*-*-*-iso8859-1",
+				"-buttons", "Open,Folder", "-center", msg)
+		}},
+		{"xterm-courier-bold", "real-blind5", echoed("build", "make: 3 targets rebuilt, 0 failed in 12.7s",
+			"-fn", "-urw-nimbus mono l-bold-r-normal--15-*-*-*-*-*-iso8859-1", "-geometry", "56x3+320+280")},
+		{"zenity-nimbus", "real-blind5", func(t testing.TB, d *display.Desktop) []string {
+			return toldEnv(t, d, []string{"XDG_CONFIG_HOME=" + repoFile("testdata", "ocr", "real-blind5")}, "Updates", "zenity",
+				[]string{"Install 6 updates now?", "No Yes"},
+				"--question", "--title", "Updates", "--text", "Install 6 updates now?", "--width", "360")
+		}},
 	}
 }
 
