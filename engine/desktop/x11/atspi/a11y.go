@@ -172,7 +172,7 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
-	res, _, err := t.walkWindow(ctx, conn, 0, true, maxDepth, maxElements)
+	res, w, err := t.walkWindow(ctx, conn, 0, true, maxDepth, maxElements)
 	if err == errNoForeground {
 		return desktop.Node{}, desktop.Meta{}, nil
 	}
@@ -185,11 +185,40 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	for _, n := range res.nodes[1:] { // parents first
 		clip(n, res.nodes[n.parent])
 	}
+	if err := w.markOffscreen(ctx, res); err != nil {
+		return desktop.Node{}, desktop.Meta{}, err
+	}
 	root := build(res.nodes)
 	// The top level of an application window is a Window in UI Automation terms, whatever
 	// the toolkit calls it (Qt: "filler").
 	root.Role = "Window"
 	return root, desktop.Meta{Truncated: res.truncated, Count: len(res.nodes), Deeper: res.deeper(), MaxDepth: maxDepth}, nil
+}
+
+// markOffscreen marks, in a tree's walk res, what a search would not offer as on the screen
+// (docs/accessibility.md#states): in a Qt window an element scrolled out of its view, in a
+// GTK 4 window one that lies outside the window or under another element at its centre
+// (covered: a page a stack hid).
+func (w *walker) markOffscreen(ctx context.Context, res *walkResult) error {
+	switch {
+	case w.qt:
+		parents := make(map[int]bool, len(res.nodes))
+		for _, n := range res.nodes[1:] {
+			parents[n.parent] = true
+		}
+		for _, n := range res.nodes[1:] {
+			n.offscreen = n.hasBox && n.w > 0 && n.h > 0 && scrolledOut(n, res.nodes, parents)
+		}
+	case w.gtk4:
+		under, err := w.covered(ctx, res, res.nodes[1:])
+		if err != nil {
+			return err
+		}
+		for i, n := range res.nodes[1:] {
+			n.offscreen = under[i]
+		}
+	}
+	return nil
 }
 
 // Applications are the processes of the applications registered with the accessibility
@@ -443,12 +472,11 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			// GTK's, and its File, Edit... over the toolbar below (docs/accessibility.md).
 			onScreen = onScreen && (!p.hasBox || p.w > 0 && p.h > 0)
 		}
-		states := n.stateNames()
 		if w.qt && scrolledOut(n, res.nodes, ancestors) {
 			onScreen = false
-			states = append(states, "offscreen")
+			n.offscreen = true
 		}
-		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: states},
+		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
 			Score: c.score, Order: c.order, OnScreen: onScreen,
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}

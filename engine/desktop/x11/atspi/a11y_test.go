@@ -896,6 +896,15 @@ func TestGTK4HiddenStackPage(t *testing.T) {
 	if ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: "Below the window"}); err != nil || len(ms) > 0 {
 		t.Errorf("a search finds the button below the window: %+v (%v)", ms, err)
 	}
+	// The tree lists them, and says they are not where they seem.
+	root, _ := treeEventually(t, tr, 10, 0, "Button", "Add Alarm")
+	nodes := nodesOf(root)
+	for name, want := range map[string]bool{"Add Alarm": false, "Add World Clock": true, "Below the window": true} {
+		n, ok := findNode(nodes, "Button", name)
+		if !ok || slices.Contains(n.States, "offscreen") != want {
+			t.Errorf("the tree's %q (listed: %v) reads %v, want offscreen %v", name, ok, n.States, want)
+		}
+	}
 }
 
 // TestGTK4DeepPreferences: libadwaita nests a preferences row's choice below depth 10
@@ -1181,5 +1190,13 @@ func TestQt5ScrolledOutIsOffscreen(t *testing.T) {
 	// Inside a checkable group box (a check box that holds widgets), scrolled out with it.
 	if m := findEventually(t, tr, desktop.FindQuery{Role: "ComboBox", Name: "days"})[0]; !slices.Contains(m.States, "offscreen") {
 		t.Errorf("the combo box in the group box scrolled out of the view reads %v at %d,%d", m.States, m.CenterX, m.CenterY)
+	}
+	// The tree says so too.
+	root, _ := treeEventually(t, tr, 10, 0, "CheckBox", "Option 25")
+	nodes := nodesOf(root)
+	for name, want := range map[string]bool{"Option 1": false, "Option 25": true} {
+		if n, _ := findNode(nodes, "CheckBox", name); slices.Contains(n.States, "offscreen") != want {
+			t.Errorf("the tree's %q reads %v, want offscreen %v", name, n.States, want)
+		}
 	}
 }

@@ -62,6 +62,9 @@ type raw struct {
 	cut bool
 	// unplaced: the toolkit answered -1,-1 -1x-1, no place on the screen (unplacedBox).
 	unplaced bool
+	// offscreen: not where its box says, for a click at its centre: scrolled out of its view
+	// (Qt, scrolledOut) or under what the window shows there (GTK 4, covered).
+	offscreen bool
 }
 
 func (n *raw) state(bit uint) bool {
@@ -96,6 +99,9 @@ func (n *raw) stateNames() []string {
 		if n.state(s.bit) {
 			out = append(out, s.name)
 		}
+	}
+	if n.offscreen {
+		out = append(out, "offscreen")
 	}
 	switch n.uia() {
 	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit", "Spinner", "Slider":
