@@ -690,15 +690,7 @@ func TestLightFaceFiguresRead(t *testing.T) {
 // server draws unsmoothed; upscaled alone its "97%" reads "979%".
 func TestHardEdgedTextReads(t *testing.T) {
 	testenv.Require(t, "tesseract")
-	f, err := os.Open(repoFile("testdata", "ocr", "hard-edged.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testenv.PNG(t, repoFile("testdata", "ocr", "hard-edged.png"))
 	res, err := ocr.Analyze(context.Background(), img, ocr.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
@@ -114,7 +115,7 @@ func TestScreenshotHasTheTestPatternColoursAtKnownCoordinates(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "full.png")
 	h.MustRun("take-screenshot", "-o", out)
-	full := decodePNG(t, out)
+	full := testenv.PNG(t, out)
 	rects := p.Ready["pattern"].([]any)
 	if len(rects) == 0 {
 		t.Fatal("probe drew no pattern")
@@ -141,7 +142,7 @@ func TestScreenshotHasTheTestPatternColoursAtKnownCoordinates(t *testing.T) {
 	fx, fy := int(first["x"].(float64)), int(first["y"].(float64))
 	crop := filepath.Join(dir, "crop.png")
 	h.MustRun("screenshot", "--x", fmt.Sprint(fx), "--y", fmt.Sprint(fy), "--width", "10", "--height", "10", "-o", crop)
-	c := decodePNG(t, crop)
+	c := testenv.PNG(t, crop)
 	if c.Bounds().Dx() != 10 || c.Bounds().Dy() != 10 || c.At(0, 0) != full.At(fx, fy) {
 		t.Errorf("crop %v first pixel %v, want %v", c.Bounds(), c.At(0, 0), full.At(fx, fy))
 	}
@@ -167,20 +168,6 @@ func covered(later []any, x, y int) bool {
 		}
 	}
 	return false
-}
-
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }
 
 func TestCLIAndMCPClientOfServeShareOneEngine(t *testing.T) {

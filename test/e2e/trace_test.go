@@ -227,7 +227,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 	}
-	img := decodePNG(t, shot)
+	img := testenv.PNG(t, shot)
 	magenta := 0
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {

@@ -3,6 +3,8 @@
 package testenv
 
 import (
+	"image"
+	"image/png"
 	"net"
 	"os"
 	"os/exec"
@@ -36,6 +38,21 @@ func Require(t testing.TB, programs ...string) {
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// PNG is the image in the PNG file at path; the test fails when it cannot be read.
+func PNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }
 
 // HangUpServer listens on loopback, accepts every connection and closes each after the
