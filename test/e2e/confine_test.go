@@ -1095,7 +1095,7 @@ func TestConfineDesktopPrograms(t *testing.T) {
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
-	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
+	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineSessionBusStartsNoServiceASessionAsksFor", "TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
 	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket",
 	"TestAccessibilityBusThatNeverAnswersHoldsNoCall", "TestBoundarySessionPlantsNoProgramOnPATH", "TestBrowserStartsNoApplicationForAURL",
 	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings"}

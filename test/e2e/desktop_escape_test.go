@@ -128,6 +128,69 @@ open('/tmp/asked', 'w').write('yes')
 	nothingRunsNorOutlives(t, h, "bus1", token)
 }
 
+// A compromised application of the session (python3, added by the policy) asks the session
+// bus to start one of the system's session services, HexChat (org.hexchat.service), and once
+// the agent has clicked its network list away, has HexChat run a command (its D-Bus
+// interface's Command, HexChat's /exec): a program that leaves its process group and waits.
+// The binary before activated every service of /usr/share/dbus-1/services below the bus, in
+// the desktop's confinement (the host's PID namespace, where every host process's command
+// line is readable), and the program ran on after the session ended, reparented to the
+// host's init.
+func TestConfineSessionBusStartsNoServiceASessionAsksFor(t *testing.T) {
+	testenv.Require(t, "bwrap", "dbus-daemon", "python3", "hexchat")
+	if _, err := os.Stat("/usr/share/dbus-1/services/org.hexchat.service.service"); err != nil {
+		t.Fatalf("the system has no HexChat session service to ask for: %v", err)
+	}
+	h := e2e.New(t)
+	home := h.FakeHome()
+	launchAnyWith(t, h, "/usr/bin/python3")
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
+	token := "w365-activate-" + stamp
+	killWith(t, token)
+	code := `import dbus, sys
+bus = dbus.SessionBus()
+try:
+    bus.start_service_by_name('org.hexchat.service')
+except dbus.DBusException as e:
+    open('/tmp/asked', 'w').write('refused: %s' % e)
+    sys.exit()
+r = bus.get_object('org.hexchat.service', '/org/hexchat/Remote')
+p = bus.get_object('org.hexchat.service', r.Connect('x', 'x', 'x', '1', dbus_interface='org.hexchat.connection'))
+p.Command("exec setsid -f sh -c 'sleep 120; : " + sys.argv[1] + sys.argv[2] + "'", dbus_interface='org.hexchat.plugin')
+open('/tmp/asked', 'w').write('commanded')
+`
+	h.MustRun("session", "start", "act1")
+	h.MustRun("--session", "act1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code, "--args=w365-activate-", "--args="+stamp)
+	// HexChat takes its bus name once its network list is gone: the agent clicks Connect.
+	var asked []byte
+	for range 120 {
+		var ws struct {
+			Windows []struct {
+				Title  string
+				Client struct{ X, Y, Width, Height int }
+			}
+		}
+		h.JSON(&ws, "--session", "act1", "list-windows")
+		for _, w := range ws.Windows {
+			if strings.HasPrefix(w.Title, "Network List") {
+				c := w.Client
+				h.MustRun("--session", "act1", "click", "--x", strconv.Itoa(c.X+c.Width-54), "--y", strconv.Itoa(c.Y+c.Height-29))
+			}
+		}
+		if m, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", "act1-*", "tmp", "asked")); len(m) > 0 {
+			if asked, _ = os.ReadFile(m[0]); len(asked) > 0 {
+				break
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if asked == nil {
+		t.Fatal("the application never finished asking the bus")
+	}
+	t.Logf("the application: %s", asked)
+	nothingRunsNorOutlives(t, h, "act1", token)
+}
+
 // A right click on the desktop opens the window manager's menu; Openbox's stock one starts
 // a terminal emulator, whose shell a session types into. The binary before opened uxterm
 // there, and the program typed into it ran on after the session ended.

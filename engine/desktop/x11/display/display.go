@@ -208,22 +208,57 @@ const busPolicy = `<policy context="default"><allow send_destination="*" eavesdr
 // (docs/security.md#confinement).
 const busAuth = "<auth>EXTERNAL</auth><auth>ANONYMOUS</auth><allow_anonymous/>\n"
 
+// sessionServices are the only services the session bus of a virtual desktop starts: the
+// accessibility bus and the settings writer of GTK's applications. What it starts runs in
+// the desktop's confinement, which keeps the host's PID namespace: any other of the system's
+// session services (HexChat, whose D-Bus interface runs any command it is given; a text
+// editor; an archive manager) would run around the launch allowlist, see every host
+// process, and what it started would outlive the session (docs/security.md#confinement).
+var sessionServices = []string{"org.a11y.Bus", "ca.desrt.dconf"}
+
+// a11yServices are the only services the accessibility bus starts: its registry.
+var a11yServices = []string{"org.a11y.atspi.Registry"}
+
+// systemServiceDirs are where the system declares its session services, in the order looked in.
+var systemServiceDirs = []string{"/usr/local/share/dbus-1/services", "/usr/share/dbus-1/services"}
+
+// writeServices makes dir hold the system's service file of each of names that the system
+// declares (in one of from, under the name it serves), and nothing else: dir is then a bus's
+// one service directory, so that the bus starts only those.
+func writeServices(dir string, from, names []string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	for _, name := range names {
+		for _, d := range from {
+			b, err := os.ReadFile(filepath.Join(d, name+".service"))
+			if err != nil || !slices.Contains(strings.Split(string(b), "\n"), "Name="+name) {
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+".service"), b, 0o600); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
 // sessionBusConfig is the session bus of a virtual desktop (dbus-daemon --session's,
-// with busAuth), listening in dir. It activates the system's services only: the standard
-// session directories include $XDG_RUNTIME_DIR/dbus-1/services, the desktop's private
-// directory, where a confined program of the session could put a service file that runs
-// any program below the bus, outside its own confinement's PID namespace.
-func sessionBusConfig(dir string) string {
+// with busAuth), listening in dir, starting only what services holds (writeServices): not
+// the standard session directories, which include $XDG_RUNTIME_DIR/dbus-1/services, the
+// desktop's private directory, nor the system's, whose every service a client could ask for.
+func sessionBusConfig(dir, services string) string {
 	return "<busconfig><type>session</type><keep_umask/>\n" +
-		"<servicedir>/usr/local/share/dbus-1/services</servicedir><servicedir>/usr/share/dbus-1/services</servicedir>\n" +
+		"<servicedir>" + services + "</servicedir>\n" +
 		"<listen>unix:dir=" + dir + "</listen>\n" + busAuth + busPolicy + "</busconfig>\n"
 }
 
 // a11yBusConfig is the accessibility bus at-spi-bus-launcher starts (at-spi2-core's
-// accessibility.conf, with busAuth): its registry activated, its limits large enough for
-// a browser's tree.
-func a11yBusConfig(dir string) string {
-	c := "<busconfig><type>accessibility</type><servicedir>/usr/share/dbus-1/accessibility-services</servicedir>\n" +
+// accessibility.conf, with busAuth): its registry activated (from services, as
+// writeServices made it), its limits large enough for a browser's tree.
+func a11yBusConfig(dir, services string) string {
+	c := "<busconfig><type>accessibility</type><servicedir>" + services + "</servicedir>\n" +
 		"<listen>unix:dir=" + dir + "</listen>\n" + busAuth + busPolicy
 	for _, l := range []string{"max_incoming_bytes 1000000000", "max_outgoing_bytes 1000000000", "max_message_size 1000000000",
 		"service_start_timeout 120000", "auth_timeout 240000", "max_completed_connections 100000", "max_incomplete_connections 10000",
@@ -248,10 +283,17 @@ func (d *Desktop) busCommand() (*exec.Cmd, [][2]string, error) {
 		return nil, nil, err
 	}
 	session, a11y := filepath.Join(d.confDir(), "session.conf"), filepath.Join(d.confDir(), "accessibility.conf")
-	if err := os.WriteFile(session, []byte(sessionBusConfig(d.authDir)), 0o600); err != nil {
+	services, a11yServiceDir := filepath.Join(d.confDir(), "services"), filepath.Join(d.confDir(), "a11y-services")
+	if err := writeServices(services, systemServiceDirs, sessionServices); err != nil {
 		return nil, nil, err
 	}
-	if err := os.WriteFile(a11y, []byte(a11yBusConfig(d.authDir)), 0o600); err != nil {
+	if err := writeServices(a11yServiceDir, []string{"/usr/share/dbus-1/accessibility-services"}, a11yServices); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(session, []byte(sessionBusConfig(d.authDir, services)), 0o600); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(a11y, []byte(a11yBusConfig(d.authDir, a11yServiceDir)), 0o600); err != nil {
 		return nil, nil, err
 	}
 	var binds [][2]string
