@@ -23,10 +23,11 @@ import (
 //     expression, browser_evaluate's function) show only their length while the call
 //     runs.
 //   - When a browser call has succeeded, the host asks the page which values its password
-//     fields hold and whether the focus is in one. Typed text that went into none is
-//     shown; code is shown with every string its typing calls type down to its length;
-//     every such value is shown by its length wherever it stands in the record (any
-//     argument, the summary, the error). Without an answer from the page the text stays
+//     fields hold, which cookies its script reads, and whether the focus is in a password
+//     field. Typed text that went into none is shown; code is shown with every string its
+//     typing calls type down to its length; every password value and every cookie (its
+//     name=value, and a value of cookieValueMin characters or more alone) is shown by its
+//     length wherever it stands in the record (any argument, the summary, the error). Without an answer from the page the text stays
 //     hidden, and so does all typed text when the policy's recordTypedText is false, and
 //     desktop type_text's (no page can tell where it went).
 //   - Whatever was hidden in the arguments is hidden in the summary and the error too.
@@ -50,28 +51,51 @@ func asksPage(name string) bool {
 	return name == "type_text" || strings.HasPrefix(name, "browser_")
 }
 
-// pageState is what the page said after a call: the values of its password fields
-// and whether the focus is in one. nil: the page did not answer.
+// pageState is what the page said after a call: the values of its password fields,
+// the cookies its script reads, and whether the focus is in a password field. nil: the
+// page did not answer.
 type pageState struct {
 	Focus     string   `json:"focus"`
 	Passwords []string `json:"pw"`
+	// Cookies are the page's cookies as document.cookie gives them (name=value).
+	Cookies []string `json:"ck"`
+}
+
+// cookieValueMin is the shortest cookie value the records hide wherever it stands, not
+// only after its name: a session id is longer, and hiding "1" or "en" everywhere would
+// leave the records unreadable.
+const cookieValueMin = 8
+
+// secrets are the strings no record shows: the password values, the cookies (name=value)
+// and the cookie values of cookieValueMin characters or more.
+func (p *pageState) secrets() []string {
+	out := append(slices.Clone(p.Passwords), p.Cookies...)
+	for _, c := range p.Cookies {
+		if _, v, _ := strings.Cut(c, "="); len([]rune(v)) >= cookieValueMin {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func (p *pageState) secret(s string) bool {
 	return p == nil || strings.EqualFold(p.Focus, "password") || slices.Contains(p.Passwords, s)
 }
 
-// pageFieldsJS collects the values of the password fields of the page (its
-// same-origin frames included) and the focused element's type.
+// pageFieldsJS collects the values of the password fields and the cookies of the page
+// (its same-origin frames included) and the focused element's type.
 const pageFieldsJS = `(() => {
-  const pw = [];
+  const pw = [], ck = [];
   const walk = d => {
     for (const e of d.querySelectorAll('input[type=password]')) if (e.value) pw.push(e.value);
+    let cookies = '';
+    try { cookies = d.cookie; } catch (e) {}
+    for (const c of cookies.split('; ')) if (c) ck.push(c);
     for (const f of d.querySelectorAll('iframe,frame')) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} }
   };
   walk(document);
   const a = document.activeElement;
-  return JSON.stringify({focus: a ? String(a.type || a.tagName) : '', pw});
+  return JSON.stringify({focus: a ? String(a.type || a.tagName) : '', pw, ck});
 })()`
 
 // pageFields asks the session's page, after the call that just ended, about its
@@ -167,7 +191,7 @@ func (r redactor) value(key string, v any, cookie bool) any {
 			if r.pg == nil {
 				return lengthOnly(s)
 			}
-			out, typed := scrubCode(s, r.pg.Passwords)
+			out, typed := scrubCode(s, r.pg.secrets())
 			*r.hidden = append(*r.hidden, typed...)
 			return out
 		}
@@ -191,7 +215,7 @@ func (r redactor) value(key string, v any, cookie bool) any {
 		return l
 	case string:
 		if r.pg != nil {
-			return scrubAll(x, r.pg.Passwords)
+			return scrubAll(x, r.pg.secrets())
 		}
 	}
 	return v
@@ -272,10 +296,10 @@ func scrubAll(s string, secrets []string) string {
 }
 
 // scrub hides in the end event's summary and error the strings hidden in its
-// arguments and the page's password values.
+// arguments and the page's password values and cookies.
 func scrub(ev *CallEvent, hidden []string, pg *pageState) {
 	if pg != nil {
-		hidden = append(hidden, pg.Passwords...)
+		hidden = append(hidden, pg.secrets()...)
 	}
 	if len(hidden) == 0 {
 		return

@@ -8,6 +8,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +63,51 @@ func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
 	}
 	if n := bytes.Count(raw, []byte("‹21 characters›")); n != 3 {
 		t.Errorf("the trace shows the password by its length %d times, want 3 (typed, returned, compared):\n%s", n, raw)
+	}
+}
+
+// A cookie's value (a session id the page's script may read: not HttpOnly) is in no record
+// when a call reads it back: browser_eval_js of document.cookie, browser_evaluate taking
+// the value out of it. The trace and host.log hold neither; what the calls return to the
+// agent is theirs (script in the page reads what the page reads). The binary before wrote
+// both summaries into the trace in clear.
+func TestTraceKeepsNoCookieValueAPageCallReadsBack(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	const value = "SID-CANARY-cookie-4711"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: value, Path: "/"})
+		http.SetCookie(w, &http.Cookie{Name: "lang", Value: "en", Path: "/"})
+		io.WriteString(w, "<title>signed in</title><p>welcome back</p>")
+	}))
+	t.Cleanup(srv.Close)
+	h.MustRun("get-screen-size")
+	file := strings.Fields(h.MustRun("trace", "start"))
+	cs := h.MCP()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_navigate", map[string]any{"url": srv.URL + "/"}},
+		{"browser_eval_js", map[string]any{"expression": "document.cookie"}},
+		{"browser_evaluate", map[string]any{"function": "() => document.cookie.split('; ').find(c => c.startsWith('sid=')).slice(4)"}},
+	} {
+		res := e2e.Call(t, cs, c.tool, c.args)
+		if res.IsError || c.tool != "browser_navigate" && !strings.Contains(e2e.Text(res), value) {
+			t.Fatalf("%s: %s (want the cookie's value returned)", c.tool, e2e.Text(res))
+		}
+	}
+	h.MustRun("trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	if bytes.Contains(raw, []byte(value)) || bytes.Contains(hostLog, []byte(value)) {
+		t.Errorf("the cookie's value is in a record:\n%s", raw)
+	}
+	if !bytes.Contains(raw, []byte("‹22 characters›")) {
+		t.Errorf("the trace does not show the cookie's value by its length:\n%s", raw)
 	}
 }
 
