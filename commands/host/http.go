@@ -158,7 +158,11 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 	}
 	maps.Copy(h.httpOrigins, own)
 	h.httpOriginsMu.Unlock()
-	origins := maps.Clone(own)
+	// A browser calls the MCP endpoint only from an origin the policy lists, never from the
+	// listener's own: no page of its own calls it, and the one that runs script there (the
+	// live view's, for its token, which a session's own list_sessions gives) would call it
+	// as one more client (docs/security.md#transports).
+	origins := map[string]bool{}
 	for _, o := range h.policy.HTTPAllowedOrigins {
 		origins[strings.TrimSuffix(strings.ToLower(o), "/")] = true
 	}
@@ -196,9 +200,8 @@ func (hs *httpServer) serve(ctx context.Context) error {
 }
 
 // serverOrigins are the server's own origins: its listening address, by IP and, on
-// loopback, as localhost, and its public URL. A browser may call the MCP endpoint from
-// these and from those the policy lists (httpAllowedOrigins); another port on the same
-// host is another origin.
+// loopback, as localhost, and its public URL (another port on the same host is another
+// origin). A session's browser is started refusing them.
 func serverOrigins(listen, base string) map[string]bool {
 	own := map[string]bool{strings.ToLower(base): true}
 	if host, port, err := net.SplitHostPort(listen); err == nil {

@@ -95,7 +95,7 @@ type Options struct {
 	// AllowFileURLs lets Navigate open file: URLs (blocked by default).
 	AllowFileURLs bool
 	// BlockedOrigins are origins the browser refuses besides the schemes lockdown.go blocks:
-	// the host's own HTTP listener, whose own origin passes its origin check.
+	// the host's own HTTP listeners, nothing of which is for a session's pages.
 	BlockedOrigins []string
 	// Policy supplies the limits; nil means policy.Default().
 	Policy *policy.Policy

@@ -240,6 +240,8 @@ type SessionInfo struct {
 	Display   string            `json:"display"`
 	HostPID   int               `json:"hostPid"`
 	Env       map[string]string `json:"env"`
+	// LiveViewURL is the session's live view, token included, while the host serves HTTP.
+	LiveViewURL string `json:"liveViewUrl"`
 }
 
 // Sessions lists the host's sessions.

@@ -3,20 +3,26 @@
 package e2e_test
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
 	"github.com/w365/w365/test/testenv"
 )
 
-// serve --http answers browsers of its own origin and of the origins the policy lists,
-// and refuses every other, another port on localhost included (a dev server's page).
-func TestServeHTTPOriginsAreItsOwnAndThePolicys(t *testing.T) {
+// serve --http answers browsers of the origins the policy lists, and refuses every other:
+// its own (no page of its own calls it: TestTheLiveViewPageCannotCallTheMCPEndpoint), and
+// another port on localhost (a dev server's page). A client that is no browser sends no
+// Origin.
+func TestServeHTTPOriginsAreThePolicys(t *testing.T) {
 	h := e2e.New(t)
 	pol := filepath.Join(t.TempDir(), "policy.json")
 	if err := os.WriteFile(pol, []byte(`{"httpAllowedOrigins": ["https://app.example:3000"]}`), 0o600); err != nil {
@@ -48,8 +54,8 @@ func TestServeHTTPOriginsAreItsOwnAndThePolicys(t *testing.T) {
 	}
 	for origin, want := range map[string]int{
 		"":                               http.StatusOK,
-		"http://127.0.0.1:" + port:       http.StatusOK,
-		"http://localhost:" + port:       http.StatusOK,
+		"http://127.0.0.1:" + port:       http.StatusForbidden,
+		"http://localhost:" + port:       http.StatusForbidden,
 		"https://app.example:3000":       http.StatusOK,
 		"http://localhost:5173":          http.StatusForbidden,
 		"http://127.0.0.1:5173":          http.StatusForbidden,
@@ -121,5 +127,63 @@ func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
 		if !strings.HasPrefix(out, "null ") || strings.Contains(out, " 200") {
 			t.Errorf("a script on %s called the MCP endpoint: %q", path, out)
 		}
+	}
+}
+
+// The live view's page of a session (its URL, token included, is in the session's own
+// list_sessions) is the one document of the listener that runs script in its origin. A
+// session's browser started before the listener joined opens it, and the agent's script
+// there called the MCP endpoint as a page of the server's own origin: as the anonymous
+// HTTP principal, whose sessions are every keyless HTTP agent's. The binary before
+// answered, and the page listed another agent's session; the endpoint now serves a browser
+// only from the origins the policy lists.
+func TestTheLiveViewPageCannotCallTheMCPEndpoint(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	ps := newPageServer(t)
+	h.MustRun("session", "start", "lv1")
+	if out := h.MustRun("--session", "lv1", "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
+		t.Fatalf("a loopback page: %q", out)
+	}
+	base, _ := serveHTTP(t, h, nil)
+	// Another agent, over HTTP without a key, with a session of its own.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other, err := mcp.NewClient(&mcp.Implementation{Name: "other-agent", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var victim struct{ BrowserSessionID string }
+	e2e.Structured(t, e2e.Call(t, other, "create_browser_session", nil), &victim)
+	if victim.BrowserSessionID == "" {
+		t.Fatal("the other agent got no session")
+	}
+	var live string
+	for _, s := range h.Sessions() {
+		if strings.HasPrefix(s.SessionID, "lv1") {
+			live = s.LiveViewURL
+		}
+	}
+	if live == "" {
+		t.Fatalf("no live view URL for lv1 in %+v", h.Sessions())
+	}
+	if res := h.Run("--session", "lv1", "browser", "navigate", live); res.Code != 0 {
+		return // refused outright: nothing of the listener's runs in the browser
+	}
+	call := `async () => {
+  const h = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18'};
+  const post = (body, sid) => fetch('/mcp', {method: 'POST', headers: sid ? {...h, 'Mcp-Session-Id': sid} : h, body: JSON.stringify(body)});
+  const r = await post({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'page', version: '1'}}});
+  if (r.status !== 200) return 'initialize ' + r.status;
+  const sid = r.headers.get('mcp-session-id');
+  await post({jsonrpc: '2.0', method: 'notifications/initialized'}, sid);
+  const c = await post({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'list_sessions', arguments: {}}}, sid);
+  return 'list_sessions ' + c.status + ' ' + await c.text();
+}`
+	out := h.MustRun("--session", "lv1", "browser", "evaluate", "--function", call)
+	if strings.Contains(out, victim.BrowserSessionID) || !strings.Contains(out, "initialize 403") {
+		t.Errorf("the live view's page called the MCP endpoint: %s", out)
 	}
 }
