@@ -1001,12 +1001,7 @@ func TestConfineReferenceSaveLocations(t *testing.T) {
 func TestConfineDesktopPrograms(t *testing.T) {
 	h := e2e.New(t)
 	h.MustRun("session", "start", "d1")
-	var display string
-	for _, s := range h.Sessions() {
-		if strings.HasPrefix(s.SessionID, "d1") {
-			display = s.Display
-		}
-	}
+	display := h.Session("d1").Display
 	if display == "" {
 		t.Fatalf("no display for session d1 in %+v", h.Sessions())
 	}

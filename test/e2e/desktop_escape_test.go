@@ -85,6 +85,21 @@ func killWith(t *testing.T, token string) {
 	})
 }
 
+// compromisedApplication is a harness on a fake HOME whose policy adds python3 to the
+// applications, with any arguments (an application doing what a compromised one would),
+// and the token of what it will start: prefix+stamp. The application is given the token in
+// two words, prefix and stamp, so that only what it starts holds it; every process holding
+// it is killed when t ends.
+func compromisedApplication(t *testing.T, prefix string) (h *e2e.Harness, home, stamp, token string) {
+	h = e2e.New(t)
+	home = h.FakeHome()
+	launchAnyWith(t, h, "/usr/bin/python3")
+	stamp = strconv.FormatInt(time.Now().UnixNano(), 10)
+	token = prefix + stamp
+	killWith(t, token)
+	return h, home, stamp, token
+}
+
 // A compromised application of the session (python3, added by the policy) puts a service
 // file where the session bus looks for transient services (its XDG_RUNTIME_DIR, the
 // desktop's private directory) and into a directory it adds to the bus's configuration,
@@ -93,13 +108,7 @@ func killWith(t *testing.T, token string) {
 // the session ended, reparented to the host's init.
 func TestConfineSessionBusActivatesNothingTheSessionWrote(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
-	h := e2e.New(t)
-	home := h.FakeHome()
-	launchAnyWith(t, h, "/usr/bin/python3")
-	// The application is given the token in two words, so that only what it starts holds it.
-	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
-	token := "w365-bus-escape-" + stamp
-	killWith(t, token)
+	h, home, stamp, token := compromisedApplication(t, "w365-bus-escape-")
 	code := `import glob, os, subprocess, sys
 rd = os.path.dirname(os.environ['XAUTHORITY'])
 svc = '[D-BUS Service]\nName=org.w365test.Escape\nExec=/usr/bin/python3 -c "import os,time\\nif os.fork(): os._exit(0)\\nos.setsid()\\nif os.fork(): os._exit(0)\\ntime.sleep(120)" ' + sys.argv[1] + sys.argv[2] + '\n'
@@ -141,12 +150,7 @@ func TestConfineSessionBusStartsNoServiceASessionAsksFor(t *testing.T) {
 	if _, err := os.Stat("/usr/share/dbus-1/services/org.hexchat.service.service"); err != nil {
 		t.Fatalf("the system has no HexChat session service to ask for: %v", err)
 	}
-	h := e2e.New(t)
-	home := h.FakeHome()
-	launchAnyWith(t, h, "/usr/bin/python3")
-	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
-	token := "w365-activate-" + stamp
-	killWith(t, token)
+	h, home, stamp, token := compromisedApplication(t, "w365-activate-")
 	code := `import dbus, sys
 bus = dbus.SessionBus()
 try:

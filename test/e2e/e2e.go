@@ -254,6 +254,18 @@ func (h *Harness) Sessions() []SessionInfo {
 	return out.Sessions
 }
 
+// Session is the listed session whose id starts with name (a zero SessionInfo when none
+// does).
+func (h *Harness) Session(name string) SessionInfo {
+	h.T.Helper()
+	for _, s := range h.Sessions() {
+		if strings.HasPrefix(s.SessionID, name) {
+			return s
+		}
+	}
+	return SessionInfo{}
+}
+
 // Display starts the default session if needed and returns its X display.
 func (h *Harness) Display() string {
 	h.T.Helper()

@@ -103,6 +103,19 @@ func TestSessionBrowserDoesNotOpenTheHostsListener(t *testing.T) {
 	}
 }
 
+// browserBeforeListener starts session name with its browser on a loopback page, then an
+// HTTP listener joining h's host (its base URL): a browser started before the listener has
+// no blocklist entry for it.
+func browserBeforeListener(t *testing.T, h *e2e.Harness, name string) string {
+	ps := newPageServer(t)
+	h.MustRun("session", "start", name)
+	if out := h.MustRun("--session", name, "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
+		t.Fatalf("a loopback page: %q", out)
+	}
+	base, _ := serveHTTP(t, h, nil)
+	return base
+}
+
 // A document on the listener's origin runs in a sandbox of its own (an opaque origin), so
 // a script in it, an agent's through browser_eval_js included, calls the MCP endpoint as
 // origin "null", which is refused: this holds for a session browser started before the
@@ -110,12 +123,7 @@ func TestSessionBrowserDoesNotOpenTheHostsListener(t *testing.T) {
 func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
-	ps := newPageServer(t)
-	h.MustRun("session", "start", "b1")
-	if out := h.MustRun("--session", "b1", "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
-		t.Fatalf("a loopback page: %q", out)
-	}
-	base, _ := serveHTTP(t, h, nil)
+	base := browserBeforeListener(t, h, "b1")
 	for _, path := range []string{"/healthz", "/mcp"} {
 		if res := h.Run("--session", "b1", "browser", "navigate", base+path); res.Code != 0 {
 			continue // refused outright: nothing of the listener's runs in the browser
@@ -140,12 +148,7 @@ func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
 func TestTheLiveViewPageCannotCallTheMCPEndpoint(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
-	ps := newPageServer(t)
-	h.MustRun("session", "start", "lv1")
-	if out := h.MustRun("--session", "lv1", "browser", "navigate", ps.URL+"/form.html"); !strings.Contains(out, "form") {
-		t.Fatalf("a loopback page: %q", out)
-	}
-	base, _ := serveHTTP(t, h, nil)
+	base := browserBeforeListener(t, h, "lv1")
 	// Another agent, over HTTP without a key, with a session of its own.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -160,12 +163,7 @@ func TestTheLiveViewPageCannotCallTheMCPEndpoint(t *testing.T) {
 	if victim.BrowserSessionID == "" {
 		t.Fatal("the other agent got no session")
 	}
-	var live string
-	for _, s := range h.Sessions() {
-		if strings.HasPrefix(s.SessionID, "lv1") {
-			live = s.LiveViewURL
-		}
-	}
+	live := h.Session("lv1").LiveViewURL
 	if live == "" {
 		t.Fatalf("no live view URL for lv1 in %+v", h.Sessions())
 	}
