@@ -1057,6 +1057,37 @@ func TestOnlyThickHardEdgesSmooth(t *testing.T) {
 	}
 }
 
+// TestLightInkNeverJoinsDark: a light stroke touching a dark one (a light letter leaning
+// on a button's black outline, on a mid-dark ground) is two components, each of its
+// own polarity.
+func TestLightInkNeverJoinsDark(t *testing.T) {
+	const W, H = 80, 50
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 60
+	}
+	for y := 15; y < 30; y++ {
+		for x := 30; x < 34; x++ {
+			g.Pix[y*W+x] = 230 // a light letter's stem
+		}
+		g.Pix[y*W+34] = 0 // the outline it touches
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	light, dark := m.comp[20*W+31], m.comp[20*W+34]
+	if light < 0 || dark < 0 {
+		t.Fatalf("components %d and %d: a stroke is not ink", light, dark)
+	}
+	if light == dark {
+		t.Fatalf("the light stroke and the dark one are one component (%d)", light)
+	}
+	if c := m.comps[light]; !c.light() || c.r != image.Rect(30, 15, 34, 30) {
+		t.Errorf("light stroke: component %+v", c)
+	}
+	if c := m.comps[dark]; c.light() || c.r != image.Rect(34, 15, 35, 30) {
+		t.Errorf("dark stroke: component %+v", c)
+	}
+}
+
 // TestSurerReadingIsKept: a second reading replaces the first only when its least
 // confident word is againGain more confident and it has no fewer words read with some
 // confidence (see againConf).

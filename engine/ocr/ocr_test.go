@@ -709,6 +709,17 @@ func wordsOf(t *testing.T, name string) []string {
 	return words
 }
 
+// TestLightLetterOnDarkOutlineReads: light ink never joins dark (see findInk).
+// testdata/ocr/light-on-outline.png is xmessage (real-blind6's
+// xmessage-bookman-demi-green): light Bookman Demi on dark green, the g of its "View
+// log" button touching the button's black outline; one component with it, the g was
+// cleared with the outline ("View los").
+func TestLightLetterOnDarkOutlineReads(t *testing.T) {
+	if words := wordsOf(t, "light-on-outline.png"); !slices.Contains(words, "log") {
+		t.Errorf("read %q, want the word log", words)
+	}
+}
+
 // TestDoubtfulLineReadAgain: a line read with a word of low confidence is read a second
 // time at 2x, and the surer reading kept (see againConf in ocr.go).
 // testdata/ocr/bold-quiz.png is xmessage (real-blind6's xmessage-times-bold-large) in a
