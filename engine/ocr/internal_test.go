@@ -1056,3 +1056,81 @@ func TestOnlyThickHardEdgesSmooth(t *testing.T) {
 		t.Errorf("smoothed stroke: core %d, edge %d", core, edge)
 	}
 }
+
+// TestLightInkNeverJoinsDark: a light stroke touching a dark one (a light letter leaning
+// on a button's black outline, on a mid-dark ground) is two components, each of its
+// own polarity.
+func TestLightInkNeverJoinsDark(t *testing.T) {
+	const W, H = 80, 50
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for i := range g.Pix {
+		g.Pix[i] = 60
+	}
+	for y := 15; y < 30; y++ {
+		for x := 30; x < 34; x++ {
+			g.Pix[y*W+x] = 230 // a light letter's stem
+		}
+		g.Pix[y*W+34] = 0 // the outline it touches
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	light, dark := m.comp[20*W+31], m.comp[20*W+34]
+	if light < 0 || dark < 0 {
+		t.Fatalf("components %d and %d: a stroke is not ink", light, dark)
+	}
+	if light == dark {
+		t.Fatalf("the light stroke and the dark one are one component (%d)", light)
+	}
+	if c := m.comps[light]; !c.light() || c.r != image.Rect(30, 15, 34, 30) {
+		t.Errorf("light stroke: component %+v", c)
+	}
+	if c := m.comps[dark]; c.light() || c.r != image.Rect(34, 15, 35, 30) {
+		t.Errorf("dark stroke: component %+v", c)
+	}
+}
+
+// TestSurerReadingIsKept: a second reading replaces the first only when its least
+// confident word is againGain more confident and it has no fewer words read with some
+// confidence (see againConf).
+func TestSurerReadingIsKept(t *testing.T) {
+	read := func(cs ...float64) *tile {
+		t := &tile{read: true}
+		for _, c := range cs {
+			t.boxes = append(t.boxes, Box{Text: "w", Confidence: c})
+		}
+		return t
+	}
+	for _, c := range []struct {
+		name          string
+		first, second *tile
+		want          bool
+	}{
+		{"surer", read(96, 58), read(96, 89), true},
+		{"a little surer", read(66, 97), read(69, 97), false},
+		{"two words read as one", read(60, 70), read(81), false},
+		{"a noise word gone", read(0, 96, 88), read(95, 96), true},
+		{"nothing read first", read(), read(32), true},
+		{"nothing read second", read(40), read(), false},
+		{"less sure", read(89, 97), read(82, 97), false},
+	} {
+		if got := surer(c.first, c.second); got != c.want {
+			t.Errorf("%s: surer = %v, want %v", c.name, got, c.want)
+		}
+	}
+	low := read(96, 89)
+	low.scale = 3
+	if !low.again() {
+		t.Error("a line read at 3x with a word under againConf is not read again")
+	}
+	for name, tl := range map[string]*tile{"sure": read(96, 92), "at againScale": read(96, 50), "a glyph": read(50)} {
+		tl.scale = 3
+		switch name {
+		case "at againScale":
+			tl.scale = againScale
+		case "a glyph":
+			tl.glyph = true
+		}
+		if tl.again() {
+			t.Errorf("%s: read again", name)
+		}
+	}
+}

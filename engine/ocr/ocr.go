@@ -106,7 +106,11 @@ type tile struct {
 	pw    int
 	scale float64
 	path  string
-	cost  int // scaled width: recognition time grows with it
+	// crop is the tile's image at 1x, normalised (see write).
+	crop *image.Gray
+	cost int // scaled width: recognition time grows with it
+	// boxes are the words read from the tile (see parseTSV).
+	boxes []Box
 }
 
 // Analyze recognises the text in img. Box coordinates are in img's own coordinate
@@ -235,12 +239,8 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 			if hardEdged(crop) {
 				crop = smooth(crop)
 			}
-			pix, w, h := prepare(crop, crop.Rect, sc)
-			t.pix, t.pw = pix, w
-			t.scale = sc
-			t.cost = w + tileOverhead
-			t.path = filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i))
-			errs[i] = writePGM(t.path, pix, w, h)
+			t.crop = crop
+			errs[i] = t.write(filepath.Join(dir, fmt.Sprintf("l%04d.pgm", i)), sc)
 		}(i)
 	}
 	wg.Wait()
@@ -271,50 +271,91 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		return Result{}, err
 	}
 	workers = len(readers)
-	load := make([]int, workers)
-	for w := workers - fresh; w < workers; w++ {
-		load[w] = modelLoad
+	// readAll hands the tiles to the readers, longest first, each to the reader with the
+	// least work so far, and returns the signs of the one-glyph tiles they read nothing
+	// in (see unread); the words go to each tile's boxes.
+	readAll := func(todo []*tile) ([]Box, error) {
+		load := make([]int, workers)
+		for w := workers - fresh; w < workers; w++ {
+			load[w] = modelLoad
+		}
+		fresh = 0
+		lists := make([][]*tile, workers)
+		for _, t := range todo {
+			w := 0
+			for k := range load {
+				if load[k] < load[w] {
+					w = k
+				}
+			}
+			load[w] += t.cost
+			lists[w] = append(lists[w], t)
+		}
+		words := make([][]Box, workers)
+		for w := range lists {
+			if len(lists[w]) == 0 {
+				continue
+			}
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				words[w], errs[w] = readers[w].read(ctx, lang, lists[w], end, opts.MinConfidence)
+			}(w)
+		}
+		wg.Wait()
+		if err := errors.Join(errs[:workers]...); err != nil {
+			if ctx.Err() != nil {
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					return nil, werr.Wrap(err, werr.Timeout, "OCR did not finish in time")
+				}
+				return nil, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
+			}
+			var we *werr.Error
+			if errors.As(err, &we) {
+				return nil, we
+			}
+			return nil, werr.Wrap(err, werr.Internal, "tesseract failed")
+		}
+		var signs []Box
+		for _, ws := range words {
+			signs = append(signs, ws...)
+		}
+		return signs, nil
 	}
-	lists := make([][]*tile, workers)
+	all, err := readAll(todo)
+	if err != nil {
+		return Result{}, err
+	}
+	// A line read with a word of low confidence is read a second time at another scale,
+	// and the surer reading is kept (see againConf).
+	if scale == 0 && !opts.Fine {
+		var twins []*tile
+		for _, t := range todo {
+			if t.again() {
+				twin := &tile{core: t.core, r: t.r, crop: t.crop}
+				if err := twin.write(strings.TrimSuffix(t.path, ".pgm")+"b.pgm", againScale); err != nil {
+					return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
+				}
+				twins = append(twins, t, twin)
+			}
+		}
+		if len(twins) > 0 {
+			var second []*tile
+			for k := 1; k < len(twins); k += 2 {
+				second = append(second, twins[k])
+			}
+			if _, err := readAll(second); err != nil {
+				return Result{}, err
+			}
+			for k := 0; k < len(twins); k += 2 {
+				if t, twin := twins[k], twins[k+1]; surer(t, twin) {
+					t.boxes = twin.boxes
+				}
+			}
+		}
+	}
 	for _, t := range todo {
-		w := 0
-		for k := range load {
-			if load[k] < load[w] {
-				w = k
-			}
-		}
-		load[w] += t.cost
-		lists[w] = append(lists[w], t)
-	}
-
-	words := make([][]Box, workers)
-	for w := range lists {
-		if len(lists[w]) == 0 {
-			continue
-		}
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			words[w], errs[w] = readers[w].read(ctx, lang, lists[w], end, opts.MinConfidence)
-		}(w)
-	}
-	wg.Wait()
-	if err := errors.Join(errs[:workers]...); err != nil {
-		if ctx.Err() != nil {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return Result{}, werr.Wrap(err, werr.Timeout, "OCR did not finish in time")
-			}
-			return Result{}, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
-		}
-		var we *werr.Error
-		if errors.As(err, &we) {
-			return Result{}, we
-		}
-		return Result{}, werr.Wrap(err, werr.Internal, "tesseract failed")
-	}
-	var all []Box
-	for _, ws := range words {
-		all = append(all, ws...)
+		all = append(all, t.boxes...)
 	}
 	rows := groupLines(all)
 	var sb strings.Builder
@@ -342,6 +383,60 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	res.ElapsedMs = int(time.Since(start).Milliseconds())
 	ok = true
 	return res, nil
+}
+
+// write upscales the tile's crop by sc and writes it to path, where a reader reads it.
+func (t *tile) write(path string, sc float64) error {
+	pix, w, h := prepare(t.crop, t.crop.Rect, sc)
+	t.pix, t.pw = pix, w
+	t.scale = sc
+	t.cost = w + tileOverhead
+	t.path = path
+	return writePGM(path, pix, w, h)
+}
+
+// Tesseract's reading of small text is no monotone function of its scale (see
+// docs/development.md, OCR): a line may read right at one scale and wrong at the next,
+// and a word read wrong tends to be read with lower confidence ("soon." 96 at 2x,
+// "scon." 89 at 1.75x; "97%" 89 at 2x, "979." 58 at 3x). A line of text (not a glyph or
+// a strip of them) that tesseract read, at another scale than againScale, with a word
+// under againConf (or nothing kept) is read a second time at againScale. The second
+// reading is kept when it is surer: its least confident word at least againGain more
+// confident than the first's (nothing kept counts as 0), and no fewer words read with
+// some confidence (noise's 30: two words read as one, "0 MB" as "OMB", lose one).
+const (
+	againConf  = 90
+	againScale = 2
+	againGain  = 5
+)
+
+// again says whether a tile is to be read a second time (see againConf).
+func (t *tile) again() bool {
+	low, _ := t.sure()
+	return t.read && !t.glyph && t.segs == nil && low < againConf && t.scale != againScale
+}
+
+// sure is the confidence of the least confident word read from the tile (0 for none)
+// and the number of its words read with confidence 30 or more.
+func (t *tile) sure() (float64, int) {
+	low, n := 100.0, 0
+	if len(t.boxes) == 0 {
+		low = 0
+	}
+	for _, b := range t.boxes {
+		low = min(low, b.Confidence)
+		if b.Confidence >= 30 {
+			n++
+		}
+	}
+	return low, n
+}
+
+// surer says whether a second reading is surer than the first (see againConf).
+func surer(first, second *tile) bool {
+	l1, n1 := first.sure()
+	l2, n2 := second.sure()
+	return n2 >= max(1, n1) && l2 >= l1+againGain
 }
 
 // Costs are in scaled pixels of tile width; tesseract reads about 60 of them a
@@ -500,8 +595,9 @@ func (p *readerPool) put(bin, lang string, r *reader) {
 }
 
 // read hands the reader its tiles and then end, a blank page whose TSV row, the last
-// of the call's pages, says that their words have all come; it returns the words whose
-// centre lies in their tile's core, in screen coordinates.
+// of the call's pages, says that their words have all come; each tile's boxes are the
+// words whose centre lies in its core, in screen coordinates (see parseTSV). It returns
+// the signs of the one-glyph tiles read as nothing (see unread).
 func (r *reader) read(ctx context.Context, lang string, tiles []*tile, end string, minConf float64) ([]Box, error) {
 	var lb strings.Builder
 	for _, t := range tiles {
@@ -521,7 +617,8 @@ func (r *reader) read(ctx context.Context, lang string, tiles []*tile, end strin
 			continue // the header
 		}
 		if page == r.pages {
-			return append(parseTSV([]byte(data.String()), tiles, minConf), unread(tiles)...), nil
+			parseTSV([]byte(data.String()), tiles, minConf)
+			return unread(tiles), nil
 		}
 		// parseTSV numbers the pages of the tiles it is given from 1.
 		fmt.Fprintf(&data, "%s\t%d\t%s\n", f[0], page-first+1, f[2])
@@ -564,7 +661,8 @@ func (t *tail) String() string {
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen
-// coordinates, keeping the words whose centre lies in their tile's core.
+// coordinates, keeping the words whose centre lies in their tile's core; each is also
+// added to its tile's boxes.
 func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 	var out []Box
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -627,7 +725,8 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		n := utf8.RuneCountInString(text)
 		for _, p := range outlined(text) {
 			a, b := x0+(x1-x0)*p.from/n, x0+(x1-x0)*p.to/n
-			out = append(out, Box{Text: p.text, Confidence: conf, X: a, Y: y0, Width: b - a, Height: y1 - y0})
+			box := Box{Text: p.text, Confidence: conf, X: a, Y: y0, Width: b - a, Height: y1 - y0}
+			out, t.boxes = append(out, box), append(t.boxes, box)
 		}
 	}
 	return out

@@ -10,8 +10,10 @@ import (
 // Text is found in the pixels before anything is read: a pixel is ink when it stands out
 // of its background (see background) by more than inkDepth, lighter or darker; long thin
 // runs of ink (borders, separators, grids) are erased; the rest is cut into 8-connected
-// components, each lighter or darker than its background as most of its contrast says,
-// and components of one polarity side by side on one baseline are grouped into lines.
+// components, each all lighter or all darker than its background: light ink never joins
+// dark (xmessage's light "g" on dark green touched its button's black outline, the two
+// were one component, taken for a frame with a letter in it, and "View log" read "View
+// los"). Components of one polarity side by side on one baseline are grouped into lines.
 // Each line is then cropped with a margin, normalised (its polarity turned to dark on
 // white, its contrast stretched, upscaled) and read on its own.
 const (
@@ -210,7 +212,7 @@ func findInk(g *image.Gray, p *background, workers int) *inkImage {
 						continue
 					}
 					j := yy*W + xx
-					if mask.Pix[j] == 0 && m.comp[j] < 0 {
+					if mask.Pix[j] == 0 && m.comp[j] < 0 && (m.depth[j] > 0) == (d > 0) {
 						m.comp[j] = id
 						stack = append(stack, int32(j))
 					}

@@ -403,6 +403,50 @@ func scenes() []scene {
 				[]string{"Install 6 updates now?", "No Yes"},
 				"--question", "--title", "Updates", "--text", "Install 6 updates now?", "--width", "360")
 		}},
+
+		// Held out (set "real-blind6"): an eighth held-out set, rendered and measured before
+		// the eighth round's rules, never tuned on: xmessage in an 11 px Helvetica oblique, a
+		// 17 px Bookman Demi on dark green and a 26 px Times Bold, xterm in a 14 px Courier
+		// oblique on cream (scaled Type 1 core fonts, unsmoothed), a zenity message with a
+		// large bold heading (Pango markup), a Qt 5 dialog in C059 (a serif), and Tk tags in
+		// white or black on red, amber, green and slate under a banner on a gradient with an
+		// 8 px status line (testdata/ocr/real-blind6). Every word is what the test hands the
+		// program.
+		{"xmessage-helvetica-oblique", "real-blind6", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Your password expires in 3 days. Change it now?"
+			return told(t, d, "Account", "xmessage", []string{msg, "Change Later"},
+				"-title", "Account", "-fn", "-adobe-helvetica-medium-o-normal--11-*-*-*-*-*-iso8859-1",
+				"-buttons", "Change,Later", "-center", msg)
+		}},
+		{"xmessage-bookman-demi-green", "real-blind6", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Backup of 41 GB finished at 23:58."
+			return told(t, d, "Backup", "xmessage", []string{msg, "View log OK"},
+				"-title", "Backup", "-fn", "-adobe-bookman-demi-r-normal--17-*-*-*-*-*-iso8859-1",
+				"-fg", "#f4f1de", "-bg", "#1b4332", "-buttons", "View log,OK", "-center", msg)
+		}},
+		{"xmessage-times-bold-large", "real-blind6", func(t testing.TB, d *display.Desktop) []string {
+			msg := "Quiz over: 17 of 20 right"
+			return told(t, d, "Quiz", "xmessage", []string{msg, "Again Quit"},
+				"-title", "Quiz", "-fn", "-adobe-times-bold-r-normal--26-*-*-*-*-*-iso8859-1",
+				"-buttons", "Again,Quit", "-center", msg)
+		}},
+		{"xterm-courier-oblique", "real-blind6", echoed("git fetch", "fetch: 3 new tags, HEAD now at 9f2c41e (v2.8.1)",
+			"-fn", "-adobe-courier-medium-o-normal--14-*-*-*-*-*-iso8859-1", "-bg", "#fdf6e3", "-fg", "#6c3483",
+			"-geometry", "54x3+340+300")},
+		{"zenity-bold-heading", "real-blind6", func(t testing.TB, d *display.Desktop) []string {
+			return told(t, d, "Shipping", "zenity", []string{"Order 5521 shipped", "Arrives Tuesday by noon.", "Track"},
+				"--info", "--title", "Shipping", "--width", "380", "--ok-label", "Track",
+				"--text", "<span size='xx-large' weight='bold'>Order 5521 shipped</span>\nArrives Tuesday by noon.")
+		}},
+		{"qt-serif", "real-blind6", func(t testing.TB, d *display.Desktop) []string {
+			return runApp(t, d, []string{"QT_QPA_PLATFORM=xcb"}, repoFile("testdata", "ocr", "real-blind6", "serif_qt.py"))
+		}},
+		{"tk-colour-tags", "real-blind6", func(t testing.TB, d *display.Desktop) []string {
+			texts := []string{"Release 4.2 rolling out to eu-west", "FAILED 2", "PENDING", "PASSED 31", "SKIPPED",
+				"Last refresh 12:04:55 by ci-bot"}
+			return told(t, d, "Deploy status", "wish", texts,
+				append([]string{repoFile("testdata", "ocr", "real-blind6", "tags.tcl"), "Deploy status"}, texts...)...)
+		}},
 	}
 }
 
