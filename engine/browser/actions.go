@@ -161,10 +161,12 @@ const stateJS = `async function(scroll, waitStable, focus) {
     stable = !!r2 && r2.left === r.left && r2.top === r.top && r2.width === r.width && r2.height === r.height;
     if (r2) r = r2;
   }
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
-  let hit = false, hitDesc = '';
-  if (inView) {
+  let x, y, inView, hit, hitDesc;
+  const test = () => {
+    x = r.left + r.width / 2; y = r.top + r.height / 2;
+    inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
+    hit = false; hitDesc = '';
+    if (!inView) return;
     // Down through open shadow roots; a closed one stops the descent at its host, which
     // then counts as a hit for an element inside it.
     let h = document.elementFromPoint(x, y);
@@ -173,6 +175,14 @@ const stateJS = `async function(scroll, waitStable, focus) {
     for (let host = el.getRootNode().host; host && !hosts; host = host.getRootNode().host) hosts = host === h;
     hit = !!h && (h === el || el.contains(h) || hosts || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
     if (!hit && h) hitDesc = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '');
+  };
+  test();
+  // Something fixed over the element where it stands (a sticky header or footer): with the
+  // element scrolled to the middle of its scrollers it may be clear, as a person would scroll.
+  if (inView && !hit && scroll) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    if (!(r = vis())) return {connected: true, visible: false};
+    test();
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));

@@ -25,7 +25,8 @@ const objectGroup = "w365-snapshot"
 // locateJS finds where a point of the element lies in its frame's top-level
 // viewport: the element's centre, or (owner) the point px, py of the document
 // inside this iframe element. It scrolls the element into view and hit-tests
-// the point in every same-process document on the way up.
+// the point in every same-process document on the way up; a centre covered where
+// the element stands is tested again with the element scrolled to the middle.
 const locateJS = `async function(px, py, owner) {
   const needsScroll = ` + browser.NeedsScrollJS + `;
   let el = this;
@@ -39,10 +40,7 @@ const locateJS = `async function(px, py, owner) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
-  let x, y;
   const pad = f => { const cs = getComputedStyle(f); return [f.clientLeft + parseFloat(cs.paddingLeft || 0), f.clientTop + parseFloat(cs.paddingTop || 0)]; };
-  if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
-  else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
   const desc = h => { let s = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '');
     if (typeof h.className === 'string' && h.className.trim()) s += '.' + h.className.trim().split(/\s+/).join('.');
     const t = (h.getAttribute('aria-label') || h.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
@@ -59,18 +57,33 @@ const locateJS = `async function(px, py, owner) {
     if (node.labels && Array.from(node.labels).some(l => l.contains(h))) return '';
     return desc(h);
   };
-  let cover = test(el, x, y);
-  let w = el.ownerDocument.defaultView;
-  while (!cover) {
-    let f = null;
-    try { f = w.frameElement; } catch (e) { f = null; }
-    if (!f) break;
-    const fr = f.getBoundingClientRect(), p = pad(f);
-    x += fr.left + p[0]; y += fr.top + p[1];
-    cover = test(f, x, y);
-    w = f.ownerDocument.defaultView;
+  // at is the point (in the top-level document of the element's process) and what covers it.
+  const at = () => {
+    let x, y;
+    if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
+    else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
+    let cover = test(el, x, y);
+    let w = el.ownerDocument.defaultView;
+    while (!cover) {
+      let f = null;
+      try { f = w.frameElement; } catch (e) { f = null; }
+      if (!f) break;
+      const fr = f.getBoundingClientRect(), p = pad(f);
+      x += fr.left + p[0]; y += fr.top + p[1];
+      cover = test(f, x, y);
+      w = f.ownerDocument.defaultView;
+    }
+    return {x, y, cover};
+  };
+  let p = at();
+  // Something fixed over the element where it stands (a sticky header or footer): with the
+  // element scrolled to the middle of its scrollers it may be clear, as a person would scroll.
+  if (p.cover && p.cover !== 'outside' && !owner) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    if (!(r = box())) return {connected: true, visible: false};
+    p = at();
   }
-  return {connected: true, visible: true, x, y, w: r.width, h: r.height, cover};
+  return {connected: true, visible: true, x: p.x, y: p.y, w: r.width, h: r.height, cover: p.cover};
 }`
 
 type located struct {

@@ -79,3 +79,32 @@ func TestClickScrollsAClippedElementIntoView(t *testing.T) {
 		t.Fatalf("the page saw %q", log)
 	}
 }
+
+// A button in the viewport under a fixed header is clicked, not refused as covered, by a
+// ref and by the element tools alike: its centre is tested again with it scrolled to the
+// middle, where the header no longer lies over it. Before, both failed "covered by header"
+// (the new task 'press a button that a fixed header covers'; Playwright's click scrolls).
+func TestClickScrollsFromUnderAFixedHeader(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/fixed_header.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Renew"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.EvalJS(tctx(t), "under()"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Return"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Return")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Renew,clicked Return" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
