@@ -69,6 +69,8 @@ const walkJS = `function(o) {
       case 'textarea': return 'textbox';
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
       case 'img': return el.getAttribute('alt') === '' && !el.hasAttribute('aria-label') ? '' : 'img';
+      // A named drawing is one image; an unnamed one shows what is in it (a chart's text, its
+      // parts the page gives roles), as the browser's own tree does.
       case 'svg': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'img' : '';
       case 'ul': case 'ol': case 'menu': return 'list';
       case 'li': return 'listitem';
@@ -153,7 +155,6 @@ const walkJS = `function(o) {
     const el = n, tag = el.localName;
     if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert || blocked(el)) return;
     if (!inSelect && !visible(el)) return;
-    if (tag === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) return;
     const r = role(el);
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
     const handled = !INTER.has(r) && !focusable && handles(el);
