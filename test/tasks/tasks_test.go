@@ -1283,6 +1283,37 @@ var browserTasks = []browserTask{
 		},
 		check: posted("/form/stock", map[string]string{"counts": "Middlemarch=2,Dune=9,Emma=7"}),
 	},
+	{
+		name: "save, wait for the saved version to show, publish it",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/minutes.html") },
+				func() error { return a.typeIn("textbox", "Minutes", "Budget agreed.") },
+				func() error { return a.click("button", "Save") },
+			); err != nil {
+				return err
+			}
+			obs, err := a.d.waitText("Saved as version")
+			if err != nil {
+				return err
+			}
+			saved := regexp.MustCompile(`Saved as version ([0-9]+)`)
+			if a.obs = obs; !saved.MatchString(obs) {
+				if a.obs, err = a.d.snapshot(); err != nil {
+					return err
+				}
+			}
+			v := saved.FindStringSubmatch(a.obs)
+			if v == nil {
+				return fmt.Errorf("the page does not say which version it saved:\n%.1500s", a.obs)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Version to publish", v[1]) },
+				func() error { return a.click("button", "Publish") },
+			)
+		},
+		check: posted("/form/minutes", map[string]string{"version": "3"}),
+	},
 }
 
 // dragEmmaFirst is a task's run: on the page with that heading, drag the list item Emma
