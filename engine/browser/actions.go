@@ -228,7 +228,7 @@ func (n need) focusArg() int {
 // returns the element's centre in viewport CSS pixels. Keyboard actions need no
 // stability: waiting two frames for it would cost each of them 30 ms.
 func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, error) {
-	timeout := time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond
+	timeout := o.b.ActionWait()
 	deadline := time.Now().Add(timeout)
 	var last elemState
 	var obj runtime.RemoteObjectID
@@ -317,7 +317,7 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 
 // present waits (bounded) until the element exists.
 func (o *op) present(e Element) (runtime.RemoteObjectID, error) {
-	deadline := time.Now().Add(time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond)
+	deadline := time.Now().Add(o.b.ActionWait())
 	for {
 		var obj runtime.RemoteObjectID
 		err := o.do(func(ctx context.Context) error {

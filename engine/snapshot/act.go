@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -109,7 +110,8 @@ type handle struct {
 	obj  runtime.RemoteObjectID
 	rt   RefTarget
 	ref  string
-	mods int64 // modifier bits held during mouse events
+	mods int64         // modifier bits held during mouse events
+	wait time.Duration // how long a pointer action waits for its element to be uncovered
 }
 
 func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
@@ -137,7 +139,7 @@ func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string,
 // withRef resolves a ref on the active tab and runs f with it (a read). A ref
 // whose document navigated or whose node is gone gives SNAPSHOT_EXPIRED.
 func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) error {
-	body, err := s.refBody(snapshotID, ref, f)
+	body, err := s.refBody(snapshotID, ref, r.ActionWait(), f)
 	if err != nil {
 		return err
 	}
@@ -147,7 +149,7 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 // actRef is withRef for an action: a dialog the action opened is returned (the
 // action ran), not an error.
 func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (browser.ActionResult, error) {
-	body, err := s.refBody(snapshotID, ref, f)
+	body, err := s.refBody(snapshotID, ref, r.ActionWait(), f)
 	if err != nil {
 		return browser.ActionResult{}, err
 	}
@@ -164,7 +166,7 @@ func (s *Store) actDialog(ctx context.Context, r Runner, snapshotID, ref string,
 	return ar.Dialog, err
 }
 
-func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
+func (s *Store) refBody(snapshotID, ref string, wait time.Duration, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
 	sn, rt, err := s.lookup(snapshotID, ref)
 	if err != nil {
 		return nil, err
@@ -197,7 +199,7 @@ func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(c
 		if obj == "" {
 			return expired("the element of ref %s (%s) is no longer in the page", ref, rt.describe(ref))
 		}
-		return f(&handle{c: c, s: se, obj: obj, rt: rt, ref: ref})
+		return f(&handle{c: c, s: se, obj: obj, rt: rt, ref: ref, wait: wait})
 	}, nil
 }
 
@@ -265,48 +267,68 @@ func (s *Store) Element(ctx context.Context, r Runner, snapshotID, ref string) (
 }
 
 // point returns the element's centre in the tab's viewport; with hit it
-// fails with OBSCURED when another element receives that point.
+// waits (up to h.wait) for no other element to receive that point, as
+// browser_click does (a snackbar over a bottom bar goes by itself), and fails
+// with OBSCURED when one still does.
 func (h *handle) point(hit bool) (Point, error) {
+	deadline := time.Now().Add(h.wait)
+	for {
+		p, cover, err := h.locate()
+		if err != nil {
+			return p, err
+		}
+		if cover == "outside" {
+			return p, werr.New(werr.Obscured, "the element of ref %s (%s) is outside the viewport", h.ref, h.rt.describe(h.ref)).
+				WithHint("scroll it into view with browser_scroll_ref")
+		}
+		if !hit || cover == "" {
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f) (for %s); nothing was clicked", h.ref, h.rt.describe(h.ref), cover, p.X, p.Y, h.wait).
+				WithHint("close or remove the covering element first").WithDetail("coveredBy", cover)
+		}
+		select {
+		case <-h.c.ctx.Done():
+			return p, h.c.ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// locate returns the element's centre in the tab's viewport and what covers it there.
+func (h *handle) locate() (Point, string, error) {
 	ctx := h.c.ctx
 	var l located
 	if err := callOn(ctx, h.s, h.obj, locateJS, &l, 0, 0, false); err != nil {
-		return Point{}, err
+		return Point{}, "", err
 	}
 	if !l.Connected {
-		return Point{}, expired("the element of ref %s was removed from the page", h.ref)
+		return Point{}, "", expired("the element of ref %s was removed from the page", h.ref)
 	}
 	if !l.Visible {
-		return Point{}, werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
+		return Point{}, "", werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
 	}
 	// Climb out of out-of-process iframes.
 	for s := h.s; s.parent != nil && l.Cover == ""; s = s.parent {
 		o, err := cdp.Call(ctx, s.parent.t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.frameID)})
 		if err != nil {
-			return Point{}, expired("the iframe of ref %s is gone", h.ref)
+			return Point{}, "", expired("the iframe of ref %s is gone", h.ref)
 		}
 		rn, err := cdp.Call(ctx, s.parent.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID, ObjectGroup: objectGroup})
 		if err != nil || rn.Object == nil {
-			return Point{}, expired("the iframe of ref %s is gone", h.ref)
+			return Point{}, "", expired("the iframe of ref %s is gone", h.ref)
 		}
 		var pl located
 		if err := callOn(ctx, s.parent, rn.Object.ObjectID, locateJS, &pl, l.X, l.Y, true); err != nil {
-			return Point{}, err
+			return Point{}, "", err
 		}
 		if !pl.Visible {
-			return Point{}, werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
+			return Point{}, "", werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
 		}
 		l.X, l.Y, l.Cover = pl.X, pl.Y, pl.Cover
 	}
-	p := Point{X: l.X, Y: l.Y}
-	if l.Cover == "outside" {
-		return p, werr.New(werr.Obscured, "the element of ref %s (%s) is outside the viewport", h.ref, h.rt.describe(h.ref)).
-			WithHint("scroll it into view with browser_scroll_ref")
-	}
-	if hit && l.Cover != "" {
-		return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f); nothing was clicked", h.ref, h.rt.describe(h.ref), l.Cover, l.X, l.Y).
-			WithHint("close or remove the covering element first").WithDetail("coveredBy", l.Cover)
-	}
-	return p, nil
+	return Point{X: l.X, Y: l.Y}, l.Cover, nil
 }
 
 func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.MouseButton, buttons, count int64) error {

@@ -108,3 +108,22 @@ func TestClickScrollsFromUnderAFixedHeader(t *testing.T) {
 		t.Fatalf("the page saw %q", log)
 	}
 }
+
+// A ref whose element a snackbar covers for a moment is clicked once it has gone: the click
+// waits for the element to be uncovered, as browser_click does. Before, it failed at once,
+// "covered by div#snack", and the agent's click was lost (the new task 'check out while a
+// snackbar still covers the bottom bar'; Playwright's click waits).
+func TestClickRefWaitsForACoverToGo(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snackbar.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Checkout"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Checkout")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Checkout" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
