@@ -1314,6 +1314,48 @@ var browserTasks = []browserTask{
 		},
 		check: posted("/form/minutes", map[string]string{"version": "3"}),
 	},
+	{
+		name: "read a field's error, correct it; submit once enabled",
+		run: func(a *agent, url string) error {
+			const pin = "48 26" // as the person wrote it
+			if err := first(
+				func() error { return a.navigate(url + "/pin.html") },
+				func() error { return a.typeIn("textbox", "New PIN", pin) },
+				func() error { return a.typeIn("textbox", "Repeat the new PIN", pin) },
+			); err != nil {
+				return err
+			}
+			obs, err := a.d.snapshot()
+			if err != nil {
+				return err
+			}
+			a.obs = obs
+			if !regexp.MustCompile(`button "Change PIN" \[disabled\]`).MatchString(obs) {
+				return fmt.Errorf("the button is not disabled:\n%.1500s", obs)
+			}
+			if !strings.Contains(obs, "without spaces") {
+				return fmt.Errorf("the agent does not know how to correct the PIN:\n%.1500s", obs)
+			}
+			fixed := strings.ReplaceAll(pin, " ", "")
+			return first(
+				func() error { return a.typeIn("textbox", "New PIN", fixed) },
+				func() error { return a.typeIn("textbox", "Repeat the new PIN", fixed) },
+				func() error { return a.click("button", "Change PIN") },
+			)
+		},
+		check: posted("/form/pin", map[string]string{"pin": "4826", "again": "4826"}),
+	},
+	{
+		name: "check out while a snackbar still covers the bottom bar",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/basket.html") },
+				func() error { return a.click("button", "Add Dune to the basket") },
+				func() error { return a.click("button", "Go to checkout") },
+			)
+		},
+		check: posted("/form/basket-checkout", map[string]string{"items": "Middlemarch,Dune"}),
+	},
 }
 
 // dragEmmaFirst is a task's run: on the page with that heading, drag the list item Emma
