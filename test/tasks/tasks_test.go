@@ -301,6 +301,13 @@ func (a *agent) reads(role string) (string, error) {
 	return m[1], nil
 }
 
+// waitFor waits for text to show and keeps what the wait returned as the observation.
+func (a *agent) waitFor(text string) error {
+	obs, err := a.d.waitText(text)
+	a.obs = obs
+	return err
+}
+
 func (a *agent) hover(ref, what string) error {
 	obs, err := a.d.hover(ref, what)
 	a.obs = obs
@@ -1084,19 +1091,11 @@ var browserTasks = []browserTask{
 	{
 		name: "apply in a frame that moves itself to its second step",
 		run: func(a *agent, url string) error {
-			if err := first(
+			return first(
 				func() error { return a.navigate(url + "/apply.html") },
 				func() error { return a.typeIn("textbox", "Your name", "Ada Lovelace") },
 				func() error { return a.click("button", "Continue") },
-			); err != nil {
-				return err
-			}
-			obs, err := a.d.waitText("Step 2 of 2")
-			if err != nil {
-				return err
-			}
-			a.obs = obs
-			return first(
+				func() error { return a.waitFor("Step 2 of 2") },
 				func() error { return a.click("radio", "Sundays") },
 				func() error { return a.typeIn("textbox", "Phone number", "0113 496 0000") },
 				func() error { return a.click("button", "Send application") },
@@ -1107,39 +1106,27 @@ var browserTasks = []browserTask{
 	{
 		name: "open a tab whose panel loads late, reserve a seat",
 		run: func(a *agent, url string) error {
-			if err := first(
+			return first(
 				func() error { return a.navigate(url + "/events.html") },
 				func() error { return a.click("tab", "Events") },
 				func() error { return a.shows("tab", "Events", "selected") },
-			); err != nil {
-				return err
-			}
-			obs, err := a.d.waitText("Poetry night")
-			if err != nil {
-				return err
-			}
-			a.obs = obs
-			return a.click("button", "Reserve a seat at Poetry night")
+				func() error { return a.waitFor("Poetry night") },
+				func() error { return a.click("button", "Reserve a seat at Poetry night") },
+			)
 		},
 		check: posted("/form/events", map[string]string{"event": "Poetry night"}),
 	},
 	{
 		name: "sign in; a timer moves the page on; act on the next",
 		run: func(a *agent, url string) error {
-			if err := first(
+			return first(
 				func() error { return a.navigate(url + "/members.html") },
 				func() error { return a.typeIn("textbox", "Member number", "1042") },
 				func() error { return a.typeIn("textbox", "PIN", "7788") },
 				func() error { return a.click("button", "Sign in") },
-			); err != nil {
-				return err
-			}
-			obs, err := a.d.waitText("Welcome back")
-			if err != nil {
-				return err
-			}
-			a.obs = obs
-			return a.click("button", "Request a statement")
+				func() error { return a.waitFor("Welcome back") },
+				func() error { return a.click("button", "Request a statement") },
+			)
 		},
 		check: func(s *site) error {
 			if err := posted("/form/signin", map[string]string{"user": "1042", "pin": "7788"})(s); err != nil {
@@ -1290,15 +1277,13 @@ var browserTasks = []browserTask{
 				func() error { return a.navigate(url + "/minutes.html") },
 				func() error { return a.typeIn("textbox", "Minutes", "Budget agreed.") },
 				func() error { return a.click("button", "Save") },
+				func() error { return a.waitFor("Saved as version") },
 			); err != nil {
 				return err
 			}
-			obs, err := a.d.waitText("Saved as version")
-			if err != nil {
-				return err
-			}
 			saved := regexp.MustCompile(`Saved as version ([0-9]+)`)
-			if a.obs = obs; !saved.MatchString(obs) {
+			if !saved.MatchString(a.obs) {
+				var err error
 				if a.obs, err = a.d.snapshot(); err != nil {
 					return err
 				}
