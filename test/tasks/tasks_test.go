@@ -301,6 +301,25 @@ func (a *agent) reads(role string) (string, error) {
 	return m[1], nil
 }
 
+// look takes a fresh observation.
+func (a *agent) look() error {
+	obs, err := a.d.snapshot()
+	a.obs = obs
+	return err
+}
+
+// match is re's first match in the last observation or, when that has none, in a fresh
+// one; nil when neither has it.
+func (a *agent) match(re *regexp.Regexp) ([]string, error) {
+	if m := re.FindStringSubmatch(a.obs); m != nil {
+		return m, nil
+	}
+	if err := a.look(); err != nil {
+		return nil, err
+	}
+	return re.FindStringSubmatch(a.obs), nil
+}
+
 // waitFor waits for text to show and keeps what the wait returned as the observation.
 func (a *agent) waitFor(text string) error {
 	obs, err := a.d.waitText(text)
@@ -1045,16 +1064,12 @@ var browserTasks = []browserTask{
 			}
 			month := regexp.MustCompile(`heading "([A-Z][a-z]+ 20[0-9][0-9])"`)
 			for i := 0; i < 12; i++ {
-				m := month.FindStringSubmatch(a.obs)
+				m, err := a.match(month)
+				if err != nil {
+					return err
+				}
 				if m == nil {
-					obs, err := a.d.snapshot()
-					if err != nil {
-						return err
-					}
-					if a.obs = obs; month.FindStringSubmatch(obs) == nil {
-						return fmt.Errorf("the calendar shows no month:\n%.1500s", obs)
-					}
-					continue
+					return fmt.Errorf("the calendar shows no month:\n%.1500s", a.obs)
 				}
 				if m[1] == "May 2027" {
 					return first(
@@ -1151,7 +1166,6 @@ var browserTasks = []browserTask{
 				return fmt.Errorf("the chart shows no title year or no bars:\n%.1500s", a.obs)
 			}
 			best, most := "", -1
-			figure := regexp.MustCompile(`([A-Z][a-z]+): ([0-9]+) loans`)
 			for _, b := range bars {
 				ref, err := a.find("img", b[1])
 				if err != nil {
@@ -1160,16 +1174,14 @@ var browserTasks = []browserTask{
 				if err := a.hover(ref, "img "+b[1]); err != nil {
 					return err
 				}
-				if m := figure.FindStringSubmatch(a.obs); m == nil || m[1] != b[1] {
-					if a.obs, err = a.d.snapshot(); err != nil {
-						return err
-					}
+				m, err := a.match(regexp.MustCompile(regexp.QuoteMeta(b[1]) + `: ([0-9]+) loans`))
+				if err != nil {
+					return err
 				}
-				m := figure.FindStringSubmatch(a.obs)
-				if m == nil || m[1] != b[1] {
+				if m == nil {
 					return fmt.Errorf("pointing at %s shows no figure for it:\n%.1500s", b[1], a.obs)
 				}
-				if n, _ := strconv.Atoi(m[2]); n > most {
+				if n, _ := strconv.Atoi(m[1]); n > most {
 					best, most = b[1], n
 				}
 			}
@@ -1247,14 +1259,12 @@ var browserTasks = []browserTask{
 				return err
 			}
 			// The count beside the title: the cell the keys moved to.
-			obs, err := a.d.snapshot()
-			if err != nil {
+			if err := a.look(); err != nil {
 				return err
 			}
-			a.obs = obs
-			m := regexp.MustCompile(`gridcell "Dune"[^\n]*\n[^\n]*?\bgridcell "([0-9]+)"`).FindStringSubmatch(obs)
+			m := regexp.MustCompile(`gridcell "Dune"[^\n]*\n[^\n]*?\bgridcell "([0-9]+)"`).FindStringSubmatch(a.obs)
 			if m == nil {
-				return fmt.Errorf("no count beside Dune:\n%.1500s", obs)
+				return fmt.Errorf("no count beside Dune:\n%.1500s", a.obs)
 			}
 			return first(
 				func() error { return a.press("gridcell", m[1], "Enter") },
@@ -1281,14 +1291,10 @@ var browserTasks = []browserTask{
 			); err != nil {
 				return err
 			}
-			saved := regexp.MustCompile(`Saved as version ([0-9]+)`)
-			if !saved.MatchString(a.obs) {
-				var err error
-				if a.obs, err = a.d.snapshot(); err != nil {
-					return err
-				}
+			v, err := a.match(regexp.MustCompile(`Saved as version ([0-9]+)`))
+			if err != nil {
+				return err
 			}
-			v := saved.FindStringSubmatch(a.obs)
 			if v == nil {
 				return fmt.Errorf("the page does not say which version it saved:\n%.1500s", a.obs)
 			}
@@ -1310,16 +1316,14 @@ var browserTasks = []browserTask{
 			); err != nil {
 				return err
 			}
-			obs, err := a.d.snapshot()
-			if err != nil {
+			if err := a.look(); err != nil {
 				return err
 			}
-			a.obs = obs
-			if !regexp.MustCompile(`button "Change PIN" \[disabled\]`).MatchString(obs) {
-				return fmt.Errorf("the button is not disabled:\n%.1500s", obs)
+			if !regexp.MustCompile(`button "Change PIN" \[disabled\]`).MatchString(a.obs) {
+				return fmt.Errorf("the button is not disabled:\n%.1500s", a.obs)
 			}
-			if !strings.Contains(obs, "without spaces") {
-				return fmt.Errorf("the agent does not know how to correct the PIN:\n%.1500s", obs)
+			if !strings.Contains(a.obs, "without spaces") {
+				return fmt.Errorf("the agent does not know how to correct the PIN:\n%.1500s", a.obs)
 			}
 			fixed := strings.ReplaceAll(pin, " ", "")
 			return first(
