@@ -118,6 +118,10 @@ const NeedsScrollJS = `(el, r) => {
   return false;
 }`
 
+// DisabledJS is a JavaScript function of an element that says it takes no clicks: it is
+// disabled (itself, or a form control by its fieldset) or aria-disabled.
+const DisabledJS = `el => !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true')`
+
 // PaintedJS is a JavaScript async function of a window that resolves once its document has
 // painted: a paint performance entry, or else two animation frames (a page that paints
 // nothing has its frames); at most 2 s (a hidden page has no frames). Chromium drops the
@@ -152,7 +156,7 @@ const stateJS = `async function(scroll, waitStable, focus) {
     r = vis();
   }
   if (!r) return {connected: true, visible: false};
-  const disabled = !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true');
+  const disabled = (` + DisabledJS + `)(el);
   // Stable: the same box across two animation frames (bounded: hidden tabs get no frames).
   let stable = true;
   if (waitStable) {

@@ -84,7 +84,7 @@ const locateJS = `async function(px, py, owner) {
     if (!(r = box())) return {connected: true, visible: false};
     p = at();
   }
-  return {connected: true, visible: true, x: p.x, y: p.y, w: r.width, h: r.height, cover: p.cover};
+  return {connected: true, visible: true, x: p.x, y: p.y, w: r.width, h: r.height, cover: p.cover, disabled: (` + browser.DisabledJS + `)(el)};
 }`
 
 type located struct {
@@ -95,6 +95,7 @@ type located struct {
 	W         float64 `json:"w"`
 	H         float64 `json:"h"`
 	Cover     string  `json:"cover"`
+	Disabled  bool    `json:"disabled"`
 }
 
 // Point is a position in the tab's viewport, CSS pixels.
@@ -266,27 +267,34 @@ func (s *Store) Element(ctx context.Context, r Runner, snapshotID, ref string) (
 	return el, err
 }
 
-// point returns the element's centre in the tab's viewport; with hit it
-// waits (up to h.wait) for no other element to receive that point, as
-// browser_click does (a snackbar over a bottom bar goes by itself), and fails
-// with OBSCURED when one still does.
-func (h *handle) point(hit bool) (Point, error) {
+// point returns the element's centre in the tab's viewport. With hit it waits (up to
+// h.wait) for no other element to receive that point, as browser_click does (a snackbar
+// over a bottom bar goes by itself), and fails with OBSCURED when one still does; with
+// enabled it waits as long for the element to be enabled (a button a check enables), and
+// fails with TIMEOUT when it stays disabled: a click on it would do nothing.
+func (h *handle) point(hit, enabled bool) (Point, error) {
 	deadline := time.Now().Add(h.wait)
 	for {
-		p, cover, err := h.locate()
+		l, err := h.locate()
 		if err != nil {
-			return p, err
+			return Point{}, err
 		}
-		if cover == "outside" {
+		p := Point{X: l.X, Y: l.Y}
+		if l.Cover == "outside" {
 			return p, werr.New(werr.Obscured, "the element of ref %s (%s) is outside the viewport", h.ref, h.rt.describe(h.ref)).
 				WithHint("scroll it into view with browser_scroll_ref")
 		}
-		if !hit || cover == "" {
+		covered, disabled := hit && l.Cover != "", enabled && l.Disabled
+		if !covered && !disabled {
 			return p, nil
 		}
 		if time.Now().After(deadline) {
-			return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f) (for %s); nothing was clicked", h.ref, h.rt.describe(h.ref), cover, p.X, p.Y, h.wait).
-				WithHint("close or remove the covering element first").WithDetail("coveredBy", cover)
+			if covered {
+				return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f) (for %s); nothing was clicked", h.ref, h.rt.describe(h.ref), l.Cover, p.X, p.Y, h.wait).
+					WithHint("close or remove the covering element first").WithDetail("coveredBy", l.Cover)
+			}
+			return p, werr.New(werr.Timeout, "the element of ref %s (%s) stayed disabled for %s; nothing was clicked", h.ref, h.rt.describe(h.ref), h.wait).
+				WithHint("the page enables it once what it waits for is done: read the page (an error, a field left empty)")
 		}
 		select {
 		case <-h.c.ctx.Done():
@@ -296,39 +304,40 @@ func (h *handle) point(hit bool) (Point, error) {
 	}
 }
 
-// locate returns the element's centre in the tab's viewport and what covers it there.
-func (h *handle) locate() (Point, string, error) {
+// locate finds the element's centre in the tab's viewport, what covers it there and
+// whether it is disabled.
+func (h *handle) locate() (located, error) {
 	ctx := h.c.ctx
 	var l located
 	if err := callOn(ctx, h.s, h.obj, locateJS, &l, 0, 0, false); err != nil {
-		return Point{}, "", err
+		return located{}, err
 	}
 	if !l.Connected {
-		return Point{}, "", expired("the element of ref %s was removed from the page", h.ref)
+		return located{}, expired("the element of ref %s was removed from the page", h.ref)
 	}
 	if !l.Visible {
-		return Point{}, "", werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
+		return located{}, werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
 	}
 	// Climb out of out-of-process iframes.
 	for s := h.s; s.parent != nil && l.Cover == ""; s = s.parent {
 		o, err := cdp.Call(ctx, s.parent.t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.frameID)})
 		if err != nil {
-			return Point{}, "", expired("the iframe of ref %s is gone", h.ref)
+			return located{}, expired("the iframe of ref %s is gone", h.ref)
 		}
 		rn, err := cdp.Call(ctx, s.parent.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID, ObjectGroup: objectGroup})
 		if err != nil || rn.Object == nil {
-			return Point{}, "", expired("the iframe of ref %s is gone", h.ref)
+			return located{}, expired("the iframe of ref %s is gone", h.ref)
 		}
 		var pl located
 		if err := callOn(ctx, s.parent, rn.Object.ObjectID, locateJS, &pl, l.X, l.Y, true); err != nil {
-			return Point{}, "", err
+			return located{}, err
 		}
 		if !pl.Visible {
-			return Point{}, "", werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
+			return located{}, werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
 		}
 		l.X, l.Y, l.Cover = pl.X, pl.Y, pl.Cover
 	}
-	return Point{X: l.X, Y: l.Y}, l.Cover, nil
+	return l, nil
 }
 
 func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.MouseButton, buttons, count int64) error {
@@ -370,7 +379,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	var res ActResult
 	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
-		if res.Point, err = h.point(true); err != nil {
+		if res.Point, err = h.point(true, true); err != nil {
 			return err
 		}
 		p := res.Point
@@ -402,7 +411,7 @@ func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Ac
 	var err error
 	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
-		if res.Point, err = h.point(true); err != nil {
+		if res.Point, err = h.point(true, false); err != nil {
 			return err
 		}
 		return h.mouse(input.DispatchMouseEventTypeMouseMoved, res.Point, "", 0, 0)
@@ -450,7 +459,7 @@ func (h *handle) focus(clear bool) (focusState, error) {
 		return fs, err
 	}
 	if !fs.Focused || !fs.FrameFocused {
-		p, err := h.point(true)
+		p, err := h.point(true, false)
 		if err != nil {
 			return fs, err
 		}
@@ -653,7 +662,7 @@ func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx
 	var ar browser.ActionResult
 	var err error
 	ar, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
-		p, err := h.point(false)
+		p, err := h.point(false, false)
 		if err != nil {
 			return err
 		}
@@ -736,7 +745,7 @@ func (f refField) Call(fn string, out any, args ...any) (*browser.Dialog, error)
 }
 
 func (f refField) Click() (*browser.Dialog, error) {
-	p, err := f.h.point(true)
+	p, err := f.h.point(true, true)
 	if err != nil {
 		return nil, err
 	}

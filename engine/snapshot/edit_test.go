@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/w365/w365/engine/snapshot"
+	"github.com/w365/w365/engine/werr"
 )
 
 // Where editing starts (a contenteditable cell or paragraph) has a ref, whatever its role,
@@ -124,6 +125,29 @@ func TestClickRefWaitsForACoverToGo(t *testing.T) {
 	}
 	waitLog(t, b, "clicked Checkout")
 	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Checkout" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
+
+// A ref's button that the page enables a moment later is clicked once enabled, and one that
+// stays disabled is not pressed at all: the click says so (TIMEOUT, "stayed disabled"). Before,
+// the click pressed the disabled button, which did nothing, and reported success (the new task
+// 'submit a button enabled a moment after typing stops'; Playwright's click waits).
+func TestClickRefWaitsForItsElementToBeEnabled(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/enable_later.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Create"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Create")
+	_, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Never"`), snapshot.ClickOptions{})
+	if we := wantCode(t, err, werr.Timeout); !strings.Contains(we.Message, "stayed disabled") {
+		t.Errorf("the error does not say the button stayed disabled: %v", we)
+	}
+	if log := pageLog(t, b); strings.Join(log, ",") != "pressed Create,clicked Create" {
 		t.Fatalf("the page saw %q", log)
 	}
 }
