@@ -1345,6 +1345,17 @@ var browserTasks = []browserTask{
 		},
 		check: posted("/form/basket-checkout", map[string]string{"items": "Middlemarch,Dune"}),
 	},
+	{
+		name: "submit a button enabled a moment after typing stops",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/handle.html") },
+				func() error { return a.typeIn("textbox", "Reader name", "bookworm42") },
+				func() error { return a.click("button", "Create my reader name") },
+			)
+		},
+		check: posted("/form/handle", map[string]string{"handle": "bookworm42"}),
+	},
 }
 
 // dragEmmaFirst is a task's run: on the page with that heading, drag the list item Emma
