@@ -478,8 +478,11 @@ var BrowserSnapshot = tool.Define(tool.Tool{
 var BrowserClickRef = tool.Define(tool.Tool{
 	Name: "browser_click_ref", Legacy: []string{"mcp_browser_click_ref"},
 	Summary: "Click the element behind a snapshot ref",
-	Long: "Clicks the centre of the element with real mouse events after a hit test: when another\n" +
-		"element covers that point the call fails with OBSCURED, naming it, and nothing is clicked.\n" +
+	Long: "Clicks the centre of the element with real mouse events after a hit test: while another\n" +
+		"element covers that point, also with the element scrolled to the middle of the view (from\n" +
+		"under a fixed header), it waits for it to go (a snackbar), as browser_click does; when it\n" +
+		"stays, the call fails with OBSCURED, naming it, and nothing is clicked. A disabled element is\n" +
+		"waited for as long to be enabled, else TIMEOUT and nothing is clicked.\n" +
 		"Returns the viewport coordinates clicked." + refNote,
 	Example:     "  $ w365 browser click-ref --snapshot-id s1a2b3c-1 --ref e5\n  $ w365 browser click-ref --snapshot-id latest --ref e7 --button Right",
 	Annotations: tool.Act,

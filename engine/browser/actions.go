@@ -118,6 +118,10 @@ const NeedsScrollJS = `(el, r) => {
   return false;
 }`
 
+// DisabledJS is a JavaScript function of an element that says it takes no clicks: it is
+// disabled (itself, or a form control by its fieldset) or aria-disabled.
+const DisabledJS = `el => !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true')`
+
 // PaintedJS is a JavaScript async function of a window that resolves once its document has
 // painted: a paint performance entry, or else two animation frames (a page that paints
 // nothing has its frames); at most 2 s (a hidden page has no frames). Chromium drops the
@@ -152,7 +156,7 @@ const stateJS = `async function(scroll, waitStable, focus) {
     r = vis();
   }
   if (!r) return {connected: true, visible: false};
-  const disabled = !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true');
+  const disabled = (` + DisabledJS + `)(el);
   // Stable: the same box across two animation frames (bounded: hidden tabs get no frames).
   let stable = true;
   if (waitStable) {
@@ -161,10 +165,12 @@ const stateJS = `async function(scroll, waitStable, focus) {
     stable = !!r2 && r2.left === r.left && r2.top === r.top && r2.width === r.width && r2.height === r.height;
     if (r2) r = r2;
   }
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
-  let hit = false, hitDesc = '';
-  if (inView) {
+  let x, y, inView, hit, hitDesc;
+  const test = () => {
+    x = r.left + r.width / 2; y = r.top + r.height / 2;
+    inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
+    hit = false; hitDesc = '';
+    if (!inView) return;
     // Down through open shadow roots; a closed one stops the descent at its host, which
     // then counts as a hit for an element inside it.
     let h = document.elementFromPoint(x, y);
@@ -173,6 +179,14 @@ const stateJS = `async function(scroll, waitStable, focus) {
     for (let host = el.getRootNode().host; host && !hosts; host = host.getRootNode().host) hosts = host === h;
     hit = !!h && (h === el || el.contains(h) || hosts || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
     if (!hit && h) hitDesc = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '');
+  };
+  test();
+  // Something fixed over the element where it stands (a sticky header or footer): with the
+  // element scrolled to the middle of its scrollers it may be clear, as a person would scroll.
+  if (inView && !hit && scroll) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    if (!(r = vis())) return {connected: true, visible: false};
+    test();
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
     (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
@@ -218,7 +232,7 @@ func (n need) focusArg() int {
 // returns the element's centre in viewport CSS pixels. Keyboard actions need no
 // stability: waiting two frames for it would cost each of them 30 ms.
 func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, error) {
-	timeout := time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond
+	timeout := o.b.ActionWait()
 	deadline := time.Now().Add(timeout)
 	var last elemState
 	var obj runtime.RemoteObjectID
@@ -307,7 +321,7 @@ func (o *op) actionable(e Element, n need) (runtime.RemoteObjectID, elemState, e
 
 // present waits (bounded) until the element exists.
 func (o *op) present(e Element) (runtime.RemoteObjectID, error) {
-	deadline := time.Now().Add(time.Duration(o.b.pol.BrowserWaitDefaultMs) * time.Millisecond)
+	deadline := time.Now().Add(o.b.ActionWait())
 	for {
 		var obj runtime.RemoteObjectID
 		err := o.do(func(ctx context.Context) error {

@@ -1136,6 +1136,12 @@ func (b *Browser) Run(ctx context.Context, f func(ctx context.Context, t *chrome
 	return err
 }
 
+// ActionWait is how long an action waits for its element to become actionable (visible,
+// enabled, uncovered): the policy's browser wait.
+func (b *Browser) ActionWait() time.Duration {
+	return time.Duration(b.pol.BrowserWaitDefaultMs) * time.Millisecond
+}
+
 // Act is Run for an action, settled as every action is (the navigation it started,
 // the downloads and tabs it caused are in its result): when the action's own effect
 // opens a dialog, the action ran, so the dialog comes back as a result, not as an

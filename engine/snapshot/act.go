@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -25,7 +26,8 @@ const objectGroup = "w365-snapshot"
 // locateJS finds where a point of the element lies in its frame's top-level
 // viewport: the element's centre, or (owner) the point px, py of the document
 // inside this iframe element. It scrolls the element into view and hit-tests
-// the point in every same-process document on the way up.
+// the point in every same-process document on the way up; a centre covered where
+// the element stands is tested again with the element scrolled to the middle.
 const locateJS = `async function(px, py, owner) {
   const needsScroll = ` + browser.NeedsScrollJS + `;
   let el = this;
@@ -39,10 +41,7 @@ const locateJS = `async function(px, py, owner) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
-  let x, y;
   const pad = f => { const cs = getComputedStyle(f); return [f.clientLeft + parseFloat(cs.paddingLeft || 0), f.clientTop + parseFloat(cs.paddingTop || 0)]; };
-  if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
-  else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
   const desc = h => { let s = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '');
     if (typeof h.className === 'string' && h.className.trim()) s += '.' + h.className.trim().split(/\s+/).join('.');
     const t = (h.getAttribute('aria-label') || h.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
@@ -59,18 +58,33 @@ const locateJS = `async function(px, py, owner) {
     if (node.labels && Array.from(node.labels).some(l => l.contains(h))) return '';
     return desc(h);
   };
-  let cover = test(el, x, y);
-  let w = el.ownerDocument.defaultView;
-  while (!cover) {
-    let f = null;
-    try { f = w.frameElement; } catch (e) { f = null; }
-    if (!f) break;
-    const fr = f.getBoundingClientRect(), p = pad(f);
-    x += fr.left + p[0]; y += fr.top + p[1];
-    cover = test(f, x, y);
-    w = f.ownerDocument.defaultView;
+  // at is the point (in the top-level document of the element's process) and what covers it.
+  const at = () => {
+    let x, y;
+    if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
+    else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
+    let cover = test(el, x, y);
+    let w = el.ownerDocument.defaultView;
+    while (!cover) {
+      let f = null;
+      try { f = w.frameElement; } catch (e) { f = null; }
+      if (!f) break;
+      const fr = f.getBoundingClientRect(), p = pad(f);
+      x += fr.left + p[0]; y += fr.top + p[1];
+      cover = test(f, x, y);
+      w = f.ownerDocument.defaultView;
+    }
+    return {x, y, cover};
+  };
+  let p = at();
+  // Something fixed over the element where it stands (a sticky header or footer): with the
+  // element scrolled to the middle of its scrollers it may be clear, as a person would scroll.
+  if (p.cover && p.cover !== 'outside' && !owner) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    if (!(r = box())) return {connected: true, visible: false};
+    p = at();
   }
-  return {connected: true, visible: true, x, y, w: r.width, h: r.height, cover};
+  return {connected: true, visible: true, x: p.x, y: p.y, w: r.width, h: r.height, cover: p.cover, disabled: (` + browser.DisabledJS + `)(el)};
 }`
 
 type located struct {
@@ -81,6 +95,7 @@ type located struct {
 	W         float64 `json:"w"`
 	H         float64 `json:"h"`
 	Cover     string  `json:"cover"`
+	Disabled  bool    `json:"disabled"`
 }
 
 // Point is a position in the tab's viewport, CSS pixels.
@@ -96,7 +111,8 @@ type handle struct {
 	obj  runtime.RemoteObjectID
 	rt   RefTarget
 	ref  string
-	mods int64 // modifier bits held during mouse events
+	mods int64         // modifier bits held during mouse events
+	wait time.Duration // how long a pointer action waits for its element to be uncovered
 }
 
 func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
@@ -124,7 +140,7 @@ func callOn(ctx context.Context, s *sess, obj runtime.RemoteObjectID, fn string,
 // withRef resolves a ref on the active tab and runs f with it (a read). A ref
 // whose document navigated or whose node is gone gives SNAPSHOT_EXPIRED.
 func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) error {
-	body, err := s.refBody(snapshotID, ref, f)
+	body, err := s.refBody(snapshotID, ref, r.ActionWait(), f)
 	if err != nil {
 		return err
 	}
@@ -134,7 +150,7 @@ func (s *Store) withRef(ctx context.Context, r Runner, snapshotID, ref string, f
 // actRef is withRef for an action: a dialog the action opened is returned (the
 // action ran), not an error.
 func (s *Store) actRef(ctx context.Context, r Runner, snapshotID, ref string, f func(h *handle) error) (browser.ActionResult, error) {
-	body, err := s.refBody(snapshotID, ref, f)
+	body, err := s.refBody(snapshotID, ref, r.ActionWait(), f)
 	if err != nil {
 		return browser.ActionResult{}, err
 	}
@@ -151,7 +167,7 @@ func (s *Store) actDialog(ctx context.Context, r Runner, snapshotID, ref string,
 	return ar.Dialog, err
 }
 
-func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
+func (s *Store) refBody(snapshotID, ref string, wait time.Duration, f func(h *handle) error) (func(ctx context.Context, t *chromedp.Target) error, error) {
 	sn, rt, err := s.lookup(snapshotID, ref)
 	if err != nil {
 		return nil, err
@@ -184,7 +200,7 @@ func (s *Store) refBody(snapshotID, ref string, f func(h *handle) error) (func(c
 		if obj == "" {
 			return expired("the element of ref %s (%s) is no longer in the page", ref, rt.describe(ref))
 		}
-		return f(&handle{c: c, s: se, obj: obj, rt: rt, ref: ref})
+		return f(&handle{c: c, s: se, obj: obj, rt: rt, ref: ref, wait: wait})
 	}, nil
 }
 
@@ -251,49 +267,77 @@ func (s *Store) Element(ctx context.Context, r Runner, snapshotID, ref string) (
 	return el, err
 }
 
-// point returns the element's centre in the tab's viewport; with hit it
-// fails with OBSCURED when another element receives that point.
-func (h *handle) point(hit bool) (Point, error) {
+// point returns the element's centre in the tab's viewport. With hit it waits (up to
+// h.wait) for no other element to receive that point, as browser_click does (a snackbar
+// over a bottom bar goes by itself), and fails with OBSCURED when one still does; with
+// enabled it waits as long for the element to be enabled (a button a check enables), and
+// fails with TIMEOUT when it stays disabled: a click on it would do nothing.
+func (h *handle) point(hit, enabled bool) (Point, error) {
+	deadline := time.Now().Add(h.wait)
+	for {
+		l, err := h.locate()
+		if err != nil {
+			return Point{}, err
+		}
+		p := Point{X: l.X, Y: l.Y}
+		if l.Cover == "outside" {
+			return p, werr.New(werr.Obscured, "the element of ref %s (%s) is outside the viewport", h.ref, h.rt.describe(h.ref)).
+				WithHint("scroll it into view with browser_scroll_ref")
+		}
+		covered, disabled := hit && l.Cover != "", enabled && l.Disabled
+		if !covered && !disabled {
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			if covered {
+				return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f) (for %s); nothing was clicked", h.ref, h.rt.describe(h.ref), l.Cover, p.X, p.Y, h.wait).
+					WithHint("close or remove the covering element first").WithDetail("coveredBy", l.Cover)
+			}
+			return p, werr.New(werr.Timeout, "the element of ref %s (%s) stayed disabled for %s; nothing was clicked", h.ref, h.rt.describe(h.ref), h.wait).
+				WithHint("the page enables it once what it waits for is done: read the page (an error, a field left empty)")
+		}
+		select {
+		case <-h.c.ctx.Done():
+			return p, h.c.ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// locate finds the element's centre in the tab's viewport, what covers it there and
+// whether it is disabled.
+func (h *handle) locate() (located, error) {
 	ctx := h.c.ctx
 	var l located
 	if err := callOn(ctx, h.s, h.obj, locateJS, &l, 0, 0, false); err != nil {
-		return Point{}, err
+		return located{}, err
 	}
 	if !l.Connected {
-		return Point{}, expired("the element of ref %s was removed from the page", h.ref)
+		return located{}, expired("the element of ref %s was removed from the page", h.ref)
 	}
 	if !l.Visible {
-		return Point{}, werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
+		return located{}, werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
 	}
 	// Climb out of out-of-process iframes.
 	for s := h.s; s.parent != nil && l.Cover == ""; s = s.parent {
 		o, err := cdp.Call(ctx, s.parent.t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.frameID)})
 		if err != nil {
-			return Point{}, expired("the iframe of ref %s is gone", h.ref)
+			return located{}, expired("the iframe of ref %s is gone", h.ref)
 		}
 		rn, err := cdp.Call(ctx, s.parent.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID, ObjectGroup: objectGroup})
 		if err != nil || rn.Object == nil {
-			return Point{}, expired("the iframe of ref %s is gone", h.ref)
+			return located{}, expired("the iframe of ref %s is gone", h.ref)
 		}
 		var pl located
 		if err := callOn(ctx, s.parent, rn.Object.ObjectID, locateJS, &pl, l.X, l.Y, true); err != nil {
-			return Point{}, err
+			return located{}, err
 		}
 		if !pl.Visible {
-			return Point{}, werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
+			return located{}, werr.New(werr.NotFound, "the iframe of ref %s is not visible", h.ref).WithRetryable(true)
 		}
 		l.X, l.Y, l.Cover = pl.X, pl.Y, pl.Cover
 	}
-	p := Point{X: l.X, Y: l.Y}
-	if l.Cover == "outside" {
-		return p, werr.New(werr.Obscured, "the element of ref %s (%s) is outside the viewport", h.ref, h.rt.describe(h.ref)).
-			WithHint("scroll it into view with browser_scroll_ref")
-	}
-	if hit && l.Cover != "" {
-		return p, werr.New(werr.Obscured, "the element of ref %s (%s) is covered by %s at (%.0f, %.0f); nothing was clicked", h.ref, h.rt.describe(h.ref), l.Cover, l.X, l.Y).
-			WithHint("close or remove the covering element first").WithDetail("coveredBy", l.Cover)
-	}
-	return p, nil
+	return l, nil
 }
 
 func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.MouseButton, buttons, count int64) error {
@@ -335,7 +379,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	var res ActResult
 	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
-		if res.Point, err = h.point(true); err != nil {
+		if res.Point, err = h.point(true, true); err != nil {
 			return err
 		}
 		p := res.Point
@@ -367,7 +411,7 @@ func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Ac
 	var err error
 	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
-		if res.Point, err = h.point(true); err != nil {
+		if res.Point, err = h.point(true, false); err != nil {
 			return err
 		}
 		return h.mouse(input.DispatchMouseEventTypeMouseMoved, res.Point, "", 0, 0)
@@ -415,7 +459,7 @@ func (h *handle) focus(clear bool) (focusState, error) {
 		return fs, err
 	}
 	if !fs.Focused || !fs.FrameFocused {
-		p, err := h.point(true)
+		p, err := h.point(true, false)
 		if err != nil {
 			return fs, err
 		}
@@ -618,7 +662,7 @@ func (s *Store) Scroll(ctx context.Context, r Runner, snapshotID, ref string, dx
 	var ar browser.ActionResult
 	var err error
 	ar, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
-		p, err := h.point(false)
+		p, err := h.point(false, false)
 		if err != nil {
 			return err
 		}
@@ -701,7 +745,7 @@ func (f refField) Call(fn string, out any, args ...any) (*browser.Dialog, error)
 }
 
 func (f refField) Click() (*browser.Dialog, error) {
-	p, err := f.h.point(true)
+	p, err := f.h.point(true, true)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/w365/w365/engine/snapshot"
+	"github.com/w365/w365/engine/werr"
 )
 
 // Where editing starts (a contenteditable cell or paragraph) has a ref, whatever its role,
@@ -76,6 +77,77 @@ func TestClickScrollsAClippedElementIntoView(t *testing.T) {
 	}
 	waitLog(t, b, "clicked Item 2")
 	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Item 3,clicked Item 2" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
+
+// A button in the viewport under a fixed header is clicked, not refused as covered, by a
+// ref and by the element tools alike: its centre is tested again with it scrolled to the
+// middle, where the header no longer lies over it. Before, both failed "covered by header"
+// (the new task 'press a button that a fixed header covers'; Playwright's click scrolls).
+func TestClickScrollsFromUnderAFixedHeader(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/fixed_header.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Renew"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.EvalJS(tctx(t), "under()"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Return"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Return")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Renew,clicked Return" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
+
+// A ref whose element a snackbar covers for a moment is clicked once it has gone: the click
+// waits for the element to be uncovered, as browser_click does. Before, it failed at once,
+// "covered by div#snack", and the agent's click was lost (the new task 'check out while a
+// snackbar still covers the bottom bar'; Playwright's click waits).
+func TestClickRefWaitsForACoverToGo(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/snackbar.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Checkout"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Checkout")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked Checkout" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
+
+// A ref's button that the page enables a moment later is clicked once enabled, and one that
+// stays disabled is not pressed at all: the click says so (TIMEOUT, "stayed disabled"). Before,
+// the click pressed the disabled button, which did nothing, and reported success (the new task
+// 'submit a button enabled a moment after typing stops'; Playwright's click waits).
+func TestClickRefWaitsForItsElementToBeEnabled(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/enable_later.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Create"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked Create")
+	_, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `button "Never"`), snapshot.ClickOptions{})
+	if we := wantCode(t, err, werr.Timeout); !strings.Contains(we.Message, "stayed disabled") {
+		t.Errorf("the error does not say the button stayed disabled: %v", we)
+	}
+	if log := pageLog(t, b); strings.Join(log, ",") != "pressed Create,clicked Create" {
 		t.Fatalf("the page saw %q", log)
 	}
 }

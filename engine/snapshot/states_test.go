@@ -159,3 +159,51 @@ func TestDetailsSummaryReadsExpanded(t *testing.T) {
 		}
 	}
 }
+
+// An unnamed SVG drawing shows what is in it: its text (a chart's title and axis labels) and
+// the parts the page gives roles (bars as images), with refs to point at; a hidden one does
+// not. Before, every SVG without a name was left out whole: a chart's figures, shown only in a
+// tooltip while the pointer is on a bar, could not be reached (the new task 'read an SVG
+// chart's figures from hover tooltips'; playwright-mcp shows the bars).
+func TestUnnamedSVGShowsItsContent(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/svg_chart.html")
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{"Loans per month, 2026", `img "January" [ref=`, `img "February" [ref=`, "Jan", "Feb"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the snapshot lacks %s:\n%s", want, r.Text)
+		}
+	}
+	if strings.Contains(r.Text, "decor") {
+		t.Errorf("a hidden drawing's text shows:\n%s", r.Text)
+	}
+	if _, err := st.Hover(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `img "February"`)); err != nil {
+		t.Fatal(err)
+	}
+	if r = take(t, st, b, snapshot.Options{}); !strings.Contains(r.Text, `tooltip "February: 110 loans"`) {
+		t.Fatalf("pointing at the bar shows no figure:\n%s", r.Text)
+	}
+}
+
+// Text CSS generates before or after an element (::before, ::after: strings, attr() values,
+// an image's alternative text) is in the snapshot and names what it is the content of, as in
+// the browser's own tree; an icon font's glyph and a pseudo-element not displayed are not.
+// Before, a shelf code shown only through ::after was absent (the new task 'read a shelf code
+// shown only in CSS generated content'; playwright-mcp shows it).
+func TestGeneratedTextShows(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/generated_text.html")
+	r := take(t, st, b, snapshot.Options{})
+	for _, want := range []string{"New: holds wait seven days.", "listitem: Dune — shelf H-31", `button "Save"`, `button "Print"`, "paragraph: Choose", "paragraph: Shown", "Emma on sale"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the snapshot lacks %s:\n%s", want, r.Text)
+		}
+	}
+	if strings.Contains(r.Text, "Hidden text") || strings.Contains(r.Text, "\uf0c7") {
+		t.Errorf("the snapshot shows generated text not displayed, or a glyph:\n%s", r.Text)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
@@ -22,6 +23,8 @@ type Runner interface {
 	Run(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) error
 	// Act runs an action and settles the page; a dialog the action opened is in its result.
 	Act(ctx context.Context, f func(ctx context.Context, t *chromedp.Target) error) (*browser.ActionResult, error)
+	// ActionWait is how long an action waits for its element to become actionable.
+	ActionWait() time.Duration
 }
 
 // builder turns walk results (one per document) into one Node tree.

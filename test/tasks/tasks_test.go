@@ -301,6 +301,32 @@ func (a *agent) reads(role string) (string, error) {
 	return m[1], nil
 }
 
+// look takes a fresh observation.
+func (a *agent) look() error {
+	obs, err := a.d.snapshot()
+	a.obs = obs
+	return err
+}
+
+// match is re's first match in the last observation or, when that has none, in a fresh
+// one; nil when neither has it.
+func (a *agent) match(re *regexp.Regexp) ([]string, error) {
+	if m := re.FindStringSubmatch(a.obs); m != nil {
+		return m, nil
+	}
+	if err := a.look(); err != nil {
+		return nil, err
+	}
+	return re.FindStringSubmatch(a.obs), nil
+}
+
+// waitFor waits for text to show and keeps what the wait returned as the observation.
+func (a *agent) waitFor(text string) error {
+	obs, err := a.d.waitText(text)
+	a.obs = obs
+	return err
+}
+
 func (a *agent) hover(ref, what string) error {
 	obs, err := a.d.hover(ref, what)
 	a.obs = obs
@@ -327,16 +353,20 @@ func (a *agent) selectOption(role, name string, values ...string) error {
 	return a.on(role, name, func(ref, what string) (string, error) { return a.d.selectOption(ref, what, values) })
 }
 
-// shows checks in a fresh observation that `role "name"` reads the state, [pressed] say.
+// shows checks in a fresh observation that `role "name"` reads the state, [pressed] say,
+// among the states it reads (playwright-mcp puts [active] first on the focused one).
 func (a *agent) shows(role, name, state string) error {
 	obs, err := a.d.snapshot()
 	if err != nil {
 		return err
 	}
-	if a.obs = obs; !strings.Contains(obs, role+` "`+name+`" [`+state+`]`) {
-		return fmt.Errorf("%s %q does not read %s:\n%.1500s", role, name, state, obs)
+	a.obs = obs
+	for _, m := range regexp.MustCompile(`\b`+regexp.QuoteMeta(role)+` "`+regexp.QuoteMeta(name)+`"((?: \[[^\]]*\])*)`).FindAllStringSubmatch(obs, -1) {
+		if strings.Contains(m[1], "["+state+"]") {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("%s %q does not read %s:\n%.1500s", role, name, state, obs)
 }
 
 // sees says whether the last observation shows `role "name"`, without looking again.
@@ -1023,6 +1053,309 @@ var browserTasks = []browserTask{
 		},
 		check: posted("/form/rename", map[string]string{"name": "Summer reading"}),
 	},
+	{
+		name: "pick a weekday two months on in a calendar grid",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/tour.html") },
+				func() error { return a.click("button", "Choose a date") },
+			); err != nil {
+				return err
+			}
+			month := regexp.MustCompile(`heading "([A-Z][a-z]+ 20[0-9][0-9])"`)
+			for i := 0; i < 12; i++ {
+				m, err := a.match(month)
+				if err != nil {
+					return err
+				}
+				if m == nil {
+					return fmt.Errorf("the calendar shows no month:\n%.1500s", a.obs)
+				}
+				if m[1] == "May 2027" {
+					return first(
+						func() error { return a.click("gridcell", "12") },
+						func() error { return a.click("button", "Book the tour") },
+					)
+				}
+				if err := a.click("button", "Next month"); err != nil {
+					return err
+				}
+			}
+			return fmt.Errorf("the calendar never showed May 2027:\n%.1500s", a.obs)
+		},
+		check: posted("/form/tour", map[string]string{"date": "2027-05-12"}),
+	},
+	{
+		name: "press a button that a fixed header covers", fast: true,
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/renew.html") },
+				func() error { return a.click("button", "Renew all loans") },
+			)
+		},
+		check: func(s *site) error {
+			if err := posted("/form/renew", map[string]string{"renew": "all"})(s); err != nil {
+				return err
+			}
+			if got := s.forms("/form/header"); len(got) > 0 {
+				return fmt.Errorf("the click landed on the header: %v", got)
+			}
+			return nil
+		},
+	},
+	{
+		name: "apply in a frame that moves itself to its second step",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/apply.html") },
+				func() error { return a.typeIn("textbox", "Your name", "Ada Lovelace") },
+				func() error { return a.click("button", "Continue") },
+				func() error { return a.waitFor("Step 2 of 2") },
+				func() error { return a.click("radio", "Sundays") },
+				func() error { return a.typeIn("textbox", "Phone number", "0113 496 0000") },
+				func() error { return a.click("button", "Send application") },
+			)
+		},
+		check: posted("/form/apply", map[string]string{"name": "Ada Lovelace", "day": "sun", "phone": "0113 496 0000"}),
+	},
+	{
+		name: "open a tab whose panel loads late, reserve a seat",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/events.html") },
+				func() error { return a.click("tab", "Events") },
+				func() error { return a.shows("tab", "Events", "selected") },
+				func() error { return a.waitFor("Poetry night") },
+				func() error { return a.click("button", "Reserve a seat at Poetry night") },
+			)
+		},
+		check: posted("/form/events", map[string]string{"event": "Poetry night"}),
+	},
+	{
+		name: "sign in; a timer moves the page on; act on the next",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/members.html") },
+				func() error { return a.typeIn("textbox", "Member number", "1042") },
+				func() error { return a.typeIn("textbox", "PIN", "7788") },
+				func() error { return a.click("button", "Sign in") },
+				func() error { return a.waitFor("Welcome back") },
+				func() error { return a.click("button", "Request a statement") },
+			)
+		},
+		check: func(s *site) error {
+			if err := posted("/form/signin", map[string]string{"user": "1042", "pin": "7788"})(s); err != nil {
+				return err
+			}
+			return posted("/form/account", map[string]string{"statement": "yes"})(s)
+		},
+	},
+	{
+		name: "read an SVG chart's figures from hover tooltips", fast: true,
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/loans.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Loans report"); err != nil {
+				return err
+			}
+			// The chart's year is in its title, SVG text; the bars are the images it names.
+			year := regexp.MustCompile(`first quarter (20[0-9][0-9])`).FindStringSubmatch(a.obs)
+			bars := regexp.MustCompile(`\bimg "([A-Z][a-z]+)"`).FindAllStringSubmatch(a.obs, -1)
+			if year == nil || len(bars) == 0 {
+				return fmt.Errorf("the chart shows no title year or no bars:\n%.1500s", a.obs)
+			}
+			best, most := "", -1
+			for _, b := range bars {
+				ref, err := a.find("img", b[1])
+				if err != nil {
+					return err
+				}
+				if err := a.hover(ref, "img "+b[1]); err != nil {
+					return err
+				}
+				m, err := a.match(regexp.MustCompile(regexp.QuoteMeta(b[1]) + `: ([0-9]+) loans`))
+				if err != nil {
+					return err
+				}
+				if m == nil {
+					return fmt.Errorf("pointing at %s shows no figure for it:\n%.1500s", b[1], a.obs)
+				}
+				if n, _ := strconv.Atoi(m[1]); n > most {
+					best, most = b[1], n
+				}
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Loans in the busiest month", strconv.Itoa(most)) },
+				func() error { return a.typeIn("textbox", "Busiest month", best+" "+year[1]) },
+				func() error { return a.click("button", "File the report") },
+			)
+		},
+		check: posted("/form/loans", map[string]string{"loans": "527", "month": "March 2026"}),
+	},
+	{
+		name: "answer a consent frame laid over the page, then subscribe",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/news.html") },
+				func() error { return a.click("button", "Only necessary cookies") },
+				func() error { return a.typeIn("textbox", "Email address", "reader@example.org") },
+				func() error { return a.click("button", "Subscribe") },
+			)
+		},
+		check: posted("/form/news", map[string]string{"email": "reader@example.org", "consent": "necessary"}),
+	},
+	{
+		name: "share a list from a menu item's dialog that traps focus",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/list.html") },
+				func() error { return a.click("button", "More actions") },
+				func() error { return a.click("menuitem", "Share the list…") },
+				func() error { return a.typeIn("textbox", "Share with (email)", "sam@example.org") },
+				func() error { return a.click("checkbox", "They can edit it") },
+				func() error { return a.click("button", "Send invitation") },
+			)
+		},
+		check: func(s *site) error {
+			if err := posted("/form/share", map[string]string{"to": "sam@example.org", "edit": "yes"})(s); err != nil {
+				return err
+			}
+			if got := s.forms("/form/listaction"); len(got) > 0 {
+				return fmt.Errorf("another menu item ran: %v", got)
+			}
+			return nil
+		},
+	},
+	{
+		name: "read a shelf code shown only in CSS generated content", fast: true,
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/pickup.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Holds ready to collect"); err != nil {
+				return err
+			}
+			shelf := regexp.MustCompile(`Dune\W+shelf (H-[0-9]+)`).FindStringSubmatch(a.obs)
+			if shelf == nil {
+				return fmt.Errorf("the page shows no shelf for Dune:\n%.1500s", a.obs)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Book to collect", "Dune") },
+				func() error { return a.typeIn("textbox", "Its shelf", shelf[1]) },
+				func() error { return a.click("button", "Confirm collection") },
+			)
+		},
+		check: posted("/form/pickup", map[string]string{"book": "Dune", "shelf": "H-31"}),
+	},
+	{
+		name: "edit a count in a grid by keys: move, Enter, type, Enter",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/stock.html") },
+				func() error { return a.click("gridcell", "Dune") },
+				func() error { return a.press("gridcell", "Dune", "ArrowRight") },
+			); err != nil {
+				return err
+			}
+			// The count beside the title: the cell the keys moved to.
+			if err := a.look(); err != nil {
+				return err
+			}
+			m := regexp.MustCompile(`gridcell "Dune"[^\n]*\n[^\n]*?\bgridcell "([0-9]+)"`).FindStringSubmatch(a.obs)
+			if m == nil {
+				return fmt.Errorf("no count beside Dune:\n%.1500s", a.obs)
+			}
+			return first(
+				func() error { return a.press("gridcell", m[1], "Enter") },
+				func() error { a.obs = ""; return a.typeIn("textbox", "Copies of Dune", "9") },
+				func() error { return a.press("textbox", "Copies of Dune", "Enter") },
+				func() error {
+					if _, err := a.find("gridcell", "9"); err != nil {
+						return err
+					}
+					return a.click("button", "Save the count")
+				},
+			)
+		},
+		check: posted("/form/stock", map[string]string{"counts": "Middlemarch=2,Dune=9,Emma=7"}),
+	},
+	{
+		name: "save, wait for the saved version to show, publish it",
+		run: func(a *agent, url string) error {
+			if err := first(
+				func() error { return a.navigate(url + "/minutes.html") },
+				func() error { return a.typeIn("textbox", "Minutes", "Budget agreed.") },
+				func() error { return a.click("button", "Save") },
+				func() error { return a.waitFor("Saved as version") },
+			); err != nil {
+				return err
+			}
+			v, err := a.match(regexp.MustCompile(`Saved as version ([0-9]+)`))
+			if err != nil {
+				return err
+			}
+			if v == nil {
+				return fmt.Errorf("the page does not say which version it saved:\n%.1500s", a.obs)
+			}
+			return first(
+				func() error { return a.typeIn("textbox", "Version to publish", v[1]) },
+				func() error { return a.click("button", "Publish") },
+			)
+		},
+		check: posted("/form/minutes", map[string]string{"version": "3"}),
+	},
+	{
+		name: "read a field's error, correct it; submit once enabled",
+		run: func(a *agent, url string) error {
+			const pin = "48 26" // as the person wrote it
+			if err := first(
+				func() error { return a.navigate(url + "/pin.html") },
+				func() error { return a.typeIn("textbox", "New PIN", pin) },
+				func() error { return a.typeIn("textbox", "Repeat the new PIN", pin) },
+			); err != nil {
+				return err
+			}
+			if err := a.look(); err != nil {
+				return err
+			}
+			if !regexp.MustCompile(`button "Change PIN" \[disabled\]`).MatchString(a.obs) {
+				return fmt.Errorf("the button is not disabled:\n%.1500s", a.obs)
+			}
+			if !strings.Contains(a.obs, "without spaces") {
+				return fmt.Errorf("the agent does not know how to correct the PIN:\n%.1500s", a.obs)
+			}
+			fixed := strings.ReplaceAll(pin, " ", "")
+			return first(
+				func() error { return a.typeIn("textbox", "New PIN", fixed) },
+				func() error { return a.typeIn("textbox", "Repeat the new PIN", fixed) },
+				func() error { return a.click("button", "Change PIN") },
+			)
+		},
+		check: posted("/form/pin", map[string]string{"pin": "4826", "again": "4826"}),
+	},
+	{
+		name: "check out while a snackbar still covers the bottom bar",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/basket.html") },
+				func() error { return a.click("button", "Add Dune to the basket") },
+				func() error { return a.click("button", "Go to checkout") },
+			)
+		},
+		check: posted("/form/basket-checkout", map[string]string{"items": "Middlemarch,Dune"}),
+	},
+	{
+		name: "submit a button enabled a moment after typing stops",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/handle.html") },
+				func() error { return a.typeIn("textbox", "Reader name", "bookworm42") },
+				func() error { return a.click("button", "Create my reader name") },
+			)
+		},
+		check: posted("/form/handle", map[string]string{"handle": "bookworm42"}),
+	},
 }
 
 // dragEmmaFirst is a task's run: on the page with that heading, drag the list item Emma
@@ -1170,6 +1503,11 @@ func TestBrowserTasks(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	w := &client{cs: h.MCP()}
+	// w365's browser too is started before the first task is timed, as playwright-mcp's is
+	// for each: else the first task's time held the browser's start (4.1 s, 0.35 s after).
+	if _, _, err := w.call("browser_navigate", map[string]any{"url": "about:blank"}); err != nil {
+		t.Fatalf("w365's browser: %v", err)
+	}
 	match := regexp.MustCompile(*only)
 	for _, bt := range browserTasks {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
