@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"image"
 	"math"
 	"sort"
 	"strconv"
@@ -73,6 +74,9 @@ type Candidate struct {
 	Order int // breadth-first position
 	// OnScreen: the element has a non-empty rectangle.
 	OnScreen, Enabled bool
+	// Point is where a click goes into the element when its centre does not (a spin
+	// button's number); nil for the centre.
+	Point *image.Point
 }
 
 // Ranked orders Find's candidates best first (exact name, then prefix, then substring;
@@ -103,6 +107,9 @@ func Ranked(cs []Candidate) []Match {
 		}
 		m := c.M
 		m.CenterX, m.CenterY = m.X+m.Width/2, m.Y+m.Height/2
+		if c.Point != nil {
+			m.CenterX, m.CenterY = c.Point.X, c.Point.Y
+		}
 		out = append(out, m)
 	}
 	return out

@@ -462,6 +462,14 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		n.x += o[0]
 		n.y += o[1]
 	}
+	nodes := make([]*raw, len(kept))
+	for i, c := range kept {
+		nodes[i] = c.n
+	}
+	points, err := w.textPoints(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]desktop.Candidate, len(kept))
 	for i, c := range kept {
 		n := c.n
@@ -477,7 +485,7 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			n.offscreen = true
 		}
 		out[i] = desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value, X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},
-			Score: c.score, Order: c.order, OnScreen: onScreen,
+			Score: c.score, Order: c.order, OnScreen: onScreen, Point: points[i],
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
 	return desktop.Ranked(out), nil

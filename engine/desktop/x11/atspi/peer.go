@@ -461,6 +461,12 @@ func store(v any, o any) error {
 			return bad
 		}
 		*p = x
+	case *int32:
+		x, ok := v.(int32)
+		if !ok {
+			return bad
+		}
+		*p = x
 	case *string:
 		x, ok := v.(string)
 		if !ok {

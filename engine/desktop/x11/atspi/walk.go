@@ -4,7 +4,9 @@ package atspi
 
 import (
 	"context"
+	"image"
 	"math"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/w365/w365/engine/desktop"
@@ -271,6 +273,45 @@ func (w *walker) fetchTexts(ctx context.Context, nodes []*raw) error {
 		}
 	}
 	return nil
+}
+
+// textPoints are the middles of the texts of the spin buttons among nodes (their numbers,
+// read by the Text interface's range extents), where a click goes into the field; nil where
+// there is none or it lies outside the node's box. A GTK 3 spin button's − and + buttons fill
+// the right of its box, so its centre lies on the − button: a click there stepped the value
+// down and left the focus where it was (docs/accessibility.md).
+func (w *walker) textPoints(ctx context.Context, nodes []*raw) ([]*image.Point, error) {
+	b := &batch{conn: w.conn, peers: w.peers}
+	boxes := make([][4]int32, len(nodes))
+	calls := make([]*call, len(nodes))
+	coord := uint32(coordScreen)
+	if w.origin != nil {
+		coord = coordWindow
+	}
+	for i, n := range nodes {
+		if k := utf8.RuneCountInString(n.value); n.role == roleSpinButton && k > 0 && n.hasBox {
+			bx := &boxes[i]
+			calls[i] = b.add(n.ref, ifText+".GetRangeExtents", []any{&bx[0], &bx[1], &bx[2], &bx[3]}, int32(0), int32(k), coord)
+		}
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, err
+	}
+	pts := make([]*image.Point, len(nodes))
+	for i, n := range nodes {
+		if c := calls[i]; c == nil || c.err != nil || boxes[i][2] <= 0 || boxes[i][3] <= 0 {
+			continue
+		}
+		bx := boxes[i]
+		p := image.Pt(int(bx[0]+bx[2]/2), int(bx[1]+bx[3]/2))
+		if w.origin != nil {
+			p = p.Add(image.Pt(w.origin[0], w.origin[1]))
+		}
+		if p.In(image.Rect(n.x, n.y, n.x+n.w, n.y+n.h)) {
+			pts[i] = &p
+		}
+	}
+	return pts, nil
 }
 
 // addDetails queues the calls of details on b; apply, once b has run, stores them.
