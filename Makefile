@@ -31,7 +31,7 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany gnome-text-editor atril \
              gnumeric gucharmap transmission-gtk kcalc keepassxc firefox-esr \
              libreoffice-writer libreoffice-gtk3 pluma mate-calc lxappearance qbittorrent gnome-clocks \
-             tk fonts-urw-base35
+             tk fonts-urw-base35 qt5ct yad gpicview
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

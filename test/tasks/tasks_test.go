@@ -2578,5 +2578,6 @@ func TestDesktopTasks(t *testing.T) {
 		firefoxTask(t, h, c)
 		keepassxcTask(t, h, c, work)
 		heldOut2(t, h, c, work)
+		heldOut3(t, h, c, work)
 	}
 }
