@@ -1223,3 +1223,19 @@ func TestGTK3SpinButtonClickPoint(t *testing.T) {
 		t.Fatal("the spin button's value did not change")
 	}
 }
+
+// TestGJSClassNames: GTK 4 names an element without a name by its class's type name, and GJS
+// names a class an application declares "Gjs_" and its name: gnome-characters' sidebar rows
+// read "Gjs_SidebarRow" and its character grid "Gjs_CharactersView", as a GTK class reads
+// "GtkButton"; the tree names them as it names those (by their description, or not at all).
+func TestGJSClassNames(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Characters", "/usr/bin/gnome-characters")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 10, 0, "Text", "People & Body")
+	for _, n := range nodesOf(root) {
+		if strings.HasPrefix(n.Name, "Gjs_") {
+			t.Errorf("%s reads as its class %q", n.Role, n.Name)
+		}
+	}
+}

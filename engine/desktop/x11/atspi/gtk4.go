@@ -18,17 +18,24 @@ const (
 )
 
 // gtkTypeName says whether name is what GTK 4 names an element that has no name: the type name
-// of its class, one of GTK's or libadwaita's ("GtkButton", "GtkImage", "AdwActionRow").
+// of its class, one of GTK's or libadwaita's ("GtkButton", "GtkImage", "AdwActionRow"), or one
+// a GJS application declared, which GJS names "Gjs_" and the class's name (gnome-characters'
+// "Gjs_SidebarRow", "Gjs_CharactersView").
 func gtkTypeName(name string) bool {
 	rest, ok := strings.CutPrefix(name, "Gtk")
 	if !ok {
 		rest, ok = strings.CutPrefix(name, "Adw")
 	}
+	under := false // "_" is part of a GJS type name
+	if !ok {
+		rest, ok = strings.CutPrefix(name, "Gjs_")
+		under = true
+	}
 	if !ok || rest == "" || rest[0] < 'A' || rest[0] > 'Z' {
 		return false
 	}
 	for _, c := range rest {
-		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && (!under || c != '_') {
 			return false
 		}
 	}
