@@ -64,6 +64,17 @@ func ocrWindow(c *client, title string) (string, []word, error) {
 	return "", nil, fmt.Errorf("no window %q to read", title)
 }
 
+// readWindow activates the window whose title holds part (activeWindow) and reads it
+// (ocrWindow): its title and the words read.
+func readWindow(c *client, part string) (string, []word, error) {
+	title, err := activeWindow(c, part)
+	if err != nil {
+		return "", nil, err
+	}
+	_, ws, err := ocrWindow(c, title)
+	return title, ws, err
+}
+
 // wordAt is the first word read that is text.
 func wordAt(ws []word, text string) (word, error) {
 	for _, w := range ws {
@@ -380,11 +391,7 @@ func xeditTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	const line = "Buy stamps"
 	printed := program(t, h, "/usr/bin/xedit")
 	measure(t, "xedit (Xt): write a line, type a path, Save, by what OCR read (file on disk)", "w365", c, func() error {
-		title, err := activeWindow(c, "xedit")
-		if err != nil {
-			return err
-		}
-		_, ws, err := ocrWindow(c, title)
+		title, ws, err := readWindow(c, "xedit")
 		if err != nil {
 			return err
 		}

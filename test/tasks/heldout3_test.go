@@ -472,11 +472,7 @@ func bitmapTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	want := filepath.Join(dir, "block.xbm")
 	printed := program(t, h, "/usr/bin/bitmap", want)
 	measure(t, "bitmap (Xt): a command button, then the save dialog's field and Yes, by OCR (file on disk)", "w365", c, func() error {
-		title, err := activeWindow(c, "bitmap")
-		if err != nil {
-			return err
-		}
-		_, ws, err := ocrWindow(c, title)
+		title, ws, err := readWindow(c, "bitmap")
 		if err != nil {
 			return err
 		}
@@ -490,12 +486,7 @@ func bitmapTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 		); err != nil {
 			return err
 		}
-		ask, err := activeWindow(c, "qsave")
-		if err != nil {
-			return err
-		}
-		_, ws, err = ocrWindow(c, ask)
-		if err != nil {
+		if _, ws, err = readWindow(c, "qsave"); err != nil {
 			return err
 		}
 		question, err := wordLike(ws, "save")
