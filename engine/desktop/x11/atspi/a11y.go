@@ -260,6 +260,9 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		}
 		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
 		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+		if err == nil {
+			err = w.nameButtons(ctx, res)
+		}
 		switch {
 		case err == nil && win.gtk4:
 			err = w.mendGTK4(ctx, res, w.popups)

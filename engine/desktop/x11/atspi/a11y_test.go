@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1236,6 +1237,29 @@ func TestGJSClassNames(t *testing.T) {
 	for _, n := range nodesOf(root) {
 		if strings.HasPrefix(n.Name, "Gjs_") {
 			t.Errorf("%s reads as its class %q", n.Role, n.Name)
+		}
+	}
+}
+
+// TestGTK2ButtonNamedByTooltip: gpicview's (GTK 2) rotate and flip buttons show only icons and
+// have no name; their tooltips, which a person reads on pointing at them, are their
+// descriptions. The tree and a search name them by it.
+func TestGTK2ButtonNamedByTooltip(t *testing.T) {
+	d := x11test.Start(t)
+	img := filepath.Join(t.TempDir(), "photo.png")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png.Encode(f, image.NewRGBA(image.Rect(0, 0, 64, 48)))
+	f.Close()
+	startReal(t, d, `photo\.png .*`, "/usr/bin/gpicview", img)
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Rotate Clockwise"})
+	root, _ := treeEventually(t, tr, 10, 0, "Button", "Flip Vertical")
+	for _, name := range []string{"Rotate Counterclockwise", "Rotate Clockwise", "Flip Horizontal"} {
+		if _, ok := findNode(nodesOf(root), "Button", name); !ok {
+			t.Errorf("no button %q in the tree", name)
 		}
 	}
 }

@@ -5,8 +5,6 @@ package atspi
 import (
 	"context"
 	"strings"
-
-	"github.com/godbus/dbus/v5"
 )
 
 // What GTK 4 (4.8) reports that a person does not see, and how a walk of a GTK 4 window mends
@@ -64,23 +62,19 @@ func gtkTypeName(name string) bool {
 // Nodes whose extents are read later (Find) take the offset then (w.shift).
 func (w *walker) mendGTK4(ctx context.Context, res *walkResult, popups func() ([]rect, error)) error {
 	b := &batch{conn: w.conn, peers: w.peers}
-	descs := map[*raw]*dbus.Variant{}
+	var classed []*raw
 	layers := make([]uint32, len(res.nodes))
 	for i, n := range res.nodes {
 		if n.class != "" {
-			descs[n] = new(dbus.Variant)
-			b.add(n.ref, ifProps+".Get", []any{descs[n]}, ifAccessible, "Description")
+			classed = append(classed, n)
 			b.add(n.ref, ifComponent+".GetLayer", []any{&layers[i]})
 		}
 	}
+	named := addDescriptions(b, classed)
 	if err := b.run(ctx); err != nil {
 		return err
 	}
-	for n, v := range descs {
-		if s, ok := v.Value().(string); ok {
-			n.name = strings.TrimSpace(s)
-		}
-	}
+	named()
 	if w.origin == nil {
 		return nil
 	}

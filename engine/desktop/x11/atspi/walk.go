@@ -6,6 +6,7 @@ import (
 	"context"
 	"image"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
@@ -273,6 +274,42 @@ func (w *walker) fetchTexts(ctx context.Context, nodes []*raw) error {
 		}
 	}
 	return nil
+}
+
+// nameButtons names each button of res that has no name by its description, where GTK 2 and
+// GTK 3 put its tooltip: a person sees the tooltip on pointing at it, where the tree read
+// `Button ""` (gpicview's four rotate and flip buttons; "Rotate Clockwise" is their second's).
+// GTK 4 names such a button by its class, and mendGTK4 replaces that with the description.
+func (w *walker) nameButtons(ctx context.Context, res *walkResult) error {
+	var unnamed []*raw
+	for _, n := range res.nodes {
+		if n.name == "" && (n.role == rolePushButton || n.role == roleToggleButton || n.role == rolePushButtonMenu) {
+			unnamed = append(unnamed, n)
+		}
+	}
+	b := &batch{conn: w.conn, peers: w.peers}
+	named := addDescriptions(b, unnamed)
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	named()
+	return nil
+}
+
+// addDescriptions queues a read of the description of each of nodes on b; named, once b has
+// run, names each node by its description where that was read.
+func addDescriptions(b *batch, nodes []*raw) (named func()) {
+	descs := make([]dbus.Variant, len(nodes))
+	for i, n := range nodes {
+		b.add(n.ref, ifProps+".Get", []any{&descs[i]}, ifAccessible, "Description")
+	}
+	return func() {
+		for i, n := range nodes {
+			if s, ok := descs[i].Value().(string); ok {
+				n.name = strings.TrimSpace(s)
+			}
+		}
+	}
 }
 
 // textPoints are the middles of the texts of the spin buttons among nodes (their numbers,
