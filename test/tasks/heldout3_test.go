@@ -466,6 +466,55 @@ func bitmapTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
+// Pluma (GTK 3): its View menu opened by its mnemonic (Alt+V, no click), two check items read
+// from the open menu: hide the status bar and show the side pane, each checked state read back
+// from the menu opened again. Pluma keeps them in its settings (a key file,
+// GSETTINGS_BACKEND=keyfile): the file is the check.
+func plumaViewTask(t *testing.T, h *e2e.Harness, c *client, work string) {
+	testenv.Require(t, "pluma")
+	cfg := filepath.Join(work, "pluma-config")
+	programEnv(t, h, []string{"GSETTINGS_BACKEND=keyfile", "XDG_CONFIG_HOME=" + cfg}, "/usr/bin/pluma")
+	measure(t, "Pluma: a menu by its mnemonic, two check items (its settings)", "w365", c, func() error {
+		title, err := activeWindow(c, "Pluma")
+		if err != nil {
+			return err
+		}
+		// set opens the View menu by its mnemonic and clicks the item unless it reads as
+		// wanted, then opens the menu again to read it.
+		set := func(item string, checked bool) error {
+			args := map[string]any{"role": "MenuItem", "name": item}
+			for try := 0; ; try++ {
+				if err := key(c, "alt", "v"); err != nil {
+					return err
+				}
+				_, ms, err := found(c, args, false)
+				if err == nil && len(ms) == 0 {
+					err = fmt.Errorf("the View menu shows no %q", item)
+				}
+				if err != nil {
+					return err
+				}
+				if slices.Contains(states(ms[0]), "checked") == checked {
+					return key(c, "escape")
+				}
+				if try == 2 {
+					return fmt.Errorf("%q still reads %v after two clicks", item, states(ms[0]))
+				}
+				if _, _, err := c.call("click", map[string]any{"x": ms[0]["centerX"], "y": ms[0]["centerY"]}); err != nil {
+					return err
+				}
+			}
+		}
+		return first(
+			func() error { return set("Statusbar", false) },
+			func() error { return set("Side Pane", true) },
+			func() error { _, _, err := c.call("close_window", map[string]any{"title": title}); return err },
+		)
+	}, func() error {
+		return settingsHold(filepath.Join(cfg, "glib-2.0", "settings", "keyfile"), "statusbar-visible=false", "side-pane-visible=true")
+	})
+}
+
 // heldOut3 runs the tasks of this file on TestDesktopTasks's desktop (under -tasks.all), each
 // as a subtest named for its application.
 func heldOut3(t *testing.T, h *e2e.Harness, c *client, work string) {
@@ -477,6 +526,7 @@ func heldOut3(t *testing.T, h *e2e.Harness, c *client, work string) {
 		{"yad", func(t *testing.T) { yadFormTask(t, h, c) }},
 		{"gpicview", func(t *testing.T) { gpicviewTask(t, h, c, work) }},
 		{"bitmap", func(t *testing.T) { bitmapTask(t, h, c, work) }},
+		{"pluma-view", func(t *testing.T) { plumaViewTask(t, h, c, work) }},
 	} {
 		t.Run(task.name, task.run)
 	}
