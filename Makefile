@@ -23,9 +23,10 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # kcalc and keepassxc (Qt 5), LibreOffice Writer (its GTK 3 plugin: a splash screen before it
 # registers) and Firefox are the real applications of the accessibility and agent-task tests;
 # so are pluma and mate-calc (GTK 3), lxappearance (GTK 2), qbittorrent (Qt 5), gnome-clocks
-# (GTK 4) and xedit (Xt, in x11-apps) of the second held-out round. Tk (wish) and the URW
-# Type 1 fonts (the X server's scaled core fonts: Helvetica, Times, Bookman, ...) draw the
-# OCR benchmark's held-out screens.
+# (GTK 4) and xedit (Xt, in x11-apps) of the second held-out round; qt5ct (Qt 5), yad (GTK 3),
+# gpicview (GTK 2) and bitmap (Xt, in x11-apps) of the third. Tk (wish) and the URW Type 1
+# fonts (the X server's scaled core fonts: Helvetica, Times, Bookman, ...) draw the OCR
+# benchmark's held-out screens.
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync wine64 gcc-mingw-w64-x86-64-win32 \
              featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany gnome-text-editor atril \

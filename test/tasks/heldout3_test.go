@@ -22,8 +22,9 @@ import (
 
 // The tasks of this file drive widgets and applications that no round before them had met (a
 // third held-out round: a Qt 5 settings tool's checkable list, tree and spin box; GTK 3's font
-// chooser dialog and slider), under the same rule: the agent takes every coordinate, title and
-// name from what a tool returned.
+// chooser dialog and slider; GTK 2's icon-only toolbar buttons and file chooser; an Xt dialog
+// read by OCR; a menu opened by its mnemonic and its check items), under the same rule: the
+// agent takes every coordinate, title and name from what a tool returned.
 
 // waitState waits (up to 2 s) until the first element find_ui_element finds for args has the
 // state state (or, with not, lacks it), and returns it.
