@@ -117,8 +117,11 @@ func (c *Controller) pingableFocus() xproto.Window {
 	return 0
 }
 
-// initPing interns the atoms and selects SubstructureNotify on the root window,
-// where clients send their pongs.
+// initPing interns the atoms and selects SubstructureNotify and StructureNotify on the
+// root window, where clients send their pongs: GTK sends its pong to the clients that
+// select the first, Qt 5 to those that select the second (or SubstructureRedirect, the
+// window manager), so that without it every key typed into a Qt window waited out
+// pingTimeout.
 func (c *Controller) initPing() {
 	a1 := xproto.InternAtom(c.conn, false, uint16(len("WM_PROTOCOLS")), "WM_PROTOCOLS")
 	a2 := xproto.InternAtom(c.conn, false, uint16(len("_NET_WM_PING")), "_NET_WM_PING")
@@ -127,7 +130,7 @@ func (c *Controller) initPing() {
 	if err1 != nil || err2 != nil {
 		return
 	}
-	xproto.ChangeWindowAttributes(c.conn, c.root, xproto.CwEventMask, []uint32{xproto.EventMaskSubstructureNotify})
+	xproto.ChangeWindowAttributes(c.conn, c.root, xproto.CwEventMask, []uint32{xproto.EventMaskSubstructureNotify | xproto.EventMaskStructureNotify})
 	c.ping.mu.Lock()
 	c.ping.atoms.protocols, c.ping.atoms.ping = r1.Atom, r2.Atom
 	c.ping.mu.Unlock()

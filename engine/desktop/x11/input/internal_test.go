@@ -4,12 +4,17 @@ package input
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 func TestInCorner(t *testing.T) {
@@ -188,6 +193,47 @@ func TestClientSyncPingsTheFocusedWindow(t *testing.T) {
 	c.mu.Unlock()
 	if !ok {
 		t.Fatal("the focused GTK window did not answer the ping")
+	}
+}
+
+// A focused Qt 5 window answers the ping too: Qt sends its pong to the root window's clients
+// that select StructureNotify (not SubstructureNotify, as GTK does), which every key typed
+// into a Qt window waited 2 s for (pingTimeout) before the Controller selected it.
+func TestClientSyncPingsAFocusedQtWindow(t *testing.T) {
+	d := x11test.Start(t)
+	c, err := New(d.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	testenv.Require(t, "/usr/bin/python3")
+	testenv.Require(t, "xdotool")
+	app := d.Command("/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", "a11y_qt5.py"), "w365 ping Qt5")
+	app.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { app.Process.Kill(); app.Wait() }()
+	var id string
+	for i := 0; i < 100 && id == ""; i++ {
+		out, _ := d.Command("xdotool", "search", "--name", "^w365 ping Qt5$").Output()
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			id = f[len(f)-1]
+		} else {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if id == "" {
+		t.Fatal("the Qt window did not appear")
+	}
+	if out, err := d.Command("xdotool", "windowactivate", "--sync", id).CombinedOutput(); err != nil {
+		t.Fatalf("xdotool windowactivate: %v: %s", err, out)
+	}
+	c.mu.Lock()
+	ok := c.clientSync(context.Background())
+	c.mu.Unlock()
+	if !ok {
+		t.Fatal("the focused Qt window's pong did not arrive")
 	}
 }
 
