@@ -43,7 +43,8 @@ type SessionOut struct {
 	// Policy is the host's policy in force (session details only).
 	Policy *policy.Summary `json:"policy,omitempty"`
 	// Confinement says whether the session's programs are confined (a virtual session) or
-	// the agent acts as you (your own display).
+	// the agent acts as you (your own display); in session details, for a virtual session,
+	// also what limits its applications and browser together (docs/security.md#confinement).
 	Confinement string `json:"confinement"`
 	// LiveViewURL is set when the host serves HTTP.
 	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"live view; the URL is a credential"`
@@ -62,6 +63,9 @@ func (o SessionOut) Text() string {
 	s := fmt.Sprintf("%s display=%s host=%d started=%s", o.SessionID, o.Display, o.HostPID, o.Started.Format(time.RFC3339))
 	if o.Policy != nil {
 		s += fmt.Sprintf(" policy=%s (%s)", o.Policy.Digest, o.Policy.Source)
+	}
+	if o.Policy != nil {
+		s += "\nconfinement: " + o.Confinement
 	}
 	if o.LiveViewURL != "" {
 		s += "\nlive view: " + o.LiveViewURL
@@ -184,6 +188,11 @@ var GetSessionDetails = tool.Define(tool.Tool{
 		return SessionOut{}, werr.As(err)
 	}
 	out := describeSession(env, s)
+	if s.Desktop.Virtual() {
+		if r, err := runnerOf(&tool.Env{Session: s, Policy: env.Policy, Host: env.Host}); err == nil {
+			out.Confinement += "; limits: " + r.LimitsNote()
+		}
+	}
 	sum := env.Policy.Summarize()
 	out.Policy = &sum
 	return out, nil

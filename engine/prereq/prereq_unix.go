@@ -32,7 +32,8 @@ var platformComponents = []componentSpec{
 // tesseractLangPkg is the package of tesseract's English model.
 const tesseractLangPkg = "tesseract-ocr-eng"
 
-// platformChecks are the display, tesseract's languages and bubblewrap's namespaces.
+// platformChecks are the display, tesseract's languages, bubblewrap's namespaces and the
+// cgroups that limit calls and sessions (a warning when none is writable).
 func platformChecks(ctx context.Context, found map[string]string) []Check {
 	out := []Check{displayCheck()}
 	if p, ok := found["tesseract"]; ok {
@@ -40,6 +41,8 @@ func platformChecks(ctx context.Context, found map[string]string) []Check {
 	}
 	if p, ok := found["bubblewrap"]; ok {
 		out = append(out, bwrapCheck(ctx, p))
+		ok, detail := sandbox.CgroupsCheck()
+		out = append(out, Check{Name: "resource limits", OK: ok, Detail: detail})
 	}
 	return out
 }

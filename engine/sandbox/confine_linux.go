@@ -242,8 +242,10 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	// one it puts it in HOME/.cache, which the host's walk reaches (docs/accessibility.md#speed).
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") })
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
+	// The session's cgroup, which the helper joins before it execs: all the program
+	// forks stays inside (limits_linux.go).
 	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet,
-		Drop: m.drop, Stage: m.stage, Binds: m.binds})
+		Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: r.limits.cgroup().procsFiles()})
 	if err != nil {
 		m.closeFiles()
 		closeDirs(shown)

@@ -137,6 +137,12 @@
 // root, which is exempt), CPU by RLIMIT_CPU per process; ResourceLimitsApplied is false and
 // Limits shows what held.
 //
+// A session's long-lived programs (Runner.Confine: its launched applications and its
+// browser) join one cgroup of the Runner, made as a run's is at the first Confine, with
+// pids.max SessionMaxProcesses and memory.max SessionMemoryBytes for all of them together
+// (limits_linux.go); Close kills what is left in it and removes it. Runner.LimitsNote and
+// CgroupsCheck say what holds (session details, w365 doctor).
+//
 // At the timeout (or when ctx ends) the helper's process group is killed; bwrap's PID 1
 // in the namespace dies through --die-with-parent and the kernel kills everything in the
 // namespace, children that called setsid included; every task left in the run's cgroup

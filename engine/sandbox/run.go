@@ -91,7 +91,8 @@ type Runner struct {
 	stop     context.Context
 	stopAll  context.CancelFunc
 	runs     sync.WaitGroup
-	noBwrap  bool // tests: behave as if bubblewrap were missing
+	limits   sessionLimits // the cgroup of the programs Confine starts
+	noBwrap  bool          // tests: behave as if bubblewrap were missing
 	bwrapBin string
 }
 
@@ -272,13 +273,15 @@ func (r *Runner) track(ctx context.Context) (context.Context, func()) {
 	return ctx, func() { stop(); cancel(); r.runs.Done() }
 }
 
-// Close ends the calls running, waits for them, and removes the scratch directory.
+// Close ends the calls running, waits for them, kills what is left of the programs
+// Confine started, and removes the scratch directory.
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
 	r.stopAll()
 	r.runs.Wait()
+	r.limits.end()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.work == nil {

@@ -700,7 +700,7 @@ var runSeq atomic.Int64
 type limitsSpec struct {
 	pids     int   // tasks, threads included
 	memBytes int64 // resident memory (swap included where the kernel counts it)
-	cpus     int   // CPU cores' worth of time per period (cpu quota)
+	cpus     int   // CPU cores' worth of time per period (cpu quota); 0: no limit
 }
 
 // runCgroup is one run's cgroup: one directory per controller under cgroup v1, one
@@ -731,6 +731,9 @@ func newRunCgroup(s limitsSpec) *runCgroup {
 				fmt.Sprintf("cpu.max=%d", s.cpus)},
 		}
 		for _, c := range v1 {
+			if c.ctrl == "cpu" && s.cpus == 0 {
+				continue
+			}
 			if d := makeCgroup(filepath.Join("/sys/fs/cgroup", c.ctrl, "w365"), name, c.files); d != "" {
 				cg.dirs = append(cg.dirs, d)
 				cg.applied = append(cg.applied, c.report)
@@ -752,7 +755,7 @@ func newRunCgroup(s limitsSpec) *runCgroup {
 		if strings.Contains(ctrls, "memory") {
 			files = append(files, [2]string{"memory.max?", strconv.FormatInt(s.memBytes, 10)}, [2]string{"memory.swap.max?", "0"})
 		}
-		if strings.Contains(ctrls, "cpu") {
+		if strings.Contains(ctrls, "cpu") && s.cpus > 0 {
 			files = append(files, [2]string{"cpu.max?", fmt.Sprintf("%d %d", s.cpus*cpuPeriodUs, cpuPeriodUs)})
 		}
 		if d := makeCgroup(parent, name, files); d != "" {
@@ -833,8 +836,11 @@ func makeCgroup(parent, name string, files [][2]string) string {
 	return dir
 }
 
-// procsFiles are the cgroup.procs files the helper joins.
+// procsFiles are the cgroup.procs files the helper joins (none for no cgroup).
 func (c *runCgroup) procsFiles() []string {
+	if c == nil {
+		return nil
+	}
 	var out []string
 	for _, d := range c.dirs {
 		out = append(out, filepath.Join(d, "cgroup.procs"))

@@ -21,3 +21,14 @@ func Problem(string, bool) string { return "sandboxed execution is implemented o
 func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (release, done func(), err error) {
 	return nil, nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
 }
+
+// sessionLimits is Linux's cgroup of a session's confined programs; elsewhere there is none.
+type sessionLimits struct{}
+
+func (sessionLimits) end() {}
+
+// LimitsNote says what limits a virtual session's programs together: on Linux its cgroup.
+func (r *Runner) LimitsNote() string { return "" }
+
+// CgroupsCheck says whether cgroups limit sessions and calls: they are Linux's.
+func CgroupsCheck() (ok bool, detail string) { return false, "cgroups are Linux's" }

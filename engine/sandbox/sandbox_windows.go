@@ -466,3 +466,11 @@ func jobMemoryLimitHit(port windows.Handle) bool {
 func (r *Runner) Confine(cmd *exec.Cmd, _ ConfineOptions) (release, done func(), err error) {
 	return nil, nil, werr.New(werr.Unsupported, "confining %s is implemented on Linux only", cmd.Path).WithRetryable(false)
 }
+
+// sessionLimits is Linux's cgroup of a session's confined programs; elsewhere there is none.
+type sessionLimits struct{}
+
+func (sessionLimits) end() {}
+
+// LimitsNote says what limits a virtual session's programs together: on Linux its cgroup.
+func (r *Runner) LimitsNote() string { return "" }
