@@ -158,16 +158,12 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 	}
 	maps.Copy(h.httpOrigins, own)
 	h.httpOriginsMu.Unlock()
-	// A browser calls the MCP endpoint only from an origin the policy lists, never from the
-	// listener's own: no page of its own calls it, and the one that runs script there (the
-	// live view's, for its token, which a session's own list_sessions gives) would call it
-	// as one more client (docs/security.md#transports).
-	origins := map[string]bool{}
+	listed := map[string]bool{}
 	for _, o := range h.policy.HTTPAllowedOrigins {
-		origins[strings.TrimSuffix(strings.ToLower(o), "/")] = true
+		listed[strings.TrimSuffix(strings.ToLower(o), "/")] = true
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !originAllowed(r, origins) {
+		if !originAllowed(r, own, listed) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
 			return
 		}
@@ -216,9 +212,16 @@ func serverOrigins(listen, base string) map[string]bool {
 }
 
 // originAllowed refuses browsers on other origins (DNS rebinding and CSRF against the
-// server): a request with an Origin must come from one of origins; a request without one
-// is not a browser's.
-func originAllowed(r *http.Request, origins map[string]bool) bool {
+// server): a request with an Origin must come from one the policy lists, or name the
+// server's own (own) and not be a browser's. A request without one is not a browser's.
+// A browser calls the MCP endpoint only from an origin the policy lists, never from the
+// listener's own: no page of its own calls it, and the one that runs script there (the
+// live view's, for its token, which a session's own list_sessions gives) would call it
+// as one more client. A browser tells its requests by their fetch metadata
+// (Sec-Fetch-Site), which it sends to loopback and https origins and a page can neither
+// set nor drop; a program may name the server's origin (MCP's conformance suite does)
+// (docs/security.md#transports).
+func originAllowed(r *http.Request, own, listed map[string]bool) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
@@ -227,7 +230,8 @@ func originAllowed(r *http.Request, origins map[string]bool) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	return origins[u.Scheme+"://"+u.Host]
+	o = u.Scheme + "://" + u.Host
+	return listed[o] || own[o] && r.Header.Get("Sec-Fetch-Site") == ""
 }
 
 // eraHandler serves both eras of MCP on one endpoint. A client of 2026-07-28 (no
