@@ -124,6 +124,9 @@ func Problem(bwrap string, allowNetwork bool) string {
 	if bwrap == "" {
 		return "bubblewrap is not installed (apt-get install bubblewrap)"
 	}
+	if utilLinux("nsenter") == "" || utilLinux("unshare") == "" {
+		return "util-linux's nsenter and unshare are not installed (apt-get install util-linux): a virtual session's programs enter its namespaces with them"
+	}
 	if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
 		return "unprivileged user namespaces are off (sysctl kernel.unprivileged_userns_clone=0; set it to 1)"
 	}
@@ -244,8 +247,8 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
 	// The session's cgroup, which the helper joins before it execs: all the program
 	// forks stays inside (limits_linux.go).
-	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, SharedNet: o.ShareNet,
-		Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: r.limits.cgroup().procsFiles()})
+	release, err = startHelper(cmd, withNamespaces(namespacesOf(priv), helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
+		SharedNet: o.ShareNet, Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: r.limits.cgroup().procsFiles()}))
 	if err != nil {
 		m.closeFiles()
 		closeDirs(shown)
@@ -336,8 +339,10 @@ type DesktopOptions struct {
 
 // ConfineDesktop rewrites cmd, not yet started, to run as a program of a virtual desktop
 // (the X server, the window manager, the session bus and what it activates;
-// docs/security.md#confinement): user, mount, UTS, IPC and network namespaces of its own, the host's PID namespace (the X server's and the buses' record
-// of a client's PID must be the host's), no capabilities, no_new_privs, the seccomp
+// docs/security.md#confinement): user, mount, UTS, IPC and network namespaces of its own,
+// the session's PID namespace itself when o.Dir has the session's namespaces (the X server
+// and the buses record a client's PID there, so they must see every program of the
+// session: docs/security.md#one-set-per-session), no capabilities, no_new_privs, the seccomp
 // filters and the Landlock scope; the system read-only, a /tmp of its own, every home,
 // the host's runtime directory and sockets masked, o.Dir read-write. On a root host it runs
 // as SandboxUID, o.Dir idmapped so that what it writes there is root's. The returned done
@@ -383,12 +388,16 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 	m.add("--chdir", "/tmp", "--cap-drop", "ALL")
 	a = append(append(a, m.args...), "--", cmd.Path)
 	env := setVar(setVar(cmd.Env, "HOME", "/tmp"), "TMPDIR", "/tmp")
-	release, err = startHelper(cmd, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env, Drop: m.drop, Stage: m.stage, Binds: m.binds})
+	// The handles the helper checks what it stages against (stageBind), numbered after cmd's own.
+	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
+	started, err := startHelper(cmd, withNamespaces(namespacesOf(o.Dir), helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
+		Drop: m.drop, Stage: m.stage, Binds: m.binds}))
 	if err != nil {
+		m.closeFiles()
 		done()
 		return nil, nil, err
 	}
-	return release, done, nil
+	return func() { started(); m.closeFiles() }, done, nil
 }
 
 // innerDisplay maps the desktop's display (DISPLAY=:N, socket /tmp/.X11-unix/XN) to the

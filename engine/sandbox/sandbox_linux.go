@@ -64,6 +64,9 @@ type helperConfig struct {
 	// SharedNet: the run shares the host's network namespace, so the Landlock scope on
 	// abstract sockets is required (confineSelf).
 	SharedNet bool `json:"sharedNet,omitempty"`
+	// Enter, in a virtual session: the helper runs Argv with nsenter into the session's
+	// namespaces (enterSpec.command).
+	Enter *enterSpec `json:"enter,omitempty"`
 }
 
 // stageBind is a host path the unprivileged bwrap could not reach (it lies under a 0700
@@ -228,6 +231,13 @@ func helperMain(fd int) {
 		if err := os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
 			helperFail("joining the run's cgroup: %v", err)
 		}
+	}
+	if c.Enter != nil {
+		pre, err := c.Enter.command()
+		if err != nil {
+			helperFail("%v", err)
+		}
+		c.Argv = append(pre, c.Argv...)
 	}
 	if c.Stage != "" {
 		if err := stage(&c); err != nil {
@@ -977,6 +987,11 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	}
 	cfg := helperConfig{Limits: rl, Argv: argv, Env: r.runEnv(), Drop: m.drop, Stage: m.stage, Binds: m.binds,
 		SharedNet: r.pol.AllowNetwork || bw == ""}
+	if bw != "" {
+		if cfg = r.inSession(cfg); cfg.Enter != nil {
+			limits = append(limits, "session-ns")
+		}
+	}
 	if cg != nil {
 		cfg.CgroupProcs = cg.procsFiles()
 	}

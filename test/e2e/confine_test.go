@@ -1015,7 +1015,7 @@ func TestConfineDesktopPrograms(t *testing.T) {
 		return l
 	}
 	found := map[string]bool{}
-	busMnt := ""
+	busMnt, sessionPID := "", ""
 	for _, pid := range descendants(host) {
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		name := filepath.Base(exe)
@@ -1043,10 +1043,16 @@ func TestConfineDesktopPrograms(t *testing.T) {
 			t.Errorf("%s (pid %d): NoNewPrivs %s, Seccomp %s, CapEff %s", name, pid, status["NoNewPrivs"], status["Seccomp"], status["CapEff"])
 		}
 		for _, n := range []string{"user", "mnt", "net", "uts", "ipc", "pid"} {
-			shared := ns(pid, n) == ns(host, n)
-			if wantShared := n == "pid"; shared != wantShared {
-				t.Errorf("%s (pid %d): %s namespace shared with the host: %v, want %v", name, pid, n, shared, wantShared)
+			if ns(pid, n) == ns(host, n) {
+				t.Errorf("%s (pid %d): %s namespace shared with the host", name, pid, n)
 			}
+		}
+		// One PID namespace for the session's programs: the X server's and the buses'
+		// record of a client's PID is a PID in it (docs/security.md#one-set-per-session).
+		if sessionPID == "" {
+			sessionPID = ns(pid, "pid")
+		} else if ns(pid, "pid") != sessionPID {
+			t.Errorf("%s (pid %d) is in PID namespace %s, another desktop program in %s", name, pid, ns(pid, "pid"), sessionPID)
 		}
 	}
 	if len(found) != 3 {
@@ -1090,7 +1096,8 @@ func TestConfineDesktopPrograms(t *testing.T) {
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
-	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineSessionBusStartsNoServiceASessionAsksFor", "TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
+	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineSessionBusStartsNoServiceASessionAsksFor", "TestConfineSessionEndsWhatItsBusStarted",
+	"TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
 	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket",
 	"TestAccessibilityBusThatNeverAnswersHoldsNoCall", "TestBoundarySessionPlantsNoProgramOnPATH", "TestBrowserStartsNoApplicationForAURL",
 	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings"}

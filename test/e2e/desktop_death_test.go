@@ -58,12 +58,15 @@ func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) 
 	e2e.Structured(t, e2e.Call(t, cs, "get_screen_size", nil), &struct{}{})
 	old := h.Sessions()[0].Display
 	host := h.HostPID()
-	// The X server runs in its confinement: a child of the bubblewrap the host started.
+	// The X server runs in its confinement: a child of bubblewrap, a child of the nsenter
+	// the host started (which entered the session's namespaces).
 	xvfb := 0
 	for pid, c := range children(host) {
 		for pid, c2 := range children(pid) {
-			if c[0] == "bwrap" && c2[0] == "Xvfb" {
-				xvfb = pid
+			for pid, c3 := range children(pid) {
+				if c[0] == "nsenter" && c2[0] == "bwrap" && c3[0] == "Xvfb" {
+					xvfb = pid
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -497,5 +498,74 @@ func TestConfineApplicationHasNoHostRuntimeDirectory(t *testing.T) {
 	}
 	if string(got) != "unset" {
 		t.Errorf("the application's XDG_RUNTIME_DIR is %q, want none", got)
+	}
+}
+
+// The session bus starts the system's services when a program of the session asks
+// (ca.desrt.dconf here: dconf-service, which any GTK application may activate). Such a
+// service ends with the session because it runs in the session's PID namespace, not
+// because it notices that its bus went away: the test stops it (SIGSTOP), so that it cannot
+// exit by itself, and ends the session. The binary before started it in the host's PID
+// namespace below the bus, and it was still there, reparented to the host's init, after
+// the session ended.
+func TestConfineSessionEndsWhatItsBusStarted(t *testing.T) {
+	testenv.Require(t, "bwrap", "dbus-send", "/usr/libexec/dconf-service")
+	h := e2e.New(t)
+	h.FakeHome()
+	h.MustRun("session", "start", "act1")
+	var id, bus, display string
+	for _, s := range h.Sessions() {
+		if strings.HasPrefix(s.SessionID, "act1") {
+			id, bus, display = s.SessionID, s.Env["DBUS_SESSION_BUS_ADDRESS"], s.Display
+		}
+	}
+	if bus == "" {
+		t.Fatalf("no session bus for act1 in %+v", h.Sessions())
+	}
+	send := exec.Command("dbus-send", "--session", "--print-reply", "--reply-timeout=10000", "--dest=org.freedesktop.DBus",
+		"/org/freedesktop/DBus", "org.freedesktop.DBus.StartServiceByName", "string:ca.desrt.dconf", "uint32:0")
+	send.Env = []string{"DBUS_SESSION_BUS_ADDRESS=" + bus}
+	if out, err := send.CombinedOutput(); err != nil {
+		t.Fatalf("StartServiceByName(ca.desrt.dconf): %v\n%s", err, out)
+	}
+	nsOf := func(pid int) string { l, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid)); return l }
+	var xvfb, service int
+	for _, pid := range descendants(h.HostPID()) {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); filepath.Base(exe) == "Xvfb" {
+			if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.Contains(string(cmd), display+"\x00") {
+				xvfb = pid
+			}
+		}
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == "/usr/libexec/dconf-service" && xvfb > 0 && nsOf(pid) == nsOf(xvfb) {
+			service = pid
+		}
+	}
+	if xvfb == 0 || service == 0 {
+		t.Fatalf("session %s: X server pid %d, dconf-service in its PID namespace %d", id, xvfb, service)
+	}
+	if nsOf(service) == nsOf(os.Getpid()) {
+		t.Errorf("dconf-service (pid %d) runs in the host's PID namespace", service)
+	}
+	t.Cleanup(func() { syscall.Kill(service, syscall.SIGKILL) })
+	if err := syscall.Kill(service, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	h.MustRun("session", "end", id)
+	for i := 0; ; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", service))
+		if err != nil || !strings.Contains(string(b), "dconf-service") {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("dconf-service (pid %d) outlived its session: %s", service, b)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -23,6 +23,7 @@ type listedProcess struct {
 	PID            int
 	Name           string
 	StartTimeTicks uint64
+	WindowTitle    string
 }
 
 func listProcesses(t *testing.T, cs *mcp.ClientSession) []listedProcess {
@@ -192,8 +193,12 @@ func TestConfinedBrowserIsTheSessionsAndToldFromAnotherChromium(t *testing.T) {
 	if ns := nsPIDs(t, driven.PID); len(ns) < 2 {
 		t.Fatalf("the driven browser (%d) is not confined in a PID namespace of its own: NSpid %v", driven.PID, ns)
 	}
-	if _, ok := listed(listProcesses(t, cs), driven.PID); !ok {
+	// Its window names it (the X server's PID of it in the session's PID namespace, mapped
+	// to the host's), so list_processes gives its title.
+	if p, ok := listed(listProcesses(t, cs), driven.PID); !ok {
 		t.Errorf("the session's confined browser (%d) is not listed", driven.PID)
+	} else if !strings.HasPrefix(p.WindowTitle, "Form") {
+		t.Errorf("the session's confined browser (%d) is listed with the window title %q", driven.PID, p.WindowTitle)
 	}
 	var got struct{ Window win }
 	e2e.Structured(t, e2e.Call(t, cs, "focus_browser", map[string]any{"pattern": "/form.html"}), &got)
@@ -217,8 +222,9 @@ func nsPIDs(t *testing.T, pid int) []string {
 	return nil
 }
 
-// The session bus runs below a bubblewrap process of its own (display.busCommand); it is
-// still one of the desktop's own processes, listed and never killed by kill_process.
+// The session bus runs below a bubblewrap process of its own (display.busCommand), in the
+// session's namespaces; it is still one of the desktop's own processes, listed and never
+// killed by kill_process.
 func TestDesktopSessionBusIsProtected(t *testing.T) {
 	testenv.Require(t, "bwrap", "dbus-daemon")
 	h := e2e.New(t)
@@ -235,12 +241,12 @@ func TestDesktopSessionBusIsProtected(t *testing.T) {
 		if p.Name != "dbus-daemon" {
 			continue
 		}
-		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(parent(p.PID)) + "/exe"); strings.HasSuffix(exe, "/bwrap") && parent(parent(p.PID)) == h.HostPID() {
+		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(parent(p.PID)) + "/exe"); strings.HasSuffix(exe, "/bwrap") && parent(parent(parent(p.PID))) == h.HostPID() {
 			bus = p.PID
 		}
 	}
 	if bus == 0 {
-		t.Fatalf("the desktop's session bus (dbus-daemon below the host's bwrap) is not listed: %v", ps)
+		t.Fatalf("the desktop's session bus (dbus-daemon below bwrap below the host's nsenter) is not listed: %v", ps)
 	}
 	res := e2e.Call(t, cs, "kill_process", map[string]any{"pid": bus, "startTime": startTime(t, bus), "force": true})
 	if code := e2e.ErrorCode(res); code != "PROTECTED_PROCESS" {

@@ -231,7 +231,7 @@ func (t *Tree) Applications(ctx context.Context) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := apps(ctx, conn)
+	all, err := apps(ctx, conn, t.display)
 	if err != nil {
 		return nil, err
 	}

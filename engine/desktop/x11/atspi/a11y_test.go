@@ -449,7 +449,7 @@ func TestGTK4Popups(t *testing.T) {
 	}
 	defer c.Close()
 	for i := 0; ; i++ {
-		pops, err := xconn.Popups(c, xconn.NewOwners(c))
+		pops, err := xconn.Popups(c, xconn.NewOwners(c, d.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -480,7 +480,7 @@ func TestGTK4PopupNotMapped(t *testing.T) {
 	}
 	defer c.Close()
 	// The list's window: the largest pop-up (the window manager keeps one of 1x1).
-	pops, err := xconn.Popups(c, xconn.NewOwners(c))
+	pops, err := xconn.Popups(c, xconn.NewOwners(c, d.Name))
 	if err != nil || len(pops) == 0 {
 		t.Fatalf("pop-up windows %v, %v", pops, err)
 	}
@@ -1051,7 +1051,7 @@ func TestLibreOfficeMenuItemsWhereShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	pops, err := xconn.Popups(c, xconn.NewOwners(c))
+	pops, err := xconn.Popups(c, xconn.NewOwners(c, d.Name))
 	if err != nil {
 		t.Fatal(err)
 	}

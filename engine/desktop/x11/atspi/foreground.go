@@ -8,6 +8,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -76,7 +77,7 @@ type app struct {
 }
 
 // apps lists the applications registered with the registry, with their processes.
-func apps(ctx context.Context, conn *dbus.Conn) ([]app, error) {
+func apps(ctx context.Context, conn *dbus.Conn, display string) ([]app, error) {
 	var roots []objRef
 	b := &batch{conn: conn}
 	b.add(ref{registryBus, registryRoot}, ifAccessible+".GetChildren", []any{&roots})
@@ -92,12 +93,17 @@ func apps(ctx context.Context, conn *dbus.Conn) ([]app, error) {
 	if err := b.run(ctx); err != nil {
 		return nil, err
 	}
+	// The bus records a PID in the session's PID namespace; the X server's, as Owners
+	// gives it, and the host's tools are the host's.
+	for i := range out {
+		out[i].pid = uint32(xconn.HostPID(display, int(out[i].pid)))
+	}
 	return out, nil
 }
 
 // lookup finds the accessible frame of the X window xw describes.
 func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, error) {
-	all, err := apps(ctx, conn)
+	all, err := apps(ctx, conn, t.display)
 	if err != nil {
 		return target{}, err
 	}

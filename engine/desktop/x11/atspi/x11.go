@@ -35,10 +35,10 @@ func xWindowInfo(displayName string, id uint32) (_ xwin, err error) {
 	defer c.Close()
 	// A reply the display's watch cut off reads as no window; say why instead.
 	defer func() { err = xconn.Explain(displayName, err) }()
-	return readWindow(c, id)
+	return readWindow(c, displayName, id)
 }
 
-func readWindow(c *xgb.Conn, id uint32) (xwin, error) {
+func readWindow(c *xgb.Conn, displayName string, id uint32) (xwin, error) {
 	active := id == 0
 	root := xproto.Setup(c).DefaultScreen(c).Root
 	if id == 0 {
@@ -63,7 +63,7 @@ func readWindow(c *xgb.Conn, id uint32) (xwin, error) {
 	if t, err := xproto.TranslateCoordinates(c, win, root, 0, 0).Reply(); err == nil {
 		w.x, w.y = int(t.DstX), int(t.DstY)
 	}
-	w.pid = uint32(xconn.NewOwners(c).PID(win))
+	w.pid = uint32(xconn.NewOwners(c, displayName).PID(win))
 	if v, err := prop(c, win, "_NET_WM_NAME"); err == nil && len(v.Value) > 0 {
 		w.title = string(v.Value)
 	} else if v, err := prop(c, win, "WM_NAME"); err == nil {
@@ -97,7 +97,7 @@ func xPopups(displayName string, pid uint32) ([]rect, error) {
 		return nil, xconn.Explain(displayName, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", displayName))
 	}
 	defer c.Close()
-	all, err := xconn.Popups(c, xconn.NewOwners(c))
+	all, err := xconn.Popups(c, xconn.NewOwners(c, displayName))
 	if err != nil {
 		return nil, xconn.Explain(displayName, werr.Wrap(err, werr.Unavailable, "cannot list the windows of X display %s", displayName))
 	}

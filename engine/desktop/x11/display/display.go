@@ -52,6 +52,9 @@ type Desktop struct {
 	reserved []string    // the display number's lock file and socket link in /tmp (reserveDisplay)
 	abstract int         // the socket that holds the display's abstract address on the host (reserveDisplay)
 	stopping atomic.Bool
+	// ns are the session's namespaces, which every program of the desktop enters
+	// (docs/security.md#one-set-per-session); closed last in Stop.
+	ns *sandbox.Namespaces
 }
 
 // proc is one process of a virtual desktop. A goroutine waits for it from the start, so it is
@@ -111,6 +114,9 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot write the X authority file")
 	}
+	if d.ns, err = sandbox.StartNamespaces(d.authDir); err != nil {
+		return nil, err
+	}
 
 	num, err := d.reserveDisplay(1)
 	if err != nil {
@@ -156,7 +162,7 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	if err := d.ready(d.procs[0]); err != nil {
 		return nil, err
 	}
-	xconn.Register(d.Name, xconn.Server{PID: d.procs[0].program, Cookie: d.cookie, Err: d.Err})
+	xconn.Register(d.Name, xconn.Server{PID: d.procs[0].program, Cookie: d.cookie, Err: d.Err, HostPID: d.ns.HostPID})
 	if wmGo != nil {
 		if _, err := wmGo.Write([]byte{1}); err != nil {
 			return nil, werr.Wrap(err, werr.Unavailable, "cannot start window manager %s", o.WindowManager)
@@ -210,10 +216,9 @@ const busAuth = "<auth>EXTERNAL</auth><auth>ANONYMOUS</auth><allow_anonymous/>\n
 
 // sessionServices are the only services the session bus of a virtual desktop starts: the
 // accessibility bus and the settings writer of GTK's applications. What it starts runs in
-// the desktop's confinement, which keeps the host's PID namespace: any other of the system's
-// session services (HexChat, whose D-Bus interface runs any command it is given; a text
-// editor; an archive manager) would run around the launch allowlist, see every host
-// process, and what it started would outlive the session (docs/security.md#confinement).
+// the desktop's confinement: any other of the system's session services (HexChat, whose
+// D-Bus interface runs any command it is given; a text editor; an archive manager) would
+// run around the launch allowlist (docs/security.md#confinement).
 var sessionServices = []string{"org.a11y.Bus", "ca.desrt.dconf"}
 
 // a11yServices are the only services the accessibility bus starts: its registry.
@@ -466,18 +471,10 @@ func (d *Desktop) startConfined(c *exec.Cmd, name string, o sandbox.DesktopOptio
 }
 
 // ready records which process p's program is, once it is ready: bubblewrap's child (it
-// runs it without a PID namespace of its own, so it is the program itself).
+// runs it without a PID namespace of its own, so it is the program itself), bubblewrap
+// being the child of nsenter, which entered the session's namespaces.
 func (d *Desktop) ready(p *proc) error {
-	child := func() int {
-		pid := p.cmd.Process.Pid
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		f := strings.Fields(string(b))
-		if len(f) == 0 {
-			return 0
-		}
-		n, _ := strconv.Atoi(f[0])
-		return n
-	}
+	child := func() int { return firstChild(firstChild(p.cmd.Process.Pid)) }
 	if p.program = child(); p.program <= 0 {
 		return werr.New(werr.Unavailable, "%s of desktop %s is not running in its confinement (bubblewrap pid %d)", p.name, d.Name, p.cmd.Process.Pid)
 	}
@@ -608,8 +605,43 @@ func (d *Desktop) writeAuthority() (string, error) {
 // Command prepares a program to run on this desktop, with its environment.
 func (d *Desktop) Command(name string, args ...string) *exec.Cmd {
 	c := exec.Command(name, args...)
+	if d.ns != nil {
+		// In the session's PID namespace, where the X server and the buses see its PID.
+		if path, err := exec.LookPath(name); err == nil {
+			c = exec.Command(d.ns.EnterCommand()[0], append(append(d.ns.EnterCommand()[1:], path), args...)...)
+		}
+	}
 	c.Env = d.Environ(os.Environ())
 	return c
+}
+
+// ProgramPID is the PID of the program c, a started Command, runs: nsenter's child on a
+// desktop with the session's namespaces, waited for at most 5 s (0 then).
+func (d *Desktop) ProgramPID(c *exec.Cmd) int {
+	if d.ns == nil {
+		return c.Process.Pid
+	}
+	for range 500 {
+		if pid := firstChild(c.Process.Pid); pid > 0 {
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0
+}
+
+// firstChild is the first child of process pid (0: none, or pid is 0).
+func firstChild(pid int) int {
+	if pid <= 0 {
+		return 0
+	}
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[0])
+	return n
 }
 
 // Environ returns base with this desktop's variables replacing any of the same name.
@@ -684,6 +716,11 @@ func (d *Desktop) Stop() {
 		}
 		os.Remove(d.reserved[0])
 		unix.Close(d.abstract)
+	}
+	// Whatever the programs started (a service the session bus activated) ends with the
+	// session's namespaces.
+	if d.ns != nil {
+		d.ns.Close()
 	}
 	d.priv.Remove()
 }

@@ -37,13 +37,24 @@ func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
 		t.Fatalf("no session bus in env %v", d.Env)
 	}
 	pids := d.PIDs()
-	want := []string{"bwrap", "Xvfb", "bwrap", "dbus-daemon", "bwrap", "openbox"}
+	want := []string{"nsenter", "Xvfb", "nsenter", "dbus-daemon", "nsenter", "openbox"}
 	if len(pids) != len(want) {
 		t.Fatalf("want %v, got pids %v", want, pids)
 	}
 	for i, want := range want {
 		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[i])); filepath.Base(exe) != want {
 			t.Errorf("desktop process %d is %s, want %s", pids[i], exe, want)
+		}
+	}
+	// The desktop's programs share the session's PID namespace, which is not the host's.
+	self, _ := os.Readlink("/proc/self/ns/pid")
+	session, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pids[1]))
+	if session == "" || session == self {
+		t.Errorf("the X server's PID namespace is %q, the host's %q", session, self)
+	}
+	for _, p := range []int{pids[3], pids[5]} {
+		if ns, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", p)); ns != session {
+			t.Errorf("desktop process %d's PID namespace is %q, the X server's %q", p, ns, session)
 		}
 	}
 	if err := d.Err(); err != nil {

@@ -11,8 +11,7 @@ import (
 // The window manager of a virtual desktop runs nothing: Openbox's stock configuration opens
 // a menu on a click on the desktop (a terminal emulator, a browser, every application) and
 // binds keys to commands, which would start programs in the window manager's confinement,
-// around the launch allowlist, the shell's policy and approvals, in the host's PID namespace
-// and outliving the session. Its configuration here is the system's with every command
+// around the launch allowlist, the shell's policy and approvals. Its configuration here is the system's with every command
 // taken out, and its menus are one empty file.
 
 // openboxSystemConfig is the system's Openbox configuration, the base of the desktop's.

@@ -110,7 +110,7 @@ func (m *Manager) connect() error {
 	}
 	m.conn, m.passer, m.root, m.atoms = conn, passer, scr.Root, atoms
 	m.screenW, m.screenH = int(scr.WidthInPixels), int(scr.HeightInPixels)
-	m.owners = xconn.NewOwners(conn)
+	m.owners = xconn.NewOwners(conn, m.display)
 	// Errors of requests without replies and stray events arrive on the event queue.
 	go xconn.Drain(conn)
 	return nil

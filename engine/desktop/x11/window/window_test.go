@@ -56,7 +56,7 @@ func startApp(t *testing.T, d *display.Desktop, args ...string) *app {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	a := &app{t: t, pid: c.Process.Pid, stdin: in, cond: make(chan struct{}, 1), exited: make(chan struct{})}
+	a := &app{t: t, pid: d.ProgramPID(c), stdin: in, cond: make(chan struct{}, 1), exited: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -602,11 +602,12 @@ func TestPIDFromXServer(t *testing.T) {
 	if v := m.prop32(xproto.Window(w.Handle), m.atom("_NET_WM_PID"), xproto.AtomCardinal); len(v) != 0 {
 		t.Fatalf("xmessage sets _NET_WM_PID %v; this test needs a program that does not", v)
 	}
-	if w.PID != c.Process.Pid || w.ProcessName != "xmessage" {
-		t.Fatalf("listed as pid %d %q, want %d xmessage", w.PID, w.ProcessName, c.Process.Pid)
+	pid := d.ProgramPID(c)
+	if w.PID != pid || w.ProcessName != "xmessage" {
+		t.Fatalf("listed as pid %d %q, want %d xmessage", w.PID, w.ProcessName, pid)
 	}
 	ctx := context.Background()
-	_, err := m.Close(ctx, "Plain Xaw Message", func(pid int) bool { return pid == c.Process.Pid })
+	_, err := m.Close(ctx, "Plain Xaw Message", func(p int) bool { return p == pid })
 	if werr.CodeOf(err) != werr.ProtectedProcess {
 		t.Fatalf("protected xmessage: %v", err)
 	}

@@ -11,13 +11,15 @@ import (
 // Owners tells which process owns a window of one connection.
 type Owners struct {
 	c        *xgb.Conn
+	display  string
 	xres     bool
 	netWMPID xproto.Atom
 }
 
-// NewOwners prepares c for Owners.PID: the X-Resource extension (1.2+) when the server has it.
-func NewOwners(c *xgb.Conn) Owners {
-	o := Owners{c: c}
+// NewOwners prepares c, a connection to display, for Owners.PID: the X-Resource extension
+// (1.2+) when the server has it.
+func NewOwners(c *xgb.Conn, display string) Owners {
+	o := Owners{c: c, display: display}
 	if res.Init(c) == nil {
 		if v, err := res.QueryVersion(c, 1, 2).Reply(); err == nil && (v.ServerMajor > 1 || v.ServerMajor == 1 && v.ServerMinor >= 2) {
 			o.xres = true
@@ -29,18 +31,19 @@ func NewOwners(c *xgb.Conn) Owners {
 	return o
 }
 
-// PID is the process that owns w, 0 when unknown: the X server's own record of the client's
-// PID (X-Resource LocalClientPID), else the _NET_WM_PID the client set (many Xt/Xaw programs
-// set none). Only the server's record names the process as this host sees it: a client cannot
-// forge it, and a confined client (its own PID namespace, docs/security.md#confinement) sets
-// _NET_WM_PID to its PID inside that namespace, which names some other process out here.
+// PID is the process that owns w, as the host knows it, 0 when unknown: the X server's own
+// record of the client's PID (X-Resource LocalClientPID, mapped from the session's PID
+// namespace: HostPID), else the _NET_WM_PID the client set (many Xt/Xaw programs set none).
+// Only the server's record names the process: a client cannot forge it, and a confined
+// client (its own PID namespace, docs/security.md#confinement) sets _NET_WM_PID to its PID
+// inside that namespace, which names some other process out here.
 func (o Owners) PID(w xproto.Window) int {
 	if o.xres {
 		r, err := res.QueryClientIds(o.c, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
 		if err == nil {
 			for _, id := range r.Ids {
 				if id.Spec.Mask&res.ClientIdMaskLocalClientPID != 0 && len(id.Value) > 0 && id.Value[0] > 0 {
-					return int(id.Value[0])
+					return HostPID(o.display, int(id.Value[0]))
 				}
 			}
 		}

@@ -34,6 +34,9 @@ type Server struct {
 	Cookie []byte
 	// Err is nil while the server (and the desktop it belongs to) is usable.
 	Err func() error
+	// HostPID maps a PID as the server records a client (in the session's PID namespace,
+	// docs/security.md#one-set-per-session) to the host's; nil: they are the host's.
+	HostPID func(int) int
 }
 
 var (
@@ -57,12 +60,24 @@ func Register(name string, s Server) {
 // Unregister forgets display name's server if it is the one with pid, and stops its watch.
 func Unregister(name string, pid int) {
 	mu.Lock()
-	if servers[name].PID == pid {
+	if s, ok := servers[name]; ok && s.PID == pid {
 		delete(servers, name)
 		close(watches[name].stop)
 		delete(watches, name)
 	}
 	mu.Unlock()
+}
+
+// HostPID is the host's PID of the process that display name's X server and buses call p
+// (p itself for a display whose programs share the host's PID namespace).
+func HostPID(name string, p int) int {
+	mu.Lock()
+	s := servers[name]
+	mu.Unlock()
+	if s.HostPID == nil {
+		return p
+	}
+	return s.HostPID(p)
 }
 
 // Connect opens an X connection to the display called name.
