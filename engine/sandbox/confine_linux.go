@@ -246,9 +246,10 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") })
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
 	// The session's cgroup, which the helper joins before it execs: all the program
-	// forks stays inside (limits_linux.go).
+	// forks stays inside (limits_linux.go); without one, a process count.
 	release, err = startHelper(cmd, withNamespaces(namespacesOf(priv), helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
-		SharedNet: o.ShareNet, Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: r.limits.cgroup().procsFiles()}))
+		SharedNet: o.ShareNet, Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: r.limits.cgroup().procsFiles(),
+		Limits: r.limits.nprocFallback()}))
 	if err != nil {
 		m.closeFiles()
 		closeDirs(shown)

@@ -42,12 +42,24 @@ func (l *sessionLimits) end() {
 	}
 }
 
+// nprocFallback is what limits the processes of a confined program of the session where
+// its cgroup has no pids controller: RLIMIT_NPROC of SessionMaxProcesses. The kernel counts
+// a user's tasks per user namespace, first in the task's own, and bubblewrap gives each
+// program one of its own: so it counts the program's tasks, whatever its user runs elsewhere.
+func (l *sessionLimits) nprocFallback() []rlimit {
+	if l.cgroup().has("pids") {
+		return nil
+	}
+	return []rlimit{{6 /* RLIMIT_NPROC */, "nproc", SessionMaxProcesses}}
+}
+
 // LimitsNote says what limits the session's confined programs (its applications and
 // browser) together: what `session details` shows.
 func (r *Runner) LimitsNote() string {
 	cg := r.limits.cgroup()
 	if !cg.has("pids") || !cg.has("memory") {
-		return "none: " + noCgroup + "; its applications and browser have no process or memory limit"
+		return fmt.Sprintf("none together: %s; each application and the browser may run %d tasks (RLIMIT_NPROC), and have no memory limit",
+			noCgroup, SessionMaxProcesses)
 	}
 	return strings.Join(cg.applied, ", ") + " for its applications and browser together"
 }
@@ -63,7 +75,7 @@ func CgroupsCheck() (ok bool, detail string) {
 		defer cg.destroy()
 	}
 	if !cg.has("pids") || !cg.has("memory") {
-		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's applications and browser not at all; sessions still start"
+		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's applications and browser each by its task count only (RLIMIT_NPROC); sessions still start"
 	}
 	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for its applications and browser (pids.max=%d, memory.max=%d)",
 		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes))
