@@ -117,6 +117,13 @@ func searchable(dir string) string {
 	}
 }
 
+// unconfinable is the refusal to start what (and what that means) because this machine
+// cannot confine it, why being Problem's answer: nothing runs unconfined in its place.
+func unconfinable(what, why string) error {
+	return werr.New(werr.Unavailable, "cannot confine %s: %s", what, why).
+		WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+}
+
 // Problem says why this machine cannot confine a sandboxed program ("" when it can): what
 // `w365 doctor` shows, and what a refused run names. bwrap is the program, allowNetwork
 // whether runs share the host's network.
@@ -170,8 +177,7 @@ func Problem(bwrap string, allowNetwork bool) string {
 func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(), err error) {
 	bw := r.bwrap()
 	if why := Problem(bw, o.ShareNet); why != "" {
-		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so it is not started: %s", filepath.Base(cmd.Path), why).
-			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+		return nil, nil, unconfinable(filepath.Base(cmd.Path)+", so it is not started", why)
 	}
 	// On a root host neither root on the host (a root-only file stays closed) nor inside
 	// (Chromium keeps its own sandbox only then): the helper becomes SandboxUID, and what
@@ -351,8 +357,7 @@ type DesktopOptions struct {
 func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err error) {
 	bw := Bwrap()
 	if why := Problem(bw, false); why != "" {
-		return nil, nil, werr.New(werr.Unavailable, "cannot confine %s, so the desktop is not started: %s", filepath.Base(cmd.Path), why).
-			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+		return nil, nil, unconfinable(filepath.Base(cmd.Path)+", so the desktop is not started", why)
 	}
 	m, done, err := programMounts(cmd, bw)
 	if err != nil {

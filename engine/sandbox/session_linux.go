@@ -62,8 +62,7 @@ func utilLinux(name string) string {
 func StartNamespaces(dir string) (*Namespaces, error) {
 	bw := Bwrap()
 	if why := Problem(bw, false); why != "" {
-		return nil, werr.New(werr.Unavailable, "cannot confine the session, so its desktop is not started: %s", why).
-			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").WithHint("w365 doctor shows what the confinement needs")
+		return nil, unconfinable("the session, so its desktop is not started", why)
 	}
 	cat, err := exec.LookPath("cat")
 	if err != nil {

@@ -608,7 +608,8 @@ func (d *Desktop) Command(name string, args ...string) *exec.Cmd {
 	if d.ns != nil {
 		// In the session's PID namespace, where the X server and the buses see its PID.
 		if path, err := exec.LookPath(name); err == nil {
-			c = exec.Command(d.ns.EnterCommand()[0], append(append(d.ns.EnterCommand()[1:], path), args...)...)
+			enter := d.ns.EnterCommand()
+			c = exec.Command(enter[0], append(append(enter[1:], path), args...)...)
 		}
 	}
 	c.Env = d.Environ(os.Environ())
