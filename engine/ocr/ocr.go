@@ -40,6 +40,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
 )
@@ -471,7 +472,7 @@ type reader struct {
 	// of what it printed there.
 	exited chan struct{}
 	err    error
-	stderr tail
+	stderr child.Tail
 }
 
 // readerEnvNames are the host's variables a tesseract process gets: where it finds its
@@ -633,31 +634,6 @@ func (r *reader) read(ctx context.Context, lang string, tiles []*tile, end strin
 			WithHint("install tesseract-ocr-%s", lang)
 	}
 	return nil, fmt.Errorf("tesseract ended: %v: %s", r.err, msg)
-}
-
-// tail keeps the last tailSize bytes written to it: what a reader prints on stderr (a
-// note per page) grows with its life, and only the end explains a failure.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 4096
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if n := len(t.buf); n > tailSize {
-		t.buf = append(t.buf[:0], t.buf[n-tailSize:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen

@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,26 @@ type proc struct {
 	done    chan struct{}
 	err     error  // Wait's error, once done is closed
 	cleanup func() // after it is gone (sandbox.ConfineDesktop's done)
+	// stderr is the end of what it (the sandbox helper, nsenter, bubblewrap, the program)
+	// wrote on stderr: why a program that did not start did not.
+	stderr child.Tail
+}
+
+// failed is the error of p, which did not start: what went wrong (cause) and the last
+// thing it said, waiting a moment for it to be said.
+func (p *proc) failed(cause error, format string, args ...any) error {
+	select {
+	case <-p.done:
+	case <-time.After(time.Second):
+	}
+	e := werr.Wrap(cause, werr.Unavailable, format, args...)
+	// Its last line that says something: the X server ends its message with a line
+	// holding only its error mark, (EE).
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(p.stderr.String(), "(EE)", "")), "\n")
+	if said := strings.TrimSpace(lines[len(lines)-1]); said != "" {
+		return e.WithDetail("stderr", said).WithHint("%s said: %s", p.name, said)
+	}
+	return e.WithHint("%s: %v", p.name, cause)
 }
 
 // a11yEnv switches on the accessibility bridges of common toolkits.
@@ -157,7 +178,7 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 	_, err = readLine(ctx, r, 10*time.Second)
 	r.Close()
 	if err != nil {
-		return nil, werr.Wrap(err, werr.Unavailable, "Xvfb did not start")
+		return nil, d.procs[0].failed(err, "Xvfb did not start")
 	}
 	if err := d.ready(d.procs[0]); err != nil {
 		return nil, err
@@ -183,7 +204,7 @@ func StartVirtual(ctx context.Context, o desktop.Options) (*Desktop, error) {
 
 	if wmGo != nil {
 		if err := d.waitForWM(ctx, 10*time.Second); err != nil {
-			return nil, err
+			return nil, d.procs[len(d.procs)-1].failed(err, "%v", err)
 		}
 		if err := d.ready(d.procs[len(d.procs)-1]); err != nil {
 			return nil, err
@@ -368,7 +389,7 @@ func (d *Desktop) startDBus() (func(context.Context) (string, error), error) {
 		addr, err := readLine(ctx, r, 10*time.Second)
 		r.Close()
 		if err != nil {
-			return "", err
+			return "", p.failed(err, "the session bus did not start")
 		}
 		return strings.TrimSpace(addr), d.ready(p)
 	}, nil
@@ -455,13 +476,28 @@ func (d *Desktop) startConfined(c *exec.Cmd, name string, o sandbox.DesktopOptio
 	if err != nil {
 		return err
 	}
-	err = child.Start(c)
-	release()
+	p := &proc{cmd: c, name: name, pidfd: -1, done: make(chan struct{}), cleanup: done}
+	// A pipe of our own, not an io.Writer: Wait would wait for every process that
+	// inherited it (what a bus starts) to close it. Its reader ends with the last of them.
+	r, w, err := os.Pipe()
 	if err != nil {
+		release()
 		done()
 		return err
 	}
-	p := &proc{cmd: c, name: name, pidfd: -1, done: make(chan struct{}), cleanup: done}
+	c.Stderr = w
+	err = child.Start(c)
+	release()
+	w.Close()
+	if err != nil {
+		r.Close()
+		done()
+		return err
+	}
+	go func() {
+		io.Copy(&p.stderr, r)
+		r.Close()
+	}()
 	go func() {
 		p.err = c.Wait()
 		close(p.done)

@@ -4,6 +4,7 @@ package display_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,9 +18,12 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/x11/display"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
 	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
 )
 
 func TestVirtualDesktopStartsWithScreenWMAndBus(t *testing.T) {
@@ -221,5 +225,23 @@ func TestDesktopBusesAdmitAnonymousClientsInTheirPrivateDirectory(t *testing.T) 
 		t.Error(err)
 	} else if st.Mode().Perm() != 0o700 {
 		t.Errorf("the desktop's private directory %s is mode %v, want 0700", dir, st.Mode())
+	}
+}
+
+// A desktop whose X server refuses to start says why, in the X server's words: an
+// "Xvfb did not start" alone left the CI log of a failed run with nothing to go on.
+func TestAnXServerThatDoesNotStartSaysWhy(t *testing.T) {
+	testenv.Require(t, "Xvfb", "openbox", "dbus-daemon")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A depth no screen has: Xvfb ends with "Couldn't add screen 0".
+	d, err := display.StartVirtual(ctx, desktop.Options{Width: 800, Height: 600, Depth: 3})
+	if err == nil {
+		d.Stop()
+		t.Fatal("a desktop of depth 3 started")
+	}
+	var e *werr.Error
+	if !errors.As(err, &e) || e.Code != werr.Unavailable || !strings.Contains(e.Hint, "Couldn't add screen") {
+		t.Fatalf("err = %v (hint %q), want UNAVAILABLE with the X server's own reason", err, e.Hint)
 	}
 }
