@@ -107,7 +107,8 @@ func StartNamespaces(dir string) (*Namespaces, error) {
 		return nil, werr.New(werr.Unavailable, "cannot start the session's namespaces: "+format, args...).
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable")
 	}
-	infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	deadline := time.Now().Add(10 * time.Second)
+	infoR.SetReadDeadline(deadline)
 	var info struct {
 		ChildPID int `json:"child-pid"`
 	}
@@ -115,6 +116,24 @@ func StartNamespaces(dir string) (*Namespaces, error) {
 		return fail("bubblewrap did not say its child (%v)", err)
 	}
 	n.pid = info.ChildPID
+	// bubblewrap says its child's PID before the child has mapped the user namespace (an
+	// unprivileged bubblewrap maps it from the child, once told to go on): a program that
+	// joined it before then would be nobody there and lose its capabilities at exec.
+	for _, m := range []string{"uid_map", "gid_map"} {
+		for {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", n.pid, m)); err == nil && len(b) > 0 {
+				break
+			}
+			select {
+			case <-n.done:
+				return fail("bubblewrap ended before it mapped the user namespace")
+			case <-time.After(time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				return fail("bubblewrap did not map the user namespace within 10s")
+			}
+		}
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(fmt.Sprintf("/proc/%d/ns/pid", n.pid), &st); err != nil {
 		return fail("%v", err)
