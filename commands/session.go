@@ -44,7 +44,7 @@ type SessionOut struct {
 	Policy *policy.Summary `json:"policy,omitempty"`
 	// Confinement says whether the session's programs are confined (a virtual session) or
 	// the agent acts as you (your own display); in session details, for a virtual session,
-	// also what limits its applications and browser together (docs/security.md#confinement).
+	// also what limits all its programs together (docs/security.md#confinement).
 	Confinement string `json:"confinement"`
 	// LiveViewURL is set when the host serves HTTP.
 	LiveViewURL string `json:"liveViewUrl,omitempty" jsonschema:"live view; the URL is a credential"`

@@ -169,11 +169,11 @@ func Problem(bwrap string, allowNetwork bool) string {
 // nor the host's runtime directory), its own user, mount, PID, IPC and UTS namespaces, no
 // capabilities, no_new_privs, the set-id filter and the Landlock scope (no abstract socket
 // and no signal outside), plus the desktop's own X socket, X authority and session bus
-// socket named by cmd.Env, and o.Binds. cmd's ExtraFiles keep their numbers. When the
-// machine cannot confine, it says why and cmd is left alone: nothing runs unconfined in its
-// place. Call release right after cmd started (or failed to): it returns once the
-// confinement has replaced the helper. Call done once the program is gone (or never
-// started): it removes the staging directory, kept while the program runs.
+// socket named by cmd.Env, and o.Binds; in the session's cgroup. cmd's ExtraFiles keep
+// their numbers. When the machine cannot confine, it says why and cmd is left alone:
+// nothing runs unconfined in its place. Call release right after cmd started (or failed
+// to): it returns once the confinement has replaced the helper. Call done once the program
+// is gone (or never started): it removes the staging directory, kept while the program runs.
 func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(), err error) {
 	bw := r.bwrap()
 	if why := Problem(bw, o.ShareNet); why != "" {
@@ -251,11 +251,13 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	// one it puts it in HOME/.cache, which the host's walk reaches (docs/accessibility.md#speed).
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") })
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
-	// The session's cgroup, which the helper joins before it execs: all the program
-	// forks stays inside (limits_linux.go); without one, a process count.
-	release, err = startHelper(cmd, withNamespaces(namespacesOf(priv), helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
-		SharedNet: o.ShareNet, Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: r.limits.cgroup().procsFiles(),
-		Limits: r.limits.nprocFallback()}))
+	// The applications' cgroup below the session's, which the helper joins before it execs:
+	// all the program forks stays inside (limits_linux.go); without one, a process count.
+	ns := namespacesOf(priv)
+	cg := r.limits.cgroup(ns)
+	release, err = startHelper(cmd, withNamespaces(ns, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
+		SharedNet: o.ShareNet, Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: cg.procsFiles(),
+		Limits: sessionFallback(cg, false)}))
 	if err != nil {
 		m.closeFiles()
 		closeDirs(shown)
@@ -351,7 +353,8 @@ type DesktopOptions struct {
 // and the buses record a client's PID there, so they must see every program of the
 // session: docs/security.md#one-set-per-session), no capabilities, no_new_privs, the seccomp
 // filters and the Landlock scope; the system read-only, a /tmp of its own, every home,
-// the host's runtime directory and sockets masked, o.Dir read-write. On a root host it runs
+// the host's runtime directory and sockets masked, o.Dir read-write; in the session's
+// cgroup (its limits, for all the session's programs together). On a root host it runs
 // as SandboxUID, o.Dir idmapped so that what it writes there is root's. The returned done
 // removes the staging directory; call it once the program is gone.
 func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err error) {
@@ -396,8 +399,13 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 	env := setVar(setVar(cmd.Env, "HOME", "/tmp"), "TMPDIR", "/tmp")
 	// The handles the helper checks what it stages against (stageBind), numbered after cmd's own.
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
-	started, err := startHelper(cmd, withNamespaces(namespacesOf(o.Dir), helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
-		Drop: m.drop, Stage: m.stage, Binds: m.binds}))
+	// The desktop's cgroup below the session's, which the helper joins before it execs, so
+	// that what the program holds and forks (the X server's pixmaps, what the bus starts)
+	// counts in the session's limits (limits_linux.go); without one, rlimits.
+	ns := namespacesOf(o.Dir)
+	cg := ns.desktopCgroup()
+	started, err := startHelper(cmd, withNamespaces(ns, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
+		Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: cg.procsFiles(), Limits: sessionFallback(cg, true)}))
 	if err != nil {
 		m.closeFiles()
 		done()

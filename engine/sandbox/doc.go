@@ -137,11 +137,16 @@
 // root, which is exempt), CPU by RLIMIT_CPU per process; ResourceLimitsApplied is false and
 // Limits shows what held.
 //
-// A session's long-lived programs (Runner.Confine: its launched applications and its
-// browser) join one cgroup of the Runner, made as a run's is at the first Confine, with
-// pids.max SessionMaxProcesses and memory.max SessionMemoryBytes for all of them together
-// (limits_linux.go); Close kills what is left in it and removes it. Runner.LimitsNote and
-// CgroupsCheck say what holds (session details, w365 doctor).
+// A virtual session's long-lived programs join one cgroup of the session, made as a run's
+// is by StartNamespaces, with pids.max SessionMaxProcesses and memory.max
+// SessionMemoryBytes for all of them together (limits_linux.go), each in a cgroup below it
+// with no limits of its own: the desktop's programs (ConfineDesktop) and the namespaces'
+// holder in one, the Runner's launched applications and browser (Runner.Confine) in
+// another, which Runner.Close kills and removes (before the desktop stops);
+// Namespaces.Close removes the session's, after the desktop stopped. Without a cgroup
+// every such program gets RLIMIT_NPROC SessionMaxProcesses (which the kernel holds the
+// session's programs to together), and the desktop's each RLIMIT_AS SessionMemoryBytes.
+// Runner.LimitsNote and CgroupsCheck say what holds (session details, w365 doctor).
 //
 // At the timeout (or when ctx ends) the helper's process group is killed; bwrap's PID 1
 // in the namespace dies through --die-with-parent and the kernel kills everything in the

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 )
 
-// What a virtual session's long-lived programs may use together (docs/security.md#confinement):
-// every program Confine starts (the applications launch_application starts, the browser)
-// joins one cgroup of the session before it execs bubblewrap, so all it forks, detached
-// or not, stays in it. Measured for a session with Chromium on a heavy page and two GTK
-// applications (docs/security.md#confinement has the figures), with headroom.
+// What a virtual session's programs may use together (docs/security.md#confinement): every
+// program of the session that runs on after it starts (the desktop's own: the X server, the
+// window manager, the buses and what they start; the applications launch_application starts;
+// the browser) joins the session's cgroup before it execs bubblewrap, so all it forks,
+// detached or not, stays in it. Measured for a session with Chromium on a heavy page and two
+// GTK applications (docs/security.md#confinement has the figures), with headroom.
 const (
 	// SessionMaxProcesses is pids.max of the session's cgroup: processes and threads together.
 	SessionMaxProcesses = 1024
@@ -21,20 +23,30 @@ const (
 	SessionMemoryBytes = 4 << 30
 )
 
-// sessionLimits is the cgroup of a Runner's confined programs, made at the first Confine
-// and removed by Close (end), which kills what is left in it first.
-type sessionLimits struct {
-	once sync.Once
-	cg   *runCgroup // nil when no cgroup is writable
+// newSessionCgroup makes the cgroup of one virtual session, which its Namespaces own: made
+// with them and removed when they close, after the desktop stopped. Its programs lie in
+// cgroups below it that have no limits of their own (the session's count what they hold):
+// the desktop's, with the namespaces' holder, and the applications' (sessionLimits). nil
+// when no cgroup is writable.
+func newSessionCgroup() *runCgroup {
+	return newRunCgroup(limitsSpec{pids: SessionMaxProcesses, memBytes: SessionMemoryBytes})
 }
 
-// cgroup is the session's cgroup (nil when none could be made, or after end).
-func (l *sessionLimits) cgroup() *runCgroup {
-	l.once.Do(func() { l.cg = newRunCgroup(limitsSpec{pids: SessionMaxProcesses, memBytes: SessionMemoryBytes}) })
+// sessionLimits is the cgroup of a Runner's confined programs (its session's applications
+// and browser), below the session's, made at the first Confine and removed by Close (end),
+// which kills what is left in it first: before the desktop stops.
+type sessionLimits struct {
+	once sync.Once
+	cg   *runCgroup // nil when no cgroup is writable, or the runner's session has no namespaces
+}
+
+// cgroup is the applications' cgroup below the session's (nil when there is none, or after end).
+func (l *sessionLimits) cgroup(session *Namespaces) *runCgroup {
+	l.once.Do(func() { l.cg = session.cgroup().child(fmt.Sprintf("apps-%d", runSeq.Add(1))) })
 	return l.cg
 }
 
-// end kills every process of the session's cgroup and removes it; no cgroup is made after.
+// end kills every process of the applications' cgroup and removes it; none is made after.
 func (l *sessionLimits) end() {
 	l.once.Do(func() {})
 	if l.cg != nil {
@@ -42,26 +54,35 @@ func (l *sessionLimits) end() {
 	}
 }
 
-// nprocFallback is what limits the processes of a confined program of the session where
-// its cgroup has no pids controller: RLIMIT_NPROC of SessionMaxProcesses. The kernel counts
-// a user's tasks per user namespace, first in the task's own, and bubblewrap gives each
-// program one of its own: so it counts the program's tasks, whatever its user runs elsewhere.
-func (l *sessionLimits) nprocFallback() []rlimit {
-	if l.cgroup().has("pids") {
-		return nil
+// sessionFallback is what limits one program of a session where the cgroup it joins (cg,
+// below the session's) has no pids controller: RLIMIT_NPROC of SessionMaxProcesses. The
+// kernel counts a user's tasks per user namespace, in the task's own against its limit and
+// in each one above against the limit the namespace below was made with: bubblewrap gives
+// each program a user namespace of its own, made with that limit by the session's root in
+// the session's namespace, so the count held to it there is that of every program of the
+// session together, whatever its user runs elsewhere. The desktop's programs (desktop) also
+// get RLIMIT_AS of SessionMemoryBytes where cg has no memory controller: the X server holds
+// what its clients ask it to (pixmaps), and it and the buses reserve little address space
+// (an application, Chromium above all, reserves gigabytes, so it gets none).
+func sessionFallback(cg *runCgroup, desktop bool) []rlimit {
+	var rl []rlimit
+	if !cg.has("pids") {
+		rl = append(rl, rlimit{6 /* RLIMIT_NPROC */, "nproc", SessionMaxProcesses})
 	}
-	return []rlimit{{6 /* RLIMIT_NPROC */, "nproc", SessionMaxProcesses}}
+	if desktop && !cg.has("memory") {
+		rl = append(rl, rlimit{syscall.RLIMIT_AS, "as", SessionMemoryBytes})
+	}
+	return rl
 }
 
-// LimitsNote says what limits the session's confined programs (its applications and
-// browser) together: what `session details` shows.
+// LimitsNote says what limits the session's programs together: what `session details` shows.
 func (r *Runner) LimitsNote() string {
-	cg := r.limits.cgroup()
+	cg := namespacesOf(desktopDir(r.session)).cgroup()
 	if !cg.has("pids") || !cg.has("memory") {
-		return fmt.Sprintf("none together: %s; each application and the browser may run %d tasks (RLIMIT_NPROC), and have no memory limit",
-			noCgroup, SessionMaxProcesses)
+		return fmt.Sprintf("none together: %s; its programs together may run %d tasks (RLIMIT_NPROC), each of its desktop's programs (X server, window manager, buses) may map %d bytes (RLIMIT_AS), its applications and browser have no memory limit",
+			noCgroup, SessionMaxProcesses, int64(SessionMemoryBytes))
 	}
-	return strings.Join(cg.applied, ", ") + " for its applications and browser together"
+	return strings.Join(cg.applied, ", ") + " for the whole session: its desktop's programs (X server, window manager, buses), applications and browser together"
 }
 
 // noCgroup is why a program runs in no cgroup of w365's.
@@ -75,8 +96,8 @@ func CgroupsCheck() (ok bool, detail string) {
 		defer cg.destroy()
 	}
 	if !cg.has("pids") || !cg.has("memory") {
-		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's applications and browser each by its task count only (RLIMIT_NPROC); sessions still start"
+		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's programs by their task count together (RLIMIT_NPROC) and its desktop's each by its address space (RLIMIT_AS); sessions still start"
 	}
-	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for its applications and browser (pids.max=%d, memory.max=%d)",
+	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for all its programs: desktop, applications and browser (pids.max=%d, memory.max=%d)",
 		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes))
 }

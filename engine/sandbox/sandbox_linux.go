@@ -900,8 +900,38 @@ func (c *runCgroup) oomKilled() bool {
 	return false
 }
 
-// destroy kills every process in the cgroup until it is empty (or 3 s pass), then removes it.
+// child makes the cgroup name below c, with no limits of its own: c's count what it holds,
+// as every controller counts a cgroup's children. nil when c is nil or it cannot be made.
+func (c *runCgroup) child(name string) *runCgroup {
+	if c == nil {
+		return nil
+	}
+	ch := &runCgroup{applied: c.applied}
+	for _, d := range c.dirs {
+		dir := filepath.Join(d, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			ch.destroy()
+			return nil
+		}
+		ch.dirs = append(ch.dirs, dir)
+	}
+	return ch
+}
+
+// destroy kills every process in the cgroup and the cgroups below it until they are empty
+// (or 3 s pass for each), then removes them, those below first. A nil c is none.
 func (c *runCgroup) destroy() {
+	if c == nil {
+		return
+	}
+	for _, d := range c.dirs {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if e.IsDir() {
+				(&runCgroup{dirs: []string{filepath.Join(d, e.Name())}}).destroy()
+			}
+		}
+	}
 	for _, d := range c.dirs {
 		_ = os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0) // v2 only
 	}

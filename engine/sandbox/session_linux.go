@@ -28,9 +28,12 @@ import (
 // (nsenter, run by the sandbox helper after it confined itself) before bubblewrap makes the
 // program's own namespaces below them, so the session's processes see, signal and trace
 // nothing outside them; and when the holder ends, the kernel ends every process in them,
-// whatever started it (a service the session bus activated included).
+// whatever started it (a service the session bus activated included). They own the
+// session's cgroup too (newSessionCgroup), which every such program that runs on joins.
 type Namespaces struct {
-	dir    string // the desktop's private directory it is registered under
+	dir    string     // the desktop's private directory it is registered under
+	cg     *runCgroup // the session's (nil when no cgroup is writable)
+	inDesk *runCgroup // below cg: the desktop's programs and the holder
 	hold   *exec.Cmd
 	stdin  io.WriteCloser
 	done   chan struct{}
@@ -82,15 +85,21 @@ func StartNamespaces(dir string) (*Namespaces, error) {
 		infoW.Close()
 		return nil, werr.Wrap(err, werr.Internal, "cannot create pipe")
 	}
+	// The session's cgroup, made before anything of the session runs; the holder is in
+	// the desktop's below it.
+	cg := newSessionCgroup()
+	inDesk := cg.child("desktop")
 	// The host's user (on a root host SandboxUID) is root in the session's user namespace:
 	// what enters it keeps the capabilities there across exec (enterSpec.command).
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--uid", "0", "--gid", "0", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--unshare-net", "--unshare-cgroup-try", "--info-fd", "3", "--ro-bind", "/", "/", "--proc", "/proc",
 		"--tmpfs", "/tmp", "--chdir", "/", "--cap-drop", "ALL", "--", cat}
-	release, err := startHelper(cmd, helperConfig{Argv: a, Env: []string{"PATH=/usr/bin:/bin"}, Drop: os.Geteuid() == 0})
+	release, err := startHelper(cmd, helperConfig{Argv: a, Env: []string{"PATH=/usr/bin:/bin"}, Drop: os.Geteuid() == 0,
+		CgroupProcs: inDesk.procsFiles()})
 	if err != nil {
 		infoW.Close()
 		in.Close()
+		cg.destroy()
 		return nil, err
 	}
 	err = cmd.Start()
@@ -98,9 +107,10 @@ func StartNamespaces(dir string) (*Namespaces, error) {
 	infoW.Close()
 	if err != nil {
 		in.Close()
+		cg.destroy()
 		return nil, werr.Wrap(err, werr.Unavailable, "cannot start the session's namespaces")
 	}
-	n := &Namespaces{dir: canonical(dir), hold: cmd, stdin: in, done: make(chan struct{}), known: map[int]int{}}
+	n := &Namespaces{dir: canonical(dir), cg: cg, inDesk: inDesk, hold: cmd, stdin: in, done: make(chan struct{}), known: map[int]int{}}
 	go func() { cmd.Wait(); close(n.done) }()
 	fail := func(format string, args ...any) (*Namespaces, error) {
 		n.Close()
@@ -145,7 +155,9 @@ func StartNamespaces(dir string) (*Namespaces, error) {
 	return n, nil
 }
 
-// Close ends the session's namespaces: the holder, and with it every process still in them.
+// Close ends the session's namespaces: the holder, and with it every process still in them;
+// then it removes the session's cgroup, killing what is left in it. Call it once the
+// desktop's programs have stopped, in their order.
 func (n *Namespaces) Close() {
 	sessions.CompareAndDelete(n.dir, n)
 	n.stdin.Close()
@@ -155,6 +167,23 @@ func (n *Namespaces) Close() {
 		n.hold.Process.Kill()
 		<-n.done
 	}
+	n.cg.destroy()
+}
+
+// cgroup is the session's cgroup (nil when no cgroup is writable, or n is nil).
+func (n *Namespaces) cgroup() *runCgroup {
+	if n == nil {
+		return nil
+	}
+	return n.cg
+}
+
+// desktopCgroup is the cgroup of the desktop's programs, below the session's (nil when none).
+func (n *Namespaces) desktopCgroup() *runCgroup {
+	if n == nil {
+		return nil
+	}
+	return n.inDesk
 }
 
 // namespacesOf is the running session whose desktop's private directory is dir (nil when none).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,8 +85,8 @@ func TestConfineSessionLimits(t *testing.T) {
 		HostPID     int
 	}
 	h.JSON(&d, "session", "details", "lim1")
-	// Without a writable cgroup (a host that is not root, here), each program is limited
-	// by its task count (RLIMIT_NPROC) only, and its memory not at all.
+	// Without a writable cgroup (a host that is not root, here), the session's programs are
+	// limited by their task count (RLIMIT_NPROC) only, and an application's memory not at all.
 	cgroup := !strings.Contains(d.Confinement, "limits: none together:")
 	if !strings.Contains(d.Confinement, "limits: pids.max=") && !strings.Contains(d.Confinement, "(RLIMIT_NPROC)") {
 		t.Errorf("the session's details name no process limit: %q", d.Confinement)
@@ -95,13 +96,7 @@ func TestConfineSessionLimits(t *testing.T) {
 		h.MustRun("--session", "lim1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+limitsApp,
 			"--args="+mode, "--args="+strconv.Itoa(forkCap), "--args="+strconv.Itoa(memCap), "--args=w365-limits-", "--args="+stamp)
 	}
-	tmp := func(name string) string {
-		m, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", "lim1-*", "tmp"))
-		if len(m) == 0 {
-			t.Fatal("the session has no state directory")
-		}
-		return filepath.Join(m[0], name)
-	}
+	tmp := func(name string) string { return filepath.Join(sessionDir(t, home, "lim1"), "tmp", name) }
 	goOn := func() {
 		if err := os.WriteFile(tmp("go-on"), nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -174,4 +169,184 @@ func gone(t *testing.T, token string) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	t.Fatalf("the application's processes still run a minute later: %v", processesWith(token))
+}
+
+// pixmapsApp is what the X client of TestConfineSessionLimitsHoldTheXServer runs: it
+// speaks the X protocol on the session's display itself (X authority from XAUTHORITY) and
+// has the X server create and fill 8192x8192 pixmaps of the root's depth (256 MiB each,
+// 32 bits a pixel) until the server refuses one (an X error), goes away, or holds the most
+// MiB (its first argument), writing "MIB WHY" to /tmp/pixmaps; then it waits for
+// /tmp/go-on, keeping its pixmaps (the server frees them when it disconnects).
+const pixmapsApp = `import os, socket, struct, sys, time
+CAP = int(sys.argv[1])
+def say(s):
+    open('/tmp/pixmaps.part', 'w').write(s)
+    os.rename('/tmp/pixmaps.part', '/tmp/pixmaps')
+auth, i, cookie = open(os.environ['XAUTHORITY'], 'rb').read(), 0, b''
+while i < len(auth) and not cookie:
+    fields, i = [], i + 2
+    for _ in range(4):
+        n = struct.unpack('>H', auth[i:i + 2])[0]
+        fields.append(auth[i + 2:i + 2 + n])
+        i += 2 + n
+    if fields[2] == b'MIT-MAGIC-COOKIE-1':
+        cookie = fields[3]
+name = b'MIT-MAGIC-COOKIE-1'
+s = socket.socket(socket.AF_UNIX)
+s.connect('/tmp/.X11-unix/X' + os.environ['DISPLAY'].lstrip(':').split('.')[0])
+pad = lambda b: b + b'\0' * (-len(b) % 4)
+s.sendall(struct.pack('<BxHHHHxx', 0x6c, 11, 0, len(name), len(cookie)) + pad(name) + pad(cookie))
+def recv(n):
+    b = b''
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise EOFError
+        b += c
+    return b
+head = recv(8)
+setup = head + recv(struct.unpack('<H', head[6:8])[0] * 4)
+if setup[0] != 1:
+    say('0 refused')
+    sys.exit()
+base, vlen, formats = struct.unpack('<I', setup[12:16])[0], struct.unpack('<H', setup[24:26])[0], setup[29]
+scr = 40 + vlen + (-vlen % 4) + 8 * formats
+root, depth = struct.unpack('<I', setup[scr:scr + 4])[0], setup[scr + 38]
+gc, W, held, why = base, 8192, 0, 'cap'
+s.sendall(struct.pack('<BBHIIII', 55, 0, 5, gc, root, 4, 0xffffff))
+while held < CAP:
+    pm = base + 1 + held // 256
+    s.sendall(struct.pack('<BBHIIHH', 53, depth, 4, pm, root, W, W) + struct.pack('<BBHIIhhHH', 70, 0, 5, pm, gc, 0, 0, W, W) +
+              struct.pack('<BBH', 43, 0, 1))
+    err = None
+    try:
+        while True:
+            r = recv(32)
+            if r[0] == 1:
+                recv(struct.unpack('<I', r[4:8])[0] * 4)
+                break
+            if r[0] == 0 and err is None:
+                err = r[1]
+    except (EOFError, OSError):
+        why = 'gone'
+        break
+    if err is not None:
+        why = 'error %d' % err
+        break
+    held += 256
+    say('%d on' % held)
+say('%d %s' % (held, why))
+end = time.time() + 90
+while not os.path.exists('/tmp/go-on') and time.time() < end:
+    time.sleep(0.1)
+`
+
+// An X client of a virtual session (python3, added by the policy) has the session's X
+// server allocate pixmaps past the session's memory limit: the X server holds what its
+// clients ask it to, so it is the session's memory too. It runs in the session's cgroup
+// (below it, with the application), and the allocation stops within the session's limit:
+// the kernel kills the X server there (the session then expires), or, where no cgroup is
+// writable (as uid 1000 here: TestConfineOnANonRootHost), the X server refuses the pixmap
+// (BadAlloc, its address space limited). The binary before ran the desktop's programs in
+// no cgroup of w365's: the X server held 5 GiB for the session.
+func TestConfineSessionLimitsHoldTheXServer(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3", "Xvfb")
+	budget := int(sandbox.SessionMemoryBytes >> 20)
+	h, home, stamp, _ := compromisedApplication(t, "w365-pixmaps-")
+	running := "w365-pixmaps-\x00" + stamp
+	killWith(t, running)
+	h.MustRun("session", "start", "pix1")
+	var d struct{ Confinement string }
+	h.JSON(&d, "session", "details", "pix1")
+	cgroup := !strings.Contains(d.Confinement, "limits: none together:")
+	t.Logf("session details: confinement %s", d.Confinement)
+	xvfb := 0
+	for _, pid := range descendants(h.HostPID()) {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); filepath.Base(exe) == "Xvfb" {
+			xvfb = pid
+		}
+	}
+	if xvfb == 0 {
+		t.Fatal("the session's X server is not among the host's descendants")
+	}
+	xCgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", xvfb))
+	// The most anonymous memory the X server was seen to hold (what its clients had it
+	// allocate, all charged to its cgroup; its resident peak also counts the shared
+	// libraries it maps), read every 20 ms while it lived.
+	peak, stop, stopped := 0, make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", xvfb))
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(l, "RssAnon:"); ok {
+					kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+					peak = max(peak, kb>>10)
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				if err != nil {
+					return
+				}
+			}
+		}
+	}()
+	h.MustRun("--session", "pix1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+pixmapsApp,
+		"--args="+strconv.Itoa(budget+1024), "--args=w365-pixmaps-", "--args="+stamp)
+	var said string
+	for tries := 0; ; tries++ {
+		if tries == 1200 {
+			t.Fatalf("the X client said %q after 2 minutes", said)
+		}
+		b, _ := os.ReadFile(filepath.Join(sessionDir(t, home, "pix1"), "tmp", "pixmaps"))
+		if said = string(b); said != "" && !strings.HasSuffix(said, " on") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	close(stop)
+	<-stopped
+	t.Logf("the X client: %s MiB, the X server's most: %d MiB", said, peak)
+	held, why, _ := strings.Cut(said, " ")
+	if mb, _ := strconv.Atoi(held); mb > budget || why == "cap" {
+		t.Errorf("the session's X server held %s MiB of pixmaps for an X client of the session (%s), past the session's limit of %d MiB", held, why, budget)
+	}
+	if peak > budget {
+		t.Errorf("the session's X server held %d MiB for an X client of the session, past the session's limit of %d MiB", peak, budget)
+	}
+	app := processesWith(running)
+	if cgroup {
+		// The X server's and the application's cgroup are below one cgroup of the session.
+		session := regexp.MustCompile(`/w365/run-\d+-\d+/`)
+		appCgroup := []byte{}
+		if len(app) > 0 {
+			appCgroup, _ = os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", app[0]))
+		}
+		if x, a := session.Find(xCgroup), session.Find(appCgroup); x == nil || string(x) != string(a) {
+			t.Errorf("the X server is in cgroups %q, the X client in %q: not one cgroup of the session", xCgroup, appCgroup)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(sessionDir(t, home, "pix1"), "tmp", "go-on"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Run("session", "end", "pix1")
+	gone(t, running)
+	for _, glob := range []string{"/sys/fs/cgroup/*/w365/run-%d-*", "/sys/fs/cgroup/w365/run-%d-*"} {
+		if m, _ := filepath.Glob(fmt.Sprintf(glob, h.HostPID())); len(m) > 0 {
+			t.Errorf("the session's cgroup is left after its end: %v", m)
+		}
+	}
+}
+
+// sessionDir is the state directory of session id under home.
+func sessionDir(t *testing.T, home, id string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(home, ".local", "state", "w365", "sessions", id+"-*"))
+	if len(m) == 0 {
+		t.Fatalf("session %s has no state directory", id)
+	}
+	return m[0]
 }

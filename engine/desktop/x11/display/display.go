@@ -54,7 +54,8 @@ type Desktop struct {
 	abstract int         // the socket that holds the display's abstract address on the host (reserveDisplay)
 	stopping atomic.Bool
 	// ns are the session's namespaces, which every program of the desktop enters
-	// (docs/security.md#one-set-per-session); closed last in Stop.
+	// (docs/security.md#one-set-per-session), and its cgroup, which every program of the
+	// desktop joins; closed last in Stop, once the programs have stopped in their order.
 	ns *sandbox.Namespaces
 }
 
