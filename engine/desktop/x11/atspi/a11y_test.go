@@ -45,11 +45,16 @@ func startProc(t testing.TB, d *display.Desktop, name string, args ...string) *e
 	return c
 }
 
-// startApp runs a testdata/apps form app and waits for its GEOM ... READY report.
+// startApp runs a testdata/apps form app in the session and waits for its GEOM ... READY report.
 func startApp(t testing.TB, d *display.Desktop, script string, env ...string) *app {
 	t.Helper()
 	testenv.Require(t, "/usr/bin/python3")
-	c := startProc(t, d, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", script))
+	return runApp(t, startProc(t, d, "/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", script)), script, env...)
+}
+
+// runApp starts c, a testdata/apps form app, and waits for its GEOM ... READY report.
+func runApp(t testing.TB, c *exec.Cmd, script string, env ...string) *app {
+	t.Helper()
 	c.Env = append(c.Env, env...)
 	out, err := c.StdoutPipe()
 	if err != nil {
@@ -389,6 +394,27 @@ func TestGTK4(t *testing.T) {
 		}
 	}
 	clickAndType(t, d, tr, a)
+}
+
+// TestGTK4StartedOutsideTheSession: a program a person (or a test harness) starts on a
+// virtual session's display from the host, with the session's environment, runs outside the
+// session's PID namespace, so neither the X server nor the accessibility bus can name its
+// process, and its window is matched to its accessible frame by title and geometry. A GTK 4
+// frame knows no screen position and may be named otherwise than the window (gnome-clocks:
+// "ClocksWindow" in a window titled "Clocks"): its size must do.
+func TestGTK4StartedOutsideTheSession(t *testing.T) {
+	d := x11test.Start(t)
+	requireGTK4(t)
+	testenv.Require(t, "/usr/bin/python3")
+	c := exec.Command("/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", "a11y_gtk4.py"))
+	c.Env = d.Environ(os.Environ())
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	runApp(t, c, "a11y_gtk4.py", "GSK_RENDERER=cairo")
+	id := activate(t, d, "w365 a11y GTK4")
+	// The window's title, as the X server has it, is no longer its accessible frame's name.
+	xdo(t, d, "set_window", "--name", "Renamed outside GTK", id)
+	activate(t, d, "Renamed outside GTK")
+	treeEventually(t, open(t, d), 0, 0, "Button", "Submit")
 }
 
 func requireGTK4(t *testing.T) {

@@ -159,7 +159,8 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	}
 	best, bestScore := (*raw)(nil), 1<<30
 	for _, f := range shown {
-		s := geomDistance(f, xw)
+		d := geomDistance(f, xw, kitOf[f].gtk4())
+		s := d
 		titled := xw.title != "" && strings.TrimSpace(f.name) == strings.TrimSpace(xw.title)
 		if titled {
 			s -= 1 << 20
@@ -167,7 +168,7 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 		if f.state(stateActive) {
 			s -= 10
 		}
-		if !byPID && !titled && geomDistance(f, xw) > 200 {
+		if !byPID && !titled && d > 200 {
 			continue
 		}
 		if s < bestScore {
@@ -217,12 +218,19 @@ func toolkits(ctx context.Context, conn *dbus.Conn, roots []ref) ([]toolkit, err
 }
 
 // geomDistance is how far a frame's extents are from the X window's client area
-// (window frames may or may not include the decorations).
-func geomDistance(f *raw, xw xwin) int {
+// (window frames may or may not include the decorations). A frame that knows no screen
+// position (GTK 4's, gtk4, and any that claims the screen's corner when the window is not
+// there: lookup's shifted) is compared by its size alone: a GTK 4 window started outside
+// the session, whose process the session's buses cannot name, is told by it.
+func geomDistance(f *raw, xw xwin, gtk4 bool) int {
 	if !f.hasBox {
 		return 1 << 16
 	}
-	return abs(f.x-xw.x) + abs(f.y-xw.y) + abs(f.w-xw.width) + abs(f.h-xw.height)
+	d := abs(f.w-xw.width) + abs(f.h-xw.height)
+	if gtk4 || (f.x == 0 && f.y == 0 && (xw.x != 0 || xw.y != 0)) {
+		return d
+	}
+	return d + abs(f.x-xw.x) + abs(f.y-xw.y)
 }
 
 func abs(v int) int {
