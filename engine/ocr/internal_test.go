@@ -1134,3 +1134,25 @@ func TestSurerReadingIsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestMonoPitch: a line is monospace when every step between its letters' left edges is
+// one or two cells of their median, within two pixels (a quarter cell for small ones).
+func TestMonoPitch(t *testing.T) {
+	for _, c := range []struct {
+		steps []int
+		want  int
+	}{
+		{[]int{6, 6, 7, 6, 6}, 6},                // an upright terminal font
+		{[]int{7, 9, 8, 7, 10}, 8},               // Courier oblique: letters lean out of their cells
+		{[]int{15, 8, 9, 16, 7, 8, 8, 8, 16}, 8}, // two letters touching: a step of two cells
+		{[]int{8, 8, 9}, 0},                      // too few steps to tell
+		{[]int{3, 6, 9, 4, 6, 7}, 0},             // a proportional font's i, m, r
+		{[]int{8, 8, 24, 8, 8}, 0},               // three cells is a gap, not a step
+		{[]int{2, 6, 3, 4, 3, 5, 3}, 0},          // a pitch of 3 allows no spread
+	} {
+		l := line{steps: c.steps}
+		if got := l.monoPitch(); got != c.want {
+			t.Errorf("steps %v: pitch %d, want %d", c.steps, got, c.want)
+		}
+	}
+}
