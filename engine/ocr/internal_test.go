@@ -1156,3 +1156,40 @@ func TestMonoPitch(t *testing.T) {
 		}
 	}
 }
+
+func TestFigureHighOIsAZero(t *testing.T) {
+	// A serif face's zero read "o" ("eth0" read "etho"): a last (or first) o whose ink
+	// reaches from the baseline nearly to the ascenders' height is a zero; an x-height o
+	// stays, and so does an o inside a word or in a word with no ascender, capital or
+	// figure to tell the height by.
+	word := func(tall bool, glyphs ...int) *image.Gray {
+		g, fill := canvas(60, 40, 255, 0)
+		for i, kind := range glyphs {
+			x := 4 + 10*i
+			switch {
+			case kind == 'h':
+				fill(x, 10, x+6, 30)
+			case kind == 'o' && tall:
+				fill(x, 11, x+7, 30)
+			default:
+				fill(x, 16, x+7, 30)
+			}
+		}
+		return g
+	}
+	for _, c := range []struct {
+		name       string
+		g          *image.Gray
+		read, want string
+	}{
+		{"tall last", word(true, 'e', 'h', 'o'), "eho", "eh0"},
+		{"x-height last", word(false, 'e', 'h', 'o'), "eho", "eho"},
+		{"tall first", word(true, 'o', 'h', 'e'), "ohe", "0he"},
+		{"tall inside", word(true, 'h', 'o', 'e'), "hoe", "hoe"},
+		{"no ascender", word(true, 'e', 'o'), "eo", "eo"},
+	} {
+		tsv := "5\t1\t1\t1\t1\t1\t2\t8\t36\t26\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.g.Pix, pw: 60, crop: c.g}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
