@@ -290,6 +290,53 @@ func colons(text string, b bitmap) string {
 	return string(r)
 }
 
+// inkAt1x is the ink of the tile's crop at 1x under box, a box of the tile as tesseract
+// read it (upscaled): upscaled, letters a pixel apart touch.
+func (t *tile) inkAt1x(box image.Rectangle) bitmap {
+	r := image.Rect(int(float64(box.Min.X)/t.scale), int(float64(box.Min.Y)/t.scale),
+		int(math.Ceil(float64(box.Max.X)/t.scale)), int(math.Ceil(float64(box.Max.Y)/t.scale)))
+	return inkOf(t.crop.Pix, t.crop.Stride, r)
+}
+
+// zeros is a word's reading with a first or last "o" whose ink is a figure's height made
+// "0": a letter o stands at the x-height, a zero as tall as the figures and the
+// ascenders, and tesseract reads a serif face's zero as an o ("eth0" read "etho" in
+// DejaVu Serif 9). The word must have a letter with an ascender (b d f h k l), a capital
+// or a figure besides the o, to tell the height; the o's ink is the word's first or last
+// part (split at blank columns), no wider than tall, and reaches from its foot (the
+// baseline) to within zeroReach of the word's top, where an x-height o reaches about two
+// thirds of the way. An o inside a word is kept: its part is not told by the reading.
+func zeros(text string, b bitmap) string {
+	r := []rune(text)
+	if len(r) < 2 || !slices.ContainsFunc(r, func(c rune) bool {
+		return strings.ContainsRune("bdfhkl", c) || unicode.IsUpper(c) || unicode.IsDigit(c)
+	}) {
+		return text
+	}
+	ps := b.spans(true)
+	if len(ps) < 2 {
+		return text
+	}
+	top := b.h
+	for _, p := range ps {
+		top = min(top, p.Min.Y)
+	}
+	zero := func(p image.Rectangle) bool {
+		return p.Dx() <= p.Dy() && p.Dy()*zeroReach[1] >= (p.Max.Y-top)*zeroReach[0]
+	}
+	if n := len(r) - 1; r[n] == 'o' && zero(ps[len(ps)-1]) {
+		r[n] = '0'
+	}
+	if r[0] == 'o' && zero(ps[0]) {
+		r[0] = '0'
+	}
+	return string(r)
+}
+
+// zeroReach is the share of the word's height above its foot (17/20) a zero reaches: in
+// DejaVu Serif a zero is 0.96 of the ascenders' height and an o 0.68.
+var zeroReach = [2]int{17, 20}
+
 // rowInked says whether row y of b has ink within the columns of p.
 func (b bitmap) rowInked(p image.Rectangle, y int) bool {
 	for x := p.Min.X; x < p.Max.X; x++ {

@@ -1134,3 +1134,62 @@ func TestSurerReadingIsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestMonoPitch: a line is monospace when every step between its letters' left edges is
+// one or two cells of their median, within two pixels (a quarter cell for small ones).
+func TestMonoPitch(t *testing.T) {
+	for _, c := range []struct {
+		steps []int
+		want  int
+	}{
+		{[]int{6, 6, 7, 6, 6}, 6},                // an upright terminal font
+		{[]int{7, 9, 8, 7, 10}, 8},               // Courier oblique: letters lean out of their cells
+		{[]int{15, 8, 9, 16, 7, 8, 8, 8, 16}, 8}, // two letters touching: a step of two cells
+		{[]int{8, 8, 9}, 0},                      // too few steps to tell
+		{[]int{3, 6, 9, 4, 6, 7}, 0},             // a proportional font's i, m, r
+		{[]int{8, 8, 24, 8, 8}, 0},               // three cells is a gap, not a step
+		{[]int{2, 6, 3, 4, 3, 5, 3}, 0},          // a pitch of 3 allows no spread
+	} {
+		l := line{steps: c.steps}
+		if got := l.monoPitch(); got != c.want {
+			t.Errorf("steps %v: pitch %d, want %d", c.steps, got, c.want)
+		}
+	}
+}
+
+func TestFigureHighOIsAZero(t *testing.T) {
+	// A serif face's zero read "o" ("eth0" read "etho"): a last (or first) o whose ink
+	// reaches from the baseline nearly to the ascenders' height is a zero; an x-height o
+	// stays, and so does an o inside a word or in a word with no ascender, capital or
+	// figure to tell the height by.
+	word := func(tall bool, glyphs ...int) *image.Gray {
+		g, fill := canvas(60, 40, 255, 0)
+		for i, kind := range glyphs {
+			x := 4 + 10*i
+			switch {
+			case kind == 'h':
+				fill(x, 10, x+6, 30)
+			case kind == 'o' && tall:
+				fill(x, 11, x+7, 30)
+			default:
+				fill(x, 16, x+7, 30)
+			}
+		}
+		return g
+	}
+	for _, c := range []struct {
+		name       string
+		g          *image.Gray
+		read, want string
+	}{
+		{"tall last", word(true, 'e', 'h', 'o'), "eho", "eh0"},
+		{"x-height last", word(false, 'e', 'h', 'o'), "eho", "eho"},
+		{"tall first", word(true, 'o', 'h', 'e'), "ohe", "0he"},
+		{"tall inside", word(true, 'h', 'o', 'e'), "hoe", "hoe"},
+		{"no ascender", word(true, 'e', 'o'), "eo", "eo"},
+	} {
+		tsv := "5\t1\t1\t1\t1\t1\t2\t8\t36\t26\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.g.Pix, pw: 60, crop: c.g}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}

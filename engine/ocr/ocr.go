@@ -676,6 +676,9 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 		case t.pix != nil:
 			b := inkOf(t.pix, t.pw, box)
 			text = colons(periods(superscript(text, b), b), b)
+			if strings.ContainsRune(text, 'o') {
+				text = zeros(text, t.inkAt1x(box))
+			}
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.

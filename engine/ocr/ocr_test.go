@@ -737,3 +737,15 @@ func TestDoubtfulLineReadAgain(t *testing.T) {
 		t.Errorf("read %q, want the word Quiz twice (the title and the text)", words)
 	}
 }
+
+// TestObliqueMonospaceLineReadWhole: a monospace line whose letters lean out of their
+// cells is one line (see monoPitch in regions.go). testdata/ocr/oblique-mono.png is xterm
+// (real-blind6's xterm-courier-oblique) in a 14 px Courier oblique core font: the steps
+// between its letters' left edges are 7 to 10 px on a pitch of 8, and two letters
+// touching make a step of two cells, so the line was cut at its word gaps into three
+// tiles; the last, "(v2.8.1)" alone, read "(v2.8.2)" at every scale from 1x to 4x.
+func TestObliqueMonospaceLineReadWhole(t *testing.T) {
+	if words := wordsOf(t, "oblique-mono.png"); !slices.Contains(words, "(v2.8.1)") {
+		t.Errorf("read %q, want (v2.8.1)", words)
+	}
+}

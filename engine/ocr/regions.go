@@ -131,20 +131,36 @@ type line struct {
 	light bool
 	// gaps is the sum of the ngaps gaps between its components as they joined.
 	gaps, ngaps int
-	// left is the left edge of the component that joined last; pitch is the sum of the
-	// npitch steps between the left edges of letters side by side in a word, from
-	// pmin to pmax (see lines).
-	left, pitch, npitch, pmin, pmax int
+	// left is the left edge of the component that joined last; steps are the steps
+	// between the left edges of letters side by side in a word (see lines), and mono
+	// the pitch they show (see monoPitch).
+	left  int
+	steps []int
+	mono  int
 }
 
-// monoPitch is a line's pitch when its letters stand in cells of one width (a terminal's,
-// a monospace font's): at least minPitches steps between letters' left edges, all within
-// pitchSpread of each other; 0 otherwise.
+// monoPitch is the pitch of a line whose letters stand in cells of one width (a
+// terminal's, a monospace font's), 0 if they do not: at least minPitches steps between
+// letters' left edges, each within pitchSpread of one or two cells of their median (two
+// letters touching are one component two cells wide, and an oblique face's letters lean
+// out of their cells by a pixel or two). The pitch is their mean cell.
 func (l *line) monoPitch() int {
-	if l.npitch < minPitches || l.pmax-l.pmin > pitchSpread {
+	if len(l.steps) < minPitches {
 		return 0
 	}
-	return l.pitch / l.npitch
+	s := slices.Clone(l.steps)
+	slices.Sort(s)
+	p := s[len(s)/2]
+	sum, cells, tol := 0, 0, min(pitchSpread, p/4)
+	for _, st := range l.steps {
+		k := max(1, (st+p/2)/p)
+		if k > 2 || abs(st-k*p) > tol {
+			return 0
+		}
+		sum += st
+		cells += k
+	}
+	return (sum + cells/2) / cells
 }
 
 const (
@@ -255,7 +271,7 @@ func (m *inkImage) lines() []line {
 			if l.ngaps > 0 {
 				h = max(h, 2*l.gaps/l.ngaps) // a letter-spaced line reaches its pitch
 			}
-			if p := l.monoPitch(); p > 0 {
+			if p := l.mono; p > 0 {
 				h = max(h, 2*p-1) // a monospace line reaches over one blank cell
 			}
 			if c.r.Min.X-l.r.Max.X > h {
@@ -280,12 +296,8 @@ func (m *inkImage) lines() []line {
 		// A step to a letter close beside the last (not the dot of an i over its stem) is
 		// one of the line's pitches.
 		if step := c.r.Min.X - l.left; len(l.comps) > 0 && step > 1 && 2*(c.r.Min.X-l.r.Max.X) < l.r.Dy() {
-			if l.npitch == 0 {
-				l.pmin, l.pmax = step, step
-			}
-			l.pitch += step
-			l.npitch++
-			l.pmin, l.pmax = min(l.pmin, step), max(l.pmax, step)
+			l.steps = append(l.steps, step)
+			l.mono = l.monoPitch()
 		}
 		l.left = c.r.Min.X
 		l.r = l.r.Union(c.r)
