@@ -133,7 +133,8 @@
 // 1 GiB, RLIMIT_NOFILE 4096, RLIMIT_CORE 0.
 //
 // When no cgroup is writable (not root, no delegation), memory is limited per process by
-// RLIMIT_AS only, processes by RLIMIT_NPROC (the user's current count + 512; nothing as
+// RLIMIT_AS only, processes by RLIMIT_NPROC (MaxProcesses, set inside the call's user
+// namespace by prlimit: nprocInside; unsandboxed the user's current count + 512, nothing as
 // root, which is exempt), CPU by RLIMIT_CPU per process; ResourceLimitsApplied is false and
 // Limits shows what held.
 //

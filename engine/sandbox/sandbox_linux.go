@@ -1005,9 +1005,21 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 		defer cg.destroy()
 		limits = append(limits, cg.applied...)
 	}
-	if !cg.has("pids") && os.Geteuid() != 0 {
-		// RLIMIT_NPROC counts every process of the real user: leave room for the ones that
-		// already exist. Root is exempt from it, so then there is no process limit.
+	switch {
+	case cg.has("pids"):
+	case bw != "":
+		// Set inside the call's own user namespace, by prlimit as the program's first exec:
+		// the kernel counts the tasks of a user there against the task's limit, and in each
+		// namespace above against the limit the namespace below was made with. Set before
+		// bubblewrap made it, the limit held the whole session's tasks (a browser's
+		// threads) to it too, and every call of a busy session failed to fork.
+		if argv, err = nprocInside(argv, len(j.argv)); err != nil {
+			return nil, err
+		}
+		limits = append(limits, fmt.Sprintf("rlimit:nproc=%d", MaxProcesses))
+	case os.Geteuid() != 0:
+		// Unsandboxed, RLIMIT_NPROC counts every process of the real user: leave room for
+		// the ones that already exist. Root is exempt from it, so then there is no process limit.
 		n := uint64(countUserProcs(os.Getuid()) + MaxProcesses)
 		rl = append(rl, rlimit{6 /* RLIMIT_NPROC */, "nproc", n})
 		limits = append(limits, fmt.Sprintf("rlimit:nproc=%d", n))
@@ -1156,6 +1168,21 @@ func exitCode(ps *os.ProcessState, err error) int {
 		}
 	}
 	return ps.ExitCode()
+}
+
+// nprocInside makes argv, a bubblewrap command line ending in "--" and the program's n
+// words, run the program under util-linux prlimit, which sets RLIMIT_NPROC to
+// MaxProcesses (soft and hard) inside the sandbox.
+func nprocInside(argv []string, n int) ([]string, error) {
+	pl, err := exec.LookPath("prlimit")
+	if err != nil {
+		return nil, werr.Wrap(err, werr.Unavailable, "cannot limit the call's processes: prlimit (util-linux) is not installed")
+	}
+	i := len(argv) - n - 1
+	if i < 0 || argv[i] != "--" {
+		return nil, werr.New(werr.Internal, "no program in the sandbox's command line")
+	}
+	return slices.Concat(argv[:i+1], []string{pl, fmt.Sprintf("--nproc=%d", MaxProcesses), "--"}, argv[i+1:]), nil
 }
 
 func countUserProcs(uid int) int {

@@ -350,3 +350,52 @@ func sessionDir(t *testing.T, home, id string) string {
 	}
 	return m[0]
 }
+
+// busyApp starts as many threads as its first argument says, each sleeping, writes
+// /tmp/threads once they run and sleeps on: a busy application (a browser runs hundreds).
+const busyApp = `import sys, threading, time
+for _ in range(int(sys.argv[1])):
+    threading.Thread(target=time.sleep, args=(300,), daemon=True).start()
+open('/tmp/threads', 'w').write(sys.argv[1])
+time.sleep(300)
+`
+
+// A shell or Python call of a session that runs many tasks (an application with 700
+// threads) forks as any call does, and stops at its own process limit. Where no cgroup is
+// writable (as uid 1000 here: TestConfineOnANonRootHost) the limit is RLIMIT_NPROC, which
+// the kernel also holds every user namespace above the call's to, with the limit that
+// namespace was made with: set before bubblewrap made the call's, it held the whole
+// session's tasks to the call's limit, and the binary before failed every call of such a
+// session ("nsenter: fork failed: Resource temporarily unavailable").
+func TestConfineCallForksInABusySession(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h, home, stamp, token := compromisedApplication(t, "w365-busy-")
+	h.MustRun("session", "start", "busy1")
+	h.MustRun("--session", "busy1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+busyApp,
+		"--args=700", "--args="+token, "--args="+stamp)
+	if sessionFile(home, "busy1", "tmp/threads") == nil {
+		t.Fatal("the busy application never started its threads")
+	}
+	code := `import os, time
+n = 0
+try:
+    while n < 2000:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        n += 1
+except OSError as e:
+    print('forked', n, 'errno', e.errno)
+`
+	r := h.Run("--session", "busy1", "execute-python-code", "--code", code, "--timeout-ms", "60000")
+	m := regexp.MustCompile(`forked (\d+) errno 11`).FindStringSubmatch(r.Stdout)
+	if r.Code != 0 || m == nil {
+		t.Fatalf("the call (exit %d) did not fork up to a limit: %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < sandbox.MaxProcesses/2 || n >= sandbox.MaxProcesses {
+		t.Errorf("the call forked %d processes beside the session's 700 threads, want at least %d and fewer than its limit %d",
+			n, sandbox.MaxProcesses/2, sandbox.MaxProcesses)
+	}
+	t.Logf("the call forked %s, then errno 11", m[1])
+	h.MustRun("session", "end", "busy1")
+}
