@@ -78,6 +78,33 @@ func memoryKiB(t *testing.T, pid int, field string) int {
 	return 0
 }
 
+// waitReady waits up to a minute until file says "ready" (an X client wrote it), and fails t
+// when it says anything else.
+func waitReady(t *testing.T, file string) {
+	t.Helper()
+	var said string
+	for tries := 0; said != "ready"; tries++ {
+		if tries == 600 || said != "" {
+			t.Fatalf("the X client said %q", said)
+		}
+		time.Sleep(100 * time.Millisecond)
+		b, _ := os.ReadFile(file)
+		said = string(b)
+	}
+}
+
+// peakGrowth counts process pid's resident peak from now on: the function it returns says by
+// how many MiB it grew past its current size.
+func peakGrowth(t *testing.T, pid int) func() int {
+	t.Helper()
+	before := memoryKiB(t, pid, "VmRSS")
+	// 5: reset the resident peak to the current size.
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		t.Fatal(err)
+	}
+	return func() int { return (memoryKiB(t, pid, "VmHWM") - before) >> 10 }
+}
+
 // titled starts an X client in a new session of h (titlesApp, its arguments windows, kib
 // and times, then the token's words), waits until it is ready, and lists the session's
 // windows: it returns those of the client (their titles) and by how many MiB the host's
@@ -88,24 +115,11 @@ func titled(t *testing.T, h *e2e.Harness, home, stamp, id string, windows, kib, 
 		"--args="+strconv.Itoa(windows), "--args="+strconv.Itoa(kib), "--args="+strconv.Itoa(times), "--args=w365-titles-", "--args="+stamp)
 	tmp := filepath.Join(sessionDir(t, home, id), "tmp")
 	t.Cleanup(func() { os.WriteFile(filepath.Join(tmp, "go-on"), nil, 0o644) })
-	var said string
-	for tries := 0; said != "ready"; tries++ {
-		if tries == 600 || said != "" {
-			t.Fatalf("the X client said %q", said)
-		}
-		time.Sleep(100 * time.Millisecond)
-		b, _ := os.ReadFile(filepath.Join(tmp, "titles"))
-		said = string(b)
-	}
-	host := h.HostPID()
-	before := memoryKiB(t, host, "VmRSS")
-	// The peak is counted from now (5: reset the resident peak to the current size).
-	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", host), []byte("5"), 0); err != nil {
-		t.Fatal(err)
-	}
+	waitReady(t, filepath.Join(tmp, "titles"))
+	grown := peakGrowth(t, h.HostPID())
 	var out struct{ Windows []struct{ Title string } }
 	h.JSON(&out, "--session", id, "list-windows")
-	grewMiB = (memoryKiB(t, host, "VmHWM") - before) >> 10
+	grewMiB = grown()
 	for _, w := range out.Windows {
 		if strings.HasSuffix(w.Title, "AAAA") {
 			titles = append(titles, w.Title)

@@ -515,6 +515,13 @@ func (c *Clipboard) isText(typ xproto.Atom) bool {
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
+// maxImagePixels is the largest clipboard image (16,777,216 pixels: 4096x4096) the host
+// decodes to convert it to PNG. Whoever owns the clipboard (any X client of a session) says
+// the size, and the decoder holds every pixel, in the host, outside the session's limits: a
+// GIF of 182 KB that said 16384x16384 grew the host by 257 MiB, one of 65535x65535 would
+// have had it hold 4 GiB (docs/security.md#what-the-host-reads-from-a-session).
+const maxImagePixels = 1 << 24
+
 // Read returns the clipboard content: text when the owner offers text, else an image as
 // base64 PNG, else format "empty" when nobody owns the clipboard. Content in no text or image
 // format (e.g. only application-specific targets) is UNSUPPORTED, with the offered targets in
@@ -581,6 +588,14 @@ func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
 		// Decide by the bytes, not the target name: some owners (xclip) answer any target
 		// with their one format, and the owner may have changed since TARGETS.
 		if !bytes.HasPrefix(data, pngMagic) {
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				continue
+			}
+			if px := int64(cfg.Width) * int64(cfg.Height); px > maxImagePixels {
+				return ReadResult{}, werr.New(werr.ResourceExhausted, "the clipboard image is %dx%d pixels, more than the %d the host converts",
+					cfg.Width, cfg.Height, maxImagePixels).WithDetail("width", cfg.Width).WithDetail("height", cfg.Height)
+			}
 			img, _, err := image.Decode(bytes.NewReader(data))
 			if err != nil {
 				continue
