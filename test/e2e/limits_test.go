@@ -171,17 +171,12 @@ func gone(t *testing.T, token string) {
 	t.Fatalf("the application's processes still run a minute later: %v", processesWith(token))
 }
 
-// pixmapsApp is what the X client of TestConfineSessionLimitsHoldTheXServer runs: it
-// speaks the X protocol on the session's display itself (X authority from XAUTHORITY) and
-// has the X server create and fill 8192x8192 pixmaps of the root's depth (256 MiB each,
-// 32 bits a pixel) until the server refuses one (an X error), goes away, or holds the most
-// MiB (its first argument), writing "MIB WHY" to /tmp/pixmaps; then it waits for
-// /tmp/go-on, keeping its pixmaps (the server frees them when it disconnects).
-const pixmapsApp = `import os, socket, struct, sys, time
-CAP = int(sys.argv[1])
-def say(s):
-    open('/tmp/pixmaps.part', 'w').write(s)
-    os.rename('/tmp/pixmaps.part', '/tmp/pixmaps')
+// xClientApp begins the Python of a compromised X client of a session: it speaks the X
+// protocol on the session's display itself (X authority from XAUTHORITY), with s its
+// connection, setup the server's answer (setup[0] is 1 when it took the client), recv(n) n
+// bytes of it, pad(b) b padded to 4 bytes, root and depth the screen's root window and
+// depth, base the first resource ID the client may name.
+const xClientApp = `import os, socket, struct, sys, time
 auth, i, cookie = open(os.environ['XAUTHORITY'], 'rb').read(), 0, b''
 while i < len(auth) and not cookie:
     fields, i = [], i + 2
@@ -206,12 +201,26 @@ def recv(n):
     return b
 head = recv(8)
 setup = head + recv(struct.unpack('<H', head[6:8])[0] * 4)
+base, root, depth = 0, 0, 0
+if setup[0] == 1:
+    base, vlen, formats = struct.unpack('<I', setup[12:16])[0], struct.unpack('<H', setup[24:26])[0], setup[29]
+    scr = 40 + vlen + (-vlen % 4) + 8 * formats
+    root, depth = struct.unpack('<I', setup[scr:scr + 4])[0], setup[scr + 38]
+`
+
+// pixmapsApp is what the X client of TestConfineSessionLimitsHoldTheXServer runs: it
+// speaks the X protocol on the session's display itself (X authority from XAUTHORITY) and
+// has the X server create and fill 8192x8192 pixmaps of the root's depth (256 MiB each,
+// 32 bits a pixel) until the server refuses one (an X error), goes away, or holds the most
+// MiB (its first argument), writing "MIB WHY" to /tmp/pixmaps; then it waits for
+// /tmp/go-on, keeping its pixmaps (the server frees them when it disconnects).
+const pixmapsApp = xClientApp + `CAP = int(sys.argv[1])
+def say(s):
+    open('/tmp/pixmaps.part', 'w').write(s)
+    os.rename('/tmp/pixmaps.part', '/tmp/pixmaps')
 if setup[0] != 1:
     say('0 refused')
     sys.exit()
-base, vlen, formats = struct.unpack('<I', setup[12:16])[0], struct.unpack('<H', setup[24:26])[0], setup[29]
-scr = 40 + vlen + (-vlen % 4) + 8 * formats
-root, depth = struct.unpack('<I', setup[scr:scr + 4])[0], setup[scr + 38]
 gc, W, held, why = base, 8192, 0, 'cap'
 s.sendall(struct.pack('<BBHIIII', 55, 0, 5, gc, root, 4, 0xffffff))
 while held < CAP:

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -138,7 +139,49 @@ func (b *batch) runBus(ctx context.Context, calls []*call) error {
 		}
 		if len(c.out) > 0 {
 			c.err = dc.Store(c.out...)
+			c.cutStrings()
 		}
 	}
 	return fatal
+}
+
+// maxString is the most of a string an application answers that the host keeps, in bytes:
+// 16 KiB, what a value of desktop.MaxValueChars characters takes at most. An application of
+// the session answers with strings of any size (a name of 8 MiB each for 4 buttons), and
+// the host kept each whole for the tree, in its own process, outside the session's limits,
+// and copied it into every result: those 4 grew the host's resident peak by 575 to 780 MiB
+// in one get_accessibility_tree (docs/security.md#what-the-host-reads-from-a-session).
+const maxString = 4 * desktop.MaxValueChars
+
+// maxMessage is the largest message the host reads from an application (the accessibility
+// bus's max_message_size too, display.a11yBusConfig; it was 1 GB there, 64 MiB here): 16
+// MiB. The largest answer a walk asks for is an application's GetItems, its whole tree.
+const maxMessage = 16 << 20
+
+// cut is s up to maxString bytes (at a character), a copy of its own when cut, so that the
+// reply it came from is not kept with it.
+func cut(s string) string {
+	if len(s) <= maxString {
+		return s
+	}
+	return strings.Clone(strings.ToValidUTF8(s[:maxString], ""))
+}
+
+// cutStrings cuts every string c stored through godbus (a peer's decoder cuts its own).
+func (c *call) cutStrings() {
+	for _, o := range c.out {
+		switch p := o.(type) {
+		case *string:
+			*p = cut(*p)
+		case *dbus.Variant:
+			if v, ok := p.Value().(string); ok && len(v) > maxString {
+				*p = dbus.MakeVariant(cut(v))
+			}
+		case *[]cacheItem:
+			for i := range *p {
+				it := &(*p)[i]
+				it.Name, it.Description = cut(it.Name), cut(it.Description)
+			}
+		}
+	}
 }

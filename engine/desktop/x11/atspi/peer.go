@@ -231,7 +231,7 @@ func readMessage(r *bufio.Reader) (typ byte, replyTo uint32, errName, sig string
 	typ = fixed[1]
 	bodyLen := order.Uint32(fixed[4:])
 	fieldsLen := order.Uint32(fixed[12:])
-	if bodyLen > 64<<20 || fieldsLen > 1<<20 {
+	if bodyLen > maxMessage || fieldsLen > 1<<20 {
 		err = errors.New("message too large")
 		return
 	}
@@ -315,7 +315,7 @@ func (d *dec) str() string {
 	if !d.need(n + 1) {
 		return ""
 	}
-	s := string(d.b[d.off : d.off+n])
+	s := cut(string(d.b[d.off : d.off+n]))
 	d.off += n + 1
 	return s
 }
@@ -325,7 +325,7 @@ func (d *dec) sig() string {
 	if !d.need(n + 1) {
 		return ""
 	}
-	s := string(d.b[d.off : d.off+n])
+	s := cut(string(d.b[d.off : d.off+n]))
 	d.off += n + 1
 	return s
 }

@@ -50,9 +50,16 @@ var (
 	chunkTimeout   = 3 * time.Second
 )
 
-// maxPropUnits is the most a GetProperty asks for, in 4-byte units (256 MB). The server
-// multiplies it by 4 in 32 bits, so 1<<30 would overflow to nothing.
-const maxPropUnits = 64 << 20
+// maxContent is the most of the clipboard the host reads, in bytes (8 MiB; a screenshot of
+// a 4K screen as PNG is smaller). Whoever owns the clipboard (any X client of a session)
+// says how much it holds, and the host holds what it reads and every copy a result makes of
+// it, in its own process, outside the session's limits: 16 MiB of Latin-1 text grew the
+// host's resident peak by 512 to 577 MiB in one clipboard_read, when it read up to 256 MB
+// (docs/security.md#what-the-host-reads-from-a-session). More is RESOURCE_EXHAUSTED.
+const maxContent = 8 << 20
+
+// tooLarge is the error for clipboard content past maxContent.
+var tooLarge = werr.New(werr.ResourceExhausted, "the clipboard holds more than %d MiB", maxContent>>20)
 
 // text targets in order of preference when reading.
 var textTargets = []string{"UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "text/plain", "text/uri-list"}
@@ -452,9 +459,13 @@ wait:
 		return nil, 0, errRefused
 	}
 	drain(c.propNotify)
-	r, err := xproto.GetProperty(c.conn, true, c.win, prop, xproto.GetPropertyTypeAny, 0, maxPropUnits).Reply()
+	r, err := xproto.GetProperty(c.conn, true, c.win, prop, xproto.GetPropertyTypeAny, 0, maxContent/4).Reply()
 	if err != nil {
 		return nil, 0, werr.Wrap(err, werr.Internal, "cannot read the clipboard")
+	}
+	if r.BytesAfter > 0 {
+		xproto.DeleteProperty(c.conn, c.win, prop)
+		return nil, 0, tooLarge
 	}
 	if r.Type != c.atom("INCR") {
 		return r.Value, r.Type, nil
@@ -470,7 +481,7 @@ wait:
 			if e.Atom != prop || e.State != xproto.PropertyNewValue {
 				continue
 			}
-			r, err := xproto.GetProperty(c.conn, true, c.win, prop, xproto.GetPropertyTypeAny, 0, maxPropUnits).Reply()
+			r, err := xproto.GetProperty(c.conn, true, c.win, prop, xproto.GetPropertyTypeAny, 0, maxContent/4).Reply()
 			if err != nil {
 				return nil, 0, werr.Wrap(err, werr.Internal, "cannot read the clipboard")
 			}
@@ -478,10 +489,11 @@ wait:
 				return buf.Bytes(), typ, nil
 			}
 			typ = r.Type
-			buf.Write(r.Value)
-			if buf.Len() > 256<<20 {
-				return nil, 0, werr.New(werr.ResourceExhausted, "clipboard content exceeds 256 MB")
+			if r.BytesAfter > 0 || buf.Len()+len(r.Value) > maxContent {
+				xproto.DeleteProperty(c.conn, c.win, prop)
+				return nil, 0, tooLarge
 			}
+			buf.Write(r.Value)
 		case <-time.After(chunkTimeout):
 			return nil, 0, werr.New(werr.Timeout, "the clipboard owner stopped sending").WithRetryable(true)
 		case <-ctx.Done():
@@ -494,11 +506,12 @@ wait:
 
 func (c *Clipboard) decodeText(data []byte, typ xproto.Atom) string {
 	if typ == c.atom("STRING") {
-		rs := make([]rune, len(data))
-		for i, b := range data {
-			rs[i] = rune(b)
+		var b strings.Builder
+		b.Grow(2 * len(data))
+		for _, c := range data {
+			b.WriteRune(rune(c))
 		}
-		return string(rs)
+		return b.String()
 	}
 	return strings.ToValidUTF8(string(data), "\uFFFD")
 }
@@ -514,6 +527,13 @@ func (c *Clipboard) isText(typ xproto.Atom) bool {
 }
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// maxImagePixels is the largest clipboard image (16,777,216 pixels: 4096x4096) the host
+// decodes to convert it to PNG. Whoever owns the clipboard (any X client of a session) says
+// the size, and the decoder holds every pixel, in the host, outside the session's limits: a
+// GIF of 182 KB that said 16384x16384 grew the host by 257 MiB, one of 65535x65535 would
+// have had it hold 4 GiB (docs/security.md#what-the-host-reads-from-a-session).
+const maxImagePixels = 1 << 24
 
 // Read returns the clipboard content: text when the owner offers text, else an image as
 // base64 PNG, else format "empty" when nobody owns the clipboard. Content in no text or image
@@ -581,6 +601,14 @@ func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
 		// Decide by the bytes, not the target name: some owners (xclip) answer any target
 		// with their one format, and the owner may have changed since TARGETS.
 		if !bytes.HasPrefix(data, pngMagic) {
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				continue
+			}
+			if px := int64(cfg.Width) * int64(cfg.Height); px > maxImagePixels {
+				return ReadResult{}, werr.New(werr.ResourceExhausted, "the clipboard image is %dx%d pixels, more than the %d the host converts",
+					cfg.Width, cfg.Height, maxImagePixels).WithDetail("width", cfg.Width).WithDetail("height", cfg.Height)
+			}
 			img, _, err := image.Decode(bytes.NewReader(data))
 			if err != nil {
 				continue

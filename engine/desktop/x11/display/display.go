@@ -283,11 +283,12 @@ func sessionBusConfig(dir, services string) string {
 
 // a11yBusConfig is the accessibility bus at-spi-bus-launcher starts (at-spi2-core's
 // accessibility.conf, with busAuth): its registry activated (from services, as
-// writeServices made it), its limits large enough for a browser's tree.
+// writeServices made it), its limits large enough for a browser's tree, and its messages
+// no larger than the host reads (16 MiB, atspi's maxMessage: docs/security.md#what-the-host-reads-from-a-session).
 func a11yBusConfig(dir, services string) string {
 	c := "<busconfig><type>accessibility</type><servicedir>" + services + "</servicedir>\n" +
 		"<listen>unix:dir=" + dir + "</listen>\n" + busAuth + busPolicy
-	for _, l := range []string{"max_incoming_bytes 1000000000", "max_outgoing_bytes 1000000000", "max_message_size 1000000000",
+	for _, l := range []string{"max_incoming_bytes 1000000000", "max_outgoing_bytes 1000000000", "max_message_size 16777216",
 		"service_start_timeout 120000", "auth_timeout 240000", "max_completed_connections 100000", "max_incomplete_connections 10000",
 		"max_connections_per_user 100000", "max_pending_service_starts 10000", "max_names_per_connection 50000",
 		"max_match_rules_per_connection 50000", "max_replies_per_connection 50000", "reply_timeout 300000"} {

@@ -194,7 +194,7 @@ func (m *Manager) probe(ctx context.Context, wait time.Duration) bool {
 	xproto.ChangeProperty(m.conn, xproto.PropModeReplace, id, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(name)), []byte(name))
 	xproto.MapWindow(m.conn, id)
 	return waitFor(ctx, wait, func() bool {
-		for _, c := range m.prop32(m.root, m.atom("_NET_CLIENT_LIST"), xproto.AtomWindow) {
+		for _, c := range m.clientList("_NET_CLIENT_LIST") {
 			if xproto.Window(c) == id {
 				return true
 			}
@@ -231,9 +231,29 @@ func (i info) visible() bool { return !i.hidden && !i.otherDesk }
 
 func (m *Manager) atom(n string) xproto.Atom { return m.atoms[n] }
 
-// prop reads a whole property; nil when absent.
+// How much the host reads of what X clients set. Every X client of the session sets
+// properties of any size on its windows and on the root window (the session's X server
+// holds them, within the session's memory), and the host read each whole, outside the
+// session's limits, and every window a client list on the root names, as often as it names
+// it, then copied all of it into every result: 48 titles of 4 MiB grew the host by 3.4 GiB
+// in one list_windows. A window's property (its title, class, states, protocols) is read up
+// to maxPropUnits 4-byte units (4 KiB, a longer title cut there), a client list on the root
+// (or the root's children) up to maxListUnits, and of the windows it names the topmost
+// maxWindows, each once (docs/security.md#what-the-host-reads-from-a-session).
+const (
+	maxPropUnits = 1 << 10
+	maxListUnits = 1 << 16
+	maxWindows   = 1 << 10
+)
+
+// prop reads property name of w up to maxPropUnits; nil when absent.
 func (m *Manager) prop(w xproto.Window, name xproto.Atom, typ xproto.Atom) (*xproto.GetPropertyReply, error) {
-	r, err := xproto.GetProperty(m.conn, false, w, name, typ, 0, 1<<20).Reply()
+	return m.propUpTo(w, name, typ, maxPropUnits)
+}
+
+// propUpTo reads property name of w up to units 4-byte units; nil when absent.
+func (m *Manager) propUpTo(w xproto.Window, name xproto.Atom, typ xproto.Atom, units uint32) (*xproto.GetPropertyReply, error) {
+	r, err := xproto.GetProperty(m.conn, false, w, name, typ, 0, units).Reply()
 	if err != nil {
 		return nil, err
 	}
@@ -243,8 +263,19 @@ func (m *Manager) prop(w xproto.Window, name xproto.Atom, typ xproto.Atom) (*xpr
 	return r, nil
 }
 
+// prop32 reads a property of 32-bit values of w up to maxPropUnits.
 func (m *Manager) prop32(w xproto.Window, name xproto.Atom, typ xproto.Atom) []uint32 {
-	r, err := m.prop(w, name, typ)
+	return values32(m.prop(w, name, typ))
+}
+
+// clientList reads the window manager's list of client windows name on the root window,
+// up to maxListUnits.
+func (m *Manager) clientList(name string) []uint32 {
+	return values32(m.propUpTo(m.root, m.atom(name), xproto.AtomWindow, maxListUnits))
+}
+
+// values32 are the 32-bit values of a property read (nil when there are none).
+func values32(r *xproto.GetPropertyReply, err error) []uint32 {
 	if err != nil || r == nil || r.Format != 32 {
 		return nil
 	}
@@ -266,15 +297,15 @@ func (m *Manager) hasWM() bool {
 func (m *Manager) clients() []xproto.Window {
 	var ids []uint32
 	if m.hasWM() {
-		ids = m.prop32(m.root, m.atom("_NET_CLIENT_LIST_STACKING"), xproto.AtomWindow)
+		ids = m.clientList("_NET_CLIENT_LIST_STACKING")
 		if len(ids) == 0 {
-			ids = m.prop32(m.root, m.atom("_NET_CLIENT_LIST"), xproto.AtomWindow)
+			ids = m.clientList("_NET_CLIENT_LIST")
 		}
 		out := make([]xproto.Window, len(ids))
 		for i, id := range ids {
 			out[i] = xproto.Window(id)
 		}
-		return out
+		return topmost(out)
 	}
 	// No window manager: the mapped children of the root that have a name.
 	tree, err := xproto.QueryTree(m.conn, m.root).Reply()
@@ -282,13 +313,28 @@ func (m *Manager) clients() []xproto.Window {
 		return nil
 	}
 	var out []xproto.Window
-	for _, c := range tree.Children {
+	for _, c := range tree.Children[max(0, len(tree.Children)-maxListUnits):] {
 		a, err := xproto.GetWindowAttributes(m.conn, c).Reply()
 		if err != nil || a.OverrideRedirect || a.Class != xproto.WindowClassInputOutput {
 			continue
 		}
 		out = append(out, c)
 	}
+	return topmost(out)
+}
+
+// topmost keeps of ws, bottom to top, the top maxWindows, each once (where it is topmost),
+// in their order.
+func topmost(ws []xproto.Window) []xproto.Window {
+	seen := map[xproto.Window]bool{}
+	var out []xproto.Window
+	for i := len(ws) - 1; i >= 0 && len(out) < maxWindows; i-- {
+		if !seen[ws[i]] {
+			seen[ws[i]] = true
+			out = append(out, ws[i])
+		}
+	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -697,7 +743,7 @@ func (m *Manager) gone(w xproto.Window) bool {
 		return true
 	}
 	if m.hasWM() {
-		for _, id := range m.prop32(m.root, m.atom("_NET_CLIENT_LIST"), xproto.AtomWindow) {
+		for _, id := range m.clientList("_NET_CLIENT_LIST") {
 			if xproto.Window(id) == w {
 				return false
 			}
