@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -619,6 +621,54 @@ func TestPIDFromXServer(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("xmessage did not exit after WM_DELETE_WINDOW")
+	}
+}
+
+// A program started on a virtual session's display from the host (with the session's
+// environment) is outside the session's PID namespace: the X server has no PID of it, and its
+// window is listed with the _NET_WM_PID set on it only when that names a process started on
+// this display. Any client may set the property: naming a process of the host's own (here the
+// test's) is not taken, so close_window neither names nor asks about it
+// (docs/security.md#one-set-per-session).
+func TestPIDOfAWindowStartedOutsideTheSession(t *testing.T) {
+	testenv.Require(t, "xmessage")
+	d := x11test.Start(t)
+	m := open(t, d)
+	c := exec.Command("xmessage", "-title", "Outside Xaw Message", "hello")
+	c.Env = d.Environ(os.Environ())
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	w := find(t, m, "Outside Xaw Message")
+	if w.PID != 0 {
+		t.Fatalf("listed as pid %d before any _NET_WM_PID, want 0 (the X server knows none)", w.PID)
+	}
+	a, err := xproto.InternAtom(m.conn, false, uint16(len("_NET_WM_PID")), "_NET_WM_PID").Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setPID := func(pid int) Window {
+		t.Helper()
+		b := make([]byte, 4)
+		xgb.Put32(b, uint32(pid))
+		if err := xproto.ChangePropertyChecked(m.conn, xproto.PropModeReplace, xproto.Window(w.Handle),
+			a.Atom, xproto.AtomCardinal, 32, 1, b).Check(); err != nil {
+			t.Fatal(err)
+		}
+		return find(t, m, "Outside Xaw Message")
+	}
+	if w := setPID(c.Process.Pid); w.PID != c.Process.Pid || w.ProcessName != "xmessage" {
+		t.Fatalf("with its own _NET_WM_PID: listed as pid %d %q, want %d xmessage", w.PID, w.ProcessName, c.Process.Pid)
+	}
+	host := os.Getpid()
+	if w := setPID(host); w.PID != 0 || w.ProcessName != "" {
+		t.Fatalf("with _NET_WM_PID %d (the test, a host process): listed as pid %d %q, want 0", host, w.PID, w.ProcessName)
+	}
+	var asked []int
+	if _, err := m.Close(context.Background(), "Outside Xaw Message", func(p int) bool { asked = append(asked, p); return p == host }); err != nil {
+		t.Fatalf("Close: %v (asked about %v)", err, asked)
 	}
 }
 

@@ -36,7 +36,11 @@ func NewOwners(c *xgb.Conn, display string) Owners {
 // namespace: HostPID), else the _NET_WM_PID the client set (many Xt/Xaw programs set none).
 // Only the server's record names the process: a client cannot forge it, and a confined
 // client (its own PID namespace, docs/security.md#confinement) sets _NET_WM_PID to its PID
-// inside that namespace, which names some other process out here.
+// inside that namespace, which names some other process out here. The server has no record
+// of a program started outside a virtual session's PID namespace (by the host, with the
+// session's environment), and any client may set _NET_WM_PID on its window: it is taken
+// only when it names a process started with this display's DISPLAY, never a process of the
+// host's own (docs/security.md#one-set-per-session).
 func (o Owners) PID(w xproto.Window) int {
 	if o.xres {
 		r, err := res.QueryClientIds(o.c, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
@@ -55,5 +59,8 @@ func (o Owners) PID(w xproto.Window) int {
 	if err != nil || r == nil || r.Format != 32 || len(r.Value) < 4 {
 		return 0
 	}
-	return int(xgb.Get32(r.Value))
+	if p := int(xgb.Get32(r.Value)); StartedOn(p, o.display) {
+		return p
+	}
+	return 0
 }
