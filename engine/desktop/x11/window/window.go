@@ -672,6 +672,12 @@ func (m *Manager) Close(ctx context.Context, title string, protected func(pid in
 		return res, werr.New(werr.ProtectedProcess, "window %q belongs to protected process %s (pid %d)",
 			in.Title, in.ProcessName, in.PID).WithDetail("pid", in.PID)
 	}
+	// A _NET_WM_PID that PID does not take (xconn.Owners.Claimed) may still be true: a
+	// program may open the display without DISPLAY in its environment.
+	if p := m.owners.Claimed(in.win); protected != nil && p > 0 && p != in.PID && protected(p) {
+		return res, werr.New(werr.ProtectedProcess, "window %q names protected process %d as its own (_NET_WM_PID)",
+			in.Title, p).WithDetail("pid", p)
+	}
 	if !m.supportsDelete(in.win) {
 		return res, werr.New(werr.Unsupported, "window %q has no graceful close protocol (WM_DELETE_WINDOW)", in.Title).
 			WithHint("use kill_process to end its process")

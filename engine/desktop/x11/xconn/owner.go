@@ -38,9 +38,9 @@ func NewOwners(c *xgb.Conn, display string) Owners {
 // client (its own PID namespace, docs/security.md#confinement) sets _NET_WM_PID to its PID
 // inside that namespace, which names some other process out here. The server has no record
 // of a program started outside a virtual session's PID namespace (by the host, with the
-// session's environment), and any client may set _NET_WM_PID on its window: it is taken
-// only when it names a process started with this display's DISPLAY, never a process of the
-// host's own (docs/security.md#one-set-per-session).
+// session's environment), and any client may set _NET_WM_PID on any window: it is taken
+// only when it names a process started with this display's DISPLAY, so that it cannot name
+// the host or another program of the machine (docs/security.md#one-set-per-session).
 func (o Owners) PID(w xproto.Window) int {
 	if o.xres {
 		r, err := res.QueryClientIds(o.c, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
@@ -52,6 +52,16 @@ func (o Owners) PID(w xproto.Window) int {
 			}
 		}
 	}
+	if p := o.Claimed(w); StartedOn(p, o.display) {
+		return p
+	}
+	return 0
+}
+
+// Claimed is the process w's _NET_WM_PID names, 0 when it has none: a client's word, which
+// PID takes only as it says, and which close_window still does not act against when it
+// names a protected process.
+func (o Owners) Claimed(w xproto.Window) int {
 	if o.netWMPID == 0 {
 		return 0
 	}
@@ -59,8 +69,5 @@ func (o Owners) PID(w xproto.Window) int {
 	if err != nil || r == nil || r.Format != 32 || len(r.Value) < 4 {
 		return 0
 	}
-	if p := int(xgb.Get32(r.Value)); StartedOn(p, o.display) {
-		return p
-	}
-	return 0
+	return int(xgb.Get32(r.Value))
 }
