@@ -467,7 +467,11 @@ func (m *Manager) Popups(ctx context.Context, ws []Window) (_ map[uint32][]deskt
 	out := map[uint32][]desktop.Rect{}
 	for _, p := range pops {
 		for _, w := range ws {
-			if p.PID != 0 && w.PID == p.PID {
+			// Its process's, or its X client's when its process is not known: Xt sets no
+			// _NET_WM_PID on a pop-up (xterm's menus, even where it sets one on its
+			// window), and the X server knows no PID of a program started on a virtual
+			// session's display from the host (xconn.Owners.PID).
+			if p.PID != 0 && w.PID == p.PID || p.PID == 0 && xconn.SameClient(m.conn, p.Win, xproto.Window(w.Handle)) {
 				out[w.Handle] = append(out[w.Handle], desktop.Rect{X: p.X, Y: p.Y, Width: p.W, Height: p.H})
 				break
 			}

@@ -829,6 +829,57 @@ func TestListShowsPopups(t *testing.T) {
 	}
 }
 
+// TestListShowsPopupsOfAClientOfNoPID: a program started on a virtual session's display from
+// the host (here the test's own X connection) has no PID the X server knows, and an Xt program
+// sets no _NET_WM_PID (xterm's menus): its pop-up is listed with its window, both of one X client.
+func TestListShowsPopupsOfAClientOfNoPID(t *testing.T) {
+	d := x11test.Start(t)
+	m := open(t, d)
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	scr := xproto.Setup(c).DefaultScreen(c)
+	show := func(x, y int16, override uint32) xproto.Window {
+		t.Helper()
+		w, err := xproto.NewWindowId(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := xproto.CreateWindowChecked(c, scr.RootDepth, w, scr.Root, x, y, 200, 100, 0, xproto.WindowClassInputOutput,
+			scr.RootVisual, xproto.CwBackPixel|xproto.CwOverrideRedirect, []uint32{scr.WhitePixel, override}).Check(); err != nil {
+			t.Fatal(err)
+		}
+		if err := xproto.MapWindowChecked(c, w).Check(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	top := show(100, 100, 0)
+	title := "Outside Xt Window"
+	if err := xproto.ChangePropertyChecked(c, xproto.PropModeReplace, top, xproto.AtomWmName, xproto.AtomString, 8,
+		uint32(len(title)), []byte(title)).Check(); err != nil {
+		t.Fatal(err)
+	}
+	w := find(t, m, title)
+	if w.PID != 0 {
+		t.Fatalf("the test's window is listed with pid %d; this test needs a client of no PID", w.PID)
+	}
+	show(400, 400, 1)
+	ws, err := m.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Popups(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (desktop.Rect{X: 400, Y: 400, Width: 200, Height: 100}); len(p[w.Handle]) != 1 || p[w.Handle][0] != want {
+		t.Fatalf("pop-ups %v, want %v of window 0x%x", p, want, w.Handle)
+	}
+}
+
 // A window of type splash (_NET_WM_WINDOW_TYPE_SPLASH, LibreOffice's while it starts) is
 // listed as one: launch_application does not take it for the application's first window.
 func TestListMarksASplashScreen(t *testing.T) {
