@@ -795,18 +795,7 @@ func TestListShowsPopups(t *testing.T) {
 	startApp(t, d, "--title", "Other Window", "--x", "600", "--y", "300")
 	find(t, m, "Other Window")
 	w := find(t, m, "Popup Owner")
-	popups := func() map[uint32][]desktop.Rect {
-		t.Helper()
-		ws, err := m.List(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := m.Popups(context.Background(), ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	popups := func() map[uint32][]desktop.Rect { return popupsOf(t, m) }
 	if p := popups(); len(p) != 0 {
 		t.Fatalf("pop-ups before one is shown: %v", p)
 	}
@@ -835,28 +824,8 @@ func TestListShowsPopups(t *testing.T) {
 func TestListShowsPopupsOfAClientOfNoPID(t *testing.T) {
 	d := x11test.Start(t)
 	m := open(t, d)
-	c, err := xconn.Connect(d.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	scr := xproto.Setup(c).DefaultScreen(c)
-	show := func(x, y int16, override uint32) xproto.Window {
-		t.Helper()
-		w, err := xproto.NewWindowId(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := xproto.CreateWindowChecked(c, scr.RootDepth, w, scr.Root, x, y, 200, 100, 0, xproto.WindowClassInputOutput,
-			scr.RootVisual, xproto.CwBackPixel|xproto.CwOverrideRedirect, []uint32{scr.WhitePixel, override}).Check(); err != nil {
-			t.Fatal(err)
-		}
-		if err := xproto.MapWindowChecked(c, w).Check(); err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
-	top := show(100, 100, 0)
+	c := plainClient(t, d)
+	top := plainWindow(t, c, 100, 100, 200, 100, false)
 	title := "Outside Xt Window"
 	if err := xproto.ChangePropertyChecked(c, xproto.PropModeReplace, top, xproto.AtomWmName, xproto.AtomString, 8,
 		uint32(len(title)), []byte(title)).Check(); err != nil {
@@ -866,16 +835,8 @@ func TestListShowsPopupsOfAClientOfNoPID(t *testing.T) {
 	if w.PID != 0 {
 		t.Fatalf("the test's window is listed with pid %d; this test needs a client of no PID", w.PID)
 	}
-	show(400, 400, 1)
-	ws, err := m.List(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := m.Popups(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (desktop.Rect{X: 400, Y: 400, Width: 200, Height: 100}); len(p[w.Handle]) != 1 || p[w.Handle][0] != want {
+	plainWindow(t, c, 400, 400, 200, 100, true)
+	if p, want := popupsOf(t, m), (desktop.Rect{X: 400, Y: 400, Width: 200, Height: 100}); len(p[w.Handle]) != 1 || p[w.Handle][0] != want {
 		t.Fatalf("pop-ups %v, want %v of window 0x%x", p, want, w.Handle)
 	}
 }
@@ -975,18 +936,7 @@ func TestCallsEndDuringAServerGrab(t *testing.T) {
 func TestListShowsAnUntitledWindow(t *testing.T) {
 	d := x11test.Start(t)
 	m := open(t, d)
-	c, err := xconn.Connect(d.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	scr := xproto.Setup(c).DefaultScreen(c)
-	id, _ := xproto.NewWindowId(c)
-	if err := xproto.CreateWindowChecked(c, scr.RootDepth, id, scr.Root, 100, 100, 300, 200, 0,
-		xproto.WindowClassInputOutput, scr.RootVisual, 0, nil).Check(); err != nil {
-		t.Fatal(err)
-	}
-	xproto.MapWindow(c, id)
+	id := plainWindow(t, plainClient(t, d), 100, 100, 300, 200, false)
 	for i := 0; ; i++ {
 		ws, err := m.List(context.Background())
 		if err != nil {
@@ -1005,4 +955,52 @@ func TestListShowsAnUntitledWindow(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// popupsOf lists m's windows and the pop-ups each shows.
+func popupsOf(t *testing.T, m *Manager) map[uint32][]desktop.Rect {
+	t.Helper()
+	ws, err := m.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Popups(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// plainClient is an X connection of the test's own to d, a plain X client.
+func plainClient(t *testing.T, d *display.Desktop) *xgb.Conn {
+	t.Helper()
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// plainWindow makes and maps a white window of c at x,y on the screen (override: one the
+// window manager leaves alone, as a pop-up).
+func plainWindow(t *testing.T, c *xgb.Conn, x, y int16, w, h uint16, override bool) xproto.Window {
+	t.Helper()
+	scr := xproto.Setup(c).DefaultScreen(c)
+	id, err := xproto.NewWindowId(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var or uint32
+	if override {
+		or = 1
+	}
+	if err := xproto.CreateWindowChecked(c, scr.RootDepth, id, scr.Root, x, y, w, h, 0, xproto.WindowClassInputOutput,
+		scr.RootVisual, xproto.CwBackPixel|xproto.CwOverrideRedirect, []uint32{scr.WhitePixel, or}).Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := xproto.MapWindowChecked(c, id).Check(); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
