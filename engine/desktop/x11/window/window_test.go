@@ -613,7 +613,10 @@ func TestPIDFromXServer(t *testing.T) {
 	if werr.CodeOf(err) != werr.ProtectedProcess {
 		t.Fatalf("protected xmessage: %v", err)
 	}
-	res, err := m.Close(ctx, "plain xaw message", func(int) bool { return false })
+	// The server's record stands: a _NET_WM_PID set on the window (a confined client sets
+	// one of its own PID namespace) names no process of it, protected or not.
+	setNetWMPID(t, m, w.Handle, 2)
+	res, err := m.Close(ctx, "plain xaw message", func(p int) bool { return p == 2 })
 	if err != nil || !res.Closed || res.ProcessName != "xmessage" {
 		t.Fatalf("Close = %+v, %v", res, err)
 	}
@@ -644,18 +647,9 @@ func TestPIDOfAWindowStartedOutsideTheSession(t *testing.T) {
 	if w.PID != 0 {
 		t.Fatalf("listed as pid %d before any _NET_WM_PID, want 0 (the X server knows none)", w.PID)
 	}
-	a, err := xproto.InternAtom(m.conn, false, uint16(len("_NET_WM_PID")), "_NET_WM_PID").Reply()
-	if err != nil {
-		t.Fatal(err)
-	}
 	setPID := func(pid int) Window {
 		t.Helper()
-		b := make([]byte, 4)
-		xgb.Put32(b, uint32(pid))
-		if err := xproto.ChangePropertyChecked(m.conn, xproto.PropModeReplace, xproto.Window(w.Handle),
-			a.Atom, xproto.AtomCardinal, 32, 1, b).Check(); err != nil {
-			t.Fatal(err)
-		}
+		setNetWMPID(t, m, w.Handle, pid)
 		return find(t, m, "Outside Xaw Message")
 	}
 	if w := setPID(c.Process.Pid); w.PID != c.Process.Pid || w.ProcessName != "xmessage" {
@@ -954,6 +948,20 @@ func TestListShowsAnUntitledWindow(t *testing.T) {
 			t.Fatalf("the untitled window is not listed: %+v", ws)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// setNetWMPID sets the _NET_WM_PID of window w to pid, as any client of the display may.
+func setNetWMPID(t *testing.T, m *Manager, w uint32, pid int) {
+	t.Helper()
+	a, err := xproto.InternAtom(m.conn, false, uint16(len("_NET_WM_PID")), "_NET_WM_PID").Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	xgb.Put32(b, uint32(pid))
+	if err := xproto.ChangePropertyChecked(m.conn, xproto.PropModeReplace, xproto.Window(w), a.Atom, xproto.AtomCardinal, 32, 1, b).Check(); err != nil {
+		t.Fatal(err)
 	}
 }
 
