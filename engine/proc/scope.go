@@ -3,11 +3,11 @@
 package proc
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 )
 
 // members resolves s against the running processes: it returns a predicate that says whether
@@ -34,7 +34,7 @@ func (s Scope) members() func(pid int) bool {
 			v = true
 		case w365(pid, self):
 			// Another w365 host (or this one): never a session's, nor what it started.
-		case s.Display != "" && onDisplay(pid, s.Display):
+		case s.Display != "" && xconn.StartedOn(pid, s.Display):
 			v = true
 		case depth < 512:
 			if pp, ok := parent[pid]; ok && pp > 1 && pp != pid {
@@ -50,34 +50,8 @@ func (s Scope) members() func(pid int) bool {
 // Contains says whether pid is in s now.
 func (s Scope) Contains(pid int) bool { return s.members()(pid) }
 
-// onDisplay says whether pid was started with DISPLAY=display.
-func onDisplay(pid int, display string) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	found := false
-	for _, kv := range bytes.Split(env, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte("DISPLAY=")); ok {
-			found = sameDisplay(string(v), display)
-		}
-	}
-	return found
-}
-
 // w365 says whether pid runs a w365 executable: this one (self), or any named w365.
 func w365(pid int, self string) bool {
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
 	return err == nil && (exe == self || filepath.Base(exe) == "w365")
-}
-
-// sameDisplay compares X display names, a default screen number aside (":7" is ":7.0").
-func sameDisplay(a, b string) bool {
-	trim := func(s string) string {
-		if i := strings.LastIndexByte(s, '.'); i > strings.LastIndexByte(s, ':') && s[i+1:] == "0" {
-			return s[:i]
-		}
-		return s
-	}
-	return trim(a) == trim(b)
 }

@@ -417,6 +417,44 @@ func TestGTK4StartedOutsideTheSession(t *testing.T) {
 	treeEventually(t, open(t, d), 0, 0, "Button", "Submit")
 }
 
+// TestTwinStartedOutsideTheSession: one form started from the host and the same form, of the
+// same title at the same place, in the session, which has the focus. The host's window is
+// searched by its handle: its tree is its own (what was typed into it), not the focused twin's.
+// The bus names no process of the host's form, and the session's form is another process.
+func TestTwinStartedOutsideTheSession(t *testing.T) {
+	d := x11test.Start(t)
+	testenv.Require(t, "/usr/bin/python3")
+	script := filepath.Join(testenv.Root(), "testdata", "apps", "a11y_gtk3.py")
+	c := exec.Command("/usr/bin/python3", script, "Twin form")
+	c.Env = d.Environ(os.Environ())
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	outside := runApp(t, c, "a11y_gtk3.py")
+	id := activate(t, d, "Twin form")
+	tr := open(t, d)
+	ms := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: "Username"})
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(ms[0].CenterX), strconv.Itoa(ms[0].CenterY), "click", "1")
+	xdo(t, d, "type", "--delay", "20", "outside")
+	outside.waitLine(t, "TEXT entry outside")
+	inside := runApp(t, startProc(t, d, "/usr/bin/python3", script, "Twin form"), "a11y_gtk3.py")
+	if inside.geom["entry"] != outside.geom["entry"] {
+		t.Fatalf("the twins' fields lie at %+v and %+v: this test needs them at one place", inside.geom["entry"], outside.geom["entry"])
+	}
+	ids := strings.Fields(xdo(t, d, "search", "--name", "^Twin form$"))
+	other := ids[0]
+	if other == id {
+		other = ids[len(ids)-1]
+	}
+	xdo(t, d, "windowactivate", "--sync", other)
+	handle, err := strconv.ParseUint(id, 10, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err = open(t, d).Find(context.Background(), desktop.FindQuery{Role: "Edit", Name: "Username", WindowHandle: uint32(handle)})
+	if err != nil || len(ms) == 0 || ms[0].Value != "outside" {
+		t.Fatalf("the host's form's field: %+v, %v; want the value outside", ms, err)
+	}
+}
+
 func requireGTK4(t *testing.T) {
 	t.Helper()
 	if err := exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '4.0')").Run(); err != nil {

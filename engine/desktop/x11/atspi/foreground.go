@@ -114,9 +114,16 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 		}
 	}
 	byPID := len(cands) > 0
+	// other[i]: the bus names the process of cands[i], and it is not the window's. A frame of
+	// such an application ranks after those of the same title of any application the bus
+	// names no process of: a program started on a virtual session's display from the host
+	// has a window of known process (_NET_WM_PID) and an application of none
+	// (docs/accessibility.md#started-from-the-host), and a twin in the session is another's.
+	var other []bool
 	if !byPID {
 		for _, a := range all {
 			cands = append(cands, a.root)
+			other = append(other, xw.pid != 0 && a.pid != 0)
 		}
 	}
 	if len(cands) == 0 {
@@ -136,10 +143,12 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	// the main window, read at the dialog's origin.
 	var frames []ref
 	var frameKit []toolkit
+	var frameOther []bool
 	for i, a := range appInfo {
 		frames = append(frames, a.children...)
 		for range a.children {
 			frameKit = append(frameKit, kits[i])
+			frameOther = append(frameOther, other != nil && other[i])
 		}
 	}
 	infos, err := w.info(ctx, frames, false)
@@ -148,10 +157,11 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	}
 	var shown []*raw
 	kitOf := map[*raw]toolkit{}
+	otherOf := map[*raw]bool{}
 	for i := range infos {
 		if (&walker{gtk4: frameKit[i].gtk4()}).visible(&infos[i]) {
 			shown = append(shown, &infos[i])
-			kitOf[&infos[i]] = frameKit[i]
+			kitOf[&infos[i]], otherOf[&infos[i]] = frameKit[i], frameOther[i]
 		}
 	}
 	if _, err := w.details(ctx, shown, false); err != nil {
@@ -167,6 +177,9 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 		}
 		if f.state(stateActive) {
 			s -= 10
+		}
+		if otherOf[f] {
+			s += 1 << 19
 		}
 		if !byPID && !titled && d > 200 {
 			continue

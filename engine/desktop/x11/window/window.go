@@ -513,7 +513,11 @@ func (m *Manager) Popups(ctx context.Context, ws []Window) (_ map[uint32][]deskt
 	out := map[uint32][]desktop.Rect{}
 	for _, p := range pops {
 		for _, w := range ws {
-			if p.PID != 0 && w.PID == p.PID {
+			// Its process's, or its X client's when its process is not known: Xt sets no
+			// _NET_WM_PID on a pop-up (xterm's menus, even where it sets one on its
+			// window), and the X server knows no PID of a program started on a virtual
+			// session's display from the host (xconn.Owners.PID).
+			if p.PID != 0 && w.PID == p.PID || p.PID == 0 && xconn.SameClient(m.conn, p.Win, xproto.Window(w.Handle)) {
 				out[w.Handle] = append(out[w.Handle], desktop.Rect{X: p.X, Y: p.Y, Width: p.W, Height: p.H})
 				break
 			}
@@ -717,6 +721,12 @@ func (m *Manager) Close(ctx context.Context, title string, protected func(pid in
 	if protected != nil && in.PID > 0 && protected(in.PID) {
 		return res, werr.New(werr.ProtectedProcess, "window %q belongs to protected process %s (pid %d)",
 			in.Title, in.ProcessName, in.PID).WithDetail("pid", in.PID)
+	}
+	// A _NET_WM_PID that PID does not take (xconn.Owners.Claimed) may still be true: a
+	// program may open the display without DISPLAY in its environment.
+	if p := m.owners.Claimed(in.win); protected != nil && p > 0 && p != in.PID && protected(p) {
+		return res, werr.New(werr.ProtectedProcess, "window %q names protected process %d as its own (_NET_WM_PID)",
+			in.Title, p).WithDetail("pid", p)
 	}
 	if !m.supportsDelete(in.win) {
 		return res, werr.New(werr.Unsupported, "window %q has no graceful close protocol (WM_DELETE_WINDOW)", in.Title).

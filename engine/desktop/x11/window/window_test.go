@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -611,7 +613,10 @@ func TestPIDFromXServer(t *testing.T) {
 	if werr.CodeOf(err) != werr.ProtectedProcess {
 		t.Fatalf("protected xmessage: %v", err)
 	}
-	res, err := m.Close(ctx, "plain xaw message", func(int) bool { return false })
+	// The server's record stands: a _NET_WM_PID set on the window (a confined client sets
+	// one of its own PID namespace) names no process of it, protected or not.
+	setNetWMPID(t, m, w.Handle, 2)
+	res, err := m.Close(ctx, "plain xaw message", func(p int) bool { return p == 2 })
 	if err != nil || !res.Closed || res.ProcessName != "xmessage" {
 		t.Fatalf("Close = %+v, %v", res, err)
 	}
@@ -619,6 +624,49 @@ func TestPIDFromXServer(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("xmessage did not exit after WM_DELETE_WINDOW")
+	}
+}
+
+// A program started on a virtual session's display from the host (with the session's
+// environment) is outside the session's PID namespace: the X server has no PID of it, and its
+// window is listed with the _NET_WM_PID set on it only when that names a process started on
+// this display. Any client may set the property: naming a process of the host's own (here the
+// test's) is not taken (docs/security.md#one-set-per-session).
+func TestPIDOfAWindowStartedOutsideTheSession(t *testing.T) {
+	testenv.Require(t, "xmessage")
+	d := x11test.Start(t)
+	m := open(t, d)
+	c := exec.Command("xmessage", "-title", "Outside Xaw Message", "hello")
+	c.Env = d.Environ(os.Environ())
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	w := find(t, m, "Outside Xaw Message")
+	if w.PID != 0 {
+		t.Fatalf("listed as pid %d before any _NET_WM_PID, want 0 (the X server knows none)", w.PID)
+	}
+	setPID := func(pid int) Window {
+		t.Helper()
+		setNetWMPID(t, m, w.Handle, pid)
+		return find(t, m, "Outside Xaw Message")
+	}
+	if w := setPID(c.Process.Pid); w.PID != c.Process.Pid || w.ProcessName != "xmessage" {
+		t.Fatalf("with its own _NET_WM_PID: listed as pid %d %q, want %d xmessage", w.PID, w.ProcessName, c.Process.Pid)
+	}
+	host := os.Getpid()
+	if w := setPID(host); w.PID != 0 || w.ProcessName != "" {
+		t.Fatalf("with _NET_WM_PID %d (the test, a host process): listed as pid %d %q, want 0", host, w.PID, w.ProcessName)
+	}
+	// A program may open the display without DISPLAY in its environment: a protected process
+	// its window names is still not acted against.
+	ctx := context.Background()
+	if _, err := m.Close(ctx, "Outside Xaw Message", func(p int) bool { return p == host }); werr.CodeOf(err) != werr.ProtectedProcess {
+		t.Fatalf("Close of a window naming a protected process: %v", err)
+	}
+	if res, err := m.Close(ctx, "Outside Xaw Message", func(int) bool { return false }); err != nil || !res.Closed {
+		t.Fatalf("Close = %+v, %v", res, err)
 	}
 }
 
@@ -741,18 +789,7 @@ func TestListShowsPopups(t *testing.T) {
 	startApp(t, d, "--title", "Other Window", "--x", "600", "--y", "300")
 	find(t, m, "Other Window")
 	w := find(t, m, "Popup Owner")
-	popups := func() map[uint32][]desktop.Rect {
-		t.Helper()
-		ws, err := m.List(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := m.Popups(context.Background(), ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	popups := func() map[uint32][]desktop.Rect { return popupsOf(t, m) }
 	if p := popups(); len(p) != 0 {
 		t.Fatalf("pop-ups before one is shown: %v", p)
 	}
@@ -772,6 +809,29 @@ func TestListShowsPopups(t *testing.T) {
 			t.Fatalf("pop-ups once hidden: %v", popups())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestListShowsPopupsOfAClientOfNoPID: a program started on a virtual session's display from
+// the host (here the test's own X connection) has no PID the X server knows, and an Xt program
+// sets no _NET_WM_PID (xterm's menus): its pop-up is listed with its window, both of one X client.
+func TestListShowsPopupsOfAClientOfNoPID(t *testing.T) {
+	d := x11test.Start(t)
+	m := open(t, d)
+	c := plainClient(t, d)
+	top := plainWindow(t, c, 100, 100, 200, 100, false)
+	title := "Outside Xt Window"
+	if err := xproto.ChangePropertyChecked(c, xproto.PropModeReplace, top, xproto.AtomWmName, xproto.AtomString, 8,
+		uint32(len(title)), []byte(title)).Check(); err != nil {
+		t.Fatal(err)
+	}
+	w := find(t, m, title)
+	if w.PID != 0 {
+		t.Fatalf("the test's window is listed with pid %d; this test needs a client of no PID", w.PID)
+	}
+	plainWindow(t, c, 400, 400, 200, 100, true)
+	if p, want := popupsOf(t, m), (desktop.Rect{X: 400, Y: 400, Width: 200, Height: 100}); len(p[w.Handle]) != 1 || p[w.Handle][0] != want {
+		t.Fatalf("pop-ups %v, want %v of window 0x%x", p, want, w.Handle)
 	}
 }
 
@@ -870,18 +930,7 @@ func TestCallsEndDuringAServerGrab(t *testing.T) {
 func TestListShowsAnUntitledWindow(t *testing.T) {
 	d := x11test.Start(t)
 	m := open(t, d)
-	c, err := xconn.Connect(d.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	scr := xproto.Setup(c).DefaultScreen(c)
-	id, _ := xproto.NewWindowId(c)
-	if err := xproto.CreateWindowChecked(c, scr.RootDepth, id, scr.Root, 100, 100, 300, 200, 0,
-		xproto.WindowClassInputOutput, scr.RootVisual, 0, nil).Check(); err != nil {
-		t.Fatal(err)
-	}
-	xproto.MapWindow(c, id)
+	id := plainWindow(t, plainClient(t, d), 100, 100, 300, 200, false)
 	for i := 0; ; i++ {
 		ws, err := m.List(context.Background())
 		if err != nil {
@@ -900,4 +949,66 @@ func TestListShowsAnUntitledWindow(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// setNetWMPID sets the _NET_WM_PID of window w to pid, as any client of the display may.
+func setNetWMPID(t *testing.T, m *Manager, w uint32, pid int) {
+	t.Helper()
+	a, err := xproto.InternAtom(m.conn, false, uint16(len("_NET_WM_PID")), "_NET_WM_PID").Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	xgb.Put32(b, uint32(pid))
+	if err := xproto.ChangePropertyChecked(m.conn, xproto.PropModeReplace, xproto.Window(w), a.Atom, xproto.AtomCardinal, 32, 1, b).Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// popupsOf lists m's windows and the pop-ups each shows.
+func popupsOf(t *testing.T, m *Manager) map[uint32][]desktop.Rect {
+	t.Helper()
+	ws, err := m.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Popups(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// plainClient is an X connection of the test's own to d, a plain X client.
+func plainClient(t *testing.T, d *display.Desktop) *xgb.Conn {
+	t.Helper()
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// plainWindow makes and maps a white window of c at x,y on the screen (override: one the
+// window manager leaves alone, as a pop-up).
+func plainWindow(t *testing.T, c *xgb.Conn, x, y int16, w, h uint16, override bool) xproto.Window {
+	t.Helper()
+	scr := xproto.Setup(c).DefaultScreen(c)
+	id, err := xproto.NewWindowId(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var or uint32
+	if override {
+		or = 1
+	}
+	if err := xproto.CreateWindowChecked(c, scr.RootDepth, id, scr.Root, x, y, w, h, 0, xproto.WindowClassInputOutput,
+		scr.RootVisual, xproto.CwBackPixel|xproto.CwOverrideRedirect, []uint32{scr.WhitePixel, or}).Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := xproto.MapWindowChecked(c, id).Check(); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

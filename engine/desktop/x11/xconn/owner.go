@@ -36,18 +36,52 @@ func NewOwners(c *xgb.Conn, display string) Owners {
 // namespace: HostPID), else the _NET_WM_PID the client set (many Xt/Xaw programs set none).
 // Only the server's record names the process: a client cannot forge it, and a confined
 // client (its own PID namespace, docs/security.md#confinement) sets _NET_WM_PID to its PID
-// inside that namespace, which names some other process out here.
+// inside that namespace, which names some other process out here. The server has no record
+// of a program started outside a virtual session's PID namespace (by the host, with the
+// session's environment), and any client may set _NET_WM_PID on any window: it is taken
+// only when it names a process started with this display's DISPLAY, so that it cannot name
+// the host or another program of the machine (docs/security.md#one-set-per-session).
 func (o Owners) PID(w xproto.Window) int {
-	if o.xres {
-		r, err := res.QueryClientIds(o.c, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
-		if err == nil {
-			for _, id := range r.Ids {
-				if id.Spec.Mask&res.ClientIdMaskLocalClientPID != 0 && len(id.Value) > 0 && id.Value[0] > 0 {
-					return HostPID(o.display, int(id.Value[0]))
-				}
-			}
+	if p, ok := o.server(w); ok {
+		return p
+	}
+	if p := o.netWMPIDOf(w); StartedOn(p, o.display) {
+		return p
+	}
+	return 0
+}
+
+// server is the X server's record of the PID of w's client, as the host knows it (0 when no
+// process of the host has it); ok says the server has one.
+func (o Owners) server(w xproto.Window) (pid int, ok bool) {
+	if !o.xres {
+		return 0, false
+	}
+	r, err := res.QueryClientIds(o.c, 1, []res.ClientIdSpec{{Client: uint32(w), Mask: res.ClientIdMaskLocalClientPID}}).Reply()
+	if err != nil {
+		return 0, false
+	}
+	for _, id := range r.Ids {
+		if id.Spec.Mask&res.ClientIdMaskLocalClientPID != 0 && len(id.Value) > 0 && id.Value[0] > 0 {
+			return HostPID(o.display, int(id.Value[0])), true
 		}
 	}
+	return 0, false
+}
+
+// Claimed is the process w's _NET_WM_PID names when the X server has no record of its
+// client's PID, else 0: a client's word, which PID takes only as it says, and which
+// close_window still does not act against when it names a protected process. (With a
+// record, the property of a confined client names a PID of its own namespace.)
+func (o Owners) Claimed(w xproto.Window) int {
+	if _, ok := o.server(w); ok {
+		return 0
+	}
+	return o.netWMPIDOf(w)
+}
+
+// netWMPIDOf is the PID w's _NET_WM_PID says, 0 when it has none.
+func (o Owners) netWMPIDOf(w xproto.Window) int {
 	if o.netWMPID == 0 {
 		return 0
 	}

@@ -42,3 +42,10 @@ func Popups(c *xgb.Conn, o Owners) ([]Popup, error) {
 	}
 	return out, nil
 }
+
+// SameClient says whether windows a and b were made by one X client (one connection): the
+// bits of an X resource ID above the server's resource mask name its client.
+func SameClient(c *xgb.Conn, a, b xproto.Window) bool {
+	mask := xproto.Setup(c).ResourceIdMask
+	return uint32(a)&^mask == uint32(b)&^mask
+}

@@ -1,0 +1,36 @@
+//go:build linux
+
+package xconn
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// StartedOn says whether process pid was started with DISPLAY=display.
+func StartedOn(pid int, display string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("DISPLAY=")); ok {
+			found = sameDisplay(string(v), display)
+		}
+	}
+	return found
+}
+
+// sameDisplay compares X display names, a default screen number aside (":7" is ":7.0").
+func sameDisplay(a, b string) bool {
+	trim := func(s string) string {
+		if i := strings.LastIndexByte(s, '.'); i > strings.LastIndexByte(s, ':') && s[i+1:] == "0" {
+			return s[:i]
+		}
+		return s
+	}
+	return trim(a) == trim(b)
+}
