@@ -259,7 +259,13 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 			w.peers = t.peer(ctx, conn, win.frame.bus)
 		}
 		w.cache, w.cacheAfter = t.mayCache(win.frame.bus)
-		res, err := w.walk(ctx, win.frame, maxDepth, maxElements)
+		var res *walkResult
+		if !win.gtk4 {
+			w.menuWindows, err = w.findMenuWindows(ctx, win.frame)
+		}
+		if err == nil {
+			res, err = w.walk(ctx, win.frame, maxDepth, maxElements)
+		}
 		if err == nil {
 			err = w.nameButtons(ctx, res)
 		}

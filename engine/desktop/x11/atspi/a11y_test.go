@@ -760,6 +760,85 @@ func TestGTK2OpenMenu(t *testing.T) {
 	}
 }
 
+// startGpicview shows a black 64x48 photo.png in gpicview (GTK 2) on a new desktop.
+func startGpicview(t *testing.T) (*display.Desktop, *atspi.Tree) {
+	t.Helper()
+	d := x11test.Start(t)
+	img := filepath.Join(t.TempDir(), "photo.png")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png.Encode(f, image.NewRGBA(image.Rect(0, 0, 64, 48)))
+	f.Close()
+	startReal(t, d, `photo\.png .*`, "/usr/bin/gpicview", img)
+	return d, open(t, d)
+}
+
+// TestGTK2ContextMenu: GTK 2 (as GTK 3) shows a context menu, one opened from no menu bar,
+// in a pop-up window of its own, a child of the application beside its frame: gpicview's
+// right-click menu had no item in the tree nor in a search. Its items are in the window's
+// default tree, and a click at the centre of the Quit item found quits gpicview.
+func TestGTK2ContextMenu(t *testing.T) {
+	d, tr := startGpicview(t)
+	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Rotate Clockwise"})
+	win := xdo(t, d, "getactivewindow")
+	xdo(t, d, "mousemove", "--window", win, "100", "100", "click", "3")
+	root, _ := treeEventually(t, tr, 0, 0, "MenuItem", "Rotate Clockwise")
+	item, _ := findNode(nodesOf(root), "MenuItem", "Rotate Clockwise")
+	m := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Quit"})[0]
+	if m.Y <= item.Y || m.X != item.X {
+		t.Errorf("Quit at %d,%d, below Rotate Clockwise at %d,%d", m.X, m.Y, item.X, item.Y)
+	}
+	gone := func() bool {
+		out, _ := d.Command("xdotool", "search", "--name", `^photo\.png`).Output()
+		return len(out) == 0
+	}
+	if gone() {
+		t.Fatal("no window titled photo.png before the click")
+	}
+	clickMatch(t, d, m)
+	for i := 0; i < 100; i++ {
+		if gone() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("gpicview did not quit at a click on its Quit menu item")
+}
+
+// TestGTK3ContextMenu: mousepad's (GTK 3) text area menu lies in a window of its own too
+// (TestGTK2ContextMenu); a click at the centre of its Select All item found selects the
+// text, which the next key then replaces.
+func TestGTK3ContextMenu(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Untitled.*", "/usr/bin/mousepad")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "Edit"})
+	xdo(t, d, "type", "--delay", "20", "hello world")
+	xdo(t, d, "mousemove", "--window", xdo(t, d, "getactivewindow"), "200", "200", "click", "3")
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Select All"})[0])
+	xdo(t, d, "type", "x")
+	valueEventually(t, tr, "Edit", "x")
+}
+
+// valueEventually retries Find for role until a match holds value, and returns it.
+func valueEventually(t testing.TB, tr *atspi.Tree, role, value string) desktop.Match {
+	t.Helper()
+	var last []desktop.Match
+	for i := 0; i < 50; i++ {
+		last, _ = tr.Find(context.Background(), desktop.FindQuery{Role: role})
+		for _, m := range last {
+			if m.Value == value {
+				return m
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no %s of value %q among %+v", role, value, last)
+	return desktop.Match{}
+}
+
 // TestReadOnlyTextValue: a calculator's display (GTK 3 galculator: role text, no name, its
 // content in the Text interface only) shows its content as its value, in the tree and in a
 // role search.
@@ -769,27 +848,16 @@ func TestReadOnlyTextValue(t *testing.T) {
 	tr := open(t, d)
 	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "="})
 	xdo(t, d, "type", "--delay", "50", "408")
-	var last []desktop.Match
-	for i := 0; i < 50; i++ {
-		ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Text"})
-		if err == nil {
-			for _, m := range ms {
-				if m.Value == "408" && m.Name == "" {
-					root, _ := treeEventually(t, tr, 10, 0, "Button", "=")
-					nodes := nodesOf(root)
-					for _, n := range nodes {
-						if n.Role == "Text" && n.Value == "408" {
-							return
-						}
-					}
-					t.Fatal("the display's value is in Find, not in the tree")
-				}
-			}
-		}
-		last = ms
-		time.Sleep(100 * time.Millisecond)
+	if m := valueEventually(t, tr, "Text", "408"); m.Name != "" {
+		t.Errorf("the display reads %q = %q, want no name", m.Name, m.Value)
 	}
-	t.Fatalf("no Text with value 408 among %+v", last)
+	root, _ := treeEventually(t, tr, 10, 0, "Button", "=")
+	for _, n := range nodesOf(root) {
+		if n.Role == "Text" && n.Value == "408" {
+			return
+		}
+	}
+	t.Fatal("the display's value is in Find, not in the tree")
 }
 
 // TestQt5OpenMenu: the items of an open Qt 5 menu (featherpad's File menu) are in the tree.
@@ -1309,16 +1377,7 @@ func TestGJSClassNames(t *testing.T) {
 // have no name; their tooltips, which a person reads on pointing at them, are their
 // descriptions. The tree and a search name them by it.
 func TestGTK2ButtonNamedByTooltip(t *testing.T) {
-	d := x11test.Start(t)
-	img := filepath.Join(t.TempDir(), "photo.png")
-	f, err := os.Create(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png.Encode(f, image.NewRGBA(image.Rect(0, 0, 64, 48)))
-	f.Close()
-	startReal(t, d, `photo\.png .*`, "/usr/bin/gpicview", img)
-	tr := open(t, d)
+	_, tr := startGpicview(t)
 	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Rotate Clockwise"})
 	root, _ := treeEventually(t, tr, 10, 0, "Button", "Flip Vertical")
 	for _, name := range []string{"Rotate Counterclockwise", "Rotate Clockwise", "Flip Horizontal"} {

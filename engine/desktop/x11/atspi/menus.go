@@ -2,7 +2,10 @@
 
 package atspi
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // What LibreOffice (GTK 3) reports of an open menu, and how a walk mends it
 // (docs/accessibility.md#what-visible-means): its items' extents are their places in the
@@ -133,4 +136,48 @@ func siblings(nodes []*raw, p int) []int {
 		}
 	}
 	return slices.Clip(out)
+}
+
+// findMenuWindows finds the pop-up windows of frame's application that hold an open menu, which
+// a walk of frame takes as children of frame (docs/accessibility.md#what-visible-means):
+// GTK 2 and GTK 3 show a context menu, one opened from no menu bar or other widget, in a
+// window of its own (role window) beside the application's frames, not below the frame it
+// opened from; a menu opened from a widget lies below that widget, and its window is not
+// listed.
+func (w *walker) findMenuWindows(ctx context.Context, frame ref) ([]ref, error) {
+	app, err := w.info(ctx, []ref{{frame.bus, registryRoot}}, true)
+	if err != nil || len(app) == 0 {
+		return nil, err
+	}
+	tops := slices.DeleteFunc(slices.Clone(app[0].children), func(r ref) bool { return r == frame })
+	if len(tops) == 0 {
+		return nil, nil
+	}
+	infos, err := w.info(ctx, tops, true)
+	if err != nil {
+		return nil, err
+	}
+	var kids, owner []ref // owner[i]: the window whose child kids[i] is
+	for i := range infos {
+		if n := &infos[i]; n.role == roleWindow && w.visible(n) {
+			for _, c := range n.children {
+				kids = append(kids, c)
+				owner = append(owner, n.ref)
+			}
+		}
+	}
+	if len(kids) == 0 {
+		return nil, nil
+	}
+	kinfos, err := w.info(ctx, kids, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []ref
+	for i := range kinfos {
+		if n := &kinfos[i]; menuRole(n.role) && w.visible(n) && !slices.Contains(out, owner[i]) {
+			out = append(out, owner[i])
+		}
+	}
+	return out, nil
 }

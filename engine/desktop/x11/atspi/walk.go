@@ -6,6 +6,7 @@ import (
 	"context"
 	"image"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -139,6 +140,9 @@ type walker struct {
 	cache, noCache, cached bool
 	cacheAfter             int
 	items                  *appCache
+	// menuWindows: the application's pop-up windows holding an open menu, which the walk
+	// takes as the last children of its root (findMenuWindows).
+	menuWindows []ref
 }
 
 // info reads role, states, name and (if kids) the children of each ref. It asks no
@@ -648,7 +652,11 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 					n.cut = len(n.children) > 0
 					continue
 				}
-				for _, c := range n.children {
+				kids := n.children
+				if p < 0 {
+					kids = append(slices.Clip(kids), w.menuWindows...)
+				}
+				for _, c := range kids {
 					next = append(next, cand{r: c, parent: idx, depth: d})
 				}
 			}
