@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/browser"
@@ -66,7 +67,8 @@ type LaunchOut struct {
 	PID  int    `json:"pid"`
 	// Registered says that the application exposes an accessibility tree
 	// (get_accessibility_tree and find_ui_element can read it); RegistrationNote says why
-	// not otherwise.
+	// not otherwise, or names the window of the running instance that a single-instance
+	// application handed the request to (handedOver), Registered then being that instance's.
 	Registered       bool   `json:"registered"`
 	RegistrationNote string `json:"registrationNote,omitempty"`
 }
@@ -138,7 +140,9 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"It returns once the application has registered with the accessibility bus (registered) and\n" +
 		"shown a window, or says why not (registrationNote): it exited, it showed a window (not a\n" +
 		"splash screen) for 2 s without registering (no accessibility support: read it with\n" +
-		"analyze_screen), or 10 s passed.\n" +
+		"analyze_screen), or 10 s passed. A running single-instance application (mousepad, gedit)\n" +
+		"takes the request: the new process exits (status 0), and the note names the window shown\n" +
+		"or retitled within 3 s, its handle and process (registered: whether that one has a tree).\n" +
 		"Use execute_shell_command for CLI programs.",
 	Example:     "  $ w365 launch-application /usr/bin/mousepad --args ~/Documents/notes.txt\n  $ w365 launch notepad\n  $ w365 launch chromium --args https://example.com",
 	Args:        []string{"path", "args"},
@@ -173,13 +177,102 @@ var LaunchApplication = tool.Define(tool.Tool{
 			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Files: files})
 		}
 	}
+	before := windowTitles(ctx, env)
+	exit := make(chan int, 1)
+	o.Exit = exit
 	pid, path, err := proc.Launch(ctx, in.Path, in.Args, o)
 	if err != nil {
 		return LaunchOut{Path: path, PID: pid}, err
 	}
-	reg := proc.WaitRegistered(ctx, pid, registrar(ctx, env))
-	return LaunchOut{Path: path, PID: pid, Registered: reg.Registered, RegistrationNote: reg.Reason}, nil
+	r := registrar(ctx, env)
+	reg := proc.WaitRegistered(ctx, pid, r)
+	out := LaunchOut{Path: path, PID: pid, Registered: reg.Registered, RegistrationNote: reg.Reason}
+	if reg.Exited && before != nil {
+		handedOver(ctx, env, exit, before, r, &out)
+	}
+	return out, nil
 })
+
+// handoffWait is how long launch_application waits, once the launched process exited
+// before it registered, for its exit status and then for the window of a running
+// instance it may have handed its request to.
+const handoffWait = 3 * time.Second
+
+// windowTitles are the titles of the session's windows by handle, nil when they cannot
+// be listed.
+func windowTitles(ctx context.Context, env *tool.Env) map[uint32]string {
+	wm, err := windowsOf(env)
+	if err != nil {
+		return nil
+	}
+	ws, err := wm.List(ctx)
+	if err != nil {
+		return nil
+	}
+	titles := make(map[uint32]string, len(ws))
+	for _, w := range ws {
+		titles[w.Handle] = w.Title
+	}
+	return titles
+}
+
+// handedOver fills out when the launched process, gone before it registered, exited with
+// status 0 and, within handoffWait, a window that was not in before appeared (or else one
+// changed its title): a single-instance application (a GApplication: mousepad, gedit,
+// gnome-text-editor...) hands its request to the instance already running over the session
+// bus and exits, and that instance shows it, in a new window or a new tab of its own
+// (docs/accessibility.md#the-bus-starts-with-the-desktop). A process that exited with an
+// error, or after which no window changed, stays reported as exited.
+func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[uint32]string, r proc.Registrar, out *LaunchOut) {
+	select {
+	case code := <-exit:
+		if code != 0 {
+			out.RegistrationNote = fmt.Sprintf("the process exited with status %d before it registered with the accessibility bus", code)
+			return
+		}
+	case <-time.After(handoffWait):
+		return
+	case <-ctx.Done():
+		return
+	}
+	wm, err := windowsOf(env)
+	if err != nil {
+		return
+	}
+	for deadline := time.Now().Add(handoffWait); ; {
+		ws, _ := wm.List(ctx)
+		var shown *desktop.Window
+		for i, w := range ws {
+			title, had := before[w.Handle]
+			switch {
+			case w.Splash || had && title == w.Title:
+			case !had:
+				shown = &ws[i]
+			case shown == nil:
+				shown = &ws[i]
+			}
+		}
+		if shown != nil {
+			if pids, err := r.Applications(ctx); err == nil && shown.PID != 0 {
+				out.Registered = slices.Contains(pids, shown.PID)
+			}
+			owner := ""
+			if shown.PID != 0 {
+				owner = fmt.Sprintf(", pid %d", shown.PID)
+			}
+			out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0: it handed the request to the running instance of the application, which showed the window %q (handle %d%s)", shown.Title, shown.Handle, owner)
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
 
 // registrar watches the session's accessibility bus and windows for launch_application.
 func registrar(ctx context.Context, env *tool.Env) proc.Registrar {

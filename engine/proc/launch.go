@@ -144,7 +144,13 @@ func Launch(ctx context.Context, path string, args []string, o LaunchOptions) (i
 	if o.Group != nil {
 		o.Group.add(root)
 	}
-	go func() { c.Wait(); done() }() // reap
+	go func() { // reap
+		c.Wait()
+		done()
+		if o.Exit != nil {
+			o.Exit <- c.ProcessState.ExitCode()
+		}
+	}()
 	return pid, resolved, nil
 }
 

@@ -117,20 +117,27 @@ func runReaper() int {
 	fmt.Fprintf(report, "%d\n", p.Pid)
 	report.Close()
 	empty := make(chan struct{})
+	status := 0 // the application's own, which the reaper exits with (Launch's Exit)
 	go func() {
 		// Reap every process that ends below the reaper, the application's own included,
 		// until none is left.
 		for {
 			var ws unix.WaitStatus
-			if _, err := unix.Wait4(-1, &ws, 0, nil); errors.Is(err, unix.ECHILD) {
+			pid, err := unix.Wait4(-1, &ws, 0, nil)
+			if errors.Is(err, unix.ECHILD) {
 				close(empty)
 				return
+			}
+			if pid == p.Pid && ws.Signaled() {
+				status = 128 + int(ws.Signal())
+			} else if pid == p.Pid {
+				status = ws.ExitStatus()
 			}
 		}
 	}()
 	select {
 	case <-empty:
-		return 0
+		return status
 	case <-stop:
 	}
 	signalBelow(unix.SIGTERM)

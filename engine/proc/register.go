@@ -24,6 +24,9 @@ type Registration struct {
 	Registered bool
 	// Reason says why it has not registered, or, when it has, that it showed no window.
 	Reason string
+	// Exited: the process exited before it registered (a single-instance application may
+	// have handed its request to its running instance).
+	Exited bool
 }
 
 // Registrar is what WaitRegistered watches: Applications are the processes whose
@@ -59,7 +62,7 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 			if registered { // a launcher whose child registered: its windows are no longer pid's
 				return Registration{Registered: true}
 			}
-			return Registration{Reason: "the process exited before it registered with the accessibility bus"}
+			return Registration{Reason: "the process exited before it registered with the accessibility bus", Exited: true}
 		}
 		if windowSince.IsZero() && r.Windows != nil {
 			if ws, err := r.Windows(ctx); err == nil && slices.ContainsFunc(ws, mine) {

@@ -146,4 +146,8 @@ type LaunchOptions struct {
 	// (sandbox.Runner.Confine); release runs right after the start, done once the
 	// program is gone.
 	Confine func(*exec.Cmd) (release, done func(), err error)
+	// Exit, when set, receives the application's exit status once it and, unconfined, what
+	// it left below its reaper are gone (128+n for signal n; confined, its confinement's
+	// status, which is the application's); it must be buffered.
+	Exit chan<- int
 }

@@ -1,0 +1,103 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// A single-instance application (mousepad: a GApplication on the session bus) launched
+// while it already runs hands the request to its running instance over D-Bus and exits at
+// once, and the running instance shows the file. launch_application said the process
+// exited before it registered, as if nothing had opened; it now names the window the
+// running instance showed and that instance's process. A program that just exits is still
+// reported as exited. Both in a virtual session (confined: bubblewrap gives the exit
+// status) and on the person's display (the reaper gives it).
+func TestLaunchNamesTheRunningInstancesWindow(t *testing.T) {
+	testenv.Require(t, "mousepad", "bwrap", "Xvfb", "dbus-daemon")
+	for _, virtual := range []bool{true, false} {
+		t.Run("virtual="+strconv.FormatBool(virtual), func(t *testing.T) {
+			h := e2e.New(t)
+			home := h.FakeHome()
+			launchAnyWith(t, h, "/usr/bin/python3")
+			docs, in := filepath.Join(home, "Documents"), []string{}
+			if virtual {
+				h.MustRun("session", "start", "ho1")
+				defer h.Run("session", "end", "ho1")
+				docs, in = filepath.Join(sessionDir(t, home, "ho1"), "home", "Documents"), []string{"--session", "ho1"}
+			}
+			launchHandsOver(t, h, docs, in)
+		})
+	}
+}
+
+// launchHandsOver launches mousepad twice in the session of flags in, the second time
+// with a file of docs, then python3 exiting with 0 and 3, and checks what each reports.
+func launchHandsOver(t *testing.T, h *e2e.Harness, docs string, in []string) {
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(docs, "Handed Over.txt")
+	if err := os.WriteFile(file, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type launchOut struct {
+		PID              int
+		Registered       bool
+		RegistrationNote string
+	}
+	var first, second launchOut
+	h.JSON(&first, append(in, "launch-application", "mousepad")...)
+	if !first.Registered {
+		t.Fatalf("the first mousepad: %+v", first)
+	}
+	h.JSON(&second, append(in, "launch-application", "mousepad", "--args", file)...)
+	t.Logf("first %+v, second %+v", first, second)
+	var wl struct {
+		Windows []struct {
+			Title  string
+			Handle uint32
+			PID    int
+		}
+	}
+	h.JSON(&wl, append(in, "list-windows")...)
+	named := false
+	for _, w := range wl.Windows {
+		if strings.Contains(w.Title, "Handed Over") && below(w.PID, first.PID) {
+			named = strings.Contains(second.RegistrationNote, fmt.Sprintf("running instance of the application, which showed the window %q (handle %d, pid %d)", w.Title, w.Handle, w.PID))
+		}
+	}
+	if !named || !second.Registered {
+		t.Errorf("the second launch does not name the running instance's window %+v: %+v", wl.Windows, second)
+	}
+	// A program that exits, with success or not, showing nothing, while the window is
+	// there, is still reported as exited.
+	for code, note := range map[string]string{"0": "exited before it registered", "3": "exited with status 3 before it registered"} {
+		var quit launchOut
+		h.JSON(&quit, append(in, "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args=import sys; sys.exit("+code+")")...)
+		if quit.Registered || !strings.Contains(quit.RegistrationNote, note) {
+			t.Errorf("python3 exiting with %s: %+v", code, quit)
+		}
+	}
+}
+
+// below says whether process pid is ancestor or one of its descendants.
+func below(pid, ancestor int) bool {
+	if pid == ancestor {
+		return true
+	}
+	for c := range children(ancestor) {
+		if below(pid, c) {
+			return true
+		}
+	}
+	return false
+}
