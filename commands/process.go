@@ -188,7 +188,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 	reg := proc.WaitRegistered(ctx, pid, r)
 	out := LaunchOut{Path: path, PID: pid, Registered: reg.Registered, RegistrationNote: reg.Reason}
 	if reg.Exited && before != nil {
-		handedOver(ctx, env, exit, before, r, &out)
+		handedOver(ctx, env, exit, before, path, r, &out)
 	}
 	return out, nil
 })
@@ -221,9 +221,11 @@ func windowTitles(ctx context.Context, env *tool.Env) map[uint32]string {
 // changed its title): a single-instance application (a GApplication: mousepad, gedit,
 // gnome-text-editor...) hands its request to the instance already running over the session
 // bus and exits, and that instance shows it, in a new window or a new tab of its own
-// (docs/accessibility.md#the-bus-starts-with-the-desktop). A process that exited with an
-// error, or after which no window changed, stays reported as exited.
-func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[uint32]string, r proc.Registrar, out *LaunchOut) {
+// (docs/accessibility.md#the-bus-starts-with-the-desktop). Only a window of a process of
+// the same program (path) counts: a browser's tab or a clock retitles its window at any
+// time. A process that exited with an error, or after which no such window changed, stays
+// reported as exited.
+func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[uint32]string, path string, r proc.Registrar, out *LaunchOut) {
 	select {
 	case code := <-exit:
 		if code != 0 {
@@ -245,7 +247,7 @@ func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[
 		for i, w := range ws {
 			title, had := before[w.Handle]
 			switch {
-			case w.Splash || had && title == w.Title:
+			case w.Splash || had && title == w.Title || !sameProgram(w.ProcessName, path):
 			case !had:
 				shown = &ws[i]
 			case shown == nil:
@@ -272,6 +274,14 @@ func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// sameProgram says whether a process named name (as windows list it) runs the program at
+// path: its file name, without ".exe", in any case; Linux cuts a process's name to 15 bytes.
+func sameProgram(name, path string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.TrimSuffix(s, ".exe")) }
+	n, base := norm(name), norm(filepath.Base(path))
+	return n != "" && (n == base || len(n) == 15 && strings.HasPrefix(base, n))
 }
 
 // registrar watches the session's accessibility bus and windows for launch_application.

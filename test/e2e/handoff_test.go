@@ -5,10 +5,12 @@ package e2e_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/w365/w365/test/e2e"
 	"github.com/w365/w365/test/testenv"
@@ -22,7 +24,7 @@ import (
 // reported as exited. Both in a virtual session (confined: bubblewrap gives the exit
 // status) and on the person's display (the reaper gives it).
 func TestLaunchNamesTheRunningInstancesWindow(t *testing.T) {
-	testenv.Require(t, "mousepad", "bwrap", "Xvfb", "dbus-daemon")
+	testenv.Require(t, "mousepad", "bwrap", "Xvfb", "dbus-daemon", "xdotool")
 	for _, virtual := range []bool{true, false} {
 		t.Run("virtual="+strconv.FormatBool(virtual), func(t *testing.T) {
 			h := e2e.New(t)
@@ -34,14 +36,18 @@ func TestLaunchNamesTheRunningInstancesWindow(t *testing.T) {
 				defer h.Run("session", "end", "ho1")
 				docs, in = filepath.Join(sessionDir(t, home, "ho1"), "home", "Documents"), []string{"--session", "ho1"}
 			}
-			launchHandsOver(t, h, docs, in)
+			env := append(h.XEnv(), "PATH="+os.Getenv("PATH"))
+			if virtual {
+				env = sessionEnv(h, "ho1")
+			}
+			launchHandsOver(t, h, docs, in, env)
 		})
 	}
 }
 
 // launchHandsOver launches mousepad twice in the session of flags in, the second time
 // with a file of docs, then python3 exiting with 0 and 3, and checks what each reports.
-func launchHandsOver(t *testing.T, h *e2e.Harness, docs string, in []string) {
+func launchHandsOver(t *testing.T, h *e2e.Harness, docs string, in []string, env []string) {
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -69,17 +75,21 @@ func launchHandsOver(t *testing.T, h *e2e.Harness, docs string, in []string) {
 		}
 	}
 	h.JSON(&wl, append(in, "list-windows")...)
-	named := false
+	named, handle := false, uint32(0)
 	for _, w := range wl.Windows {
 		if strings.Contains(w.Title, "Handed Over") && below(w.PID, first.PID) {
 			named = strings.Contains(second.RegistrationNote, fmt.Sprintf("running instance of the application, which showed the window %q (handle %d, pid %d)", w.Title, w.Handle, w.PID))
+			handle = w.Handle
 		}
 	}
 	if !named || !second.Registered {
 		t.Errorf("the second launch does not name the running instance's window %+v: %+v", wl.Windows, second)
 	}
 	// A program that exits, with success or not, showing nothing, while the window is
-	// there, is still reported as exited.
+	// there, is still reported as exited, even while the window of another program
+	// changes its title (a browser's tab, a clock): here mousepad's, retitled from outside.
+	stop := retitle(t, env, handle)
+	defer stop()
 	for code, note := range map[string]string{"0": "exited before it registered", "3": "exited with status 3 before it registered"} {
 		var quit launchOut
 		h.JSON(&quit, append(in, "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args=import sys; sys.exit("+code+")")...)
@@ -87,6 +97,47 @@ func launchHandsOver(t *testing.T, h *e2e.Harness, docs string, in []string) {
 			t.Errorf("python3 exiting with %s: %+v", code, quit)
 		}
 	}
+}
+
+// retitle keeps giving window handle new titles, through xdotool with env, until stop,
+// which fails the test if none was given.
+func retitle(t *testing.T, env []string, handle uint32) (stop func()) {
+	done, quit := make(chan struct{}), make(chan struct{})
+	given := 0
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			c := exec.Command("xdotool", "set_window", "--name", fmt.Sprintf("Retitled %d", i), strconv.FormatUint(uint64(handle), 10))
+			c.Env = env
+			if out, err := c.CombinedOutput(); err == nil {
+				given++
+			} else if i == 0 {
+				t.Logf("xdotool: %v %s", err, out)
+			}
+			select {
+			case <-quit:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		if given == 0 {
+			t.Error("the window was never retitled")
+		}
+	}
+}
+
+// sessionEnv is the environment of a program started on session id's display from outside.
+func sessionEnv(h *e2e.Harness, id string) []string {
+	s := h.Session(id)
+	env := []string{"PATH=" + os.Getenv("PATH"), "DISPLAY=" + s.Display}
+	for k, v := range s.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 // below says whether process pid is ancestor or one of its descendants.
