@@ -27,9 +27,6 @@ func InCorner(x, y, w, h, margin int) bool {
 // On says the fail-safe is enabled.
 func (g Guard) On() bool { return g.pol.FailsafeEnabled && g.pol.FailsafeMarginPx >= 0 }
 
-// Margin is the fail-safe's corner margin in pixels.
-func (g Guard) Margin() int { return g.pol.FailsafeMarginPx }
-
 // Err is the FAILSAFE refusal of op because what (x, y) lies in a corner of a w x h screen.
 func (g Guard) Err(op, what string, x, y, w, h int) *werr.Error {
 	m := g.pol.FailsafeMarginPx
