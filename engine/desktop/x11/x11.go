@@ -8,7 +8,6 @@ package x11
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/w365/w365/engine/desktop"
@@ -18,6 +17,7 @@ import (
 	"github.com/w365/w365/engine/desktop/x11/input"
 	"github.com/w365/w365/engine/desktop/x11/screen"
 	"github.com/w365/w365/engine/desktop/x11/window"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/policy"
 )
 
@@ -60,11 +60,8 @@ func StartVirtual(ctx context.Context, o desktop.Options) (desktop.Desktop, erro
 	return xdesktop{d}, nil
 }
 
-// SameDisplay says whether two X display names name one display: a default screen number
-// is no difference (":1" is ":1.0").
-func SameDisplay(a, b string) bool {
-	return strings.TrimSuffix(a, ".0") == strings.TrimSuffix(b, ".0")
-}
+// SameDisplay says whether two X display names name one display (xconn.SameDisplay).
+var SameDisplay = xconn.SameDisplay
 
 func (x xdesktop) Name() string                   { return x.d.Name }
 func (x xdesktop) Virtual() bool                  { return x.d.Virtual }

@@ -18,14 +18,15 @@ func StartedOn(pid int, display string) bool {
 	found := false
 	for _, kv := range bytes.Split(env, []byte{0}) {
 		if v, ok := bytes.CutPrefix(kv, []byte("DISPLAY=")); ok {
-			found = sameDisplay(string(v), display)
+			found = SameDisplay(string(v), display)
 		}
 	}
 	return found
 }
 
-// sameDisplay compares X display names, a default screen number aside (":7" is ":7.0").
-func sameDisplay(a, b string) bool {
+// SameDisplay says whether two X display names name one display: a default screen number
+// is no difference (":7" is ":7.0").
+func SameDisplay(a, b string) bool {
 	trim := func(s string) string {
 		if i := strings.LastIndexByte(s, '.'); i > strings.LastIndexByte(s, ':') && s[i+1:] == "0" {
 			return s[:i]
