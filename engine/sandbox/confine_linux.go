@@ -190,7 +190,7 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	if o.ShareNet {
 		a = append(a, "--share-net")
 	}
-	r.view(m)
+	r.view(m, ProgramTmpBytes)
 	env := cmd.Env
 	// The desktop's private directory (its X authority, X socket and buses) is shown whole
 	// and read-only: a program connects to the sockets in it (a socket takes connections on
@@ -370,13 +370,16 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 	if o.BlockFD > 0 {
 		a = append(a, "--block-fd", strconv.Itoa(o.BlockFD))
 	}
-	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	m.add("--ro-bind", "/", "/")
+	m.dev(ProgramTmpBytes)
+	m.add("--proc", "/proc")
+	m.tmpfs("/tmp", ProgramTmpBytes)
 	// Besides every home: the person's, the host's runtime directory (W365_RUNTIME_DIR, else
 	// hostconn's default place) and TMPDIR, where other desktops keep their private directories.
 	private := []string{accountHome(), os.Getenv("HOME"), os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("W365_RUNTIME_DIR"), hostconn.DefaultDir(), os.TempDir()}
 	for _, d := range append(append([]string(nil), maskedTrees...), private...) {
 		if filepath.IsAbs(d) && d != "/" && !within(d, "/tmp") && dirExists(d) {
-			m.add("--tmpfs", d)
+			m.mask(d)
 		}
 	}
 	for _, s := range []string{"/run/docker.sock", "/var/run/docker.sock"} {

@@ -91,7 +91,8 @@
 // what could hold secrets or reach the host is shown through an allow mask: HOME, /home,
 // /root, /tmp, /run/user, /run/dbus, docker's sockets and the host's private directories
 // (NewRunner's private: the runtime directory with the host socket, sessions, browser
-// profiles; XDG_RUNTIME_DIR) are empty tmpfs, except that in a session (SetSessionDirs)
+// profiles; XDG_RUNTIME_DIR) are empty tmpfs of a stated size (docs/security.md#files-in-memory),
+// except that in a session (SetSessionDirs)
 // HOME is the session's own home and /tmp its tmp (docs/sessions.md#files); inside them only the policy's
 // SandboxReadPaths (toolchains such as ~/.pyenv, ~/.cargo/bin, ~/go/bin, read-only; ~ is
 // both $HOME and the account's home) and the cwd (read-write) are bound, with credential

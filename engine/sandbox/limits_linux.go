@@ -23,6 +23,22 @@ const (
 	SessionMemoryBytes = 4 << 30
 )
 
+// The sizes of the file systems in memory (tmpfs) that bubblewrap makes for a confined
+// program (mounts.tmpfs): their files count in no process's limit, so on a host with no
+// writable cgroup nothing else would keep a program from filling the host's memory with
+// them. A shell or Python call's /dev/shm (and its /tmp outside a session) holds half its
+// memory limit.
+const (
+	// MaskBytes is an empty directory shown in place of a hidden one (a home, the host's
+	// runtime directories, a secret directory).
+	MaskBytes = 1 << 20
+	// ProgramTmpBytes is /dev/shm of an application, the browser or one of the desktop's
+	// programs, and /tmp (its HOME) of a desktop program. Chromium keeps its shared memory
+	// in memory files of no file system (memfd): it wrote nothing into /dev/shm with four
+	// real news pages open (docs/security.md#files-in-memory).
+	ProgramTmpBytes = 512 << 20
+)
+
 // newSessionCgroup makes the cgroup of one virtual session, which its Namespaces own: made
 // with them and removed when they close, after the desktop stopped. Its programs lie in
 // cgroups below it that have no limits of their own (the session's count what they hold):

@@ -492,6 +492,28 @@ func (m *mounts) staged(f *os.File, p string, dir, idmap bool) string {
 
 func (m *mounts) add(a ...string) { m.args = append(m.args, a...) }
 
+// The file systems bubblewrap makes (tmpfs) keep their files in memory, which no limit of a
+// process counts (RLIMIT_AS counts its mappings), only a cgroup's; so each has a size
+// (docs/security.md#files-in-memory). A write past it fails with ENOSPC.
+
+// tmpfs adds an empty, writable file system of size bytes at dest.
+func (m *mounts) tmpfs(dest string, size int64) {
+	m.add("--size", strconv.FormatInt(size, 10), "--tmpfs", dest)
+}
+
+// mask adds an empty directory at dest in place of what is there: a tmpfs of MaskBytes,
+// room for the mount points bubblewrap makes for what is bound below it, and nothing more.
+func (m *mounts) mask(dest string) { m.tmpfs(dest, MaskBytes) }
+
+// dev adds a fresh /dev: bubblewrap's device nodes and a /dev/shm of shm bytes that anyone
+// may write (POSIX shared memory and semaphores), in a /dev made read-only, where nothing
+// else may be written.
+func (m *mounts) dev(shm int64) {
+	m.add("--dev", "/dev", "--perms", "1777")
+	m.tmpfs("/dev/shm", shm)
+	m.add("--remount-ro", "/dev")
+}
+
 // roBind shows host path p read-only at the same place, hiding the secrets inside it:
 // bound from a handle opened following no symbolic link (bindHandle), or not at all.
 func (m *mounts) roBind(p string) {
@@ -569,7 +591,7 @@ func (m *mounts) hideSecretsIn(dir string, names map[string]bool) map[string]boo
 		case st.IsDir() && secretName(s):
 			// A directory named .env is a Python virtual environment, not a dotenv file.
 		case st.IsDir():
-			m.add("--tmpfs", p)
+			m.mask(p)
 			hidden[s] = true
 		default:
 			m.add("--ro-bind", "/dev/null", p)
@@ -596,7 +618,7 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string, err
 	} else if !m.bindFD {
 		limits = append(limits, "cwd:bound-by-path") // bindChecked: a bubblewrap without --bind-fd
 	}
-	r.view(m)
+	r.view(m, j.memBytes/2)
 	// The cwd and its repositories are bound from handles opened with no symbolic link on
 	// their paths, so that a directory a session swaps for a link after resolveCwd checked
 	// it gives the run nothing else.
@@ -630,15 +652,17 @@ func (r *Runner) bwrapArgs(bw string, j job, m *mounts) ([]string, []string, err
 }
 
 // view adds the file system every confined program of the session sees: the read-only
-// system, fresh /dev and /proc, the session's /tmp and HOME (or empty ones outside a
-// session), every home, the host's sockets and private directories masked, and the
-// policy's read paths. It returns the person's HOME.
-func (r *Runner) view(m *mounts) string {
-	m.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+// system, fresh /dev (with a /dev/shm of ram bytes) and /proc, the session's /tmp and HOME
+// (or empty ones outside a session, /tmp of ram bytes), every home, the host's sockets and
+// private directories masked, and the policy's read paths. It returns the person's HOME.
+func (r *Runner) view(m *mounts, ram int64) string {
+	m.add("--ro-bind", "/", "/")
+	m.dev(ram)
+	m.add("--proc", "/proc")
 	if r.tmp != "" {
 		m.add("--bind", m.source(r.tmp, true, true), "/tmp")
 	} else {
-		m.add("--tmpfs", "/tmp")
+		m.tmpfs("/tmp", ram)
 	}
 	home := homeOf(r.session)
 	masked := append([]string(nil), maskedTrees...)
@@ -651,7 +675,7 @@ func (r *Runner) view(m *mounts) string {
 			continue // the session's /tmp shows none of the host's
 		}
 		if dirExists(d) {
-			m.add("--tmpfs", d)
+			m.mask(d)
 		}
 	}
 	if r.home != "" {

@@ -93,7 +93,7 @@ func StartNamespaces(dir string) (*Namespaces, error) {
 	// what enters it keeps the capabilities there across exec (enterSpec.command).
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--uid", "0", "--gid", "0", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--unshare-net", "--unshare-cgroup-try", "--info-fd", "3", "--ro-bind", "/", "/", "--proc", "/proc",
-		"--tmpfs", "/tmp", "--chdir", "/", "--cap-drop", "ALL", "--", cat}
+		"--size", strconv.Itoa(MaskBytes), "--tmpfs", "/tmp", "--chdir", "/", "--cap-drop", "ALL", "--", cat}
 	release, err := startHelper(cmd, helperConfig{Argv: a, Env: []string{"PATH=/usr/bin:/bin"}, Drop: os.Geteuid() == 0,
 		CgroupProcs: inDesk.procsFiles()})
 	if err != nil {

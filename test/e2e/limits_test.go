@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/test/testenv"
 )
@@ -407,4 +408,99 @@ except OSError as e:
 	}
 	t.Logf("the call forked %s, then errno 11", m[1])
 	h.MustRun("session", "end", "busy1")
+}
+
+// ramFill writes 16 MiB at a time into a new file under each directory it is given (its
+// arguments name=dir=MiB) until a write fails or the directory holds its cap, and prints "name MiB errno" for
+// each (errno 0: the cap was reached), then whether /dev takes a file.
+const ramFill = `import errno, os, sys
+out = []
+for arg in [a for a in sys.argv[1:] if a.count('=') == 2]:
+    name, d, cap = arg.split('=')
+    held, err = 0, 0
+    try:
+        with open(os.path.join(d, 'w365-fill'), 'wb', buffering=0) as f:
+            while held < int(cap) << 20:
+                held += f.write(b'x' * (16 << 20))
+    except OSError as e:
+        err = e.errno
+    try:
+        os.unlink(os.path.join(d, 'w365-fill'))
+    except OSError:
+        pass
+    out.append('%s %d %d' % (name, held >> 20, err))
+try:
+    open('/dev/w365-fill', 'w').close()
+    out.append('dev writable')
+except OSError as e:
+    out.append('dev %d' % e.errno)
+print('\n'.join(out))
+if os.environ.get('W365_FILL_OUT'):
+    open(os.environ['W365_FILL_OUT'], 'w').write('\n'.join(out))
+`
+
+// The file systems in memory that a confined program is given (/dev/shm, the empty
+// directories over the homes and the host's runtime directories, /dev itself) hold no more
+// than their sizes: their files count in no process's limit, so where no cgroup is writable
+// (as uid 1000 here: TestConfineOnANonRootHost) the binary before let a Python call or an
+// application fill the host's memory through them (half of it per tmpfs, each), and as root
+// the call's cgroup killed the call instead of the write failing.
+func TestConfineFilesInMemoryAreBounded(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h, home, stamp, token := compromisedApplication(t, "w365-ramfill-")
+	h.MustRun("session", "start", "ram1")
+	check := func(who, out string, shm int) {
+		t.Helper()
+		got := map[string][2]int{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var name string
+			var mib, errno int
+			if n, _ := fmt.Sscanf(line, "%s %d %d", &name, &mib, &errno); n == 3 {
+				got[name] = [2]int{mib, errno}
+			}
+		}
+		want := map[string]int{"shm": shm, "home": sandbox.MaskBytes >> 20, "runuser": sandbox.MaskBytes >> 20}
+		for name, most := range want {
+			g, ok := got[name]
+			switch {
+			case !ok:
+				t.Errorf("%s: no figure for %s in %q", who, name, out)
+			case g[1] != 28: // ENOSPC
+				t.Errorf("%s: %s took %d MiB and ended with errno %d, want ENOSPC at its size (%d MiB)", who, name, g[0], g[1], most)
+			case g[0] > most:
+				t.Errorf("%s: %s held %d MiB, more than its %d MiB", who, name, g[0], most)
+			}
+		}
+		if !strings.Contains(out, "dev 30") { // EROFS
+			t.Errorf("%s: a file could be made in /dev: %q", who, out)
+		}
+	}
+	args := func(shm int) []string {
+		return []string{"shm=/dev/shm=" + strconv.Itoa(shm+64), "home=/home=64", "runuser=/run/user=64"}
+	}
+	callShm := policy.Default().PythonMemoryBytes / 2 >> 20
+	code := ramFill
+	argv := "import sys\nsys.argv = ['fill'"
+	for _, a := range args(callShm) {
+		argv += fmt.Sprintf(", %q", a)
+	}
+	r := h.Run("--session", "ram1", "execute-python-code", "--timeout-ms", "60000", "--code", argv+"]\n"+code)
+	if r.Code != 0 {
+		t.Fatalf("the call (exit %d): %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	check("a Python call", r.Stdout, callShm)
+
+	appShm := int(sandbox.ProgramTmpBytes >> 20)
+	launch := []string{"--session", "ram1", "launch-application", "--path", "/usr/bin/python3", "--args=-c",
+		"--args=import os\nos.environ['W365_FILL_OUT'] = '/tmp/filled'\n" + code}
+	for _, a := range args(appShm) {
+		launch = append(launch, "--args="+a)
+	}
+	h.MustRun(append(launch, "--args="+token, "--args="+stamp)...)
+	out := sessionFile(home, "ram1", "tmp/filled")
+	if out == nil {
+		t.Fatal("the application never wrote what it held")
+	}
+	check("an application", string(out), appShm)
+	h.MustRun("session", "end", "ram1")
 }
