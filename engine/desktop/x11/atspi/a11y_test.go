@@ -920,6 +920,24 @@ func TestQt5ContextMenu(t *testing.T) {
 	valueEventually(t, tr, "Edit", "x")
 }
 
+// TestQt5ContextMenuIcons: the icons beside the items of qpdfview's page menu, read from the
+// screen, are no part of their names: "First page" read "j@ First page", "Jump to page..."
+// "> Jump to page...". The words left of the column where most lines begin are dropped.
+func TestQt5ContextMenuIcons(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report - qpdfview", "/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Name: "File"})
+	xdo(t, d, "mousemove", "--window", xdo(t, d, "getactivewindow"), "300", "300", "click", "3")
+	root, _ := treeEventually(t, tr, 0, 0, "MenuItem", "Next page")
+	menu := root.Children[len(root.Children)-1]
+	for _, name := range []string{"Previous page", "First page", "Last page", "Jump to page..."} {
+		if n, ok := findNode(menu.Children, "MenuItem", name); !ok || n.X < menu.X {
+			t.Errorf("no MenuItem %q in the menu, which reads %+v", name, menu.Children)
+		}
+	}
+}
+
 // The tree says what a control is set to: a check box reads checked once clicked, the
 // field with the keyboard focus reads focused, so an agent can confirm a toggle it made.
 func TestGTK3States(t *testing.T) {

@@ -5,6 +5,7 @@ package atspi
 import (
 	"context"
 	"image"
+	"math"
 	"slices"
 
 	"github.com/jezek/xgb"
@@ -29,7 +30,9 @@ const (
 	maxScreenMenu  = 1024 * 1080
 )
 
-// ocrMinConfidence drops the words tesseract is unsure of: an item's icon read as "¥)" (8).
+// ocrMinConfidence drops the words tesseract is unsure of: an item's icon read as "¥)" (8),
+// and with it some words of greyed items (qpdfview's "Jump backward" reads "backward"); kept,
+// the icons began more lines than the names did, and textColumn took theirs.
 const ocrMinConfidence = 40
 
 // xPopupMenus are the pop-up menus process pid shows now on displayName: the pop-ups
@@ -114,8 +117,9 @@ func screenNode(role uint32, name string, r rect) *raw {
 }
 
 // screenMenu reads the items of the menu shown at r on displayName: each line of its text
-// (ocr.Analyze) is one item, named by its words up to the first wide gap (a shortcut such
-// as "Ctrl+Shift+V" stands apart at the right), placed at the box of those words.
+// (ocr.Analyze) is one item, named by its words from the menu's text column (textColumn: an
+// item's icon, left of it, reads as noise such as "j@") up to the first wide gap (a shortcut
+// such as "Ctrl+Shift+V" stands apart at the right), placed at the box of those words.
 func screenMenu(ctx context.Context, displayName string, r rect) ([]*raw, error) {
 	s, err := screen.Open(displayName)
 	if err != nil {
@@ -132,8 +136,14 @@ func screenMenu(ctx context.Context, displayName string, r rect) ([]*raw, error)
 	if err != nil {
 		return nil, err
 	}
+	lines := ocrLines(text.Boxes)
+	col := textColumn(lines)
 	var items []*raw
-	for _, line := range ocrLines(text.Boxes) {
+	for _, line := range lines {
+		line = slices.DeleteFunc(line, func(b ocr.Box) bool { return b.X+b.Width <= col })
+		if len(line) == 0 {
+			continue
+		}
 		name, box := line[0].Text, image.Rect(line[0].X, line[0].Y, line[0].X+line[0].Width, line[0].Y+line[0].Height)
 		for i, b := range line[1:] {
 			// A gap wider than three times the line's height ends the item's name.
@@ -146,6 +156,25 @@ func screenMenu(ctx context.Context, displayName string, r rect) ([]*raw, error)
 		items = append(items, screenNode(roleMenuItem, name, rect{box.Min.X, box.Min.Y, box.Dx(), box.Dy()}))
 	}
 	return items, nil
+}
+
+// textColumn is where the names of a menu's items begin, less a slack of 3 px: the place
+// most of its lines begin at (within 3 px of it), when two lines at least do; else the menu's
+// left, which keeps every word.
+func textColumn(lines [][]ocr.Box) int {
+	col, most := math.MinInt, 1
+	for _, l := range lines {
+		k := 0
+		for _, m := range lines {
+			if abs(m[0].X-l[0].X) <= 3 {
+				k++
+			}
+		}
+		if k > most || k == most && l[0].X-3 < col {
+			col, most = l[0].X-3, k
+		}
+	}
+	return col
 }
 
 // ocrLines groups words, in reading order, into lines: a word whose vertical middle lies in
