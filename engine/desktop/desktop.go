@@ -275,7 +275,8 @@ type Node struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	// States are the ones an agent acts on: checked, mixed, selected, expanded, focused,
-	// and disabled for a control that takes no input (AT-SPI; none read on Windows yet).
+	// and disabled for a control that takes no input (AT-SPI; none read on Windows yet);
+	// offscreen, and ocr for an element read from the screen (docs/accessibility.md#states).
 	States   []string `json:"states,omitempty"`
 	Children []Node   `json:"children,omitempty"`
 }
@@ -316,6 +317,6 @@ type Match struct {
 	Height  int    `json:"height"`
 	CenterX int    `json:"centerX"`
 	CenterY int    `json:"centerY"`
-	// States as Node's: checked, mixed, selected, expanded, focused, disabled.
+	// States as Node's: checked, mixed, selected, expanded, focused, disabled, offscreen, ocr.
 	States []string `json:"states,omitempty"`
 }

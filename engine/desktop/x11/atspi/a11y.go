@@ -275,6 +275,9 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		case err == nil && boxes:
 			err = w.mendMenus(res, w.popups)
 		}
+		if err == nil && win.qt {
+			err = w.readScreenMenus(ctx, res, t.display, win.pid, maxDepth, maxElements)
+		}
 		t.mu.Lock()
 		if w.noCache {
 			t.noCache[win.frame.bus] = true
@@ -297,7 +300,11 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 func build(nodes []*raw) desktop.Node {
 	return desktop.Assemble(len(nodes), func(i int) int { return nodes[i].parent }, func(i int) desktop.Node {
 		n := nodes[i]
-		return desktop.Node{Role: n.uia(), NativeRole: nativeName(n.role), Name: n.name, Value: n.value,
+		native := nativeName(n.role)
+		if n.screen {
+			native = "ocr"
+		}
+		return desktop.Node{Role: n.uia(), NativeRole: native, Name: n.name, Value: n.value,
 			X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()}
 	})
 }

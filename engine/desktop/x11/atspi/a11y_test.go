@@ -860,7 +860,9 @@ func TestReadOnlyTextValue(t *testing.T) {
 	t.Fatal("the display's value is in Find, not in the tree")
 }
 
-// TestQt5OpenMenu: the items of an open Qt 5 menu (featherpad's File menu) are in the tree.
+// TestQt5OpenMenu: the items of an open Qt 5 menu (featherpad's File menu) are in the tree,
+// below the menu bar's item that opened it, and are not read from the screen as a pop-up menu's
+// (TestQt5ContextMenu), also by a walk that does not reach them.
 func TestQt5OpenMenu(t *testing.T) {
 	d := x11test.Start(t)
 	startReal(t, d, "Untitled", "/usr/bin/featherpad")
@@ -871,6 +873,68 @@ func TestQt5OpenMenu(t *testing.T) {
 	nodes := nodesOf(root)
 	if item, _ := findNode(nodes, "MenuItem", "Quit"); item.Width <= 0 || item.Y <= m.Y {
 		t.Errorf("Quit at %d,%d %dx%d, below the File menu at %d,%d", item.X, item.Y, item.Width, item.Height, m.X, m.Y)
+	}
+	for _, depth := range []int{10, 2} {
+		root, _, err := tr.Tree(context.Background(), depth, 0)
+		if last := root.Children[len(root.Children)-1]; err != nil || last.Role == "Menu" {
+			t.Errorf("Tree(%d): the open File menu is the window's last child too (%v)", depth, err)
+		}
+	}
+}
+
+// TestQt5ContextMenu: Qt 5 lists no pop-up among its application's children, so featherpad's
+// text area menu (a right click) was neither in the tree nor in a search while a person saw
+// it. Its items, read from the screen and marked so, are the last children of the window's
+// tree, under its menu, at their places on the screen, the shortcut beside an item not in its
+// name; a click at the centre of its Select All item found selects the text, which the next
+// key then replaces.
+func TestQt5ContextMenu(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Untitled", "/usr/bin/featherpad")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Name: "File"})
+	xdo(t, d, "type", "--delay", "20", "hello world")
+	valueEventually(t, tr, "Edit", "hello world")
+	xdo(t, d, "mousemove", "--window", xdo(t, d, "getactivewindow"), "200", "200", "click", "3")
+	root, _ := treeEventually(t, tr, 0, 0, "MenuItem", "Select All")
+	last := root.Children[len(root.Children)-1]
+	item, ok := findNode(nodesOf(last), "MenuItem", "Select All")
+	if last.Role != "Menu" || !ok {
+		t.Fatalf("the window's last child is %s %q, not the menu holding Select All", last.Role, last.Name)
+	}
+	if last.NativeRole != "ocr" || !slices.Contains(item.States, "ocr") {
+		t.Errorf("the menu reads native role %q, Select All states %v: not marked as read from the screen", last.NativeRole, item.States)
+	}
+	if _, ok := findNode(nodesOf(last), "MenuItem", "Paste Date and Time"); !ok {
+		t.Errorf("no MenuItem \"Paste Date and Time\" (shortcut Ctrl+Shift+V) in the menu")
+	}
+	if item.Width <= 0 || item.X < last.X || item.Y < last.Y || item.X+item.Width > last.X+last.Width || item.Y+item.Height > last.Y+last.Height {
+		t.Errorf("Select All at %d,%d %dx%d, outside its menu at %d,%d %dx%d", item.X, item.Y, item.Width, item.Height, last.X, last.Y, last.Width, last.Height)
+	}
+	m := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Select All"})[0]
+	if m.X != item.X || m.Y != item.Y || !slices.Contains(m.States, "ocr") {
+		t.Errorf("the search found Select All at %d,%d %v, the tree at %d,%d", m.X, m.Y, m.States, item.X, item.Y)
+	}
+	clickMatch(t, d, m)
+	xdo(t, d, "type", "x")
+	valueEventually(t, tr, "Edit", "x")
+}
+
+// TestQt5ContextMenuIcons: the icons beside the items of qpdfview's page menu, read from the
+// screen, are no part of their names: "First page" read "j@ First page", "Jump to page..."
+// "> Jump to page...". The words left of the column where most lines begin are dropped.
+func TestQt5ContextMenuIcons(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "report - qpdfview", "/usr/bin/qpdfview", filepath.Join(testenv.Root(), "testdata", "tasks", "report.pdf"))
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Name: "File"})
+	xdo(t, d, "mousemove", "--window", xdo(t, d, "getactivewindow"), "300", "300", "click", "3")
+	root, _ := treeEventually(t, tr, 0, 0, "MenuItem", "Next page")
+	menu := root.Children[len(root.Children)-1]
+	for _, name := range []string{"Previous page", "First page", "Last page", "Jump to page..."} {
+		if n, ok := findNode(menu.Children, "MenuItem", name); !ok || n.X < menu.X {
+			t.Errorf("no MenuItem %q in the menu, which reads %+v", name, menu.Children)
+		}
 	}
 }
 

@@ -69,6 +69,8 @@ type raw struct {
 	// offscreen: not where its box says, for a click at its centre: scrolled out of its view
 	// (Qt, scrolledOut) or under what the window shows there (GTK 4, covered).
 	offscreen bool
+	// screen: read from the screen, not from the toolkit (readScreenMenus); it has no object.
+	screen bool
 }
 
 func (n *raw) state(bit uint) bool {
@@ -106,6 +108,9 @@ func (n *raw) stateNames() []string {
 	}
 	if n.offscreen {
 		out = append(out, "offscreen")
+	}
+	if n.screen {
+		out = append(out, "ocr")
 	}
 	switch n.uia() {
 	case "Button", "CheckBox", "RadioButton", "MenuItem", "ComboBox", "Edit", "Spinner", "Slider":
@@ -370,6 +375,9 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		coord = coordWindow
 	}
 	for i, n := range nodes {
+		if n.screen {
+			continue // its box is where it was read
+		}
 		bcalls[i] = b.add(n.ref, ifComponent+".GetExtents", []any{&boxes[i]}, coord)
 		if !values {
 			continue
@@ -385,7 +393,7 @@ func (w *walker) addDetails(b *batch, nodes []*raw, values bool) (apply func() [
 		ok := make([]bool, len(nodes))
 		for i, n := range nodes {
 			ok[i] = true
-			if c := bcalls[i]; c.err == nil {
+			if c := bcalls[i]; c != nil && c.err == nil {
 				bx := boxes[i]
 				if bx.X == math.MinInt32 || bx.Y == math.MinInt32 || (!n.state(stateShowing) && (bx.W <= 0 || bx.H <= 0)) ||
 					(w.qt && hiddenQt(bx)) {

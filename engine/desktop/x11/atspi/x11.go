@@ -89,6 +89,11 @@ type rect struct{ x, y, w, h int }
 // xPopups are the pop-ups process pid shows now on displayName (xconn.Popups: a GTK 4
 // popover, drop-down list or menu is one); nil when pid is unknown (0), not even empty.
 func xPopups(displayName string, pid uint32) ([]rect, error) {
+	return popupsOf(displayName, pid, nil)
+}
+
+// popupsOf are the pop-ups of xPopups that keep, when not nil, keeps.
+func popupsOf(displayName string, pid uint32, keep func(*xgb.Conn, xproto.Window) bool) ([]rect, error) {
 	if pid == 0 {
 		return nil, nil
 	}
@@ -103,7 +108,7 @@ func xPopups(displayName string, pid uint32) ([]rect, error) {
 	}
 	out := []rect{}
 	for _, p := range all {
-		if p.PID == int(pid) {
+		if p.PID == int(pid) && (keep == nil || keep(c, p.Win)) {
 			out = append(out, rect{p.X, p.Y, p.W, p.H})
 		}
 	}
