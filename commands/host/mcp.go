@@ -162,9 +162,13 @@ const (
 // after call n-1 has, so pipelined calls run in the order they were sent.
 type connState struct {
 	mu      sync.Mutex
-	cond    *sync.Cond
 	entered uint64
+	// moved is closed, and replaced, when entered changes (and when the connection closes).
+	moved chan struct{}
 }
+
+// orderWait bounds how long a call waits for its connection's previous call to enter.
+const orderWait = 250 * time.Millisecond
 
 var (
 	connSeq   atomic.Uint64
@@ -198,8 +202,7 @@ func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	id := connSeq.Add(1)
-	st := &connState{}
-	st.cond = sync.NewCond(&st.mu)
+	st := &connState{moved: make(chan struct{})}
 	connsMu.Lock()
 	connTable[id] = st
 	connsMu.Unlock()
@@ -240,7 +243,8 @@ func (c *orderedConn) Close() error {
 		delete(connTable, c.id)
 		st.mu.Lock()
 		st.entered = ^uint64(0) >> 1 // release anyone waiting
-		st.cond.Broadcast()
+		close(st.moved)
+		st.moved = make(chan struct{})
 		st.mu.Unlock()
 	}
 	connsMu.Unlock()
@@ -251,8 +255,13 @@ func (c *orderedConn) Close() error {
 }
 
 // enterInOrder takes a place in q after the connection's previous call took its place.
-// A call whose predecessor never reaches the handler (rejected by the SDK) waits at
-// most a short bound, so one malformed request cannot stall a connection.
+// A call whose predecessor never reaches the handler (rejected by the SDK or by the checks
+// before the session) waits at most orderWait, so one malformed request cannot stall a
+// connection. It waits on a channel that the predecessor's entering closes and on a timer
+// of its own, neither of which a late waiter can miss. A sync.Cond woken by a 10 ms timer's
+// broadcast could be: under load a goroutine that lost its core between arming the timer
+// and waiting slept until the connection's next call, which a client that waits for each
+// answer never sends (TestCallsWaitForAMissingPredecessorOnlyTheirBound).
 func enterInOrder(extra *mcp.RequestExtra, q *session.Queue) *session.Ticket {
 	if extra == nil || extra.Header.Get(hdrSeq) == "" {
 		return q.Enter()
@@ -267,19 +276,35 @@ func enterInOrder(extra *mcp.RequestExtra, q *session.Queue) *session.Ticket {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	deadline := time.Now().Add(250 * time.Millisecond)
-	for st.entered+1 < seq && time.Now().Before(deadline) {
-		timer := time.AfterFunc(10*time.Millisecond, st.cond.Broadcast)
-		st.cond.Wait()
-		timer.Stop()
+	if st.entered+1 < seq {
+		bound := time.NewTimer(orderWait)
+		defer bound.Stop()
+		for waiting := true; waiting && st.entered+1 < seq; {
+			moved := st.moved
+			st.mu.Unlock()
+			if orderWaitHook != nil {
+				orderWaitHook()
+			}
+			select {
+			case <-moved:
+			case <-bound.C:
+				waiting = false
+			}
+			st.mu.Lock()
+		}
 	}
 	t := q.Enter()
 	if seq > st.entered {
 		st.entered = seq
+		close(st.moved)
+		st.moved = make(chan struct{})
 	}
-	st.cond.Broadcast()
 	return t
 }
+
+// orderWaitHook, when set by a test, runs where a call that waits for its predecessor may
+// lose its core: after it decided to wait, before it waits (failure injection).
+var orderWaitHook func()
 
 func newCorrelationID() string { return randomHex(6) }
 

@@ -3,7 +3,6 @@
 package e2e_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,33 +102,35 @@ func TestHostileArgumentsGetCodedRefusals(t *testing.T) {
 	if err := os.WriteFile(pol, []byte(`{"browserWaitDefaultMs": 300}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cs := h.MCP("--toolsets", "all", "--policy", pol)
+	cs, relay := h.MCPServer(nil, "", "--toolsets", "all", "--policy", pol)
 	start := time.Now()
 
-	// call is one call with the hang detector's bound; it reports a call that did not end.
+	// call is one call with the hang detector's bound. A call that did not end stops the
+	// host and fails the test, saying where the host waited (e2e.HangReport).
 	call := func(name string, args any) (*mcp.CallToolResult, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		return h.CallWithin(cs, relay, 60*time.Second, name, args)
 	}
 	alive := func(after string) {
 		t.Helper()
 		r, err := call("get_screen_size", nil)
 		if err != nil || r.IsError {
-			t.Fatalf("after %s the server no longer answers get_screen_size: %v %s", after, err, textOf(r))
+			t.Fatalf("after %s the server no longer answers get_screen_size: %v %s%s", after, err, textOf(r), hangReport(err))
 		}
 		r, err = call("list_sessions", nil)
 		if err != nil || r.IsError || !strings.Contains(fmt.Sprint(r.StructuredContent), "default") {
-			t.Fatalf("after %s the default session is gone: %v %s", after, err, textOf(r))
+			t.Fatalf("after %s the default session is gone: %v %s%s", after, err, textOf(r), hangReport(err))
 		}
 	}
 	// fresh opens the page again and snapshots it, for the browser tools' refs.
 	var snapID, ref string
 	fresh := func() {
 		t.Helper()
-		call("browser_handle_dialog", map[string]any{"action": "dismiss"}) // one a hostile call opened
+		// A dialog a hostile call opened.
+		if _, err := call("browser_handle_dialog", map[string]any{"action": "dismiss"}); hangReport(err) != "" {
+			t.Fatalf("browser_handle_dialog %v%s", err, hangReport(err))
+		}
 		if r, err := call("browser_navigate", map[string]any{"url": page}); err != nil || r.IsError {
-			t.Fatalf("the browser no longer opens the loopback page: %v %s", err, textOf(r))
+			t.Fatalf("the browser no longer opens the loopback page: %v %s%s", err, textOf(r), hangReport(err))
 		}
 		var text string
 		snapID, text = snapshotOver(t, cs, map[string]any{})
@@ -221,11 +222,12 @@ func TestHostileArgumentsGetCodedRefusals(t *testing.T) {
 			began := time.Now()
 			r, err := call(tl.Name, c.value)
 			var rpcErr *jsonrpc.Error
+			var hung *e2e.HungError
 			took := time.Since(began)
 			bad := ""
 			switch {
-			case errors.Is(err, context.DeadlineExceeded):
-				bad = "did not end within 60 s"
+			case errors.As(err, &hung):
+				t.Fatalf("%s with %s %s; the host was stopped to say where it waited:\n%s", tl.Name, c.what, hung, hung.Report)
 			case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidRequest && tooDeep.MatchString(c.what) &&
 				strings.Contains(rpcErr.Message, "nest deeper than 1000 levels"):
 				// The SDK decodes no deeper: the message is refused before any tool sees it.
@@ -285,6 +287,15 @@ func handBackAtOnce(h *e2e.Harness) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-ended }
+}
+
+// hangReport is where a call that did not end waited (after a newline), "" for any other err.
+func hangReport(err error) string {
+	var hung *e2e.HungError
+	if errors.As(err, &hung) {
+		return "\n" + hung.Report
+	}
+	return ""
 }
 
 func textOf(r *mcp.CallToolResult) string {
