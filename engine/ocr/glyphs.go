@@ -244,11 +244,31 @@ func periods(text string, b bitmap) string {
 		}
 		p := points[k]
 		k++
-		if c == ',' && p.Dy()*4 < p.Dx()*5 {
+		if c == ',' && p.Dy()*4 < p.Dx()*5 && !b.tail(p) {
 			r[i] = '.'
 		}
 	}
 	return string(r)
+}
+
+// tail says whether a point's ink leans down to the left, as a comma's tail does: its
+// bottom row's ink is centred at least a pixel left of its top row's. A bold or oblique
+// Courier's comma is a slanted wedge as wide as it is tall ("tags," was made "tags."); a
+// bitmap period, a square dot upscaled, is centred alike in every row.
+func (b bitmap) tail(p image.Rectangle) bool {
+	centre := func(y int) int { // doubled
+		lo, hi := -1, -1
+		for x := p.Min.X; x < p.Max.X; x++ {
+			if b.at(x, y) {
+				hi = x
+				if lo < 0 {
+					lo = x
+				}
+			}
+		}
+		return lo + hi
+	}
+	return centre(p.Min.Y)-centre(p.Max.Y-1) >= 2
 }
 
 // colons is a word's reading with each figure inside it whose ink is a colon's made ":":

@@ -654,9 +654,7 @@ func TestDivideSignIsOneMark(t *testing.T) {
 	// side by side ("+" and "." read, the dot above left in the bar's crop).
 	const W, H = 300, 50
 	g, fill := canvas(W, H, 250, 10)
-	fill(20, 10, 23, 23)
-	fill(60, 10, 68, 23)
-	fill(100, 10, 108, 23)
+	threeKeys(fill)
 	fill(140, 16, 147, 17) // bar
 	fill(142, 12, 144, 14) // dots
 	fill(142, 19, 144, 21)
@@ -757,11 +755,18 @@ func TestBitmapPeriodIsNoComma(t *testing.T) {
 	}
 	period := word([4]int{14, 26, 19, 31})
 	comma := word([4]int{14, 26, 18, 34})
+	// A bold oblique Courier's comma (xterm's "tags,"): a wedge as wide as tall, leaning
+	// down to the left.
+	wedge := word([4]int{16, 26, 20, 28})
+	for y, x := 28, 15; y < 32; y, x = y+1, x-1 {
+		wedge[y*60+x], wedge[y*60+x+1], wedge[y*60+x+2] = 0, 0, 0
+	}
 	for _, c := range []struct {
 		name       string
 		pix        []byte
 		read, want string
-	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"}} {
+	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"},
+		{"wedge comma", wedge, "1,84", "1,84"}} {
 		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t42\t28\t80\t" + c.read + "\n"
 		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
 		readAs(t, c.name, tl, tsv, c.want)
@@ -1192,4 +1197,58 @@ func TestFigureHighOIsAZero(t *testing.T) {
 		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.g.Pix, pw: 60, crop: c.g}
 		readAs(t, c.name, tl, tsv, c.want)
 	}
+}
+
+func TestBevelledKeysAreNoText(t *testing.T) {
+	// A row of four one-glyph keys drawn raised (Tk's bevelled buttons): each key's
+	// shadow, its right and bottom sides 4 px thick, is one L-shaped component around the
+	// glyph, as tall as the key. There are as many shadows as glyphs, so that the line's
+	// median height was a shadow's, and the whole row was read as one 36 px line at 1x
+	// ("7) 8) 9) ¢]"). The shadows are frames; the glyphs, far apart once they are gone,
+	// are one strip.
+	const W, H = 220, 50
+	g, fill := canvas(W, H, 220, 20)
+	for k := 0; k < 4; k++ {
+		x := 10 + 48*k
+		fill(x+36, 4, x+40, 40) // right side
+		fill(x, 36, x+40, 40)   // bottom side
+		fill(x+14, 16, x+22, 28)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls, us := m.units(m.lines())
+	if len(us) != 1 || len(us[0].idx) != 4 || us[0].band.Min.Y != 16 || us[0].band.Max.Y != 28 {
+		t.Fatalf("units %+v (lines %+v), want one strip of the 4 glyphs over rows 16 to 28", us, ls)
+	}
+	if c := m.comp[30*W+47]; c < 0 || !m.comps[c].frame {
+		t.Errorf("the first key's shadow is not a frame: component %d", c)
+	}
+}
+
+func TestPeriodKeyKeepsApartFromMarksBelow(t *testing.T) {
+	// A row of keys whose last is a "." on the baseline, and 10 px under it a short
+	// dash (a window's bottom grip, Tk's keypad drawn close above it): each a mark. The
+	// dot's centre lies over the dash and the gap was under half the dash's width, so the
+	// two were joined as a "÷"'s parts are and the key was lost. Parts of one sign stand
+	// closer than twice the smaller's size.
+	const W, H = 300, 50
+	g, fill := canvas(W, H, 250, 10)
+	threeKeys(fill)
+	fill(140, 21, 142, 23) // the period
+	fill(128, 33, 154, 34) // the dash
+	m := findInk(g, newBackground(g, 2), 2)
+	ls, us := m.units(m.lines())
+	if len(us) != 1 || len(us[0].idx) != 4 {
+		t.Fatalf("units %+v, want one strip of 4", us)
+	}
+	if dot := ls[us[0].idx[3]]; dot.r != image.Rect(140, 21, 142, 23) {
+		t.Fatalf("last member %v, want the period alone (140,21)-(142,23)", dot.r)
+	}
+}
+
+// threeKeys draws the glyphs of three keys in a row as xcalc draws them: a "1" (a 3x13
+// bar) and two wider glyphs, on rows 10 to 23.
+func threeKeys(fill func(x0, y0, x1, y1 int)) {
+	fill(20, 10, 23, 23)
+	fill(60, 10, 68, 23)
+	fill(100, 10, 108, 23)
 }

@@ -137,6 +137,8 @@ type line struct {
 	left  int
 	steps []int
 	mono  int
+	// trimmed: trim took components out of it (see apart).
+	trimmed bool
 }
 
 // monoPitch is the pitch of a line whose letters stand in cells of one width (a
@@ -307,8 +309,11 @@ func (m *inkImage) lines() []line {
 	}
 	out := ls[:0]
 	m.marks = m.marks[:0]
+	var parts []line
 	for _, l := range ls {
-		l = m.trim(l)
+		parts = append(parts, m.apart(m.trim(l))...)
+	}
+	for _, l := range parts {
 		sign := len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
 		if (l.r.Dy() < minLineH && !sign) || l.n < 12 || l.r.Dx() < 3 {
 			if l.n >= minMarkInk && len(l.comps) <= 2 && l.r.Dx()*6 >= l.r.Dy() {
@@ -325,10 +330,38 @@ func (m *inkImage) lines() []line {
 	return out
 }
 
+// apart cuts a line that trim took frames out of where its components stand more than
+// apartGap times its height apart: the frames held it together (a row of bevelled keys,
+// their shadows reaching from one label to the next), and what is left is a row of
+// labels, each a line of its own (a key's glyph goes into a strip, see units).
+func (m *inkImage) apart(l line) []line {
+	if !l.trimmed || len(l.comps) < 2 {
+		return []line{l}
+	}
+	cs := slices.Clone(l.comps)
+	slices.SortFunc(cs, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
+	var out []line
+	for _, ci := range cs {
+		c := &m.comps[ci]
+		if k := len(out) - 1; k >= 0 && c.r.Min.X-out[k].r.Max.X <= apartGap*l.r.Dy() {
+			p := &out[k]
+			p.r, p.comps, p.n, p.max = p.r.Union(c.r), append(p.comps, ci), p.n+c.n, max(p.max, c.max)
+			continue
+		}
+		out = append(out, line{r: c.r, comps: []int{ci}, n: c.n, max: c.max, light: l.light})
+	}
+	return out
+}
+
+// apartGap (in line heights) is the widest gap within a line that trim took frames out of.
+const apartGap = 2
+
 // columns joins the marks that stand one above the other, close, into one: the bar and
 // the two dots of a "÷" are three marks, and read apart (the bar and the dot in the
 // row's band side by side in a strip) they are a "-" and a ".". Close is a gap of at
-// most half the wider one's width, the narrower one's centre over the wider one.
+// most half the wider one's width and twice the narrower one's size, the narrower one's
+// centre over the wider one: a key's "." stood 10 px over a window's bottom grip, under
+// half the grip's width, and was joined to it and lost.
 func columns(ms []line) []line {
 	for i := 0; i < len(ms); i++ {
 		for j := i + 1; j < len(ms); j++ {
@@ -338,7 +371,7 @@ func columns(ms []line) []line {
 			}
 			cx := (b.Min.X + b.Max.X) / 2
 			gap := max(a.Min.Y-b.Max.Y, b.Min.Y-a.Max.Y)
-			if cx < a.Min.X || cx >= a.Max.X || gap < 0 || gap*2 > a.Dx() {
+			if cx < a.Min.X || cx >= a.Max.X || gap < 0 || gap*2 > a.Dx() || gap > 2*max(b.Dx(), b.Dy()) {
 				continue
 			}
 			l := &ms[i]
@@ -378,10 +411,14 @@ func (m *inkImage) trim(l line) line {
 	}
 	// The median is of the components a letter's height could be: faint text (grey on a
 	// dark theme) breaks into fragments of its strokes, a pixel or two high, and a median
-	// among them made its whole letters frames.
+	// among them made its whole letters frames. Nor is a component that encloses another
+	// of the line a letter: a bevelled button's shadow (its right and bottom sides, one
+	// L-shaped component around the label) is as tall as the button, and in a row of
+	// one-glyph keys there are as many of them as letters, so that the median was a
+	// shadow's and no shadow stood out of the band (see encloses).
 	var hs []int
 	for _, ci := range l.comps {
-		if h := m.comps[ci].r.Dy(); h >= minLineH {
+		if h := m.comps[ci].r.Dy(); h >= minLineH && !m.encloses(ci, l.comps) {
 			hs = append(hs, h)
 		}
 	}
@@ -453,7 +490,7 @@ func (m *inkImage) trim(l line) line {
 	if !opened && len(keep) == len(l.comps) {
 		return l
 	}
-	t := line{light: l.light, comps: keep, r: m.comps[keep[0]].r}
+	t := line{light: l.light, comps: keep, r: m.comps[keep[0]].r, trimmed: true}
 	for _, ci := range keep {
 		c := &m.comps[ci]
 		t.r = t.r.Union(c.r)
@@ -461,6 +498,18 @@ func (m *inkImage) trim(l line) line {
 		t.max = max(t.max, c.max)
 	}
 	return t
+}
+
+// encloses says whether component ci's box holds the whole box of another component of
+// comps.
+func (m *inkImage) encloses(ci int, comps []int) bool {
+	r := m.comps[ci].r
+	for _, k := range comps {
+		if k != ci && m.comps[k].r.In(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // openCell reads the letter in a text cursor's cell, component ci of a line of the
