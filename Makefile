@@ -25,16 +25,18 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # so are pluma and mate-calc (GTK 3), lxappearance (GTK 2), qbittorrent (Qt 5), gnome-clocks
 # (GTK 4) and xedit (Xt, in x11-apps) of the second held-out round, gnome-characters (GTK 4,
 # in GJS) of the tree's class-name test; qt5ct (Qt 5), yad (GTK 3),
-# gpicview (GTK 2) and bitmap (Xt, in x11-apps) of the third. Tk (wish) and the URW Type 1
-# fonts (the X server's scaled core fonts: Helvetica, Times, Bookman, ...) draw the OCR
-# benchmark's held-out screens. HexChat is the session service a confinement test asks the
-# session bus for (python3-dbus asks).
+# gpicview (GTK 2) and bitmap (Xt, in x11-apps) of the third; qalculate-gtk and abiword
+# (GTK 3), xpdf (Motif), gnome-font-viewer (GTK 4) and lximage-qt (Qt 5) of the fourth. Tk
+# (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
+# Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
+# confinement test asks the session bus for (python3-dbus asks).
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
              python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync wine64 gcc-mingw-w64-x86-64-win32 \
              featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany gnome-text-editor atril \
              gnumeric gucharmap transmission-gtk kcalc keepassxc firefox-esr \
              libreoffice-writer libreoffice-gtk3 pluma mate-calc lxappearance qbittorrent gnome-clocks \
-             tk fonts-urw-base35 qt5ct yad gpicview hexchat python3-dbus gnome-characters
+             tk fonts-urw-base35 qt5ct yad gpicview hexchat python3-dbus gnome-characters \
+             qalculate-gtk abiword xpdf gnome-font-viewer lximage-qt
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

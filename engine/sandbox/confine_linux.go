@@ -162,6 +162,10 @@ func Problem(bwrap string, allowNetwork bool) string {
 	return ""
 }
 
+// xdgBaseDirs are the XDG base directories a confined program is given, below its home.
+var xdgBaseDirs = map[string]string{"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share",
+	"XDG_CACHE_HOME": ".cache", "XDG_STATE_HOME": ".local/state"}
+
 // Confine rewrites cmd, not yet started, to run inside the session's confinement (as
 // the host's user, on a root host SandboxUID with its writable directories idmapped;
 // docs/security.md#confinement): the same view of the file system as its shell and Python
@@ -245,6 +249,13 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	a = append(append(a, m.args...), "--", cmd.Path)
 	if r.home != "" {
 		env = setVar(setVar(env, "HOME", r.home), "TMPDIR", "/tmp")
+		// The base directories too, where the XDG specification puts them by default: a
+		// program that does not find one in its environment takes its password entry's
+		// home, which for SandboxUID is /nonexistent (libqalculate kept no settings), and
+		// the host's own (XDG_ passes) name the person's directories, masked here.
+		for k, rel := range xdgBaseDirs {
+			env = setVar(env, k, filepath.Join(r.home, rel))
+		}
 	}
 	// No runtime directory: the host's lies below the masked /run/user, where atk-bridge
 	// would put the program's own accessibility server out of the host's reach; without

@@ -510,6 +510,45 @@ func TestConfineLaunchedApplication(t *testing.T) {
 	t.Error("clicking OK did not close the confined application's window")
 }
 
+// An application launched in a session finds its settings directories in the session's home
+// even where it looks them up as libqalculate does (qalculate-gtk): XDG_CONFIG_HOME, else the
+// home its user's password entry gives, which for nobody, the user a root host's confined
+// programs run as, is /nonexistent. qalculate-gtk launched so said "Couldn't write preferences
+// to /nonexistent/.config/qalculate/qalculate-gtk.cfg" when it quit, and kept nothing.
+func TestConfineLaunchedApplicationsSettingsLieInTheSessionsHome(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	h.MustRun("session", "start", "x1")
+	const code = `import os, pwd
+for var, rel in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"), ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")):
+    d = os.path.join(os.environ.get(var) or os.path.join(pwd.getpwuid(os.getuid()).pw_dir, rel), "probe-app")
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "settings"), "w").write(var)
+`
+	h.MustRun("--session", "x1", "launch-application", "--path", "/usr/bin/python3", "--args=-c", "--args="+code)
+	sessions, _ := filepath.Glob(filepath.Join(home, ".local/state/w365/sessions/x1-*/home"))
+	if len(sessions) != 1 {
+		t.Fatalf("the session's home: %v", sessions)
+	}
+	for _, rel := range []string{".config", ".local/share", ".cache", ".local/state"} {
+		f := filepath.Join(sessions[0], rel, "probe-app", "settings")
+		var err error
+		for range 40 {
+			if _, err = os.Stat(f); err == nil {
+				break
+			}
+			exec.Command("sleep", "0.25").Run()
+		}
+		if err != nil {
+			t.Errorf("the launched application kept no settings in the session's home: %v", err)
+		}
+	}
+}
+
 // confinedUID is the host user a session's confined programs run as: nobody on a root
 // host, else the host's own user (docs/security.md#confinement).
 func confinedUID() int {

@@ -2579,5 +2579,6 @@ func TestDesktopTasks(t *testing.T) {
 		keepassxcTask(t, h, c, work)
 		heldOut2(t, h, c, work)
 		heldOut3(t, h, c, work)
+		heldOut4(t, h, c, work)
 	}
 }
