@@ -749,3 +749,31 @@ func TestObliqueMonospaceLineReadWhole(t *testing.T) {
 		t.Errorf("read %q, want (v2.8.1)", words)
 	}
 }
+
+// TestMonospacePeriodStaysInItsWord: tesseract sets a space beside a monospace period,
+// whose cell is mostly blank; the words of a line whose letters are centred in a
+// monospace font's cells that stand closer than a blank cell are one (see celled in
+// ocr.go, cellPitch in regions.go). testdata/ocr/mono-period.png is xterm (real-blind8's
+// xterm-ls-colour) in DejaVu Sans Mono 10 showing coloured ls output: "README.md" and
+// "release.tar.gz" were read "README .md" and "release. tar.gz".
+func TestMonospacePeriodStaysInItsWord(t *testing.T) {
+	words := wordsOf(t, "mono-period.png")
+	for _, w := range []string{"README.md", "release.tar.gz", "build.sh", "Makefile"} {
+		if !slices.Contains(words, w) {
+			t.Errorf("read %q, want %s", words, w)
+		}
+	}
+}
+
+// TestSelectedTextReads: a text entry's selected text, white on the theme's blue, is a
+// filled box with the letters cut out of it, opened as a filled cursor's cell is (see
+// selected in regions.go). testdata/ocr/selection.png is yad's form (real-blind8's
+// yad-form) on Adwaita, its first field's "Dana Reyes" selected: it was read "EE mae) ae".
+func TestSelectedTextReads(t *testing.T) {
+	words := wordsOf(t, "selection.png")
+	for _, w := range []string{"Dana", "Reyes", "/bin/bash"} {
+		if !slices.Contains(words, w) {
+			t.Errorf("read %q, want %s", words, w)
+		}
+	}
+}
