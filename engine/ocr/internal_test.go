@@ -1252,3 +1252,70 @@ func threeKeys(fill func(x0, y0, x1, y1 int)) {
 	fill(60, 10, 68, 23)
 	fill(100, 10, 108, 23)
 }
+
+// TestCelled: on a monospace line two words meeting at a period closer than three
+// quarters of a cell are one; a word space (a blank cell) keeps them apart, and so does
+// any gap on another line or between words without a period.
+func TestCelled(t *testing.T) {
+	word := func(text string, x, w int) Box {
+		return Box{Text: text, Confidence: 90, X: x, Y: 10, Width: w, Height: 12}
+	}
+	ws := []Box{word("latest", 639, 48), word("README", 551, 48), word(".md", 601, 22)}
+	var got []string
+	for _, b := range celled(ws, 8) {
+		got = append(got, fmt.Sprintf("%s@%d+%d", b.Text, b.X, b.Width))
+	}
+	if want := []string{"README.md@551+72", "latest@639+48"}; !slices.Equal(got, want) {
+		t.Errorf("pitch 8: %q, want %q", got, want)
+	}
+	if got := celled(ws, 0); len(got) != 3 {
+		t.Errorf("no pitch: %d words, want 3", len(got))
+	}
+	// A gap of 6 is three quarters of 8: a blank cell less an oblique face's lean.
+	if got := celled([]Box{word("db-2.", 100, 30), word("(port", 136, 40)}, 8); len(got) != 2 {
+		t.Errorf("a word space joined: %v", got)
+	}
+	// Only words meeting at a period are joined.
+	if got := celled([]Box{word("tray", 540, 28), word("was", 573, 22)}, 8); len(got) != 2 {
+		t.Errorf("words without a period joined: %v", got)
+	}
+}
+
+// TestCellPitch: a line is known to be monospace by its letters' centres when a narrow
+// glyph (a period) takes a whole cell; evenly stepping letters with none are not, nor
+// are letters whose narrow one steps less than a cell (a proportional font's l).
+func TestCellPitch(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cells []int // glyph widths, one a cell of 8; 0 a period
+		step  int   // a narrow glyph's step to the next, 0 for a cell
+		want  int
+	}{
+		{"monospace with a period", []int{5, 5, 5, 5, 0, 5, 5, 5}, 0, 8},
+		{"no narrow glyph", []int{5, 5, 5, 5, 5, 5, 5, 5}, 0, 0},
+		{"a proportional l", []int{5, 5, 5, 5, 2, 5, 5, 5}, 5, 0},
+	} {
+		g, fill := canvas(120, 40, 255, 0)
+		x := 4
+		for _, w := range c.cells {
+			switch {
+			case w == 0:
+				fill(x+3, 23, x+5, 26) // a period, centred, on the baseline
+			case w == 2 && c.step > 0:
+				fill(x, 14, x+2, 26)
+				x += c.step - 8
+			default:
+				fill(x+(8-w)/2, 14, x+(8-w)/2+w, 26)
+			}
+			x += 8
+		}
+		m := findInk(g, newBackground(g, 2), 2)
+		ls := m.lines()
+		if len(ls) != 1 {
+			t.Fatalf("%s: %d lines, want 1", c.name, len(ls))
+		}
+		if got := m.cellPitch(ls[0]); got != c.want {
+			t.Errorf("%s: cell %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -99,6 +99,9 @@ type tile struct {
 	// glyph: every word read from the tile is one glyph's (a strip, or a line that is
 	// one glyph).
 	glyph bool
+	// pitch is the line's cell width at 1x when its letters are centred in the cells of
+	// a monospace font (see cellPitch), 0 otherwise.
+	pitch int
 	// read: tesseract reported a word in the tile.
 	read bool
 	// pix (pw wide) is the tile's image as tesseract reads it, to check a reading
@@ -229,6 +232,9 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				t.core = l.r.Inset(-2).Add(b.Min)
 				t.r = r.Add(b.Min)
 				t.glyph = ink.glyph(l)
+				if !t.glyph {
+					t.pitch = ink.cellPitch(l)
+				}
 			} else {
 				crop, t.segs = ink.strip(lines, u)
 				t.glyph = true
@@ -356,7 +362,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		}
 	}
 	for _, t := range todo {
-		all = append(all, t.boxes...)
+		all = append(all, celled(t.boxes, t.pitch)...)
 	}
 	rows := groupLines(all)
 	var sb strings.Builder
@@ -838,6 +844,32 @@ func groupLines(ws []Box) [][]Box {
 // begins with "_" and the gap between them is under a quarter of their height.
 func underscored(a, b Box, gap int) bool {
 	return (strings.HasSuffix(a.Text, "_") || strings.HasPrefix(b.Text, "_")) && gap*4 < max(a.Height, b.Height)
+}
+
+// celled joins two words of a monospace line (pitch its cell width, 0 for another line)
+// that meet at a period and stand closer than three quarters of a cell: tesseract sets a
+// space beside a period in its mostly blank cell ("README .md", "release. tar.gz"), but a
+// word space there is a whole blank cell besides the period's own blank (less a pixel
+// or two an oblique face's letters lean into it). Words meeting elsewhere stay apart: a
+// bitmap font's letters fill their cells, and one blank cell between them was read
+// closer than that (xmore's "tray was").
+func celled(ws []Box, pitch int) []Box {
+	if pitch == 0 || len(ws) < 2 {
+		return ws
+	}
+	ws = append([]Box(nil), ws...)
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].X < ws[j].X })
+	out := ws[:1]
+	for _, w := range ws[1:] {
+		p := &out[len(out)-1]
+		dot := strings.HasSuffix(p.Text, ".") || strings.HasPrefix(w.Text, ".")
+		if gap := w.X - (p.X + p.Width); dot && 4*gap < 3*pitch {
+			*p = joined(*p, w)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // joined is two words read as one: their texts run together, their boxes are united,

@@ -168,7 +168,77 @@ func (l *line) monoPitch() int {
 const (
 	minPitches  = 4
 	pitchSpread = 2
+	minCells    = 6
 )
+
+// cellPitch is the cell width of a line whose letters are centred in the cells of a
+// monospace font, 0 if they are not. A monospace font centres a narrow glyph (a period,
+// an i) in its cell, so the left edges monoPitch measures break their pitch there, and
+// the centres show it: every step between the centres of letters side by side (less
+// half a cell for each extra cell of letters touching, whose ink is as many cells wide)
+// lies within a pixel of one or two cells, and there are at least minCells of them. The
+// cell is the mean of the steps within a pixel of the one most of them are near. A line
+// without a glyph at most half a cell wide among them is not known to be monospace:
+// a proportional font's lower case at a small size steps almost evenly too, but its
+// narrow glyphs (i, l, a period) step less than a cell.
+func (m *inkImage) cellPitch(l line) int {
+	type letter struct{ mid2, x0, x1, w int } // mid2: twice the centre
+	var ls []letter
+	for _, ci := range l.comps {
+		r := m.comps[ci].r
+		ls = append(ls, letter{r.Min.X + r.Max.X, r.Min.X, r.Max.X, r.Dx()})
+	}
+	slices.SortFunc(ls, func(a, b letter) int { return a.mid2 - b.mid2 })
+	var pairs [][2]letter
+	var steps []int // twice the steps
+	for i := 1; i < len(ls); i++ {
+		a, b := ls[i-1], ls[i]
+		// beside, close (not a word gap), and not the dot of an i over its stem
+		if b.mid2-a.mid2 > 2 && 2*(b.x0-a.x1) < l.r.Dy() {
+			pairs = append(pairs, [2]letter{a, b})
+			steps = append(steps, b.mid2-a.mid2)
+		}
+	}
+	if len(steps) < minCells {
+		return 0
+	}
+	near := func(c int) (n, sum int) {
+		for _, s := range steps {
+			if abs(s-c) <= 2 {
+				n, sum = n+1, sum+s
+			}
+		}
+		return n, sum
+	}
+	best, bc := 0, 0
+	for _, c := range steps {
+		if n, _ := near(c); n > best {
+			best, bc = n, c
+		}
+	}
+	n, sum := near(bc)
+	p2 := (sum + n/2) / n // twice the cell
+	if p2 < 6 {
+		return 0
+	}
+	narrow := false
+	for _, pr := range pairs {
+		extra := 0 // extra cells of letters touching
+		for _, c := range pr {
+			extra += max(1, (2*c.w+p2/2)/p2) - 1
+			narrow = narrow || 4*c.w <= p2
+		}
+		st := pr[1].mid2 - pr[0].mid2 - extra*p2/2
+		k := max(1, (st+p2/2)/p2)
+		if k > 2 || abs(st-k*p2) > 2 {
+			return 0
+		}
+	}
+	if !narrow {
+		return 0
+	}
+	return (p2 + 1) / 2
+}
 
 func findInk(g *image.Gray, p *background, workers int) *inkImage {
 	b := g.Rect
@@ -311,7 +381,7 @@ func (m *inkImage) lines() []line {
 	m.marks = m.marks[:0]
 	var parts []line
 	for _, l := range ls {
-		parts = append(parts, m.apart(m.trim(l))...)
+		parts = append(parts, m.apart(m.trim(m.selected(l)))...)
 	}
 	for _, l := range parts {
 		sign := len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
@@ -490,14 +560,43 @@ func (m *inkImage) trim(l line) line {
 	if !opened && len(keep) == len(l.comps) {
 		return l
 	}
-	t := line{light: l.light, comps: keep, r: m.comps[keep[0]].r, trimmed: true}
-	for _, ci := range keep {
+	t := m.lineOf(l.light, keep)
+	t.trimmed = true
+	return t
+}
+
+// lineOf is the line of components comps (at least one).
+func (m *inkImage) lineOf(light bool, comps []int) line {
+	t := line{light: light, comps: comps, r: m.comps[comps[0]].r}
+	for _, ci := range comps {
 		c := &m.comps[ci]
 		t.r = t.r.Union(c.r)
 		t.n += c.n
 		t.max = max(t.max, c.max)
 	}
 	return t
+}
+
+// selected reads the text of a selection: a filled box at least twice as wide as tall
+// with the letters cut out of it (a text entry's selected text, white on the theme's
+// blue) was one component, the line's, and the crop showed the box as ink with the
+// letters as holes. The box is opened as a filled cursor's cell is (see openCell): the
+// letters become the line's components in its place.
+func (m *inkImage) selected(l line) line {
+	for i, ci := range l.comps {
+		if r := m.comps[ci].r; r.Dx() < 2*r.Dy() {
+			continue
+		}
+		kids := m.openCell(ci, l.light)
+		if len(kids) == 0 {
+			continue
+		}
+		m.comps[ci].frame = true
+		comps := slices.Concat(l.comps[:i], kids, l.comps[i+1:])
+		slices.SortFunc(comps, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
+		return m.lineOf(l.light, comps)
+	}
+	return l
 }
 
 // encloses says whether component ci's box holds the whole box of another component of
@@ -519,14 +618,17 @@ func (m *inkImage) encloses(ci int, comps []int) bool {
 // joined to the box or a hole in it, was lost with it. A cell is taller than wide (a
 // check box is square), its top and bottom rows inked; hollow, its sides are too and its
 // inside is mostly clear; filled, its inside is mostly ink, the counters of the letter
-// cut out of it counted (they are cleared with it). The cell's ink is cleared and
+// cut out of it counted (they are cleared with it). A filled box at least twice as wide
+// as tall is opened the same way: a selection, the letters cut out of it (see
+// selected); a hollow one is a text field's or a button's outline, and stays. The cell's ink is cleared and
 // the letter becomes ink of the line's polarity; openCell returns the components it
 // makes of it (none when ci is no cell, or an empty one).
 func (m *inkImage) openCell(ci int, light bool) []int {
 	c := m.comps[ci]
 	r := c.r
 	w, h := r.Dx(), r.Dy()
-	if h < minRowH || 4*w < h || 5*w > 4*h {
+	cell := 4*w >= h && 5*w <= 4*h
+	if h < minRowH || !cell && w < 2*h {
 		return nil
 	}
 	W := m.rect.Dx()
@@ -561,7 +663,7 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 	}
 	area := in.Dx() * in.Dy()
 	hollow := inked(r.Min.X, r.Min.Y, 0, 1, h) && inked(r.Max.X-1, r.Min.Y, 0, 1, h) && ink*2 < area
-	if !hollow && (ink+islands)*2 < area {
+	if !hollow && (ink+islands)*2 < area || hollow && !cell {
 		return nil
 	}
 	// The letter's pixels are marked -2, the cell's cleared.
