@@ -32,6 +32,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -778,6 +779,10 @@ func noise(text string, conf float64) bool {
 	}
 	return alnum == 0 || len([]rune(text)) <= 1
 }
+
+// Lines groups the boxes of a Result into its lines as groupLines does (FullText's reading);
+// boxes is left as it is.
+func Lines(boxes []Box) [][]Box { return groupLines(slices.Clone(boxes)) }
 
 // groupLines groups words into lines in reading order: words whose vertical centres
 // fall within one another's extent form a row; a row splits where the horizontal gap

@@ -117,9 +117,10 @@ func screenNode(role uint32, name string, r rect) *raw {
 }
 
 // screenMenu reads the items of the menu shown at r on displayName: each line of its text
-// (ocr.Analyze) is one item, named by its words from the menu's text column (textColumn: an
-// item's icon, left of it, reads as noise such as "j@") up to the first wide gap (a shortcut
-// such as "Ctrl+Shift+V" stands apart at the right), placed at the box of those words.
+// (ocr.Lines, which splits a row at a gap wider than three line heights) that reaches the
+// menu's text column is one item, named by its words from that column on (textColumn: an
+// item's icon, left of it, reads as noise such as "j@"), placed at the box of those words; a
+// line that begins further right is an item's shortcut ("Ctrl+Shift+V"), split from it.
 func screenMenu(ctx context.Context, displayName string, r rect) ([]*raw, error) {
 	s, err := screen.Open(displayName)
 	if err != nil {
@@ -136,20 +137,16 @@ func screenMenu(ctx context.Context, displayName string, r rect) ([]*raw, error)
 	if err != nil {
 		return nil, err
 	}
-	lines := ocrLines(text.Boxes)
+	lines := ocr.Lines(text.Boxes)
 	col := textColumn(lines)
 	var items []*raw
 	for _, line := range lines {
 		line = slices.DeleteFunc(line, func(b ocr.Box) bool { return b.X+b.Width <= col })
-		if len(line) == 0 {
+		if len(line) == 0 || line[0].X-col > 3*line[0].Height {
 			continue
 		}
 		name, box := line[0].Text, image.Rect(line[0].X, line[0].Y, line[0].X+line[0].Width, line[0].Y+line[0].Height)
-		for i, b := range line[1:] {
-			// A gap wider than three times the line's height ends the item's name.
-			if b.X-(line[i].X+line[i].Width) > 3*box.Dy() {
-				break
-			}
+		for _, b := range line[1:] {
 			name += " " + b.Text
 			box = box.Union(image.Rect(b.X, b.Y, b.X+b.Width, b.Y+b.Height))
 		}
@@ -175,22 +172,4 @@ func textColumn(lines [][]ocr.Box) int {
 		}
 	}
 	return col
-}
-
-// ocrLines groups words, in reading order, into lines: a word whose vertical middle lies in
-// the current line's height goes on it.
-func ocrLines(boxes []ocr.Box) [][]ocr.Box {
-	var lines [][]ocr.Box
-	top, bottom := 0, -1
-	for _, b := range boxes {
-		if mid := b.Y + b.Height/2; len(lines) > 0 && mid >= top && mid <= bottom {
-			l := &lines[len(lines)-1]
-			*l = append(*l, b)
-			top, bottom = min(top, b.Y), max(bottom, b.Y+b.Height)
-			continue
-		}
-		lines = append(lines, []ocr.Box{b})
-		top, bottom = b.Y, b.Y+b.Height
-	}
-	return lines
 }
