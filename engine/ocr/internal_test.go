@@ -1319,3 +1319,55 @@ func TestCellPitch(t *testing.T) {
 		}
 	}
 }
+
+func TestLettersTouchingABorderKeepTheirRows(t *testing.T) {
+	// A list's 1 px border, 66 px tall, with each row's first letter touching it from
+	// inside (Tk's listbox in P052 italic): the border was not thin (letters stand within
+	// two pixels of it), border and letters were one component, and the four rows one
+	// line ("rect,"). It goes, and each row is a line of its own.
+	const W, H = 160, 100
+	g, fill := canvas(W, H, 255, 20)
+	fill(20, 10, 21, 76) // the border
+	for y := 16; y < 70; y += 16 {
+		fill(21, y, 24, y+9) // a first letter touching it
+		for x := 28; x < 100; x += 8 {
+			fill(x, y, x+5, y+9)
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 4 {
+		t.Fatalf("%d lines %+v, want one per row", len(ls), ls)
+	}
+	rows := map[image.Rectangle]bool{}
+	for _, l := range ls {
+		rows[l.r] = true
+	}
+	for y := 16; y < 70; y += 16 {
+		if want := image.Rect(21, y, 97, y+9); !rows[want] {
+			t.Errorf("no line at %v: %+v", want, ls)
+		}
+	}
+
+	// A text view's frame, a light band 4 px wide on a dark view, that the rows' first
+	// letters touch with a serif (yad's text-info, gold on purple): band and letters were
+	// one component, a frame, and each row lost its first letter ("Reminder:" was not
+	// read). The band goes, and the letters stay in their rows.
+	g, fill = canvas(W, H, 60, 230)
+	fill(16, 5, 20, 95) // the band
+	for y := 16; y < 70; y += 16 {
+		fill(20, y+7, 23, y+9) // a serif touching it
+		for x := 22; x < 100; x += 8 {
+			fill(x, y, x+5, y+9)
+		}
+	}
+	m = findInk(g, newBackground(g, 2), 2)
+	if ls := m.lines(); len(ls) != 4 {
+		t.Fatalf("%d lines %+v, want one per row", len(ls), ls)
+	}
+	for y := 16; y < 70; y += 16 {
+		if c := m.comp[(y+3)*W+24]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 {
+			t.Errorf("the first letter of the row at %d is not in it", y)
+		}
+	}
+}

@@ -359,7 +359,7 @@ func removeLines(g *image.Gray) {
 			for x < W && ink(x, y) {
 				x++
 			}
-			if x-x0 >= minLine && thin(ink, x0, y, x-x0, false) {
+			if x-x0 >= minLine && (thin(ink, x0, y, x-x0, false) || edge(ink, x0, y, x-x0, false)) {
 				erase = append(erase, [4]int{x0, y, x - x0, 0})
 			}
 		}
@@ -374,7 +374,7 @@ func removeLines(g *image.Gray) {
 			for y < H && ink(x, y) {
 				y++
 			}
-			if y-y0 >= minLine && thin(ink, x, y0, y-y0, true) {
+			if y-y0 >= minLine && (thin(ink, x, y0, y-y0, true) || edge(ink, x, y0, y-y0, true)) {
 				erase = append(erase, [4]int{x, y0, y - y0, 1})
 			}
 		}
@@ -407,6 +407,46 @@ func thin(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
 	}
 	return clear*5 >= n*4
 }
+
+// edge says whether a run is a long border with text beside it: at least edgeLine long,
+// clear lineClear away on one side for at least 80% of its length and bandReach away on
+// the other side for at least half of it. A list's or a text view's border that its
+// text comes within a pixel of (a Tk listbox's italic capitals, a GTK text view's serifs
+// touching its frame) is not thin by thin's rule, where the letters stand on one side,
+// and joined to the letters it made one component of all the rows beside it (Tk's
+// listbox rows read "rect,"). A letter's stroke is shorter than edgeLine; a filled box's
+// edge (a selection, a button) has ink bandReach inside it all along.
+func edge(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
+	if n < edgeLine {
+		return false
+	}
+	clear := func(d int) int {
+		c := 0
+		for i := 0; i < n; i++ {
+			px, py := x+i, y+d
+			if vertical {
+				px, py = x+d, y+i
+			}
+			if !ink(px, py) {
+				c++
+			}
+		}
+		return c
+	}
+	for _, s := range []int{-1, 1} {
+		if clear(s*lineClear)*5 >= n*4 && clear(-s*bandReach)*2 >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// edgeLine is the least length of a border edge finds; bandReach is how far inside
+// it edge looks for a filled box's ink.
+const (
+	edgeLine  = 2 * minLine
+	bandReach = 4
+)
 
 // prepare crops r from the normalised image g and upscales it by scale with bilinear
 // interpolation. It returns the pixels and their size.
