@@ -1371,3 +1371,31 @@ func TestLettersTouchingABorderKeepTheirRows(t *testing.T) {
 		}
 	}
 }
+
+func TestDottedFocusRectangleIsNoInk(t *testing.T) {
+	// A focused row's dotted rectangle (GTK 2's, one pixel of ink, one clear) two pixels
+	// around its text: its dots were marks the crop kept along the text's top and side,
+	// and tesseract read nothing of PCManFM's "acme-march.pdf". They go, as a solid
+	// line does; the letters stay.
+	const W, H = 160, 60
+	g, fill := canvas(W, H, 250, 30)
+	for x := 10; x < 140; x += 2 {
+		fill(x, 8, x+1, 9)
+		fill(x, 48, x+1, 49)
+	}
+	for y := 8; y < 49; y += 2 {
+		fill(10, y, 11, y+1)
+	}
+	for x := 16; x < 120; x += 8 {
+		fill(x, 22, x+5, 34)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	for _, p := range []image.Point{{40, 8}, {40, 48}, {10, 30}} {
+		if c := m.comp[p.Y*W+p.X]; c >= 0 {
+			t.Errorf("the dot at %v is ink (component %d)", p, c)
+		}
+	}
+	if m.comp[28*W+16] < 0 {
+		t.Error("a letter was erased")
+	}
+}
