@@ -1372,6 +1372,40 @@ func TestLettersTouchingABorderKeepTheirRows(t *testing.T) {
 	}
 }
 
+func TestBadgesReadTheirLetters(t *testing.T) {
+	// Three badges side by side, 16 px tall, too small to seed a background of their own:
+	// light letters on dark green, dark letters on amber, light letters on purple
+	// (Chromium's "On time", "Delayed 40 min", "Cancelled"). The amber one, its letters of
+	// its own polarity, was one solid bar and no text; of the others, one line, only the
+	// first was opened. Every badge's letters are in a line.
+	const W, H = 280, 40
+	g, _ := canvas(W, H, 245, 0)
+	fill := func(x0, y0, x1, y1 int, v byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = v
+			}
+		}
+	}
+	badges := []struct {
+		x0, x1   int
+		bg, text byte
+	}{{10, 68, 100, 245}, {74, 173, 170, 40}, {179, 248, 60, 240}}
+	for _, b := range badges {
+		fill(b.x0, 12, b.x1, 28, b.bg)
+		for x := b.x0 + 4; x+3 <= b.x1-4; x += 5 {
+			fill(x, 15, x+3, 24, b.text)
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	m.lines()
+	for _, b := range badges {
+		if c := m.comp[18*W+b.x0+4]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 {
+			t.Errorf("the letters of the badge at x %d (%d on %d) are in no line", b.x0, b.text, b.bg)
+		}
+	}
+}
+
 func TestDottedFocusRectangleIsNoInk(t *testing.T) {
 	// A focused row's dotted rectangle (GTK 2's, one pixel of ink, one clear) two pixels
 	// around its text: its dots were marks the crop kept along the text's top and side,
