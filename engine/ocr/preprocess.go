@@ -334,7 +334,8 @@ func (p *background) contrast(i int, v byte) int {
 }
 
 // Thin straight lines (button outlines, table grids, separators) longer than minLine
-// pixels are erased: tesseract's sparse-text mode reads nothing inside a box.
+// pixels are erased, dotted ones (see dotted) and long borders that text touches from
+// one side (see edge) too: tesseract's sparse-text mode reads nothing inside a box.
 const (
 	minLine   = 28
 	lineInk   = 160 // darker than this (after normalisation) is ink
