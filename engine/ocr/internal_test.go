@@ -1319,3 +1319,117 @@ func TestCellPitch(t *testing.T) {
 		}
 	}
 }
+
+func TestLettersTouchingABorderKeepTheirRows(t *testing.T) {
+	// A list's 1 px border, 66 px tall, with each row's first letter touching it from
+	// inside (Tk's listbox in P052 italic): the border was not thin (letters stand within
+	// two pixels of it), border and letters were one component, and the four rows one
+	// line ("rect,"). It goes, and each row is a line of its own.
+	const W, H = 160, 100
+	g, fill := canvas(W, H, 255, 20)
+	fill(20, 10, 21, 76) // the border
+	for y := 16; y < 70; y += 16 {
+		fill(21, y, 24, y+9) // a first letter touching it
+		for x := 28; x < 100; x += 8 {
+			fill(x, y, x+5, y+9)
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	ls := m.lines()
+	if len(ls) != 4 {
+		t.Fatalf("%d lines %+v, want one per row", len(ls), ls)
+	}
+	rows := map[image.Rectangle]bool{}
+	for _, l := range ls {
+		rows[l.r] = true
+	}
+	for y := 16; y < 70; y += 16 {
+		if want := image.Rect(21, y, 97, y+9); !rows[want] {
+			t.Errorf("no line at %v: %+v", want, ls)
+		}
+	}
+
+	// A text view's frame, a light band 4 px wide on a dark view, that the rows' first
+	// letters touch with a serif (yad's text-info, gold on purple): band and letters were
+	// one component, a frame, and each row lost its first letter ("Reminder:" was not
+	// read). The band goes, and the letters stay in their rows.
+	g, fill = canvas(W, H, 60, 230)
+	fill(16, 5, 20, 95) // the band
+	for y := 16; y < 70; y += 16 {
+		fill(20, y+7, 23, y+9) // a serif touching it
+		for x := 22; x < 100; x += 8 {
+			fill(x, y, x+5, y+9)
+		}
+	}
+	m = findInk(g, newBackground(g, 2), 2)
+	if ls := m.lines(); len(ls) != 4 {
+		t.Fatalf("%d lines %+v, want one per row", len(ls), ls)
+	}
+	for y := 16; y < 70; y += 16 {
+		if c := m.comp[(y+3)*W+24]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 {
+			t.Errorf("the first letter of the row at %d is not in it", y)
+		}
+	}
+}
+
+func TestBadgesReadTheirLetters(t *testing.T) {
+	// Three badges side by side, 16 px tall, too small to seed a background of their own:
+	// light letters on dark green, dark letters on amber, light letters on purple
+	// (Chromium's "On time", "Delayed 40 min", "Cancelled"). The amber one, its letters of
+	// its own polarity, was one solid bar and no text; of the others, one line, only the
+	// first was opened. Every badge's letters are in a line.
+	const W, H = 280, 40
+	g, _ := canvas(W, H, 245, 0)
+	fill := func(x0, y0, x1, y1 int, v byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*W+x] = v
+			}
+		}
+	}
+	badges := []struct {
+		x0, x1   int
+		bg, text byte
+	}{{10, 68, 100, 245}, {74, 173, 170, 40}, {179, 248, 60, 240}}
+	for _, b := range badges {
+		fill(b.x0, 12, b.x1, 28, b.bg)
+		for x := b.x0 + 4; x+3 <= b.x1-4; x += 5 {
+			fill(x, 15, x+3, 24, b.text)
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	m.lines()
+	for _, b := range badges {
+		if c := m.comp[18*W+b.x0+4]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 {
+			t.Errorf("the letters of the badge at x %d (%d on %d) are in no line", b.x0, b.text, b.bg)
+		}
+	}
+}
+
+func TestDottedFocusRectangleIsNoInk(t *testing.T) {
+	// A focused row's dotted rectangle (GTK 2's, one pixel of ink, one clear) two pixels
+	// around its text: its dots were marks the crop kept along the text's top and side,
+	// and tesseract read nothing of PCManFM's "acme-march.pdf". They go, as a solid
+	// line does; the letters stay.
+	const W, H = 160, 60
+	g, fill := canvas(W, H, 250, 30)
+	for x := 10; x < 140; x += 2 {
+		fill(x, 8, x+1, 9)
+		fill(x, 48, x+1, 49)
+	}
+	for y := 8; y < 49; y += 2 {
+		fill(10, y, 11, y+1)
+	}
+	for x := 16; x < 120; x += 8 {
+		fill(x, 22, x+5, 34)
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	for _, p := range []image.Point{{40, 8}, {40, 48}, {10, 30}} {
+		if c := m.comp[p.Y*W+p.X]; c >= 0 {
+			t.Errorf("the dot at %v is ink (component %d)", p, c)
+		}
+	}
+	if m.comp[28*W+16] < 0 {
+		t.Error("a letter was erased")
+	}
+}

@@ -334,7 +334,8 @@ func (p *background) contrast(i int, v byte) int {
 }
 
 // Thin straight lines (button outlines, table grids, separators) longer than minLine
-// pixels are erased: tesseract's sparse-text mode reads nothing inside a box.
+// pixels are erased, dotted ones (see dotted) and long borders that text touches from
+// one side (see edge) too: tesseract's sparse-text mode reads nothing inside a box.
 const (
 	minLine   = 28
 	lineInk   = 160 // darker than this (after normalisation) is ink
@@ -359,8 +360,18 @@ func removeLines(g *image.Gray) {
 			for x < W && ink(x, y) {
 				x++
 			}
-			if x-x0 >= minLine && thin(ink, x0, y, x-x0, false) {
+			if x-x0 >= minLine && (thin(ink, x0, y, x-x0, false) || edge(ink, x0, y, x-x0, false)) {
 				erase = append(erase, [4]int{x0, y, x - x0, 0})
+			}
+			// A dotted line (a focus rectangle) is a line too: see dotted.
+			if x-x0 > 1 {
+				continue
+			}
+			if n := dotted(ink, x0, y, false); n >= minLine && thin(ink, x0, y, n, false) {
+				for i := 0; i < n; i += 2 {
+					erase = append(erase, [4]int{x0 + i, y, 1, 0})
+				}
+				x = x0 + n
 			}
 		}
 	}
@@ -374,8 +385,17 @@ func removeLines(g *image.Gray) {
 			for y < H && ink(x, y) {
 				y++
 			}
-			if y-y0 >= minLine && thin(ink, x, y0, y-y0, true) {
+			if y-y0 >= minLine && (thin(ink, x, y0, y-y0, true) || edge(ink, x, y0, y-y0, true)) {
 				erase = append(erase, [4]int{x, y0, y - y0, 1})
+			}
+			if y-y0 > 1 {
+				continue
+			}
+			if n := dotted(ink, x, y0, true); n >= minLine && thin(ink, x, y0, n, true) {
+				for i := 0; i < n; i += 2 {
+					erase = append(erase, [4]int{x, y0 + i, 1, 1})
+				}
+				y = y0 + n
 			}
 		}
 	}
@@ -388,6 +408,28 @@ func removeLines(g *image.Gray) {
 			g.Pix[y*g.Stride+x] = 255
 		}
 	}
+}
+
+// dotted is the length of the dotted run from x, y: pixels of ink one apart with a clear
+// pixel between each two (0 when x, y is clear). GTK 2's and Xaw's focus rectangles are
+// dotted; left in, their dots were marks beside a focused row's text and the crop held
+// them, along its top and side, and tesseract read nothing of PCManFM's focused
+// "acme-march.pdf".
+func dotted(ink func(x, y int) bool, x, y int, vertical bool) int {
+	at := func(i int) bool {
+		if vertical {
+			return ink(x, y+i)
+		}
+		return ink(x+i, y)
+	}
+	if !at(0) {
+		return 0
+	}
+	n := 1
+	for !at(n) && at(n+1) {
+		n += 2
+	}
+	return n
 }
 
 // thin says whether a run has clear pixels lineClear away on both sides for at least
@@ -407,6 +449,46 @@ func thin(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
 	}
 	return clear*5 >= n*4
 }
+
+// edge says whether a run is a long border with text beside it: at least edgeLine long,
+// clear lineClear away on one side for at least 80% of its length and bandReach away on
+// the other side for at least half of it. A list's or a text view's border that its
+// text comes within a pixel of (a Tk listbox's italic capitals, a GTK text view's serifs
+// touching its frame) is not thin by thin's rule, where the letters stand on one side,
+// and joined to the letters it made one component of all the rows beside it (Tk's
+// listbox rows read "rect,"). A letter's stroke is shorter than edgeLine; a filled box's
+// edge (a selection, a button) has ink bandReach inside it all along.
+func edge(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
+	if n < edgeLine {
+		return false
+	}
+	clear := func(d int) int {
+		c := 0
+		for i := 0; i < n; i++ {
+			px, py := x+i, y+d
+			if vertical {
+				px, py = x+d, y+i
+			}
+			if !ink(px, py) {
+				c++
+			}
+		}
+		return c
+	}
+	for _, s := range []int{-1, 1} {
+		if clear(s*lineClear)*5 >= n*4 && clear(-s*bandReach)*2 >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// edgeLine is the least length of a border edge finds; bandReach is how far inside
+// it edge looks for a filled box's ink.
+const (
+	edgeLine  = 2 * minLine
+	bandReach = 4
+)
 
 // prepare crops r from the normalised image g and upscales it by scale with bilinear
 // interpolation. It returns the pixels and their size.

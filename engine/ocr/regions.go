@@ -62,6 +62,36 @@ func (c *component) bar() bool {
 	return w >= minLine && w >= 4*h && c.n*10 >= 9*w*h
 }
 
+// lettered says whether a bar (see bar) holds letters of another level than its own: a
+// badge or a small button too small to seed a background of its own (Chromium's
+// "Delayed 40 min", dark on amber, "Cancelled", light on purple), which openCell reads.
+// At least minLetterInk of its pixels stand out of its level (see fillDepth) by more
+// than inkDepth, at most half of them, and none in the middle of its top or bottom row:
+// a bar shaded from top to bottom or from end to end (a title bar, a progress bar) has
+// its other levels there.
+func (m *inkImage) lettered(ci int) bool {
+	c := &m.comps[ci]
+	r, id, W := c.r, int32(ci), m.rect.Dx()
+	fill := m.fillDepth(id, r)
+	k := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			i := y*W + x
+			if m.comp[i] != id || abs(int(m.depth[i])-fill) <= inkDepth {
+				continue
+			}
+			if (y == r.Min.Y || y == r.Max.Y-1) && x >= r.Min.X+r.Dy()/2 && x < r.Max.X-r.Dy()/2 {
+				return false
+			}
+			k++
+		}
+	}
+	return k >= minLetterInk && 2*k <= c.n
+}
+
+// minLetterInk is the fewest pixels of letters lettered takes for text.
+const minLetterInk = 12
+
 // hairline says whether a component is one or two pixels wide and a row's height or
 // more: a widget's side too short for removeLines (galculator's keys, between their
 // rounded corners), or a thin stroke of text ("l", "(", "1").
@@ -324,7 +354,7 @@ func (m *inkImage) lines() []line {
 	order := make([]int, 0, len(m.comps))
 	for i := range m.comps {
 		c := &m.comps[i]
-		if c.bar() || c.frame {
+		if c.bar() && !m.lettered(i) || c.frame {
 			c.frame = true
 			continue
 		}
@@ -581,22 +611,27 @@ func (m *inkImage) lineOf(light bool, comps []int) line {
 // with the letters cut out of it (a text entry's selected text, white on the theme's
 // blue) was one component, the line's, and the crop showed the box as ink with the
 // letters as holes. The box is opened as a filled cursor's cell is (see openCell): the
-// letters become the line's components in its place.
+// letters become the line's components in its place. Every such box of the line is
+// opened: badges side by side (Chromium's "On time", "Delayed 40 min", "Cancelled") are
+// one line, and only the first was read.
 func (m *inkImage) selected(l line) line {
-	for i, ci := range l.comps {
-		if r := m.comps[ci].r; r.Dx() < 2*r.Dy() {
-			continue
+	var comps []int
+	opened := false
+	for _, ci := range l.comps {
+		if r := m.comps[ci].r; r.Dx() >= 2*r.Dy() {
+			if kids := m.openCell(ci, l.light); len(kids) > 0 {
+				m.comps[ci].frame = true
+				comps, opened = append(comps, kids...), true
+				continue
+			}
 		}
-		kids := m.openCell(ci, l.light)
-		if len(kids) == 0 {
-			continue
-		}
-		m.comps[ci].frame = true
-		comps := slices.Concat(l.comps[:i], kids, l.comps[i+1:])
-		slices.SortFunc(comps, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
-		return m.lineOf(l.light, comps)
+		comps = append(comps, ci)
 	}
-	return l
+	if !opened {
+		return l
+	}
+	slices.SortFunc(comps, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
+	return m.lineOf(l.light, comps)
 }
 
 // encloses says whether component ci's box holds the whole box of another component of
@@ -671,6 +706,10 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 	if light {
 		sign = 1
 	}
+	fill := 0
+	if !hollow {
+		fill = m.fillDepth(id, in)
+	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
 			i := y*W + x
@@ -678,6 +717,8 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 			switch {
 			case hollow && mine && image.Pt(x, y).In(in):
 				m.comp[i] = -2
+			case !hollow && mine && image.Pt(x, y).In(in) && abs(int(m.depth[i])-fill) > inkDepth:
+				m.comp[i], m.depth[i] = -2, int16(sign*c.max)
 			case mine:
 				m.comp[i], m.depth[i] = -1, 0
 			case !hollow && m.comp[i] < 0 && image.Pt(x, y).In(in):
@@ -689,6 +730,32 @@ func (m *inkImage) openCell(ci int, light bool) []int {
 		}
 	}
 	return m.label(r)
+}
+
+// fillDepth is the depth of a filled box's own level, component id's median depth
+// inside in. Its letters stand out of it by more than inkDepth: cut out of it when they
+// are the colour of the page around it, or of its polarity, darker than a light box or
+// lighter than a dark one. A badge or a small button too small to seed a background of
+// its own (engine/ocr/preprocess.go) is ink on the page's background, and its letters,
+// dark on amber, were part of it and lost with it (Chromium's "Delayed 40 min").
+func (m *inkImage) fillDepth(id int32, in image.Rectangle) int {
+	W := m.rect.Dx()
+	var hist [511]int
+	n := 0
+	for y := in.Min.Y; y < in.Max.Y; y++ {
+		for x := in.Min.X; x < in.Max.X; x++ {
+			if i := y*W + x; m.comp[i] == id {
+				hist[int(m.depth[i])+255]++
+				n++
+			}
+		}
+	}
+	for d, k := range hist {
+		if n -= 2 * k; n <= 0 {
+			return d - 255
+		}
+	}
+	return 0
 }
 
 // underlined reads the letters over a mnemonic's underline (GTK's "_View", Tk's

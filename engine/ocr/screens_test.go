@@ -541,6 +541,67 @@ func scenes() []scene {
 				"--field", "Full name", "--field", "Login shell", "--field", "Home quota (GB):NUM",
 				"Dana Reyes", "/bin/bash", "25!1..100!1")
 		}},
+
+		// Held out (set "real-blind9"): an eleventh held-out set, rendered and measured
+		// before the twelfth round's rules, never tuned on: a Chromium page in DejaVu Serif
+		// italic with underlined links, coloured badges, a table with grid lines and 9 px
+		// small print; Tk in ttk's alt theme with a URW Gothic heading and a P052 italic
+		// listbox with a selected row; a Qt 5 table with grid lines in C059 8 pt on a dark
+		// Fusion palette, its status cells coloured on colour; xpdf (Motif) showing a PDF in
+		// Helvetica and Palatino; PCManFM's GTK 2 list view in the Raleigh theme; a yad text
+		// in DejaVu Serif italic, gold on purple; xterm in DejaVu Sans Mono 7 and in a 20 px
+		// Courier core font in reverse video (testdata/ocr/real-blind9). Every word is what
+		// the test hands the program.
+		{"chromium-links", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
+			return chromiumPage(t, d, filepath.Join("real-blind9", "links.html"), "--window-size=760,520", "--window-position=230,150")
+		}},
+		{"tk-alt-roster", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
+			rows := []string{"Anna Berg  morning shift", "Tomas Lind  night shift", "Elif Kaya  on call", "Ravi Nair  day off"}
+			texts := []string{"Who covers the weekend?", "Notify by mail", "Assign", "Close"}
+			return told(t, d, "Roster", "wish", append(texts, rows...),
+				append(append([]string{repoFile("testdata", "ocr", "real-blind9", "roster.tcl"), "Roster"}, texts...), rows...)...)
+		}},
+		{"qt-fusion-table", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
+			return runApp(t, d, []string{"QT_QPA_PLATFORM=xcb"}, repoFile("testdata", "ocr", "real-blind9", "grid_qt.py"))
+		}},
+		{"xpdf-manual", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
+			// The title bar shows the file's path, which depends on the checkout: only the
+			// page's words (manual.txt, the text of manual.pdf) are counted.
+			showWindowEnv(t, d, []string{"HOME=" + t.TempDir()}, "Xpdf", "xpdf", "-geometry", "720x360+220+180", "-z", "125",
+				repoFile("testdata", "ocr", "real-blind9", "manual.pdf"))
+			return blind9Words(t, "manual.txt")
+		}},
+		{"pcmanfm-raleigh-list", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
+			home, dir := t.TempDir(), filepath.Join(t.TempDir(), "invoices")
+			names := []string{"acme-march.pdf", "boreal-2026.ods", "cargo_fees.csv", "draft-notes.txt"}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			conf := filepath.Join(home, ".config", "pcmanfm", "default")
+			if err := os.MkdirAll(conf, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(conf, "pcmanfm.conf"), []byte("[ui]\nview_mode=list\nshow_hidden=0\nwin_width=640\nwin_height=360\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			showWindowEnv(t, d, []string{"HOME=" + home, "GTK2_RC_FILES=/usr/share/themes/Raleigh/gtk-2.0/gtkrc"}, "invoices", "pcmanfm", dir)
+			return append([]string{"invoices"}, names...)
+		}},
+		{"yad-text-colour", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
+			path := repoFile("testdata", "ocr", "real-blind9", "memo.txt")
+			return told(t, d, "Office memo", "yad", append(blind9Words(t, "memo.txt"), "Close"),
+				"--text-info", "--title", "Office memo", "--filename", path, "--fore", "#ffd700", "--back", "#4a235a",
+				"--fontname", "DejaVu Serif Italic 10", "--width", "480", "--height", "220", "--center", "--button", "Close:0")
+		}},
+		{"xterm-dejavu-7pt", "real-blind9", echoed("net stat", "eth1: rx 1.2 GB tx 311 MB, errors 0, drops 14 since 08:30",
+			"-fa", "DejaVu Sans Mono", "-fs", "7", "-bg", "#0b3d2e", "-fg", "#9be7c4", "-geometry", "70x3+380+320")},
+		{"xterm-courier-20-rv", "real-blind9", echoed("print queue", "job 88 held: tray 3 empty, load A4 paper",
+			"-fn", "-adobe-courier-medium-r-normal--20-*-*-*-*-*-iso8859-1", "-rv", "-geometry", "48x3+300+300")},
 	}
 }
 
@@ -557,6 +618,16 @@ func blind8File(t testing.TB, d *display.Desktop, title, editor string, args ...
 		t.Fatal(err)
 	}
 	showWindowEnv(t, d, []string{"HOME=" + t.TempDir()}, title, editor, append(args, path)...)
+	return strings.Fields(string(data))
+}
+
+// blind9Words reads the words of testdata/ocr/real-blind9/NAME.
+func blind9Words(t testing.TB, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(repoFile("testdata", "ocr", "real-blind9", name))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return strings.Fields(string(data))
 }
 
