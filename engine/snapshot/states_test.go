@@ -157,6 +157,32 @@ func TestTypeIntoColourAndRangeInputs(t *testing.T) {
 	}
 }
 
+// A named list has a ref: it is what an agent drops a card on, as a column of a board
+// whose drop handler is the list's. Before, a named list had none (the agent read
+// `list "Finished"` and had nothing to drag onto).
+func TestNamedListIsADropTarget(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/columns.html")
+	r := take(t, st, b, snapshot.Options{})
+	dune, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `]: Dune`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `list "Finished"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Drag(tctx(t), dune, done); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "[...document.getElementById('done').children].map(li => li.textContent).join(',')")
+	if err != nil || v.Value != "Middlemarch,Dune" {
+		t.Fatalf("the Finished list holds %+v, %v", v, err)
+	}
+}
+
 // Depth counts what an agent reads or acts on: a tree three items deep in a navigation and
 // a link in a menu of nested lists are within the default depth, though each level sits in
 // an unnamed group or list item (before, "Optics" and "My holds" were cut at depth 5).
