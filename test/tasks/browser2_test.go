@@ -10,7 +10,9 @@ import (
 // browserTasks2 is the second round of browser tasks, on page patterns the first round has
 // none of: a native <dialog>, native colour and range inputs, a context menu opened by a
 // right click, a name edited after a double click, the popover attribute, an editor in a frame
-// the page writes itself, a code handed over on the clipboard only, and switches whose
+// the page writes itself, a code handed over on the clipboard only, a rich-text widget of
+// another origin, a frame inside a native modal dialog (a select with option groups in it),
+// a board of another origin whose cards are dragged between its columns, and switches whose
 // checkbox is hidden visually.
 var browserTasks2 = []browserTask{
 	{
@@ -139,6 +141,57 @@ var browserTasks2 = []browserTask{
 			)
 		},
 		check: posted("/form/voucher", map[string]string{"code": "LIBRARY-4471"}),
+	},
+	{
+		name: "format a comment in a rich-text widget of another origin",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/guestbook.html") },
+				func() error { return a.typeIn("textbox", "Your comment", "Lovely reading room") },
+				func() error { return a.press("textbox", "Your comment", "Control+a") },
+				func() error { return a.click("button", "Underline") },
+				func() error { return a.shows("button", "Underline", "pressed") },
+				func() error { return a.click("button", "Sign the guestbook") },
+			)
+		},
+		check: posted("/form/guestbook", map[string]string{"comment": "<u>Lovely reading room</u>"}),
+	},
+	{
+		name: "fill a form in a frame inside a native modal <dialog>",
+		run: func(a *agent, url string) error {
+			return first(
+				func() error { return a.navigate(url + "/notice.html") },
+				func() error { return a.click("button", "Report a problem") },
+				func() error { a.obs = ""; return a.selectOption("combobox", "Where", "Reading room") },
+				func() error { return a.typeIn("textbox", "What is wrong", "The lamp by the window flickers.") },
+				func() error { return a.click("button", "Send the report") },
+			)
+		},
+		check: posted("/form/notice", map[string]string{"where": "Reading room", "what": "The lamp by the window flickers."}),
+	},
+	{
+		name: "drag a card between columns of a board of another origin",
+		run: func(a *agent, url string) error {
+			if err := a.navigate(url + "/planner.html"); err != nil {
+				return err
+			}
+			if _, err := a.find("heading", "Study planner"); err != nil {
+				return err
+			}
+			dune, err := a.findItem("listitem", "Dune")
+			if err != nil {
+				return err
+			}
+			finished, err := a.find("list", "Finished")
+			if err != nil {
+				return err
+			}
+			if a.obs, err = a.d.drag(dune, "listitem Dune", finished, "list Finished"); err != nil {
+				return err
+			}
+			return a.click("button", "Save the board")
+		},
+		check: posted("/form/planner", map[string]string{"finished": "Middlemarch,Dune"}),
 	},
 	{
 		name: "turn on a switch whose checkbox is visually hidden",
