@@ -1055,15 +1055,38 @@ var BrowserDrag = tool.Define(tool.Tool{
 		return ActOut{}, err
 	}
 	src, err := elementOf(ctx, env, b, in.SourceSelector)
+	if err == nil {
+		var dst browser.Element
+		if dst, err = elementOf(ctx, env, b, in.TargetSelector); err == nil {
+			r, err := deref(b.Drag(ctx, src, dst))
+			return ActOut{r}, err
+		}
+	}
+	if werr.CodeOf(err) != werr.Unsupported {
+		return ActOut{}, err
+	}
+	// A ref inside a cross-origin frame: both must be refs, dragged by their snapshot.
+	st, err := snapshotsOf(env)
 	if err != nil {
 		return ActOut{}, err
 	}
-	dst, err := elementOf(ctx, env, b, in.TargetSelector)
+	refOf := func(target string) (string, string, error) {
+		id, ref, isRef, err := st.ResolveTarget(ctx, "", target)
+		if err == nil && !isRef {
+			err = werr.Invalid("a ref inside a cross-origin frame is dragged onto a ref, and from one: %q is not a ref", target)
+		}
+		return id, ref, err
+	}
+	fromID, from, err := refOf(in.SourceSelector)
 	if err != nil {
 		return ActOut{}, err
 	}
-	r, err := deref(b.Drag(ctx, src, dst))
-	return ActOut{r}, err
+	toID, to, err := refOf(in.TargetSelector)
+	if err != nil {
+		return ActOut{}, err
+	}
+	r, err := st.Drag(ctx, b, fromID, from, toID, to)
+	return ActOut{r.ActionResult}, err
 })
 
 // BrowserListTabs is the tool browser_list_tabs (w365 browser list-tabs).

@@ -189,7 +189,7 @@ const stateJS = `async function(scroll, waitStable, focus) {
     test();
   }
   const editable = el.isContentEditable || (el.tagName === 'TEXTAREA' && !el.readOnly) ||
-    (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden','range','color'].includes((el.type || '').toLowerCase()));
+    (el.tagName === 'INPUT' && !el.readOnly && !['button','submit','reset','checkbox','radio','file','image','hidden'].includes((el.type || '').toLowerCase()));
   const valueType = el.tagName === 'INPUT' && ` + ValueTypesJS + `.includes(el.type) ? el.type : '';
   const st = {connected: true, visible: true, stable, disabled, editable, valueType, x, y, w: r.width, h: r.height, inView, hit, hitDesc, framed: window !== window.top};
   if (focus && stable && !disabled && inView && editable) st.focus = (` + focusJS + `).call(el, focus === 2);
@@ -837,9 +837,11 @@ const SetValueJS = `function(v) {
 }`
 
 // ValueTypesJS lists, as a JavaScript array, the input types whose value is set whole
-// (SetValueJS) when text is typed into them: their widgets take keys per segment in the
-// locale's order, so typed ISO text ("2027-03-15") left a date input empty.
-const ValueTypesJS = `['date', 'time', 'datetime-local', 'month', 'week']`
+// (SetValueJS) when text is typed into them, as Playwright's fill sets them: a date's
+// widget takes keys per segment in the locale's order, so typed ISO text ("2027-03-15")
+// left a date input empty; a colour input takes no keys and a range only arrows, so typed
+// "#1e90ff" or "12" left them unchanged.
+const ValueTypesJS = `['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']`
 
 // valueFormats shows the value each input type set whole takes.
 var valueFormats = map[string]string{"date": "2027-03-15", "time": "14:30", "datetime-local": "2027-03-15T14:30",

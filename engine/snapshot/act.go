@@ -405,6 +405,30 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	return res, err
 }
 
+// Drag drags the element of one ref onto the element of another with real mouse events,
+// HTML5 drag and drop included, at their centres in the tab's viewport: the way to a ref
+// inside an out-of-process frame, which browser.Drag (one process's elements) cannot reach.
+func (s *Store) Drag(ctx context.Context, r Runner, fromID, from, toID, to string) (ActResult, error) {
+	var dst Point
+	if err := s.withRef(ctx, r, toID, to, func(h *handle) error {
+		var err error
+		dst, err = h.point(false, false)
+		return err
+	}); err != nil {
+		return ActResult{}, err
+	}
+	var res ActResult
+	var err error
+	res.ActionResult, err = s.actRef(ctx, r, fromID, from, func(h *handle) error {
+		if res.Point, err = h.point(true, false); err != nil {
+			return err
+		}
+		_, err := chromedp.DragAndDropXY(res.X, res.Y, dst.X, dst.Y)(h.c.ctx, h.c.tab.t)
+		return err
+	})
+	return res, err
+}
+
 // Hover moves the mouse over the element of a ref.
 func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (ActResult, error) {
 	var res ActResult

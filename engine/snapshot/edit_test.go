@@ -44,7 +44,7 @@ func TestGrabCursorItemsHaveRefs(t *testing.T) {
 	st := snapshot.NewStore()
 	navigate(t, b, same+"/grab_list.html")
 	r := take(t, st, b, snapshot.Options{})
-	for _, want := range []string{"listitem [ref=e1]: Middlemarch", "listitem [ref=e2]: Dune", "listitem: Emma"} {
+	for _, want := range []string{"listitem [ref=e2]: Middlemarch", "listitem [ref=e3]: Dune", "listitem: Emma"} {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("no %q in:\n%s", want, r.Text)
 		}

@@ -123,6 +123,66 @@ func TestTypeIntoDateInputs(t *testing.T) {
 	}
 }
 
+// Text typed into a colour or a range input sets its value whole, as into a date input, by
+// ref and through the element a ref resolves to: typed key by key it left both unchanged
+// (a colour input takes no keys, a range only arrows) while the call reported it typed.
+// A value the range does not keep is an error saying what it takes.
+func TestTypeIntoColourAndRangeInputs(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/pickers.html")
+	r := take(t, st, b, snapshot.Options{})
+	ink, copies := refOf(t, r.Text, `"Ink colour"`), refOf(t, r.Text, `slider "Copies"`)
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, ink, "#1e90ff", snapshot.TypeOptions{Clear: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Type(tctx(t), b, r.SnapshotID, copies, "12", snapshot.TypeOptions{Clear: true}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `"Paper colour"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Type(tctx(t), e, "#fafad2", browser.TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "[...document.querySelectorAll('input')].map(i => i.value).join(' ') + ' | ' + document.getElementById('log').textContent.trim()")
+	if err != nil || v.Value != "#1e90ff 12 #fafad2 | ink copies paper" {
+		t.Fatalf("the inputs hold %+v, %v", v, err)
+	}
+	_, err = st.Type(tctx(t), b, r.SnapshotID, copies, "40", snapshot.TypeOptions{Clear: true})
+	if werr.CodeOf(err) != werr.InvalidArgument || !strings.Contains(err.Error(), "within its min and max") {
+		t.Fatalf("a range value past its max: %v", err)
+	}
+}
+
+// A named list has a ref: it is what an agent drops a card on, as a column of a board
+// whose drop handler is the list's. Before, a named list had none (the agent read
+// `list "Finished"` and had nothing to drag onto).
+func TestNamedListIsADropTarget(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/columns.html")
+	r := take(t, st, b, snapshot.Options{})
+	dune, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `]: Dune`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `list "Finished"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Drag(tctx(t), dune, done); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.EvalJS(tctx(t), "[...document.getElementById('done').children].map(li => li.textContent).join(',')")
+	if err != nil || v.Value != "Middlemarch,Dune" {
+		t.Fatalf("the Finished list holds %+v, %v", v, err)
+	}
+}
+
 // Depth counts what an agent reads or acts on: a tree three items deep in a navigation and
 // a link in a menu of nested lists are within the default depth, though each level sits in
 // an unnamed group or list item (before, "Optics" and "My holds" were cut at depth 5).

@@ -20,7 +20,9 @@ const walkJS = `function(o) {
   let cut = 0, frames = 0;
   const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base']);
   const INTER = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider', 'spinbutton', 'treeitem', 'iframe', 'columnheader', 'rowheader', 'gridcell', 'scrollbar']);
-  const NOREF = new Set(['paragraph', 'list', 'listitem', 'group', 'row', 'rowgroup', 'table', 'cell', 'generic', 'main', 'banner', 'contentinfo', 'form', 'article', 'complementary', 'blockquote', 'figure', 'separator', 'code', 'presentation', 'none', 'status']);
+  // NOREF are the roles that, named, still get no ref: containers an agent reads through. A
+  // named list is not among them: it is what a card is dropped on (a board's column).
+  const NOREF = new Set(['paragraph', 'listitem', 'group', 'row', 'rowgroup', 'table', 'cell', 'generic', 'main', 'banner', 'contentinfo', 'form', 'article', 'complementary', 'blockquote', 'figure', 'separator', 'code', 'presentation', 'none', 'status']);
   const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
   const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
   const norm = s => typeof s === 'string' ? s.replace(/\s+/g, ' ').trim() : '';

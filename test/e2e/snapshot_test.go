@@ -311,3 +311,32 @@ func batchError(t *testing.T, res *mcp.CallToolResult, v any) {
 		t.Fatalf("batch error %s: %v", b, err)
 	}
 }
+
+// browser_drag drags a ref inside a cross-origin frame onto another one there (a card onto
+// a board's column): it answered UNSUPPORTED, "inside a cross-origin iframe, which this
+// tool cannot reach", and no other tool drags (the agent task "drag a card to another
+// column of a board in a frame of another origin").
+func TestDragRefsInACrossOriginFrame(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, cross := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/columns_frame.html?x=" + cross + "/columns.html"})
+	var snap string
+	for i := 0; i < 50 && !strings.Contains(snap, `list "Finished"`); i++ {
+		time.Sleep(100 * time.Millisecond)
+		_, snap = snapshotOver(t, cs, nil)
+	}
+	dune := regexp.MustCompile(`listitem \[ref=(e\d+)\]: Dune`).FindStringSubmatch(snap)
+	if dune == nil {
+		t.Fatalf("no Dune with a ref in:\n%s", snap)
+	}
+	res := e2e.Call(t, cs, "browser_drag", map[string]any{"sourceSelector": dune[1], "targetSelector": snapRef(t, snap, `list "Finished"`)})
+	if res.IsError {
+		t.Fatalf("browser_drag: %s", e2e.Text(res))
+	}
+	_, snap = snapshotOver(t, cs, nil)
+	if !regexp.MustCompile(`list "Finished"[^\n]*\n\s+- listitem[^\n]*: Middlemarch\n\s+- listitem[^\n]*: Dune`).MatchString(snap) {
+		t.Fatalf("Dune is not in the Finished list:\n%s", snap)
+	}
+}

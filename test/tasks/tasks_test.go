@@ -89,6 +89,9 @@ type dialect interface {
 	dialog(accept bool, text string) (string, error)
 	// upload gives the open file chooser one file.
 	upload(name, content string) (string, error)
+	// rightClick and doubleClick are clicks with the other button, and twice.
+	rightClick(ref, what string) (string, error)
+	doubleClick(ref, what string) (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -151,6 +154,14 @@ func (w w365) click(ref, _ string) (string, error) {
 	text, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref})
 	return text, err
 }
+func (w w365) rightClick(ref, _ string) (string, error) {
+	text, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref, "button": "Right"})
+	return text, err
+}
+func (w w365) doubleClick(ref, _ string) (string, error) {
+	text, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref, "clickCount": 2})
+	return text, err
+}
 func (w w365) typeIn(ref, _, text string) (string, error) {
 	_, _, err := w.call("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": ref, "text": text})
 	return "", err
@@ -173,6 +184,14 @@ func (p playwright) snapshot() (string, error) {
 }
 func (p playwright) click(ref, what string) (string, error) {
 	text, _, err := p.call("browser_click", map[string]any{"element": what, "target": ref})
+	return text, err
+}
+func (p playwright) rightClick(ref, what string) (string, error) {
+	text, _, err := p.call("browser_click", map[string]any{"element": what, "target": ref, "button": "right"})
+	return text, err
+}
+func (p playwright) doubleClick(ref, what string) (string, error) {
+	text, _, err := p.call("browser_click", map[string]any{"element": what, "target": ref, "doubleClick": true})
 	return text, err
 }
 func (p playwright) typeIn(ref, what, text string) (string, error) {
@@ -1509,7 +1528,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range browserTasks {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
