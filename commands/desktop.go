@@ -120,6 +120,9 @@ const maxTypedChars = 20000
 type TypeOut struct {
 	Characters int    `json:"characters"`
 	Method     string `json:"method"`
+	// Note says when the accessibility tree read after typing shows the text did not land
+	// (commands/typefocus.go); text only, as the output schema has no room for it.
+	Note string `json:"note,omitempty"`
 }
 
 // KeysIn is press_keys's input.
@@ -183,7 +186,9 @@ var Click = tool.Define(tool.Tool{
 	if err != nil {
 		return ClickOut{}, err
 	}
-	if err := c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
+	err = c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount)
+	sentInput(env)
+	if err != nil {
 		return ClickOut{}, err
 	}
 	x, y, err := c.CursorPosition()
@@ -221,6 +226,7 @@ var DragMouse = tool.Define(tool.Tool{
 		return DragOut{}, err
 	}
 	err = c.Drag(ctx, in.StartX, in.StartY, in.EndX, in.EndY, in.Button)
+	sentInput(env)
 	return DragOut(in), err
 })
 
@@ -247,9 +253,12 @@ var TypeText = tool.Define(tool.Tool{
 	Summary: "Type text into the focused window",
 	Long: "Types any Unicode text (accents, CJK, emoji); newlines press Enter and tabs press Tab.\n" +
 		"At most 20,000 characters are typed as keys; with usePaste (up to 262,144) the text goes\n" +
-		"through the clipboard and ctrl+v, and the previous clipboard is restored. Use press_keys for shortcuts and browser_type for web form fields.",
+		"through the clipboard and ctrl+v, and the previous clipboard is restored. Use press_keys for shortcuts and browser_type for web form fields.\n" +
+		"Within a second of a click or key, it first waits (for the rest of that second at most) for\n" +
+		"the keyboard focus to leave a button or box, and its note says when the focused element\n" +
+		"does not read the text typed (docs/accessibility.md#typing-and-the-focus).",
 	Example: "  $ w365 type-text 'Grüße, 東京'\n  $ w365 type --use-paste \"$(cat notes.txt)\"",
-	Args:    []string{"text"}, Annotations: tool.Act,
+	Args:    []string{"text"}, Annotations: tool.Act, InText: []string{"note"},
 }, func(ctx context.Context, env *tool.Env, in TypeIn) (TypeOut, error) {
 	n := len([]rune(in.Text))
 	if n > maxTypedChars && !in.UsePaste {
@@ -260,14 +269,29 @@ var TypeText = tool.Define(tool.Tool{
 	if err != nil {
 		return TypeOut{}, err
 	}
+	check := settleFocus(ctx, env)
+	out := TypeOut{Characters: n, Method: "keys"}
 	if in.UsePaste {
-		clip, err := pasteClipboard(ctx, env)
-		if err != nil {
+		var clip desktop.TextClipboard
+		if clip, err = pasteClipboard(ctx, env); err != nil {
 			return TypeOut{}, err
 		}
-		return TypeOut{n, "paste"}, c.TypePaste(ctx, in.Text, clip)
+		out.Method = "paste"
+		err = c.TypePaste(ctx, in.Text, clip)
+	} else {
+		err = c.TypeText(ctx, in.Text)
 	}
-	return TypeOut{n, "keys"}, c.TypeText(ctx, in.Text)
+	if strings.ContainsAny(in.Text, "\n\t") {
+		// Enter and Tab may move the focus; other keys leave it where it is.
+		sentInput(env)
+	}
+	if err != nil {
+		return out, err
+	}
+	if check {
+		out.Note = landedNote(ctx, env, in.Text)
+	}
+	return out, nil
 })
 
 // PressKeys is the tool press_keys (w365 press-keys).
@@ -286,7 +310,9 @@ var PressKeys = tool.Define(tool.Tool{
 	if err != nil {
 		return KeysOut{}, err
 	}
-	return KeysOut(in), c.PressKeys(ctx, in.Keys)
+	err = c.PressKeys(ctx, in.Keys)
+	sentInput(env)
+	return KeysOut(in), err
 })
 
 // WaitMilliseconds is the tool wait_milliseconds (w365 wait-milliseconds).

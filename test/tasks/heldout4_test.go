@@ -423,10 +423,16 @@ func lximageTask(t *testing.T, c *client, work string) {
 		if _, err := window(c, "(60x160)"); err != nil {
 			return err
 		}
+		// The dialog is the window with Save in its title that the click opened: a window of
+		// another application may have Save in its title too.
+		before, err := titles(c)
+		if err != nil {
+			return err
+		}
 		if err := clickFound(c, map[string]any{"role": "Button", "name": "Save As"}); err != nil {
 			return err
 		}
-		if _, err := activeWindow(c, "Save"); err != nil {
+		if _, err := activeWindow(c, "Save", before...); err != nil {
 			return err
 		}
 		// The file name field is the edit field the dialog focuses.

@@ -1600,16 +1600,15 @@ func (n node) walk(f func(node)) {
 }
 
 // window waits (up to 10 s, observing every 250 ms) for a window whose title contains
-// part, and returns its title as list_windows read it.
-func window(c *client, part string) (string, error) {
+// part and is none of except, and returns its title as list_windows read it.
+func window(c *client, part string, except ...string) (string, error) {
 	for try := 0; try < 40; try++ {
-		_, st, err := c.call("list_windows", nil)
+		ts, err := titles(c)
 		if err != nil {
 			return "", err
 		}
-		ws, _ := st["windows"].([]any)
-		for _, w := range ws {
-			if title, _ := w.(map[string]any)["title"].(string); strings.Contains(title, part) {
+		for _, title := range ts {
+			if strings.Contains(title, part) && !slices.Contains(except, title) {
 				return title, nil
 			}
 		}
@@ -1620,9 +1619,25 @@ func window(c *client, part string) (string, error) {
 	return "", fmt.Errorf("no window with %q in its title appeared", part)
 }
 
-// activeWindow waits for a window whose title contains part (window) and activates it.
-func activeWindow(c *client, part string) (string, error) {
-	title, err := window(c, part)
+// titles are the titles of the windows list_windows lists.
+func titles(c *client) ([]string, error) {
+	_, st, err := c.call("list_windows", nil)
+	if err != nil {
+		return nil, err
+	}
+	ws, _ := st["windows"].([]any)
+	var ts []string
+	for _, w := range ws {
+		title, _ := w.(map[string]any)["title"].(string)
+		ts = append(ts, title)
+	}
+	return ts, nil
+}
+
+// activeWindow waits for a window whose title contains part, other than those titled as in
+// except (window), and activates it.
+func activeWindow(c *client, part string, except ...string) (string, error) {
+	title, err := window(c, part, except...)
 	if err == nil {
 		_, _, err = c.call("activate_window", map[string]any{"title": title})
 	}

@@ -534,3 +534,34 @@ func dialBus(addr, sessionAddr string) (*dbus.Conn, error) {
 	nc.SetDeadline(time.Time{})
 	return c, nil
 }
+
+// focusMaxElements bounds the walk Focused makes: type_text reads the focus before and after
+// typing, and a whole window's walk (GNOME Fonts' grid of every font) takes seconds.
+const focusMaxElements = 300
+
+// Focused is the element of the foreground window that holds the keyboard focus, its text
+// read as a field's value; ok is false when none of the first focusMaxElements elements of
+// the window, breadth first, does. Its position is not given.
+func (t *Tree) Focused(ctx context.Context) (n desktop.Node, ok bool, err error) {
+	conn, err := t.bus(ctx)
+	if err != nil {
+		return n, false, err
+	}
+	res, w, err := t.walkWindow(ctx, conn, 0, false, desktop.FindMaxDepth, focusMaxElements)
+	if err == errNoForeground {
+		return n, false, nil
+	}
+	if err != nil {
+		return n, false, err
+	}
+	for _, r := range res.nodes[min(1, len(res.nodes)):] {
+		if r.state(stateFocused) {
+			// The walk read no values: read the focused element's.
+			if _, err := w.details(ctx, []*raw{r}, true); err != nil {
+				return n, false, err
+			}
+			return desktop.Node{Role: r.uia(), NativeRole: nativeName(r.role), Name: r.name, Value: r.value, States: r.stateNames()}, true, nil
+		}
+	}
+	return n, false, nil
+}
