@@ -2580,5 +2580,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut2(t, h, c, work)
 		heldOut3(t, h, c, work)
 		heldOut4(t, h, c, work)
+		heldOut5(t, h, c, work)
 	}
 }
