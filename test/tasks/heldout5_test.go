@@ -384,26 +384,6 @@ func geditTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
-// windowOf waits (up to 10 s) for a window of the process named process (list_windows), and
-// returns its title.
-func windowOf(c *client, process string) (string, error) {
-	for try := 0; try < 40; try++ {
-		_, st, err := c.call("list_windows", nil)
-		if err != nil {
-			return "", err
-		}
-		ws, _ := st["windows"].([]any)
-		for _, w := range ws {
-			if m, _ := w.(map[string]any); m["processName"] == process {
-				title, _ := m["title"].(string)
-				return title, nil
-			}
-		}
-		c.call("wait_milliseconds", map[string]any{"ms": 250})
-	}
-	return "", fmt.Errorf("no window of %s appeared", process)
-}
-
 // startJob starts a sleep under the name name; ended reports how it ended.
 func startJob(t *testing.T, name string) (pid int, ended <-chan error) {
 	job := exec.Command("bash", "-c", "exec -a "+name+" sleep 600")
@@ -440,7 +420,7 @@ func qpsTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	var pid string
 	measure(t, "qps (Qt 5): a filter, a row read by OCR, its context menu (the process ended)", "w365", c, func() error {
 		// qps titles its window with the host's name: the agent finds it by its process.
-		title, err := windowOf(c, "qps")
+		title, err := windowWhere(c, "of qps", func(w map[string]any) bool { return w["processName"] == "qps" })
 		if err != nil {
 			return err
 		}

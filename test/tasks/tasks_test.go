@@ -1583,6 +1583,15 @@ func (n node) walk(f func(node)) {
 // window waits (up to 10 s, observing every 250 ms) for a window whose title contains
 // part, and returns its title as list_windows read it.
 func window(c *client, part string) (string, error) {
+	return windowWhere(c, fmt.Sprintf("with %q in its title", part), func(w map[string]any) bool {
+		title, _ := w["title"].(string)
+		return strings.Contains(title, part)
+	})
+}
+
+// windowWhere waits (up to 10 s, observing every 250 ms) for a window of list_windows for
+// which is holds, and returns its title; what names the window in the error.
+func windowWhere(c *client, what string, is func(w map[string]any) bool) (string, error) {
 	for try := 0; try < 40; try++ {
 		_, st, err := c.call("list_windows", nil)
 		if err != nil {
@@ -1590,7 +1599,8 @@ func window(c *client, part string) (string, error) {
 		}
 		ws, _ := st["windows"].([]any)
 		for _, w := range ws {
-			if title, _ := w.(map[string]any)["title"].(string); strings.Contains(title, part) {
+			if m, _ := w.(map[string]any); is(m) {
+				title, _ := m["title"].(string)
 				return title, nil
 			}
 		}
@@ -1598,7 +1608,7 @@ func window(c *client, part string) (string, error) {
 			return "", err
 		}
 	}
-	return "", fmt.Errorf("no window with %q in its title appeared", part)
+	return "", fmt.Errorf("no window %s appeared", what)
 }
 
 // activeWindow waits for a window whose title contains part (window) and activates it.
