@@ -1602,13 +1602,24 @@ func (n node) walk(f func(node)) {
 // window waits (up to 10 s, observing every 250 ms) for a window whose title contains
 // part and is none of except, and returns its title as list_windows read it.
 func window(c *client, part string, except ...string) (string, error) {
+	return windowWhere(c, fmt.Sprintf("with %q in its title", part), func(w map[string]any) bool {
+		title, _ := w["title"].(string)
+		return strings.Contains(title, part) && !slices.Contains(except, title)
+	})
+}
+
+// windowWhere waits (up to 10 s, observing every 250 ms) for a window of list_windows for
+// which is holds, and returns its title; what names the window in the error.
+func windowWhere(c *client, what string, is func(w map[string]any) bool) (string, error) {
 	for try := 0; try < 40; try++ {
-		ts, err := titles(c)
+		_, st, err := c.call("list_windows", nil)
 		if err != nil {
 			return "", err
 		}
-		for _, title := range ts {
-			if strings.Contains(title, part) && !slices.Contains(except, title) {
+		ws, _ := st["windows"].([]any)
+		for _, w := range ws {
+			if m, _ := w.(map[string]any); is(m) {
+				title, _ := m["title"].(string)
 				return title, nil
 			}
 		}
@@ -1616,7 +1627,7 @@ func window(c *client, part string, except ...string) (string, error) {
 			return "", err
 		}
 	}
-	return "", fmt.Errorf("no window with %q in its title appeared", part)
+	return "", fmt.Errorf("no window %s appeared", what)
 }
 
 // titles are the titles of the windows list_windows lists.
@@ -2614,5 +2625,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut2(t, h, c, work)
 		heldOut3(t, h, c, work)
 		heldOut4(t, h, c, work)
+		heldOut5(t, h, c, work)
 	}
 }

@@ -1310,6 +1310,30 @@ func TestGTK4DialogFrame(t *testing.T) {
 	}
 }
 
+// TestGTK3DialogTitledAsItsWindow: a dialog that carries its window's title, whose frame
+// GTK names by its kind ("Question"), is read as the foreground window once it is active: its
+// buttons are found and answer it (xfce4-taskmanager's Terminate was read as the main window,
+// which no button of the dialog lies in).
+func TestGTK3DialogTitledAsItsWindow(t *testing.T) {
+	d := x11test.Start(t)
+	a := startApp(t, d, "a11y_gtk3_twin.py")
+	var xid string
+	for xid == "" {
+		select {
+		case l := <-a.lines:
+			if id, ok := strings.CutPrefix(l, "DIALOG "); ok {
+				xid = id
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the dialog did not show")
+		}
+	}
+	xdo(t, d, "windowactivate", "--sync", xid)
+	tr := open(t, d)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Yes"})[0])
+	a.waitLine(t, "ANSWER yes")
+}
+
 // TestGTK3DisabledSpinner: a spin button and a scale that take no input (GTK 3 clears
 // ENABLED and SENSITIVE, and greys them) read disabled, as a button or a field does.
 func TestGTK3DisabledSpinner(t *testing.T) {

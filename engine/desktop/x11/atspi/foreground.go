@@ -4,6 +4,7 @@ package atspi
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -16,6 +17,9 @@ const (
 	registryBus  = "org.a11y.atspi.Registry"
 	registryRoot = dbus.ObjectPath("/org/a11y/atspi/accessible/root")
 )
+
+// nearFrame is how far (geomDistance) a frame's extents may lie from its window's.
+const nearFrame = 200
 
 // maxFrames bounds Tree.frames: past it, the windows remembered are forgotten at once.
 const maxFrames = 256
@@ -167,11 +171,16 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	if _, err := w.details(ctx, shown, false); err != nil {
 		return target{}, err
 	}
+	// A frame's title counts only while its extents agree with the window's, when any frame's
+	// do: GTK 3 names a message dialog's frame by its kind ("Question"), and a dialog that
+	// carries its window's title (xfce4-taskmanager's Terminate) would otherwise be read as
+	// the window.
+	near := slices.ContainsFunc(shown, func(f *raw) bool { return geomDistance(f, xw, kitOf[f].gtk4()) <= nearFrame })
 	best, bestScore := (*raw)(nil), 1<<30
 	for _, f := range shown {
 		d := geomDistance(f, xw, kitOf[f].gtk4())
 		s := d
-		titled := xw.title != "" && strings.TrimSpace(f.name) == strings.TrimSpace(xw.title)
+		titled := xw.title != "" && strings.TrimSpace(f.name) == strings.TrimSpace(xw.title) && (!near || d <= nearFrame)
 		if titled {
 			s -= 1 << 20
 		}
@@ -181,7 +190,7 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 		if otherOf[f] {
 			s += 1 << 19
 		}
-		if !byPID && !titled && d > 200 {
+		if !byPID && !titled && d > nearFrame {
 			continue
 		}
 		if s < bestScore {
