@@ -295,11 +295,6 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create the run_code directory")
 	}
-	scratch := filepath.Join(dir, "scratch")
-	if err := os.Mkdir(scratch, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, werr.Wrap(err, werr.Internal, "cannot create the run_code directory")
-	}
 	pctx, stop := context.WithCancel(context.Background())
 	sock, err := inst.mux.proxySocket(pctx, b, dir)
 	if err != nil {
@@ -317,7 +312,7 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 	if err := os.WriteFile(script, data, 0o600); err != nil {
 		return fail(werr.Wrap(err, werr.Internal, "cannot write the run_code sidecar"))
 	}
-	cmd, release, confined, err := sandboxedNode(modules, script, scratch, sock)
+	cmd, release, confined, err := sandboxedNode(modules, script, sock)
 	if err != nil {
 		return fail(err)
 	}

@@ -6,10 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/werr"
+)
+
+// The sizes of the sidecar's file systems in memory: Playwright keeps its artifacts in /tmp.
+const (
+	sidecarTmpBytes = 256 << 20
+	sidecarShmBytes = 64 << 20
 )
 
 // sandboxedNode is the command that runs the sidecar under bubblewrap: every
@@ -17,10 +24,11 @@ import (
 // and no user namespace of its own making (on a root host bubblewrap otherwise left
 // it root with every capability in a namespace that owns its mounts: it remounted /usr
 // read-write), the system's /usr read-only, no /etc, no home, no runtime directory:
-// only the sidecar, its node_modules (read-only), a scratch /tmp and the proxy socket.
+// only the sidecar, its node_modules (read-only), a /tmp in memory (sidecarTmpBytes, not a
+// directory of the host's, where it wrote 1.5 GiB) and the proxy socket.
 // It starts through the sandbox's helper (sandbox.ConfineTool: no set-id bits, its
 // tasks and memory held); release runs right after the start, done once it is reaped.
-func sandboxedNode(modules, script, scratch, sock string) (cmd *exec.Cmd, release, done func(), err error) {
+func sandboxedNode(modules, script, sock string) (cmd *exec.Cmd, release, done func(), err error) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return nil, nil, nil, werr.New(werr.Unsupported, "browser_run_code runs its code under bubblewrap, which is not installed").
@@ -49,8 +57,11 @@ func sandboxedNode(modules, script, scratch, sock string) (cmd *exec.Cmd, releas
 	}
 	const home = "/opt/w365-runcode"
 	args = append(args,
-		"--proc", "/proc", "--dev", "/dev",
-		"--bind", scratch, "/tmp",
+		"--proc", "/proc",
+		// Files in memory count in no limit of a process: each file system it may write is
+		// sized, and /dev itself is read-only (it had half the host's memory).
+		"--dev", "/dev", "--perms", "1777", "--size", strconv.Itoa(sidecarShmBytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+		"--size", strconv.Itoa(sidecarTmpBytes), "--tmpfs", "/tmp",
 		"--ro-bind", filepath.Join(modules, "node_modules"), home+"/node_modules",
 		"--ro-bind", script, home+"/sidecar.js",
 		"--bind", sock, "/run/w365/cdp.sock",

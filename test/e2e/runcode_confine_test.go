@@ -30,9 +30,10 @@ func runCodeCache(h *e2e.Harness) {
 // user namespace, which owns its mount namespace: it remounted /usr read-write and wrote
 // there as root (a program on every user's PATH); anywhere it put set-id bits on what it
 // wrote, and nothing held its processes or its memory but V8's heap (600 processes, 2 GiB
-// of buffers). Judged by effect: no file in the host's /usr, no set-id bit on disk, a
-// fork past the call's task limit fails, 2 GiB of memory is not held, and the next call
-// still runs.
+// of buffers, 1.5 GiB written into its /tmp on the host's disk or into its /dev in memory).
+// Judged by effect: no file in the host's /usr, no set-id bit on disk, a fork past the
+// call's task limit fails, 2 GiB of memory and 1.5 GiB of files are not held, and the next
+// call still runs.
 func TestBrowserRunCodeIsConfined(t *testing.T) {
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
@@ -81,6 +82,22 @@ try { for (let i = 0; i < 32; i++) bufs.push(Buffer.alloc(64 << 20, 1)) } catch 
 return bufs.length * 64`, 60000)
 	if v == float64(2048) {
 		t.Errorf("the code held %v MiB of the host's memory: %s", v, e2e.Text(res))
+	}
+	// Files in memory or on the host's disk count in no limit of a process: each place it
+	// may write holds less than 1.5 GiB (a full place fails the write, or the cgroup ends the code).
+	for _, f := range []string{"/tmp/fill", "/dev/fill", "/dev/shm/fill"} {
+		res, v = runCode(t, cs, `const fs = process.mainModule.require('fs');
+let n = 0;
+try {
+  const fd = fs.openSync('`+f+`', 'w'), b = Buffer.alloc(64 << 20, 1);
+  for (let i = 0; i < 24; i++) { fs.writeSync(fd, b); n++ }
+  fs.closeSync(fd);
+} catch (e) {}
+try { fs.unlinkSync('`+f+`') } catch (e) {}
+return n * 64`, 60000)
+		if v == float64(1536) {
+			t.Errorf("the code wrote %v MiB into %s: %s", v, f, e2e.Text(res))
+		}
 	}
 	if res, v := runCode(t, cs, "return 40 + 2", 60000); v != float64(42) {
 		t.Errorf("after the code ran out of memory: %v %s", v, e2e.Text(res))
