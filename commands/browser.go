@@ -70,6 +70,7 @@ func browserOf(ctx context.Context, env *tool.Env) (*browser.Browser, error) {
 			DownloadDir:    s.DownloadDir(),
 			HomeDir:        s.HomeDir(),
 			TmpDir:         s.TmpDir(),
+			UserDirs:       personDirs(env),
 			Policy:         env.Policy,
 		}
 		// The window fills the session's screen from its first page on.

@@ -153,7 +153,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 		return LaunchOut{}, err
 	}
 	roots := slices.Clone(env.Policy.WorkspaceRoots)
-	for _, d := range browser.UserDirs() {
+	for _, d := range personDirs(env) {
 		roots = append(roots, d)
 	}
 	o := proc.LaunchOptions{Env: env.Session.Desktop.Environ(nil),
@@ -318,6 +318,45 @@ func confinedWorkspaces(roots []string) []string {
 	for _, r := range roots {
 		if r, ok := expandRoot(r, home); ok && !holdsHome(r, home) {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// personDirs are the person's Documents, Downloads and Desktop (browser.UserDirs, by XDG
+// name) that a session's tools take files from and save files in for it: all of them on the
+// person's own display, where the session acts as the person; in a virtual session only
+// those that lie in a workspace root of the policy below no dot-directory, where its shell
+// and Python reach them too. Outside the workspace the person's folders are the person's:
+// a restrictive workspaceRoots keeps them from the session (docs/security.md#boundaries).
+func personDirs(env *tool.Env) map[string]string {
+	dirs := browser.UserDirs()
+	if !env.Session.Desktop.Virtual() {
+		return dirs
+	}
+	home, _ := os.UserHomeDir()
+	inWorkspace := func(d string) bool {
+		rd, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return false
+		}
+		return slices.ContainsFunc(env.Policy.WorkspaceRoots, func(r string) bool {
+			r, ok := expandRoot(r, home)
+			if !ok {
+				return false
+			}
+			rr, err := filepath.EvalSymlinks(r)
+			if err != nil {
+				return false
+			}
+			rel, below := browser.Within(rd, rr)
+			return rd == rr || below && !browser.HasDotPart(rel)
+		})
+	}
+	out := map[string]string{}
+	for name, d := range dirs {
+		if inWorkspace(d) {
+			out[name] = d
 		}
 	}
 	return out

@@ -73,6 +73,11 @@ type Options struct {
 	// reference's %USERPROFILE% and %TEMP% in a path name them, and files may be saved
 	// under them. Empty: neither is known.
 	HomeDir, TmpDir string
+	// UserDirs are the person's folders (UserDirs, by XDG name) files may be saved in
+	// and set on a file input from: all of them where the session acts as the person, in
+	// a virtual session only those a workspace root of the policy holds
+	// (docs/security.md#boundaries). Empty: none.
+	UserDirs map[string]string
 	// Headless runs the browser without a window. The default is headful on the
 	// display named by Env.
 	Headless bool

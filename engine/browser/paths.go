@@ -84,18 +84,19 @@ func HasDotPart(rel string) bool {
 }
 
 // OutputRoots are where the browser may write files for the user: the session's
-// output directory, and the user's Downloads and Documents.
+// output directory, and the user's Downloads and Documents it may use (Options.UserDirs).
 func (b *Browser) OutputRoots() []string {
-	u := UserDirs()
+	u := b.opts.UserDirs
 	return realDirs(b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"], b.opts.HomeDir, b.opts.TmpDir)
 }
 
 // UploadRoots are where files set on a file input may come from: the person's Documents,
-// Downloads and Desktop, and the session's own (its HOME's) and its temporary directory
-// (its /tmp), as written. Never the host's temporary directory: it holds other programs'
-// files (a Kerberos ticket cache) and every virtual desktop's X cookie.
+// Downloads and Desktop it may use (Options.UserDirs), and the session's own (its HOME's)
+// and its temporary directory (its /tmp), as written. Never the host's temporary
+// directory: it holds other programs' files (a Kerberos ticket cache) and every virtual
+// desktop's X cookie.
 func (b *Browser) UploadRoots() []string {
-	u := UserDirs()
+	u := b.opts.UserDirs
 	roots := []string{u["DOCUMENTS"], u["DOWNLOAD"], u["DESKTOP"], b.opts.DownloadDir, b.opts.TmpDir}
 	if b.opts.HomeDir != "" {
 		roots = append(roots, filepath.Join(b.opts.HomeDir, "Documents"), filepath.Join(b.opts.HomeDir, "Desktop"))
@@ -153,7 +154,7 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 		path = filepath.Join(b.opts.DownloadDir, path)
 	}
 	abs := filepath.Clean(path)
-	u := UserDirs()
+	u := b.opts.UserDirs
 	var roots []string
 	root, rel := "", ""
 	for _, w := range []string{b.opts.DownloadDir, u["DOWNLOAD"], u["DOCUMENTS"], b.opts.HomeDir, b.opts.TmpDir} {

@@ -295,11 +295,6 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot create the run_code directory")
 	}
-	scratch := filepath.Join(dir, "scratch")
-	if err := os.Mkdir(scratch, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, werr.Wrap(err, werr.Internal, "cannot create the run_code directory")
-	}
 	pctx, stop := context.WithCancel(context.Background())
 	sock, err := inst.mux.proxySocket(pctx, b, dir)
 	if err != nil {
@@ -317,10 +312,17 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 	if err := os.WriteFile(script, data, 0o600); err != nil {
 		return fail(werr.Wrap(err, werr.Internal, "cannot write the run_code sidecar"))
 	}
-	cmd, err := sandboxedNode(modules, script, scratch, sock)
+	cmd, release, confined, err := sandboxedNode(modules, script, sock)
 	if err != nil {
 		return fail(err)
 	}
+	started := false
+	defer func() {
+		if !started {
+			release()
+			confined()
+		}
+	}()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fail(werr.Wrap(err, werr.Internal, "cannot start the run_code sidecar"))
@@ -338,6 +340,8 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 		logf.Close()
 		return fail(werr.Wrap(err, werr.Unavailable, "cannot start the run_code sidecar"))
 	}
+	started = true
+	release()
 	logf.Close()
 	sc := &sidecar{cmd: cmd, in: stdin, lines: make(chan []byte, 16), done: make(chan struct{}), stop: stop, dir: dir, inst: inst}
 	go func() {
@@ -351,6 +355,7 @@ func (b *Browser) startSidecar(ctx context.Context, inst *instance, modules stri
 		}
 		close(sc.lines)
 		_ = cmd.Wait()
+		confined()
 		close(sc.done)
 	}()
 	// The sidecar says ready once node and playwright-core are loaded.

@@ -9,6 +9,6 @@ import (
 )
 
 // sandboxedNode: the run_code sandbox is bubblewrap, which only Linux has.
-func sandboxedNode(modules, script, scratch, sock string) (*exec.Cmd, error) {
-	return nil, werr.New(werr.Unsupported, "browser_run_code is available on Linux only (its sandbox is bubblewrap)").WithRetryable(false)
+func sandboxedNode(modules, script, sock string) (cmd *exec.Cmd, release, done func(), err error) {
+	return nil, nil, nil, werr.New(werr.Unsupported, "browser_run_code is available on Linux only (its sandbox is bubblewrap)").WithRetryable(false)
 }

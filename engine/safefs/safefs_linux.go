@@ -2,6 +2,7 @@ package safefs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -139,6 +140,29 @@ func (h handle) remove(name string) error {
 		err = unix.Unlinkat(h.fd(), name, unix.AT_REMOVEDIR)
 	}
 	return sysErr(err)
+}
+
+// EachEntry calls fn with the entries of d, at most n at a time, until fn returns false or
+// none is left: a directory of a million names costs one batch's memory, not a million's.
+// Entries renamed or made meanwhile may or may not be given.
+func (d *Dir) EachEntry(n int, fn func([]fs.DirEntry) bool) error {
+	h, err := d.h.openDir(".")
+	if err != nil {
+		return fail(err, d.path)
+	}
+	defer h.close()
+	for {
+		ents, err := h.f.ReadDir(n)
+		if len(ents) > 0 && !fn(ents) {
+			return nil
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fail(err, d.path)
+		}
+	}
 }
 
 func (h handle) readDir() ([]fs.DirEntry, error) {

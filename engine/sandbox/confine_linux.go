@@ -278,6 +278,43 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	return r.guardLaunched(cmd, m, shown, gits, release), done, nil
 }
 
+// What a tool of the host's that runs code of the agent's in a bubblewrap sandbox of its own
+// (browser_run_code's Node sidecar) may use, for all its processes together: a shell call's
+// tasks, and memory enough for Node and Playwright (V8's heap is held to 512 MiB apart).
+const (
+	// ToolMemoryBytes is memory.max of its cgroup; where none is writable, RLIMIT_DATA
+	// (its writable private mappings: Node's heap and buffers), not RLIMIT_AS: Node
+	// reserves gigabytes of address space it never uses (WebAssembly's guard regions),
+	// and under 4 GiB of RLIMIT_AS the sidecar died on its first call.
+	ToolMemoryBytes = 1 << 30
+)
+
+// ConfineTool rewrites cmd, a bubblewrap command line not yet started that ends in "--" and
+// the program's n words and shows the program nothing of the host's but what it names, to
+// start through the helper with what every confined program gets besides its namespaces
+// (no_new_privs, the seccomp filters: no set-id bits on anything it writes; the Landlock
+// scope), under MaxProcesses tasks (RLIMIT_NPROC inside its user namespace, as a shell
+// call's) and in a cgroup of its own holding its tasks and memory (ToolMemoryBytes), or
+// RLIMIT_DATA where no cgroup is writable (docs/security.md#the-browser). done, once cmd has
+// been reaped, kills what is left in the cgroup and removes it.
+func ConfineTool(cmd *exec.Cmd, n int) (release, done func(), err error) {
+	argv, err := nprocInside(append([]string{cmd.Path}, cmd.Args[1:]...), n)
+	if err != nil {
+		return nil, nil, err
+	}
+	cg := newRunCgroup(limitsSpec{pids: MaxProcesses, memBytes: ToolMemoryBytes})
+	var limits []rlimit
+	if !cg.has("memory") {
+		limits = append(limits, rlimit{syscall.RLIMIT_DATA, "data", ToolMemoryBytes})
+	}
+	release, err = startHelper(cmd, helperConfig{Argv: argv, Env: cmd.Env, CgroupProcs: cg.procsFiles(), Limits: limits})
+	if err != nil {
+		cg.destroy()
+		return nil, nil, err
+	}
+	return release, cg.destroy, nil
+}
+
 // programMounts starts the file system view of a long-lived confined program that cmd
 // starts with bubblewrap bw: its checked handles (bindChecked) numbered after cmd's own
 // ExtraFiles; on a root host with its staging directory, which done removes once the

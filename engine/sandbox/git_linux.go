@@ -69,8 +69,9 @@ const untrusted = ".w365-untrusted"
 // maxConfigBytes bounds a git config the host reads.
 const maxConfigBytes = 1 << 20
 
-// gitCleanMaxEntries bounds the walk after a run: every entry under the working
-// directory, at any depth a path can reach.
+// gitCleanMaxEntries bounds the walk before a run that hides the working directory's
+// secrets (hideSecretsBelow): a directory holding more is refused. The walk after a run
+// (cleanNewRepos) has no bound: it reads every entry the run may have made.
 const gitCleanMaxEntries = 1 << 20
 
 // gitSlack is how much earlier than the run's start a change still counts as the run's:
@@ -94,27 +95,43 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 	dir := root.Path()
 	since = since.Add(-gitSlack)
 	var out []string
-	walkBelow(root, gitCleanMaxEntries, func(rel string, d *safefs.Dir, ents []fs.DirEntry) (subs []string) {
-		isGitDir := filepath.Base(rel) == ".git" && rel != "." || slices.ContainsFunc(ents, func(e fs.DirEntry) bool {
-			return e.Name() == "HEAD" && headOfRepository(d)
-		})
+	// Every directory, however many entries the run made: a walk that stopped at a budget
+	// left what lay past it as the run wrote it (a repository beside 2^20 entries, whose
+	// core.fsmonitor the person's git status ran). Entries are read a batch at a time, and
+	// only the directories' names are kept.
+	queue := []string{"."}
+	for len(queue) > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		d, err := root.OpenDir(rel)
+		if err != nil {
+			continue
+		}
+		k, _ := d.Kind("HEAD")
+		isGitDir := filepath.Base(rel) == ".git" && rel != "." || k != safefs.Missing && headOfRepository(d)
 		if isGitDir {
 			out = append(out, cleanGitDir(d, since)...)
 		}
-		for _, e := range ents {
-			name := e.Name()
-			switch {
-			case slices.Contains(before, filepath.Join(dir, rel, name)):
-			case e.IsDir() && !(isGitDir && name == "objects"):
-				subs = append(subs, name)
-			case name == ".git" && changedSince(d, name, since):
-				out = append(out, quarantine(d, name)...)
+		_ = d.EachEntry(cleanBatch, func(ents []fs.DirEntry) bool {
+			for _, e := range ents {
+				name := e.Name()
+				switch {
+				case slices.Contains(before, filepath.Join(dir, rel, name)):
+				case e.IsDir() && !(isGitDir && name == "objects"):
+					queue = append(queue, filepath.Join(rel, name))
+				case name == ".git" && changedSince(d, name, since):
+					out = append(out, quarantine(d, name)...)
+				}
 			}
-		}
-		return subs
-	})
+			return true
+		})
+		d.Close()
+	}
 	return out
 }
+
+// cleanBatch is how many entries of a directory cleanNewRepos holds at a time.
+const cleanBatch = 4096
 
 // walkBelow visits root and every directory beneath it, breadth first, through handles
 // following no symbolic link: visit gets each one's path relative to root, its handle and

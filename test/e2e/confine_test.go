@@ -1139,7 +1139,9 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
 	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket",
 	"TestAccessibilityBusThatNeverAnswersHoldsNoCall", "TestBoundarySessionPlantsNoProgramOnPATH", "TestBrowserStartsNoApplicationForAURL",
-	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings", "TestConfineCallForksInABusySession", "TestConfineFilesInMemoryAreBounded"}
+	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings", "TestConfineCallForksInABusySession", "TestConfineFilesInMemoryAreBounded",
+	"TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace", "TestBrowserRunCodeIsConfined",
+	"TestBoundaryGitGuardReadsEveryEntryACallMade"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
@@ -1173,6 +1175,22 @@ func TestConfineOnANonRootHost(t *testing.T) {
 		"W365_TEST_BIN=" + copyExe(e2e.Binary(t), "w365")}
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)
+	}
+	// browser_run_code's playwright-core, installed in this user's cache (the other user
+	// has no network to fetch it with), or where W365_RUNCODE_DIR names it.
+	runcode := os.Getenv("W365_RUNCODE_DIR")
+	if cache, err := os.UserCacheDir(); runcode == "" && err == nil {
+		if m, _ := filepath.Glob(filepath.Join(cache, "w365", "runcode-*", "node_modules", "playwright-core")); len(m) > 0 {
+			runcode = filepath.Dir(filepath.Dir(m[0]))
+		}
+	}
+	if runcode != "" {
+		for _, c := range [][]string{{"cp", "-a", runcode, filepath.Join(dir, "runcode")}, {"chmod", "-R", "a+rX", filepath.Join(dir, "runcode")}} {
+			if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v %s", c, err, out)
+			}
+		}
+		cmd.Env = append(cmd.Env, "W365_RUNCODE_DIR="+filepath.Join(dir, "runcode"))
 	}
 	uid := os.Geteuid()
 	if uid == 0 {

@@ -45,11 +45,7 @@ func TestBrowserRunCodeOverMCP(t *testing.T) {
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
 	home := fakeHome(t, h)
-	for _, kv := range os.Environ() { // npm's cache and the installed playwright-core outlive the fake HOME
-		if strings.HasPrefix(kv, "HOME=") {
-			h.Env = append(h.Env, "XDG_CACHE_HOME="+filepath.Join(strings.TrimPrefix(kv, "HOME="), ".cache"), "npm_config_cache="+filepath.Join(strings.TrimPrefix(kv, "HOME="), ".npm"))
-		}
-	}
+	runCodeCache(h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
 	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
@@ -158,11 +154,7 @@ func TestBrowserRunCodeProxyAttacks(t *testing.T) {
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
 	home := fakeHome(t, h)
-	for _, kv := range os.Environ() { // npm's cache and the installed playwright-core outlive the fake HOME
-		if strings.HasPrefix(kv, "HOME=") {
-			h.Env = append(h.Env, "XDG_CACHE_HOME="+filepath.Join(strings.TrimPrefix(kv, "HOME="), ".cache"), "npm_config_cache="+filepath.Join(strings.TrimPrefix(kv, "HOME="), ".npm"))
-		}
-	}
+	runCodeCache(h)
 	secret := fmt.Sprintf("CANARY-%d", time.Now().UnixNano())
 	canary := filepath.Join(t.TempDir(), "canary.txt")
 	if err := os.WriteFile(canary, []byte(secret), 0o644); err != nil {
