@@ -9,10 +9,11 @@
 // white, contrast stretched, upscaled up to 3x when small) and reads it as one line
 // (--psm 7); the single glyphs of one row (calculator keys) and the marks beside them
 // are read together as one line, a strip (see units in regions.go). The lines go to
-// single-threaded tesseract processes (OMP_THREAD_LIMIT=1), each reading its share as a
-// list of images, so that the model loads once per process whatever the number of lines:
-// one process, taken before the screen is analysed, and one more per core only when
-// there is enough text for it to pay for its model load. The processes outlive the call:
+// single-threaded tesseract processes (OMP_THREAD_LIMIT=1), each in a session of its own
+// (see ownSession) and reading its share as a list of images, so that the model loads
+// once per process whatever the number of lines: one process, taken before the screen is
+// analysed, and one more per core only when there is enough text for it to pay for its
+// model load. The processes outlive the call:
 // they read a list streamed on their stdin, and a call's end is marked by a blank page,
 // so that a process kept idle between calls loads its model once for all of them (see
 // reader). Word boxes are mapped back to screen coordinates and grouped into lines in
@@ -503,6 +504,7 @@ func startReader(bin, lang string) (*reader, error) {
 	r := &reader{cmd: exec.Command(bin, "-", "stdout", "-l", lang, "--psm", "7",
 		"-c", "tessedit_do_invert=0", "-c", "stream_filelist=1", "tsv")}
 	r.cmd.Env = readerEnv()
+	ownSession(r.cmd)
 	r.cmd.Stderr = &r.stderr
 	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {

@@ -595,6 +595,34 @@ func TestEndedReaderIsPassedOver(t *testing.T) {
 	}
 }
 
+// TestReadersRunInSessionsOfTheirOwn checks that every tesseract process leads a
+// session of its own: Linux shares the CPU between sessions before threads, and readers
+// in the caller's session share one session's CPU with it on a busy machine (see
+// ownSession).
+func TestReadersRunInSessionsOfTheirOwn(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	ocr.EndReaders()
+	t.Cleanup(ocr.EndReaders)
+	if _, err := ocr.Analyze(context.Background(), strokes(12), ocr.Options{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	readers := children(t, "tesseract")
+	if len(readers) != 2 {
+		t.Fatalf("%d idle readers after a call, want 2", len(readers))
+	}
+	for _, pid := range readers {
+		data, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ppid pgrp session ...
+		s := string(data)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) < 4 || f[3] != pid {
+			t.Errorf("reader %s is in session %v, want its own", pid, f[3:4])
+		}
+	}
+}
+
 // children are the PIDs of this process's running children named comm.
 func children(t *testing.T, comm string) []string {
 	t.Helper()
