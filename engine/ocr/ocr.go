@@ -289,7 +289,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[w] = r.serve(serving, lang, q.work, end, q.done); errs[w] != nil {
+			if errs[w] = r.serve(serving, lang, q.work, len(readers), end, q.done); errs[w] != nil {
 				if ctx.Err() == nil && errors.Is(errs[w], context.Canceled) {
 					errs[w] = nil // stopped for another's failure, which is reported
 				}
@@ -594,11 +594,15 @@ func (p *readerPool) put(bin, lang string, r *reader) {
 }
 
 // serve hands the reader the tiles of work until it is closed, and done each tile's rows
-// (its page numbered 1). It keeps two pages in the process's hands, the one it reads and
-// the next waiting on its stdin, so that the process never waits for a path. A page's
-// rows have all come when a row of a later page comes: a tile with none queued behind it
-// is followed by end, a blank page.
-func (r *reader) serve(ctx context.Context, lang string, work <-chan *tile, end string, done func(*tile, string) error) error {
+// (its page numbered 1); readers is the number of readers taking from work. It keeps in
+// the process's hands its share of the tiles queued, and at least two pages, the one it
+// reads and the next waiting on its stdin: the process then never waits for a path from
+// this one, which on a busy machine may be slow to come back to it (one tile in hand at a
+// time made application screens slower under load), and the shares shrink as the queue
+// empties, so that the readers still end together. A page's rows have all come when a row
+// of a later page comes: a tile with none queued behind it is followed by end, a blank
+// page.
+func (r *reader) serve(ctx context.Context, lang string, work <-chan *tile, readers int, end string, done func(*tile, string) error) error {
 	type page struct {
 		n    int
 		t    *tile // nil for end
@@ -614,7 +618,7 @@ func (r *reader) serve(ctx context.Context, lang string, work <-chan *tile, end 
 	open := true
 	for {
 	fill:
-		for open && len(held) < 2 {
+		for open && len(held) < max(2, len(work)/readers+1) {
 			select {
 			case t, ok := <-work:
 				if !ok {

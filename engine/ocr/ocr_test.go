@@ -656,14 +656,14 @@ func TestReadersRunInSessionsOfTheirOwn(t *testing.T) {
 }
 
 // TestSlowReaderReadsLess checks that the lines go to the readers as they free up, not in
-// shares fixed before reading: of two readers, one handed its paths a second late (as a
-// process on a busy core falls behind) reads fewer than half of twelve lines, and the call
+// shares fixed before reading: of two readers, one handed each path 0.3 s late (as a
+// process on a busy core falls behind) reads fewer than half of 24 lines, and the call
 // still reads every line.
 func TestSlowReaderReadsLess(t *testing.T) {
 	testenv.Require(t, "tesseract")
 	ocr.EndReaders()
 	t.Cleanup(ocr.EndReaders)
-	img := strokes(12)
+	img := strokes(24)
 	want, err := ocr.Analyze(context.Background(), img, ocr.Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -675,7 +675,7 @@ func TestSlowReaderReadsLess(t *testing.T) {
 	pass := func(delay, log string) string {
 		return "while IFS= read -r l; do " + delay + "echo \"$l\" >> '" + filepath.Join(dir, log) + "'; echo \"$l\"; done | tesseract \"$@\""
 	}
-	body := "#!/bin/sh\nif mkdir '" + filepath.Join(dir, "first") + "' 2>/dev/null; then\n" + pass("sleep 1; ", "slow") +
+	body := "#!/bin/sh\nif mkdir '" + filepath.Join(dir, "first") + "' 2>/dev/null; then\n" + pass("sleep 0.3; ", "slow") +
 		"\nelse\n" + pass("", "fast") + "\nfi\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
@@ -699,8 +699,8 @@ func TestSlowReaderReadsLess(t *testing.T) {
 	}
 	slow, fast := lines("slow"), lines("fast")
 	t.Logf("lines read: %d by the slow reader, %d by the other", slow, fast)
-	if slow+fast != 12 || slow >= 6 {
-		t.Errorf("the slow reader read %d lines and the other %d, want fewer than half of 12 for the slow one", slow, fast)
+	if slow+fast != 24 || slow >= 12 {
+		t.Errorf("the slow reader read %d lines and the other %d, want fewer than half of 24 for the slow one", slow, fast)
 	}
 }
 
