@@ -9,14 +9,14 @@
 // white, contrast stretched, upscaled up to 3x when small) and reads it as one line
 // (--psm 7); the single glyphs of one row (calculator keys) and the marks beside them
 // are read together as one line, a strip (see units in regions.go). The lines go to
-// single-threaded tesseract processes (OMP_THREAD_LIMIT=1), each reading its share as a
-// list of images, so that the model loads once per process whatever the number of lines:
-// one process, taken before the screen is analysed, and one more per core only when
-// there is enough text for it to pay for its model load. The processes outlive the call:
-// they read a list streamed on their stdin, and a call's end is marked by a blank page,
-// so that a process kept idle between calls loads its model once for all of them (see
-// reader). Word boxes are mapped back to screen coordinates and grouped into lines in
-// reading order.
+// single-threaded tesseract processes (OMP_THREAD_LIMIT=1), each in a session of its own
+// (see ownSession), which take them from one queue as they free up (see serve), so that
+// the model loads once per process whatever the number of lines: one process, taken
+// before the screen is analysed, and one more per core only when there is enough text
+// for it to pay for its model load. The processes outlive the call: they read paths
+// streamed on their stdin, so that a process kept idle between calls loads its model
+// once for all of them (see reader). Word boxes are mapped back to screen coordinates and
+// grouped into lines in reading order.
 package ocr
 
 import (
@@ -156,7 +156,6 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	// call succeeds.
 	var readers []*reader
 	var unhook []func() bool // per reader: ends its tie to ctx, false once ctx ended it
-	fresh := 0               // readers started after the screen was analysed
 	addReader := func(r *reader) {
 		readers = append(readers, r)
 		unhook = append(unhook, context.AfterFunc(ctx, r.kill))
@@ -171,9 +170,6 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 				var err error
 				if r, err = startReader(bin, lang); err != nil {
 					return werr.Wrap(err, werr.Internal, "cannot start tesseract")
-				}
-				if len(readers) > 0 {
-					fresh++
 				}
 			}
 			addReader(r)
@@ -252,14 +248,15 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		}(i)
 	}
 	wg.Wait()
-	// A blank page after a reader's tiles marks the end of their words (see read).
+	// A blank page after a reader's last tile marks the end of its words (see serve).
 	end := filepath.Join(dir, "end.pgm")
 	if err := errors.Join(append(errs, writePGM(end, bytes.Repeat([]byte{255}, 64), 8, 8))...); err != nil {
 		return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
 	}
 
-	// Longest-processing-time-first assignment of tiles to reader processes; a reader
-	// started now is behind the others by a model load.
+	// The readers take the tiles from one queue, longest first, each the next as soon as
+	// it has room for it (see serve): a reader on a busier core, or one started now and
+	// behind the others by a model load, takes fewer, and none waits for another.
 	todo := make([]*tile, len(tiles))
 	total := 0
 	for i := range tiles {
@@ -278,90 +275,48 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	if err := startReaders(min(workers, max(len(readers), total/minShare))); err != nil {
 		return Result{}, err
 	}
-	workers = len(readers)
-	// readAll hands the tiles to the readers, longest first, each to the reader with the
-	// least work so far, and returns the signs of the one-glyph tiles they read nothing
-	// in (see unread); the words go to each tile's boxes.
-	readAll := func(todo []*tile) ([]Box, error) {
-		load := make([]int, workers)
-		for w := workers - fresh; w < workers; w++ {
-			load[w] = modelLoad
-		}
-		fresh = 0
-		lists := make([][]*tile, workers)
-		for _, t := range todo {
-			w := 0
-			for k := range load {
-				if load[k] < load[w] {
-					w = k
-				}
-			}
-			load[w] += t.cost
-			lists[w] = append(lists[w], t)
-		}
-		words := make([][]Box, workers)
-		for w := range lists {
-			if len(lists[w]) == 0 {
-				continue
-			}
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				words[w], errs[w] = readers[w].read(ctx, lang, lists[w], end, opts.MinConfidence)
-			}(w)
-		}
-		wg.Wait()
-		if err := errors.Join(errs[:workers]...); err != nil {
-			if ctx.Err() != nil {
-				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					return nil, werr.Wrap(err, werr.Timeout, "OCR did not finish in time")
-				}
-				return nil, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
-			}
-			var we *werr.Error
-			if errors.As(err, &we) {
-				return nil, we
-			}
-			return nil, werr.Wrap(err, werr.Internal, "tesseract failed")
-		}
-		var signs []Box
-		for _, ws := range words {
-			signs = append(signs, ws...)
-		}
-		return signs, nil
+	q := &queue{work: make(chan *tile, 2*len(todo)), left: len(todo), again: scale == 0 && !opts.Fine, minConf: opts.MinConfidence}
+	for _, t := range todo {
+		q.work <- t
 	}
-	all, err := readAll(todo)
-	if err != nil {
-		return Result{}, err
+	if len(todo) == 0 {
+		close(q.work)
 	}
-	// A line read with a word of low confidence is read a second time at another scale,
-	// and the surer reading is kept (see againConf).
-	if scale == 0 && !opts.Fine {
-		var twins []*tile
-		for _, t := range todo {
-			if t.again() {
-				twin := &tile{core: t.core, r: t.r, crop: t.crop}
-				if err := twin.write(strings.TrimSuffix(t.path, ".pgm")+"b.pgm", againScale); err != nil {
-					return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
+	// A reader that fails ends the others' waiting for work.
+	serving, stop := context.WithCancel(ctx)
+	defer stop()
+	for w, r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[w] = r.serve(serving, lang, q.work, len(readers), end, q.done); errs[w] != nil {
+				if ctx.Err() == nil && errors.Is(errs[w], context.Canceled) {
+					errs[w] = nil // stopped for another's failure, which is reported
 				}
-				twins = append(twins, t, twin)
+				stop()
 			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:len(readers)]...); err != nil {
+		if ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return Result{}, werr.Wrap(err, werr.Timeout, "OCR did not finish in time")
+			}
+			return Result{}, werr.Wrap(err, werr.Cancelled, "OCR cancelled")
 		}
-		if len(twins) > 0 {
-			var second []*tile
-			for k := 1; k < len(twins); k += 2 {
-				second = append(second, twins[k])
-			}
-			if _, err := readAll(second); err != nil {
-				return Result{}, err
-			}
-			for k := 0; k < len(twins); k += 2 {
-				if t, twin := twins[k], twins[k+1]; surer(t, twin) {
-					t.boxes = twin.boxes
-				}
-			}
+		var we *werr.Error
+		if errors.As(err, &we) {
+			return Result{}, we
+		}
+		return Result{}, werr.Wrap(err, werr.Internal, "tesseract failed")
+	}
+	for _, tw := range q.twins {
+		if surer(tw[0], tw[1]) {
+			tw[0].boxes = tw[1].boxes
 		}
 	}
+	all := unread(todo)
 	for _, t := range todo {
 		all = append(all, celled(t.boxes, t.pitch)...)
 	}
@@ -447,15 +402,50 @@ func surer(first, second *tile) bool {
 	return n2 >= max(1, n1) && l2 >= l1+againGain
 }
 
+// queue hands a call's tiles to its readers (see serve) and takes in their readings.
+type queue struct {
+	// work holds the tiles not yet handed to a reader, with room for every tile's second
+	// reading; it is closed once every tile queued has been read.
+	work chan *tile
+	mu   sync.Mutex
+	left int // tiles queued whose reading has not come
+	// again: a doubtful line is read a second time (see againConf); twins are the lines
+	// read again, each with its second reading.
+	again   bool
+	twins   [][2]*tile
+	minConf float64
+}
+
+// done takes in the rows of tile t's page (its page numbered 1): its words go to its
+// boxes, and a doubtful line is queued to be read again at once.
+func (q *queue) done(t *tile, rows string) error {
+	parseTSV([]byte(rows), []*tile{t}, q.minConf)
+	var twin *tile
+	if q.again && t.again() {
+		twin = &tile{core: t.core, r: t.r, crop: t.crop}
+		if err := twin.write(strings.TrimSuffix(t.path, ".pgm")+"b.pgm", againScale); err != nil {
+			return err
+		}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if twin != nil {
+		q.twins = append(q.twins, [2]*tile{t, twin})
+		q.left++
+		q.work <- twin
+	}
+	if q.left--; q.left == 0 {
+		close(q.work)
+	}
+	return nil
+}
+
 // Costs are in scaled pixels of tile width; tesseract reads about 60 of them a
 // millisecond on this machine's cores (measured on the benchmark screens: 50 on dense
 // text, 70 on sparse screens).
 const (
 	// tileOverhead is the fixed cost of a tile.
 	tileOverhead = 200
-	// modelLoad is the cost of starting a tesseract process: its model load, about 75 ms
-	// of CPU (an idle reader kept from an earlier call has none).
-	modelLoad = 4500
 	// minShare is the least work a reader process is started for, about 300 ms of
 	// reading. A second process halves the reading time when a core is free but adds a
 	// model load of CPU; below this the load would be a large share of the CPU spent,
@@ -503,6 +493,7 @@ func startReader(bin, lang string) (*reader, error) {
 	r := &reader{cmd: exec.Command(bin, "-", "stdout", "-l", lang, "--psm", "7",
 		"-c", "tessedit_do_invert=0", "-c", "stream_filelist=1", "tsv")}
 	r.cmd.Env = readerEnv()
+	ownSession(r.cmd)
 	r.cmd.Stderr = &r.stderr
 	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {
@@ -602,45 +593,96 @@ func (p *readerPool) put(bin, lang string, r *reader) {
 	})
 }
 
-// read hands the reader its tiles and then end, a blank page whose TSV row, the last
-// of the call's pages, says that their words have all come; each tile's boxes are the
-// words whose centre lies in its core, in screen coordinates (see parseTSV). It returns
-// the signs of the one-glyph tiles read as nothing (see unread).
-func (r *reader) read(ctx context.Context, lang string, tiles []*tile, end string, minConf float64) ([]Box, error) {
-	var lb strings.Builder
-	for _, t := range tiles {
-		lb.WriteString(t.path)
-		lb.WriteByte('\n')
+// serve hands the reader the tiles of work until it is closed, and done each tile's rows
+// (its page numbered 1); readers is the number of readers taking from work. It keeps in
+// the process's hands its share of the tiles queued, and at least two pages, the one it
+// reads and the next waiting on its stdin: the process then never waits for a path from
+// this one, which on a busy machine may be slow to come back to it (one tile in hand at a
+// time made application screens slower under load), and the shares shrink as the queue
+// empties, so that the readers still end together. A page's rows have all come when a row
+// of a later page comes: a tile with none queued behind it is followed by end, a blank
+// page.
+func (r *reader) serve(ctx context.Context, lang string, work <-chan *tile, readers int, end string, done func(*tile, string) error) error {
+	type page struct {
+		n    int
+		t    *tile // nil for end
+		rows strings.Builder
 	}
-	lb.WriteString(end + "\n")
-	first := r.pages + 1
-	r.pages += len(tiles) + 1
-	// A write to a process that has ended fails; its rows end too, and that is reported.
-	io.WriteString(r.stdin, lb.String())
-	var data strings.Builder
-	for row := range r.rows {
+	var held []*page
+	hand := func(t *tile, path string) {
+		r.pages++
+		held = append(held, &page{n: r.pages, t: t})
+		// A write to a process that has ended fails; its rows end too, and that is reported.
+		io.WriteString(r.stdin, path+"\n")
+	}
+	open := true
+	for {
+	fill:
+		for open && len(held) < max(2, len(work)/readers+1) {
+			select {
+			case t, ok := <-work:
+				if !ok {
+					open = false
+					break fill
+				}
+				hand(t, t.path)
+			default:
+				break fill
+			}
+		}
+		if len(held) == 0 {
+			if !open {
+				return nil
+			}
+			select {
+			case t, ok := <-work:
+				if ok {
+					hand(t, t.path)
+				}
+				open = ok
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		if len(held) == 1 && held[0].t != nil {
+			hand(nil, end)
+		}
+		row, ok := <-r.rows
+		if !ok {
+			break
+		}
 		f := strings.SplitN(row, "\t", 3)
-		page, err := strconv.Atoi(f[min(1, len(f)-1)])
+		n, err := strconv.Atoi(f[min(1, len(f)-1)])
 		if err != nil || len(f) < 3 {
 			continue // the header
 		}
-		if page == r.pages {
-			parseTSV([]byte(data.String()), tiles, minConf)
-			return unread(tiles), nil
+		for len(held) > 0 && held[0].n < n {
+			if p := held[0]; p.t != nil {
+				if err := done(p.t, p.rows.String()); err != nil {
+					return err
+				}
+			}
+			held = held[1:]
 		}
-		// parseTSV numbers the pages of the tiles it is given from 1.
-		fmt.Fprintf(&data, "%s\t%d\t%s\n", f[0], page-first+1, f[2])
+		if len(held) > 0 && held[0].n == n {
+			if p := held[0]; p.t == nil {
+				held = held[1:] // end's row: what came before it is all there
+			} else {
+				fmt.Fprintf(&p.rows, "%s\t1\t%s\n", f[0], f[2])
+			}
+		}
 	}
 	<-r.exited
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	msg := strings.TrimSpace(r.stderr.String())
 	if strings.Contains(msg, "Failed loading language") {
-		return nil, werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
+		return werr.New(werr.Unavailable, "tesseract has no %q language data", lang).
 			WithHint("install tesseract-ocr-%s", lang)
 	}
-	return nil, fmt.Errorf("tesseract ended: %v: %s", r.err, msg)
+	return fmt.Errorf("tesseract ended: %v: %s", r.err, msg)
 }
 
 // parseTSV reads level-5 (word) rows of tesseract's TSV and maps them to screen

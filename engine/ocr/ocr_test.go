@@ -443,6 +443,38 @@ func BenchmarkGrowth(b *testing.B) {
 	}
 }
 
+// BenchmarkBusy times Analyze on the dense screens with two busy loops beside it, each in
+// a session of its own as other users' programs are (docs/development.md, OCR time under
+// load); the readers are warm, as from a session's second call on.
+func BenchmarkBusy(b *testing.B) {
+	testenv.Require(b, "tesseract")
+	for _, sc := range scenes() {
+		if sc.set != "dense" {
+			continue
+		}
+		s := render(b, sc)
+		b.Run(s.name, func(b *testing.B) {
+			if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			// The loops are the shell's children, so that cpuTime counts none of their CPU.
+			busy := exec.Command("sh", "-c", "(while :; do :; done) & (while :; do :; done) & wait")
+			busy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := busy.Start(); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { syscall.Kill(-busy.Process.Pid, syscall.SIGKILL); busy.Wait() })
+			c0 := cpuTime()
+			for b.Loop() {
+				if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
 // TestReaderFailures checks that tesseract failing (missing language data, a cancelled
 // call) comes back as a coded error and leaves no process behind to wait on.
 func TestReaderFailures(t *testing.T) {
@@ -592,6 +624,83 @@ func TestEndedReaderIsPassedOver(t *testing.T) {
 	}
 	if _, err := ocr.Analyze(context.Background(), img, ocr.Options{Workers: 2}); err != nil {
 		t.Errorf("after its readers were ended: %v", err)
+	}
+}
+
+// TestReadersRunInSessionsOfTheirOwn checks that every tesseract process leads a
+// session of its own: Linux shares the CPU between sessions before threads, and readers
+// in the caller's session share one session's CPU with it on a busy machine (see
+// ownSession).
+func TestReadersRunInSessionsOfTheirOwn(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	ocr.EndReaders()
+	t.Cleanup(ocr.EndReaders)
+	if _, err := ocr.Analyze(context.Background(), strokes(12), ocr.Options{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	readers := children(t, "tesseract")
+	if len(readers) != 2 {
+		t.Fatalf("%d idle readers after a call, want 2", len(readers))
+	}
+	for _, pid := range readers {
+		data, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ppid pgrp session ...
+		s := string(data)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) < 4 || f[3] != pid {
+			t.Errorf("reader %s is in session %v, want its own", pid, f[3:4])
+		}
+	}
+}
+
+// TestSlowReaderReadsLess checks that the lines go to the readers as they free up, not in
+// shares fixed before reading: of two readers, one handed each path 0.3 s late (as a
+// process on a busy core falls behind) reads fewer than half of 24 lines, and the call
+// still reads every line.
+func TestSlowReaderReadsLess(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	ocr.EndReaders()
+	t.Cleanup(ocr.EndReaders)
+	img := strokes(24)
+	want, err := ocr.Analyze(context.Background(), img, ocr.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ocr.EndReaders()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "tesseract")
+	// The first process started is the slow one; each logs the paths it is handed.
+	pass := func(delay, log string) string {
+		return "while IFS= read -r l; do " + delay + "echo \"$l\" >> '" + filepath.Join(dir, log) + "'; echo \"$l\"; done | tesseract \"$@\""
+	}
+	body := "#!/bin/sh\nif mkdir '" + filepath.Join(dir, "first") + "' 2>/dev/null; then\n" + pass("sleep 0.3; ", "slow") +
+		"\nelse\n" + pass("", "fast") + "\nfi\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ocr.Analyze(context.Background(), img, ocr.Options{Tesseract: script, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.FullText != want.FullText {
+		t.Errorf("read with a slow reader:\n%s\nwant:\n%s", got.FullText, want.FullText)
+	}
+	lines := func(log string) int {
+		data, _ := os.ReadFile(filepath.Join(dir, log))
+		n := 0
+		for _, l := range strings.Fields(string(data)) {
+			if filepath.Base(l) != "end.pgm" {
+				n++
+			}
+		}
+		return n
+	}
+	slow, fast := lines("slow"), lines("fast")
+	t.Logf("lines read: %d by the slow reader, %d by the other", slow, fast)
+	if slow+fast != 24 || slow >= 12 {
+		t.Errorf("the slow reader read %d lines and the other %d, want fewer than half of 24 for the slow one", slow, fast)
 	}
 }
 
