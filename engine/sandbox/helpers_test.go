@@ -3,6 +3,10 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/w365/w365/engine/werr"
@@ -29,3 +33,29 @@ func runCgroupAvailable() bool {
 }
 
 func codeOf(err error) werr.Code { return werr.CodeOf(err) }
+
+// TestAllCgroupsTogetherHoldAShareOfTheHostsMemory checks that the cgroup every session's
+// and call's cgroup lies in holds them to three quarters of the host's memory together
+// (allMemoryBytes): sessions of 4 GiB each, several per client, would otherwise outgrow it.
+func TestAllCgroupsTogetherHoldAShareOfTheHostsMemory(t *testing.T) {
+	requireSandbox(t)
+	cg := newRunCgroup(limitsSpec{pids: 10, memBytes: 64 << 20})
+	defer cg.destroy()
+	want := strconv.FormatInt(allMemoryBytes(), 10)
+	seen := 0
+	for _, d := range cg.dirs {
+		for _, file := range []string{"memory.max", "memory.limit_in_bytes"} {
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(d), file))
+			if err != nil {
+				continue
+			}
+			seen++
+			if got := strings.TrimSpace(string(b)); got != want {
+				t.Errorf("%s of %s is %s, want %s (three quarters of the host's memory)", file, filepath.Dir(d), got, want)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no memory limit file beside the cgroups %v", cg.dirs)
+	}
+}

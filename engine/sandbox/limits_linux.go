@@ -23,6 +23,19 @@ const (
 	SessionMemoryBytes = 4 << 30
 )
 
+// allMemoryBytes is the memory limit of the cgroup every cgroup of w365 lies in (w365 under
+// the cgroup root): all sessions and calls of every w365 on the host together, three quarters
+// of the host's memory. A session may hold SessionMemoryBytes and each client may start
+// several, so that without it a few sessions could take the memory of the person's own
+// programs (docs/security.md#confinement).
+func allMemoryBytes() int64 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit) / 4 * 3 &^ (1<<20 - 1) // whole MiB, as the kernel keeps whole pages
+}
+
 // The sizes of the file systems in memory (tmpfs) that bubblewrap makes for a confined
 // program (mounts.tmpfs): their files count in no process's limit, so on a host with no
 // writable cgroup nothing else would keep a program from filling the host's memory with
@@ -114,6 +127,6 @@ func CgroupsCheck() (ok bool, detail string) {
 	if !cg.has("pids") || !cg.has("memory") {
 		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's programs by their task count together (RLIMIT_NPROC) and its desktop's each by its address space (RLIMIT_AS); sessions still start"
 	}
-	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for all its programs: desktop, applications and browser (pids.max=%d, memory.max=%d)",
-		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes))
+	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for all its programs: desktop, applications and browser (pids.max=%d, memory.max=%d); all of them together memory.max=%d (three quarters of the host's memory)",
+		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes), allMemoryBytes())
 }

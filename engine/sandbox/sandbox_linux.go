@@ -848,6 +848,22 @@ func reapStale(parent string) {
 	}
 }
 
+// capAll sets the memory limit of parent, the cgroup all of w365's lie in, to
+// allMemoryBytes: memory.max under cgroup v2, memory.limit_in_bytes in cgroup v1's memory
+// hierarchy (whose limits hold for what lies below: use_hierarchy, on by default). Other
+// controllers' parents have neither file.
+func capAll(parent string) {
+	limit := allMemoryBytes()
+	if limit <= 0 {
+		return
+	}
+	for _, file := range []string{"memory.max", "memory.limit_in_bytes"} {
+		if f := filepath.Join(parent, file); fileExists(f) {
+			_ = os.WriteFile(f, []byte(strconv.FormatInt(limit, 10)), 0)
+		}
+	}
+}
+
 // makeCgroup creates parent/name and writes files into it (a name ending in ? may be
 // missing or refuse the value); "" when the directory or a required file fails.
 func makeCgroup(parent, name string, files [][2]string) string {
@@ -855,7 +871,10 @@ func makeCgroup(parent, name string, files [][2]string) string {
 		return ""
 	}
 	once, _ := reapOnce.LoadOrStore(parent, &sync.Once{})
-	once.(*sync.Once).Do(func() { reapStale(parent) })
+	once.(*sync.Once).Do(func() {
+		reapStale(parent)
+		capAll(parent)
+	})
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return ""
