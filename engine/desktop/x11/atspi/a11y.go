@@ -267,7 +267,7 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 			res, err = w.walk(ctx, win.frame, maxDepth, maxElements)
 		}
 		if err == nil {
-			err = w.nameButtons(ctx, res)
+			err = w.nameUnnamed(ctx, res)
 		}
 		switch {
 		case err == nil && win.gtk4:

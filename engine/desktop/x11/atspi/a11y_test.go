@@ -1474,3 +1474,75 @@ func TestGTK2ButtonNamedByTooltip(t *testing.T) {
 		}
 	}
 }
+
+// holdsCells says whether n is a cell that holds others.
+func holdsCells(n desktop.Node) bool { return n.Role == "DataItem" && len(n.Children) > 0 }
+
+// checkCompositeCells asserts that each cell of root that holds cells (a GTK tree view's column
+// that draws an icon beside its text) is named by the names of its cells, and returns how many
+// there are.
+func checkCompositeCells(t *testing.T, root desktop.Node) int {
+	t.Helper()
+	k := 0
+	for _, n := range nodesOf(root) {
+		if !holdsCells(n) {
+			continue
+		}
+		k++
+		var parts []string
+		for _, c := range n.Children {
+			if c.Role == "DataItem" && c.Name != "" {
+				parts = append(parts, c.Name)
+			}
+		}
+		if want := strings.Join(parts, " "); n.Name != want || want == "" {
+			t.Errorf("a cell holding %q reads %q", want, n.Name)
+		}
+	}
+	return k
+}
+
+// TestGTK3CompositeCellNames: GTK 3 makes a tree view's cell that draws an icon beside its text
+// one cell holding a cell for each renderer, and names only those; the tree read
+// `DataItem ""` for each row of xfce4-taskmanager's Task column (docs/accessibility.md).
+// The cell is named by its cells' names, also where the tree does not reach them.
+func TestGTK3CompositeCellNames(t *testing.T) {
+	d := x11test.Start(t)
+	startApp(t, d, "a11y_gtk3_cells.py")
+	activate(t, d, "w365 a11y GTK3 cells")
+	tr := open(t, d)
+	root, _ := treeEventually(t, tr, 10, 0, "DataItem", "charlie & co")
+	if k := checkCompositeCells(t, root); k != 3 {
+		t.Errorf("%d cells hold cells, want 3", k)
+	}
+	// Window, table, the rows' cells: the renderers' cells lie below.
+	root, _ = treeEventually(t, tr, 2, 0, "DataItem", "303")
+	for _, name := range []string{"alpha-daemon", "bravo shell", "charlie & co"} {
+		if _, ok := findNode(nodesOf(root), "DataItem", name); !ok {
+			t.Errorf("no DataItem %q in the tree of depth 2", name)
+		}
+	}
+	// A search finds the whole cell, its icon with its text, first.
+	ms := findEventually(t, tr, desktop.FindQuery{Role: "DataItem", Name: "bravo shell"})
+	if len(ms) != 2 || ms[0].X >= ms[1].X || ms[0].Width <= ms[1].Width {
+		t.Errorf("Find(DataItem \"bravo shell\") = %+v, want the cell, then its text's", ms)
+	}
+}
+
+// TestTaskManagerTaskNames: xfce4-taskmanager's Task column draws an icon beside each task's
+// name; each of its cells reads the name.
+func TestTaskManagerTaskNames(t *testing.T) {
+	d := x11test.Start(t)
+	startReal(t, d, "Task Manager", "/usr/bin/xfce4-taskmanager")
+	tr := open(t, d)
+	// The rows shown change as the tasks' use of the processor does: wait for the table to
+	// show any, each of whose Task cells holds the cells of its icon and its name.
+	var root desktop.Node
+	for i := 0; i < 100 && !slices.ContainsFunc(nodesOf(root), holdsCells); i++ {
+		time.Sleep(200 * time.Millisecond)
+		root, _, _ = tr.Tree(context.Background(), 10, 2000)
+	}
+	if k := checkCompositeCells(t, root); k == 0 {
+		t.Error("no cell holds cells")
+	}
+}

@@ -41,6 +41,11 @@ func TestCachedWalkIsTheLiveWalk(t *testing.T) {
 			activate(t, d, "w365 a11y GTK3")
 			findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Submit"})
 		}, true},
+		{"GTK3Cells", func(t *testing.T, d *display.Desktop, tr *atspi.Tree) {
+			startApp(t, d, "a11y_gtk3_cells.py")
+			activate(t, d, "w365 a11y GTK3 cells")
+			findEventually(t, tr, desktop.FindQuery{Role: "DataItem", Name: "303"})
+		}, true},
 		{"GTK2OpenMenu", func(t *testing.T, d *display.Desktop, tr *atspi.Tree) {
 			if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"); err != nil {
 				testenv.Missing(t, "libatk-adaptor (GTK 2's accessibility bridge)")

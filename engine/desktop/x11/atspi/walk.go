@@ -285,24 +285,65 @@ func (w *walker) fetchTexts(ctx context.Context, nodes []*raw) error {
 	return nil
 }
 
-// nameButtons names each button of res that has no name by its description, where GTK 2 and
+// nameUnnamed names each button of res that has no name by its description, where GTK 2 and
 // GTK 3 put its tooltip: a person sees the tooltip on pointing at it, where the tree read
 // `Button ""` (gpicview's four rotate and flip buttons; "Rotate Clockwise" is their second's).
 // GTK 4 names such a button by its class, and mendGTK4 replaces that with the description.
-func (w *walker) nameButtons(ctx context.Context, res *walkResult) error {
-	var unnamed []*raw
+// It names each table cell that has no name and holds cells by theirs (addCellNames).
+func (w *walker) nameUnnamed(ctx context.Context, res *walkResult) error {
+	var unnamed, cells []*raw
 	for _, n := range res.nodes {
-		if n.name == "" && (n.role == rolePushButton || n.role == roleToggleButton || n.role == rolePushButtonMenu) {
+		switch {
+		case n.name != "":
+		case n.role == rolePushButton || n.role == roleToggleButton || n.role == rolePushButtonMenu:
 			unnamed = append(unnamed, n)
+		case n.role == roleTableCell && len(n.children) > 0:
+			cells = append(cells, n)
 		}
 	}
 	b := &batch{conn: w.conn, peers: w.peers}
 	named := addDescriptions(b, unnamed)
+	cellsNamed := w.addCellNames(b, cells)
 	if err := b.run(ctx); err != nil {
 		return err
 	}
 	named()
+	cellsNamed()
 	return nil
+}
+
+// addCellNames queues a read of the roles and names of the children of each of cells on b;
+// named, once b has run, names each cell by the names of its children that are cells, in
+// order, joined by a space. A GTK 3 tree view makes a column that draws an icon beside
+// its text (xfce4-taskmanager's Task) one cell holding a cell for each renderer, and names
+// only those: the tree read `DataItem ""` for each task, above its name one level deeper
+// (docs/accessibility.md).
+func (w *walker) addCellNames(b *batch, cells []*raw) (named func()) {
+	roles := make([][]uint32, len(cells))
+	names := make([][]dbus.Variant, len(cells))
+	for i, n := range cells {
+		roles[i] = make([]uint32, len(n.children))
+		names[i] = make([]dbus.Variant, len(n.children))
+		for j, c := range n.children {
+			if it := w.items.item(c); it != nil {
+				roles[i][j], names[i][j] = it.Role, dbus.MakeVariant(it.Name)
+				continue
+			}
+			b.add(c, ifAccessible+".GetRole", []any{&roles[i][j]})
+			b.add(c, ifProps+".Get", []any{&names[i][j]}, ifAccessible, "Name")
+		}
+	}
+	return func() {
+		for i, n := range cells {
+			var parts []string
+			for j := range n.children {
+				if s, ok := names[i][j].Value().(string); ok && roles[i][j] == roleTableCell && strings.TrimSpace(s) != "" {
+					parts = append(parts, strings.TrimSpace(s))
+				}
+			}
+			n.name = strings.Join(parts, " ")
+		}
+	}
 }
 
 // addDescriptions queues a read of the description of each of nodes on b; named, once b has
