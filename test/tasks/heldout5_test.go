@@ -410,9 +410,10 @@ func terminated(ended <-chan error) error {
 }
 
 // qps (Qt 5): its process table is drawn by qps itself (no tree): filter it by a job's name in
-// the field beside Thread, read the job's row by OCR (its PID under the PID heading), select
-// the row and end the job through the row's context menu (Terminate) and the dialog that asks
-// to confirm. The job's end and the PID read are the check.
+// the field beside Thread, read the job's row by OCR (its PID under the PID heading) once the
+// field reads the whole filter, select the row and end the job through the row's context menu
+// (Terminate) and the dialog that asks to confirm. The job's end and the PID read are the
+// check.
 func qpsTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	testenv.Require(t, "qps")
 	job, ended := startJob(t, "weekly-report")
@@ -442,17 +443,26 @@ func qpsTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 		if i < 0 {
 			return fmt.Errorf("no field beside Thread among %v", es)
 		}
-		if err := retype(c, matchNode(es[i]), "weekly"); err != nil {
+		field := matchNode(es[i])
+		if err := retype(c, field, "weekly"); err != nil {
 			return err
 		}
+		// type_text returns once the keys are sent, and qps filters its table at each key: a
+		// read while its field shows "we" placed the row lower than the table shows it once
+		// filtered by "weekly", and the clicks there, below the last row, left no process
+		// selected (Terminate then asks nothing). The table is read from a frame whose field
+		// reads the whole filter: qps refilters in the key's handler, before it paints.
 		var row word
 		for try := 0; ; try++ {
 			_, ws, err := ocrWindow(c, title)
 			if err != nil {
 				return err
 			}
+			filtered := slices.ContainsFunc(ws, func(w word) bool {
+				return w.text == "weekly" && w.cx >= field.X && w.cx < field.X+field.Width && w.cy >= field.Y && w.cy < field.Y+field.Height
+			})
 			head, err1 := wordAt(ws, "PID")
-			if row, err = wordAt(ws, "weekly-report"); err == nil && err1 == nil {
+			if row, err = wordAt(ws, "weekly-report"); err == nil && err1 == nil && filtered {
 				for _, w := range ws {
 					if w.cy >= row.y && w.cy <= row.y+row.h && w.x < head.x+head.w && w.x+w.w > head.x {
 						pid = w.text
@@ -461,7 +471,7 @@ func qpsTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 				break
 			}
 			if try == 10 {
-				return fmt.Errorf("no row reads weekly-report: %v", ws)
+				return fmt.Errorf("no row reads weekly-report below a field that reads weekly: %v", ws)
 			}
 			c.call("wait_milliseconds", map[string]any{"ms": 300})
 		}
