@@ -3,6 +3,9 @@
 package e2e_test
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +41,13 @@ func TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace(t *test
 	if err := os.WriteFile(canary, []byte(e2e.Canary+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	same, _ := snapPages(t)
+	// A page of its own, not testdata's: as uid 1000 (TestConfineOnANonRootHost) the
+	// checkout may lie where that user may not enter.
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `<!doctype html><title>upload</title><script>window.__log = [];</script>
+<input type="file" aria-label="Upload" onchange="window.__log.push('file:' + [...this.files].map(f => f.name).join(','))">`)
+	}))
+	t.Cleanup(page.Close)
 	cs := h.MCP("--policy", pol)
 
 	out, ok := pyOver(t, cs, "import os\nprint(os.path.exists('"+canary+"'))", ws)
@@ -46,7 +55,7 @@ func TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace(t *test
 		t.Fatalf("the session's Python sees the person's Documents (a workspace root of %s only): %+v", ws, out)
 	}
 
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": page.URL}), &struct{}{})
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
 	up := snapRef(t, snapText, "Upload")
 	if res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{canary}}); !res.IsError {
