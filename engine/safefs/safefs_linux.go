@@ -142,10 +142,10 @@ func (h handle) remove(name string) error {
 	return sysErr(err)
 }
 
-// EachEntry calls fn with the entries of d, at most n at a time, until fn returns false or
-// none is left: a directory of a million names costs one batch's memory, not a million's.
-// Entries renamed or made meanwhile may or may not be given.
-func (d *Dir) EachEntry(n int, fn func([]fs.DirEntry) bool) error {
+// EachEntry calls fn with the entries of d, at most n at a time, until none is left: a
+// directory of a million names costs one batch's memory, not a million's. Entries renamed
+// or made meanwhile may or may not be given.
+func (d *Dir) EachEntry(n int, fn func([]fs.DirEntry)) error {
 	h, err := d.h.openDir(".")
 	if err != nil {
 		return fail(err, d.path)
@@ -153,8 +153,8 @@ func (d *Dir) EachEntry(n int, fn func([]fs.DirEntry) bool) error {
 	defer h.close()
 	for {
 		ents, err := h.f.ReadDir(n)
-		if len(ents) > 0 && !fn(ents) {
-			return nil
+		if len(ents) > 0 {
+			fn(ents)
 		}
 		if errors.Is(err, io.EOF) {
 			return nil

@@ -112,7 +112,7 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 		if isGitDir {
 			out = append(out, cleanGitDir(d, since)...)
 		}
-		_ = d.EachEntry(cleanBatch, func(ents []fs.DirEntry) bool {
+		_ = d.EachEntry(cleanBatch, func(ents []fs.DirEntry) {
 			for _, e := range ents {
 				name := e.Name()
 				switch {
@@ -123,7 +123,6 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 					out = append(out, quarantine(d, name)...)
 				}
 			}
-			return true
 		})
 		d.Close()
 	}

@@ -418,14 +418,16 @@ func (s *Store) Drag(ctx context.Context, r Runner, fromID, from, toID, to strin
 		return ActResult{}, err
 	}
 	var res ActResult
-	var err error
-	res.ActionResult, err = s.actRef(ctx, r, fromID, from, func(h *handle) error {
-		if res.Point, err = h.point(true, false); err != nil {
+	ar, err := s.actRef(ctx, r, fromID, from, func(h *handle) error {
+		p, err := h.point(true, false)
+		if err != nil {
 			return err
 		}
-		_, err := chromedp.DragAndDropXY(res.X, res.Y, dst.X, dst.Y)(h.c.ctx, h.c.tab.t)
+		res.Point = p
+		_, err = chromedp.DragAndDropXY(p.X, p.Y, dst.X, dst.Y)(h.c.ctx, h.c.tab.t)
 		return err
 	})
+	res.ActionResult = ar
 	return res, err
 }
 

@@ -175,10 +175,14 @@ func (t *Tree) lookup(ctx context.Context, conn *dbus.Conn, xw xwin) (target, er
 	// do: GTK 3 names a message dialog's frame by its kind ("Question"), and a dialog that
 	// carries its window's title (xfce4-taskmanager's Terminate) would otherwise be read as
 	// the window.
-	near := slices.ContainsFunc(shown, func(f *raw) bool { return geomDistance(f, xw, kitOf[f].gtk4()) <= nearFrame })
+	dist := make([]int, len(shown))
+	for i, f := range shown {
+		dist[i] = geomDistance(f, xw, kitOf[f].gtk4())
+	}
+	near := slices.ContainsFunc(dist, func(d int) bool { return d <= nearFrame })
 	best, bestScore := (*raw)(nil), 1<<30
-	for _, f := range shown {
-		d := geomDistance(f, xw, kitOf[f].gtk4())
+	for i, f := range shown {
+		d := dist[i]
 		s := d
 		titled := xw.title != "" && strings.TrimSpace(f.name) == strings.TrimSpace(xw.title) && (!near || d <= nearFrame)
 		if titled {
