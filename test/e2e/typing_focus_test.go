@@ -3,6 +3,8 @@
 package e2e_test
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,5 +170,101 @@ func BenchmarkTypeTextIntoTheFocusedField(b *testing.B) {
 			slices.Sort(took)
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-p50")
 		})
+	}
+}
+
+// press_keys right after the click that opens a dialog waits for the keyboard focus to leave
+// the button clicked (a11y_gtk3_dialog.py opens its Rename dialog 400 ms after the click):
+// before, ctrl+a went to the button and Return clicked it again. Its note says the keys went
+// to the dialog's field, not to what was clicked.
+func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
+	testenv.Require(t, "/usr/bin/python3")
+	h := e2e.New(t)
+	app := exec.Command("/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", "a11y_gtk3_dialog.py"))
+	app.Env = append(os.Environ(), h.SessionEnv()...)
+	app.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Process.Kill(); app.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// next is the app's next line but READY.
+	next := func() string {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatal("the app exited")
+				}
+				if l != "READY" {
+					return l
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the app printed nothing more in 20 s")
+			}
+		}
+	}
+	cs := h.MCP()
+	var found struct {
+		Matches []struct{ CenterX, CenterY int }
+	}
+	for i := 0; i < 50 && len(found.Matches) == 0; i++ {
+		e2e.Call(t, cs, "activate_window", map[string]any{"title": "w365 rename dialog"})
+		if res := e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": "Rename…"}); !res.IsError {
+			e2e.Structured(t, res, &found)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if len(found.Matches) == 0 {
+		t.Fatal("no Rename… button")
+	}
+	x, y := found.Matches[0].CenterX, found.Matches[0].CenterY
+	keys := func(k ...string) string {
+		t.Helper()
+		res := e2e.Call(t, cs, "press_keys", map[string]any{"keys": k})
+		if res.IsError {
+			t.Fatalf("press_keys %v: %s", k, e2e.Text(res))
+		}
+		return e2e.Text(res)
+	}
+
+	// Select the name, type another, Return: the dialog answers with the new name.
+	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	selectAll := keys("ctrl", "a")
+	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "final"}); res.IsError {
+		t.Fatal(e2e.Text(res))
+	}
+	keys("Return")
+	if l := next(); l != "CLICKED 1" {
+		t.Fatalf("the app says %q, want CLICKED 1", l)
+	}
+	if l := next(); l != "NAME final" {
+		t.Errorf("the app says %q after ctrl+a, final and Return right after the click; want NAME final", l)
+	}
+	if want := fmt.Sprintf(`the keys went to Edit "New name", which has the keyboard focus, not to what the click at %d,%d landed on`, x, y); !strings.Contains(selectAll, want) {
+		t.Errorf("press_keys ctrl+a says %q, want the note %q", selectAll, want)
+	}
+
+	// Return at once: it answers the dialog, it does not click the button again.
+	e2e.Call(t, cs, "wait_milliseconds", map[string]any{"ms": 1100})
+	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	keys("Return")
+	if l := next(); l != "CLICKED 2" {
+		t.Fatalf("the app says %q, want CLICKED 2", l)
+	}
+	if l := next(); l != "NAME draft" {
+		t.Errorf("the app says %q after Return right after the click; want NAME draft", l)
 	}
 }
