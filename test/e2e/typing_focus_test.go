@@ -142,34 +142,42 @@ func formElement(t testing.TB, cs *mcp.ClientSession, args map[string]any) (x, y
 	return found.Matches[0].CenterX, found.Matches[0].CenterY
 }
 
-// BenchmarkTypeTextIntoTheFocusedField times type_text of 5 characters into a GTK 4 field that
-// has the focus: at once after the click into it (the focus is read before and after typing),
-// and more than a second after it (nothing is read).
-func BenchmarkTypeTextIntoTheFocusedField(b *testing.B) {
+// BenchmarkKeysIntoTheFocusedField times type_text of 5 characters into a GTK 4 field that
+// has the focus, and press_keys ctrl+a there: at once after the click into it (the focus is
+// read, before and after typing for type_text), and more than a second after it (nothing is
+// read).
+func BenchmarkKeysIntoTheFocusedField(b *testing.B) {
 	cs := typingForm(b)
 	x, y := formElement(b, cs, map[string]any{"role": "Edit", "name": "Username"})
-	for _, c := range []struct {
-		name  string
-		pause time.Duration
-	}{{"after-click", 0}, {"a-second-later", 1100 * time.Millisecond}} {
-		b.Run(c.name, func(b *testing.B) {
-			took := make([]time.Duration, b.N)
-			for i := range took {
-				b.StopTimer()
-				e2e.Call(b, cs, "click", map[string]any{"x": x, "y": y})
-				e2e.Call(b, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
-				time.Sleep(c.pause)
-				b.StartTimer()
-				t0 := time.Now()
-				if res := e2e.Call(b, cs, "type_text", map[string]any{"text": "hello"}); res.IsError {
-					b.Fatal(e2e.Text(res))
+	for _, k := range []struct {
+		tool string
+		args map[string]any
+	}{{"type_text", map[string]any{"text": "hello"}}, {"press_keys", map[string]any{"keys": []string{"ctrl", "a"}}}} {
+		for _, c := range []struct {
+			name  string
+			pause time.Duration
+		}{{"after-click", 0}, {"a-second-later", 1100 * time.Millisecond}} {
+			b.Run(k.tool+"/"+c.name, func(b *testing.B) {
+				took := make([]time.Duration, b.N)
+				for i := range took {
+					b.StopTimer()
+					e2e.Call(b, cs, "click", map[string]any{"x": x, "y": y})
+					if k.tool == "type_text" { // what the run before typed is replaced
+						e2e.Call(b, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+					}
+					time.Sleep(c.pause)
+					b.StartTimer()
+					t0 := time.Now()
+					if res := e2e.Call(b, cs, k.tool, k.args); res.IsError {
+						b.Fatal(e2e.Text(res))
+					}
+					took[i] = time.Since(t0)
 				}
-				took[i] = time.Since(t0)
-			}
-			// The median: on a shared machine a few slow calls move the mean.
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-p50")
-		})
+				// The median: on a shared machine a few slow calls move the mean.
+				slices.Sort(took)
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-p50")
+			})
+		}
 	}
 }
 
