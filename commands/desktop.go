@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"image"
 	"strings"
 	"time"
 
@@ -133,9 +134,18 @@ type KeysIn struct {
 // KeysOut echoes the chord.
 type KeysOut struct {
 	Keys []string `json:"keys"`
+	// Note says where the keys went when that was not where the last click landed
+	// (commands/typefocus.go); text only, as the output schema has no room for it.
+	Note string `json:"note,omitempty"`
 }
 
-func (o KeysOut) Text() string { return "pressed " + strings.Join(o.Keys, "+") }
+func (o KeysOut) Text() string {
+	s := "pressed " + strings.Join(o.Keys, "+")
+	if o.Note != "" {
+		s += "\nnote: " + o.Note
+	}
+	return s
+}
 
 // WaitIn is wait_milliseconds's input.
 type WaitIn struct {
@@ -186,12 +196,16 @@ var Click = tool.Define(tool.Tool{
 	if err != nil {
 		return ClickOut{}, err
 	}
-	err = c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount)
-	sentInput(env)
-	if err != nil {
+	if err = c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
+		sentInput(env, nil)
 		return ClickOut{}, err
 	}
 	x, y, err := c.CursorPosition()
+	var at *image.Point
+	if err == nil {
+		at = &image.Point{x, y}
+	}
+	sentInput(env, at)
 	return ClickOut{X: x, Y: y, Button: in.Button, ClickCount: in.ClickCount}, err
 })
 
@@ -226,7 +240,7 @@ var DragMouse = tool.Define(tool.Tool{
 		return DragOut{}, err
 	}
 	err = c.Drag(ctx, in.StartX, in.StartY, in.EndX, in.EndY, in.Button)
-	sentInput(env)
+	sentInput(env, nil)
 	return DragOut(in), err
 })
 
@@ -256,7 +270,7 @@ var TypeText = tool.Define(tool.Tool{
 		"through the clipboard and ctrl+v, and the previous clipboard is restored. Use press_keys for shortcuts and browser_type for web form fields.\n" +
 		"Within a second of a click or key, it first waits (for the rest of that second at most) for\n" +
 		"the keyboard focus to leave a button or box, and its note says when the focused element\n" +
-		"does not read the text typed (docs/accessibility.md#typing-and-the-focus).",
+		"does not read the text typed (docs/accessibility.md#keys-and-the-focus).",
 	Example: "  $ w365 type-text 'Grüße, 東京'\n  $ w365 type --use-paste \"$(cat notes.txt)\"",
 	Args:    []string{"text"}, Annotations: tool.Act, InText: []string{"note"},
 }, func(ctx context.Context, env *tool.Env, in TypeIn) (TypeOut, error) {
@@ -269,7 +283,7 @@ var TypeText = tool.Define(tool.Tool{
 	if err != nil {
 		return TypeOut{}, err
 	}
-	check := settleFocus(ctx, env)
+	f := settleFocus(ctx, env, true)
 	out := TypeOut{Characters: n, Method: "keys"}
 	if in.UsePaste {
 		var clip desktop.TextClipboard
@@ -283,12 +297,14 @@ var TypeText = tool.Define(tool.Tool{
 	}
 	if strings.ContainsAny(in.Text, "\n\t") {
 		// Enter and Tab may move the focus; other keys leave it where it is.
-		sentInput(env)
+		sentInput(env, nil)
 	}
 	if err != nil {
 		return out, err
 	}
-	if check {
+	// Read again only when the focus was not seen on an element that takes text (doing it
+	// always would double the cost of the common case).
+	if f.read && !f.settled {
 		out.Note = landedNote(ctx, env, in.Text)
 	}
 	return out, nil
@@ -302,17 +318,21 @@ var PressKeys = tool.Define(tool.Tool{
 		"Names: ctrl/control, shift, alt, meta/win/super/cmd, F1-F24, arrows (up, down, left, right),\n" +
 		"enter/return, escape/esc, tab, backspace, delete, home, end, pageup, pagedown, space, insert,\n" +
 		"printscreen, capslock, letters, digits and punctuation. An unknown name is INVALID_ARGUMENT\n" +
-		"with the nearest known names.",
+		"with the nearest known names.\n" +
+		"Within a second of a click, it first waits (for the rest of that second at most) for the\n" +
+		"keyboard focus to leave the button or box clicked, and its note says when the keys went\n" +
+		"to another element than the one clicked (docs/accessibility.md#keys-and-the-focus).",
 	Example: "  $ w365 press-keys ctrl c\n  $ w365 keys ctrl shift s\n  $ w365 press-keys --keys alt --keys tab",
-	Args:    []string{"keys"}, Annotations: tool.Act,
+	Args:    []string{"keys"}, Annotations: tool.Act, InText: []string{"note"},
 }, func(ctx context.Context, env *tool.Env, in KeysIn) (KeysOut, error) {
 	c, err := inputOf(env)
 	if err != nil {
 		return KeysOut{}, err
 	}
+	f := settleFocus(ctx, env, false)
 	err = c.PressKeys(ctx, in.Keys)
-	sentInput(env)
-	return KeysOut(in), err
+	sentInput(env, nil)
+	return KeysOut{Keys: in.Keys, Note: f.keysNote()}, err
 })
 
 // WaitMilliseconds is the tool wait_milliseconds (w365 wait-milliseconds).

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"image"
 	"strings"
 	"sync"
 	"time"
@@ -12,25 +13,28 @@ import (
 	"github.com/w365/w365/engine/session"
 )
 
-// Typing right after the input that moves the keyboard focus can outrun it: GNOME Fonts
+// Keys sent right after the input that moves the keyboard focus can outrun it: GNOME Fonts
 // (GTK 4) shows its search field when its search button is clicked and gives the field the
-// focus only once the field has slid in, so keys typed at once go to the button and are lost.
-// So type_text, when it comes within focusSettle of the session's last click or key, waits
-// (reading the focus from the accessibility tree, for at most the rest of focusSettle) until
-// the focused element is no button or other element that takes no text; when it never saw
-// the focus reach one that does, it reads the focused element again after typing and says
-// in its note when the text is not there. Later than focusSettle, the focus has settled:
-// type_text types at once and reads nothing, as a read of the focus costs a walk of the
-// window (docs/accessibility.md#typing-and-the-focus).
+// focus only once the field has slid in, so keys typed at once go to the button and are lost;
+// a dialog a click opens takes the focus some time after the click, and a shortcut pressed
+// at once (ctrl+a, Return) goes to the button clicked (Return clicks it again). So the tools
+// that send keys (type_text, press_keys), when they come within focusSettle of the session's
+// last input, wait (reading the focus from the accessibility tree, for at most the rest of
+// focusSettle) until the focus has moved on from an element keys are not meant for
+// (waitsOn), and say in their note where the keys went when the tree tells. Later than
+// focusSettle, the focus has settled: they send at once and read nothing, as a read of the
+// focus costs a walk of the window (docs/accessibility.md#keys-and-the-focus).
 const (
 	focusSettle = time.Second
 	focusPoll   = 50 * time.Millisecond
 )
 
-// inputClock is when the session's last pointer or key input was sent.
+// inputClock is when the session's last pointer or key input was sent, and where it
+// clicked when it was a click.
 type inputClock struct {
-	mu sync.Mutex
-	at time.Time
+	mu    sync.Mutex
+	at    time.Time
+	click *image.Point
 }
 
 func (c *inputClock) Close() error { return nil }
@@ -45,23 +49,25 @@ func clockOf(env *tool.Env) *inputClock {
 	return c
 }
 
-// sentInput notes that a tool has just sent pointer or key input to the session.
-func sentInput(env *tool.Env) {
+// sentInput notes that a tool has just sent pointer or key input to the session: a click
+// at click, or other input (nil).
+func sentInput(env *tool.Env, click *image.Point) {
 	c := clockOf(env)
 	c.mu.Lock()
-	c.at = time.Now()
+	c.at, c.click = time.Now(), click
 	c.mu.Unlock()
 }
 
-// sinceInput is the time since the session's last input.
-func sinceInput(env *tool.Env) time.Duration {
+// lastInput is the time since the session's last input and where it clicked, if it was a
+// click.
+func lastInput(env *tool.Env) (time.Duration, *image.Point) {
 	c := clockOf(env)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.at.IsZero() {
-		return focusSettle
+		return focusSettle, nil
 	}
-	return time.Since(c.at)
+	return time.Since(c.at), c.click
 }
 
 // focused is the element of the foreground window that holds the keyboard focus; ok is false
@@ -90,30 +96,85 @@ func takesNoText(n desktop.Node) bool {
 	return false
 }
 
-// settleFocus waits, within focusSettle of the last input, until the focused element is
-// not one that takes no text. check says whether type_text should read the focus after
-// typing: the input was that recent, and the focus was not seen on an element that takes
-// text (reading it again would only double the cost of the common case).
-func settleFocus(ctx context.Context, env *tool.Env) (check bool) {
-	left := focusSettle - sinceInput(env)
-	if left <= 0 {
-		return false
+// under says whether the last input was a click that landed in n's box.
+func under(click *image.Point, n desktop.Node) bool {
+	return click != nil && click.In(image.Rect(n.X, n.Y, n.X+n.Width, n.Y+n.Height))
+}
+
+// waitsOn says whether keys wait for the focus to move on from n (ok: an element has it;
+// onClick: an earlier read of this wait saw it on the element clicked). Text (anywhere) waits
+// while the focus is on no element or on one that takes no text. Other keys wait only while
+// it is on the element that takes no text that the last click landed on, or on none after
+// that (a dialog the click opened is mapped and has not yet given its field the focus): a
+// shortcut or Return may be meant for a button that has the focus, but hardly for the one
+// just clicked, whose click may be opening a dialog or moving the focus.
+func waitsOn(n desktop.Node, ok bool, click *image.Point, anywhere, onClick bool) bool {
+	switch {
+	case anywhere:
+		return !ok || takesNoText(n)
+	case !ok:
+		return onClick
 	}
+	return takesNoText(n) && under(click, n)
+}
+
+// focusRead is what a tool read of the keyboard focus before sending its keys.
+type focusRead struct {
+	read    bool // the keys came within focusSettle of the last input, and a tree answered
+	settled bool // the focus was seen on an element keys do not wait on
+	ok      bool // an element had the focus at the last read
+	n       desktop.Node
+	click   *image.Point // where the last input clicked, if it was a click
+}
+
+// settleFocus waits, within focusSettle of the last input, until the focus is on an element
+// keys do not wait on (waitsOn; anywhere for text). Keys other than text read nothing but
+// after a click.
+func settleFocus(ctx context.Context, env *tool.Env, anywhere bool) (f focusRead) {
+	since, click := lastInput(env)
+	left := focusSettle - since
+	if left <= 0 || (!anywhere && click == nil) {
+		return f
+	}
+	f.click = click
 	end := time.Now().Add(left)
+	onClick := false
 	for {
-		n, ok, can := focused(ctx, env)
-		if ok && !takesNoText(n) {
-			return false
+		var can bool
+		f.n, f.ok, can = focused(ctx, env)
+		f.read = can
+		wait := waitsOn(f.n, f.ok, click, anywhere, onClick)
+		if can && !wait {
+			f.settled = true
+			return f
 		}
+		onClick = onClick || (f.ok && wait)
 		if !can || time.Now().After(end) {
-			return can
+			return f
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			f.read = false
+			return f
 		case <-time.After(focusPoll):
 		}
 	}
+}
+
+// keysNote is press_keys's note on where its keys went, from the focus read before them: to
+// an element other than the one the last click landed on, or, when the focus stayed on that
+// element for the rest of focusSettle, to it. "" when the keys went where the click was, or
+// when nothing was read.
+func (f focusRead) keysNote() string {
+	switch {
+	case !f.read || !f.ok || f.click == nil:
+		return ""
+	case !f.settled:
+		return fmt.Sprintf("the keys went to the %s %q clicked at %d,%d: the keyboard focus stayed on it for a second after the click", f.n.Role, f.n.Name, f.click.X, f.click.Y)
+	case !under(f.click, f.n):
+		return fmt.Sprintf("the keys went to %s %q, which has the keyboard focus, not to what the click at %d,%d landed on", f.n.Role, f.n.Name, f.click.X, f.click.Y)
+	}
+	return ""
 }
 
 // landedNote is type_text's note when what the tree reads after typing says the text did

@@ -258,8 +258,8 @@ type Accessibility interface {
 	Close() error
 }
 
-// FocusReader is an Accessibility that reads the element holding the keyboard focus more
-// cheaply than a Tree: ok is false when it finds none.
+// FocusReader is an Accessibility that reads the element holding the keyboard focus (its
+// value and box) more cheaply than a Tree: ok is false when it finds none.
 type FocusReader interface {
 	Focused(ctx context.Context) (n Node, ok bool, err error)
 }

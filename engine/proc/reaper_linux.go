@@ -39,11 +39,13 @@ func init() {
 // startApp starts c: under a reaper when reap is set (and then root is the reaper's pid,
 // the one the session's Group holds), else as it is. app is the application's own pid.
 func startApp(c *exec.Cmd, reap bool) (app, root int, err error) {
+	hasEnv := len(c.Env) > 0
 	if !reap {
 		err := child.Start(c)
 		if err != nil {
 			return 0, 0, err
 		}
+		awaitImage(c.Process.Pid, hasEnv)
 		return c.Process.Pid, c.Process.Pid, nil
 	}
 	self, err := os.Executable()
@@ -70,6 +72,7 @@ func startApp(c *exec.Cmd, reap bool) (app, root int, err error) {
 	n, _ := r.Read(b)
 	line := strings.TrimSpace(string(b[:n]))
 	if pid, err := strconv.Atoi(line); err == nil && pid > 0 {
+		awaitImage(pid, hasEnv)
 		return pid, c.Process.Pid, nil
 	}
 	c.Process.Kill()
@@ -77,6 +80,33 @@ func startApp(c *exec.Cmd, reap bool) (app, root int, err error) {
 		line = "the reaper reported nothing"
 	}
 	return 0, 0, errors.New(strings.TrimPrefix(line, "!"))
+}
+
+// execWait bounds awaitImage: an exec that has closed its descriptors has its image loaded
+// within milliseconds, even on a loaded machine.
+const execWait = 2 * time.Second
+
+// awaitImage returns once process pid's exec has written its new command line and
+// environment (its environment when hasEnv, else its command line, which holds argv[0]
+// at least), or pid has ended, or after execWait. A start returns as soon as the kernel
+// closes the exec's close-on-exec descriptors, before it writes them, and until then
+// /proc/PID/environ and cmdline read empty: the session's process scope
+// (xconn.StartedOn) would not find the DISPLAY the application was started with, and a
+// test reading its environment found none (190 of 2000 starts of sleep, read at once).
+func awaitImage(pid int, hasEnv bool) {
+	name := "/proc/" + strconv.Itoa(pid) + "/cmdline"
+	if hasEnv {
+		name = "/proc/" + strconv.Itoa(pid) + "/environ"
+	}
+	for end := time.Now().Add(execWait); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if b, err := os.ReadFile(name); err != nil || len(b) > 0 {
+			return
+		}
+		// A zombie reads empty too.
+		if st, err := readStat(pid); err != nil || st.state == 'Z' || st.state == 'X' {
+			return
+		}
+	}
 }
 
 // runReaper is the reaper's whole life (see reaperEnv): os.Args[1:] is the application's

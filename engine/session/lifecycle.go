@@ -149,7 +149,7 @@ func (m *Manager) Resolve(ctx context.Context, caller, id string, anyOwner bool)
 	if live && visible(s.Owner) {
 		if err := m.reapDeadLocked(s); err != nil {
 			m.mu.Unlock()
-			s.close()
+			m.endDropped(s)
 			return nil, err
 		}
 		s.Touch()
@@ -185,10 +185,10 @@ func (m *Manager) EndFor(caller, id string, anyOwner bool) ([]string, error) {
 		m.mu.Unlock()
 		return nil, err
 	}
-	delete(m.sessions, id)
+	m.dropLocked(s)
 	m.buryLocked(s, "ended")
 	m.mu.Unlock()
-	s.close()
+	m.endDropped(s)
 	return s.Kept(), nil
 }
 
@@ -197,9 +197,9 @@ func (m *Manager) EndFor(caller, id string, anyOwner bool) ([]string, error) {
 func (m *Manager) EndOwnedBy(owner string, gone func()) []string {
 	m.mu.Lock()
 	var ended []*Session
-	for id, s := range m.sessions {
+	for _, s := range m.sessions {
 		if s.Owner == owner {
-			delete(m.sessions, id)
+			m.dropLocked(s)
 			m.buryLocked(s, "ended with its agent's connection")
 			ended = append(ended, s)
 		}
@@ -208,7 +208,7 @@ func (m *Manager) EndOwnedBy(owner string, gone func()) []string {
 	gone()
 	var ids []string
 	for _, s := range ended {
-		s.close()
+		m.endDropped(s)
 		ids = append(ids, s.ID)
 	}
 	sort.Strings(ids)
@@ -368,14 +368,14 @@ func (m *Manager) buryLocked(s *Session, reason string) {
 }
 
 // reapDeadLocked ends s when its desktop died (its apps went with their display) and
-// says so, once: the caller closes s. A default session comes back on its next use, on a
+// says so, once: the caller ends s (endDropped). A default session comes back on its next use, on a
 // new desktop; any other is buried like an ended one.
 func (m *Manager) reapDeadLocked(s *Session) error {
 	err := s.Desktop.Err()
 	if err == nil {
 		return nil
 	}
-	delete(m.sessions, s.ID)
+	m.dropLocked(s)
 	m.buryLocked(s, "lost its desktop")
 	e := werr.New(werr.SessionExpired, "session %q has ended: %v; its windows and applications are gone", shortID(s.ID), werr.As(err).Message)
 	if IsDefaultID(s.ID) {

@@ -45,6 +45,9 @@ type Manager struct {
 	pending map[string]int
 	tombs   tombstones
 	closed  bool
+	// ending counts the sessions taken out of sessions whose end is under way (dropLocked,
+	// endDropped): Close waits for them.
+	ending sync.WaitGroup
 }
 
 // NewManager makes an empty manager.
@@ -135,7 +138,7 @@ func (m *Manager) open(ctx context.Context, id, owner string, idle time.Duration
 		if s, ok := m.sessions[id]; ok {
 			if err := m.reapDeadLocked(s); err != nil {
 				m.mu.Unlock()
-				s.close()
+				m.endDropped(s)
 				return nil, err
 			}
 			if !fresh {
@@ -213,15 +216,15 @@ func (m *Manager) start(ctx context.Context, name string) (*Session, error) {
 func (m *Manager) End(name string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[name]
-	delete(m.sessions, name)
 	if ok {
+		m.dropLocked(s)
 		m.buryLocked(s, "ended")
 	}
 	m.mu.Unlock()
 	if !ok {
 		return werr.New(werr.NotFound, "no session %q", name)
 	}
-	s.close()
+	m.endDropped(s)
 	return nil
 }
 
@@ -241,7 +244,7 @@ func (m *Manager) List() []Info {
 func (m *Manager) EvictIdle(idle time.Duration) []string {
 	m.mu.Lock()
 	var victims []*Session
-	for id, s := range m.sessions {
+	for _, s := range m.sessions {
 		limit := idle
 		if s.IdleLimit > 0 {
 			limit = s.IdleLimit
@@ -249,20 +252,23 @@ func (m *Manager) EvictIdle(idle time.Duration) []string {
 		// A session with a call running or queued is never idle, however long the call takes.
 		if s.Idle() > limit && s.Queue.Len() == 0 {
 			victims = append(victims, s)
-			delete(m.sessions, id)
+			m.dropLocked(s)
 			m.buryLocked(s, "expired after being idle")
 		}
 	}
 	m.mu.Unlock()
 	var ids []string
 	for _, s := range victims {
-		s.close()
+		m.endDropped(s)
 		ids = append(ids, s.ID)
 	}
 	return ids
 }
 
-// Close ends every session; the manager refuses new ones afterwards.
+// Close ends every session, and waits for the ends already under way (a session whose
+// agent disconnected just before), so that a host that stops leaves no session half ended:
+// its browser still writing in its state directory, which is not swept. The manager refuses
+// new sessions afterwards.
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
@@ -272,6 +278,20 @@ func (m *Manager) Close() {
 	for _, s := range all {
 		s.close()
 	}
+	m.ending.Wait()
+}
+
+// dropLocked takes s out of the running sessions, for the caller to end with endDropped
+// once m.mu is released.
+func (m *Manager) dropLocked(s *Session) {
+	delete(m.sessions, s.ID)
+	m.ending.Add(1)
+}
+
+// endDropped ends s, which dropLocked took out.
+func (m *Manager) endDropped(s *Session) {
+	defer m.ending.Done()
+	s.close()
 }
 
 // PIDs returns the processes of every session's desktop (protected from kill/close).

@@ -5,6 +5,7 @@ package session
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -54,5 +55,51 @@ func TestVirtualSessionOwnsItsDesktop(t *testing.T) {
 		if !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
 			t.Errorf("desktop process %d outlived End", pid)
 		}
+	}
+}
+
+// blocker is a session resource whose Close waits for release (the fault: a browser slow to
+// exit at its session's end); entered closes when Close starts.
+type blocker struct{ entered, release chan struct{} }
+
+func (b blocker) Close() error {
+	close(b.entered)
+	<-b.release
+	return nil
+}
+
+// Close waits for the end of a session already under way (its agent disconnected just
+// before the host stopped): before, it returned with the session's desktop still running and
+// its state directory not swept, and the host exited so.
+func TestCloseWaitsForAnEndUnderWay(t *testing.T) {
+	testenv.Require(t, "Xvfb", "openbox", "dbus-daemon")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	o := desktop.Options{Width: 800, Height: 600, Depth: 24, WindowManager: "openbox"}
+	m := NewManager(policy.Default(), Options{Screen: o, StateRoot: t.TempDir()})
+	s, err := m.Start(ctx, StartOptions{Owner: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blocker{make(chan struct{}), make(chan struct{})}
+	if _, err := Use(s, "slow", func(*Session) (blocker, error) { return b, nil }); err != nil {
+		t.Fatal(err)
+	}
+	pids, state := s.Desktop.PIDs(), s.StateDir()
+	go m.EndOwnedBy("agent", func() {})
+	<-b.entered
+	// The end under way finishes a moment after Close starts; Close returns after it.
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		close(b.release)
+	}()
+	m.Close()
+	for _, pid := range pids {
+		if !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			t.Errorf("desktop process %d outlived Close", pid)
+		}
+	}
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the state directory %s is still there after Close (%v)", state, err)
 	}
 }

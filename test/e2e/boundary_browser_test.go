@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,6 +28,14 @@ import (
 func fakeHome(t *testing.T, h *e2e.Harness) string {
 	t.Helper()
 	home := t.TempDir()
+	// Cleanups run last first: this one, before the directory's removal, stops the host,
+	// which ends its sessions (their browsers) and waits for the ends under way (the MCP
+	// client's, closed first, ended its sessions without waiting). Before, the removal ran
+	// while a session's browser still wrote in its HOME, here: "directory not empty".
+	t.Cleanup(func() {
+		h.StopHost()
+		onlyKept(t, filepath.Join(home, ".local/state/w365/sessions"))
+	})
 	for _, d := range []string{"Documents", "Downloads", ".ssh"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
 			t.Fatal(err)
@@ -44,6 +54,29 @@ func fakeHome(t *testing.T, h *e2e.Harness) string {
 	}
 	h.Env = append(env, "HOME="+home)
 	return home
+}
+
+// onlyKept checks that the sessions' state directories under root hold nothing but the files a
+// session's end keeps, regular files in its home's saved directories, and the directories
+// that lead to them (docs/sessions.md#files).
+func onlyKept(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		parts := strings.Split(rel, string(filepath.Separator))
+		saved := len(parts) >= 3 && parts[1] == "home" && slices.Contains([]string{"Downloads", "Documents", "Desktop", "Pictures"}, parts[2])
+		ents, _ := os.ReadDir(p)
+		switch {
+		case d.IsDir() && len(ents) > 0 && (len(parts) <= 2 || saved):
+		case d.Type().IsRegular() && saved && len(parts) > 3:
+		default:
+			t.Errorf("a session's end left %s behind", rel)
+		}
+		return nil
+	})
 }
 
 func mustCanary(t *testing.T, home, f string) {

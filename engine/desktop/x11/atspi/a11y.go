@@ -540,8 +540,8 @@ func dialBus(addr, sessionAddr string) (*dbus.Conn, error) {
 const focusMaxElements = 300
 
 // Focused is the element of the foreground window that holds the keyboard focus, its text
-// read as a field's value; ok is false when none of the first focusMaxElements elements of
-// the window, breadth first, does. Its position is not given.
+// read as a field's value and its box as its extents give it; ok is false when none of the
+// first focusMaxElements elements of the window, breadth first, does.
 func (t *Tree) Focused(ctx context.Context) (n desktop.Node, ok bool, err error) {
 	conn, err := t.bus(ctx)
 	if err != nil {
@@ -560,7 +560,8 @@ func (t *Tree) Focused(ctx context.Context) (n desktop.Node, ok bool, err error)
 			if _, err := w.details(ctx, []*raw{r}, true); err != nil {
 				return n, false, err
 			}
-			return desktop.Node{Role: r.uia(), NativeRole: nativeName(r.role), Name: r.name, Value: r.value, States: r.stateNames()}, true, nil
+			return desktop.Node{Role: r.uia(), NativeRole: nativeName(r.role), Name: r.name, Value: r.value,
+				X: r.x, Y: r.y, Width: r.w, Height: r.h, States: r.stateNames()}, true, nil
 		}
 	}
 	return n, false, nil
