@@ -1,0 +1,73 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// hostilePages serves the pages of the tests below: each does what its query says once loaded
+// and then titles itself "done".
+func hostilePages(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<title>loading</title><script>setTimeout(() => {"+r.URL.Query().Get("do")+"; document.title = 'done'}, 200)</script>")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// waitTitle waits until the session's page is titled "done".
+func waitTitle(t *testing.T, h *e2e.Harness, id string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if r := h.Run("--session", id, "browser", "get-title"); strings.TrimSpace(r.Stdout) == "done" {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatal("the page did not finish in 90 s")
+}
+
+// A page of the session's browser logs one string of 100 million control characters
+// (U+0001, six bytes each in JSON): the browser sends the host a DevTools message of 600 MB,
+// and with the binary before the host read it whole and decoded it in its own process,
+// outside every limit of the session, so its resident peak grew by 4.1 GiB, from the page
+// alone, with no call of the agent's; the agent's browser_eval_js of the same string grew it
+// as much. A longer string would take the host's memory. The host now takes no DevTools
+// message longer than 32 MiB (engine/browser/cdpmux.go, maxFrame): the event is dropped, the
+// eval fails with RESOURCE_EXHAUSTED, the browser goes on working, and the host's peak may
+// grow by 256 MiB at most.
+func TestBrowserMessagesTheHostReadsAreBounded(t *testing.T) {
+	testenv.Require(t, "bwrap", "chromium")
+	h := e2e.New(t)
+	srv := hostilePages(t)
+	h.MustRun("session", "start", "bm1")
+	t.Cleanup(func() { h.Run("session", "end", "bm1") })
+	h.MustRun("--session", "bm1", "browser", "navigate", "about:blank")
+	grown := peakGrowth(t, h.HostPID())
+	h.MustRun("--session", "bm1", "browser", "navigate", srv.URL+"/?do="+url.QueryEscape(`console.log('\x01'.repeat(100e6))`))
+	waitTitle(t, h, "bm1")
+	r := h.Run("--session", "bm1", "browser", "eval-js", `'\x01'.repeat(100e6)`)
+	grew := grown()
+	t.Logf("the host's resident peak grew by %d MiB; the eval: exit %d %.200s", grew, r.Code, r.Stderr)
+	if grew > 256 {
+		t.Errorf("the host's resident peak grew by %d MiB while a page logged, and an eval returned, 100 million characters, past 256 MiB", grew)
+	}
+	if r.Code == 0 || !strings.Contains(r.Stderr, "RESOURCE_EXHAUSTED") {
+		t.Errorf("an eval of 100 million characters: exit %d %.200q %.200s, want RESOURCE_EXHAUSTED", r.Code, r.Stdout, r.Stderr)
+	}
+	if out := strings.TrimSpace(h.MustRun("--session", "bm1", "browser", "eval-js", "'still ' + 'here'")); out != "still here" {
+		t.Errorf("the browser after: %q", out)
+	}
+}
