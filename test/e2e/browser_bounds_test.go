@@ -71,3 +71,34 @@ func TestBrowserMessagesTheHostReadsAreBounded(t *testing.T) {
 		t.Errorf("the browser after: %q", out)
 	}
 }
+
+// A page has 40 console messages logged from scripts it names with a sourceURL of a million
+// characters each. The host keeps the last 2000 console messages of a session with their
+// text cut to 8 KiB, but kept each message's URL whole: with the binary before,
+// browser_console_messages returned 40 URLs of a million bytes, and 2000 such messages of 30
+// MB (below the host's limit on one DevTools message) would have held 60 GB of the host's
+// memory for as long as the session ran. Now every URL is cut at 2048 bytes, as the network
+// requests' are.
+func TestBrowserConsoleKeepsNoLongURL(t *testing.T) {
+	testenv.Require(t, "bwrap", "chromium")
+	h := e2e.New(t)
+	srv := hostilePages(t)
+	h.MustRun("session", "start", "bm2")
+	t.Cleanup(func() { h.Run("session", "end", "bm2") })
+	h.MustRun("--session", "bm2", "browser", "navigate", srv.URL+"/?do="+url.QueryEscape(
+		`const x = 'x'.repeat(1e6); for (let i = 0; i < 40; i++) eval('console.log(' + i + ')\n//# sourceURL=http://a/' + i + x)`))
+	waitTitle(t, h, "bm2")
+	var out struct {
+		Messages []struct{ Text, URL string }
+	}
+	h.JSON(&out, "--session", "bm2", "browser", "console-messages")
+	long := 0
+	for _, m := range out.Messages {
+		if len(m.URL) > 2048+len("...") {
+			long++
+		}
+	}
+	if len(out.Messages) < 40 || long > 0 {
+		t.Errorf("%d console messages, %d of them with a URL longer than 2048 bytes", len(out.Messages), long)
+	}
+}
