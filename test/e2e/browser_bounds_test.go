@@ -15,15 +15,28 @@ import (
 	"github.com/w365/w365/test/testenv"
 )
 
-// hostilePages serves the pages of the tests below: each does what its query says once loaded
-// and then titles itself "done".
-func hostilePages(t *testing.T) *httptest.Server {
+// hostileSession starts session id in a new harness, its browser on about:blank, and
+// returns the harness and a server of pages that each do what their query's do says once
+// loaded and then title themselves "done" (hostilePage).
+func hostileSession(t *testing.T, id string) (*e2e.Harness, *httptest.Server) {
+	testenv.Require(t, "bwrap", "chromium")
+	h := e2e.New(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<title>loading</title><script>setTimeout(() => {"+r.URL.Query().Get("do")+"; document.title = 'done'}, 200)</script>")
 	}))
 	t.Cleanup(srv.Close)
-	return srv
+	h.MustRun("session", "start", id)
+	t.Cleanup(func() { h.Run("session", "end", id) })
+	h.MustRun("--session", id, "browser", "navigate", "about:blank")
+	return h, srv
+}
+
+// hostilePage has session id's browser open srv's page running script, and waits until it ran.
+func hostilePage(t *testing.T, h *e2e.Harness, srv *httptest.Server, id, script string) {
+	t.Helper()
+	h.MustRun("--session", id, "browser", "navigate", srv.URL+"/?do="+url.QueryEscape(script))
+	waitTitle(t, h, id)
 }
 
 // waitTitle waits until the session's page is titled "done".
@@ -49,15 +62,9 @@ func waitTitle(t *testing.T, h *e2e.Harness, id string) {
 // eval fails with RESOURCE_EXHAUSTED, the browser goes on working, and the host's peak may
 // grow by 256 MiB at most.
 func TestBrowserMessagesTheHostReadsAreBounded(t *testing.T) {
-	testenv.Require(t, "bwrap", "chromium")
-	h := e2e.New(t)
-	srv := hostilePages(t)
-	h.MustRun("session", "start", "bm1")
-	t.Cleanup(func() { h.Run("session", "end", "bm1") })
-	h.MustRun("--session", "bm1", "browser", "navigate", "about:blank")
+	h, srv := hostileSession(t, "bm1")
 	grown := peakGrowth(t, h.HostPID())
-	h.MustRun("--session", "bm1", "browser", "navigate", srv.URL+"/?do="+url.QueryEscape(`console.log('\x01'.repeat(100e6))`))
-	waitTitle(t, h, "bm1")
+	hostilePage(t, h, srv, "bm1", `console.log('\x01'.repeat(100e6))`)
 	r := h.Run("--session", "bm1", "browser", "eval-js", `'\x01'.repeat(100e6)`)
 	grew := grown()
 	t.Logf("the host's resident peak grew by %d MiB; the eval: exit %d %.200s", grew, r.Code, r.Stderr)
@@ -80,14 +87,8 @@ func TestBrowserMessagesTheHostReadsAreBounded(t *testing.T) {
 // memory for as long as the session ran. Now every URL is cut at 2048 bytes, as the network
 // requests' are.
 func TestBrowserConsoleKeepsNoLongURL(t *testing.T) {
-	testenv.Require(t, "bwrap", "chromium")
-	h := e2e.New(t)
-	srv := hostilePages(t)
-	h.MustRun("session", "start", "bm2")
-	t.Cleanup(func() { h.Run("session", "end", "bm2") })
-	h.MustRun("--session", "bm2", "browser", "navigate", srv.URL+"/?do="+url.QueryEscape(
-		`const x = 'x'.repeat(1e6); for (let i = 0; i < 40; i++) eval('console.log(' + i + ')\n//# sourceURL=http://a/' + i + x)`))
-	waitTitle(t, h, "bm2")
+	h, srv := hostileSession(t, "bm2")
+	hostilePage(t, h, srv, "bm2", `const x = 'x'.repeat(1e6); for (let i = 0; i < 40; i++) eval('console.log(' + i + ')\n//# sourceURL=http://a/' + i + x)`)
 	var out struct {
 		Messages []struct{ Text, URL string }
 	}
