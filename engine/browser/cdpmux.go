@@ -221,6 +221,7 @@ type proxyClient struct {
 	browserSessions map[string]bool // the sessions of sessions that are on the browser target
 	downloadEvents  bool            // it asked for download events (Browser.setDownloadBehavior)
 	out             chan []byte
+	queued          atomic.Int64 // bytes in out
 }
 
 type pending struct {
@@ -323,10 +324,23 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 	if err != nil {
 		return
 	}
+	c.send(out)
+}
+
+// maxQueued bounds what the host holds for one proxy client that has not read it yet.
+const maxQueued = 2 * maxFrame
+
+// send queues a message for the client. A client that does not read is dropped, never
+// waited for, once its queue holds 4096 messages or maxQueued bytes.
+func (c *proxyClient) send(b []byte) {
+	if c.queued.Add(int64(len(b))) > maxQueued {
+		c.stop()
+		return
+	}
 	select {
-	case c.out <- out:
+	case c.out <- b:
 	default:
-		c.stop() // a client that does not read is dropped, never waited for
+		c.stop()
 	}
 }
 
@@ -365,10 +379,7 @@ func (c *proxyClient) fromClient(data []byte) {
 			r["result"] = result
 		}
 		if b, err := json.Marshal(r); err == nil {
-			select {
-			case c.out <- b:
-			default:
-			}
+			c.send(b)
 		}
 	}
 	if err != nil {
@@ -561,6 +572,7 @@ func (m *cdpMux) runClient(ctx context.Context, b *Browser, ws *websocket.Conn) 
 				if ws.Write(ctx, websocket.MessageText, b) != nil {
 					return
 				}
+				c.queued.Add(-int64(len(b)))
 			case <-ctx.Done():
 				return
 			}

@@ -103,3 +103,30 @@ func TestBrowserConsoleKeepsNoLongURL(t *testing.T) {
 		t.Errorf("%d console messages, %d of them with a URL longer than 2048 bytes", len(out.Messages), long)
 	}
 }
+
+// browser_run_code's code sends 80 evaluations of a 30-million-character string (each answer a
+// message just under the host's limit) and keeps its Node event loop busy for 40 s, so the
+// sidecar reads none of the answers the host's DevTools proxy queues for it. With the binary
+// before the proxy held up to 4096 messages for a client that did not read, whatever their
+// size: the host's resident peak grew by 1,265 MiB with 60 of them. A client whose queue holds
+// 64 MiB is now dropped (engine/browser/cdpmux.go, maxQueued); the host still reads each answer
+// the browser sends, one at a time, and its peak may grow by 1 GiB at most.
+func TestBrowserRunCodeClientThatDoesNotReadIsDropped(t *testing.T) {
+	testenv.Require(t, "node")
+	h, _ := hostileSession(t, "bm3")
+	runCodeCache(h)
+	grown := peakGrowth(t, h.HostPID())
+	r := h.Run("--session", "bm3", "browser", "run-code", "--timeout-ms", "120000",
+		`const s = await page.context().newCDPSession(page)
+await s.send('Runtime.evaluate', {expression: "window.big = 'x'.repeat(30e6); 1"})
+for (let i = 0; i < 80; i++) s.send('Runtime.evaluate', {expression: 'window.big', returnByValue: true}).catch(() => {})
+await new Promise(r => setTimeout(r, 1000))
+const t = Date.now()
+while (Date.now() < t + 40000) {}
+return 'blocked'`)
+	grew := grown()
+	t.Logf("the host's resident peak grew by %d MiB; run_code: exit %d %.100s %.200s", grew, r.Code, r.Stdout, r.Stderr)
+	if grew > 1024 {
+		t.Errorf("the host's resident peak grew by %d MiB while a run_code client read none of 80 answers of 30 MB, past 1 GiB", grew)
+	}
+}
