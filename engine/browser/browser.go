@@ -38,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -747,6 +748,9 @@ func (b *Browser) mapErr(ctx context.Context, inst *instance, err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return werr.New(werr.Timeout, "the browser did not answer in time")
+	}
+	if pe := (*cdproto.Error)(nil); errors.As(err, &pe) && pe.Message == frameTooLong {
+		return werr.New(werr.ResourceExhausted, frameTooLong).WithRetryable(false)
 	}
 	if errors.Is(err, chromedp.ErrTargetDetached) {
 		return werr.Wrap(err, werr.NotFound, "the tab was closed")

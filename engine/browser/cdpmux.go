@@ -87,7 +87,7 @@ type peek struct {
 func (m *cdpMux) demux() {
 	br := bufio.NewReaderSize(m.from, 1<<16)
 	for {
-		frame, err := br.ReadBytes(0)
+		frame, err := readFrame(br)
 		if err != nil {
 			m.cdpW.CloseWithError(err)
 			m.mu.Lock()
@@ -96,6 +96,9 @@ func (m *cdpMux) demux() {
 			}
 			m.mu.Unlock()
 			return
+		}
+		if frame == nil {
+			continue // an event too long to take
 		}
 		body := bytes.TrimSuffix(frame, []byte{0})
 		var p peek
@@ -106,6 +109,71 @@ func (m *cdpMux) demux() {
 			return
 		}
 	}
+}
+
+// maxFrame bounds one DevTools message the host takes from the browser. A page makes the
+// browser's messages as large as it likes (a string it returns or logs), and the host reads
+// them in its own process, outside every limit of the session: one console.log of a string
+// of 100 million control characters grew the host by 4.5 GiB (docs/security.md, "What the
+// host reads from a session").
+const maxFrame = 32 << 20
+
+// frameTooLong is the error answer in place of a frame longer than maxFrame.
+var frameTooLong = fmt.Sprintf("the browser's answer is longer than %d MiB, more than the host takes", maxFrame>>20)
+
+// frameEnds is how much of each end of a frame too long is kept: enough for its id, which
+// Chromium writes first, and its sessionId, which it writes last.
+const frameEnds = 256
+
+// readFrame returns the browser's next frame, its terminating zero included. A frame longer
+// than maxFrame is read to its end and kept nowhere: in its place comes an error answer with
+// its id and sessionId, so that whoever called gets an error instead of waiting, or nil for
+// an event.
+func readFrame(br *bufio.Reader) ([]byte, error) {
+	var frame, tail []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice(0)
+		if err != nil && err != bufio.ErrBufferFull {
+			return nil, err
+		}
+		if !long && len(frame)+len(chunk) > maxFrame+1 {
+			long = true
+			frame = frame[:min(len(frame), frameEnds)]
+		}
+		if long {
+			tail = append(tail, chunk...)
+			if len(tail) > frameEnds {
+				tail = append(tail[:0], tail[len(tail)-frameEnds:]...)
+			}
+		} else {
+			frame = append(frame, chunk...)
+		}
+		if err == nil {
+			break
+		}
+	}
+	if !long {
+		return frame, nil
+	}
+	id, ok := bytes.CutPrefix(frame, []byte(`{"id":`))
+	if !ok {
+		return nil, nil
+	}
+	if end := bytes.IndexFunc(id, func(r rune) bool { return r < '0' || r > '9' }); end > 0 {
+		id = id[:end]
+	} else {
+		return nil, nil
+	}
+	answer := map[string]any{"id": json.Number(id), "error": map[string]any{"code": -32000, "message": frameTooLong}}
+	// The last sessionId key: a page's value may hold one too, never after Chromium's.
+	if i := bytes.LastIndex(tail, []byte(`"sessionId":"`)); i >= 0 {
+		if s, _, ok := bytes.Cut(tail[i+len(`"sessionId":"`):], []byte(`"`)); ok {
+			answer["sessionId"] = string(s)
+		}
+	}
+	b, err := json.Marshal(answer)
+	return append(b, 0), err
 }
 
 // route delivers a message to a proxy client; false leaves it to chromedp.
@@ -153,6 +221,7 @@ type proxyClient struct {
 	browserSessions map[string]bool // the sessions of sessions that are on the browser target
 	downloadEvents  bool            // it asked for download events (Browser.setDownloadBehavior)
 	out             chan []byte
+	queued          atomic.Int64 // bytes in out
 }
 
 type pending struct {
@@ -255,10 +324,23 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 	if err != nil {
 		return
 	}
+	c.send(out)
+}
+
+// maxQueued bounds what the host holds for one proxy client that has not read it yet.
+const maxQueued = 2 * maxFrame
+
+// send queues a message for the client. A client that does not read is dropped, never
+// waited for, once its queue holds 4096 messages or maxQueued bytes.
+func (c *proxyClient) send(b []byte) {
+	if c.queued.Add(int64(len(b))) > maxQueued {
+		c.stop()
+		return
+	}
 	select {
-	case c.out <- out:
+	case c.out <- b:
 	default:
-		c.stop() // a client that does not read is dropped, never waited for
+		c.stop()
 	}
 }
 
@@ -297,10 +379,7 @@ func (c *proxyClient) fromClient(data []byte) {
 			r["result"] = result
 		}
 		if b, err := json.Marshal(r); err == nil {
-			select {
-			case c.out <- b:
-			default:
-			}
+			c.send(b)
 		}
 	}
 	if err != nil {
@@ -493,6 +572,7 @@ func (m *cdpMux) runClient(ctx context.Context, b *Browser, ws *websocket.Conn) 
 				if ws.Write(ctx, websocket.MessageText, b) != nil {
 					return
 				}
+				c.queued.Add(-int64(len(b)))
 			case <-ctx.Done():
 				return
 			}

@@ -190,7 +190,7 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 		if e.Level == log.EntryLevelVerbose {
 			level = "debug"
 		}
-		b.addConsoleLocked(ConsoleMessage{Level: level, Type: "browser", Text: e.Text, URL: capURL(e.URL),
+		b.addConsoleLocked(ConsoleMessage{Level: level, Type: "browser", Text: e.Text, URL: e.URL,
 			Line: e.LineNumber, TabID: string(t.id), Time: time.Now()})
 	case *network.EventRequestWillBeSent:
 		id := string(t.id) + "/" + string(ev.RequestID)
@@ -282,6 +282,9 @@ func (b *Browser) addConsoleLocked(m ConsoleMessage) {
 	if len(m.Text) > maxMessageText {
 		m.Text = truncUTF8(m.Text, maxMessageText) + "..."
 	}
+	// A script names its own URL (a sourceURL comment): kept whole, the last maxConsole
+	// messages held gigabytes of the host.
+	m.URL = capURL(m.URL)
 	b.consoleSeq++
 	m.Seq = b.consoleSeq
 	b.console = append(b.console, m)
