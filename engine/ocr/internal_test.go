@@ -773,6 +773,76 @@ func TestBitmapPeriodIsNoComma(t *testing.T) {
 	}
 }
 
+func TestUnsmoothedHyphenIsNoAsterisk(t *testing.T) {
+	// Java's Metal look draws DejaVu Sans unsmoothed; its 12 px hyphen is a 3 px square,
+	// upscaled a solid block in the middle of the letters' height, and tesseract reads
+	// "BP-3107" as "BP*3107". An asterisk's spokes at the top of the band stay a "*", and
+	// a reading whose dashes do not match the ink is kept.
+	word := func(mark func(fill func(x0, y0, x1, y1 int))) []byte {
+		g, fill := canvas(80, 40, 255, 0)
+		fill(6, 10, 18, 28) // B
+		fill(40, 10, 52, 28)
+		fill(56, 10, 68, 28) // 3 1
+		mark(fill)
+		return g.Pix
+	}
+	hyphen := word(func(fill func(x0, y0, x1, y1 int)) { fill(26, 16, 32, 22) })
+	star := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(28, 10, 30, 16) // spokes: a cross with the diagonals' ends
+		fill(25, 12, 33, 14)
+		fill(25, 10, 27, 11)
+		fill(31, 10, 33, 11)
+		fill(25, 15, 27, 16)
+		fill(31, 15, 33, 16)
+	})
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"hyphen", hyphen, "B*31", "B-31"}, {"asterisk", star, "B*31", "B*31"}, {"two dashes read", hyphen, "B*3*1", "B*3*1"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t68\t24\t80\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 80, 40), r: image.Rect(0, 0, 80, 40), scale: 1, pix: c.pix, pw: 80}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
+func TestFiguresFromInk(t *testing.T) {
+	// Two parts: a block (a capital B, or a figure 1) and a glyph drawn by mark. A "1"
+	// with a foot bar read "l" beside a capital is a "1"; a bare stem, or an l among
+	// lower-case letters, stays. A zero (closed on its right side, a dot inside) read
+	// "6" is a "0"; a 6, open on the right between its hook and its bowl, stays.
+	word := func(mark func(fill func(x0, y0, x1, y1 int))) []byte {
+		g, fill := canvas(60, 40, 255, 0)
+		fill(6, 10, 18, 30)
+		mark(fill)
+		return g.Pix
+	}
+	one := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(28, 10, 32, 30) // stem
+		fill(24, 27, 36, 30) // foot
+		fill(25, 10, 28, 13) // flag
+	})
+	stem := word(func(fill func(x0, y0, x1, y1 int)) { fill(28, 10, 32, 30) })
+	box := func(fill func(x0, y0, x1, y1 int)) {
+		fill(24, 10, 38, 13) // top
+		fill(24, 27, 38, 30) // bottom
+		fill(24, 10, 27, 30) // left
+		fill(29, 18, 33, 22) // dot
+	}
+	zero := word(func(fill func(x0, y0, x1, y1 int)) { box(fill); fill(35, 10, 38, 30) })
+	six := word(func(fill func(x0, y0, x1, y1 int)) { box(fill); fill(35, 19, 38, 30); fill(27, 18, 38, 20) })
+	for _, c := range []struct {
+		name       string
+		pix        []byte
+		read, want string
+	}{{"one", one, "Bl", "B1"}, {"stem", stem, "Bl", "Bl"}, {"lower case", one, "al", "al"},
+		{"zero", zero, "16", "10"}, {"six", six, "16", "16"}} {
+		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t40\t26\t80\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
 func TestLetterSpacedLineIsOneLine(t *testing.T) {
 	// A proportional font in a terminal's cells spreads its letters: x-height letters 7
 	// pixels tall, 5 apart, one pair 8 apart (a narrow "r" before an "n"). The line
