@@ -361,24 +361,29 @@ func dashes(text string, b bitmap) string {
 //     letters are capitals, is a "1" ("B1" read "Bl", "Q1" "Ql" in DejaVu Sans: its l is
 //     a bare stem, its 1 has a foot); a serif font's l has a foot too, so the word may
 //     hold no other lower-case letter;
-//   - a "6" whose right side is inked in every row from a fifth to half of its height is
-//     a "0": a 6 is open there, between its hook and its bowl, and Terminus's zero, a
-//     dot inside, was read "6" ("10.8.3.44" read "16.8.3.44").
+//   - a "d" whose left third is blank over its bottom fifth, in such a word, is a "4":
+//     a d's bowl reaches the baseline there, a 4 stands on its stem's foot (Courier's
+//     "A4" read "Ad");
+//   - a "6" that is hollow and closed on its right (closedRight) is a "0": a 6 is open
+//     there, between its hook and its bowl, and a dotted zero (Terminus's, DejaVu Sans
+//     Mono's) was read "6" ("10.8.3.44" read "16.8.3.44", "08:30" "68:30").
 func figures(text string, b bitmap) string {
 	r := []rune(text)
-	if !strings.ContainsAny(text, "l6") {
+	if !strings.ContainsAny(text, "ld6") {
 		return text
 	}
 	ps := b.spans(true)
 	if len(ps) != len(r) {
 		return text
 	}
-	capitals := !slices.ContainsFunc(r, func(c rune) bool { return unicode.IsLower(c) && c != 'l' }) &&
+	capitals := !slices.ContainsFunc(r, func(c rune) bool { return unicode.IsLower(c) && c != 'l' && c != 'd' }) &&
 		slices.ContainsFunc(r, func(c rune) bool { return unicode.IsUpper(c) || unicode.IsDigit(c) })
 	for i, p := range ps {
 		switch {
 		case r[i] == 'l' && capitals && b.footed(p):
 			r[i] = '1'
+		case r[i] == 'd' && capitals && b.openFoot(p):
+			r[i] = '4'
 		case r[i] == '6' && b.closedRight(p):
 			r[i] = '0'
 		}
@@ -404,6 +409,17 @@ func (b bitmap) footed(p image.Rectangle) bool {
 	slo, shi := extent((p.Min.Y + p.Max.Y) / 2)
 	flo, fhi := extent(p.Max.Y - 1)
 	return slo >= 0 && flo >= 0 && flo < slo && fhi > shi
+}
+
+// openFoot says whether a part's left third is blank over its bottom fifth.
+func (b bitmap) openFoot(p image.Rectangle) bool {
+	left := image.Rect(p.Min.X, p.Min.Y, p.Min.X+max(1, p.Dx()/3), p.Max.Y)
+	for y := p.Max.Y - max(1, p.Dy()/5); y < p.Max.Y; y++ {
+		if b.rowInked(left, y) {
+			return false
+		}
+	}
+	return true
 }
 
 // closedRight says whether a part is a hollow figure closed on its right: its right

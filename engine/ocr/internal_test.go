@@ -810,7 +810,9 @@ func TestFiguresFromInk(t *testing.T) {
 	// Two parts: a block (a capital B, or a figure 1) and a glyph drawn by mark. A "1"
 	// with a foot bar read "l" beside a capital is a "1"; a bare stem, or an l among
 	// lower-case letters, stays. A zero (closed on its right side, a dot inside) read
-	// "6" is a "0"; a 6, open on the right between its hook and its bowl, stays.
+	// "6" is a "0"; a 6, open on the right between its hook and its bowl, stays. A "4"
+	// (standing on its stem's foot) read "d" is a "4"; a d, its bowl on the baseline,
+	// stays.
 	word := func(mark func(fill func(x0, y0, x1, y1 int))) []byte {
 		g, fill := canvas(60, 40, 255, 0)
 		fill(6, 10, 18, 30)
@@ -831,12 +833,25 @@ func TestFiguresFromInk(t *testing.T) {
 	}
 	zero := word(func(fill func(x0, y0, x1, y1 int)) { box(fill); fill(35, 10, 38, 30) })
 	six := word(func(fill func(x0, y0, x1, y1 int)) { box(fill); fill(35, 19, 38, 30); fill(27, 18, 38, 20) })
+	four := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(32, 10, 35, 30) // stem
+		fill(24, 22, 38, 24) // bar, from the diagonal's foot
+		fill(24, 16, 27, 22)
+		fill(27, 13, 30, 16) // the diagonal
+		fill(30, 28, 38, 30) // the stem's foot
+	})
+	d := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(34, 10, 37, 30) // stem
+		fill(24, 18, 34, 20) // the bowl
+		fill(24, 28, 34, 30)
+		fill(24, 18, 27, 30)
+	})
 	for _, c := range []struct {
 		name       string
 		pix        []byte
 		read, want string
 	}{{"one", one, "Bl", "B1"}, {"stem", stem, "Bl", "Bl"}, {"lower case", one, "al", "al"},
-		{"zero", zero, "16", "10"}, {"six", six, "16", "16"}} {
+		{"zero", zero, "16", "10"}, {"six", six, "16", "16"}, {"four", four, "Ad", "A4"}, {"d", d, "Ad", "Ad"}} {
 		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t40\t26\t80\t" + c.read + "\n"
 		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
 		readAs(t, c.name, tl, tsv, c.want)
