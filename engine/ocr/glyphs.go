@@ -257,19 +257,24 @@ func periods(text string, b bitmap) string {
 // Courier's comma is a slanted wedge as wide as it is tall ("tags," was made "tags."); a
 // bitmap period, a square dot upscaled, is centred alike in every row.
 func (b bitmap) tail(p image.Rectangle) bool {
-	centre := func(y int) int { // doubled
-		lo, hi := -1, -1
-		for x := p.Min.X; x < p.Max.X; x++ {
-			if b.at(x, y) {
-				hi = x
-				if lo < 0 {
-					lo = x
-				}
+	tlo, thi := b.extent(p, p.Min.Y)
+	blo, bhi := b.extent(p, p.Max.Y-1)
+	return tlo+thi-blo-bhi >= 2 // the centres, doubled
+}
+
+// extent is the first and last inked column of row y within p's columns, -1 and -1 if
+// the row is blank there.
+func (b bitmap) extent(p image.Rectangle, y int) (int, int) {
+	lo, hi := -1, -1
+	for x := p.Min.X; x < p.Max.X; x++ {
+		if b.at(x, y) {
+			hi = x
+			if lo < 0 {
+				lo = x
 			}
 		}
-		return lo + hi
 	}
-	return centre(p.Min.Y)-centre(p.Max.Y-1) >= 2
+	return lo, hi
 }
 
 // colons is a word's reading with each figure inside it whose ink is a colon's made ":":
@@ -394,20 +399,8 @@ func figures(text string, b bitmap) string {
 // footed says whether a part's bottom row reaches past its stem (its ink in the middle
 // row) by a pixel or more on both sides.
 func (b bitmap) footed(p image.Rectangle) bool {
-	extent := func(y int) (int, int) {
-		lo, hi := -1, -1
-		for x := p.Min.X; x < p.Max.X; x++ {
-			if b.at(x, y) {
-				hi = x
-				if lo < 0 {
-					lo = x
-				}
-			}
-		}
-		return lo, hi
-	}
-	slo, shi := extent((p.Min.Y + p.Max.Y) / 2)
-	flo, fhi := extent(p.Max.Y - 1)
+	slo, shi := b.extent(p, (p.Min.Y+p.Max.Y)/2)
+	flo, fhi := b.extent(p, p.Max.Y-1)
 	return slo >= 0 && flo >= 0 && flo < slo && fhi > shi
 }
 
@@ -434,19 +427,16 @@ func (b bitmap) closedRight(p image.Rectangle) bool {
 		}
 	}
 	y := p.Min.Y + p.Dy()*2/5
-	first, last, runs := -1, -1, 0
-	for x := p.Min.X; x < p.Max.X; x++ {
-		if b.at(x, y) {
-			if x == p.Min.X || !b.at(x-1, y) {
-				runs++
-			}
-			last = x
-			if first < 0 {
-				first = x
-			}
+	first, last := b.extent(p, y)
+	if first < 0 || first >= p.Min.X+edge || last < p.Max.X-edge {
+		return false
+	}
+	for x := first + 1; x < last; x++ {
+		if !b.at(x, y) {
+			return true // a blank between the sides: two runs or more
 		}
 	}
-	return runs >= 2 && first < p.Min.X+edge && last >= p.Max.X-edge
+	return false
 }
 
 // inkAt1x is the ink of the tile's crop at 1x under box, a box of the tile as tesseract

@@ -761,16 +761,8 @@ func TestBitmapPeriodIsNoComma(t *testing.T) {
 	for y, x := 28, 15; y < 32; y, x = y+1, x-1 {
 		wedge[y*60+x], wedge[y*60+x+1], wedge[y*60+x+2] = 0, 0, 0
 	}
-	for _, c := range []struct {
-		name       string
-		pix        []byte
-		read, want string
-	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"},
-		{"wedge comma", wedge, "1,84", "1,84"}} {
-		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t42\t28\t80\t" + c.read + "\n"
-		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
-		readAs(t, c.name, tl, tsv, c.want)
-	}
+	readInk(t, 60, 40, image.Rect(4, 8, 46, 36), []inkCase{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"},
+		{"wedge comma", wedge, "1,84", "1,84"}})
 }
 
 func TestUnsmoothedHyphenIsNoAsterisk(t *testing.T) {
@@ -795,15 +787,7 @@ func TestUnsmoothedHyphenIsNoAsterisk(t *testing.T) {
 		fill(25, 15, 27, 16)
 		fill(31, 15, 33, 16)
 	})
-	for _, c := range []struct {
-		name       string
-		pix        []byte
-		read, want string
-	}{{"hyphen", hyphen, "B*31", "B-31"}, {"asterisk", star, "B*31", "B*31"}, {"two dashes read", hyphen, "B*3*1", "B*3*1"}} {
-		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t68\t24\t80\t" + c.read + "\n"
-		tl := &tile{core: image.Rect(0, 0, 80, 40), r: image.Rect(0, 0, 80, 40), scale: 1, pix: c.pix, pw: 80}
-		readAs(t, c.name, tl, tsv, c.want)
-	}
+	readInk(t, 80, 40, image.Rect(4, 8, 72, 32), []inkCase{{"hyphen", hyphen, "B*31", "B-31"}, {"asterisk", star, "B*31", "B*31"}, {"two dashes read", hyphen, "B*3*1", "B*3*1"}})
 }
 
 func TestFiguresFromInk(t *testing.T) {
@@ -846,16 +830,8 @@ func TestFiguresFromInk(t *testing.T) {
 		fill(24, 28, 34, 30)
 		fill(24, 18, 27, 30)
 	})
-	for _, c := range []struct {
-		name       string
-		pix        []byte
-		read, want string
-	}{{"one", one, "Bl", "B1"}, {"stem", stem, "Bl", "Bl"}, {"lower case", one, "al", "al"},
-		{"zero", zero, "16", "10"}, {"six", six, "16", "16"}, {"four", four, "Ad", "A4"}, {"d", d, "Ad", "Ad"}} {
-		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t40\t26\t80\t" + c.read + "\n"
-		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
-		readAs(t, c.name, tl, tsv, c.want)
-	}
+	readInk(t, 60, 40, image.Rect(4, 8, 44, 34), []inkCase{{"one", one, "Bl", "B1"}, {"stem", stem, "Bl", "Bl"}, {"lower case", one, "al", "al"},
+		{"zero", zero, "16", "10"}, {"six", six, "16", "16"}, {"four", four, "Ad", "A4"}, {"d", d, "Ad", "Ad"}})
 }
 
 func TestLetterSpacedLineIsOneLine(t *testing.T) {
@@ -888,6 +864,24 @@ func readAs(t *testing.T, name string, tl *tile, tsv, want string) {
 	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
 	if len(got) != 1 || got[0].Text != want {
 		t.Errorf("%s: got %+v, want %q", name, got, want)
+	}
+}
+
+// inkCase is a word's ink (a w-wide tile's pixels), tesseract's reading of it and the
+// reading parseTSV should give.
+type inkCase struct {
+	name       string
+	pix        []byte
+	read, want string
+}
+
+// readInk parses each case's reading, boxed at box, of a tile of w by h pixels at scale 1.
+func readInk(t *testing.T, w, h int, box image.Rectangle, cases []inkCase) {
+	t.Helper()
+	for _, c := range cases {
+		tsv := fmt.Sprintf("5\t1\t1\t1\t1\t1\t%d\t%d\t%d\t%d\t80\t%s\n", box.Min.X, box.Min.Y, box.Dx(), box.Dy(), c.read)
+		tl := &tile{core: image.Rect(0, 0, w, h), r: image.Rect(0, 0, w, h), scale: 1, pix: c.pix, pw: w}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 

@@ -532,7 +532,7 @@ func scenes() []scene {
 			return strings.Fields("project " + sgrRE.ReplaceAllString(string(data), ""))
 		}},
 		{"mousepad-notes", "real-blind8", func(t testing.TB, d *display.Desktop) []string {
-			return blind8File(t, d, "Mousepad", "mousepad", "--disable-server")
+			return fileIn(t, d, "real-blind8", "notes.txt", "Mousepad", "mousepad", "--disable-server")
 		}},
 		{"yad-form", "real-blind8", func(t testing.TB, d *display.Desktop) []string {
 			return told(t, d, "New account", "yad", []string{"Full name", "Dana Reyes", "Login shell", "/bin/bash",
@@ -574,14 +574,7 @@ func scenes() []scene {
 		{"pcmanfm-raleigh-list", "real-blind9", func(t testing.TB, d *display.Desktop) []string {
 			home, dir := t.TempDir(), filepath.Join(t.TempDir(), "invoices")
 			names := []string{"acme-march.pdf", "boreal-2026.ods", "cargo_fees.csv", "draft-notes.txt"}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range names {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			filesIn(t, dir, names)
 			conf := filepath.Join(home, ".config", "pcmanfm", "default")
 			if err := os.MkdirAll(conf, 0o755); err != nil {
 				t.Fatal(err)
@@ -610,18 +603,12 @@ func scenes() []scene {
 		// window in the Metal look, Tk with a toolbar of white bold labels on teal over a
 		// zebra-striped ttk treeview and a 7 pt grey status bar, and xterm in the Terminus
 		// bitmap font (its OpenType bitmap strikes, through Xft), 16 px bold white on teal
-		// and 12 px grey on dark (testdata/ocr/real-blind10). Every word is what the test hands the program.
+		// and 12 px grey on dark (testdata/ocr/real-blind10). Every word is what the test
+		// hands the program.
 		{"xfe-files", "real-blind10", func(t testing.TB, d *display.Desktop) []string {
 			dir := filepath.Join(t.TempDir(), "quotes")
 			names := []string{"alder-roof.pdf", "birch_deck.odt", "cedar-fence.txt", "oak-stairs.csv"}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range names {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			filesIn(t, dir, names)
 			// Xfe asks before it starts as root unless its settings say not to.
 			home := t.TempDir()
 			if err := os.MkdirAll(filepath.Join(home, ".config", "xfe"), 0o755); err != nil {
@@ -634,10 +621,10 @@ func scenes() []scene {
 			return append([]string{"quotes"}, names...)
 		}},
 		{"xfwrite-file", "real-blind10", func(t testing.TB, d *display.Desktop) []string {
-			return blind10File(t, d, "route.txt", "route.txt", "xfwrite")
+			return fileIn(t, d, "real-blind10", "route.txt", "route.txt", "xfwrite")
 		}},
 		{"nedit-file", "real-blind10", func(t testing.TB, d *display.Desktop) []string {
-			return blind10File(t, d, "minutes.txt", "minutes.txt", "nedit", "-geometry", "64x8+260+220")
+			return fileIn(t, d, "real-blind10", "minutes.txt", "minutes.txt", "nedit", "-geometry", "64x8+260+220")
 		}},
 		{"dillo-ledger", "real-blind10", func(t testing.TB, d *display.Desktop) []string {
 			path := repoFile("testdata", "ocr", "real-blind10", "ledger.html")
@@ -674,27 +661,27 @@ func scenes() []scene {
 	}
 }
 
-// blind10File shows testdata/ocr/real-blind10/NAME in an editor whose window title holds
-// title, the file's path its last argument, and returns the file's words.
-func blind10File(t testing.TB, d *display.Desktop, title, name, editor string, args ...string) []string {
+// filesIn makes folder dir holding a one-line file of each name.
+func filesIn(t testing.TB, dir string, names []string) {
 	t.Helper()
-	path := repoFile("testdata", "ocr", "real-blind10", name)
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	showWindowEnv(t, d, []string{"HOME=" + t.TempDir()}, title, editor, append(args, path)...)
-	return strings.Fields(string(data))
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // sgrRE matches a terminal's colour escapes (select graphic rendition).
 var sgrRE = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// blind8File shows testdata/ocr/real-blind8/notes.txt in an editor whose window title
-// holds title, the file's path its last argument, and returns the file's words.
-func blind8File(t testing.TB, d *display.Desktop, title, editor string, args ...string) []string {
+// fileIn shows testdata/ocr/DIR/NAME in an editor whose window title holds title, the
+// file's path its last argument, and returns the file's words.
+func fileIn(t testing.TB, d *display.Desktop, dir, name, title, editor string, args ...string) []string {
 	t.Helper()
-	path := repoFile("testdata", "ocr", "real-blind8", "notes.txt")
+	path := repoFile("testdata", "ocr", dir, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
