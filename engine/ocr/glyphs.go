@@ -16,7 +16,8 @@ import (
 // for a one-glyph tile read as nothing), one read "T" with two legs a "π" (pi), one read
 // "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
 // read "2" or "?" is a superscript (superscript), a bitmap font's period read "," is a
-// "." (periods), and its colon read as a figure a ":" (colons).
+// "." (periods), its colon read as a figure a ":" (colons), and an unsmoothed hyphen
+// read "*" a "-" (dashes).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -256,19 +257,24 @@ func periods(text string, b bitmap) string {
 // Courier's comma is a slanted wedge as wide as it is tall ("tags," was made "tags."); a
 // bitmap period, a square dot upscaled, is centred alike in every row.
 func (b bitmap) tail(p image.Rectangle) bool {
-	centre := func(y int) int { // doubled
-		lo, hi := -1, -1
-		for x := p.Min.X; x < p.Max.X; x++ {
-			if b.at(x, y) {
-				hi = x
-				if lo < 0 {
-					lo = x
-				}
+	tlo, thi := b.extent(p, p.Min.Y)
+	blo, bhi := b.extent(p, p.Max.Y-1)
+	return tlo+thi-blo-bhi >= 2 // the centres, doubled
+}
+
+// extent is the first and last inked column of row y within p's columns, -1 and -1 if
+// the row is blank there.
+func (b bitmap) extent(p image.Rectangle, y int) (int, int) {
+	lo, hi := -1, -1
+	for x := p.Min.X; x < p.Max.X; x++ {
+		if b.at(x, y) {
+			hi = x
+			if lo < 0 {
+				lo = x
 			}
 		}
-		return lo + hi
 	}
-	return centre(p.Min.Y)-centre(p.Max.Y-1) >= 2
+	return lo, hi
 }
 
 // colons is a word's reading with each figure inside it whose ink is a colon's made ":":
@@ -308,6 +314,129 @@ func colons(text string, b bitmap) string {
 		}
 	}
 	return string(r)
+}
+
+// dashes is a word's reading with each "*" whose ink is a hyphen's made "-": a hyphen
+// of an unsmoothed sans font, upscaled, is read as an asterisk ("BP-3107" read "BP*3107"
+// in Java's Metal look, whose text is not antialiased). The word's dashes ("-" and "*",
+// in order) are its parts (split at blank columns) that are solid bars: at least as
+// wide as tall (Java's 12 px DejaVu Sans draws its hyphen as a 3 px square), at most a
+// third of the tallest part's height, every row inked over at least four fifths of the
+// width, below the top third of the word's height and clear of its bottom fifth (a
+// period). An asterisk is spokes, at the top of the band. A reading whose dashes do not
+// match its bars one to one is kept.
+func dashes(text string, b bitmap) string {
+	if !strings.Contains(text, "*") {
+		return text
+	}
+	ps := b.spans(true)
+	tall, top := 0, b.h
+	for _, p := range ps {
+		tall, top = max(tall, p.Dy()), min(top, p.Min.Y)
+	}
+	var bars int
+	for _, p := range ps {
+		if p.Dx() < p.Dy() || p.Dy()*3 > tall || (p.Min.Y-top)*3 < tall || (top+tall-p.Max.Y)*5 < tall {
+			continue
+		}
+		solid := true
+		for y := p.Min.Y; y < p.Max.Y && solid; y++ {
+			n := 0
+			for x := p.Min.X; x < p.Max.X; x++ {
+				if b.at(x, y) {
+					n++
+				}
+			}
+			solid = n*5 >= p.Dx()*4
+		}
+		if solid {
+			bars++
+		}
+	}
+	if bars != strings.Count(text, "*")+strings.Count(text, "-") {
+		return text
+	}
+	return strings.ReplaceAll(text, "*", "-")
+}
+
+// figures is a word's reading with the figures tesseract took for letters or other
+// figures made right by their ink, where the word's parts (split at blank columns) match
+// its characters one to one:
+//   - an "l" with a foot bar reaching past its stem on both sides, in a word whose other
+//     letters are capitals, is a "1" ("B1" read "Bl", "Q1" "Ql" in DejaVu Sans: its l is
+//     a bare stem, its 1 has a foot); a serif font's l has a foot too, so the word may
+//     hold no other lower-case letter;
+//   - a "d" whose left third is blank over its bottom fifth, in such a word, is a "4":
+//     a d's bowl reaches the baseline there, a 4 stands on its stem's foot (Courier's
+//     "A4" read "Ad");
+//   - a "6" that is hollow and closed on its right (closedRight) is a "0": a 6 is open
+//     there, between its hook and its bowl, and a dotted zero (Terminus's, DejaVu Sans
+//     Mono's) was read "6" ("10.8.3.44" read "16.8.3.44", "08:30" "68:30").
+func figures(text string, b bitmap) string {
+	r := []rune(text)
+	if !strings.ContainsAny(text, "ld6") {
+		return text
+	}
+	ps := b.spans(true)
+	if len(ps) != len(r) {
+		return text
+	}
+	capitals := !slices.ContainsFunc(r, func(c rune) bool { return unicode.IsLower(c) && c != 'l' && c != 'd' }) &&
+		slices.ContainsFunc(r, func(c rune) bool { return unicode.IsUpper(c) || unicode.IsDigit(c) })
+	for i, p := range ps {
+		switch {
+		case r[i] == 'l' && capitals && b.footed(p):
+			r[i] = '1'
+		case r[i] == 'd' && capitals && b.openFoot(p):
+			r[i] = '4'
+		case r[i] == '6' && b.closedRight(p):
+			r[i] = '0'
+		}
+	}
+	return string(r)
+}
+
+// footed says whether a part's bottom row reaches past its stem (its ink in the middle
+// row) by a pixel or more on both sides.
+func (b bitmap) footed(p image.Rectangle) bool {
+	slo, shi := b.extent(p, (p.Min.Y+p.Max.Y)/2)
+	flo, fhi := b.extent(p, p.Max.Y-1)
+	return slo >= 0 && flo >= 0 && flo < slo && fhi > shi
+}
+
+// openFoot says whether a part's left third is blank over its bottom fifth.
+func (b bitmap) openFoot(p image.Rectangle) bool {
+	left := image.Rect(p.Min.X, p.Min.Y, p.Min.X+max(1, p.Dx()/3), p.Max.Y)
+	for y := p.Max.Y - max(1, p.Dy()/5); y < p.Max.Y; y++ {
+		if b.rowInked(left, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// closedRight says whether a part is a hollow figure closed on its right: its right
+// fifth holds ink in every row from a fifth to half of its height, and the row at two
+// fifths of its height is two runs of ink or more, from its left fifth to its right.
+func (b bitmap) closedRight(p image.Rectangle) bool {
+	edge := max(1, p.Dx()/5)
+	right := image.Rect(p.Max.X-edge, p.Min.Y, p.Max.X, p.Max.Y)
+	for y := p.Min.Y + p.Dy()/5; y < p.Min.Y+p.Dy()/2; y++ {
+		if !b.rowInked(right, y) {
+			return false
+		}
+	}
+	y := p.Min.Y + p.Dy()*2/5
+	first, last := b.extent(p, y)
+	if first < 0 || first >= p.Min.X+edge || last < p.Max.X-edge {
+		return false
+	}
+	for x := first + 1; x < last; x++ {
+		if !b.at(x, y) {
+			return true // a blank between the sides: two runs or more
+		}
+	}
+	return false
 }
 
 // inkAt1x is the ink of the tile's crop at 1x under box, a box of the tile as tesseract

@@ -761,16 +761,77 @@ func TestBitmapPeriodIsNoComma(t *testing.T) {
 	for y, x := 28, 15; y < 32; y, x = y+1, x-1 {
 		wedge[y*60+x], wedge[y*60+x+1], wedge[y*60+x+2] = 0, 0, 0
 	}
-	for _, c := range []struct {
-		name       string
-		pix        []byte
-		read, want string
-	}{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"},
-		{"wedge comma", wedge, "1,84", "1,84"}} {
-		tsv := "5\t1\t1\t1\t1\t1\t4\t8\t42\t28\t80\t" + c.read + "\n"
-		tl := &tile{core: image.Rect(0, 0, 60, 40), r: image.Rect(0, 0, 60, 40), scale: 1, pix: c.pix, pw: 60}
-		readAs(t, c.name, tl, tsv, c.want)
+	readInk(t, 60, 40, image.Rect(4, 8, 46, 36), []inkCase{{"period", period, "1,84", "1.84"}, {"comma", comma, "1,84", "1,84"}, {"two points read", period, "1,8,4", "1,8,4"},
+		{"wedge comma", wedge, "1,84", "1,84"}})
+}
+
+func TestUnsmoothedHyphenIsNoAsterisk(t *testing.T) {
+	// Java's Metal look draws DejaVu Sans unsmoothed; its 12 px hyphen is a 3 px square,
+	// upscaled a solid block in the middle of the letters' height, and tesseract reads
+	// "BP-3107" as "BP*3107". An asterisk's spokes at the top of the band stay a "*", and
+	// a reading whose dashes do not match the ink is kept.
+	word := func(mark func(fill func(x0, y0, x1, y1 int))) []byte {
+		g, fill := canvas(80, 40, 255, 0)
+		fill(6, 10, 18, 28) // B
+		fill(40, 10, 52, 28)
+		fill(56, 10, 68, 28) // 3 1
+		mark(fill)
+		return g.Pix
 	}
+	hyphen := word(func(fill func(x0, y0, x1, y1 int)) { fill(26, 16, 32, 22) })
+	star := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(28, 10, 30, 16) // spokes: a cross with the diagonals' ends
+		fill(25, 12, 33, 14)
+		fill(25, 10, 27, 11)
+		fill(31, 10, 33, 11)
+		fill(25, 15, 27, 16)
+		fill(31, 15, 33, 16)
+	})
+	readInk(t, 80, 40, image.Rect(4, 8, 72, 32), []inkCase{{"hyphen", hyphen, "B*31", "B-31"}, {"asterisk", star, "B*31", "B*31"}, {"two dashes read", hyphen, "B*3*1", "B*3*1"}})
+}
+
+func TestFiguresFromInk(t *testing.T) {
+	// Two parts: a block (a capital B, or a figure 1) and a glyph drawn by mark. A "1"
+	// with a foot bar read "l" beside a capital is a "1"; a bare stem, or an l among
+	// lower-case letters, stays. A zero (closed on its right side, a dot inside) read
+	// "6" is a "0"; a 6, open on the right between its hook and its bowl, stays. A "4"
+	// (standing on its stem's foot) read "d" is a "4"; a d, its bowl on the baseline,
+	// stays.
+	word := func(mark func(fill func(x0, y0, x1, y1 int))) []byte {
+		g, fill := canvas(60, 40, 255, 0)
+		fill(6, 10, 18, 30)
+		mark(fill)
+		return g.Pix
+	}
+	one := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(28, 10, 32, 30) // stem
+		fill(24, 27, 36, 30) // foot
+		fill(25, 10, 28, 13) // flag
+	})
+	stem := word(func(fill func(x0, y0, x1, y1 int)) { fill(28, 10, 32, 30) })
+	box := func(fill func(x0, y0, x1, y1 int)) {
+		fill(24, 10, 38, 13) // top
+		fill(24, 27, 38, 30) // bottom
+		fill(24, 10, 27, 30) // left
+		fill(29, 18, 33, 22) // dot
+	}
+	zero := word(func(fill func(x0, y0, x1, y1 int)) { box(fill); fill(35, 10, 38, 30) })
+	six := word(func(fill func(x0, y0, x1, y1 int)) { box(fill); fill(35, 19, 38, 30); fill(27, 18, 38, 20) })
+	four := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(32, 10, 35, 30) // stem
+		fill(24, 22, 38, 24) // bar, from the diagonal's foot
+		fill(24, 16, 27, 22)
+		fill(27, 13, 30, 16) // the diagonal
+		fill(30, 28, 38, 30) // the stem's foot
+	})
+	d := word(func(fill func(x0, y0, x1, y1 int)) {
+		fill(34, 10, 37, 30) // stem
+		fill(24, 18, 34, 20) // the bowl
+		fill(24, 28, 34, 30)
+		fill(24, 18, 27, 30)
+	})
+	readInk(t, 60, 40, image.Rect(4, 8, 44, 34), []inkCase{{"one", one, "Bl", "B1"}, {"stem", stem, "Bl", "Bl"}, {"lower case", one, "al", "al"},
+		{"zero", zero, "16", "10"}, {"six", six, "16", "16"}, {"four", four, "Ad", "A4"}, {"d", d, "Ad", "Ad"}})
 }
 
 func TestLetterSpacedLineIsOneLine(t *testing.T) {
@@ -803,6 +864,24 @@ func readAs(t *testing.T, name string, tl *tile, tsv, want string) {
 	got := parseTSV([]byte(tsv), []*tile{tl}, 0)
 	if len(got) != 1 || got[0].Text != want {
 		t.Errorf("%s: got %+v, want %q", name, got, want)
+	}
+}
+
+// inkCase is a word's ink (a w-wide tile's pixels), tesseract's reading of it and the
+// reading parseTSV should give.
+type inkCase struct {
+	name       string
+	pix        []byte
+	read, want string
+}
+
+// readInk parses each case's reading, boxed at box, of a tile of w by h pixels at scale 1.
+func readInk(t *testing.T, w, h int, box image.Rectangle, cases []inkCase) {
+	t.Helper()
+	for _, c := range cases {
+		tsv := fmt.Sprintf("5\t1\t1\t1\t1\t1\t%d\t%d\t%d\t%d\t80\t%s\n", box.Min.X, box.Min.Y, box.Dx(), box.Dy(), c.read)
+		tl := &tile{core: image.Rect(0, 0, w, h), r: image.Rect(0, 0, w, h), scale: 1, pix: c.pix, pw: w}
+		readAs(t, c.name, tl, tsv, c.want)
 	}
 }
 

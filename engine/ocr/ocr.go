@@ -724,7 +724,7 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			}
 		case t.pix != nil:
 			b := inkOf(t.pix, t.pw, box)
-			text = colons(periods(superscript(text, b), b), b)
+			text = figures(dashes(colons(periods(superscript(text, b), b), b), b), b)
 			if strings.ContainsRune(text, 'o') {
 				text = zeros(text, t.inkAt1x(box))
 			}
