@@ -211,20 +211,24 @@ func (b *Browser) RunCode(ctx context.Context, code string, timeoutMs int) (*Run
 		return nil, werr.New(werr.Unavailable, "the run_code sidecar exited").WithRetryable(true)
 	}
 	var res struct {
-		ID    int64  `json:"id"`
-		OK    bool   `json:"ok"`
-		JSON  string `json:"json"`
-		Error *struct {
+		ID      int64  `json:"id"`
+		Started bool   `json:"started"`
+		OK      bool   `json:"ok"`
+		JSON    string `json:"json"`
+		Error   *struct {
 			Name    string `json:"name"`
 			Message string `json:"message"`
 			Stack   string `json:"stack"`
 			Code    string `json:"code"`
 		} `json:"error"`
 	}
-	// The first run also connects Playwright to the browser: give it room.
+	// The first run also connects Playwright to the browser: give it room until
+	// the code starts. From then on the sidecar's own timer stops the code, unless
+	// the code never yields to it (a busy loop): the host stops the sidecar a
+	// moment after the timeout instead.
 	hard := time.NewTimer(time.Duration(timeoutMs)*time.Millisecond + 30*time.Second)
 	defer hard.Stop()
-	for res.ID != sc.nextID {
+	for res.ID != sc.nextID || res.Started {
 		select {
 		case line, ok := <-sc.lines:
 			if !ok {
@@ -233,8 +237,11 @@ func (b *Browser) RunCode(ctx context.Context, code string, timeoutMs int) (*Run
 				return nil, werr.New(werr.Unavailable, "the run_code sidecar exited while the code ran").WithRetryable(false).
 					WithHint("observe the page before running the code again: it may have acted")
 			}
-			res.ID = 0
+			res.ID, res.Started = 0, false
 			_ = json.Unmarshal(line, &res)
+			if res.ID == sc.nextID && res.Started {
+				hard.Reset(time.Duration(timeoutMs)*time.Millisecond + runCodeGrace)
+			}
 		case <-hard.C:
 			sc.kill()
 			b.runcode.sc = nil
@@ -280,6 +287,10 @@ func (b *Browser) RunCode(ctx context.Context, code string, timeoutMs int) (*Run
 	}
 	return &RunCodeResult{Value: json.RawMessage(res.JSON), Bytes: len(res.JSON)}, nil
 }
+
+// runCodeGrace is how long past its timeout the host waits for the sidecar to
+// report that it stopped the code, before it stops the sidecar itself.
+const runCodeGrace = 2 * time.Second
 
 func runCodeTimeout(ms int) *werr.Error {
 	return werr.New(werr.Timeout, "the code did not finish within %d ms; it was stopped", ms).WithRetryable(false).

@@ -226,3 +226,23 @@ return out;`, s.URL, cross)
 		t.Fatalf("Playwright through the proxy: %s", r.Value)
 	}
 }
+
+// Code that never yields (a busy loop) cannot hold the sidecar's own timer off:
+// the host stops it just past its timeout. Before, a loop of 8 s under a
+// timeout of 500 ms ran to its end and the call returned its value.
+func TestRunCodeBusyLoopIsStoppedAtItsTimeout(t *testing.T) {
+	testenv.Require(t, "node", "bwrap")
+	b, s := launch(t)
+	navigate(t, b, s.URL+"/third.html")
+	if _, err := b.RunCode(tctx(t), "return 1", 0); err != nil { // Playwright connected
+		t.Fatal(err)
+	}
+	r, err := b.RunCode(tctx(t), "const end = Date.now() + 8000; while (Date.now() < end) {} return 'done';", 500)
+	mustCode(t, err, werr.Timeout)
+	if r != nil {
+		t.Fatalf("result %s", r.Value)
+	}
+	if r, err = b.RunCode(tctx(t), "return await page.title()", 0); err != nil || string(r.Value) != `"Third"` {
+		t.Fatalf("the next call: %v %v", r, err) // a new sidecar serves it
+	}
+}

@@ -7,7 +7,10 @@
 //
 // Requests arrive one JSON object a line on stdin:
 //   {"id": 1, "code": "return await page.title()", "targetId": "...", "timeoutMs": 5000}
-// and each gets one line on stdout:
+// and each gets a line on stdout when its code starts (the host's clock for the
+// timeout runs from there, so that code that never yields is stopped on time):
+//   {"id": 1, "started": true}
+// then one line with its result:
 //   {"id": 1, "ok": true, "json": "\"Title\""} or
 //   {"id": 1, "ok": false, "error": {"name": "Error", "message": "...", "code": "TIMEOUT"}}
 
@@ -130,6 +133,7 @@ async function run(req) {
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error(`the code did not finish within ${req.timeoutMs} ms`), { w365: 'TIMEOUT', name: 'TimeoutError' })), req.timeoutMs);
   });
+  reply({ id: req.id, started: true });
   try {
     const value = await Promise.race([fn(page), timeout]);
     return { ok: true, json: serialise(value) };
