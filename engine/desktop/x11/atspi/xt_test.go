@@ -1,0 +1,221 @@
+//go:build linux
+
+package atspi_test
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/x11/atspi"
+	"github.com/w365/w365/engine/desktop/x11/display"
+	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/werr"
+	"github.com/w365/w365/test/testenv"
+)
+
+// pressXt clicks the button of the foreground Xt window named name, found by its name.
+func pressXt(t *testing.T, tr interface {
+	Find(context.Context, desktop.FindQuery) ([]desktop.Match, error)
+}, click func(desktop.Match), name string) {
+	t.Helper()
+	ms, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Button", Name: name})
+	if err != nil || len(ms) == 0 || ms[0].Name != name {
+		t.Fatalf("Find(Button %q) = %+v, %v", name, ms, err)
+	}
+	click(ms[0])
+}
+
+// startXt starts Xt program path with its addresses not randomised (setarch -R): its widgets
+// then lie below 2 GiB in their 4 GiB, where Xmu 1.1 reaches them; in about half of the runs
+// of a randomised program it reaches none (docs/accessibility.md#xt-and-motif), which the
+// OutOfEditresReach tests inject.
+func startXt(t *testing.T, d *display.Desktop, title, path string) {
+	t.Helper()
+	testenv.Require(t, path)
+	startReal(t, d, title, "/usr/bin/setarch", "-R", path)
+}
+
+// calculate computes 9 * 8 - .5 on xcalc (Xaw) by its keys' names, found through Editres, and
+// returns the tree once its display, a toggle, reads the result, with that display.
+func calculate(t *testing.T, unreached bool) (desktop.Node, desktop.Node) {
+	d := x11test.Start(t)
+	startXt(t, d, "Calculator", "/usr/bin/xcalc")
+	tr := open(t, d)
+	if unreached {
+		atspi.XtUnreached(tr)
+	}
+	findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "="})
+	click := func(m desktop.Match) { clickMatch(t, d, m) }
+	for _, k := range []string{"9", "*", "8", "-", ".", "5", "="} {
+		pressXt(t, tr, click, k)
+	}
+	var root desktop.Node
+	for i := 0; i < 50; i++ {
+		var err error
+		root, _, err = tr.Tree(context.Background(), 10, 0)
+		if err != nil {
+			t.Fatalf("Tree: %v", err)
+		}
+		if lcd, ok := findNode(nodesOf(root), "Button", "71.5"); ok {
+			return root, lcd
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no display reading 71.5 in %+v", root)
+	return root, desktop.Node{}
+}
+
+// TestXtCalculator: an Xt window's tree is read through Editres (docs/accessibility.md#xt-and-motif):
+// xcalc's keys are found and pressed by their names, and its display reads the result. Before,
+// the window had no tree ("exposes no accessibility tree").
+func TestXtCalculator(t *testing.T) {
+	root, lcd := calculate(t, false)
+	nodes := nodesOf(root)
+	if lcd.NativeRole != "toggle button" || lcd.Width < 100 {
+		t.Errorf("display %+v", lcd)
+	}
+	if root.Role != "Window" || root.Name != "Calculator" {
+		t.Errorf("root %s %q", root.Role, root.Name)
+	}
+	eq, ok := findNode(nodes, "Button", "=")
+	if !ok || eq.NativeRole != "push button" || eq.Width <= 0 || eq.Y <= lcd.Y {
+		t.Errorf("= key %+v (%v), display at %d", eq, ok, lcd.Y)
+	}
+	// Of xcalc's HEX, DEC and OCT labels, which lie at one place, only the one shown is.
+	n := 0
+	for _, l := range []string{"HEX", "DEC", "OCT"} {
+		if _, ok := findNode(nodes, "Text", l); ok {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d of HEX, DEC, OCT in the tree, want 1", n)
+	}
+	// Its ÷ and √ keys are labelled in Adobe's Symbol font.
+	for _, k := range []string{"÷", "√", "π"} {
+		if _, ok := findNode(nodes, "Button", k); !ok {
+			t.Errorf("no key %q", k)
+		}
+	}
+}
+
+// TestXtCalculatorOutOfEditresReach: where Xmu reaches no widget (its sign extension, in
+// about half of a program's runs), the keys are named as xcalc was configured (its
+// app-defaults) and the display is read from the screen, marked ocr.
+func TestXtCalculatorOutOfEditresReach(t *testing.T) {
+	root, lcd := calculate(t, true)
+	if lcd.NativeRole != "ocr" || !slices.Contains(lcd.States, "ocr") {
+		t.Errorf("display %+v", lcd)
+	}
+	if k, ok := findNode(nodesOf(root), "Button", "÷"); !ok || slices.Contains(k.States, "ocr") {
+		t.Errorf("÷ key %+v (%v)", k, ok)
+	}
+}
+
+// TestXtPopupMenu opens xfontsel's (Xaw) weight menu and picks its item "bold" by its name:
+// the items of an open SimpleMenu are in the window's tree, those of a closed one are not.
+func TestXtPopupMenu(t *testing.T) { pickFromMenu(t, false) }
+
+// TestXtPopupMenuOutOfEditresReach: where Xmu reaches no widget, an open menu's items are read
+// from the screen, marked ocr, and picked as well.
+func TestXtPopupMenuOutOfEditresReach(t *testing.T) { pickFromMenu(t, true) }
+
+func pickFromMenu(t *testing.T, unreached bool) {
+	d := x11test.Start(t)
+	startXt(t, d, "xfontsel", "/usr/bin/xfontsel")
+	tr := open(t, d)
+	if unreached {
+		atspi.XtUnreached(tr)
+	}
+	ctx := context.Background()
+	ms := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "wght"})
+	if ms[0].Name != "wght" {
+		t.Fatalf("found %+v", ms[0])
+	}
+	if items, err := tr.Find(ctx, desktop.FindQuery{Role: "MenuItem"}); err != nil || len(items) != 0 {
+		t.Fatalf("menu items of closed menus: %+v, %v", items, err)
+	}
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(ms[0].CenterX), strconv.Itoa(ms[0].CenterY), "mousedown", "1")
+	var item desktop.Match
+	for i := 0; i < 50; i++ {
+		found, err := tr.Find(ctx, desktop.FindQuery{Role: "MenuItem", Name: "bold"})
+		if err == nil && len(found) > 0 {
+			item = found[0]
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if item.Name != "bold" || item.Y <= ms[0].Y || slices.Contains(item.States, "ocr") != unreached {
+		t.Fatalf("menu item bold %+v, below the button at %d", item, ms[0].Y)
+	}
+	root, _, err := tr.Tree(ctx, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := findNode(nodesOf(root), "Menu", ""); !ok || len(m.Children) < 2 {
+		t.Errorf("open menu %+v (%v)", m, ok)
+	}
+	before, _ := tr.Find(ctx, desktop.FindQuery{Role: "Text"})
+	xdo(t, d, "mousemove", "--sync", strconv.Itoa(item.CenterX), strconv.Itoa(item.CenterY), "mouseup", "1")
+	for i := 0; i < 50; i++ {
+		items, _ := tr.Find(ctx, desktop.FindQuery{Role: "MenuItem"})
+		name, _ := tr.Find(ctx, desktop.FindQuery{Role: "Text", Text: "-*-*-bold-*"})
+		if unreached {
+			// Read from the screen, the font name's dashes and stars read as they may; it
+			// changed.
+			all, _ := tr.Find(ctx, desktop.FindQuery{Role: "Text"})
+			name = slices.DeleteFunc(all, func(m desktop.Match) bool {
+				return m.Width < 200 || slices.ContainsFunc(before, func(b desktop.Match) bool { return b.Name == m.Name })
+			})
+		}
+		if len(items) == 0 && len(name) > 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	root, _, _ = tr.Tree(ctx, 10, 0)
+	t.Fatalf("the menu stayed open, or the font name does not read bold: %+v", root)
+}
+
+// TestXtNoAnswerIsBounded: a window whose client never answers the Editres message (this
+// test's own, whose events nobody reads) reads as a window of no tree within the bound.
+func TestXtNoAnswerIsBounded(t *testing.T) {
+	d := x11test.Start(t)
+	c, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, _ := xproto.NewWindowId(c)
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	xproto.CreateWindow(c, 0, id, root, 10, 10, 200, 100, 0, xproto.WindowClassInputOutput, 0, 0, nil)
+	title := "w365 silent"
+	xproto.ChangeProperty(c, xproto.PropModeReplace, id, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(title)), []byte(title))
+	xproto.MapWindow(c, id)
+	activate(t, d, title)
+	tr := open(t, d)
+	var took time.Duration
+	for i := 0; i < 50; i++ { // until the window manager names the window active
+		start := time.Now()
+		_, _, err = tr.Tree(context.Background(), 0, 0)
+		took = time.Since(start)
+		if err != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if werr.CodeOf(err) != werr.NotFound {
+		t.Errorf("Tree of a silent window: %v", err)
+	}
+	if took > 2*desktop.CallTimeout {
+		t.Errorf("Tree took %v", took)
+	}
+	t.Logf("Tree of a silent window returned in %v", took)
+}
