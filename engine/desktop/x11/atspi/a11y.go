@@ -40,6 +40,9 @@ type Tree struct {
 	liveOnly    bool
 	cacheAfter  int // the objects a walk meets before it reads the cache (cacheAfter; tests: 0)
 	cachedWalks int // walks that read a cache, for tests
+	// silent remembers, for the X windows of no accessible frame whose programs did not fetch
+	// an Editres request, when they did not (xtWalk); cleared past maxFrames entries.
+	silent map[uint32]time.Time
 	// xtUnreached: Editres reaches no widget of an Xt window, as Xmu 1.1 reaches none in about
 	// half of a program's runs (xtWalk); for tests.
 	xtUnreached bool

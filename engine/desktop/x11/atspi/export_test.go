@@ -43,3 +43,10 @@ func XtUnreached(t *Tree) {
 	defer t.mu.Unlock()
 	t.xtUnreached = true
 }
+
+// XtSilent is how many windows t remembers as not answering Editres.
+func XtSilent(t *Tree) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.silent)
+}

@@ -64,6 +64,10 @@ func xtKindOf(class string) xtKind {
 	return xtKind{role: rolePanel}
 }
 
+// silentFor is how long a window whose program did not fetch an Editres request is not asked
+// again: a window of another toolkit never answers, and each ask costs editres.FetchTimeout.
+const silentFor = 30 * time.Second
+
 // xtWalk reads the window err names, when err is a lookup's for a window of no accessible
 // frame, through Editres: its widgets that are shown, breadth-first, parents first, with
 // their boxes, names and texts, cut at maxDepth and maxElements as a walk is. ok is false when
@@ -78,12 +82,26 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 	if d, set := ctx.Deadline(); set && d.Before(deadline) {
 		deadline = d
 	}
+	t.mu.Lock()
+	since, silent := t.silent[nf.xw.id]
+	t.mu.Unlock()
+	if silent && time.Since(since) < silentFor {
+		return nil, "", true, err
+	}
 	cl, xerr := editres.Dial(t.display, nf.xw.id, deadline)
 	if xerr != nil {
 		return nil, "", true, err
 	}
 	defer cl.Close()
 	ws, _, xerr := cl.Tree()
+	if errors.Is(xerr, editres.ErrNotFetched) {
+		t.mu.Lock()
+		if t.silent == nil || len(t.silent) >= maxFrames {
+			t.silent = map[uint32]time.Time{}
+		}
+		t.silent[nf.xw.id] = time.Now()
+		t.mu.Unlock()
+	}
 	root := -1
 	for i, w := range ws {
 		if w.Window == nf.xw.id {

@@ -185,7 +185,8 @@ func pickFromMenu(t *testing.T, unreached bool) {
 }
 
 // TestXtNoAnswerIsBounded: a window whose client never answers the Editres message (this
-// test's own, whose events nobody reads) reads as a window of no tree within the bound.
+// test's own, whose events nobody reads) reads as a window of no tree within the bound, and is
+// remembered as silent.
 func TestXtNoAnswerIsBounded(t *testing.T) {
 	d := x11test.Start(t)
 	c, err := xconn.Connect(d.Name)
@@ -218,4 +219,11 @@ func TestXtNoAnswerIsBounded(t *testing.T) {
 		t.Errorf("Tree took %v", took)
 	}
 	t.Logf("Tree of a silent window returned in %v", took)
+	// It is not asked again for a while: each ask costs editres.FetchTimeout.
+	if n := atspi.XtSilent(tr); n != 1 {
+		t.Errorf("%d windows remembered as silent, want 1", n)
+	}
+	start := time.Now()
+	_, _, err = tr.Tree(context.Background(), 0, 0)
+	t.Logf("and again in %v: %v", time.Since(start), err)
 }

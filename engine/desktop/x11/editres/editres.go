@@ -213,9 +213,17 @@ func (cl *Client) ScreenSize() (w, h int) {
 	return int(s.WidthInPixels), int(s.HeightInPixels)
 }
 
+// ErrNotFetched is the cause of the error of a program that never fetched a command: no Xt
+// program, or one that does not handle its events.
+var ErrNotFetched = errors.New("the command was not fetched")
+
 // errNoAnswer is the error of a program that did not answer in time.
 func (cl *Client) errNoAnswer(step string) error {
-	return werr.New(werr.Timeout, "window 0x%x did not answer the Editres request (%s)", uint32(cl.target), step)
+	var cause error
+	if step == ErrNotFetched.Error() {
+		cause = ErrNotFetched
+	}
+	return werr.Wrap(cause, werr.Timeout, "window 0x%x did not answer the Editres request (%s)", uint32(cl.target), step)
 }
 
 // call sends one command with its body and returns the reply's formatted data.
@@ -233,7 +241,7 @@ func (cl *Client) call(op byte, body []byte) ([]byte, error) {
 	if err := xproto.SendEventChecked(cl.c, false, cl.target, 0, string(msg.Bytes())).Check(); err != nil {
 		return nil, werr.New(werr.NotFound, "window 0x%x does not exist", uint32(cl.target))
 	}
-	step := "the command was not fetched"
+	step := ErrNotFetched.Error()
 	timer := time.NewTimer(min(time.Until(cl.deadline), FetchTimeout))
 	defer timer.Stop()
 	for {
