@@ -93,7 +93,7 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 		return nil, "", true, err
 	}
 	defer cl.Close()
-	ws, _, xerr := cl.Tree()
+	ws, xerr := cl.Tree()
 	if errors.Is(xerr, editres.ErrNotFetched) {
 		t.mu.Lock()
 		if t.silent == nil || len(t.silent) >= maxFrames {

@@ -187,8 +187,9 @@ func (cl *Client) setup() error {
 	}
 	cl.win = id
 	root := xproto.Setup(cl.c).DefaultScreen(cl.c).Root
-	err = xproto.CreateWindowChecked(cl.c, 0, id, root, -10, -10, 1, 1, 0, xproto.WindowClassInputOnly, 0,
-		xproto.CwEventMask, []uint32{xproto.EventMaskPropertyChange}).Check()
+	// It selects no events: the selection events come to its owner and requestor whatever it
+	// selects, and a reply too large for one property (INCR) is refused, not read.
+	err = xproto.CreateWindowChecked(cl.c, 0, id, root, -10, -10, 1, 1, 0, xproto.WindowClassInputOnly, 0, 0, nil).Check()
 	return cl.xerr(err)
 }
 
@@ -336,11 +337,11 @@ func (cl *Client) malformed() error {
 }
 
 // Tree reads the program's whole widget tree (its pop-up shells included), parents before
-// their children, and its toolkit's name ("Xt", or what a Motif program says).
-func (cl *Client) Tree() ([]Widget, string, error) {
+// their children; the toolkit's name that ends the reply is not read.
+func (cl *Client) Tree() ([]Widget, error) {
 	b, err := cl.call(opSendWidgetTree, nil)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	r := reader{b: b}
 	n := int(r.u16())
@@ -366,11 +367,10 @@ func (cl *Client) Tree() ([]Widget, string, error) {
 			out = append(out, w)
 		}
 	}
-	kit := r.string8()
 	if r.bad && len(out) == 0 {
-		return nil, "", cl.malformed()
+		return nil, cl.malformed()
 	}
-	return out, kit, nil
+	return out, nil
 }
 
 func pathKey(p []uint32) string {
