@@ -257,12 +257,14 @@ func xtTexts(ctx context.Context, display string, cl *editres.Client, ws []editr
 			font, _ := resource(of[i], "font")
 			n.name = cut(editres.Text(v, strings.Contains(strings.ToLower(font), "symbol")))
 		case k.text != "" && w.Reached:
-			v, got, err := cl.Value(w, k.text)
+			v, got, err := xtText(cl, ws, of[i], k.text)
 			if err != nil {
 				return err
 			}
 			if got {
 				n.value = cut(editres.Text(v, false))
+			} else if k.shows {
+				fromScreen = append(fromScreen, n)
 			}
 		}
 	}
@@ -270,6 +272,23 @@ func xtTexts(ctx context.Context, display string, cl *editres.Client, ws []editr
 		xtFromScreen(ctx, display, res.nodes[0], fromScreen)
 	}
 	return nil
+}
+
+// xtText reads the text of text widget wi through Editres: Motif's its value resource (name),
+// Xaw's its source's string, when the source holds a string (a source of type file answers
+// its file's name); got is false when there is none.
+func xtText(cl *editres.Client, ws []editres.Widget, wi int, name string) (v string, got bool, err error) {
+	if name == "value" {
+		return cl.Value(ws[wi], name)
+	}
+	src := slices.IndexFunc(ws, func(c editres.Widget) bool { return c.Parent == wi && c.Class == "AsciiSrc" })
+	if src < 0 || !ws[src].Reached {
+		return "", false, nil
+	}
+	if typ, got, err := cl.Value(ws[src], "type"); err != nil || !got || typ != "string" {
+		return "", false, err
+	}
+	return cl.Value(ws[src], name)
 }
 
 // Bounds on the reading of an Xt window from the screen (xtFromScreen): the most pixels of
@@ -336,17 +355,17 @@ func xtFind(res *walkResult, rf *roleFilter, needle string, useValue bool) []des
 		if !rf.match(n.role, n.uia()) {
 			continue
 		}
-		score := desktop.NoMatch
-		if needle != "" {
-			score = desktop.MatchRank(needle, n.name)
-			if score == desktop.NoMatch && useValue && n.value != "" {
-				if s := desktop.MatchRank(needle, n.value); s < desktop.NoMatch {
-					score = s + 3
-				}
+		// A match of the value ranks after every match of a name (+3, as in the AT-SPI walk's).
+		score, ok := desktop.NoMatch, needle == ""
+		if !ok {
+			if score = desktop.MatchRank(needle, n.name); score < desktop.NoMatch {
+				ok = true
+			} else if v := desktop.MatchRank(needle, n.value); useValue && v < desktop.NoMatch {
+				score, ok = v+3, true
 			}
-			if score == desktop.NoMatch {
-				continue
-			}
+		}
+		if !ok {
+			continue
 		}
 		out = append(out, desktop.Candidate{M: desktop.Match{Role: n.uia(), Name: n.name, Value: n.value,
 			X: n.x, Y: n.y, Width: n.w, Height: n.h, States: n.stateNames()},

@@ -4,8 +4,11 @@ package atspi_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,10 +39,10 @@ func pressXt(t *testing.T, tr interface {
 // then lie below 2 GiB in their 4 GiB, where Xmu 1.1 reaches them; in about half of the runs
 // of a randomised program it reaches none (docs/accessibility.md#xt-and-motif), which the
 // OutOfEditresReach tests inject.
-func startXt(t *testing.T, d *display.Desktop, title, path string) {
+func startXt(t *testing.T, d *display.Desktop, title, path string, args ...string) {
 	t.Helper()
 	testenv.Require(t, path)
-	startReal(t, d, title, "/usr/bin/setarch", "-R", path)
+	startReal(t, d, title, "/usr/bin/setarch", append([]string{"-R", path}, args...)...)
 }
 
 // calculate computes 9 * 8 - .5 on xcalc (Xaw) by its keys' names, found through Editres, and
@@ -226,4 +229,32 @@ func TestXtNoAnswerIsBounded(t *testing.T) {
 	start := time.Now()
 	_, _, err = tr.Tree(context.Background(), 0, 0)
 	t.Logf("and again in %v: %v", time.Since(start), err)
+}
+
+// TestXtTextFields: xedit's (Xaw) text fields read their text: a field whose source holds a
+// string (the file name, the messages) through Editres, the file's buffer, whose source is the
+// file, from the screen (marked ocr). Before, both read "".
+func TestXtTextFields(t *testing.T) {
+	d := x11test.Start(t)
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("apples and pears\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startXt(t, d, "xedit", "/usr/bin/xedit", file)
+	tr := open(t, d)
+	holds := false
+	for i := 0; i < 50 && !holds; i++ {
+		ms, _ := tr.Find(context.Background(), desktop.FindQuery{Role: "Edit", Text: file})
+		holds = slices.ContainsFunc(ms, func(m desktop.Match) bool { return m.Value == file })
+		if !holds {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if !holds {
+		t.Errorf("no field holds the file's name %q", file)
+	}
+	ms := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Text: "apples"})
+	if ms[0].Role != "Edit" || !strings.Contains(ms[0].Value, "apples and pears") || !slices.Contains(ms[0].States, "ocr") {
+		t.Errorf("buffer %+v", ms[0])
+	}
 }
