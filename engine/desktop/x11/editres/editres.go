@@ -387,6 +387,26 @@ func pathKey(p []uint32) string {
 // (Reached) only: Xmu 1.1 sign-extends the widget ids it is sent, and reaches no widget whose
 // address has bit 31 set, nor any widget below such one.
 func (cl *Client) Geometry(ws []Widget) error {
+	// A request goes in one property, one X request: at most 256 KiB without the BIG-REQUESTS
+	// extension; a tree's paths are asked about in requests of at most maxRequest bytes.
+	for start := 0; start < len(ws); {
+		end, size := start, 2
+		for end < len(ws) && (end == start || size+2+4*len(ws[end].Path) <= maxRequest) {
+			size += 2 + 4*len(ws[end].Path)
+			end++
+		}
+		if err := cl.geometry(ws[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return cl.windows(ws)
+}
+
+// maxRequest is the most bytes of a request's body sent in one property.
+const maxRequest = 128 << 10
+
+func (cl *Client) geometry(ws []Widget) error {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -422,7 +442,7 @@ func (cl *Client) Geometry(ws []Widget) error {
 			ws[i].Mapped, ws[i].X, ws[i].Y, ws[i].W, ws[i].H = mapped, x, y, w+2*bw, h+2*bw
 		}
 	}
-	return cl.windows(ws)
+	return nil
 }
 
 // windows reads from the X server where each widget of ws that has a window is, and whether
