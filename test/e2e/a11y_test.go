@@ -96,11 +96,7 @@ func abs(v int) int {
 func TestLaunchWaitsForAccessibility(t *testing.T) {
 	testenv.Require(t, "/usr/bin/featherpad", "/usr/bin/xcalc")
 	h := e2e.New(t)
-	// xcalc has no desktop entry: the policy adds it (launchApplications).
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/xcalc"]}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
-	cs := h.MCP()
+	cs := withXcalc(t, h)
 	var out struct {
 		PID              int
 		Registered       bool
@@ -305,16 +301,22 @@ func TestFindUIElementNamesOtherRoles(t *testing.T) {
 	}
 }
 
+// withXcalc lets h launch xcalc, which has no desktop entry (the policy's launchApplications
+// adds it), and connects to h's MCP server.
+func withXcalc(t *testing.T, h *e2e.Harness) *mcp.ClientSession {
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/xcalc"]}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	return h.MCP()
+}
+
 // An Xt program launched in the session (xcalc: no AT-SPI tree) is read through Editres:
 // its keys found by name and clicked compute, and its display in the tree reads the result
 // (docs/accessibility.md#xt-and-motif). Before, find_ui_element answered NOT_FOUND.
 func TestXtCalculatorThroughMCP(t *testing.T) {
 	testenv.Require(t, "/usr/bin/xcalc", "tesseract")
 	h := e2e.New(t)
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/xcalc"]}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
-	cs := h.MCP()
+	cs := withXcalc(t, h)
 	var out struct{ PID int }
 	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xcalc"}), &out)
 	defer syscall.Kill(out.PID, syscall.SIGKILL)
