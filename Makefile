@@ -28,7 +28,8 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # gpicview (GTK 2) and bitmap (Xt, in x11-apps) of the third; qalculate-gtk and abiword
 # (GTK 3), xpdf (Motif), gnome-font-viewer (GTK 4) and lximage-qt (Qt 5) of the fourth;
 # speedcrunch, kcharselect and qps (Qt 5), xfce4-taskmanager and gedit (GTK 3) and gv (Xaw)
-# of the fifth. Tk
+# of the fifth; xcalc, xedit (x11-apps), xfontsel (x11-utils) and nedit (Motif) of the Xt
+# trees read through Editres. Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
 # confinement test asks the session bus for (python3-dbus asks).
@@ -39,7 +40,7 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              libreoffice-writer libreoffice-gtk3 pluma mate-calc lxappearance qbittorrent gnome-clocks \
              tk fonts-urw-base35 qt5ct yad gpicview hexchat python3-dbus gnome-characters \
              qalculate-gtk abiword xpdf gnome-font-viewer lximage-qt \
-             speedcrunch kcharselect qps xfce4-taskmanager gedit gv
+             speedcrunch kcharselect qps xfce4-taskmanager gedit gv nedit
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

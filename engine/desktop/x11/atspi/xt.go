@@ -157,8 +157,14 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 		queue = queue[1:]
 		w := ws[p.ws]
 		k := xtKindOf(w.Class)
-		if p.ws == root {
+		switch {
+		case p.ws == root:
 			k = xtKind{role: roleWindow}
+		case w.Parent >= 0 && ws[w.Parent].Class == "XmMenuShell":
+			k.role = roleMenu // a Motif pull-down or pop-up menu: a row column in a menu shell
+		case (k.role == rolePushButton || k.role == roleToggleButton) && w.Parent >= 0 && ws[w.Parent].Parent >= 0 &&
+			ws[ws[w.Parent].Parent].Class == "XmMenuShell":
+			k.role = roleMenuItem
 		}
 		parent, depth := p.parent, p.depth
 		if !k.skip {
@@ -249,6 +255,10 @@ func xtTexts(ctx context.Context, display string, cl *editres.Client, ws []editr
 					return err
 				}
 			}
+			if !got && k.label == "labelString" && !slices.Contains(fromScreen, n) {
+				// A Motif label is an XmString, for which Xmu has no string: the screen shows it.
+				fromScreen = append(fromScreen, n)
+			}
 			if !got {
 				if v, got = resource(of[i], k.label); !got {
 					v = w.Name
@@ -296,7 +306,7 @@ func xtText(cl *editres.Client, ws []editres.Widget, wi int, name string) (v str
 // height of a box read (xfontsel's dashes between its fields, 6 px wide, read as nothing).
 const (
 	maxScreenWindow = 4 << 20
-	maxScreenTexts  = 8
+	maxScreenTexts  = 16
 	minScreenText   = 8
 )
 
@@ -339,10 +349,13 @@ func xtFromScreen(ctx context.Context, display string, win *raw, nodes []*raw) {
 				words = append(words, b.Text)
 			}
 		}
-		if n.role == roleText {
+		switch {
+		case n.role == roleText:
 			n.value = strings.Join(words, " ")
-		} else {
+		case len(words) > 0 || n.role == roleLabel || n.role == roleToggleButton:
 			n.name = strings.Join(words, " ")
+		default:
+			continue // a button that shows no text (an icon) keeps its widget's name
 		}
 		n.screen = true
 	}

@@ -258,3 +258,44 @@ func TestXtTextFields(t *testing.T) {
 		t.Errorf("buffer %+v", ms[0])
 	}
 }
+
+// TestMotifMenu: nedit's (Motif) menu bar reads its names from the screen (a Motif label is an
+// XmString, which Editres gives no string for), its File menu opens by a click at "File"
+// found, and its items are found below the menu bar while it is open. Before, the window had
+// no tree.
+func TestMotifMenu(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	d := x11test.Start(t)
+	startXt(t, d, "Untitled", "/usr/bin/nedit")
+	tr := open(t, d)
+	file := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File"})[0]
+	if file.Name != "File" || !slices.Contains(file.States, "ocr") {
+		t.Fatalf("File %+v", file)
+	}
+	// While Motif's menu holds the pointer, the window manager names no window active: the
+	// search names nedit's.
+	win, _ := strconv.ParseUint(strings.Fields(xdo(t, d, "search", "--name", "^Untitled$"))[0], 10, 32)
+	clickMatch(t, d, file)
+	var names []string
+	// An item read from the screen reads its shortcut too ("close ctrl+w"); the others, past
+	// the boxes a walk reads, their widgets' names.
+	has := func(name string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, name) })
+	}
+	for i := 0; i < 50 && !has("close"); i++ {
+		time.Sleep(100 * time.Millisecond)
+		items, err := tr.Find(context.Background(), desktop.FindQuery{Role: "MenuItem", WindowHandle: uint32(win)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = names[:0]
+		for _, m := range items {
+			if m.Y > file.Y+file.Height {
+				names = append(names, strings.ToLower(m.Name))
+			}
+		}
+	}
+	if !has("close") || !has("new") || !has("exit") {
+		t.Errorf("File menu %q", names)
+	}
+}
