@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"sync"
 	"time"
@@ -80,7 +81,8 @@ func (w Widget) HasWindow() bool { return w.Window != unrealized && w.Window != 
 
 // atom names: the protocol's, and the selection the reader owns. Selections come from a small
 // pool (an interned atom lives as long as the X server), one per exchange at a time in this
-// process.
+// process, named by the process too: two processes (a host and a one-shot command) on one
+// display would take each other's selection.
 const (
 	atomEditres     = "Editres"
 	atomCommand     = "EditresCommand"
@@ -168,7 +170,7 @@ func (cl *Client) read() {
 }
 
 func (cl *Client) setup() error {
-	names := []string{atomEditres, atomCommand, atomProtocol, atomClientValue, fmt.Sprintf("_W365_EDITRES_%d", cl.slot), "_W365_EDITRES_REPLY"}
+	names := []string{atomEditres, atomCommand, atomProtocol, atomClientValue, fmt.Sprintf("_W365_EDITRES_%d_%d", os.Getpid(), cl.slot), "_W365_EDITRES_REPLY"}
 	cookies := make([]xproto.InternAtomCookie, len(names))
 	for i, n := range names {
 		cookies[i] = xproto.InternAtom(cl.c, false, uint16(len(n)), n)
