@@ -28,7 +28,8 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # gpicview (GTK 2) and bitmap (Xt, in x11-apps) of the third; qalculate-gtk and abiword
 # (GTK 3), xpdf (Motif), gnome-font-viewer (GTK 4) and lximage-qt (Qt 5) of the fourth;
 # speedcrunch, kcharselect and qps (Qt 5), xfce4-taskmanager and gedit (GTK 3) and gv (Xaw)
-# of the fifth. Xfe and Xfwrite (FOX), NEdit (Motif), Dillo (FLTK), a JDK (Swing) and the
+# of the fifth; xcalc, xedit (x11-apps), xfontsel (x11-utils) and NEdit (Motif) of the Xt
+# trees read through Editres. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing) and the
 # Terminus bitmap fonts (OpenType bitmaps for Xft: as X core fonts, xfonts-terminus, they
 # would change the font count xfontsel shows in real-blind2) draw the OCR benchmark's
 # real-blind10 screens. Tk

@@ -96,11 +96,7 @@ func abs(v int) int {
 func TestLaunchWaitsForAccessibility(t *testing.T) {
 	testenv.Require(t, "/usr/bin/featherpad", "/usr/bin/xcalc")
 	h := e2e.New(t)
-	// xcalc has no desktop entry: the policy adds it (launchApplications).
-	pol := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/xcalc"]}`), 0o644)
-	h.SetEnv("W365_POLICY", pol)
-	cs := h.MCP()
+	cs := withXcalc(t, h)
 	var out struct {
 		PID              int
 		Registered       bool
@@ -303,4 +299,54 @@ func TestFindUIElementNamesOtherRoles(t *testing.T) {
 	if text = e2e.Text(e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": "No such button"})); text != "no element matches" {
 		t.Errorf("find_ui_element of nothing: %q", text)
 	}
+}
+
+// withXcalc lets h launch xcalc, which has no desktop entry (the policy's launchApplications
+// adds it), and connects to h's MCP server.
+func withXcalc(t *testing.T, h *e2e.Harness) *mcp.ClientSession {
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/xcalc"]}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	return h.MCP()
+}
+
+// An Xt program launched in the session (xcalc: no AT-SPI tree) is read through Editres:
+// its keys found by name and clicked compute, and its display in the tree reads the result
+// (docs/accessibility.md#xt-and-motif). Before, find_ui_element answered NOT_FOUND.
+func TestXtCalculatorThroughMCP(t *testing.T) {
+	testenv.Require(t, "/usr/bin/xcalc", "tesseract")
+	h := e2e.New(t)
+	cs := withXcalc(t, h)
+	var out struct{ PID int }
+	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xcalc"}), &out)
+	defer syscall.Kill(out.PID, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for e2e.ErrorCode(e2e.Call(t, cs, "activate_window", map[string]any{"title": "Calculator"})) != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("no xcalc window")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, k := range []string{"7", "÷", "8", "=", "-", ".", "5", "="} {
+		var found struct {
+			Matches []struct {
+				Name             string
+				CenterX, CenterY int
+			}
+		}
+		res := e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": k})
+		e2e.Structured(t, res, &found)
+		if len(found.Matches) == 0 || found.Matches[0].Name != k {
+			t.Fatalf("find %q: %s", k, e2e.Text(res))
+		}
+		e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	}
+	var tree string
+	for range 50 {
+		if tree = e2e.Text(e2e.Call(t, cs, "get_accessibility_tree", map[string]any{"maxDepth": 10})); strings.Contains(tree, `"0.375"`) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("7 ÷ 8 = - .5 = does not read 0.375:\n%s", tree)
 }

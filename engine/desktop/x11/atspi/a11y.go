@@ -40,6 +40,12 @@ type Tree struct {
 	liveOnly    bool
 	cacheAfter  int // the objects a walk meets before it reads the cache (cacheAfter; tests: 0)
 	cachedWalks int // walks that read a cache, for tests
+	// silent remembers, for the X windows of no accessible frame whose programs did not fetch
+	// an Editres request, when they did not (xtWalk); cleared past maxFrames entries.
+	silent map[uint32]time.Time
+	// xtUnreached: Editres reaches no widget of an Xt window, as Xmu 1.1 reaches none in about
+	// half of a program's runs (xtWalk); for tests.
+	xtUnreached bool
 }
 
 // mayCache says whether a walk of an application's window may read its cache, and after
@@ -175,6 +181,14 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 	res, w, err := t.walkWindow(ctx, conn, 0, true, maxDepth, maxElements)
 	if err == errNoForeground {
 		return desktop.Node{}, desktop.Meta{}, nil
+	}
+	if xt, title, ok, xerr := t.xtWalk(ctx, err, maxDepth, maxElements); ok {
+		if xerr != nil {
+			return desktop.Node{}, desktop.Meta{}, xerr
+		}
+		root := build(xt.nodes)
+		root.Name = title
+		return root, desktop.Meta{Truncated: xt.truncated, Count: len(xt.nodes), Deeper: xt.deeper(), MaxDepth: maxDepth}, nil
 	}
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
@@ -332,6 +346,12 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	res, w, err := t.walkWindow(ctx, conn, q.WindowHandle, false, desktop.FindMaxDepth, desktop.FindMaxElements)
 	if err == errNoForeground {
 		return nil, nil
+	}
+	if xt, _, ok, xerr := t.xtWalk(ctx, err, desktop.FindMaxDepth, desktop.FindMaxElements); ok {
+		if xerr != nil {
+			return nil, xerr
+		}
+		return xtFind(xt, rf, needle, useValue), nil
 	}
 	if err != nil {
 		return nil, err

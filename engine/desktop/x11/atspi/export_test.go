@@ -35,3 +35,18 @@ func Peers(t *Tree) int {
 	}
 	return n
 }
+
+// XtUnreached makes t's walks of Xt windows find every widget out of Editres's reach, as
+// Xmu leaves them in about half of a program's runs.
+func XtUnreached(t *Tree) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.xtUnreached = true
+}
+
+// XtSilent is how many windows t remembers as not answering Editres.
+func XtSilent(t *Tree) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.silent)
+}

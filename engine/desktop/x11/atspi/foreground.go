@@ -266,7 +266,9 @@ func abs(v int) int {
 	return v
 }
 
+// notAccessible is the error for window xw, which no accessible frame is; an Xt program's window
+// is read through Editres instead (xtWalk).
 func notAccessible(xw xwin) error {
-	return werr.New(werr.NotFound, "window 0x%x (%q) exposes no accessibility tree", xw.id, xw.title).
+	return werr.Wrap(&noFrame{xw}, werr.NotFound, "window 0x%x (%q) exposes no accessibility tree", xw.id, xw.title).
 		WithHint("the application must start with accessibility enabled (GTK_MODULES, ACCESSIBILITY_ENABLED=1, QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1); use analyze_screen instead")
 }

@@ -1,0 +1,78 @@
+//go:build linux
+
+package editres
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLookupPrecedence: a resource is looked up as Xt looks it up (Xrm's precedence, level by
+// level from the left), so that a label Editres does not reach reads as configured.
+func TestLookupPrecedence(t *testing.T) {
+	db := &DB{}
+	db.Parse(`! a comment
+XCalc*Command.label:	any
+XCalc*ti.button35.label:	\270
+XCalc*button35.label:	loose
+*label:	everywhere
+XCalc.q.?.label:	question
+XCalc.other*label:	skipped
+XCalc*ti.button45.label:	-
+XCalc*multi.label: one\
+two
+XCalc*ti.button45.label:	minus
+`)
+	names := []string{"xcalc", "ti", "button35", "label"}
+	classes := []string{"XCalc", "Form", "Command", "Label"}
+	for _, c := range []struct {
+		widget, class, want string
+	}{
+		{"button35", "Command", "\270"},  // tight ti.button35 beats loose *button35
+		{"button45", "Command", "minus"}, // the later of one specification
+		{"button1", "Command", "any"},    // a class beats a level skipped
+		{"multi", "Label", "onetwo"},     // a line continued
+	} {
+		names[2], classes[2] = c.widget, c.class
+		if v, ok := db.Lookup(names, classes); !ok || v != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.widget, v, ok, c.want)
+		}
+	}
+	// A level named by "?" beats one skipped; a tight binding one loose (at "other").
+	if v, _ := db.Lookup([]string{"xcalc", "q", "w", "label"}, []string{"XCalc", "Form", "Label", "Label"}); v != "question" {
+		t.Errorf("q: %q", v)
+	}
+	if v, _ := db.Lookup([]string{"xcalc", "other", "w", "label"}, []string{"XCalc", "Form", "Label", "Label"}); v != "skipped" {
+		t.Errorf("other: %q", v)
+	}
+	if v, ok := db.Lookup([]string{"xedit", "quit", "label"}, []string{"Xedit", "Command", "Label"}); !ok || v != "everywhere" {
+		t.Errorf("xedit quit: %q, %v", v, ok)
+	}
+	if _, ok := db.Lookup([]string{"xcalc", "ti", "button1", "font"}, []string{"XCalc", "Form", "Command", "Font"}); ok {
+		t.Error("a font was found where none is set")
+	}
+}
+
+// TestLookupOfAHostileSpecification: a specification of many loose components against a deep
+// widget (a program of the session sets RESOURCE_MANAGER, and its widget tree) is looked up
+// once per component and level, not once per way it may match.
+func TestLookupOfAHostileSpecification(t *testing.T) {
+	db := &DB{}
+	db.Parse(strings.Repeat("*a", 60) + "*label: deep\n")
+	var names, classes []string
+	for range maxPath {
+		names, classes = append(names, "a"), append(classes, "A")
+	}
+	names, classes = append(names, "label"), append(classes, "Label")
+	if v, ok := db.Lookup(names, classes); !ok || v != "deep" {
+		t.Errorf("%q, %v", v, ok)
+	}
+}
+
+func TestSymbolText(t *testing.T) {
+	for in, want := range map[string]string{"\326`": "√", "\270": "÷", "p": "π", "x\262": "x²"} {
+		if got := Text(in, in != "x\262"); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
