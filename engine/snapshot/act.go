@@ -480,6 +480,15 @@ type focusState struct {
 // focus gives the element the keyboard focus (clicking it when script focus
 // does not reach its frame), optionally selecting its content.
 func (h *handle) focus(clear bool) (focusState, error) {
+	fs, err := h.tryFocus(clear)
+	if err == nil && !fs.Focused {
+		return fs, werr.Invalid("the element of ref %s (%s) cannot take the keyboard focus", h.ref, h.rt.describe(h.ref))
+	}
+	return fs, err
+}
+
+// tryFocus is focus without its refusal: fs.Focused says whether the element took the focus.
+func (h *handle) tryFocus(clear bool) (focusState, error) {
 	var fs focusState
 	if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
 		return fs, err
@@ -498,9 +507,6 @@ func (h *handle) focus(clear bool) (focusState, error) {
 		if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
 			return fs, err
 		}
-	}
-	if !fs.Focused {
-		return fs, werr.Invalid("the element of ref %s (%s) cannot take the keyboard focus", h.ref, h.rt.describe(h.ref))
 	}
 	return fs, nil
 }
@@ -527,7 +533,7 @@ func (h *handle) sendKeys(text string) error {
 		if err := flush(); err != nil {
 			return err
 		}
-		if _, err := chromedp.KeyEvent(string(r))(h.c.ctx, h.c.tab.t); err != nil {
+		if err := browser.Keys(h.c.ctx, h.c.tab.t, string(r)); err != nil {
 			return err
 		}
 	}
@@ -596,7 +602,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 			}
 		} else {
 			if clear && !fs.Empty {
-				if _, err := chromedp.KeyEvent(kb.Backspace)(h.c.ctx, h.c.tab.t); err != nil {
+				if err := browser.Keys(h.c.ctx, h.c.tab.t, kb.Backspace); err != nil {
 					return err
 				}
 			}
@@ -612,8 +618,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 			}
 		}
 		if o.Submit {
-			_, err := chromedp.KeyEvent(kb.Enter)(h.c.ctx, h.c.tab.t)
-			return err
+			return browser.Keys(h.c.ctx, h.c.tab.t, kb.Enter)
 		}
 		return nil
 	})
@@ -649,8 +654,12 @@ func KeyRune(key string) (string, error) {
 	return "", werr.Invalid("unknown key %q", key).WithHint("use a key name such as Enter, Escape, Tab, ArrowUp, F5, or a single character")
 }
 
+// blurJS takes the focus from whatever holds it in the element's document.
+const blurJS = `function() { const a = this.ownerDocument.activeElement; if (a && a.blur) a.blur(); }`
+
 // Keypress focuses the element of a ref and presses one key, the modifiers
-// going down before it and up after it as keys of their own.
+// going down before it and up after it as keys of their own; of an element
+// that takes no focus, its document receives the key.
 func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) (*browser.Dialog, error) {
 	// A combination written as one key, "Control+a" (Playwright's way): its leading
 	// parts are modifiers ("+" alone is the key).
@@ -666,8 +675,17 @@ func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key str
 		return nil, err
 	}
 	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
-		if _, err := h.focus(false); err != nil {
+		fs, err := h.tryFocus(false)
+		if err != nil {
 			return err
+		}
+		if !fs.Focused {
+			// An element that takes no focus (a heading, a paragraph): the key goes to its
+			// document, where a page's shortcuts (Ctrl+K) listen, never to a field that had
+			// the focus before.
+			if err := callOn(h.c.ctx, h.s, h.obj, blurJS, nil); err != nil {
+				return err
+			}
 		}
 		return browser.PressWithModifiers(h.c.ctx, h.c.tab.t, k, mods)
 	})
@@ -797,7 +815,7 @@ func (f refField) Type(text string) (*browser.Dialog, error) {
 	}
 	if text == "" {
 		if !fs.Empty {
-			_, err = chromedp.KeyEvent(kb.Backspace)(f.h.c.ctx, f.h.c.tab.t)
+			err = browser.Keys(f.h.c.ctx, f.h.c.tab.t, kb.Backspace)
 		}
 		return nil, err
 	}
