@@ -41,7 +41,12 @@ const locateJS = `async function(px, py, owner) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
-  const pad = f => { const cs = getComputedStyle(f); return [f.clientLeft + parseFloat(cs.paddingLeft || 0), f.clientTop + parseFloat(cs.paddingTop || 0)]; };
+  // into maps a point of frame f's viewport into f's document, fr being f's box there: past
+  // its border and padding, and scaled as f is drawn (a transform: scale, a zoom), its box
+  // over its layout size.
+  const into = (f, fr, x, y) => { const cs = getComputedStyle(f);
+    const sx = f.offsetWidth ? fr.width / f.offsetWidth : 1, sy = f.offsetHeight ? fr.height / f.offsetHeight : 1;
+    return [fr.left + (f.clientLeft + parseFloat(cs.paddingLeft || 0) + x) * sx, fr.top + (f.clientTop + parseFloat(cs.paddingTop || 0) + y) * sy]; };
   const desc = h => { let s = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '');
     if (typeof h.className === 'string' && h.className.trim()) s += '.' + h.className.trim().split(/\s+/).join('.');
     const t = (h.getAttribute('aria-label') || h.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
@@ -61,7 +66,7 @@ const locateJS = `async function(px, py, owner) {
   // at is the point (in the top-level document of the element's process) and what covers it.
   const at = () => {
     let x, y;
-    if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
+    if (owner) [x, y] = into(el, r, px, py);
     else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
     let cover = test(el, x, y);
     let w = el.ownerDocument.defaultView;
@@ -69,8 +74,7 @@ const locateJS = `async function(px, py, owner) {
       let f = null;
       try { f = w.frameElement; } catch (e) { f = null; }
       if (!f) break;
-      const fr = f.getBoundingClientRect(), p = pad(f);
-      x += fr.left + p[0]; y += fr.top + p[1];
+      [x, y] = into(f, f.getBoundingClientRect(), x, y);
       cover = test(f, x, y);
       w = f.ownerDocument.defaultView;
     }
