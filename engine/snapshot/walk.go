@@ -155,6 +155,7 @@ const walkJS = `function(o) {
       if (n.nodeType !== 1 || n === skip) return;
       const t = n.localName;
       if (SKIP.has(t) || n.getAttribute('aria-hidden') === 'true') return;
+      if (getComputedStyle(n).visibility !== 'visible') { for (const c of kids(n)) if (c.nodeType !== 3) add(c); return; }
       if (t === 'img' || (t === 'input' && n.type === 'image')) { out += ' ' + (n.getAttribute('aria-label') || n.getAttribute('alt') || '') + ' '; return; }
       if (n.hasAttribute('aria-label')) { out += ' ' + n.getAttribute('aria-label') + ' '; return; }
       if (t === 'input' || t === 'textarea') { if (n !== skip && !['checkbox', 'radio', 'file', 'hidden'].includes(n.type)) out += ' ' + n.value + ' '; return; }
@@ -214,6 +215,11 @@ const walkJS = `function(o) {
     const el = n, tag = el.localName;
     if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert || blocked(el)) return;
     if (!inSelect && !visible(el)) return;
+    // visibility: hidden hides the element and its own text, not a child that is visible again.
+    if (!inSelect && getComputedStyle(el).visibility !== 'visible') {
+      for (const c of kids(el)) if (c.nodeType !== 3) walk(c, depth, out, pname, inSelect);
+      return;
+    }
     const r = role(el);
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
     const handled = !INTER.has(r) && !focusable && handles(el);
