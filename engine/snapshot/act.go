@@ -384,6 +384,11 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
 		if res.Point, err = h.point(true, true); err != nil {
+			if werr.As(err).Code == werr.NotFound && o.ClickCount == 1 && btn == input.MouseButtonLeft && len(mods) == 0 {
+				if done, ferr := h.pressFallback(); done || ferr != nil {
+					return ferr
+				}
+			}
 			return err
 		}
 		p := res.Point
@@ -407,6 +412,25 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 		return nil
 	})
 	return res, err
+}
+
+// activateFallbackJS activates an element of a canvas's fallback content, which has no box
+// to click (the canvas draws it), as assistive technology does, the canvas's accessible form
+// being for it: focus, then the element's default action. False for an element outside a
+// canvas.
+const activateFallbackJS = `function() {
+  const c = this.parentElement && this.parentElement.closest('canvas');
+  if (!c || !c.checkVisibility()) return false;
+  this.focus();
+  this.click();
+  return true;
+}`
+
+// pressFallback activates an element of a canvas's fallback content (activateFallbackJS);
+// done is false for an element outside a canvas.
+func (h *handle) pressFallback() (done bool, err error) {
+	err = callOn(h.c.ctx, h.s, h.obj, activateFallbackJS, &done)
+	return done, err
 }
 
 // Drag drags the element of one ref onto the element of another with real mouse events,
