@@ -626,7 +626,7 @@ func sendKeys(ctx context.Context, t *tab, keys string) error {
 		if err := flush(); err != nil {
 			return err
 		}
-		if _, err := chromedp.KeyEvent(string(r))(ctx, t.t); err != nil {
+		if err := Keys(ctx, t.t, string(r)); err != nil {
 			return err
 		}
 	}
@@ -666,8 +666,7 @@ func (b *Browser) PressKey(ctx context.Context, e *Element, key string) (*Action
 		}
 		return o.await(func(ctx context.Context) error {
 			if k, ok := named[key]; ok {
-				_, err := chromedp.KeyEvent(k)(ctx, o.t.t)
-				return err
+				return Keys(ctx, o.t.t, k)
 			}
 			return sendKeys(ctx, o.t, key)
 		})

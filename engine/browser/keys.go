@@ -86,6 +86,35 @@ func (m modifierKey) event(typ input.DispatchKeyEventType, bits int64) input.Dis
 	return input.DispatchKeyEventParams{Type: typ, Key: m.key, Code: m.code, WindowsVirtualKeyCode: m.vk, NativeVirtualKeyCode: m.vk, Modifiers: bits}
 }
 
+// KeyEvents are the events of one key press, r as kb encodes it ('\r' Enter, 'a'): a key's
+// text rides on its keyDown, as a keyboard's does, not on a char event of its own. Chrome
+// then fires keypress, inserts the text and submits a form on Enter only when the page did
+// not cancel the keydown; a char event of its own does all that whatever the keydown's
+// handlers did (a tag input that takes Enter had its form submitted).
+func KeyEvents(r rune) []*input.DispatchKeyEventParams {
+	var out []*input.DispatchKeyEventParams
+	for _, ev := range kb.Encode(r) {
+		if n := len(out); ev.Type == input.DispatchKeyEventTypeChar && n > 0 && out[n-1].Type == input.DispatchKeyEventTypeKeyDown {
+			out[n-1].Text, out[n-1].UnmodifiedText = ev.Text, ev.UnmodifiedText
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// Keys presses the keys of s one after another (KeyEvents).
+func Keys(ctx context.Context, t *chromedp.Target, s string) error {
+	for _, r := range s {
+		for _, ev := range KeyEvents(r) {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // PressWithModifiers presses one key (a kb rune string: "a", kb.Enter, ...)
 // with the modifiers held as real keys around it. With Ctrl, Alt or Meta held
 // no text is inserted (Ctrl+A selects, it does not type "a").
@@ -97,12 +126,9 @@ func PressWithModifiers(ctx context.Context, t *chromedp.Target, key string, mod
 	noText := bits&int64(chromedp.ModifierCtrl|chromedp.ModifierAlt|chromedp.ModifierMeta) != 0
 	var first error
 	for _, r := range key {
-		for _, ev := range kb.Encode(r) {
+		for _, ev := range KeyEvents(r) {
 			ev.Modifiers |= bits
 			if noText {
-				if ev.Type == input.DispatchKeyEventTypeChar {
-					continue
-				}
 				ev.Text, ev.UnmodifiedText = "", ""
 				if ev.Type == input.DispatchKeyEventTypeKeyDown {
 					ev.Type = input.DispatchKeyEventTypeRawKeyDown

@@ -41,7 +41,12 @@ const locateJS = `async function(px, py, owner) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
-  const pad = f => { const cs = getComputedStyle(f); return [f.clientLeft + parseFloat(cs.paddingLeft || 0), f.clientTop + parseFloat(cs.paddingTop || 0)]; };
+  // into maps a point of frame f's viewport into f's document, fr being f's box there: past
+  // its border and padding, and scaled as f is drawn (a transform: scale, a zoom), its box
+  // over its layout size.
+  const into = (f, fr, x, y) => { const cs = getComputedStyle(f);
+    const sx = f.offsetWidth ? fr.width / f.offsetWidth : 1, sy = f.offsetHeight ? fr.height / f.offsetHeight : 1;
+    return [fr.left + (f.clientLeft + parseFloat(cs.paddingLeft || 0) + x) * sx, fr.top + (f.clientTop + parseFloat(cs.paddingTop || 0) + y) * sy]; };
   const desc = h => { let s = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '');
     if (typeof h.className === 'string' && h.className.trim()) s += '.' + h.className.trim().split(/\s+/).join('.');
     const t = (h.getAttribute('aria-label') || h.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
@@ -61,7 +66,7 @@ const locateJS = `async function(px, py, owner) {
   // at is the point (in the top-level document of the element's process) and what covers it.
   const at = () => {
     let x, y;
-    if (owner) { const p = pad(el); x = r.left + p[0] + px; y = r.top + p[1] + py; }
+    if (owner) [x, y] = into(el, r, px, py);
     else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
     let cover = test(el, x, y);
     let w = el.ownerDocument.defaultView;
@@ -69,8 +74,7 @@ const locateJS = `async function(px, py, owner) {
       let f = null;
       try { f = w.frameElement; } catch (e) { f = null; }
       if (!f) break;
-      const fr = f.getBoundingClientRect(), p = pad(f);
-      x += fr.left + p[0]; y += fr.top + p[1];
+      [x, y] = into(f, f.getBoundingClientRect(), x, y);
       cover = test(f, x, y);
       w = f.ownerDocument.defaultView;
     }
@@ -380,6 +384,11 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	res.ActionResult, err = s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
 		var err error
 		if res.Point, err = h.point(true, true); err != nil {
+			if werr.As(err).Code == werr.NotFound && o.ClickCount == 1 && btn == input.MouseButtonLeft && len(mods) == 0 {
+				if done, ferr := h.pressFallback(); done || ferr != nil {
+					return ferr
+				}
+			}
 			return err
 		}
 		p := res.Point
@@ -403,6 +412,25 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 		return nil
 	})
 	return res, err
+}
+
+// activateFallbackJS activates an element of a canvas's fallback content, which has no box
+// to click (the canvas draws it), as assistive technology does, the canvas's accessible form
+// being for it: focus, then the element's default action. False for an element outside a
+// canvas.
+const activateFallbackJS = `function() {
+  const c = this.parentElement && this.parentElement.closest('canvas');
+  if (!c || !c.checkVisibility()) return false;
+  this.focus();
+  this.click();
+  return true;
+}`
+
+// pressFallback activates an element of a canvas's fallback content (activateFallbackJS);
+// done is false for an element outside a canvas.
+func (h *handle) pressFallback() (done bool, err error) {
+	err = callOn(h.c.ctx, h.s, h.obj, activateFallbackJS, &done)
+	return done, err
 }
 
 // Drag drags the element of one ref onto the element of another with real mouse events,
@@ -480,6 +508,15 @@ type focusState struct {
 // focus gives the element the keyboard focus (clicking it when script focus
 // does not reach its frame), optionally selecting its content.
 func (h *handle) focus(clear bool) (focusState, error) {
+	fs, err := h.tryFocus(clear)
+	if err == nil && !fs.Focused {
+		return fs, werr.Invalid("the element of ref %s (%s) cannot take the keyboard focus", h.ref, h.rt.describe(h.ref))
+	}
+	return fs, err
+}
+
+// tryFocus is focus without its refusal: fs.Focused says whether the element took the focus.
+func (h *handle) tryFocus(clear bool) (focusState, error) {
 	var fs focusState
 	if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
 		return fs, err
@@ -498,9 +535,6 @@ func (h *handle) focus(clear bool) (focusState, error) {
 		if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
 			return fs, err
 		}
-	}
-	if !fs.Focused {
-		return fs, werr.Invalid("the element of ref %s (%s) cannot take the keyboard focus", h.ref, h.rt.describe(h.ref))
 	}
 	return fs, nil
 }
@@ -527,7 +561,7 @@ func (h *handle) sendKeys(text string) error {
 		if err := flush(); err != nil {
 			return err
 		}
-		if _, err := chromedp.KeyEvent(string(r))(h.c.ctx, h.c.tab.t); err != nil {
+		if err := browser.Keys(h.c.ctx, h.c.tab.t, string(r)); err != nil {
 			return err
 		}
 	}
@@ -596,7 +630,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 			}
 		} else {
 			if clear && !fs.Empty {
-				if _, err := chromedp.KeyEvent(kb.Backspace)(h.c.ctx, h.c.tab.t); err != nil {
+				if err := browser.Keys(h.c.ctx, h.c.tab.t, kb.Backspace); err != nil {
 					return err
 				}
 			}
@@ -612,8 +646,7 @@ func (s *Store) Type(ctx context.Context, r Runner, snapshotID, ref, text string
 			}
 		}
 		if o.Submit {
-			_, err := chromedp.KeyEvent(kb.Enter)(h.c.ctx, h.c.tab.t)
-			return err
+			return browser.Keys(h.c.ctx, h.c.tab.t, kb.Enter)
 		}
 		return nil
 	})
@@ -649,8 +682,12 @@ func KeyRune(key string) (string, error) {
 	return "", werr.Invalid("unknown key %q", key).WithHint("use a key name such as Enter, Escape, Tab, ArrowUp, F5, or a single character")
 }
 
+// blurJS takes the focus from whatever holds it in the element's document.
+const blurJS = `function() { const a = this.ownerDocument.activeElement; if (a && a.blur) a.blur(); }`
+
 // Keypress focuses the element of a ref and presses one key, the modifiers
-// going down before it and up after it as keys of their own.
+// going down before it and up after it as keys of their own; of an element
+// that takes no focus, its document receives the key.
 func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key string, modifiers []string) (*browser.Dialog, error) {
 	// A combination written as one key, "Control+a" (Playwright's way): its leading
 	// parts are modifiers ("+" alone is the key).
@@ -666,8 +703,17 @@ func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key str
 		return nil, err
 	}
 	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
-		if _, err := h.focus(false); err != nil {
+		fs, err := h.tryFocus(false)
+		if err != nil {
 			return err
+		}
+		if !fs.Focused {
+			// An element that takes no focus (a heading, a paragraph): the key goes to its
+			// document, where a page's shortcuts (Ctrl+K) listen, never to a field that had
+			// the focus before.
+			if err := callOn(h.c.ctx, h.s, h.obj, blurJS, nil); err != nil {
+				return err
+			}
 		}
 		return browser.PressWithModifiers(h.c.ctx, h.c.tab.t, k, mods)
 	})
@@ -797,7 +843,7 @@ func (f refField) Type(text string) (*browser.Dialog, error) {
 	}
 	if text == "" {
 		if !fs.Empty {
-			_, err = chromedp.KeyEvent(kb.Backspace)(f.h.c.ctx, f.h.c.tab.t)
+			err = browser.Keys(f.h.c.ctx, f.h.c.tab.t, kb.Backspace)
 		}
 		return nil, err
 	}

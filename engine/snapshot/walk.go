@@ -96,7 +96,10 @@ const walkJS = `function(o) {
     const m = modals.get(doc);
     return !!m && !m.contains(el) && !el.contains(m);
   };
-  const visible = el => el.checkVisibility() || getComputedStyle(el).display === 'contents';
+  // A canvas's fallback content has no box (the canvas draws it) and is shown as the
+  // canvas's accessible form, as Chromium's accessibility tree has it.
+  const visible = el => el.checkVisibility() || getComputedStyle(el).display === 'contents' ||
+    !!(el.parentElement && el.parentElement.closest('canvas') && el.parentElement.closest('canvas').checkVisibility());
   const role = el => {
     const ex = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (ex) return ex === 'none' || ex === 'presentation' ? '' : ex;
@@ -155,11 +158,12 @@ const walkJS = `function(o) {
       if (n.nodeType !== 1 || n === skip) return;
       const t = n.localName;
       if (SKIP.has(t) || n.getAttribute('aria-hidden') === 'true') return;
+      if (getComputedStyle(n).visibility !== 'visible') { for (const c of kids(n)) if (c.nodeType !== 3) add(c); return; }
       if (t === 'img' || (t === 'input' && n.type === 'image')) { out += ' ' + (n.getAttribute('aria-label') || n.getAttribute('alt') || '') + ' '; return; }
       if (n.hasAttribute('aria-label')) { out += ' ' + n.getAttribute('aria-label') + ' '; return; }
       if (t === 'input' || t === 'textarea') { if (n !== skip && !['checkbox', 'radio', 'file', 'hidden'].includes(n.type)) out += ' ' + n.value + ' '; return; }
       if (t === 'select') { out += ' ' + (n.selectedOptions[0] ? n.selectedOptions[0].text : '') + ' '; return; }
-      if (!n.checkVisibility() && getComputedStyle(n).display !== 'contents') return;
+      if (!visible(n)) return;
       const block = !['span', 'a', 'b', 'i', 'em', 'strong', 'small', 'code', 'abbr', 'sup', 'sub', 'label', 'mark', 'u', 's', 'q', 'time', 'bdi', 'slot'].includes(t);
       if (block) out += ' ';
       out += generated(n, '::before');
@@ -214,6 +218,11 @@ const walkJS = `function(o) {
     const el = n, tag = el.localName;
     if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert || blocked(el)) return;
     if (!inSelect && !visible(el)) return;
+    // visibility: hidden hides the element and its own text, not a child that is visible again.
+    if (!inSelect && getComputedStyle(el).visibility !== 'visible') {
+      for (const c of kids(el)) if (c.nodeType !== 3) walk(c, depth, out, pname, inSelect);
+      return;
+    }
     const r = role(el);
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
     const handled = !INTER.has(r) && !focusable && handles(el);

@@ -473,6 +473,11 @@ func startSite(t *testing.T) *site {
 		}
 		reply(w, "Posted", "Thanks, your comment is on the board.")
 	})
+	// A page's request to /slow/ is answered 1.5 s late, as a busy server would.
+	mux.HandleFunc("GET /slow/{file}", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond)
+		http.ServeFile(w, r, filepath.Join(testenv.Root(), "testdata", "tasks", "pages", r.PathValue("file")))
+	})
 	mux.HandleFunc("POST /form/{name}", func(w http.ResponseWriter, r *http.Request) {
 		record(r)
 		reply(w, "Received", "Thank you.")
@@ -1528,7 +1533,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
