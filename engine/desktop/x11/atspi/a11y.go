@@ -12,6 +12,7 @@ package atspi
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -498,6 +499,36 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		n.x += o[0]
 		n.y += o[1]
 	}
+	// The items of closed menus are not offered (closedMenu), judged with the items of their
+	// menu read with them, in the places the shift above gives them.
+	closed := map[int]bool{} // a menu's index -> whether it is closed
+	shifted := map[*raw]bool{}
+	for _, c := range kept {
+		shifted[c.n] = true
+	}
+	for _, c := range kept {
+		p := c.n.parent
+		if _, done := closed[p]; done || w.gtk4 || p <= 0 || c.n.state(stateShowing) || !menuRole(c.n.role) || !menuRole(res.nodes[p].role) {
+			continue
+		}
+		if pops == nil {
+			if pops, err = w.popups(); err != nil {
+				return nil, err
+			}
+		}
+		var items []*raw
+		for _, s := range siblings(res.nodes, p) {
+			if j, ok := ancestors[s]; ok && okBox[j] && menuRole(res.nodes[s].role) {
+				n := *res.nodes[s]
+				if !shifted[res.nodes[s]] {
+					n.x, n.y = n.x+shifts[p][0], n.y+shifts[p][1]
+				}
+				items = append(items, &n)
+			}
+		}
+		closed[p] = closedMenu(items, pops)
+	}
+	kept = slices.DeleteFunc(kept, func(c cand) bool { return closed[c.n.parent] && !c.n.state(stateShowing) })
 	nodes := make([]*raw, len(kept))
 	for i, c := range kept {
 		nodes[i] = c.n

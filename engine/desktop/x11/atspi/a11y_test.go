@@ -760,6 +760,55 @@ func TestGTK2OpenMenu(t *testing.T) {
 	}
 }
 
+// TestGTK2ClosedMenu: GTK 2's gail leaves the items of a menu that was open VISIBLE once it
+// closes, with the extents they had in its pop-up taken from the screen's origin (mtPaint's
+// Image menu read over its menu bar); a closed menu's items are in neither the tree nor a
+// search, and the menu opened after it shows only its own.
+func TestGTK2ClosedMenu(t *testing.T) {
+	d := x11test.Start(t)
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"); err != nil {
+		testenv.Missing(t, "libatk-adaptor (GTK 2's accessibility bridge)")
+	}
+	dir := t.TempDir()
+	startReal(t, d, filepath.Base(dir), "/usr/bin/pcmanfm", "--no-desktop", dir)
+	tr := open(t, d)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "File"})[0])
+	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Close Window"})
+	xdo(t, d, "key", "Escape")
+	closed := func() (found []desktop.Match, inTree int) {
+		found, err := tr.Find(context.Background(), desktop.FindQuery{Role: "MenuItem", Name: "Close Window"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, _, err := tr.Tree(context.Background(), 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodesOf(root) {
+			if n.Role == "MenuItem" && n.Name == "Close Window" {
+				inTree++
+			}
+		}
+		return found, inTree
+	}
+	var found []desktop.Match
+	var inTree int
+	for i := 0; i < 50; i++ {
+		if found, inTree = closed(); len(found) == 0 && inTree == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(found) > 0 || inTree > 0 {
+		t.Errorf("with the File menu closed, a search finds its Close Window at %v, and the tree shows it %d times", found, inTree)
+	}
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "Edit"})[0])
+	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Select All"})
+	if found, inTree = closed(); len(found) > 0 || inTree > 0 {
+		t.Errorf("with the Edit menu open, a search finds the File menu's Close Window at %v, and the tree shows it %d times", found, inTree)
+	}
+}
+
 // startGpicview shows a black 64x48 photo.png in gpicview (GTK 2) on a new desktop.
 func startGpicview(t *testing.T) (*display.Desktop, *atspi.Tree) {
 	t.Helper()
