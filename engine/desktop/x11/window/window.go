@@ -661,7 +661,10 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool 
 
 // Activate brings the window title names (desktop.TitleMatches) to the front and gives it the focus,
 // restoring it when minimized. It verifies the result through _NET_ACTIVE_WINDOW; when the
-// window has a modal dialog open, the window manager focuses the dialog, and that counts.
+// window has a modal dialog open, the window manager focuses the dialog, and that counts:
+// the window returned is then the dialog, the one that has the focus. l3afpad's untitled
+// "2 strings replaced" dialog kept it from its window, whose activation was reported as
+// such, and the agent's next search of the foreground window found none of its fields.
 func (m *Manager) Activate(ctx context.Context, title string) (_ Window, err error) {
 	defer m.unlock(&err)
 	if err := m.lock(); err != nil {
@@ -695,6 +698,9 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 	// that the next screenshot shows the window. A window kept above the others may keep it
 	// from the top: that is no failure.
 	waitFor(ctx, settleTimeout, m.activeOnTop)
+	if a := m.activeID(); a != w && a != 0 {
+		w = a
+	}
 	now, ok := m.read(w)
 	if !ok {
 		return Window{}, werr.New(werr.NotFound, "window %q vanished", in.Title)
