@@ -871,6 +871,35 @@ func TestGTK3ContextMenu(t *testing.T) {
 	valueEventually(t, tr, "Edit", "x")
 }
 
+// TestGTK3CompletionList: GTK 3 lists the completions of a path typed in a file chooser's
+// name field in a pop-up window of its own, a child of the application beside its dialog,
+// which holds the pointer's grab: l3afpad's Save As button, clicked while it showed, only
+// closed it, and neither the tree nor a search showed it. Its items are in the dialog's tree
+// and found by their text, below the field.
+func TestGTK3CompletionList(t *testing.T) {
+	d := x11test.Start(t)
+	home := t.TempDir()
+	os.Mkdir(filepath.Join(home, "reports"), 0o755)
+	os.Mkdir(filepath.Join(home, "receipts"), 0o755)
+	startReal(t, d, "Untitled.*", "/usr/bin/mousepad")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "Edit"})
+	xdo(t, d, "key", "ctrl+shift+s")
+	activate(t, d, "Save As")
+	field := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: ""})[0]
+	clickMatch(t, d, field)
+	xdo(t, d, "key", "ctrl+a")
+	xdo(t, d, "type", "--delay", "20", home+"/re")
+	item := findEventually(t, tr, desktop.FindQuery{Role: "DataItem", Name: "receipts/"})[0]
+	if item.Y < field.Y+field.Height/2 || item.X < field.X-10 || item.X > field.X+field.Width {
+		t.Errorf("the completion receipts/ at %d,%d %dx%d, want below the field at %d,%d %dx%d", item.X, item.Y, item.Width, item.Height, field.X, field.Y, field.Width, field.Height)
+	}
+	root, _ := treeEventually(t, tr, 10, 0, "DataItem", "reports/")
+	if _, ok := findNode(nodesOf(root), "Edit", ""); !ok {
+		t.Errorf("the tree with the completions lost the dialog's field")
+	}
+}
+
 // valueEventually retries Find for role until a match holds value, and returns it.
 func valueEventually(t testing.TB, tr *atspi.Tree, role, value string) desktop.Match {
 	t.Helper()

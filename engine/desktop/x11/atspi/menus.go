@@ -227,5 +227,31 @@ func (w *walker) findMenuWindows(ctx context.Context, frame ref) ([]ref, error) 
 			out = append(out, owner[i])
 		}
 	}
+	// And the windows that lie in a pop-up the application shows now (its X window
+	// override-redirect): GTK 3's list of completions below a field (a file chooser's name
+	// field, once a path is typed in it) holds the pointer's grab, and the click an agent
+	// aimed at a button beside it only closed it, where the tree showed no list.
+	var others []*raw
+	for i := range infos {
+		if n := &infos[i]; n.role == roleWindow && w.visible(n) && !slices.Contains(out, n.ref) {
+			others = append(others, n)
+		}
+	}
+	if len(others) == 0 || w.popups == nil {
+		return out, nil
+	}
+	shown, err := w.popups()
+	if err != nil || len(shown) == 0 {
+		return out, err
+	}
+	ok, err := w.details(ctx, others, false)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range others {
+		if ok[i] && n.hasBox && n.w > 0 && n.h > 0 && slices.ContainsFunc(shown, func(p rect) bool { return p.holds(rect{n.x, n.y, n.w, n.h}) }) {
+			out = append(out, n.ref)
+		}
+	}
 	return out, nil
 }
