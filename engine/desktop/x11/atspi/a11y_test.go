@@ -738,13 +738,7 @@ func startReal(t *testing.T, d *display.Desktop, title, path string, args ...str
 // they are in the tree while the menu is open (docs/accessibility.md), and the items of
 // closed menus, whose extents are INT_MIN, are not.
 func TestGTK2OpenMenu(t *testing.T) {
-	d := x11test.Start(t)
-	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"); err != nil {
-		testenv.Missing(t, "libatk-adaptor (GTK 2's accessibility bridge)")
-	}
-	dir := t.TempDir()
-	startReal(t, d, filepath.Base(dir), "/usr/bin/pcmanfm", "--no-desktop", dir)
-	tr := open(t, d)
+	d, tr := startPcmanfm(t)
 	m := findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "File"})[0]
 	clickMatch(t, d, m)
 	root, _ := treeEventually(t, tr, 10, 0, "MenuItem", "Close Window")
@@ -760,11 +754,9 @@ func TestGTK2OpenMenu(t *testing.T) {
 	}
 }
 
-// TestGTK2ClosedMenu: GTK 2's gail leaves the items of a menu that was open VISIBLE once it
-// closes, with the extents they had in its pop-up taken from the screen's origin (mtPaint's
-// Image menu read over its menu bar); a closed menu's items are in neither the tree nor a
-// search, and the menu opened after it shows only its own.
-func TestGTK2ClosedMenu(t *testing.T) {
+// startPcmanfm shows an empty folder in PCManFM (GTK 2) on a new desktop.
+func startPcmanfm(t *testing.T) (*display.Desktop, *atspi.Tree) {
+	t.Helper()
 	d := x11test.Start(t)
 	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"); err != nil {
 		testenv.Missing(t, "libatk-adaptor (GTK 2's accessibility bridge)")
@@ -772,6 +764,15 @@ func TestGTK2ClosedMenu(t *testing.T) {
 	dir := t.TempDir()
 	startReal(t, d, filepath.Base(dir), "/usr/bin/pcmanfm", "--no-desktop", dir)
 	tr := open(t, d)
+	return d, tr
+}
+
+// TestGTK2ClosedMenu: GTK 2's gail leaves the items of a menu that was open VISIBLE once it
+// closes, with the extents they had in its pop-up taken from the screen's origin (mtPaint's
+// Image menu read over its menu bar); a closed menu's items are in neither the tree nor a
+// search, and the menu opened after it shows only its own.
+func TestGTK2ClosedMenu(t *testing.T) {
+	d, tr := startPcmanfm(t)
 	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "File"})[0])
 	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Close Window"})
 	xdo(t, d, "key", "Escape")
