@@ -48,6 +48,9 @@ var (
 	settleTimeout = 3 * time.Second
 	closeTimeout  = 2 * time.Second
 	pollInterval  = 20 * time.Millisecond
+	// transientWait: how long Activate waits for the window itself to become active before a
+	// transient of it (a modal dialog the window manager focuses instead) counts.
+	transientWait = 500 * time.Millisecond
 )
 
 // Manager talks EWMH to one display over one X connection. It is safe for concurrent use;
@@ -690,7 +693,11 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 		xproto.ConfigureWindow(m.conn, w, xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove})
 		xproto.SetInputFocus(m.conn, xproto.InputFocusParent, w, xproto.TimeCurrentTime)
 	}
-	if !waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
+	// The window itself first: a transient of it that has the focus already (mtPaint's
+	// Settings Toolbar, once a dialog closed) is no answer, and activating the main window
+	// returned at once with the toolbar still in front. A modal dialog keeps the focus.
+	if !waitFor(ctx, transientWait, func() bool { return m.activeID() == w }) &&
+		!waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
 		return Window{}, werr.New(werr.Timeout, "window %q did not become active", in.Title).WithRetryable(true)
 	}
 	// A window manager sets the active window and raises it in two steps (openbox on a
