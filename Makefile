@@ -29,9 +29,10 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # (GTK 3), xpdf (Motif), gnome-font-viewer (GTK 4) and lximage-qt (Qt 5) of the fourth;
 # speedcrunch, kcharselect and qps (Qt 5), xfce4-taskmanager and gedit (GTK 3) and gv (Xaw)
 # of the fifth; xcalc, xedit (x11-apps), xfontsel (x11-utils) and NEdit (Motif) of the Xt
-# trees read through Editres. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing) and the
-# Terminus bitmap fonts (OpenType bitmaps for Xft: as X core fonts, xfonts-terminus, they
-# would change the font count xfontsel shows in real-blind2) draw the OCR benchmark's
+# trees read through Editres; mtpaint (GTK 2), l3afpad (GTK 3), baobab (GTK 4) and juffed
+# (Qt 5) of the sixth held-out round. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing)
+# and the Terminus bitmap fonts (OpenType bitmaps for Xft: as X core fonts, xfonts-terminus,
+# they would change the font count xfontsel shows in real-blind2) draw the OCR benchmark's
 # real-blind10 screens. Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
@@ -44,7 +45,8 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              tk fonts-urw-base35 qt5ct yad gpicview hexchat python3-dbus gnome-characters \
              qalculate-gtk abiword xpdf gnome-font-viewer lximage-qt \
              speedcrunch kcharselect qps xfce4-taskmanager gedit gv \
-             xfe nedit dillo openjdk-17-jdk-headless openjdk-17-jre fonts-terminus-otb
+             xfe nedit dillo openjdk-17-jdk-headless openjdk-17-jre fonts-terminus-otb \
+             mtpaint l3afpad baobab juffed
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

@@ -79,6 +79,43 @@ type Candidate struct {
 	Point *image.Point
 }
 
+// Uncover moves the click point of c off the windows covers (the frames of the windows
+// stacked above its own) when it lies under one, to the point of its box nearest its centre
+// on a grid of 8 by 8 steps that none covers; it says whether its click point is uncovered.
+// mtPaint keeps its Settings Toolbar above its main window, over the Image menu's centre:
+// the click the search offered there landed on the toolbar.
+func Uncover(c *Candidate, covers []Rect) bool {
+	under := func(x, y int) bool {
+		for _, r := range covers {
+			if x >= r.X && y >= r.Y && x < r.X+r.Width && y < r.Y+r.Height {
+				return true
+			}
+		}
+		return false
+	}
+	m := c.M
+	cx, cy := m.X+m.Width/2, m.Y+m.Height/2
+	if c.Point != nil {
+		cx, cy = c.Point.X, c.Point.Y
+	}
+	if !under(cx, cy) {
+		return true
+	}
+	best, bestD := (*image.Point)(nil), 0
+	for i := 1; i < 8; i++ {
+		for j := 1; j < 8; j++ {
+			x, y := m.X+m.Width*i/8, m.Y+m.Height*j/8
+			if d := (x-cx)*(x-cx) + (y-cy)*(y-cy); !under(x, y) && (best == nil || d < bestD) {
+				best, bestD = &image.Point{X: x, Y: y}, d
+			}
+		}
+	}
+	if best != nil {
+		c.Point = best
+	}
+	return best != nil
+}
+
 // Ranked orders Find's candidates best first (exact name, then prefix, then substring;
 // on screen and enabled before hidden or disabled; then breadth-first) and keeps at most
 // MaxMatches, with their centre points.

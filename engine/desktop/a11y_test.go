@@ -76,3 +76,29 @@ func TestTreeLimits(t *testing.T) {
 		t.Errorf("name wins over text: %q, %v", n, v)
 	}
 }
+
+// TestUncover: a click point under a window stacked above the element's own moves to the
+// nearest part of its box that no window covers; an element covered whole says so. mtPaint's
+// Settings Toolbar, kept above its main window, covers all of its File menu; a menu half
+// under it is clicked on its other half.
+func TestUncover(t *testing.T) {
+	toolbar := []Rect{{X: 0, Y: 0, Width: 278, Height: 224}}
+	image := Candidate{M: Match{X: 240, Y: 22, Width: 60, Height: 23}}
+	if !Uncover(&image, toolbar) || image.Point == nil {
+		t.Fatalf("Uncover(a menu half under the toolbar) = %+v, want a point right of it", image)
+	}
+	if p := *image.Point; p.X < 278 || p.X >= 240+60 || p.Y < 22 || p.Y >= 22+23 {
+		t.Errorf("the menu's click point %v lies under the toolbar or outside the menu", p)
+	}
+	file := Candidate{M: Match{X: 4, Y: 22, Width: 38, Height: 23}}
+	if Uncover(&file, toolbar) || file.Point != nil {
+		t.Errorf("Uncover(a menu under the toolbar whole) = %+v, want covered", file)
+	}
+	help := Candidate{M: Match{X: 582, Y: 22, Width: 46, Height: 23}}
+	if !Uncover(&help, toolbar) || help.Point != nil {
+		t.Errorf("Uncover(a menu nothing covers) = %+v, want its centre kept", help)
+	}
+	if m := Ranked([]Candidate{image})[0]; m.CenterX < 278 {
+		t.Errorf("Ranked gives the click point %d,%d, under the toolbar", m.CenterX, m.CenterY)
+	}
+}

@@ -3,7 +3,10 @@ package proc
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -11,8 +14,9 @@ import (
 // and show its window: at most RegisterTimeout in all, and at most RegisterAfterWindow
 // once one of its windows is shown without it registering (toolkits with accessibility
 // register before their first window maps; one that has shown a window that long without
-// registering has no accessibility support, Xt and Motif say). A splash screen is no such
-// window (Registrar.Windows leaves it out).
+// registering has no accessibility support, Xt and Motif say), unless it has loaded an
+// accessibility bridge (bridged): then it will register, and is waited for up to
+// RegisterTimeout. A splash screen is no such window (Registrar.Windows leaves it out).
 const (
 	RegisterTimeout     = 10 * time.Second
 	RegisterAfterWindow = 2 * time.Second
@@ -44,6 +48,7 @@ type Registrar struct {
 func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 	start := time.Now()
 	var windowSince time.Time
+	var windowOf int // the process that showed it
 	registered := false
 	scope := Scope{Roots: []int{pid}}
 	mine := func(p int) bool { return p == pid || scope.Contains(p) }
@@ -66,14 +71,14 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 		}
 		if windowSince.IsZero() && r.Windows != nil {
 			if ws, err := r.Windows(ctx); err == nil && slices.ContainsFunc(ws, mine) {
-				windowSince = time.Now()
+				windowSince, windowOf = time.Now(), ws[slices.IndexFunc(ws, mine)]
 				continue // registered by now, or counting RegisterAfterWindow
 			}
 		}
 		switch {
 		case registered && time.Since(start) >= RegisterTimeout:
 			return Registration{Registered: true, Reason: fmt.Sprintf("it registered with the accessibility bus but showed no window within %s", RegisterTimeout)}
-		case !windowSince.IsZero() && time.Since(windowSince) >= RegisterAfterWindow:
+		case !windowSince.IsZero() && time.Since(windowSince) >= RegisterAfterWindow && !bridged(windowOf) && !bridged(pid):
 			return Registration{Reason: fmt.Sprintf("its window has been shown for %s without it registering with the accessibility bus: the toolkit has no accessibility support (Xt, Motif) or it is switched off; use analyze_screen", RegisterAfterWindow)}
 		case time.Since(start) >= RegisterTimeout:
 			return Registration{Reason: fmt.Sprintf("it showed no window and did not register with the accessibility bus within %s", RegisterTimeout)}
@@ -84,4 +89,14 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 		case <-time.After(registerPoll):
 		}
 	}
+}
+
+// bridged says whether process pid has loaded a toolkit's accessibility bridge, and so will
+// register with the accessibility bus: GTK 2's and GTK 3's (libatk-bridge) or GTK 4, which
+// carries its own. baobab (GTK 4) at its first start on a fresh desktop showed its window
+// 2 s before it registered, and launch_application called its toolkit one without
+// accessibility. Where /proc is not, none has.
+func bridged(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
+	return err == nil && (strings.Contains(string(b), "/libatk-bridge-2.0.so") || strings.Contains(string(b), "/libgtk-4.so"))
 }

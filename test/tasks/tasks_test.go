@@ -2631,5 +2631,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut3(t, h, c, work)
 		heldOut4(t, h, c, work)
 		heldOut5(t, h, c, work)
+		heldOut6(t, h, c, work)
 	}
 }

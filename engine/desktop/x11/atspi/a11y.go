@@ -12,12 +12,14 @@ package atspi
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/x11/window"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -267,7 +269,7 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt,
+		w := &walker{conn: conn, xid: win.xid, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt,
 			popups: func() ([]rect, error) { return xPopups(t.display, win.pid) }}
 		if !win.busOnly {
 			w.peers = t.peer(ctx, conn, win.frame.bus)
@@ -498,6 +500,36 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		n.x += o[0]
 		n.y += o[1]
 	}
+	// The items of closed menus are not offered (closedMenu), judged with the items of their
+	// menu read with them, in the places the shift above gives them.
+	closed := map[int]bool{} // a menu's index -> whether it is closed
+	shifted := map[*raw]bool{}
+	for _, c := range kept {
+		shifted[c.n] = true
+	}
+	for _, c := range kept {
+		p := c.n.parent
+		if _, done := closed[p]; done || w.gtk4 || p <= 0 || c.n.state(stateShowing) || !menuRole(c.n.role) || !menuRole(res.nodes[p].role) {
+			continue
+		}
+		if pops == nil {
+			if pops, err = w.popups(); err != nil {
+				return nil, err
+			}
+		}
+		var items []*raw
+		for _, s := range siblings(res.nodes, p) {
+			if j, ok := ancestors[s]; ok && okBox[j] && menuRole(res.nodes[s].role) {
+				n := *res.nodes[s]
+				if !shifted[res.nodes[s]] {
+					n.x, n.y = n.x+shifts[p][0], n.y+shifts[p][1]
+				}
+				items = append(items, &n)
+			}
+		}
+		closed[p] = closedMenu(items, pops)
+	}
+	kept = slices.DeleteFunc(kept, func(c cand) bool { return closed[c.n.parent] && !c.n.state(stateShowing) })
 	nodes := make([]*raw, len(kept))
 	for i, c := range kept {
 		nodes[i] = c.n
@@ -524,7 +556,39 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 			Score: c.score, Order: c.order, OnScreen: onScreen, Point: points[i],
 			Enabled: n.state(stateEnabled) || n.state(stateSensitive)}
 	}
+	// A click point under a window stacked above the element's own moves to a part of its box
+	// no window covers; an element covered whole ranks after those on the screen.
+	if covers := t.covering(ctx, w.xid); len(covers) > 0 {
+		for i := range out {
+			if !desktop.Uncover(&out[i], covers) {
+				out[i].OnScreen = false
+				out[i].M.States = append(out[i].M.States, "covered")
+			}
+		}
+	}
 	return desktop.Ranked(out), nil
+}
+
+// covering are the frames of the windows stacked above X window xid, as the window manager
+// lists them (none when it cannot say).
+func (t *Tree) covering(ctx context.Context, xid uint32) []desktop.Rect {
+	m, err := window.Open(t.display)
+	if err != nil {
+		return nil
+	}
+	defer m.Disconnect()
+	ws, err := m.List(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []desktop.Rect
+	for _, w := range ws { // topmost first
+		if w.Handle == xid {
+			return out
+		}
+		out = append(out, desktop.Rect{X: w.X, Y: w.Y, Width: w.Width, Height: w.Height})
+	}
+	return nil
 }
 
 // dialBus connects to the accessibility bus at addr, which the session bus's org.a11y.Bus

@@ -738,13 +738,7 @@ func startReal(t *testing.T, d *display.Desktop, title, path string, args ...str
 // they are in the tree while the menu is open (docs/accessibility.md), and the items of
 // closed menus, whose extents are INT_MIN, are not.
 func TestGTK2OpenMenu(t *testing.T) {
-	d := x11test.Start(t)
-	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"); err != nil {
-		testenv.Missing(t, "libatk-adaptor (GTK 2's accessibility bridge)")
-	}
-	dir := t.TempDir()
-	startReal(t, d, filepath.Base(dir), "/usr/bin/pcmanfm", "--no-desktop", dir)
-	tr := open(t, d)
+	d, tr := startPcmanfm(t)
 	m := findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "File"})[0]
 	clickMatch(t, d, m)
 	root, _ := treeEventually(t, tr, 10, 0, "MenuItem", "Close Window")
@@ -757,6 +751,62 @@ func TestGTK2OpenMenu(t *testing.T) {
 	item, _ := findNode(nodes, "MenuItem", "Close Window")
 	if item.Width <= 0 || item.Y <= m.Y {
 		t.Errorf("Close Window at %d,%d %dx%d, below the File menu at %d,%d", item.X, item.Y, item.Width, item.Height, m.X, m.Y)
+	}
+}
+
+// startPcmanfm shows an empty folder in PCManFM (GTK 2) on a new desktop.
+func startPcmanfm(t *testing.T) (*display.Desktop, *atspi.Tree) {
+	t.Helper()
+	d := x11test.Start(t)
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"); err != nil {
+		testenv.Missing(t, "libatk-adaptor (GTK 2's accessibility bridge)")
+	}
+	dir := t.TempDir()
+	startReal(t, d, filepath.Base(dir), "/usr/bin/pcmanfm", "--no-desktop", dir)
+	tr := open(t, d)
+	return d, tr
+}
+
+// TestGTK2ClosedMenu: GTK 2's gail leaves the items of a menu that was open VISIBLE once it
+// closes, with the extents they had in its pop-up taken from the screen's origin (mtPaint's
+// Image menu read over its menu bar); a closed menu's items are in neither the tree nor a
+// search, and the menu opened after it shows only its own.
+func TestGTK2ClosedMenu(t *testing.T) {
+	d, tr := startPcmanfm(t)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "File"})[0])
+	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Close Window"})
+	xdo(t, d, "key", "Escape")
+	closed := func() (found []desktop.Match, inTree int) {
+		found, err := tr.Find(context.Background(), desktop.FindQuery{Role: "MenuItem", Name: "Close Window"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, _, err := tr.Tree(context.Background(), 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodesOf(root) {
+			if n.Role == "MenuItem" && n.Name == "Close Window" {
+				inTree++
+			}
+		}
+		return found, inTree
+	}
+	var found []desktop.Match
+	var inTree int
+	for i := 0; i < 50; i++ {
+		if found, inTree = closed(); len(found) == 0 && inTree == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(found) > 0 || inTree > 0 {
+		t.Errorf("with the File menu closed, a search finds its Close Window at %v, and the tree shows it %d times", found, inTree)
+	}
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "Edit"})[0])
+	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Select All"})
+	if found, inTree = closed(); len(found) > 0 || inTree > 0 {
+		t.Errorf("with the Edit menu open, a search finds the File menu's Close Window at %v, and the tree shows it %d times", found, inTree)
 	}
 }
 
@@ -820,6 +870,35 @@ func TestGTK3ContextMenu(t *testing.T) {
 	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Select All"})[0])
 	xdo(t, d, "type", "x")
 	valueEventually(t, tr, "Edit", "x")
+}
+
+// TestGTK3CompletionList: GTK 3 lists the completions of a path typed in a file chooser's
+// name field in a pop-up window of its own, a child of the application beside its dialog,
+// which holds the pointer's grab: l3afpad's Save As button, clicked while it showed, only
+// closed it, and neither the tree nor a search showed it. Its items are in the dialog's tree
+// and found by their text, below the field.
+func TestGTK3CompletionList(t *testing.T) {
+	d := x11test.Start(t)
+	home := t.TempDir()
+	os.Mkdir(filepath.Join(home, "reports"), 0o755)
+	os.Mkdir(filepath.Join(home, "receipts"), 0o755)
+	startReal(t, d, "Untitled.*", "/usr/bin/mousepad")
+	tr := open(t, d)
+	findEventually(t, tr, desktop.FindQuery{Role: "Menu", Name: "Edit"})
+	xdo(t, d, "key", "ctrl+shift+s")
+	activate(t, d, "Save As")
+	field := findEventually(t, tr, desktop.FindQuery{Role: "Edit", Name: ""})[0]
+	clickMatch(t, d, field)
+	xdo(t, d, "key", "ctrl+a")
+	xdo(t, d, "type", "--delay", "20", home+"/re")
+	item := findEventually(t, tr, desktop.FindQuery{Role: "DataItem", Name: "receipts/"})[0]
+	if item.Y < field.Y+field.Height/2 || item.X < field.X-10 || item.X > field.X+field.Width {
+		t.Errorf("the completion receipts/ at %d,%d %dx%d, want below the field at %d,%d %dx%d", item.X, item.Y, item.Width, item.Height, field.X, field.Y, field.Width, field.Height)
+	}
+	root, _ := treeEventually(t, tr, 10, 0, "DataItem", "reports/")
+	if _, ok := findNode(nodesOf(root), "Edit", ""); !ok {
+		t.Errorf("the tree with the completions lost the dialog's field")
+	}
 }
 
 // valueEventually retries Find for role until a match holds value, and returns it.

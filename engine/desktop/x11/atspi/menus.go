@@ -31,23 +31,12 @@ func menuShift(menu *raw, items []*raw, shown []rect, used []bool) (dx, dy int, 
 			return 0, 0, false
 		}
 	}
-	var u rect
-	for _, n := range items {
-		switch {
-		case !n.hasBox || n.w <= 0 || n.h <= 0:
-		case u.w == 0:
-			u = rect{n.x, n.y, n.w, n.h}
-		default:
-			x1, y1 := max(u.x+u.w, n.x+n.w), max(u.y+u.h, n.y+n.h)
-			u.x, u.y = min(u.x, n.x), min(u.y, n.y)
-			u.w, u.h = x1-u.x, y1-u.y
-		}
-	}
+	u := union(items, func(*raw) bool { return true })
 	if u.w == 0 {
 		return 0, 0, false
 	}
 	for k, p := range shown {
-		if u.x >= p.x && u.y >= p.y && u.x+u.w <= p.x+p.w && u.y+u.h <= p.y+p.h {
+		if p.holds(u) {
 			used[k] = true
 			return 0, 0, false
 		}
@@ -94,8 +83,28 @@ func (w *walker) mendMenus(res *walkResult, popups func() ([]rect, error)) error
 		return nil
 	}
 	shown, err := popups()
-	if err != nil || len(shown) == 0 {
+	if err != nil {
 		return err
+	}
+	// Then the items of closed menus go (closedMenu), with what lies below them.
+	defer func() {
+		gone := map[*raw]bool{}
+		for _, m := range menus {
+			if closedMenu(items[m], shown) {
+				for _, n := range items[m] {
+					gone[n] = !n.state(stateShowing)
+				}
+			}
+		}
+		for _, n := range res.nodes { // parents first
+			if n.parent >= 0 && gone[res.nodes[n.parent]] {
+				gone[n] = true
+			}
+		}
+		res.remove(gone)
+	}()
+	if len(shown) == 0 {
+		return nil
 	}
 	used := make([]bool, len(shown))
 	// A menu's index -> what its children (separators too) and what lies below them add:
@@ -125,6 +134,45 @@ func (w *walker) mendMenus(res *walkResult, popups func() ([]rect, error)) error
 		}
 	}
 	return nil
+}
+
+// closedMenu says whether items, the items of one menu, are those of a closed menu: the
+// union of those kept on VISIBLE alone (walker.visible) lies in none of shown, the
+// application's pop-up windows (nil when they are not known: then it is never closed). GTK
+// 2's gail leaves the items of a menu that was open VISIBLE once it closes, with the extents
+// they had in its pop-up, or those taken from the screen's origin: mtPaint's Image menu,
+// closed, read over its menu bar and toolbar, and a search for "Save As" with no menu open
+// answered an item there. The union, not each item: PCManFM's closed File menu lies partly
+// in its open Edit menu.
+func closedMenu(items []*raw, shown []rect) bool {
+	if shown == nil {
+		return false
+	}
+	u := union(items, func(n *raw) bool { return !n.state(stateShowing) })
+	return u.w > 0 && !slices.ContainsFunc(shown, func(p rect) bool { return p.holds(u) })
+}
+
+// union is the smallest rectangle that holds the boxes of the nodes of ns for which keep
+// holds (those with an area); empty when there are none.
+func union(ns []*raw, keep func(*raw) bool) rect {
+	var u rect
+	for _, n := range ns {
+		switch {
+		case !keep(n) || !n.hasBox || n.w <= 0 || n.h <= 0:
+		case u.w == 0:
+			u = rect{n.x, n.y, n.w, n.h}
+		default:
+			x1, y1 := max(u.x+u.w, n.x+n.w), max(u.y+u.h, n.y+n.h)
+			u.x, u.y = min(u.x, n.x), min(u.y, n.y)
+			u.w, u.h = x1-u.x, y1-u.y
+		}
+	}
+	return u
+}
+
+// holds says whether r lies in p.
+func (p rect) holds(r rect) bool {
+	return r.x >= p.x && r.y >= p.y && r.x+r.w <= p.x+p.w && r.y+r.h <= p.y+p.h
 }
 
 // siblings are the indices of the nodes of a walk whose parent is p.
@@ -177,6 +225,32 @@ func (w *walker) findMenuWindows(ctx context.Context, frame ref) ([]ref, error) 
 	for i := range kinfos {
 		if n := &kinfos[i]; menuRole(n.role) && w.visible(n) && !slices.Contains(out, owner[i]) {
 			out = append(out, owner[i])
+		}
+	}
+	// And the windows that lie in a pop-up the application shows now (its X window
+	// override-redirect): GTK 3's list of completions below a field (a file chooser's name
+	// field, once a path is typed in it) holds the pointer's grab, and the click an agent
+	// aimed at a button beside it only closed it, where the tree showed no list.
+	var others []*raw
+	for i := range infos {
+		if n := &infos[i]; n.role == roleWindow && w.visible(n) && !slices.Contains(out, n.ref) {
+			others = append(others, n)
+		}
+	}
+	if len(others) == 0 || w.popups == nil {
+		return out, nil
+	}
+	shown, err := w.popups()
+	if err != nil || len(shown) == 0 {
+		return out, err
+	}
+	ok, err := w.details(ctx, others, false)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range others {
+		if ok[i] && n.hasBox && n.w > 0 && n.h > 0 && slices.ContainsFunc(shown, func(p rect) bool { return p.holds(rect{n.x, n.y, n.w, n.h}) }) {
+			out = append(out, n.ref)
 		}
 	}
 	return out, nil

@@ -124,6 +124,7 @@ func (n *raw) stateNames() []string {
 // walker reads a window's subtree breadth-first, one pipelined batch per level.
 type walker struct {
 	conn  *dbus.Conn
+	xid   uint32 // the X window walked
 	peers map[string]*peer
 	// boxes: read extents (and values) of every kept node during the walk.
 	boxes bool

@@ -48,6 +48,9 @@ var (
 	settleTimeout = 3 * time.Second
 	closeTimeout  = 2 * time.Second
 	pollInterval  = 20 * time.Millisecond
+	// transientWait: how long Activate waits for the window itself to become active before a
+	// transient of it (a modal dialog the window manager focuses instead) counts.
+	transientWait = 500 * time.Millisecond
 )
 
 // Manager talks EWMH to one display over one X connection. It is safe for concurrent use;
@@ -661,7 +664,10 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool 
 
 // Activate brings the window title names (desktop.TitleMatches) to the front and gives it the focus,
 // restoring it when minimized. It verifies the result through _NET_ACTIVE_WINDOW; when the
-// window has a modal dialog open, the window manager focuses the dialog, and that counts.
+// window has a modal dialog open, the window manager focuses the dialog, and that counts:
+// the window returned is then the dialog, the one that has the focus. l3afpad's untitled
+// "2 strings replaced" dialog kept it from its window, whose activation was reported as
+// such, and the agent's next search of the foreground window found none of its fields.
 func (m *Manager) Activate(ctx context.Context, title string) (_ Window, err error) {
 	defer m.unlock(&err)
 	if err := m.lock(); err != nil {
@@ -687,7 +693,11 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 		xproto.ConfigureWindow(m.conn, w, xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove})
 		xproto.SetInputFocus(m.conn, xproto.InputFocusParent, w, xproto.TimeCurrentTime)
 	}
-	if !waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
+	// The window itself first: a transient of it that has the focus already (mtPaint's
+	// Settings Toolbar, once a dialog closed) is no answer, and activating the main window
+	// returned at once with the toolbar still in front. A modal dialog keeps the focus.
+	if !waitFor(ctx, transientWait, func() bool { return m.activeID() == w }) &&
+		!waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
 		return Window{}, werr.New(werr.Timeout, "window %q did not become active", in.Title).WithRetryable(true)
 	}
 	// A window manager sets the active window and raises it in two steps (openbox on a
@@ -695,6 +705,9 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 	// that the next screenshot shows the window. A window kept above the others may keep it
 	// from the top: that is no failure.
 	waitFor(ctx, settleTimeout, m.activeOnTop)
+	if a := m.activeID(); a != w && a != 0 {
+		w = a
+	}
 	now, ok := m.read(w)
 	if !ok {
 		return Window{}, werr.New(werr.NotFound, "window %q vanished", in.Title)

@@ -312,8 +312,8 @@ func TestCloseWindow(t *testing.T) {
 		t.Fatal("the editor went away; it must only have asked to save")
 	}
 	// Activating a window whose modal dialog is open: the window manager focuses the
-	// dialog, which counts.
-	if w, err := m.Activate(ctx, "Unsaved Notes"); err != nil || w.Title != "Unsaved Notes - Editor" {
+	// dialog, which counts, and is the window returned.
+	if w, err := m.Activate(ctx, "Unsaved Notes"); err != nil || w.Title != "Save changes?" {
 		t.Fatalf("Activate with a modal dialog open: %+v, %v", w, err)
 	}
 
