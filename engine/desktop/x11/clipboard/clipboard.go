@@ -44,10 +44,16 @@ import (
 // desktop.Clipboard as it is.
 type ReadResult = desktop.ClipboardContent
 
-// Timeouts of one conversion step.
+// Timeouts of a read: for the owner's answer to one conversion, for each chunk of an
+// incremental transfer, and for the whole read. The owner (any X client of a session)
+// decides how long a transfer lasts: one byte a chunk, each just before chunkTimeout, held
+// the read, and every later call of the session queued behind it, for days. readTimeout
+// ends it whatever the owner does; 8 MiB (maxContent) take well under a second on a local
+// display.
 var (
 	convertTimeout = 3 * time.Second
 	chunkTimeout   = 3 * time.Second
+	readTimeout    = 15 * time.Second
 )
 
 // maxContent is the most of the clipboard the host reads, in bytes (8 MiB; a screenshot of
@@ -475,12 +481,15 @@ wait:
 	c.incrIn.Add(1)
 	var buf bytes.Buffer
 	typ := xproto.Atom(0)
+	stall := time.NewTimer(chunkTimeout) // restarted by each chunk, by no other event
+	defer stall.Stop()
 	for {
 		select {
 		case e := <-c.propNotify:
 			if e.Atom != prop || e.State != xproto.PropertyNewValue {
 				continue
 			}
+			stall.Reset(chunkTimeout)
 			r, err := xproto.GetProperty(c.conn, true, c.win, prop, xproto.GetPropertyTypeAny, 0, maxContent/4).Reply()
 			if err != nil {
 				return nil, 0, werr.Wrap(err, werr.Internal, "cannot read the clipboard")
@@ -494,7 +503,7 @@ wait:
 				return nil, 0, tooLarge
 			}
 			buf.Write(r.Value)
-		case <-time.After(chunkTimeout):
+		case <-stall.C:
 			return nil, 0, werr.New(werr.Timeout, "the clipboard owner stopped sending").WithRetryable(true)
 		case <-ctx.Done():
 			return nil, 0, werr.Done(ctx, "clipboard read")
@@ -545,6 +554,17 @@ func (c *Clipboard) Read(ctx context.Context) (ReadResult, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	rctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	r, err := c.read(rctx)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		return ReadResult{}, werr.New(werr.Timeout, "the clipboard owner took longer than %s to hand over its content", readTimeout).WithRetryable(true)
+	}
+	return r, err
+}
+
+// read is Read within its time.
+func (c *Clipboard) read(ctx context.Context) (ReadResult, error) {
 	owner, err := xproto.GetSelectionOwner(c.conn, c.atom("CLIPBOARD")).Reply()
 	if err != nil {
 		return ReadResult{}, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", c.display)

@@ -382,23 +382,7 @@ func TestMultiple(t *testing.T) {
 	if _, err := c.Write(ctx, "Grüße"); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := xconn.Connect(d.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	atom := func(n string) xproto.Atom {
-		r, err := xproto.InternAtom(conn, false, uint16(len(n)), n).Reply()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Atom
-	}
-	root := xproto.Setup(conn).DefaultScreen(conn).Root
-	win, _ := xproto.NewWindowId(conn)
-	if err := xproto.CreateWindowChecked(conn, 0, win, root, 0, 0, 1, 1, 0, xproto.WindowClassInputOnly, 0, 0, nil).Check(); err != nil {
-		t.Fatal(err)
-	}
+	conn, win, atom := otherClient(t, d)
 	pairs := []xproto.Atom{atom("UTF8_STRING"), atom("P1"), atom("STRING"), atom("P2"), atom("image/png"), atom("P3")}
 	buf := make([]byte, 4*len(pairs))
 	for i, a := range pairs {
@@ -444,4 +428,93 @@ func TestMultiple(t *testing.T) {
 	if len(back) != 24 || xproto.Atom(xgb.Get32(back[20:])) != xproto.AtomNone || xproto.Atom(xgb.Get32(back[4:])) != atom("P1") {
 		t.Errorf("pairs written back: % x", back)
 	}
+}
+
+// An owner that announces an incremental transfer of almost 8 MiB and then hands over one
+// byte at a time, each chunk well within chunkTimeout, held Read (and every later call of
+// the session, queued behind it) for as long as it liked: 8 MiB at one byte every 50 ms is
+// 116 hours. With the code before, Read ran until this test's own deadline (30 s); now it
+// ends with TIMEOUT once readTimeout has passed, whatever the owner does.
+func TestReadEndsAnOwnerThatDrips(t *testing.T) {
+	d := x11test.Start(t)
+	c := open(t, d)
+	defer func(r time.Duration) { readTimeout = r }(readTimeout)
+	readTimeout = time.Second
+	conn, win, atom := otherClient(t, d)
+	clip, targets, utf8s, incr, atomT := atom("CLIPBOARD"), atom("TARGETS"), atom("UTF8_STRING"), atom("INCR"), atom("ATOM")
+	if err := xproto.SetSelectionOwnerChecked(conn, win, clip, xproto.TimeCurrentTime).Check(); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		var req xproto.Window
+		var prop xproto.Atom
+		for {
+			ev, _ := conn.WaitForEvent()
+			if ev == nil {
+				return
+			}
+			switch e := ev.(type) {
+			case xproto.SelectionRequestEvent:
+				switch e.Target {
+				case targets:
+					buf := make([]byte, 4)
+					xgb.Put32(buf, uint32(utf8s))
+					xproto.ChangeProperty(conn, xproto.PropModeReplace, e.Requestor, e.Property, atomT, 32, 1, buf)
+				case utf8s:
+					req, prop = e.Requestor, e.Property
+					xproto.ChangeWindowAttributes(conn, req, xproto.CwEventMask, []uint32{xproto.EventMaskPropertyChange})
+					buf := make([]byte, 4)
+					xgb.Put32(buf, uint32(maxContent-1))
+					xproto.ChangeProperty(conn, xproto.PropModeReplace, req, prop, incr, 32, 1, buf)
+				}
+				n := xproto.SelectionNotifyEvent{Time: e.Time, Requestor: e.Requestor, Selection: e.Selection, Target: e.Target, Property: e.Property}
+				xproto.SendEvent(conn, false, e.Requestor, xproto.EventMaskNoEvent, string(n.Bytes()))
+			case xproto.PropertyNotifyEvent:
+				if e.Window == req && e.Atom == prop && e.State == xproto.PropertyDelete {
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					xproto.ChangeProperty(conn, xproto.PropModeReplace, req, prop, utf8s, 8, 1, []byte("x"))
+				}
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := c.Read(ctx)
+	if werr.CodeOf(err) != werr.Timeout || ctx.Err() != nil {
+		t.Fatalf("Read of a dripping owner: %+v, %v (the test's own deadline: %v), want TIMEOUT from Read itself", r, err, ctx.Err())
+	}
+	if c.incrIn.Load() != 1 {
+		t.Fatalf("%d incremental transfers read, want the dripping one", c.incrIn.Load())
+	}
+	t.Log(err)
+}
+
+// otherClient connects another X client to d, closed when the test ends, with an input-only
+// window of its own; atom interns a name on that connection.
+func otherClient(t *testing.T, d *display.Desktop) (conn *xgb.Conn, win xproto.Window, atom func(string) xproto.Atom) {
+	t.Helper()
+	conn, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	atom = func(n string) xproto.Atom {
+		r, err := xproto.InternAtom(conn, false, uint16(len(n)), n).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Atom
+	}
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	win, _ = xproto.NewWindowId(conn)
+	if err := xproto.CreateWindowChecked(conn, 0, win, root, 0, 0, 1, 1, 0, xproto.WindowClassInputOnly, 0, 0, nil).Check(); err != nil {
+		t.Fatal(err)
+	}
+	return conn, win, atom
 }
