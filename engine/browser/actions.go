@@ -122,6 +122,27 @@ const NeedsScrollJS = `(el, r) => {
 // disabled (itself, or a form control by its fieldset) or aria-disabled.
 const DisabledJS = `el => !!(el.disabled || el.closest('fieldset[disabled] :not(legend *)') && ['INPUT','SELECT','TEXTAREA','BUTTON'].includes(el.tagName) || el.getAttribute('aria-disabled') === 'true')`
 
+// VisibleBoxJS is a JavaScript function of an element that gives its box when it is
+// visible, else null. Visible is Playwright's rule: checkVisibility() holds (no display: none
+// on the element or an ancestor, not skipped under an ancestor of content-visibility: hidden),
+// its own computed visibility is visible (hidden and collapse are not; a child that sets
+// visible again under a hidden parent is visible), and its box has a width and a height.
+// Opacity does not count: an element of opacity 0 is visible and takes clicks. An element of
+// display: contents has no box of its own: it is visible with the box of its first visible
+// child. Every browser action, browser_wait_for's visible and the ref actions use it; the
+// snapshot leaves out what is hidden by the same styles but keeps an element of an empty box
+// (its children may overflow it), as the accessibility tree does.
+const VisibleBoxJS = `function box(el) {
+  const st = el.ownerDocument.defaultView.getComputedStyle(el);
+  if (st.display === 'contents') {
+    for (const c of el.children) { const r = box(c); if (r) return r; }
+    return null;
+  }
+  if (!el.checkVisibility() || st.visibility !== 'visible') return null;
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 ? r : null;
+}`
+
 // PaintedJS is a JavaScript async function of a window that resolves once its document has
 // painted: a paint performance entry, or else two animation frames (a page that paints
 // nothing has its frames); at most 2 s (a hidden page has no frames). Chromium drops the
@@ -145,11 +166,7 @@ const stateJS = `async function(scroll, waitStable, focus) {
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
   await (` + PaintedJS + `)(el.ownerDocument.defaultView);
-  const vis = () => {
-    const r = el.getBoundingClientRect();
-    const st = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null;
-  };
+  const vis = () => (` + VisibleBoxJS + `)(el);
   let r = vis();
   if (r && scroll && needsScroll(el, r)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
@@ -1174,7 +1191,7 @@ const waitJS = `(() => {
   if (sel) {
     const el = document.querySelector(sel);
     if (!el) return false;
-    if (visible) { const r = el.getBoundingClientRect(), st = getComputedStyle(el); if (!(r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none')) return false; }
+    if (visible && !(` + VisibleBoxJS + `)(el)) return false;
     scope = el;
   }
   const t = scope ? (scope.innerText || scope.textContent || '') : '';

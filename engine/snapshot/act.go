@@ -34,8 +34,7 @@ const locateJS = `async function(px, py, owner) {
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
   await (` + browser.PaintedJS + `)(el.ownerDocument.defaultView);
-  const box = () => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none' ? r : null; };
+  const box = () => (` + browser.VisibleBoxJS + `)(el);
   let r = box();
   if (r && !owner && needsScroll(el, r)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
@@ -420,7 +419,7 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 // canvas.
 const activateFallbackJS = `function() {
   const c = this.parentElement && this.parentElement.closest('canvas');
-  if (!c || !c.checkVisibility()) return false;
+  if (!c || !(` + browser.VisibleBoxJS + `)(c)) return false;
   this.focus();
   this.click();
   return true;

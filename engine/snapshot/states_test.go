@@ -267,3 +267,33 @@ func TestGeneratedTextShows(t *testing.T) {
 		t.Errorf("the snapshot shows generated text not displayed, or a glyph:\n%s", r.Text)
 	}
 }
+
+// TestKeyScrollLandsBeforeTheCallReturns: End on a focused scroller has scrolled it to its
+// end when browser_keypress_ref returns, and Home back to its start: the browser runs without
+// smooth scrolling (browser.args). Before, the key started an animation that had moved the box
+// little or not at all when the call returned, and that now and then ended where it started
+// (the terms task: a scrollend at scrollTop 0 and the checkbox still disabled, 2 runs in 30).
+func TestKeyScrollLandsBeforeTheCallReturns(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, "../../testdata/tasks/pages")
+	navigate(t, b, same+"/terms.html")
+	st := snapshot.NewStore()
+	r := take(t, st, b, snapshot.Options{})
+	terms := refOf(t, r.Text, `region "Loan terms"`)
+	for _, c := range []struct{ key, want string }{
+		{"End", "end, agree enabled"},
+		{"Home", "start"},
+	} {
+		if _, err := st.Keypress(tctx(t), b, r.SnapshotID, terms, c.key, nil); err != nil {
+			t.Fatal(err)
+		}
+		v, err := b.EvalJS(tctx(t), `(() => { const t = document.getElementById('terms');
+  return t.scrollTop === 0 ? 'start' : t.scrollTop + t.clientHeight >= t.scrollHeight - 2 ? 'end, agree ' + (document.getElementById('agree').disabled ? 'disabled' : 'enabled') : 'at ' + t.scrollTop; })()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Value != c.want {
+			t.Errorf("after %s the terms are at %s, want %s", c.key, v.Value, c.want)
+		}
+	}
+}
