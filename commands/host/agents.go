@@ -8,11 +8,11 @@ import (
 
 // agentConns hands each agent connection on the host socket or stdio (an MCP client other
 // than w365's CLI and REPL) a principal of its own while it is open: the lowest free of
-// session.AgentN(1), (2), ... . While the person's own display is the default session and
-// the policy's agentActsAsYou is off, that principal is who the connection's calls are
-// (principalOf), so each agent gets a confined virtual session of its own and sees no other
-// agent's sessions nor the person's; when the connection closes its sessions end
-// (docs/sessions.md).
+// session.AgentN(1), (2), ... . Unless the policy's agentActsAsYou is on, that principal is
+// who the connection's calls are (principalOf), so each agent gets a confined virtual session
+// of its own and sees no other agent's sessions nor the person's, whether the person's default
+// session is their own display or a virtual one (a host without DISPLAY, --virtual); when the
+// connection closes its sessions end (docs/sessions.md).
 type agentConns struct {
 	mu   sync.Mutex
 	cond sync.Cond
@@ -60,11 +60,13 @@ func (a *agentConns) leave(conn uint64) {
 	a.cond.Broadcast()
 }
 
-// agentsApart says whether agent connections are principals of their own: while the
-// default session is the person's own display and the policy does not let an agent act as
-// the person.
+// agentsApart says whether agent connections are principals of their own: wherever virtual
+// sessions can be made, unless the policy lets an agent act as the person. A virtual default
+// session (no DISPLAY, --virtual) is no reason to share:
+// agents on one principal would reach each other's desktops, clipboards, browsers and
+// sessions, and every HTTP principal's (TestAgentsAreApartOnAHeadlessHost).
 func (h *Host) agentsApart() bool {
-	return !h.policy.AgentActsAsYou && h.sessions.DefaultActsAsYou()
+	return !h.policy.AgentActsAsYou && session.VirtualUnsupported() == nil
 }
 
 // agentClosed ends the sessions of an agent connection that closed, once none of its calls

@@ -61,9 +61,10 @@ type Policy struct {
 	MaxSessionsPerPrincipal int `json:"maxSessionsPerPrincipal"`
 	// LocalAttachAny lets the local user (CLI, REPL, stdio) use any principal's session by id.
 	LocalAttachAny bool `json:"localAttachAny"`
-	// AgentActsAsYou lets an agent over MCP that names no session drive the person's own
-	// desktop (the default session on DISPLAY); without it the agent gets a confined
-	// virtual session of its own (session.AgentPrincipal).
+	// AgentActsAsYou lets an agent over MCP that names no session drive the person's default
+	// session (their own desktop on DISPLAY, else the host's virtual one) and reach their
+	// sessions; without it the agent gets a confined virtual session of its own
+	// (session.AgentPrincipal), whether or not the host has a DISPLAY.
 	AgentActsAsYou bool `json:"agentActsAsYou"`
 	// LiveViewFPS caps the frames per second of a session's live view.
 	LiveViewFPS int `json:"liveViewFps"`

@@ -33,8 +33,9 @@ const tombstoneCap = 4096
 //     its default one.
 
 // AgentPrincipal names the first agent connection of the local user (an MCP client that is
-// not w365's own CLI or REPL) while the default session is the person's own display and the
-// policy's agentActsAsYou is off: each such connection is a principal of its own, so that its
+// not w365's own CLI or REPL) wherever virtual sessions can be made and the policy's
+// agentActsAsYou is off, whether the person's default session is their own display or a
+// virtual one (no DISPLAY, --virtual): each such connection is a principal of its own, so that its
 // default session is a confined virtual session of its own ("default-agent", then
 // "default-agent-2" for a second connection at the same time), and it sees no other agent's
 // sessions nor the person's.
@@ -56,12 +57,6 @@ func isAgent(owner string) bool {
 	num, ok := strings.CutPrefix(owner, AgentPrincipal+"-")
 	n, err := strconv.Atoi(num)
 	return ok && err == nil && n > 1 && AgentN(n) == owner
-}
-
-// DefaultActsAsYou says whether the local default session is the person's own desktop
-// rather than a virtual one.
-func (m *Manager) DefaultActsAsYou() bool {
-	return VirtualUnsupported() == nil && !m.opts.Virtual && (m.opts.Display != "" || ownDesktopAlways)
 }
 
 // NewID returns a fresh session id carrying 128 random bits.

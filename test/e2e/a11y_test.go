@@ -22,22 +22,22 @@ import (
 func TestAccessibilityAndOCRThroughCLIAndMCP(t *testing.T) {
 	testenv.Require(t, "tesseract")
 	h := e2e.New(t)
-	p := e2e.StartProbeEnv(t, h.SessionEnv(), "--title", "A11y Probe")
+	cs := agentOnItsSession(t, h)
+	p := e2e.StartProbeEnv(t, h.SessionEnvOf("default-agent"), "--title", "A11y Probe")
 	var found struct {
 		Matches []struct {
 			Role, Name       string
 			CenterX, CenterY int
 		}
 	}
-	h.JSON(&found, "find-ui-element", "--role", "Button", "--name", "Submit")
+	h.JSON(&found, "--session", "default-agent", "find-ui-element", "--role", "Button", "--name", "Submit")
 	if len(found.Matches) == 0 || found.Matches[0].Name != "Submit" {
 		t.Fatalf("find Submit: %+v", found)
 	}
 	m := found.Matches[0]
-	h.MustRun("click", fmt.Sprint(m.CenterX), fmt.Sprint(m.CenterY))
+	h.MustRun("--session", "default-agent", "click", fmt.Sprint(m.CenterX), fmt.Sprint(m.CenterY))
 	p.Wait("clicked", func(e e2e.Event) bool { return e["widget"] == "Submit" }, 5*time.Second)
 
-	cs := h.MCP()
 	e2e.Structured(t, e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "TextBox", "name": "name"}), &found)
 	if len(found.Matches) == 0 || found.Matches[0].Role != "Edit" {
 		t.Fatalf("find Edit by alias: %+v", found)
@@ -132,8 +132,8 @@ func TestLaunchWaitsForAccessibility(t *testing.T) {
 func TestAnalyzeScreenRegion(t *testing.T) {
 	testenv.Require(t, "tesseract")
 	h := e2e.New(t)
-	p := e2e.StartProbeEnv(t, h.SessionEnv(), "--title", "Region Probe")
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	p := e2e.StartProbeEnv(t, h.SessionEnvOf("default-agent"), "--title", "Region Probe")
 	sx, sy := p.Widget("Submit")
 	region := map[string]any{"x": sx - 80, "y": sy - 25, "width": 160, "height": 50}
 	var out struct {

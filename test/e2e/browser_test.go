@@ -134,12 +134,14 @@ func TestKilledBrowserIsRelaunched(t *testing.T) {
 }
 
 // The REPL runs browser commands too (its script mode shares the TUI's line runner),
-// and focus_browser finds the window of the browser w365 drives by its URL.
+// and focus_browser finds the window of the browser w365 drives by its URL. The REPL acts on
+// the agent's session, default-agent, by its id.
 func TestREPLRunsABrowserCommandAndFocusBrowserFindsIt(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
-	cmd := exec.Command(h.Bin, "repl")
+	cs := agentOnItsSession(t, h)
+	cmd := exec.Command(h.Bin, "--session", "default-agent", "repl")
 	cmd.Env = h.Env
 	cmd.Stdin = strings.NewReader("browser navigate " + ps.URL + "/form.html\nbrowser get-title\n")
 	out, err := cmd.CombinedOutput()
@@ -147,7 +149,6 @@ func TestREPLRunsABrowserCommandAndFocusBrowserFindsIt(t *testing.T) {
 		t.Fatalf("repl: %v\n%s", err, out)
 	}
 	// Another tab in front, then focus the browser by the form page's URL path.
-	cs := h.MCP()
 	var w struct {
 		Window struct{ Title, ProcessName string }
 	}

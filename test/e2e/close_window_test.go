@@ -43,8 +43,8 @@ func clickFirst(t *testing.T, cs *mcp.ClientSession, args map[string]any) {
 // title closes that one.
 func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 	h := e2e.New(t)
-	cs := h.MCP()
-	env := h.SessionEnv()
+	cs := agentOnItsSession(t, h)
+	env := h.SessionEnvOf("default-agent")
 	one, two, three := "Quarterly Report - Draft 1", "Quarterly Report - Draft 2", "/home/me/notes.txt - Mousepad"
 	e2e.StartProbeEnv(t, env, "--title", one, "--position", "100,100", "--size", "300,200")
 	e2e.StartProbeEnv(t, env, "--title", two, "--position", "500,100", "--size", "300,200")

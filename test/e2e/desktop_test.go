@@ -19,8 +19,8 @@ import (
 // Desktop input through the MCP client, asserted on what the GTK probe received.
 func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 	h := e2e.New(t)
-	p := e2e.StartProbe(t, h.XEnv())
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	p := e2e.StartProbe(t, h.XEnvOf("default-agent"))
 	px, py := p.Widget("Pad")
 
 	e2e.Call(t, cs, "click", map[string]any{"x": px, "y": py, "clickCount": 2})
@@ -67,7 +67,7 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 		t.Errorf("move into the corner: %q", code)
 	}
 	xdo := exec.Command("xdotool", "mousemove", "2", "2")
-	xdo.Env = append(os.Environ(), h.XEnv()...)
+	xdo.Env = append(os.Environ(), h.XEnvOf("default-agent")...)
 	if out, err := xdo.CombinedOutput(); err != nil {
 		t.Fatalf("xdotool: %v %s", err, out)
 	}
@@ -120,7 +120,8 @@ func TestDesktopInputThroughCLIReachesTheApp(t *testing.T) {
 
 func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	h := e2e.New(t)
-	xenv := h.XEnv()
+	cs := agentOnItsSession(t, h)
+	xenv := h.XEnvOf("default-agent")
 	p := e2e.StartProbe(t, xenv, "--title", "Probe Window Alpha", "--position", "300,200")
 	var wl struct {
 		Windows []struct {
@@ -129,7 +130,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 			X, Y, Width, Height, PID int
 		}
 	}
-	h.JSON(&wl, "list-windows")
+	h.JSON(&wl, "--session", "default-agent", "list-windows")
 	found := false
 	for _, w := range wl.Windows {
 		if w.Title == "Probe Window Alpha" {
@@ -143,7 +144,6 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	if !found {
 		t.Fatalf("list-windows: %+v", wl)
 	}
-	cs := h.MCP()
 	var moved struct {
 		Window struct{ X, Y, Width, Height int }
 	}
@@ -167,13 +167,13 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	var ps struct {
 		Processes []struct{ PID int }
 	}
-	h.JSON(&ps, "list-processes", "--max-count", "10000")
+	h.JSON(&ps, "--session", "default-agent", "list-processes", "--max-count", "10000")
 	for _, pr := range ps.Processes {
 		if pr.PID == sleep.Process.Pid {
 			t.Error("a sleep started by hand with the session's DISPLAY is listed")
 		}
 	}
-	r := h.Run("kill-process", "--pid", fmt.Sprint(sleep.Process.Pid), "--start-time", fmt.Sprint(startTime(t, sleep.Process.Pid)), "--force")
+	r := h.Run("--session", "default-agent", "kill-process", "--pid", fmt.Sprint(sleep.Process.Pid), "--start-time", fmt.Sprint(startTime(t, sleep.Process.Pid)), "--force")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "BLOCKED_BY_POLICY") {
 		t.Errorf("kill-process of a sleep started by hand on the display: exit %d %s", r.Code, r.Stderr)
 	}
@@ -185,7 +185,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 	}
 
 	// Clipboard: written by one CLI process, read by another X client after it exited.
-	h.MustRun("clipboard-write", "Grüße ✓ 東京")
+	h.MustRun("--session", "default-agent", "clipboard-write", "Grüße ✓ 東京")
 	if _, err := exec.LookPath("xclip"); err == nil {
 		xc := exec.Command("xclip", "-selection", "clipboard", "-o")
 		xc.Env = append(os.Environ(), xenv...)

@@ -284,12 +284,18 @@ func (h *Harness) Display() string {
 func (h *Harness) XEnv() []string {
 	h.T.Helper()
 	h.MustRun("get-screen-size")
+	return h.XEnvOf("default")
+}
+
+// XEnvOf is XEnv of the running session id (an agent's default-agent).
+func (h *Harness) XEnvOf(id string) []string {
+	h.T.Helper()
 	for _, s := range h.Sessions() {
-		if s.SessionID == "default" {
+		if s.SessionID == id {
 			return []string{"DISPLAY=" + s.Display, "XAUTHORITY=" + s.Env["XAUTHORITY"]}
 		}
 	}
-	h.T.Fatal("no default session")
+	h.T.Fatalf("no session %s", id)
 	return nil
 }
 
@@ -298,8 +304,14 @@ func (h *Harness) XEnv() []string {
 func (h *Harness) SessionEnv() []string {
 	h.T.Helper()
 	h.MustRun("get-screen-size")
+	return h.SessionEnvOf("default")
+}
+
+// SessionEnvOf is SessionEnv of the running session id (an agent's default-agent).
+func (h *Harness) SessionEnvOf(id string) []string {
+	h.T.Helper()
 	for _, s := range h.Sessions() {
-		if s.SessionID == "default" {
+		if s.SessionID == id {
 			env := []string{"GTK_MODULES=gail:atk-bridge", "NO_AT_BRIDGE=0", "ACCESSIBILITY_ENABLED=1"}
 			for k, v := range s.Env {
 				env = append(env, k+"="+v)
@@ -307,7 +319,7 @@ func (h *Harness) SessionEnv() []string {
 			return env
 		}
 	}
-	h.T.Fatal("no default session")
+	h.T.Fatalf("no session %s", id)
 	return nil
 }
 

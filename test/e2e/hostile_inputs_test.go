@@ -269,8 +269,9 @@ func ptrOr(f *float64) float64 {
 	return *f
 }
 
-// handBackAtOnce plays the person who hands the default session back as soon as a hand-over
-// opens, until the returned stop is called (a hand-over otherwise holds the session for minutes).
+// handBackAtOnce plays the person who hands the agent's session (default-agent) back as soon
+// as a hand-over opens, until the returned stop is called (a hand-over otherwise holds the
+// session for minutes).
 func handBackAtOnce(h *e2e.Harness) (stop func()) {
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -281,7 +282,7 @@ func handBackAtOnce(h *e2e.Harness) (stop func()) {
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			cmd := exec.Command(h.Bin, "--session", "default", "handback")
+			cmd := exec.Command(h.Bin, "--session", "default-agent", "handback")
 			cmd.Env = h.Env
 			cmd.Run()
 		}

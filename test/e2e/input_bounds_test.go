@@ -17,8 +17,8 @@ import (
 // session for the next call.
 func TestTypingIsCappedAndACancelledTypeTextFreesTheSession(t *testing.T) {
 	h := e2e.New(t)
-	cs := h.MCP()
-	p := e2e.StartProbeEnv(t, h.SessionEnv())
+	cs := agentOnItsSession(t, h)
+	p := e2e.StartProbeEnv(t, h.SessionEnvOf("default-agent"))
 	// Keys go to the Pad, which takes no text: the app logs each key cheaply, so it keeps up.
 	x, y := p.Widget("Pad")
 	e2e.Structured(t, e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y}), &struct{}{})

@@ -170,10 +170,12 @@ func covered(later []any, x, y int) bool {
 	return false
 }
 
+// The person's CLI acts on the session of an agent (serve --mcp) by its id, and each sees
+// what the other did: one host, one engine.
 func TestCLIAndMCPClientOfServeShareOneEngine(t *testing.T) {
 	h := e2e.New(t)
-	h.MustRun("move-mouse", "777", "555")
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	h.MustRun("--session", "default-agent", "move-mouse", "777", "555")
 	var cur struct{ CursorX, CursorY int }
 	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &cur)
 	if cur.CursorX != 777 || cur.CursorY != 555 {
@@ -181,7 +183,7 @@ func TestCLIAndMCPClientOfServeShareOneEngine(t *testing.T) {
 	}
 	// And the other way round: the agent moves, a second terminal sees it.
 	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 640, "y": 480})
-	if out := strings.TrimSpace(h.MustRun("get-cursor-position")); out != "640 480" {
+	if out := strings.TrimSpace(h.MustRun("--session", "default-agent", "get-cursor-position")); out != "640 480" {
 		t.Fatalf("CLI sees %q after the agent moved to 640 480", out)
 	}
 }

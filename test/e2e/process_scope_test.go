@@ -156,8 +156,8 @@ func TestConfinedBrowserIsTheSessionsAndToldFromAnotherChromium(t *testing.T) {
 	os.WriteFile(pol, []byte(`{"launchArguments": "any"}`), 0o644)
 	h.SetEnv("W365_POLICY", pol)
 	ps := newPageServer(t)
-	h.MustRun("browser", "navigate", ps.URL+"/form.html")
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	h.MustRun("--session", "default-agent", "browser", "navigate", ps.URL+"/form.html")
 	// Chromium refuses to start as root without --no-sandbox; the confinement is its sandbox.
 	var launched struct{ PID int }
 	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "chromium", "args": []string{"--no-sandbox", ps.URL + "/second.html"}}), &launched)

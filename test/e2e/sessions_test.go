@@ -432,13 +432,17 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	if got := cli("browser", "get-url"); !strings.Contains(got, "/form.html") {
 		t.Fatalf("the CLI sees the agent's tab at %q", got)
 	}
-	// A stdio agent (the local user) reaches it too, naming it by sessionId on a browser tool.
+	// A stdio client the person pointed at it (serve --mcp --session ID) reaches it too; an
+	// agent's stdio client, which names none, does not (TestAgentsAreApartOnAHeadlessHost).
 	var u struct {
 		URL string `json:"url"`
 	}
-	e2e.Structured(t, e2e.Call(t, h.MCP(), "browser_get_url", map[string]any{"sessionId": id}), &u)
+	e2e.Structured(t, e2e.Call(t, h.MCP("--session", id), "browser_get_url", nil), &u)
 	if !strings.Contains(u.URL, "/form.html") {
-		t.Fatalf("a stdio agent sees the session's tab at %q", u.URL)
+		t.Fatalf("the person's stdio client sees the session's tab at %q", u.URL)
+	}
+	if res := e2e.Call(t, h.MCP(), "browser_get_url", map[string]any{"sessionId": id}); e2e.ErrorCode(res) != "NOT_FOUND" {
+		t.Fatalf("an agent's stdio client naming an HTTP principal's session: %s, want NOT_FOUND", e2e.Text(res))
 	}
 	cli("browser", "new-tab", ps.URL+"/second.html")
 	var tabs struct {

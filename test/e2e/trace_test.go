@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/w365/w365/test/e2e"
 	"github.com/w365/w365/test/testenv"
 )
@@ -33,9 +35,8 @@ func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
-	h.MustRun("get-screen-size")
-	file := strings.Fields(h.MustRun("trace", "start"))
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
 	const password = "PW-CANARY-readback-96"
 	for _, c := range []struct {
 		tool string
@@ -52,7 +53,7 @@ func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
 			t.Fatalf("%s: %s (want %q)", c.tool, e2e.Text(res), c.want)
 		}
 	}
-	h.MustRun("trace", "stop")
+	h.MustRun("--session", "default-agent", "trace", "stop")
 	raw, err := os.ReadFile(file[len(file)-1])
 	if err != nil {
 		t.Fatal(err)
@@ -81,9 +82,8 @@ func TestTraceKeepsNoCookieValueAPageCallReadsBack(t *testing.T) {
 		io.WriteString(w, "<title>signed in</title><p>welcome back</p>")
 	}))
 	t.Cleanup(srv.Close)
-	h.MustRun("get-screen-size")
-	file := strings.Fields(h.MustRun("trace", "start"))
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -97,7 +97,7 @@ func TestTraceKeepsNoCookieValueAPageCallReadsBack(t *testing.T) {
 			t.Fatalf("%s: %s (want the cookie's value returned)", c.tool, e2e.Text(res))
 		}
 	}
-	h.MustRun("trace", "stop")
+	h.MustRun("--session", "default-agent", "trace", "stop")
 	raw, err := os.ReadFile(file[len(file)-1])
 	if err != nil {
 		t.Fatal(err)
@@ -115,15 +115,14 @@ func TestTraceKeepsNoCookieValueAPageCallReadsBack(t *testing.T) {
 // paste (a password) and what it reads back (on the person's display, what they copied).
 func TestTraceKeepsNoClipboardText(t *testing.T) {
 	h := e2e.New(t)
-	h.MustRun("get-screen-size")
-	file := strings.Fields(h.MustRun("trace", "start"))
-	cs := h.MCP()
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
 	const secret = "CLIP-CANARY-password-97"
 	e2e.Call(t, cs, "clipboard_write", map[string]any{"text": secret})
 	if res := e2e.Call(t, cs, "clipboard_read", nil); !strings.Contains(e2e.Text(res), secret) {
 		t.Fatalf("clipboard_read: %s", e2e.Text(res))
 	}
-	h.MustRun("trace", "stop")
+	h.MustRun("--session", "default-agent", "trace", "stop")
 	raw, err := os.ReadFile(file[len(file)-1])
 	if err != nil {
 		t.Fatal(err)
@@ -173,12 +172,11 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 	ps := newPageServer(t)
 	state := t.TempDir()
 	h.Env = append(h.Env, "XDG_STATE_HOME="+state)
-	h.MustRun("get-screen-size") // the background host the agent's serve --mcp relays to
-	out := h.MustRun("trace", "start", "--screenshots")
-	if !strings.Contains(out, filepath.Join(state, "w365", "sessions", "default")) {
+	cs := agentOnItsSession(t, h)
+	out := h.MustRun("--session", "default-agent", "trace", "start", "--screenshots")
+	if !strings.Contains(out, filepath.Join(state, "w365", "sessions", "default-agent")) {
 		t.Fatalf("trace start: %q (not in the session's output directory)", out)
 	}
-	cs := h.MCP()
 	const password = "hunter2-Sekret"
 	calls := []struct {
 		tool string
@@ -196,7 +194,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 			t.Fatalf("%s: %v", c.tool, e2e.Text(res))
 		}
 	}
-	file := strings.TrimSpace(h.MustRun("trace", "stop"))
+	file := strings.TrimSpace(h.MustRun("--session", "default-agent", "trace", "stop"))
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +227,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 	}
 	var total int64
 	for i, r := range recs {
-		if r.Tool != calls[i].tool || r.Frontend != "e2e" || r.Principal != "local" || r.Time.IsZero() {
+		if r.Tool != calls[i].tool || r.Frontend != "e2e" || r.Principal != "agent" || r.Time.IsZero() {
 			t.Errorf("record %d: %+v, want %s from the e2e client", i, r, calls[i].tool)
 		}
 		total += r.DurationMs
@@ -314,8 +312,8 @@ func chromiumPath(t *testing.T) string {
 // for each, in order.
 func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 	h := e2e.New(t)
-	h.MustRun("get-screen-size")
-	cmd := exec.Command(h.Bin, "watch")
+	cs := agentOnItsSession(t, h)
+	cmd := exec.Command(h.Bin, "--session", "default-agent", "watch")
 	cmd.Env = h.Env
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
@@ -324,7 +322,7 @@ func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	ready, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil || !strings.Contains(ready, "watching session default") {
+	if err != nil || !strings.Contains(ready, "watching session default-agent") {
 		t.Fatalf("watch did not start: %q %v", ready, err)
 	}
 	lines := make(chan string, 16)
@@ -335,7 +333,6 @@ func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 		}
 		close(lines)
 	}()
-	cs := h.MCP()
 	tools := []string{"get_screen_size", "move_mouse", "get_cursor_position"}
 	args := []map[string]any{nil, {"x": 50, "y": 60}, nil}
 	for i, tl := range tools {
@@ -356,7 +353,7 @@ func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 	}
 	for i, tl := range tools {
 		start, end := strings.Fields(got[2*i]), strings.Fields(got[2*i+1])
-		if len(start) < 4 || start[1] != "start" || start[3] != tl || !strings.HasSuffix(got[2*i], "(e2e, local)") {
+		if len(start) < 4 || start[1] != "start" || start[3] != tl || !strings.HasSuffix(got[2*i], "(e2e, agent)") {
 			t.Errorf("line %d %q: want the start of %s by the e2e client", 2*i, got[2*i], tl)
 		}
 		if len(end) < 6 || end[1] != "end" || end[3] != tl || end[2] != start[2] || !strings.HasSuffix(end[4], "ms") || !strings.HasPrefix(end[5], "ok") {
@@ -420,4 +417,16 @@ func TestTraceReportInlinesNoLinkNorFIFO(t *testing.T) {
 	if !strings.Contains(string(b), base64.StdEncoding.EncodeToString([]byte("PNGDATA"))) {
 		t.Error("the report lost the image that is a regular file")
 	}
+}
+
+// agentOnItsSession connects an agent (an MCP client over stdio) and has it make its first
+// call, which starts its own session, default-agent; the person's CLI reaches that session
+// by its id (docs/sessions.md).
+func agentOnItsSession(t testing.TB, h *e2e.Harness) *mcp.ClientSession {
+	t.Helper()
+	cs := h.MCP()
+	if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
+		t.Fatalf("the agent's first call: %s", e2e.Text(res))
+	}
+	return cs
 }

@@ -113,14 +113,15 @@ func fieldValue(t *testing.T, cs *mcp.ClientSession, name string) string {
 func typingForm(t testing.TB) *mcp.ClientSession {
 	testenv.Require(t, "/usr/bin/python3")
 	h := e2e.New(t)
+	cs := agentOnItsSession(t, h)
 	app := exec.Command("/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", "a11y_gtk4.py"), "Typing form")
-	app.Env = append(append(os.Environ(), h.SessionEnv()...), "GSK_RENDERER=cairo")
+	app.Env = append(append(os.Environ(), h.SessionEnvOf("default-agent")...), "GSK_RENDERER=cairo")
 	app.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { app.Process.Kill(); app.Wait() })
-	return h.MCP()
+	return cs
 }
 
 // formElement is the centre of the element of the form found for args, once the form is up.
@@ -188,8 +189,9 @@ func BenchmarkKeysIntoTheFocusedField(b *testing.B) {
 func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
 	testenv.Require(t, "/usr/bin/python3")
 	h := e2e.New(t)
+	cs := agentOnItsSession(t, h)
 	app := exec.Command("/usr/bin/python3", filepath.Join(testenv.Root(), "testdata", "apps", "a11y_gtk3_dialog.py"))
-	app.Env = append(os.Environ(), h.SessionEnv()...)
+	app.Env = append(os.Environ(), h.SessionEnvOf("default-agent")...)
 	app.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := app.StdoutPipe()
 	if err != nil {
@@ -224,7 +226,6 @@ func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
 			}
 		}
 	}
-	cs := h.MCP()
 	var found struct {
 		Matches []struct{ CenterX, CenterY int }
 	}

@@ -53,7 +53,7 @@ func clipboard(h *e2e.Harness) (string, error) {
 	var err error
 	for i := 0; i < 30; i++ {
 		cmd := exec.Command("xclip", "-o", "-selection", "clipboard")
-		cmd.Env = append(append([]string{}, h.Env...), h.SessionEnv()...)
+		cmd.Env = append(append([]string{}, h.Env...), h.SessionEnvOf("default-agent")...)
 		if out, err = cmd.Output(); err == nil && len(out) > 0 {
 			return string(out), nil
 		}

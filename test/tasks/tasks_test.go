@@ -1827,8 +1827,9 @@ func featherpadTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	})
 }
 
-// program runs name with args on the harness's desktop; printed is what it printed once
-// it exited, or an error when it is still open 5 s after the agent finished.
+// program runs name with args on the desktop of the agent's session (default-agent);
+// printed is what it printed once it exited, or an error when it is still open 5 s after
+// the agent finished.
 func program(t *testing.T, h *e2e.Harness, name string, args ...string) (printed func() (string, error)) {
 	t.Helper()
 	return programEnv(t, h, nil, name, args...)
@@ -1839,7 +1840,7 @@ func programEnv(t *testing.T, h *e2e.Harness, env []string, name string, args ..
 	t.Helper()
 	var out strings.Builder
 	cmd := exec.Command(name, args...)
-	cmd.Env = append(append(append([]string{}, h.Env...), h.SessionEnv()...), env...)
+	cmd.Env = append(append(append([]string{}, h.Env...), h.SessionEnvOf("default-agent")...), env...)
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -2607,6 +2608,11 @@ func TestDesktopTasks(t *testing.T) {
 	os.WriteFile(pol, []byte(`{"workspaceRoots": [`+strconv.Quote(work)+`]}`), 0o644)
 	h.SetEnv("W365_POLICY", pol)
 	c := &client{cs: h.MCP()}
+	// The agent's first call starts its session, default-agent, where program starts the
+	// applications the tasks drive.
+	if _, _, err := c.call("get_screen_size", nil); err != nil {
+		t.Fatalf("the agent's first call: %v", err)
+	}
 	featherpadTask(t, h, c, work)
 	pcmanfmTask(t, c, work)
 	if *all {

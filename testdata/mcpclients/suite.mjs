@@ -249,11 +249,12 @@ async function full(client, http) {
 
 // The user's terminal made a host (a CLI call); an agent's client then starts
 // `serve --mcp` with the SDK's default environment (HOME, LOGNAME, PATH, SHELL, TERM,
-// USER: no DISPLAY, no XDG_RUNTIME_DIR) and must land on that host's session.
+// USER: no DISPLAY, no XDG_RUNTIME_DIR) and must land on that host: its session there
+// (default-agent, its own: docs/sessions.md) is one the user's CLI reaches by id.
 async function defaultEnv() {
   const keep = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
   const env = Object.fromEntries(keep.filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
-  const cli = spawnSync(bin, ["move-mouse", "321", "123"], { env, encoding: "utf8" });
+  const cli = spawnSync(bin, ["get-screen-size"], { env, encoding: "utf8" });
   check(cli.status === 0, "a CLI call starts a host", cli.stderr);
   const uid = process.getuid();
   const pid = Number(readFileSync(`/run/user/${uid}/w365/host.pid`, "utf8").trim());
@@ -261,6 +262,10 @@ async function defaultEnv() {
   try {
     // No env option: the SDK passes only its default inherited variables.
     const client = await connect(new StdioClientTransport({ command: bin, args: ["serve", "--mcp"], stderr: "inherit" }));
+    const first = await call(client, { name: "get_screen_size", arguments: {} });
+    check(!first.isError, "the agent's first call starts its session", text(first));
+    const moved = spawnSync(bin, ["--session", "default-agent", "move-mouse", "321", "123"], { env, encoding: "utf8" });
+    check(moved.status === 0, "the CLI moves the mouse in the agent's session", moved.stderr);
     const res = await call(client, { name: "get_cursor_position", arguments: {} });
     check(res.structuredContent?.cursorX === 321 && res.structuredContent?.cursorY === 123,
       "the agent sees the cursor where the CLI put it", JSON.stringify(res.structuredContent));
