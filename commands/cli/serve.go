@@ -91,7 +91,7 @@ Without --mcp or --http, serve runs the host in the foreground on its socket onl
 	fs.StringSliceVar(&f.toolsets, "toolsets", nil, "expose only these toolsets ("+strings.Join(commands.ToolsetNames(), ",")+", or all; default: "+strings.Join(commands.DefaultToolsetNames(), ",")+")")
 	fs.BoolVar(&f.readOnly, "read-only", false, "expose only read-only tools")
 	fs.BoolVar(&f.legacyNames, "legacy-names", false, "also expose the V1/V2 prefixed tool names (mcp_desktop_click, ...)")
-	fs.BoolVar(&f.actsAsYou, "agent-acts-as-you", false, "let an agent that names no session drive your own desktop (policy agentActsAsYou), not a confined virtual session")
+	fs.BoolVar(&f.actsAsYou, "agent-acts-as-you", false, "let an agent that names no session act in the default session (your own desktop; on a host with no DISPLAY or with --virtual, its virtual one) as you (policy agentActsAsYou), not in a confined session of its own")
 	fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "a background host exits after this long unused")
 	fs.StringVar(&f.screen, "screen", "1920x1080x24", "size of embedded virtual desktops (WxHxDEPTH)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")

@@ -107,13 +107,7 @@ func TestLaunchWaitsForAccessibility(t *testing.T) {
 		t.Fatalf("featherpad: %+v, want registered", out)
 	}
 	defer syscall.Kill(out.PID, syscall.SIGKILL)
-	deadline := time.Now().Add(10 * time.Second)
-	for e2e.ErrorCode(e2e.Call(t, cs, "activate_window", map[string]any{"title": "Untitled"})) != "" {
-		if time.Now().After(deadline) {
-			t.Fatal("no FeatherPad window (\"Untitled\")")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	e2e.ActivateShown(t, cs, "Untitled")
 	res := e2e.Call(t, cs, "get_accessibility_tree", map[string]any{"maxDepth": 4})
 	if e2e.ErrorCode(res) != "" || !strings.Contains(e2e.Text(res), "MenuBar") {
 		t.Fatalf("featherpad's tree, right after launch: %s", e2e.Text(res))
@@ -320,13 +314,7 @@ func TestXtCalculatorThroughMCP(t *testing.T) {
 	var out struct{ PID int }
 	e2e.Structured(t, e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/xcalc"}), &out)
 	defer syscall.Kill(out.PID, syscall.SIGKILL)
-	deadline := time.Now().Add(10 * time.Second)
-	for e2e.ErrorCode(e2e.Call(t, cs, "activate_window", map[string]any{"title": "Calculator"})) != "" {
-		if time.Now().After(deadline) {
-			t.Fatal("no xcalc window")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	e2e.ActivateShown(t, cs, "Calculator")
 	for _, k := range []string{"7", "÷", "8", "=", "-", ".", "5", "="} {
 		var found struct {
 			Matches []struct {

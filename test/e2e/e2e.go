@@ -405,6 +405,19 @@ func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any)
 	return res
 }
 
+// ActivateShown calls activate_window with title until a window it names is there (a
+// program just launched maps its window later), failing the test after 10 s.
+func ActivateShown(t testing.TB, cs *mcp.ClientSession, title string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for ErrorCode(Call(t, cs, "activate_window", map[string]any{"title": title})) != "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no window titled %q within 10 s", title)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // Structured decodes a successful result's structured content into v.
 func Structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	t.Helper()

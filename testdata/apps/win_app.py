@@ -17,6 +17,9 @@ It prints one JSON object per line on stdout:
   {"event": "popup", "rect": [x, y, w, h]}       answering "popup" on stdin: a pop-up (an
       override-redirect window, as an open menu is) shown 30 px inside the window's origin;
       "unpopup" hides it
+  {"event": "tool-shown"}                        answering "tool" on stdin: a tool window
+      titled "<title> Tools", transient for the window and not modal (as mtPaint's Settings
+      Toolbar is), shown beside it and given the focus
 With --confirm-close the window refuses to close and asks "Save changes?" instead.
 """
 import argparse
@@ -107,6 +110,9 @@ def main():
             GLib.timeout_add(200, popped)
         elif cmd == "unpopup":
             popup.hide()
+        elif cmd == "tool":
+            tool.show_all()
+            tool.present()
         elif cmd == "quit":
             Gtk.main_quit()
         return True
@@ -120,6 +126,13 @@ def main():
     popup = Gtk.Window(type=Gtk.WindowType.POPUP)
     popup.set_default_size(120, 80)
     popup.add(Gtk.Label(label="popup"))
+
+    tool = Gtk.Window(title=a.title + " Tools")
+    tool.set_transient_for(win)
+    tool.set_type_hint(Gdk.WindowTypeHint.UTILITY)
+    tool.set_default_size(150, 100)
+    tool.add(Gtk.Label(label="tools"))
+    tool.connect("map-event", lambda *_: say(event="tool-shown"))
 
     GLib.io_add_watch(sys.stdin, GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP, on_stdin)
     win.show_all()

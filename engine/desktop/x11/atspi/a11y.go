@@ -45,6 +45,9 @@ type Tree struct {
 	// silent remembers, for the X windows of no accessible frame whose programs did not fetch
 	// an Editres request, when they did not (xtWalk); cleared past maxFrames entries.
 	silent map[uint32]time.Time
+	// wins lists the display's windows for searches (covering); opened at the first search
+	// that needs it and kept until Close (it redials by itself when its connection breaks).
+	wins *window.Manager
 	// xtUnreached: Editres reaches no widget of an Xt window, as Xmu 1.1 reaches none in about
 	// half of a program's runs (xtWalk); for tests.
 	xtUnreached bool
@@ -85,6 +88,10 @@ func (t *Tree) Close() error {
 		}
 	}
 	t.peers = nil
+	if t.wins != nil {
+		t.wins.Disconnect()
+		t.wins = nil
+	}
 	if t.conn != nil {
 		err := t.conn.Close()
 		t.conn = nil
@@ -572,11 +579,17 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 // covering are the frames of the windows stacked above X window xid, as the window manager
 // lists them (none when it cannot say).
 func (t *Tree) covering(ctx context.Context, xid uint32) []desktop.Rect {
-	m, err := window.Open(t.display)
-	if err != nil {
-		return nil
+	t.mu.Lock()
+	if t.wins == nil {
+		m, err := window.Open(t.display)
+		if err != nil {
+			t.mu.Unlock()
+			return nil
+		}
+		t.wins = m
 	}
-	defer m.Disconnect()
+	m := t.wins
+	t.mu.Unlock()
 	ws, err := m.List(ctx)
 	if err != nil {
 		return nil

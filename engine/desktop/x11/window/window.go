@@ -48,9 +48,6 @@ var (
 	settleTimeout = 3 * time.Second
 	closeTimeout  = 2 * time.Second
 	pollInterval  = 20 * time.Millisecond
-	// transientWait: how long Activate waits for the window itself to become active before a
-	// transient of it (a modal dialog the window manager focuses instead) counts.
-	transientWait = 500 * time.Millisecond
 )
 
 // Manager talks EWMH to one display over one X connection. It is safe for concurrent use;
@@ -75,7 +72,7 @@ var atomNames = []string{
 	"_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST", "_NET_CLIENT_LIST_STACKING",
 	"_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING",
 	"_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_STATE_ABOVE", "_NET_WM_STATE_MAXIMIZED_VERT",
-	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_FRAME_EXTENTS", "_GTK_FRAME_EXTENTS",
+	"_NET_WM_STATE_MAXIMIZED_HORZ", "_NET_WM_STATE_FULLSCREEN", "_NET_WM_STATE_MODAL", "_NET_FRAME_EXTENTS", "_GTK_FRAME_EXTENTS",
 	"_NET_CLOSE_WINDOW", "_NET_MOVERESIZE_WINDOW", "_NET_WORKAREA", "_NET_CURRENT_DESKTOP",
 	"_NET_WM_DESKTOP", "WM_STATE", "WM_CHANGE_STATE", "WM_PROTOCOLS", "WM_DELETE_WINDOW",
 	"_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_SPLASH",
@@ -561,13 +558,16 @@ func (m *Manager) activeID() xproto.Window {
 	return f.Focus
 }
 
-// activeIs says whether w is active, or one of its transient windows (a modal dialog the
-// window manager focuses instead of w) is.
-func (m *Manager) activeIs(w xproto.Window) bool {
+// activeIs says whether w is active, or one of its transient windows is: with modalOnly, a
+// modal one (_NET_WM_STATE_MODAL), the dialog an EWMH window manager focuses instead of w.
+func (m *Manager) activeIs(w xproto.Window, modalOnly bool) bool {
 	a := m.activeID()
 	for i := 0; i < 8 && a != 0; i++ { // a chain of transients, bounded
 		if a == w {
 			return true
+		}
+		if modalOnly && !slices.Contains(m.prop32(a, m.atom("_NET_WM_STATE"), xproto.AtomAtom), uint32(m.atom("_NET_WM_STATE_MODAL"))) {
+			return false
 		}
 		v := m.prop32(a, xproto.AtomWmTransientFor, xproto.AtomWindow)
 		if len(v) == 0 {
@@ -693,11 +693,11 @@ func (m *Manager) activate(ctx context.Context, in info) (Window, error) {
 		xproto.ConfigureWindow(m.conn, w, xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove})
 		xproto.SetInputFocus(m.conn, xproto.InputFocusParent, w, xproto.TimeCurrentTime)
 	}
-	// The window itself first: a transient of it that has the focus already (mtPaint's
-	// Settings Toolbar, once a dialog closed) is no answer, and activating the main window
-	// returned at once with the toolbar still in front. A modal dialog keeps the focus.
-	if !waitFor(ctx, transientWait, func() bool { return m.activeID() == w }) &&
-		!waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w) }) {
+	// The window itself, or its modal dialog: a tool window of it that has the focus already
+	// (mtPaint's Settings Toolbar, once a dialog closed) is no answer, as the window manager
+	// is about to move the focus to the window. Past the wait, a window manager that keeps
+	// the focus on any transient of the window has done what it does.
+	if !waitFor(ctx, settleTimeout, func() bool { return m.activeIs(w, true) }) && !m.activeIs(w, false) {
 		return Window{}, werr.New(werr.Timeout, "window %q did not become active", in.Title).WithRetryable(true)
 	}
 	// A window manager sets the active window and raises it in two steps (openbox on a

@@ -287,6 +287,46 @@ func TestListAndActivate(t *testing.T) {
 	}
 }
 
+// A tool window of the application (transient for its window, not modal, as mtPaint's
+// Settings Toolbar is) that has the focus is no answer to activating the window itself: the
+// window manager gives the window the focus, and Activate returns once it has. Only a modal
+// dialog the window manager focuses instead counts (TestCloseWindow).
+func TestActivateWindowWhoseToolWindowHasTheFocus(t *testing.T) {
+	testenv.Require(t, python)
+	d := x11test.Start(t)
+	m := open(t, d)
+	ctx := context.Background()
+	paint := startApp(t, d, "--title", "Paint", "--x", "100", "--y", "100", "--width", "500", "--height", "300")
+	find(t, m, "Paint")
+	for i := 0; i < 5; i++ {
+		paint.mu.Lock()
+		from := len(paint.events)
+		paint.mu.Unlock()
+		if _, err := io.WriteString(paint.stdin, "tool\n"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			paint.waitFrom(from, "tool-shown", 5*time.Second)
+		}
+		for j := 0; ; j++ {
+			if act, err := m.Active(); err == nil && act.Title == "Paint Tools" {
+				break
+			}
+			if j == 100 {
+				t.Fatal("the tool window never had the focus")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		w, err := m.Activate(ctx, "Paint")
+		if err != nil || w.Title != "Paint" {
+			t.Fatalf("round %d: Activate(Paint) with its tool window focused = %q, %v", i, w.Title, err)
+		}
+		if act, err := m.Active(); err != nil || act.Title != "Paint" {
+			t.Fatalf("round %d: active window after Activate(Paint) = %q, %v", i, act.Title, err)
+		}
+	}
+}
+
 func TestCloseWindow(t *testing.T) {
 	testenv.Require(t, python)
 	d := x11test.Start(t)
