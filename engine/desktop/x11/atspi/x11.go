@@ -42,11 +42,12 @@ func readWindow(c *xgb.Conn, displayName string, id uint32) (xwin, error) {
 	active := id == 0
 	root := xproto.Setup(c).DefaultScreen(c).Root
 	if id == 0 {
-		v, err := prop(c, root, "_NET_ACTIVE_WINDOW")
-		if err != nil || len(v.Value) < 4 {
-			return xwin{}, errNoForeground
+		if v, err := prop(c, root, "_NET_ACTIVE_WINDOW"); err == nil && len(v.Value) >= 4 {
+			id = uint32(xgb.Get32(v.Value))
 		}
-		id = uint32(xgb.Get32(v.Value))
+		if id == 0 {
+			id = uint32(xconn.FocusedClient(c)) // a menu of it holds the focus
+		}
 		if id == 0 {
 			return xwin{}, errNoForeground
 		}

@@ -527,7 +527,8 @@ func (m *Manager) Popups(ctx context.Context, ws []Window) (_ map[uint32][]deskt
 }
 
 // Active returns the window that has the focus according to the window manager
-// (_NET_ACTIVE_WINDOW), or NOT_FOUND when none has.
+// (_NET_ACTIVE_WINDOW) or, while a pop-up of a program holds it, that program's window
+// (xconn.FocusedClient); NOT_FOUND when none has.
 func (m *Manager) Active() (_ Window, err error) {
 	defer m.unlock(&err)
 	if err := m.lock(); err != nil {
@@ -546,10 +547,10 @@ func (m *Manager) Active() (_ Window, err error) {
 
 func (m *Manager) activeID() xproto.Window {
 	if m.hasWM() {
-		if v := m.prop32(m.root, m.atom("_NET_ACTIVE_WINDOW"), xproto.AtomWindow); len(v) > 0 {
+		if v := m.prop32(m.root, m.atom("_NET_ACTIVE_WINDOW"), xproto.AtomWindow); len(v) > 0 && v[0] != 0 {
 			return xproto.Window(v[0])
 		}
-		return 0
+		return xconn.FocusedClient(m.conn) // a menu of it holds the focus
 	}
 	f, err := xproto.GetInputFocus(m.conn).Reply()
 	if err != nil || f.Focus <= 1 { // None or PointerRoot

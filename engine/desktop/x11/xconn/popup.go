@@ -49,3 +49,33 @@ func SameClient(c *xgb.Conn, a, b xproto.Window) bool {
 	mask := xproto.Setup(c).ResourceIdMask
 	return uint32(a)&^mask == uint32(b)&^mask
 }
+
+// FocusedClient is the window of the program whose pop-up has the keyboard focus: while a
+// Motif or Xt menu is open, its menu pane (an override-redirect window) holds the focus and
+// the window manager names no window active (_NET_ACTIVE_WINDOW 0), yet the person's
+// foreground window is still the one the menu belongs to. It is the topmost managed window
+// (_NET_CLIENT_LIST_STACKING) made by the same X client as the focused pop-up; 0 when the
+// focus is on no pop-up or no such window is managed.
+func FocusedClient(c *xgb.Conn) xproto.Window {
+	f, err := xproto.GetInputFocus(c).Reply()
+	if err != nil || f.Focus <= 1 { // None or PointerRoot
+		return 0
+	}
+	if a, err := xproto.GetWindowAttributes(c, f.Focus).Reply(); err != nil || !a.OverrideRedirect {
+		return 0
+	}
+	atom, err := xproto.InternAtom(c, true, uint16(len("_NET_CLIENT_LIST_STACKING")), "_NET_CLIENT_LIST_STACKING").Reply()
+	if err != nil || atom.Atom == 0 {
+		return 0
+	}
+	p, err := xproto.GetProperty(c, false, xproto.Setup(c).DefaultScreen(c).Root, atom.Atom, xproto.AtomWindow, 0, 1<<14).Reply()
+	if err != nil || p.Format != 32 {
+		return 0
+	}
+	for i := int(p.ValueLen) - 1; i >= 0; i-- { // top of the stack last
+		if w := xproto.Window(xgb.Get32(p.Value[4*i:])); SameClient(c, w, f.Focus) {
+			return w
+		}
+	}
+	return 0
+}
