@@ -3,10 +3,17 @@
 package e2e_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/jpeg"
 	"io"
+	"math/rand"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +135,66 @@ return 'blocked'`)
 	t.Logf("the host's resident peak grew by %d MiB; run_code: exit %d %.100s %.200s", grew, r.Code, r.Stdout, r.Stderr)
 	if grew > 1024 {
 		t.Errorf("the host's resident peak grew by %d MiB while a run_code client read none of 80 answers of 30 MB, past 1 GiB", grew)
+	}
+}
+
+// noisePages serves /pdf?n=N, a page of N images of random pixels (each about 6 MB that
+// nothing compresses), one a page when printed: a PDF of about 6N MB.
+func noisePages(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/noise.jpg" {
+			img := image.NewRGBA(image.Rect(0, 0, 1600, 1600))
+			rand.Read(img.Pix)
+			w.Header().Set("Content-Type", "image/jpeg")
+			jpeg.Encode(w, img, &jpeg.Options{Quality: 100})
+			return
+		}
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<title>noise</title>")
+		for i := range n {
+			fmt.Fprintf(w, `<img src="/noise.jpg?%d" style="display:block;width:100%%;break-after:page">`, i)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A page that prints to a PDF of more than 40 MiB. The browser used to hand the whole PDF
+// over in one DevTools message, in base64, which the host read and decoded at once: past the
+// host's limit on one message (32 MiB then) browser_pdf_save failed with RESOURCE_EXHAUSTED,
+// and just below it the host's resident peak grew by hundreds of MiB. The PDF now comes as a
+// stream the host reads 1 MiB at a time straight into the file (engine/browser/capture.go,
+// PDFSave), so it is saved whole, and the host's peak grows by little.
+func TestBrowserPDFLargerThanAMessageIsSaved(t *testing.T) {
+	h, _ := hostileSession(t, "bm4")
+	srv := noisePages(t)
+	h.MustRun("--session", "bm4", "browser", "navigate", srv.URL+"/?n=10")
+	grown := peakGrowth(t, h.HostPID())
+	r := h.Run("--session", "bm4", "--json", "browser", "pdf-save", "big.pdf")
+	grew := grown()
+	var out struct {
+		Path  string
+		Bytes int64
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil {
+		t.Fatalf("pdf-save of a page of 10 large images: exit %d %.300s %.300s", r.Code, r.Stdout, r.Stderr)
+	}
+	t.Logf("a PDF of %d MiB; the host's resident peak grew by %d MiB", out.Bytes>>20, grew)
+	f, err := os.Open(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	head := make([]byte, 5)
+	tail := make([]byte, 16)
+	f.ReadAt(head, 0)
+	f.ReadAt(tail, st.Size()-16)
+	if st.Size() != out.Bytes || st.Size() < 40<<20 || string(head) != "%PDF-" || !strings.Contains(string(tail), "%%EOF") {
+		t.Errorf("the PDF: %d bytes (reported %d), begins %q, ends %q; want more than 40 MiB of a whole PDF", st.Size(), out.Bytes, head, tail)
+	}
+	if grew > 128 {
+		t.Errorf("the host's resident peak grew by %d MiB while it saved a PDF of %d MiB, past 128 MiB", grew, out.Bytes>>20)
 	}
 }
