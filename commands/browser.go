@@ -528,9 +528,8 @@ type PDFOut struct{ browser.PDFResult }
 
 func (o PDFOut) Text() string { return fmt.Sprintf("%s (%d bytes)", o.Path, o.Bytes) }
 
-func (o PDFOut) OutputFiles() []tool.File {
-	return []tool.File{{Data: o.Data(), MIMEType: "application/pdf", Ext: "pdf"}}
-}
+// SavedPaths names the PDF: over MCP it is read back beneath its directory, as a download is.
+func (o PDFOut) SavedPaths() []string { return []string{o.Path} }
 
 // PageStateIn is browser_get_page_state's input.
 type PageStateIn struct {

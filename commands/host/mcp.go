@@ -477,11 +477,6 @@ func (h *Host) successResult(t *tool.Tool, out any, full bool, s *session.Sessio
 			}
 		}
 	}
-	if fo, ok := out.(tool.FileOutput); ok && s != nil {
-		for _, f := range fo.OutputFiles() {
-			res.Content = append(res.Content, h.results.add(s, f.Data, f.MIMEType, f.Ext))
-		}
-	}
 	if so, ok := out.(tool.SavedOutput); ok && s != nil {
 		for _, p := range so.SavedPaths() {
 			if l := h.addSaved(s, p); l != nil {

@@ -75,22 +75,10 @@ type Image struct {
 // ImageOutput is implemented by output types that carry images beside their JSON.
 type ImageOutput interface{ OutputImages() []Image }
 
-// File is a file a call wrote (a saved PDF), with its bytes: over MCP also a resource of
-// the call's session, which a client reads back without sharing the host's file system.
-type File struct {
-	Data     []byte
-	MIMEType string
-	// Ext is the file name extension of its resource ("pdf").
-	Ext string
-}
-
-// FileOutput is implemented by output types that wrote files.
-type FileOutput interface{ OutputFiles() []File }
-
 // SavedOutput is implemented by output types that name files the session itself may
-// have written (downloads): over MCP each is read by the host beneath its directory
+// have written (downloads, a saved PDF): over MCP each is read by the host beneath its directory
 // without following anything there (engine/safefs) and becomes a resource of the call's
-// session, like a File.
+// session.
 type SavedOutput interface{ SavedPaths() []string }
 
 // Texter is implemented by output types with a better human form than the default.

@@ -2,10 +2,13 @@ package browser
 
 import (
 	"context"
+	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdpio "github.com/chromedp/cdproto/io"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 
@@ -170,14 +173,21 @@ func (b *Browser) PageState(ctx context.Context, fields []string) (*PageState, e
 type PDFResult struct {
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
-	data  []byte
 }
 
-// Data is the PDF as it was written.
-func (r PDFResult) Data() []byte { return r.data }
+// maxPDF bounds one PDF browser_pdf_save writes (docs/security.md, "What the host reads from
+// a session"); a variable so that a test can reach it with a small page.
+var maxPDF int64 = 256 << 20
+
+// pdfChunk is how much of the PDF one IO.read asks for: its answer, in base64, stays far
+// below maxFrame.
+const pdfChunk = 1 << 20
 
 // PDFSave prints the active tab to a PDF file: see openOutput for where it may go. The
-// directory is opened before printing and the file written in that very directory.
+// directory is opened before printing and the file written in that very directory. The
+// browser hands the PDF over as a stream read a chunk at a time straight into the file, so
+// that no DevTools message is larger than pdfChunk; a PDF longer than maxPDF is refused with
+// RESOURCE_EXHAUSTED and what was written of it removed.
 func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PDFResult, error) {
 	out, err := b.openOutput(path, overwrite)
 	if err != nil {
@@ -189,19 +199,46 @@ func (b *Browser) PDFSave(ctx context.Context, path string, overwrite bool) (*PD
 		return nil, err
 	}
 	defer o.end()
-	var data []byte
+	var stream cdpio.StreamHandle
 	err = o.do(func(ctx context.Context) error {
-		r, err := cdp.Call(ctx, o.t.t, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true)})
-		data = r.Data
+		r, err := cdp.Call(ctx, o.t.t, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true), TransferMode: page.PrintToPDFTransferModeReturnAsStream})
+		stream = r.Stream
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := out.dir.WriteFile(out.name, data, 0o644, overwrite); err != nil {
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(o.ctx), 5*time.Second)
+		defer cancel()
+		_, _ = cdp.Call(ctx, o.t.t, cdpio.Close, cdpio.CloseParams{Handle: stream})
+	}()
+	var n int64
+	err = out.dir.WriteFrom(out.name, 0o644, overwrite, func(w io.Writer) error {
+		for {
+			r, err := cdp.Call(o.ctx, o.t.t, cdpio.Read, cdpio.ReadParams{Handle: stream, Size: pdfChunk})
+			if err != nil {
+				return o.err(err)
+			}
+			if len(r.Data) > 0 && !r.Base64encoded {
+				return werr.New(werr.Internal, "the browser's PDF stream is not base64")
+			}
+			if n += int64(len(r.Data)); n > maxPDF {
+				return werr.New(werr.ResourceExhausted, "the PDF is longer than %d MiB, more than browser_pdf_save writes", maxPDF>>20).
+					WithHint("print a shorter page, or one with smaller images")
+			}
+			if _, err := w.Write(r.Data); err != nil {
+				return err
+			}
+			if r.EOF {
+				return nil
+			}
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &PDFResult{Path: out.path, Bytes: len(data), data: data}, nil
+	return &PDFResult{Path: out.path, Bytes: int(n)}, nil
 }
 
 // Redacted replaces every cookie value in output.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,8 @@ type cdpMux struct {
 	mu      sync.Mutex
 	clients map[*proxyClient]bool
 	nextID  atomic.Int64
+
+	shots sync.Map // int64 id -> true: screenshot calls waiting for their answer (maxShotFrame)
 }
 
 func newCDPMux(from io.ReadCloser, to io.WriteCloser) *cdpMux {
@@ -66,8 +69,18 @@ func (w muxWriter) Close() error {
 	return errors.Join(w.m.to.Close(), w.m.from.Close())
 }
 
-// write sends one zero-terminated frame to the browser.
+// write sends one zero-terminated frame to the browser, chromedp's or a proxy client's
+// checked one, and remembers the id of a screenshot call (maxShotFrame).
 func (m *cdpMux) write(frame []byte) (int, error) {
+	if bytes.Contains(frame, []byte(`"Page.captureScreenshot"`)) {
+		var c struct {
+			ID     int64  `json:"id"`
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(bytes.TrimSuffix(frame, []byte{0}), &c) == nil && c.Method == "Page.captureScreenshot" {
+			m.shots.Store(c.ID, true)
+		}
+	}
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	return m.to.Write(frame)
@@ -87,7 +100,7 @@ type peek struct {
 func (m *cdpMux) demux() {
 	br := bufio.NewReaderSize(m.from, 1<<16)
 	for {
-		frame, err := readFrame(br)
+		frame, err := readFrame(br, func(id int64) bool { _, ok := m.shots.Load(id); return ok })
 		if err != nil {
 			m.cdpW.CloseWithError(err)
 			m.mu.Lock()
@@ -102,7 +115,11 @@ func (m *cdpMux) demux() {
 		}
 		body := bytes.TrimSuffix(frame, []byte{0})
 		var p peek
-		if json.Unmarshal(body, &p) == nil && m.route(p, body) {
+		err = json.Unmarshal(body, &p)
+		if err == nil && p.ID != 0 && p.Method == "" {
+			m.shots.Delete(p.ID)
+		}
+		if err == nil && m.route(p, body) {
 			continue
 		}
 		if _, err := m.cdpW.Write(frame); err != nil {
@@ -115,29 +132,41 @@ func (m *cdpMux) demux() {
 // browser's messages as large as it likes (a string it returns or logs), and the host reads
 // them in its own process, outside every limit of the session: one console.log of a string
 // of 100 million control characters grew the host by 4.5 GiB (docs/security.md, "What the
-// host reads from a session").
-const maxFrame = 32 << 20
+// host reads from a session"). The largest answer the host asks for otherwise is a PDF, which
+// comes in chunks (PDFSave); a screenshot cannot, and a full page of 1920x16384 pixels of
+// photographs is a PNG of 24 MiB, 32 MiB in base64: the answer to a Page.captureScreenshot
+// call may be maxShotFrame long.
+const (
+	maxFrame     = 16 << 20
+	maxShotFrame = 32 << 20
+)
 
-// frameTooLong is the error answer in place of a frame longer than maxFrame.
-var frameTooLong = fmt.Sprintf("the browser's answer is longer than %d MiB, more than the host takes", maxFrame>>20)
+// frameTooLong is the error answer in place of a frame longer than the host takes.
+var frameTooLong = fmt.Sprintf("the browser's answer is longer than the host takes (%d MiB, %d MiB for a screenshot)", maxFrame>>20, maxShotFrame>>20)
 
 // frameEnds is how much of each end of a frame too long is kept: enough for its id, which
 // Chromium writes first, and its sessionId, which it writes last.
 const frameEnds = 256
 
 // readFrame returns the browser's next frame, its terminating zero included. A frame longer
-// than maxFrame is read to its end and kept nowhere: in its place comes an error answer with
-// its id and sessionId, so that whoever called gets an error instead of waiting, or nil for
-// an event.
-func readFrame(br *bufio.Reader) ([]byte, error) {
+// than maxFrame (maxShotFrame for the answer to a call shot says is a screenshot) is read to
+// its end and kept nowhere: in its place comes an error answer with its id and sessionId, so
+// that whoever called gets an error instead of waiting, or nil for an event.
+func readFrame(br *bufio.Reader, shot func(id int64) bool) ([]byte, error) {
 	var frame, tail []byte
 	long := false
+	limit := maxFrame
 	for {
 		chunk, err := br.ReadSlice(0)
 		if err != nil && err != bufio.ErrBufferFull {
 			return nil, err
 		}
-		if !long && len(frame)+len(chunk) > maxFrame+1 {
+		if !long && limit == maxFrame && len(frame)+len(chunk) > limit+1 {
+			if id, ok := frameID(frame); ok && shot(id) {
+				limit = maxShotFrame
+			}
+		}
+		if !long && len(frame)+len(chunk) > limit+1 {
 			long = true
 			frame = frame[:min(len(frame), frameEnds)]
 		}
@@ -147,6 +176,11 @@ func readFrame(br *bufio.Reader) ([]byte, error) {
 				tail = append(tail[:0], tail[len(tail)-frameEnds:]...)
 			}
 		} else {
+			if len(frame)+len(chunk) > cap(frame) {
+				// Doubling, not append's quarter for large slices: a frame of 16 MiB left
+				// about 80 MiB of garbage behind that way.
+				frame = append(make([]byte, 0, min(max(2*cap(frame), len(frame)+len(chunk)), limit+1)), frame...)
+			}
 			frame = append(frame, chunk...)
 		}
 		if err == nil {
@@ -156,16 +190,11 @@ func readFrame(br *bufio.Reader) ([]byte, error) {
 	if !long {
 		return frame, nil
 	}
-	id, ok := bytes.CutPrefix(frame, []byte(`{"id":`))
+	id, ok := frameID(frame)
 	if !ok {
 		return nil, nil
 	}
-	if end := bytes.IndexFunc(id, func(r rune) bool { return r < '0' || r > '9' }); end > 0 {
-		id = id[:end]
-	} else {
-		return nil, nil
-	}
-	answer := map[string]any{"id": json.Number(id), "error": map[string]any{"code": -32000, "message": frameTooLong}}
+	answer := map[string]any{"id": id, "error": map[string]any{"code": -32000, "message": frameTooLong}}
 	// The last sessionId key: a page's value may hold one too, never after Chromium's.
 	if i := bytes.LastIndex(tail, []byte(`"sessionId":"`)); i >= 0 {
 		if s, _, ok := bytes.Cut(tail[i+len(`"sessionId":"`):], []byte(`"`)); ok {
@@ -174,6 +203,20 @@ func readFrame(br *bufio.Reader) ([]byte, error) {
 	}
 	b, err := json.Marshal(answer)
 	return append(b, 0), err
+}
+
+// frameID is the id an answer begins with (Chromium writes it first); false for an event.
+func frameID(frame []byte) (int64, bool) {
+	digits, ok := bytes.CutPrefix(frame, []byte(`{"id":`))
+	if !ok {
+		return 0, false
+	}
+	end := bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' })
+	if end <= 0 {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(string(digits[:end]), 10, 64)
+	return id, err == nil
 }
 
 // route delivers a message to a proxy client; false leaves it to chromedp.
@@ -327,8 +370,9 @@ func (c *proxyClient) fromBrowser(p peek, body []byte) {
 	c.send(out)
 }
 
-// maxQueued bounds what the host holds for one proxy client that has not read it yet.
-const maxQueued = 2 * maxFrame
+// maxQueued bounds what the host holds for one proxy client that has not read it yet: room
+// for a screenshot's answer and more.
+const maxQueued = 2 * maxShotFrame
 
 // send queues a message for the client. A client that does not read is dropped, never
 // waited for, once its queue holds 4096 messages or maxQueued bytes.
@@ -436,11 +480,15 @@ func (c *proxyClient) fromClient(data []byte) {
 	}
 	c.m.mu.Unlock()
 	msg["id"] = pid
-	b, err := json.Marshal(msg)
-	if err != nil {
+	// Not HTML-escaped: json.Marshal writes each <, > and & as six bytes, and a message of
+	// them would grow sixfold on its way to the browser.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(msg) != nil {
 		return
 	}
-	_, _ = c.m.write(append(b, 0))
+	_, _ = c.m.write(append(bytes.TrimSuffix(b.Bytes(), []byte("\n")), 0))
 }
 
 // cookieBearing says whether messages of a method can carry cookie values:
@@ -506,6 +554,13 @@ func scrubCookies(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
+// maxClientMessage bounds one message of a proxy client: the host reads it whole, decodes
+// it and encodes it again. Playwright's page APIs send nothing near it but the files
+// setInputFiles hands over as buffers, in base64 (browser_file_upload takes a large one); a
+// longer message closes the connection (docs/security.md, "What the host reads from a
+// session").
+const maxClientMessage = maxFrame
+
 // serveProxy answers WebSocket clients on l until ctx ends.
 func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
 	srv := &http.Server{
@@ -520,7 +575,7 @@ func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
 			if err != nil {
 				return
 			}
-			ws.SetReadLimit(256 << 20)
+			ws.SetReadLimit(maxClientMessage)
 			m.runClient(r.Context(), b, ws)
 		}),
 	}

@@ -324,9 +324,10 @@ func (b *Browser) onDownloadEvent(_ *instance, ev any) {
 	b.notifyLocked()
 }
 
-// finishDownload renames the guid-named file to a unique suggested name, never a
-// hidden one (a page could otherwise drop .bashrc-like files), never over a file, and
-// only when the guid-named entry is a regular file (safefs: nothing there is followed).
+// finishDownload renames the guid-named file to a unique suggested name (fixName: every
+// character a listing would misread replaced), never a hidden one (a page could otherwise
+// drop .bashrc-like files), never over a file, and only when the guid-named entry is a
+// regular file (safefs: nothing there is followed).
 func (b *Browser) finishDownload(d *Download) string {
 	src := filepath.Join(b.opts.DownloadDir, d.ID)
 	dir, err := safefs.Open(b.opts.DownloadDir)
@@ -334,7 +335,7 @@ func (b *Browser) finishDownload(d *Download) string {
 		return src
 	}
 	defer dir.Close()
-	name := strings.TrimLeft(filepath.Base(strings.ReplaceAll(d.SuggestedName, "\\", "/")), ".")
+	name := strings.TrimLeft(fixName(filepath.Base(strings.ReplaceAll(d.SuggestedName, "\\", "/"))), ".")
 	if name == "" || name == "/" {
 		name = "download"
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
@@ -81,6 +83,41 @@ func HasDotPart(rel string) bool {
 		}
 	}
 	return false
+}
+
+// misread says whether r has no place in a name the host gives a file for a session: a
+// control character (C0, DEL, C1), a format character (a bidirectional override, a
+// zero-width character), a line or paragraph separator, or a byte that is not UTF-8. Each
+// makes a listing show another name than the file has, or split it over lines
+// (docs/security.md, "Names of the files the host writes").
+func misread(r rune) bool {
+	return r == utf8.RuneError || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// checkName refuses a name (one element of a path) that holds a character misread refuses,
+// or begins or ends with white space.
+func checkName(name string) error {
+	for _, r := range name {
+		if misread(r) {
+			return werr.Invalid("%q holds %U, which file listings show otherwise or not at all", name, r).
+				WithHint("use printable characters only")
+		}
+	}
+	if strings.TrimSpace(name) != name {
+		return werr.Invalid("%q begins or ends with white space", name)
+	}
+	return nil
+}
+
+// fixName is name with every character misread refuses replaced by "_" and white space
+// at either end removed: checkName's rule for a name the page chose (a download's).
+func fixName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if misread(r) {
+			return '_'
+		}
+		return r
+	}, strings.TrimSpace(name))
 }
 
 // OutputRoots are where the browser may write files for the user: the session's
@@ -175,6 +212,11 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 	if root == "" {
 		return nil, werr.New(werr.BlockedByPolicy, "files may only be saved in the session's output directory, HOME or /tmp, Downloads or Documents").
 			WithDetail("roots", roots).WithHint("give a file name (it goes to the output directory) or a path under one of the roots")
+	}
+	for _, e := range strings.Split(rel, string(filepath.Separator)) {
+		if err := checkName(e); err != nil {
+			return nil, err
+		}
 	}
 	if HasDotPart(rel) {
 		return nil, werr.New(werr.BlockedByPolicy, "%s: hidden files and directories are not written", abs).WithDetail("roots", roots)

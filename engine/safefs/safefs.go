@@ -202,17 +202,26 @@ func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
-// WriteFile writes data as the regular file name (one element) in d. Without overwrite
-// the file is created exclusively; with it, data goes to a new temporary file in d that
-// then replaces name (a symbolic link there is replaced, never followed; a directory, FIFO,
-// socket or device there is an error).
+// WriteFile writes data as the regular file name (one element) in d, as WriteFrom does.
 func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode, overwrite bool) error {
+	return d.WriteFrom(name, perm, overwrite, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom makes the regular file name (one element) in d with what fill writes. Without
+// overwrite the file is created exclusively; with it, fill writes to a new temporary file in
+// d that then replaces name (a symbolic link there is replaced, never followed; a directory,
+// FIFO, socket or device there is an error). When fill fails, what it wrote is removed and
+// its error returned as it is.
+func (d *Dir) WriteFrom(name string, perm fs.FileMode, overwrite bool, fill func(io.Writer) error) error {
 	if !overwrite {
 		f, err := d.Create(name, perm)
 		if err != nil {
 			return err
 		}
-		return d.finish(f, name, data, name)
+		return d.finish(f, name, fill, name)
 	}
 	switch k, err := d.Kind(name); {
 	case err != nil:
@@ -233,7 +242,7 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode, overwrite bo
 			return err
 		}
 	}
-	if err := d.finish(f, tmp, data, name); err != nil {
+	if err := d.finish(f, tmp, fill, name); err != nil {
 		return err
 	}
 	if err := d.Rename(tmp, name); err != nil {
@@ -243,14 +252,18 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode, overwrite bo
 	return nil
 }
 
-// finish writes data to f (created as name in d) and closes it; on failure name is removed.
-func (d *Dir) finish(f *os.File, name string, data []byte, target string) error {
-	_, err := f.Write(data)
+// finish has fill write f (created as name in d) and closes it; on failure name is removed.
+func (d *Dir) finish(f *os.File, name string, fill func(io.Writer) error, target string) error {
+	err := fill(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		d.h.remove(name)
+		var we *werr.Error
+		if errors.As(err, &we) {
+			return err
+		}
 		return werr.Wrap(err, werr.Internal, "cannot write %s", d.join(target))
 	}
 	return nil

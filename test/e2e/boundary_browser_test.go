@@ -551,3 +551,32 @@ print(ran)`, "")
 		t.Error("the browser started the application the session registered for evil:")
 	}
 }
+
+// browser_pdf_save took any name: one with a newline, a bidirectional override, a C1 or
+// other control character, a zero-width character or trailing white space was written as
+// given, and a listing of the directory then showed another name, or two lines for one file.
+// Such a name is now INVALID_ARGUMENT and nothing is written (engine/browser/paths.go,
+// checkName; docs/security.md, "Names of the files the host writes").
+func TestBrowserPDFSaveRefusesNamesListingsMisread(t *testing.T) {
+	h, _ := hostileSession(t, "bm5")
+	for _, name := range []string{"two\nlines.pdf", "invoice\u202Efdp.exe", "del\x7f.pdf", "next\u0085line.pdf",
+		"bell\a.pdf", "zero\u200bwidth.pdf", "trailing.pdf ", "sub\tdir/x.pdf"} {
+		r := h.Run("--session", "bm5", "browser", "pdf-save", name)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "INVALID_ARGUMENT") {
+			t.Errorf("pdf-save as %q: exit %d %.200s %.200s, want INVALID_ARGUMENT", name, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	var out struct{ Path string }
+	h.JSON(&out, "--session", "bm5", "browser", "pdf-save", "café.pdf")
+	ents, err := os.ReadDir(filepath.Dir(out.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != "café.pdf" {
+		t.Errorf("the output directory holds %q, want only café.pdf", names)
+	}
+}
