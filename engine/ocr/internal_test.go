@@ -1451,6 +1451,34 @@ func TestLettersTouchingABorderKeepTheirRows(t *testing.T) {
 	}
 }
 
+func TestBevelTouchedByLettersKeepsThem(t *testing.T) {
+	// A Motif pane's bevel, three 1 px lines a pixel apart, 90 px tall, with each row's
+	// first letter touching the inner line from inside (mgdiff's text, Courier bold): no
+	// line of it was thin or an edge (the next line lies two pixels out), bevel and first
+	// letters were one component, and every row lost its first letter ("Quarterly" read
+	// "rterly"). The bevel goes, and each row is a line of its own with its first letter.
+	const W, H = 160, 110
+	g, fill := canvas(W, H, 190, 0)
+	for x := 16; x <= 20; x += 2 {
+		fill(x, 5, x+1, 95) // the bevel's lines
+	}
+	for y := 16; y < 80; y += 16 {
+		fill(21, y, 24, y+9) // a first letter touching the inner line
+		for x := 28; x < 100; x += 8 {
+			fill(x, y, x+5, y+9)
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	if ls := m.lines(); len(ls) != 4 {
+		t.Fatalf("%d lines %+v, want one per row", len(ls), ls)
+	}
+	for y := 16; y < 80; y += 16 {
+		if c := m.comp[(y+3)*W+22]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 || m.comps[c].r.Min.X != 21 {
+			t.Errorf("the first letter of the row at %d is not in it", y)
+		}
+	}
+}
+
 func TestBadgesReadTheirLetters(t *testing.T) {
 	// Three badges side by side, 16 px tall, too small to seed a background of their own:
 	// light letters on dark green, dark letters on amber, light letters on purple
