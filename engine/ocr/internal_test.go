@@ -740,6 +740,53 @@ func TestUnderscoreJoinsAName(t *testing.T) {
 	}
 }
 
+func TestUnderscoreInTheGapJoinsTheWords(t *testing.T) {
+	// A bold underscore two pixels below the baseline, between two words of a line's
+	// tile, that tesseract read as a space (FLUID's "order_window" read "order" and
+	// "window"): the words are one, joined by it. The same words a space apart, or
+	// underlined from end to end (a link), stay two; so do words of a glyph's tile.
+	words := []Box{{Text: "order", X: 110, Y: 58, Width: 40, Height: 12, Confidence: 91},
+		{Text: "window", X: 161, Y: 58, Width: 48, Height: 12, Confidence: 90}}
+	draw := func(line func(fill func(x0, y0, x1, y1 int))) *tile {
+		g, fill := canvas(140, 40, 255, 0)
+		for _, w := range words {
+			for x := w.X - 100; x+4 <= w.X-100+w.Width; x += 6 {
+				fill(x, 8, x+4, 20) // the letters, at 100,50 on the screen
+			}
+		}
+		line(fill)
+		return &tile{crop: g, r: image.Rect(100, 50, 240, 90)}
+	}
+	texts := func(ws []Box) []string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, w.Text)
+		}
+		return out
+	}
+	under := draw(func(fill func(x0, y0, x1, y1 int)) { fill(50, 22, 60, 23) })
+	got := under.underscores(words)
+	if !slices.Equal(texts(got), []string{"order_window"}) {
+		t.Fatalf("underscore: words %q, want one", texts(got))
+	}
+	if b := got[0]; b.X != 110 || b.Width != 99 || b.Confidence != 90 {
+		t.Errorf("joined box %+v, want x 110 width 99 confidence 90", b)
+	}
+	for name, tl := range map[string]*tile{
+		"space":     draw(func(func(x0, y0, x1, y1 int)) {}),
+		"underline": draw(func(fill func(x0, y0, x1, y1 int)) { fill(10, 22, 110, 23) }),
+		"glyph": func() *tile {
+			t := draw(func(fill func(x0, y0, x1, y1 int)) { fill(50, 22, 60, 23) })
+			t.glyph = true
+			return t
+		}(),
+	} {
+		if got := texts(tl.underscores(words)); !slices.Equal(got, []string{"order", "window"}) {
+			t.Errorf("%s: words %q, want two", name, got)
+		}
+	}
+}
+
 func TestBitmapPeriodIsNoComma(t *testing.T) {
 	// A bitmap font's period (a dot as tall as wide on the baseline, a pixel below it),
 	// upscaled, comes back from tesseract as ",": "1,84" is "1.84"; a comma's tail makes

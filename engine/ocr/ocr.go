@@ -318,7 +318,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	}
 	all := unread(todo)
 	for _, t := range todo {
-		all = append(all, celled(t.boxes, t.pitch)...)
+		all = append(all, celled(t.underscores(t.boxes), t.pitch)...)
 	}
 	rows := groupLines(all)
 	var sb strings.Builder
