@@ -16,8 +16,8 @@ import (
 // for a one-glyph tile read as nothing), one read "T" with two legs a "π" (pi), one read
 // "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
 // read "2" or "?" is a superscript (superscript), a bitmap font's period read "," is a
-// "." (periods), its colon read as a figure a ":" (colons), and an unsmoothed hyphen
-// read "*" a "-" (dashes).
+// "." (periods), its colon read as a figure a ":" (colons), an unsmoothed hyphen read
+// "*" a "-" (dashes), and an x-height o read "0" an "o" (ohs).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -672,3 +672,78 @@ func under(ink func(x, y int) bool, a, b Box) bool {
 	}
 	return (x0-left)*2 <= h && (right-x1)*2 <= h
 }
+
+// ohs is a word's reading with each "0" whose ink is an x-height letter made "o":
+// tesseract read PCManFM's "boreal-2026.ods" (DejaVu Sans 10) as "boreal-2026.0ds". The
+// "0" must stand beside a lower-case letter and beside no figure (old-style figures, a
+// serif face's "2026" whose 0 is as short as its x-height, stand among figures), and its
+// part (split at blank columns) stay under xReach of the word's tallest part. Letters
+// touching make fewer parts than characters: the word's parts are matched to its
+// characters from its start, or from its end, whichever way the parts beside the "0"
+// (two each side) have the heights their characters have (see heightFits); a reading no
+// way fits is kept.
+func ohs(text string, b bitmap) string {
+	r := []rune(text)
+	ps := b.spans(true)
+	if len(ps) == 0 || len(ps) > len(r) {
+		return text
+	}
+	tall := 0
+	for _, p := range ps {
+		tall = max(tall, p.Dy())
+	}
+	for i, c := range r {
+		if c != '0' || !beside(r, i) {
+			continue
+		}
+		for _, k := range []int{i, i - (len(r) - len(ps))} {
+			if k < 0 || k >= len(ps) || ps[k].Dy()*xReach[1] >= tall*xReach[0] {
+				continue
+			}
+			fits := true
+			for d := -2; d <= 2 && fits; d++ {
+				if d != 0 && i+d >= 0 && i+d < len(r) && k+d >= 0 && k+d < len(ps) {
+					fits = heightFits(r[i+d], ps[k+d].Dy(), tall)
+				}
+			}
+			if fits {
+				r[i] = 'o'
+				break
+			}
+		}
+	}
+	return string(r)
+}
+
+// beside says whether r[i] stands beside a lower-case letter and beside no figure.
+func beside(r []rune, i int) bool {
+	at := func(j int) rune {
+		if j < 0 || j >= len(r) {
+			return ' '
+		}
+		return r[j]
+	}
+	a, b := at(i-1), at(i+1)
+	return !unicode.IsDigit(a) && !unicode.IsDigit(b) && (unicode.IsLower(a) || unicode.IsLower(b))
+}
+
+// heightFits says whether a part h tall (the word's tallest part tall) can be character
+// c: a figure, a capital or an ascender reaches xReach of the tallest at least, an
+// x-height letter stays under it and over half of it, a period or comma is a third of it
+// at most; other characters (descenders, signs) fit any part.
+func heightFits(c rune, h, tall int) bool {
+	high := h*xReach[1] >= tall*xReach[0]
+	switch {
+	case unicode.IsDigit(c) || unicode.IsUpper(c) || strings.ContainsRune("bdfhkl", c):
+		return high
+	case strings.ContainsRune("acemnorsuvwxz", c):
+		return !high && h*2 > tall
+	case c == '.' || c == ',':
+		return h*3 <= tall
+	}
+	return true
+}
+
+// xReach is the share of a word's tallest part (4/5) an x-height letter stays under: in
+// DejaVu Sans an o is 0.75 of a figure's height.
+var xReach = [2]int{4, 5}

@@ -1325,6 +1325,46 @@ func TestFigureHighOIsAZero(t *testing.T) {
 	}
 }
 
+func TestXHeightZeroIsAnO(t *testing.T) {
+	// An x-height o read "0" beside lower-case letters (PCManFM's "boreal-2026.ods" read
+	// "boreal-2026.0ds"): its ink stays under four fifths of the word's tallest part, and
+	// it is an o, also where two letters touch and the word has a part fewer than
+	// characters. A figure-high zero stays, and so does a short zero among figures
+	// (old-style figures).
+	word := func(glyphs string) *image.Gray {
+		g, fill := canvas(120, 40, 255, 0)
+		x := 4
+		for _, k := range glyphs {
+			switch k {
+			case 'T': // a figure or an ascender
+				fill(x, 10, x+6, 30)
+			case 'o': // x-height
+				fill(x, 16, x+7, 30)
+			case 'W': // two x-height letters touching
+				fill(x, 16, x+15, 30)
+				x += 8
+			case '.':
+				fill(x, 27, x+3, 30)
+			}
+			x += 10
+		}
+		return g
+	}
+	for _, c := range []struct {
+		name, glyphs, read, want string
+	}{
+		{"extension", "o.oTo", "a.0ds", "a.ods"},
+		{"letters touching before", "W.oTo", "re.0ds", "re.ods"},
+		{"figure-high zero", "o.TTo", "a.0ds", "a.0ds"},
+		{"among figures", "ToTT", "2026", "2026"},
+	} {
+		g := word(c.glyphs)
+		tsv := "5\t1\t1\t1\t1\t1\t2\t8\t110\t26\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 120, 40), r: image.Rect(0, 0, 120, 40), scale: 1, pix: g.Pix, pw: 120, crop: g}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
 func TestBevelledKeysAreNoText(t *testing.T) {
 	// A row of four one-glyph keys drawn raised (Tk's bevelled buttons): each key's
 	// shadow, its right and bottom sides 4 px thick, is one L-shaped component around the

@@ -728,6 +728,9 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			if strings.ContainsRune(text, 'o') {
 				text = zeros(text, t.inkAt1x(box))
 			}
+			if strings.ContainsRune(text, '0') {
+				text = ohs(text, t.inkAt1x(box))
+			}
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
