@@ -728,7 +728,7 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			if strings.ContainsRune(text, 'o') {
 				text = zeros(text, t.inkAt1x(box))
 			}
-			if strings.ContainsRune(text, '0') {
+			if strings.ContainsRune(text, '0') && t.crop != nil {
 				text = ohs(text, t.inkAt1x(box))
 			}
 		}
