@@ -16,8 +16,8 @@ import (
 // for a one-glyph tile read as nothing), one read "T" with two legs a "π" (pi), one read
 // "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
 // read "2" or "?" is a superscript (superscript), a bitmap font's period read "," is a
-// "." (periods), its colon read as a figure a ":" (colons), and an unsmoothed hyphen
-// read "*" a "-" (dashes).
+// "." (periods), its colon read as a figure a ":" (colons), an unsmoothed hyphen read
+// "*" a "-" (dashes), and an x-height o read "0" an "o" (ohs).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -575,3 +575,175 @@ func signOf(b bitmap) string {
 	}
 	return ""
 }
+
+// underscores joins the neighbouring words of a line's tile whose gap holds an
+// underscore tesseract passed over: a bold face's underscore stands two pixels below the
+// baseline, and tesseract read FLUID's "order_window" as "order" and "window". The gap
+// between the words (see under), narrower than their height, holds ink in one band of
+// rows only, at most underBand thick, over three quarters of the gap's columns, in the
+// bottom quarter of the words' height or below it; the band's ink reaches at most half
+// the height beyond the gap on either side, where a link's underline runs on under the
+// words. The words are kept as they are elsewhere (a strip, a glyph, a line with no crop).
+func (t *tile) underscores(ws []Box) []Box {
+	if len(ws) < 2 || t.glyph || t.segs != nil || t.crop == nil {
+		return ws
+	}
+	c := t.crop
+	ink := func(x, y int) bool {
+		x, y = x-t.r.Min.X, y-t.r.Min.Y
+		return x >= 0 && y >= 0 && x < c.Rect.Dx() && y < c.Rect.Dy() && c.Pix[y*c.Stride+x] < 128
+	}
+	ws = slices.Clone(ws)
+	slices.SortStableFunc(ws, func(a, b Box) int { return a.X - b.X })
+	out := ws[:1]
+	for _, w := range ws[1:] {
+		p := &out[len(out)-1]
+		if under(ink, *p, w) {
+			text := p.Text + "_" + w.Text
+			*p = joined(*p, w)
+			p.Text = text
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// underBand is the thickest underscore (in pixels at 1x) underscores takes.
+const underBand = 3
+
+// under says whether the gap between words a and b (a left of b) holds an underscore
+// (see underscores); ink reports the tile's ink at a screen point. tesseract's boxes are
+// no exact bounds of the ink: the gap is the widest run of columns, within a quarter of
+// the height of the boxes' gap, blank above the bottom quarter of their height (an
+// underscore inside a word, further from its end, is not looked at); an underscore may
+// stop a pixel short of a letter, hence three quarters of its columns.
+func under(ink func(x, y int) bool, a, b Box) bool {
+	top, bottom := min(a.Y, b.Y), max(a.Y+a.Height, b.Y+b.Height)
+	h := max(a.Height, b.Height)
+	low := top + h*3/4
+	if min(a.Y+a.Height, b.Y+b.Height) <= max(a.Y, b.Y) {
+		return false
+	}
+	x0, x1, start := 0, 0, -1
+	lo, hi := a.X+a.Width-h/4, b.X+h/4
+	for x := lo; x <= hi; x++ {
+		blank := x < hi
+		for y := top; y < low && blank; y++ {
+			blank = !ink(x, y)
+		}
+		switch {
+		case blank && start < 0:
+			start = x
+		case !blank && start >= 0:
+			if x-start > x1-x0 {
+				x0, x1 = start, x
+			}
+			start = -1
+		}
+	}
+	if x1-x0 < 2 || x1-x0 >= h {
+		return false
+	}
+	var rows []int
+	for y := low; y < bottom+h/2; y++ {
+		n := 0
+		for x := x0; x < x1; x++ {
+			if ink(x, y) {
+				n++
+			}
+		}
+		if n > 0 {
+			if n*4 < (x1-x0)*3 || len(rows) > 0 && rows[len(rows)-1] != y-1 {
+				return false
+			}
+			rows = append(rows, y)
+		}
+	}
+	if len(rows) == 0 || len(rows) > underBand {
+		return false
+	}
+	left, right := x0, x1
+	for left > x0-h && ink(left-1, rows[0]) {
+		left--
+	}
+	for right < x1+h && ink(right, rows[0]) {
+		right++
+	}
+	return (x0-left)*2 <= h && (right-x1)*2 <= h
+}
+
+// ohs is a word's reading with each "0" whose ink is an x-height letter made "o":
+// tesseract read PCManFM's "boreal-2026.ods" (DejaVu Sans 10) as "boreal-2026.0ds". The
+// "0" must stand beside a lower-case letter and beside no figure (old-style figures, a
+// serif face's "2026" whose 0 is as short as its x-height, stand among figures), and its
+// part (split at blank columns) stay under xReach of the word's tallest part. Letters
+// touching make fewer parts than characters: the word's parts are matched to its
+// characters from its start, or from its end, whichever way the parts beside the "0"
+// (two each side) have the heights their characters have (see heightFits); a reading no
+// way fits is kept.
+func ohs(text string, b bitmap) string {
+	r := []rune(text)
+	ps := b.spans(true)
+	if len(ps) == 0 || len(ps) > len(r) {
+		return text
+	}
+	tall := 0
+	for _, p := range ps {
+		tall = max(tall, p.Dy())
+	}
+	for i, c := range r {
+		if c != '0' || !beside(r, i) {
+			continue
+		}
+		for _, k := range []int{i, i - (len(r) - len(ps))} {
+			if k < 0 || k >= len(ps) || ps[k].Dy()*xReach[1] >= tall*xReach[0] {
+				continue
+			}
+			fits := true
+			for d := -2; d <= 2 && fits; d++ {
+				if d != 0 && i+d >= 0 && i+d < len(r) && k+d >= 0 && k+d < len(ps) {
+					fits = heightFits(r[i+d], ps[k+d].Dy(), tall)
+				}
+			}
+			if fits {
+				r[i] = 'o'
+				break
+			}
+		}
+	}
+	return string(r)
+}
+
+// beside says whether r[i] stands beside a lower-case letter and beside no figure.
+func beside(r []rune, i int) bool {
+	at := func(j int) rune {
+		if j < 0 || j >= len(r) {
+			return ' '
+		}
+		return r[j]
+	}
+	a, b := at(i-1), at(i+1)
+	return !unicode.IsDigit(a) && !unicode.IsDigit(b) && (unicode.IsLower(a) || unicode.IsLower(b))
+}
+
+// heightFits says whether a part h tall (the word's tallest part tall) can be character
+// c: a figure, a capital or an ascender reaches xReach of the tallest at least, an
+// x-height letter stays under it and over half of it, a period or comma is a third of it
+// at most; other characters (descenders, signs) fit any part.
+func heightFits(c rune, h, tall int) bool {
+	high := h*xReach[1] >= tall*xReach[0]
+	switch {
+	case unicode.IsDigit(c) || unicode.IsUpper(c) || strings.ContainsRune("bdfhkl", c):
+		return high
+	case strings.ContainsRune("acemnorsuvwxz", c):
+		return !high && h*2 > tall
+	case c == '.' || c == ',':
+		return h*3 <= tall
+	}
+	return true
+}
+
+// xReach is the share of a word's tallest part (4/5) an x-height letter stays under: in
+// DejaVu Sans an o is 0.75 of a figure's height.
+var xReach = [2]int{4, 5}

@@ -740,6 +740,53 @@ func TestUnderscoreJoinsAName(t *testing.T) {
 	}
 }
 
+func TestUnderscoreInTheGapJoinsTheWords(t *testing.T) {
+	// A bold underscore two pixels below the baseline, between two words of a line's
+	// tile, that tesseract read as a space (FLUID's "order_window" read "order" and
+	// "window"): the words are one, joined by it. The same words a space apart, or
+	// underlined from end to end (a link), stay two; so do words of a glyph's tile.
+	words := []Box{{Text: "order", X: 110, Y: 58, Width: 40, Height: 12, Confidence: 91},
+		{Text: "window", X: 161, Y: 58, Width: 48, Height: 12, Confidence: 90}}
+	draw := func(line func(fill func(x0, y0, x1, y1 int))) *tile {
+		g, fill := canvas(140, 40, 255, 0)
+		for _, w := range words {
+			for x := w.X - 100; x+4 <= w.X-100+w.Width; x += 6 {
+				fill(x, 8, x+4, 20) // the letters, at 100,50 on the screen
+			}
+		}
+		line(fill)
+		return &tile{crop: g, r: image.Rect(100, 50, 240, 90)}
+	}
+	texts := func(ws []Box) []string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, w.Text)
+		}
+		return out
+	}
+	under := draw(func(fill func(x0, y0, x1, y1 int)) { fill(50, 22, 60, 23) })
+	got := under.underscores(words)
+	if !slices.Equal(texts(got), []string{"order_window"}) {
+		t.Fatalf("underscore: words %q, want one", texts(got))
+	}
+	if b := got[0]; b.X != 110 || b.Width != 99 || b.Confidence != 90 {
+		t.Errorf("joined box %+v, want x 110 width 99 confidence 90", b)
+	}
+	for name, tl := range map[string]*tile{
+		"space":     draw(func(func(x0, y0, x1, y1 int)) {}),
+		"underline": draw(func(fill func(x0, y0, x1, y1 int)) { fill(10, 22, 110, 23) }),
+		"glyph": func() *tile {
+			t := draw(func(fill func(x0, y0, x1, y1 int)) { fill(50, 22, 60, 23) })
+			t.glyph = true
+			return t
+		}(),
+	} {
+		if got := texts(tl.underscores(words)); !slices.Equal(got, []string{"order", "window"}) {
+			t.Errorf("%s: words %q, want two", name, got)
+		}
+	}
+}
+
 func TestBitmapPeriodIsNoComma(t *testing.T) {
 	// A bitmap font's period (a dot as tall as wide on the baseline, a pixel below it),
 	// upscaled, comes back from tesseract as ",": "1,84" is "1.84"; a comma's tail makes
@@ -1278,6 +1325,46 @@ func TestFigureHighOIsAZero(t *testing.T) {
 	}
 }
 
+func TestXHeightZeroIsAnO(t *testing.T) {
+	// An x-height o read "0" beside lower-case letters (PCManFM's "boreal-2026.ods" read
+	// "boreal-2026.0ds"): its ink stays under four fifths of the word's tallest part, and
+	// it is an o, also where two letters touch and the word has a part fewer than
+	// characters. A figure-high zero stays, and so does a short zero among figures
+	// (old-style figures).
+	word := func(glyphs string) *image.Gray {
+		g, fill := canvas(120, 40, 255, 0)
+		x := 4
+		for _, k := range glyphs {
+			switch k {
+			case 'T': // a figure or an ascender
+				fill(x, 10, x+6, 30)
+			case 'o': // x-height
+				fill(x, 16, x+7, 30)
+			case 'W': // two x-height letters touching
+				fill(x, 16, x+15, 30)
+				x += 8
+			case '.':
+				fill(x, 27, x+3, 30)
+			}
+			x += 10
+		}
+		return g
+	}
+	for _, c := range []struct {
+		name, glyphs, read, want string
+	}{
+		{"extension", "o.oTo", "a.0ds", "a.ods"},
+		{"letters touching before", "W.oTo", "re.0ds", "re.ods"},
+		{"figure-high zero", "o.TTo", "a.0ds", "a.0ds"},
+		{"among figures", "ToTT", "2026", "2026"},
+	} {
+		g := word(c.glyphs)
+		tsv := "5\t1\t1\t1\t1\t1\t2\t8\t110\t26\t90\t" + c.read + "\n"
+		tl := &tile{core: image.Rect(0, 0, 120, 40), r: image.Rect(0, 0, 120, 40), scale: 1, pix: g.Pix, pw: 120, crop: g}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}
+
 func TestBevelledKeysAreNoText(t *testing.T) {
 	// A row of four one-glyph keys drawn raised (Tk's bevelled buttons): each key's
 	// shadow, its right and bottom sides 4 px thick, is one L-shaped component around the
@@ -1446,6 +1533,34 @@ func TestLettersTouchingABorderKeepTheirRows(t *testing.T) {
 	}
 	for y := 16; y < 70; y += 16 {
 		if c := m.comp[(y+3)*W+24]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 {
+			t.Errorf("the first letter of the row at %d is not in it", y)
+		}
+	}
+}
+
+func TestBevelTouchedByLettersKeepsThem(t *testing.T) {
+	// A Motif pane's bevel, three 1 px lines a pixel apart, 90 px tall, with each row's
+	// first letter touching the inner line from inside (mgdiff's text, Courier bold): no
+	// line of it was thin or an edge (the next line lies two pixels out), bevel and first
+	// letters were one component, and every row lost its first letter ("Quarterly" read
+	// "rterly"). The bevel goes, and each row is a line of its own with its first letter.
+	const W, H = 160, 110
+	g, fill := canvas(W, H, 190, 0)
+	for x := 16; x <= 20; x += 2 {
+		fill(x, 5, x+1, 95) // the bevel's lines
+	}
+	for y := 16; y < 80; y += 16 {
+		fill(21, y, 24, y+9) // a first letter touching the inner line
+		for x := 28; x < 100; x += 8 {
+			fill(x, y, x+5, y+9)
+		}
+	}
+	m := findInk(g, newBackground(g, 2), 2)
+	if ls := m.lines(); len(ls) != 4 {
+		t.Fatalf("%d lines %+v, want one per row", len(ls), ls)
+	}
+	for y := 16; y < 80; y += 16 {
+		if c := m.comp[(y+3)*W+22]; c < 0 || m.comps[c].frame || m.comps[c].line < 0 || m.comps[c].r.Min.X != 21 {
 			t.Errorf("the first letter of the row at %d is not in it", y)
 		}
 	}

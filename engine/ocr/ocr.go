@@ -318,7 +318,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	}
 	all := unread(todo)
 	for _, t := range todo {
-		all = append(all, celled(t.boxes, t.pitch)...)
+		all = append(all, celled(t.underscores(t.boxes), t.pitch)...)
 	}
 	rows := groupLines(all)
 	var sb strings.Builder
@@ -727,6 +727,9 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			text = figures(dashes(colons(periods(superscript(text, b), b), b), b), b)
 			if strings.ContainsRune(text, 'o') {
 				text = zeros(text, t.inkAt1x(box))
+			}
+			if strings.ContainsRune(text, '0') && t.crop != nil {
+				text = ohs(text, t.inkAt1x(box))
 			}
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is

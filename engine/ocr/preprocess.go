@@ -451,8 +451,12 @@ func thin(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
 }
 
 // edge says whether a run is a long border with text beside it: at least edgeLine long,
-// clear lineClear away on one side for at least 80% of its length and bandReach away on
-// the other side for at least half of it. A list's or a text view's border that its
+// clear lineClear away on one side for at least 80% of its length (or, there, the next
+// line of a bevel of parallel lines a pixel apart: clear a pixel away and inked lineClear
+// away for 80% of it) and bandReach away on the other side for at least half of it.
+// Motif's pane bevel is three such lines, and mgdiff's text starts a pixel inside it:
+// joined to the bevel, the first letter of every row was lost ("Quarterly" read
+// "rterly"). A list's or a text view's border that its
 // text comes within a pixel of (a Tk listbox's italic capitals, a GTK text view's serifs
 // touching its frame) is not thin by thin's rule, where the letters stand on one side,
 // and joined to the letters it made one component of all the rows beside it (Tk's
@@ -476,7 +480,10 @@ func edge(ink func(x, y int) bool, x, y, n int, vertical bool) bool {
 		return c
 	}
 	for _, s := range []int{-1, 1} {
-		if clear(s*lineClear)*5 >= n*4 && clear(-s*bandReach)*2 >= n {
+		// The outer side is clear, or holds the next line of a bevel: a gap of a pixel,
+		// then ink all along.
+		outer := clear(s*lineClear)*5 >= n*4 || clear(s)*5 >= n*4 && clear(s*lineClear)*5 <= n
+		if outer && clear(-s*bandReach)*2 >= n {
 			return true
 		}
 	}
