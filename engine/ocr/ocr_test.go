@@ -886,3 +886,66 @@ func TestSelectedTextReads(t *testing.T) {
 		}
 	}
 }
+
+// TestUnchangedLinesAreNotReadAgain checks that a call with Options.Reuse reads only the
+// lines whose images changed since an earlier call of the same scope, and reads the same
+// words as a call that reads every line; another scope reads every line.
+func TestUnchangedLinesAreNotReadAgain(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	dir := t.TempDir()
+	log, script := filepath.Join(dir, "pages"), filepath.Join(dir, "tesseract")
+	// The pages a process is handed come on its stdin, one path a line.
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntee -a '"+log+"' | exec tesseract \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ocr.EndReaders)
+	seen := 0
+	pages := func() int { // since the last look
+		data, _ := os.ReadFile(log)
+		n := 0
+		for _, p := range strings.Fields(string(data)) {
+			if filepath.Base(p) != "end.pgm" {
+				n++
+			}
+		}
+		n, seen = n-seen, n
+		return n
+	}
+	before, after := strokes(12), strokes(12)
+	// One line of the second screen changes: its strokes stand 4 px apart, not 6.
+	for y := 40 + 40*5; y < 52+40*5; y++ {
+		for x := 20; x < 1900; x++ {
+			v := byte(255)
+			if (x-20)%4 == 0 {
+				v = 0
+			}
+			o := (y*1920 + x) * 4
+			after.Pix[o], after.Pix[o+1], after.Pix[o+2] = v, v, v
+		}
+	}
+	analyze := func(img image.Image, reuse string) ocr.Result {
+		t.Helper()
+		r, err := ocr.Analyze(context.Background(), img, ocr.Options{Tesseract: script, Workers: 1, Reuse: reuse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	analyze(before, "a")
+	if n := pages(); n < 12 {
+		t.Fatalf("the first call read %d lines, want at least 12", n)
+	}
+	got := analyze(after, "a")
+	if n := pages(); n != 1 {
+		t.Errorf("the call after a change of one line read %d lines, want 1", n)
+	}
+	want := analyze(after, "")
+	all := pages()
+	if all < 12 || !slices.Equal(got.Boxes, want.Boxes) || got.FullText != want.FullText {
+		t.Errorf("reusing readings: %q (%d boxes), reading all %d lines: %q (%d boxes)", got.FullText, len(got.Boxes), all, want.FullText, len(want.Boxes))
+	}
+	analyze(after, "b")
+	if n := pages(); n != all {
+		t.Errorf("another scope read %d lines, want all %d", n, all)
+	}
+}
