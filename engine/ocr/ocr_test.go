@@ -445,7 +445,9 @@ func BenchmarkGrowth(b *testing.B) {
 
 // BenchmarkBusy times Analyze on the dense screens with two busy loops beside it, each in
 // a session of its own as other users' programs are (docs/development.md, OCR time under
-// load); the readers are warm, as from a session's second call on.
+// load); the readers are warm, as from a session's second call on. NAME/reused is the
+// call after the first on the unchanged screen in one scope, as analyze_screen reads it
+// again (Options.Reuse).
 func BenchmarkBusy(b *testing.B) {
 	testenv.Require(b, "tesseract")
 	for _, sc := range scenes() {
@@ -453,26 +455,34 @@ func BenchmarkBusy(b *testing.B) {
 			continue
 		}
 		s := render(b, sc)
-		b.Run(s.name, func(b *testing.B) {
-			if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
-				b.Fatal(err)
-			}
-			// The loops are the shell's children, so that cpuTime counts none of their CPU.
-			busy := exec.Command("sh", "-c", "(while :; do :; done) & (while :; do :; done) & wait")
-			busy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-			if err := busy.Start(); err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { syscall.Kill(-busy.Process.Pid, syscall.SIGKILL); busy.Wait() })
-			c0 := cpuTime()
-			for b.Loop() {
-				if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
-		})
+		for _, c := range []struct {
+			name string
+			opts ocr.Options
+		}{{s.name, ocr.Options{}}, {s.name + "/reused", ocr.Options{Reuse: "bench " + s.name}}} {
+			b.Run(c.name, func(b *testing.B) { busy(b, s.img, c.opts) })
+		}
 	}
+}
+
+// busy times Analyze of img with opts, two busy loops beside it (see BenchmarkBusy).
+func busy(b *testing.B, img *image.RGBA, opts ocr.Options) {
+	if _, err := ocr.Analyze(context.Background(), img, opts); err != nil {
+		b.Fatal(err)
+	}
+	// The loops are the shell's children, so that cpuTime counts none of their CPU.
+	loops := exec.Command("sh", "-c", "(while :; do :; done) & (while :; do :; done) & wait")
+	loops.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := loops.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { syscall.Kill(-loops.Process.Pid, syscall.SIGKILL); loops.Wait() })
+	c0 := cpuTime()
+	for b.Loop() {
+		if _, err := ocr.Analyze(context.Background(), img, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // TestReaderFailures checks that tesseract failing (missing language data, a cancelled
