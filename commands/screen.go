@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
@@ -213,6 +214,17 @@ var AnalyzeScreen = tool.Define(tool.Tool{
 	// The capture's bounds start at 0, 0; shifted to the region's place, the boxes come
 	// back in screen coordinates.
 	img.Rect = img.Rect.Add(region.Min)
-	r, err := ocr.Analyze(ctx, img, ocr.Options{Fine: !region.Empty()})
+	r, err := ocr.Analyze(ctx, img, ocr.Options{Fine: !region.Empty(), Reuse: readingScope(env)})
 	return OCROut{r}, err
 })
+
+// readingScope is the scope whose earlier readings of unchanged lines analyze_screen
+// reuses (ocr.Options.Reuse): the call's session, told apart from a later one of the same
+// id by its start; "" (every line read) without one.
+func readingScope(env *tool.Env) string {
+	s := env.Session
+	if s == nil {
+		return ""
+	}
+	return s.Owner + "\x00" + s.ID + "\x00" + s.Created.Format(time.RFC3339Nano)
+}

@@ -15,8 +15,9 @@
 // before the screen is analysed, and one more per core only when there is enough text
 // for it to pay for its model load. The processes outlive the call: they read paths
 // streamed on their stdin, so that a process kept idle between calls loads its model
-// once for all of them (see reader). Word boxes are mapped back to screen coordinates and
-// grouped into lines in reading order.
+// once for all of them (see reader). A call may reuse its scope's earlier readings of
+// identical line images (see reuse.go). Word boxes are mapped back to screen coordinates
+// and grouped into lines in reading order.
 package ocr
 
 import (
@@ -88,6 +89,9 @@ type Options struct {
 	// Fine reads at higher resolution: when Scale is 0, each line is upscaled toward twice
 	// the usual height (up to 4x). Slower; for a region an agent wants to confirm.
 	Fine bool
+	// Reuse, when not empty, names the scope (a session) whose earlier readings of
+	// identical line images are taken instead of reading them again (see reuse.go).
+	Reuse string
 }
 
 // tile is one line of text handed to tesseract.
@@ -257,14 +261,28 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	// The readers take the tiles from one queue, longest first, each the next as soon as
 	// it has room for it (see serve): a reader on a busier core, or one started now and
 	// behind the others by a model load, takes fewer, and none waits for another.
+	q := &queue{work: make(chan *tile, 2*len(tiles)), left: len(tiles), again: scale == 0 && !opts.Fine, minConf: opts.MinConfidence}
+	if opts.Reuse != "" {
+		q.key = func(t *tile) reuseKey { return reuseOf(opts.Reuse, bin, lang, t.pix, t.pw) }
+	}
+	// Lines read before in the scope take their rows from then (see reuse.go); the others
+	// are read.
 	todo := make([]*tile, len(tiles))
+	var fresh []*tile
+	known := map[*tile]string{}
 	total := 0
 	for i := range tiles {
-		todo[i] = &tiles[i]
-		total += tiles[i].cost
+		t := &tiles[i]
+		todo[i] = t
+		if rows, ok := q.known(t); ok {
+			known[t] = rows
+			continue
+		}
+		fresh = append(fresh, t)
+		total += t.cost
 	}
-	sort.SliceStable(todo, func(i, j int) bool { return todo[i].cost > todo[j].cost })
-	workers = max(1, min(workers, len(todo)))
+	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].cost > fresh[j].cost })
+	workers = max(1, min(workers, len(fresh)))
 	for len(readers) < workers {
 		r := pool.take(bin, lang)
 		if r == nil {
@@ -275,12 +293,18 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 	if err := startReaders(min(workers, max(len(readers), total/minShare))); err != nil {
 		return Result{}, err
 	}
-	q := &queue{work: make(chan *tile, 2*len(todo)), left: len(todo), again: scale == 0 && !opts.Fine, minConf: opts.MinConfidence}
-	for _, t := range todo {
+	for _, t := range fresh {
 		q.work <- t
 	}
 	if len(todo) == 0 {
 		close(q.work)
+	}
+	for _, t := range todo {
+		if rows, ok := known[t]; ok {
+			if err := q.done(t, rows); err != nil {
+				return Result{}, werr.Wrap(err, werr.Internal, "cannot write OCR tiles")
+			}
+		}
 	}
 	// A reader that fails ends the others' waiting for work.
 	serving, stop := context.WithCancel(ctx)
@@ -414,11 +438,24 @@ type queue struct {
 	again   bool
 	twins   [][2]*tile
 	minConf float64
+	// key, when the call reuses readings (Options.Reuse), is a tile's key in readings.
+	key func(*tile) reuseKey
+}
+
+// known are the rows a tile's image was read as before in the call's scope, if it was.
+func (q *queue) known(t *tile) (string, bool) {
+	if q.key == nil {
+		return "", false
+	}
+	return readings.get(q.key(t))
 }
 
 // done takes in the rows of tile t's page (its page numbered 1): its words go to its
 // boxes, and a doubtful line is queued to be read again at once.
 func (q *queue) done(t *tile, rows string) error {
+	if q.key != nil {
+		readings.put(q.key(t), rows)
+	}
 	parseTSV([]byte(rows), []*tile{t}, q.minConf)
 	var twin *tile
 	if q.again && t.again() {
@@ -427,13 +464,21 @@ func (q *queue) done(t *tile, rows string) error {
 			return err
 		}
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	if twin != nil {
+		q.mu.Lock()
 		q.twins = append(q.twins, [2]*tile{t, twin})
 		q.left++
-		q.work <- twin
+		q.mu.Unlock()
+		if rows, ok := q.known(twin); ok {
+			if err := q.done(twin, rows); err != nil {
+				return err
+			}
+		} else {
+			q.work <- twin
+		}
 	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.left--; q.left == 0 {
 		close(q.work)
 	}

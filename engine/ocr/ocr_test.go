@@ -445,7 +445,9 @@ func BenchmarkGrowth(b *testing.B) {
 
 // BenchmarkBusy times Analyze on the dense screens with two busy loops beside it, each in
 // a session of its own as other users' programs are (docs/development.md, OCR time under
-// load); the readers are warm, as from a session's second call on.
+// load); the readers are warm, as from a session's second call on. NAME/reused is the
+// call after the first on the unchanged screen in one scope, as analyze_screen reads it
+// again (Options.Reuse).
 func BenchmarkBusy(b *testing.B) {
 	testenv.Require(b, "tesseract")
 	for _, sc := range scenes() {
@@ -453,26 +455,34 @@ func BenchmarkBusy(b *testing.B) {
 			continue
 		}
 		s := render(b, sc)
-		b.Run(s.name, func(b *testing.B) {
-			if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
-				b.Fatal(err)
-			}
-			// The loops are the shell's children, so that cpuTime counts none of their CPU.
-			busy := exec.Command("sh", "-c", "(while :; do :; done) & (while :; do :; done) & wait")
-			busy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-			if err := busy.Start(); err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { syscall.Kill(-busy.Process.Pid, syscall.SIGKILL); busy.Wait() })
-			c0 := cpuTime()
-			for b.Loop() {
-				if _, err := ocr.Analyze(context.Background(), s.img, ocr.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
-		})
+		for _, c := range []struct {
+			name string
+			opts ocr.Options
+		}{{s.name, ocr.Options{}}, {s.name + "/reused", ocr.Options{Reuse: "bench " + s.name}}} {
+			b.Run(c.name, func(b *testing.B) { busy(b, s.img, c.opts) })
+		}
 	}
+}
+
+// busy times Analyze of img with opts, two busy loops beside it (see BenchmarkBusy).
+func busy(b *testing.B, img *image.RGBA, opts ocr.Options) {
+	if _, err := ocr.Analyze(context.Background(), img, opts); err != nil {
+		b.Fatal(err)
+	}
+	// The loops are the shell's children, so that cpuTime counts none of their CPU.
+	loops := exec.Command("sh", "-c", "(while :; do :; done) & (while :; do :; done) & wait")
+	loops.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := loops.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { syscall.Kill(-loops.Process.Pid, syscall.SIGKILL); loops.Wait() })
+	c0 := cpuTime()
+	for b.Loop() {
+		if _, err := ocr.Analyze(context.Background(), img, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // TestReaderFailures checks that tesseract failing (missing language data, a cancelled
@@ -884,5 +894,68 @@ func TestSelectedTextReads(t *testing.T) {
 		if !slices.Contains(words, w) {
 			t.Errorf("read %q, want %s", words, w)
 		}
+	}
+}
+
+// TestUnchangedLinesAreNotReadAgain checks that a call with Options.Reuse reads only the
+// lines whose images changed since an earlier call of the same scope, and reads the same
+// words as a call that reads every line; another scope reads every line.
+func TestUnchangedLinesAreNotReadAgain(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	dir := t.TempDir()
+	log, script := filepath.Join(dir, "pages"), filepath.Join(dir, "tesseract")
+	// The pages a process is handed come on its stdin, one path a line.
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntee -a '"+log+"' | exec tesseract \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ocr.EndReaders)
+	seen := 0
+	pages := func() int { // since the last look
+		data, _ := os.ReadFile(log)
+		n := 0
+		for _, p := range strings.Fields(string(data)) {
+			if filepath.Base(p) != "end.pgm" {
+				n++
+			}
+		}
+		n, seen = n-seen, n
+		return n
+	}
+	before, after := strokes(12), strokes(12)
+	// One line of the second screen changes: its strokes stand 4 px apart, not 6.
+	for y := 40 + 40*5; y < 52+40*5; y++ {
+		for x := 20; x < 1900; x++ {
+			v := byte(255)
+			if (x-20)%4 == 0 {
+				v = 0
+			}
+			o := (y*1920 + x) * 4
+			after.Pix[o], after.Pix[o+1], after.Pix[o+2] = v, v, v
+		}
+	}
+	analyze := func(img image.Image, reuse string) ocr.Result {
+		t.Helper()
+		r, err := ocr.Analyze(context.Background(), img, ocr.Options{Tesseract: script, Workers: 1, Reuse: reuse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	analyze(before, "a")
+	if n := pages(); n < 12 {
+		t.Fatalf("the first call read %d lines, want at least 12", n)
+	}
+	got := analyze(after, "a")
+	if n := pages(); n != 1 {
+		t.Errorf("the call after a change of one line read %d lines, want 1", n)
+	}
+	want := analyze(after, "")
+	all := pages()
+	if all < 12 || !slices.Equal(got.Boxes, want.Boxes) || got.FullText != want.FullText {
+		t.Errorf("reusing readings: %q (%d boxes), reading all %d lines: %q (%d boxes)", got.FullText, len(got.Boxes), all, want.FullText, len(want.Boxes))
+	}
+	analyze(after, "b")
+	if n := pages(); n != all {
+		t.Errorf("another scope read %d lines, want all %d", n, all)
 	}
 }

@@ -1,7 +1,6 @@
 package ocr
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -542,20 +541,11 @@ func srcCoord(X int, scale float64, n int) (int, int) {
 }
 
 // writePGM writes 8-bit gray pixels as a binary PGM (P5), which tesseract reads without
-// decompression.
+// decompression, in one write of the file's own size (a line is tens of KB; a buffer of a
+// fixed larger size cost more to clear than the write).
 func writePGM(path string, pix []byte, w, h int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintf(bw, "P5\n%d %d\n255\n", w, h)
-	bw.Write(pix)
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	data := fmt.Appendf(make([]byte, 0, 32+len(pix)), "P5\n%d %d\n255\n", w, h)
+	return os.WriteFile(path, append(data, pix...), 0o666)
 }
 
 // Hard-edged ink (docs/development.md, OCR, seventh round): a line whose ink is almost
