@@ -1131,6 +1131,65 @@ func TestConfineDesktopPrograms(t *testing.T) {
 	}
 }
 
+// TestConfineCommandLinesShowNoHostPath: bubblewrap's options name the host's paths (the
+// staging directory, the session's state directory, the desktop's private directory), and
+// its PID 1 in a sandbox keeps its command line, which every program there reads. They reach
+// it through a file (--args): a Python call reads every /proc/*/cmdline of its sandbox, and
+// the session's desktop programs' bubblewraps (in the PID namespace a launched application
+// shares) show none either. Before, /proc/1/cmdline listed every bind with its host path.
+func TestConfineCommandLinesShowNoHostPath(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	h.MustRun("session", "start", "p1")
+	state := ""
+	for _, kv := range h.Env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	leaks := func(where, cmdline string) {
+		for _, w := range []string{"--bind", "--ro-bind", "--tmpfs", "w365-stage", h.RuntimeDir, state} {
+			if w != "" && strings.Contains(cmdline, w) {
+				t.Errorf("%s: command line %q shows %q", where, cmdline, w)
+				return
+			}
+		}
+	}
+	const code = `import json, os
+out = {}
+for p in os.listdir("/proc"):
+    if p.isdigit():
+        try: out[p] = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError: pass
+print(json.dumps(out))`
+	for _, session := range []string{"p1", "default"} {
+		var res struct{ Stdout, Stderr string }
+		h.JSON(&res, "--session", session, "execute-python-code", "--code", code, "--json")
+		var cmdlines map[string]string
+		if err := json.Unmarshal([]byte(res.Stdout), &cmdlines); err != nil || cmdlines["1"] == "" {
+			t.Fatalf("session %s: %v: %q %q", session, err, res.Stdout, res.Stderr)
+		}
+		for pid, c := range cmdlines {
+			leaks(fmt.Sprintf("session %s, pid %s inside", session, pid), c)
+		}
+	}
+	n := 0
+	for _, pid := range descendants(h.HostPID()) {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); filepath.Base(exe) != "bwrap" {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		n++
+		leaks(fmt.Sprintf("bubblewrap pid %d", pid), strings.ReplaceAll(string(b), "\x00", " "))
+	}
+	if n == 0 {
+		t.Fatal("no bubblewrap among the host's descendants")
+	}
+}
+
 // nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user, and
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
@@ -1142,7 +1201,7 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings", "TestConfineCallForksInABusySession", "TestConfineFilesInMemoryAreBounded",
 	"TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace", "TestBrowserRunCodeIsConfined",
 	"TestBoundaryGitGuardReadsEveryEntryACallMade", "TestBrowserMessagesTheHostReadsAreBounded", "TestBrowserConsoleKeepsNoLongURL", "TestBrowserRunCodeClientThatDoesNotReadIsDropped",
-	"TestAgentsAreApartOnAHeadlessHost"}
+	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
