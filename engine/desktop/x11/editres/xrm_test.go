@@ -3,6 +3,7 @@
 package editres
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -106,18 +107,14 @@ func TestLookupWorkIsBounded(t *testing.T) {
 }
 
 // hostileDB is n specifications of 40 components, each taking a step at every component
-// and level of a deep widget before it matches nothing.
+// and level of a deep widget before it matches nothing: the bits of its number as tight
+// (".?") or loose ("*?") components, 24 more loose ones, then one that names no widget.
 func hostileDB(n int) string {
 	var b strings.Builder
 	for i := range n {
-		for c := range 38 {
-			if c < 14 && i>>c&1 == 1 {
-				b.WriteString(".?")
-			} else {
-				b.WriteString("*?")
-			}
-		}
-		b.WriteString("*nomatch*?: x\n")
+		bits := fmt.Sprintf("%014b", i)
+		b.WriteString(strings.NewReplacer("1", ".?", "0", "*?").Replace(bits))
+		b.WriteString(strings.Repeat("*?", 24) + "*nomatch*?: x\n")
 	}
 	return b.String()
 }
