@@ -1122,3 +1122,36 @@ func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
 		t.Errorf("the person's gopls was replaced by %q", b)
 	}
 }
+
+// TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots: launch_application's refusal of a
+// file argument outside the roots is one whether or not the file exists, and names nothing it
+// resolves to. Before, it said "no such file" for ~/.ssh/id_none and "it resolves to
+// HOME/.ssh/id_ed25519, which is not under the roots" for the key that exists, and
+// /proc/self/cwd "resolves to" the host's working directory (/proc/self/fd/N: the files the
+// host holds open).
+func TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots(t *testing.T) {
+	testenv.Require(t, "mousepad")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal := func(arg string) string {
+		t.Helper()
+		r := h.Run("launch-application", "mousepad", "--args="+arg)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "launch-arguments") {
+			t.Fatalf("mousepad %s: exit %d %s", arg, r.Code, r.Stderr)
+		}
+		return strings.ReplaceAll(r.Stderr, arg, "ARG")
+	}
+	key, none := refusal("~/.ssh/id_ed25519"), refusal("~/.ssh/id_none")
+	if key != none {
+		t.Errorf("the refusals tell a key that exists from one that does not:\n%s\n%s", key, none)
+	}
+	for _, arg := range []string{"~/.ssh/id_ed25519", "/proc/self/cwd", "/proc/self/root/proc/self/cwd"} {
+		if r := refusal(arg); strings.Contains(r, filepath.Join(home, ".ssh")) || strings.Contains(r, cwd) {
+			t.Errorf("the refusal of %s names where it leads: %s", arg, r)
+		}
+	}
+}

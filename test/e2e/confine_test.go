@@ -1201,7 +1201,8 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings", "TestConfineCallForksInABusySession", "TestConfineFilesInMemoryAreBounded",
 	"TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace", "TestBrowserRunCodeIsConfined",
 	"TestBoundaryGitGuardReadsEveryEntryACallMade", "TestBrowserMessagesTheHostReadsAreBounded", "TestBrowserConsoleKeepsNoLongURL", "TestBrowserRunCodeClientThatDoesNotReadIsDropped",
-	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded"}
+	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded",
+	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
