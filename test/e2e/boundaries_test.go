@@ -1155,3 +1155,33 @@ func TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundaryCwdRefusalTellsNothingOutside: a shell call's working directory that the rules
+// refuse is refused as given, whether or not it exists, naming nothing it resolves to.
+// Before, ~/.ssh (which exists) was "cannot be used: dot-directories ..." and ~/.nothere
+// NOT_FOUND, and /proc/self/cwd "cwd <the host's working directory> cannot be used".
+func TestBoundaryCwdRefusalTellsNothingOutside(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal := func(dir string) string {
+		t.Helper()
+		r := h.Run("execute-shell-command", "--cwd", dir, "ls")
+		if r.Code == 0 {
+			t.Fatalf("ls in %s ran: %s", dir, r.Stdout)
+		}
+		return strings.ReplaceAll(r.Stderr, dir, "DIR")
+	}
+	for _, pair := range [][2]string{{"/.ssh", "/.nothere"}, {"/.ssh/id_ed25519", "/.ssh/id_none"}} {
+		if a, b := refusal(home+pair[0]), refusal(home+pair[1]); a != b {
+			t.Errorf("the refusals tell %s, which exists, from %s, which does not:\n%s\n%s", pair[0], pair[1], a, b)
+		}
+	}
+	if r := refusal("/proc/self/cwd"); strings.Contains(r, cwd) {
+		t.Errorf("the refusal names the host's working directory: %s", r)
+	}
+}

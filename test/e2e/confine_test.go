@@ -1202,7 +1202,7 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace", "TestBrowserRunCodeIsConfined",
 	"TestBoundaryGitGuardReadsEveryEntryACallMade", "TestBrowserMessagesTheHostReadsAreBounded", "TestBrowserConsoleKeepsNoLongURL", "TestBrowserRunCodeClientThatDoesNotReadIsDropped",
 	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded",
-	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots"}
+	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots", "TestBoundaryCwdRefusalTellsNothingOutside"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
