@@ -1190,6 +1190,44 @@ print(json.dumps(out))`
 	}
 }
 
+// TestConfineSandboxGetsNoDescriptorTheHostInherited: the CLI that starts the host was
+// handed a descriptor it does not know (a pipe at 23, as a shell, a terminal multiplexer or
+// an MCP client may leak one), and a Python call of the host's session writes into every
+// pipe and socket it holds. Before, the descriptor went on to the host and from it, through
+// bubblewrap, into every sandbox: the call wrote into the starter's pipe. Every w365 process
+// marks what it inherited close-on-exec first.
+func TestConfineSandboxGetsNoDescriptorTheHostInherited(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const code = `import os
+for f in os.listdir("/proc/self/fd"):
+    try:
+        if os.readlink("/proc/self/fd/" + f).startswith(("pipe:", "socket:")) and int(f) > 2:
+            os.write(int(f), b"ESCAPED " + f.encode() + b"\n")
+    except OSError:
+        pass
+print("done")`
+	cmd := exec.Command(h.Bin, "execute-python-code", "--code", code)
+	cmd.Env = h.Env
+	cmd.ExtraFiles = append(make([]*os.File, 20), w)
+	out, err := cmd.CombinedOutput()
+	w.Close()
+	if err != nil || !strings.Contains(string(out), "done") {
+		t.Fatalf("python: %v %s", err, out)
+	}
+	// The host still holds its copy; what the call wrote is in the pipe already.
+	r.SetReadDeadline(time.Now().Add(2 * time.Second))
+	b := make([]byte, 256)
+	if n, _ := r.Read(b); n > 0 {
+		t.Fatalf("a sandboxed call wrote into a descriptor the host's starter held: %q", b[:n])
+	}
+}
+
 // nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user, and
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
@@ -1202,7 +1240,8 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace", "TestBrowserRunCodeIsConfined",
 	"TestBoundaryGitGuardReadsEveryEntryACallMade", "TestBrowserMessagesTheHostReadsAreBounded", "TestBrowserConsoleKeepsNoLongURL", "TestBrowserRunCodeClientThatDoesNotReadIsDropped",
 	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded",
-	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots", "TestBoundaryCwdRefusalTellsNothingOutside"}
+	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots", "TestBoundaryCwdRefusalTellsNothingOutside",
+	"TestConfineSandboxGetsNoDescriptorTheHostInherited"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
