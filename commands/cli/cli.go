@@ -22,6 +22,7 @@ import (
 	"github.com/w365/w365/commands"
 	"github.com/w365/w365/commands/host"
 	"github.com/w365/w365/commands/tool"
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/session"
@@ -77,6 +78,8 @@ type RootDeps struct {
 // NewRoot builds the whole command tree from the registry. Build a fresh one for each
 // REPL line: flag values otherwise leak from one line to the next.
 func NewRoot(d RootDeps) (*cobra.Command, *Globals) {
+	// Before any command runs, what the process inherited stays out of what it starts.
+	child.CloseInheritedOnExec()
 	g := &Globals{outIsTerminal: d.IO.OutIsTerminal}
 	root := &cobra.Command{
 		Use:   "w365",

@@ -19,6 +19,13 @@ import (
 // Start sets cmd.SysProcAttr fields of its own and keeps the others.
 func Start(cmd *exec.Cmd) error { return start(cmd) }
 
+// CloseInheritedOnExec marks every descriptor above stderr that this process holds
+// close-on-exec, so that no program it starts gets one it was not handed (an exec.Cmd's
+// ExtraFiles): a descriptor the host's starter leaked (a shell's, an MCP client's pipe or
+// socket) reached every sandboxed program of its sessions (docs/security.md#confinement).
+// The CLI's root command calls it before any command runs.
+func CloseInheritedOnExec() { closeInheritedOnExec() }
+
 // KillGroup kills a child started by Start and every process in its group (its job on
 // Windows) that is still there, including what the child started and left behind.
 func KillGroup(cmd *exec.Cmd) error {

@@ -1,10 +1,15 @@
 package child
 
 import (
+	"math"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // spawns runs every Start on one OS thread that lives as long as the process.
@@ -30,4 +35,17 @@ func start(cmd *exec.Cmd) error {
 	done := make(chan error, 1)
 	spawns() <- func() { done <- cmd.Start() }
 	return <-done
+}
+
+func closeInheritedOnExec() {
+	if unix.CloseRange(3, math.MaxUint, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }

@@ -2,9 +2,23 @@
 
 package child
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+)
 
 func start(cmd *exec.Cmd) error {
 	ownGroup(cmd)
 	return cmd.Start()
+}
+
+func closeInheritedOnExec() {
+	ents, _ := os.ReadDir("/dev/fd")
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

@@ -177,3 +177,7 @@ func killGroup(cmd *exec.Cmd) error {
 	defer windows.CloseHandle(job)
 	return windows.TerminateJobObject(job, 1)
 }
+
+// closeInheritedOnExec has nothing to do on Windows: a child inherits only the handles
+// marked inheritable that its start names.
+func closeInheritedOnExec() {}

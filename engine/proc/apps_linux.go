@@ -322,22 +322,23 @@ type argErr string
 func (e argErr) Error() string { return string(e) }
 
 // argFile resolves a file argument: absolute (or ~/...), existing, a regular file or a
-// directory, allowed by allowedArgPath once symbolic links are resolved.
+// directory, allowed by allowedArgPath once symbolic links are resolved. A path that does
+// not resolve inside the roots gets one refusal whether or not it exists, naming nothing it
+// resolves to: it told whether a file of the person's exists (~/.ssh/id_rsa) and where a link
+// of the host's leads (/proc/self/cwd, the host's working directory; /proc/self/fd/N, the
+// files the host holds open).
 func argFile(s string, o LaunchOptions) (string, error) {
 	p := expandHome(s)
 	if !filepath.IsAbs(p) {
 		return "", argErr("neither an absolute path nor an http(s) URL")
 	}
 	r, err := filepath.EvalSymlinks(filepath.Clean(p))
-	if err != nil {
-		return "", argErr("no such file")
+	if err != nil || !allowedArgPath(r, o) {
+		return "", argErr("no such file or directory under the roots (links followed; hidden ones and the host's own left out)")
 	}
 	fi, err := os.Stat(r)
 	if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
 		return "", argErr("not a regular file or a directory")
-	}
-	if !allowedArgPath(r, o) {
-		return "", argErr("it resolves to " + r + ", which is not under the roots (or is hidden, or the host's own)")
 	}
 	return r, nil
 }

@@ -330,28 +330,46 @@ func (r *Runner) resolveCwd(cwd string) (string, error) {
 		}
 		cwd = filepath.Join(wd, cwd)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(cwd))
+	// What is refused is refused as the path was given, whether or not it exists, and the
+	// refusal names what was given, never where it leads: the host resolves it, with links
+	// of its own (/proc/self/cwd, the host's working directory; /proc/self/fd/N, a file it
+	// holds open), and a session must not learn whether a file outside exists (a
+	// dot-directory of HOME).
+	cwd = filepath.Clean(cwd)
+	real, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
+		if why := r.cwdRefusal(cwd, home); why != "" {
+			return "", r.blockCwd(cwd, why, home)
+		}
 		return "", werr.New(werr.NotFound, "cwd %s does not exist", cwd).WithHint("create it first (mkdir) or omit cwd")
+	}
+	if why := r.cwdRefusal(real, home); why != "" {
+		return "", r.blockCwd(cwd, why, home)
 	}
 	st, err := os.Stat(real)
 	if err != nil || !st.IsDir() {
 		return "", werr.Invalid("cwd %s is not a directory", cwd)
 	}
-	why := ""
-	if wd, err := r.WorkDir(); err == nil && within(real, wd) {
-		// the session's scratch directory
-	} else {
-		why = r.forbiddenCwd(real, home)
-	}
-	if why == "" && r.isPrivate(real) {
-		why = "it holds or lies inside the w365 host's own files (its socket, sessions or browser profiles)"
-	}
-	if why != "" {
-		return "", block("cwd-forbidden", "use a project directory under a workspace root ("+strings.Join(r.workspaceRoots(home), ", ")+"), for example "+
-			filepath.Join(home, "project")+", or omit cwd for the session scratch directory", "cwd %s cannot be used: %s", real, why)
-	}
 	return real, nil
+}
+
+// cwdRefusal says why directory dir may not be a call's working directory, or "".
+func (r *Runner) cwdRefusal(dir, home string) string {
+	if wd, err := r.WorkDir(); err == nil && within(dir, wd) {
+		return "" // the session's scratch directory
+	}
+	if why := r.forbiddenCwd(dir, home); why != "" {
+		return why
+	}
+	if r.isPrivate(dir) {
+		return "it holds or lies inside the w365 host's own files (its socket, sessions or browser profiles)"
+	}
+	return ""
+}
+
+func (r *Runner) blockCwd(cwd, why, home string) error {
+	return block("cwd-forbidden", "use a project directory under a workspace root ("+strings.Join(r.workspaceRoots(home), ", ")+"), for example "+
+		filepath.Join(home, "project")+", or omit cwd for the session scratch directory", "cwd %s cannot be used: %s", cwd, why)
 }
 
 // workspaceRoots are the policy's WorkspaceRoots, ~ expanded and symlinks resolved.

@@ -446,8 +446,13 @@ func TestArguments(t *testing.T) {
 			t.Errorf("cwd %s: %v", cwd, err)
 		}
 	}
-	if _, err := r.Shell(ctx, "ls", "/nonexistent/dir", 0); codeOf(err) != werr.NotFound {
+	// A missing directory is NOT_FOUND where it could be used; outside, it is refused as one
+	// that exists would be (whether it exists is not told).
+	if _, err := r.Shell(ctx, "ls", filepath.Join(home, "w365-missing-dir"), 0); codeOf(err) != werr.NotFound {
 		t.Errorf("missing cwd: %v", err)
+	}
+	if _, err := r.Shell(ctx, "ls", "/nonexistent/dir", 0); RuleOf(err) != "cwd-forbidden" {
+		t.Errorf("missing cwd outside the workspace roots: %v", err)
 	}
 	if _, err := r.Shell(ctx, "ls", "C:/Users/me", 0); codeOf(err) != werr.InvalidArgument {
 		t.Errorf("windows cwd: %v", err)

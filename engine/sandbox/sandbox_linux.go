@@ -175,6 +175,38 @@ func stage(c *helperConfig) error {
 	return nil
 }
 
+// optionsByFile is bubblewrap command line argv with its options (the words up to its first
+// "--": every command line the host builds has one, and no option value of its is "--")
+// read from a file (--args): bubblewrap's PID 1 in the sandbox keeps its command line, which
+// every program there reads (/proc/1/cmdline), and its options name the host's paths (the
+// staging directory, the session's state directory, the browser's profile). The file is a
+// memfd the helper leaves open across exec; bubblewrap closes it once read.
+func optionsByFile(argv []string) ([]string, error) {
+	end := slices.Index(argv, "--")
+	if end < 1 {
+		return argv, nil
+	}
+	fd, err := unix.MemfdCreate("bwrap-options", 0)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	for _, a := range argv[1:end] {
+		b = append(append(b, a...), 0)
+	}
+	for len(b) > 0 {
+		n, err := unix.Write(fd, b)
+		if err != nil {
+			return nil, err
+		}
+		b = b[n:]
+	}
+	if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return slices.Concat(argv[:1], []string{"--args", strconv.Itoa(fd)}, argv[end:]), nil
+}
+
 // sameFile says whether descriptors a and b hold one file (device and inode).
 func sameFile(a, b int) bool {
 	var sa, sb unix.Stat_t
@@ -231,6 +263,13 @@ func helperMain(fd int) {
 		if err := os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
 			helperFail("joining the run's cgroup: %v", err)
 		}
+	}
+	if filepath.Base(c.Argv[0]) == "bwrap" {
+		argv, err := optionsByFile(c.Argv)
+		if err != nil {
+			helperFail("passing bubblewrap its options: %v", err)
+		}
+		c.Argv = argv
 	}
 	if c.Enter != nil {
 		pre, err := c.Enter.command()

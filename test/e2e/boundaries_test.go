@@ -1122,3 +1122,66 @@ func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
 		t.Errorf("the person's gopls was replaced by %q", b)
 	}
 }
+
+// TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots: launch_application's refusal of a
+// file argument outside the roots is one whether or not the file exists, and names nothing it
+// resolves to. Before, it said "no such file" for ~/.ssh/id_none and "it resolves to
+// HOME/.ssh/id_ed25519, which is not under the roots" for the key that exists, and
+// /proc/self/cwd "resolves to" the host's working directory (/proc/self/fd/N: the files the
+// host holds open).
+func TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots(t *testing.T) {
+	testenv.Require(t, "mousepad")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal := func(arg string) string {
+		t.Helper()
+		r := h.Run("launch-application", "mousepad", "--args="+arg)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "launch-arguments") {
+			t.Fatalf("mousepad %s: exit %d %s", arg, r.Code, r.Stderr)
+		}
+		return strings.ReplaceAll(r.Stderr, arg, "ARG")
+	}
+	key, none := refusal("~/.ssh/id_ed25519"), refusal("~/.ssh/id_none")
+	if key != none {
+		t.Errorf("the refusals tell a key that exists from one that does not:\n%s\n%s", key, none)
+	}
+	for _, arg := range []string{"~/.ssh/id_ed25519", "/proc/self/cwd", "/proc/self/root/proc/self/cwd"} {
+		if r := refusal(arg); strings.Contains(r, filepath.Join(home, ".ssh")) || strings.Contains(r, cwd) {
+			t.Errorf("the refusal of %s names where it leads: %s", arg, r)
+		}
+	}
+}
+
+// TestBoundaryCwdRefusalTellsNothingOutside: a shell call's working directory that the rules
+// refuse is refused as given, whether or not it exists, naming nothing it resolves to.
+// Before, ~/.ssh (which exists) was "cannot be used: dot-directories ..." and ~/.nothere
+// NOT_FOUND, and /proc/self/cwd "cwd <the host's working directory> cannot be used".
+func TestBoundaryCwdRefusalTellsNothingOutside(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal := func(dir string) string {
+		t.Helper()
+		r := h.Run("execute-shell-command", "--cwd", dir, "ls")
+		if r.Code == 0 {
+			t.Fatalf("ls in %s ran: %s", dir, r.Stdout)
+		}
+		return strings.ReplaceAll(r.Stderr, dir, "DIR")
+	}
+	for _, pair := range [][2]string{{"/.ssh", "/.nothere"}, {"/.ssh/id_ed25519", "/.ssh/id_none"}} {
+		if a, b := refusal(home+pair[0]), refusal(home+pair[1]); a != b {
+			t.Errorf("the refusals tell %s, which exists, from %s, which does not:\n%s\n%s", pair[0], pair[1], a, b)
+		}
+	}
+	if r := refusal("/proc/self/cwd"); strings.Contains(r, cwd) {
+		t.Errorf("the refusal names the host's working directory: %s", r)
+	}
+}

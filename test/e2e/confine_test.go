@@ -1131,6 +1131,103 @@ func TestConfineDesktopPrograms(t *testing.T) {
 	}
 }
 
+// TestConfineCommandLinesShowNoHostPath: bubblewrap's options name the host's paths (the
+// staging directory, the session's state directory, the desktop's private directory), and
+// its PID 1 in a sandbox keeps its command line, which every program there reads. They reach
+// it through a file (--args): a Python call reads every /proc/*/cmdline of its sandbox, and
+// the session's desktop programs' bubblewraps (in the PID namespace a launched application
+// shares) show none either. Before, /proc/1/cmdline listed every bind with its host path.
+func TestConfineCommandLinesShowNoHostPath(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	h.MustRun("session", "start", "p1")
+	state := ""
+	for _, kv := range h.Env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	leaks := func(where, cmdline string) {
+		for _, w := range []string{"--bind", "--ro-bind", "--tmpfs", "w365-stage", h.RuntimeDir, state} {
+			if w != "" && strings.Contains(cmdline, w) {
+				t.Errorf("%s: command line %q shows %q", where, cmdline, w)
+				return
+			}
+		}
+	}
+	const code = `import json, os
+out = {}
+for p in os.listdir("/proc"):
+    if p.isdigit():
+        try: out[p] = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError: pass
+print(json.dumps(out))`
+	for _, session := range []string{"p1", "default"} {
+		var res struct{ Stdout, Stderr string }
+		h.JSON(&res, "--session", session, "execute-python-code", "--code", code, "--json")
+		var cmdlines map[string]string
+		if err := json.Unmarshal([]byte(res.Stdout), &cmdlines); err != nil || cmdlines["1"] == "" {
+			t.Fatalf("session %s: %v: %q %q", session, err, res.Stdout, res.Stderr)
+		}
+		for pid, c := range cmdlines {
+			leaks(fmt.Sprintf("session %s, pid %s inside", session, pid), c)
+		}
+	}
+	n := 0
+	for _, pid := range descendants(h.HostPID()) {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); filepath.Base(exe) != "bwrap" {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		n++
+		leaks(fmt.Sprintf("bubblewrap pid %d", pid), strings.ReplaceAll(string(b), "\x00", " "))
+	}
+	if n == 0 {
+		t.Fatal("no bubblewrap among the host's descendants")
+	}
+}
+
+// TestConfineSandboxGetsNoDescriptorTheHostInherited: the CLI that starts the host was
+// handed a descriptor it does not know (a pipe at 23, as a shell, a terminal multiplexer or
+// an MCP client may leak one), and a Python call of the host's session writes into every
+// pipe and socket it holds. Before, the descriptor went on to the host and from it, through
+// bubblewrap, into every sandbox: the call wrote into the starter's pipe. Every w365 process
+// marks what it inherited close-on-exec first.
+func TestConfineSandboxGetsNoDescriptorTheHostInherited(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const code = `import os
+for f in os.listdir("/proc/self/fd"):
+    try:
+        if os.readlink("/proc/self/fd/" + f).startswith(("pipe:", "socket:")) and int(f) > 2:
+            os.write(int(f), b"ESCAPED " + f.encode() + b"\n")
+    except OSError:
+        pass
+print("done")`
+	cmd := exec.Command(h.Bin, "execute-python-code", "--code", code)
+	cmd.Env = h.Env
+	cmd.ExtraFiles = append(make([]*os.File, 20), w)
+	out, err := cmd.CombinedOutput()
+	w.Close()
+	if err != nil || !strings.Contains(string(out), "done") {
+		t.Fatalf("python: %v %s", err, out)
+	}
+	// The host still holds its copy; what the call wrote is in the pipe already.
+	r.SetReadDeadline(time.Now().Add(2 * time.Second))
+	b := make([]byte, 256)
+	if n, _ := r.Read(b); n > 0 {
+		t.Fatalf("a sandboxed call wrote into a descriptor the host's starter held: %q", b[:n])
+	}
+}
+
 // nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user, and
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
@@ -1142,7 +1239,9 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestMCPClientsOutliveTheFirst", "TestServeJoinsOnlyAHostWithItsSettings", "TestConfineCallForksInABusySession", "TestConfineFilesInMemoryAreBounded",
 	"TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace", "TestBrowserRunCodeIsConfined",
 	"TestBoundaryGitGuardReadsEveryEntryACallMade", "TestBrowserMessagesTheHostReadsAreBounded", "TestBrowserConsoleKeepsNoLongURL", "TestBrowserRunCodeClientThatDoesNotReadIsDropped",
-	"TestAgentsAreApartOnAHeadlessHost"}
+	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded",
+	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots", "TestBoundaryCwdRefusalTellsNothingOutside",
+	"TestConfineSandboxGetsNoDescriptorTheHostInherited"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

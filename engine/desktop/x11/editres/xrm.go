@@ -20,6 +20,7 @@ import (
 type DB struct {
 	entries []entry
 	bySpec  map[string]int // an entry's index by its specification
+	work    int            // the steps its lookups took (maxDBWork)
 }
 
 type entry struct {
@@ -173,93 +174,128 @@ func unescape(v string) string {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
+// maxDBWork bounds the steps (a component matched at a level, a level of two matches
+// compared) of all lookups in one DB: a program of the session sets RESOURCE_MANAGER, and a
+// database of many loose specifications looked up for deep widgets took the host minutes of
+// CPU per lookup (docs/accessibility.md#xt-and-motif). A database of real programs takes a
+// few thousand steps for a window.
+const maxDBWork = 1 << 22
+
 // Lookup is the value of the resource whose full name and class are names and classes (the
 // widget path's, then the resource's), by Xrm's precedence: level by level from the left, an
 // entry that names the level beats one that skips it, a name beats a class, which beats "?",
-// and a tight binding beats a loose one; of entries equal in all, the later one.
+// and a tight binding beats a loose one; of entries equal in all, the later one. Once db's
+// lookups have taken maxDBWork steps, nothing more is found in it.
 func (db *DB) Lookup(names, classes []string) (string, bool) {
-	var best []int
-	value, found := "", false
-	if len(names) == 0 || len(names) != len(classes) {
+	if len(names) == 0 || len(names) != len(classes) || db.work >= maxDBWork {
 		return "", false
 	}
+	var best *way
+	value := ""
 	last := len(names) - 1
+	m := &matcher{names: names, classes: classes, work: &db.work}
 	for _, e := range db.entries {
 		if r := e.comps[len(e.comps)-1].s; r != names[last] && r != classes[last] && r != "?" {
 			continue
 		}
-		if score, ok := matchSpec(e.comps, names, classes); ok && (!found || compareScores(score, best) >= 0) {
-			best, value, found = score, e.value, true
+		w := m.match(e.comps)
+		if db.work >= maxDBWork {
+			return "", false
+		}
+		if w != nil && (best == nil || compareWays(w, best, &db.work) >= 0) {
+			best, value = w, e.value
 		}
 	}
-	return value, found
+	return value, best != nil
 }
 
-// matchSpec matches comps against the query's levels, giving for each level its precedence
-// (4 name, 3 class, 2 "?", doubled and plus one for a tight binding; 0 skipped by a loose
-// binding), the best of the ways comps matches. The best way from a component and a level on
-// does not depend on how they were reached, so each is worked out once (a hostile
-// specification of many loose components against a deep widget takes no more).
-func matchSpec(comps []comp, names, classes []string) ([]int, bool) {
-	n := len(names)
-	type key struct{ ci, li int }
-	type way struct {
-		score []int // from level li on
-		ok    bool
+// way is the precedence of a match at one level (4 name, 3 class, 2 "?", doubled and plus one
+// for a tight binding; 0 skipped by a loose binding) and the way it goes on from the next;
+// matched ends every way.
+type way struct {
+	v    int
+	next *way
+}
+
+var matched = &way{}
+
+// matcher matches specifications against one query's levels (names and classes), counting
+// its steps in work.
+type matcher struct {
+	names, classes []string
+	work           *int
+	// The best way from component ci and level li on, of the specification of generation
+	// gen, at ci*(len(names)+1)+li: worked out when stamp there is gen.
+	ways  []*way
+	stamp []uint32
+	gen   uint32
+}
+
+// match matches comps against the query's levels: the best of the ways it matches, nil
+// when none. The best way from a component and a level on does not depend on how they were
+// reached, so each is worked out once, and ways share what follows them (a hostile
+// specification of many loose components against a deep widget takes a step per component
+// and level).
+func (m *matcher) match(comps []comp) *way {
+	n := len(m.names)
+	if size := (len(comps) + 1) * (n + 1); len(m.ways) < size {
+		m.ways, m.stamp = make([]*way, size), make([]uint32, size)
 	}
-	memo := map[key]way{}
-	var best func(ci, li int) way
-	best = func(ci, li int) way {
+	m.gen++
+	var best func(ci, li int) *way
+	best = func(ci, li int) *way {
 		if ci == len(comps) {
-			return way{nil, li == n}
+			if li == n {
+				return matched
+			}
+			return nil
 		}
 		if li == n || len(comps)-ci > n-li {
-			return way{}
+			return nil
 		}
-		k := key{ci, li}
-		if w, ok := memo[k]; ok {
-			return w
+		k := ci*(n+1) + li
+		if m.stamp[k] == m.gen {
+			return m.ways[k]
 		}
-		var out way
+		*m.work++
+		var out *way
 		c := comps[ci]
 		kind := 0
 		switch c.s {
-		case names[li]:
+		case m.names[li]:
 			kind = 4
-		case classes[li]:
+		case m.classes[li]:
 			kind = 3
 		case "?":
 			kind = 2
 		}
 		if kind > 0 {
-			if rest := best(ci+1, li+1); rest.ok {
+			if rest := best(ci+1, li+1); rest != nil {
 				v := 2 * kind
 				if !c.loose {
 					v++
 				}
-				out = way{append([]int{v}, rest.score...), true}
+				out = &way{v, rest}
 			}
 		}
-		if c.loose && li+1 < n {
-			// A loose binding may skip this level.
-			if rest := best(ci, li+1); rest.ok {
-				w := append([]int{0}, rest.score...)
-				if !out.ok || compareScores(w, out.score) > 0 {
-					out = way{w, true}
-				}
+		// A loose binding may skip this level; a way that names it comes first.
+		if out == nil && c.loose && li+1 < n {
+			if rest := best(ci, li+1); rest != nil {
+				out = &way{0, rest}
 			}
 		}
-		memo[k] = out
+		m.ways[k], m.stamp[k] = out, m.gen
 		return out
 	}
-	w := best(0, 0)
-	return w.score, w.ok
+	return best(0, 0)
 }
 
-func compareScores(a, b []int) int {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] - b[i]
+// compareWays compares two ways over the same levels, level by level from the left.
+func compareWays(a, b *way, work *int) int {
+	for ; a != matched && b != matched; a, b = a.next, b.next {
+		*work++
+		if a.v != b.v {
+			return a.v - b.v
 		}
 	}
 	return 0

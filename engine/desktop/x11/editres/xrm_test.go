@@ -3,6 +3,7 @@
 package editres
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -75,4 +76,45 @@ func TestSymbolText(t *testing.T) {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestLookupWorkIsBounded: the lookups of one database take maxDBWork steps at most, and find
+// nothing more once they have (a program of the session writes RESOURCE_MANAGER). Each of
+// these specifications matches no widget, but only after every component was tried at
+// every level.
+func TestLookupWorkIsBounded(t *testing.T) {
+	db := &DB{}
+	db.Parse(hostileDB(1000) + "*deep.label: ok\n")
+	names, classes := make([]string, maxPath+1), make([]string, maxPath+1)
+	for i := range names {
+		names[i], classes[i] = "w", "Grip"
+	}
+	names[0], names[maxPath], classes[maxPath] = "deep", "label", "Label"
+	if _, ok := db.Lookup(names, classes); ok {
+		t.Error("the first lookup found a value: it took all its steps")
+	}
+	if db.work < maxDBWork || db.work > maxDBWork+(maxPath+1)*(maxPath+1) {
+		t.Errorf("%d steps, want %d and at most one specification's more", db.work, maxDBWork)
+	}
+	if _, ok := db.Lookup([]string{"deep", "label"}, []string{"Grip", "Label"}); ok {
+		t.Error("a lookup found a value after the database's steps were spent")
+	}
+	fresh := &DB{}
+	fresh.Parse("deep*label: ok\n")
+	if v, ok := fresh.Lookup(names, classes); !ok || v != "ok" {
+		t.Errorf("%q, %v", v, ok)
+	}
+}
+
+// hostileDB is n specifications of 40 components, each taking a step at every component
+// and level of a deep widget before it matches nothing: the bits of its number as tight
+// (".?") or loose ("*?") components, 24 more loose ones, then one that names no widget.
+func hostileDB(n int) string {
+	var b strings.Builder
+	for i := range n {
+		bits := fmt.Sprintf("%014b", i)
+		b.WriteString(strings.NewReplacer("1", ".?", "0", "*?").Replace(bits))
+		b.WriteString(strings.Repeat("*?", 24) + "*nomatch*?: x\n")
+	}
+	return b.String()
 }
