@@ -48,6 +48,23 @@ func BenchmarkClick(b *testing.B) {
 	}
 }
 
+// BenchmarkClickMoving clicks two points in turn: each click moves first, and waits for the
+// focused application to read the move (caughtUp).
+func BenchmarkClickMoving(b *testing.B) {
+	d := x11test.Start(b)
+	c := newController(b, d, nil)
+	p := x11test.StartProbe(b, d)
+	x, y := p.Ready.Widgets["Pad"].Center()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		cx := x + i%2*10
+		if err := c.Click(ctx, &cx, &y, "left", 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkClickXdotool(b *testing.B) {
 	testenv.Require(b, "xdotool")
 	run := benchSetup(b)
