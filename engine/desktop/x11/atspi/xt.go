@@ -200,56 +200,48 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 	if err := xtTexts(ctx, t.display, cl, ws, res, kinds, of); err != nil {
 		return nil, "", true, err
 	}
-	// A menu whose entries Editres does not reach (they are objects, placed by the program
-	// only) is read from the screen, as a Qt context menu is (screenMenu).
-	for i, n := range res.nodes {
-		if n.role != roleMenu || n.depth >= maxDepth || !slices.ContainsFunc(children[of[i]], func(c int) bool { return !ws[c].HasWindow() && !ws[c].Reached }) {
-			continue
-		}
-		items, serr := screenMenu(ctx, t.display, rect{n.x, n.y, n.w, n.h})
-		if serr != nil {
-			continue
-		}
-		if len(res.nodes)+len(items) > maxElements {
-			res.truncated = true
-			break
-		}
-		for _, it := range items {
-			it.parent, it.depth = i, n.depth+1
-			res.nodes = append(res.nodes, it)
-		}
-	}
-	// Gadgets (windowless children, as the buttons and labels of a Motif dialog) that Editres
-	// does not reach have no box: they are read from the screen in their parent's box.
-	for i := range of { // the widgets' nodes, not the menu items read from the screen
+	// What Editres does not reach is read from the screen: the entries of a menu (objects,
+	// placed by the program only), as a Qt context menu's are (screenMenu), and gadgets
+	// (windowless children, as the buttons and labels of a Motif dialog), which have no box,
+	// in their parent's box (xtGadgets).
+	for i := range of { // the widgets' nodes, not those read from the screen
 		n := res.nodes[i]
-		if n.role == roleMenu || n.depth >= maxDepth {
+		if n.depth >= maxDepth {
 			continue
 		}
-		var gadgets []editres.Widget
-		var windows []rect
-		for _, c := range children[of[i]] {
-			switch k := xtKindOf(ws[c].Class); {
-			case ws[c].HasWindow() && shown[c]:
-				windows = append(windows, rect{ws[c].X, ws[c].Y, ws[c].W, ws[c].H})
-			case !ws[c].HasWindow() && !ws[c].Reached && !k.skip && k.role != roleSeparator:
-				gadgets = append(gadgets, ws[c])
+		var read []*raw
+		var serr error
+		if n.role == roleMenu {
+			if !slices.ContainsFunc(children[of[i]], func(c int) bool { return !ws[c].HasWindow() && !ws[c].Reached }) {
+				continue
 			}
+			read, serr = screenMenu(ctx, t.display, rect{n.x, n.y, n.w, n.h})
+		} else {
+			var gadgets []editres.Widget
+			var windows []rect
+			for _, c := range children[of[i]] {
+				switch k := xtKindOf(ws[c].Class); {
+				case ws[c].HasWindow() && shown[c]:
+					windows = append(windows, rect{ws[c].X, ws[c].Y, ws[c].W, ws[c].H})
+				case !ws[c].HasWindow() && !ws[c].Reached && !k.skip && k.role != roleSeparator:
+					gadgets = append(gadgets, ws[c])
+				}
+			}
+			if len(gadgets) == 0 {
+				continue
+			}
+			read, serr = xtGadgets(ctx, t.display, rect{n.x, n.y, n.w, n.h}, windows, gadgets)
 		}
-		if len(gadgets) == 0 {
-			continue
-		}
-		found, serr := xtGadgets(ctx, t.display, rect{n.x, n.y, n.w, n.h}, windows, gadgets)
 		if serr != nil {
 			continue
 		}
-		if len(res.nodes)+len(found) > maxElements {
+		if len(res.nodes)+len(read) > maxElements {
 			res.truncated = true
 			break
 		}
-		for _, g := range found {
-			g.parent, g.depth = i, n.depth+1
-			res.nodes = append(res.nodes, g)
+		for _, r := range read {
+			r.parent, r.depth = i, n.depth+1
+			res.nodes = append(res.nodes, r)
 		}
 	}
 	return res, nf.xw.title, true, nil
