@@ -30,7 +30,8 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # speedcrunch, kcharselect and qps (Qt 5), xfce4-taskmanager and gedit (GTK 3) and gv (Xaw)
 # of the fifth; xcalc, xedit (x11-apps), xfontsel (x11-utils) and NEdit (Motif) of the Xt
 # trees read through Editres; mtpaint (GTK 2), l3afpad (GTK 3), baobab (GTK 4) and juffed
-# (Qt 5) of the sixth held-out round. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing)
+# (Qt 5) of the sixth held-out round; NEdit (Motif), xcalc (Xaw, in x11-apps) and Xfe (FOX) of
+# the seventh. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing)
 # and the Terminus bitmap fonts (OpenType bitmaps for Xft: as X core fonts, xfonts-terminus,
 # they would change the font count xfontsel shows in real-blind2) draw the OCR benchmark's
 # real-blind10 screens; rxvt-unicode, FLUID (FLTK), mgdiff (Motif), tcl-awthemes (Tk) and Geany

@@ -48,11 +48,15 @@ func firstFound(c *client, args map[string]any) (node, error) {
 
 // clipboard is the session's clipboard text as another program of the session reads it,
 // while the application that copied it still runs (X's clipboard is its owner's).
-func clipboard(h *e2e.Harness) (string, error) {
+func clipboard(h *e2e.Harness) (string, error) { return selection(h, "clipboard") }
+
+// selection is the text of the session's X selection named which (clipboard, primary) as
+// another program of the session reads it.
+func selection(h *e2e.Harness, which string) (string, error) {
 	var out []byte
 	var err error
 	for i := 0; i < 30; i++ {
-		cmd := exec.Command("xclip", "-o", "-selection", "clipboard")
+		cmd := exec.Command("xclip", "-o", "-selection", which)
 		cmd.Env = append(append([]string{}, h.Env...), h.SessionEnvOf("default-agent")...)
 		if out, err = cmd.Output(); err == nil && len(out) > 0 {
 			return string(out), nil

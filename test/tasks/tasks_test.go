@@ -2638,5 +2638,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut4(t, h, c, work)
 		heldOut5(t, h, c, work)
 		heldOut6(t, h, c, work)
+		heldOut7(t, h, c, work)
 	}
 }

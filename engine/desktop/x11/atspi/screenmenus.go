@@ -122,22 +122,10 @@ func screenNode(role uint32, name string, r rect) *raw {
 // item's icon, left of it, reads as noise such as "j@"), placed at the box of those words; a
 // line that begins further right is an item's shortcut ("Ctrl+Shift+V"), split from it.
 func screenMenu(ctx context.Context, displayName string, r rect) ([]*raw, error) {
-	s, err := screen.Open(displayName)
+	lines, err := screenLines(ctx, displayName, r)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	area := image.Rect(r.x, r.y, r.x+r.w, r.y+r.h)
-	img, err := s.Capture(ctx, area)
-	if err != nil {
-		return nil, err
-	}
-	img.Rect = img.Rect.Add(area.Min) // the boxes come back in screen coordinates
-	text, err := ocr.Analyze(ctx, img, ocr.Options{Fine: true, MinConfidence: ocrMinConfidence})
-	if err != nil {
-		return nil, err
-	}
-	lines := ocr.Lines(text.Boxes)
 	col := textColumn(lines)
 	var items []*raw
 	for _, line := range lines {
@@ -172,4 +160,25 @@ func textColumn(lines [][]ocr.Box) int {
 		}
 	}
 	return col
+}
+
+// screenLines reads the text shown at r on displayName, as lines of words (ocr.Lines) in
+// screen coordinates.
+func screenLines(ctx context.Context, displayName string, r rect) ([][]ocr.Box, error) {
+	s, err := screen.Open(displayName)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	area := image.Rect(r.x, r.y, r.x+r.w, r.y+r.h)
+	img, err := s.Capture(ctx, area)
+	if err != nil {
+		return nil, err
+	}
+	img.Rect = img.Rect.Add(area.Min) // the boxes come back in screen coordinates
+	text, err := ocr.Analyze(ctx, img, ocr.Options{Fine: true, MinConfidence: ocrMinConfidence})
+	if err != nil {
+		return nil, err
+	}
+	return ocr.Lines(text.Boxes), nil
 }

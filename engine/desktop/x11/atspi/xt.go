@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/editres"
@@ -199,26 +200,114 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 	if err := xtTexts(ctx, t.display, cl, ws, res, kinds, of); err != nil {
 		return nil, "", true, err
 	}
-	// A menu whose entries Editres does not reach (they are objects, placed by the program
-	// only) is read from the screen, as a Qt context menu is (screenMenu).
-	for i, n := range res.nodes {
-		if n.role != roleMenu || n.depth >= maxDepth || !slices.ContainsFunc(children[of[i]], func(c int) bool { return !ws[c].HasWindow() && !ws[c].Reached }) {
+	// What Editres does not reach is read from the screen: the entries of a menu (objects,
+	// placed by the program only), as a Qt context menu's are (screenMenu), and gadgets
+	// (windowless children, as the buttons and labels of a Motif dialog), which have no box,
+	// in their parent's box (xtGadgets).
+	for i := range of { // the widgets' nodes, not those read from the screen
+		n := res.nodes[i]
+		if n.depth >= maxDepth {
 			continue
 		}
-		items, serr := screenMenu(ctx, t.display, rect{n.x, n.y, n.w, n.h})
+		var read []*raw
+		var serr error
+		if n.role == roleMenu {
+			if !slices.ContainsFunc(children[of[i]], func(c int) bool { return !ws[c].HasWindow() && !ws[c].Reached }) {
+				continue
+			}
+			read, serr = screenMenu(ctx, t.display, rect{n.x, n.y, n.w, n.h})
+		} else {
+			var gadgets []editres.Widget
+			var windows []rect
+			for _, c := range children[of[i]] {
+				switch k := xtKindOf(ws[c].Class); {
+				case ws[c].HasWindow() && shown[c]:
+					windows = append(windows, rect{ws[c].X, ws[c].Y, ws[c].W, ws[c].H})
+				case !ws[c].HasWindow() && !ws[c].Reached && !k.skip && k.role != roleSeparator:
+					gadgets = append(gadgets, ws[c])
+				}
+			}
+			if len(gadgets) == 0 {
+				continue
+			}
+			read, serr = xtGadgets(ctx, t.display, rect{n.x, n.y, n.w, n.h}, windows, gadgets)
+		}
 		if serr != nil {
 			continue
 		}
-		if len(res.nodes)+len(items) > maxElements {
+		if len(res.nodes)+len(read) > maxElements {
 			res.truncated = true
 			break
 		}
-		for _, it := range items {
-			it.parent, it.depth = i, n.depth+1
-			res.nodes = append(res.nodes, it)
+		for _, r := range read {
+			r.parent, r.depth = i, n.depth+1
+			res.nodes = append(res.nodes, r)
 		}
 	}
 	return res, nf.xw.title, true, nil
+}
+
+// xtGadgets reads from the screen the gadgets of the widget shown at r whose windowed
+// children lie at windows: each run of words its box shows outside those windows (a line of
+// text, split at a window between two words) is one element, marked ocr. Motif names a
+// gadget's label by its widget's name unless the program sets another, so a run that reads
+// one of the gadgets' names (letters and figures, any case) takes that gadget's role (OK,
+// Cancel and Help in a dialog are push buttons); any other run is a label.
+func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadgets []editres.Widget) ([]*raw, error) {
+	lines, err := screenLines(ctx, display, r)
+	if err != nil {
+		return nil, err
+	}
+	in := func(w rect, x, y int) bool { return x >= w.x && x < w.x+w.w && y >= w.y && y < w.y+w.h }
+	key := func(s string) string {
+		return strings.Map(func(c rune) rune {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				return unicode.ToLower(c)
+			}
+			return -1
+		}, s)
+	}
+	var out []*raw
+	for _, line := range lines {
+		var run []ocr.Box
+		flush := func() {
+			if len(run) == 0 {
+				return
+			}
+			name, box := run[0].Text, image.Rect(run[0].X, run[0].Y, run[0].X+run[0].Width, run[0].Y+run[0].Height)
+			for _, b := range run[1:] {
+				name += " " + b.Text
+				box = box.Union(image.Rect(b.X, b.Y, b.X+b.Width, b.Y+b.Height))
+			}
+			role := uint32(roleLabel)
+			if g := slices.IndexFunc(gadgets, func(g editres.Widget) bool { return key(g.Name) == key(name) }); g >= 0 {
+				if k := xtKindOf(gadgets[g].Class); k.role != rolePanel {
+					role = k.role
+				}
+			}
+			out = append(out, screenNode(role, name, rect{box.Min.X, box.Min.Y, box.Dx(), box.Dy()}))
+			run = nil
+		}
+		for _, b := range line {
+			cx, cy := b.X+b.Width/2, b.Y+b.Height/2
+			if slices.ContainsFunc(windows, func(w rect) bool { return in(w, cx, cy) }) {
+				flush()
+				continue
+			}
+			if len(run) > 0 {
+				last := run[len(run)-1]
+				// A window between the two words parts them.
+				if slices.ContainsFunc(windows, func(w rect) bool {
+					return w.x >= last.X+last.Width && w.x+w.w <= b.X && w.y < cy && cy < w.y+w.h
+				}) {
+					flush()
+				}
+			}
+			run = append(run, b)
+		}
+		flush()
+	}
+	return out, nil
 }
 
 // xtTexts names the nodes of an Xt walk and reads their texts: through Editres, one request

@@ -307,3 +307,35 @@ func TestMotifMenu(t *testing.T) {
 		t.Errorf("the active window while nedit's menu is open: %+v, %v", w, err)
 	}
 }
+
+// TestMotifDialogGadgets: the buttons and labels of nedit's Save As dialog (a Motif file
+// selection box) are gadgets, windowless, and Xmu reaches none of nedit's widgets in most
+// starts here, setarch or not (the test injects that case): they are read from the screen in
+// the dialog's box, outside its fields and lists, and a run that reads a gadget's name ("OK",
+// "Cancel") is a push button.
+// Before, the dialog had no OK button and no labels, so no field could be told by its label.
+func TestMotifDialogGadgets(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	d := x11test.Start(t)
+	startXt(t, d, "Untitled", "/usr/bin/nedit")
+	tr := open(t, d)
+	atspi.XtUnreached(tr)
+	file := findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File"})[0]
+	win, _ := strconv.ParseUint(strings.Fields(xdo(t, d, "search", "--name", "^Untitled$"))[0], 10, 32)
+	clickMatch(t, d, file)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Save As", WindowHandle: uint32(win)})[0])
+	ok := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "OK"})[0]
+	label := findEventually(t, tr, desktop.FindQuery{Role: "Text", Name: "New File Name"})[0]
+	if ok.Name != "OK" || label.Name != "New File Name:" || !slices.Contains(ok.States, "ocr") || ok.Y < label.Y {
+		t.Errorf("OK %+v, label %+v", ok, label)
+	}
+	// The field under the label.
+	fields, err := tr.Find(context.Background(), desktop.FindQuery{Role: "Edit"})
+	if err != nil || !slices.ContainsFunc(fields, func(f desktop.Match) bool {
+		return f.Y >= label.Y+label.Height && f.Y < label.Y+3*label.Height && f.X <= label.X
+	}) {
+		t.Errorf("no field under %+v: %+v, %v", label, fields, err)
+	}
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Cancel"})[0])
+	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File"})
+}

@@ -34,15 +34,23 @@ func benchSetup(b *testing.B) (run func(name string, args ...string)) {
 	}
 }
 
-func BenchmarkClick(b *testing.B) {
+func BenchmarkClick(b *testing.B) { benchClick(b, 0) }
+
+// BenchmarkClickMoving clicks two points in turn: each click moves first, and waits for the
+// focused application to read the move (caughtUp).
+func BenchmarkClickMoving(b *testing.B) { benchClick(b, 10) }
+
+// benchClick clicks the probe's pad, step pixels right of its centre every other click.
+func benchClick(b *testing.B, step int) {
 	d := x11test.Start(b)
 	c := newController(b, d, nil)
 	p := x11test.StartProbe(b, d)
 	x, y := p.Ready.Widgets["Pad"].Center()
 	ctx := context.Background()
 	b.ResetTimer()
-	for b.Loop() {
-		if err := c.Click(ctx, &x, &y, "left", 1); err != nil {
+	for i := 0; b.Loop(); i++ {
+		cx := x + i%2*step
+		if err := c.Click(ctx, &cx, &y, "left", 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -392,6 +392,7 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 	}
 	if tx != s.cx || ty != s.cy {
 		c.motion(tx, ty)
+		c.caughtUp(ctx)
 	}
 	for i := 0; i < count; i++ {
 		c.press(b)
@@ -402,6 +403,24 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 	}
 	c.settle(b)
 	return nil
+}
+
+// motionPause is how long a click waits between its move and its press when no ping tells
+// that the application has read the move (caughtUp).
+const motionPause = 20 * time.Millisecond
+
+// caughtUp waits until the application with the focus has read the events sent so far
+// (clientSync), or for motionPause when that cannot be told. A person's pointer reaches an
+// item before the button goes down; a toolkit that picks a menu's item from the motion it
+// has read (FOX: Xfe's File > New folder...) ignores a press that arrives in the same batch
+// as the move, and its menu closes with nothing chosen.
+func (c *Controller) caughtUp(ctx context.Context) {
+	if c.clientSync(ctx) {
+		return
+	}
+	if c.sync() == nil {
+		time.Sleep(motionPause)
+	}
 }
 
 // settleMax bounds how long a mouse operation waits for a frozen pointer to thaw.

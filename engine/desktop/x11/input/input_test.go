@@ -4,11 +4,13 @@ package input_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -582,4 +584,66 @@ func TestTypeTextReturnsOnceTheApplicationHasTheKeys(t *testing.T) {
 	if last.Mono > returned {
 		t.Fatalf("type_text returned %.3f s before the application had the last key", last.Mono-returned)
 	}
+}
+
+// A click whose move and press arrive together picks an item of a FOX menu: Xfe's File menu,
+// opened by its key (alt+f), its first item "New file..." clicked in one call, opens the
+// New File dialog. Before, FOX took the press before the move to the item, and the menu
+// closed with nothing chosen (a move and a click in two calls worked).
+func TestClickPicksAFOXMenuItem(t *testing.T) {
+	testenv.Require(t, "xfe")
+	testenv.Require(t, "xdotool")
+	d := x11test.Start(t)
+	c := newController(t, d, nil)
+	dir := t.TempDir()
+	xfe := d.Command("xfe", dir)
+	xfe.Env = append(xfe.Env, "HOME="+dir)
+	if err := xfe.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xfe.Process.Kill(); xfe.Wait() })
+	xdo := func(args ...string) string {
+		out, _ := d.Command("xdotool", args...).Output()
+		return strings.TrimSpace(string(out))
+	}
+	// Run as root, Xfe first warns in a dialog of its own.
+	var main string
+	for i := 0; i < 100 && main == ""; i++ {
+		if w := xdo("search", "--onlyvisible", "--name", "^Warning$"); w != "" {
+			xdo("windowactivate", "--sync", w, "key", "Return")
+		}
+		main = xdo("search", "--onlyvisible", "--name", "^Xfe")
+		time.Sleep(100 * time.Millisecond)
+	}
+	if main == "" {
+		t.Fatal("no Xfe window")
+	}
+	xdo("windowactivate", "--sync", main, "key", "alt+f")
+	// The menu's pane: the tallest other window of Xfe's shown.
+	var x, y, best int
+	for i := 0; i < 50 && best == 0; i++ {
+		for _, w := range strings.Fields(xdo("search", "--onlyvisible", "--class", "Xfe")) {
+			if w == main {
+				continue
+			}
+			var wx, wy, ww, wh int
+			if _, err := fmt.Sscanf(xdo("getwindowgeometry", "--shell", w), "WINDOW=%d\nX=%d\nY=%d\nWIDTH=%d\nHEIGHT=%d", new(int), &wx, &wy, &ww, &wh); err == nil && wh > best && wh > 100 {
+				x, y, best = wx+ww/3, wy+12, wh
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if best == 0 {
+		t.Fatal("the File menu did not open")
+	}
+	if err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		if xdo("search", "--onlyvisible", "--name", "^New File$") != "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no New File dialog after a click at %d,%d on the first item of the File menu", x, y)
 }
