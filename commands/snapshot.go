@@ -631,7 +631,10 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 	Name:    "browser_file_upload",
 	Summary: "Upload files sent inline (base64) into a file input or an open file chooser",
 	Long: "Sets the files on the file input named by target (a snapshot ref or a CSS selector), or on\n" +
-		"the file chooser the page opened (a click on an upload button) when target is omitted. The\n" +
+		"the file chooser the page opened (a click on an upload button) when target is omitted. A\n" +
+		"target that is not a file input gets the files dropped onto it, as files dragged from the\n" +
+		"desktop (dragenter, dragover, drop at its centre): a drop zone with no input; an element\n" +
+		"whose dragover does not take them (preventDefault) gets no drop, INVALID_ARGUMENT. The\n" +
 		"page gets each file with its name (the last path element) and mimeType (default\n" +
 		"application/octet-stream); nothing is written to disk. 1 to 20 files, at most 10 MiB each\n" +
 		"decoded and 50 MiB together; names up to 4,096 characters, MIME types up to 1,024.",
@@ -659,7 +662,8 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 		el = chooser
 	} else {
 		target := in.Target
-		if in.SnapshotID != "" && snapshot.RefOf(target) != "" {
+		// "latest", as every _ref tool takes it, is what a bare ref means already.
+		if in.SnapshotID != "" && !strings.EqualFold(in.SnapshotID, "latest") && snapshot.RefOf(target) != "" {
 			target = in.SnapshotID + ":" + snapshot.RefOf(target)
 		}
 		if el, err = elementOf(ctx, env, b, target); err != nil {
