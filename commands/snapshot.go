@@ -84,10 +84,20 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 	timeoutMs = min(timeoutMs, env.Policy.BrowserWaitMaxMs)
 	start := time.Now()
 	deadline := start.Add(time.Duration(timeoutMs) * time.Millisecond)
+	var closed error // the last look's, when its tab went away
 	for {
 		texts, err := snapshot.FrameTexts(ctx, b)
-		if err != nil && werr.CodeOf(err) != werr.Internal {
-			return browser.WaitResult{}, "", err // a dialog, a crash, a cancel; a page in flux is retried
+		// A dialog, a crash or a cancel of the call ends the wait; a page in flux is retried,
+		// and so is a look in a tab that closed under it (NOT_FOUND or CANCELLED while the
+		// call goes on: a popup that hands back to its opener and closes itself), the wait
+		// going on in the tab active next; if none comes, the wait ends with that error.
+		code := werr.CodeOf(err)
+		switch {
+		case err == nil || code == werr.Internal:
+		case ctx.Err() == nil && (code == werr.NotFound || code == werr.Cancelled):
+			closed = err
+		default:
+			return browser.WaitResult{}, "", err
 		}
 		if err == nil {
 			found, stays, line := text == "", false, ""
@@ -102,6 +112,9 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 			}
 		}
 		if time.Now().After(deadline) {
+			if err != nil && closed != nil {
+				return browser.WaitResult{}, "", closed
+			}
 			what := fmt.Sprintf("text %q", text)
 			if text == "" {
 				what = fmt.Sprintf("text %q to disappear", gone)

@@ -326,6 +326,30 @@ func TestFileUploadDropsOntoADropZone(t *testing.T) {
 	}
 }
 
+// browser_wait_for for text goes on when the tab it waits in closes under it: a sign-in
+// popup hands back to its opener and closes itself a moment after its button, and the
+// wait for the opener to say so answered CANCELLED, "the call was cancelled" (the agent
+// task "sign in through a popup that closes itself; place a hold", one run in five).
+func TestWaitForTextOutlivesAPopupThatClosesItself(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, _ := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/popup.html"})
+	click := func(name string) {
+		t.Helper()
+		_, text := snapshotOver(t, cs, nil)
+		if res := e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, text, `button "`+name+`"`)}); res.IsError {
+			t.Fatalf("click %s: %s", name, e2e.Text(res))
+		}
+	}
+	click("Open late picker")
+	click("Teal") // in the popup, which closes itself 0.5 s later
+	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Chosen: Teal"}); res.IsError {
+		t.Fatalf("wait for the opener: %s", e2e.Text(res))
+	}
+}
+
 // batchError decodes a failed browser_execute_batch: an error result (isError)
 // whose details hold the results so far and the failed action.
 func batchError(t *testing.T, res *mcp.CallToolResult, v any) {
