@@ -84,10 +84,20 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 	timeoutMs = min(timeoutMs, env.Policy.BrowserWaitMaxMs)
 	start := time.Now()
 	deadline := start.Add(time.Duration(timeoutMs) * time.Millisecond)
+	var closed error // the last look's, when its tab went away
 	for {
 		texts, err := snapshot.FrameTexts(ctx, b)
-		if err != nil && werr.CodeOf(err) != werr.Internal {
-			return browser.WaitResult{}, "", err // a dialog, a crash, a cancel; a page in flux is retried
+		// A dialog, a crash or a cancel of the call ends the wait; a page in flux is retried,
+		// and so is a look in a tab that closed under it (NOT_FOUND or CANCELLED while the
+		// call goes on: a popup that hands back to its opener and closes itself), the wait
+		// going on in the tab active next; if none comes, the wait ends with that error.
+		code := werr.CodeOf(err)
+		switch {
+		case err == nil || code == werr.Internal:
+		case ctx.Err() == nil && (code == werr.NotFound || code == werr.Cancelled):
+			closed = err
+		default:
+			return browser.WaitResult{}, "", err
 		}
 		if err == nil {
 			found, stays, line := text == "", false, ""
@@ -102,6 +112,9 @@ func waitFrameText(ctx context.Context, env *tool.Env, b *browser.Browser, text,
 			}
 		}
 		if time.Now().After(deadline) {
+			if err != nil && closed != nil {
+				return browser.WaitResult{}, "", closed
+			}
 			what := fmt.Sprintf("text %q", text)
 			if text == "" {
 				what = fmt.Sprintf("text %q to disappear", gone)
@@ -631,7 +644,10 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 	Name:    "browser_file_upload",
 	Summary: "Upload files sent inline (base64) into a file input or an open file chooser",
 	Long: "Sets the files on the file input named by target (a snapshot ref or a CSS selector), or on\n" +
-		"the file chooser the page opened (a click on an upload button) when target is omitted. The\n" +
+		"the file chooser the page opened (a click on an upload button) when target is omitted. A\n" +
+		"target that is not a file input gets the files dropped onto it, as files dragged from the\n" +
+		"desktop (dragenter, dragover, drop at its centre): a drop zone with no input; an element\n" +
+		"whose dragover does not take them (preventDefault) gets no drop, INVALID_ARGUMENT. The\n" +
 		"page gets each file with its name (the last path element) and mimeType (default\n" +
 		"application/octet-stream); nothing is written to disk. 1 to 20 files, at most 10 MiB each\n" +
 		"decoded and 50 MiB together; names up to 4,096 characters, MIME types up to 1,024.",
@@ -659,7 +675,8 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 		el = chooser
 	} else {
 		target := in.Target
-		if in.SnapshotID != "" && snapshot.RefOf(target) != "" {
+		// "latest", as every _ref tool takes it, is what a bare ref means already.
+		if in.SnapshotID != "" && !strings.EqualFold(in.SnapshotID, "latest") && snapshot.RefOf(target) != "" {
 			target = in.SnapshotID + ":" + snapshot.RefOf(target)
 		}
 		if el, err = elementOf(ctx, env, b, target); err != nil {

@@ -1471,7 +1471,7 @@ func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*Act
 	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
 		_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
 		return err
-	})
+	}, nil)
 }
 
 // InlineFile is a file sent with the call: the page gets it with this name and
@@ -1482,36 +1482,65 @@ type InlineFile struct {
 	Data     string `json:"data"` // base64
 }
 
-const inlineFilesJS = `function(files) {
-  if (files.length > 1 && !this.multiple) return 'the file input takes one file (it has no multiple attribute)';
-  const dt = new DataTransfer();
+// inlineTransferJS builds dt, a DataTransfer holding the inline files.
+const inlineTransferJS = `const dt = new DataTransfer();
   for (const f of files) {
     const bin = atob(f.data), bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     dt.items.add(new File([bytes], f.name, {type: f.mimeType}));
-  }
+  }`
+
+const inlineFilesJS = `function(files) {
+  if (files.length > 1 && !this.multiple) return 'the file input takes one file (it has no multiple attribute)';
+  ` + inlineTransferJS + `
   this.files = dt.files;
   this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return '';
 }`
 
-// SetFileData sets inline files on an <input type=file>, each with its own name
-// and MIME type (input and change fire).
+// dropFilesJS drops the inline files onto an element that is not a file input (a drop
+// zone), as files dragged from the desktop are: dragenter, dragover and drop at its centre,
+// on what the point hits when that is inside it. A drop zone takes files by cancelling
+// dragover; when none does, nothing is dropped and the caller is told.
+const dropFilesJS = `function(files) {
+  ` + inlineTransferJS + `
+  this.scrollIntoView({block: 'center', inline: 'center'});
+  const r = this.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = this.getRootNode().elementFromPoint(x, y);
+  const at = hit && this.contains(hit) ? hit : this;
+  const init = {bubbles: true, cancelable: true, composed: true, clientX: x, clientY: y, dataTransfer: dt};
+  at.dispatchEvent(new DragEvent('dragenter', init));
+  const over = new DragEvent('dragover', init);
+  at.dispatchEvent(over);
+  if (!over.defaultPrevented) {
+    at.dispatchEvent(new DragEvent('dragleave', init));
+    return 'the element is neither a file input nor a drop zone that takes files (its dragover was not cancelled)';
+  }
+  at.dispatchEvent(new DragEvent('drop', init));
+  return '';
+}`
+
+// SetFileData sets inline files on an <input type=file>, each with its own name and MIME
+// type (input and change fire), or drops them onto any other element (dropFilesJS).
 func (b *Browser) SetFileData(ctx context.Context, e Element, files []InlineFile) (*ActionResult, error) {
-	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
-		var refusal string
-		if err := callOn(ctx, o.t, obj, inlineFilesJS, &refusal, files); err != nil {
-			return err
+	run := func(fn string) func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
+		return func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
+			var refusal string
+			if err := callOn(ctx, o.t, obj, fn, &refusal, files); err != nil {
+				return err
+			}
+			if refusal != "" {
+				return werr.Invalid("%s", refusal)
+			}
+			return nil
 		}
-		if refusal != "" {
-			return werr.Invalid("%s", refusal)
-		}
-		return nil
-	})
+	}
+	return b.setFiles(ctx, e, run(inlineFilesJS), run(dropFilesJS))
 }
 
-func (b *Browser) setFiles(ctx context.Context, e Element, set func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error) (*ActionResult, error) {
+// setFiles runs set on a file input, and drop (when not nil) on any other element.
+func (b *Browser) setFiles(ctx context.Context, e Element, set, drop func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
@@ -1529,11 +1558,15 @@ func (b *Browser) setFiles(ctx context.Context, e Element, set func(ctx context.
 		if err := callOn(o.ctx, o.t, obj, kindJS, &k); err != nil {
 			return nil, o.err(err)
 		}
-		if k.Tag != "input" || k.Type != "file" {
-			return nil, werr.Invalid("the element (%s) is not a file input", e)
+		input := k.Tag == "input" && k.Type == "file"
+		if !input {
+			if drop == nil {
+				return nil, werr.Invalid("the element (%s) is not a file input", e)
+			}
+			set = drop
 		}
 		d, err := o.await(func(ctx context.Context) error { return set(ctx, o, obj) })
-		if err == nil {
+		if err == nil && input {
 			// Whatever input got the files, a pending chooser is answered.
 			o.b.mu.Lock()
 			o.t.chooser = 0

@@ -34,10 +34,47 @@ const locateJS = `async function(px, py, owner) {
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return {connected: false};
   await (` + browser.PaintedJS + `)(el.ownerDocument.defaultView);
-  const box = () => (` + browser.VisibleBoxJS + `)(el);
+  const vbox = ` + browser.VisibleBoxJS + `;
+  // An image map's <area> has no box of its own: it is its shape's bounds over the image
+  // that uses the map, where a hit test finds the area.
+  let shape = null;
+  const map = el.localName === 'area' && el.closest('map');
+  const img = map && [...el.getRootNode().querySelectorAll('img[usemap]')].find(i => i.useMap === '#' + map.name);
+  if (img) {
+    const c = el.coords.split(/[\s,]+/).map(Number), kind = el.shape.toLowerCase();
+    if (kind.startsWith('circ')) shape = [c[0] - c[2], c[1] - c[2], c[0] + c[2], c[1] + c[2]];
+    else if (kind.startsWith('poly')) {
+      const xs = c.filter((v, i) => i % 2 === 0), ys = c.filter((v, i) => i % 2 === 1);
+      shape = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+    } else if (kind === 'default') shape = [0, 0, img.width, img.height];
+    else shape = [Math.min(c[0], c[2]), Math.min(c[1], c[3]), Math.max(c[0], c[2]), Math.max(c[1], c[3])];
+    if (shape.some(v => !isFinite(v))) shape = null;
+  }
+  const view = shape ? img : el;
+  const box = () => {
+    const r = vbox(view);
+    if (!r || !shape) return r;
+    const cs = getComputedStyle(img), left = r.left + img.clientLeft + parseFloat(cs.paddingLeft), top = r.top + img.clientTop + parseFloat(cs.paddingTop);
+    return new DOMRect(left + shape[0], top + shape[1], shape[2] - shape[0], shape[3] - shape[1]);
+  };
   let r = box();
-  if (r && !owner && needsScroll(el, r)) {
-    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
+  // An element still moving (a carousel's card sliding in, a panel opening) is waited for
+  // until its box holds across two animation frames and no animation of it or an ancestor
+  // runs (a transition just begun has not moved it yet), for up to 1 s (an endless animation
+  // is acted on where it is then): a click sent where it stood landed beside it, and
+  // scrolling it into view mid-slide scrolled the carousel's track out of place. A hidden
+  // tab gets no frames: each wait is bounded.
+  if (r && !owner) {
+    const win = el.ownerDocument.defaultView, until = win.performance.now() + 1000;
+    const frames = () => Promise.race([new Promise(res => win.requestAnimationFrame(() => win.requestAnimationFrame(res))), new Promise(res => win.setTimeout(res, 100))]);
+    const animated = () => win.document.getAnimations().some(a => a.playState === 'running' && a.effect && a.effect.target && a.effect.target.contains(view));
+    for (let was = r; win.performance.now() < until; was = r) {
+      await frames();
+      if (!(r = box()) || (r.left === was.left && r.top === was.top && r.width === was.width && r.height === was.height && !animated())) break;
+    }
+  }
+  if (r && !owner && needsScroll(view, r)) {
+    view.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
   // into maps a point of frame f's viewport into f's document, fr being f's box there: past
@@ -83,7 +120,7 @@ const locateJS = `async function(px, py, owner) {
   // Something fixed over the element where it stands (a sticky header or footer): with the
   // element scrolled to the middle of its scrollers it may be clear, as a person would scroll.
   if (p.cover && p.cover !== 'outside' && !owner) {
-    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    view.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
     if (!(r = box())) return {connected: true, visible: false};
     p = at();
   }

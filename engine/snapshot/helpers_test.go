@@ -94,6 +94,18 @@ func navigate(t testing.TB, b *browser.Browser, u string) {
 	}
 }
 
+// clickButton clicks the one button of that name that browser_find's search finds.
+func clickButton(t testing.TB, st *snapshot.Store, b *browser.Browser, name string) {
+	t.Helper()
+	fr, err := st.Find(tctx(t), b, snapshot.FindQuery{Role: "button", Name: name})
+	if err != nil || fr.Total != 1 {
+		t.Fatalf("find button %q: %+v, %v", name, fr, err)
+	}
+	if _, err := st.Click(tctx(t), b, fr.SnapshotID, fr.Matches[0].Ref, snapshot.ClickOptions{}); err != nil {
+		t.Fatalf("click %q: %v", name, err)
+	}
+}
+
 // pageLog reads window.__log of the top document.
 func pageLog(t testing.TB, b *browser.Browser) []string {
 	t.Helper()

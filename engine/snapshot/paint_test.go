@@ -27,17 +27,7 @@ func TestClickWaitsForTheFirstPaint(t *testing.T) {
 	}))
 	st := snapshot.NewStore()
 	navigate(t, b, same+"/paint_late.html")
-	click := func(name string) {
-		t.Helper()
-		fr, err := st.Find(tctx(t), b, snapshot.FindQuery{Role: "button", Name: name})
-		if err != nil || fr.Total != 1 {
-			t.Fatalf("find button %q: %+v, %v", name, fr, err)
-		}
-		if _, err := st.Click(tctx(t), b, fr.SnapshotID, fr.Matches[0].Ref, snapshot.ClickOptions{}); err != nil {
-			t.Fatalf("click %q: %v", name, err)
-		}
-	}
-	click("Open late")
-	click("Late button")
+	clickButton(t, st, b, "Open late")
+	clickButton(t, st, b, "Late button")
 	waitLog(t, b, "clicked")
 }

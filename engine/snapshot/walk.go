@@ -277,6 +277,18 @@ const walkJS = `function(o) {
         if (doc && doc.body) { frames++; enter(doc); x.k = []; walk(doc.body, depth + 1, x.k, '', false); }
         else x.f = 1;
       }
+    } else if (tag === 'img' && el.useMap) {
+      // An image map's areas with an href are links of the image that uses the map, as the
+      // browser's own tree has them (where the map stands, they have no box to show).
+      const m = [...el.getRootNode().querySelectorAll('map')].find(m => '#' + m.name === el.useMap);
+      x.k = [];
+      for (const a of m ? m.querySelectorAll('area[href]') : []) {
+        if (depth + step >= maxDepth) { cut++; continue; }
+        const an = name(a, 'link'), l = {r: 'link', i: idOf(a), w: 1};
+        if (an) l.n = an;
+        if (a.href !== an) l.u = a.href;
+        x.k.push(l);
+      }
     } else if (x.r !== 'img') {
       x.k = [];
       // A cell's name is its content: show the content, not both.

@@ -294,6 +294,62 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	}
 }
 
+// browser_file_upload drops files onto a drop zone that has no file input, as a file
+// dragged from the desktop is: it answered INVALID_ARGUMENT, "is not a file input", and no
+// tool put a file there (the agent task "drop a file onto a drop zone that has no file
+// input"). An element that takes no files gets no drop.
+func TestFileUploadDropsOntoADropZone(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, _ := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_dropzone.html"})
+	_, text := snapshotOver(t, cs, nil)
+	zone, heading := snapRef(t, text, `region "Drop files here"`), snapRef(t, text, `heading "Scans"`)
+	files := []any{
+		map[string]any{"name": "a.txt", "data": "aGVsbG8=", "mimeType": "text/plain"},
+		map[string]any{"name": "b.bin", "data": "AAEC"},
+	}
+	if res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": zone, "snapshotId": "latest", "files": files}); res.IsError {
+		t.Fatalf("drop onto the zone: %s", e2e.Text(res))
+	}
+	res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": heading, "snapshotId": "latest", "files": files})
+	if code := e2e.ErrorCode(res); code != "INVALID_ARGUMENT" || !strings.Contains(e2e.Text(res), "drop zone") {
+		t.Errorf("drop onto the heading: %q %s", code, e2e.Text(res))
+	}
+	var ev struct {
+		Value string `json:"value"`
+	}
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
+	if ev.Value != `["drop:SPAN:a.txt/5/text/plain,b.bin/3/application/octet-stream"]` {
+		t.Errorf("the page saw %s", ev.Value)
+	}
+}
+
+// browser_wait_for for text goes on when the tab it waits in closes under it: a sign-in
+// popup hands back to its opener and closes itself a moment after its button, and the
+// wait for the opener to say so answered CANCELLED, "the call was cancelled" (the agent
+// task "sign in through a popup that closes itself; place a hold", one run in five).
+func TestWaitForTextOutlivesAPopupThatClosesItself(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, _ := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/popup.html"})
+	click := func(name string) {
+		t.Helper()
+		_, text := snapshotOver(t, cs, nil)
+		if res := e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, text, `button "`+name+`"`)}); res.IsError {
+			t.Fatalf("click %s: %s", name, e2e.Text(res))
+		}
+	}
+	click("Open late picker")
+	click("Teal") // in the popup, which closes itself 0.5 s later
+	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Chosen: Teal"}); res.IsError {
+		t.Fatalf("wait for the opener: %s", e2e.Text(res))
+	}
+}
+
 // batchError decodes a failed browser_execute_batch: an error result (isError)
 // whose details hold the results so far and the failed action.
 func batchError(t *testing.T, res *mcp.CallToolResult, v any) {

@@ -89,6 +89,8 @@ type dialect interface {
 	dialog(accept bool, text string) (string, error)
 	// upload gives the open file chooser one file.
 	upload(name, content string) (string, error)
+	// drop drops one file onto the element, as a file dragged from the desktop is.
+	drop(ref, what, name, content string) (string, error)
 	// rightClick and doubleClick are clicks with the other button, and twice.
 	rightClick(ref, what string) (string, error)
 	doubleClick(ref, what string) (string, error)
@@ -146,6 +148,11 @@ func (w w365) dialog(accept bool, text string) (string, error) {
 }
 func (w w365) upload(name, content string) (string, error) {
 	out, _, err := w.call("browser_file_upload", map[string]any{"files": []map[string]any{{"name": name, "data": base64.StdEncoding.EncodeToString([]byte(content))}}})
+	return out, err
+}
+
+func (w w365) drop(ref, _, name, content string) (string, error) {
+	out, _, err := w.call("browser_file_upload", map[string]any{"target": ref, "snapshotId": "latest", "files": []map[string]any{{"name": name, "data": base64.StdEncoding.EncodeToString([]byte(content))}}})
 	return out, err
 }
 
@@ -243,6 +250,10 @@ func (p playwright) upload(name, content string) (string, error) {
 	out, _, err := p.call("browser_file_upload", map[string]any{"paths": []string{path}})
 	return out, err
 }
+
+// drop: playwright-mcp's one file tool answers a file chooser the page opened; it has
+// none that drops a file onto an element, so the agent tries that one.
+func (p playwright) drop(_, _, name, content string) (string, error) { return p.upload(name, content) }
 
 // agent is the scripted agent of the browser tasks: it keeps its last observation and
 // takes every ref from it.
@@ -1533,7 +1544,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
