@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"bytes"
+	"container/list"
 	"fmt"
 	"image"
 	"os"
@@ -1652,5 +1653,34 @@ func TestTileWriteAllocatesItsSize(t *testing.T) {
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.Equal(data, append([]byte("P5\n400 40\n255\n"), pix...)) {
 		t.Errorf("the tile file is %d bytes, %v", len(data), err)
+	}
+}
+
+// The readings kept for reuse are bounded in bytes, not only in lines: a session whose
+// screens make tesseract write long rows (a line of tiny marks across the screen) keeps
+// the latest within reuseBytes, and a line's rows past a 64th of it are not kept at all.
+func TestReadingsKeptAreBoundedInBytes(t *testing.T) {
+	c := &reuseCache{order: list.New(), at: map[reuseKey]*list.Element{}}
+	key := func(i int) reuseKey { return reuseOf("session", "tesseract", "eng", []byte(fmt.Sprint(i)), 1) }
+	row := strings.Repeat("x", reuseBytes/64)
+	for i := range 200 {
+		c.put(key(i), row)
+	}
+	kept := 0
+	for e := c.order.Front(); e != nil; e = e.Next() {
+		kept += len(e.Value.(*reuseEntry).rows)
+	}
+	if kept > reuseBytes {
+		t.Errorf("%d bytes of rows kept, more than %d", kept, reuseBytes)
+	}
+	if _, ok := c.get(key(199)); !ok {
+		t.Error("the latest line read is not kept")
+	}
+	if _, ok := c.get(key(0)); ok {
+		t.Error("the first of 200 long lines is still kept")
+	}
+	c.put(key(500), row+"x")
+	if _, ok := c.get(key(500)); ok {
+		t.Error("a line whose rows are past a 64th of the bound is kept")
 	}
 }

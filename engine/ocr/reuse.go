@@ -17,6 +17,10 @@ import (
 // per scope, so that no call can tell by its time what another session's screen showed.
 const reuseEntries = 8192 // about 3 MB: a dense screen has 60 lines, an application's 10-40
 
+// reuseBytes bounds the rows kept, whatever a session's screens make tesseract write: a
+// line of tiny marks across a whole screen reads as hundreds of rows.
+const reuseBytes = 16 << 20
+
 type reuseKey [sha256.Size]byte
 
 // reuseCache holds the rows of the latest reuseEntries line images read, least recently
@@ -25,6 +29,7 @@ type reuseCache struct {
 	mu    sync.Mutex
 	order *list.List // of *reuseEntry, most recently used in front
 	at    map[reuseKey]*list.Element
+	bytes int // of the rows kept
 }
 
 type reuseEntry struct {
@@ -66,10 +71,16 @@ func (c *reuseCache) put(k reuseKey, rows string) {
 		c.order.MoveToFront(e)
 		return
 	}
+	if len(rows) > reuseBytes/64 {
+		return // one line's rows may take no more than a 64th of the whole
+	}
 	c.at[k] = c.order.PushFront(&reuseEntry{k, rows})
-	for c.order.Len() > reuseEntries {
+	c.bytes += len(rows)
+	for c.order.Len() > reuseEntries || c.bytes > reuseBytes {
 		e := c.order.Back()
-		delete(c.at, e.Value.(*reuseEntry).key)
+		old := e.Value.(*reuseEntry)
+		delete(c.at, old.key)
+		c.bytes -= len(old.rows)
 		c.order.Remove(e)
 	}
 }

@@ -210,9 +210,15 @@ func testSandboxCwd(t *testing.T, s *sandboxWine) {
 			t.Errorf("cwd %s: exit %d, stderr %q; want rule cwd-forbidden", cwd, r.Code, r.Stderr)
 		}
 	}
+	// A missing directory outside the roots is refused as an existing one is, so that the
+	// refusal tells nothing of what exists there; one inside them is NOT_FOUND.
 	r := s.Run("--policy", s.policy, "execute-shell-command", "dir", "--cwd", `C:\nowhere`, "--json")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "BLOCKED_BY_POLICY: rule cwd-forbidden:") {
+		t.Errorf("a missing cwd outside the roots: exit %d, stderr %q; want rule cwd-forbidden", r.Code, r.Stderr)
+	}
+	r = s.Run("--policy", s.policy, "execute-shell-command", "dir", "--cwd", s.projW+`\nowhere`, "--json")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "NOT_FOUND: cwd") {
-		t.Errorf("a missing cwd: exit %d, stderr %q", r.Code, r.Stderr)
+		t.Errorf("a missing cwd inside the roots: exit %d, stderr %q", r.Code, r.Stderr)
 	}
 	res := s.ok(`mkdir made`, "--cwd", strings.ToUpper(strings.ReplaceAll(s.projW, `\`, "/")))
 	if res.ExitCode != 0 {

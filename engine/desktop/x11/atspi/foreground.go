@@ -270,5 +270,5 @@ func abs(v int) int {
 // is read through Editres instead (xtWalk).
 func notAccessible(xw xwin) error {
 	return werr.Wrap(&noFrame{xw}, werr.NotFound, "window 0x%x (%q) exposes no accessibility tree", xw.id, xw.title).
-		WithHint("the application must start with accessibility enabled (GTK_MODULES, ACCESSIBILITY_ENABLED=1, QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1); use analyze_screen instead")
+		WithHint("read it with analyze_screen: FOX, FLTK and Tk applications expose none; a GTK or Qt one started outside w365 needs accessibility enabled (GTK_MODULES, ACCESSIBILITY_ENABLED=1, QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1)")
 }
