@@ -27,6 +27,8 @@ type sess struct {
 	url     string
 	world   runtime.ExecutionContextID
 	closed  bool // the closed shadow roots of its document are registered in world
+	// internals: what the browser's tree says of its custom elements is registered in world
+	internals bool
 }
 
 // worldName names the isolated JavaScript world the snapshot scripts run in:
@@ -275,6 +277,9 @@ func (c *conn) walk(s *sess, obj runtime.RemoteObjectID, o walkOpts) (*jsWalk, e
 		return nil, err
 	}
 	if err := c.registerClosed(s, world); err != nil {
+		return nil, err
+	}
+	if err := c.registerInternals(s, world); err != nil {
 		return nil, err
 	}
 	if obj == "" {

@@ -27,6 +27,10 @@ const walkJS = `function(o) {
   const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
   const norm = s => typeof s === 'string' ? s.replace(/\s+/g, ' ').trim() : '';
   const closed = window[Symbol.for('w365.closed')];
+  // What the browser's tree says of a custom element that gave itself a role through its
+  // ElementInternals (registerInternals): used where its attributes say nothing.
+  const ints = window[Symbol.for('w365.internals')];
+  const axOf = el => ints && ints.get(el);
   const kids = el => {
     const sr = el.shadowRoot || (closed && closed.get(el));
     if (sr) { enter(sr); return sr.childNodes; }
@@ -103,6 +107,7 @@ const walkJS = `function(o) {
   const role = el => {
     const ex = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (ex) return ex === 'none' || ex === 'presentation' ? '' : ex;
+    if (axOf(el)) return axOf(el).r;
     const t = el.localName;
     switch (t) {
       case 'a': case 'area': return el.hasAttribute('href') ? 'link' : '';
@@ -182,6 +187,7 @@ const walkJS = `function(o) {
     if (s) { const t = norm(s.split(/\s+/).map(id => { const x = byId(el, id); return x ? (x.getAttribute('aria-label') || content(x)) : ''; }).join(' ')); if (t) return t; }
     s = el.getAttribute('aria-label');
     if (s && s.trim()) return norm(s);
+    if (axOf(el) && axOf(el).n) return norm(axOf(el).n);
     const t = el.localName;
     if (t === 'input' || t === 'select' || t === 'textarea' || t === 'meter' || t === 'progress' || t === 'output') {
       const ty = el.type;
@@ -251,24 +257,25 @@ const walkJS = `function(o) {
       if (v) x.v = v.slice(0, 500);
     }
     if (x.r === 'link' && typeof el.href === 'string' && el.href && !el.href.startsWith('javascript:') && el.href !== nm) x.u = el.href;
-    const ac = el.getAttribute('aria-checked');
+    const ax = axOf(el) || {};
+    const ac = el.getAttribute('aria-checked') || ax.c;
     if ((x.r === 'checkbox' || x.r === 'radio' || x.r === 'switch') && tag === 'input') { if (el.indeterminate) x.c = 'mixed'; else if (el.checked) x.c = 'true'; }
     else if (ac === 'true' || ac === 'mixed') x.c = ac;
-    const ap = el.getAttribute('aria-pressed');
+    const ap = el.getAttribute('aria-pressed') || ax.p;
     if (ap === 'true' || ap === 'mixed') x.p = ap;
-    if (el.getAttribute('aria-disabled') === 'true' || (/^(button|input|select|textarea|option|optgroup|fieldset)$/.test(tag) && el.matches(':disabled'))) x.d = 1;
+    if (el.getAttribute('aria-disabled') === 'true' || ax.d || (/^(button|input|select|textarea|option|optgroup|fieldset)$/.test(tag) && el.matches(':disabled'))) x.d = 1;
     // Invalid: the page says so (aria-invalid), or a native constraint fails on a field that
     // holds a value or that the person (or agent) has left (:user-invalid); a pristine
     // empty required field is not.
     const ai = el.getAttribute('aria-invalid');
     if ((ai && ai !== 'false') || (/^(input|select|textarea)$/.test(tag) && ((el.value !== '' && !el.validity.valid) || el.matches(':user-invalid')))) x.x = 1;
-    const ae = el.getAttribute('aria-expanded');
+    const ae = el.getAttribute('aria-expanded') || ax.e;
     if (ae === 'true' || ae === 'false') x.e = ae === 'true';
     else if (tag === 'select' && x.r === 'combobox') x.e = false;
     // A details element's summary says whether it is open: a click on an open one closes it.
     else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details' && el.parentElement.querySelector(':scope > summary') === el) x.e = el.parentElement.open;
-    if ((tag === 'option' && el.selected) || el.getAttribute('aria-selected') === 'true') x.s = 1;
-    if (x.r === 'heading') { const l = parseInt(el.getAttribute('aria-level') || tag.slice(1), 10); if (l > 0) x.l = l; }
+    if ((tag === 'option' && el.selected) || el.getAttribute('aria-selected') === 'true' || ax.s) x.s = 1;
+    if (x.r === 'heading') { const l = parseInt(el.getAttribute('aria-level') || ax.l || tag.slice(1), 10); if (l > 0) x.l = l; }
     if (tag === 'iframe' || tag === 'frame') {
       x.w = 1;
       if (o.iframes) {
