@@ -138,3 +138,83 @@ func TestRecordsKeepNoPasswordCodeTyped(t *testing.T) {
 		}
 	}
 }
+
+// multipleApp (python3, ctypes on libX11) sends the CLIPBOARD's owner argv[1] MULTIPLE
+// conversions, each of 2,047 STRING targets into properties of its own window, reads none
+// of the answers, writes $HOME/sent, and sleeps.
+const multipleApp = `import ctypes, os, sys, time
+X = ctypes.CDLL('libX11.so.6')
+X.XOpenDisplay.restype = ctypes.c_void_p
+X.XDefaultRootWindow.restype = ctypes.c_ulong
+X.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+X.XCreateSimpleWindow.restype = ctypes.c_ulong
+X.XCreateSimpleWindow.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_ulong, ctypes.c_ulong]
+X.XInternAtom.restype = ctypes.c_ulong
+X.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+X.XChangeProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+X.XConvertSelection.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+X.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
+d = X.XOpenDisplay(None)
+w = X.XCreateSimpleWindow(d, X.XDefaultRootWindow(d), 0, 0, 1, 1, 0, 0, 0)
+A = lambda s: X.XInternAtom(d, s.encode(), 0)
+CLIP, MULT, STRING, PAIR = A('CLIPBOARD'), A('MULTIPLE'), A('STRING'), A('ATOM_PAIR')
+for r in range(int(sys.argv[1])):
+    pairs = (ctypes.c_ulong * 4094)()
+    for i in range(2047):
+        pairs[2*i], pairs[2*i+1] = STRING, A('W365_P%d_%d' % (r, i))
+    mp = A('W365_M%d' % r)
+    X.XChangeProperty(d, w, mp, PAIR, 32, 0, pairs, 4094)
+    X.XConvertSelection(d, CLIP, MULT, mp, w, 0)
+    X.XSync(d, 0)
+open(os.path.join(os.environ['HOME'], 'sent'), 'w').write('1')
+time.sleep(120)
+`
+
+// The host owns the session's CLIPBOARD after clipboard_write and answers every X client
+// of the session that asks for it. It converted the text to ISO 8859-1 anew for each STRING
+// target, each of a MULTIPLE request's up to 2,047, and kept each copy of a text longer than
+// one X request for 30 s while the client took it in pieces (INCR): a python3 of the session
+// (added by the policy) that sent two such requests, reading no answer, after the agent put
+// 512 KiB on the clipboard had the host hold a copy per target, in its own process outside
+// every limit of the session. Judged by effect: the host's resident peak, and the clipboard
+// still reads back.
+func TestClipboardRequestsTheHostAnswersAreBounded(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(pol, []byte(`{"launchApplications": ["/usr/bin/python3"], "launchArguments": "any"}`), 0o644)
+	h.SetEnv("W365_POLICY", pol)
+	cs := h.MCP()
+	text := strings.Repeat("x", 512<<10)
+	if res := e2e.Call(t, cs, "clipboard_write", map[string]any{"text": text}); res.IsError {
+		t.Fatalf("clipboard_write: %s", e2e.Text(res))
+	}
+	grown := peakGrowth(t, h.HostPID())
+	if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/python3", "args": []any{"-c", multipleApp, "2"}}); res.IsError {
+		t.Fatalf("launch_application: %s", e2e.Text(res))
+	}
+	sent := false
+	for range 240 {
+		if m, _ := filepath.Glob(filepath.Join(home, ".local/state/w365/sessions/*/home/sent")); len(m) > 0 {
+			sent = true
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if !sent {
+		t.Fatal("the application sent no request in 60 s")
+	}
+	time.Sleep(3 * time.Second)
+	grew := grown()
+	t.Logf("the host's resident peak grew by %d MiB", grew)
+	if grew > 128 {
+		t.Errorf("the host's resident peak grew by %d MiB while a client of the session asked for 4,094 STRING conversions of a 512 KiB clipboard, past 128 MiB", grew)
+	}
+	var out struct {
+		Text string `json:"text"`
+	}
+	if e2e.Structured(t, e2e.Call(t, cs, "clipboard_read", nil), &out); out.Text != text {
+		t.Errorf("clipboard_read afterwards: %d characters, want %d", len(out.Text), len(text))
+	}
+}
