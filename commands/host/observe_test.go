@@ -139,3 +139,27 @@ func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 		t.Errorf("scrubbed event %+v", ev)
 	}
 }
+
+func TestRecordsHideTheCredentialsOfURLs(t *testing.T) {
+	const u = "https://ann:pa%40ss-w0rd@example.com:8443/a?q=1&api_key=KEY-1234&access_token=tok%2B5#frag"
+	got, hidden := redact(commands.BrowserNavigate, map[string]any{"url": u}, nil, false)
+	s := got["url"].(string)
+	for _, secret := range []string{"pa%40ss-w0rd", "pa@ss-w0rd", "KEY-1234", "tok%2B5", "tok+5"} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the recorded URL %s holds %q", s, secret)
+		}
+	}
+	if !strings.Contains(s, "https://ann:") || !strings.Contains(s, "@example.com:8443/a?q=1&api_key=") {
+		t.Errorf("the recorded URL %s lost what is no credential", s)
+	}
+	ev := CallEvent{Summary: "200 https://example.com/a?api_key=KEY-1234"}
+	scrub(&ev, hidden, nil)
+	if strings.Contains(ev.Summary, "KEY-1234") {
+		t.Errorf("the summary %q holds the key", ev.Summary)
+	}
+	for _, plain := range []string{"https://example.com/?q=token", "no url: api_key=1", "a://b@c"} {
+		if got, _ := redact(commands.BrowserNavigate, map[string]any{"url": plain}, nil, false); got["url"] != plain {
+			t.Errorf("%q recorded as %q", plain, got["url"])
+		}
+	}
+}

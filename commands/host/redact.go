@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,7 +18,8 @@ import (
 // (docs/security.md, "What records keep").
 //
 //   - Credentials by argument name (API keys, tokens, passwords, cookies' values) are
-//     always [REDACTED].
+//     always [REDACTED]; those a URL carries (urlSecrets) show by their length wherever
+//     they stand.
 //   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
 //     steps type) shows only its length while the call runs.
 //   - Code is shown by its length only, always: what it types may come from anywhere in
@@ -211,11 +213,54 @@ func (r redactor) value(key string, v any, cookie bool) any {
 		}
 		return l
 	case string:
+		if creds := urlSecrets(x); len(creds) > 0 {
+			*r.hidden = append(*r.hidden, creds...)
+			x = scrubAll(x, creds)
+		}
 		if r.pg != nil {
 			return scrubAll(x, r.pg.secrets())
 		}
+		return x
 	}
 	return v
+}
+
+// urlSecrets are the credentials a URL carries, as written and decoded: the password of its
+// user information (https://user:password@host/) and the values of its query parameters
+// named like a credential (?api_key=..., &access_token=...).
+func urlSecrets(s string) []string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || strings.ContainsAny(scheme, " /?#") {
+		return nil
+	}
+	var out []string
+	add := func(raw string, unescape func(string) (string, error)) {
+		if raw == "" {
+			return
+		}
+		out = append(out, raw)
+		if d, err := unescape(raw); err == nil && d != raw && d != "" {
+			out = append(out, d)
+		}
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	authority, _, _ = strings.Cut(authority, "?")
+	authority, _, _ = strings.Cut(authority, "#")
+	if userinfo, _, ok := strings.Cut(authority, "@"); ok {
+		if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+			add(pw, url.PathUnescape)
+		}
+	}
+	if _, query, ok := strings.Cut(rest, "?"); ok {
+		query, _, _ = strings.Cut(query, "#")
+		for _, kv := range strings.Split(query, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			if name, err := url.QueryUnescape(k); err == nil && secretKey().MatchString(name) {
+				add(v, url.QueryUnescape)
+			}
+		}
+	}
+	return out
 }
 
 // batch redacts the text of execute_batch's type_ref steps: shown only when the page

@@ -218,3 +218,47 @@ func TestClipboardRequestsTheHostAnswersAreBounded(t *testing.T) {
 		t.Errorf("clipboard_read afterwards: %d characters, want %d", len(out.Text), len(text))
 	}
 }
+
+// A URL's credentials (the password of https://user:password@host/, an ?api_key= or
+// &access_token= value) were in the trace and host.log in clear: only arguments named like
+// a credential were hidden, and a URL is named url. Judged by effect: the page is reached
+// with both, and neither record holds either.
+func TestRecordsKeepNoCredentialOfAURL(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	const password, key = "PW-CANARY-url-77", "KEY-CANARY-url-78"
+	got := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pw, _ := r.BasicAuth()
+		got <- pw + " " + r.URL.Query().Get("api_key")
+		io.WriteString(w, "<title>reached</title>")
+	}))
+	t.Cleanup(srv.Close)
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
+	u := strings.Replace(srv.URL, "http://", "http://ann:"+password+"@", 1) + "/?q=1&api_key=" + key
+	if res := e2e.Call(t, cs, "browser_navigate", map[string]any{"url": u}); res.IsError {
+		t.Fatalf("browser_navigate: %s", e2e.Text(res))
+	}
+	select {
+	case g := <-got:
+		if !strings.Contains(g, key) {
+			t.Fatalf("the server got %q, want the key", g)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the page was not reached")
+	}
+	h.MustRun("--session", "default-agent", "trace", "stop")
+	raw, err := os.ReadFile(file[len(file)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	for name, b := range map[string][]byte{"the trace": raw, "host.log": hostLog} {
+		for _, secret := range []string{password, key} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds %s:\n%s", name, secret, b)
+			}
+		}
+	}
+}
