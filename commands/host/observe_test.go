@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,15 +104,13 @@ func TestTraceFileNamesStayInTheirDirectory(t *testing.T) {
 
 func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 	pg := &pageState{Focus: "text", Passwords: []string{"s3cret-pw"}}
-	code, typed := redact(commands.BrowserRunCode, map[string]any{"code": `const p = "s3cret-pw"; await page.fill('#pw', "lit-typed"); await page.click("#go")`}, pg, false)
-	if c := code["code"].(string); strings.Contains(c, "s3cret-pw") || strings.Contains(c, "lit-typed") || !strings.Contains(c, `page.click("#go")`) {
-		t.Errorf("run_code recorded as %s", c)
+	const code = `const p = "typed-by-var"; await page.fill('#pw', p); await page.click("#go")`
+	rec, hidden := redact(commands.BrowserRunCode, map[string]any{"code": code}, pg, false)
+	if rec["code"] != lengthOnly(code) {
+		t.Errorf("run_code recorded as %s, want its length only", rec["code"])
 	}
-	if c, _ := scrubCode("await page.fill(sel, 'by-var-sel'); await page.keyboard.type(`a, b`)", nil); strings.Contains(c, "by-var-sel") || strings.Contains(c, "a, b") {
-		t.Errorf("typing calls with a selector expression, a lone text: %s", c)
-	}
-	if len(typed) != 1 || typed[0] != "lit-typed" {
-		t.Errorf("run_code's typed strings, to hide in its result too: %v", typed)
+	if !slices.Equal(hidden, []string{"typed-by-var"}) {
+		t.Errorf("run_code's strings hidden in its summary: %q, want its literals of %d characters or more", hidden, minCodeString)
 	}
 	if start, _ := redact(commands.BrowserRunCode, map[string]any{"code": "return 1"}, nil, false); start["code"] != "‹8 characters›" {
 		t.Errorf("run_code before the page answered: %v", start["code"])
@@ -138,5 +137,29 @@ func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 	scrub(&ev, nil, pg)
 	if strings.Contains(ev.Summary+ev.Error.Message, "s3cret-pw") {
 		t.Errorf("scrubbed event %+v", ev)
+	}
+}
+
+func TestRecordsHideTheCredentialsOfURLs(t *testing.T) {
+	const u = "https://ann:pa%40ss-w0rd@example.com:8443/a?q=1&api_key=KEY-1234&access_token=tok%2B5#frag"
+	got, hidden := redact(commands.BrowserNavigate, map[string]any{"url": u}, nil, false)
+	s := got["url"].(string)
+	for _, secret := range []string{"pa%40ss-w0rd", "pa@ss-w0rd", "KEY-1234", "tok%2B5", "tok+5"} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the recorded URL %s holds %q", s, secret)
+		}
+	}
+	if !strings.Contains(s, "https://ann:") || !strings.Contains(s, "@example.com:8443/a?q=1&api_key=") {
+		t.Errorf("the recorded URL %s lost what is no credential", s)
+	}
+	ev := CallEvent{Summary: "200 https://example.com/a?api_key=KEY-1234"}
+	scrub(&ev, hidden, nil)
+	if strings.Contains(ev.Summary, "KEY-1234") {
+		t.Errorf("the summary %q holds the key", ev.Summary)
+	}
+	for _, plain := range []string{"https://example.com/?q=token", "no url: api_key=1", "a://b@c"} {
+		if got, _ := redact(commands.BrowserNavigate, map[string]any{"url": plain}, nil, false); got["url"] != plain {
+			t.Errorf("%q recorded as %q", plain, got["url"])
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,15 +18,17 @@ import (
 // (docs/security.md, "What records keep").
 //
 //   - Credentials by argument name (API keys, tokens, passwords, cookies' values) are
-//     always [REDACTED].
+//     always [REDACTED]; those a URL carries (urlSecrets) show by their length wherever
+//     they stand.
 //   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
-//     steps type) and code run in the page (browser_run_code's code, eval_js's
-//     expression, browser_evaluate's function) show only their length while the call
-//     runs.
+//     steps type) shows only its length while the call runs.
+//   - Code is shown by its length only, always: what it types may come from anywhere in
+//     it (a variable, a computed string) and leave the page with the form, where nobody
+//     can look for it afterwards. Its string literals are hidden in the summary and the
+//     error (codeStrings).
 //   - When a browser call has succeeded, the host asks the page which values its password
 //     fields hold, which cookies its script reads, and whether the focus is in a password
-//     field. Typed text that went into none is shown; code is shown with every string its
-//     typing calls type down to its length; every password value and every cookie (its
+//     field. Typed text that went into none is shown; every password value and every cookie (its
 //     name=value, and a value of cookieValueMin characters or more alone) is shown by its
 //     length wherever it stands in the record (any argument, the summary, the error). Without an answer from the page the text stays
 //     hidden, and so does all typed text when the policy's recordTypedText is false, and
@@ -188,12 +191,8 @@ func (r redactor) value(key string, v any, cookie bool) any {
 		return Redacted
 	case r.code(key):
 		if s, ok := v.(string); ok {
-			if r.pg == nil {
-				return lengthOnly(s)
-			}
-			out, typed := scrubCode(s, r.pg.secrets())
-			*r.hidden = append(*r.hidden, typed...)
-			return out
+			*r.hidden = append(*r.hidden, codeStrings(s)...)
+			return lengthOnly(s)
 		}
 	case r.typedText(key):
 		if s, ok := v.(string); ok {
@@ -214,11 +213,54 @@ func (r redactor) value(key string, v any, cookie bool) any {
 		}
 		return l
 	case string:
+		if creds := urlSecrets(x); len(creds) > 0 {
+			*r.hidden = append(*r.hidden, creds...)
+			x = scrubAll(x, creds)
+		}
 		if r.pg != nil {
 			return scrubAll(x, r.pg.secrets())
 		}
+		return x
 	}
 	return v
+}
+
+// urlSecrets are the credentials a URL carries, as written and decoded: the password of its
+// user information (https://user:password@host/) and the values of its query parameters
+// named like a credential (?api_key=..., &access_token=...).
+func urlSecrets(s string) []string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || strings.ContainsAny(scheme, " /?#") {
+		return nil
+	}
+	var out []string
+	add := func(raw string, unescape func(string) (string, error)) {
+		if raw == "" {
+			return
+		}
+		out = append(out, raw)
+		if d, err := unescape(raw); err == nil && d != raw && d != "" {
+			out = append(out, d)
+		}
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	authority, _, _ = strings.Cut(authority, "?")
+	authority, _, _ = strings.Cut(authority, "#")
+	if userinfo, _, ok := strings.Cut(authority, "@"); ok {
+		if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+			add(pw, url.PathUnescape)
+		}
+	}
+	if _, query, ok := strings.Cut(rest, "?"); ok {
+		query, _, _ = strings.Cut(query, "#")
+		for _, kv := range strings.Split(query, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			if name, err := url.QueryUnescape(k); err == nil && secretKey().MatchString(name) {
+				add(v, url.QueryUnescape)
+			}
+		}
+	}
+	return out
 }
 
 // batch redacts the text of execute_batch's type_ref steps: shown only when the page
@@ -265,25 +307,23 @@ func leaves(acts []any) bool {
 // jsString is a JavaScript string literal: '...', "..." or `...`.
 const jsString = `'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|` + "`(?:\\\\.|[^`\\\\])*`"
 
-// typingCall matches a string literal that a Playwright typing call types:
-// fill(selector, "text") (the selector a literal or a plain expression), type(...),
-// pressSequentially(...), insertText("text").
-var typingCall = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\.(?:fill|type|pressSequentially|insertText)\(\s*(?:(?:` + jsString + `|[^,()'"` + "`" + `]*)\s*,\s*)?(` + jsString + `)`)
-})
-
-// scrubCode hides in code the strings its typing calls type and every secret; it
-// returns the strings it hid for typing.
-func scrubCode(code string, secrets []string) (string, []string) {
-	var typed []string
-	out := typingCall().ReplaceAllStringFunc(code, func(m string) string {
-		sub := typingCall().FindStringSubmatchIndex(m)
-		lit := m[sub[2]:sub[3]]
-		typed = append(typed, lit[1:len(lit)-1])
-		return m[:sub[2]] + lit[:1] + lengthOnly(lit[1:len(lit)-1]) + lit[:1] + m[sub[3]:]
-	})
-	return scrubAll(out, secrets), typed
+// codeStrings are the string literals of code, of minCodeString characters or more,
+// which the summary and the error of its call show by their length: the code may return
+// or throw what it typed. Shorter ones would take every "a" or "#go" out of the text.
+func codeStrings(code string) []string {
+	var out []string
+	for _, lit := range jsStrings().FindAllString(code, -1) {
+		if s := lit[1 : len(lit)-1]; len([]rune(s)) >= minCodeString {
+			out = append(out, s)
+		}
+	}
+	return out
 }
+
+// minCodeString is the shortest string literal of code hidden in its call's summary.
+const minCodeString = 4
+
+var jsStrings = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(jsString) })
 
 // scrubAll hides every secret in s.
 func scrubAll(s string, secrets []string) string {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"golang.org/x/net/netutil"
 )
 
 // The DevTools pipe has one client, chromedp. browser_run_code's Playwright
@@ -561,6 +562,13 @@ func scrubCookies(raw json.RawMessage) json.RawMessage {
 // session").
 const maxClientMessage = maxFrame
 
+// maxProxyConns is how many connections the proxy serves at once; the next waits to be
+// accepted until one closes. The sidecar's Playwright holds one (and a second while it
+// reconnects). Each may hold a message of maxClientMessage being read and maxQueued for it,
+// and the code can open sockets: 48 connections each sending 14 MiB of a message grew the
+// host's resident peak by 1,104 MiB (docs/security.md, "What the host reads from a session").
+const maxProxyConns = 2
+
 // serveProxy answers WebSocket clients on l until ctx ends.
 func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
 	srv := &http.Server{
@@ -580,7 +588,7 @@ func (m *cdpMux) serveProxy(ctx context.Context, b *Browser, l net.Listener) {
 		}),
 	}
 	go func() { <-ctx.Done(); srv.Close() }()
-	_ = srv.Serve(l)
+	_ = srv.Serve(netutil.LimitListener(l, maxProxyConns))
 }
 
 func (m *cdpMux) runClient(ctx context.Context, b *Browser, ws *websocket.Conn) {

@@ -1241,7 +1241,8 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 	"TestBoundaryGitGuardReadsEveryEntryACallMade", "TestBrowserMessagesTheHostReadsAreBounded", "TestBrowserConsoleKeepsNoLongURL", "TestBrowserRunCodeClientThatDoesNotReadIsDropped",
 	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded",
 	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots", "TestBoundaryCwdRefusalTellsNothingOutside",
-	"TestConfineSandboxGetsNoDescriptorTheHostInherited"}
+	"TestConfineSandboxGetsNoDescriptorTheHostInherited", "TestBrowserRunCodeProxyConnectionsAreBounded",
+	"TestClipboardRequestsTheHostAnswersAreBounded"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

@@ -106,6 +106,7 @@ type Clipboard struct {
 	ownMu   sync.Mutex
 	owned   bool
 	data    []byte // UTF-8 text served while owned
+	latin   []byte // data as ISO 8859-1, for STRING targets: converted once, shared by every answer
 	ownTime xproto.Timestamp
 
 	selNotify  chan xproto.SelectionNotifyEvent
@@ -191,7 +192,7 @@ func (c *Clipboard) loop() {
 			if e.Selection == c.atom("CLIPBOARD") {
 				c.ownMu.Lock()
 				if e.Time == xproto.TimeCurrentTime || e.Time >= c.ownTime {
-					c.owned, c.data = false, nil
+					c.owned, c.data, c.latin = false, nil, nil
 				}
 				c.ownMu.Unlock()
 			}
@@ -278,15 +279,15 @@ func (c *Clipboard) serve(e xproto.SelectionRequestEvent) {
 		prop = e.Target // obsolete requestors
 	}
 	c.ownMu.Lock()
-	owned, data, ownTime := c.owned, c.data, c.ownTime
+	owned, data, latin, ownTime := c.owned, c.data, c.latin, c.ownTime
 	c.ownMu.Unlock()
 	ok := owned && e.Selection == c.atom("CLIPBOARD") &&
 		(e.Time == xproto.TimeCurrentTime || e.Time >= ownTime)
 	if ok {
 		if e.Target == c.atom("MULTIPLE") {
-			ok = e.Property != xproto.AtomNone && c.serveMultiple(e.Requestor, e.Property, data, ownTime)
+			ok = e.Property != xproto.AtomNone && c.serveMultiple(e.Requestor, e.Property, data, latin, ownTime)
 		} else {
-			ok = c.serveTarget(e.Requestor, e.Target, prop, data, ownTime)
+			ok = c.serveTarget(e.Requestor, e.Target, prop, data, latin, ownTime)
 		}
 	}
 	if !ok {
@@ -296,9 +297,9 @@ func (c *Clipboard) serve(e xproto.SelectionRequestEvent) {
 	xproto.SendEvent(c.conn, false, e.Requestor, xproto.EventMaskNoEvent, string(n.Bytes()))
 }
 
-// serveTarget stores the conversion of the owned text to target on the requestor's
-// property; false when target is not supported.
-func (c *Clipboard) serveTarget(w xproto.Window, target, prop xproto.Atom, data []byte, ownTime xproto.Timestamp) bool {
+// serveTarget stores the conversion of the owned text (data, and latin for STRING) to target
+// on the requestor's property; false when target is not supported, or not now (put).
+func (c *Clipboard) serveTarget(w xproto.Window, target, prop xproto.Atom, data, latin []byte, ownTime xproto.Timestamp) bool {
 	switch target {
 	case c.atom("TARGETS"):
 		ts := []string{"TARGETS", "TIMESTAMP", "MULTIPLE", "UTF8_STRING", "text/plain;charset=utf-8", "TEXT", "STRING", "text/plain"}
@@ -312,11 +313,11 @@ func (c *Clipboard) serveTarget(w xproto.Window, target, prop xproto.Atom, data 
 		xgb.Put32(buf, uint32(ownTime))
 		xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, c.atom("INTEGER"), 32, 1, buf)
 	case c.atom("UTF8_STRING"), c.atom("TEXT"):
-		c.put(w, prop, c.atom("UTF8_STRING"), data)
+		return c.put(w, prop, c.atom("UTF8_STRING"), data)
 	case c.atom("text/plain;charset=utf-8"):
-		c.put(w, prop, target, data)
+		return c.put(w, prop, target, data)
 	case c.atom("STRING"), c.atom("text/plain"):
-		c.put(w, prop, target, latin1(data))
+		return c.put(w, prop, target, latin)
 	default:
 		return false
 	}
@@ -324,10 +325,10 @@ func (c *Clipboard) serveTarget(w xproto.Window, target, prop xproto.Atom, data 
 }
 
 // serveMultiple answers MULTIPLE (ICCCM 2.6.2): the requestor's property holds (target,
-// property) pairs; each is converted, and the property of a pair that cannot be is set to
-// None in the list written back.
-func (c *Clipboard) serveMultiple(w xproto.Window, prop xproto.Atom, data []byte, ownTime xproto.Timestamp) bool {
-	r, err := xproto.GetProperty(c.conn, false, w, prop, xproto.GetPropertyTypeAny, 0, 4096).Reply()
+// property) pairs, of which the first maxMultiple are read; each is converted, and the
+// property of a pair that cannot be is set to None in the list written back.
+func (c *Clipboard) serveMultiple(w xproto.Window, prop xproto.Atom, data, latin []byte, ownTime xproto.Timestamp) bool {
+	r, err := xproto.GetProperty(c.conn, false, w, prop, xproto.GetPropertyTypeAny, 0, 2*maxMultiple).Reply()
 	if err != nil || r.Format != 32 || r.ValueLen < 2 {
 		return false
 	}
@@ -337,7 +338,7 @@ func (c *Clipboard) serveMultiple(w xproto.Window, prop xproto.Atom, data []byte
 	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		target, p := pairs[i], pairs[i+1]
-		if p == xproto.AtomNone || target == c.atom("MULTIPLE") || !c.serveTarget(w, target, p, data, ownTime) {
+		if p == xproto.AtomNone || target == c.atom("MULTIPLE") || !c.serveTarget(w, target, p, data, latin, ownTime) {
 			pairs[i+1] = xproto.AtomNone
 		}
 	}
@@ -349,12 +350,28 @@ func (c *Clipboard) serveMultiple(w xproto.Window, prop xproto.Atom, data []byte
 	return true
 }
 
+// Any X client of the session may ask the owner for the clipboard, as often as it likes:
+// the host converts the text once (latin), reads at most maxMultiple targets of a MULTIPLE
+// request, and keeps at most maxOutgoing incremental transfers, refusing the conversions
+// past them. Before, one MULTIPLE request of 2,047 STRING targets of a 512 KiB text grew
+// the host by 522 MiB, a copy for each, kept 30 s (docs/security.md, "What the host reads
+// from a session").
+const (
+	maxMultiple = 32
+	maxOutgoing = 32
+)
+
 // put stores data on the requestor's property, incrementally when it is too large for one
-// request.
-func (c *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, data []byte) {
+// request; false when maxOutgoing incremental transfers are under way, unless it is the
+// host's own read (Read, one at a time).
+func (c *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, data []byte) bool {
 	if len(data) <= c.maxChunk {
 		xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, typ, 8, uint32(len(data)), data)
-		return
+		return true
+	}
+	c.dropAbandoned()
+	if _, again := c.out[outKey{w, prop}]; !again && w != c.win && len(c.out) >= maxOutgoing {
+		return false
 	}
 	// INCR: announce the size, then write a chunk each time the requestor deletes the
 	// property (PropertyNotify on its window).
@@ -366,6 +383,7 @@ func (c *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, data []byte) {
 	xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, c.atom("INCR"), 32, 1, buf)
 	c.out[outKey{w, prop}] = &outgoing{when: time.Now(), typ: typ, data: data}
 	c.incrOut.Add(1)
+	return true
 }
 
 func drain[T any](ch chan T) {
@@ -420,7 +438,8 @@ func (c *Clipboard) Write(ctx context.Context, text string) (int, error) {
 		return 0, err
 	}
 	c.ownMu.Lock()
-	c.owned, c.data, c.ownTime = true, []byte(text), ts
+	data := []byte(text)
+	c.owned, c.data, c.latin, c.ownTime = true, data, latin1(data), ts
 	c.ownMu.Unlock()
 	if err := xproto.SetSelectionOwnerChecked(c.conn, c.win, c.atom("CLIPBOARD"), ts).Check(); err != nil {
 		return 0, werr.Wrap(err, werr.Internal, "cannot take the clipboard")
