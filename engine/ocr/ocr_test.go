@@ -897,6 +897,20 @@ func TestSelectedTextReads(t *testing.T) {
 	}
 }
 
+// TestFocusRectangleLeavesTheKeysGlyphs: the sides of a focus rectangle are no letters
+// (see trim in regions.go). testdata/ocr/focus-keys.png is a Java AWT window (real-blind12's
+// awt-till) whose focused "7" key has a 1 px black rectangle around its glyph; its sides,
+// four times the glyphs' height, set the median of the line they joined with the "8"
+// beside, which was read too small: ";" and "°".
+func TestFocusRectangleLeavesTheKeysGlyphs(t *testing.T) {
+	words := wordsOf(t, "focus-keys.png")
+	for _, w := range []string{"7", "8", "9", "4", "5", "6"} {
+		if !slices.Contains(words, w) {
+			t.Errorf("read %q, want %s", words, w)
+		}
+	}
+}
+
 // TestUnchangedLinesAreNotReadAgain checks that a call with Options.Reuse reads only the
 // lines whose images changed since an earlier call of the same scope, and reads the same
 // words as a call that reads every line; another scope reads every line.

@@ -516,11 +516,24 @@ func (m *inkImage) trim(l line) line {
 	// L-shaped component around the label) is as tall as the button, and in a row of
 	// one-glyph keys there are as many of them as letters, so that the median was a
 	// shadow's and no shadow stood out of the band (see encloses).
-	var hs []int
+	// Nor, while the line has letters of another shape, is a hairline (see hairline): the
+	// sides of a focus rectangle around a key's glyph, whose top and bottom removeLines
+	// erased, are two of a line's four components, and the median was theirs, four times
+	// the glyphs' height, so that they stayed and joined the glyphs of the keys beside into
+	// one line read too small ("7" and "8" of a Java AWT keypad read ";" and "°").
+	var hs, thin []int
 	for _, ci := range l.comps {
-		if h := m.comps[ci].r.Dy(); h >= minLineH && !m.encloses(ci, l.comps) {
-			hs = append(hs, h)
+		c := &m.comps[ci]
+		if h := c.r.Dy(); h >= minLineH && !m.encloses(ci, l.comps) {
+			if c.hairline() {
+				thin = append(thin, h)
+			} else {
+				hs = append(hs, h)
+			}
 		}
+	}
+	if len(hs) == 0 {
+		hs = thin
 	}
 	if len(hs) == 0 {
 		return l
