@@ -911,6 +911,20 @@ func TestFocusRectangleLeavesTheKeysGlyphs(t *testing.T) {
 	}
 }
 
+// TestCursorBelowALineStaysOutOfIt: what a frame held in a line but lies wholly below its
+// text is another line (see split in regions.go). testdata/ocr/terminal-cursor.png is
+// rxvt-unicode (real-blind12's urxvt-nimbus-bold-italic): its cursor under the "p" of the
+// line above, both inside the light outline of the text area, was read with "pager:" as
+// junk.
+func TestCursorBelowALineStaysOutOfIt(t *testing.T) {
+	words := wordsOf(t, "terminal-cursor.png")
+	for _, w := range []string{"pager:", "ticket", "r.diaz)"} {
+		if !slices.Contains(words, w) {
+			t.Errorf("read %q, want %s", words, w)
+		}
+	}
+}
+
 // TestUnchangedLinesAreNotReadAgain checks that a call with Options.Reuse reads only the
 // lines whose images changed since an earlier call of the same scope, and reads the same
 // words as a call that reads every line; another scope reads every line.
