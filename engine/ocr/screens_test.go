@@ -722,7 +722,9 @@ func scenes() []scene {
 			time.Sleep(500 * time.Millisecond)
 			return wordsFile("real-blind12", "grpn-industrial")
 		}},
-		{"xboard-ncp", "real-blind12", transcribed("real-blind12", "xboard-ncp", "xboard", "/usr/games/xboard", "-ncp")},
+		// XBoard maps its window before it loads its pieces and draws its menus: at load 45 a
+		// capture 1.5 s after the window showed held none of its words.
+		{"xboard-ncp", "real-blind12", drawnAfter(4*time.Second, transcribed("real-blind12", "xboard-ncp", "xboard", "/usr/games/xboard", "-ncp"))},
 		{"awt-till", "real-blind12", func(t testing.TB, d *display.Desktop) []string {
 			testenv.Require(t, "javac")
 			classes := t.TempDir()
@@ -741,13 +743,9 @@ func scenes() []scene {
 			"-fn", "xft:Nimbus Mono PS:style=Bold Italic:pixelsize=14", "-bg", "#3b1f5e", "-fg", "#f0e6ff", "-geometry", "64x3+300+300",
 			"-hold", "-e", "echo", "pager: ticket 5120 escalated to tier 2 (sla 4h, owner r.diaz)")},
 		{"xman-help", "real-blind12", transcribed("real-blind12", "xman-help", "Manual Page", "xman", "-notopbox", "-geometry", "640x300+260+200")},
-		{"emacs-lucid-todo", "real-blind12", func(t testing.TB, d *display.Desktop) []string {
-			words := transcribed("real-blind12", "emacs-lucid-todo", "garden", "emacs", "-Q", "--title", "garden",
-				"--geometry", "70x12+260+200", repoFile("testdata", "ocr", "real-blind12", "todo.txt"))(t, d)
-			// Emacs maps its frame a few seconds before it draws the file in it.
-			time.Sleep(4 * time.Second)
-			return words
-		}},
+		// Emacs maps its frame a few seconds before it draws the file in it.
+		{"emacs-lucid-todo", "real-blind12", drawnAfter(4*time.Second, transcribed("real-blind12", "emacs-lucid-todo", "garden", "emacs",
+			"-Q", "--title", "garden", "--geometry", "70x12+260+200", repoFile("testdata", "ocr", "real-blind12", "todo.txt")))},
 	}
 }
 
@@ -770,6 +768,16 @@ func transcribed(set, words, title, name string, args ...string) func(testing.TB
 	return func(t testing.TB, d *display.Desktop) []string {
 		showWindowEnv(t, d, []string{"HOME=" + t.TempDir()}, title, name, args...)
 		return wordsFile(set, words)
+	}
+}
+
+// drawnAfter is scene show waiting d more once its window shows, for a program that draws
+// its window's content some time after it maps it.
+func drawnAfter(d time.Duration, show func(testing.TB, *display.Desktop) []string) func(testing.TB, *display.Desktop) []string {
+	return func(t testing.TB, desk *display.Desktop) []string {
+		words := show(t, desk)
+		time.Sleep(d)
+		return words
 	}
 }
 
