@@ -35,7 +35,9 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # and the Terminus bitmap fonts (OpenType bitmaps for Xft: as X core fonts, xfonts-terminus,
 # they would change the font count xfontsel shows in real-blind2) draw the OCR benchmark's
 # real-blind10 screens; rxvt-unicode, FLUID (FLTK), mgdiff (Motif), tcl-awthemes (Tk) and Geany
-# draw real-blind11's. Tk
+# draw real-blind11's; grpn and XBoard (GTK 2) in gtk2-engines' Industrial theme and GTK 2's
+# own, tcl-ttkthemes (Tk), qt5-style-plugins (Qt 5's Plastique) and Emacs (Lucid) draw
+# real-blind12's. Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
 # confinement test asks the session bus for (python3-dbus asks).
@@ -48,7 +50,8 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              qalculate-gtk abiword xpdf gnome-font-viewer lximage-qt \
              speedcrunch kcharselect qps xfce4-taskmanager gedit gv \
              xfe nedit dillo openjdk-17-jdk-headless openjdk-17-jre fonts-terminus-otb \
-             mtpaint l3afpad baobab juffed rxvt-unicode fluid mgdiff tcl-awthemes
+             mtpaint l3afpad baobab juffed rxvt-unicode fluid mgdiff tcl-awthemes \
+             grpn xboard gtk2-engines tcl-ttkthemes qt5-style-plugins emacs-lucid
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

@@ -362,6 +362,33 @@ func (m *inkImage) lines() []line {
 			order = append(order, i)
 		}
 	}
+	ls := m.group(order)
+	out := ls[:0]
+	m.marks = m.marks[:0]
+	var parts []line
+	for _, l := range ls {
+		parts = append(parts, m.split(l)...)
+	}
+	for _, l := range parts {
+		sign := len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
+		if (l.r.Dy() < minLineH && !sign) || l.n < 12 || l.r.Dx() < 3 {
+			if l.n >= minMarkInk && len(l.comps) <= 2 && l.r.Dx()*6 >= l.r.Dy() {
+				m.marks = append(m.marks, l)
+			}
+			continue
+		}
+		for _, ci := range l.comps {
+			m.comps[ci].line = len(out)
+		}
+		out = append(out, l)
+	}
+	m.marks = columns(m.marks)
+	return out
+}
+
+// group makes lines of components: each joins the line beside it, left to right, that it
+// overlaps most vertically (see lines).
+func (m *inkImage) group(order []int) []line {
 	slices.SortFunc(order, func(a, b int) int { return m.comps[a].r.Min.X - m.comps[b].r.Min.X })
 	var ls []line
 	for _, ci := range order {
@@ -407,26 +434,23 @@ func (m *inkImage) lines() []line {
 		l.n += c.n
 		l.max = max(l.max, c.max)
 	}
-	out := ls[:0]
-	m.marks = m.marks[:0]
-	var parts []line
-	for _, l := range ls {
-		parts = append(parts, m.apart(m.trim(m.selected(l)))...)
-	}
-	for _, l := range parts {
-		sign := len(l.comps) == 2 && stacked(m.comps[l.comps[0]].r, m.comps[l.comps[1]].r)
-		if (l.r.Dy() < minLineH && !sign) || l.n < 12 || l.r.Dx() < 3 {
-			if l.n >= minMarkInk && len(l.comps) <= 2 && l.r.Dx()*6 >= l.r.Dy() {
-				m.marks = append(m.marks, l)
-			}
-			continue
+	return ls
+}
+
+// split is what a grouped line holds: its selections opened (see selected), its frames
+// taken out (see trim) and its parts apart (see apart). What trim leaves wholly above or
+// below the text's band, held in the line only by a frame around both (rxvt-unicode's
+// cursor under the first letter of the last line, both inside the outline of the text
+// area, was read with the letter, and "pager:" came out as junk), is grouped again into
+// lines of its own.
+func (m *inkImage) split(l line) []line {
+	t, rest := m.trim(m.selected(l))
+	out := m.apart(t)
+	if len(rest) > 0 {
+		for _, r := range m.group(rest) {
+			out = append(out, m.split(r)...)
 		}
-		for _, ci := range l.comps {
-			m.comps[ci].line = len(out)
-		}
-		out = append(out, l)
 	}
-	m.marks = columns(m.marks)
 	return out
 }
 
@@ -504,10 +528,12 @@ const thinMark = 3
 // trim takes out of a line of three or more components those more than tallRatio times
 // as tall as its median component, and those that stand out of the text's band both above
 // and below: box sides, button outlines, stipples and bullets beside the text, not
-// letters (capitals and ascenders stand about 1.4 times as tall as lower case).
-func (m *inkImage) trim(l line) line {
+// letters (capitals and ascenders stand about 1.4 times as tall as lower case). It returns
+// the line left, and apart from it the components wholly above or below its text's band
+// (see split).
+func (m *inkImage) trim(l line) (line, []int) {
 	if len(l.comps) < 3 {
-		return l
+		return l, nil
 	}
 	// The median is of the components a letter's height could be: faint text (grey on a
 	// dark theme) breaks into fragments of its strokes, a pixel or two high, and a median
@@ -516,14 +542,27 @@ func (m *inkImage) trim(l line) line {
 	// L-shaped component around the label) is as tall as the button, and in a row of
 	// one-glyph keys there are as many of them as letters, so that the median was a
 	// shadow's and no shadow stood out of the band (see encloses).
-	var hs []int
+	// Nor, while the line has letters of another shape, is a hairline (see hairline): the
+	// sides of a focus rectangle around a key's glyph, whose top and bottom removeLines
+	// erased, are two of a line's four components, and the median was theirs, four times
+	// the glyphs' height, so that they stayed and joined the glyphs of the keys beside into
+	// one line read too small ("7" and "8" of a Java AWT keypad read ";" and "°").
+	var hs, thin []int
 	for _, ci := range l.comps {
-		if h := m.comps[ci].r.Dy(); h >= minLineH && !m.encloses(ci, l.comps) {
-			hs = append(hs, h)
+		c := &m.comps[ci]
+		if h := c.r.Dy(); h >= minLineH && !m.encloses(ci, l.comps) {
+			if c.hairline() {
+				thin = append(thin, h)
+			} else {
+				hs = append(hs, h)
+			}
 		}
 	}
 	if len(hs) == 0 {
-		return l
+		hs = thin
+	}
+	if len(hs) == 0 {
+		return l, nil
 	}
 	slices.Sort(hs)
 	med := hs[len(hs)/2]
@@ -588,11 +627,23 @@ func (m *inkImage) trim(l line) line {
 		keep = append(keep, ci)
 	}
 	if !opened && len(keep) == len(l.comps) {
-		return l
+		return l, nil
 	}
-	t := m.lineOf(l.light, keep)
+	// Wholly above or below the band is another line's ink the frames held in this one.
+	var in, rest []int
+	for _, ci := range keep {
+		if r := m.comps[ci].r; r.Max.Y <= top || r.Min.Y >= bottom {
+			rest = append(rest, ci)
+		} else {
+			in = append(in, ci)
+		}
+	}
+	if len(in) == 0 {
+		in, rest = keep, nil
+	}
+	t := m.lineOf(l.light, in)
 	t.trimmed = true
-	return t
+	return t, rest
 }
 
 // lineOf is the line of components comps (at least one).
