@@ -249,7 +249,8 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 
 // xtGadgets reads from the screen the gadgets of the widget shown at r whose windowed
 // children lie at windows: each run of words its box shows outside those windows (a line of
-// text, split at a window between two words) is one element, marked ocr. Motif names a
+// text, split at a window between two words or at a gap wider than half its height) is one
+// element, marked ocr. Motif names a
 // gadget's label by its widget's name unless the program sets another, so a run that reads
 // one of the gadgets' names (letters and figures, any case) takes that gadget's role (OK,
 // Cancel and Help in a dialog are push buttons); any other run is a label.
@@ -296,8 +297,11 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 			}
 			if len(run) > 0 {
 				last := run[len(run)-1]
-				// A window between the two words parts them.
-				if slices.ContainsFunc(windows, func(w rect) bool {
+				// A window between the two words parts them, and so does a gap wider than half
+				// the line's height: a space is about a quarter of it, the gap between two
+				// gadgets side by side (the titles of a menu bar) about all of it.
+				gap := b.X - (last.X + last.Width)
+				if 2*gap > max(last.Height, b.Height) || slices.ContainsFunc(windows, func(w rect) bool {
 					return w.x >= last.X+last.Width && w.x+w.w <= b.X && w.y < cy && cy < w.y+w.h
 				}) {
 					flush()
