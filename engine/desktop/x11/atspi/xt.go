@@ -260,14 +260,6 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 		return nil, err
 	}
 	in := func(w rect, x, y int) bool { return x >= w.x && x < w.x+w.w && y >= w.y && y < w.y+w.h }
-	key := func(s string) string {
-		return strings.Map(func(c rune) rune {
-			if unicode.IsLetter(c) || unicode.IsDigit(c) {
-				return unicode.ToLower(c)
-			}
-			return -1
-		}, s)
-	}
 	var out []*raw
 	for _, line := range lines {
 		var run []ocr.Box
@@ -281,7 +273,7 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 				box = box.Union(image.Rect(b.X, b.Y, b.X+b.Width, b.Y+b.Height))
 			}
 			role := uint32(roleLabel)
-			if g := slices.IndexFunc(gadgets, func(g editres.Widget) bool { return key(g.Name) == key(name) }); g >= 0 {
+			if g := slices.IndexFunc(gadgets, func(g editres.Widget) bool { return xtKey(g.Name) == xtKey(name) }); g >= 0 {
 				if k := xtKindOf(gadgets[g].Class); k.role != rolePanel {
 					role = k.role
 				}
@@ -312,6 +304,39 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 		flush()
 	}
 	return out, nil
+}
+
+// xtKey is a label's letters and figures, in lower case: how a label compares with a widget's
+// name.
+func xtKey(s string) string {
+	return strings.Map(func(c rune) rune {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			return unicode.ToLower(c)
+		}
+		return -1
+	}, s)
+}
+
+// misread says whether read, a button's label read from the screen, is its name (the label
+// configured, or the widget's name, which Xaw and Motif show by default) misread: their keys
+// (xtKey) differ by one letter put in, left out or changed, and the name has at least four
+// (Grace's Close button read "Clase").
+func misread(read, name string) bool {
+	a, b := []rune(xtKey(read)), []rune(xtKey(name))
+	if len(b) < 4 || slices.Equal(a, b) || len(a)-len(b) > 1 || len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		return slices.Equal(a[i+1:], b[i+1:])
+	case len(a) > len(b):
+		return slices.Equal(a[i+1:], b[i:])
+	}
+	return slices.Equal(a[i:], b[i+1:])
 }
 
 // xtTexts names the nodes of an Xt walk and reads their texts: through Editres, one request
@@ -445,6 +470,8 @@ func xtFromScreen(ctx context.Context, display string, win *raw, nodes []*raw) {
 		switch {
 		case n.role == roleText:
 			n.value = strings.Join(words, " ")
+		case len(words) > 0 && n.role != roleLabel && misread(strings.Join(words, " "), n.name):
+			// The button shows its name, one letter misread.
 		case len(words) > 0 || n.role == roleLabel || n.role == roleToggleButton:
 			n.name = strings.Join(words, " ")
 		default:
