@@ -18,8 +18,8 @@ import (
 )
 
 // The tasks of this file drive applications no round before them had met (an eighth held-out
-// round: Grace, a Motif plotting program whose menu bar and dialog buttons are gadgets read
-// from the screen; DB Browser for SQLite, a Qt 5 program with an SQL editor in a tab; Evince's
+// round: Grace, a Motif plotting program whose menu bar is a row of gadgets and whose labels
+// are read from the screen; DB Browser for SQLite, a Qt 5 program with an SQL editor in a tab; Evince's
 // GTK 3 print dialog, printing to a file chosen through GTK's file chooser; SciTE, a GTK 3
 // editor whose search strip names its fields only by the labels beside them), under the same
 // rule: the agent takes every coordinate, title and name from what a tool returned.
@@ -35,7 +35,7 @@ func graceTask(t *testing.T, h *e2e.Harness, c *client, work string) {
 	os.MkdirAll(dir, 0o755)
 	project := filepath.Join(dir, "plot.agr")
 	os.WriteFile(filepath.Join(dir, "sales.dat"), []byte("1 3\n2 5\n3 4\n4 8\n"), 0o644)
-	// The project to open: the data set saved by Grace's batch program (it writes no display).
+	// The project to open: the data set saved by Grace's batch program, which needs no display.
 	mk := exec.Command("gracebat", "-nosafe", "sales.dat", "-saveall", "plot.agr")
 	mk.Dir = dir
 	if out, err := mk.CombinedOutput(); err != nil {
