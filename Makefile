@@ -31,7 +31,8 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # of the fifth; xcalc, xedit (x11-apps), xfontsel (x11-utils) and NEdit (Motif) of the Xt
 # trees read through Editres; mtpaint (GTK 2), l3afpad (GTK 3), baobab (GTK 4) and juffed
 # (Qt 5) of the sixth held-out round; NEdit (Motif), xcalc (Xaw, in x11-apps) and Xfe (FOX) of
-# the seventh. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing)
+# the seventh; Grace (Motif), DB Browser for SQLite (Qt 5), Evince and SciTE (GTK 3) of the
+# eighth. Xfe and Xfwrite (FOX), NEdit, Dillo (FLTK), a JDK (Swing)
 # and the Terminus bitmap fonts (OpenType bitmaps for Xft: as X core fonts, xfonts-terminus,
 # they would change the font count xfontsel shows in real-blind2) draw the OCR benchmark's
 # real-blind10 screens; rxvt-unicode, FLUID (FLTK), mgdiff (Motif), tcl-awthemes (Tk) and Geany
@@ -51,7 +52,8 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              speedcrunch kcharselect qps xfce4-taskmanager gedit gv \
              xfe nedit dillo openjdk-17-jdk-headless openjdk-17-jre fonts-terminus-otb \
              mtpaint l3afpad baobab juffed rxvt-unicode fluid mgdiff tcl-awthemes \
-             grpn xboard gtk2-engines tcl-ttkthemes qt5-style-plugins emacs-lucid
+             grpn xboard gtk2-engines tcl-ttkthemes qt5-style-plugins emacs-lucid \
+             grace sqlitebrowser evince scite
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

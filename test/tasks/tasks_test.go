@@ -2650,5 +2650,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut5(t, h, c, work)
 		heldOut6(t, h, c, work)
 		heldOut7(t, h, c, work)
+		heldOut8(t, h, c, work)
 	}
 }

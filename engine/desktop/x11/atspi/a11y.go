@@ -637,8 +637,9 @@ func dialBus(addr, sessionAddr string) (*dbus.Conn, error) {
 const focusMaxElements = 300
 
 // Focused is the element of the foreground window that holds the keyboard focus, its text
-// read as a field's value and its box as its extents give it; ok is false when none of the
-// first focusMaxElements elements of the window, breadth first, does.
+// read as a field's value and its box as its extents give it: the first of the first
+// focusMaxElements elements of the window, breadth first, that reads focused, a tab only when
+// no other does; ok is false when none does.
 func (t *Tree) Focused(ctx context.Context) (n desktop.Node, ok bool, err error) {
 	conn, err := t.bus(ctx)
 	if err != nil {
@@ -651,15 +652,21 @@ func (t *Tree) Focused(ctx context.Context) (n desktop.Node, ok bool, err error)
 	if err != nil {
 		return n, false, err
 	}
-	for _, r := range res.nodes[min(1, len(res.nodes)):] {
-		if r.state(stateFocused) {
-			// The walk read no values: read the focused element's.
-			if _, err := w.details(ctx, []*raw{r}, true); err != nil {
-				return n, false, err
-			}
-			return desktop.Node{Role: r.uia(), NativeRole: nativeName(r.role), Name: r.name, Value: r.value,
-				X: r.x, Y: r.y, Width: r.w, Height: r.h, States: r.stateNames()}, true, nil
+	// Qt marks the current tab of every tab bar focused, the bar focused or not: a tab is the
+	// focus only when no other element reads focused.
+	var r *raw
+	for _, c := range res.nodes[min(1, len(res.nodes)):] {
+		if c.state(stateFocused) && (r == nil || r.role == rolePageTab && c.role != rolePageTab) {
+			r = c
 		}
 	}
-	return n, false, nil
+	if r == nil {
+		return n, false, nil
+	}
+	// The walk read no values: read the focused element's.
+	if _, err := w.details(ctx, []*raw{r}, true); err != nil {
+		return n, false, err
+	}
+	return desktop.Node{Role: r.uia(), NativeRole: nativeName(r.role), Name: r.name, Value: r.value,
+		X: r.x, Y: r.y, Width: r.w, Height: r.h, States: r.stateNames()}, true, nil
 }

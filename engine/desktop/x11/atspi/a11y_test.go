@@ -1625,3 +1625,42 @@ func TestTaskManagerTaskNames(t *testing.T) {
 		t.Error("no cell holds cells")
 	}
 }
+
+// TestQt5FocusIsNotTheCurrentTab: Qt marks the current tab of every tab bar focused, whether
+// or not the bar has the keyboard focus. With the SQL editor of DB Browser for SQLite clicked,
+// Focused is that editor, not a current tab (its dock's tab bar's, which a breadth-first walk
+// meets first). Before, it was TabItem "Remote", and type_text said the keys it had typed into
+// the editor "may have gone nowhere".
+func TestQt5FocusIsNotTheCurrentTab(t *testing.T) {
+	testenv.Require(t, "sqlitebrowser")
+	testenv.Require(t, "sqlite3")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "shop.db")
+	if out, err := exec.Command("sqlite3", db, "create table items(name text)").CombinedOutput(); err != nil {
+		t.Fatalf("sqlite3: %v: %s", err, out)
+	}
+	d := x11test.Start(t)
+	c := startProc(t, d, "/usr/bin/sqlitebrowser", db)
+	c.Env = append(c.Env, "HOME="+dir, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	activate(t, d, "DB Browser for SQLite - "+db)
+	tr := open(t, d)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "TabItem", Name: "Execute SQL"})[0])
+	editor := findEventually(t, tr, desktop.FindQuery{Role: "Edit"})[0]
+	clickMatch(t, d, editor)
+	var n desktop.Node
+	for i := 0; i < 50; i++ {
+		var ok bool
+		var err error
+		if n, ok, err = tr.Focused(context.Background()); err != nil {
+			t.Fatal(err)
+		} else if ok && n.Role == "Edit" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("the focus with the SQL editor at %+v clicked: %+v", editor, n)
+}

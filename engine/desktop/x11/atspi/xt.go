@@ -249,7 +249,8 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 
 // xtGadgets reads from the screen the gadgets of the widget shown at r whose windowed
 // children lie at windows: each run of words its box shows outside those windows (a line of
-// text, split at a window between two words) is one element, marked ocr. Motif names a
+// text, split at a window between two words or at a gap wider than half its height) is one
+// element, marked ocr. Motif names a
 // gadget's label by its widget's name unless the program sets another, so a run that reads
 // one of the gadgets' names (letters and figures, any case) takes that gadget's role (OK,
 // Cancel and Help in a dialog are push buttons); any other run is a label.
@@ -259,14 +260,6 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 		return nil, err
 	}
 	in := func(w rect, x, y int) bool { return x >= w.x && x < w.x+w.w && y >= w.y && y < w.y+w.h }
-	key := func(s string) string {
-		return strings.Map(func(c rune) rune {
-			if unicode.IsLetter(c) || unicode.IsDigit(c) {
-				return unicode.ToLower(c)
-			}
-			return -1
-		}, s)
-	}
 	var out []*raw
 	for _, line := range lines {
 		var run []ocr.Box
@@ -280,7 +273,7 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 				box = box.Union(image.Rect(b.X, b.Y, b.X+b.Width, b.Y+b.Height))
 			}
 			role := uint32(roleLabel)
-			if g := slices.IndexFunc(gadgets, func(g editres.Widget) bool { return key(g.Name) == key(name) }); g >= 0 {
+			if g := slices.IndexFunc(gadgets, func(g editres.Widget) bool { return xtKey(g.Name) == xtKey(name) }); g >= 0 {
 				if k := xtKindOf(gadgets[g].Class); k.role != rolePanel {
 					role = k.role
 				}
@@ -296,8 +289,11 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 			}
 			if len(run) > 0 {
 				last := run[len(run)-1]
-				// A window between the two words parts them.
-				if slices.ContainsFunc(windows, func(w rect) bool {
+				// A window between the two words parts them, and so does a gap wider than half
+				// the line's height: a space is about a quarter of it, the gap between two
+				// gadgets side by side (the titles of a menu bar) about all of it.
+				gap := b.X - (last.X + last.Width)
+				if 2*gap > max(last.Height, b.Height) || slices.ContainsFunc(windows, func(w rect) bool {
 					return w.x >= last.X+last.Width && w.x+w.w <= b.X && w.y < cy && cy < w.y+w.h
 				}) {
 					flush()
@@ -308,6 +304,39 @@ func xtGadgets(ctx context.Context, display string, r rect, windows []rect, gadg
 		flush()
 	}
 	return out, nil
+}
+
+// xtKey is a label's letters and figures, in lower case: how a label compares with a widget's
+// name.
+func xtKey(s string) string {
+	return strings.Map(func(c rune) rune {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			return unicode.ToLower(c)
+		}
+		return -1
+	}, s)
+}
+
+// misread says whether read, a button's label read from the screen, is its name (the label
+// configured, or the widget's name, which Xaw and Motif show by default) misread: their keys
+// (xtKey) differ by one letter put in, left out or changed, and the name has at least four
+// (Grace's Close button read "Clase").
+func misread(read, name string) bool {
+	a, b := []rune(xtKey(read)), []rune(xtKey(name))
+	if len(b) < 4 || slices.Equal(a, b) || len(a)-len(b) > 1 || len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		return slices.Equal(a[i+1:], b[i+1:])
+	case len(a) > len(b):
+		return slices.Equal(a[i+1:], b[i:])
+	}
+	return slices.Equal(a[i:], b[i+1:])
 }
 
 // xtTexts names the nodes of an Xt walk and reads their texts: through Editres, one request
@@ -441,6 +470,8 @@ func xtFromScreen(ctx context.Context, display string, win *raw, nodes []*raw) {
 		switch {
 		case n.role == roleText:
 			n.value = strings.Join(words, " ")
+		case len(words) > 0 && n.role != roleLabel && misread(strings.Join(words, " "), n.name):
+			// The button shows its name, one letter misread.
 		case len(words) > 0 || n.role == roleLabel || n.role == roleToggleButton:
 			n.name = strings.Join(words, " ")
 		default:

@@ -339,3 +339,50 @@ func TestMotifDialogGadgets(t *testing.T) {
 	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: "Cancel"})[0])
 	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File"})
 }
+
+// TestMotifMenuBarGadgets: Grace's (Motif) menu bar is a row of cascade gadgets, windowless,
+// that Xmu does not reach (injected): read from the screen, each title is an element of its
+// own, split where the gap between two words is a title's gap, not a space. Before, the bar
+// read as one element "File Edit Data Plot View Window", whose centre lies between Data and
+// Plot: no title could be clicked by what the tree gave.
+func TestMotifMenuBarGadgets(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sales.dat")
+	os.WriteFile(data, []byte("1 3\n2 5\n3 4\n"), 0o644)
+	d := x11test.Start(t)
+	startXt(t, d, "Grace: sales.dat", "/usr/bin/xmgrace", "-noask", data)
+	tr := open(t, d)
+	atspi.XtUnreached(tr)
+	plot := findEventually(t, tr, desktop.FindQuery{Name: "Plot"})[0]
+	data2 := findEventually(t, tr, desktop.FindQuery{Name: "Data"})[0]
+	if plot.Name != "Plot" || data2.Name != "Data" || plot.X <= data2.X+data2.Width {
+		t.Fatalf("Plot %+v, Data %+v", plot, data2)
+	}
+	// Its menu opens at a click on the title found.
+	clickMatch(t, d, plot)
+	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Graph appearance"})
+}
+
+// TestMotifButtonsReadAsTheirNames: the buttons of Grace's (Motif) Graph Appearance dialog are
+// named Apply, Accept and Close, which is what they show; read from the screen (their labels
+// are XmStrings), Close reads "Clase". A reading one letter off its button's widget name is that
+// name. Before, the dialog had no Close button to find.
+func TestMotifButtonsReadAsTheirNames(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sales.dat")
+	os.WriteFile(data, []byte("1 3\n2 5\n3 4\n"), 0o644)
+	d := x11test.Start(t)
+	startXt(t, d, "Grace: sales.dat", "/usr/bin/xmgrace", "-noask", data)
+	tr := open(t, d)
+	atspi.XtUnreached(tr)
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Name: "Plot"})[0])
+	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Graph appearance"})[0])
+	activate(t, d, "Grace: Graph Appearance")
+	for _, name := range []string{"Apply", "Accept", "Close"} {
+		if b := findEventually(t, tr, desktop.FindQuery{Role: "Button", Name: name})[0]; b.Name != name {
+			t.Errorf("Button %q reads %+v", name, b)
+		}
+	}
+}
