@@ -793,8 +793,10 @@ func TestFindBrowserChromium(t *testing.T) {
 	defer cancel()
 	var w Window
 	var err error
+	// Until the page's title is parsed, the window's title is its URL, which holds the
+	// same words: wait for the title itself (a loaded machine took seconds).
 	for ctx.Err() == nil {
-		if w, err = m.FindBrowser(ctx, "w365 browser probe", nil); err == nil {
+		if w, err = m.FindBrowser(ctx, "w365 browser probe", nil); err == nil && strings.HasPrefix(w.Title, "W365 Browser Probe") {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
