@@ -386,7 +386,7 @@ func TestServeFiltersToolsets(t *testing.T) {
 
 func TestServeHTTPRequiresKeyAndSameOrigin(t *testing.T) {
 	h := e2e.New(t)
-	addr := "127.0.0.1:18365"
+	addr := freeAddr(t)
 	cmd := exec.Command(h.Bin, "serve", "--http", addr)
 	cmd.Env = append(h.Env, "W365_API_KEY=s3cret-key")
 	var logs bytes.Buffer

@@ -225,9 +225,15 @@ func mcpClients(t *testing.T) string {
 			t.Fatal(err)
 		}
 		if old, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(old, script) {
-			tmp := filepath.Join(dir, fmt.Sprintf(".%d-%s", os.Getpid(), name))
-			os.WriteFile(tmp, script, 0o644)
-			if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			// A name of its own: tests of this process copy the scripts at the same time.
+			tmp, err := os.CreateTemp(dir, "."+name+"-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp.Write(script)
+			tmp.Close()
+			os.Chmod(tmp.Name(), 0o644)
+			if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
 			}
 		}
