@@ -54,7 +54,8 @@ func personDesktop(t *testing.T) (display int, busPath, busAbstract string) {
 	}
 	dir := t.TempDir()
 	busPath = filepath.Join(dir, "bus")
-	busAbstract = fmt.Sprintf("w365-person-bus-%d", os.Getpid())
+	// A name of its own: tests of this process start persons' desktops at the same time.
+	busAbstract = fmt.Sprintf("w365-person-bus-%d-%d", os.Getpid(), time.Now().UnixNano())
 	conf := filepath.Join(dir, "bus.conf")
 	os.WriteFile(conf, []byte(`<busconfig><type>session</type><listen>unix:path=`+busPath+`</listen>
 <listen>unix:abstract=`+busAbstract+`</listen><auth>EXTERNAL</auth>
