@@ -31,6 +31,7 @@ import (
 // the built binary over stdio and streamable HTTP (testdata/mcpclients/suite.mjs says
 // what each mode checks).
 func TestOfficialMCPClients(t *testing.T) {
+	t.Parallel()
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
 	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
@@ -275,6 +276,7 @@ var toolBoundChecks = []string{"server-sse-disconnect-resume"}
 // warning but the one that needs the suite's test tool (the priming event with its id and
 // retry field opens every POST SSE stream).
 func TestConformanceServerScenarios(t *testing.T) {
+	t.Parallel()
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
 	h := e2e.New(t)
