@@ -133,7 +133,7 @@ func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 // Changes?") stays open: close_window says closed false and names the window it opened, which
 // the agent answers (Discard) for the window to close.
 func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
-	t.Parallel()
+	// Not parallel (docs/development.md#tests): its editor must show its question within close_window's wait.
 	testenv.Require(t, "gnome-text-editor")
 	cs := launchedSession(t, "gnome-text-editor", "Text Editor")
 	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "unsaved"}); res.IsError {
