@@ -228,7 +228,7 @@ func TestFindUIElementTextShowsValueAndStates(t *testing.T) {
 // said after 2 s that the application had no accessibility support and to use OCR), and the
 // Writer window has its tree.
 func TestLaunchWaitsPastASplashScreen(t *testing.T) {
-	t.Parallel()
+	// Not parallel (docs/development.md#tests): LibreOffice's first start must show Writer within the launch's wait.
 	testenv.Require(t, "/usr/lib/libreoffice/program/soffice")
 	if _, err := os.Stat("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"); err != nil {
 		testenv.Missing(t, "libreoffice-gtk3 (its accessible toolkit)")
