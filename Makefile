@@ -133,11 +133,12 @@ docs-check: docs
 	    echo "docs/tools.md is stale: it is not what the tool definitions give. Run 'make docs' and commit docs/tools.md."; exit 1; }; \
 	fi
 
-# Every test against real components. Under CI=true a missing component fails. The e2e
-# package runs its tests one after another and took 23 min alone, 26.6 min on a shared
-# 2-core machine (December 2026): its bound leaves room for a slower machine.
+# Every test against real components. Under CI=true a missing component fails. Most of an
+# e2e test's time is waiting (a desktop, a browser, an application starting), so its tests run
+# four at a time (docs/development.md#tests): one after another they took 23 min alone, 26.6 min
+# on a shared 2-core machine (December 2026). The bound leaves room for a slower machine.
 test: deps-test check docs-check build
-	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 50m ./...
+	W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -parallel 4 -timeout 50m ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory helm-test
 	$(MAKE) --no-print-directory registry-check

@@ -39,6 +39,7 @@ Gtk.main()
 // to 16 MiB (the accessibility bus's too): the host's peak may grow by 192 MiB at most (the
 // names in flight, 8 MiB each, decoded and cut).
 func TestAccessibleNamesTheHostReadsAreBounded(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its application answers 32 MiB of names within the host's 3 s.
 	testenv.Require(t, "bwrap", "python3", "Xvfb", "dbus-daemon")
 	h, home, stamp, _ := compromisedApplication(t, "w365-names-")
 	running := "w365-names-\x00" + stamp

@@ -43,6 +43,7 @@ func agentPages(t *testing.T) string {
 // An agent's browser tasks (issue 25.5), each as the agent meets it over MCP: refs
 // from a snapshot and the tools that take them.
 func TestBrowserAgentTasks(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	cs := h.MCP()
@@ -106,6 +107,7 @@ func TestBrowserAgentTasks(t *testing.T) {
 // frame in one call, by refs, and what it reports holds: the provider's frame submits
 // the text and the ticked box.
 func TestBrowserFillFormAcrossFrames(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	cs := h.MCP()

@@ -18,6 +18,7 @@ import (
 // (TestConfineAgentsAreApart): its default is a virtual session of its own, the other's and
 // the person's are NOT_FOUND, and the person still reaches both by id.
 func TestAgentsAreApartOnAHeadlessHost(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.FakeHome()
 	h.MustRun("session", "start", "mine") // a background host without DISPLAY, and a session of the person's

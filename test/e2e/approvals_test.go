@@ -118,6 +118,7 @@ func cursor(t *testing.T, h *e2e.Harness) string {
 // At `w365 watch` on a terminal: "a" approves, "s" approves the rule for the rest of the
 // session, "d" denies; the agent's sandboxed shell cannot answer its own approval.
 func TestApprovalAtWatch(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	// The agent's Python runs a copy of w365 from a workspace of its own, with the
 	// address space a Go program reserves.
@@ -196,6 +197,7 @@ print(r.returncode, r.stderr.strip())`, bin, id, h.RuntimeDir)
 
 // At the REPL (a TUI in tmux): "approve" answers the oldest waiting approval, "deny ID" a named one.
 func TestApprovalAtREPL(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	approvalPolicy(t, h, "")
 	cursor(t, h)
@@ -263,6 +265,7 @@ func TestApprovalAtREPL(t *testing.T) {
 // person who does not answer in time gets the call refused with TIMEOUT; the trace
 // (and its report) records each decision with its rule.
 func TestApprovalNobodyTimeoutAndTrace(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	approvalPolicy(t, h, `, "approvalTimeoutSeconds": 2`)
 	before := cursor(t, h)
@@ -348,6 +351,7 @@ func TestApprovalNobodyTimeoutAndTrace(t *testing.T) {
 // decline refuses it (BLOCKED_BY_POLICY, denied by the client); the form names the tool,
 // the rule and the arguments, secrets redacted.
 func TestApprovalAskedOfClient(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	approvalPolicy(t, h, "")
 	answers := make(chan *mcp.ElicitResult, 4)
@@ -432,6 +436,7 @@ func TestApprovalAskedOfClient(t *testing.T) {
 // The TypeScript SDK clients (1.x, and 2.x in the 2025 era, which has server requests)
 // answer the form: testdata/mcpclients/approvals.mjs.
 func TestApprovalAskedOfTSClients(t *testing.T) {
+	t.Parallel()
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
 	for _, sdk := range []string{"v1", "v2"} {
@@ -452,6 +457,7 @@ func TestApprovalAskedOfTSClients(t *testing.T) {
 // Over streamable HTTP (a 2025-era session) the client is asked too; "approve for this
 // session" asks no more for that rule.
 func TestApprovalAskedOfClientOverHTTP(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	approvalPolicy(t, h, "")
 	url, _ := serveHTTP(t, h, nil)
@@ -484,6 +490,7 @@ func TestApprovalAskedOfClientOverHTTP(t *testing.T) {
 // navigate step is a browser_navigate, its eval_js step a browser_eval_js. With nobody
 // to ask, a batch that carries either is refused and the page is never fetched.
 func TestApprovalHoldsForTheActionsOfABatch(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	var mu sync.Mutex

@@ -67,6 +67,7 @@ func unchanged(t *testing.T, path string) {
 // of a key out of ~/.ssh, kill -9 of a process kill_process refuses), and a real GTK
 // application (mousepad, from its desktop entry) opens a file of the person's.
 func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "mousepad", "sqlite3", "xdotool", "vim")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -228,6 +229,7 @@ func processAlive(pid int) bool {
 
 // Attack class 2: sandboxed code reaching the host through its runtime directory.
 func TestBoundarySandboxCannotReachTheHost(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.FakeHome()
 	cs := h.MCP()
@@ -258,6 +260,7 @@ except OSError as e:
 
 // Attack class 3: sandbox writes that persist into places that run later, outside it.
 func TestBoundarySandboxWritesDoNotPersistOutside(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	cs := h.MCP()
@@ -328,6 +331,7 @@ open('made/.git/config', 'a').write('[core]\n\tfsmonitor = touch PWNED\n')
 // repository it makes, a FIFO named config), the person's git status and git commit run
 // nothing of the sandbox's, ~/.ssh keeps its files, and nothing blocks.
 func TestBoundaryGitRunsNothingTheSandboxWrote(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "git")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -426,6 +430,7 @@ func personsGit(t *testing.T, home string) func(dir string, args ...string) (str
 
 // Attack class 4: the sandbox reading secrets.
 func TestBoundarySandboxReadsNoSecrets(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	cs := h.MCP()
@@ -463,6 +468,7 @@ except OSError as e:
 
 // Attack class 5: memory limited per process only.
 func TestBoundaryMemoryLimitHoldsForTheWholeCall(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.FakeHome()
 	cs := h.MCP()
@@ -496,6 +502,7 @@ print('survivors', sum(p.wait() == 0 for p in ps))
 
 // Attack class 7: a policy that fails open.
 func TestBoundaryPolicyFailsClosed(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.FakeHome()
 	dir := t.TempDir()
@@ -560,6 +567,7 @@ func TestBoundaryPolicyFailsClosed(t *testing.T) {
 // Attack class 12 (the policy check): a command line at the size cap built to be slow
 // gets its answer, and the session answers the next call.
 func TestBoundaryPolicyCheckIsBounded(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.FakeHome()
 	cs := h.MCP()
@@ -583,6 +591,7 @@ func TestBoundaryPolicyCheckIsBounded(t *testing.T) {
 
 // Everyday commands keep working in a project under a HOME the sandbox otherwise hides.
 func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	os.MkdirAll(filepath.Join(home, "project", "src"), 0o755)
@@ -626,6 +635,7 @@ func TestEverydayCommandsInAProjectOverMCP(t *testing.T) {
 // sandbox call planted in the project is refused, and the file the link names (a
 // credential outside the project) keeps its content.
 func TestBoundaryHostWritesFollowNoLinkInAWorkspace(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	cs := h.MCP()
@@ -662,6 +672,7 @@ os.symlink(%q, 'shot.png')
 // whose HEAD is longer than what git reads of it. Each runs the sandbox's command when the
 // person runs git there.
 func TestBoundaryGitFindsNoRepositoryTheSandboxPlanted(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "git")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -732,6 +743,7 @@ print('planted')
 // ends: the sweep must neither remove what lies there (a FIFO, a symbolic link, an empty
 // directory) nor name its files among the kept ones.
 func TestBoundarySessionEndFollowsNoLinkTheSessionSwaps(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	victim := t.TempDir()
@@ -795,6 +807,7 @@ while time.time() < end:
 // directory, and a mount that looked the path up again would give the call the link's
 // target, read-write. No call may write there.
 func TestBoundaryCwdSwappedAfterItsCheckIsNotMounted(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	work := filepath.Join(home, "work")
@@ -828,6 +841,7 @@ func TestBoundaryCwdSwappedAfterItsCheckIsNotMounted(t *testing.T) {
 // workspace while its session ends: the end stops it (everything a call started dies
 // with the session), so nothing of the session writes after EndSession returned.
 func TestBoundaryCallEndsWithItsSession(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	work := filepath.Join(home, "work")
@@ -881,6 +895,7 @@ while time.time() < end:
 // the link (the binary before expanded */present to probe/present, a probe of any host path
 // by existence, and left */absent as it was).
 func TestWildcardsShowNothingOutsideTheWorkingDirectory(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	outside, err := os.MkdirTemp("", "w365-outside-")
@@ -905,6 +920,7 @@ func TestWildcardsShowNothingOutsideTheWorkingDirectory(t *testing.T) {
 // hook the call planted. The binary before walked the path after the call, the link's
 // target, and left the hook in the renamed directory for the person's next git commit.
 func TestBoundaryGitGuardCleansTheDirectoryTheCallWasShown(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "git")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -965,6 +981,7 @@ for _ in range(600):
 // the cwd ~/project, ~/project/app/.npmrc and ~/project/app/lib/deep/.ssh/id_ed25519 read
 // as empty or not at all. The binary before printed both.
 func TestBoundaryCredentialsAnyDepthBelowTheWorkingDirectoryAreHidden(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	for _, f := range []string{"project/app/.npmrc", "project/app/lib/deep/.ssh/id_ed25519"} {
@@ -996,6 +1013,7 @@ func TestBoundaryCredentialsAnyDepthBelowTheWorkingDirectoryAreHidden(t *testing
 // committed template (.env.example) still reads. The binary before printed the dotenv
 // files, .pgpass and .config/git/credentials.
 func TestBoundaryDotenvAndToolCredentialsAreHidden(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	secrets := []string{".env", "app/.env.local", "app/lib/.env.production", ".pgpass", ".config/git/credentials",
@@ -1046,6 +1064,7 @@ func TestBoundaryDotenvAndToolCredentialsAreHidden(t *testing.T) {
 // carriage return and a right-to-left override as escapes; into a pipe the bytes pass
 // exactly, stderr's too. The binary before wrote them raw to the terminal.
 func TestBoundaryExecOutputCannotDriveTheTerminal(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.FakeHome()
 	code := `import sys
@@ -1090,6 +1109,7 @@ sys.stderr.write("H\x1b[1AI\n")
 // then has the host read the screen (which runs tesseract from PATH). Judged by effect:
 // no planted program ran (a canary outside every root), and the person's gopls is theirs.
 func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "tesseract")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -1130,6 +1150,7 @@ func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
 // /proc/self/cwd "resolves to" the host's working directory (/proc/self/fd/N: the files the
 // host holds open).
 func TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "mousepad")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -1161,6 +1182,7 @@ func TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots(t *testing.T) {
 // Before, ~/.ssh (which exists) was "cannot be used: dot-directories ..." and ~/.nothere
 // NOT_FOUND, and /proc/self/cwd "cwd <the host's working directory> cannot be used".
 func TestBoundaryCwdRefusalTellsNothingOutside(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap")
 	h := e2e.New(t)
 	home := h.FakeHome()

@@ -133,6 +133,7 @@ func listeningInodes(t *testing.T) map[string]bool {
 // the browser's DevTools, and browser_pdf_save cannot overwrite ~/.bashrc or write
 // anywhere but the output directory, Downloads and Documents.
 func TestBrowserSecretsAndFilesStayInside(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	home := fakeHome(t, h)
@@ -247,6 +248,7 @@ func callWithin(t *testing.T, cs *mcp.ClientSession, d time.Duration, name strin
 // page reached while its page's timer opened an alert, tab 1 the error page of a
 // browser_new_tab that failed. Every call answers.
 func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	same, _ := snapPages(t)
@@ -288,6 +290,7 @@ func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
 // A symbolic link or a FIFO at the file's own name is refused (and the FIFO blocks
 // nothing), with overwrite too.
 func TestBrowserPDFSaveNeverFollowsASwap(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	home := fakeHome(t, h)
@@ -431,6 +434,7 @@ print(swaps)
 // cache, another program's files and every virtual desktop's X cookie lie) nor from a
 // hidden file or directory; the page receives none of those.
 func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	home := fakeHome(t, h)
@@ -474,6 +478,7 @@ func TestBrowserUploadsComeFromTheSessionsRootsOnly(t *testing.T) {
 // staging directory takes at most 512 MiB: the first set of two 256 MiB files is made,
 // the next is refused, and the runtime directory stays within the bound.
 func TestBrowserUploadsStageABoundedAmount(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	fakeHome(t, h)
@@ -523,6 +528,7 @@ func uploadPage(t *testing.T, cs *mcp.ClientSession, same, code, name string) (f
 // in the browser's confinement, with its network and its profile (the Cookies file).
 // Judged by effect: the program never runs.
 func TestBrowserStartsNoApplicationForAURL(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "xdg-open")
 	h := e2e.New(t)
 	fakeHome(t, h)
@@ -558,6 +564,7 @@ print(ran)`, "")
 // Such a name is now INVALID_ARGUMENT and nothing is written (engine/browser/paths.go,
 // checkName; docs/security.md, "Names of the files the host writes").
 func TestBrowserPDFSaveRefusesNamesListingsMisread(t *testing.T) {
+	t.Parallel()
 	h, _ := hostileSession(t, "bm5")
 	for _, name := range []string{"two\nlines.pdf", "invoice\u202Efdp.exe", "del\x7f.pdf", "next\u0085line.pdf",
 		"bell\a.pdf", "zero\u200bwidth.pdf", "trailing.pdf ", "sub\tdir/x.pdf"} {

@@ -74,6 +74,7 @@ func waitTitle(t *testing.T, h *e2e.Harness, id string) {
 // eval fails with RESOURCE_EXHAUSTED, the browser goes on working, and the host's peak may
 // grow by 256 MiB at most.
 func TestBrowserMessagesTheHostReadsAreBounded(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its page sends the host 600 MB within the host's time bounds.
 	h, srv := hostileSession(t, "bm1")
 	grown := peakGrowth(t, h.HostPID())
 	hostilePage(t, h, srv, "bm1", `console.log('\x01'.repeat(100e6))`)
@@ -99,6 +100,7 @@ func TestBrowserMessagesTheHostReadsAreBounded(t *testing.T) {
 // memory for as long as the session ran. Now every URL is cut at 2048 bytes, as the network
 // requests' are.
 func TestBrowserConsoleKeepsNoLongURL(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its page logs 40 MB within the host's time bounds.
 	h, srv := hostileSession(t, "bm2")
 	hostilePage(t, h, srv, "bm2", `const x = 'x'.repeat(1e6); for (let i = 0; i < 40; i++) eval('console.log(' + i + ')\n//# sourceURL=http://a/' + i + x)`)
 	var out struct {
@@ -133,6 +135,7 @@ func runCodeSession(t *testing.T, id string) *e2e.Harness {
 // host still reads each answer the browser sends, one at a time, and its peak may grow by
 // 1 GiB at most.
 func TestBrowserRunCodeClientThatDoesNotReadIsDropped(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its browser answers 80 messages of 16 MB within the host's time bounds.
 	h := runCodeSession(t, "bm3")
 	grown := peakGrowth(t, h.HostPID())
 	r := h.Run("--session", "bm3", "browser", "run-code", "--timeout-ms", "120000",
@@ -186,6 +189,7 @@ func noise() []byte {
 // stream the host reads 1 MiB at a time straight into the file (engine/browser/capture.go,
 // PDFSave), so it is saved whole, and the host's peak grows by little.
 func TestBrowserPDFLargerThanAMessageIsSaved(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its browser prints a PDF of 40 MiB within the host's time bounds.
 	h, _ := hostileSession(t, "bm4")
 	srv := imagePages(t, noise, "width:100%;break-after:page") // a PDF of about 6 MB an image
 	h.MustRun("--session", "bm4", "browser", "navigate", srv.URL+"/?n=10")
@@ -225,6 +229,7 @@ func TestBrowserPDFLargerThanAMessageIsSaved(t *testing.T) {
 // be 32 MiB long (maxShotFrame), and a full-page PNG of a long page of photographs, more than
 // 16 MiB in base64, is still taken.
 func TestBrowserMessagesJustUnderTheOldLimitAreRefused(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its page logs 600 MB within the host's time bounds.
 	h, srv := hostileSession(t, "bm6")
 	grown := peakGrowth(t, h.HostPID())
 	hostilePage(t, h, srv, "bm6", `const s = 'x'.repeat(30e6); for (let i = 0; i < 20; i++) console.log(s + i)`)
@@ -273,6 +278,7 @@ var photo = sync.OnceValue(func() []byte {
 // maxClientMessage), while one of 4 million '<' is answered as before (forwarded as it came,
 // not grown sixfold by HTML escaping).
 func TestBrowserRunCodeMessagesTheHostReadsAreBounded(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its code sends a message of 40 MB within the host's time bounds.
 	h := runCodeSession(t, "bm7")
 	grown := peakGrowth(t, h.HostPID())
 	r := h.Run("--session", "bm7", "browser", "run-code", "--timeout-ms", "120000",

@@ -55,6 +55,7 @@ func (ps *pageServer) submitted() url.Values {
 
 // State lives in the host: three separate CLI processes drive one page.
 func TestBrowserAcrossSeparateCLIProcesses(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -99,6 +100,7 @@ func TestBrowserAcrossSeparateCLIProcesses(t *testing.T) {
 // A killed browser fails the call in flight or the next one with BROWSER_CRASHED,
 // and the call after that gets a fresh browser.
 func TestKilledBrowserIsRelaunched(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -137,6 +139,7 @@ func TestKilledBrowserIsRelaunched(t *testing.T) {
 // and focus_browser finds the window of the browser w365 drives by its URL. The REPL acts on
 // the agent's session, default-agent, by its id.
 func TestREPLRunsABrowserCommandAndFocusBrowserFindsIt(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)

@@ -17,6 +17,7 @@ import (
 // The script-facing edges of the CLI against a real host: stdin, exec's status and
 // streams, terminal versus pipe output, --jq.
 func TestCLIEdgesForScripts(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 
 	t.Run("py reads its code from a pipe and from -", func(t *testing.T) {
@@ -86,6 +87,7 @@ func childrenOf(pid int) []int {
 }
 
 func TestHostStatusAndStop(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	if r := h.Run("host", "status"); r.Code != 7 || !strings.Contains(r.Stderr, "no w365 host is running") {
 		t.Errorf("status without a host: %+v", r)

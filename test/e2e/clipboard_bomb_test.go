@@ -97,6 +97,7 @@ func offered(t *testing.T, id, target string, data []byte) (r e2e.Result, grewMi
 // maxImagePixels): the read fails with RESOURCE_EXHAUSTED, and the host's peak may grow by
 // 64 MiB at most.
 func TestClipboardImageTheHostDecodesIsBounded(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3", "Xvfb")
 	var img bytes.Buffer
 	if err := gif.Encode(&img, image.NewPaletted(image.Rect(0, 0, 16384, 16384), color.Palette{color.Black, color.White}), nil); err != nil {
@@ -113,6 +114,7 @@ func TestClipboardImageTheHostDecodesIsBounded(t *testing.T) {
 // (desktop's clipboard maxContent): the read fails with RESOURCE_EXHAUSTED, and the host's
 // peak may grow by 64 MiB at most.
 func TestClipboardTextTheHostReadsIsBounded(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its X client offers 16 MiB within the host's wait.
 	testenv.Require(t, "bwrap", "python3", "Xvfb")
 	if _, grew := offered(t, "clip2", "STRING", bytes.Repeat([]byte{0xE9}, 16<<20)); grew > 64 {
 		t.Errorf("the host's resident peak grew by %d MiB while it read 16 MiB of clipboard text an X client of the session offered, past 64 MiB", grew)

@@ -42,6 +42,7 @@ func clickFirst(t *testing.T, cs *mcp.ClientSession, args map[string]any) {
 // but closes only one window: a query that fits two closes neither, and a part of one
 // title closes that one.
 func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	env := h.SessionEnvOf("default-agent")
@@ -103,6 +104,7 @@ func TestCloseWindowTakesAPartOfTheTitleAndOneWindow(t *testing.T) {
 // A GTK application takes no close while one of its menus is open (galculator's View
 // menu): close_window says closed false and why; after escape the window closes.
 func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
+	t.Parallel()
 	cs := galculatorSession(t)
 	clickFirst(t, cs, map[string]any{"role": "Menu", "name": "View"})
 	var res struct {
@@ -131,6 +133,7 @@ func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 // Changes?") stays open: close_window says closed false and names the window it opened, which
 // the agent answers (Discard) for the window to close.
 func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its editor must show its question within close_window's wait.
 	testenv.Require(t, "gnome-text-editor")
 	cs := launchedSession(t, "gnome-text-editor", "Text Editor")
 	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "unsaved"}); res.IsError {

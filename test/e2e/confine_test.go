@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"net"
@@ -54,7 +55,8 @@ func personDesktop(t *testing.T) (display int, busPath, busAbstract string) {
 	}
 	dir := t.TempDir()
 	busPath = filepath.Join(dir, "bus")
-	busAbstract = fmt.Sprintf("w365-person-bus-%d", os.Getpid())
+	// A name of its own: tests of this process start persons' desktops at the same time.
+	busAbstract = fmt.Sprintf("w365-person-bus-%d-%d", os.Getpid(), time.Now().UnixNano())
 	conf := filepath.Join(dir, "bus.conf")
 	os.WriteFile(conf, []byte(`<busconfig><type>session</type><listen>unix:path=`+busPath+`</listen>
 <listen>unix:abstract=`+busAbstract+`</listen><auth>EXTERNAL</auth>
@@ -187,6 +189,7 @@ print(json.dumps(out))
 `
 
 func TestConfineSessionFromInside(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3", "git")
 	display, busPath, busAbs := personDesktop(t)
 	h := e2e.New(t)
@@ -303,6 +306,7 @@ except OSError:
 // names it as kept, and the rest of the state directory is gone. The browser browses a
 // loopback site from inside the confinement.
 func TestConfineBrowserAndKeptFiles(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "chromium")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -369,6 +373,7 @@ func TestConfineBrowserAndKeptFiles(t *testing.T) {
 // confinement's; and the page's accessibility tree still reaches the host. Its processes
 // are not root on a root host (nobody: a file only root may read stays closed to a page).
 func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "chromium")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -454,6 +459,7 @@ func TestConfineBrowserKeepsItsSandbox(t *testing.T) {
 
 // A GTK application launched in a virtual session runs in its confinement and is driven.
 func TestConfineLaunchedApplication(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "zenity")
 	h := e2e.New(t)
 	h.FakeHome()
@@ -516,6 +522,7 @@ func TestConfineLaunchedApplication(t *testing.T) {
 // programs run as, is /nonexistent. qalculate-gtk launched so said "Couldn't write preferences
 // to /nonexistent/.config/qalculate/qalculate-gtk.cfg" when it quit, and kept nothing.
 func TestConfineLaunchedApplicationsSettingsLieInTheSessionsHome(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -565,6 +572,7 @@ func confinedUID() int {
 // staging directory of a program's mounts lasts as long as the program: the application's
 // goes when it exits, the browser's and the desktop's when the session ends.
 func TestConfineApplicationCannotReadRootOnlyFiles(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3", "chromium")
 	if os.Geteuid() != 0 {
 		testenv.Missing(t, "a root host (the case is a root host's)")
@@ -704,6 +712,7 @@ os.rename(os.path.join(ws, 'result.tmp'), os.path.join(ws, 'result-' + step + '.
 // With TMPDIR private to root (mode 0700), the root host's sandbox still runs: its staging
 // directory is made where the sandbox's user may enter.
 func TestConfinePrivateTMPDIR(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3")
 	h := e2e.New(t)
 	tmp := t.TempDir()
@@ -764,6 +773,7 @@ func descendants(pid int) []int {
 // the person's display; the person attaches to it by id; the policy's agentActsAsYou
 // gives the agent the person's display instead.
 func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "Xvfb")
 	display, _, _ := personDesktop(t)
 	for _, actsAsYou := range []bool{false, true} {
@@ -839,6 +849,7 @@ func personHarness(t *testing.T) *e2e.Harness {
 // person's galculator still runs, and the agent's browser never showed the person's
 // desktop.
 func TestAgentReachesNothingOfThePersonsDesktop(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "galculator")
 	h := personHarness(t)
 	var launched struct {
@@ -918,6 +929,7 @@ func envOf(env []string, key string) string {
 // neither lists nor reaches the other's nor the person's, the person reaches both, and an
 // agent's sessions end when it disconnects.
 func TestConfineAgentsAreApart(t *testing.T) {
+	t.Parallel()
 	h := personHarness(t)
 	h.MustRun("session", "start", "mine") // a background host, and a session of the person's
 	first, second := h.MCP(), h.MCP()
@@ -967,6 +979,7 @@ func TestConfineAgentsAreApart(t *testing.T) {
 // session (setsid) and a double fork that orphaned it from the application, which exited
 // at once.
 func TestLaunchedOnYourDisplayEndsWithTheSession(t *testing.T) {
+	t.Parallel()
 	h := personHarness(t)
 	launchAnyWith(t, h, "/usr/bin/python3")
 	token := fmt.Sprintf("w365-detached-%d", time.Now().UnixNano())
@@ -1005,6 +1018,7 @@ func TestLaunchedOnYourDisplayEndsWithTheSession(t *testing.T) {
 
 // The reference's save locations name the session's HOME and /tmp.
 func TestConfineReferenceSaveLocations(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -1038,6 +1052,7 @@ func TestConfineReferenceSaveLocations(t *testing.T) {
 // accessibility bus's launcher, bus and registry; reparented, not the host's descendants)
 // is in the bus's confinement.
 func TestConfineDesktopPrograms(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("session", "start", "d1")
 	display := h.Session("d1").Display
@@ -1138,6 +1153,7 @@ func TestConfineDesktopPrograms(t *testing.T) {
 // the session's desktop programs' bubblewraps (in the PID namespace a launched application
 // shares) show none either. Before, /proc/1/cmdline listed every bind with its host path.
 func TestConfineCommandLinesShowNoHostPath(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3")
 	h := e2e.New(t)
 	h.MustRun("session", "start", "p1")
@@ -1197,6 +1213,7 @@ print(json.dumps(out))`
 // bubblewrap, into every sandbox: the call wrote into the starter's pipe. Every w365 process
 // marks what it inherited close-on-exec first.
 func TestConfineSandboxGetsNoDescriptorTheHostInherited(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3")
 	h := e2e.New(t)
 	r, w, err := os.Pipe()
@@ -1248,6 +1265,7 @@ var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopP
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
 // own (as another user, it runs them as that user). Each must pass there, not skip.
 func TestConfineOnANonRootHost(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap")
 	dir, err := os.MkdirTemp("", "w365-nonroot-")
 	if err != nil {
@@ -1270,8 +1288,9 @@ func TestConfineOnANonRootHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As many at a time as here (-parallel): the tests that may run beside others do.
 	cmd := exec.Command(copyExe(self, "e2e.test"), "-test.count=1", "-test.v", "-test.timeout=20m",
-		"-test.run", "^("+strings.Join(nonRootTests, "|")+")$")
+		"-test.parallel="+flag.Lookup("test.parallel").Value.String(), "-test.run", "^("+strings.Join(nonRootTests, "|")+")$")
 	cmd.Env = []string{"CI=true", "PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=/tmp", "LANG=C.UTF-8",
 		"W365_TEST_BIN=" + copyExe(e2e.Binary(t), "w365")}
 	if err := os.Mkdir(home, 0o700); err != nil {

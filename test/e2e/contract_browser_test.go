@@ -18,6 +18,7 @@ import (
 // one target grammar (ref or CSS), click options, real modifier keys, appending
 // type, dialogs opened by an action's own effect, form limits, batch errors.
 func TestBrowserContractOverMCP(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	same, cross := snapPages(t)
@@ -193,6 +194,7 @@ func TestBrowserContractOverMCP(t *testing.T) {
 // find_ui_element's text looks into page content: a Chromium paragraph has no
 // accessible name, only its text (its static children are named by their pieces).
 func TestFindUIElementFindsAChromiumParagraphByText(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	same, _ := snapPages(t)

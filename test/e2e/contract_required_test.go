@@ -50,6 +50,7 @@ var lastly = []string{"mcp_W365ComputerUse_EndSession", "close_browser_session"}
 // activate_window and close_window, the selector of browser_click, browser_type and
 // browser_wait_for, tabIndex, the dialog's action) fail here when their mark is missing.
 func TestSchemasRequireWhatTheServerRequires(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "Xvfb")
 	h := e2e.New(t)
 	cs := h.MCP("--toolsets", "all")
@@ -100,6 +101,7 @@ func btoi(b bool) int {
 // given", a value out of range is refused in the tool's words, an empty desktop is an
 // empty tree, and the tree and the OCR text are in the structured result.
 func TestContractSpellingsNullsRangesAndEmptyResults(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "Xvfb", "tesseract")
 	h := e2e.New(t)
 	cs := h.MCP("--legacy-names")

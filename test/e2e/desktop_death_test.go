@@ -53,6 +53,7 @@ func children(pid int) map[int][2]string {
 // and starts a new desktop for the next call; an X server that meanwhile took the old display
 // number is never spoken to (no screenshot of it, no keys typed into it).
 func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) {
+	// Not parallel: it sets XAUTHORITY for the whole test process (t.Setenv).
 	h := e2e.New(t)
 	cs := h.MCP()
 	e2e.Structured(t, e2e.Call(t, cs, "get_screen_size", nil), &struct{}{})

@@ -108,6 +108,7 @@ func compromisedApplication(t *testing.T, prefix string) (h *e2e.Harness, home, 
 // process group and waits. The binary before started it below the bus, and it ran on after
 // the session ended, reparented to the host's init.
 func TestConfineSessionBusActivatesNothingTheSessionWrote(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
 	h, home, stamp, token := compromisedApplication(t, "w365-bus-escape-")
 	code := `import glob, os, subprocess, sys
@@ -147,6 +148,7 @@ open('/tmp/asked', 'w').write('yes')
 // line is readable), and the program ran on after the session ended, reparented to the
 // host's init.
 func TestConfineSessionBusStartsNoServiceASessionAsksFor(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-daemon", "python3", "hexchat")
 	if _, err := os.Stat("/usr/share/dbus-1/services/org.hexchat.service.service"); err != nil {
 		t.Fatalf("the system has no HexChat session service to ask for: %v", err)
@@ -200,6 +202,7 @@ open('/tmp/asked', 'w').write('commanded')
 // a terminal emulator, whose shell a session types into. The binary before opened uxterm
 // there, and the program typed into it ran on after the session ended.
 func TestConfineWindowManagerStartsNothing(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "openbox")
 	h := e2e.New(t)
 	h.FakeHome()
@@ -222,6 +225,7 @@ func TestConfineWindowManagerStartsNothing(t *testing.T) {
 // hands the frame's file to its parent. The binary before opened the chooser, and the page
 // read the SQLite header of the profile's Cookies file.
 func TestBrowserOffersNoSystemFileChooser(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	h.FakeHome()
@@ -309,6 +313,7 @@ func TestBrowserOffersNoSystemFileChooser(t *testing.T) {
 // read (root's, on a root host), sent to a listener of the session's choosing. The binary
 // before dialled it: the listener got the file.
 func TestAccessibilityBusAddressIsTheSessionsOwnSocket(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-daemon", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -399,6 +404,7 @@ GLib.MainLoop().run()
 // calls give up within their time instead of waiting for the handshake (a launch waited 10
 // minutes before).
 func TestAccessibilityBusThatNeverAnswersHoldsNoCall(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-daemon", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -416,6 +422,7 @@ func TestAccessibilityBusThatNeverAnswersHoldsNoCall(t *testing.T) {
 // to rewrite the X authority and to plant a file there: each fails, and the files are the
 // desktop's as before, while the application still reaches the bus and the X server.
 func TestConfineDesktopDirectoryIsReadOnlyToApplications(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-daemon", "dbus-send", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -483,6 +490,7 @@ open('/tmp/attempts', 'w').write('\n'.join(out) + '\n')
 // accessibility server among them, in a directory of its own that the host cannot reach, and
 // the walk would lose its peer connection. The application runs without one.
 func TestConfineApplicationHasNoHostRuntimeDirectory(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -509,6 +517,7 @@ func TestConfineApplicationHasNoHostRuntimeDirectory(t *testing.T) {
 // namespace below the bus, and it was still there, reparented to the host's init, after
 // the session ended.
 func TestConfineSessionEndsWhatItsBusStarted(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-send", "/usr/libexec/dconf-service")
 	h := e2e.New(t)
 	h.FakeHome()

@@ -18,6 +18,7 @@ import (
 
 // Desktop input through the MCP client, asserted on what the GTK probe received.
 func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	p := e2e.StartProbe(t, h.XEnvOf("default-agent"))
@@ -99,6 +100,7 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 
 // The same tools through the CLI.
 func TestDesktopInputThroughCLIReachesTheApp(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	p := e2e.StartProbe(t, h.XEnv())
 	nx, ny := p.Widget("Name")
@@ -119,6 +121,7 @@ func TestDesktopInputThroughCLIReachesTheApp(t *testing.T) {
 }
 
 func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	xenv := h.XEnvOf("default-agent")
@@ -229,6 +232,7 @@ func TestWindowsProcessesAndClipboardThroughCLIAndMCP(t *testing.T) {
 // with a file; activate_window brings it to the front (checked against the window
 // manager's active window).
 func TestLaunchAndActivateThroughCLI(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "mousepad")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -274,6 +278,7 @@ func TestLaunchAndActivateThroughCLI(t *testing.T) {
 
 // The sandbox refuses, contains and survives, through both front-ends.
 func TestSandboxedExecutionThroughCLIAndMCP(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.Display()
 	pid := h.HostPID()

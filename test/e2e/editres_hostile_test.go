@@ -149,6 +149,7 @@ func xtWidget(b []byte, path []uint32, name, class string, window uint32) []byte
 // and its host ran on at a full core. A walk's lookups are bounded
 // (docs/accessibility.md#xt-and-motif): the tree comes back with the buttons named.
 func TestXtHostileResourceDatabaseIsBounded(t *testing.T) {
+	// Not parallel: it sets DISPLAY and XAUTHORITY for the whole test process (t.Setenv).
 	h := e2e.New(t)
 	xenv := h.XEnv()
 	const depth, buttons = 250, 20

@@ -46,6 +46,7 @@ func (l *headerLog) has(v string) bool {
 // the clients of both eras (and the CLI) share the host's sessions. Over HTTP a 2026
 // client sends the session as the Mcp-Param-Session header.
 func TestBothMCPErasOnEveryTransport(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
 	addr := strings.TrimPrefix(url, "http://")
@@ -174,6 +175,7 @@ func TestBothMCPErasOnEveryTransport(t *testing.T) {
 // A client may list a small entry set (tools/list with _meta w365/toolsets) and widen it
 // as it goes; what it has not listed stays callable.
 func TestToolsListNarrowsToTheToolsetsAsked(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
 		cmd := exec.Command(h.Bin, "serve", "--mcp", "--toolsets", "all")

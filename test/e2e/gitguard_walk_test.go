@@ -19,6 +19,7 @@ import (
 // core.fsmonitor the person's next git status there ran. Judged by effect: the person's git
 // runs nothing the call wrote.
 func TestBoundaryGitGuardReadsEveryEntryACallMade(t *testing.T) {
+	// Not parallel (docs/development.md#tests): it makes 1,150,000 links on the disk.
 	testenv.Require(t, "git", "bwrap")
 	h := e2e.New(t)
 	home := h.FakeHome()

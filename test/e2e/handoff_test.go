@@ -24,6 +24,7 @@ import (
 // reported as exited. Both in a virtual session (confined: bubblewrap gives the exit
 // status) and on the person's display (the reaper gives it).
 func TestLaunchNamesTheRunningInstancesWindow(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "mousepad", "bwrap", "Xvfb", "dbus-daemon", "xdotool")
 	for _, virtual := range []bool{true, false} {
 		t.Run("virtual="+strconv.FormatBool(virtual), func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 // stands in the tool's own code, beside the host's last log lines and the test's MCP client
 // waiting for the answer; the host is stopped for it.
 func TestHangReportSaysWhereTheHostWaits(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs, relay := h.MCPServer(nil, "")
 	// The session starts first, so that the call below waits in its tool and nowhere else.

@@ -82,6 +82,7 @@ func nested(n int) json.RawMessage {
 // stable code other than INTERNAL and a message in the tool's words, never Go's; and after each
 // tool the server still answers and the session is still there.
 func TestHostileArgumentsGetCodedRefusals(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "Xvfb", "tesseract", "bwrap")
 	h := e2e.New(t)
 	home := h.FakeHome()

@@ -16,6 +16,7 @@ import (
 // Typing is capped before any key is sent, and a cancelled type_text stops typing and frees the
 // session for the next call.
 func TestTypingIsCappedAndACancelledTypeTextFreesTheSession(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	p := e2e.StartProbeEnv(t, h.SessionEnvOf("default-agent"))

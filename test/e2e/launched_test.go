@@ -77,6 +77,7 @@ func entries(dir string) []string {
 // application given that directory (cp, copying a file into it): the application is shown
 // the directory as it was checked, or not at all, never what the link names.
 func TestBoundaryLaunchedWorkspaceSwappedIsNotMounted(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3")
 	h := e2e.New(t)
 	home := h.FakeHome()
@@ -126,6 +127,7 @@ func TestBoundaryLaunchedWorkspaceSwappedIsNotMounted(t *testing.T) {
 // then waits on a FIFO) until its session ends: the person's git status and git commit
 // there afterwards run neither.
 func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "git")
 	for _, ends := range []string{"exit", "session"} {
 		t.Run(ends, func(t *testing.T) {
@@ -202,6 +204,7 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 // A launched application given a file of HOME is shown that file alone, writable: cp
 // copies over it.
 func TestConfineLaunchedApplicationWritesTheFileItIsGiven(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap")
 	h := e2e.New(t)
 	home := h.FakeHome()

@@ -21,6 +21,7 @@ import (
 // machine removes the former and sweeps the latter as the sessions' end would have (their
 // saved files stay), and leaves alone those of a host that still runs.
 func TestHostRemovesTheDirectoriesOfADeadHost(t *testing.T) {
+	t.Parallel()
 	tmp, err := os.MkdirTemp("", "w365-tmpdir-")
 	if err != nil {
 		t.Fatal(err)

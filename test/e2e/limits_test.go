@@ -74,6 +74,7 @@ else:
 // uid 1000 here: TestConfineOnANonRootHost) the forks still stop at the limit
 // (RLIMIT_NPROC); the memory is not limited there.
 func TestConfineSessionLimits(t *testing.T) {
+	// Not parallel (docs/development.md#tests): it forks to the session's task limit and holds GiBs.
 	testenv.Require(t, "bwrap", "python3")
 	forkCap, memCap := 1500, sandbox.SessionMemoryBytes>>20+1024
 	h, home, stamp, _ := compromisedApplication(t, "w365-limits-")
@@ -260,6 +261,7 @@ while not os.path.exists('/tmp/go-on') and time.time() < end:
 // (BadAlloc, its address space limited). The binary before ran the desktop's programs in
 // no cgroup of w365's: the X server held 5 GiB for the session.
 func TestConfineSessionLimitsHoldTheXServer(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its X server grows to the session's memory limit.
 	testenv.Require(t, "bwrap", "python3", "Xvfb")
 	budget := int(sandbox.SessionMemoryBytes >> 20)
 	h, home, stamp, _ := compromisedApplication(t, "w365-pixmaps-")
@@ -378,6 +380,7 @@ time.sleep(300)
 // session's tasks to the call's limit, and the binary before failed every call of such a
 // session ("nsenter: fork failed: Resource temporarily unavailable").
 func TestConfineCallForksInABusySession(t *testing.T) {
+	// Not parallel (docs/development.md#tests): it forks to the call's task limit beside 700 threads.
 	testenv.Require(t, "bwrap", "python3")
 	h, home, stamp, token := compromisedApplication(t, "w365-busy-")
 	h.MustRun("session", "start", "busy1")
@@ -446,6 +449,7 @@ if os.environ.get('W365_FILL_OUT'):
 // application fill the host's memory through them (half of it per tmpfs, each), and as root
 // the call's cgroup killed the call instead of the write failing.
 func TestConfineFilesInMemoryAreBounded(t *testing.T) {
+	// Not parallel (docs/development.md#tests): it fills every file system in memory it is given.
 	testenv.Require(t, "bwrap", "python3")
 	h, home, stamp, token := compromisedApplication(t, "w365-ramfill-")
 	h.MustRun("session", "start", "ram1")

@@ -68,6 +68,7 @@ frame.srcdoc = resource.text.replace(/<head>/i, '<head><meta http-equiv="Content
 // receives frames of that session's screen, its status poll answers, no hand-back is
 // offered with no hand-over open, and a result without a live view says so.
 func TestLiveViewAppRendersTheStream(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")

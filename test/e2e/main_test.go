@@ -30,6 +30,7 @@ import (
 )
 
 func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
 	ctx := context.Background()
@@ -102,6 +103,7 @@ func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
 }
 
 func TestCLIClickReachesARealGTKButton(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	p := e2e.StartProbe(t, h.XEnv())
 	x, y := p.Widget("Submit")
@@ -110,6 +112,7 @@ func TestCLIClickReachesARealGTKButton(t *testing.T) {
 }
 
 func TestScreenshotHasTheTestPatternColoursAtKnownCoordinates(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	p := e2e.StartProbe(t, h.XEnv(), "--pattern", "--position", "200,150")
 	dir := t.TempDir()
@@ -173,6 +176,7 @@ func covered(later []any, x, y int) bool {
 // The person's CLI acts on the session of an agent (serve --mcp) by its id, and each sees
 // what the other did: one host, one engine.
 func TestCLIAndMCPClientOfServeShareOneEngine(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	h.MustRun("--session", "default-agent", "move-mouse", "777", "555")
@@ -189,6 +193,7 @@ func TestCLIAndMCPClientOfServeShareOneEngine(t *testing.T) {
 }
 
 func TestKilledHostIsReplacedOnTheNextCall(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("get-screen-size")
 	pid := h.HostPID()
@@ -222,6 +227,7 @@ func otherVersion(t *testing.T, h *e2e.Harness) string {
 }
 
 func TestHostOfAnotherVersionIsReplaced(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("get-screen-size")
 	old := h.HostPID()
@@ -239,6 +245,7 @@ func TestHostOfAnotherVersionIsReplaced(t *testing.T) {
 }
 
 func TestBadInputGetsItsCodeAndLeavesTheHostAlive(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("move-mouse", "500", "500")
 	pid := h.HostPID()
@@ -293,6 +300,7 @@ func TestBadInputGetsItsCodeAndLeavesTheHostAlive(t *testing.T) {
 }
 
 func TestJSONOutputAndSessionList(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	var size struct{ Width, Height int }
 	h.JSON(&size, "get-screen-size")
@@ -318,6 +326,7 @@ func TestJSONOutputAndSessionList(t *testing.T) {
 }
 
 func TestCallsOfOneConnectionRunInTheOrderSent(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
 	e2e.Call(t, cs, "get_screen_size", nil)
@@ -343,6 +352,7 @@ func TestCallsOfOneConnectionRunInTheOrderSent(t *testing.T) {
 }
 
 func TestServeFiltersToolsets(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP("--toolsets", "screen", "--read-only")
 	var names []string
@@ -385,8 +395,9 @@ func TestServeFiltersToolsets(t *testing.T) {
 }
 
 func TestServeHTTPRequiresKeyAndSameOrigin(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
-	addr := "127.0.0.1:18365"
+	addr := freeAddr(t)
 	cmd := exec.Command(h.Bin, "serve", "--http", addr)
 	cmd.Env = append(h.Env, "W365_API_KEY=s3cret-key")
 	var logs bytes.Buffer
@@ -441,6 +452,7 @@ func TestServeHTTPRequiresKeyAndSameOrigin(t *testing.T) {
 // The key can come from a file (a systemd credential, a container secret), and /healthz
 // answers probes without one.
 func TestServeHTTPKeyFileAndHealthz(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	keyFile := filepath.Join(t.TempDir(), "api-key")
 	if err := os.WriteFile(keyFile, []byte("file-k3y\n"), 0o600); err != nil {
@@ -509,6 +521,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestDoctorListsComponentsAndChecks(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	var rep struct {
 		Components []struct {

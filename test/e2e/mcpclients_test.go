@@ -31,6 +31,7 @@ import (
 // the built binary over stdio and streamable HTTP (testdata/mcpclients/suite.mjs says
 // what each mode checks).
 func TestOfficialMCPClients(t *testing.T) {
+	t.Parallel()
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
 	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
@@ -225,9 +226,15 @@ func mcpClients(t *testing.T) string {
 			t.Fatal(err)
 		}
 		if old, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(old, script) {
-			tmp := filepath.Join(dir, fmt.Sprintf(".%d-%s", os.Getpid(), name))
-			os.WriteFile(tmp, script, 0o644)
-			if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			// A name of its own: tests of this process copy the scripts at the same time.
+			tmp, err := os.CreateTemp(dir, "."+name+"-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp.Write(script)
+			tmp.Close()
+			os.Chmod(tmp.Name(), 0o644)
+			if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -269,6 +276,7 @@ var toolBoundChecks = []string{"server-sse-disconnect-resume"}
 // warning but the one that needs the suite's test tool (the priming event with its id and
 // retry field opens every POST SSE stream).
 func TestConformanceServerScenarios(t *testing.T) {
+	t.Parallel()
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
 	h := e2e.New(t)

@@ -149,6 +149,7 @@ var snapID = regexp.MustCompile(`s[0-9a-f]{6}-[0-9]+`)
 // opens another; a dialog the person opened and answered still reaches the agent; and
 // `watch` of an unknown session says NOT_FOUND and exits non-zero.
 func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -270,6 +271,7 @@ var watchLine = regexp.MustCompile(`(?m)^(?:\x1b\[[0-9;]*m)?\d\d:\d\d:\d\d\.\d{3
 // host's log. The report, rendered in Chromium, shows the agent's screenshot at full
 // size, the error card, and an errors-only view.
 func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -518,6 +520,7 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 
 // On an 80x24 terminal, session list, doctor and host status fit: no line wraps.
 func TestSessionListDoctorAndHostStatusFitEightyColumns(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("session", "start", "a-rather-long-session-name-1")
 	m := newTmux(t, h, 80, 24)
@@ -550,6 +553,7 @@ func TestSessionListDoctorAndHostStatusFitEightyColumns(t *testing.T) {
 // shows the time of the last frame from the host, and has the script that says when
 // the stream was lost.
 func TestLiveViewPageNamesTheSessionAndItsLastFrame(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("get-screen-size")
 	url, _ := serveHTTP(t, h, nil)

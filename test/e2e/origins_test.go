@@ -23,6 +23,7 @@ import (
 // another port on localhost (a dev server's page). A client that is no browser sends no
 // Origin.
 func TestServeHTTPOriginsAreThePolicys(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	pol := filepath.Join(t.TempDir(), "policy.json")
 	if err := os.WriteFile(pol, []byte(`{"httpAllowedOrigins": ["https://app.example:3000"]}`), 0o600); err != nil {
@@ -86,6 +87,7 @@ func TestServeHTTPOriginsAreThePolicys(t *testing.T) {
 // (on a server without a key, the anonymous principal, whose sessions are every keyless
 // agent's). Other loopback pages open as before.
 func TestSessionBrowserDoesNotOpenTheHostsListener(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -131,6 +133,7 @@ func browserBeforeListener(t *testing.T, h *e2e.Harness, name string) string {
 // origin "null", which is refused: this holds for a session browser started before the
 // listener joined, which has no blocklist entry for it.
 func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	base := browserBeforeListener(t, h, "b1")
@@ -156,6 +159,7 @@ func TestAPageOnTheListenersOriginCannotCallIt(t *testing.T) {
 // answered, and the page listed another agent's session; the endpoint now serves a browser
 // only from the origins the policy lists.
 func TestTheLiveViewPageCannotCallTheMCPEndpoint(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	base := browserBeforeListener(t, h, "lv1")

@@ -61,6 +61,7 @@ func liveStatus(t *testing.T, link string) (code int, st map[string]any) {
 // URL elicitation, decline it, or declare none, and one that nobody answers; the person
 // hands back in the live view page in headless Chromium (testdata/mcpclients/handover.mjs).
 func TestHandOverWithTheTypeScriptClients(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	dir := mcpClients(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
@@ -113,6 +114,7 @@ func TestHandOverWithTheTypeScriptClients(t *testing.T) {
 // moves the session's pointer, and after the hand-back the waiting call sees where they left
 // it; the link dies, and watch and the trace name each step.
 func TestHandOverGivesThePersonControlAndTheAgentSeesWhatTheyLeft(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
@@ -253,6 +255,7 @@ func TestHandOverGivesThePersonControlAndTheAgentSeesWhatTheyLeft(t *testing.T) 
 // (what the REPL's pause runs); the agent's pipelined calls wait, saying who paused it and
 // why, and after resume each runs once, in order.
 func TestPausedSessionCallsWaitAndRunOnceAfterResume(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
 	log := &progressLog{got: map[string][]*mcp.ProgressNotificationParams{}}
@@ -329,6 +332,7 @@ func TestPausedSessionCallsWaitAndRunOnceAfterResume(t *testing.T) {
 // pauses the agent's session, resumes it, sees the agent's hand-over without watching, and
 // hands the session back with a note that the agent's wait returns.
 func TestREPLPausesResumesAndHandsBack(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
 	agent := connectHTTP(t, url, "", "", nil)
@@ -378,6 +382,7 @@ func TestREPLPausesResumesAndHandsBack(t *testing.T) {
 // pauses the agent (its call waits, saying the live view paused it) and Resume lets it run;
 // another site's page cannot pause it.
 func TestLiveViewPausesAndResumesWithControl(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	pol := filepath.Join(t.TempDir(), "policy.json")
@@ -432,6 +437,7 @@ func TestLiveViewPausesAndResumesWithControl(t *testing.T) {
 // that one (its hand-back answers both), and the person's page says when the hand-over ended
 // elsewhere; a hand-over whose waiting call is cancelled closes, its link with it.
 func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
@@ -520,6 +526,7 @@ func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
 // TestAPauseEndsWithItsSession: a pause belongs to the session, not to its name. A session
 // ended while paused and started again under the same name runs its calls at once.
 func TestAPauseEndsWithItsSession(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("session", "start", "p1")
 	if r := h.Run("--session", "p1", "pause", "lunch"); r.Code != 0 {

@@ -29,6 +29,7 @@ import (
 // saved into it. Judged by effect: the page gets no file, the canary is unchanged, nothing
 // new lies in ~/Downloads.
 func TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "Xvfb", "bwrap", "mousepad")
 	h := e2e.New(t)
 	home := fakeHome(t, h)

@@ -74,6 +74,7 @@ func startTime(t *testing.T, pid int) uint64 {
 // The process tools act on the session's processes: a program it launched is listed and
 // killable; a sleep started outside w365 and another w365 host are neither.
 func TestProcessToolsActOnTheSessionsProcesses(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "mousepad")
 	h := e2e.New(t)
 	h.FakeHome()
@@ -125,6 +126,7 @@ func TestProcessToolsActOnTheSessionsProcesses(t *testing.T) {
 
 // processScope "machine" widens the tools to every process; an unknown scope is refused at start.
 func TestProcessScopeMachineIsThePolicysChoice(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	dir := t.TempDir()
 	machine := filepath.Join(dir, "machine.json")
@@ -150,6 +152,7 @@ func TestProcessScopeMachineIsThePolicysChoice(t *testing.T) {
 // focus_browser finds it by its URL, never taking another Chromium launched in the session
 // (whose process is as much pid 2 of its own namespace) for it.
 func TestConfinedBrowserIsTheSessionsAndToldFromAnotherChromium(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "bwrap")
 	h := e2e.New(t)
 	pol := filepath.Join(t.TempDir(), "policy.json")
@@ -226,6 +229,7 @@ func nsPIDs(t *testing.T, pid int) []string {
 // session's namespaces; it is still one of the desktop's own processes, listed and never
 // killed by kill_process.
 func TestDesktopSessionBusIsProtected(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "dbus-daemon")
 	h := e2e.New(t)
 	cs := h.MCP()

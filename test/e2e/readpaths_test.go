@@ -21,6 +21,7 @@ import (
 // read path never see the file there. Against the binary before, which staged the read path
 // by a lookup that followed links, some call printed it (one in 20 or so on a root host).
 func TestReadPathsAreShownFromWhatTheHostChecked(t *testing.T) {
+	t.Parallel()
 	base, err := os.MkdirTemp("/var/tmp", "w365-rp-")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // gives its size, MIME type and sha256, resources/read returns the very bytes, and the
 // resource is gone once its session ends.
 func TestScreenshotIsASessionResource(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
 	var st struct {
@@ -71,6 +72,7 @@ func TestScreenshotIsASessionResource(t *testing.T) {
 
 // A saved PDF is a resource of its session too: resources/read gives the bytes the file holds.
 func TestSavedPDFIsASessionResource(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
 	t.Cleanup(pages.Close)
@@ -129,6 +131,7 @@ func readLinked(t *testing.T, cs *mcp.ClientSession, link *mcp.ResourceLink, dat
 // and in browser_downloads; once the session swaps the file for a symbolic link (to a file
 // the session could not read), the host serves nothing of it.
 func TestDownloadIsASessionResource(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	cs := h.MCP()
@@ -179,6 +182,7 @@ func TestDownloadIsASessionResource(t *testing.T) {
 // A stopped trace is a resource of its session: trace stop names it, and resources/read
 // returns the bytes of the trace file.
 func TestTraceIsASessionResource(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.Env = append(h.Env, "XDG_STATE_HOME="+t.TempDir())
 	h.MustRun("get-screen-size") // the background host the agent's serve --mcp relays to

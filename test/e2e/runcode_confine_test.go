@@ -35,6 +35,7 @@ func runCodeCache(h *e2e.Harness) {
 // call's task limit fails, 2 GiB of memory and 1.5 GiB of files are not held, and the next
 // call still runs.
 func TestBrowserRunCodeIsConfined(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
 	fakeHome(t, h)

@@ -42,6 +42,7 @@ func runCode(t *testing.T, cs *mcp.ClientSession, code string, timeoutMs int) (*
 // browser_run_code over MCP: a real Playwright page bound to the active tab, in
 // a sandbox that has no host files and no network, with errors in the error model.
 func TestBrowserRunCodeOverMCP(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
 	home := fakeHome(t, h)
@@ -123,6 +124,7 @@ return JSON.stringify([req, resp, await r.request().headersArray()])`, 0); v == 
 
 // The policy turns browser_run_code off, and --read-only does not list it.
 func TestBrowserRunCodeOffByPolicyAndReadOnly(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	pol := filepath.Join(t.TempDir(), "policy.json")
 	if err := os.WriteFile(pol, []byte(`{"browserRunCode": false}`), 0o600); err != nil {
@@ -151,6 +153,7 @@ func TestBrowserRunCodeOffByPolicyAndReadOnly(t *testing.T) {
 // the HttpOnly cookie's value neither, and a download lands only in the
 // session's download directory, never in ~/.config/autostart.
 func TestBrowserRunCodeProxyAttacks(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "node", "bwrap")
 	h := e2e.New(t)
 	home := fakeHome(t, h)

@@ -23,6 +23,7 @@ import (
 // its same session. The first serve --mcp used to be the host itself, and its exit cut every
 // other client off.
 func TestMCPClientsOutliveTheFirst(t *testing.T) {
+	t.Parallel()
 	for _, leave := range []string{"sigterm", "stdin"} {
 		t.Run(leave, func(t *testing.T) {
 			h := personHarness(t)
@@ -88,6 +89,7 @@ func TestMCPClientsOutliveTheFirst(t *testing.T) {
 // loses one it asked for, nor are its calls recorded elsewhere than its --trace says. It
 // serves its client in its own process instead (as with another --policy), so calls run.
 func TestServeJoinsOnlyAHostWithItsSettings(t *testing.T) {
+	t.Parallel()
 	h := personHarness(t)
 	actsAsYou := h.MCP("--agent-acts-as-you")
 	e2e.Call(t, actsAsYou, "get_screen_size", nil)
@@ -128,6 +130,7 @@ func TestServeJoinsOnlyAHostWithItsSettings(t *testing.T) {
 // (a rebuilt binary) only once no agent is connected: replacing it would cut the agents off.
 // The CLI says which host serves an agent instead; the agent's next call runs.
 func TestHostServingAnAgentIsNotReplaced(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
 	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 210, "y": 220})
@@ -160,6 +163,7 @@ func TestHostServingAnAgentIsNotReplaced(t *testing.T) {
 // serve --mcp --http with no host running: the background host it starts serves both, the
 // HTTP for as long as this serve runs, and it outlives the serve.
 func TestServeMCPAndHTTPThroughTheBackgroundHost(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	addr := freeAddr(t)
 	stdio, serve := h.MCPServer(nil, "", "--http", addr)
@@ -190,6 +194,7 @@ func TestServeMCPAndHTTPThroughTheBackgroundHost(t *testing.T) {
 // serve --mcp serves its client in its own process, as it did before there were relays, and
 // says so.
 func TestServeWithoutARuntimeDirectoryServesItself(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)

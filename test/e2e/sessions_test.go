@@ -208,6 +208,7 @@ func sessionIDs(t *testing.T, cs *mcp.ClientSession) []string {
 // none sees or drives another's session, dead and made-up ids are refused with their
 // codes without starting a desktop, and the per-principal cap holds.
 func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	is := newIssuer(t)
 	keys := filepath.Join(t.TempDir(), "keys")
@@ -391,6 +392,7 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 // HTTP agent starts a session, and the person at the CLI attaches to it with --session:
 // each sees the other's cursor moves, tabs and snapshots.
 func TestHTTPAgentAndCLIShareASession(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	ps := newPageServer(t)
 	h.MustRun("get-screen-size")
@@ -508,6 +510,7 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 // draws a big magenta window on the session's desktop, and finds it in a screenshot of
 // the page; a missing, wrong or dead token is refused.
 func TestLiveViewShowsTheSessionDesktop(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium", "xmessage")
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
@@ -598,6 +601,7 @@ func openInChromium(t *testing.T, url string) context.Context {
 // Behind a router or in a pod, the listening address is not how viewers reach the host:
 // --public-url names the address live-view URLs carry; a malformed one is refused.
 func TestLiveViewURLsNameThePublicURL(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil, "--public-url", "https://w365.example.test:8443")
 	_, live := startSession(t, connectHTTP(t, url, "", "", nil))
@@ -612,6 +616,7 @@ func TestLiveViewURLsNameThePublicURL(t *testing.T) {
 // TestLiveViewControlsTheDesktopWhenThePolicyAllows: with liveViewControl on, a click
 // on the live image clicks the desktop at the matching point.
 func TestLiveViewControlsTheDesktopWhenThePolicyAllows(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	pol := filepath.Join(t.TempDir(), "policy.json")
@@ -707,6 +712,7 @@ func (p *progressLog) of(token string) []*mcp.ProgressNotificationParams {
 // browser_wait_for send progress notifications (elapsed seconds, the wait's bound as
 // total).
 func TestLongCallsReportProgress(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

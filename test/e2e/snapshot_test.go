@@ -65,6 +65,7 @@ func evalLog(t *testing.T, h *e2e.Harness) string {
 
 // A snapshot taken by one CLI process gives refs that later CLI processes act on.
 func TestSnapshotRefsAcrossSeparateCLIProcesses(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	same, cross := snapPages(t)
@@ -138,6 +139,7 @@ func TestSnapshotRefsAcrossSeparateCLIProcesses(t *testing.T) {
 
 // Over MCP: batches, the overlay hit test and the upload policy.
 func TestSnapshotToolsOverMCP(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	same, _ := snapPages(t)
@@ -299,6 +301,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 // tool put a file there (the agent task "drop a file onto a drop zone that has no file
 // input"). An element that takes no files gets no drop.
 func TestFileUploadDropsOntoADropZone(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	cs := h.MCP()
@@ -331,6 +334,7 @@ func TestFileUploadDropsOntoADropZone(t *testing.T) {
 // wait for the opener to say so answered CANCELLED, "the call was cancelled" (the agent
 // task "sign in through a popup that closes itself; place a hold", one run in five).
 func TestWaitForTextOutlivesAPopupThatClosesItself(t *testing.T) {
+	// Not parallel (docs/development.md#tests): its page's popup opens late and closes itself by timers.
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	cs := h.MCP()
@@ -373,6 +377,7 @@ func batchError(t *testing.T, res *mcp.CallToolResult, v any) {
 // tool cannot reach", and no other tool drags (the agent task "drag a card to another
 // column of a board in a frame of another origin").
 func TestDragRefsInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	cs := h.MCP()

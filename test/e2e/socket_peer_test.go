@@ -37,6 +37,7 @@ if json.loads(hello or "{}").get("ok"):
 // Code in the sandbox that knows the host socket's path cannot use it: the host refuses peers in
 // another namespace, whatever the sandbox can see of the runtime directory.
 func TestSandboxedCodeCannotDriveTheHostSocket(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
 	version := strings.TrimSpace(h.MustRun("version"))

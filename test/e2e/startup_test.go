@@ -25,6 +25,7 @@ import (
 // initialise at all: go-seccomp-bpf's syscall tables took 0.21 ms of every start (the
 // amd64 build loads a generated program, docs/architecture.md#one-shot-start).
 func TestOneShotStartComputesLittleAtInit(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(e2e.Binary(t), "--version")
 	cmd.Env = []string{"GODEBUG=inittrace=1", "PATH=/usr/bin:/bin"}
 	out, err := cmd.CombinedOutput()

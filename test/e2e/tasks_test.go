@@ -183,6 +183,7 @@ func (c *taskClient) task(method string, params map[string]any) taskState {
 // with tasks/get until the result is there, and cancels another, which ends
 // cancelled long before the command would have. A client without the extension gets the result.
 func TestLongCallsAreTasksForClientsThatDeclareThem(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	url, _ := serveHTTP(t, h, nil)
 	addr := strings.TrimPrefix(url, "http://")

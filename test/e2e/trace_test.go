@@ -32,6 +32,7 @@ import (
 // neither; what the calls return to the agent is theirs (script in the page reads what
 // the page reads).
 func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -74,6 +75,7 @@ func TestTraceKeepsNoPasswordAPageCallReadsBack(t *testing.T) {
 // agent is theirs (script in the page reads what the page reads). The binary before wrote
 // both summaries into the trace in clear.
 func TestTraceKeepsNoCookieValueAPageCallReadsBack(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	const value = "SID-CANARY-cookie-4711"
@@ -115,6 +117,7 @@ func TestTraceKeepsNoCookieValueAPageCallReadsBack(t *testing.T) {
 // The clipboard's text is in no record, by its length only: what an agent puts there to
 // paste (a password) and what it reads back (on the person's display, what they copied).
 func TestTraceKeepsNoClipboardText(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
@@ -137,6 +140,7 @@ func TestTraceKeepsNoClipboardText(t *testing.T) {
 // that session: an HTTP agent naming the person's traced session "victim" put its calls
 // (its arguments, its principal) in the person's trace and watch.
 func TestTraceShowsNoCallOfAnotherPrincipal(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	h.MustRun("session", "start", "victim")
 	file := strings.Fields(h.MustRun("--session", "victim", "trace", "start"))
@@ -168,6 +172,7 @@ func TestTraceShowsNoCallOfAnotherPrincipal(t *testing.T) {
 // the password by its length only, thumbnails after the calls that changed something, and
 // `trace show` renders an HTML report with them that Chromium displays.
 func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	ps := newPageServer(t)
@@ -312,6 +317,7 @@ func chromiumPath(t *testing.T) string {
 // While an MCP client makes three calls, `w365 watch` prints a start and an end line
 // for each, in order.
 func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)
 	cmd := exec.Command(h.Bin, "--session", "default-agent", "watch")
@@ -368,6 +374,7 @@ func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 
 // serve --trace DIR traces every session of that host from its first call.
 func TestServeTraceRecordsEverySession(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	dir := t.TempDir()
 	cs := h.MCP("--trace", dir)
@@ -388,6 +395,7 @@ func TestServeTraceRecordsEverySession(t *testing.T) {
 // session writes (trace start --dir in a workspace) may name a symbolic link to the
 // person's key or a FIFO as its image; the report holds neither and the command ends.
 func TestTraceReportInlinesNoLinkNorFIFO(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	home := h.FakeHome()
 	dir := t.TempDir()

@@ -128,6 +128,7 @@ func checkSurvivesMalformed(t *testing.T, r *rawMCP) {
 }
 
 func TestMalformedMessagesGetJSONRPCErrorsAndTheHostKeepsServing(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	// A serve --mcp asking for another screen than the running host's serves its client
 	// itself (the stdio transport); one that joins relays its stdio to the host socket, so
@@ -173,6 +174,7 @@ func TestMalformedMessagesGetJSONRPCErrorsAndTheHostKeepsServing(t *testing.T) {
 }
 
 func TestMalformedHTTPRequestsLeaveTheServerServing(t *testing.T) {
+	t.Parallel()
 	h := e2e.New(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

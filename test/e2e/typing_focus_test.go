@@ -24,6 +24,7 @@ import (
 // and gives it the focus only once it has slid in: type_text right after that click waits for
 // the focus and lands in the field (before, the first try's keys went to the button).
 func TestTypeTextRightAfterTheClickThatShowsTheField(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "gnome-font-viewer")
 	cs := launchedSession(t, "org.gnome.font-viewer", "gnome-font-viewer")
 	var about struct {
@@ -74,6 +75,7 @@ func TestTypeTextRightAfterTheClickThatShowsTheField(t *testing.T) {
 // type_text right after a click says in its note when the keys went to an element that takes
 // no text (a GTK 4 check box), and says nothing when they landed in the field clicked.
 func TestTypeTextSaysWhenTheFocusTakesNoText(t *testing.T) {
+	t.Parallel()
 	cs := typingForm(t)
 	// clickThenType clicks the element found for args and types text at once.
 	clickThenType := func(args map[string]any, text string) string {
@@ -187,6 +189,7 @@ func BenchmarkKeysIntoTheFocusedField(b *testing.B) {
 // before, ctrl+a went to the button and Return clicked it again. Its note says the keys went
 // to the dialog's field, not to what was clicked.
 func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "/usr/bin/python3")
 	h := e2e.New(t)
 	cs := agentOnItsSession(t, h)

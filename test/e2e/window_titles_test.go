@@ -138,6 +138,7 @@ func titled(t *testing.T, h *e2e.Harness, home, stamp, id string, windows, kib, 
 // A list naming 1,100 windows has the host read the 1,024 topmost (the binary before listed
 // all 1,100).
 func TestWindowsTheHostReadsAreBounded(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, "bwrap", "python3", "Xvfb")
 	h, home, stamp, _ := compromisedApplication(t, "w365-titles-")
 	running := "w365-titles-\x00" + stamp
