@@ -938,7 +938,8 @@ var BrowserSelectOption = tool.Define(tool.Tool{
 		return SelectOut{}, err
 	}
 	e, err := elementOf(ctx, env, b, in.Selector)
-	if err != nil {
+	st, id, ref, oop := crossOriginRef(ctx, env, in.Selector, err)
+	if err != nil && !oop {
 		return SelectOut{}, err
 	}
 	where := ""
@@ -946,6 +947,11 @@ var BrowserSelectOption = tool.Define(tool.Tool{
 		if id, ref, isRef, rerr := st.ResolveTarget(ctx, "", in.Selector); isRef && rerr == nil {
 			where = " in " + ref + refName(ctx, st, id, ref)
 		}
+	}
+	if oop {
+		// A ref inside a cross-origin iframe: the ref tools' way.
+		r, err := st.Select(ctx, b, id, ref, in.Values)
+		return SelectOut{r, where}, err
 	}
 	r, err := deref(b.SelectOption(ctx, e, in.Values))
 	return SelectOut{r, where}, err

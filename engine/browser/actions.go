@@ -719,11 +719,12 @@ func (o *op) selectOption(e Element, values []string) (int, *Dialog, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return selectIn(opField{o: o, e: e, obj: obj}, values)
+	return SelectIn(opField{o: o, e: e, obj: obj}, values)
 }
 
-// selectIn runs selectJS on the field and says what came of it.
-func selectIn(f FieldDriver, values []string) (int, *Dialog, error) {
+// SelectIn selects the options of the <select> field whose value (or label) is in values
+// (selectJS) and says how many ended up selected.
+func SelectIn(f FieldDriver, values []string) (int, *Dialog, error) {
 	var r struct {
 		Selected int      `json:"selected"`
 		Missing  []string `json:"missing"`
@@ -1025,7 +1026,7 @@ func setField(f FieldDriver, k fieldKind, value any) (*Dialog, error) {
 			}
 			vals = []string{s}
 		}
-		_, d, err := selectIn(f, vals)
+		_, d, err := SelectIn(f, vals)
 		return d, err
 	case k.Tag == "input" && k.Type == "file":
 		return nil, werr.Invalid("file inputs are set with browser_set_file_input_ref")

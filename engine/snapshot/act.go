@@ -887,6 +887,21 @@ func (f refField) Type(text string) (*browser.Dialog, error) {
 	return nil, err
 }
 
+// Select selects the options of the <select> of a ref by browser.SelectIn's rule, once it
+// is visible and enabled, for browser_select_option's refs in out-of-process frames.
+func (s *Store) Select(ctx context.Context, r Runner, snapshotID, ref string, values []string) (browser.SelectResult, error) {
+	n := 0
+	ar, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		if _, err := h.point(false, true); err != nil {
+			return err
+		}
+		var err error
+		n, _, err = browser.SelectIn(refField{h}, values)
+		return err
+	})
+	return browser.SelectResult{Selected: n, ActionResult: ar}, err
+}
+
 // Fill puts value into the form field of a ref by browser.FillField's rule (and
 // checks it took it), for browser_fill_form's fields in out-of-process frames.
 func (s *Store) Fill(ctx context.Context, r Runner, snapshotID, ref string, value any) (*browser.Dialog, error) {

@@ -133,3 +133,22 @@ func TestBrowserFillFormAcrossFrames(t *testing.T) {
 		t.Fatalf("note = %q", note.Value)
 	}
 }
+
+// browser_select_option takes a ref inside an out-of-process (cross-site) frame, as the
+// other element tools do: the provider's frame sees the option chosen (a form in a
+// sandboxed frame of opaque origin is such a frame too).
+func TestBrowserSelectOptionInACrossOriginFrame(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, cross := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_select.html"})
+	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Evening"})
+	_, snap := snapshotOver(t, cs, nil)
+	slot := snapRef(t, snap, `combobox "Delivery slot"`)
+	res := e2e.Call(t, cs, "browser_select_option", map[string]any{"selector": slot, "values": []string{"Evening"}})
+	if txt := e2e.Text(res); !strings.HasPrefix(txt, `1 option(s) selected in `+slot+` (combobox "Delivery slot")`) {
+		t.Errorf("select by ref: %s", txt)
+	}
+	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "slot:evening", "timeoutMs": 3000})
+}

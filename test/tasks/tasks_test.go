@@ -94,6 +94,9 @@ type dialect interface {
 	// rightClick and doubleClick are clicks with the other button, and twice.
 	rightClick(ref, what string) (string, error)
 	doubleClick(ref, what string) (string, error)
+	// tabs lists the open tabs, each with its index; selectTab makes one the current.
+	tabs() (string, error)
+	selectTab(index int) (string, error)
 }
 
 // w365 acts on the refs of its latest snapshot.
@@ -493,6 +496,7 @@ func startSite(t *testing.T) *site {
 		record(r)
 		reply(w, "Received", "Thank you.")
 	})
+	s.routes5(mux, record)
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -1544,7 +1548,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
