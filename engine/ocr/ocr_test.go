@@ -808,8 +808,17 @@ func TestLightFaceFiguresRead(t *testing.T) {
 // xmessage-helvetica-bold) in the scaled 12 px Helvetica Bold core font, which the X
 // server draws unsmoothed; upscaled alone its "97%" reads "979%".
 func TestHardEdgedTextReads(t *testing.T) {
-	if words := wordsOf(t, "hard-edged.png"); !slices.Contains(words, "97%") {
-		t.Errorf("read %q, want the word 97%%", words)
+	readsAll(t, "hard-edged.png", "97%")
+}
+
+// readsAll checks that Analyze reads every one of want in testdata/ocr/NAME.
+func readsAll(t *testing.T, name string, want ...string) {
+	t.Helper()
+	words := wordsOf(t, name)
+	for _, w := range want {
+		if !slices.Contains(words, w) {
+			t.Errorf("%s: read %q, want %s", name, words, w)
+		}
 	}
 }
 
@@ -834,9 +843,7 @@ func wordsOf(t *testing.T, name string) []string {
 // log" button touching the button's black outline; one component with it, the g was
 // cleared with the outline ("View los").
 func TestLightLetterOnDarkOutlineReads(t *testing.T) {
-	if words := wordsOf(t, "light-on-outline.png"); !slices.Contains(words, "log") {
-		t.Errorf("read %q, want the word log", words)
-	}
+	readsAll(t, "light-on-outline.png", "log")
 }
 
 // TestDoubtfulLineReadAgain: a line read with a word of low confidence is read a second
@@ -864,9 +871,7 @@ func TestDoubtfulLineReadAgain(t *testing.T) {
 // touching make a step of two cells, so the line was cut at its word gaps into three
 // tiles; the last, "(v2.8.1)" alone, read "(v2.8.2)" at every scale from 1x to 4x.
 func TestObliqueMonospaceLineReadWhole(t *testing.T) {
-	if words := wordsOf(t, "oblique-mono.png"); !slices.Contains(words, "(v2.8.1)") {
-		t.Errorf("read %q, want (v2.8.1)", words)
-	}
+	readsAll(t, "oblique-mono.png", "(v2.8.1)")
 }
 
 // TestMonospacePeriodStaysInItsWord: tesseract sets a space beside a monospace period,
@@ -876,12 +881,7 @@ func TestObliqueMonospaceLineReadWhole(t *testing.T) {
 // xterm-ls-colour) in DejaVu Sans Mono 10 showing coloured ls output: "README.md" and
 // "release.tar.gz" were read "README .md" and "release. tar.gz".
 func TestMonospacePeriodStaysInItsWord(t *testing.T) {
-	words := wordsOf(t, "mono-period.png")
-	for _, w := range []string{"README.md", "release.tar.gz", "build.sh", "Makefile"} {
-		if !slices.Contains(words, w) {
-			t.Errorf("read %q, want %s", words, w)
-		}
-	}
+	readsAll(t, "mono-period.png", "README.md", "release.tar.gz", "build.sh", "Makefile")
 }
 
 // TestSelectedTextReads: a text entry's selected text, white on the theme's blue, is a
@@ -889,12 +889,7 @@ func TestMonospacePeriodStaysInItsWord(t *testing.T) {
 // selected in regions.go). testdata/ocr/selection.png is yad's form (real-blind8's
 // yad-form) on Adwaita, its first field's "Dana Reyes" selected: it was read "EE mae) ae".
 func TestSelectedTextReads(t *testing.T) {
-	words := wordsOf(t, "selection.png")
-	for _, w := range []string{"Dana", "Reyes", "/bin/bash"} {
-		if !slices.Contains(words, w) {
-			t.Errorf("read %q, want %s", words, w)
-		}
-	}
+	readsAll(t, "selection.png", "Dana", "Reyes", "/bin/bash")
 }
 
 // TestFocusRectangleLeavesTheKeysGlyphs: the sides of a focus rectangle are no letters
@@ -903,12 +898,7 @@ func TestSelectedTextReads(t *testing.T) {
 // four times the glyphs' height, set the median of the line they joined with the "8"
 // beside, which was read too small: ";" and "°".
 func TestFocusRectangleLeavesTheKeysGlyphs(t *testing.T) {
-	words := wordsOf(t, "focus-keys.png")
-	for _, w := range []string{"7", "8", "9", "4", "5", "6"} {
-		if !slices.Contains(words, w) {
-			t.Errorf("read %q, want %s", words, w)
-		}
-	}
+	readsAll(t, "focus-keys.png", "7", "8", "9", "4", "5", "6")
 }
 
 // TestCursorBelowALineStaysOutOfIt: what a frame held in a line but lies wholly below its
@@ -917,12 +907,7 @@ func TestFocusRectangleLeavesTheKeysGlyphs(t *testing.T) {
 // line above, both inside the light outline of the text area, was read with "pager:" as
 // junk.
 func TestCursorBelowALineStaysOutOfIt(t *testing.T) {
-	words := wordsOf(t, "terminal-cursor.png")
-	for _, w := range []string{"pager:", "ticket", "r.diaz)"} {
-		if !slices.Contains(words, w) {
-			t.Errorf("read %q, want %s", words, w)
-		}
-	}
+	readsAll(t, "terminal-cursor.png", "pager:", "ticket", "r.diaz)")
 }
 
 // TestUnchangedLinesAreNotReadAgain checks that a call with Options.Reuse reads only the

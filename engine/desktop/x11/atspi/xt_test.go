@@ -340,12 +340,10 @@ func TestMotifDialogGadgets(t *testing.T) {
 	findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "File"})
 }
 
-// TestMotifMenuBarGadgets: Grace's (Motif) menu bar is a row of cascade gadgets, windowless,
-// that Xmu does not reach (injected): read from the screen, each title is an element of its
-// own, split where the gap between two words is a title's gap, not a space. Before, the bar
-// read as one element "File Edit Data Plot View Window", whose centre lies between Data and
-// Plot: no title could be clicked by what the tree gave.
-func TestMotifMenuBarGadgets(t *testing.T) {
+// startGrace starts Grace (Motif) on a small data file, its widgets out of Xmu's reach
+// (injected), and opens the tree of its display.
+func startGrace(t *testing.T) (*display.Desktop, *atspi.Tree) {
+	t.Helper()
 	testenv.Require(t, "tesseract")
 	dir := t.TempDir()
 	data := filepath.Join(dir, "sales.dat")
@@ -354,6 +352,16 @@ func TestMotifMenuBarGadgets(t *testing.T) {
 	startXt(t, d, "Grace: sales.dat", "/usr/bin/xmgrace", "-noask", data)
 	tr := open(t, d)
 	atspi.XtUnreached(tr)
+	return d, tr
+}
+
+// TestMotifMenuBarGadgets: Grace's (Motif) menu bar is a row of cascade gadgets, windowless,
+// that Xmu does not reach (injected): read from the screen, each title is an element of its
+// own, split where the gap between two words is a title's gap, not a space. Before, the bar
+// read as one element "File Edit Data Plot View Window", whose centre lies between Data and
+// Plot: no title could be clicked by what the tree gave.
+func TestMotifMenuBarGadgets(t *testing.T) {
+	d, tr := startGrace(t)
 	plot := findEventually(t, tr, desktop.FindQuery{Name: "Plot"})[0]
 	data2 := findEventually(t, tr, desktop.FindQuery{Name: "Data"})[0]
 	if plot.Name != "Plot" || data2.Name != "Data" || plot.X <= data2.X+data2.Width {
@@ -369,14 +377,7 @@ func TestMotifMenuBarGadgets(t *testing.T) {
 // are XmStrings), Close reads "Clase". A reading one letter off its button's widget name is that
 // name. Before, the dialog had no Close button to find.
 func TestMotifButtonsReadAsTheirNames(t *testing.T) {
-	testenv.Require(t, "tesseract")
-	dir := t.TempDir()
-	data := filepath.Join(dir, "sales.dat")
-	os.WriteFile(data, []byte("1 3\n2 5\n3 4\n"), 0o644)
-	d := x11test.Start(t)
-	startXt(t, d, "Grace: sales.dat", "/usr/bin/xmgrace", "-noask", data)
-	tr := open(t, d)
-	atspi.XtUnreached(tr)
+	d, tr := startGrace(t)
 	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Name: "Plot"})[0])
 	clickMatch(t, d, findEventually(t, tr, desktop.FindQuery{Role: "MenuItem", Name: "Graph appearance"})[0])
 	activate(t, d, "Grace: Graph Appearance")
