@@ -126,13 +126,7 @@ func TestRecordsKeepNoPasswordCodeTyped(t *testing.T) {
 			t.Fatalf("%s: the page posted no password", c.tool)
 		}
 	}
-	h.MustRun("--session", "default-agent", "trace", "stop")
-	raw, err := os.ReadFile(file[len(file)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
-	for name, b := range map[string][]byte{"the trace": raw, "host.log": hostLog} {
+	for name, b := range agentRecords(t, h, file[len(file)-1]) {
 		if n := bytes.Count(b, []byte(password)); n > 0 {
 			t.Errorf("%s holds the password %d times:\n%s", name, n, b)
 		}
@@ -248,17 +242,24 @@ func TestRecordsKeepNoCredentialOfAURL(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the page was not reached")
 	}
-	h.MustRun("--session", "default-agent", "trace", "stop")
-	raw, err := os.ReadFile(file[len(file)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
-	for name, b := range map[string][]byte{"the trace": raw, "host.log": hostLog} {
+	for name, b := range agentRecords(t, h, file[len(file)-1]) {
 		for _, secret := range []string{password, key} {
 			if bytes.Contains(b, []byte(secret)) {
 				t.Errorf("%s holds %s:\n%s", name, secret, b)
 			}
 		}
 	}
+}
+
+// agentRecords stops the trace of the agent's session, written to file, and returns what the
+// records hold by name: the trace and the host's log.
+func agentRecords(t *testing.T, h *e2e.Harness, file string) map[string][]byte {
+	t.Helper()
+	h.MustRun("--session", "default-agent", "trace", "stop")
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostLog, _ := os.ReadFile(filepath.Join(h.RuntimeDir, "host.log"))
+	return map[string][]byte{"the trace": raw, "host.log": hostLog}
 }
