@@ -134,7 +134,7 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"%f/%F/%u/%U says (the policy's launchArguments \"any\" allows more). Nothing else starts: a\n" +
 		"refusal is BLOCKED_BY_POLICY naming what can be launched (terminal emulators are refused\n" +
 		"unless the policy names them); an entry that runs in a terminal is UNSUPPORTED.\n" +
-		"No shell; an environment of display, bus, locale, HOME, PATH and XDG_* only. On Windows the\n" +
+		"No shell; an environment of display, bus, locale, HOME, PATH and XDG base directories only. On Windows the\n" +
 		"executables of Program Files and notepad, mspaint, calc... of System32 (shells, interpreters\n" +
 		"and wrappers refused). The program belongs to the session and ends with it.\n" +
 		"It returns once the application has registered with the accessibility bus (registered) and\n" +

@@ -340,7 +340,7 @@ func TestLaunchXmessage(t *testing.T) {
 	// /usr/bin/xmessage, and /bin/xmessage resolves to it. xmessage has no desktop entry.
 	group := &Group{}
 	pid, resolved, err := Launch(ctx, "/bin/xmessage", []string{"-title", "w365 launch test", "hello from w365"},
-		LaunchOptions{Env: append(d.Env, "W365_API_KEY=canary", "LD_PRELOAD=/nonexistent.so"), Apps: []string{"/usr/bin/xmessage"},
+		LaunchOptions{Env: append(d.Env, "W365_API_KEY=canary", "LD_PRELOAD=/nonexistent.so", "XDG_SESSION_COOKIE=canary", "XDG_DATA_DIRS=/usr/share"), Apps: []string{"/usr/bin/xmessage"},
 			AnyArguments: true, Group: group})
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +360,7 @@ func TestLaunchXmessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	envs := strings.Split(string(envb), "\x00")
-	for _, want := range []string{"DISPLAY=" + d.Name, "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")} {
+	for _, want := range []string{"DISPLAY=" + d.Name, "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "XDG_DATA_DIRS=/usr/share"} {
 		n := 0
 		for _, kv := range envs {
 			if k, _, _ := strings.Cut(want, "="); strings.HasPrefix(kv, k+"=") {
@@ -375,7 +375,7 @@ func TestLaunchXmessage(t *testing.T) {
 		}
 	}
 	for _, kv := range envs {
-		if strings.HasPrefix(kv, "W365_") || strings.HasPrefix(kv, "LD_") {
+		if strings.HasPrefix(kv, "W365_") || strings.HasPrefix(kv, "LD_") || strings.HasPrefix(kv, "XDG_SESSION_COOKIE=") {
 			t.Errorf("environment has %q", kv)
 		}
 	}
