@@ -586,6 +586,38 @@ func TestTypeTextReturnsOnceTheApplicationHasTheKeys(t *testing.T) {
 	}
 }
 
+// A cancelled type_text stops typing: the keys it had not yet sent never arrive, and the
+// next call's keys come right after those that did. Before, a text of keys all on the
+// keyboard went to the X server at once, and all 1,000 reached this application, which
+// takes 2 ms over each, after the cancel and before the next call's key.
+func TestTypeTextStopsWhenCancelled(t *testing.T) {
+	_, c, p := setup(t, "--slow-keys", "2")
+	clickWidget(t, c, p, "Name")
+	p.Next(t, x11test.Is("focus"))
+	keys := func(k string) int {
+		n := 0
+		for _, e := range p.All() {
+			if e.Event == "key" && e.Key == k {
+				n++
+			}
+		}
+		return n
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.TypeText(ctx, strings.Repeat("k", 1000)) }()
+	p.Next(t, func(e x11test.Event) bool { return e.Event == "key" && e.Key == "k" })
+	cancel()
+	wantCode(t, <-done, werr.Cancelled)
+	if err := c.TypeText(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	p.Next(t, func(e x11test.Event) bool { return e.Event == "key" && e.Key == "q" })
+	if n := keys("k"); n > 2*input.TypeChunk {
+		t.Errorf("%d of 1000 keys arrived after the cancel, want at most %d", n, 2*input.TypeChunk)
+	}
+}
+
 // A click whose move and press arrive together picks an item of a FOX menu: Xfe's File menu,
 // opened by its key (alt+f), its first item "New file..." clicked in one call, opens the
 // New File dialog. Before, FOX took the press before the move to the item, and the menu

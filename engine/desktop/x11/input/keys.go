@@ -277,21 +277,29 @@ func (c *Controller) TypeText(ctx context.Context, text string) error {
 		}
 	}
 	rest := keysyms
-	first, synced := true, false
+	first, synced, reuse := true, false, false
 	for len(rest) > 0 {
-		if !first {
+		switch {
+		case first:
+		case reuse:
 			// The next batch reassigns spare keycodes that keys already sent use.
 			if err := c.catchUp(ctx); err != nil {
 				return err
 			}
 			synced = true
+		default:
+			if err := c.pace(ctx); err != nil {
+				return err
+			}
 		}
 		first = false
-		var batch []stroke
-		batch, rest, err = c.km.planBatch(rest, synced)
+		n := min(len(rest), typeChunk)
+		batch, left, err := c.km.planBatch(rest[:n], synced)
 		if err != nil {
 			return werr.Wrap(err, werr.Unavailable, "cannot map a keycode for typing on %s", c.display)
 		}
+		reuse = len(left) > 0
+		rest = rest[n-len(left):]
 		for _, s := range batch {
 			shift := s.shift
 			if shift {
@@ -320,6 +328,24 @@ func (c *Controller) handled(ctx context.Context) error {
 	}
 	c.clientSync(ctx)
 	return nil
+}
+
+// typeChunk is the most keys TypeText sends before it waits for the application (pace):
+// sent at once, a long text's keys all lay in the X server's queue for the application
+// before the first was handled, so that a cancelled call went on typing (20,000 keys into
+// an application taking 1 ms over each: 20 s after the cancel) and the session's next keys
+// came after them.
+const typeChunk = 128
+
+// pace waits until the focused application has handled the keys sent so far, where a ping
+// tells (clientSync); otherwise until the X server has them. It ends early when ctx does.
+func (c *Controller) pace(ctx context.Context) error {
+	if !c.clientSync(ctx) {
+		if err := c.sync(); err != nil {
+			return err
+		}
+	}
+	return werr.Done(ctx, "input")
 }
 
 // catchUp waits until the focused application has processed the keys sent so
