@@ -55,7 +55,8 @@ func (c *conn) worldOf(s *sess) (runtime.ExecutionContextID, error) {
 // text read and the hit test follow them as they follow open ones. With no roots it
 // lists the elements that may host one not yet kept: custom elements, and the
 // other elements that can host a shadow root when they have a box but no content
-// (a host's own children do not render), in the document and every root known.
+// (a host's own children do not render), in the document and every root known; null
+// when there are none, which spares listing them (see nodesOf).
 const closedJS = `function(...roots) {
   const K = Symbol.for('w365.closed');
   const m = window[K] || (window[K] = new WeakMap());
@@ -72,7 +73,7 @@ const closedJS = `function(...roots) {
     }
   };
   scan(document);
-  return out;
+  return out.length ? out : null;
 }`
 
 // registerClosed hands the closed shadow roots of the document of world (in s) to
@@ -85,20 +86,13 @@ func (c *conn) registerClosed(s *sess, world runtime.ExecutionContextID) error {
 	}
 	s.closed = true
 	for range 3 {
-		r, err := cdp.Call(c.ctx, s.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: closedJS, ExecutionContextID: world, ObjectGroup: objectGroup})
-		if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
-			return err
-		}
-		props, err := cdp.Call(c.ctx, s.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: new(true)})
+		hosts, err := c.nodesOf(s, world, closedJS)
 		if err != nil {
 			return err
 		}
 		var args []*runtime.CallArgument
-		for _, p := range props.Result {
-			if p.Value == nil || p.Value.ObjectID == "" || p.Value.Subtype != runtime.RemoteObjectSubtypeNode {
-				continue
-			}
-			d, err := cdp.Call(c.ctx, s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: p.Value.ObjectID, Depth: new(int64(0))})
+		for _, h := range hosts {
+			d, err := cdp.Call(c.ctx, s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: h, Depth: new(int64(0))})
 			if err != nil || d.Node == nil {
 				continue
 			}
@@ -120,6 +114,26 @@ func (c *conn) registerClosed(s *sess, world runtime.ExecutionContextID) error {
 		}
 	}
 	return nil
+}
+
+// nodesOf calls fn in world and returns the nodes of the array it returns (a function
+// that returns null when it has none costs one call). The objects belong to objectGroup.
+func (c *conn) nodesOf(s *sess, world runtime.ExecutionContextID, fn string, args ...*runtime.CallArgument) ([]runtime.RemoteObjectID, error) {
+	r, err := cdp.Call(c.ctx, s.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: world, ObjectGroup: objectGroup, Arguments: args})
+	if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
+		return nil, err
+	}
+	props, err := cdp.Call(c.ctx, s.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: new(true)})
+	if err != nil {
+		return nil, err
+	}
+	var nodes []runtime.RemoteObjectID
+	for _, p := range props.Result {
+		if p.Value != nil && p.Value.ObjectID != "" && p.Value.Subtype == runtime.RemoteObjectSubtypeNode {
+			nodes = append(nodes, p.Value.ObjectID)
+		}
+	}
+	return nodes, nil
 }
 
 // conn owns the sessions of one operation; close detaches the OOPIF ones.

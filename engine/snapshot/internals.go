@@ -28,7 +28,7 @@ const internalsMax = 64
 // their data after max (element, data or null, ...) it records the data for walkJS instead.
 // An element the browser gave no role of its own (null: false in the map) is not asked
 // again while the document lives: on a page of thousands of plain components, a snapshot
-// after the first costs one call. One with a role is asked every time, for its states.
+// after the first costs one call, as does a page without custom elements (null). One with a role is asked every time, for its states.
 const internalsJS = `function(max, ...set) {
   const K = Symbol.for('w365.internals');
   const m = window[K] || (window[K] = new WeakMap());
@@ -46,7 +46,7 @@ const internalsJS = `function(max, ...set) {
     }
   };
   scan(document);
-  return first.concat(rest).slice(0, max);
+  return first.length + rest.length ? first.concat(rest).slice(0, max) : null;
 }`
 
 // axInternals is what walkJS takes from the browser's tree for one element: role, name and
@@ -72,21 +72,13 @@ func (c *conn) registerInternals(s *sess, world runtime.ExecutionContextID) erro
 	}
 	s.internals = true
 	limit := &runtime.CallArgument{Value: []byte(strconv.Itoa(internalsMax))}
-	r, err := cdp.Call(c.ctx, s.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: internalsJS, ExecutionContextID: world, ObjectGroup: objectGroup,
-		Arguments: []*runtime.CallArgument{limit}})
-	if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
-		return err
-	}
-	props, err := cdp.Call(c.ctx, s.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: new(true)})
+	els, err := c.nodesOf(s, world, internalsJS, limit)
 	if err != nil {
 		return err
 	}
 	args := []*runtime.CallArgument{limit}
-	for _, p := range props.Result {
-		if p.Value == nil || p.Value.ObjectID == "" || p.Value.Subtype != runtime.RemoteObjectSubtypeNode {
-			continue
-		}
-		ax, err := cdp.Call(c.ctx, s.t, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{ObjectID: p.Value.ObjectID, FetchRelatives: new(false)})
+	for _, el := range els {
+		ax, err := cdp.Call(c.ctx, s.t, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{ObjectID: el, FetchRelatives: new(false)})
 		if err != nil || len(ax.Nodes) == 0 {
 			continue
 		}
@@ -94,7 +86,7 @@ func (c *conn) registerInternals(s *sess, world runtime.ExecutionContextID) erro
 		if in, ok := internalsOf(ax.Nodes[0]); ok {
 			data, _ = json.Marshal(in)
 		}
-		args = append(args, &runtime.CallArgument{ObjectID: p.Value.ObjectID}, &runtime.CallArgument{Value: data})
+		args = append(args, &runtime.CallArgument{ObjectID: el}, &runtime.CallArgument{Value: data})
 	}
 	if len(args) == 1 {
 		return nil
