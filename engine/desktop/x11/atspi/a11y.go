@@ -292,6 +292,9 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err == nil {
 			err = w.nameUnnamed(ctx, res)
 		}
+		if err == nil && boxes {
+			nameByLabels(res.nodes)
+		}
 		switch {
 		case err == nil && win.gtk4:
 			err = w.mendGTK4(ctx, res, w.popups)
@@ -364,6 +367,11 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 	}
 	if err != nil {
 		return nil, err
+	}
+	if needle != "" {
+		if err := w.labelFields(ctx, res); err != nil {
+			return nil, err
+		}
 	}
 	type cand struct {
 		n     *raw

@@ -896,7 +896,8 @@ func TestGTK3CompletionList(t *testing.T) {
 		t.Errorf("the completion receipts/ at %d,%d %dx%d, want below the field at %d,%d %dx%d", item.X, item.Y, item.Width, item.Height, field.X, field.Y, field.Width, field.Height)
 	}
 	root, _ := treeEventually(t, tr, 10, 0, "DataItem", "reports/")
-	if _, ok := findNode(nodesOf(root), "Edit", ""); !ok {
+	// The field is named by its label (docs/accessibility.md#field-names).
+	if _, ok := findNode(nodesOf(root), "Edit", "Name:"); !ok {
 		t.Errorf("the tree with the completions lost the dialog's field")
 	}
 }

@@ -244,6 +244,7 @@ func (t *Tree) xtWalk(ctx context.Context, err error, maxDepth, maxElements int)
 			res.nodes = append(res.nodes, r)
 		}
 	}
+	nameByLabels(res.nodes)
 	return res, nf.xw.title, true, nil
 }
 
