@@ -1271,6 +1271,57 @@ func TestSurerReadingIsKept(t *testing.T) {
 	}
 }
 
+// TestDoubtfulWordAloneIsReadAgain: of a line read with one doubtful word among sure
+// ones, only that word (to halfway to its neighbours, with a white margin) is read a
+// second time, and a surer second reading replaces that word alone; a line with nothing
+// kept is read again whole.
+func TestDoubtfulWordAloneIsReadAgain(t *testing.T) {
+	crop := image.NewGray(image.Rect(0, 0, 300, 20))
+	for i := range crop.Pix {
+		crop.Pix[i] = byte(i % 251)
+	}
+	at := image.Pt(1000, 500)
+	line := &tile{read: true, crop: crop, r: crop.Rect.Add(at), core: crop.Rect.Add(at).Inset(2), scale: 3}
+	word := func(x int, text string, conf float64) Box {
+		return Box{Text: text, Confidence: conf, X: at.X + x, Y: at.Y + 4, Width: 80, Height: 12}
+	}
+	line.boxes = []Box{word(10, "one", 96), word(110, "tvvo", 60), word(210, "three", 97)}
+	if !line.again() {
+		t.Fatal("the line is not read again")
+	}
+	twin := line.doubt()
+	pad := crop.Rect.Dy() / 4
+	// Halfway to the neighbours: 90..110 and 190..210.
+	if want := image.Rect(at.X+100-pad, at.Y, at.X+200+pad, at.Y+20); twin.r != want {
+		t.Errorf("read again: %v, want %v", twin.r, want)
+	}
+	if w := twin.crop.Rect.Dx(); w != 100+2*pad {
+		t.Errorf("read again %d px wide, want %d", w, 100+2*pad)
+	}
+	for y := range 20 {
+		if twin.crop.Pix[y*twin.crop.Stride] != 255 || twin.crop.Pix[y*twin.crop.Stride+pad] != crop.Pix[y*crop.Stride+100] {
+			t.Fatalf("row %d: the margin is not white or the word's pixels are not the line's", y)
+		}
+	}
+	twin.boxes = []Box{word(112, "two", 93)}
+	got := reread(line.boxes, twin)
+	var texts []string
+	for _, b := range got {
+		texts = append(texts, b.Text)
+	}
+	if want := []string{"one", "two", "three"}; !slices.Equal(texts, want) {
+		t.Errorf("after the second reading: %q, want %q", texts, want)
+	}
+	twin.boxes = []Box{word(112, "tw0", 62)}
+	if got := reread(line.boxes, twin); got[1].Text != "tvvo" {
+		t.Errorf("a second reading not surer replaced the first: %q", got[1].Text)
+	}
+	line.boxes = nil
+	if whole := line.doubt(); whole.r != line.r || whole.crop != crop {
+		t.Errorf("a line with nothing kept is read again as %v, want the whole line %v", whole.r, line.r)
+	}
+}
+
 // TestMonoPitch: a line is monospace when every step between its letters' left edges is
 // one or two cells of their median, within two pixels (a quarter cell for small ones).
 func TestMonoPitch(t *testing.T) {

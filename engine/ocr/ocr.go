@@ -336,9 +336,7 @@ func Analyze(ctx context.Context, img image.Image, opts Options) (Result, error)
 		return Result{}, werr.Wrap(err, werr.Internal, "tesseract failed")
 	}
 	for _, tw := range q.twins {
-		if surer(tw[0], tw[1]) {
-			tw[0].boxes = tw[1].boxes
-		}
+		tw[0].boxes = reread(tw[0].boxes, tw[1])
 	}
 	all := unread(todo)
 	for _, t := range todo {
@@ -387,10 +385,11 @@ func (t *tile) write(path string, sc float64) error {
 // and a word read wrong tends to be read with lower confidence ("soon." 96 at 2x,
 // "scon." 89 at 1.75x; "97%" 89 at 2x, "979." 58 at 3x). A line of text (not a glyph or
 // a strip of them) that tesseract read, at another scale than againScale, with a word
-// under againConf (or nothing kept) is read a second time at againScale. The second
-// reading is kept when it is surer: its least confident word at least againGain more
-// confident than the first's (nothing kept counts as 0), and no fewer words read with
-// some confidence (noise's 30: two words read as one, "0 MB" as "OMB", lose one).
+// under againConf (or nothing kept) has those words (or the whole line) read a second
+// time at againScale (see doubt). The second reading replaces them when it is surer:
+// its least confident word at least againGain more confident than theirs (nothing kept
+// counts as 0), and no fewer words read with some confidence (noise's 30: two words
+// read as one, "0 MB" as "OMB", lose one).
 const (
 	againConf  = 90
 	againScale = 2
@@ -401,6 +400,75 @@ const (
 func (t *tile) again() bool {
 	low, _ := t.sure()
 	return t.read && !t.glyph && t.segs == nil && low < againConf && t.scale != againScale
+}
+
+// doubt is the part of a doubtful line read a second time: its words under againConf,
+// from halfway to the word before the first of them to halfway to the word after the
+// last, the line's whole height, with a white margin of a quarter of that height each
+// side; the whole line when no word was kept or that part is over half the line's
+// width. The words read with confidence are not read again: on a long line with one
+// doubtful word, the second reading was most of the line's cost again for one word
+// (xman's help page, docs/development.md). Over half the line, little is saved, and
+// the words around count: a badge row's "Delayed 40min Cancelled" read alone was read
+// "40min" again, the whole row "40 min" (Chromium's, real-blind9).
+func (t *tile) doubt() *tile {
+	ws := slices.Clone(t.boxes)
+	slices.SortStableFunc(ws, func(a, b Box) int { return a.X - b.X })
+	first, last := -1, -1
+	for i, w := range ws {
+		if w.Confidence < againConf {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	lo, hi := t.r.Min.X, t.r.Max.X
+	if first > 0 {
+		lo = (ws[first-1].X + ws[first-1].Width + ws[first].X) / 2
+	}
+	if last >= 0 && last < len(ws)-1 {
+		hi = (ws[last].X + ws[last].Width + ws[last+1].X) / 2
+	}
+	lo, hi = max(lo, t.r.Min.X), min(hi, t.r.Max.X)
+	if 2*(hi-lo) > t.r.Dx() || hi <= lo {
+		return &tile{core: t.core, r: t.r, crop: t.crop}
+	}
+	h := t.crop.Rect.Dy()
+	pad := h / 4
+	crop := image.NewGray(image.Rect(0, 0, hi-lo+2*pad, h))
+	for i := range crop.Pix {
+		crop.Pix[i] = 255
+	}
+	for y := range h {
+		src := t.crop.Pix[y*t.crop.Stride+lo-t.r.Min.X:]
+		copy(crop.Pix[y*crop.Stride+pad:], src[:hi-lo])
+	}
+	return &tile{
+		core: image.Rect(max(lo, t.core.Min.X), t.core.Min.Y, min(hi, t.core.Max.X), t.core.Max.Y),
+		r:    image.Rect(lo-pad, t.r.Min.Y, hi+pad, t.r.Max.Y),
+		crop: crop,
+	}
+}
+
+// reread is a line's words after its doubtful part was read again (see doubt): the
+// second reading replaces the words of the first whose centre lies in that part when
+// it is surer than they are.
+func reread(ws []Box, twin *tile) []Box {
+	var in, out []Box
+	for _, w := range ws {
+		if cx := w.X + w.Width/2; cx >= twin.core.Min.X && cx < twin.core.Max.X {
+			in = append(in, w)
+		} else {
+			out = append(out, w)
+		}
+	}
+	if !surer(&tile{boxes: in}, twin) {
+		return ws
+	}
+	out = append(out, twin.boxes...)
+	slices.SortStableFunc(out, func(a, b Box) int { return a.X - b.X })
+	return out
 }
 
 // sure is the confidence of the least confident word read from the tile (0 for none)
@@ -459,7 +527,7 @@ func (q *queue) done(t *tile, rows string) error {
 	parseTSV([]byte(rows), []*tile{t}, q.minConf)
 	var twin *tile
 	if q.again && t.again() {
-		twin = &tile{core: t.core, r: t.r, crop: t.crop}
+		twin = t.doubt()
 		if err := twin.write(strings.TrimSuffix(t.path, ".pgm")+"b.pgm", againScale); err != nil {
 			return err
 		}

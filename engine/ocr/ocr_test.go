@@ -920,6 +920,14 @@ func TestCursorBelowALineStaysOutOfIt(t *testing.T) {
 	readsAll(t, "terminal-cursor.png", "pager:", "ticket", "r.diaz)")
 }
 
+// TestSplitterGripKeepsRowsApart: a frame as tall as two rows (see rows in regions.go)
+// holds no lines together. testdata/ocr/xfe-splitter.png is Xfe (real-blind10's
+// xfe-files): its splitter grip between the folder tree and the file list joined a tree
+// row and the two file rows beside it into one line, read as junk.
+func TestSplitterGripKeepsRowsApart(t *testing.T) {
+	readsAll(t, "xfe-splitter.png", "alder-roof.pdf", "birch_deck.odt", "cedar-fence.txt")
+}
+
 // TestUnchangedLinesAreNotReadAgain checks that a call with Options.Reuse reads only the
 // lines whose images changed since an earlier call of the same scope, and reads the same
 // words as a call that reads every line; another scope reads every line.

@@ -445,13 +445,47 @@ func (m *inkImage) group(order []int) []line {
 // lines of its own.
 func (m *inkImage) split(l line) []line {
 	t, rest := m.trim(m.selected(l))
-	out := m.apart(t)
+	var out []line
+	for _, r := range m.rows(t) {
+		out = append(out, m.apart(r)...)
+	}
 	if len(rest) > 0 {
 		for _, r := range m.group(rest) {
 			out = append(out, m.split(r)...)
 		}
 	}
 	return out
+}
+
+// rows is a line that trim took frames out of, grouped again when its components stand
+// in two rows or more: a frame as tall as two rows held them in one line (Xfe's splitter
+// grip, 45 px tall between its folder tree and its file list, joined a tree row and the
+// two file rows beside it, each overlapping it by half its height, into one line read as
+// junk). Rows are lines of text (minLineH tall, 12 pixels of ink) that overlap each
+// other vertically by less than half the smaller height; a mark (an i's dot, a dash) is
+// no row.
+func (m *inkImage) rows(t line) []line {
+	if !t.trimmed || len(t.comps) < 2 {
+		return []line{t}
+	}
+	ls := m.group(slices.Clone(t.comps))
+	var text []image.Rectangle
+	for _, l := range ls {
+		if l.r.Dy() >= minLineH && l.n >= 12 {
+			text = append(text, l.r)
+		}
+	}
+	for i, a := range text {
+		for _, b := range text[i+1:] {
+			if ov := min(a.Max.Y, b.Max.Y) - max(a.Min.Y, b.Min.Y); 2*ov < min(a.Dy(), b.Dy()) {
+				for k := range ls {
+					ls[k].trimmed = true
+				}
+				return ls
+			}
+		}
+	}
+	return []line{t}
 }
 
 // apart cuts a line that trim took frames out of where its components stand more than
