@@ -103,18 +103,33 @@ func TestBrowserAgentTasks(t *testing.T) {
 	}
 }
 
+// inCrossFrame opens the checkout page with page (of testdata/pages) in its frame, served
+// from another origin (an out-of-process frame), and snapshots it once text shows there.
+func inCrossFrame(t *testing.T, page, text string) (cs *mcp.ClientSession, snap string) {
+	t.Helper()
+	testenv.Require(t, "chromium")
+	cs = e2e.New(t).MCP()
+	same, cross := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/" + page})
+	waitFor(t, cs, text)
+	_, snap = snapshotOver(t, cs, nil)
+	return cs, snap
+}
+
+// waitFor waits up to 5 s for text to show in a frame of the page, or fails the test.
+func waitFor(t *testing.T, cs *mcp.ClientSession, text string) {
+	t.Helper()
+	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": text, "timeoutMs": 5000}); res.IsError {
+		t.Fatalf("wait for %q: %s", text, e2e.Text(res))
+	}
+}
+
 // browser_fill_form fills fields of the page and of an out-of-process (cross-site)
 // frame in one call, by refs, and what it reports holds: the provider's frame submits
 // the text and the ticked box.
 func TestBrowserFillFormAcrossFrames(t *testing.T) {
 	t.Parallel()
-	testenv.Require(t, "chromium")
-	h := e2e.New(t)
-	cs := h.MCP()
-	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_child.html"})
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "I accept the terms"})
-	_, snap := snapshotOver(t, cs, nil)
+	cs, snap := inCrossFrame(t, "xframe_child.html", "I accept the terms")
 	res := e2e.Call(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
 		{"target": snapRef(t, snap, `textbox "Order note"`), "value": "leave at the door"},
 		{"target": snapRef(t, snap, `textbox "Card holder"`), "value": "Ada Lovelace"},
@@ -126,7 +141,7 @@ func TestBrowserFillFormAcrossFrames(t *testing.T) {
 		t.Fatalf("fill: %s", e2e.Text(res))
 	}
 	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Pay"`)})
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "paid:Ada Lovelace:true", "timeoutMs": 3000})
+	waitFor(t, cs, "paid:Ada Lovelace:true")
 	var note struct{ Value string }
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('note').value"}), &note)
 	if note.Value != "leave at the door" {
@@ -138,17 +153,12 @@ func TestBrowserFillFormAcrossFrames(t *testing.T) {
 // other element tools do: the provider's frame sees the option chosen (a form in a
 // sandboxed frame of opaque origin is such a frame too).
 func TestBrowserSelectOptionInACrossOriginFrame(t *testing.T) {
-	testenv.Require(t, "chromium")
-	h := e2e.New(t)
-	cs := h.MCP()
-	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_select.html"})
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Evening"})
-	_, snap := snapshotOver(t, cs, nil)
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_select.html", "Evening")
 	slot := snapRef(t, snap, `combobox "Delivery slot"`)
 	res := e2e.Call(t, cs, "browser_select_option", map[string]any{"selector": slot, "values": []string{"Evening"}})
 	if txt := e2e.Text(res); !strings.HasPrefix(txt, `1 option(s) selected in `+slot+` (combobox "Delivery slot")`) {
 		t.Errorf("select by ref: %s", txt)
 	}
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "slot:evening", "timeoutMs": 3000})
+	waitFor(t, cs, "slot:evening")
 }
