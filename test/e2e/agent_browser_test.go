@@ -3,7 +3,9 @@
 package e2e_test
 
 import (
+	"bytes"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -161,4 +163,56 @@ func TestBrowserSelectOptionInACrossOriginFrame(t *testing.T) {
 		t.Errorf("select by ref: %s", txt)
 	}
 	waitFor(t, cs, "slot:evening")
+}
+
+// browser_evaluate's function gets an element inside an out-of-process frame by ref, and
+// runs in that frame's page (its own globals), not in the tab's.
+func TestBrowserEvaluateInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	res := e2e.Call(t, cs, "browser_evaluate", map[string]any{"target": snapRef(t, snap, `img "Brand swatch"`),
+		"function": "el => el.id + ':' + el.offsetWidth + ':' + window.provider + ':' + location.hostname"})
+	var got struct{ Value string }
+	e2e.Structured(t, res, &got)
+	if got.Value != "swatch:120:acme:localhost" {
+		t.Fatalf("evaluate on a ref in the frame: %q (%s)", got.Value, e2e.Text(res))
+	}
+}
+
+// browser_take_screenshot of a ref inside an out-of-process frame is that element: its
+// size, its colour.
+func TestBrowserElementScreenshotInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": snapRef(t, snap, `img "Brand swatch"`)})
+	img, ok := res.Content[0].(*mcp.ImageContent)
+	if !ok {
+		t.Fatalf("no image: %s", e2e.Text(res))
+	}
+	pic, err := png.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := pic.Bounds(); b.Dx() != 120 || b.Dy() != 80 {
+		t.Fatalf("the shot is %dx%d, want the swatch's 120x80", b.Dx(), b.Dy())
+	}
+	for _, p := range [][2]int{{2, 2}, {60, 40}, {117, 77}} {
+		if r, g, b, _ := pic.At(p[0], p[1]).RGBA(); r>>8 != 200 || g>>8 != 40 || b>>8 != 120 {
+			t.Errorf("pixel %v is (%d, %d, %d), want the swatch's (200, 40, 120)", p, r>>8, g>>8, b>>8)
+		}
+	}
+}
+
+// browser_file_upload sets inline files on a file input inside an out-of-process frame by
+// ref: the frame's page reads the file's name and size.
+func TestBrowserFileUploadInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	var up struct{ Files, Bytes int }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snap, `button "Receipt"`),
+		"files": []map[string]any{{"name": "march.txt", "data": "cmVjZWlwdCAxOQ=="}}}), &up)
+	if up.Files != 1 || up.Bytes != 10 {
+		t.Errorf("upload: %+v", up)
+	}
+	waitFor(t, cs, "got:march.txt:10")
 }
