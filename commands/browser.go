@@ -677,7 +677,7 @@ var BrowserGetText = tool.Define(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
 	InText:  []string{"text"},
 	Summary: "Read the page's visible text (at most 512 KB)",
-	Long: "The page's visible text (innerText), with the text of its shadow roots, closed ones too.\n" +
+	Long: "The page's and its frames' visible text (innerText), shadow roots too, closed ones too.\n" +
 		"Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
 }, func(ctx context.Context, env *tool.Env, _ None) (TextOut, error) {

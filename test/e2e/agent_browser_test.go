@@ -216,3 +216,17 @@ func TestBrowserFileUploadInACrossOriginFrame(t *testing.T) {
 	}
 	waitFor(t, cs, "got:march.txt:10")
 }
+
+// browser_get_text reads the text of the frames too, out-of-process ones included, after
+// the page's own, as browser_wait_for and browser_find see it.
+func TestBrowserGetTextReadsACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, _ := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	got := e2e.Text(e2e.Call(t, cs, "browser_get_text", nil))
+	if i, j := strings.Index(got, "Order note"), strings.Index(got, "Waiting for a receipt"); i < 0 || j < i {
+		t.Errorf("get_text: %q", got)
+	}
+	if txt := e2e.Text(e2e.Call(t, cs, "browser_find", map[string]any{"text": "Waiting for a receipt"})); !strings.Contains(txt, "paragraph [ref=") {
+		t.Errorf("find: %s", txt)
+	}
+}
