@@ -677,7 +677,7 @@ var BrowserGetText = tool.Define(tool.Tool{
 	Name: "browser_get_text", Legacy: []string{"mcp_browser_get_text"}, Aliases: []string{"text"},
 	InText:  []string{"text"},
 	Summary: "Read the page's visible text (at most 512 KB)",
-	Long: "The page's visible text (innerText), with the text of its shadow roots, closed ones too.\n" +
+	Long: "The page's and its frames' visible text (innerText), shadow roots too, closed ones too.\n" +
 		"Cut at 512 KB on a UTF-8 boundary; truncated says so.",
 	Example: "  $ w365 browser get-text", Annotations: WebRead,
 }, func(ctx context.Context, env *tool.Env, _ None) (TextOut, error) {
@@ -850,6 +850,12 @@ var BrowserEvaluate = tool.Define(tool.Tool{
 	var el *browser.Element
 	if in.Target != "" {
 		e, err := elementOf(ctx, env, b, in.Target)
+		if st, id, ref, ok := crossOriginRef(ctx, env, in.Target, err); ok {
+			// A ref inside a cross-origin iframe: the ref tools' way.
+			v, ar, err := st.Evaluate(ctx, b, id, ref, in.Function, time.Duration(env.Policy.BrowserWaitMaxMs)*time.Millisecond)
+			r, err := deref(b.EvalResult(ar.Dialog, v, err))
+			return EvalOut{r}, err
+		}
 		if err != nil {
 			return EvalOut{}, err
 		}
@@ -917,10 +923,18 @@ var BrowserTakeScreenshot = tool.Define(tool.Tool{
 	so := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Type}
 	if in.Target != "" {
 		e, err := elementOf(ctx, env, b, in.Target)
-		if err != nil {
+		if st, id, ref, ok := crossOriginRef(ctx, env, in.Target, err); ok {
+			// A ref inside a cross-origin iframe: its box in the tab's viewport.
+			box, err := st.Box(ctx, b, id, ref)
+			if err != nil {
+				return PageImageOut{}, err
+			}
+			so.Area = &box
+		} else if err != nil {
 			return PageImageOut{}, err
+		} else {
+			so.Element = &e
 		}
-		so.Element = &e
 	}
 	return pageShot(ctx, b, so)
 })

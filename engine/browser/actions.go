@@ -1283,7 +1283,7 @@ const stringifyJS = `function() {
 }`
 
 // stringify turns any remote value into a string: browser_eval_js always returns one.
-func stringify(ctx context.Context, t *tab, obj *runtime.RemoteObject) (string, error) {
+func stringify(ctx context.Context, t *chromedp.Target, obj *runtime.RemoteObject) (string, error) {
 	if obj == nil {
 		return "undefined", nil
 	}
@@ -1296,7 +1296,7 @@ func stringify(ctx context.Context, t *tab, obj *runtime.RemoteObject) (string, 
 		return string(obj.UnserializableValue), nil
 	case obj.ObjectID != "":
 		var s string
-		err := callOn(ctx, t, obj.ObjectID, stringifyJS, &s)
+		err := callIn(ctx, t, obj.ObjectID, stringifyJS, &s)
 		return s, err
 	case len(obj.Value) > 0:
 		var s string
@@ -1327,15 +1327,15 @@ func (b *Browser) EvalJS(ctx context.Context, expression string) (*EvalResult, e
 		if err != nil {
 			return err
 		}
-		s, err = stringify(ctx, o.t, obj)
+		s, err = stringify(ctx, o.t.t, obj)
 		return err
 	})
-	return b.evalResult(d, s, err)
+	return b.EvalResult(d, s, err)
 }
 
-// evalResult is a script's outcome: the dialog it opened, or its value cut to the
+// EvalResult is a script's outcome: the dialog it opened, or its value cut to the
 // page-text cap.
-func (b *Browser) evalResult(d *Dialog, s string, err error) (*EvalResult, error) {
+func (b *Browser) EvalResult(d *Dialog, s string, err error) (*EvalResult, error) {
 	if d != nil {
 		return &EvalResult{Dialog: d}, nil
 	}
@@ -1348,17 +1348,31 @@ func (b *Browser) evalResult(d *Dialog, s string, err error) (*EvalResult, error
 // scriptAwait runs a user script for at most BrowserWaitMaxMs; a script still
 // running then (an endless loop, a promise that never settles) is terminated.
 func (o *op) scriptAwait(f func(ctx context.Context) error) (*Dialog, error) {
-	limit := time.Duration(o.b.pol.BrowserWaitMaxMs) * time.Millisecond
-	sctx, cancel := context.WithTimeout(o.ctx, limit)
-	defer cancel()
-	d, err := o.b.await(sctx, o.inst, o.t, f)
-	if err != nil && sctx.Err() != nil && o.ctx.Err() == nil {
-		tctx, tcancel := context.WithTimeout(o.ctx, 2*time.Second)
-		_, _ = cdp.Call(tctx, o.t.t, runtime.TerminateExecution, cdp.Empty{})
-		tcancel()
-		return nil, werr.New(werr.Timeout, "the script did not finish within %s and was stopped", limit)
+	var d *Dialog
+	err := Bounded(o.ctx, o.t.t, time.Duration(o.b.pol.BrowserWaitMaxMs)*time.Millisecond, func(ctx context.Context) error {
+		var err error
+		d, err = o.b.await(ctx, o.inst, o.t, f)
+		return err
+	})
+	if werr.CodeOf(err) == werr.Timeout {
+		return nil, err
 	}
 	return d, err
+}
+
+// Bounded runs f, a user script on target t, for at most limit; a script still running
+// then (an endless loop, a promise that never settles) is terminated.
+func Bounded(ctx context.Context, t *chromedp.Target, limit time.Duration, f func(ctx context.Context) error) error {
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := f(sctx)
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+		tctx, tcancel := context.WithTimeout(ctx, 2*time.Second)
+		_, _ = cdp.Call(tctx, t, runtime.TerminateExecution, cdp.Empty{})
+		tcancel()
+		return werr.New(werr.Timeout, "the script did not finish within %s and was stopped", limit)
+	}
+	return err
 }
 
 // Evaluate calls a function expression such as "() => document.title" or
@@ -1380,14 +1394,7 @@ func (b *Browser) Evaluate(ctx context.Context, function string, e *Element) (*E
 	defer o.end()
 	var s string
 	d, err := o.scriptAwait(func(ctx context.Context) error {
-		var obj *runtime.RemoteObject
-		if e == nil {
-			var err error
-			obj, err = evalRaw(ctx, o.t, "("+function+")()", false)
-			if err != nil {
-				return err
-			}
-		} else {
+		if e != nil {
 			el, err := o.resolve(ctx, *e)
 			if err != nil {
 				return err
@@ -1395,23 +1402,34 @@ func (b *Browser) Evaluate(ctx context.Context, function string, e *Element) (*E
 			if el == "" {
 				return werr.New(werr.NotFound, "no element matches %s", *e)
 			}
-			res, err := cdp.Call(ctx, o.t.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-				FunctionDeclaration: "function(el) { return (" + function + ")(el); }", ObjectID: el,
-				Arguments: []*runtime.CallArgument{{ObjectID: el}}, AwaitPromise: new(true), ObjectGroup: objectGroup, UserGesture: new(true),
-			})
-			if err != nil {
-				return err
-			}
-			if res.ExceptionDetails != nil {
-				return jsError(res.ExceptionDetails)
-			}
-			obj = res.Result
+			s, err = CallElement(ctx, o.t.t, el, function, objectGroup)
+			return err
 		}
-		var err error
-		s, err = stringify(ctx, o.t, obj)
+		obj, err := evalRaw(ctx, o.t, "("+function+")()", false)
+		if err != nil {
+			return err
+		}
+		s, err = stringify(ctx, o.t.t, obj)
 		return err
 	})
-	return b.evalResult(d, s, err)
+	return b.EvalResult(d, s, err)
+}
+
+// CallElement calls function (a function expression) with the element obj of target t
+// (the tab's, or an out-of-process frame's) as its argument, and returns its awaited
+// result as Evaluate does, the objects it makes in group.
+func CallElement(ctx context.Context, t *chromedp.Target, obj runtime.RemoteObjectID, function, group string) (string, error) {
+	res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function(el) { return (" + function + ")(el); }", ObjectID: obj,
+		Arguments: []*runtime.CallArgument{{ObjectID: obj}}, AwaitPromise: new(true), ObjectGroup: group, UserGesture: new(true),
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", jsError(res.ExceptionDetails)
+	}
+	return stringify(ctx, t, res.Result)
 }
 
 // Scroll scrolls by dx, dy CSS pixels with a real mouse wheel event at the
@@ -1469,10 +1487,20 @@ func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error)
 // The caller checks the paths against its policy and stages them where the browser can read
 // them (snapshot.StageFiles into UploadDir); they must exist.
 func (b *Browser) SetFiles(ctx context.Context, e Element, paths []string) (*ActionResult, error) {
-	return b.setFiles(ctx, e, func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
-		_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
-		return err
-	}, nil)
+	return b.setFiles(ctx, e, func(o *op, obj runtime.RemoteObjectID) (bool, *Dialog, error) {
+		var k fieldKind
+		if err := callOn(o.ctx, o.t, obj, kindJS, &k); err != nil {
+			return false, nil, o.err(err)
+		}
+		if k.Tag != "input" || k.Type != "file" {
+			return false, nil, werr.Invalid("the element (%s) is not a file input", e)
+		}
+		d, err := o.await(func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, o.t.t, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
+			return err
+		})
+		return true, d, err
+	})
 }
 
 // InlineFile is a file sent with the call: the page gets it with this name and
@@ -1522,26 +1550,36 @@ const dropFilesJS = `function(files) {
   return '';
 }`
 
-// SetFileData sets inline files on an <input type=file>, each with its own name and MIME
-// type (input and change fire), or drops them onto any other element (dropFilesJS).
+// SetFileData sets inline files on an <input type=file>, or drops them onto any other
+// element, by FilesIn's rule.
 func (b *Browser) SetFileData(ctx context.Context, e Element, files []InlineFile) (*ActionResult, error) {
-	run := func(fn string) func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
-		return func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error {
-			var refusal string
-			if err := callOn(ctx, o.t, obj, fn, &refusal, files); err != nil {
-				return err
-			}
-			if refusal != "" {
-				return werr.Invalid("%s", refusal)
-			}
-			return nil
-		}
-	}
-	return b.setFiles(ctx, e, run(inlineFilesJS), run(dropFilesJS))
+	return b.setFiles(ctx, e, func(o *op, obj runtime.RemoteObjectID) (bool, *Dialog, error) {
+		return FilesIn(opField{o: o, e: e, obj: obj}, files)
+	})
 }
 
-// setFiles runs set on a file input, and drop (when not nil) on any other element.
-func (b *Browser) setFiles(ctx context.Context, e Element, set, drop func(ctx context.Context, o *op, obj runtime.RemoteObjectID) error) (*ActionResult, error) {
+// FilesIn sets inline files on the field when it is an <input type=file>, each with its
+// own name and MIME type (input and change fire), or else drops them onto it
+// (dropFilesJS); it says whether the field was a file input.
+func FilesIn(f FieldDriver, files []InlineFile) (bool, *Dialog, error) {
+	var k fieldKind
+	if d, err := f.Call(kindJS, &k); d != nil || err != nil {
+		return false, d, err
+	}
+	input, fn := k.Tag == "input" && k.Type == "file", dropFilesJS
+	if input {
+		fn = inlineFilesJS
+	}
+	var refusal string
+	d, err := f.Call(fn, &refusal, files)
+	if err == nil && refusal != "" {
+		err = werr.Invalid("%s", refusal)
+	}
+	return input, d, err
+}
+
+// setFiles runs set on the element, which says whether it was a file input.
+func (b *Browser) setFiles(ctx context.Context, e Element, set func(o *op, obj runtime.RemoteObjectID) (bool, *Dialog, error)) (*ActionResult, error) {
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
@@ -1552,21 +1590,7 @@ func (b *Browser) setFiles(ctx context.Context, e Element, set, drop func(ctx co
 		if err != nil {
 			return nil, err
 		}
-		var k struct {
-			Tag  string `json:"tag"`
-			Type string `json:"type"`
-		}
-		if err := callOn(o.ctx, o.t, obj, kindJS, &k); err != nil {
-			return nil, o.err(err)
-		}
-		input := k.Tag == "input" && k.Type == "file"
-		if !input {
-			if drop == nil {
-				return nil, werr.Invalid("the element (%s) is not a file input", e)
-			}
-			set = drop
-		}
-		d, err := o.await(func(ctx context.Context) error { return set(ctx, o, obj) })
+		input, d, err := set(o, obj)
 		if err == nil && input {
 			// Whatever input got the files, a pending chooser is answered.
 			o.b.mu.Lock()

@@ -19,9 +19,13 @@ import (
 type ScreenshotOptions struct {
 	FullPage bool
 	Element  *Element
+	Area     *Rect  // instead of Element: a box of the viewport (an out-of-process frame's element)
 	Format   string // png (default) or jpeg
 	Quality  int    // jpeg quality 1-100 (default 80)
 }
+
+// Rect is a box in the viewport, CSS pixels.
+type Rect struct{ X, Y, W, H float64 }
 
 // Screenshot captures the active tab: the viewport, the full page, or one
 // element (scrolled into view). It returns the encoded image.
@@ -51,9 +55,10 @@ func (o *op) screenshot(so ScreenshotOptions) ([]byte, error) {
 	default:
 		return nil, werr.Invalid("type must be png or jpeg")
 	}
-	if so.Element != nil && so.FullPage {
+	if (so.Element != nil || so.Area != nil) && so.FullPage {
 		return nil, werr.Invalid("give fullPage or an element, not both")
 	}
+	area := so.Area
 	if so.Element != nil {
 		if err := so.Element.validate(); err != nil {
 			return nil, err
@@ -62,11 +67,14 @@ func (o *op) screenshot(so ScreenshotOptions) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		area = &Rect{X: st.X - st.W/2, Y: st.Y - st.H/2, W: st.W, H: st.H}
+	}
+	if area != nil {
 		var scroll struct{ X, Y float64 }
 		if err := o.evalValue(`({X: scrollX, Y: scrollY})`, &scroll); err != nil {
 			return nil, err
 		}
-		p.Clip = &page.Viewport{X: st.X - st.W/2 + scroll.X, Y: st.Y - st.H/2 + scroll.Y, Width: math.Max(1, st.W), Height: math.Max(1, st.H), Scale: 1}
+		p.Clip = &page.Viewport{X: area.X + scroll.X, Y: area.Y + scroll.Y, Width: math.Max(1, area.W), Height: math.Max(1, area.H), Scale: 1}
 		p.CaptureBeyondViewport = new(true)
 	}
 	if so.FullPage {

@@ -332,6 +332,11 @@ func decodeValue(obj *runtime.RemoteObject, out any) error {
 
 // callOn calls fn with this = the object and JSON args; the result is decoded into out.
 func callOn(ctx context.Context, t *tab, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
+	return callIn(ctx, t.t, obj, fn, out, args...)
+}
+
+// callIn is callOn on any target: the tab's, or an out-of-process frame's.
+func callIn(ctx context.Context, t *chromedp.Target, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
 	cargs := make([]*runtime.CallArgument, 0, len(args))
 	for _, a := range args {
 		v, err := json.Marshal(a)
@@ -340,7 +345,7 @@ func callOn(ctx context.Context, t *tab, obj runtime.RemoteObjectID, fn string, 
 		}
 		cargs = append(cargs, &runtime.CallArgument{Value: v})
 	}
-	res, err := cdp.Call(ctx, t.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+	res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn, ObjectID: obj, Arguments: cargs, ReturnByValue: new(true), AwaitPromise: new(true),
 		UserGesture: new(true),
 	})

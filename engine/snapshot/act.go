@@ -77,12 +77,7 @@ const locateJS = `async function(px, py, owner) {
     view.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
   if (!r) return {connected: true, visible: false};
-  // into maps a point of frame f's viewport into f's document, fr being f's box there: past
-  // its border and padding, and scaled as f is drawn (a transform: scale, a zoom), its box
-  // over its layout size.
-  const into = (f, fr, x, y) => { const cs = getComputedStyle(f);
-    const sx = f.offsetWidth ? fr.width / f.offsetWidth : 1, sy = f.offsetHeight ? fr.height / f.offsetHeight : 1;
-    return [fr.left + (f.clientLeft + parseFloat(cs.paddingLeft || 0) + x) * sx, fr.top + (f.clientTop + parseFloat(cs.paddingTop || 0) + y) * sy]; };
+  const into = ` + intoJS + `;
   const desc = h => { let s = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '');
     if (typeof h.className === 'string' && h.className.trim()) s += '.' + h.className.trim().split(/\s+/).join('.');
     const t = (h.getAttribute('aria-label') || h.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
@@ -125,6 +120,36 @@ const locateJS = `async function(px, py, owner) {
     p = at();
   }
   return {connected: true, visible: true, x: p.x, y: p.y, w: r.width, h: r.height, cover: p.cover, disabled: (` + browser.DisabledJS + `)(el)};
+}`
+
+// intoJS maps a point x, y of frame f's viewport into f's document, fr being f's box there:
+// past its border and padding, and scaled as f is drawn (a transform: scale, a zoom), its
+// box over its layout size.
+const intoJS = `(f, fr, x, y) => { const cs = getComputedStyle(f);
+    const sx = f.offsetWidth ? fr.width / f.offsetWidth : 1, sy = f.offsetHeight ? fr.height / f.offsetHeight : 1;
+    return [fr.left + (f.clientLeft + parseFloat(cs.paddingLeft || 0) + x) * sx, fr.top + (f.clientTop + parseFloat(cs.paddingTop || 0) + y) * sy]; }`
+
+// boxJS is the element's box [left, top, right, bottom] in the top-level viewport of its
+// process, the element scrolled into view; with owner, the element is an iframe and the box
+// is x0, y0, x1, y1 of the document inside it. It is null for an element with no box.
+const boxJS = `function(x0, y0, x1, y1, owner) {
+  const into = ` + intoJS + `;
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el || !el.isConnected) return null;
+  let r = el.getBoundingClientRect();
+  if (!r.width || !r.height) return null;
+  if ((` + browser.NeedsScrollJS + `)(el, r)) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = el.getBoundingClientRect(); }
+  let a = [r.left, r.top], b = [r.right, r.bottom];
+  if (owner) { a = into(el, r, x0, y0); b = into(el, r, x1, y1); }
+  for (let w = el.ownerDocument.defaultView; ; ) {
+    let f = null;
+    try { f = w.frameElement; } catch (e) { f = null; }
+    if (!f) break;
+    const fr = f.getBoundingClientRect();
+    a = into(f, fr, a[0], a[1]); b = into(f, fr, b[0], b[1]);
+    w = f.ownerDocument.defaultView;
+  }
+  return [a[0], a[1], b[0], b[1]];
 }`
 
 type located struct {
@@ -294,15 +319,9 @@ func (s *Store) Element(ctx context.Context, r Runner, snapshotID, ref string) (
 			return werr.New(werr.Unsupported, "ref %s is inside a cross-origin iframe, which this tool cannot reach", h.ref).
 				WithHint("use browser_click_ref, browser_type_ref or the other _ref tools")
 		}
-		d, err := cdp.Call(h.c.ctx, h.s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: h.obj})
-		if err != nil {
-			return err
-		}
-		if d.Node == nil {
-			return expired("the element of ref %s is no longer in the page", h.ref)
-		}
-		el = browser.Node(int64(d.Node.BackendNodeID))
-		return nil
+		id, err := h.node()
+		el = browser.Node(int64(id))
+		return err
 	})
 	return el, err
 }
@@ -360,16 +379,12 @@ func (h *handle) locate() (located, error) {
 	}
 	// Climb out of out-of-process iframes.
 	for s := h.s; s.parent != nil && l.Cover == ""; s = s.parent {
-		o, err := cdp.Call(ctx, s.parent.t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.frameID)})
+		iframe, err := h.owner(s)
 		if err != nil {
-			return located{}, expired("the iframe of ref %s is gone", h.ref)
-		}
-		rn, err := cdp.Call(ctx, s.parent.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID, ObjectGroup: objectGroup})
-		if err != nil || rn.Object == nil {
-			return located{}, expired("the iframe of ref %s is gone", h.ref)
+			return located{}, err
 		}
 		var pl located
-		if err := callOn(ctx, s.parent, rn.Object.ObjectID, locateJS, &pl, l.X, l.Y, true); err != nil {
+		if err := callOn(ctx, s.parent, iframe, locateJS, &pl, l.X, l.Y, true); err != nil {
 			return located{}, err
 		}
 		if !pl.Visible {
@@ -378,6 +393,89 @@ func (h *handle) locate() (located, error) {
 		l.X, l.Y, l.Cover = pl.X, pl.Y, pl.Cover
 	}
 	return l, nil
+}
+
+// owner is the iframe element, in its parent's session, of the out-of-process frame of s.
+func (h *handle) owner(s *sess) (runtime.RemoteObjectID, error) {
+	o, err := cdp.Call(h.c.ctx, s.parent.t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.frameID)})
+	if err != nil {
+		return "", expired("the iframe of ref %s is gone", h.ref)
+	}
+	rn, err := cdp.Call(h.c.ctx, s.parent.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID, ObjectGroup: objectGroup})
+	if err != nil || rn.Object == nil {
+		return "", expired("the iframe of ref %s is gone", h.ref)
+	}
+	return rn.Object.ObjectID, nil
+}
+
+// Box is the box of the element of a ref in the tab's viewport, scrolled into view with
+// the iframes that hold it: browser_take_screenshot's refs in out-of-process frames.
+func (s *Store) Box(ctx context.Context, r Runner, snapshotID, ref string) (browser.Rect, error) {
+	var b browser.Rect
+	err := s.withRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		var q []float64
+		if err := callOn(h.c.ctx, h.s, h.obj, boxJS, &q, 0, 0, 0, 0, false); err != nil {
+			return err
+		}
+		for se := h.s; se.parent != nil && len(q) == 4; se = se.parent {
+			iframe, err := h.owner(se)
+			if err != nil {
+				return err
+			}
+			if err := callOn(h.c.ctx, se.parent, iframe, boxJS, &q, q[0], q[1], q[2], q[3], true); err != nil {
+				return err
+			}
+		}
+		if len(q) != 4 {
+			return werr.New(werr.NotFound, "the element of ref %s (%s) is not visible", h.ref, h.rt.describe(h.ref)).WithRetryable(true)
+		}
+		b = browser.Rect{X: q[0], Y: q[1], W: q[2] - q[0], H: q[3] - q[1]}
+		return nil
+	})
+	return b, err
+}
+
+// node is the DOM backend node of the element of h.
+func (h *handle) node() (cdp.BackendNodeID, error) {
+	d, err := cdp.Call(h.c.ctx, h.s.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: h.obj})
+	if err != nil {
+		return 0, err
+	}
+	if d.Node == nil {
+		return 0, expired("the element of ref %s is no longer in the page", h.ref)
+	}
+	return d.Node.BackendNodeID, nil
+}
+
+// Evaluate calls function (browser.CallElement) with the element of a ref as its argument
+// in its frame's page (not the snapshot's own world), for at most limit: browser_evaluate's
+// refs in out-of-process frames.
+func (s *Store) Evaluate(ctx context.Context, r Runner, snapshotID, ref, function string, limit time.Duration) (string, browser.ActionResult, error) {
+	var v string
+	ar, err := s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		id, err := h.node()
+		if err != nil {
+			return err
+		}
+		rn, err := cdp.Call(h.c.ctx, h.s.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: objectGroup})
+		if err != nil || rn.Object == nil {
+			return expired("the element of ref %s is no longer in the page", h.ref)
+		}
+		return browser.Bounded(h.c.ctx, h.s.t, limit, func(ctx context.Context) error {
+			v, err = browser.CallElement(ctx, h.s.t, rn.Object.ObjectID, function, objectGroup)
+			return err
+		})
+	})
+	return v, ar, err
+}
+
+// SetFileData puts inline files into the element of a ref by browser.FilesIn's rule, for
+// browser_file_upload's refs in out-of-process frames.
+func (s *Store) SetFileData(ctx context.Context, r Runner, snapshotID, ref string, files []browser.InlineFile) (browser.ActionResult, error) {
+	return s.actRef(ctx, r, snapshotID, ref, func(h *handle) error {
+		_, _, err := browser.FilesIn(refField{h}, files)
+		return err
+	})
 }
 
 func (h *handle) mouse(typ input.DispatchMouseEventType, p Point, button input.MouseButton, buttons, count int64) error {

@@ -22,6 +22,7 @@ type sess struct {
 	frameID string   // for an OOPIF: its frame (= target) id
 	parent  *sess
 	loaders map[string]string // frame id -> loader id, local frames
+	order   []string          // the local frames' ids, the frame tree's preorder (document order)
 	failed  map[string]string // frames showing an error page -> the URL that failed
 	main    string            // the target's main frame id
 	url     string
@@ -171,13 +172,14 @@ func (s *sess) frames(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.loaders, s.failed = map[string]string{}, map[string]string{}
+	s.loaders, s.failed, s.order = map[string]string{}, map[string]string{}, nil
 	var walk func(ft *page.FrameTree)
 	walk = func(ft *page.FrameTree) {
 		if ft == nil || ft.Frame == nil {
 			return
 		}
 		s.loaders[string(ft.Frame.ID)] = string(ft.Frame.LoaderID)
+		s.order = append(s.order, string(ft.Frame.ID))
 		if ft.Frame.UnreachableURL != "" {
 			s.failed[string(ft.Frame.ID)] = ft.Frame.UnreachableURL
 		}
@@ -402,5 +404,5 @@ func (c *conn) local(s *sess, frameID string) *sess {
 	if _, ok := s.loaders[frameID]; !ok {
 		return nil
 	}
-	return &sess{t: s.t, path: s.path, frameID: frameID, parent: s, loaders: s.loaders, failed: s.failed, main: frameID}
+	return &sess{t: s.t, path: s.path, frameID: frameID, parent: s, loaders: s.loaders, order: s.order, failed: s.failed, main: frameID}
 }

@@ -3,7 +3,9 @@
 package e2e_test
 
 import (
+	"bytes"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -103,18 +105,33 @@ func TestBrowserAgentTasks(t *testing.T) {
 	}
 }
 
+// inCrossFrame opens the checkout page with page (of testdata/pages) in its frame, served
+// from another origin (an out-of-process frame), and snapshots it once text shows there.
+func inCrossFrame(t *testing.T, page, text string) (cs *mcp.ClientSession, snap string) {
+	t.Helper()
+	testenv.Require(t, "chromium")
+	cs = e2e.New(t).MCP()
+	same, cross := snapPages(t)
+	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/" + page})
+	waitFor(t, cs, text)
+	_, snap = snapshotOver(t, cs, nil)
+	return cs, snap
+}
+
+// waitFor waits up to 5 s for text to show in a frame of the page, or fails the test.
+func waitFor(t *testing.T, cs *mcp.ClientSession, text string) {
+	t.Helper()
+	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": text, "timeoutMs": 5000}); res.IsError {
+		t.Fatalf("wait for %q: %s", text, e2e.Text(res))
+	}
+}
+
 // browser_fill_form fills fields of the page and of an out-of-process (cross-site)
 // frame in one call, by refs, and what it reports holds: the provider's frame submits
 // the text and the ticked box.
 func TestBrowserFillFormAcrossFrames(t *testing.T) {
 	t.Parallel()
-	testenv.Require(t, "chromium")
-	h := e2e.New(t)
-	cs := h.MCP()
-	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_child.html"})
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "I accept the terms"})
-	_, snap := snapshotOver(t, cs, nil)
+	cs, snap := inCrossFrame(t, "xframe_child.html", "I accept the terms")
 	res := e2e.Call(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
 		{"target": snapRef(t, snap, `textbox "Order note"`), "value": "leave at the door"},
 		{"target": snapRef(t, snap, `textbox "Card holder"`), "value": "Ada Lovelace"},
@@ -126,7 +143,7 @@ func TestBrowserFillFormAcrossFrames(t *testing.T) {
 		t.Fatalf("fill: %s", e2e.Text(res))
 	}
 	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Pay"`)})
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "paid:Ada Lovelace:true", "timeoutMs": 3000})
+	waitFor(t, cs, "paid:Ada Lovelace:true")
 	var note struct{ Value string }
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('note').value"}), &note)
 	if note.Value != "leave at the door" {
@@ -138,17 +155,78 @@ func TestBrowserFillFormAcrossFrames(t *testing.T) {
 // other element tools do: the provider's frame sees the option chosen (a form in a
 // sandboxed frame of opaque origin is such a frame too).
 func TestBrowserSelectOptionInACrossOriginFrame(t *testing.T) {
-	testenv.Require(t, "chromium")
-	h := e2e.New(t)
-	cs := h.MCP()
-	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/xframe_select.html"})
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Evening"})
-	_, snap := snapshotOver(t, cs, nil)
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_select.html", "Evening")
 	slot := snapRef(t, snap, `combobox "Delivery slot"`)
 	res := e2e.Call(t, cs, "browser_select_option", map[string]any{"selector": slot, "values": []string{"Evening"}})
 	if txt := e2e.Text(res); !strings.HasPrefix(txt, `1 option(s) selected in `+slot+` (combobox "Delivery slot")`) {
 		t.Errorf("select by ref: %s", txt)
 	}
-	e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "slot:evening", "timeoutMs": 3000})
+	waitFor(t, cs, "slot:evening")
+}
+
+// browser_evaluate's function gets an element inside an out-of-process frame by ref, and
+// runs in that frame's page (its own globals), not in the tab's.
+func TestBrowserEvaluateInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	res := e2e.Call(t, cs, "browser_evaluate", map[string]any{"target": snapRef(t, snap, `img "Brand swatch"`),
+		"function": "el => el.id + ':' + el.offsetWidth + ':' + window.provider + ':' + location.hostname"})
+	var got struct{ Value string }
+	e2e.Structured(t, res, &got)
+	if got.Value != "swatch:120:acme:localhost" {
+		t.Fatalf("evaluate on a ref in the frame: %q (%s)", got.Value, e2e.Text(res))
+	}
+}
+
+// browser_take_screenshot of a ref inside an out-of-process frame is that element: its
+// size, its colour.
+func TestBrowserElementScreenshotInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": snapRef(t, snap, `img "Brand swatch"`)})
+	img, ok := res.Content[0].(*mcp.ImageContent)
+	if !ok {
+		t.Fatalf("no image: %s", e2e.Text(res))
+	}
+	pic, err := png.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := pic.Bounds(); b.Dx() != 120 || b.Dy() != 80 {
+		t.Fatalf("the shot is %dx%d, want the swatch's 120x80", b.Dx(), b.Dy())
+	}
+	for _, p := range [][2]int{{2, 2}, {60, 40}, {117, 77}} {
+		if r, g, b, _ := pic.At(p[0], p[1]).RGBA(); r>>8 != 200 || g>>8 != 40 || b>>8 != 120 {
+			t.Errorf("pixel %v is (%d, %d, %d), want the swatch's (200, 40, 120)", p, r>>8, g>>8, b>>8)
+		}
+	}
+}
+
+// browser_file_upload sets inline files on a file input inside an out-of-process frame by
+// ref: the frame's page reads the file's name and size.
+func TestBrowserFileUploadInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	var up struct{ Files, Bytes int }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snap, `button "Receipt"`),
+		"files": []map[string]any{{"name": "march.txt", "data": "cmVjZWlwdCAxOQ=="}}}), &up)
+	if up.Files != 1 || up.Bytes != 10 {
+		t.Errorf("upload: %+v", up)
+	}
+	waitFor(t, cs, "got:march.txt:10")
+}
+
+// browser_get_text reads the text of the frames too, out-of-process ones included, after
+// the page's own, as browser_wait_for and browser_find see it.
+func TestBrowserGetTextReadsACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, _ := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	got := e2e.Text(e2e.Call(t, cs, "browser_get_text", nil))
+	if i, j := strings.Index(got, "Order note"), strings.Index(got, "Waiting for a receipt"); i < 0 || j < i {
+		t.Errorf("get_text: %q", got)
+	}
+	if txt := e2e.Text(e2e.Call(t, cs, "browser_find", map[string]any{"text": "Waiting for a receipt"})); !strings.Contains(txt, "paragraph [ref=") {
+		t.Errorf("find: %s", txt)
+	}
 }
