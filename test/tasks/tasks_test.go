@@ -1741,7 +1741,7 @@ func pcmanfmTask(t *testing.T, c *client, work string) {
 		os.MkdirAll(filepath.Join(files, d), 0o755)
 	}
 	want := filepath.Join(files, "invoices", "2026")
-	// find waits (up to 5 s) for a node of role named name (or, for an icon, showing it).
+	// find waits (up to 5 s) for a node of role named name (or showing it: an icon, a field).
 	find := func(role, name string) (node, error) {
 		for try := 0; try < 20; try++ {
 			root, err := tree(c)
@@ -1750,7 +1750,7 @@ func pcmanfmTask(t *testing.T, c *client, work string) {
 			}
 			var hit *node
 			root.walk(func(n node) {
-				if hit == nil && n.Role == role && (n.Name == name || n.Name == "" && n.Value == name) {
+				if hit == nil && n.Role == role && (n.Name == name || (n.Name == "" || role == "Edit") && n.Value == name) {
 					hit = &n
 				}
 			})
