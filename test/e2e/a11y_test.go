@@ -176,8 +176,8 @@ func launchedSession(t *testing.T, path, title string) *mcp.ClientSession {
 	if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": path}); res.IsError {
 		t.Fatalf("launch_application: %s", e2e.Text(res))
 	}
-	// The launch returns after 10 s without a window (docs/tools.md): on a busy machine a
-	// GTK 4 application shows it later.
+	// The launch returns without a window once the application has been idle after 10 s,
+	// or after 45 s (docs/accessibility.md): a GTK 4 application may show it later.
 	e2e.ActivateShown(t, cs, title)
 	return cs
 }
