@@ -142,19 +142,27 @@ func (o FindUIOut) Text() string {
 // and an agent that took the TIMEOUT for an answer gave up on a window that was there.
 const a11yPatience = 10 * time.Second
 
-// patiently calls look again while it times out (werr.Timeout), as long as a new try can
-// end within a11yPatience of the first; a last timeout says how long it waited and what to
-// do.
+// a11yPause is the pause between two tries.
+const a11yPause = 250 * time.Millisecond
+
+// patiently calls look again while it times out (werr.Timeout) or its window's application
+// has not registered yet (a retryable NOT_FOUND), as long as a new try can end within
+// a11yPatience of the first; a last such error says how long it waited and what to do.
 func patiently[T any](ctx context.Context, look func() (T, error)) (T, error) {
 	start := time.Now()
 	for tries := 1; ; tries++ {
 		v, err := look()
-		if werr.CodeOf(err) != werr.Timeout || ctx.Err() != nil {
+		if e := werr.As(err); err == nil || ctx.Err() != nil || e.Code != werr.Timeout && !(e.Code == werr.NotFound && e.Retryable) {
 			return v, err
 		}
 		if time.Since(start)+desktop.CallTimeout > a11yPatience {
-			return v, werr.As(err).WithHint("asked %d times over %s: the application is busy (a loaded machine makes it slow) or hung; call again later, or read the window with analyze_screen",
+			return v, werr.As(err).WithHint("%d tries over %s: the application is busy (a loaded machine makes it slow) or hung; call again later, or read the window with analyze_screen",
 				tries, time.Since(start).Round(100*time.Millisecond)).WithDetail("tries", tries)
+		}
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(a11yPause):
 		}
 	}
 }

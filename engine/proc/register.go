@@ -17,7 +17,7 @@ import (
 // or, after one of its windows showed without it registering, RegisterAfterWindow
 // (toolkits with accessibility register before their first window maps; one that has shown
 // a window that long without registering has no accessibility support, Xt and Motif say),
-// unless it has loaded an accessibility bridge (bridged): then it will register, and is
+// unless it has loaded an accessibility bridge (Bridged): then it will register, and is
 // waited for as one without a window. LaunchMaxWait bounds it all: on a loaded machine an
 // application may work for more than RegisterTimeout before its window shows (LibreOffice,
 // Gnumeric and Firefox did, at loads of 25 to 78). A splash screen is no such window
@@ -130,7 +130,7 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 		w.look(now)
 		idle := w.idle(now)
 		switch {
-		case !registered && !windowSince.IsZero() && now.Sub(windowSince) >= RegisterAfterWindow && idle && !bridged(windowOf) && !bridged(pid):
+		case !registered && !windowSince.IsZero() && now.Sub(windowSince) >= RegisterAfterWindow && idle && !Bridged(windowOf) && !Bridged(pid):
 			return Registration{Reason: fmt.Sprintf("its window has been shown for %s without it registering with the accessibility bus: the toolkit has no accessibility support (Xt, Motif) or it is switched off; use analyze_screen", RegisterAfterWindow)}
 		case waited >= RegisterTimeout && idle:
 			return Registration{Registered: registered, Reason: fmt.Sprintf("it %s within %s, and has been idle for %s (no CPU time used): it waits for something, or shows its window elsewhere", saw(registered, !windowSince.IsZero()), waited, idleAfter)}
@@ -156,12 +156,12 @@ func saw(registered, window bool) string {
 	return "showed no window and did not register with the accessibility bus"
 }
 
-// bridged says whether process pid has loaded a toolkit's accessibility bridge, and so will
+// Bridged says whether process pid has loaded a toolkit's accessibility bridge, and so will
 // register with the accessibility bus: GTK 2's and GTK 3's (libatk-bridge) or GTK 4, which
 // carries its own. baobab (GTK 4) at its first start on a fresh desktop showed its window
 // 2 s before it registered, and launch_application called its toolkit one without
 // accessibility. Where /proc is not, none has.
-func bridged(pid int) bool {
+func Bridged(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
 	return err == nil && (strings.Contains(string(b), "/libatk-bridge-2.0.so") || strings.Contains(string(b), "/libgtk-4.so"))
 }
