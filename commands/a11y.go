@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/session"
+	"github.com/w365/w365/engine/werr"
 )
 
 // a11yTools are the tools of the a11y toolset, in the order help lists them.
@@ -134,6 +136,37 @@ func (o FindUIOut) Text() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// a11yPatience is how long get_accessibility_tree and find_ui_element go on asking again
+// when an application did not answer within desktop.CallTimeout: on a loaded machine (load
+// 20) Geany and gnome-calculator answered the first walk of a window after more than 3 s,
+// and an agent that took the TIMEOUT for an answer gave up on a window that was there.
+const a11yPatience = 10 * time.Second
+
+// a11yPause is the pause between two tries.
+const a11yPause = 250 * time.Millisecond
+
+// patiently calls look again while it times out (werr.Timeout) or its window's application
+// has not registered yet (a retryable NOT_FOUND), as long as a new try can end within
+// a11yPatience of the first; a last such error says how long it waited and what to do.
+func patiently[T any](ctx context.Context, look func() (T, error)) (T, error) {
+	start := time.Now()
+	for tries := 1; ; tries++ {
+		v, err := look()
+		if e := werr.As(err); err == nil || ctx.Err() != nil || e.Code != werr.Timeout && !(e.Code == werr.NotFound && e.Retryable) {
+			return v, err
+		}
+		if time.Since(start)+desktop.CallTimeout > a11yPatience {
+			return v, werr.As(err).WithHint("%d tries over %s: the application is busy (a loaded machine makes it slow) or hung; call again later, or read the window with analyze_screen",
+				tries, time.Since(start).Round(100*time.Millisecond)).WithDetail("tries", tries)
+		}
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(a11yPause):
+		}
+	}
+}
+
 // otherRolesShown is how many elements of other roles an empty result's text names.
 const otherRolesShown = 3
 
@@ -152,7 +185,13 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 	if err != nil {
 		return TreeOut{}, err
 	}
-	root, meta, err := t.Tree(ctx, in.MaxDepth, in.MaxElements)
+	var meta desktop.Meta
+	root, err := patiently(ctx, func() (desktop.Node, error) {
+		var root desktop.Node
+		var err error
+		root, meta, err = t.Tree(ctx, in.MaxDepth, in.MaxElements)
+		return root, err
+	})
 	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count, Deeper: meta.Deeper, MaxDepth: meta.MaxDepth}, err
 })
 
@@ -171,7 +210,7 @@ var FindUIElement = tool.Define(tool.Tool{
 		return FindUIOut{}, err
 	}
 	q := desktop.FindQuery{Text: in.Text, Role: in.Role, Name: in.Name, WindowHandle: in.WindowHandle}
-	ms, err := t.Find(ctx, q)
+	ms, err := patiently(ctx, func() ([]desktop.Match, error) { return t.Find(ctx, q) })
 	if ms == nil {
 		ms = []desktop.Match{}
 	}

@@ -140,7 +140,8 @@ var LaunchApplication = tool.Define(tool.Tool{
 		"It returns once the application has registered with the accessibility bus (registered) and\n" +
 		"shown a window, or says why not (registrationNote): it exited, it showed a window (not a\n" +
 		"splash screen) for 2 s without registering (no accessibility support: read it with\n" +
-		"analyze_screen), or 10 s passed. A running single-instance application (mousepad, gedit)\n" +
+		"analyze_screen), or it was idle (no CPU time used) after 10 s; while it works (a loaded\n" +
+		"machine) it is waited for up to 45 s, and the note says how long. A running single-instance application (mousepad, gedit)\n" +
 		"takes the request: the new process exits (status 0), and the note names the window shown\n" +
 		"or retitled within 3 s, its handle and process (registered: whether that one has a tree).\n" +
 		"Use execute_shell_command for CLI programs.",

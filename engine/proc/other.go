@@ -5,6 +5,7 @@ package proc
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -20,6 +21,9 @@ func List(ctx context.Context, maxCount int, titles map[int]string, scope Scope)
 
 // Contains is false on this platform, where processes cannot be inspected.
 func (s Scope) Contains(pid int) bool { return false }
+
+// activity is not known on this platform.
+func activity(pid int) (cpu time.Duration, running, ok bool) { return 0, false, false }
 
 // StartTime is not implemented on this platform.
 func StartTime(pid int) (uint64, error) { return 0, unsupported() }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/engine/werr"
 )
@@ -25,6 +26,7 @@ type stat struct {
 	flags    uint64
 	start    uint64
 	rssPages uint64
+	cpu      uint64 // user and system time, in clock ticks
 }
 
 // readStat parses /proc/PID/stat. The command name may contain spaces and parentheses, so
@@ -58,6 +60,9 @@ func parseStat(s string) (stat, error) {
 		return stat{}, werr.Wrap(err, werr.Internal, "malformed start time")
 	}
 	st.rssPages, _ = strconv.ParseUint(f[21], 10, 64)
+	utime, _ := strconv.ParseUint(f[11], 10, 64)
+	stime, _ := strconv.ParseUint(f[12], 10, 64)
+	st.cpu = utime + stime
 	return st, nil
 }
 
@@ -70,6 +75,45 @@ func StartTime(pid int) (uint64, error) {
 		return 0, werr.Wrap(err, werr.NotFound, "no process %d", pid)
 	}
 	return st.start, nil
+}
+
+// clockTick is the unit of /proc/PID/stat's times (USER_HZ, 100 on every Linux architecture).
+const clockTick = 10 * time.Millisecond
+
+// activity is what pid and the processes below it are doing: the CPU time they have used
+// and whether one of them runs or waits for the CPU or a disk (state R or D: on a loaded
+// machine a starting application waits for the CPU more than it uses it). ok is false when
+// pid is gone.
+func activity(pid int) (cpu time.Duration, running, ok bool) {
+	all, err := listPIDs()
+	if err != nil {
+		return 0, false, false
+	}
+	stats := make(map[int]stat, len(all))
+	for _, p := range all {
+		if st, err := readStat(p); err == nil {
+			stats[p] = st
+		}
+	}
+	if _, ok := stats[pid]; !ok {
+		return 0, false, false
+	}
+	below := func(p int) bool {
+		for depth := 0; depth < 512 && p > 1; depth++ {
+			if p == pid {
+				return true
+			}
+			p = stats[p].ppid
+		}
+		return false
+	}
+	for p, st := range stats {
+		if below(p) {
+			cpu += time.Duration(st.cpu) * clockTick
+			running = running || st.state == 'R' || st.state == 'D'
+		}
+	}
+	return cpu, running, true
 }
 
 // longName returns the full process name when the kernel's comm (15 characters at most) may

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -69,6 +70,26 @@ func StartTime(pid int) (uint64, error) {
 		return 0, werr.Wrap(err, werr.Internal, "cannot read the start time of process %d", pid)
 	}
 	return st, nil
+}
+
+// activity is the CPU time pid has used (GetProcessTimes: its own, not that of the
+// processes it started); whether it waits for the CPU is not known. ok is false when pid
+// cannot be opened.
+func activity(pid int) (cpu time.Duration, running, ok bool) {
+	h, err := openQuery(pid, 0)
+	if err != nil {
+		return 0, false, false
+	}
+	defer windows.CloseHandle(h)
+	var created, exited, kernel, user windows.Filetime
+	if windows.GetProcessTimes(h, &created, &exited, &kernel, &user) != nil {
+		return 0, false, false
+	}
+	// A Filetime counts 100 ns intervals.
+	span := func(f windows.Filetime) time.Duration {
+		return time.Duration(uint64(f.HighDateTime)<<32|uint64(f.LowDateTime)) * 100
+	}
+	return span(kernel) + span(user), false, true
 }
 
 // workingSet is the resident memory of the process behind h (0 when unreadable).

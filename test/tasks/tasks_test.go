@@ -1619,7 +1619,7 @@ func (n node) walk(f func(node)) {
 	}
 }
 
-// window waits (up to 10 s, observing every 250 ms) for a window whose title contains
+// window waits (up to 30 s, observing every 250 ms) for a window whose title contains
 // part and is none of except, and returns its title as list_windows read it.
 func window(c *client, part string, except ...string) (string, error) {
 	return windowWhere(c, fmt.Sprintf("with %q in its title", part), func(w map[string]any) bool {
@@ -1628,10 +1628,12 @@ func window(c *client, part string, except ...string) (string, error) {
 	})
 }
 
-// windowWhere waits (up to 10 s, observing every 250 ms) for a window of list_windows for
-// which is holds, and returns its title; what names the window in the error.
+// windowWhere waits (up to 30 s, observing every 250 ms) for a window of list_windows for
+// which is holds, and returns its title; what names the window in the error. 30 s, as an
+// agent on a loaded machine waits: at a load of 3 to 23, gnome-text-editor's and Firefox's
+// windows, started beside the agent, had not shown after 10 s.
 func windowWhere(c *client, what string, is func(w map[string]any) bool) (string, error) {
-	for try := 0; try < 40; try++ {
+	for try := 0; try < 120; try++ {
 		_, st, err := c.call("list_windows", nil)
 		if err != nil {
 			return "", err

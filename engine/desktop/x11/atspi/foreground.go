@@ -10,6 +10,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/w365/w365/engine/desktop/x11/xconn"
+	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -269,6 +270,12 @@ func abs(v int) int {
 // notAccessible is the error for window xw, which no accessible frame is; an Xt program's window
 // is read through Editres instead (xtWalk).
 func notAccessible(xw xwin) error {
+	if xw.pid != 0 && proc.Bridged(int(xw.pid)) {
+		// A toolkit with its bridge loaded registers (GTK at gtk_init): on a loaded machine
+		// a GTK 4 window showed for more than 2 s before its application had.
+		return werr.Wrap(&noFrame{xw}, werr.NotFound, "window 0x%x (%q) exposes no accessibility tree yet: its application has loaded its accessibility bridge but not registered", xw.id, xw.title).
+			WithRetryable(true).WithHint("it is starting (a loaded machine makes it slow): call again")
+	}
 	return werr.Wrap(&noFrame{xw}, werr.NotFound, "window 0x%x (%q) exposes no accessibility tree", xw.id, xw.title).
 		WithHint("read it with analyze_screen: FOX, FLTK and Tk applications expose none; a GTK or Qt one started outside w365 needs accessibility enabled (GTK_MODULES, ACCESSIBILITY_ENABLED=1, QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1)")
 }
