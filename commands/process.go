@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -175,7 +176,8 @@ var LaunchApplication = tool.Define(tool.Tool{
 		}
 		o.Confine = func(c *exec.Cmd) (func(), func(), error) {
 			dirs, files := argPaths(c.Args[1:], o.Roots)
-			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Files: files})
+			return r.Confine(c, sandbox.ConfineOptions{ShareNet: env.Policy.AllowNetwork, WorkDirs: append(slices.Clone(shown), dirs...), Files: files,
+				SessionPIDs: true})
 		}
 	}
 	before := windowTitles(ctx, env)
@@ -244,26 +246,36 @@ func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[
 	}
 	for deadline := time.Now().Add(handoffWait); ; {
 		ws, _ := wm.List(ctx)
-		var shown *desktop.Window
+		// shown: a window of the program's that is new or retitled; started: failing that,
+		// a new window of another program, which the launcher started and left running
+		// (nedit-nc starts NEdit's server).
+		var shown, started *desktop.Window
 		for i, w := range ws {
 			title, had := before[w.Handle]
 			switch {
-			case w.Splash || had && title == w.Title || !sameProgram(w.ProcessName, path):
+			case w.Splash || had && title == w.Title:
+			case !sameProgram(w.ProcessName, path):
+				if !had && started == nil {
+					started = &ws[i]
+				}
 			case !had:
 				shown = &ws[i]
 			case shown == nil:
 				shown = &ws[i]
 			}
 		}
-		if shown != nil {
-			if pids, err := r.Applications(ctx); err == nil && shown.PID != 0 {
-				out.Registered = slices.Contains(pids, shown.PID)
+		if w := cmp.Or(shown, started); w != nil {
+			if pids, err := r.Applications(ctx); err == nil && w.PID != 0 {
+				out.Registered = slices.Contains(pids, w.PID)
 			}
 			owner := ""
-			if shown.PID != 0 {
-				owner = fmt.Sprintf(", pid %d", shown.PID)
+			if w.PID != 0 {
+				owner = fmt.Sprintf(", pid %d", w.PID)
 			}
-			out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0: it handed the request to the running instance of the application, which showed the window %q (handle %d%s)", shown.Title, shown.Handle, owner)
+			out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0: it handed the request to the running instance of the application, which showed the window %q (handle %d%s)", w.Title, w.Handle, owner)
+			if shown == nil {
+				out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0, leaving %s running, which showed the window %q (handle %d%s)", w.ProcessName, w.Title, w.Handle, owner)
+			}
 			return
 		}
 		if time.Now().After(deadline) {

@@ -190,18 +190,23 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	if err != nil {
 		return nil, nil, err
 	}
+	env := cmd.Env
+	priv, privSrc := desktopDir(env), ""
+	ns := namespacesOf(priv)
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
+	if o.SessionPIDs && ns != nil {
+		// Its PID namespace would end with it, and the kernel end all it left running.
+		a = []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
+	}
 	if o.ShareNet {
 		a = append(a, "--share-net")
 	}
 	r.view(m, ProgramTmpBytes)
-	env := cmd.Env
 	// The desktop's private directory (its X authority, X socket and buses) is shown whole
 	// and read-only: a program connects to the sockets in it (a socket takes connections on
 	// a read-only mount) but cannot replace one with its own for the programs started after
 	// it, rewrite the X authority or the buses' configuration, nor plant anything there.
 	// What lies in it is bound from that mount by bubblewrap, as the program's user.
-	priv, privSrc := desktopDir(env), ""
 	if priv != "" {
 		privSrc = m.source(canonical(priv), true, true)
 		m.add("--ro-bind", privSrc, priv)
@@ -264,7 +269,6 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.files...)
 	// The applications' cgroup below the session's, which the helper joins before it execs:
 	// all the program forks stays inside (limits_linux.go); without one, a process count.
-	ns := namespacesOf(priv)
 	cg := r.limits.cgroup(ns)
 	release, err = startHelper(cmd, withNamespaces(ns, helperConfig{Argv: append(a, cmd.Args[1:]...), Env: env,
 		SharedNet: o.ShareNet, Drop: m.drop, Stage: m.stage, Binds: m.binds, CgroupProcs: cg.procsFiles(),

@@ -72,6 +72,11 @@ type ConfineOptions struct {
 	// Files are files of the workspaces shown read-write at the same place, bound as
 	// WorkDirs are (with no symbolic link followed).
 	Files []string
+	// SessionPIDs runs the program in its virtual session's PID namespace itself, not in
+	// one of its own below it: what it starts and leaves running (nedit-nc starts NEdit's
+	// server and exits) lives on until the session ends, as the desktop's programs do.
+	// Outside a virtual session it has a PID namespace of its own all the same.
+	SessionPIDs bool
 }
 
 // Runner runs commands and Python code of one session. It is safe for concurrent use.

@@ -153,3 +153,49 @@ func below(pid, ancestor int) bool {
 	}
 	return false
 }
+
+// NEdit's desktop entry runs nedit-nc, which starts NEdit's server (sh -c "nedit -server &")
+// and exits. Each launched application had a PID namespace of its own, which ended with
+// nedit-nc and took the server with it: launch_application said the process exited and no
+// window ever showed. Now a virtual session's applications run in its PID namespace: the
+// server stays, the result names its window, and it still ends with the session.
+func TestLaunchKeepsWhatTheLauncherStarted(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "nedit-nc", "nedit", "bwrap", "Xvfb", "dbus-daemon")
+	h := e2e.New(t)
+	h.FakeHome()
+	h.MustRun("session", "start", "nc1")
+	var out struct {
+		RegistrationNote string
+	}
+	h.JSON(&out, "--session", "nc1", "launch-application", "nedit")
+	var wl struct {
+		Windows []struct {
+			Title, ProcessName string
+			Handle             uint32
+			PID                int
+		}
+	}
+	h.JSON(&wl, "--session", "nc1", "list-windows")
+	pid := 0
+	for _, w := range wl.Windows {
+		if w.ProcessName == "nedit" && w.Title == "Untitled" {
+			pid = w.PID
+			if !strings.Contains(out.RegistrationNote, fmt.Sprintf("leaving nedit running, which showed the window %q (handle %d, pid %d)", w.Title, w.Handle, w.PID)) {
+				t.Errorf("the launch does not name NEdit's window: %+v", out)
+			}
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no NEdit window after launching nedit (%+v): %+v", out, wl.Windows)
+	}
+	h.MustRun("session", "end", "nc1")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("NEdit (pid %d) still runs 10 s after its session ended", pid)
+		}
+	}
+}
