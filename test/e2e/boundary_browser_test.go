@@ -546,12 +546,12 @@ print(ran)`, "")
 		t.Fatalf("python: %+v", out)
 	}
 	ran := strings.TrimSpace(out.Stdout)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": `data:text/html,<a id="a" href="evil:x">open</a>`})
-	e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#a"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": `data:text/html,<a id="a" href="evil:x">open</a>`})
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#a"})
 	time.Sleep(time.Second)
 	// The dialog's focus is on Cancel: Tab moves it to Open.
-	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"tab"}})
-	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"tab"}})
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
 	time.Sleep(2 * time.Second)
 	if _, err := os.Stat(ran); err == nil {
 		t.Error("the browser started the application the session registered for evil:")

@@ -897,14 +897,15 @@ func TestAgentReachesNothingOfThePersonsDesktop(t *testing.T) {
 		var title struct {
 			Title string `json:"title"`
 		}
-		e2e.Call(t, cs, "browser_navigate", map[string]any{"url": u})
+		_ = e2e.Call(t, cs, "browser_navigate", map[string]any{"url": u}) // may be refused: the title judges
 		e2e.Structured(t, e2e.Call(t, cs, "browser_get_title", nil), &title)
 		if strings.Contains(title.Title, "live: default") {
 			t.Errorf("the agent's browser shows the person's desktop live (%s)", u)
 		}
 	}
-	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": "default"})
-	e2e.Call(t, cs, "close_browser_session", map[string]any{"browserSessionId": "default"})
+	// The attacks may be refused; their effect on the person's galculator judges them.
+	_ = e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": "default"})
+	_ = e2e.Call(t, cs, "close_browser_session", map[string]any{"browserSessionId": "default"})
 	time.Sleep(time.Second)
 	if syscall.Kill(calc, 0) != nil {
 		t.Error("the agent ended the person's session: their galculator is gone")

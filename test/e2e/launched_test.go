@@ -178,7 +178,7 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if ends == "session" {
-				e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
+				e2e.Must(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
 			} else {
 				// The application has exited; its repository is cleaned after it (give that 15 s).
 				for deadline = time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

@@ -176,7 +176,7 @@ func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	// principal's default session's calls.
 	defaultWatch := m.run("watch-default", "watch")
 	waitFile(t, defaultWatch, regexp.MustCompile(`watching session default`))
-	e2e.Call(t, web, "get_screen_size", map[string]any{})
+	e2e.Must(t, web, "get_screen_size", map[string]any{})
 	h.MustRun("get-cursor-position")
 	if w := waitFile(t, defaultWatch, regexp.MustCompile(`end\s+#\d+ get_cursor_position`)); strings.Contains(w, "get_screen_size") {
 		t.Errorf("watch of the person's default shows the HTTP agent's own default session:\n%s", w)

@@ -45,7 +45,7 @@ func TestMCPClientsOutliveTheFirst(t *testing.T) {
 				t.Fatalf("the second client's get_screen_size: %s", e2e.Text(res))
 			}
 			shell("mkdir made-before")
-			e2e.Call(t, second, "move_mouse", map[string]any{"x": 345, "y": 456})
+			e2e.Must(t, second, "move_mouse", map[string]any{"x": 345, "y": 456})
 			mine := onlySession(t, second)
 
 			switch leave {
@@ -92,7 +92,7 @@ func TestServeJoinsOnlyAHostWithItsSettings(t *testing.T) {
 	t.Parallel()
 	h := personHarness(t)
 	actsAsYou := h.MCP("--agent-acts-as-you")
-	e2e.Call(t, actsAsYou, "get_screen_size", nil)
+	e2e.Must(t, actsAsYou, "get_screen_size", nil)
 	host := h.HostPID()
 	if host == 0 {
 		t.Fatal("serve --mcp started no background host")
@@ -116,7 +116,7 @@ func TestServeJoinsOnlyAHostWithItsSettings(t *testing.T) {
 		h.ServeStderr = stderr
 		other := h.MCP(c.args...)
 		h.ServeStderr = nil
-		e2e.Call(t, other, "get_screen_size", nil)
+		e2e.Must(t, other, "get_screen_size", nil)
 		if s := onlySession(t, other); s.SessionID != c.session || s.HostPID == host {
 			t.Errorf("serve --mcp %v: the agent is on %+v, want %s of a host other than %d", c.args, s, c.session, host)
 		}
@@ -133,7 +133,7 @@ func TestHostServingAnAgentIsNotReplaced(t *testing.T) {
 	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
-	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 210, "y": 220})
+	e2e.Must(t, cs, "move_mouse", map[string]any{"x": 210, "y": 220})
 	host := h.HostPID()
 	other := otherVersion(t, h)
 	cmd := exec.Command(other, "get-screen-size")

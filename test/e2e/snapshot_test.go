@@ -221,7 +221,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	}
 
 	// The overlay: OBSCURED, and the covered button is not clicked.
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_overlay.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_overlay.html"})
 	res = e2e.Call(t, cs, "browser_snapshot", map[string]any{})
 	e2e.Structured(t, res, &snap)
 	res = e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, e2e.Text(res), "Covered button")})
@@ -234,7 +234,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	}
 
 	// Uploads: a file of the session's temporary directory is set; a file elsewhere is BLOCKED_BY_POLICY.
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
 	res = e2e.Call(t, cs, "browser_snapshot", map[string]any{})
 	e2e.Structured(t, res, &snap)
 	up := snapRef(t, e2e.Text(res), `button "Attachment"`)
@@ -264,7 +264,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("file upload: %s", e2e.Text(res))
 	}
-	e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "c.txt", "data": "Yw=="}}})
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "c.txt", "data": "Yw=="}}})
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
 	if ev.Value != `["files:cv.txt/5","files:a.txt/5,b.bin/3","files:c.txt/1"]` {
 		t.Errorf("the page saw %s", ev.Value)
@@ -306,7 +306,7 @@ func TestFileUploadDropsOntoADropZone(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	same, _ := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_dropzone.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_dropzone.html"})
 	_, text := snapshotOver(t, cs, nil)
 	zone, heading := snapRef(t, text, `region "Drop files here"`), snapRef(t, text, `heading "Scans"`)
 	files := []any{
@@ -339,7 +339,7 @@ func TestWaitForTextOutlivesAPopupThatClosesItself(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	same, _ := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/popup.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/popup.html"})
 	click := func(name string) {
 		t.Helper()
 		_, text := snapshotOver(t, cs, nil)
@@ -382,7 +382,7 @@ func TestDragRefsInACrossOriginFrame(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/columns_frame.html?x=" + cross + "/columns.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/columns_frame.html?x=" + cross + "/columns.html"})
 	var snap string
 	for i := 0; i < 50 && !strings.Contains(snap, `list "Finished"`); i++ {
 		time.Sleep(100 * time.Millisecond)
