@@ -1126,6 +1126,7 @@ func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
 	cs := h.MCP()
 	plant := "import os\nfor f in %q:\n    os.makedirs(os.path.dirname(f) or '.', exist_ok=True)\n    open(f, 'w').write(%q)\n    os.chmod(f, 0o755)\n"
 	for cwd, files := range map[string]string{"~/bin": "tesseract", "~/go": "bin/gopls", "~/project": "evil"} {
+		// May be refused (~/bin, ~/go): the effect judges; ~/project is checked below.
 		pyOver(t, cs, fmt.Sprintf(plant, []string{files}, evil), cwd)
 	}
 	if _, err := os.Stat(filepath.Join(home, "project", "evil")); err != nil {

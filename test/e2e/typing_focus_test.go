@@ -164,9 +164,9 @@ func BenchmarkKeysIntoTheFocusedField(b *testing.B) {
 				took := make([]time.Duration, b.N)
 				for i := range took {
 					b.StopTimer()
-					e2e.Call(b, cs, "click", map[string]any{"x": x, "y": y})
+					e2e.Must(b, cs, "click", map[string]any{"x": x, "y": y})
 					if k.tool == "type_text" { // what the run before typed is replaced
-						e2e.Call(b, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+						e2e.Must(b, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
 					}
 					time.Sleep(c.pause)
 					b.StartTimer()
