@@ -173,9 +173,7 @@ func galculatorSession(t *testing.T) *mcp.ClientSession {
 func launchedSession(t *testing.T, path, title string) *mcp.ClientSession {
 	t.Helper()
 	cs := e2e.New(t).MCP()
-	if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": path}); res.IsError {
-		t.Fatalf("launch_application: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "launch_application", map[string]any{"path": path})
 	// The launch returns after 10 s without a window (docs/tools.md): on a busy machine a
 	// GTK 4 application shows it later.
 	e2e.ActivateShown(t, cs, title)

@@ -475,9 +475,7 @@ func TestApprovalAskedOfClientOverHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	for _, x := range []int{150, 160} {
-		if res := e2e.Call(t, cs, "move_mouse", map[string]any{"x": x, "y": 170}); res.IsError {
-			t.Fatalf("move_mouse x=%d: %s", x, e2e.Text(res))
-		}
+		e2e.Must(t, cs, "move_mouse", map[string]any{"x": x, "y": 170})
 	}
 	var p struct{ CursorX, CursorY int }
 	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &p)

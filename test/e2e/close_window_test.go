@@ -136,9 +136,7 @@ func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
 	// Not parallel (docs/development.md#tests): its editor must show its question within close_window's wait.
 	testenv.Require(t, "gnome-text-editor")
 	cs := launchedSession(t, "gnome-text-editor", "Text Editor")
-	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "unsaved"}); res.IsError {
-		t.Fatalf("type_text: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "unsaved"})
 	var res struct {
 		Closed bool
 		Note   string

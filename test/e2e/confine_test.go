@@ -786,9 +786,7 @@ func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
 			h.SetEnv("W365_POLICY", pol)
 		}
 		cs := h.MCP()
-		if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
-			t.Fatalf("get_screen_size: %s", e2e.Text(res))
-		}
+		e2e.Must(t, cs, "get_screen_size", nil)
 		s := onlySession(t, cs)
 		switch {
 		case !actsAsYou && (s.SessionID != "default-agent" || !s.Virtual || s.Display == ":"+strconv.Itoa(display) || s.Confinement != "confined"):
@@ -967,9 +965,7 @@ func TestConfineAgentsAreApart(t *testing.T) {
 	}
 	// The next agent takes the free name, on a desktop of its own.
 	third := h.MCP()
-	if res := e2e.Call(t, third, "get_screen_size", nil); res.IsError {
-		t.Fatalf("get_screen_size: %s", e2e.Text(res))
-	}
+	e2e.Must(t, third, "get_screen_size", nil)
 	if c := onlySession(t, third); c.SessionID != "default-agent-2" {
 		t.Errorf("a third agent landed on %+v, want a new default-agent-2", c)
 	}

@@ -162,9 +162,7 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 			launchAnyWith(t, h, "/usr/bin/cp")
 			cs := h.MCP()
 			id, _ := startSession(t, cs)
-			if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp", "args": args, "sessionId": id}); res.IsError {
-				t.Fatalf("launch: %s", e2e.Text(res))
-			}
+			e2e.Must(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp", "args": args, "sessionId": id})
 			git := filepath.Join(proj, ".git")
 			deadline := time.Now().Add(10 * time.Second)
 			for {

@@ -28,9 +28,7 @@ func TestMCPClientsOutliveTheFirst(t *testing.T) {
 		t.Run(leave, func(t *testing.T) {
 			h := personHarness(t)
 			first, firstCmd := h.MCPServer(nil, "")
-			if res := e2e.Call(t, first, "get_screen_size", nil); res.IsError {
-				t.Fatalf("the first client's get_screen_size: %s", e2e.Text(res))
-			}
+			e2e.Must(t, first, "get_screen_size", nil)
 			second := h.MCP()
 			shell := func(command string) string {
 				t.Helper()
@@ -41,9 +39,7 @@ func TestMCPClientsOutliveTheFirst(t *testing.T) {
 				}
 				return out.Stdout
 			}
-			if res := e2e.Call(t, second, "get_screen_size", nil); res.IsError {
-				t.Fatalf("the second client's get_screen_size: %s", e2e.Text(res))
-			}
+			e2e.Must(t, second, "get_screen_size", nil)
 			shell("mkdir made-before")
 			e2e.Must(t, second, "move_mouse", map[string]any{"x": 345, "y": 456})
 			mine := onlySession(t, second)
@@ -167,12 +163,8 @@ func TestServeMCPAndHTTPThroughTheBackgroundHost(t *testing.T) {
 	h := e2e.New(t)
 	addr := freeAddr(t)
 	stdio, serve := h.MCPServer(nil, "", "--http", addr)
-	if res := e2e.Call(t, stdio, "get_screen_size", nil); res.IsError {
-		t.Fatalf("stdio get_screen_size: %s", e2e.Text(res))
-	}
-	if res := e2e.Call(t, connectHTTP(t, "http://"+addr, "", "", nil), "get_screen_size", nil); res.IsError {
-		t.Fatalf("HTTP get_screen_size: %s", e2e.Text(res))
-	}
+	e2e.Must(t, stdio, "get_screen_size", nil)
+	e2e.Must(t, connectHTTP(t, "http://"+addr, "", "", nil), "get_screen_size", nil)
 	host := h.HostPID()
 	if host == 0 || host == serve.Process.Pid {
 		t.Fatalf("the host is pid %d, the serve %d", host, serve.Process.Pid)

@@ -456,9 +456,7 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	if len(tabs.Tabs) != 2 || !strings.Contains(tabs.Tabs[1].URL, "/second.html") {
 		t.Fatalf("the agent sees tabs %+v", tabs)
 	}
-	if res := e2e.Call(t, agent, "browser_switch_tab", map[string]any{"tabIndex": 0, "browserSessionId": id}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, agent, "browser_switch_tab", map[string]any{"tabIndex": 0, "browserSessionId": id})
 	// Each caller acts on its own tab (docs/sessions.md): the person opened the second
 	// tab, so the person goes back to the first as the agent did.
 	cli("browser", "switch-tab", "0")

@@ -284,12 +284,8 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": d})); code != "NOT_FOUND" {
 		t.Errorf("upload with no chooser open: %q", code)
 	}
-	if res := e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#up"}); res.IsError {
-		t.Fatalf("click the file input: %s", e2e.Text(res))
-	}
-	if res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": d}); res.IsError {
-		t.Fatalf("upload into the pending chooser: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#up"})
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"files": d})
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
 	if !strings.HasSuffix(ev.Value, `"files:d.txt/1"]`) {
 		t.Errorf("the page saw %s after answering its file chooser", ev.Value)
@@ -313,9 +309,7 @@ func TestFileUploadDropsOntoADropZone(t *testing.T) {
 		map[string]any{"name": "a.txt", "data": "aGVsbG8=", "mimeType": "text/plain"},
 		map[string]any{"name": "b.bin", "data": "AAEC"},
 	}
-	if res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": zone, "snapshotId": "latest", "files": files}); res.IsError {
-		t.Fatalf("drop onto the zone: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"target": zone, "snapshotId": "latest", "files": files})
 	res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": heading, "snapshotId": "latest", "files": files})
 	if code := e2e.ErrorCode(res); code != "INVALID_ARGUMENT" || !strings.Contains(e2e.Text(res), "drop zone") {
 		t.Errorf("drop onto the heading: %q %s", code, e2e.Text(res))
@@ -343,15 +337,11 @@ func TestWaitForTextOutlivesAPopupThatClosesItself(t *testing.T) {
 	click := func(name string) {
 		t.Helper()
 		_, text := snapshotOver(t, cs, nil)
-		if res := e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, text, `button "`+name+`"`)}); res.IsError {
-			t.Fatalf("click %s: %s", name, e2e.Text(res))
-		}
+		e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, text, `button "`+name+`"`)})
 	}
 	click("Open late picker")
 	click("Teal") // in the popup, which closes itself 0.5 s later
-	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Chosen: Teal"}); res.IsError {
-		t.Fatalf("wait for the opener: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_wait_for", map[string]any{"text": "Chosen: Teal"})
 }
 
 // batchError decodes a failed browser_execute_batch: an error result (isError)

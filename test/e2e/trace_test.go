@@ -196,9 +196,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 		{"browser_screenshot", nil},
 	}
 	for _, c := range calls {
-		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
-			t.Fatalf("%s: %v", c.tool, e2e.Text(res))
-		}
+		e2e.Must(t, cs, c.tool, c.args)
 	}
 	file := strings.TrimSpace(h.MustRun("--session", "default-agent", "trace", "stop"))
 	raw, err := os.ReadFile(file)
@@ -434,8 +432,6 @@ func TestTraceReportInlinesNoLinkNorFIFO(t *testing.T) {
 func agentOnItsSession(t testing.TB, h *e2e.Harness) *mcp.ClientSession {
 	t.Helper()
 	cs := h.MCP()
-	if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
-		t.Fatalf("the agent's first call: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "get_screen_size", nil)
 	return cs
 }

@@ -171,9 +171,7 @@ func BenchmarkKeysIntoTheFocusedField(b *testing.B) {
 					time.Sleep(c.pause)
 					b.StartTimer()
 					t0 := time.Now()
-					if res := e2e.Call(b, cs, k.tool, k.args); res.IsError {
-						b.Fatal(e2e.Text(res))
-					}
+					e2e.Must(b, cs, k.tool, k.args)
 					took[i] = time.Since(t0)
 				}
 				// The median: on a shared machine a few slow calls move the mean.
@@ -255,9 +253,7 @@ func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
 	// Select the name, type another, Return: the dialog answers with the new name.
 	e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 	selectAll := keys("ctrl", "a")
-	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "final"}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "final"})
 	keys("Return")
 	if l := next(); l != "CLICKED 1" {
 		t.Fatalf("the app says %q, want CLICKED 1", l)
