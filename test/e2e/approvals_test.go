@@ -506,7 +506,7 @@ func TestApprovalHoldsForTheActionsOfABatch(t *testing.T) {
   {"name": "page code", "tools": ["browser_eval_js"]}]}`), 0o600)
 	h.SetEnv("W365_POLICY", pol)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/ok"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/ok"})
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/bank"})); code != "APPROVAL_REQUIRED" {
 		t.Fatalf("browser_navigate to the bank: %s", code)
 	}

@@ -139,9 +139,9 @@ func TestBrowserSecretsAndFilesStayInside(t *testing.T) {
 	home := fakeHome(t, h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
-		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
+	e2e.Must(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}})
 
 	// The profile lives in the private runtime directory.
 	pids, profile := browserProcs(t, h.RuntimeDir)
@@ -299,7 +299,7 @@ func TestBrowserPDFSaveNeverFollowsASwap(t *testing.T) {
 	home := fakeHome(t, h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
 	outside := t.TempDir()
 	target := filepath.Join(outside, "target.pdf")
 	if err := os.WriteFile(target, []byte("canary"), 0o600); err != nil {
@@ -520,7 +520,7 @@ func uploadPage(t *testing.T, cs *mcp.ClientSession, same, code, name string) (f
 	if !ok || !out.Success {
 		t.Fatalf("python: %+v", out)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
 	return strings.TrimSpace(out.Stdout), snapID, snapRef(t, snapText, "Upload")
 }

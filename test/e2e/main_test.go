@@ -59,7 +59,7 @@ func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
 	if size.Width != 1920 || size.Height != 1080 {
 		t.Fatalf("screen %+v", size)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "move_mouse", map[string]any{"x": 321, "y": 234}), &struct{}{})
+	e2e.Must(t, cs, "move_mouse", map[string]any{"x": 321, "y": 234})
 	var cur struct{ CursorX, CursorY int }
 	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &cur)
 	if cur.CursorX != 321 || cur.CursorY != 234 {

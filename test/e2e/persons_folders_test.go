@@ -56,7 +56,7 @@ func TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace(t *test
 		t.Fatalf("the session's Python sees the person's Documents (a workspace root of %s only): %+v", ws, out)
 	}
 
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": page.URL}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": page.URL})
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
 	up := snapRef(t, snapText, "Upload")
 	if res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{canary}}); !res.IsError {
