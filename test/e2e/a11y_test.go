@@ -44,8 +44,8 @@ func TestAccessibilityAndOCRThroughCLIAndMCP(t *testing.T) {
 	if len(found.Matches) == 0 || found.Matches[0].Role != "Edit" {
 		t.Fatalf("find Edit by alias: %+v", found)
 	}
-	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
-	e2e.Call(t, cs, "type_text", map[string]any{"text": "found by name"})
+	e2e.Must(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "found by name"})
 	p.Wait("text", func(e e2e.Event) bool { return e["text"] == "found by name" }, 10*time.Second)
 
 	// The tree comes as the text outline; the structured content keeps only the counts.
@@ -174,9 +174,7 @@ func galculatorSession(t *testing.T) *mcp.ClientSession {
 func launchedSession(t *testing.T, path, title string) *mcp.ClientSession {
 	t.Helper()
 	cs := e2e.New(t).MCP()
-	if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": path}); res.IsError {
-		t.Fatalf("launch_application: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "launch_application", map[string]any{"path": path})
 	// The launch returns without a window once the application has been idle after 10 s,
 	// or after 45 s (docs/accessibility.md): a GTK 4 application may show it later.
 	e2e.ActivateShown(t, cs, title)
@@ -207,7 +205,7 @@ func TestFindUIElementTextShowsValueAndStates(t *testing.T) {
 	}
 	for _, key := range []string{"AC", "1", "2", "*", "7", "="} {
 		_, x, y := find(map[string]any{"role": "Button", "name": key})
-		e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+		e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 	}
 	text := ""
 	for i := 0; i < 20 && !strings.Contains(text, `= "84"`); i++ {
@@ -218,7 +216,7 @@ func TestFindUIElementTextShowsValueAndStates(t *testing.T) {
 		t.Errorf("find_ui_element's text shows no display reading 84: %q", text)
 	}
 	_, x, y := find(map[string]any{"role": "Menu", "name": "View"})
-	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 	if text, _, _ = find(map[string]any{"name": "Basic Mode"}); !strings.Contains(text, `MenuItem "Basic Mode" [checked] at `) {
 		t.Errorf("find_ui_element's text shows the ticked Basic Mode unticked: %q", text)
 	}
@@ -333,7 +331,7 @@ func TestXtCalculatorThroughMCP(t *testing.T) {
 		if len(found.Matches) == 0 || found.Matches[0].Name != k {
 			t.Fatalf("find %q: %s", k, e2e.Text(res))
 		}
-		e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+		e2e.Must(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
 	}
 	var tree string
 	for range 50 {

@@ -50,7 +50,7 @@ func TestBrowserAgentTasks(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	base := agentPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": base + "/agent_shop.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": base + "/agent_shop.html"})
 
 	// The window fills the session's screen from the first page on.
 	var size struct{ Width, Height int }
@@ -95,7 +95,7 @@ func TestBrowserAgentTasks(t *testing.T) {
 	}
 
 	// A click on a link to a slow server returns after the navigation it started.
-	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `link "Next page"`)})
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `link "Next page"`)})
 	var u struct{ URL string }
 	e2e.Structured(t, e2e.Call(t, cs, "browser_get_url", nil), &u)
 	var title struct{ Title string }
@@ -112,7 +112,7 @@ func inCrossFrame(t *testing.T, page, text string) (cs *mcp.ClientSession, snap 
 	testenv.Require(t, "chromium")
 	cs = e2e.New(t).MCP()
 	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/" + page})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/xframe.html?child=" + cross + "/" + page})
 	waitFor(t, cs, text)
 	_, snap = snapshotOver(t, cs, nil)
 	return cs, snap
@@ -121,9 +121,7 @@ func inCrossFrame(t *testing.T, page, text string) (cs *mcp.ClientSession, snap 
 // waitFor waits up to 5 s for text to show in a frame of the page, or fails the test.
 func waitFor(t *testing.T, cs *mcp.ClientSession, text string) {
 	t.Helper()
-	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": text, "timeoutMs": 5000}); res.IsError {
-		t.Fatalf("wait for %q: %s", text, e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_wait_for", map[string]any{"text": text, "timeoutMs": 5000})
 }
 
 // browser_fill_form fills fields of the page and of an out-of-process (cross-site)
@@ -142,7 +140,7 @@ func TestBrowserFillFormAcrossFrames(t *testing.T) {
 	if fill.Filled != 3 {
 		t.Fatalf("fill: %s", e2e.Text(res))
 	}
-	e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Pay"`)})
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Pay"`)})
 	waitFor(t, cs, "paid:Ada Lovelace:true")
 	var note struct{ Value string }
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('note').value"}), &note)

@@ -23,9 +23,7 @@ func TestAgentsAreApartOnAHeadlessHost(t *testing.T) {
 	h.FakeHome()
 	h.MustRun("session", "start", "mine") // a background host without DISPLAY, and a session of the person's
 	first, second := h.MCP(), h.MCP()
-	if res := e2e.Call(t, first, "clipboard_write", map[string]any{"text": "agent-one-secret"}); res.IsError {
-		t.Fatalf("the first agent's clipboard_write: %s", e2e.Text(res))
-	}
+	e2e.Must(t, first, "clipboard_write", map[string]any{"text": "agent-one-secret"})
 	res := e2e.Call(t, second, "clipboard_read", nil)
 	if res.IsError || strings.Contains(e2e.Text(res), "agent-one-secret") {
 		t.Errorf("the second agent's clipboard_read: %s, want its own (empty) clipboard", e2e.Text(res))

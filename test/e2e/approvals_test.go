@@ -475,9 +475,7 @@ func TestApprovalAskedOfClientOverHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	for _, x := range []int{150, 160} {
-		if res := e2e.Call(t, cs, "move_mouse", map[string]any{"x": x, "y": 170}); res.IsError {
-			t.Fatalf("move_mouse x=%d: %s", x, e2e.Text(res))
-		}
+		e2e.Must(t, cs, "move_mouse", map[string]any{"x": x, "y": 170})
 	}
 	var p struct{ CursorX, CursorY int }
 	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &p)
@@ -508,7 +506,7 @@ func TestApprovalHoldsForTheActionsOfABatch(t *testing.T) {
   {"name": "page code", "tools": ["browser_eval_js"]}]}`), 0o600)
 	h.SetEnv("W365_POLICY", pol)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/ok"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/ok"})
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/bank"})); code != "APPROVAL_REQUIRED" {
 		t.Fatalf("browser_navigate to the bank: %s", code)
 	}

@@ -183,7 +183,7 @@ func TestBoundaryLaunchStartsApplicationsOnly(t *testing.T) {
 	if !strings.Contains(string(env), "DISPLAY=") {
 		t.Errorf("the launched program has no DISPLAY: %q", env)
 	}
-	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": sess.SessionID})
+	e2e.Must(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": sess.SessionID})
 	deadline = time.Now().Add(10 * time.Second)
 	for processAlive(launched.PID) {
 		if time.Now().After(deadline) {
@@ -537,7 +537,7 @@ func TestBoundaryPolicyFailsClosed(t *testing.T) {
 	if want := []string{"execute_python_code", "get_screen_size", "mcp_W365ComputerUse_GetSessionDetails"}; !slices.Equal(names, want) {
 		t.Errorf("tools under the strict policy: %v, want %v", names, want)
 	}
-	e2e.Call(t, cs, "get_screen_size", nil)
+	e2e.Must(t, cs, "get_screen_size", nil)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "launch_application", Arguments: map[string]any{"path": "/usr/bin/xmessage"}})
 	if err == nil && !res.IsError {
 		t.Errorf("launch_application ran under a policy that denies it")
@@ -875,7 +875,7 @@ while time.time() < end:
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
+	e2e.Must(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
 	before, _ := os.Stat(beat)
 	time.Sleep(time.Second) // twenty beats of a call still running
 	after, _ := os.Stat(beat)
@@ -1126,15 +1126,17 @@ func TestBoundarySessionPlantsNoProgramOnPATH(t *testing.T) {
 	cs := h.MCP()
 	plant := "import os\nfor f in %q:\n    os.makedirs(os.path.dirname(f) or '.', exist_ok=True)\n    open(f, 'w').write(%q)\n    os.chmod(f, 0o755)\n"
 	for cwd, files := range map[string]string{"~/bin": "tesseract", "~/go": "bin/gopls", "~/project": "evil"} {
+		// May be refused (~/bin, ~/go): the effect judges; ~/project is checked below.
 		pyOver(t, cs, fmt.Sprintf(plant, []string{files}, evil), cwd)
 	}
 	if _, err := os.Stat(filepath.Join(home, "project", "evil")); err != nil {
 		t.Fatalf("the session could not write its own project: %v", err)
 	}
-	e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp",
+	// The attack: the launch may be refused or the copy fail; only its effect is judged.
+	_ = e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp",
 		"args": []string{filepath.Join(home, "project", "evil"), gopls}})
 	time.Sleep(2 * time.Second) // the copy, if cp was shown ~/go/bin
-	e2e.Call(t, cs, "analyze_screen", map[string]any{})
+	e2e.Must(t, cs, "analyze_screen", map[string]any{})
 	if _, err := os.Stat(ran); err == nil {
 		t.Error("the host ran a tesseract the session planted on PATH")
 	}

@@ -139,9 +139,9 @@ func TestBrowserSecretsAndFilesStayInside(t *testing.T) {
 	home := fakeHome(t, h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
-		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
+	e2e.Must(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}})
 
 	// The profile lives in the private runtime directory.
 	pids, profile := browserProcs(t, h.RuntimeDir)
@@ -257,8 +257,11 @@ func TestNoBrowserCallHangsOnErrorPagesAndTimerDialogs(t *testing.T) {
 	refused := "http://" + l.Addr().String() + "/"
 	l.Close()
 	cs := h.MCP()
-	callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": same + "/timer-alert.html"})
-	callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": "http://" + slow.Addr().String() + "/"})
+	if res := callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": same + "/timer-alert.html"}); res.IsError {
+		t.Fatalf("navigate to the timer page: %s", e2e.Text(res))
+	}
+	// A server that hangs up: the navigation may fail; the error page it leaves is the point.
+	_ = callWithin(t, cs, 60*time.Second, "browser_navigate", map[string]any{"url": "http://" + slow.Addr().String() + "/"})
 	if res := callWithin(t, cs, 60*time.Second, "browser_new_tab", map[string]any{"url": refused}); !res.IsError {
 		t.Fatalf("new tab to a refused port: %s", e2e.Text(res))
 	}
@@ -296,7 +299,7 @@ func TestBrowserPDFSaveNeverFollowsASwap(t *testing.T) {
 	home := fakeHome(t, h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
 	outside := t.TempDir()
 	target := filepath.Join(outside, "target.pdf")
 	if err := os.WriteFile(target, []byte("canary"), 0o600); err != nil {
@@ -517,7 +520,7 @@ func uploadPage(t *testing.T, cs *mcp.ClientSession, same, code, name string) (f
 	if !ok || !out.Success {
 		t.Fatalf("python: %+v", out)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
 	return strings.TrimSpace(out.Stdout), snapID, snapRef(t, snapText, "Upload")
 }
@@ -546,12 +549,12 @@ print(ran)`, "")
 		t.Fatalf("python: %+v", out)
 	}
 	ran := strings.TrimSpace(out.Stdout)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": `data:text/html,<a id="a" href="evil:x">open</a>`})
-	e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#a"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": `data:text/html,<a id="a" href="evil:x">open</a>`})
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#a"})
 	time.Sleep(time.Second)
 	// The dialog's focus is on Cancel: Tab moves it to Open.
-	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"tab"}})
-	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"tab"}})
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
 	time.Sleep(2 * time.Second)
 	if _, err := os.Stat(ran); err == nil {
 		t.Error("the browser started the application the session registered for evil:")

@@ -35,7 +35,7 @@ func clickFirst(t *testing.T, cs *mcp.ClientSession, args map[string]any) {
 	if len(found.Matches) == 0 {
 		t.Fatalf("find_ui_element %v found nothing", args)
 	}
-	e2e.Call(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
+	e2e.Must(t, cs, "click", map[string]any{"x": found.Matches[0].CenterX, "y": found.Matches[0].CenterY})
 }
 
 // close_window takes a part of the title, as every window tool does (desktop.TitleMatches),
@@ -122,7 +122,7 @@ func TestCloseWindowNotesAnOpenPopup(t *testing.T) {
 	if res.Closed || !strings.Contains(res.Note, "press escape") {
 		t.Fatalf("close_window with the menu open: %+v", res)
 	}
-	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
 	res.Note = ""
 	if e2e.Structured(t, e2e.Call(t, cs, "close_window", map[string]any{"title": "galculator"}), &res); !res.Closed || res.Note != "" {
 		t.Fatalf("close_window with the menu closed: %+v", res)
@@ -136,9 +136,7 @@ func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
 	// Not parallel (docs/development.md#tests): its editor must show its question within close_window's wait.
 	testenv.Require(t, "gnome-text-editor")
 	cs := launchedSession(t, "gnome-text-editor", "Text Editor")
-	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "unsaved"}); res.IsError {
-		t.Fatalf("type_text: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "unsaved"})
 	var res struct {
 		Closed bool
 		Note   string
@@ -147,7 +145,7 @@ func TestCloseWindowNamesTheWindowItOpened(t *testing.T) {
 	if res.Closed || !strings.Contains(res.Note, `opened the window "Save Changes?"`) {
 		t.Fatalf("close_window with unsaved text: %+v", res)
 	}
-	e2e.Call(t, cs, "activate_window", map[string]any{"title": "Save Changes?"})
+	e2e.Must(t, cs, "activate_window", map[string]any{"title": "Save Changes?"})
 	clickFirst(t, cs, map[string]any{"role": "Button", "name": "Discard"})
 	for i := 0; slices.ContainsFunc(windowTitles(t, cs), func(s string) bool { return strings.Contains(s, "Text Editor") }); i++ {
 		if i == 50 {

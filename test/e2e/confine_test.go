@@ -786,9 +786,7 @@ func TestConfineAgentGetsIsolatedDesktop(t *testing.T) {
 			h.SetEnv("W365_POLICY", pol)
 		}
 		cs := h.MCP()
-		if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
-			t.Fatalf("get_screen_size: %s", e2e.Text(res))
-		}
+		e2e.Must(t, cs, "get_screen_size", nil)
 		s := onlySession(t, cs)
 		switch {
 		case !actsAsYou && (s.SessionID != "default-agent" || !s.Virtual || s.Display == ":"+strconv.Itoa(display) || s.Confinement != "confined"):
@@ -897,14 +895,15 @@ func TestAgentReachesNothingOfThePersonsDesktop(t *testing.T) {
 		var title struct {
 			Title string `json:"title"`
 		}
-		e2e.Call(t, cs, "browser_navigate", map[string]any{"url": u})
+		_ = e2e.Call(t, cs, "browser_navigate", map[string]any{"url": u}) // may be refused: the title judges
 		e2e.Structured(t, e2e.Call(t, cs, "browser_get_title", nil), &title)
 		if strings.Contains(title.Title, "live: default") {
 			t.Errorf("the agent's browser shows the person's desktop live (%s)", u)
 		}
 	}
-	e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": "default"})
-	e2e.Call(t, cs, "close_browser_session", map[string]any{"browserSessionId": "default"})
+	// The attacks may be refused; their effect on the person's galculator judges them.
+	_ = e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": "default"})
+	_ = e2e.Call(t, cs, "close_browser_session", map[string]any{"browserSessionId": "default"})
 	time.Sleep(time.Second)
 	if syscall.Kill(calc, 0) != nil {
 		t.Error("the agent ended the person's session: their galculator is gone")
@@ -966,9 +965,7 @@ func TestConfineAgentsAreApart(t *testing.T) {
 	}
 	// The next agent takes the free name, on a desktop of its own.
 	third := h.MCP()
-	if res := e2e.Call(t, third, "get_screen_size", nil); res.IsError {
-		t.Fatalf("get_screen_size: %s", e2e.Text(res))
-	}
+	e2e.Must(t, third, "get_screen_size", nil)
 	if c := onlySession(t, third); c.SessionID != "default-agent-2" {
 		t.Errorf("a third agent landed on %+v, want a new default-agent-2", c)
 	}

@@ -23,7 +23,7 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	h := e2e.New(t)
 	same, cross := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
 	log := func() string { return evalValue(t, cs, "JSON.stringify(window.__log)") }
 	reset := func() { evalValue(t, cs, "(window.__log = [], '')") }
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
@@ -38,36 +38,36 @@ func TestBrowserContractOverMCP(t *testing.T) {
 		}
 	}
 	reset()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_click", map[string]any{"target": goRef, "doubleClick": true}), &struct{}{})
+	e2e.Must(t, cs, "browser_click", map[string]any{"target": goRef, "doubleClick": true})
 	if got := log(); got != `["click:0:1:","click:0:2:","dblclick"]` {
 		t.Fatalf("double click: page saw %s", got)
 	}
 	reset()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_click", map[string]any{"target": goRef, "button": "right"}), &struct{}{})
+	e2e.Must(t, cs, "browser_click", map[string]any{"target": goRef, "button": "right"})
 	if got := log(); got != `["contextmenu"]` {
 		t.Fatalf("right click: page saw %s", got)
 	}
 	// Modifiers are real keys: down before the click, up after it.
 	reset()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_click", map[string]any{"target": goRef, "modifiers": []string{"Shift"}}), &struct{}{})
+	e2e.Must(t, cs, "browser_click", map[string]any{"target": goRef, "modifiers": []string{"Shift"}})
 	if got := log(); got != `["keydown:Shift+shift","click:0:1:shift","keyup:Shift"]` {
 		t.Fatalf("shift click: page saw %s", got)
 	}
 	reset()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "key": "a", "modifiers": []string{"Ctrl", "Shift"}}), &struct{}{})
+	e2e.Must(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "key": "a", "modifiers": []string{"Ctrl", "Shift"}})
 	if got := log(); got != `["keydown:Control+ctrl","keydown:Shift+ctrl+shift","keydown:a+ctrl+shift","keyup:a+ctrl+shift","keyup:Shift+ctrl","keyup:Control"]` {
 		t.Fatalf("Ctrl+Shift+a: page saw %s", got)
 	}
 
 	// Typing: clear:false appends at the end, whatever an earlier call left.
-	e2e.Structured(t, e2e.Call(t, cs, "browser_type_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "text": "old"}), &struct{}{})
+	e2e.Must(t, cs, "browser_type_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "text": "old"})
 	evalValue(t, cs, "(document.getElementById('name').setSelectionRange(0, 0), '')")
-	e2e.Structured(t, e2e.Call(t, cs, "browser_type_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "text": "er", "clear": false}), &struct{}{})
+	e2e.Must(t, cs, "browser_type_ref", map[string]any{"snapshotId": snapID, "ref": nameRef, "text": "er", "clear": false})
 	if got := evalValue(t, cs, "document.getElementById('name').value"); got != "older" {
 		t.Fatalf("clear:false: value %q", got)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_type", map[string]any{"target": nameRef, "text": "new", "slowly": true}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_type", map[string]any{"target": "#name", "text": "!", "append": true}), &struct{}{})
+	e2e.Must(t, cs, "browser_type", map[string]any{"target": nameRef, "text": "new", "slowly": true})
+	e2e.Must(t, cs, "browser_type", map[string]any{"target": "#name", "text": "!", "append": true})
 	if got := evalValue(t, cs, "document.getElementById('name').value"); got != "new!" {
 		t.Fatalf("browser_type with target: value %q", got)
 	}
@@ -79,13 +79,11 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	if ev.Value != "go" {
 		t.Fatalf("evaluate on a ref: %q", ev.Value)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_fill_form", map[string]any{"fields": []any{map[string]any{"target": nameRef, "value": "filled"}}}), &struct{}{})
+	e2e.Must(t, cs, "browser_fill_form", map[string]any{"fields": []any{map[string]any{"target": nameRef, "value": "filled"}}})
 	if got := evalValue(t, cs, "document.getElementById('name').value"); got != "filled" {
 		t.Fatalf("fill_form on a ref: value %q", got)
 	}
-	if res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": goRef}); res.IsError {
-		t.Fatalf("screenshot of a ref: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_take_screenshot", map[string]any{"target": goRef})
 	// PW limits of browser_fill_form, checked before anything is filled.
 	for _, f := range []map[string]any{
 		{"target": "#name", "value": strings.Repeat("x", 100<<10+1)},
@@ -103,8 +101,8 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	// browser_file_upload: the page sees the given MIME type, application/octet-stream
 	// by default, never one guessed from the name.
 	reset()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "a.txt", "data": "aGk="}}}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snapText, "Upload"), "files": []any{map[string]any{"name": "b.png", "data": "aGk=", "mimeType": "text/csv"}}}), &struct{}{})
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "a.txt", "data": "aGk="}}})
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"target": snapRef(t, snapText, "Upload"), "files": []any{map[string]any{"name": "b.png", "data": "aGk=", "mimeType": "text/csv"}}})
 	if got := log(); got != `["file:a.txt|application/octet-stream|2","file:b.png|text/csv|2"]` {
 		t.Fatalf("uploads: page saw %s", got)
 	}
@@ -129,7 +127,7 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snapID, "ref": goRef})); code != "DIALOG_PENDING" {
 		t.Fatalf("a later action while the alert is open: %q", code)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_handle_dialog", map[string]any{"accept": true}), &struct{}{})
+	e2e.Must(t, cs, "browser_handle_dialog", map[string]any{"accept": true})
 	if got := evalValue(t, cs, "document.getElementById('out').textContent"); got != "alert done" {
 		t.Fatalf("after the alert: %q", got)
 	}
@@ -152,13 +150,13 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	if len(batch.Results) != 1 || !strings.Contains(string(batch.Results[0].Result), `"Hello alert"`) || batch.Failed == nil || batch.Failed.Index != 1 || batch.Failed.Code != "DIALOG_PENDING" || e2e.ErrorCode(res) != "DIALOG_PENDING" {
 		t.Fatalf("batch with a dialog: %+v %s", batch, e2e.Text(res))
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_handle_dialog", map[string]any{"action": "dismiss"}), &struct{}{})
+	e2e.Must(t, cs, "browser_handle_dialog", map[string]any{"action": "dismiss"})
 	if got := log(); got != `[]` {
 		t.Fatalf("the refused batch step reached the page: %s", got)
 	}
 
 	// browser_wait_for sees text in every frame, cross-origin too, and waits a bounded time.
-	e2e.Structured(t, e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Inner frame text"}), &struct{}{})
+	e2e.Must(t, cs, "browser_wait_for", map[string]any{"text": "Inner frame text"})
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_wait_for", map[string]any{"textGone": "Inner frame text", "timeoutMs": 500})); code != "TIMEOUT" {
 		t.Fatalf("textGone of a frame's text: %q", code)
 	}
@@ -168,17 +166,17 @@ func TestBrowserContractOverMCP(t *testing.T) {
 	if got := e2e.Text(e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "reference is"})); !strings.HasSuffix(got, `: "Saved. Your reference is J-42"`) {
 		t.Fatalf("wait_for for a toast's text says %q, not the toast's line", got)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_frames.html?x=" + cross + "/snap_child.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_frames.html?x=" + cross + "/snap_child.html"})
 	evalValue(t, cs, "(document.getElementById('same').remove(), '')") // only the cross-origin child is left
-	e2e.Structured(t, e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Child button", "timeoutMs": 10000}), &struct{}{})
+	e2e.Must(t, cs, "browser_wait_for", map[string]any{"text": "Child button", "timeoutMs": 10000})
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "No such text anywhere", "timeoutMs": 300})); code != "TIMEOUT" {
 		t.Fatalf("missing text: %q", code)
 	}
 	// A ref inside the cross-origin iframe works as a target too.
 	snapID, snapText = snapshotOver(t, cs, map[string]any{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_click", map[string]any{"target": snapRef(t, snapText, `button "Child button"`)}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_type", map[string]any{"target": snapRef(t, snapText, `textbox "Child input"`), "text": "xo"}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Frames"}), &struct{}{})
+	e2e.Must(t, cs, "browser_click", map[string]any{"target": snapRef(t, snapText, `button "Child button"`)})
+	e2e.Must(t, cs, "browser_type", map[string]any{"target": snapRef(t, snapText, `textbox "Child input"`), "text": "xo"})
+	e2e.Must(t, cs, "browser_wait_for", map[string]any{"text": "Frames"})
 	if got := evalValue(t, cs, "JSON.stringify(window.__log)"); got != `["cross click:Child button","cross input:x","cross input:xo"]` {
 		t.Fatalf("cross-origin targets: the page saw %s", got)
 	}
@@ -199,8 +197,8 @@ func TestFindUIElementFindsAChromiumParagraphByText(t *testing.T) {
 	h := e2e.New(t)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "focus_browser", map[string]any{"pattern": "contract"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
+	e2e.Must(t, cs, "focus_browser", map[string]any{"pattern": "contract"})
 	// The text runs over three nodes, so no single one is named by it.
 	evalValue(t, cs, "(document.getElementById('out').innerHTML = 'A paragraph <b>only its text</b> names', '')")
 	var found struct {

@@ -56,7 +56,7 @@ func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) 
 	// Not parallel: it sets XAUTHORITY for the whole test process (t.Setenv).
 	h := e2e.New(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "get_screen_size", nil), &struct{}{})
+	e2e.Must(t, cs, "get_screen_size", nil)
 	old := h.Sessions()[0].Display
 	host := h.HostPID()
 	// The X server runs in its confinement: a child of bubblewrap, a child of the nsenter
@@ -125,7 +125,7 @@ func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) 
 	p := e2e.StartProbe(t, []string{"DISPLAY=" + old, "XAUTHORITY=/nonexistent"}, "--position", "0,0", "--size", "800,600")
 
 	// The next calls run on a new desktop.
-	e2e.Structured(t, e2e.Call(t, cs, "type_text", map[string]any{"text": "zzz"}), &struct{}{})
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "zzz"})
 	var size struct{ Width, Height int }
 	e2e.Structured(t, e2e.Call(t, cs, "get_screen_size", nil), &size)
 	if size.Width != 1920 || size.Height != 1080 {
@@ -134,7 +134,7 @@ func TestDeadDesktopIsReplacedAndAStrangerOnItsDisplayIsNeverUsed(t *testing.T) 
 	if now := h.Sessions()[0].Display; now == old {
 		t.Fatalf("the session is back on %s", old)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "wait_milliseconds", map[string]any{"ms": 500}), &struct{}{})
+	e2e.Must(t, cs, "wait_milliseconds", map[string]any{"ms": 500})
 	for _, e := range p.Events() {
 		if e["event"] == "key" {
 			t.Fatalf("a key reached the stranger's display: %v", e)

@@ -24,12 +24,12 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 	p := e2e.StartProbe(t, h.XEnvOf("default-agent"))
 	px, py := p.Widget("Pad")
 
-	e2e.Call(t, cs, "click", map[string]any{"x": px, "y": py, "clickCount": 2})
+	e2e.Must(t, cs, "click", map[string]any{"x": px, "y": py, "clickCount": 2})
 	p.Wait("button", func(e e2e.Event) bool { return e["clicks"] == 2.0 }, 5*time.Second)
 
-	e2e.Call(t, cs, "click", map[string]any{"x": px, "y": py, "button": "Forward"})
+	e2e.Must(t, cs, "click", map[string]any{"x": px, "y": py, "button": "Forward"})
 	p.Wait("button", func(e e2e.Event) bool { return e["button"] == 9.0 }, 5*time.Second)
-	e2e.Call(t, cs, "click", map[string]any{"button": "Backward"})
+	e2e.Must(t, cs, "click", map[string]any{"button": "Backward"})
 	p.Wait("button", func(e e2e.Event) bool { return e["button"] == 8.0 }, 5*time.Second)
 
 	var sc struct {
@@ -46,12 +46,12 @@ func TestDesktopInputThroughMCPReachesTheApp(t *testing.T) {
 	}
 
 	nx, ny := p.Widget("Name")
-	e2e.Call(t, cs, "click", map[string]any{"x": nx, "y": ny})
+	e2e.Must(t, cs, "click", map[string]any{"x": nx, "y": ny})
 	p.Wait("focus", func(e e2e.Event) bool { return e["widget"] == "Name" }, 5*time.Second)
-	e2e.Call(t, cs, "type_text", map[string]any{"text": "Grüße, 東京 ✓"})
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "Grüße, 東京 ✓"})
 	p.Wait("text", func(e e2e.Event) bool { return e["text"] == "Grüße, 東京 ✓" }, 10*time.Second)
 
-	e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
 	p.Wait("key", func(e e2e.Event) bool {
 		mods, _ := e["modifiers"].([]any)
 		return strings.EqualFold(fmt.Sprint(e["key"]), "a") && len(mods) == 1 && mods[0] == "ctrl"

@@ -405,6 +405,18 @@ func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any)
 	return res
 }
 
+// Must is Call for a call meant to succeed: it fails the test on a tool error too (a
+// result with IsError, a browser_wait_for that timed out among them) and returns the result.
+// Where an error is allowed (an attack the product may refuse, a retry), use Call and say so.
+func Must(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res := Call(t, cs, name, args)
+	if res.IsError {
+		t.Fatalf("%s %v: %s", name, args, Text(res))
+	}
+	return res
+}
+
 // ActivateShown calls activate_window with title until a window it names is there (a
 // program just launched maps its window later), failing the test after 10 s.
 func ActivateShown(t testing.TB, cs *mcp.ClientSession, title string) {

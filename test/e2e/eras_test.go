@@ -96,9 +96,7 @@ func TestBothMCPErasOnEveryTransport(t *testing.T) {
 				if err != nil || len(list.Tools) < 40 {
 					t.Fatalf("tools/list: %v (%d tools)", err, len(list.Tools))
 				}
-				if res := e2e.Call(t, cs, "get_screen_size", map[string]any{}); res.IsError {
-					t.Fatalf("get_screen_size: %s", e2e.Text(res))
-				}
+				e2e.Must(t, cs, "get_screen_size", map[string]any{})
 				if res := e2e.Call(t, cs, "click", map[string]any{"x": 10, "y": 10, "button": "sideways"}); !res.IsError || e2e.ErrorCode(res) != "INVALID_ARGUMENT" {
 					t.Fatalf("a bad button: %s", e2e.Text(res))
 				}
@@ -125,9 +123,7 @@ func TestBothMCPErasOnEveryTransport(t *testing.T) {
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("a cancelled call: %v", err)
 				}
-				if res := e2e.Call(t, cs, "get_cursor_position", map[string]any{}); res.IsError {
-					t.Fatalf("after a cancel: %s", e2e.Text(res))
-				}
+				e2e.Must(t, cs, "get_cursor_position", map[string]any{})
 
 				if transport != "http" {
 					return
@@ -136,9 +132,7 @@ func TestBothMCPErasOnEveryTransport(t *testing.T) {
 					SessionID string `json:"sessionId"`
 				}
 				e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
-				if res := e2e.Call(t, cs, "get_screen_size", map[string]any{"sessionId": st.SessionID}); res.IsError {
-					t.Fatalf("get_screen_size in %s: %s", st.SessionID, e2e.Text(res))
-				}
+				e2e.Must(t, cs, "get_screen_size", map[string]any{"sessionId": st.SessionID})
 				if era >= "2026-07-28" && !log.has(st.SessionID) {
 					t.Fatalf("the 2026 client did not send %s as %s (saw %v)", st.SessionID, host.SessionHeader, log.seen)
 				}

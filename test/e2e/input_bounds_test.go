@@ -22,7 +22,7 @@ func TestTypingIsCappedAndACancelledTypeTextFreesTheSession(t *testing.T) {
 	p := e2e.StartProbeEnv(t, h.SessionEnvOf("default-agent"))
 	// Keys go to the Pad, which takes no text: the app logs each key cheaply, so it keeps up.
 	x, y := p.Widget("Pad")
-	e2e.Structured(t, e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y}), &struct{}{})
+	e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 	p.Wait("release", nil, 10*time.Second)
 	keys := func(k string) int {
 		n := 0
@@ -88,13 +88,13 @@ func TestTypingIsCappedAndACancelledTypeTextFreesTheSession(t *testing.T) {
 	if cur.CursorX != x || cur.CursorY != y {
 		t.Errorf("cursor %+v, want (%d, %d)", cur, x, y)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "wait_milliseconds", map[string]any{"ms": 1000}), &struct{}{})
+	e2e.Must(t, cs, "wait_milliseconds", map[string]any{"ms": 1000})
 	typed := keys("k")
 	t.Logf("%d of 20000 keys arrived before the cancel took effect", typed)
 	if typed >= 20000 {
 		t.Fatalf("typing went on after the cancel: %d characters arrived", typed)
 	}
 	// And the session still types.
-	e2e.Structured(t, e2e.Call(t, cs, "type_text", map[string]any{"text": "q"}), &struct{}{})
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "q"})
 	p.Wait("key", func(e e2e.Event) bool { return e["key"] == "q" }, 30*time.Second)
 }

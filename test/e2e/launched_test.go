@@ -162,9 +162,7 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 			launchAnyWith(t, h, "/usr/bin/cp")
 			cs := h.MCP()
 			id, _ := startSession(t, cs)
-			if res := e2e.Call(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp", "args": args, "sessionId": id}); res.IsError {
-				t.Fatalf("launch: %s", e2e.Text(res))
-			}
+			e2e.Must(t, cs, "launch_application", map[string]any{"path": "/usr/bin/cp", "args": args, "sessionId": id})
 			git := filepath.Join(proj, ".git")
 			deadline := time.Now().Add(10 * time.Second)
 			for {
@@ -178,7 +176,7 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if ends == "session" {
-				e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
+				e2e.Must(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
 			} else {
 				// The application has exited; its repository is cleaned after it (give that 15 s).
 				for deadline = time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

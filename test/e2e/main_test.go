@@ -59,7 +59,7 @@ func TestMCPClientListsToolsAndCallsTheFirstSix(t *testing.T) {
 	if size.Width != 1920 || size.Height != 1080 {
 		t.Fatalf("screen %+v", size)
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "move_mouse", map[string]any{"x": 321, "y": 234}), &struct{}{})
+	e2e.Must(t, cs, "move_mouse", map[string]any{"x": 321, "y": 234})
 	var cur struct{ CursorX, CursorY int }
 	e2e.Structured(t, e2e.Call(t, cs, "get_cursor_position", nil), &cur)
 	if cur.CursorX != 321 || cur.CursorY != 234 {
@@ -186,7 +186,7 @@ func TestCLIAndMCPClientOfServeShareOneEngine(t *testing.T) {
 		t.Fatalf("serve --mcp sees cursor %+v, want 777,555 set through the CLI", cur)
 	}
 	// And the other way round: the agent moves, a second terminal sees it.
-	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 640, "y": 480})
+	e2e.Must(t, cs, "move_mouse", map[string]any{"x": 640, "y": 480})
 	if out := strings.TrimSpace(h.MustRun("--session", "default-agent", "get-cursor-position")); out != "640 480" {
 		t.Fatalf("CLI sees %q after the agent moved to 640 480", out)
 	}
@@ -329,11 +329,14 @@ func TestCallsOfOneConnectionRunInTheOrderSent(t *testing.T) {
 	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
-	e2e.Call(t, cs, "get_screen_size", nil)
+	e2e.Must(t, cs, "get_screen_size", nil)
 	var wg sync.WaitGroup
 	call := func(name string, args map[string]any) {
 		defer wg.Done()
-		e2e.Call(t, cs, name, args)
+		// Not Must: a goroutine other than the test's may not end the test (t.Fatal).
+		if res := e2e.Call(t, cs, name, args); res.IsError {
+			t.Errorf("%s %v: %s", name, args, e2e.Text(res))
+		}
 	}
 	wg.Add(1)
 	go call("wait_milliseconds", map[string]any{"ms": 300})

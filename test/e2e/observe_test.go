@@ -176,7 +176,7 @@ func TestObservingLeavesTheAgentsLatestAlone(t *testing.T) {
 	// principal's default session's calls.
 	defaultWatch := m.run("watch-default", "watch")
 	waitFile(t, defaultWatch, regexp.MustCompile(`watching session default`))
-	e2e.Call(t, web, "get_screen_size", map[string]any{})
+	e2e.Must(t, web, "get_screen_size", map[string]any{})
 	h.MustRun("get-cursor-position")
 	if w := waitFile(t, defaultWatch, regexp.MustCompile(`end\s+#\d+ get_cursor_position`)); strings.Contains(w, "get_screen_size") {
 		t.Errorf("watch of the person's default shows the HTTP agent's own default session:\n%s", w)
@@ -484,17 +484,13 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 			t.Fatalf("eval %s: %q: %v", expr, out.Value, err)
 		}
 	}
-	if res := e2e.Call(t, viewer, "browser_navigate", map[string]any{"url": srv.URL + "/" + filepath.Base(report)}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, viewer, "browser_navigate", map[string]any{"url": srv.URL + "/" + filepath.Base(report)})
 	var ua string
 	eval(`JSON.stringify(navigator.userAgent)`, &ua)
 	if !strings.Contains(ua, "Headless") {
 		t.Errorf("the report is not in headless Chromium: %s", ua)
 	}
-	if res := e2e.Call(t, viewer, "browser_click", map[string]any{"selector": `img.thumb[alt^="returned by"]`}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, viewer, "browser_click", map[string]any{"selector": `img.thumb[alt^="returned by"]`})
 	var full struct {
 		Shown          bool
 		Natural, Width float64
@@ -508,9 +504,7 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 	if !strings.Contains(full.Hint, fail.Error.Hint) || !strings.Contains(full.Cid, fail.CorrelationID) {
 		t.Errorf("error card: hint %q, cid %q", full.Hint, full.Cid)
 	}
-	if res := e2e.Call(t, viewer, "browser_navigate", map[string]any{"url": srv.URL + "/" + filepath.Base(report) + "#errors"}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, viewer, "browser_navigate", map[string]any{"url": srv.URL + "/" + filepath.Base(report) + "#errors"})
 	var visible []string
 	eval(`[...document.querySelectorAll('.call')].filter(c => c.offsetParent !== null).map(c => c.querySelector('.n').textContent)`, &visible)
 	if len(visible) != 1 || visible[0] != fmt.Sprintf("#%d", fail.ID) {

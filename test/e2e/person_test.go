@@ -518,9 +518,7 @@ func TestHandOverIsOneAtATimeAndEndsWithItsCall(t *testing.T) {
 		}
 	}
 	// The session is the agent's again: its calls run.
-	if res := e2e.Call(t, agent, "get_cursor_position", map[string]any{"sessionId": id}); res.IsError {
-		t.Fatalf("a call after the cancelled hand-over: %s", e2e.Text(res))
-	}
+	e2e.Must(t, agent, "get_cursor_position", map[string]any{"sessionId": id})
 }
 
 // TestAPauseEndsWithItsSession: a pause belongs to the session, not to its name. A session

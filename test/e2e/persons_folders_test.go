@@ -56,7 +56,7 @@ func TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace(t *test
 		t.Fatalf("the session's Python sees the person's Documents (a workspace root of %s only): %+v", ws, out)
 	}
 
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": page.URL}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": page.URL})
 	snapID, snapText := snapshotOver(t, cs, map[string]any{})
 	up := snapRef(t, snapText, "Upload")
 	if res := e2e.Call(t, cs, "browser_set_file_input_ref", map[string]any{"snapshotId": snapID, "ref": up, "filePaths": []string{canary}}); !res.IsError {
@@ -92,9 +92,10 @@ func TestBoundaryVirtualSessionReachesNoPersonsFolderOutsideTheWorkspace(t *test
 		for !windowTitled(t, cs, "canary.txt") && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
 		}
-		e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "End"}})
-		e2e.Call(t, cs, "type_text", map[string]any{"text": "written by the session"})
-		e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "s"}})
+		// The test has failed already; these only show the harm, whether or not they work.
+		_ = e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "End"}})
+		_ = e2e.Call(t, cs, "type_text", map[string]any{"text": "written by the session"})
+		_ = e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "s"}})
 		time.Sleep(2 * time.Second)
 	} else if code := e2e.ErrorCode(res); code != "BLOCKED_BY_POLICY" {
 		t.Errorf("launch on %s: %s, want BLOCKED_BY_POLICY", canary, e2e.Text(res))

@@ -141,7 +141,7 @@ func TestProcessScopeMachineIsThePolicysChoice(t *testing.T) {
 	if _, ok := listed(listProcesses(t, cs), sleep.Process.Pid); !ok {
 		t.Fatal("with processScope machine, a sleep outside w365 is not listed")
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "kill_process", map[string]any{"pid": sleep.Process.Pid, "startTime": startTime(t, sleep.Process.Pid), "force": true}), &struct{}{})
+	e2e.Must(t, cs, "kill_process", map[string]any{"pid": sleep.Process.Pid, "startTime": startTime(t, sleep.Process.Pid), "force": true})
 	if err := sleep.Wait(); err == nil {
 		t.Error("the sleep survived kill_process")
 	}

@@ -62,9 +62,7 @@ func TestScreenshotIsASessionResource(t *testing.T) {
 	if !bytes.Equal(rr.Contents[0].Blob, img.Data) || rr.Contents[0].MIMEType != img.MIMEType {
 		t.Fatalf("resources/read gave %d bytes %s, the inline image is %d bytes %s", len(rr.Contents[0].Blob), rr.Contents[0].MIMEType, len(img.Data), img.MIMEType)
 	}
-	if res := e2e.Call(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID}); res.IsError {
-		t.Fatalf("EndSession: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": st.SessionID})
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI}); err == nil {
 		t.Fatalf("%s is still readable after its session ended", link.URI)
 	}
@@ -77,9 +75,7 @@ func TestSavedPDFIsASessionResource(t *testing.T) {
 	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.Root(), "testdata", "pages"))))
 	t.Cleanup(pages.Close)
 	cs := h.MCP()
-	if res := e2e.Call(t, cs, "browser_navigate", map[string]any{"url": pages.URL + "/form.html"}); res.IsError {
-		t.Fatalf("navigate: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": pages.URL + "/form.html"})
 	res := e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "resource.pdf", "overwrite": true})
 	var pdf struct {
 		Path string `json:"path"`
@@ -136,9 +132,7 @@ func TestDownloadIsASessionResource(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	base := agentPages(t)
-	if res := e2e.Call(t, cs, "browser_navigate", map[string]any{"url": base + "/agent_shop.html"}); res.IsError {
-		t.Fatalf("navigate: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": base + "/agent_shop.html"})
 	res := e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#invoice"})
 	var click struct {
 		Downloads []struct{ State, Path string }
@@ -192,9 +186,7 @@ func TestTraceIsASessionResource(t *testing.T) {
 	}
 	e2e.Structured(t, e2e.Call(t, cs, "mcp_W365ComputerUse_StartSession", map[string]any{}), &st)
 	h.MustRun("--session", st.SessionID, "trace", "start")
-	if res := e2e.Call(t, cs, "get_screen_size", map[string]any{"sessionId": st.SessionID}); res.IsError {
-		t.Fatalf("get_screen_size: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "get_screen_size", map[string]any{"sessionId": st.SessionID})
 	var info host.TraceInfo
 	h.JSON(&info, "--session", st.SessionID, "trace", "stop")
 	file, err := os.ReadFile(info.Path)

@@ -41,7 +41,7 @@ func TestBrowserRunCodeIsConfined(t *testing.T) {
 	fakeHome(t, h)
 	runCodeCache(h)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": "data:text/html,<title>t</title>"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": "data:text/html,<title>t</title>"})
 
 	planted := fmt.Sprintf("/usr/w365-runcode-%d", time.Now().UnixNano())
 	t.Cleanup(func() { os.Remove(planted) })

@@ -49,17 +49,17 @@ func TestBrowserRunCodeOverMCP(t *testing.T) {
 	runCodeCache(h)
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/contract.html"})
 
 	if res, v := runCode(t, cs, "return await page.title()", 0); v != "Contract" {
 		t.Fatalf("page.title(): %v %s", v, e2e.Text(res))
 	}
 	// Playwright MCP's function form, and a second tab: the page is the active tab.
-	e2e.Structured(t, e2e.Call(t, cs, "browser_new_tab", map[string]any{"url": same + "/second.html"}), &struct{}{})
+	e2e.Must(t, cs, "browser_new_tab", map[string]any{"url": same + "/second.html"})
 	if res, v := runCode(t, cs, "async (page) => page.title()", 0); v != "Second" {
 		t.Fatalf("function form on the new tab: %v %s", v, e2e.Text(res))
 	}
-	e2e.Structured(t, e2e.Call(t, cs, "browser_switch_tab", map[string]any{"tabIndex": 0}), &struct{}{})
+	e2e.Must(t, cs, "browser_switch_tab", map[string]any{"tabIndex": 0})
 	// A locator click changes the page, as the page itself reports.
 	start := time.Now()
 	if res, v := runCode(t, cs, "await page.getByRole('button', {name: 'Go'}).click(); return page.url()", 0); v == nil || !strings.HasSuffix(v.(string), "/contract.html") {
@@ -88,8 +88,8 @@ func TestBrowserRunCodeOverMCP(t *testing.T) {
 		t.Fatalf("the page received files: %s", got)
 	}
 	// Cookie values stay in the browser: not in the headers Playwright sees either.
-	e2e.Structured(t, e2e.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
-		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+	e2e.Must(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}})
 	if res, v := runCode(t, cs, `const r = await page.reload(); const req = await r.request().allHeaders(); const resp = await r.allHeaders();
 return JSON.stringify([req, resp, await r.request().headersArray()])`, 0); v == nil || strings.Contains(v.(string), "s3cr3t") {
 		t.Fatalf("headers seen by the code: %v %s", v, e2e.Text(res))
@@ -169,9 +169,9 @@ func TestBrowserRunCodeProxyAttacks(t *testing.T) {
 	}
 	same, _ := snapPages(t)
 	cs := h.MCP()
-	e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/dnd.html"}), &struct{}{})
-	e2e.Structured(t, e2e.Call(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
-		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}}), &struct{}{})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/dnd.html"})
+	e2e.Must(t, cs, "browser_set_cookies", map[string]any{"cookies": []any{
+		map[string]any{"name": "sid", "value": "s3cr3t-value", "httpOnly": true}}})
 	file := "file://" + canary
 	for name, code := range map[string]string{
 		"case-variant url": fmt.Sprintf(`const s = await page.context().newCDPSession(page);
@@ -217,7 +217,7 @@ await page.evaluate(() => { const a = document.createElement('a'); a.href = URL.
 await page.waitForTimeout(1500);
 return 'clicked';`, autostart),
 	} {
-		e2e.Structured(t, e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/dnd.html"}), &struct{}{})
+		e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/dnd.html"})
 		res, v := runCode(t, cs, code, 10000)
 		text := e2e.Text(res) + fmt.Sprint(v)
 		if strings.Contains(text, secret) || strings.Contains(text, "s3cr3t") {

@@ -28,9 +28,7 @@ func TestMCPClientsOutliveTheFirst(t *testing.T) {
 		t.Run(leave, func(t *testing.T) {
 			h := personHarness(t)
 			first, firstCmd := h.MCPServer(nil, "")
-			if res := e2e.Call(t, first, "get_screen_size", nil); res.IsError {
-				t.Fatalf("the first client's get_screen_size: %s", e2e.Text(res))
-			}
+			e2e.Must(t, first, "get_screen_size", nil)
 			second := h.MCP()
 			shell := func(command string) string {
 				t.Helper()
@@ -41,11 +39,9 @@ func TestMCPClientsOutliveTheFirst(t *testing.T) {
 				}
 				return out.Stdout
 			}
-			if res := e2e.Call(t, second, "get_screen_size", nil); res.IsError {
-				t.Fatalf("the second client's get_screen_size: %s", e2e.Text(res))
-			}
+			e2e.Must(t, second, "get_screen_size", nil)
 			shell("mkdir made-before")
-			e2e.Call(t, second, "move_mouse", map[string]any{"x": 345, "y": 456})
+			e2e.Must(t, second, "move_mouse", map[string]any{"x": 345, "y": 456})
 			mine := onlySession(t, second)
 
 			switch leave {
@@ -92,7 +88,7 @@ func TestServeJoinsOnlyAHostWithItsSettings(t *testing.T) {
 	t.Parallel()
 	h := personHarness(t)
 	actsAsYou := h.MCP("--agent-acts-as-you")
-	e2e.Call(t, actsAsYou, "get_screen_size", nil)
+	e2e.Must(t, actsAsYou, "get_screen_size", nil)
 	host := h.HostPID()
 	if host == 0 {
 		t.Fatal("serve --mcp started no background host")
@@ -116,7 +112,7 @@ func TestServeJoinsOnlyAHostWithItsSettings(t *testing.T) {
 		h.ServeStderr = stderr
 		other := h.MCP(c.args...)
 		h.ServeStderr = nil
-		e2e.Call(t, other, "get_screen_size", nil)
+		e2e.Must(t, other, "get_screen_size", nil)
 		if s := onlySession(t, other); s.SessionID != c.session || s.HostPID == host {
 			t.Errorf("serve --mcp %v: the agent is on %+v, want %s of a host other than %d", c.args, s, c.session, host)
 		}
@@ -133,7 +129,7 @@ func TestHostServingAnAgentIsNotReplaced(t *testing.T) {
 	t.Parallel()
 	h := e2e.New(t)
 	cs := h.MCP()
-	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 210, "y": 220})
+	e2e.Must(t, cs, "move_mouse", map[string]any{"x": 210, "y": 220})
 	host := h.HostPID()
 	other := otherVersion(t, h)
 	cmd := exec.Command(other, "get-screen-size")
@@ -167,12 +163,8 @@ func TestServeMCPAndHTTPThroughTheBackgroundHost(t *testing.T) {
 	h := e2e.New(t)
 	addr := freeAddr(t)
 	stdio, serve := h.MCPServer(nil, "", "--http", addr)
-	if res := e2e.Call(t, stdio, "get_screen_size", nil); res.IsError {
-		t.Fatalf("stdio get_screen_size: %s", e2e.Text(res))
-	}
-	if res := e2e.Call(t, connectHTTP(t, "http://"+addr, "", "", nil), "get_screen_size", nil); res.IsError {
-		t.Fatalf("HTTP get_screen_size: %s", e2e.Text(res))
-	}
+	e2e.Must(t, stdio, "get_screen_size", nil)
+	e2e.Must(t, connectHTTP(t, "http://"+addr, "", "", nil), "get_screen_size", nil)
 	host := h.HostPID()
 	if host == 0 || host == serve.Process.Pid {
 		t.Fatalf("the host is pid %d, the serve %d", host, serve.Process.Pid)

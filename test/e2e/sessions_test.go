@@ -300,8 +300,8 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 	}
 
 	// Each principal has its own default session.
-	e2e.Call(t, alice, "move_mouse", map[string]any{"x": 401, "y": 301})
-	e2e.Call(t, bob, "move_mouse", map[string]any{"x": 602, "y": 502})
+	e2e.Must(t, alice, "move_mouse", map[string]any{"x": 401, "y": 301})
+	e2e.Must(t, bob, "move_mouse", map[string]any{"x": 602, "y": 502})
 	var cur struct{ CursorX, CursorY int }
 	e2e.Structured(t, e2e.Call(t, alice, "get_cursor_position", nil), &cur)
 	if cur.CursorX != 401 || cur.CursorY != 301 {
@@ -341,12 +341,12 @@ func TestHTTPPrincipalsOwnTheirSessions(t *testing.T) {
 	}
 
 	// Ended and closed ids stay dead: SESSION_EXPIRED, not retryable.
-	e2e.Call(t, alice, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": a})
+	e2e.Must(t, alice, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": a})
 	var bs struct {
 		BrowserSessionID string `json:"browserSessionId"`
 	}
 	e2e.Structured(t, e2e.Call(t, carol, "create_browser_session", nil), &bs)
-	e2e.Call(t, carol, "close_browser_session", map[string]any{"browserSessionId": bs.BrowserSessionID})
+	e2e.Must(t, carol, "close_browser_session", map[string]any{"browserSessionId": bs.BrowserSessionID})
 	for _, c := range []struct {
 		cs   *mcp.ClientSession
 		tool string
@@ -414,7 +414,7 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	}
 
 	// Cursor, both ways.
-	e2e.Call(t, agent, "move_mouse", map[string]any{"x": 400, "y": 300, "sessionId": id})
+	e2e.Must(t, agent, "move_mouse", map[string]any{"x": 400, "y": 300, "sessionId": id})
 	if got := cli("get-cursor-position"); got != "400 300" {
 		t.Fatalf("the CLI sees the agent's cursor at %q", got)
 	}
@@ -430,7 +430,7 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	}
 
 	// Tabs, both ways.
-	e2e.Call(t, agent, "browser_navigate", map[string]any{"url": ps.URL + "/form.html", "browserSessionId": id})
+	e2e.Must(t, agent, "browser_navigate", map[string]any{"url": ps.URL + "/form.html", "browserSessionId": id})
 	if got := cli("browser", "get-url"); !strings.Contains(got, "/form.html") {
 		t.Fatalf("the CLI sees the agent's tab at %q", got)
 	}
@@ -456,9 +456,7 @@ func TestHTTPAgentAndCLIShareASession(t *testing.T) {
 	if len(tabs.Tabs) != 2 || !strings.Contains(tabs.Tabs[1].URL, "/second.html") {
 		t.Fatalf("the agent sees tabs %+v", tabs)
 	}
-	if res := e2e.Call(t, agent, "browser_switch_tab", map[string]any{"tabIndex": 0, "browserSessionId": id}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, agent, "browser_switch_tab", map[string]any{"tabIndex": 0, "browserSessionId": id})
 	// Each caller acts on its own tab (docs/sessions.md): the person opened the second
 	// tab, so the person goes back to the first as the agent did.
 	cli("browser", "switch-tab", "0")
@@ -574,7 +572,7 @@ func TestLiveViewShowsTheSessionDesktop(t *testing.T) {
 	}
 
 	// The token dies with the session.
-	e2e.Call(t, agent, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
+	e2e.Must(t, agent, "mcp_W365ComputerUse_EndSession", map[string]any{"sessionId": id})
 	if got := httpStatus(t, live); got != http.StatusForbidden {
 		t.Errorf("live view of an ended session: %d, want 403", got)
 	}

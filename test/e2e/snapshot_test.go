@@ -221,7 +221,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	}
 
 	// The overlay: OBSCURED, and the covered button is not clicked.
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_overlay.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_overlay.html"})
 	res = e2e.Call(t, cs, "browser_snapshot", map[string]any{})
 	e2e.Structured(t, res, &snap)
 	res = e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": snap.SnapshotID, "ref": snapRef(t, e2e.Text(res), "Covered button")})
@@ -234,7 +234,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	}
 
 	// Uploads: a file of the session's temporary directory is set; a file elsewhere is BLOCKED_BY_POLICY.
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_files.html"})
 	res = e2e.Call(t, cs, "browser_snapshot", map[string]any{})
 	e2e.Structured(t, res, &snap)
 	up := snapRef(t, e2e.Text(res), `button "Attachment"`)
@@ -264,7 +264,7 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("file upload: %s", e2e.Text(res))
 	}
-	e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "c.txt", "data": "Yw=="}}})
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"target": "#up", "files": []any{map[string]any{"name": "c.txt", "data": "Yw=="}}})
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
 	if ev.Value != `["files:cv.txt/5","files:a.txt/5,b.bin/3","files:c.txt/1"]` {
 		t.Errorf("the page saw %s", ev.Value)
@@ -284,12 +284,8 @@ func TestSnapshotToolsOverMCP(t *testing.T) {
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": d})); code != "NOT_FOUND" {
 		t.Errorf("upload with no chooser open: %q", code)
 	}
-	if res := e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#up"}); res.IsError {
-		t.Fatalf("click the file input: %s", e2e.Text(res))
-	}
-	if res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": d}); res.IsError {
-		t.Fatalf("upload into the pending chooser: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#up"})
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"files": d})
 	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "JSON.stringify(window.__log)"}), &ev)
 	if !strings.HasSuffix(ev.Value, `"files:d.txt/1"]`) {
 		t.Errorf("the page saw %s after answering its file chooser", ev.Value)
@@ -306,16 +302,14 @@ func TestFileUploadDropsOntoADropZone(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	same, _ := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_dropzone.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/snap_dropzone.html"})
 	_, text := snapshotOver(t, cs, nil)
 	zone, heading := snapRef(t, text, `region "Drop files here"`), snapRef(t, text, `heading "Scans"`)
 	files := []any{
 		map[string]any{"name": "a.txt", "data": "aGVsbG8=", "mimeType": "text/plain"},
 		map[string]any{"name": "b.bin", "data": "AAEC"},
 	}
-	if res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": zone, "snapshotId": "latest", "files": files}); res.IsError {
-		t.Fatalf("drop onto the zone: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_file_upload", map[string]any{"target": zone, "snapshotId": "latest", "files": files})
 	res := e2e.Call(t, cs, "browser_file_upload", map[string]any{"target": heading, "snapshotId": "latest", "files": files})
 	if code := e2e.ErrorCode(res); code != "INVALID_ARGUMENT" || !strings.Contains(e2e.Text(res), "drop zone") {
 		t.Errorf("drop onto the heading: %q %s", code, e2e.Text(res))
@@ -339,19 +333,15 @@ func TestWaitForTextOutlivesAPopupThatClosesItself(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	same, _ := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/popup.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/popup.html"})
 	click := func(name string) {
 		t.Helper()
 		_, text := snapshotOver(t, cs, nil)
-		if res := e2e.Call(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, text, `button "`+name+`"`)}); res.IsError {
-			t.Fatalf("click %s: %s", name, e2e.Text(res))
-		}
+		e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, text, `button "`+name+`"`)})
 	}
 	click("Open late picker")
 	click("Teal") // in the popup, which closes itself 0.5 s later
-	if res := e2e.Call(t, cs, "browser_wait_for", map[string]any{"text": "Chosen: Teal"}); res.IsError {
-		t.Fatalf("wait for the opener: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "browser_wait_for", map[string]any{"text": "Chosen: Teal"})
 }
 
 // batchError decodes a failed browser_execute_batch: an error result (isError)
@@ -382,7 +372,7 @@ func TestDragRefsInACrossOriginFrame(t *testing.T) {
 	h := e2e.New(t)
 	cs := h.MCP()
 	same, cross := snapPages(t)
-	e2e.Call(t, cs, "browser_navigate", map[string]any{"url": same + "/columns_frame.html?x=" + cross + "/columns.html"})
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/columns_frame.html?x=" + cross + "/columns.html"})
 	var snap string
 	for i := 0; i < 50 && !strings.Contains(snap, `list "Finished"`); i++ {
 		time.Sleep(100 * time.Millisecond)

@@ -122,7 +122,7 @@ func TestTraceKeepsNoClipboardText(t *testing.T) {
 	cs := agentOnItsSession(t, h)
 	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
 	const secret = "CLIP-CANARY-password-97"
-	e2e.Call(t, cs, "clipboard_write", map[string]any{"text": secret})
+	e2e.Must(t, cs, "clipboard_write", map[string]any{"text": secret})
 	if res := e2e.Call(t, cs, "clipboard_read", nil); !strings.Contains(e2e.Text(res), secret) {
 		t.Fatalf("clipboard_read: %s", e2e.Text(res))
 	}
@@ -196,9 +196,7 @@ func TestTraceRecordsAnAgentsCallsAndShowsThemAsHTML(t *testing.T) {
 		{"browser_screenshot", nil},
 	}
 	for _, c := range calls {
-		if res := e2e.Call(t, cs, c.tool, c.args); res.IsError {
-			t.Fatalf("%s: %v", c.tool, e2e.Text(res))
-		}
+		e2e.Must(t, cs, c.tool, c.args)
 	}
 	file := strings.TrimSpace(h.MustRun("--session", "default-agent", "trace", "stop"))
 	raw, err := os.ReadFile(file)
@@ -343,7 +341,7 @@ func TestWatchPrintsAnotherClientsCallsLive(t *testing.T) {
 	tools := []string{"get_screen_size", "move_mouse", "get_cursor_position"}
 	args := []map[string]any{nil, {"x": 50, "y": 60}, nil}
 	for i, tl := range tools {
-		e2e.Call(t, cs, tl, args[i])
+		e2e.Must(t, cs, tl, args[i])
 	}
 	var got []string
 	deadline := time.After(30 * time.Second)
@@ -378,8 +376,8 @@ func TestServeTraceRecordsEverySession(t *testing.T) {
 	h := e2e.New(t)
 	dir := t.TempDir()
 	cs := h.MCP("--trace", dir)
-	e2e.Call(t, cs, "move_mouse", map[string]any{"x": 20, "y": 30})
-	e2e.Call(t, cs, "get_cursor_position", map[string]any{"sessionId": "default"})
+	e2e.Must(t, cs, "move_mouse", map[string]any{"x": 20, "y": 30})
+	e2e.Must(t, cs, "get_cursor_position", map[string]any{"sessionId": "default"})
 	files, _ := filepath.Glob(filepath.Join(dir, "trace-default-*.jsonl"))
 	if len(files) != 1 {
 		t.Fatalf("trace files in %s: %v", dir, files)
@@ -434,8 +432,6 @@ func TestTraceReportInlinesNoLinkNorFIFO(t *testing.T) {
 func agentOnItsSession(t testing.TB, h *e2e.Harness) *mcp.ClientSession {
 	t.Helper()
 	cs := h.MCP()
-	if res := e2e.Call(t, cs, "get_screen_size", nil); res.IsError {
-		t.Fatalf("the agent's first call: %s", e2e.Text(res))
-	}
+	e2e.Must(t, cs, "get_screen_size", nil)
 	return cs
 }

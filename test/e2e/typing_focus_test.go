@@ -56,7 +56,7 @@ func TestTypeTextRightAfterTheClickThatShowsTheField(t *testing.T) {
 		t.Fatalf("no search button beside About Fonts among %+v", buttons.Matches)
 	}
 	for try := 0; try < 5; try++ {
-		e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+		e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 		t0 := time.Now()
 		res := e2e.Call(t, cs, "type_text", map[string]any{"text": "Nimbus"})
 		took := time.Since(t0)
@@ -66,9 +66,9 @@ func TestTypeTextRightAfterTheClickThatShowsTheField(t *testing.T) {
 		if len(field.Matches) == 0 || field.Matches[0].Value != "Nimbus" {
 			t.Errorf("try %d: the search field reads %+v after type_text said %q", try, field.Matches, strings.TrimSpace(e2e.Text(res)))
 		}
-		e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
-		e2e.Call(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
-		e2e.Call(t, cs, "wait_milliseconds", map[string]any{"ms": 500})
+		e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
+		e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"escape"}})
+		e2e.Must(t, cs, "wait_milliseconds", map[string]any{"ms": 500})
 	}
 }
 
@@ -81,7 +81,7 @@ func TestTypeTextSaysWhenTheFocusTakesNoText(t *testing.T) {
 	clickThenType := func(args map[string]any, text string) string {
 		t.Helper()
 		x, y := formElement(t, cs, args)
-		e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+		e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 		res := e2e.Call(t, cs, "type_text", map[string]any{"text": text})
 		if res.IsError {
 			t.Fatalf("type_text: %s", e2e.Text(res))
@@ -133,7 +133,7 @@ func formElement(t testing.TB, cs *mcp.ClientSession, args map[string]any) (x, y
 		Matches []struct{ CenterX, CenterY int }
 	}
 	for i := 0; i < 50 && len(found.Matches) == 0; i++ {
-		e2e.Call(t, cs, "activate_window", map[string]any{"title": "Typing form"})
+		_ = e2e.Call(t, cs, "activate_window", map[string]any{"title": "Typing form"}) // not up yet: the loop retries
 		if res := e2e.Call(t, cs, "find_ui_element", args); !res.IsError {
 			e2e.Structured(t, res, &found)
 		}
@@ -164,16 +164,14 @@ func BenchmarkKeysIntoTheFocusedField(b *testing.B) {
 				took := make([]time.Duration, b.N)
 				for i := range took {
 					b.StopTimer()
-					e2e.Call(b, cs, "click", map[string]any{"x": x, "y": y})
+					e2e.Must(b, cs, "click", map[string]any{"x": x, "y": y})
 					if k.tool == "type_text" { // what the run before typed is replaced
-						e2e.Call(b, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
+						e2e.Must(b, cs, "press_keys", map[string]any{"keys": []string{"ctrl", "a"}})
 					}
 					time.Sleep(c.pause)
 					b.StartTimer()
 					t0 := time.Now()
-					if res := e2e.Call(b, cs, k.tool, k.args); res.IsError {
-						b.Fatal(e2e.Text(res))
-					}
+					e2e.Must(b, cs, k.tool, k.args)
 					took[i] = time.Since(t0)
 				}
 				// The median: on a shared machine a few slow calls move the mean.
@@ -233,7 +231,7 @@ func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
 		Matches []struct{ CenterX, CenterY int }
 	}
 	for i := 0; i < 50 && len(found.Matches) == 0; i++ {
-		e2e.Call(t, cs, "activate_window", map[string]any{"title": "w365 rename dialog"})
+		_ = e2e.Call(t, cs, "activate_window", map[string]any{"title": "w365 rename dialog"}) // not up yet: the loop retries
 		if res := e2e.Call(t, cs, "find_ui_element", map[string]any{"role": "Button", "name": "Rename…"}); !res.IsError {
 			e2e.Structured(t, res, &found)
 		}
@@ -253,11 +251,9 @@ func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
 	}
 
 	// Select the name, type another, Return: the dialog answers with the new name.
-	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 	selectAll := keys("ctrl", "a")
-	if res := e2e.Call(t, cs, "type_text", map[string]any{"text": "final"}); res.IsError {
-		t.Fatal(e2e.Text(res))
-	}
+	e2e.Must(t, cs, "type_text", map[string]any{"text": "final"})
 	keys("Return")
 	if l := next(); l != "CLICKED 1" {
 		t.Fatalf("the app says %q, want CLICKED 1", l)
@@ -270,8 +266,8 @@ func TestPressKeysRightAfterTheClickThatOpensADialog(t *testing.T) {
 	}
 
 	// Return at once: it answers the dialog, it does not click the button again.
-	e2e.Call(t, cs, "wait_milliseconds", map[string]any{"ms": 1100})
-	e2e.Call(t, cs, "click", map[string]any{"x": x, "y": y})
+	e2e.Must(t, cs, "wait_milliseconds", map[string]any{"ms": 1100})
+	e2e.Must(t, cs, "click", map[string]any{"x": x, "y": y})
 	keys("Return")
 	if l := next(); l != "CLICKED 2" {
 		t.Fatalf("the app says %q, want CLICKED 2", l)
