@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -1733,5 +1734,39 @@ func TestReadingsKeptAreBoundedInBytes(t *testing.T) {
 	c.put(key(500), row+"x")
 	if _, ok := c.get(key(500)); ok {
 		t.Error("a line whose rows are past a 64th of the bound is kept")
+	}
+}
+
+// TestMonospaceRowIsOneLine checks that the words of a row of monospace text are one line
+// however short, where the font's word gap is wider than its letters are tall (xman's
+// help page, 10 px cells: "It", "is", "also" were lines of their own), and that a
+// proportional font's menu bar, whose short words step almost evenly, stays a line a
+// word.
+func TestMonospaceRowIsOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines int
+	}{
+		{"xman-rows.png", 3},
+		{"fluid-menu.png", 12}, // its menu bar's six words, a title, buttons
+	} {
+		f, err := os.Open(filepath.Join("..", "..", "testdata", "ocr", tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := toGray(img)
+		ink := findInk(g, newBackground(g, 2), 2)
+		var got []image.Rectangle
+		for _, l := range ink.lines() {
+			got = append(got, l.r)
+		}
+		if len(got) != tc.lines {
+			t.Errorf("%s: %d lines %v, want %d", tc.name, len(got), got, tc.lines)
+		}
 	}
 }

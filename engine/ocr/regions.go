@@ -377,14 +377,99 @@ func (m *inkImage) lines() []line {
 			}
 			continue
 		}
-		for _, ci := range l.comps {
-			m.comps[ci].line = len(out)
-		}
 		out = append(out, l)
+	}
+	out = m.pieces(out)
+	for li, l := range out {
+		for _, ci := range l.comps {
+			m.comps[ci].line = li
+		}
 	}
 	m.marks = columns(m.marks)
 	return out
 }
+
+// pieces joins the pieces of a row of monospace text that group left apart: in a
+// monospace font whose word gap (a blank cell and the letters' side bearings) is wider
+// than its letters are tall, a short word shows too few letters for its pitch, and each
+// word was a line of its own, read by a tesseract call of its own (xman's help page: 116
+// lines, often five to seven a row). A line of at least pieceSeed components whose
+// letters show a pitch p (monoPitch or cellPitch) takes in the line next to it in its row, left or right, and the joined line
+// keeps p: the next line overlaps it vertically by half the smaller height, lies within
+// half a cell of its band, shows no other pitch, and stands less than pieceCells cells
+// from it with nothing between but marks (a comma, a period): no frame (a panel's or a
+// button's side) and no taller ink.
+func (m *inkImage) pieces(ls []line) []line {
+	pitch := make([]int, len(ls))
+	for i := range ls {
+		if len(ls[i].comps) < pieceSeed {
+			continue
+		}
+		if pitch[i] = ls[i].mono; pitch[i] == 0 {
+			pitch[i] = m.cellPitch(ls[i])
+		}
+	}
+	dead := make([]bool, len(ls))
+	fits := func(a, b, p int) bool { // b can join a, whose pitch is p
+		la, lb := ls[a].r, ls[b].r
+		if dead[b] || b == a || ls[a].light != ls[b].light || pitch[b] != 0 && abs(pitch[b]-p) > 1 {
+			return false
+		}
+		if la.Dy() > 2*p || lb.Min.Y < la.Min.Y-p/2 || lb.Max.Y > la.Max.Y+p/2 {
+			return false
+		}
+		ov := min(la.Max.Y, lb.Max.Y) - max(la.Min.Y, lb.Min.Y)
+		gap := max(lb.Min.X-la.Max.X, la.Min.X-lb.Max.X)
+		return 2*ov >= min(la.Dy(), lb.Dy()) && gap > 0 && gap < pieceCells*p
+	}
+	clear := func(a, b image.Rectangle) bool { // nothing but marks between a and b
+		band := a.Union(b)
+		g := image.Rect(min(a.Max.X, b.Max.X), band.Min.Y, max(a.Min.X, b.Min.X), band.Max.Y)
+		for i := range m.comps {
+			c := &m.comps[i]
+			if c.r.Overlaps(g) && (c.frame || 2*c.r.Dy() > band.Dy()) {
+				return false
+			}
+		}
+		return true
+	}
+	for a := range ls {
+		p := pitch[a]
+		for p > 0 && !dead[a] {
+			best, bestGap := -1, 0
+			for b := range ls {
+				if fits(a, b, p) {
+					gap := max(ls[b].r.Min.X-ls[a].r.Max.X, ls[a].r.Min.X-ls[b].r.Max.X)
+					if best < 0 || gap < bestGap {
+						best, bestGap = b, gap
+					}
+				}
+			}
+			if best < 0 || !clear(ls[a].r, ls[best].r) {
+				break
+			}
+			l, o := &ls[a], ls[best]
+			l.r, l.comps, l.n, l.max = l.r.Union(o.r), append(l.comps, o.comps...), l.n+o.n, max(l.max, o.max)
+			dead[best] = true
+		}
+	}
+	out := ls[:0]
+	for i, l := range ls {
+		if !dead[i] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+const (
+	// pieceCells (in cells) is the widest gap pieces joins: a blank cell and the side
+	// bearings, or a comma or period and a blank cell.
+	pieceCells = 3
+	// pieceSeed is the fewest components of a line whose pitch pieces trusts: a short
+	// word of a proportional font can step evenly (Fluid's menu bar's "Layout", 8 px).
+	pieceSeed = 12
+)
 
 // group makes lines of components: each joins the line beside it, left to right, that it
 // overlaps most vertically (see lines).
