@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,5 +91,44 @@ func TestGitGuardWalkIsBoundedInTime(t *testing.T) {
 	t.Logf("git status: %v %s", err, got)
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the person's git status ran the command of the repository the call planted")
+	}
+}
+
+// The end of a session names the files of its saved directories (Downloads, ...) and walked
+// them to any depth, each level's handle and path held while it was below: a chain of 20,000
+// directories a Python call made in Downloads had the host allocate 1.3 GiB to end the
+// session, the sum of the paths growing with the square of the depth. Judged by effect:
+// the host's resident peak while the session ends, and the file saved beside the chain is
+// still kept.
+func TestSessionEndWalksNoDeepChain(t *testing.T) {
+	// Not parallel (docs/development.md#tests): it measures the host's memory.
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	// Go's RemoveAll holds a descriptor per level and stops at the test's limit; rm does not.
+	t.Cleanup(func() { exec.Command("rm", "-rf", home).Run() })
+	h.MustRun("session", "start", "deep")
+	code := `import os
+os.chdir(os.path.expanduser('~/Downloads'))
+open('report.txt', 'w').write('saved')
+for i in range(20000):
+    os.mkdir('a')
+    os.chdir('a')
+print('made')`
+	if out := h.MustRun("--session", "deep", "execute-python-code", "--timeout-ms", "60000", "--code", code); !strings.Contains(out, "made") {
+		t.Fatalf("the call: %s", out)
+	}
+	grown := peakGrowth(t, h.HostPID())
+	var end struct {
+		Kept []string `json:"kept"`
+	}
+	h.JSON(&end, "session", "end", "deep")
+	grew := grown()
+	t.Logf("the host's resident peak grew by %d MiB while the session ended; kept %v", grew, end.Kept)
+	if grew > 128 {
+		t.Errorf("the host's resident peak grew by %d MiB while a session with 20,000 directories in a chain ended, past 128 MiB", grew)
+	}
+	if len(end.Kept) != 1 || filepath.Base(end.Kept[0]) != "report.txt" {
+		t.Errorf("the end kept %v, want report.txt", end.Kept)
 	}
 }
