@@ -132,3 +132,32 @@ print('made')`
 		t.Errorf("the end kept %v, want report.txt", end.Kept)
 	}
 }
+
+// The session's own Downloads lies in its HOME, which its programs write: a Python call
+// that replaced it by a symbolic link to a directory outside every root had
+// browser_pdf_save write its PDF there (the root was resolved, then opened following the
+// link, as the person's Documents may be). Judged by effect: nothing appears in the
+// directory the link names, and the save is refused.
+func TestSessionsOwnRootSwappedForALinkLeadsNowhere(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3", "chromium")
+	h := e2e.New(t)
+	h.FakeHome()
+	outside := t.TempDir()
+	os.Chmod(outside, 0o777)
+	h.MustRun("session", "start", "swap")
+	code := `import os, shutil
+d = os.path.expanduser('~/Downloads')
+shutil.rmtree(d)
+os.symlink('` + outside + `', d)
+print('swapped')`
+	if out := h.MustRun("--session", "swap", "execute-python-code", "--code", code); !strings.Contains(out, "swapped") {
+		t.Fatalf("the call: %s", out)
+	}
+	h.MustRun("--session", "swap", "browser", "navigate", "data:text/html,<title>t</title><p>page")
+	t.Logf("pdf-save: %+v", h.Run("--session", "swap", "browser", "pdf-save", "x.pdf"))
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("browser_pdf_save wrote %s in the directory outside every root the session's Downloads was swapped for", ents[0].Name())
+	}
+	h.Run("session", "end", "swap")
+}
