@@ -627,7 +627,7 @@ var BrowserSetFileInputRef = tool.Define(tool.Tool{
 	if err != nil {
 		return DoneOut{}, err
 	}
-	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.UploadRoots(), b.Protected()...)
+	paths, err := snapshot.StageFiles(in.FilePaths, stage, b.UploadRoots(), b.SessionOwned, b.Protected()...)
 	if err != nil {
 		return DoneOut{}, err
 	}

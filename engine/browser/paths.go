@@ -141,6 +141,31 @@ func (b *Browser) UploadRoots() []string {
 	return slices.DeleteFunc(roots, func(r string) bool { return r == "" })
 }
 
+// SessionOwned says whether root lies in the session's HOME or /tmp, which the session's
+// programs write: one of them may have swapped the directory itself for a symbolic link
+// to anywhere (OpenRoot).
+func (b *Browser) SessionOwned(root string) bool {
+	for _, d := range []string{b.opts.HomeDir, b.opts.TmpDir} {
+		if _, in := Within(filepath.Clean(root), d); d != "" && in {
+			return true
+		}
+	}
+	return false
+}
+
+// OpenRoot opens root, a directory files are written to or read from for the user: one the
+// session owns (SessionOwned) as written, following no symbolic link on any component of
+// it; the person's as it is, a link the person made included. A session's program that
+// replaced its ~/Downloads by a link to the person's ~/.ssh had browser_pdf_save write
+// there and browser_file_upload read from there (docs/security.md, "The host never
+// follows what a session wrote").
+func OpenRoot(root string, owned bool) (*safefs.Dir, error) {
+	if owned {
+		return safefs.OpenNoLinks(root)
+	}
+	return safefs.Open(root)
+}
+
 // sessionPath maps the reference's save locations to the session's directories:
 // %USERPROFILE%\x is HomeDir/x, %TEMP%\x and %TMP%\x are TmpDir/x (either slash).
 func (b *Browser) sessionPath(path string) string {
@@ -199,6 +224,9 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(w)
+		if b.SessionOwned(w) {
+			real, err = filepath.Clean(w), nil
+		}
 		if err != nil {
 			continue
 		}
@@ -227,7 +255,7 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", abs).WithDetail("roots", roots)
 		}
 	}
-	rd, err := safefs.Open(root)
+	rd, err := OpenRoot(root, b.SessionOwned(root))
 	if err != nil {
 		return nil, err
 	}

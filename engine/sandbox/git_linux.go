@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/w365/w365/engine/safefs"
+	"github.com/w365/w365/engine/werr"
 )
 
 // gitProtectDepth is how deep under the working directory .git directories are found;
@@ -74,6 +75,14 @@ const maxConfigBytes = 1 << 20
 // (cleanNewRepos) has no bound: it reads every entry the run may have made.
 const gitCleanMaxEntries = 1 << 20
 
+// gitGuardWait bounds how long a call waits for each of the git guard's walks through a
+// working directory: the one before a run (hideSecretsBelow: a longer one refuses the call,
+// nothing runs) and the one after it (guardAfter: a longer one goes on by itself, and the
+// session's next calls are refused until it has ended). A run that made a million
+// directories, or a slow file system, kept the call, and the session's end, waiting for
+// as long as the walk took: over ten minutes (docs/security.md, "The git guard").
+const gitGuardWait = 10 * time.Second
+
 // gitSlack is how much earlier than the run's start a change still counts as the run's:
 // a file's change time is taken from a coarse clock (a scheduler tick behind).
 const gitSlack = time.Second
@@ -129,18 +138,50 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 	return out
 }
 
+// guardAfter runs walk, the git guard's walk after a run, and waits for it at most
+// gitGuardWait. It returns what the walk renamed, and whether it ended: one that did not
+// goes on to its end by itself (the run's effects are checked whole, however long that
+// takes), the session's end does not wait for it, and until it has ended every call that
+// would show a program a directory is refused (guardIdle), so that no walk piles on it.
+func (r *Runner) guardAfter(walk func() []string) ([]string, bool) {
+	done := make(chan []string, 1)
+	r.guarding.Add(1)
+	go func() {
+		defer r.guarding.Add(-1)
+		done <- walk()
+	}()
+	t := time.NewTimer(gitGuardWait)
+	defer t.Stop()
+	select {
+	case out := <-done:
+		return out, true
+	case <-t.C:
+		return nil, false
+	}
+}
+
+// guardIdle refuses a call while a git guard's walk of an earlier one goes on (guardAfter).
+func (r *Runner) guardIdle() error {
+	if r.guarding.Load() > 0 {
+		return werr.New(werr.Unavailable, "the git guard is still checking what an earlier call wrote in its working directory, so nothing ran").
+			WithRetryable(true).WithDetail("rule", "git-guard-busy").
+			WithHint("call again in a while; a call that makes fewer directories is checked within the call")
+	}
+	return nil
+}
+
 // cleanBatch is how many entries of a directory cleanNewRepos holds at a time.
 const cleanBatch = 4096
 
 // walkBelow visits root and every directory beneath it, breadth first, through handles
 // following no symbolic link: visit gets each one's path relative to root, its handle and
 // its entries, and returns the names of the subdirectories to enter. Once more than max
-// entries were listed it stops, and returns false.
-func walkBelow(root *safefs.Dir, max int, visit func(rel string, d *safefs.Dir, ents []fs.DirEntry) []string) bool {
+// entries were listed, or once deadline has passed, it stops, and returns false.
+func walkBelow(root *safefs.Dir, max int, deadline time.Time, visit func(rel string, d *safefs.Dir, ents []fs.DirEntry) []string) bool {
 	budget := max
 	queue := []string{"."}
 	for len(queue) > 0 {
-		if budget <= 0 {
+		if budget <= 0 || time.Now().After(deadline) {
 			return false
 		}
 		rel := queue[0]

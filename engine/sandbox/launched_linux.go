@@ -32,6 +32,11 @@ func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.
 		closeDirs(shown)
 		return nil, nil, err
 	}
+	if len(dirs) > 0 {
+		if err := r.guardIdle(); err != nil {
+			return nil, nil, err
+		}
+	}
 	home := homeOf(r.session)
 	for _, d := range dirs {
 		if !dirExists(d) || r.isPrivate(d) || holdsPrograms(d, home) != "" || !noLinks(d) {
@@ -84,7 +89,7 @@ func noLinks(p string) bool {
 // the application exits or the session ends (which kills it, waiting launchedKillWait at
 // most), renames away what git would run that it wrote in the directories shown
 // (cleanNewRepos, with gits the read-only entries of before and since its start). The
-// session's end waits for that cleanup.
+// session's end waits for that cleanup gitGuardWait at most (guardAfter).
 func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []*safefs.Dir, gits [][]string, release func()) func() {
 	since := time.Now()
 	return func() {
@@ -121,10 +126,13 @@ func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []*safefs.Dir, gi
 					}
 				}
 			}
-			for i, d := range shown {
-				cleanNewRepos(d, gits[i], since)
-			}
-			closeDirs(shown)
+			r.guardAfter(func() []string {
+				defer closeDirs(shown)
+				for i, d := range shown {
+					cleanNewRepos(d, gits[i], since)
+				}
+				return nil
+			})
 		}()
 	}
 }

@@ -97,6 +97,7 @@ type Runner struct {
 	stopAll  context.CancelFunc
 	runs     sync.WaitGroup
 	limits   sessionLimits // the cgroup of the programs Confine starts
+	guarding atomic.Int32  // git guard walks that outlived their call (guardAfter)
 	noBwrap  bool          // tests: behave as if bubblewrap were missing
 	bwrapBin string
 }

@@ -587,7 +587,7 @@ func (m *mounts) hideSecrets(dir string) {
 // call. It walks through handles following no symbolic link, and not into a .git or what
 // it hides; more than gitCleanMaxEntries entries refuse the run.
 func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
-	complete := walkBelow(root, gitCleanMaxEntries, func(rel string, _ *safefs.Dir, ents []fs.DirEntry) (subs []string) {
+	complete := walkBelow(root, gitCleanMaxEntries, time.Now().Add(gitGuardWait), func(rel string, _ *safefs.Dir, ents []fs.DirEntry) (subs []string) {
 		names := map[string]bool{}
 		for _, e := range ents {
 			names[e.Name()] = true
@@ -601,7 +601,7 @@ func (m *mounts) hideSecretsBelow(root *safefs.Dir) error {
 		return subs
 	})
 	if !complete {
-		return block("cwd-too-large", "use a smaller working directory", "%s holds more than %d entries to look for credentials in", root.Path(), gitCleanMaxEntries)
+		return block("cwd-too-large", "use a smaller working directory", "%s holds more than %d entries to look for credentials in, or takes longer than %s to look through", root.Path(), gitCleanMaxEntries, gitGuardWait)
 	}
 	return nil
 }
@@ -1066,6 +1066,9 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 			m.cwd.Close()
 		}
 	}()
+	if err := r.guardIdle(); err != nil {
+		return nil, err
+	}
 	if bw != "" {
 		if argv, limits, err = r.bwrapArgs(bw, j, m); err != nil {
 			return nil, err
@@ -1200,7 +1203,15 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 
 	res := &Result{TimedOut: timedOut, Limits: limits}
 	if m.guardGit {
-		res.Quarantined = cleanNewRepos(m.cwd, m.gitDirs, m.gitSince)
+		cwd, gits, since := m.cwd, m.gitDirs, m.gitSince
+		m.cwd = nil // the walk closes it, when it ends
+		var done bool
+		if res.Quarantined, done = r.guardAfter(func() []string {
+			defer cwd.Close()
+			return cleanNewRepos(cwd, gits, since)
+		}); !done {
+			res.Limits = append(res.Limits, "git-guard:continuing")
+		}
 	}
 	out.finish(res)
 	res.ExitCode = exitCode(cmd.ProcessState, werrRes)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/w365/w365/engine/browser"
-	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -42,15 +41,21 @@ func stagingRoom(stage string) int64 {
 }
 
 // uploadRoot is a directory files may be uploaded from, as written and resolved.
-type uploadRoot struct{ written, real string }
+type uploadRoot struct {
+	written, real string
+	owned         bool // the session's own: opened as written, following no link (browser.OpenRoot)
+}
 
 // resolveRoots are the directories files may be uploaded from (Browser.UploadRoots), as
-// written and resolved; those that do not exist are left out.
-func resolveRoots(roots []string) []uploadRoot {
+// written and resolved (the session's own, owned, as written); those of the person that do
+// not exist are left out.
+func resolveRoots(roots []string, owned func(string) bool) []uploadRoot {
 	var out []uploadRoot
 	for _, r := range roots {
-		if rr, err := filepath.EvalSymlinks(r); err == nil {
-			out = append(out, uploadRoot{filepath.Clean(r), rr})
+		if owned(r) {
+			out = append(out, uploadRoot{filepath.Clean(r), filepath.Clean(r), true})
+		} else if rr, err := filepath.EvalSymlinks(r); err == nil {
+			out = append(out, uploadRoot{filepath.Clean(r), rr, false})
 		}
 	}
 	return out
@@ -65,11 +70,11 @@ func resolveRoots(roots []string) []uploadRoot {
 // private directory, the browser profile: resolved already). So the browser never opens a
 // path a session could swap between the check and the upload. Anything else is
 // BLOCKED_BY_POLICY (or NOT_FOUND, INVALID_ARGUMENT).
-func StageFiles(paths []string, stage string, uploadRoots []string, protected ...string) ([]string, error) {
+func StageFiles(paths []string, stage string, uploadRoots []string, owned func(string) bool, protected ...string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, werr.Invalid("filePaths must name at least one file")
 	}
-	roots := resolveRoots(uploadRoots)
+	roots := resolveRoots(uploadRoots, owned)
 	room := stagingRoom(stage)
 	dir, err := os.MkdirTemp(stage, "set-")
 	if err != nil {
@@ -97,11 +102,11 @@ func stageFile(p string, roots []uploadRoot, protected []string, into string, ro
 		return "", werr.Invalid("bad path %q", p)
 	}
 	abs = filepath.Clean(abs)
-	root, rel := "", ""
+	root, rel, owned := "", "", false
 	for _, r := range roots {
 		for _, form := range []string{r.written, r.real} {
 			if x, ok := browser.Within(abs, form); ok && root == "" {
-				root, rel = r.real, x
+				root, rel, owned = r.real, x, r.owned
 			}
 		}
 	}
@@ -115,7 +120,7 @@ func stageFile(p string, roots []uploadRoot, protected []string, into string, ro
 	if inside(filepath.Join(root, rel), protected) || inside(abs, protected) {
 		return "", werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", p)
 	}
-	d, err := safefs.Open(root)
+	d, err := browser.OpenRoot(root, owned)
 	if err != nil {
 		return "", err
 	}

@@ -329,7 +329,7 @@ func TestSnapshot(t *testing.T) {
 		f := filepath.Join(dir, "hello.txt")
 		os.WriteFile(f, []byte("hello world"), 0o644)
 		stage := t.TempDir()
-		paths, err := snapshot.StageFiles([]string{f}, stage, []string{dir})
+		paths, err := snapshot.StageFiles([]string{f}, stage, []string{dir}, func(string) bool { return false })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,11 +348,11 @@ func TestSnapshot(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644)
 		for _, bad := range []string{"/etc/hostname", filepath.Join(dir, "link"), filepath.Join(dir, "inner"),
 			filepath.Join(dir, "sublink", "x.txt"), dir + "/../../../etc/hostname", filepath.Join(dir, ".hidden")} {
-			_, err := snapshot.StageFiles([]string{bad}, stage, []string{dir})
+			_, err := snapshot.StageFiles([]string{bad}, stage, []string{dir}, func(string) bool { return false })
 			wantCode(t, err, werr.BlockedByPolicy)
 		}
 		syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
-		_, err = snapshot.StageFiles([]string{filepath.Join(dir, "fifo")}, stage, []string{dir})
+		_, err = snapshot.StageFiles([]string{filepath.Join(dir, "fifo")}, stage, []string{dir}, func(string) bool { return false })
 		wantCode(t, err, werr.InvalidArgument)
 		_, err = st.SetFiles(tctx(t), b, r.SnapshotID, up, paths)
 		if err != nil {

@@ -1244,7 +1244,7 @@ print("done")`
 
 // nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user, and
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
-var nonRootTests = []string{"TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
+var nonRootTests = []string{"TestSessionEndWalksNoDeepChain", "TestSessionsOwnRootSwappedForALinkLeadsNowhere", "TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
 	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote",
 	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineSessionBusStartsNoServiceASessionAsksFor", "TestConfineSessionEndsWhatItsBusStarted", "TestConfineSessionLimits", "TestConfineSessionLimitsHoldTheXServer",
 	"TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
