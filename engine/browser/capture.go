@@ -75,7 +75,10 @@ func (o *op) screenshot(so ScreenshotOptions) ([]byte, error) {
 			return nil, err
 		}
 		p.Clip = &page.Viewport{X: area.X + scroll.X, Y: area.Y + scroll.Y, Width: math.Max(1, area.W), Height: math.Max(1, area.H), Scale: 1}
-		p.CaptureBeyondViewport = new(true)
+		// An out-of-process frame's element was scrolled into view: a capture beyond the
+		// viewport lays the page out again, and the frame came back blank (white) in 1 of
+		// 20 runs under load.
+		p.CaptureBeyondViewport = new(so.Area == nil)
 	}
 	if so.FullPage {
 		m, err := cdp.Call(o.ctx, o.t.t, page.GetLayoutMetrics, cdp.Empty{})

@@ -327,10 +327,11 @@ func (b *Browser) onDownloadEvent(_ *instance, ev any) {
 // finishDownload renames the guid-named file to a unique suggested name (fixName: every
 // character a listing would misread replaced), never a hidden one (a page could otherwise
 // drop .bashrc-like files), never over a file, and only when the guid-named entry is a
-// regular file (safefs: nothing there is followed).
+// regular file (safefs: nothing there is followed, nor, for the session's own folder, a
+// link on the way to it: OpenRoot).
 func (b *Browser) finishDownload(d *Download) string {
 	src := filepath.Join(b.opts.DownloadDir, d.ID)
-	dir, err := safefs.Open(b.opts.DownloadDir)
+	dir, err := OpenRoot(b.opts.DownloadDir, b.SessionOwned(b.opts.DownloadDir))
 	if err != nil {
 		return src
 	}
