@@ -21,13 +21,7 @@ import (
 func TestBoundaryGitGuardReadsEveryEntryACallMade(t *testing.T) {
 	// Not parallel (docs/development.md#tests): it makes 1,150,000 links on the disk.
 	testenv.Require(t, "git", "bwrap")
-	h := e2e.New(t)
-	home := h.FakeHome()
-	work := filepath.Join(home, "flood")
-	if err := os.Mkdir(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(work) })
+	h, home, work := floodSetup(t)
 	marker := filepath.Join(home, "PWNED-flood")
 	cs := h.MCP()
 	start := time.Now()
@@ -54,4 +48,17 @@ print('made')`, work)
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the person's git status ran the command of a repository the call made past its 2^20th entry")
 	}
+}
+
+// floodSetup is a harness with a fake HOME holding the directory "flood" a test fills,
+// removed at its end.
+func floodSetup(t *testing.T) (h *e2e.Harness, home, work string) {
+	h = e2e.New(t)
+	home = h.FakeHome()
+	work = filepath.Join(home, "flood")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	return h, home, work
 }

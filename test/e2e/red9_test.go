@@ -49,13 +49,7 @@ print('made', n, time.time() - t)`
 func TestGitGuardWalkIsBoundedInTime(t *testing.T) {
 	// Not parallel (docs/development.md#tests): it makes directories for 40 s, a call's limit.
 	testenv.Require(t, "git", "bwrap", "python3")
-	h := e2e.New(t)
-	home := h.FakeHome()
-	work := filepath.Join(home, "flood")
-	if err := os.Mkdir(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(work) })
+	h, home, work := floodSetup(t)
 	marker := filepath.Join(home, "PWNED-slow-walk")
 	cs := h.MCP()
 	start := time.Now()
