@@ -272,8 +272,9 @@ func handedOver(ctx context.Context, env *tool.Env, exit <-chan int, before map[
 			if w.PID != 0 {
 				owner = fmt.Sprintf(", pid %d", w.PID)
 			}
-			out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0: it handed the request to the running instance of the application, which showed the window %q (handle %d%s)", w.Title, w.Handle, owner)
-			if shown == nil {
+			if shown != nil {
+				out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0: it handed the request to the running instance of the application, which showed the window %q (handle %d%s)", w.Title, w.Handle, owner)
+			} else {
 				out.RegistrationNote = fmt.Sprintf("the process exited at once with status 0, leaving %s running, which showed the window %q (handle %d%s)", w.ProcessName, w.Title, w.Handle, owner)
 			}
 			return

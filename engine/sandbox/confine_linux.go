@@ -196,7 +196,7 @@ func (r *Runner) Confine(cmd *exec.Cmd, o ConfineOptions) (release, done func(),
 	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-all"}
 	if o.SessionPIDs && ns != nil {
 		// Its PID namespace would end with it, and the kernel end all it left running.
-		a = []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
+		a = sessionPIDArgs(bw)
 	}
 	if o.ShareNet {
 		a = append(a, "--share-net")
@@ -292,6 +292,12 @@ const (
 	// and under 4 GiB of RLIMIT_AS the sidecar died on its first call.
 	ToolMemoryBytes = 1 << 30
 )
+
+// sessionPIDArgs starts bubblewrap bw's command line for a program that runs in the PID
+// namespace it is started in (a virtual session's), with every other namespace its own.
+func sessionPIDArgs(bw string) []string {
+	return []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
+}
 
 // ConfineTool rewrites cmd, a bubblewrap command line not yet started that ends in "--" and
 // the program's n words and shows the program nothing of the host's but what it names, to
@@ -418,7 +424,7 @@ func ConfineDesktop(cmd *exec.Cmd, o DesktopOptions) (release, done func(), err 
 	if err != nil {
 		return nil, nil, err
 	}
-	a := []string{bw, "--new-session", "--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"}
+	a := sessionPIDArgs(bw)
 	if o.BlockFD > 0 {
 		a = append(a, "--block-fd", strconv.Itoa(o.BlockFD))
 	}

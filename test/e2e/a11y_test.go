@@ -376,16 +376,11 @@ func TestFindUIElementAsksABusyApplicationAgain(t *testing.T) {
 	}
 }
 
-// named is the process named name (its comm) that runs below root (below).
+// named is the process named name (its comm) that runs below root (descendants).
 func named(t *testing.T, root int, name string) int {
 	t.Helper()
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
-			continue
-		}
-		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == name && below(pid, root) {
+	for _, pid := range descendants(root) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == name {
 			return pid
 		}
 	}

@@ -18,18 +18,7 @@ import (
 // no other field may stand between them. Only nodes with a box take part. The rule, with
 // the distances, is in docs/accessibility.md#field-names.
 func nameByLabels(nodes []*raw) {
-	var fields, labels []*raw
-	for _, n := range nodes {
-		if !n.hasBox || n.w <= 0 || n.h <= 0 {
-			continue
-		}
-		switch {
-		case labelRole(n.role) && strings.TrimSpace(n.name) != "":
-			labels = append(labels, n)
-		case fieldRole(n.uia()):
-			fields = append(fields, n)
-		}
-	}
+	fields, labels := formParts(slices.DeleteFunc(slices.Clone(nodes), func(n *raw) bool { return !n.hasBox || n.w <= 0 || n.h <= 0 }))
 	type pair struct {
 		f, l *raw
 		cost int
@@ -55,6 +44,19 @@ func nameByLabels(nodes []*raw) {
 		used[p.f], used[p.l] = true, true
 		p.f.name = strings.TrimSpace(p.l.name)
 	}
+}
+
+// formParts are the fields of nodes and their labels that have a name.
+func formParts(nodes []*raw) (fields, labels []*raw) {
+	for _, n := range nodes {
+		switch {
+		case labelRole(n.role) && strings.TrimSpace(n.name) != "":
+			labels = append(labels, n)
+		case fieldRole(n.uia()):
+			fields = append(fields, n)
+		}
+	}
+	return fields, labels
 }
 
 // labelRole: a label or static text (UIA's Text), not a document's text.
@@ -118,18 +120,8 @@ func fieldBetween(fields []*raw, f, l *raw) bool {
 // reading the boxes of the fields and of the labels first; a window with no
 // unnamed field costs nothing more.
 func (w *walker) labelFields(ctx context.Context, res *walkResult) error {
-	var fields, labels []*raw
-	unnamed := false
-	for _, n := range res.nodes {
-		switch {
-		case labelRole(n.role) && strings.TrimSpace(n.name) != "":
-			labels = append(labels, n)
-		case fieldRole(n.uia()):
-			fields = append(fields, n)
-			unnamed = unnamed || n.name == ""
-		}
-	}
-	if !unnamed || len(labels) == 0 {
+	fields, labels := formParts(res.nodes)
+	if len(labels) == 0 || !slices.ContainsFunc(fields, func(f *raw) bool { return f.name == "" }) {
 		return nil
 	}
 	both := append(fields, labels...)
