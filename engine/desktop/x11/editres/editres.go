@@ -514,15 +514,20 @@ func (cl *Client) Value(w Widget, name string) (v string, ok bool, err error) {
 	}
 	// Xmu answers "NoValue" for a resource it could not read, and a message for a widget that
 	// is gone.
-	if v == "NoValue" || v == "(null)" || v == "This widget no longer exists in the client." || pointer.MatchString(v) {
+	if v == "NoValue" || v == "(null)" || v == "This widget no longer exists in the client." || isPointer(v) {
 		return "", false, nil
 	}
 	return v, true, nil
 }
 
 // pointer is what Xmu answers for a resource it has no string for (a Motif XmString): its
-// value in hexadecimal.
-var pointer = regexp.MustCompile(`^0x[0-9a-f]{8}([0-9a-f]{8})?$`)
+// value in hexadecimal, 8 or 16 digits (the count checked apart: a counted repetition
+// compiles into one state per count at every start).
+var pointer = regexp.MustCompile(`^0x[0-9a-f]+$`)
+
+func isPointer(v string) bool {
+	return (len(v) == 10 || len(v) == 18) && pointer.MatchString(v)
+}
 
 // Text is a resource's string as UTF-8. Xt strings are the bytes a font draws: in Adobe's
 // Symbol font (symbol) SymbolText's characters, otherwise ISO 8859-1 in Xaw's default fonts

@@ -118,3 +118,25 @@ func hostileDB(n int) string {
 	}
 	return b.String()
 }
+
+// TestShapesCheckedByLength: a class names an app-defaults file only when it looks like one
+// and is at most 64 characters; Xmu's answer for a resource with no string is 0x and 8 or 16
+// hexadecimal digits, nothing else.
+func TestShapesCheckedByLength(t *testing.T) {
+	for class, want := range map[string]bool{
+		"XCalc": true, "Xman": true, "X" + strings.Repeat("a", 63): true,
+		"X" + strings.Repeat("a", 64): false, "": false, "1X": false, "../X": false, "X/Y": false,
+	} {
+		if got := validClass(class); got != want {
+			t.Errorf("validClass(%q) = %v, want %v", class, got, want)
+		}
+	}
+	for v, want := range map[string]bool{
+		"0x0804abcd": true, "0x00007f12345678ab": true, "0x1234": false, "0x0804abcd1": false,
+		"0x0804ABCD": false, "0x0804abcg": false, "label": false, "0x": false,
+	} {
+		if got := isPointer(v); got != want {
+			t.Errorf("isPointer(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
