@@ -95,8 +95,9 @@ func (o SessionListOut) Text() string {
 type EndOut struct {
 	SessionID string `json:"sessionId"`
 	Ended     bool   `json:"ended"`
-	// Kept are the files the session saved (downloads, PDFs, screenshots written to files):
-	// they stay in its state directory, everything else of it is removed.
+	// Kept are the files the session saved (downloads, PDFs, screenshots written to files),
+	// or past 100 files the directories holding them (paths ending in a separator): they
+	// stay in its state directory, everything else of it is removed.
 	Kept []string `json:"kept,omitempty"`
 }
 

@@ -120,17 +120,22 @@ func (s *Session) TmpDir() string { return filepath.Join(s.state, "tmp") }
 // DownloadDir is where the session's browser saves downloads.
 func (s *Session) DownloadDir() string { return filepath.Join(s.HomeDir(), "Downloads") }
 
-// Kept lists the files the ended session left in its saved directories (absolute paths);
-// nil while it runs.
+// Kept lists the files the ended session left in its saved directories (absolute paths),
+// or past maxKeptNames files the saved directories holding them; nil while it runs.
 func (s *Session) Kept() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.kept)
 }
 
+// maxKeptNames is how many kept files an end names one by one. Past it, the end names
+// each saved directory that holds kept files instead, its path ending in a separator: an
+// agent that saved 100,000 files is not sent 100,000 paths.
+const maxKeptNames = 100
+
 // sweepState removes everything of state directory dir but the regular files in the
-// saved directories of its home (which it returns, sorted), and dir itself when nothing is
-// left. The session's programs may still run (a call outlives an end that does not wait
+// saved directories of its home (which it returns, sorted, or their directories past
+// maxKeptNames), and dir itself when nothing is left. The session's programs may still run (a call outlives an end that does not wait
 // for it) and swap any directory of home for a symbolic link meanwhile, so every name
 // below home is looked up beneath an open directory with no symbolic link followed
 // (safefs), and whole trees go by os.RemoveAll, which follows none either: nothing outside
@@ -139,11 +144,14 @@ func sweepState(dir string) []string {
 	if dir == "" {
 		return nil
 	}
-	var kept []string
+	var kept, keptDirs []string
 	if home, err := safefs.Open(filepath.Join(dir, "home")); err == nil {
 		for _, d := range savedDirs {
 			if sd, err := home.OpenDir(d); err == nil {
-				kept = append(kept, keepFiles(sd, 0)...)
+				if files := keepFiles(sd, 0); len(files) > 0 {
+					kept = append(kept, files...)
+					keptDirs = append(keptDirs, sd.Path()+string(filepath.Separator))
+				}
 				sd.Close()
 			}
 		}
@@ -162,6 +170,9 @@ func sweepState(dir string) []string {
 	os.Remove(filepath.Join(dir, "home"))
 	os.Remove(filepath.Join(dir, stateMark))
 	os.Remove(dir)
+	if len(kept) > maxKeptNames {
+		return keptDirs
+	}
 	sort.Strings(kept)
 	return kept
 }
