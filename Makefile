@@ -153,7 +153,7 @@ bench: deps-test build
 	@echo; echo "OCR time on the dense screens with two busy loops beside it, each in a session of its own (NAME/reused: a call after the first on the unchanged screen, as analyze_screen reuses its readings):"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkBusy' -benchtime 5x ./engine/ocr | grep -E 'Benchmark|^(ok|FAIL)'
 	@echo; echo "Agent tasks (test/tasks), every task; the browser ones beside playwright-mcp:"
-	CI=true W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run 'Tasks' -v ./test/tasks -args -tasks.all 2>&1 | sed -n '/^--- FAIL/p; /^    tasks_test.go/p; /^task results/,$$p'
+	CI=true W365_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 40m -run 'Tasks' -v ./test/tasks -args -tasks.all 2>&1 | sed -n '/^--- FAIL/p; /^    tasks_test.go/p; /^task results/,$$p'
 	@echo; echo "Accessibility tree walk of a ~300-node Chromium window:"
 	CI=true $(GO) test -count=1 -run '^$$' -bench 'BenchmarkChromiumTree' -benchtime 20x ./engine/desktop/x11/atspi | grep -E 'Benchmark|^(ok|FAIL)'
 
