@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/w365/w365/engine/safefs"
@@ -143,21 +144,57 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 // goes on to its end by itself (the run's effects are checked whole, however long that
 // takes), the session's end does not wait for it, and until it has ended every call that
 // would show a program a directory is refused (guardIdle), so that no walk piles on it.
+// What a walk renamed after its call returned is named by the next call (takeLate).
 func (r *Runner) guardAfter(walk func() []string) ([]string, bool) {
-	done := make(chan []string, 1)
+	var mu sync.Mutex
+	var renamed []string
+	gaveUp := false
+	ended := make(chan struct{})
 	r.guarding.Add(1)
 	go func() {
 		defer r.guarding.Add(-1)
-		done <- walk()
+		q := walk()
+		mu.Lock()
+		defer mu.Unlock()
+		if gaveUp {
+			r.addLate(q)
+		} else {
+			renamed = q
+		}
+		close(ended)
 	}()
 	t := time.NewTimer(gitGuardWait)
 	defer t.Stop()
 	select {
-	case out := <-done:
-		return out, true
+	case <-ended:
 	case <-t.C:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case <-ended:
+		return renamed, true
+	default:
+		gaveUp = true
 		return nil, false
 	}
+}
+
+// addLate keeps what a git guard's walk renamed when no call's result could name it (the
+// walk outlived its call, or followed a launched application) for the next call's.
+func (r *Runner) addLate(renamed []string) {
+	r.lateMu.Lock()
+	r.late = append(r.late, renamed...)
+	r.lateMu.Unlock()
+}
+
+// takeLate returns what addLate kept, once.
+func (r *Runner) takeLate() []string {
+	r.lateMu.Lock()
+	defer r.lateMu.Unlock()
+	late := r.late
+	r.late = nil
+	return late
 }
 
 // guardIdle refuses a call while a git guard's walk of an earlier one goes on (guardAfter).

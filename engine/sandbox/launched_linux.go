@@ -128,9 +128,12 @@ func (r *Runner) guardLaunched(cmd *exec.Cmd, m *mounts, shown []*safefs.Dir, gi
 			}
 			r.guardAfter(func() []string {
 				defer closeDirs(shown)
+				var renamed []string
 				for i, d := range shown {
-					cleanNewRepos(d, gits[i], since)
+					renamed = append(renamed, cleanNewRepos(d, gits[i], since)...)
 				}
+				// No call's result waits for these: the next one names them.
+				r.addLate(renamed)
 				return nil
 			})
 		}()

@@ -37,7 +37,8 @@ type Result struct {
 	MemoryLimitHit bool `json:"memoryLimitHit,omitempty"`
 	// Quarantined lists what the run left in a git repository it created in the working
 	// directory that git would run later (hooks, program-running configuration): each was
-	// renamed to NAME.w365-untrusted.
+	// renamed to NAME.w365-untrusted. It also names what the guard renamed after an earlier
+	// call had returned (its walk went on past gitGuardWait) or a launched application exited.
 	Quarantined []string `json:"quarantined,omitempty"`
 	// Limits names each protection that was in force for this run, e.g. "bwrap",
 	// "net:none", "pidns", "rlimit:as=536870912", "pids.max=512".
@@ -98,7 +99,9 @@ type Runner struct {
 	runs     sync.WaitGroup
 	limits   sessionLimits // the cgroup of the programs Confine starts
 	guarding atomic.Int32  // git guard walks that outlived their call (guardAfter)
-	noBwrap  bool          // tests: behave as if bubblewrap were missing
+	lateMu   sync.Mutex
+	late     []string // what walks renamed that no call's result named yet (addLate)
+	noBwrap  bool     // tests: behave as if bubblewrap were missing
 	bwrapBin string
 }
 

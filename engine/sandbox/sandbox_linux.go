@@ -1201,15 +1201,16 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 	}
 	_ = child.KillGroup(cmd)
 
-	res := &Result{TimedOut: timedOut, Limits: limits}
+	res := &Result{TimedOut: timedOut, Limits: limits, Quarantined: r.takeLate()}
 	if m.guardGit {
 		cwd, gits, since := m.cwd, m.gitDirs, m.gitSince
 		m.cwd = nil // the walk closes it, when it ends
-		var done bool
-		if res.Quarantined, done = r.guardAfter(func() []string {
+		q, done := r.guardAfter(func() []string {
 			defer cwd.Close()
 			return cleanNewRepos(cwd, gits, since)
-		}); !done {
+		})
+		res.Quarantined = append(res.Quarantined, q...)
+		if !done {
 			res.Limits = append(res.Limits, "git-guard:continuing")
 		}
 	}

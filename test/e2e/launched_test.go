@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -183,6 +184,14 @@ func TestBoundaryGitRunsNothingALaunchedApplicationWrote(t *testing.T) {
 					if _, err := os.Lstat(filepath.Join(git, "config")); err != nil {
 						break
 					}
+				}
+				// No result waited for that cleanup: the session's next call names what it set aside.
+				var next struct {
+					Quarantined []string `json:"quarantined"`
+				}
+				e2e.Structured(t, e2e.Must(t, cs, "execute_python_code", map[string]any{"code": "pass", "sessionId": id}), &next)
+				if !slices.Contains(next.Quarantined, filepath.Join(git, "config")) {
+					t.Errorf("the next call's result names %q as set aside, want the planted config among them", next.Quarantined)
 				}
 			}
 			hostGit := personsGit(t, home)
