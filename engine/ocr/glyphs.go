@@ -747,3 +747,31 @@ func heightFits(c rune, h, tall int) bool {
 // xReach is the share of a word's tallest part (4/5) an x-height letter stays under: in
 // DejaVu Sans an o is 0.75 of a figure's height.
 var xReach = [2]int{4, 5}
+
+// spaced is a word's reading with a space where its ink at 1x, b, has a blank at least
+// as wide as a cell of the line's monospace font (pitch): tesseract read two short words
+// one blank cell apart as one ("0 3" as "63" in DejaVu Sans Mono 7), but the letters of a
+// word stand closer, even two narrow ones centred in their cells (a period's blank and an
+// l's add up to less than a cell). The space goes between the characters the blank's
+// middle falls between, counted in proportion to the ink's width.
+func spaced(text string, b bitmap, pitch int) string {
+	r := []rune(text)
+	ps := b.spans(true)
+	var out []rune
+	from := 0
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Min.X-ps[i-1].Max.X < pitch {
+			continue
+		}
+		at := (len(r)*(ps[i].Min.X+ps[i-1].Max.X) + b.w) / (2 * b.w) // rounded
+		if at <= from || at >= len(r) {
+			continue
+		}
+		out = append(append(out, r[from:at]...), ' ')
+		from = at
+	}
+	if from == 0 {
+		return text
+	}
+	return string(append(out, r[from:]...))
+}

@@ -990,3 +990,11 @@ func TestUnchangedLinesAreNotReadAgain(t *testing.T) {
 		t.Errorf("another scope read %d lines, want all %d", n, all)
 	}
 }
+
+// TestBlankCellSeparatesWords: in a line of monospace text, a blank as wide as a cell
+// between two letters is a word space (see spaced in glyphs.go). testdata/ocr/mono-blank-cell.png
+// is xterm (real-blind11's xterm-hack-7) in DejaVu Sans Mono 7, a crontab line: its
+// "0 3", one blank cell apart, was read as one word "63".
+func TestBlankCellSeparatesWords(t *testing.T) {
+	readsAll(t, "mono-blank-cell.png", "3", "*", "1-5")
+}
