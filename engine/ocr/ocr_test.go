@@ -998,3 +998,11 @@ func TestUnchangedLinesAreNotReadAgain(t *testing.T) {
 func TestBlankCellSeparatesWords(t *testing.T) {
 	readsAll(t, "mono-blank-cell.png", "3", "*", "1-5")
 }
+
+// TestDottedZeroBarredAcrossIsAZero: a "6" closed on its right is a "0" (see closedRight
+// in glyphs.go), also when its dot is a bar across its middle rows.
+// testdata/ocr/mono-blank-cell.png is xterm (real-blind11's xterm-hack-7) in DejaVu Sans
+// Mono 7, whose dotted zero at that size is a ring with a bar across: "0" was read "6".
+func TestDottedZeroBarredAcrossIsAZero(t *testing.T) {
+	readsAll(t, "mono-blank-cell.png", "0")
+}
