@@ -779,3 +779,76 @@ func spaced(text string, b bitmap, pitch int) string {
 	}
 	return string(append(out, r[from:]...))
 }
+
+// dottedZeros is a word of figures read with more characters than its ink at 1x, b, has
+// parts (split at blank columns), each part one figure (taller than wide), made right
+// where parts are barred rings: a dotted zero, whose dot at 10 px is a bar across its
+// middle, was read as two figures ("200" read "2608", "401" "4861" in DejaVu Sans Mono
+// 10). Each barred ring is a "0"; the parts before the first and after the last take the
+// reading's first and last characters, one each. With other parts between the rings,
+// which characters are theirs is not known, and the reading is kept.
+func dottedZeros(text string, b bitmap) string {
+	r := []rune(text)
+	if slices.ContainsFunc(r, func(c rune) bool { return c < '0' || c > '9' }) {
+		return text
+	}
+	ps := b.spans(true)
+	if len(r) <= len(ps) || slices.ContainsFunc(ps, func(p image.Rectangle) bool { return p.Dx() >= p.Dy() }) {
+		return text
+	}
+	first, last := -1, -1
+	for i, p := range ps {
+		if b.barredRing(p) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return text
+	}
+	out := slices.Clone(r[:first])
+	for _, p := range ps[first : last+1] {
+		if !b.barredRing(p) {
+			return text
+		}
+		out = append(out, '0')
+	}
+	return string(append(out, r[len(r)-(len(ps)-1-last):]...))
+}
+
+// barredRing says whether a part is a ring with a bar across its middle: a row in its
+// middle third is one run of ink across the part's whole width (an 8's waist is
+// narrower than its loops), with a row of two runs, its sides, above it and below it.
+func (b bitmap) barredRing(p image.Rectangle) bool {
+	if p.Dy() < 5 {
+		return false
+	}
+	sides := func(y int) bool {
+		first, last := b.extent(p, y)
+		for x := first + 1; first >= 0 && x < last; x++ {
+			if !b.at(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	for y := p.Min.Y + p.Dy()/3; y < p.Min.Y+(2*p.Dy()+2)/3; y++ {
+		first, last := b.extent(p, y)
+		if first != p.Min.X || last != p.Max.X-1 || sides(y) {
+			continue
+		}
+		above, below := false, false
+		for k := p.Min.Y; k < y; k++ {
+			above = above || sides(k)
+		}
+		for k := y + 1; k < p.Max.Y; k++ {
+			below = below || sides(k)
+		}
+		if above && below {
+			return true
+		}
+	}
+	return false
+}

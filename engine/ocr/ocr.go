@@ -845,6 +845,9 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			if strings.ContainsRune(text, '0') && t.crop != nil {
 				text = ohs(text, t.inkAt1x(box))
 			}
+			if t.crop != nil {
+				text = dottedZeros(text, t.inkAt1x(box))
+			}
 			if t.pitch > 0 && t.crop != nil {
 				text = spaced(text, t.inkAt1x(box), t.pitch)
 			}

@@ -1006,3 +1006,11 @@ func TestBlankCellSeparatesWords(t *testing.T) {
 func TestDottedZeroBarredAcrossIsAZero(t *testing.T) {
 	readsAll(t, "mono-blank-cell.png", "0")
 }
+
+// TestDottedZerosReadAsTwoFigures: a word of figures read with more characters than it
+// has figures, where some are rings with a bar across, has zeros there (see dottedZeros in
+// glyphs.go). testdata/ocr/dotted-zeros.png is rxvt-unicode (real-blind11's
+// urxvt-dejavu-10px-dark) in a 10 px DejaVu Sans Mono: "200" was read "2608", "401" "4861".
+func TestDottedZerosReadAsTwoFigures(t *testing.T) {
+	readsAll(t, "dotted-zeros.png", "200", "401", "18ms;")
+}
