@@ -38,7 +38,9 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # real-blind10 screens; rxvt-unicode, FLUID (FLTK), mgdiff (Motif), tcl-awthemes (Tk) and Geany
 # draw real-blind11's; grpn and XBoard (GTK 2) in gtk2-engines' Industrial theme and GTK 2's
 # own, tcl-ttkthemes (Tk), qt5-style-plugins (Qt 5's Plastique) and Emacs (Lucid) draw
-# real-blind12's. Tk
+# real-blind12's; xclock (x11-apps), rxvt-unicode, xterm, tcl-ttkthemes (Tk), qt5-style-plugins
+# (Qt 5's Motif), LXAppearance in gtk2-engines' Crux (GTK 2), GNOME Text Editor (GTK 4) and
+# Chromium draw real-blind13's. Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
 # confinement test asks the session bus for (python3-dbus asks).

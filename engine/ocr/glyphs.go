@@ -416,24 +416,28 @@ func (b bitmap) openFoot(p image.Rectangle) bool {
 }
 
 // closedRight says whether a part is a hollow figure closed on its right: its right
-// fifth holds ink in every row from a fifth to half of its height, and the row at two
-// fifths of its height is two runs of ink or more, from its left fifth to its right.
+// fifth holds ink in every row from a fifth to half of its height, and one of those rows
+// is two runs of ink or more, from its left fifth to its right. One row is enough: a
+// dotted zero's dot, at 7 px, is a bar across its middle rows (DejaVu Sans Mono 7's "0"
+// read "6").
 func (b bitmap) closedRight(p image.Rectangle) bool {
 	edge := max(1, p.Dx()/5)
 	right := image.Rect(p.Max.X-edge, p.Min.Y, p.Max.X, p.Max.Y)
-	for y := p.Min.Y + p.Dy()/5; y < p.Min.Y+p.Dy()/2; y++ {
+	y0, y1 := p.Min.Y+p.Dy()/5, p.Min.Y+p.Dy()/2
+	for y := y0; y < y1; y++ {
 		if !b.rowInked(right, y) {
 			return false
 		}
 	}
-	y := p.Min.Y + p.Dy()*2/5
-	first, last := b.extent(p, y)
-	if first < 0 || first >= p.Min.X+edge || last < p.Max.X-edge {
-		return false
-	}
-	for x := first + 1; x < last; x++ {
-		if !b.at(x, y) {
-			return true // a blank between the sides: two runs or more
+	for y := y0; y < y1; y++ {
+		first, last := b.extent(p, y)
+		if first < 0 || first >= p.Min.X+edge || last < p.Max.X-edge {
+			continue
+		}
+		for x := first + 1; x < last; x++ {
+			if !b.at(x, y) {
+				return true // a blank between the sides: two runs or more
+			}
 		}
 	}
 	return false
@@ -747,3 +751,104 @@ func heightFits(c rune, h, tall int) bool {
 // xReach is the share of a word's tallest part (4/5) an x-height letter stays under: in
 // DejaVu Sans an o is 0.75 of a figure's height.
 var xReach = [2]int{4, 5}
+
+// spaced is a word's reading with a space where its ink at 1x, b, has a blank at least
+// as wide as a cell of the line's monospace font (pitch): tesseract read two short words
+// one blank cell apart as one ("0 3" as "63" in DejaVu Sans Mono 7), but the letters of a
+// word stand closer, even two narrow ones centred in their cells (a period's blank and an
+// l's add up to less than a cell). The space goes between the characters the blank's
+// middle falls between, counted in proportion to the ink's width.
+func spaced(text string, b bitmap, pitch int) string {
+	r := []rune(text)
+	ps := b.spans(true)
+	var out []rune
+	from := 0
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Min.X-ps[i-1].Max.X < pitch {
+			continue
+		}
+		at := (len(r)*(ps[i].Min.X+ps[i-1].Max.X) + b.w) / (2 * b.w) // rounded
+		if at <= from || at >= len(r) {
+			continue
+		}
+		out = append(append(out, r[from:at]...), ' ')
+		from = at
+	}
+	if from == 0 {
+		return text
+	}
+	return string(append(out, r[from:]...))
+}
+
+// dottedZeros is a word of figures read with more characters than its ink at 1x, b, has
+// parts (split at blank columns), each part one figure (taller than wide), made right
+// where parts are barred rings: a dotted zero, whose dot at 10 px is a bar across its
+// middle, was read as two figures ("200" read "2608", "401" "4861" in DejaVu Sans Mono
+// 10). Each barred ring is a "0"; the parts before the first and after the last take the
+// reading's first and last characters, one each. With other parts between the rings,
+// which characters are theirs is not known, and the reading is kept.
+func dottedZeros(text string, b bitmap) string {
+	r := []rune(text)
+	if slices.ContainsFunc(r, func(c rune) bool { return c < '0' || c > '9' }) {
+		return text
+	}
+	ps := b.spans(true)
+	if len(r) <= len(ps) || slices.ContainsFunc(ps, func(p image.Rectangle) bool { return p.Dx() >= p.Dy() }) {
+		return text
+	}
+	first, last := -1, -1
+	for i, p := range ps {
+		if b.barredRing(p) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return text
+	}
+	out := slices.Clone(r[:first])
+	for _, p := range ps[first : last+1] {
+		if !b.barredRing(p) {
+			return text
+		}
+		out = append(out, '0')
+	}
+	return string(append(out, r[len(r)-(len(ps)-1-last):]...))
+}
+
+// barredRing says whether a part is a ring with a bar across its middle: a row in its
+// middle third is one run of ink across the part's whole width (an 8's waist is
+// narrower than its loops), with a row of two runs, its sides, above it and below it.
+func (b bitmap) barredRing(p image.Rectangle) bool {
+	if p.Dy() < 5 {
+		return false
+	}
+	sides := func(y int) bool {
+		first, last := b.extent(p, y)
+		for x := first + 1; first >= 0 && x < last; x++ {
+			if !b.at(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	for y := p.Min.Y + p.Dy()/3; y < p.Min.Y+(2*p.Dy()+2)/3; y++ {
+		first, last := b.extent(p, y)
+		if first != p.Min.X || last != p.Max.X-1 || sides(y) {
+			continue
+		}
+		above, below := false, false
+		for k := p.Min.Y; k < y; k++ {
+			above = above || sides(k)
+		}
+		for k := y + 1; k < p.Max.Y; k++ {
+			below = below || sides(k)
+		}
+		if above && below {
+			return true
+		}
+	}
+	return false
+}

@@ -432,7 +432,7 @@ func (t *tile) doubt() *tile {
 	}
 	lo, hi = max(lo, t.r.Min.X), min(hi, t.r.Max.X)
 	if 2*(hi-lo) > t.r.Dx() || hi <= lo {
-		return &tile{core: t.core, r: t.r, crop: t.crop}
+		return &tile{core: t.core, r: t.r, crop: t.crop, pitch: t.pitch}
 	}
 	h := t.crop.Rect.Dy()
 	pad := h / 4
@@ -445,9 +445,10 @@ func (t *tile) doubt() *tile {
 		copy(crop.Pix[y*crop.Stride+pad:], src[:hi-lo])
 	}
 	return &tile{
-		core: image.Rect(max(lo, t.core.Min.X), t.core.Min.Y, min(hi, t.core.Max.X), t.core.Max.Y),
-		r:    image.Rect(lo-pad, t.r.Min.Y, hi+pad, t.r.Max.Y),
-		crop: crop,
+		core:  image.Rect(max(lo, t.core.Min.X), t.core.Min.Y, min(hi, t.core.Max.X), t.core.Max.Y),
+		r:     image.Rect(lo-pad, t.r.Min.Y, hi+pad, t.r.Max.Y),
+		crop:  crop,
+		pitch: t.pitch,
 	}
 }
 
@@ -844,6 +845,12 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			if strings.ContainsRune(text, '0') && t.crop != nil {
 				text = ohs(text, t.inkAt1x(box))
 			}
+			if t.crop != nil {
+				text = dottedZeros(text, t.inkAt1x(box))
+			}
+			if t.pitch > 0 && t.crop != nil {
+				text = spaced(text, t.inkAt1x(box), t.pitch)
+			}
 		}
 		// A strip holds glyph-shaped ink in a row of glyphs: a lone symbol read there is
 		// a key's label, whatever tesseract's confidence in it.
@@ -876,21 +883,24 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 	return out
 }
 
-// outlined cuts a reading where a closing bracket meets an opening one: the outlines of
-// two buttons side by side (Xaw's oval ones; stippled, an insensitive button's, are not
-// taken out of the line, see trim) read as ")(" between their labels, and xclipboard's
-// "Next" and "Prev" came back as one word "‘Next)(Prev’"; text has a space there. The
-// brackets, the outlines' reading, are left out; each part says where it lies in the
-// reading, in characters from..to.
+// outlined cuts a reading where a closing bracket meets an opening one, and at a space
+// (see spaced): the outlines of two buttons side by side (Xaw's oval ones; stippled, an
+// insensitive button's, are not taken out of the line, see trim) read as ")(" between
+// their labels, and xclipboard's "Next" and "Prev" came back as one word "‘Next)(Prev’";
+// text has a space there. The brackets, the outlines' reading, are left out; each part
+// says where it lies in the reading, in characters from..to.
 func outlined(text string) []part {
 	var parts []part
 	at := 0
-	for _, s := range strings.Split(text, ")(") {
-		n := utf8.RuneCountInString(s)
-		if s != "" {
-			parts = append(parts, part{s, at, at + n})
+	for _, w := range strings.Split(text, " ") {
+		for _, s := range strings.Split(w, ")(") {
+			n := utf8.RuneCountInString(s)
+			if s != "" {
+				parts = append(parts, part{s, at, at + n})
+			}
+			at += n + 2
 		}
-		at += n + 2
+		at-- // the space is one character, not two
 	}
 	return parts
 }

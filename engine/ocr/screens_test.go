@@ -746,6 +746,43 @@ func scenes() []scene {
 		// Emacs maps its frame a few seconds before it draws the file in it.
 		{"emacs-lucid-todo", "real-blind12", drawnAfter(4*time.Second, transcribed("real-blind12", "emacs-lucid-todo", "garden", "emacs",
 			"-Q", "--title", "garden", "--geometry", "70x12+260+200", repoFile("testdata", "ocr", "real-blind12", "todo.txt")))},
+
+		// Held out (set "real-blind13"): a fifteenth held-out set, rendered and measured
+		// before the sixteenth round's rules, never tuned on, of applications, toolkits and
+		// fonts no earlier set used: xclock's digital face in Xft Bookman, rxvt-unicode in a
+		// 9 px bold DejaVu Sans Mono on dark green, xterm in a proportional Nimbus Sans laid
+		// out in cells, Tk in the black theme of tcl-ttkthemes, a Qt 5 calendar in the Motif
+		// style, LXAppearance (GTK 2) in gtk2-engines' Crux theme, GNOME Text Editor (GTK 4)
+		// showing a file, a Chromium page of small capitals, pill badges, a dark code block,
+		// white text with a shadow and 9 px small print (testdata/ocr/real-blind13).
+		// Words the test hands the program are its words; the others are transcribed by hand
+		// from the screen into testdata/ocr/real-blind13/NAME.words.
+		{"xclock-digital-bookman", "real-blind13", func(t testing.TB, d *display.Desktop) []string {
+			text := "Backup window 02:30 to 04:00"
+			return told(t, d, "xclock", "xclock", []string{text}, "-digital", "-render", "-face", "URW Bookman:size=15",
+				"-strftime", text, "-bg", "#fff4d6", "-fg", "#5a3a00", "-geometry", "+300+300")
+		}},
+		{"urxvt-dejavu-bold-9px", "real-blind13", func(t testing.TB, d *display.Desktop) []string {
+			text := "sync: 1,204 files (3.2 GiB) sent to backup-02 in 4m07s; 0 errors"
+			return told(t, d, "rsync", "urxvt", []string{text}, "-title", "rsync", "-fn", "xft:DejaVu Sans Mono:style=Bold:pixelsize=9",
+				"-bg", "#0b3d2e", "-fg", "#c8f7c5", "-geometry", "80x3+320+300", "-hold", "-e", "echo", text)
+		}},
+		{"xterm-proportional-cells", "real-blind13", echoed("notes", "Call the printer vendor about toner cartridge 4 before Friday",
+			"-fa", "Nimbus Sans", "-fs", "10", "-geometry", "72x3+300+300")},
+		{"tk-black-fleet", "real-blind13", transcribed("real-blind13", "tk-black-fleet", "Fleet status", "wish", repoFile("testdata", "ocr", "real-blind13", "black.tcl"))},
+		{"qt-motif-calendar", "real-blind13", func(t testing.TB, d *display.Desktop) []string {
+			runApp(t, d, []string{"QT_QPA_PLATFORM=xcb"}, repoFile("testdata", "ocr", "real-blind13", "motif_qt.py"))
+			return wordsFile("real-blind13", "qt-motif-calendar")
+		}},
+		{"lxappearance-crux", "real-blind13", func(t testing.TB, d *display.Desktop) []string {
+			showWindowEnv(t, d, []string{"HOME=" + t.TempDir(), "GTK2_RC_FILES=/usr/share/themes/Crux/gtk-2.0/gtkrc"}, "Customize Look and Feel", "lxappearance")
+			return wordsFile("real-blind13", "lxappearance-crux")
+		}},
+		{"text-editor-minutes", "real-blind13", drawnAfter(2*time.Second, transcribed("real-blind13", "text-editor-minutes", "minutes", "gnome-text-editor",
+			"--standalone", repoFile("testdata", "ocr", "real-blind13", "minutes.txt")))},
+		{"chromium-orders", "real-blind13", func(t testing.TB, d *display.Desktop) []string {
+			return chromiumPage(t, d, filepath.Join("real-blind13", "badges.html"), "--window-size=760,560", "--window-position=280,140")
+		}},
 	}
 }
 
