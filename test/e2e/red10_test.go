@@ -1,0 +1,121 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// formSignIn serves a sign-in form that the browser submits itself (Enter posts it, and the
+// next page has no password field), and a PIN field whose script submits the form once it
+// holds 16 characters. posted gets each password the server received.
+func formSignIn(t *testing.T, posted chan<- string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			posted <- r.PostForm.Get("pw")
+			io.WriteString(w, `<title>welcome</title><p id="welcome">welcome</p>`)
+			return
+		}
+		io.WriteString(w, `<title>sign in</title><form id="f" method="post" action="/login">
+<label>password <input id="pw" name="pw" type="password"></label></form>
+<form id="p" method="post" action="/pin"><label>pin <input id="pin" name="pw" type="password"
+oninput="if (this.value.length >= 16) document.querySelector('#p').submit()"></label></form>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A password typed into a password field by a call that itself takes the field away was in
+// the trace and host.log in clear: the records showed typed text again whenever the page,
+// asked after the call, held it in no password field, and a call that submits the form
+// (browser_type with submit, a PIN field whose script submits it), and a key press of one
+// character was no typed text at all leaves a page with no password field at all. Judged by effect: the server gets
+// each password, and no record holds any of them.
+func TestRecordsKeepNoPasswordACallSubmitted(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	posted := make(chan string, 8)
+	srv := formSignIn(t, posted)
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
+	const typed, pressed, pin = "PW-CANARY-submit-31", "PW-CANARY-keys-32", "PW-CANARY-pin-33"
+	for _, c := range []struct {
+		password, tool string
+		args           map[string]any
+	}{
+		{typed, "browser_type", map[string]any{"selector": "#pw", "text": typed, "submit": true}},
+		{pin, "browser_type_ref", map[string]any{"text": pin}},
+	} {
+		e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"})
+		if _, ok := c.args["selector"]; !ok {
+			field := `textbox "password"`
+			if c.password == pin {
+				field = `textbox "pin"`
+			}
+			c.args["snapshotId"] = "latest"
+			c.args["ref"] = snapRef(t, e2e.Text(e2e.Must(t, cs, "browser_snapshot", map[string]any{})), field)
+		}
+		e2e.Must(t, cs, c.tool, c.args)
+		select {
+		case got := <-posted:
+			if got != c.password {
+				t.Fatalf("%s: the server got %q, want %q", c.tool, got, c.password)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("%s: the page posted no password", c.tool)
+		}
+		e2e.Must(t, cs, "browser_wait_for", map[string]any{"selector": "#welcome"})
+	}
+	// A key press at a time, then Enter: each record would hold one character of it.
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"})
+	field := snapRef(t, e2e.Text(e2e.Must(t, cs, "browser_snapshot", map[string]any{})), `textbox "password"`)
+	for _, k := range strings.Split(pressed, "") {
+		e2e.Must(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": "latest", "ref": field, "key": k})
+	}
+	e2e.Must(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": "latest", "ref": field, "key": "Enter"})
+	if got := <-posted; got != pressed {
+		t.Fatalf("key presses: the server got %q, want %q", got, pressed)
+	}
+	for name, b := range agentRecords(t, h, file[len(file)-1]) {
+		for _, pw := range []string{typed, pin} {
+			if n := bytes.Count(b, []byte(pw)); n > 0 {
+				t.Errorf("%s holds the password %s %d times", name, pw, n)
+			}
+		}
+		// The test's only key presses of one character are the password's.
+		if keys := pressedKeys(b); keys != "" {
+			t.Errorf("%s holds %d characters of the password %s a key press at a time: %s", name, len(keys), pressed, keys)
+		}
+	}
+}
+
+// pressedKeys joins the characters the records' browser_keypress_ref calls name, in order
+// (each record a JSON line: a trace's, or host.log's).
+func pressedKeys(records []byte) string {
+	var keys strings.Builder
+	for _, line := range bytes.Split(records, []byte("\n")) {
+		var r struct {
+			Tool string         `json:"tool"`
+			Args map[string]any `json:"args"`
+		}
+		if json.Unmarshal(line, &r) != nil || r.Tool != "browser_keypress_ref" {
+			continue
+		}
+		if k, _ := r.Args["key"].(string); len([]rune(k)) == 1 {
+			keys.WriteString(k)
+		}
+	}
+	return keys.String()
+}
