@@ -4,10 +4,14 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +122,38 @@ func pressedKeys(records []byte) string {
 		}
 	}
 	return keys.String()
+}
+
+// A trace started in a workspace (trace start --dir) lies where the session's own calls
+// write: a Python call that put a FIFO in place of the trace file held the person's trace
+// show in open() for good (the trace was opened by its path, following links and opening
+// whatever was there). Judged by effect: trace show of that path ends, with an error.
+func TestTraceShowOfAFIFOASessionPutInPlaceEnds(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start", "--dir", work))
+	trace := file[len(file)-1]
+	out, ok := pyOver(t, cs, `import glob, os
+t = glob.glob('trace-*.jsonl')[0]
+os.rename(t, 'moved.jsonl')
+os.mkfifo(t)
+print('fifo', t)`, work)
+	if !ok || !strings.Contains(out.Stdout, "fifo") {
+		t.Fatalf("the planting call: %+v", out)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.Bin, "trace", "show", trace, "-o", filepath.Join(t.TempDir(), "report.html"))
+	cmd.Env = h.Env
+	b, err := cmd.CombinedOutput()
+	t.Logf("trace show: %v %s", err, b)
+	if ctx.Err() != nil {
+		t.Errorf("trace show of the FIFO the session put in place of its trace did not end in 20 s")
+	}
 }
