@@ -173,3 +173,26 @@ func TestRecordsHideTheCredentialsOfURLs(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordsHideTheCharacterAKeyPressTypes(t *testing.T) {
+	for _, c := range []struct {
+		keys []any
+		want string
+	}{
+		{[]any{"shift", "q"}, `["shift","‹1 characters›"]`},
+		{[]any{"7"}, `["‹1 characters›"]`},
+		{[]any{"ctrl", "c"}, `["ctrl","c"]`},
+		{[]any{"enter"}, `["enter"]`},
+	} {
+		got, _ := redact(commands.PressKeys, map[string]any{"keys": c.keys}, nil, false)
+		if b, _ := json.Marshal(got["keys"]); string(b) != c.want {
+			t.Errorf("press_keys %v recorded as %s, want %s", c.keys, b, c.want)
+		}
+	}
+	if s := recordedSummary("press_keys", map[string]any{"keys": []any{"shift", "q"}}, "pressed shift+q"); s != "‹15 characters›" {
+		t.Errorf("the summary of a key typing a character: %q", s)
+	}
+	if s := recordedSummary("press_keys", map[string]any{"keys": []any{"ctrl", "s"}}, "pressed ctrl+s"); s != "pressed ctrl+s" {
+		t.Errorf("the summary of a chord typing none: %q", s)
+	}
+}

@@ -39,7 +39,8 @@ import (
 //     desktop type_text's (no page can tell where it went).
 //   - Whatever was hidden in the arguments is hidden in the summary and the error too.
 //   - The clipboard's text shows only its length, always: clipboard_write's, and
-//     clipboard_read's summary (clipboardSummary).
+//     clipboard_read's summary; so does the character a press_keys chord types, and its
+//     summary (recordedSummary).
 
 // Redacted stands where a secret was.
 const Redacted = "[REDACTED]"
@@ -203,11 +204,32 @@ func typedKey(v any) bool {
 	return ok && len([]rune(s)) == 1
 }
 
-// clipboardSummary is how the records show the summary of a call of tool: clipboard_read's
-// by its length (a clipboard may hold a password copied anywhere, as clipboard_write's
-// text may be one to paste), every other as it is.
-func clipboardSummary(tool, summary string) string {
-	if tool == "clipboard_read" && summary != "" {
+// typesCharacter says whether a press_keys chord types a character: one key that is a
+// single character, alone or with shift. Key names (enter, tab) and chords with another
+// modifier (ctrl+c) type none.
+func typesCharacter(v any) bool {
+	keys, _ := v.([]any)
+	n := 0
+	for _, k := range keys {
+		s, _ := k.(string)
+		switch {
+		case strings.EqualFold(s, "shift"):
+		case len([]rune(s)) == 1:
+			n++
+		default:
+			return false
+		}
+	}
+	return n == 1
+}
+
+// recordedSummary is how the records show the summary of a call of tool with args:
+// clipboard_read's by its length (a clipboard may hold a password copied anywhere, as
+// clipboard_write's text may be one to paste), and press_keys' when it typed a character
+// (a password typed a key at a time: nothing can tell where it went, as for type_text);
+// every other as it is.
+func recordedSummary(tool string, args map[string]any, summary string) string {
+	if summary != "" && (tool == "clipboard_read" || tool == "press_keys" && typesCharacter(args["keys"])) {
 		return lengthOnly(summary)
 	}
 	return summary
@@ -240,6 +262,15 @@ func (r redactor) value(key string, v any, cookie bool) any {
 		if s, ok := v.(string); ok {
 			return r.typed(s)
 		}
+	case r.tool == "press_keys" && key == "keys" && typesCharacter(v):
+		// Desktop keys, as type_text's text: nothing can tell where they went.
+		l := slices.Clone(v.([]any))
+		for i, k := range l {
+			if s, _ := k.(string); len([]rune(s)) == 1 {
+				l[i] = lengthOnly(s)
+			}
+		}
+		return l
 	}
 	switch x := v.(type) {
 	case map[string]any:

@@ -105,23 +105,73 @@ func TestRecordsKeepNoPasswordACallSubmitted(t *testing.T) {
 	}
 }
 
-// pressedKeys joins the characters the records' browser_keypress_ref calls name, in order
-// (each record a JSON line: a trace's, or host.log's).
+// pressedKeys joins the characters the records' key presses name, in order (each record a
+// JSON line: a trace's, or host.log's): browser_keypress_ref's key, press_keys' keys and
+// its summary ("pressed q").
 func pressedKeys(records []byte) string {
 	var keys strings.Builder
 	for _, line := range bytes.Split(records, []byte("\n")) {
 		var r struct {
-			Tool string         `json:"tool"`
-			Args map[string]any `json:"args"`
+			Tool    string         `json:"tool"`
+			Args    map[string]any `json:"args"`
+			Summary string         `json:"summary"`
 		}
-		if json.Unmarshal(line, &r) != nil || r.Tool != "browser_keypress_ref" {
+		if json.Unmarshal(line, &r) != nil {
 			continue
 		}
-		if k, _ := r.Args["key"].(string); len([]rune(k)) == 1 {
-			keys.WriteString(k)
+		switch r.Tool {
+		case "browser_keypress_ref":
+			if k, _ := r.Args["key"].(string); len([]rune(k)) == 1 {
+				keys.WriteString(k)
+			}
+		case "press_keys":
+			l, _ := r.Args["keys"].([]any)
+			for _, k := range l {
+				if k, _ := k.(string); len([]rune(k)) == 1 {
+					keys.WriteString(k)
+				}
+			}
+			if k, ok := strings.CutPrefix(r.Summary, "pressed "); ok && len([]rune(k)) == 1 {
+				keys.WriteString(k)
+			}
 		}
 	}
 	return keys.String()
+}
+
+// A password typed on the desktop a key at a time (press_keys, one character each) was in
+// the trace in clear, in each call's keys and its summary ("pressed q"), while type_text's
+// text is always hidden there: nothing can tell where desktop keys went. Judged by effect:
+// the server gets the password typed into the browser's window, and no record names any of
+// its characters.
+func TestRecordsKeepNoPasswordPressedOnTheDesktop(t *testing.T) {
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	posted := make(chan string, 8)
+	srv := formSignIn(t, posted)
+	cs := agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
+	const password = "pw-canary-desk-41"
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"})
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#pw"})
+	e2e.ActivateShown(t, cs, "sign in")
+	for _, k := range strings.Split(password, "") {
+		e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{k}})
+	}
+	e2e.Must(t, cs, "press_keys", map[string]any{"keys": []string{"enter"}})
+	select {
+	case got := <-posted:
+		if got != password {
+			t.Fatalf("the server got %q, want %q", got, password)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the page posted no password")
+	}
+	for name, b := range agentRecords(t, h, file[len(file)-1]) {
+		if keys := pressedKeys(b); keys != "" {
+			t.Errorf("%s names %d characters of the password %s a key at a time: %s", name, len(keys), password, keys)
+		}
+	}
 }
 
 // A trace started in a workspace (trace start --dir) lies where the session's own calls
