@@ -140,6 +140,9 @@ func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 			t.Errorf("key press %q recorded as %v, want %s", key, got["key"], want)
 		}
 	}
+	if answer, _ := redact(commands.BrowserHandleDialog, map[string]any{"accept": true, "promptText": "4711"}, &pageState{}, false); answer["promptText"] != "‹4 characters›" {
+		t.Errorf("a prompt's answer recorded as %v", answer["promptText"])
+	}
 	if all, _ := redact(commands.BrowserType, map[string]any{"text": "Jane"}, pg, true); all["text"] != "‹4 characters›" {
 		t.Errorf("recordTypedText off: %v", all)
 	}

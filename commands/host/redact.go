@@ -22,7 +22,8 @@ import (
 //     always [REDACTED]; those a URL carries (urlSecrets) show by their length wherever
 //     they stand.
 //   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
-//     steps type, and a key press's character) shows only its length while the call runs.
+//     steps type, a key press's character, the answer to a page's prompt) shows only its
+//     length while the call runs.
 //   - Code is shown by its length only, always: what it types may come from anywhere in
 //     it (a variable, a computed string) and leave the page with the form, where nobody
 //     can look for it afterwards. Its string literals are hidden in the summary and the
@@ -193,6 +194,8 @@ func (r redactor) typedText(key string, v any) bool {
 		return key == "text" || key == "value" || key == "values"
 	case "browser_keypress_ref":
 		return key == "key" && typedKey(v)
+	case "browser_handle_dialog":
+		return key == "promptText"
 	}
 	return false
 }

@@ -34,6 +34,7 @@ func formSignIn(t *testing.T, posted chan<- string) *httptest.Server {
 		}
 		io.WriteString(w, `<title>sign in</title><form id="f" method="post" action="/login">
 <label>password <input id="pw" name="pw" type="password"></label></form>
+<button id="ask" onclick="const v = prompt('PIN'); fetch('/prompt', {method: 'POST', body: new URLSearchParams({pw: v})})">ask</button>
 <form id="p" method="post" action="/pin"><label>pin <input id="pin" name="pw" type="password"
 oninput="if (this.value.length >= 16) document.querySelector('#p').submit()"></label></form>`)
 	}))
@@ -54,7 +55,7 @@ func TestRecordsKeepNoPasswordACallSubmitted(t *testing.T) {
 	srv := formSignIn(t, posted)
 	cs := agentOnItsSession(t, h)
 	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
-	const typed, pressed, pin = "PW-CANARY-submit-31", "PW-CANARY-keys-32", "PW-CANARY-pin-33"
+	const typed, pressed, pin, prompted = "PW-CANARY-submit-31", "PW-CANARY-keys-32", "PW-CANARY-pin-33", "PW-CANARY-prompt-34"
 	for _, c := range []struct {
 		password, tool string
 		args           map[string]any
@@ -92,8 +93,15 @@ func TestRecordsKeepNoPasswordACallSubmitted(t *testing.T) {
 	if got := <-posted; got != pressed {
 		t.Fatalf("key presses: the server got %q, want %q", got, pressed)
 	}
+	// A page's prompt, answered: no field of the page ever shows the answer.
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"})
+	t.Logf("the click that opens the prompt: %s", e2e.Text(e2e.Call(t, cs, "browser_click", map[string]any{"selector": "#ask"})))
+	e2e.Must(t, cs, "browser_handle_dialog", map[string]any{"accept": true, "promptText": prompted})
+	if got := <-posted; got != prompted {
+		t.Fatalf("prompt: the server got %q, want %q", got, prompted)
+	}
 	for name, b := range agentRecords(t, h, file[len(file)-1]) {
-		for _, pw := range []string{typed, pin} {
+		for _, pw := range []string{typed, pin, prompted} {
 			if n := bytes.Count(b, []byte(pw)); n > 0 {
 				t.Errorf("%s holds the password %s %d times", name, pw, n)
 			}
