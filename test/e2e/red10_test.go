@@ -215,3 +215,44 @@ print('fifo', t)`, work)
 		t.Errorf("trace show of the FIFO the session put in place of its trace did not end in 20 s")
 	}
 }
+
+// A repository a call made may name its work tree anywhere (core.worktree, which the git
+// guard kept as a key git writes itself): one made with core.worktree = ~/.ssh had the
+// person's git status list the private key as untracked, and their git add -A copy it
+// into the repository's objects in the workspace, where the next call read it. Judged by
+// effect: after the person's git add -A in that repository, the next call finds no byte of
+// the key in its objects.
+func TestGitGuardKeepsNoWorkTreeOutsideTheWorkspace(t *testing.T) {
+	testenv.Require(t, "git", "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	work := filepath.Join(home, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := h.MCP()
+	out, ok := pyOver(t, cs, `import os
+os.makedirs('r/.git/objects')
+os.makedirs('r/.git/refs/heads')
+open('r/.git/HEAD', 'w').write('ref: refs/heads/main\n')
+open('r/.git/config', 'w').write('[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = `+filepath.Join(home, ".ssh")+`\n')
+print('planted')`, work)
+	if !ok || !strings.Contains(out.Stdout, "planted") {
+		t.Fatalf("the planting call: %+v", out)
+	}
+	git := personsGit(t, home)
+	st, err := git(filepath.Join(work, "r"), "status", "--porcelain")
+	t.Logf("the person's git status: %v %s", err, st)
+	add, err := git(filepath.Join(work, "r"), "add", "-A")
+	t.Logf("the person's git add -A: %v %s", err, add)
+	out, ok = pyOver(t, cs, `import os, zlib
+for d, _, fs in os.walk('r/.git/objects'):
+    for f in fs:
+        print(zlib.decompress(open(os.path.join(d, f), 'rb').read()))`, work)
+	if !ok {
+		t.Fatalf("the reading call: %+v", out)
+	}
+	if strings.Contains(out.Stdout, e2e.Canary) {
+		t.Errorf("the call read the person's private key from the objects their git add -A wrote: %s", out.Stdout)
+	}
+}
