@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -62,10 +61,18 @@ func ListTraces(session string) ([]TraceFile, error) {
 	return out, nil
 }
 
-// readTrace reads a trace file: its header and records.
+// readTrace reads a trace file: its header and records. A trace may lie in a directory a
+// session writes (trace start --dir in a workspace), so it is opened beneath its directory
+// as a regular file only, through no symbolic link (safefs): a FIFO put in its place held
+// trace show in open() for good.
 func readTrace(in string) (host.TraceHeader, []host.TraceRecord, error) {
 	var head host.TraceHeader
-	f, err := os.Open(in)
+	d, err := safefs.Open(filepath.Dir(in))
+	if err != nil {
+		return head, nil, werr.Wrap(err, werr.NotFound, "cannot open the trace %s: %v", in, err)
+	}
+	defer d.Close()
+	f, err := d.OpenFile(filepath.Base(in))
 	if err != nil {
 		return head, nil, werr.Wrap(err, werr.NotFound, "cannot open the trace %s: %v", in, err)
 	}

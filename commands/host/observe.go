@@ -201,7 +201,7 @@ func (h *Host) observed(t *tool.Tool, remote bool, next mcp.ToolHandler) mcp.Too
 		}
 		if res != nil {
 			summarize(res, &end)
-			end.Summary = clipboardSummary(t.Name, end.Summary)
+			end.Summary = recordedSummary(t.Name, args, end.Summary)
 		}
 		if err != nil && end.Error == nil {
 			end.Error = werr.As(err)

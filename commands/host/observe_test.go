@@ -103,7 +103,7 @@ func TestTraceFileNamesStayInTheirDirectory(t *testing.T) {
 }
 
 func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
-	pg := &pageState{Focus: "text", Passwords: []string{"s3cret-pw"}}
+	pg := &pageState{Focus: "text", Passwords: []string{"s3cret-pw"}, Plain: []string{"Jane", "s3cret-pw"}}
 	const code = `const p = "typed-by-var"; await page.fill('#pw', p); await page.click("#go")`
 	rec, hidden := redact(commands.BrowserRunCode, map[string]any{"code": code}, pg, false)
 	if rec["code"] != lengthOnly(code) {
@@ -129,6 +129,19 @@ func TestRecordsHideWhatReachedPasswordFields(t *testing.T) {
 		map[string]any{"target": "e1", "value": "s3cret-pw"}, map[string]any{"target": "e2", "value": "Jane"}}}, pg, false)
 	if b, _ := json.Marshal(form); strings.Contains(string(b), "s3cret-pw") || !strings.Contains(string(b), "Jane") {
 		t.Errorf("fill_form recorded as %s", b)
+	}
+	// Text the page shows in no field (the call submitted the form) stays hidden; so does a
+	// character a password field holds, while a key name is shown.
+	if gone, _ := redact(commands.BrowserType, map[string]any{"text": "submitted-pw", "submit": true}, &pageState{Focus: "BODY"}, false); gone["text"] != "‹12 characters›" {
+		t.Errorf("text the page no longer shows: %v", gone)
+	}
+	for key, want := range map[string]string{"3": "‹1 characters›", "J": "J", "Enter": "Enter"} {
+		if got, _ := redact(commands.BrowserKeypressRef, map[string]any{"key": key}, &pageState{Passwords: []string{"s3"}, Plain: []string{"3", "J"}}, false); got["key"] != want {
+			t.Errorf("key press %q recorded as %v, want %s", key, got["key"], want)
+		}
+	}
+	if answer, _ := redact(commands.BrowserHandleDialog, map[string]any{"accept": true, "promptText": "4711"}, &pageState{}, false); answer["promptText"] != "‹4 characters›" {
+		t.Errorf("a prompt's answer recorded as %v", answer["promptText"])
 	}
 	if all, _ := redact(commands.BrowserType, map[string]any{"text": "Jane"}, pg, true); all["text"] != "‹4 characters›" {
 		t.Errorf("recordTypedText off: %v", all)
@@ -161,5 +174,28 @@ func TestRecordsHideTheCredentialsOfURLs(t *testing.T) {
 		if got, _ := redact(commands.BrowserNavigate, map[string]any{"url": plain}, nil, false); got["url"] != plain {
 			t.Errorf("%q recorded as %q", plain, got["url"])
 		}
+	}
+}
+
+func TestRecordsHideTheCharacterAKeyPressTypes(t *testing.T) {
+	for _, c := range []struct {
+		keys []any
+		want string
+	}{
+		{[]any{"shift", "q"}, `["shift","‹1 characters›"]`},
+		{[]any{"7"}, `["‹1 characters›"]`},
+		{[]any{"ctrl", "c"}, `["ctrl","c"]`},
+		{[]any{"enter"}, `["enter"]`},
+	} {
+		got, _ := redact(commands.PressKeys, map[string]any{"keys": c.keys}, nil, false)
+		if b, _ := json.Marshal(got["keys"]); string(b) != c.want {
+			t.Errorf("press_keys %v recorded as %s, want %s", c.keys, b, c.want)
+		}
+	}
+	if s := recordedSummary("press_keys", map[string]any{"keys": []any{"shift", "q"}}, "pressed shift+q"); s != "‹15 characters›" {
+		t.Errorf("the summary of a key typing a character: %q", s)
+	}
+	if s := recordedSummary("press_keys", map[string]any{"keys": []any{"ctrl", "s"}}, "pressed ctrl+s"); s != "pressed ctrl+s" {
+		t.Errorf("the summary of a chord typing none: %q", s)
 	}
 }

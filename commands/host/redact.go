@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,21 +22,26 @@ import (
 //     always [REDACTED]; those a URL carries (urlSecrets) show by their length wherever
 //     they stand.
 //   - Typed text (what the type tools, browser_fill_form and execute_batch's type_ref
-//     steps type) shows only its length while the call runs.
+//     steps type, a key press's character, the answer to a page's prompt) shows only its
+//     length while the call runs.
 //   - Code is shown by its length only, always: what it types may come from anywhere in
 //     it (a variable, a computed string) and leave the page with the form, where nobody
 //     can look for it afterwards. Its string literals are hidden in the summary and the
 //     error (codeStrings).
 //   - When a browser call has succeeded, the host asks the page which values its password
-//     fields hold, which cookies its script reads, and whether the focus is in a password
-//     field. Typed text that went into none is shown; every password value and every cookie (its
+//     fields hold, which cookies its script reads, whether the focus is in a password
+//     field, and which of the call's typed texts its other fields show. Typed text is shown
+//     again only where the page shows it in a field that is no password field, and in no
+//     password field: a call that took the field away (it submitted the form) leaves
+//     nothing to look at, and its text stays hidden. Every password value and every cookie (its
 //     name=value, and a value of cookieValueMin characters or more alone) is shown by its
 //     length wherever it stands in the record (any argument, the summary, the error). Without an answer from the page the text stays
 //     hidden, and so does all typed text when the policy's recordTypedText is false, and
 //     desktop type_text's (no page can tell where it went).
 //   - Whatever was hidden in the arguments is hidden in the summary and the error too.
 //   - The clipboard's text shows only its length, always: clipboard_write's, and
-//     clipboard_read's summary (clipboardSummary).
+//     clipboard_read's summary; so does the character a press_keys chord types, and its
+//     summary (recordedSummary).
 
 // Redacted stands where a secret was.
 const Redacted = "[REDACTED]"
@@ -55,13 +61,16 @@ func asksPage(name string) bool {
 }
 
 // pageState is what the page said after a call: the values of its password fields,
-// the cookies its script reads, and whether the focus is in a password field. nil: the
-// page did not answer.
+// the cookies its script reads, whether the focus is in a password field, and the values
+// of its other fields. nil: the page did not answer.
 type pageState struct {
 	Focus     string   `json:"focus"`
 	Passwords []string `json:"pw"`
 	// Cookies are the page's cookies as document.cookie gives them (name=value).
 	Cookies []string `json:"ck"`
+	// Plain are the values of its text fields, text areas and editable elements (no
+	// password field), each cut at plainFieldChars, the first plainFields of them.
+	Plain []string `json:"plain"`
 }
 
 // cookieValueMin is the shortest cookie value the records hide wherever it stands, not
@@ -81,16 +90,37 @@ func (p *pageState) secrets() []string {
 	return out
 }
 
+// secret says whether typed text s stays hidden: shown is only what the page shows in a
+// field that is no password field, while no password field holds it (typed a character
+// at a time, or after what was there) and the focus is in none. A field the call took
+// away (a submitted form) shows nothing, so what went into it stays hidden.
 func (p *pageState) secret(s string) bool {
-	return p == nil || strings.EqualFold(p.Focus, "password") || slices.Contains(p.Passwords, s)
+	in := func(vals []string) bool {
+		return slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, s) })
+	}
+	return p == nil || strings.EqualFold(p.Focus, "password") || !in(p.Plain) || in(p.Passwords)
 }
 
+// plainFields and plainFieldChars bound what the page answers of its other fields: text
+// typed past them (a long text, a field past the first plainFields) stays hidden.
+const (
+	plainFields     = 256
+	plainFieldChars = 4096
+)
+
 // pageFieldsJS collects the values of the password fields and the cookies of the page
-// (its same-origin frames included) and the focused element's type.
-const pageFieldsJS = `(() => {
-  const pw = [], ck = [];
+// (its same-origin frames included), the focused element's type, and the values of its other
+// fields (plainFields of them, each cut at plainFieldChars). The call's typed texts are
+// compared with them in the host, never handed to the page: its script could read what
+// the call typed into another origin's frame.
+var pageFieldsJS = `(() => {
+  const pw = [], ck = [], plain = [];
   const walk = d => {
     for (const e of d.querySelectorAll('input[type=password]')) if (e.value) pw.push(e.value);
+    for (const e of d.querySelectorAll('input:not([type=password]), textarea, [contenteditable]')) {
+      const v = e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' ? e.value : e.textContent;
+      if (typeof v === 'string' && v && plain.length < ` + strconv.Itoa(plainFields) + `) plain.push(v.slice(0, ` + strconv.Itoa(plainFieldChars) + `));
+    }
     let cookies = '';
     try { cookies = d.cookie; } catch (e) {}
     for (const c of cookies.split('; ')) if (c) ck.push(c);
@@ -98,11 +128,11 @@ const pageFieldsJS = `(() => {
   };
   walk(document);
   const a = document.activeElement;
-  return JSON.stringify({focus: a ? String(a.type || a.tagName) : '', pw, ck});
+  return JSON.stringify({focus: a ? String(a.type || a.tagName) : '', pw, ck, plain});
 })()`
 
 // pageFields asks the session's page, after the call that just ended, about its
-// password fields; nil when it cannot tell.
+// fields; nil when it cannot tell.
 func (h *Host) pageFields(ctx context.Context, session string) *pageState {
 	var st *pageState
 	h.inSession(ctx, session, func(env *tool.Env) error {
@@ -132,18 +162,8 @@ func (h *Host) pageFields(ctx context.Context, session string) *pageState {
 // its start or when the page did not answer); hideTyped hides all typed text. It
 // returns the typed strings it hid too.
 func redact(t *tool.Tool, args map[string]any, pg *pageState, hideTyped bool) (map[string]any, []string) {
-	if args == nil {
-		return nil, nil
-	}
 	r := redactor{tool: t.Name, pg: pg, hideTyped: hideTyped || t.Name == "type_text" || t.Name == "clipboard_write", hidden: new([]string)}
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		out[k] = r.value(k, v, false)
-	}
-	if t.Name == "browser_execute_batch" {
-		r.batch(out, args)
-	}
-	return out, *r.hidden
+	return r.args(args), *r.hidden
 }
 
 type redactor struct {
@@ -153,19 +173,66 @@ type redactor struct {
 	hidden    *[]string
 }
 
-func (r redactor) typedText(key string) bool {
+// args is the record of a call's arguments.
+func (r redactor) args(args map[string]any) map[string]any {
+	if args == nil {
+		return nil
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = r.value(k, v, false)
+	}
+	if r.tool == "browser_execute_batch" {
+		r.batch(out, args)
+	}
+	return out
+}
+
+func (r redactor) typedText(key string, v any) bool {
 	switch r.tool {
 	case "type_text", "browser_type", "browser_type_ref", "browser_fill_form", "clipboard_write":
 		return key == "text" || key == "value" || key == "values"
+	case "browser_keypress_ref":
+		return key == "key" && typedKey(v)
+	case "browser_handle_dialog":
+		return key == "promptText"
 	}
 	return false
 }
 
-// clipboardSummary is how the records show the summary of a call of tool: clipboard_read's
-// by its length (a clipboard may hold a password copied anywhere, as clipboard_write's
-// text may be one to paste), every other as it is.
-func clipboardSummary(tool, summary string) string {
-	if tool == "clipboard_read" && summary != "" {
+// typedKey says whether a key press's key types a character (a key name, Enter or
+// ArrowDown, types none and is shown).
+func typedKey(v any) bool {
+	s, ok := v.(string)
+	return ok && len([]rune(s)) == 1
+}
+
+// typesCharacter says whether a press_keys chord types a character: one key that is a
+// single character, alone or with shift. Key names (enter, tab) and chords with another
+// modifier (ctrl+c) type none.
+func typesCharacter(v any) bool {
+	keys, _ := v.([]any)
+	n := 0
+	for _, k := range keys {
+		s, _ := k.(string)
+		switch {
+		case strings.EqualFold(s, "shift"):
+		case len([]rune(s)) == 1:
+			n++
+		default:
+			return false
+		}
+	}
+	return n == 1
+}
+
+// recordedSummary is how the records show the summary of a call of tool with args:
+// clipboard_read's by its length (a clipboard may hold a password copied anywhere, as
+// clipboard_write's text may be one to paste), and press_keys' when it typed a character
+// (a password typed a key at a time: nothing can tell where it went, as for type_text);
+// every other as it is.
+func recordedSummary(tool string, args map[string]any, summary string) string {
+	if summary != "" && (tool == "clipboard_read" || tool == "press_keys" && typesCharacter(args["keys"])) {
 		return lengthOnly(summary)
 	}
 	return summary
@@ -194,10 +261,19 @@ func (r redactor) value(key string, v any, cookie bool) any {
 			*r.hidden = append(*r.hidden, codeStrings(s)...)
 			return lengthOnly(s)
 		}
-	case r.typedText(key):
+	case r.typedText(key, v):
 		if s, ok := v.(string); ok {
 			return r.typed(s)
 		}
+	case r.tool == "press_keys" && key == "keys" && typesCharacter(v):
+		// Desktop keys, as type_text's text: nothing can tell where they went.
+		l := slices.Clone(v.([]any))
+		for i, k := range l {
+			if s, _ := k.(string); len([]rune(s)) == 1 {
+				l[i] = lengthOnly(s)
+			}
+		}
+		return l
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -263,20 +339,22 @@ func urlSecrets(s string) []string {
 	return out
 }
 
-// batch redacts the text of execute_batch's type_ref steps: shown only when the page
-// answered, the text is in no password field, and no later step may have left the
-// page (a click or key press submits a form, and the field is gone).
+// batch redacts the text of execute_batch's type_ref steps and the character of its
+// keypress_ref steps: shown only when the page shows it as typed text may be (secret),
+// and no later step may have left the page (a click or key press submits a form, and
+// the field is gone).
 func (r redactor) batch(out, args map[string]any) {
 	acts, _ := args["actions"].([]any)
 	red, _ := out["actions"].([]any)
 	for i, a := range acts {
 		m, _ := a.(map[string]any)
-		if m == nil || m["action"] != "type_ref" {
+		field := map[any]string{"type_ref": "text", "keypress_ref": "key"}[m["action"]]
+		if m == nil || field == "" {
 			continue
 		}
 		p, _ := m["params"].(map[string]any)
-		text, ok := p["text"].(string)
-		if !ok {
+		text, ok := p[field].(string)
+		if !ok || field == "key" && !typedKey(text) {
 			continue
 		}
 		shown := text
@@ -286,7 +364,7 @@ func (r redactor) batch(out, args map[string]any) {
 		}
 		if rm, _ := red[i].(map[string]any); rm != nil {
 			if rp, _ := rm["params"].(map[string]any); rp != nil {
-				rp["text"] = shown
+				rp[field] = shown
 			}
 		}
 	}

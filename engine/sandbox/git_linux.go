@@ -60,9 +60,13 @@ func gitDirs(root *safefs.Dir) []string {
 	return out
 }
 
-// gitInitKeys are the keys git init and git clone write themselves.
+// gitInitKeys are the keys git init and git clone write themselves. Not core.worktree
+// (git submodule writes it, and git finds a submodule's work tree by its gitfile without
+// it): it names the work tree the person's git reads and adds from, anywhere, and a
+// repository a call made with core.worktree = ~/.ssh had the person's git add -A copy the
+// private key into the workspace's object store, where the next call read it.
 var gitInitKeys = []string{"core.repositoryformatversion", "core.bare", "core.logallrefupdates", "core.precomposeunicode",
-	"core.worktree", "extensions.objectformat", "extensions.refstorage", "extensions.worktreeconfig", "submodule.*.url",
+	"extensions.objectformat", "extensions.refstorage", "extensions.worktreeconfig", "submodule.*.url",
 	"submodule.*.active", "remote.*.mirror"}
 
 // untrusted is the suffix of what a run left that git would act on.
