@@ -59,3 +59,30 @@ func TestAllCgroupsTogetherHoldAShareOfTheHostsMemory(t *testing.T) {
 		t.Fatalf("no memory limit file beside the cgroups %v", cg.dirs)
 	}
 }
+
+// TestAllCgroupsTogetherHoldHalfTheHostsProcessIDs checks that the cgroup every session's
+// and call's cgroup lies in holds their tasks together to half the host's process ids
+// (allProcesses): one agent's sessions may hold 13,800 tasks, a few agents every id.
+func TestAllCgroupsTogetherHoldHalfTheHostsProcessIDs(t *testing.T) {
+	requireSandbox(t)
+	cg := newRunCgroup(limitsSpec{pids: 10, memBytes: 64 << 20})
+	defer cg.destroy()
+	want := strconv.Itoa(allProcesses())
+	if want == "0" {
+		t.Fatal("the kernel says nothing of its process ids")
+	}
+	seen := 0
+	for _, d := range cg.dirs {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(d), "pids.max"))
+		if err != nil {
+			continue
+		}
+		seen++
+		if got := strings.TrimSpace(string(b)); got != want {
+			t.Errorf("pids.max of %s is %s, want %s (half the host's process ids)", filepath.Dir(d), got, want)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no pids.max beside the cgroups %v", cg.dirs)
+	}
+}

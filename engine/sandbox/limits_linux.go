@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,6 +36,26 @@ func allMemoryBytes() int64 {
 		return 0
 	}
 	return int64(si.Totalram) * int64(si.Unit) / 4 * 3 &^ (1<<20 - 1) // whole MiB, as the kernel keeps whole pages
+}
+
+// allProcesses is the task limit (pids.max) of the cgroup every cgroup of w365 lies in: half
+// the host's process ids (kernel.pid_max, or threads-max when lower), so that all sessions and
+// calls of every w365 together, each within its own pids.max, leave the person's own programs
+// the other half: one agent's nine sessions and their calls may hold 13,800 tasks, and a few
+// agents the 32,768 process ids of a default kernel, after which nothing on the host forks.
+// 0 when the kernel does not say.
+func allProcesses() int {
+	n := 0
+	for _, f := range []string{"/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && v > 0 && (n == 0 || v < n) {
+			n = v
+		}
+	}
+	return n / 2
 }
 
 // The sizes of the file systems in memory (tmpfs) that bubblewrap makes for a confined
@@ -127,6 +149,6 @@ func CgroupsCheck() (ok bool, detail string) {
 	if !cg.has("pids") || !cg.has("memory") {
 		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's programs by their task count together (RLIMIT_NPROC) and its desktop's each by its address space (RLIMIT_AS); sessions still start"
 	}
-	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for all its programs: desktop, applications and browser (pids.max=%d, memory.max=%d); all of them together memory.max=%d (three quarters of the host's memory)",
-		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes), allMemoryBytes())
+	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for all its programs: desktop, applications and browser (pids.max=%d, memory.max=%d); all of them together memory.max=%d (three quarters of the host's memory) and pids.max=%d (half its process ids)",
+		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes), allMemoryBytes(), allProcesses())
 }

@@ -887,17 +887,17 @@ func reapStale(parent string) {
 	}
 }
 
-// capAll sets the memory limit of parent, the cgroup all of w365's lie in, to
-// allMemoryBytes: memory.max under cgroup v2, memory.limit_in_bytes in cgroup v1's memory
-// hierarchy (whose limits hold for what lies below: use_hierarchy, on by default). Other
-// controllers' parents have neither file.
+// capAll sets the limits of parent, the cgroup all of w365's lie in: its memory to
+// allMemoryBytes (memory.max under cgroup v2, memory.limit_in_bytes in cgroup v1's memory
+// hierarchy, whose limits hold for what lies below: use_hierarchy, on by default) and its
+// tasks to allProcesses (pids.max). Each controller's parent has only its own files.
 func capAll(parent string) {
-	limit := allMemoryBytes()
-	if limit <= 0 {
-		return
-	}
+	limits := map[string]int64{"pids.max": int64(allProcesses())}
 	for _, file := range []string{"memory.max", "memory.limit_in_bytes"} {
-		if f := filepath.Join(parent, file); fileExists(f) {
+		limits[file] = allMemoryBytes()
+	}
+	for file, limit := range limits {
+		if f := filepath.Join(parent, file); limit > 0 && fileExists(f) {
 			_ = os.WriteFile(f, []byte(strconv.FormatInt(limit, 10)), 0)
 		}
 	}
