@@ -323,13 +323,15 @@ func TestWatchAndTraceTellOneStoryWithoutSecrets(t *testing.T) {
 	}})
 	must("browser_run_code", map[string]any{"code": "await page.fill('#pw', '" + canaries[3] + "'); return 1"})
 	must("browser_type", map[string]any{"selector": "#pw", "text": canaries[4]})
-	// The person holds the session for 1.5 s; the agent's click waits behind it.
-	hold := exec.Command(h.Bin, "--session", b, "wait-milliseconds", "--ms", "1500")
+	// The person holds the session for 3 s; the agent's click, made once watch shows the
+	// hold running (a fixed pause lost the race to a CLI that took longer to start on a
+	// loaded machine), waits behind it.
+	hold := exec.Command(h.Bin, "--session", b, "wait-milliseconds", "--ms", "3000")
 	hold.Env = h.Env
 	if err := hold.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond)
+	m.waitScreen("watch", regexp.MustCompile(`start #\d+ wait_milliseconds`))
 	must("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": goRef})
 	hold.Wait()
 	shell := e2e.Call(t, web, "execute_shell_command", map[string]any{"sessionId": b, "command": "ls /no-such-dir-w365"})
