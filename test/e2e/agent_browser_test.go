@@ -182,7 +182,23 @@ func TestBrowserEvaluateInACrossOriginFrame(t *testing.T) {
 func TestBrowserElementScreenshotInACrossOriginFrame(t *testing.T) {
 	t.Parallel()
 	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
-	res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": snapRef(t, snap, `img "Brand swatch"`)})
+	swatchShot(t, cs, snapRef(t, snap, `img "Brand swatch"`))
+}
+
+// An element of an out-of-process frame that is sliding in is shot where it comes to rest,
+// as one of the tab is: the whole shot is the swatch.
+func TestBrowserElementScreenshotInACrossOriginFrameWaitsForItToSettle(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_slide.html", "Slides on request")
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Slide in"`)})
+	swatchShot(t, cs, snapRef(t, snap, `img "Brand swatch"`))
+}
+
+// swatchShot takes the element screenshot of ref and checks it is the 120x80 swatch of
+// rgb(200, 40, 120), corners and centre.
+func swatchShot(t *testing.T, cs *mcp.ClientSession, ref string) {
+	t.Helper()
+	res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": ref})
 	img, ok := res.Content[0].(*mcp.ImageContent)
 	if !ok {
 		t.Fatalf("no image: %s", e2e.Text(res))
