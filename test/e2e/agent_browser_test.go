@@ -231,6 +231,26 @@ func TestBrowserFileUploadInACrossOriginFrame(t *testing.T) {
 	waitFor(t, cs, "got:march.txt:10")
 }
 
+// A file chooser the page of an out-of-process frame opens is the tab's pending one, as the
+// tab's own are: the click says so, and browser_file_upload with no target answers it.
+func TestBrowserFileChooserInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	got := e2e.Text(e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Receipt"`)}))
+	if !strings.Contains(got, "file chooser opened") {
+		t.Errorf("the click does not tell the chooser: %s", got)
+	}
+	var up struct{ Files, Bytes int }
+	e2e.Structured(t, e2e.Must(t, cs, "browser_file_upload", map[string]any{"files": []map[string]any{{"name": "april.txt", "data": "cmVjZWlwdCAyMA=="}}}), &up)
+	if up.Files != 1 || up.Bytes != 10 {
+		t.Errorf("upload: %+v", up)
+	}
+	waitFor(t, cs, "got:april.txt:10")
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": []map[string]any{{"name": "may.txt", "data": "bWF5"}}})); code != "NOT_FOUND" {
+		t.Errorf("a second upload with the chooser answered: %q", code)
+	}
+}
+
 // browser_get_text reads the text of the frames too, out-of-process ones included, after
 // the page's own, as browser_wait_for and browser_find see it.
 func TestBrowserGetTextReadsACrossOriginFrame(t *testing.T) {
