@@ -177,10 +177,11 @@ func (b *Browser) watchFrame(inst *instance, t *tab, parent context.Context, id 
 }
 
 // forgetFrameLocked ends the session watching the out-of-process frame id of t (the
-// frame is gone): a chooser it held is no longer pending.
+// frame is gone): a chooser it held is no longer pending. It may run in a read loop.
 func (b *Browser) forgetFrameLocked(t *tab, id target.ID) {
 	if cancel := t.frames[id]; cancel != nil {
-		cancel()
+		// chromedp's cancel waits for the detach to be answered: never in a read loop.
+		go cancel()
 		delete(t.frames, id)
 	}
 	if t.chooserIn != nil && t.chooserIn.TargetID == id {

@@ -249,6 +249,8 @@ func TestBrowserFileChooserInACrossOriginFrame(t *testing.T) {
 	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": []map[string]any{{"name": "may.txt", "data": "bWF5"}}})); code != "NOT_FOUND" {
 		t.Errorf("a second upload with the chooser answered: %q", code)
 	}
+	// The frame goes with the page: the browser still answers.
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": "about:blank"})
 }
 
 // browser_get_text reads the text of the frames too, out-of-process ones included, after
