@@ -253,6 +253,19 @@ func TestBrowserFileChooserInACrossOriginFrame(t *testing.T) {
 	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": "about:blank"})
 }
 
+// A page's request for a permission (the location, notifications) is refused at once: the
+// browser asked in a bubble of its own that no browser tool answers, and the page waited on
+// it for ever.
+func TestBrowserRefusesPermissionPrompts(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "chromium")
+	cs := e2e.New(t).MCP()
+	same, _ := snapPages(t)
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/permissions.html"})
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#ask"})
+	waitFor(t, cs, "geolocation:denied notifications:denied")
+}
+
 // browser_get_text reads the text of the frames too, out-of-process ones included, after
 // the page's own, as browser_wait_for and browser_find see it.
 func TestBrowserGetTextReadsACrossOriginFrame(t *testing.T) {
