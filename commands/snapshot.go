@@ -662,9 +662,8 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 	if err != nil {
 		return FileUploadOut{}, err
 	}
-	var el browser.Element
 	if strings.TrimSpace(in.Target) == "" {
-		chooser, ok, err := b.PendingFileChooser(ctx)
+		ok, err := b.ChooserFiles(ctx, files)
 		if err != nil {
 			return FileUploadOut{}, err
 		}
@@ -672,24 +671,23 @@ var BrowserFileUpload = tool.Define(tool.Tool{
 			return FileUploadOut{}, werr.New(werr.NotFound, "no file chooser is open").
 				WithHint("click the page's upload button first, or give target (a ref or CSS selector of the file input)")
 		}
-		el = chooser
-	} else {
-		target := in.Target
-		// "latest", as every _ref tool takes it, is what a bare ref means already.
-		if in.SnapshotID != "" && !strings.EqualFold(in.SnapshotID, "latest") && snapshot.RefOf(target) != "" {
-			target = in.SnapshotID + ":" + snapshot.RefOf(target)
-		}
-		el, err = elementOf(ctx, env, b, target)
-		if st, id, ref, ok := crossOriginRef(ctx, env, target, err); ok {
-			// A ref inside a cross-origin iframe: the ref tools' way.
-			if _, err := st.SetFileData(ctx, b, id, ref, files); err != nil {
-				return FileUploadOut{}, err
-			}
-			return FileUploadOut{Files: len(files), Bytes: n}, nil
-		}
-		if err != nil {
+		return FileUploadOut{Files: len(files), Bytes: n}, nil
+	}
+	target := in.Target
+	// "latest", as every _ref tool takes it, is what a bare ref means already.
+	if in.SnapshotID != "" && !strings.EqualFold(in.SnapshotID, "latest") && snapshot.RefOf(target) != "" {
+		target = in.SnapshotID + ":" + snapshot.RefOf(target)
+	}
+	el, err := elementOf(ctx, env, b, target)
+	if st, id, ref, ok := crossOriginRef(ctx, env, target, err); ok {
+		// A ref inside a cross-origin iframe: the ref tools' way.
+		if _, err := st.SetFileData(ctx, b, id, ref, files); err != nil {
 			return FileUploadOut{}, err
 		}
+		return FileUploadOut{Files: len(files), Bytes: n}, nil
+	}
+	if err != nil {
+		return FileUploadOut{}, err
 	}
 	if _, err := b.SetFileData(ctx, el, files); err != nil {
 		return FileUploadOut{}, err

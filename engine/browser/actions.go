@@ -923,13 +923,23 @@ func (o *op) fillField(f FormField) (*Dialog, error) {
 // the snapshot's refs inside out-of-process frames, fill by one rule.
 type FieldDriver interface {
 	fmt.Stringer // names the field in errors
-	// Call calls a function declaration with this = the field, JSON args, the result decoded into out.
-	Call(fn string, out any, args ...any) (*Dialog, error)
+	FieldCaller
 	// Click clicks the field's centre with real mouse events.
 	Click() (*Dialog, error)
 	// Type focuses the field and replaces its content with text (typeText's way).
 	Type(text string) (*Dialog, error)
 }
+
+// FieldCaller calls a function declaration with this = a field, JSON args, the result
+// decoded into out.
+type FieldCaller interface {
+	Call(fn string, out any, args ...any) (*Dialog, error)
+}
+
+// callFunc is a FieldCaller of a function.
+type callFunc func(fn string, out any, args ...any) (*Dialog, error)
+
+func (c callFunc) Call(fn string, out any, args ...any) (*Dialog, error) { return c(fn, out, args...) }
 
 // opField is an element of the active tab's process, resolved by an op and found
 // actionable (visible, enabled) in state st.
@@ -1467,20 +1477,42 @@ func (b *Browser) Scroll(ctx context.Context, e *Element, dx, dy float64) (*Acti
 	})
 }
 
-// PendingFileChooser returns the file input whose file chooser the active tab's page
-// opened and that has not been answered, as an Element for SetFiles.
-func (b *Browser) PendingFileChooser(ctx context.Context) (Element, bool, error) {
+// ChooserFiles answers the file chooser the active tab's page opened, in the tab's document
+// or in an out-of-process frame's, with inline files by FilesIn's rule; ok is false when
+// none is pending.
+func (b *Browser) ChooserFiles(ctx context.Context, files []InlineFile) (ok bool, err error) {
 	o, err := b.begin(ctx, true)
 	if err != nil {
-		return Element{}, false, err
+		return false, err
 	}
-	defer o.end()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if o.t.chooser == 0 {
-		return Element{}, false, nil
+	node, in := o.t.chooser, o.t.chooserIn
+	b.mu.Unlock()
+	o.end()
+	if node == 0 {
+		return false, nil
 	}
-	return Node(int64(o.t.chooser)), true, nil
+	if in == nil {
+		_, err = b.SetFileData(ctx, Node(int64(node)), files)
+		return true, err
+	}
+	_, err = b.action(ctx, func(o *op) (*Dialog, error) {
+		rn, err := cdp.Call(o.ctx, in, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node})
+		if err != nil || rn.Object == nil {
+			return nil, werr.New(werr.NotFound, "the file input of the open file chooser is gone").
+				WithHint("click the page's upload button again")
+		}
+		input, d, err := FilesIn(callFunc(func(fn string, out any, args ...any) (*Dialog, error) {
+			return o.await(func(ctx context.Context) error { return callIn(ctx, in, rn.Object.ObjectID, fn, out, args...) })
+		}), files)
+		if err == nil && input {
+			b.mu.Lock()
+			o.t.chooser, o.t.chooserIn = 0, nil
+			b.mu.Unlock()
+		}
+		return d, err
+	})
+	return true, err
 }
 
 // SetFiles sets the files of an <input type=file> (input and change fire).
@@ -1561,7 +1593,7 @@ func (b *Browser) SetFileData(ctx context.Context, e Element, files []InlineFile
 // FilesIn sets inline files on the field when it is an <input type=file>, each with its
 // own name and MIME type (input and change fire), or else drops them onto it
 // (dropFilesJS); it says whether the field was a file input.
-func FilesIn(f FieldDriver, files []InlineFile) (bool, *Dialog, error) {
+func FilesIn(f FieldCaller, files []InlineFile) (bool, *Dialog, error) {
 	var k fieldKind
 	if d, err := f.Call(kindJS, &k); d != nil || err != nil {
 		return false, d, err
@@ -1594,7 +1626,7 @@ func (b *Browser) setFiles(ctx context.Context, e Element, set func(o *op, obj r
 		if err == nil && input {
 			// Whatever input got the files, a pending chooser is answered.
 			o.b.mu.Lock()
-			o.t.chooser = 0
+			o.t.chooser, o.t.chooserIn = 0, nil
 			o.b.mu.Unlock()
 		}
 		return d, err

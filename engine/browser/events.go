@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"github.com/w365/w365/engine/safefs"
 	"github.com/w365/w365/engine/werr"
@@ -91,6 +93,32 @@ type Download struct {
 	seq           int64
 }
 
+// onFrameEvent handles the events of the session watching an out-of-process frame of t
+// (watchFrame), ctx's; *ft is the frame's target once attached. It runs in the read loop: no
+// commands here.
+func (b *Browser) onFrameEvent(inst *instance, t *tab, ctx context.Context, ft **chromedp.Target, ev any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch ev := ev.(type) {
+	case *page.EventFileChooserOpened:
+		if *ft != nil {
+			t.chooser, t.chooserIn = ev.BackendNodeID, *ft
+			t.choosers++
+			b.notifyLocked()
+		}
+	case *target.EventAttachedToTarget:
+		b.frameAttachedLocked(inst, t, ctx, ev)
+	}
+}
+
+// frameAttachedLocked watches an out-of-process frame attached below the session of ctx
+// (the tab's or a frame's).
+func (b *Browser) frameAttachedLocked(inst *instance, t *tab, ctx context.Context, ev *target.EventAttachedToTarget) {
+	if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" && ctx != nil {
+		go b.watchFrame(inst, t, ctx, ev.TargetInfo.TargetID)
+	}
+}
+
 // onTabEvent records the events of one tab. It runs in the tab's read loop: no
 // commands, return fast.
 func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
@@ -143,8 +171,10 @@ func (b *Browser) onTabEvent(inst *instance, t *tab, ev any) {
 	case *page.EventWindowOpen:
 		t.windowOpens++
 	case *page.EventFileChooserOpened:
-		t.chooser = ev.BackendNodeID
+		t.chooser, t.chooserIn = ev.BackendNodeID, nil
 		t.choosers++
+	case *target.EventAttachedToTarget:
+		b.frameAttachedLocked(inst, t, t.ctx, ev)
 	case *inspector.EventTargetCrashed:
 		t.crashed = true
 	case *page.EventDomContentEventFired, *page.EventLoadEventFired:

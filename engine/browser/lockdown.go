@@ -24,7 +24,8 @@ import (
 // same file points downloads at the session's download directory without a prompt,
 // for any browser context (the host also sets it over DevTools, and the proxy never
 // lets it change).
-// Its Local State turns the system's file chooser off.
+// Its Local State turns the system's file chooser off; the same Preferences refuse the
+// permissions a page asks for (refusedPermissions).
 // docs/security.md, "The browser".
 
 // allowedURLs are the URLs the browser opens (URLAllowlist): the web's, the pages a page
@@ -80,6 +81,19 @@ func (b *Browser) writeProfilePolicy() error {
 		dl["prompt_for_download"] = false
 		dl["directory_upgrade"] = true
 		section("savefile")["default_directory"] = b.opts.DownloadDir
+		// A permission a page asks for is refused at once: the browser would ask in a
+		// bubble of its own, which no browser tool answers, and the page waited on it for
+		// ever (a branch finder's "Locating…"); a camera or microphone is not the
+		// session's to give.
+		p := section("profile")
+		cs, _ := p["default_content_setting_values"].(map[string]any)
+		if cs == nil {
+			cs = map[string]any{}
+			p["default_content_setting_values"] = cs
+		}
+		for _, k := range refusedPermissions {
+			cs[k] = contentSettingBlock
+		}
 	})
 	if err != nil {
 		return err
@@ -93,6 +107,13 @@ func (b *Browser) writeProfilePolicy() error {
 		section("select_file_dialogs")["allowed"] = false
 	})
 }
+
+// refusedPermissions are the content settings whose prompt the browser never shows
+// (writeProfilePolicy).
+var refusedPermissions = []string{"geolocation", "notifications", "media_stream_camera", "media_stream_mic"}
+
+// contentSettingBlock is Chromium's CONTENT_SETTING_BLOCK.
+const contentSettingBlock = 2
 
 // mergePrefs applies set to the JSON preferences file path (a missing or torn one is
 // empty) and replaces the file by a rename. set's section gives a top-level object,

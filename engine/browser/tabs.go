@@ -37,8 +37,12 @@ type tab struct {
 	crashed     bool
 	gone        bool
 	// chooser is the file input whose file chooser the page opened (intercepted:
-	// no native dialog appears); 0 when none is pending.
-	chooser cdp.BackendNodeID
+	// no native dialog appears); 0 when none is pending. chooserIn is the out-of-process
+	// frame whose document holds it, nil for the tab's own.
+	chooser   cdp.BackendNodeID
+	chooserIn *chromedp.Target
+	// frames end the sessions that watch the tab's out-of-process frames (watchFrame).
+	frames map[target.ID]context.CancelFunc
 	// choosers counts the file choosers the page opened.
 	choosers int
 }
@@ -134,6 +138,57 @@ func (b *Browser) adopt(inst *instance, ti *target.Info) (*tab, error) {
 	return t, t.readyErr
 }
 
+// watchFrame attaches to the out-of-process frame id of t (a frame of another site) and has
+// the file choosers its page opens intercepted as the tab's are: Chromium asks the frame's
+// own DevTools session, so that without this one the chooser was cancelled unseen and
+// browser_file_upload found none. A chooser it opens is t's pending one; the frames inside
+// it are watched in turn (onFrameEvent). The session ends with parent's, or when the frame
+// goes (onBrowserEvent).
+func (b *Browser) watchFrame(inst *instance, t *tab, parent context.Context, id target.ID) {
+	b.mu.Lock()
+	if t.gone || t.frames[id] != nil {
+		b.mu.Unlock()
+		return
+	}
+	var ft *chromedp.Target // guarded by b.mu
+	var ctx context.Context
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel(),
+		chromedp.WithListener(func(ev any) { b.onFrameEvent(inst, t, ctx, &ft, ev) }))
+	if t.frames == nil {
+		t.frames = map[target.ID]context.CancelFunc{}
+	}
+	t.frames[id] = cancel
+	b.mu.Unlock()
+	timer := time.AfterFunc(15*time.Second, cancel)
+	err := chromedp.Do(ctx)
+	if err == nil {
+		b.mu.Lock()
+		ft = chromedp.FromContext(ctx).Target
+		b.mu.Unlock()
+		_, err = chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
+	}
+	timer.Stop()
+	if err != nil {
+		// The frame went while it was attached to, or the tab did.
+		b.mu.Lock()
+		b.forgetFrameLocked(t, id)
+		b.mu.Unlock()
+	}
+}
+
+// forgetFrameLocked ends the session watching the out-of-process frame id of t (the
+// frame is gone): a chooser it held is no longer pending. It may run in a read loop.
+func (b *Browser) forgetFrameLocked(t *tab, id target.ID) {
+	if cancel := t.frames[id]; cancel != nil {
+		// chromedp's cancel waits for the detach to be answered: never in a read loop.
+		go cancel()
+		delete(t.frames, id)
+	}
+	if t.chooserIn != nil && t.chooserIn.TargetID == id {
+		t.chooser, t.chooserIn = 0, nil
+	}
+}
+
 // removeLocked drops a tab from the list; the front tab and the callers on it move to
 // its neighbour.
 func (b *Browser) removeLocked(inst *instance, t *tab) {
@@ -185,6 +240,9 @@ func (b *Browser) onBrowserEvent(inst *instance, ev any) {
 		b.mu.Unlock()
 	case *target.EventTargetDestroyed:
 		b.mu.Lock()
+		for _, x := range inst.tabs {
+			b.forgetFrameLocked(x, ev.TargetID)
+		}
 		t, ok := inst.byID[ev.TargetID]
 		if ok {
 			b.removeLocked(inst, t)

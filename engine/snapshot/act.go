@@ -23,6 +23,27 @@ import (
 
 const objectGroup = "w365-snapshot"
 
+// settleJS is a JavaScript async function of an element and of a function giving its box
+// (null: none) that resolves to its box once it has come to rest. An element still moving (a
+// carousel's card sliding in, a panel opening) is waited for until its box holds across two
+// animation frames and no animation of it or an ancestor runs (a transition just begun has
+// not moved it yet), for up to 1 s (an endless animation is taken where it is then): a click
+// sent where it stood landed beside it, scrolling it into view mid-slide scrolled the
+// carousel's track out of place, and a screenshot clipped to its box caught it half out. A
+// hidden tab gets no frames: each wait is bounded.
+const settleJS = `async (view, box) => {
+  let r = box();
+  if (!r) return r;
+  const win = view.ownerDocument.defaultView, until = win.performance.now() + 1000;
+  const frames = () => Promise.race([new Promise(res => win.requestAnimationFrame(() => win.requestAnimationFrame(res))), new Promise(res => win.setTimeout(res, 100))]);
+  const animated = () => win.document.getAnimations().some(a => a.playState === 'running' && a.effect && a.effect.target && a.effect.target.contains(view));
+  for (let was = r; win.performance.now() < until; was = r) {
+    await frames();
+    if (!(r = box()) || (r.left === was.left && r.top === was.top && r.width === was.width && r.height === was.height && !animated())) break;
+  }
+  return r;
+}`
+
 // locateJS finds where a point of the element lies in its frame's top-level
 // viewport: the element's centre, or (owner) the point px, py of the document
 // inside this iframe element. It scrolls the element into view and hit-tests
@@ -57,22 +78,7 @@ const locateJS = `async function(px, py, owner) {
     const cs = getComputedStyle(img), left = r.left + img.clientLeft + parseFloat(cs.paddingLeft), top = r.top + img.clientTop + parseFloat(cs.paddingTop);
     return new DOMRect(left + shape[0], top + shape[1], shape[2] - shape[0], shape[3] - shape[1]);
   };
-  let r = box();
-  // An element still moving (a carousel's card sliding in, a panel opening) is waited for
-  // until its box holds across two animation frames and no animation of it or an ancestor
-  // runs (a transition just begun has not moved it yet), for up to 1 s (an endless animation
-  // is acted on where it is then): a click sent where it stood landed beside it, and
-  // scrolling it into view mid-slide scrolled the carousel's track out of place. A hidden
-  // tab gets no frames: each wait is bounded.
-  if (r && !owner) {
-    const win = el.ownerDocument.defaultView, until = win.performance.now() + 1000;
-    const frames = () => Promise.race([new Promise(res => win.requestAnimationFrame(() => win.requestAnimationFrame(res))), new Promise(res => win.setTimeout(res, 100))]);
-    const animated = () => win.document.getAnimations().some(a => a.playState === 'running' && a.effect && a.effect.target && a.effect.target.contains(view));
-    for (let was = r; win.performance.now() < until; was = r) {
-      await frames();
-      if (!(r = box()) || (r.left === was.left && r.top === was.top && r.width === was.width && r.height === was.height && !animated())) break;
-    }
-  }
+  let r = owner ? box() : await (` + settleJS + `)(view, box);
   if (r && !owner && needsScroll(view, r)) {
     view.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = box();
   }
@@ -131,13 +137,16 @@ const intoJS = `(f, fr, x, y) => { const cs = getComputedStyle(f);
 
 // boxJS is the element's box [left, top, right, bottom] in the top-level viewport of its
 // process, the element scrolled into view; with owner, the element is an iframe and the box
-// is x0, y0, x1, y1 of the document inside it. It is null for an element with no box.
-const boxJS = `function(x0, y0, x1, y1, owner) {
+// is x0, y0, x1, y1 of the document inside it. It is null for an element with no box. The
+// element is taken once painted and at rest (settleJS), as the tab's own are for a screenshot.
+const boxJS = `async function(x0, y0, x1, y1, owner) {
   const into = ` + intoJS + `;
   const el = this.nodeType === 1 ? this : this.parentElement;
   if (!el || !el.isConnected) return null;
-  let r = el.getBoundingClientRect();
-  if (!r.width || !r.height) return null;
+  await (` + browser.PaintedJS + `)(el.ownerDocument.defaultView);
+  const box = () => { const r = el.getBoundingClientRect(); return r.width && r.height ? r : null; };
+  let r = owner ? box() : await (` + settleJS + `)(el, box);
+  if (!r) return null;
   if ((` + browser.NeedsScrollJS + `)(el, r)) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = el.getBoundingClientRect(); }
   let a = [r.left, r.top], b = [r.right, r.bottom];
   if (owner) { a = into(el, r, x0, y0); b = into(el, r, x1, y1); }

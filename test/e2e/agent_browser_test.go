@@ -182,7 +182,23 @@ func TestBrowserEvaluateInACrossOriginFrame(t *testing.T) {
 func TestBrowserElementScreenshotInACrossOriginFrame(t *testing.T) {
 	t.Parallel()
 	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
-	res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": snapRef(t, snap, `img "Brand swatch"`)})
+	swatchShot(t, cs, snapRef(t, snap, `img "Brand swatch"`))
+}
+
+// An element of an out-of-process frame that is sliding in is shot where it comes to rest,
+// as one of the tab is: the whole shot is the swatch.
+func TestBrowserElementScreenshotInACrossOriginFrameWaitsForItToSettle(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_slide.html", "Slides on request")
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Slide in"`)})
+	swatchShot(t, cs, snapRef(t, snap, `img "Brand swatch"`))
+}
+
+// swatchShot takes the element screenshot of ref and checks it is the 120x80 swatch of
+// rgb(200, 40, 120), corners and centre.
+func swatchShot(t *testing.T, cs *mcp.ClientSession, ref string) {
+	t.Helper()
+	res := e2e.Call(t, cs, "browser_take_screenshot", map[string]any{"target": ref})
 	img, ok := res.Content[0].(*mcp.ImageContent)
 	if !ok {
 		t.Fatalf("no image: %s", e2e.Text(res))
@@ -213,6 +229,41 @@ func TestBrowserFileUploadInACrossOriginFrame(t *testing.T) {
 		t.Errorf("upload: %+v", up)
 	}
 	waitFor(t, cs, "got:march.txt:10")
+}
+
+// A file chooser the page of an out-of-process frame opens is the tab's pending one, as the
+// tab's own are: the click says so, and browser_file_upload with no target answers it.
+func TestBrowserFileChooserInACrossOriginFrame(t *testing.T) {
+	t.Parallel()
+	cs, snap := inCrossFrame(t, "xframe_receipt.html", "Waiting for a receipt")
+	got := e2e.Text(e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, `button "Receipt"`)}))
+	if !strings.Contains(got, "file chooser opened") {
+		t.Errorf("the click does not tell the chooser: %s", got)
+	}
+	var up struct{ Files, Bytes int }
+	e2e.Structured(t, e2e.Must(t, cs, "browser_file_upload", map[string]any{"files": []map[string]any{{"name": "april.txt", "data": "cmVjZWlwdCAyMA=="}}}), &up)
+	if up.Files != 1 || up.Bytes != 10 {
+		t.Errorf("upload: %+v", up)
+	}
+	waitFor(t, cs, "got:april.txt:10")
+	if code := e2e.ErrorCode(e2e.Call(t, cs, "browser_file_upload", map[string]any{"files": []map[string]any{{"name": "may.txt", "data": "bWF5"}}})); code != "NOT_FOUND" {
+		t.Errorf("a second upload with the chooser answered: %q", code)
+	}
+	// The frame goes with the page: the browser still answers.
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": "about:blank"})
+}
+
+// A page's request for a permission (the location, notifications) is refused at once: the
+// browser asked in a bubble of its own that no browser tool answers, and the page waited on
+// it for ever.
+func TestBrowserRefusesPermissionPrompts(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "chromium")
+	cs := e2e.New(t).MCP()
+	same, _ := snapPages(t)
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/permissions.html"})
+	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#ask"})
+	waitFor(t, cs, "geolocation:denied notifications:denied")
 }
 
 // browser_get_text reads the text of the frames too, out-of-process ones included, after

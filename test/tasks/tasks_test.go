@@ -94,6 +94,8 @@ type dialect interface {
 	// rightClick and doubleClick are clicks with the other button, and twice.
 	rightClick(ref, what string) (string, error)
 	doubleClick(ref, what string) (string, error)
+	// modClick clicks with a key held: Shift, Control.
+	modClick(ref, what, key string) (string, error)
 	// tabs lists the open tabs, each with its index; selectTab makes one the current.
 	tabs() (string, error)
 	selectTab(index int) (string, error)
@@ -172,6 +174,10 @@ func (w w365) doubleClick(ref, _ string) (string, error) {
 	text, _, err := w.call("browser_click_ref", map[string]any{"snapshotId": "latest", "ref": ref, "clickCount": 2})
 	return text, err
 }
+func (w w365) modClick(ref, _, key string) (string, error) {
+	text, _, err := w.call("browser_click", map[string]any{"target": ref, "modifiers": []string{key}})
+	return text, err
+}
 func (w w365) typeIn(ref, _, text string) (string, error) {
 	_, _, err := w.call("browser_type_ref", map[string]any{"snapshotId": "latest", "ref": ref, "text": text})
 	return "", err
@@ -202,6 +208,10 @@ func (p playwright) rightClick(ref, what string) (string, error) {
 }
 func (p playwright) doubleClick(ref, what string) (string, error) {
 	text, _, err := p.call("browser_click", map[string]any{"element": what, "target": ref, "doubleClick": true})
+	return text, err
+}
+func (p playwright) modClick(ref, what, key string) (string, error) {
+	text, _, err := p.call("browser_click", map[string]any{"element": what, "target": ref, "modifiers": []string{key}})
 	return text, err
 }
 func (p playwright) typeIn(ref, what, text string) (string, error) {
@@ -1548,7 +1558,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
