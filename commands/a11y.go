@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/w365/w365/commands/tool"
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/policy"
+	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/session"
 	"github.com/w365/w365/engine/werr"
 )
@@ -49,6 +51,8 @@ type TreeOut struct {
 	// Deeper: elements whose children lie below maxDepth, the depth walked.
 	Deeper   int `json:"deeper,omitempty"`
 	MaxDepth int `json:"-"`
+	// asked: how many tries the walk took (the text says it after more than one).
+	asked asked
 }
 
 func (o TreeOut) Text() string {
@@ -77,7 +81,7 @@ func (o TreeOut) Text() string {
 		fmt.Fprintf(&b, "[%d elements have children below maxDepth %d: %sfind_ui_element, which searches every level]\n",
 			o.Deeper, o.MaxDepth, raise)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(b.String(), "\n") + o.asked.note()
 }
 
 // describe writes an element as both tools' text shows it: role, name, the value after
@@ -110,6 +114,8 @@ type FindUIOut struct {
 	// noFocus: nothing was searched, as no window has the focus (the text says so, as an
 	// empty result would read as a window without such an element).
 	noFocus bool
+	// asked: how many tries the search took (the text says it after more than one).
+	asked asked
 }
 
 func (o FindUIOut) Text() string {
@@ -133,35 +139,73 @@ func (o FindUIOut) Text() string {
 		describe(&b, m.Role, m.Name, m.Value, m.States)
 		fmt.Fprintf(&b, " at %d,%d (%dx%d)\n", m.CenterX, m.CenterY, m.Width, m.Height)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(b.String(), "\n") + o.asked.note()
 }
 
 // a11yPatience is how long get_accessibility_tree and find_ui_element go on asking again
 // when an application did not answer within desktop.CallTimeout: on a loaded machine (load
 // 20) Geany and gnome-calculator answered the first walk of a window after more than 3 s,
 // and an agent that took the TIMEOUT for an answer gave up on a window that was there.
-const a11yPatience = 10 * time.Second
+// While the application that did not answer works (proc.Work: it uses CPU time or waits
+// for the CPU), they go on up to a11yMaxWait: at a load of 15 l3afpad, listing completions
+// in its file chooser, answered no walk for more than 7 s.
+const (
+	a11yPatience = 10 * time.Second
+	a11yMaxWait  = 30 * time.Second
+)
 
 // a11yPause is the pause between two tries.
 const a11yPause = 250 * time.Millisecond
 
+// asked is how a patient look went: how many tries over how long.
+type asked struct {
+	tries  int
+	waited time.Duration
+}
+
+// note is what a result's text says of it: nothing after one try.
+func (a asked) note() string {
+	if a.tries < 2 {
+		return ""
+	}
+	return fmt.Sprintf("\n(asked %d times over %s: the application was busy or starting)", a.tries, a.waited.Round(100*time.Millisecond))
+}
+
 // patiently calls look again while it times out (werr.Timeout) or its window's application
 // has not registered yet (a retryable NOT_FOUND), as long as a new try can end within
-// a11yPatience of the first; a last such error says how long it waited and what to do.
-func patiently[T any](ctx context.Context, look func() (T, error)) (T, error) {
+// a11yPatience of the first, or, while the application that did not answer works, within
+// a11yMaxWait; a last such error says how long it waited and what to do.
+func patiently[T any](ctx context.Context, look func() (T, error)) (T, asked, error) {
 	start := time.Now()
+	var work *proc.Work
 	for tries := 1; ; tries++ {
 		v, err := look()
+		a := asked{tries: tries, waited: time.Since(start)}
 		if e := werr.As(err); err == nil || ctx.Err() != nil || e.Code != werr.Timeout && !(e.Code == werr.NotFound && e.Retryable) {
-			return v, err
+			return v, a, err
 		}
-		if time.Since(start)+desktop.CallTimeout > a11yPatience {
-			return v, werr.As(err).WithHint("%d tries over %s: the application is busy (a loaded machine makes it slow) or hung; call again later, or read the window with analyze_screen",
-				tries, time.Since(start).Round(100*time.Millisecond)).WithDetail("tries", tries)
+		var u *desktop.Unanswered
+		if work == nil && errors.As(err, &u) {
+			work = proc.NewWork(u.PID, start)
+		}
+		now := time.Now()
+		if work != nil {
+			work.Look(now)
+		}
+		working := work != nil && !work.Idle(now)
+		if end := now.Sub(start) + desktop.CallTimeout; end > a11yMaxWait || end > a11yPatience && !working {
+			why := "the application is busy (a loaded machine makes it slow) or hung"
+			if work != nil && work.Idle(now) {
+				why = "the application has been idle (no CPU time used) for 2 s: it is stopped or waits for something"
+			} else if work != nil {
+				why = fmt.Sprintf("the application worked all along (%s of CPU time): the machine is loaded or the application slow", work.Used())
+			}
+			return v, a, werr.As(err).WithHint("%d tries over %s: %s; call again later, or read the window with analyze_screen",
+				tries, a.waited.Round(100*time.Millisecond), why).WithDetail("tries", tries)
 		}
 		select {
 		case <-ctx.Done():
-			return v, err
+			return v, a, err
 		case <-time.After(a11yPause):
 		}
 	}
@@ -186,13 +230,13 @@ var GetAccessibilityTree = tool.Define(tool.Tool{
 		return TreeOut{}, err
 	}
 	var meta desktop.Meta
-	root, err := patiently(ctx, func() (desktop.Node, error) {
+	root, a, err := patiently(ctx, func() (desktop.Node, error) {
 		var root desktop.Node
 		var err error
 		root, meta, err = t.Tree(ctx, in.MaxDepth, in.MaxElements)
 		return root, err
 	})
-	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count, Deeper: meta.Deeper, MaxDepth: meta.MaxDepth}, err
+	return TreeOut{Root: root, Truncated: meta.Truncated, Count: meta.Count, Deeper: meta.Deeper, MaxDepth: meta.MaxDepth, asked: a}, err
 })
 
 // FindUIElement is the tool find_ui_element (w365 find-ui-element).
@@ -210,11 +254,11 @@ var FindUIElement = tool.Define(tool.Tool{
 		return FindUIOut{}, err
 	}
 	q := desktop.FindQuery{Text: in.Text, Role: in.Role, Name: in.Name, WindowHandle: in.WindowHandle}
-	ms, err := patiently(ctx, func() ([]desktop.Match, error) { return t.Find(ctx, q) })
+	ms, a, err := patiently(ctx, func() ([]desktop.Match, error) { return t.Find(ctx, q) })
 	if ms == nil {
 		ms = []desktop.Match{}
 	}
-	out := FindUIOut{Matches: ms}
+	out := FindUIOut{Matches: ms, asked: a}
 	if err == nil && len(ms) == 0 && q.WindowHandle == 0 {
 		// The tree of the foreground window is empty only when there is none.
 		if _, meta, terr := t.Tree(ctx, 1, 1); terr == nil && meta.Count == 0 {

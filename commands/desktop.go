@@ -65,10 +65,24 @@ type ClickOut struct {
 	Y          int    `json:"y"`
 	Button     string `json:"button"`
 	ClickCount int    `json:"clickCount"`
+	// handled is how the wait for the application to handle the click ended; the text says
+	// it when the wait was long (handledNoted) or ran out.
+	handled desktop.Handled
 }
 
+// handledNoted is how long a click's wait for its application is before the text says it.
+const handledNoted = 500 * time.Millisecond
+
 func (o ClickOut) Text() string {
-	return fmt.Sprintf("clicked %s x%d at %d,%d", o.Button, o.ClickCount, o.X, o.Y)
+	s := fmt.Sprintf("clicked %s x%d at %d,%d", o.Button, o.ClickCount, o.X, o.Y)
+	waited := o.handled.Waited.Round(100 * time.Millisecond)
+	switch {
+	case o.handled.Late:
+		s += fmt.Sprintf("; the application had not handled it after %s (busy or hung): what the click does may show later, look again before acting on it", waited)
+	case o.handled.Waited >= handledNoted:
+		s += fmt.Sprintf("; the application handled it after %s (busy)", waited)
+	}
+	return s
 }
 
 // DragIn is drag_mouse's input.
@@ -196,7 +210,8 @@ var Click = tool.Define(tool.Tool{
 	if err != nil {
 		return ClickOut{}, err
 	}
-	if err = c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
+	handled, err := c.Click(ctx, in.X, in.Y, in.Button, in.ClickCount)
+	if err != nil {
 		sentInput(env, nil)
 		return ClickOut{}, err
 	}
@@ -206,7 +221,7 @@ var Click = tool.Define(tool.Tool{
 		at = &image.Point{x, y}
 	}
 	sentInput(env, at)
-	return ClickOut{X: x, Y: y, Button: in.Button, ClickCount: in.ClickCount}, err
+	return ClickOut{X: x, Y: y, Button: in.Button, ClickCount: in.ClickCount, handled: handled}, err
 })
 
 // GetCursorPosition is the tool get_cursor_position (w365 get-cursor-position).

@@ -25,6 +25,32 @@ const (
 // transaction); a busy application must not hang a tool call.
 const CallTimeout = 3 * time.Second
 
+// Unanswered is the cause of an accessibility call's TIMEOUT when the process that did not
+// answer is known: the caller may ask again while that process works (a loaded machine)
+// rather than while it is stopped or hung.
+type Unanswered struct {
+	PID int // as this process sees it
+	Err error
+}
+
+func (u *Unanswered) Error() string { return u.Err.Error() }
+func (u *Unanswered) Unwrap() error { return u.Err }
+
+// UnansweredBy is err with the process pid named as the one that did not answer, when err
+// is a TIMEOUT and pid is known; otherwise err.
+func UnansweredBy(err error, pid int) error {
+	e := werr.As(err)
+	if err == nil || pid <= 0 || e.Code != werr.Timeout {
+		return err
+	}
+	w := werr.Wrap(&Unanswered{PID: pid, Err: err}, e.Code, "%s", e.Message).WithRetryable(e.Retryable)
+	w.Hint = e.Hint
+	for k, v := range e.Details {
+		w = w.WithDetail(k, v)
+	}
+	return w
+}
+
 // MaxValueChars caps the text read as an editable field's value.
 const MaxValueChars = 4096
 

@@ -14,6 +14,7 @@ import (
 	"context"
 	"image"
 	"strings"
+	"time"
 
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
@@ -68,9 +69,11 @@ func DefaultOptions() Options {
 type Input interface {
 	Move(ctx context.Context, x, y int) error
 	CursorPosition() (x, y int, err error)
-	// Click clicks at (x, y), or at the cursor when both are nil. button and count are
-	// checked by ParseButton (side buttons allowed) and ClickCount: INVALID_ARGUMENT.
-	Click(ctx context.Context, x, y *int, button string, count int) error
+	// Click clicks at (x, y), or at the cursor when both are nil, and waits, where the
+	// platform can tell, until the application under it has handled the click (Handled).
+	// button and count are checked by ParseButton (side buttons allowed) and ClickCount:
+	// INVALID_ARGUMENT.
+	Click(ctx context.Context, x, y *int, button string, count int) (Handled, error)
 	// Drag refuses a path that crosses a corner zone anywhere; no side buttons.
 	Drag(ctx context.Context, sx, sy, ex, ey int, button string) error
 	// Scroll sends dy notches down (negative: up) and dx right at (x, y), each clamped
@@ -85,6 +88,17 @@ type Input interface {
 	// INVALID_ARGUMENT before anything is pressed.
 	PressKeys(ctx context.Context, keys []string) error
 	Close() error
+}
+
+// Handled is how an input call's wait for the application it went to ended: an agent
+// that reads the screen right after a click that returned before its application handled
+// it reads the window as it was before (a dialog still open, a menu not yet shown).
+type Handled struct {
+	// Waited is how long the call waited for the application (zero when it could not tell).
+	Waited time.Duration
+	// Late: the application had not handled the input when the call stopped waiting (it is
+	// busy or hung): what the input does may still show.
+	Late bool
 }
 
 // ScrollResult says which notches were sent and whether a delta was clamped.

@@ -52,16 +52,21 @@ type Registrar struct {
 	Windows      func(context.Context) ([]int, error)
 }
 
-// work follows whether a process and those below it are working (activity), looking at
-// most every activityPoll.
-type work struct {
+// Work follows whether a process and those below it are working (activity), looking at
+// most every activityPoll: launch_application waits while an application works, and the
+// accessibility tools ask again while one that does not answer works.
+type Work struct {
 	pid        int
 	next, last time.Time // the next look; the last time it was seen working
 	first, cpu time.Duration
 	seen       bool
 }
 
-func (w *work) look(now time.Time) {
+// NewWork follows pid from now on.
+func NewWork(pid int, now time.Time) *Work { return &Work{pid: pid, last: now} }
+
+// Look looks at what the process does, unless it was looked at less than activityPoll ago.
+func (w *Work) Look(now time.Time) {
 	if now.Before(w.next) {
 		return
 	}
@@ -70,19 +75,21 @@ func (w *work) look(now time.Time) {
 	if !ok {
 		return
 	}
+	// The first look has no CPU time to compare with: what runs then works.
+	if running || w.seen && cpu > w.cpu {
+		w.last = now
+	}
 	if !w.seen {
 		w.first, w.seen = cpu, true
-	} else if running || cpu > w.cpu {
-		w.last = now
 	}
 	w.cpu = cpu
 }
 
-// idle says whether it has not been seen working for idleAfter.
-func (w *work) idle(now time.Time) bool { return now.Sub(w.last) >= idleAfter }
+// Idle says whether it has not been seen working for idleAfter.
+func (w *Work) Idle(now time.Time) bool { return now.Sub(w.last) >= idleAfter }
 
-// used is the CPU time it used since the first look.
-func (w *work) used() time.Duration { return (w.cpu - w.first).Round(10 * time.Millisecond) }
+// Used is the CPU time it used since the first look.
+func (w *Work) Used() time.Duration { return (w.cpu - w.first).Round(10 * time.Millisecond) }
 
 // WaitRegistered waits until pid, or a process it started, exposes an accessibility tree
 // and (when r.Windows is set) shows a window, so that the caller's next call finds both;
@@ -93,7 +100,7 @@ func (w *work) used() time.Duration { return (w.cpu - w.first).Round(10 * time.M
 // longer than RegisterTimeout.
 func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 	start := time.Now()
-	w := work{pid: pid, last: start}
+	w := NewWork(pid, start)
 	var windowSince time.Time
 	var windowOf int // the process that showed it
 	registered := false
@@ -111,7 +118,7 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 		waited := now.Sub(start).Round(100 * time.Millisecond)
 		if registered && (r.Windows == nil || !windowSince.IsZero()) {
 			if waited > RegisterTimeout {
-				return Registration{Registered: true, Reason: fmt.Sprintf("it registered and showed its window after %s, working all along (%s of CPU time): the machine is loaded or the application slow", waited, w.used())}
+				return Registration{Registered: true, Reason: fmt.Sprintf("it registered and showed its window after %s, working all along (%s of CPU time): the machine is loaded or the application slow", waited, w.Used())}
 			}
 			return Registration{Registered: true}
 		}
@@ -127,15 +134,15 @@ func WaitRegistered(ctx context.Context, pid int, r Registrar) Registration {
 				continue // registered by now, or counting RegisterAfterWindow
 			}
 		}
-		w.look(now)
-		idle := w.idle(now)
+		w.Look(now)
+		idle := w.Idle(now)
 		switch {
 		case !registered && !windowSince.IsZero() && now.Sub(windowSince) >= RegisterAfterWindow && idle && !Bridged(windowOf) && !Bridged(pid):
 			return Registration{Reason: fmt.Sprintf("its window has been shown for %s without it registering with the accessibility bus: the toolkit has no accessibility support (Xt, Motif) or it is switched off; use analyze_screen", RegisterAfterWindow)}
 		case waited >= RegisterTimeout && idle:
 			return Registration{Registered: registered, Reason: fmt.Sprintf("it %s within %s, and has been idle for %s (no CPU time used): it waits for something, or shows its window elsewhere", saw(registered, !windowSince.IsZero()), waited, idleAfter)}
 		case waited >= LaunchMaxWait:
-			return Registration{Registered: registered, Reason: fmt.Sprintf("it %s within %s, working all along (%s of CPU time): the machine is loaded or the application slow; look again with list_windows", saw(registered, !windowSince.IsZero()), waited, w.used())}
+			return Registration{Registered: registered, Reason: fmt.Sprintf("it %s within %s, working all along (%s of CPU time): the machine is loaded or the application slow; look again with list_windows", saw(registered, !windowSince.IsZero()), waited, w.Used())}
 		}
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -373,6 +374,68 @@ func TestFindUIElementAsksABusyApplicationAgain(t *testing.T) {
 	}
 	if res := find(30 * time.Second); !res.IsError || !strings.Contains(e2e.Text(res), "call again later, or read the window with analyze_screen") {
 		t.Errorf("find_ui_element in an application stopped for 30 s: %s", e2e.Text(res))
+	}
+}
+
+// workingApp is a GTK 3 window, titled "Busy app", whose application works for 14 s from
+// SIGUSR1 (a loop in its main thread, which answers no accessibility call meanwhile), and
+// prints "busy" as it starts, as l3afpad listing completions in its file chooser answered
+// no walk for more than 7 s in the desktop task suite at a load of 15.
+const workingApp = `
+import gi, signal, sys, time
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gtk, GLib
+win = Gtk.Window(title="Busy app")
+win.add(Gtk.Button(label="Still here"))
+win.connect("destroy", Gtk.main_quit)
+win.show_all()
+def busy():
+    print("busy", flush=True)
+    end = time.monotonic() + 14
+    while time.monotonic() < end:
+        pass
+    return False
+def usr1():
+    GLib.idle_add(busy)
+    return True
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, usr1)
+Gtk.main()
+`
+
+// find_ui_element asks an application that does not answer again past the 10 s it gives a
+// stopped one, while it works: before, the search was TIMEOUT after about 9.5 s though the
+// application (using its CPU all along) answered a few seconds later, and the agent took it
+// for hung. The result says how long it asked.
+func TestFindUIElementWaitsForAWorkingApplication(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "/usr/bin/python3")
+	h := e2e.New(t)
+	cs := agentOnItsSession(t, h)
+	cmd := exec.Command("/usr/bin/python3", "-c", workingApp)
+	cmd.Env = append(append([]string{}, h.Env...), h.SessionEnvOf("default-agent")...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e2e.ActivateShown(t, cs, "Busy app")
+	button := map[string]any{"role": "Button", "name": "Still here"}
+	e2e.Must(t, cs, "find_ui_element", button)
+	if err := cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "busy\n" {
+		t.Fatalf("the application printed %q (%v), want busy", line, err)
+	}
+	res := e2e.Call(t, cs, "find_ui_element", button)
+	var found struct{ Matches []struct{ Name string } }
+	if res.IsError {
+		t.Fatalf("find_ui_element in an application working for 14 s: %s", e2e.Text(res))
+	} else if e2e.Structured(t, res, &found); len(found.Matches) == 0 || !strings.Contains(e2e.Text(res), "the application was busy") {
+		t.Fatalf("find_ui_element in an application working for 14 s: %s", e2e.Text(res))
 	}
 }
 

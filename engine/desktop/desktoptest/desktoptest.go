@@ -205,6 +205,9 @@ func testDesktop(t *testing.T, d desktop.Desktop) {
 	}
 }
 
+// clickErr is the error of a Click, for wantCode.
+func clickErr(_ desktop.Handled, err error) error { return err }
+
 // wantCode fails the test unless err carries code.
 func wantCode(t *testing.T, err error, code werr.Code, what string) *werr.Error {
 	t.Helper()

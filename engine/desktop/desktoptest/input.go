@@ -52,7 +52,7 @@ func testInput(ctx context.Context, t *testing.T, d desktop.Desktop) {
 	for _, c := range corners {
 		wantCode(t, in.Move(ctx, c.X, c.Y), werr.Failsafe, fmt.Sprintf("Move to the corner point %v", c))
 		at(hx, hy)
-		wantCode(t, in.Click(ctx, ip(c.X), ip(c.Y), "left", 1), werr.Failsafe, fmt.Sprintf("Click at %v", c))
+		wantCode(t, clickErr(in.Click(ctx, ip(c.X), ip(c.Y), "left", 1)), werr.Failsafe, fmt.Sprintf("Click at %v", c))
 		at(hx, hy)
 		_, err := in.Scroll(ctx, c.X, c.Y, 0, 1)
 		wantCode(t, err, werr.Failsafe, fmt.Sprintf("Scroll at %v", c))
@@ -69,7 +69,7 @@ func testInput(ctx context.Context, t *testing.T, d desktop.Desktop) {
 	for _, p := range []image.Point{{-1, h / 2}, {w, h / 2}, {w / 2, -1}, {w / 2, h}} {
 		wantCode(t, in.Move(ctx, p.X, p.Y), werr.InvalidArgument, fmt.Sprintf("Move to %v, off the %dx%d screen", p, w, h))
 		at(hx, hy)
-		wantCode(t, in.Click(ctx, ip(p.X), ip(p.Y), "", 1), werr.InvalidArgument, fmt.Sprintf("Click at %v, off the screen", p))
+		wantCode(t, clickErr(in.Click(ctx, ip(p.X), ip(p.Y), "", 1)), werr.InvalidArgument, fmt.Sprintf("Click at %v, off the screen", p))
 		at(hx, hy)
 	}
 
@@ -82,8 +82,8 @@ func testInput(ctx context.Context, t *testing.T, d desktop.Desktop) {
 		t.Fatalf("Move to (0,0) with the fail-safe off: %v", err)
 	}
 	at(0, 0)
-	wantCode(t, in.Click(ctx, nil, nil, "left", 1), werr.Failsafe, "Click at the cursor, in the corner")
-	wantCode(t, in.Click(ctx, ip(hx), ip(hy), "left", 1), werr.Failsafe, "Click at a safe point with the cursor in the corner")
+	wantCode(t, clickErr(in.Click(ctx, nil, nil, "left", 1)), werr.Failsafe, "Click at the cursor, in the corner")
+	wantCode(t, clickErr(in.Click(ctx, ip(hx), ip(hy), "left", 1)), werr.Failsafe, "Click at a safe point with the cursor in the corner")
 	_, err := in.Scroll(ctx, hx, hy, 0, 1)
 	wantCode(t, err, werr.Failsafe, "Scroll at a safe point with the cursor in the corner")
 	wantCode(t, in.Drag(ctx, hx, hy, hx+20, hy, "left"), werr.Failsafe, "Drag between safe points with the cursor in the corner")
@@ -111,7 +111,7 @@ func testInput(ctx context.Context, t *testing.T, d desktop.Desktop) {
 		{"left", 1, ip(tx), nil},
 		{"left", 1, nil, ip(ty)},
 	} {
-		err := in.Click(ctx, c.x, c.y, c.button, c.count)
+		_, err := in.Click(ctx, c.x, c.y, c.button, c.count)
 		wantCode(t, err, werr.InvalidArgument, fmt.Sprintf("Click(button %q, count %d, x set %v, y set %v)", c.button, c.count, c.x != nil, c.y != nil))
 		at(hx, hy)
 	}
@@ -120,11 +120,11 @@ func testInput(ctx context.Context, t *testing.T, d desktop.Desktop) {
 		at(hx, hy)
 	}
 	// Button names are case-insensitive, "" is the left button, a count of 0 is 1.
-	if err := in.Click(ctx, ip(tx), ip(ty), "LEFT", 0); err != nil {
+	if _, err := in.Click(ctx, ip(tx), ip(ty), "LEFT", 0); err != nil {
 		t.Fatalf("Click(%d,%d, LEFT, 0): %v", tx, ty, err)
 	}
 	at(tx, ty)
-	if err := in.Click(ctx, nil, nil, "", 1); err != nil {
+	if _, err := in.Click(ctx, nil, nil, "", 1); err != nil {
 		t.Fatalf("Click at the cursor: %v", err)
 	}
 	at(tx, ty)
@@ -169,7 +169,7 @@ func testInput(ctx context.Context, t *testing.T, d desktop.Desktop) {
 	// A call whose context is cancelled does nothing and says CANCELLED.
 	cx := cancelled()
 	wantCode(t, in.Move(cx, tx, ty), werr.Cancelled, "Move with a cancelled context")
-	wantCode(t, in.Click(cx, ip(tx), ip(ty), "left", 1), werr.Cancelled, "Click with a cancelled context")
+	wantCode(t, clickErr(in.Click(cx, ip(tx), ip(ty), "left", 1)), werr.Cancelled, "Click with a cancelled context")
 	wantCode(t, in.Drag(cx, tx, ty, hx+5, hy, "left"), werr.Cancelled, "Drag with a cancelled context")
 	_, err = in.Scroll(cx, tx, ty, 0, 1)
 	wantCode(t, err, werr.Cancelled, "Scroll with a cancelled context")

@@ -132,25 +132,26 @@ func (in *Input) guardedAt(ctx context.Context, op string, x, y *int) error {
 	return nil
 }
 
-func (in *Input) Click(ctx context.Context, x, y *int, button string, count int) error {
+func (in *Input) Click(ctx context.Context, x, y *int, button string, count int) (desktop.Handled, error) {
 	name, err := desktop.ParseButton(button, true)
 	if err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	if count, err = desktop.ClickCount(count, x, y); err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if err := in.guardedAt(ctx, "click", x, y); err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	b := buttons[name]
 	var evs []winapi.INPUT
 	for range count {
 		evs = append(evs, mouseEvent(b[0], b[2]), mouseEvent(b[1], b[2]))
 	}
-	return send(evs...)
+	// Whether the application has handled the click is not told here.
+	return desktop.Handled{}, send(evs...)
 }
 
 // Drag presses button at the start, moves in steps and releases at the end; the

@@ -174,8 +174,10 @@ func (t *Tree) bus(ctx context.Context) (*dbus.Conn, error) {
 // Tree returns the foreground window's tree down to maxDepth levels below the window
 // (the window is depth 0) with at most maxElements nodes, cut breadth-first. Zero
 // values take the policy defaults; larger values are clamped to the policy maxima.
-func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Node, desktop.Meta, error) {
-	maxDepth, maxElements, err := desktop.TreeLimits(maxDepth, maxElements)
+func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (_ desktop.Node, _ desktop.Meta, err error) {
+	var pid uint32 // the walked window's process, named by a TIMEOUT
+	defer func() { err = desktop.UnansweredBy(err, int(pid)) }()
+	maxDepth, maxElements, err = desktop.TreeLimits(maxDepth, maxElements)
 	if err != nil {
 		return desktop.Node{}, desktop.Meta{}, err
 	}
@@ -188,6 +190,9 @@ func (t *Tree) Tree(ctx context.Context, maxDepth, maxElements int) (desktop.Nod
 		return desktop.Node{}, desktop.Meta{}, err
 	}
 	res, w, err := t.walkWindow(ctx, conn, 0, true, maxDepth, maxElements)
+	if w != nil {
+		pid = w.pid
+	}
 	if err == errNoForeground {
 		return desktop.Node{}, desktop.Meta{}, nil
 	}
@@ -276,7 +281,7 @@ func (t *Tree) walkWindow(ctx context.Context, conn *dbus.Conn, id uint32, boxes
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &walker{conn: conn, xid: win.xid, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt,
+		w := &walker{conn: conn, xid: win.xid, pid: win.pid, boxes: boxes, origin: win.origin, gtk4: win.gtk4, qt: win.qt,
 			popups: func() ([]rect, error) { return xPopups(t.display, win.pid) }}
 		if !win.busOnly {
 			w.peers = t.peer(ctx, conn, win.frame.bus)
@@ -338,7 +343,9 @@ func build(nodes []*raw) desktop.Node {
 // Find searches the foreground window (or q.WindowHandle) for matching elements, best
 // first: exact name, then prefix, then substring; on screen and enabled before hidden
 // or disabled; then in breadth-first order. At most MaxMatches are returned.
-func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, error) {
+func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) (_ []desktop.Match, err error) {
+	var pid uint32 // the walked window's process, named by a TIMEOUT
+	defer func() { err = desktop.UnansweredBy(err, int(pid)) }()
 	needle, useValue, err := desktop.NeedleOf(q)
 	if err != nil {
 		return nil, err
@@ -356,6 +363,9 @@ func (t *Tree) Find(ctx context.Context, q desktop.FindQuery) ([]desktop.Match, 
 		return nil, err
 	}
 	res, w, err := t.walkWindow(ctx, conn, q.WindowHandle, false, desktop.FindMaxDepth, desktop.FindMaxElements)
+	if w != nil {
+		pid = w.pid
+	}
 	if err == errNoForeground {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/proc"
 	"github.com/w365/w365/engine/werr"
@@ -59,7 +60,7 @@ func (t *Tree) window(ctx context.Context, conn *dbus.Conn, id uint32) (tg targe
 	t.mu.Unlock()
 	if !cached {
 		if tg, err = t.lookup(ctx, conn, xw); err != nil {
-			return target{}, false, err
+			return target{}, false, desktop.UnansweredBy(err, int(xw.pid))
 		}
 		t.mu.Lock()
 		if t.frames == nil || len(t.frames) >= maxFrames {

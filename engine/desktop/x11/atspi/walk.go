@@ -125,6 +125,7 @@ func (n *raw) stateNames() []string {
 type walker struct {
 	conn  *dbus.Conn
 	xid   uint32 // the X window walked
+	pid   uint32 // its process, as this process sees it (0: unknown)
 	peers map[string]*peer
 	// boxes: read extents (and values) of every kept node during the walk.
 	boxes bool

@@ -50,7 +50,7 @@ func benchClick(b *testing.B, step int) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		cx := x + i%2*step
-		if err := c.Click(ctx, &cx, &y, "left", 1); err != nil {
+		if _, err := c.Click(ctx, &cx, &y, "left", 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -47,17 +47,32 @@ func (p *pinger) pong(e xproto.ClientMessageEvent) {
 // pingTimeout bounds the wait for a pong before the fixed pause is used instead.
 const pingTimeout = 2 * time.Second
 
+// gonePoll is how often a wait for a pong looks whether the pinged window is still there.
+const gonePoll = 100 * time.Millisecond
+
 // clientSync waits until the application owning the input focus has processed
 // every event sent so far. It reports false when it could not tell (then the
 // caller pauses instead). The caller holds the lock.
 func (c *Controller) clientSync(ctx context.Context) bool {
+	return c.pingWait(ctx, c.pingableFocus(), pingTimeout) == pingAnswered
+}
+
+// pingResult is what a ping told.
+type pingResult int
+
+const (
+	pingUnknown  pingResult = iota // no window to ping, or the call was cancelled
+	pingAnswered                   // the application answered, or the window went away
+	pingLate                       // no answer within the limit
+)
+
+// pingWait pings win and waits up to limit for the pong. A window destroyed meanwhile
+// counts as an answer: its application handled the events before it (closing a dialog
+// on a click, exiting on Enter) and will answer no ping.
+func (c *Controller) pingWait(ctx context.Context, win xproto.Window, limit time.Duration) pingResult {
 	p := &c.ping
-	if p.atoms.ping == 0 {
-		return false
-	}
-	win := c.pingableFocus()
-	if win == 0 {
-		return false
+	if p.atoms.ping == 0 || win == 0 {
+		return pingUnknown
 	}
 	p.mu.Lock()
 	p.seq++
@@ -77,17 +92,25 @@ func (c *Controller) clientSync(ctx context.Context) bool {
 		Data: xproto.ClientMessageDataUnionData32New([]uint32{uint32(p.atoms.ping), ts, uint32(win), 0, 0})}
 	xproto.SendEvent(c.conn, false, win, xproto.EventMaskNoEvent, string(ev.Bytes()))
 	if c.sync() != nil {
-		return false
+		return pingUnknown
 	}
-	t := time.NewTimer(pingTimeout)
+	t := time.NewTimer(limit)
 	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return false
+	look := time.NewTicker(gonePoll)
+	defer look.Stop()
+	for {
+		select {
+		case <-ch:
+			return pingAnswered
+		case <-ctx.Done():
+			return pingUnknown
+		case <-t.C:
+			return pingLate
+		case <-look.C:
+			if _, err := xproto.GetWindowAttributes(c.conn, win).Reply(); err != nil {
+				return pingAnswered
+			}
+		}
 	}
 }
 
@@ -100,13 +123,8 @@ func (c *Controller) pingableFocus() xproto.Window {
 	}
 	w := f.Focus
 	for i := 0; i < 16 && w != 0 && w != c.root; i++ {
-		pr, err := xproto.GetProperty(c.conn, false, w, c.ping.atoms.protocols, xproto.AtomAtom, 0, 64).Reply()
-		if err == nil && pr.Format == 32 {
-			for j := 0; j+4 <= len(pr.Value); j += 4 {
-				if xproto.Atom(uint32(pr.Value[j])|uint32(pr.Value[j+1])<<8|uint32(pr.Value[j+2])<<16|uint32(pr.Value[j+3])<<24) == c.ping.atoms.ping {
-					return w
-				}
-			}
+		if c.pingable(w) {
+			return w
 		}
 		t, err := xproto.QueryTree(c.conn, w).Reply()
 		if err != nil {
@@ -115,6 +133,38 @@ func (c *Controller) pingableFocus() xproto.Window {
 		w = t.Parent
 	}
 	return 0
+}
+
+// pingableAt finds the top-level window under (x, y) that lists _NET_WM_PING, going down
+// from the root window (through the window manager's frame), or, where none is (a menu's
+// override-redirect window, whose application holds the pointer and the focus), the one
+// pingableFocus finds.
+func (c *Controller) pingableAt(x, y int) xproto.Window {
+	w := c.root
+	for i := 0; i < 16; i++ {
+		r, err := xproto.TranslateCoordinates(c.conn, c.root, w, int16(x), int16(y)).Reply()
+		if err != nil || r.Child == 0 {
+			break
+		}
+		if w = r.Child; c.pingable(w) {
+			return w
+		}
+	}
+	return c.pingableFocus()
+}
+
+// pingable says whether w lists _NET_WM_PING in its WM_PROTOCOLS.
+func (c *Controller) pingable(w xproto.Window) bool {
+	pr, err := xproto.GetProperty(c.conn, false, w, c.ping.atoms.protocols, xproto.AtomAtom, 0, 64).Reply()
+	if err != nil || pr.Format != 32 {
+		return false
+	}
+	for j := 0; j+4 <= len(pr.Value); j += 4 {
+		if xproto.Atom(uint32(pr.Value[j])|uint32(pr.Value[j+1])<<8|uint32(pr.Value[j+2])<<16|uint32(pr.Value[j+3])<<24) == c.ping.atoms.ping {
+			return true
+		}
+	}
+	return false
 }
 
 // initPing interns the atoms and selects SubstructureNotify and StructureNotify on the

@@ -369,18 +369,21 @@ func parseButton(name string, allowSide bool) (byte, error) {
 // buttons 1, 3, 2, 9, 8), case-insensitive; "" means Left. A double click is two
 // press/release pairs sent back to back, so toolkits see one double click (and,
 // as with a real mouse, two single clicks on one spot within the toolkit's
-// double-click time are one double click too).
-func (c *Controller) Click(ctx context.Context, x, y *int, button string, count int) error {
+// double-click time are one double click too). It then waits up to ClickWait for the
+// application under the pointer to have handled the click, as far as a ping tells
+// (pingableAt): on a loaded machine GTK closed a dialog a second after the click, and an
+// agent that looked at once found the dialog still open.
+func (c *Controller) Click(ctx context.Context, x, y *int, button string, count int) (desktop.Handled, error) {
 	b, err := parseButton(button, true)
 	if err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	if count, err = desktop.ClickCount(count, x, y); err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	s, err := c.beginMouse(ctx, "click", true)
 	if err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	defer c.end()
 	tx, ty := s.cx, s.cy
@@ -388,7 +391,7 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 		tx, ty = *x, *y
 	}
 	if err := c.checkTarget("click", tx, ty, s); err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	if tx != s.cx || ty != s.cy {
 		c.motion(tx, ty)
@@ -399,11 +402,23 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 		c.release(b)
 	}
 	if err := c.sync(); err != nil {
-		return err
+		return desktop.Handled{}, err
 	}
 	c.settle(b)
-	return nil
+	start := time.Now()
+	switch c.pingWait(ctx, c.pingableAt(tx, ty), ClickWait) {
+	case pingAnswered:
+		return desktop.Handled{Waited: time.Since(start)}, nil
+	case pingLate:
+		return desktop.Handled{Waited: time.Since(start), Late: true}, nil
+	}
+	return desktop.Handled{}, nil
 }
+
+// ClickWait bounds how long Click waits for the application to handle the click: longer
+// than pingTimeout, as a click is one call where keys are many. A variable, so that a test
+// can shorten it.
+var ClickWait = 5 * time.Second
 
 // motionPause is how long a click waits between its move and its press when no ping tells
 // that the application has read the move (caughtUp).

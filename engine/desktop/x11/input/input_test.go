@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/display"
 	"github.com/w365/w365/engine/desktop/x11/input"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
@@ -42,6 +44,9 @@ func setup(t *testing.T, args ...string) (*display.Desktop, *input.Controller, *
 
 func ptr(v int) *int { return &v }
 
+// clickErr is the error of a Click, for wantCode.
+func clickErr(_ desktop.Handled, err error) error { return err }
+
 func wantCode(t *testing.T, err error, code werr.Code) *werr.Error {
 	t.Helper()
 	if err == nil {
@@ -58,7 +63,7 @@ func wantCode(t *testing.T, err error, code werr.Code) *werr.Error {
 func clickWidget(t *testing.T, c *input.Controller, p *x11test.Probe, name string) {
 	t.Helper()
 	x, y := p.Ready.Widgets[name].Center()
-	if err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
+	if _, err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
 		t.Fatalf("click %s: %v", name, err)
 	}
 }
@@ -70,7 +75,7 @@ func isButton(b, clicks int) func(x11test.Event) bool {
 func TestDoubleClickArrivesAsOneDoubleClick(t *testing.T) {
 	_, c, p := setup(t)
 	x, y := p.Ready.Widgets["Pad"].Center()
-	if err := c.Click(context.Background(), &x, &y, "Left", 2); err != nil {
+	if _, err := c.Click(context.Background(), &x, &y, "Left", 2); err != nil {
 		t.Fatal(err)
 	}
 	evs := p.Until(t, isButton(1, 2))
@@ -79,7 +84,7 @@ func TestDoubleClickArrivesAsOneDoubleClick(t *testing.T) {
 		t.Errorf("double click at (%d,%d), want (%d,%d)", last.X, last.Y, x, y)
 	}
 	// The sentinel: a right click. Everything the double click produced comes before it.
-	if err := c.Click(context.Background(), nil, nil, "right", 1); err != nil {
+	if _, err := c.Click(context.Background(), nil, nil, "right", 1); err != nil {
 		t.Fatal(err)
 	}
 	evs = append(evs, p.Until(t, isButton(3, 1))...)
@@ -106,19 +111,19 @@ func TestSideButtonsAndClickAtCursor(t *testing.T) {
 	_, c, p := setup(t)
 	x, y := p.Ready.Widgets["Pad"].Center()
 	ctx := context.Background()
-	if err := c.Click(ctx, &x, &y, "Forward", 1); err != nil {
+	if _, err := c.Click(ctx, &x, &y, "Forward", 1); err != nil {
 		t.Fatal(err)
 	}
 	if e := p.Next(t, x11test.Is("button")); e.Button != 9 || e.Clicks != 1 {
 		t.Errorf("Forward arrived as %s, want button 9", e.Raw)
 	}
-	if err := c.Click(ctx, nil, nil, "BACKWARD", 1); err != nil {
+	if _, err := c.Click(ctx, nil, nil, "BACKWARD", 1); err != nil {
 		t.Fatal(err)
 	}
 	if e := p.Next(t, x11test.Is("button")); e.Button != 8 || e.X != x || e.Y != y {
 		t.Errorf("Backward arrived as %s, want button 8 at (%d,%d)", e.Raw, x, y)
 	}
-	if err := c.Click(ctx, nil, nil, "middle", 1); err != nil {
+	if _, err := c.Click(ctx, nil, nil, "middle", 1); err != nil {
 		t.Fatal(err)
 	}
 	if e := p.Next(t, x11test.Is("button")); e.Button != 2 {
@@ -142,15 +147,15 @@ func TestClickRejectsBadArguments(t *testing.T) {
 	d := x11test.Start(t)
 	c := newController(t, d, nil)
 	ctx := context.Background()
-	e := wantCode(t, c.Click(ctx, ptr(100), ptr(100), "Top", 1), werr.InvalidArgument)
+	e := wantCode(t, clickErr(c.Click(ctx, ptr(100), ptr(100), "Top", 1)), werr.InvalidArgument)
 	for _, b := range []string{"Left", "Right", "Middle", "Forward", "Backward"} {
 		if !strings.Contains(e.Message, b) {
 			t.Errorf("message %q does not name %s", e.Message, b)
 		}
 	}
-	wantCode(t, c.Click(ctx, ptr(100), ptr(100), "left", 3), werr.InvalidArgument)
-	wantCode(t, c.Click(ctx, ptr(100), nil, "left", 1), werr.InvalidArgument)
-	wantCode(t, c.Click(ctx, ptr(5000), ptr(100), "left", 1), werr.InvalidArgument)
+	wantCode(t, clickErr(c.Click(ctx, ptr(100), ptr(100), "left", 3)), werr.InvalidArgument)
+	wantCode(t, clickErr(c.Click(ctx, ptr(100), nil, "left", 1)), werr.InvalidArgument)
+	wantCode(t, clickErr(c.Click(ctx, ptr(5000), ptr(100), "left", 1)), werr.InvalidArgument)
 	wantCode(t, c.Drag(ctx, 100, 100, 200, 200, "forward"), werr.InvalidArgument)
 	wantCode(t, c.Move(ctx, -1, 100), werr.InvalidArgument)
 }
@@ -354,7 +359,7 @@ func TestDragMovesSlider(t *testing.T) {
 	if err := c.Drag(context.Background(), sx, y, ex, y, "left"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Click(context.Background(), ptr(p.Ready.Widgets["Pad"].X+10), ptr(p.Ready.Widgets["Pad"].Y+10), "right", 1); err != nil {
+	if _, err := c.Click(context.Background(), ptr(p.Ready.Widgets["Pad"].X+10), ptr(p.Ready.Widgets["Pad"].Y+10), "right", 1); err != nil {
 		t.Fatal(err)
 	}
 	evs := p.Until(t, isButton(3, 1))
@@ -403,11 +408,11 @@ func TestFailsafeRefusesClickFromCorner(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := p.Ready.Widgets["Pad"].Center()
-	e := wantCode(t, c.Click(ctx, &x, &y, "left", 1), werr.Failsafe)
+	e := wantCode(t, clickErr(c.Click(ctx, &x, &y, "left", 1)), werr.Failsafe)
 	if !strings.Contains(e.Hint, "move_mouse") || !strings.Contains(e.Hint, "failsafeEnabled") {
 		t.Errorf("hint %q does not say how to get out", e.Hint)
 	}
-	wantCode(t, c.Click(ctx, nil, nil, "left", 1), werr.Failsafe)
+	wantCode(t, clickErr(c.Click(ctx, nil, nil, "left", 1)), werr.Failsafe)
 	_, err := c.Scroll(ctx, x, y, 0, 1)
 	wantCode(t, err, werr.Failsafe)
 	wantCode(t, c.Drag(ctx, x, y, x+10, y, "left"), werr.Failsafe)
@@ -422,7 +427,7 @@ func TestFailsafeRefusesClickFromCorner(t *testing.T) {
 	if err := c.Move(ctx, x, y); err != nil {
 		t.Fatalf("moving out of the corner: %v", err)
 	}
-	if err := c.Click(ctx, nil, nil, "right", 1); err != nil {
+	if _, err := c.Click(ctx, nil, nil, "right", 1); err != nil {
 		t.Fatal(err)
 	}
 	evs := p.Until(t, x11test.Is("button"))
@@ -448,7 +453,7 @@ func TestFailsafeRefusesDragThroughCorner(t *testing.T) {
 	if cx, cy, _ := c.CursorPosition(); cx != 150 || cy != 150 {
 		t.Errorf("cursor moved to (%d,%d) by a refused drag", cx, cy)
 	}
-	if err := c.Click(ctx, nil, nil, "right", 1); err != nil {
+	if _, err := c.Click(ctx, nil, nil, "right", 1); err != nil {
 		t.Fatal(err)
 	}
 	evs := p.Until(t, x11test.Is("button"))
@@ -471,7 +476,7 @@ func TestClickThenTypeAtOnce(t *testing.T) {
 	_, c, p := setup(t)
 	x, y := p.Ready.Widgets["Name"].Center()
 	ctx := context.Background()
-	if err := c.Click(ctx, &x, &y, "left", 1); err != nil {
+	if _, err := c.Click(ctx, &x, &y, "left", 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.TypeText(ctx, "abc"); err != nil {
@@ -668,7 +673,7 @@ func TestClickPicksAFOXMenuItem(t *testing.T) {
 	if best == 0 {
 		t.Fatal("the File menu did not open")
 	}
-	if err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
+	if _, err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 30; i++ {
@@ -678,4 +683,48 @@ func TestClickPicksAFOXMenuItem(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("no New File dialog after a click at %d,%d on the first item of the File menu", x, y)
+}
+
+// A click returns once the application under it has handled it, as far as a ping tells: a
+// GTK window stopped (SIGSTOP) as the click is sent, and continued a second later, has
+// handled the click when Click returns, which says it waited. Stopped for longer than
+// ClickWait, the click is Late. Before, a click where the pointer was returned while the
+// application was stopped, and an agent that looked at once read the window as it was
+// before the click. The pointer is on the button before the application is stopped, as a
+// click's move waits for the application to read it.
+func TestClickWaitsUntilTheApplicationHandledIt(t *testing.T) {
+	_, c, p := setup(t)
+	if p.PID <= 0 {
+		t.Fatalf("the probe's PID is %d", p.PID)
+	}
+	x, y := p.Ready.Widgets["Submit"].Center()
+	if err := c.Move(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	click := func(stop time.Duration) (desktop.Handled, bool) {
+		var continued atomic.Bool
+		if err := unix.Kill(p.PID, unix.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(stop)
+			continued.Store(true)
+			unix.Kill(p.PID, unix.SIGCONT)
+		}()
+		h, err := c.Click(context.Background(), nil, nil, "left", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		was := continued.Load()
+		p.Next(t, x11test.Is("clicked"))
+		return h, was
+	}
+	if h, continued := click(time.Second); !continued || h.Late || h.Waited < 500*time.Millisecond {
+		t.Fatalf("Click returned %+v with the application continued: %v; want it handled after the continue", h, continued)
+	}
+	defer func(w time.Duration) { input.ClickWait = w }(input.ClickWait)
+	input.ClickWait = 300 * time.Millisecond
+	if h, continued := click(2 * time.Second); continued || !h.Late {
+		t.Fatalf("Click of an application stopped past ClickWait returned %+v (continued: %v), want Late before the continue", h, continued)
+	}
 }

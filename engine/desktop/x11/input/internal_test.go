@@ -156,7 +156,7 @@ func TestTwoDisplaysAtOnce(t *testing.T) {
 	done := make(chan error, 2)
 	for _, c := range []*Controller{c1, c2} {
 		go func(c *Controller) {
-			err := c.Click(context.Background(), &x, &y, "left", 1)
+			_, err := c.Click(context.Background(), &x, &y, "left", 1)
 			if err == nil {
 				err = c.TypeText(context.Background(), "on "+c.Display()+" é")
 			}
@@ -184,7 +184,7 @@ func TestClientSyncPingsTheFocusedWindow(t *testing.T) {
 	defer c.Close()
 	p := x11test.StartProbe(t, d)
 	x, y := p.Ready.Widgets["Name"].Center()
-	if err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
+	if _, err := c.Click(context.Background(), &x, &y, "left", 1); err != nil {
 		t.Fatal(err)
 	}
 	p.Next(t, x11test.Is("focus"))
@@ -252,7 +252,7 @@ func TestTwoControllersShareSpareKeycodes(t *testing.T) {
 	defer b.Close()
 	p := x11test.StartProbe(t, d)
 	x, y := p.Ready.Widgets["Notes"].Center()
-	if err := a.Click(context.Background(), &x, &y, "left", 1); err != nil {
+	if _, err := a.Click(context.Background(), &x, &y, "left", 1); err != nil {
 		t.Fatal(err)
 	}
 	p.Next(t, x11test.Is("focus"))

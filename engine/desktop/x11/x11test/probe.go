@@ -82,6 +82,9 @@ type Event struct {
 // Probe is a running probe app.
 type Probe struct {
 	Ready Event // the "ready" event: window and widget geometry
+	// PID is the probe's process as this process sees it (Ready.PID is the one the
+	// desktop's PID namespace sees).
+	PID int
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -143,6 +146,7 @@ func StartProbe(t testing.TB, d *display.Desktop, args ...string) *Probe {
 	// A GTK start on a loaded machine (a full test run beside a desktop's own start) has
 	// been seen to take longer than one event's wait: the start gets three.
 	p.Ready = p.within(t, 3*Timeout, func(e Event) bool { return e.Event == "ready" })
+	p.PID = d.ProgramPID(cmd)
 	return p
 }
 
