@@ -76,7 +76,7 @@ func (h *Host) mcpServer(o ServeOptions, remote bool) *mcp.Server {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 	caps.AddExtension(TasksExtension, map[string]any{})
 	caps.AddExtension(AppsExtension, map[string]any{})
-	s := mcp.NewServer(&mcp.Implementation{Name: "w365", Title: "w365 computer use", Version: Version()},
+	s := mcp.NewServer(&mcp.Implementation{Name: "w365", Title: "w365 computer use", Version: release()},
 		&mcp.ServerOptions{
 			Instructions: "w365 operates a computer: desktop input, screenshots, OCR, windows, processes, clipboard, " +
 				"a sandboxed shell and Python, browser automation and accessibility trees. Coordinates are screen pixels. " +

@@ -59,7 +59,10 @@ func vcsSetting(key string) string {
 	return ""
 }
 
-var versionOnce = sync.OnceValue(func() string {
+// release is the version and the commit it was built from (v1.2.3+0123456789ab): what an
+// MCP client is told, in the initialize result and, with the newest protocol, in every
+// result's _meta.
+var release = sync.OnceValue(func() string {
 	v := version
 	// The stamped commit, else the one Go records (release builds record none).
 	rev := commit
@@ -69,6 +72,11 @@ var versionOnce = sync.OnceValue(func() string {
 	if len(rev) >= 12 {
 		v += "+" + rev[:12]
 	}
+	return v
+})
+
+var versionOnce = sync.OnceValue(func() string {
+	v := release()
 	// A rebuilt binary must not talk to a host running the old code: add the
 	// executable's size and modification time (a stat, cheap for one-shot CLI calls).
 	if exe, err := os.Executable(); err == nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/w365/w365/test/e2e"
 	"github.com/w365/w365/test/testenv"
 )
@@ -42,6 +43,17 @@ oninput="if (this.value.length >= 16) document.querySelector('#p').submit()"></l
 	return srv
 }
 
+// signInRecorded is an agent on its session, whose calls a trace records, beside formSignIn.
+func signInRecorded(t *testing.T) (h *e2e.Harness, cs *mcp.ClientSession, srv *httptest.Server, posted chan string, trace string) {
+	testenv.Require(t, "chromium")
+	h = e2e.New(t)
+	posted = make(chan string, 8)
+	srv = formSignIn(t, posted)
+	cs = agentOnItsSession(t, h)
+	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
+	return h, cs, srv, posted, file[len(file)-1]
+}
+
 // A password typed into a password field by a call that itself takes the field away was in
 // the trace and host.log in clear: the records showed typed text again whenever the page,
 // asked after the call, held it in no password field, and a call that submits the form
@@ -49,12 +61,7 @@ oninput="if (this.value.length >= 16) document.querySelector('#p').submit()"></l
 // character was no typed text at all leaves a page with no password field at all. Judged by effect: the server gets
 // each password, and no record holds any of them.
 func TestRecordsKeepNoPasswordACallSubmitted(t *testing.T) {
-	testenv.Require(t, "chromium")
-	h := e2e.New(t)
-	posted := make(chan string, 8)
-	srv := formSignIn(t, posted)
-	cs := agentOnItsSession(t, h)
-	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
+	h, cs, srv, posted, trace := signInRecorded(t)
 	const typed, pressed, pin, prompted = "PW-CANARY-submit-31", "PW-CANARY-keys-32", "PW-CANARY-pin-33", "PW-CANARY-prompt-34"
 	for _, c := range []struct {
 		password, tool string
@@ -100,7 +107,7 @@ func TestRecordsKeepNoPasswordACallSubmitted(t *testing.T) {
 	if got := <-posted; got != prompted {
 		t.Fatalf("prompt: the server got %q, want %q", got, prompted)
 	}
-	for name, b := range agentRecords(t, h, file[len(file)-1]) {
+	for name, b := range agentRecords(t, h, trace) {
 		for _, pw := range []string{typed, pin, prompted} {
 			if n := bytes.Count(b, []byte(pw)); n > 0 {
 				t.Errorf("%s holds the password %s %d times", name, pw, n)
@@ -153,12 +160,7 @@ func pressedKeys(records []byte) string {
 // the server gets the password typed into the browser's window, and no record names any of
 // its characters.
 func TestRecordsKeepNoPasswordPressedOnTheDesktop(t *testing.T) {
-	testenv.Require(t, "chromium")
-	h := e2e.New(t)
-	posted := make(chan string, 8)
-	srv := formSignIn(t, posted)
-	cs := agentOnItsSession(t, h)
-	file := strings.Fields(h.MustRun("--session", "default-agent", "trace", "start"))
+	h, cs, srv, posted, trace := signInRecorded(t)
 	const password = "pw-canary-desk-41"
 	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"})
 	e2e.Must(t, cs, "browser_click", map[string]any{"selector": "#pw"})
@@ -175,7 +177,7 @@ func TestRecordsKeepNoPasswordPressedOnTheDesktop(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the page posted no password")
 	}
-	for name, b := range agentRecords(t, h, file[len(file)-1]) {
+	for name, b := range agentRecords(t, h, trace) {
 		if keys := pressedKeys(b); keys != "" {
 			t.Errorf("%s names %d characters of the password %s a key at a time: %s", name, len(keys), password, keys)
 		}
