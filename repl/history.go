@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -30,6 +31,8 @@ func HistoryPath() string {
 type history struct {
 	path    string
 	entries []string
+	// private are lines kept in memory only, never written to the file (keepOut).
+	private map[string]bool
 
 	mu sync.Mutex // serialises file writes, which run in tea.Cmds
 }
@@ -65,6 +68,20 @@ func (h *history) add(line string) bool {
 		h.entries = append([]string(nil), h.entries[len(h.entries)-historyLimit:]...)
 	}
 	return true
+}
+
+// keepOut keeps line, added last, out of the file: it may carry what the records hide
+// (a password typed with type-text, the clipboard's text), which Up still recalls.
+func (h *history) keepOut(line string) {
+	if h.private == nil {
+		h.private = map[string]bool{}
+	}
+	h.private[strings.TrimSpace(strings.ReplaceAll(line, "\n", " "))] = true
+}
+
+// forFile is the in-memory list without the lines kept out of the file.
+func (h *history) forFile() []string {
+	return slices.DeleteFunc(slices.Clone(h.entries), func(l string) bool { return h.private[l] })
 }
 
 // save appends line to the file, compacting the file to the newest entries when

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -147,6 +148,24 @@ func (r *runner) fillSnapshot(root *cobra.Command, words []string) []string {
 		return words
 	}
 	return append(slices.Clone(words), "--snapshot-id", id)
+}
+
+// mayCarrySecrets says whether line runs a tool whose records hide some of its arguments
+// (host.MayCarrySecrets), or cannot be told apart from one (it does not parse).
+func (r *runner) mayCarrySecrets(line string) bool {
+	words, err := splitWords(line)
+	if err != nil {
+		return true
+	}
+	if len(words) > 0 && words[0] == "w365" {
+		words = words[1:]
+	}
+	cmd, _, err := r.newRoot(io.Discard).Find(words)
+	if err != nil {
+		return false
+	}
+	t := commands.Lookup(cmd.Annotations["tool"])
+	return t != nil && host.MayCarrySecrets(t)
 }
 
 // lineSession is the session a line acts in: its own --session, else the REPL's.

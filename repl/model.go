@@ -344,8 +344,13 @@ func (m *model) submit() tea.Cmd {
 	m.appendLines(echoStyle.Render(promptText + clean(line)))
 	var cmds []tea.Cmd
 	if m.hist.add(line) {
-		h, snap, saved := m.hist, append([]string(nil), m.hist.entries...), m.hist.entries[len(m.hist.entries)-1]
-		cmds = append(cmds, func() tea.Msg { return historySavedMsg{h.save(saved, snap)} })
+		saved := m.hist.entries[len(m.hist.entries)-1]
+		if m.r.mayCarrySecrets(line) {
+			m.hist.keepOut(saved)
+		} else {
+			h, snap := m.hist, m.hist.forFile()
+			cmds = append(cmds, func() tea.Msg { return historySavedMsg{h.save(saved, snap)} })
+		}
 	}
 	m.histIdx = len(m.hist.entries)
 

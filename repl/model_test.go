@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -418,5 +419,35 @@ func TestCompletionOfWindowTitlesTabsAndSessions(t *testing.T) {
 	c := complete(m.r.newCompletionRoot, "browser close-tab ")
 	if len(c.cands) != 2 || c.cands[0].Value != "0" || c.cands[0].Desc != "Home" || c.cands[1].Desc != "Docs" {
 		t.Errorf("tab completion %+v", c)
+	}
+}
+
+// A line that may carry what the records hide (type-text's text, clipboard-write's, code, a
+// line that does not parse) is recalled by Up but never written to the history file, which
+// kept a password typed with type-text in clear (found by red10).
+func TestModelKeepsSecretLinesOutOfTheHistoryFile(t *testing.T) {
+	m, _ := newTestModel(t)
+	lines := []string{
+		"get-screen-size",
+		"type-text --text PW-CANARY-repl-51",
+		"clipboard-write --text PW-CANARY-repl-52",
+		"browser type --selector '#pw' --text PW-CANARY-repl-53",
+		`type-text --text "PW-CANARY-repl-54`,
+		"session details x",
+	}
+	for _, l := range lines {
+		drain(m, typeLine(m, l))
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	if got := m.input.Value(); got != lines[4] {
+		t.Errorf("Up twice recalls %q, want %q", got, lines[4])
+	}
+	b, err := os.ReadFile(m.hist.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), "get-screen-size\nsession details x\n"; got != want {
+		t.Errorf("the history file holds %q, want %q", got, want)
 	}
 }

@@ -181,7 +181,7 @@ func TestREPLInTmux(t *testing.T) {
 			t.Fatal("the REPL exited after an invalid command")
 		}
 	})
-	t.Run("exit leaves and the history file has the lines", func(t *testing.T) {
+	t.Run("exit leaves and the history file has the lines but type-text's", func(t *testing.T) {
 		x.typeText("exit", "Enter")
 		x.waitExit(10 * time.Second)
 		b, err := os.ReadFile(filepath.Join(state, "w365", "history"))
@@ -189,7 +189,7 @@ func TestREPLInTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		want := []string{"get-screen-size", "wait-milliseconds 10", `type-text "Grüße, 東京"`, "frobnicate --now", "wait-milliseconds 20", "exit"}
+		want := []string{"get-screen-size", "wait-milliseconds 10", "frobnicate --now", "wait-milliseconds 20", "exit"}
 		if !slices.Equal(lines, want) {
 			t.Errorf("history file:\n%q\nwant\n%q", lines, want)
 		}

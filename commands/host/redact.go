@@ -200,6 +200,24 @@ func (r redactor) typedText(key string, v any) bool {
 	return false
 }
 
+// MayCarrySecrets says whether a call of t may carry what the records hide: typed text (a
+// key's character, a prompt's answer), the clipboard's text, code, or a credential by its
+// argument's name. The REPL keeps such a line out of its history file.
+func MayCarrySecrets(t *tool.Tool) bool {
+	r := redactor{tool: t.Name}
+	for _, key := range []string{"text", "value", "values", "key", "promptText"} {
+		if r.typedText(key, "x") {
+			return true
+		}
+	}
+	for key := range t.InputSchema().Properties {
+		if secretKey().MatchString(key) || r.code(key) {
+			return true
+		}
+	}
+	return t.Name == "press_keys"
+}
+
 // typedKey says whether a key press's key types a character (a key name, Enter or
 // ArrowDown, types none and is shown).
 func typedKey(v any) bool {
