@@ -199,3 +199,20 @@ func TestRecordsHideTheCharacterAKeyPressTypes(t *testing.T) {
 		t.Errorf("the summary of a chord typing none: %q", s)
 	}
 }
+
+// TestRedactTakesAnyJSONInABatch: a batch's action may be any JSON a client sends (the
+// server refuses it after the record of its start is made); a list there made the record's
+// map lookup panic, which ended the host (TestHostileArgumentsGetCodedRefusals saw EOF).
+func TestRedactTakesAnyJSONInABatch(t *testing.T) {
+	for _, action := range []any{[]any{"type_ref"}, map[string]any{"a": 1}, nil, 3.0, "type_ref"} {
+		batch := map[string]any{"actions": []any{
+			map[string]any{"action": action, "params": map[string]any{"ref": "e1", "text": "typed-then-left"}},
+			map[string]any{"action": "click_ref", "params": map[string]any{"ref": "e3"}},
+			[]any{"not", "an", "object"},
+		}}
+		got, _ := redact(commands.BrowserExecuteBatch, batch, &pageState{}, false)
+		if b, _ := json.Marshal(got); action == "type_ref" && strings.Contains(string(b), "typed-then-left") {
+			t.Errorf("action %v: recorded as %s", action, b)
+		}
+	}
+}

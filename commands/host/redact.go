@@ -366,8 +366,9 @@ func (r redactor) batch(out, args map[string]any) {
 	red, _ := out["actions"].([]any)
 	for i, a := range acts {
 		m, _ := a.(map[string]any)
-		field := map[any]string{"type_ref": "text", "keypress_ref": "key"}[m["action"]]
-		if m == nil || field == "" {
+		action, _ := m["action"].(string) // any JSON: a list as a map key would panic
+		field := map[string]string{"type_ref": "text", "keypress_ref": "key"}[action]
+		if field == "" {
 			continue
 		}
 		p, _ := m["params"].(map[string]any)

@@ -149,6 +149,6 @@ func CgroupsCheck() (ok bool, detail string) {
 	if !cg.has("pids") || !cg.has("memory") {
 		return false, noCgroup + ": a shell or Python call is limited per process only (rlimits), a virtual session's programs by their task count together (RLIMIT_NPROC) and its desktop's each by its address space (RLIMIT_AS); sessions still start"
 	}
-	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory) and per virtual session for all its programs: desktop, applications and browser (pids.max=%d, memory.max=%d); all of them together memory.max=%d (three quarters of the host's memory) and pids.max=%d (half its process ids)",
+	return true, fmt.Sprintf("a cgroup per shell or Python call (pids.max=%d, its memory), per virtual session (pids.max=%d, memory.max=%d) and for all of them (memory.max=%d, pids.max=%d: 3/4 of the host's memory, 1/2 of its process ids)",
 		MaxProcesses, SessionMaxProcesses, int64(SessionMemoryBytes), allMemoryBytes(), allProcesses())
 }

@@ -35,7 +35,6 @@ type execOut struct {
 	MemoryLimitHit  bool
 	ResourceLimits  bool `json:"resourceLimitsApplied"`
 	StdoutTruncated bool
-	Quarantined     []string
 }
 
 // pyOver runs Python over MCP; a refusal comes back as ok=false.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,22 +80,6 @@ func TestGitGuardWalkIsBoundedInTime(t *testing.T) {
 			t.Fatal("the walk did not reach the planted repository in 10 minutes")
 		}
 		time.Sleep(2 * time.Second)
-	}
-	// The call the walk outlived could not name what it set aside: the first call after the
-	// walk has ended does.
-	planted := filepath.Join(work, "zz", "z", ".git", "config")
-	for deadline = time.Now().Add(10 * time.Minute); ; time.Sleep(2 * time.Second) {
-		// Not in work, whose 200,000 directories the look for credentials before a call
-		// there refuses (cwd-too-large).
-		if next, ok := pyOver(t, cs, "pass", ""); ok {
-			if !slices.Contains(next.Quarantined, planted) {
-				t.Errorf("the next call names %q as set aside, want %s among them", next.Quarantined, planted)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("calls were still refused 10 minutes after the walk set the planted config aside")
-		}
 	}
 	got, err := personsGit(t, home)(filepath.Join(work, "zz", "z"), "status")
 	t.Logf("git status: %v %s", err, got)
