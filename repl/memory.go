@@ -150,13 +150,10 @@ func (r *runner) fillSnapshot(root *cobra.Command, words []string) []string {
 	return append(slices.Clone(words), "--snapshot-id", id)
 }
 
-// mayCarrySecrets says whether line runs a tool whose records hide some of its arguments
-// (host.MayCarrySecrets), or cannot be told apart from one (it does not parse).
-func (r *runner) mayCarrySecrets(line string) bool {
-	words, err := splitWords(line)
-	if err != nil {
-		return true
-	}
+// mayCarrySecrets says whether the words of a line run a tool whose records hide some of
+// its arguments (host.MayCarrySecrets). A line that does not parse cannot be told apart
+// from one: the caller keeps it out too.
+func (r *runner) mayCarrySecrets(words []string) bool {
 	if len(words) > 0 && words[0] == "w365" {
 		words = words[1:]
 	}

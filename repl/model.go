@@ -343,9 +343,10 @@ func (m *model) submit() tea.Cmd {
 	m.draft = ""
 	m.appendLines(echoStyle.Render(promptText + clean(line)))
 	var cmds []tea.Cmd
+	words, err := splitWords(line)
 	if m.hist.add(line) {
 		saved := m.hist.entries[len(m.hist.entries)-1]
-		if m.r.mayCarrySecrets(line) {
+		if err != nil || m.r.mayCarrySecrets(words) {
 			m.hist.keepOut(saved)
 		} else {
 			h, snap := m.hist, m.hist.forFile()
@@ -354,7 +355,6 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.histIdx = len(m.hist.entries)
 
-	words, err := splitWords(line)
 	if err != nil {
 		m.appendLines(errStyle.Render(errorLine(werr.New(werr.InvalidArgument, "%v", err))))
 		return tea.Batch(cmds...)
