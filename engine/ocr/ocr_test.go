@@ -920,6 +920,15 @@ func TestCursorBelowALineStaysOutOfIt(t *testing.T) {
 	readsAll(t, "terminal-cursor.png", "pager:", "ticket", "r.diaz)")
 }
 
+// TestCaretBelowALetterLeavesIt: an editor's caret touching a letter and reaching out of
+// the text's band on one side only is cleared, the letter kept (see caret in regions.go).
+// testdata/ocr/abiword-caret.png is AbiWord (real-blind14's abiword-letter): its caret,
+// from the top of the "D" of "Dear" to well under the baseline, joined the D's stem into
+// one component read "Pear".
+func TestCaretBelowALetterLeavesIt(t *testing.T) {
+	readsAll(t, "abiword-caret.png", "Dear", "Mr", "Vogel")
+}
+
 // TestSplitterGripKeepsRowsApart: a frame as tall as two rows (see rows in regions.go)
 // holds no lines together. testdata/ocr/xfe-splitter.png is Xfe (real-blind10's
 // xfe-files): its splitter grip between the folder tree and the file list joined a tree
