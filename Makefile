@@ -40,7 +40,9 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # own, tcl-ttkthemes (Tk), qt5-style-plugins (Qt 5's Plastique) and Emacs (Lucid) draw
 # real-blind12's; xclock (x11-apps), rxvt-unicode, xterm, tcl-ttkthemes (Tk), qt5-style-plugins
 # (Qt 5's Motif), LXAppearance in gtk2-engines' Crux (GTK 2), GNOME Text Editor (GTK 4) and
-# Chromium draw real-blind13's. Tk
+# Chromium draw real-blind13's; gv (Xaw3d), xditview (x11-apps), Grace (Motif), mtPaint in
+# gtk2-engines' ThinIce (GTK 2), qt5-style-plugins (Qt 5's Cleanlooks), SciTE, AbiWord and Tk
+# draw real-blind14's (its groff output is in testdata, groff is not needed). Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
 # confinement test asks the session bus for (python3-dbus asks).

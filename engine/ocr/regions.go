@@ -724,8 +724,15 @@ func (m *inkImage) trim(l line) (line, []int) {
 		out := func(r image.Rectangle) bool {
 			return r.Dy() > limit || r.Min.Y <= top-margin && r.Max.Y >= bottom+margin
 		}
-		if out(r) {
+		open := func(kids []int) {
 			m.comps[ci].frame = true
+			for _, k := range kids {
+				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
+					keep, opened = append(keep, k), true
+				}
+			}
+		}
+		if out(r) {
 			kids := m.openCell(ci, l.light)
 			if kids == nil {
 				kids = m.underlined(ci, med)
@@ -736,12 +743,18 @@ func (m *inkImage) trim(l line) (line, []int) {
 			if kids == nil {
 				kids = m.arcSide(ci, top, bottom, med)
 			}
-			for _, k := range kids {
-				if m.comps[k].frame = out(m.comps[k].r); !m.comps[k].frame {
-					keep, opened = append(keep, k), true
-				}
-			}
+			open(kids)
 			continue
+		}
+		// Taller than the band's letters and out of it on one side only by half a letter
+		// or more (deeper than a descender: a "J" that descends stays), a component may be
+		// a letter with the caret beside it reaching out of the text (AbiWord's caret from
+		// the top of a capital to under the baseline: "Dear" read "Pear").
+		if over := max(margin, med/2); r.Dy()*10 > med*bandRatio && (r.Min.Y <= top-over || r.Max.Y >= bottom+over) {
+			if kids := m.caret(ci, top, bottom); kids != nil {
+				open(kids)
+				continue
+			}
 		}
 		keep = append(keep, ci)
 	}
@@ -977,8 +990,9 @@ func (m *inkImage) underlined(ci, med int) []int {
 // text (Geany's, GTK's), joined the letter beside it into one component standing out of
 // the band above and below, taken for a frame with the letter: "Meeting" read "eting"
 // with the caret at its start. When all of the component's ink outside the band lies in
-// one or two columns, above it and below it, those columns are cleared over its whole
-// height and what is left labelled again.
+// one or two columns, above it, below it or both (AbiWord's caret runs from a capital's
+// top to under the baseline), those columns are cleared over its whole height and what is
+// left labelled again.
 func (m *inkImage) caret(ci, top, bottom int) []int {
 	r := m.comps[ci].r
 	W := m.rect.Dx()
@@ -995,8 +1009,23 @@ func (m *inkImage) caret(ci, top, bottom int) []int {
 			}
 		}
 	}
-	if !above || !below || x1-x0 > 2 || x1-x0 == r.Dx() {
+	if !above && !below || x1-x0 > 2 || x1-x0 == r.Dx() {
 		return nil
+	}
+	// Out of the band on one side only, the caret is a bar through the band to its other
+	// edge: a "p" whose descender's column is all its ink outside the band, joined to the
+	// "d" beside it, starts at the x-height ("invoice-118.pdf").
+	if above != below {
+		reach := false
+		for y := max(top, r.Min.Y); y < min(top+2, r.Max.Y) && below; y++ {
+			reach = reach || slices.Contains(m.comp[y*W+x0:y*W+x1], id)
+		}
+		for y := max(bottom-2, r.Min.Y); y < min(bottom, r.Max.Y) && above; y++ {
+			reach = reach || slices.Contains(m.comp[y*W+x0:y*W+x1], id)
+		}
+		if !reach {
+			return nil
+		}
 	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {

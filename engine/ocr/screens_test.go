@@ -783,7 +783,90 @@ func scenes() []scene {
 		{"chromium-orders", "real-blind13", func(t testing.TB, d *display.Desktop) []string {
 			return chromiumPage(t, d, filepath.Join("real-blind13", "badges.html"), "--window-size=760,560", "--window-position=280,140")
 		}},
+
+		// Held out (set "real-blind14"): a sixteenth held-out set, rendered and measured
+		// before the nineteenth round's rules, never tuned on, of applications, toolkits and
+		// themes no earlier set used: gv (Xaw3d) showing a PostScript notice in Helvetica
+		// Bold, Times and Courier through Ghostscript, xditview (Xaw) showing groff's
+		// typeset minutes in the X server's Times, Grace (Motif) plotting two series with
+		// a title and axis labels, mtPaint (GTK 2) in gtk2-engines' ThinIce theme, a Qt 5
+		// dialog in the Cleanlooks style of qt5-style-plugins, SciTE (GTK 3, Scintilla)
+		// showing Python in its colours, AbiWord showing a letter, and Tk in ttk's classic
+		// theme in DejaVu Serif and Nimbus Sans Narrow bold (testdata/ocr/real-blind14).
+		// Words the test hands the program are its words (only the document's in a viewer
+		// or editor, whose title bar shows the checkout's path); mtPaint's are transcribed
+		// by hand from the screen into testdata/ocr/real-blind14/NAME.words.
+		{"gv-notice", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			showWindowEnv(t, d, []string{"HOME=" + t.TempDir()}, "notice.ps", "gv", "-geometry", "720x520+240+160",
+				repoFile("testdata", "ocr", "real-blind14", "notice.ps"))
+			return psWords(t, "notice.ps")
+		}},
+		// memo.ditroff is memo.ms typeset by `groff -ms -TX100 -Z`.
+		{"xditview-minutes", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			showWindow(t, d, "memo.ditroff", "xditview", "-geometry", "700x460+260+180",
+				repoFile("testdata", "ocr", "real-blind14", "memo.ditroff"))
+			return msWords(t, "memo.ms")
+		}},
+		{"grace-pressure", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			showWindowEnv(t, d, []string{"HOME=" + t.TempDir()}, "pressure.agr", "xmgrace", "-geometry", "+220+120", "-fixed", "560", "420",
+				"-nosafe", "-noask", repoFile("testdata", "ocr", "real-blind14", "pressure.agr"))
+			// The y axis's label stands on its side: Analyze reads lines across, so it is not counted.
+			return strings.Fields("Pump pressure Station 4, week 12 Hour of shift inlet outlet")
+		}},
+		{"mtpaint-thinice", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			showWindowEnv(t, d, []string{"HOME=" + t.TempDir(), "GTK2_RC_FILES=/usr/share/themes/ThinIce/gtk-2.0/gtkrc"}, "mtPaint", "mtpaint")
+			return wordsFile("real-blind14", "mtpaint-thinice")
+		}},
+		{"qt-cleanlooks-print", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			return runApp(t, d, []string{"QT_QPA_PLATFORM=xcb"}, repoFile("testdata", "ocr", "real-blind14", "cleanlooks_qt.py"))
+		}},
+		{"scite-python", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			return fileIn(t, d, "real-blind14", "tides.py", "tides.py", "scite")
+		}},
+		{"abiword-letter", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			return fileIn(t, d, "real-blind14", "lease.txt", "lease.txt", "abiword", "--geometry=760x520+220+150")
+		}},
+		{"tk-classic-labels", "real-blind14", func(t testing.TB, d *display.Desktop) []string {
+			return told(t, d, "Shelf labels", "wish", []string{"Labels to print", "Aisle 3 canned beans", "Aisle 5 rice 2 kg",
+				"Aisle 7 olive oil", "Aisle 9 oat flakes", "Add barcode", "Printer: Zebra GK420", "Print 4", "Close"},
+				repoFile("testdata", "ocr", "real-blind14", "classic.tcl"))
+		}},
 	}
+}
+
+// psWords reads the words a PostScript file of testdata/ocr/real-blind14 shows: the text
+// of its "(...) show" strings.
+func psWords(t testing.TB, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(repoFile("testdata", "ocr", "real-blind14", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for _, m := range psShowRE.FindAllStringSubmatch(string(data), -1) {
+		words = append(words, strings.Fields(m[1])...)
+	}
+	return words
+}
+
+// psShowRE matches a PostScript string shown on the page.
+var psShowRE = regexp.MustCompile(`\(([^)]*)\) show`)
+
+// msWords reads the words a groff -ms file of testdata/ocr/real-blind14 typesets: its lines
+// but the requests (lines starting with a period).
+func msWords(t testing.TB, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(repoFile("testdata", "ocr", "real-blind14", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, ".") {
+			words = append(words, strings.Fields(l)...)
+		}
+	}
+	return words
 }
 
 // filesIn makes folder dir holding a one-line file of each name.
