@@ -676,9 +676,10 @@ func TestReadersRunInSessionsOfTheirOwn(t *testing.T) {
 }
 
 // TestSlowReaderReadsLess checks that the lines go to the readers as they free up, not in
-// shares fixed before reading: of two readers, one handed each path 0.3 s late (as a
+// shares fixed before reading: of two readers, one handed each path 1 s late (as a
 // process on a busy core falls behind) reads fewer than half of 24 lines, and the call
-// still reads every line.
+// still reads every line. The delay is well above what a line costs tesseract at a load
+// of 30 on two cores, where 0.3 s was not.
 func TestSlowReaderReadsLess(t *testing.T) {
 	testenv.Require(t, "tesseract")
 	ocr.EndReaders()
@@ -695,7 +696,7 @@ func TestSlowReaderReadsLess(t *testing.T) {
 	pass := func(delay, log string) string {
 		return "while IFS= read -r l; do " + delay + "echo \"$l\" >> '" + filepath.Join(dir, log) + "'; echo \"$l\"; done | tesseract \"$@\""
 	}
-	body := "#!/bin/sh\nif mkdir '" + filepath.Join(dir, "first") + "' 2>/dev/null; then\n" + pass("sleep 0.3; ", "slow") +
+	body := "#!/bin/sh\nif mkdir '" + filepath.Join(dir, "first") + "' 2>/dev/null; then\n" + pass("sleep 1; ", "slow") +
 		"\nelse\n" + pass("", "fast") + "\nfi\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
