@@ -102,10 +102,16 @@ const locateJS = `async function(px, py, owner) {
   };
   // at is the point (in the top-level document of the element's process) and what covers it.
   const at = () => {
-    let x, y;
-    if (owner) [x, y] = into(el, r, px, py);
-    else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
-    let cover = test(el, x, y);
+    let x, y, cover;
+    if (owner) { [x, y] = into(el, r, px, py); cover = test(el, x, y); }
+    else {
+      // The centre, or else the first fragment of a wrapped element that takes the point.
+      for (const [fx, fy] of (shape ? [[r.left + r.width / 2, r.top + r.height / 2]] : (` + browser.PointsJS + `)(el, r))) {
+        const c = test(el, fx, fy);
+        if (x === undefined || !c) { x = fx; y = fy; cover = c; }
+        if (!c) break;
+      }
+    }
     let w = el.ownerDocument.defaultView;
     while (!cover) {
       let f = null;

@@ -151,3 +151,29 @@ func TestClickRefWaitsForItsElementToBeEnabled(t *testing.T) {
 		t.Fatalf("the page saw %q", log)
 	}
 }
+
+// A link that wraps onto a second line is clicked on its words, by ref and through the
+// element the ref resolves to: the centre of its box lies on the paragraph's own words
+// there, and both failed "covered by p#one" (the new task 'renew by a link that wraps onto
+// a second line'; Playwright clicks the centre of its first fragment).
+func TestClickAWrappedLink(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/wrapped_link.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `link "two weeks: renew"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `link "three days: return"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked back")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked renew,clicked back" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
