@@ -143,6 +143,17 @@ const VisibleBoxJS = `function box(el) {
   return r.width > 0 && r.height > 0 ? r : null;
 }`
 
+// PointsJS is a JavaScript function of an element and its box that gives the points a
+// pointer may act on it at, best first: the box's centre, then, for an element laid out in
+// fragments (an inline link that wraps onto a second line), the centre of each fragment in
+// order. The centre of a wrapped link's box may lie on the paragraph's own words, between
+// its first fragment at the end of one line and its last at the start of the next.
+const PointsJS = `(el, r) => {
+  const ps = [[r.left + r.width / 2, r.top + r.height / 2]], rs = el.getClientRects();
+  if (rs.length > 1) for (const q of rs) if (q.width > 0 && q.height > 0) ps.push([q.left + q.width / 2, q.top + q.height / 2]);
+  return ps;
+}`
+
 // PaintedJS is a JavaScript async function of a window that resolves once its document has
 // painted: a paint performance entry, or else two animation frames (a page that paints
 // nothing has its frames); at most 2 s (a hidden page has no frames). Chromium drops the
@@ -183,19 +194,29 @@ const stateJS = `async function(scroll, waitStable, focus) {
     if (r2) r = r2;
   }
   let x, y, inView, hit, hitDesc;
-  const test = () => {
-    x = r.left + r.width / 2; y = r.top + r.height / 2;
-    inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
-    hit = false; hitDesc = '';
-    if (!inView) return;
+  // hitAt says what receives the point x, y when it is not the element, '' when it is.
+  const hitAt = (x, y) => {
     // Down through open shadow roots; a closed one stops the descent at its host, which
     // then counts as a hit for an element inside it.
     let h = document.elementFromPoint(x, y);
     while (h && h.shadowRoot && h.shadowRoot.elementFromPoint) { const d = h.shadowRoot.elementFromPoint(x, y); if (!d || d === h) break; h = d; }
     let hosts = false;
     for (let host = el.getRootNode().host; host && !hosts; host = host.getRootNode().host) hosts = host === h;
-    hit = !!h && (h === el || el.contains(h) || hosts || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
-    if (!hit && h) hitDesc = h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '');
+    if (h && (h === el || el.contains(h) || hosts || (h.getRootNode() && h.getRootNode().host && el.contains(h.getRootNode().host)) || (el.labels && Array.from(el.labels).some(l => l.contains(h))))) return '';
+    return h ? h.tagName.toLowerCase() + (h.id ? '#' + h.id : '') + (h.className && typeof h.className === 'string' ? '.' + h.className.trim().split(/\s+/).join('.') : '') : 'nothing';
+  };
+  const test = () => {
+    const ps = (` + PointsJS + `)(el, r);
+    [x, y] = ps[0];
+    inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
+    hit = false; hitDesc = '';
+    if (!inView) return;
+    for (const [px, py] of ps) {
+      if (px < 0 || py < 0 || px > innerWidth || py > innerHeight) continue;
+      const d = hitAt(px, py);
+      if (!d) { x = px; y = py; hit = true; hitDesc = ''; return; }
+      if (!hitDesc && d !== 'nothing') hitDesc = d;
+    }
   };
   test();
   // Something fixed over the element where it stands (a sticky header or footer): with the

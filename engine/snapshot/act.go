@@ -102,10 +102,16 @@ const locateJS = `async function(px, py, owner) {
   };
   // at is the point (in the top-level document of the element's process) and what covers it.
   const at = () => {
-    let x, y;
-    if (owner) [x, y] = into(el, r, px, py);
-    else { x = r.left + r.width / 2; y = r.top + r.height / 2; }
-    let cover = test(el, x, y);
+    let x, y, cover;
+    if (owner) { [x, y] = into(el, r, px, py); cover = test(el, x, y); }
+    else {
+      // The centre, or else the first fragment of a wrapped element that takes the point.
+      for (const [fx, fy] of (shape ? [[r.left + r.width / 2, r.top + r.height / 2]] : (` + browser.PointsJS + `)(el, r))) {
+        const c = test(el, fx, fy);
+        if (x === undefined || !c) { x = fx; y = fy; cover = c; }
+        if (!c) break;
+      }
+    }
     let w = el.ownerDocument.defaultView;
     while (!cover) {
       let f = null;
@@ -616,10 +622,16 @@ func (s *Store) Hover(ctx context.Context, r Runner, snapshotID, ref string) (Ac
 	return res, err
 }
 
-const focusJS = `async function(clear) {
+// focusJS focuses the element; with clear it selects its content, else it puts the caret at
+// the end, unless keep and the element held the focus already: then its caret and selection
+// stay where the keys before left them (a key pressed after Ctrl+A acts on what Ctrl+A
+// selected: Ctrl+C copied nothing when the caret was put back at the end before it).
+const focusJS = `async function(clear, keep) {
   const el = this.nodeType === 1 ? this : this.parentElement;
   await (` + browser.PaintedJS + `)(el.ownerDocument.defaultView);
   const document = el.ownerDocument, getSelection = () => document.defaultView.getSelection();
+  const held = () => { const a = el.getRootNode().activeElement; return !!a && (a === el || el.contains(a)); };
+  const had = keep && document.hasFocus() && held();
   el.focus();
   // The focus as the element's own tree sees it: document.activeElement is only the
   // outermost shadow host, and a closed root has no shadowRoot to go down through.
@@ -631,7 +643,7 @@ const focusJS = `async function(clear) {
     if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { el.select(); } catch (e) {} res.empty = el.value === ''; }
     else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); res.empty = el.textContent === ''; }
     else res.empty = true;
-  } else if (focused) {
+  } else if (focused && !had) {
     // Append: the caret goes to the end, whatever an earlier call left.
     if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') { try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {} }
     else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
@@ -651,7 +663,7 @@ type focusState struct {
 // focus gives the element the keyboard focus (clicking it when script focus
 // does not reach its frame), optionally selecting its content.
 func (h *handle) focus(clear bool) (focusState, error) {
-	fs, err := h.tryFocus(clear)
+	fs, err := h.tryFocus(clear, false)
 	if err == nil && !fs.Focused {
 		return fs, werr.Invalid("the element of ref %s (%s) cannot take the keyboard focus", h.ref, h.rt.describe(h.ref))
 	}
@@ -659,9 +671,10 @@ func (h *handle) focus(clear bool) (focusState, error) {
 }
 
 // tryFocus is focus without its refusal: fs.Focused says whether the element took the focus.
-func (h *handle) tryFocus(clear bool) (focusState, error) {
+// With keep, an element that holds the focus already keeps its caret and selection.
+func (h *handle) tryFocus(clear, keep bool) (focusState, error) {
 	var fs focusState
-	if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear); err != nil {
+	if err := callOn(h.c.ctx, h.s, h.obj, focusJS, &fs, clear, keep); err != nil {
 		return fs, err
 	}
 	if !fs.Focused || !fs.FrameFocused {
@@ -846,7 +859,7 @@ func (s *Store) Keypress(ctx context.Context, r Runner, snapshotID, ref, key str
 		return nil, err
 	}
 	return s.actDialog(ctx, r, snapshotID, ref, func(h *handle) error {
-		fs, err := h.tryFocus(false)
+		fs, err := h.tryFocus(false, true)
 		if err != nil {
 			return err
 		}

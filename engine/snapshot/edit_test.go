@@ -151,3 +151,62 @@ func TestClickRefWaitsForItsElementToBeEnabled(t *testing.T) {
 		t.Fatalf("the page saw %q", log)
 	}
 }
+
+// A link that wraps onto a second line is clicked on its words, by ref and through the
+// element the ref resolves to: the centre of its box lies on the paragraph's own words
+// there, and both failed "covered by p#one" (the new task 'renew by a link that wraps onto
+// a second line'; Playwright clicks the centre of its first fragment).
+func TestClickAWrappedLink(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/wrapped_link.html")
+	r := take(t, st, b, snapshot.Options{})
+	if _, err := st.Click(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `link "two weeks: renew"`), snapshot.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Element(tctx(t), b, r.SnapshotID, refOf(t, r.Text, `link "three days: return"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Click(tctx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, b, "clicked back")
+	if log := pageLog(t, b); strings.Join(log, ",") != "clicked renew,clicked back" {
+		t.Fatalf("the page saw %q", log)
+	}
+}
+
+// Keys pressed one browser_keypress_ref after another on a field that holds the focus act
+// where the keys before them left the caret and the selection: Ctrl+A then Ctrl+C copies the
+// whole field, and a second ArrowLeft moves on from the first. Before, each call put the
+// caret back at the end: Ctrl+C found nothing selected (22-22) and two ArrowLefts left the
+// caret one place from the end (the new task 'copy a reference from a read-only field by
+// keys; paste it' pasted an empty reference).
+func TestKeysKeepTheSelectionTheKeysBeforeMade(t *testing.T) {
+	b := launch(t)
+	same, _ := serve(t, pagesDir)
+	st := snapshot.NewStore()
+	navigate(t, b, same+"/keys_selection.html")
+	r := take(t, st, b, snapshot.Options{})
+	ref, word := refOf(t, r.Text, `textbox "Reference"`), refOf(t, r.Text, `textbox "Word"`)
+	for _, k := range []struct{ ref, key string }{{ref, "Control+a"}, {ref, "Control+c"}, {word, "ArrowLeft"}, {word, "ArrowLeft"}} {
+		if _, err := st.Keypress(tctx(t), b, r.SnapshotID, k.ref, k.key, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if log := pageLog(t, b); strings.Join(log, ",") != "copy 0-22" {
+		t.Errorf("the page saw %q, want copy 0-22", log)
+	}
+	caret := func() string {
+		v, err := b.EvalJS(tctx(t), "String(document.getElementById('word').selectionStart)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Value
+	}
+	if c := caret(); c != "2" {
+		t.Errorf("after two ArrowLefts the caret is at %s, want 2", c)
+	}
+}

@@ -1558,7 +1558,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6, browserTasks7) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
