@@ -732,7 +732,18 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("BigPageTruncated", func(t *testing.T) {
 		start := time.Now()
-		navigate(t, b, s.URL+"/big")
+		// Two megabytes of text may take a loaded machine past the launch's 8 s wait for
+		// "load" (BrowserWaitMaxMs): the page is still read whole once it has loaded.
+		if _, err := b.Navigate(tctx(t), s.URL+"/big", browser.WaitLoad); err != nil && codeOf(err) != werr.Timeout {
+			t.Fatalf("navigate: %v", err)
+		}
+		for ctx := tctx(t); ; time.Sleep(200 * time.Millisecond) {
+			if r, err := b.EvalJS(ctx, "document.readyState"); err == nil && r.Value == "complete" {
+				break
+			} else if ctx.Err() != nil {
+				t.Fatalf("the big page never loaded: %v", err)
+			}
+		}
 		t.Logf("navigate took %s", time.Since(start))
 		start = time.Now()
 		defer func() { t.Logf("reads took %s", time.Since(start)) }()
