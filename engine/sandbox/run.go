@@ -169,14 +169,31 @@ func programDirs(home string) []string {
 	return out
 }
 
-// holdsPrograms is the directory of programDirs that dir is, lies in or holds, or "".
+// holdsPrograms is the directory of programDirs that dir holds, or whose installation dir
+// is or lies in, or "".
 func holdsPrograms(dir, home string) string {
 	for _, p := range programDirs(home) {
-		if within(dir, p) || within(p, dir) {
+		if within(dir, installation(p, home)) || within(p, dir) {
 			return p
 		}
 	}
 	return ""
+}
+
+// installation is the directory a program directory p belongs to, whose every file its
+// programs may load (~/conda for ~/conda/bin: ~/conda/lib/python3.11/site-packages, whose
+// .pth files the person's python3 runs; ~/go for ~/go/bin: the module sources in
+// ~/go/pkg/mod that the person's go build compiles): p's parent, or p itself where the
+// parent is HOME or holds it (~/bin).
+func installation(p, home string) string {
+	if real, err := filepath.EvalSymlinks(home); home != "" && err == nil {
+		home = real
+	}
+	parent := filepath.Dir(p)
+	if parent == p || home != "" && within(home, parent) {
+		return p
+	}
+	return parent
 }
 
 // within reports whether path is dir or lies inside it (both clean and absolute). On
@@ -432,7 +449,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 		}
 	}
 	if p := holdsPrograms(dir, home); p != "" {
-		return "programs are looked up in " + p + " (PATH): one written there would run outside the sandbox"
+		return "programs are looked up in " + p + " (PATH): one written there, or what they load beside it, would run outside the sandbox"
 	}
 	inside := false
 	for _, w := range r.workspaceRoots(home) {

@@ -1,0 +1,62 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
+)
+
+// TestBoundarySessionPlantsNothingAProgramOnPATHLoads: a directory on PATH was refused as a
+// working directory, and so was one holding it, but the rest of the installation it belongs
+// to was not: with ~/conda/bin on PATH (as conda's installer puts it), a Python call in
+// ~/conda/lib/python3.X/site-packages wrote a .pth file, and the person's next python3 from
+// PATH ran its line, outside the sandbox; ~/go/pkg/mod (the sources every go build of the
+// person compiles, ~/go/bin on PATH) was open the same way. Judged by effect: the person's
+// python3 runs nothing the session wrote.
+func TestBoundarySessionPlantsNothingAProgramOnPATHLoads(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	conda := filepath.Join(home, "conda")
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", conda).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv: %v %s", err, out)
+	}
+	site, _ := filepath.Glob(filepath.Join(conda, "lib", "python3*", "site-packages"))
+	if len(site) != 1 {
+		t.Fatalf("no site-packages in %s: %v", conda, site)
+	}
+	mod := filepath.Join(home, "go", "pkg", "mod", "example.com", "m@v1.0.0")
+	for _, d := range []string{filepath.Join(home, "go", "bin"), mod} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.SetEnv("PATH", filepath.Join(conda, "bin")+":"+filepath.Join(home, "go", "bin")+":"+os.Getenv("PATH"))
+	ran := filepath.Join(t.TempDir(), "planted-pth-ran")
+	cs := h.MCP()
+	rel, _ := filepath.Rel(home, site[0])
+	_, wrote := pyOver(t, cs, fmt.Sprintf("open('w365.pth', 'w').write(%q)\n", "import os; open("+fmt.Sprintf("%q", ran)+", 'w').close()\n"), "~/"+rel)
+	_, wroteMod := pyOver(t, cs, "open('m.go', 'w').write('package m\\n')\n", "~/go/pkg/mod/example.com/m@v1.0.0")
+	// The person, later, runs the python3 PATH finds.
+	if out, err := exec.Command(filepath.Join(conda, "bin", "python3"), "-c", "pass").CombinedOutput(); err != nil {
+		t.Fatalf("the person's python3: %v %s", err, out)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the person's python3 ran a line the session wrote in its site-packages (the call succeeded: %v)", wrote)
+	}
+	if _, err := os.Stat(filepath.Join(mod, "m.go")); err == nil || wroteMod {
+		t.Errorf("the session wrote into ~/go/pkg/mod, which the person's go build compiles (the call succeeded: %v)", wroteMod)
+	}
+	// Everyday use still works: a project beside them.
+	if _, ok := pyOver(t, cs, "open('x', 'w').write('x')\n", "~/project"); !ok {
+		t.Error("a call in ~/project was refused")
+	}
+}
