@@ -149,11 +149,21 @@ func (r *Runner) isPrivate(dir string) bool {
 // (absolute, symbolic links resolved), and ~/bin, which the usual shell start-up files put
 // on the person's PATH once it exists. A program a session wrote there would run outside
 // the sandbox: the host looks up on PATH what it runs itself (tesseract, node, npm, Xvfb,
-// chromium), and the person's shell and editor what they run.
+// chromium), and the person's shell and editor what they run. And the directory of the
+// host's own executable, which it runs again by its path (the sandbox helper, as root on a
+// root host, before it confines; the background host) as the person's MCP client does:
+// unpacked in ~/tools, it was replaced by a Python call and the host's next call ran the
+// replacement. HOME and the directories holding it are left out there: no session writes
+// in them, and all of HOME would be refused.
 func programDirs(home string) []string {
 	dirs := filepath.SplitList(os.Getenv("PATH"))
 	if home != "" {
 		dirs = append(dirs, filepath.Join(home, "bin"))
+	}
+	if exe, err := os.Executable(); err == nil {
+		if d := filepath.Dir(exe); home == "" || !within(resolved(home), d) {
+			dirs = append(dirs, d)
+		}
 	}
 	var out []string
 	for _, p := range dirs {
@@ -186,14 +196,19 @@ func holdsPrograms(dir, home string) string {
 // ~/go/pkg/mod that the person's go build compiles): p's parent, or p itself where the
 // parent is HOME or holds it (~/bin).
 func installation(p, home string) string {
-	if real, err := filepath.EvalSymlinks(home); home != "" && err == nil {
-		home = real
-	}
 	parent := filepath.Dir(p)
-	if parent == p || home != "" && within(home, parent) {
+	if parent == p || home != "" && within(resolved(home), parent) {
 		return p
 	}
 	return parent
+}
+
+// resolved is p with its symbolic links resolved, or p when that fails.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // within reports whether path is dir or lies inside it (both clean and absolute). On

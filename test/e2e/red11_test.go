@@ -60,3 +60,45 @@ func TestBoundarySessionPlantsNothingAProgramOnPATHLoads(t *testing.T) {
 		t.Error("a call in ~/project was refused")
 	}
 }
+
+// TestBoundarySessionReplacesNoProgramOfTheHost: the host runs its own executable again
+// (the sandbox helper, on a root host as root before it confines; the background host a
+// CLI starts; the MCP client's next `serve --mcp`), by its path. Installed where a session
+// may write (a release unpacked into ~/tools, named by an MCP client's configuration by
+// its absolute path, not found on PATH), a Python call replaced it, and the host's next
+// sandboxed call ran the replacement, unconfined. Judged by effect: nothing the session
+// wrote runs outside.
+func TestBoundarySessionReplacesNoProgramOfTheHost(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	tools := filepath.Join(home, "tools")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(h.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Bin = filepath.Join(tools, "w365")
+	if err := os.WriteFile(h.Bin, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(t.TempDir(), "planted-host-ran")
+	cs := h.MCP()
+	plant := fmt.Sprintf("import os\nos.remove('w365')\nopen('w365', 'w').write(%q)\nos.chmod('w365', 0o755)\n", "#!/bin/sh\ntouch "+ran+"\n")
+	_, wrote := pyOver(t, cs, plant, "~/tools")
+	// The host's next sandboxed call, and the MCP client's next start.
+	pyOver(t, cs, "print(1)\n", "")
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the host's next call ran a program the session put in place of its own (the call succeeded: %v)", wrote)
+	}
+	exec.Command(h.Bin, "--version").Run()
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the person's next w365 ran a program the session put in place of it (the call succeeded: %v)", wrote)
+	}
+	if b, _ := os.ReadFile(h.Bin); len(b) != len(bin) {
+		t.Errorf("the session replaced the host's program (%d bytes, was %d; the call succeeded: %v)", len(b), len(bin), wrote)
+	}
+}
