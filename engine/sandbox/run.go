@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -154,7 +155,10 @@ func (r *Runner) isPrivate(dir string) bool {
 // root host, before it confines; the background host) as the person's MCP client does:
 // unpacked in ~/tools, it was replaced by a Python call and the host's next call ran the
 // replacement. HOME and the directories holding it are left out there: no session writes
-// in them, and all of HOME would be refused.
+// in them, and all of HOME would be refused. And the directory each symbolic link in one of
+// these leads to: a program on PATH is often a link to where it was unpacked
+// (~/bin/tesseract to ~/tess/tesseract), and a Python call replaced what the link led to,
+// which the host's next OCR ran; HOME and the directories holding it left out again.
 func programDirs(home string) []string {
 	dirs := filepath.SplitList(os.Getenv("PATH"))
 	if home != "" {
@@ -165,7 +169,7 @@ func programDirs(home string) []string {
 			dirs = append(dirs, d)
 		}
 	}
-	var out []string
+	var out, links []string
 	for _, p := range dirs {
 		if !filepath.IsAbs(p) {
 			continue // a relative entry names no place: exec.LookPath refuses what it finds there
@@ -174,8 +178,61 @@ func programDirs(home string) []string {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real
 		}
-		out = append(out, p)
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+			links = append(links, linkedDirs(p)...)
+		}
 	}
+	for _, l := range links {
+		if !slices.Contains(out, l) && (home == "" || !within(resolved(home), l)) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// linked caches linkedDirs by directory, while its modification time stays (reading every
+// link of /usr/bin took 150 ms).
+var linked struct {
+	sync.Mutex
+	m map[string]linkedEntry
+}
+
+type linkedEntry struct {
+	mtime time.Time
+	dirs  []string
+}
+
+// linkedDirs are the directories the symbolic links in dir lead to, other than dir.
+func linkedDirs(dir string) []string {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil
+	}
+	linked.Lock()
+	e, ok := linked.m[dir]
+	linked.Unlock()
+	if ok && e.mtime.Equal(fi.ModTime()) {
+		return e.dirs
+	}
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if t, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())); err == nil {
+			if d := filepath.Dir(t); d != dir && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	linked.Lock()
+	if linked.m == nil {
+		linked.m = map[string]linkedEntry{}
+	}
+	linked.m[dir] = linkedEntry{fi.ModTime(), out}
+	linked.Unlock()
 	return out
 }
 

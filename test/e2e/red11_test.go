@@ -102,3 +102,39 @@ func TestBoundarySessionReplacesNoProgramOfTheHost(t *testing.T) {
 		t.Errorf("the session replaced the host's program (%d bytes, was %d; the call succeeded: %v)", len(b), len(bin), wrote)
 	}
 }
+
+// TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo: a program on PATH is often a
+// symbolic link into where it was unpacked (~/bin/tesseract to ~/tess/tesseract, ~/.local/bin/node
+// to ~/node-v20/bin/node), and only the directories on PATH were refused: a Python call in
+// ~/tess replaced the program the link leads to, and the host's next OCR ran it outside the
+// sandbox (as it would npm, unconfined, to install browser_run_code's playwright-core).
+// Judged by effect: nothing the session wrote runs outside.
+func TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3", "tesseract")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	for _, d := range []string{"bin", "tess"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tess, _ := exec.LookPath("tesseract")
+	prog := filepath.Join(home, "tess", "tesseract")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nexec "+tess+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(prog, filepath.Join(home, "bin", "tesseract")); err != nil {
+		t.Fatal(err)
+	}
+	h.SetEnv("PATH", filepath.Join(home, "bin")+":"+os.Getenv("PATH"))
+	ran := filepath.Join(t.TempDir(), "planted-tesseract-ran")
+	cs := h.MCP()
+	plant := fmt.Sprintf("import os\nos.remove('tesseract')\nopen('tesseract', 'w').write(%q)\nos.chmod('tesseract', 0o755)\n",
+		"#!/bin/sh\ntouch "+ran+"\nexec "+tess+" \"$@\"\n")
+	_, wrote := pyOver(t, cs, plant, "~/tess")
+	e2e.Must(t, cs, "analyze_screen", map[string]any{})
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the host ran a tesseract the session wrote where the link on PATH leads (the call succeeded: %v)", wrote)
+	}
+}
