@@ -247,6 +247,24 @@ func holdsPrograms(dir, home string) string {
 	return ""
 }
 
+// ProgramsLoadFrom is the directory of programDirs (of the host's HOME) whose installation
+// dir is or lies in, or "": a file the host writes there for a session (browser_pdf_save)
+// could be run or loaded outside it later.
+func ProgramsLoadFrom(dir string) string {
+	home, _ := os.UserHomeDir()
+	return programsLoadFrom(dir, home)
+}
+
+// programsLoadFrom is ProgramsLoadFrom with HOME given.
+func programsLoadFrom(dir, home string) string {
+	for _, p := range programDirs(home) {
+		if within(dir, installation(p, home)) {
+			return p
+		}
+	}
+	return ""
+}
+
 // installation is the directory a program directory p belongs to, whose every file its
 // programs may load (~/conda for ~/conda/bin: ~/conda/lib/python3.11/site-packages, whose
 // .pth files the person's python3 runs; ~/go for ~/go/bin: the module sources in

@@ -138,3 +138,41 @@ func TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo(t *testing.T) {
 		t.Errorf("the host ran a tesseract the session wrote where the link on PATH leads (the call succeeded: %v)", wrote)
 	}
 }
+
+// TestBrowserPDFSaveReplacesNoProgram: browser_pdf_save with overwrite replaces a file by a
+// rename, and a virtual session may save into the person's Downloads where a workspace root
+// holds it (the default root, ~, does). w365 unpacked and run from ~/Downloads was replaced
+// by a PDF: the host's next sandboxed call could not start its helper, nor the person's MCP
+// client w365, until it was installed again.
+func TestBrowserPDFSaveReplacesNoProgram(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "chromium")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	dl := filepath.Join(home, "Downloads")
+	if err := os.MkdirAll(dl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(h.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "Documents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Bin = filepath.Join(dl, "w365")
+	if err := os.WriteFile(h.Bin, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := h.MCP()
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": "data:text/html,<title>x</title>x"})
+	e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "~/Downloads/w365", "overwrite": true})
+	if b, _ := os.ReadFile(h.Bin); len(b) != len(bin) {
+		t.Errorf("browser_pdf_save replaced the w365 the person runs (%d bytes, was %d)", len(b), len(bin))
+	}
+	if _, ok := pyOver(t, cs, "print(1)\n", ""); !ok {
+		t.Error("the host's next sandboxed call failed")
+	}
+	// Everyday use still works: a PDF in Documents.
+	e2e.Must(t, cs, "browser_pdf_save", map[string]any{"filePath": "~/Documents/page.pdf"})
+}
