@@ -269,10 +269,25 @@ func programsLoadFrom(dir, home string) string {
 // programs may load (~/conda for ~/conda/bin: ~/conda/lib/python3.11/site-packages, whose
 // .pth files the person's python3 runs; ~/go for ~/go/bin: the module sources in
 // ~/go/pkg/mod that the person's go build compiles): p's parent, or p itself where the
-// parent is HOME or holds it (~/bin).
+// parent is HOME or holds it (~/bin), where p lies in a dot-directory of HOME (~/.local/bin:
+// no session writes there, and ~/.local/state holds the sessions' own directories), and for
+// the directory of w365's own executable, which loads nothing beside it (unpacked in
+// /tmp/x, all of /tmp would be refused).
 func installation(p, home string) string {
 	parent := filepath.Dir(p)
-	if parent == p || home != "" && within(resolved(home), parent) {
+	if parent == p {
+		return p
+	}
+	if home != "" {
+		home = resolved(home)
+		if within(home, parent) {
+			return p
+		}
+		if rel, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok && strings.HasPrefix(rel, ".") {
+			return p
+		}
+	}
+	if exe, err := os.Executable(); err == nil && filepath.Dir(exe) == p {
 		return p
 	}
 	return parent

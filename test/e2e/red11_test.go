@@ -164,8 +164,16 @@ func TestBrowserPDFSaveReplacesNoProgram(t *testing.T) {
 	if err := os.WriteFile(h.Bin, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// ~/.local/bin on PATH, as Debian's ~/.profile puts it: the sessions' own directories lie
+	// in ~/.local/state, and stay theirs.
+	local := filepath.Join(home, ".local", "bin")
+	if err := os.MkdirAll(local, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.SetEnv("PATH", local+":"+os.Getenv("PATH"))
 	cs := h.MCP()
 	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": "data:text/html,<title>x</title>x"})
+	e2e.Must(t, cs, "browser_pdf_save", map[string]any{"filePath": "own.pdf"})
 	e2e.Call(t, cs, "browser_pdf_save", map[string]any{"filePath": "~/Downloads/w365", "overwrite": true})
 	if b, _ := os.ReadFile(h.Bin); len(b) != len(bin) {
 		t.Errorf("browser_pdf_save replaced the w365 the person runs (%d bytes, was %d)", len(b), len(bin))
