@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/w365/w365/engine/safefs"
+	"github.com/w365/w365/engine/sandbox"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -254,6 +255,10 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 		if _, in := Within(real, p); in || real == p {
 			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", abs).WithDetail("roots", roots)
 		}
+	}
+	if p := sandbox.ProgramsLoadFrom(filepath.Dir(real)); p != "" {
+		return nil, werr.New(werr.BlockedByPolicy, "%s: programs are looked up in %s (PATH, or w365's own), and a file there could run outside the session", abs, p).
+			WithDetail("roots", roots)
 	}
 	rd, err := OpenRoot(root, b.SessionOwned(root))
 	if err != nil {

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -57,7 +56,7 @@ func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.
 		gits = append(gits, g)
 	}
 	for _, f := range files {
-		if fileExists(f) && !slices.ContainsFunc(programDirs(home), func(p string) bool { return within(filepath.Dir(f), p) }) && noLinks(f) {
+		if fileExists(f) && programsLoadFrom(filepath.Dir(f), home) == "" && noLinks(f) {
 			if err := m.bindChecked(f, false, true); err != nil {
 				return fail(err)
 			}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,13 +150,26 @@ func (r *Runner) isPrivate(dir string) bool {
 // (absolute, symbolic links resolved), and ~/bin, which the usual shell start-up files put
 // on the person's PATH once it exists. A program a session wrote there would run outside
 // the sandbox: the host looks up on PATH what it runs itself (tesseract, node, npm, Xvfb,
-// chromium), and the person's shell and editor what they run.
+// chromium), and the person's shell and editor what they run. And the directory of the
+// host's own executable, which it runs again by its path (the sandbox helper, as root on a
+// root host, before it confines; the background host) as the person's MCP client does:
+// unpacked in ~/tools, it was replaced by a Python call and the host's next call ran the
+// replacement. HOME and the directories holding it are left out there: no session writes
+// in them, and all of HOME would be refused. And the directory each symbolic link in one of
+// these leads to: a program on PATH is often a link to where it was unpacked
+// (~/bin/tesseract to ~/tess/tesseract), and a Python call replaced what the link led to,
+// which the host's next OCR ran; HOME and the directories holding it left out again.
 func programDirs(home string) []string {
 	dirs := filepath.SplitList(os.Getenv("PATH"))
 	if home != "" {
 		dirs = append(dirs, filepath.Join(home, "bin"))
 	}
-	var out []string
+	if exe, err := os.Executable(); err == nil {
+		if d := filepath.Dir(exe); home == "" || !within(resolved(home), d) {
+			dirs = append(dirs, d)
+		}
+	}
+	var out, links []string
 	for _, p := range dirs {
 		if !filepath.IsAbs(p) {
 			continue // a relative entry names no place: exec.LookPath refuses what it finds there
@@ -164,19 +178,127 @@ func programDirs(home string) []string {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real
 		}
-		out = append(out, p)
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+			links = append(links, linkedDirs(p)...)
+		}
+	}
+	for _, l := range links {
+		if !slices.Contains(out, l) && (home == "" || !within(resolved(home), l)) {
+			out = append(out, l)
+		}
 	}
 	return out
 }
 
-// holdsPrograms is the directory of programDirs that dir is, lies in or holds, or "".
+// linked caches linkedDirs by directory, while its modification time stays (reading every
+// link of /usr/bin took 150 ms).
+var linked struct {
+	sync.Mutex
+	m map[string]linkedEntry
+}
+
+type linkedEntry struct {
+	mtime time.Time
+	dirs  []string
+}
+
+// linkedDirs are the directories the symbolic links in dir lead to, other than dir.
+func linkedDirs(dir string) []string {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil
+	}
+	linked.Lock()
+	e, ok := linked.m[dir]
+	linked.Unlock()
+	if ok && e.mtime.Equal(fi.ModTime()) {
+		return e.dirs
+	}
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if t, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())); err == nil {
+			if d := filepath.Dir(t); d != dir && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	linked.Lock()
+	if linked.m == nil {
+		linked.m = map[string]linkedEntry{}
+	}
+	linked.m[dir] = linkedEntry{fi.ModTime(), out}
+	linked.Unlock()
+	return out
+}
+
+// holdsPrograms is the directory of programDirs that dir holds, or whose installation dir
+// is or lies in, or "".
 func holdsPrograms(dir, home string) string {
 	for _, p := range programDirs(home) {
-		if within(dir, p) || within(p, dir) {
+		if within(dir, installation(p, home)) || within(p, dir) {
 			return p
 		}
 	}
 	return ""
+}
+
+// ProgramsLoadFrom is the directory of programDirs (of the host's HOME) whose installation
+// dir is or lies in, or "": a file the host writes there for a session (browser_pdf_save)
+// could be run or loaded outside it later.
+func ProgramsLoadFrom(dir string) string {
+	home, _ := os.UserHomeDir()
+	return programsLoadFrom(dir, home)
+}
+
+// programsLoadFrom is ProgramsLoadFrom with HOME given.
+func programsLoadFrom(dir, home string) string {
+	for _, p := range programDirs(home) {
+		if within(dir, installation(p, home)) {
+			return p
+		}
+	}
+	return ""
+}
+
+// installation is the directory a program directory p belongs to, whose every file its
+// programs may load (~/conda for ~/conda/bin: ~/conda/lib/python3.11/site-packages, whose
+// .pth files the person's python3 runs; ~/go for ~/go/bin: the module sources in
+// ~/go/pkg/mod that the person's go build compiles): p's parent, or p itself where the
+// parent is HOME or holds it (~/bin), where p lies in a dot-directory of HOME (~/.local/bin:
+// no session writes there, and ~/.local/state holds the sessions' own directories), and for
+// the directory of w365's own executable, which loads nothing beside it (unpacked in
+// /tmp/x, all of /tmp would be refused).
+func installation(p, home string) string {
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	if home != "" {
+		home = resolved(home)
+		if within(home, parent) {
+			return p
+		}
+		if rel, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok && strings.HasPrefix(rel, ".") {
+			return p
+		}
+	}
+	if exe, err := os.Executable(); err == nil && filepath.Dir(exe) == p {
+		return p
+	}
+	return parent
+}
+
+// resolved is p with its symbolic links resolved, or p when that fails.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // within reports whether path is dir or lies inside it (both clean and absolute). On
@@ -432,7 +554,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 		}
 	}
 	if p := holdsPrograms(dir, home); p != "" {
-		return "programs are looked up in " + p + " (PATH): one written there would run outside the sandbox"
+		return "programs are looked up in " + p + " (PATH): one written there, or what they load beside it, would run outside the sandbox"
 	}
 	inside := false
 	for _, w := range r.workspaceRoots(home) {

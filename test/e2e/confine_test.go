@@ -1256,7 +1256,9 @@ var nonRootTests = []string{"TestSessionEndWalksNoDeepChain", "TestSessionsOwnRo
 	"TestAgentsAreApartOnAHeadlessHost", "TestConfineCommandLinesShowNoHostPath", "TestXtHostileResourceDatabaseIsBounded",
 	"TestBoundaryLaunchRefusalTellsNothingOutsideTheRoots", "TestBoundaryCwdRefusalTellsNothingOutside",
 	"TestConfineSandboxGetsNoDescriptorTheHostInherited", "TestBrowserRunCodeProxyConnectionsAreBounded",
-	"TestClipboardRequestsTheHostAnswersAreBounded", "TestTraceShowOfAFIFOASessionPutInPlaceEnds", "TestGitGuardKeepsNoWorkTreeOutsideTheWorkspace"}
+	"TestClipboardRequestsTheHostAnswersAreBounded", "TestTraceShowOfAFIFOASessionPutInPlaceEnds", "TestGitGuardKeepsNoWorkTreeOutsideTheWorkspace",
+	"TestBoundarySessionPlantsNothingAProgramOnPATHLoads", "TestBoundarySessionReplacesNoProgramOfTheHost",
+	"TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo", "TestBrowserPDFSaveReplacesNoProgram"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
