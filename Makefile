@@ -55,7 +55,7 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              xfe nedit dillo openjdk-17-jdk-headless openjdk-17-jre fonts-terminus-otb \
              mtpaint l3afpad baobab juffed rxvt-unicode fluid mgdiff tcl-awthemes \
              grpn xboard gtk2-engines tcl-ttkthemes qt5-style-plugins emacs-lucid \
-             grace sqlitebrowser evince scite
+             grace sqlitebrowser evince scite xfce4-terminal
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check
