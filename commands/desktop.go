@@ -75,6 +75,9 @@ const handledNoted = 500 * time.Millisecond
 
 func (o ClickOut) Text() string {
 	s := fmt.Sprintf("clicked %s x%d at %d,%d", o.Button, o.ClickCount, o.X, o.Y)
+	if o.handled.Window != "" {
+		s += fmt.Sprintf(" in %q", o.handled.Window)
+	}
 	waited := o.handled.Waited.Round(100 * time.Millisecond)
 	switch {
 	case o.handled.Late:

@@ -99,6 +99,9 @@ type Handled struct {
 	// Late: the application had not handled the input when the call stopped waiting (it is
 	// busy or hung): what the input does may still show.
 	Late bool
+	// Window is the title of the top-level window the input landed in, "" when none or
+	// unknown (cut to a few dozen characters: the application chose it).
+	Window string
 }
 
 // ScrollResult says which notches were sent and whether a delta was clamped.

@@ -2667,5 +2667,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut6(t, h, c, work)
 		heldOut7(t, h, c, work)
 		heldOut8(t, h, c, work)
+		heldOut9(t, h, c, work)
 	}
 }

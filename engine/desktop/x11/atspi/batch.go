@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -15,6 +16,12 @@ import (
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/werr"
 )
+
+// batchTimeout bounds a whole batch, desktop.CallTimeout the wait for each of its answers:
+// a loaded application that keeps answering a level of a thousand calls is slow, not hung.
+// At a load of about 25, l3afpad and Evince answered every call but took more than 3 s for a
+// level's batch, and every walk of theirs ended in a TIMEOUT (docs/accessibility.md).
+const batchTimeout = 4 * desktop.CallTimeout
 
 // maxInFlight caps pipelined calls on the accessibility bus (its max_replies_per_connection
 // is 50000; Chromium answers one call at a time on its main thread anyway).
@@ -54,14 +61,15 @@ func (b *batch) add(r ref, method string, out []any, args ...any) *call {
 // run sends the calls and stores the replies: calls to applications with a peer
 // connection go over it (one goroutine per peer), the rest through the bus daemon
 // with godbus, all at the same time. Per-call failures (an object that vanished, an
-// interface it lacks) stay in call.err; a timeout or a dead connection is returned.
+// interface it lacks) stay in call.err; a timeout (no answer for desktop.CallTimeout, or the
+// batch past batchTimeout) or a dead connection is returned.
 func (b *batch) run(ctx context.Context) error {
 	calls := b.calls
 	b.calls = nil
 	if len(calls) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, desktop.CallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	byPeer := map[*peer][]*call{}
@@ -80,9 +88,7 @@ func (b *batch) run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stop := context.AfterFunc(ctx, func() { p.c.SetDeadline(time.Unix(1, 0)) })
-			defer stop()
-			if err := p.run(cs, deadline); err != nil {
+			if err := p.run(ctx, cs, deadline); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -102,18 +108,24 @@ func (b *batch) run(ctx context.Context) error {
 	for _, err := range errs {
 		var ne net.Error
 		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-			return werr.Wrap(err, werr.Timeout, "an application did not answer accessibility calls within %s", desktop.CallTimeout)
+			return werr.Wrap(err, werr.Timeout, "an application left accessibility calls unanswered for %s", desktop.CallTimeout)
 		}
 	}
 	return werr.Wrap(errors.Join(errs...), werr.Unavailable, "the accessibility connection failed").
 		WithRetryable(true)
 }
 
-// runBus pipelines calls through the bus daemon with godbus's asynchronous API.
+// runBus pipelines calls through the bus daemon with godbus's asynchronous API; it gives up
+// when no answer came for desktop.CallTimeout.
 func (b *batch) runBus(ctx context.Context, calls []*call) error {
 	if len(calls) == 0 {
 		return nil
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var silent atomic.Bool
+	quiet := time.AfterFunc(desktop.CallTimeout, func() { silent.Store(true); cancel() })
+	defer quiet.Stop()
 	ch := make(chan *dbus.Call, min(len(calls), maxInFlight))
 	owner := make(map[*dbus.Call]*call, min(len(calls), maxInFlight))
 	next, pending := 0, 0
@@ -128,6 +140,7 @@ func (b *batch) runBus(ctx context.Context, calls []*call) error {
 		}
 		dc := <-ch
 		pending--
+		quiet.Reset(desktop.CallTimeout)
 		c := owner[dc]
 		delete(owner, dc)
 		if dc.Err != nil {
@@ -141,6 +154,9 @@ func (b *batch) runBus(ctx context.Context, calls []*call) error {
 			c.err = dc.Store(c.out...)
 			c.cutStrings()
 		}
+	}
+	if quiet.Stop(); silent.Load() {
+		return context.DeadlineExceeded
 	}
 	return fatal
 }

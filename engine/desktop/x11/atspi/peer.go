@@ -4,6 +4,7 @@ package atspi
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/w365/w365/engine/desktop"
 )
 
 // peer is a direct (peer-to-peer) D-Bus connection to one application's private server
@@ -90,10 +93,11 @@ func (p *peer) usable() bool {
 // errPeerBroken marks a peer that failed mid-batch.
 var errPeerBroken = errors.New("peer connection broken")
 
-// run sends calls (at most maxInFlight outstanding), reads their replies until deadline
-// and stores them like godbus's Store. A method error stays in call.err; a transport
+// run sends calls (at most maxInFlight outstanding), reads their replies until deadline,
+// each within desktop.CallTimeout of the one before, and stores them like godbus's Store;
+// ctx ended breaks off the reading. A method error stays in call.err; a transport
 // failure or the deadline breaks the connection and is returned.
-func (p *peer) run(calls []*call, deadline time.Time) error {
+func (p *peer) run(ctx context.Context, calls []*call, deadline time.Time) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.broken {
@@ -104,7 +108,30 @@ func (p *peer) run(calls []*call, deadline time.Time) error {
 		p.c.Close()
 		return err
 	}
-	p.c.SetDeadline(deadline)
+	// The deadline is moved on under dl, and past when ctx ends (ctx.Err is set before the
+	// stop runs): a reply read as ctx ends cannot move it back.
+	var dl sync.Mutex
+	patience := func() error {
+		dl.Lock()
+		defer dl.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		next := time.Now().Add(desktop.CallTimeout)
+		if next.After(deadline) {
+			next = deadline
+		}
+		return p.c.SetDeadline(next)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		dl.Lock()
+		defer dl.Unlock()
+		p.c.SetDeadline(time.Unix(1, 0))
+	})
+	defer stop()
+	if err := patience(); err != nil {
+		return fail(err)
+	}
 	pending := make(map[uint32]*call, min(len(calls), maxInFlight))
 	next := 0
 	var buf []byte
@@ -129,6 +156,9 @@ func (p *peer) run(calls []*call, deadline time.Time) error {
 			break
 		}
 		typ, replyTo, errName, sig, body, err := readMessage(p.r)
+		if err == nil {
+			err = patience()
+		}
 		if err != nil {
 			return fail(err)
 		}

@@ -564,13 +564,14 @@ func shownText(n *raw) bool {
 // it: the page a document viewer shows (Atril's and Evince's, the text of the PDF's page).
 func leafPage(n *raw) bool { return n.role == rolePage && len(n.children) == 0 }
 
-// wantsText says whether a node's text content is its value (editable fields), as
+// wantsText says whether a node's text content is its value (editable fields, and a
+// terminal, whose text is its screen whether it reads editable or not: VTE's does not), as
 // opposed to labels and documents whose text is their name or their children.
 func wantsText(n *raw) bool {
 	switch n.role {
-	case roleEntry, rolePasswordText, roleSpinButton, roleEditbar, roleAutocomplete, roleComboBox:
+	case roleEntry, rolePasswordText, roleSpinButton, roleEditbar, roleAutocomplete, roleComboBox, roleTerminal:
 		return true
-	case roleText, roleTerminal:
+	case roleText:
 		return n.state(stateEditable)
 	}
 	return false

@@ -369,7 +369,8 @@ func parseButton(name string, allowSide bool) (byte, error) {
 // buttons 1, 3, 2, 9, 8), case-insensitive; "" means Left. A double click is two
 // press/release pairs sent back to back, so toolkits see one double click (and,
 // as with a real mouse, two single clicks on one spot within the toolkit's
-// double-click time are one double click too). It then waits up to ClickWait for the
+// double-click time are one double click too). It names the window it landed in
+// (landedIn) and then waits up to ClickWait for the
 // application under the pointer to have handled the click, as far as a ping tells
 // (pingableAt): on a loaded machine GTK closed a dialog a second after the click, and an
 // agent that looked at once found the dialog still open.
@@ -397,6 +398,8 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 		c.motion(tx, ty)
 		c.caughtUp(ctx)
 	}
+	// The window is read before the click, which may close it.
+	h := desktop.Handled{Window: c.landedIn(tx, ty)}
 	for i := 0; i < count; i++ {
 		c.press(b)
 		c.release(b)
@@ -408,11 +411,11 @@ func (c *Controller) Click(ctx context.Context, x, y *int, button string, count 
 	start := time.Now()
 	switch c.pingWait(ctx, c.pingableAt(tx, ty), ClickWait) {
 	case pingAnswered:
-		return desktop.Handled{Waited: time.Since(start)}, nil
+		h.Waited = time.Since(start)
 	case pingLate:
-		return desktop.Handled{Waited: time.Since(start), Late: true}, nil
+		h.Waited, h.Late = time.Since(start), true
 	}
-	return desktop.Handled{}, nil
+	return h, nil
 }
 
 // ClickWait bounds how long Click waits for the application to handle the click: longer

@@ -721,6 +721,8 @@ func TestClickWaitsUntilTheApplicationHandledIt(t *testing.T) {
 	}
 	if h, continued := click(time.Second); !continued || h.Late || h.Waited < 500*time.Millisecond {
 		t.Fatalf("Click returned %+v with the application continued: %v; want it handled after the continue", h, continued)
+	} else if h.Window != p.Ready.Title || h.Window == "" {
+		t.Errorf("Click landed in %q, want the probe's window %q", h.Window, p.Ready.Title)
 	}
 	defer func(w time.Duration) { input.ClickWait = w }(input.ClickWait)
 	input.ClickWait = 300 * time.Millisecond
