@@ -529,6 +529,12 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 	if why := systemCwd(dir, home, r.session); why != "" {
 		return why
 	}
+	// Outside the roots the refusal says only that: the rules below name what lies at the
+	// resolved path (a program directory, a launch directory), which a path such as
+	// /proc/self/cwd would tell the agent about the host.
+	if !slices.ContainsFunc(r.workspaceRoots(home), func(w string) bool { return within(dir, w) }) {
+		return "it is outside the workspace roots of the policy"
+	}
 	if home != "" {
 		if rh, err := filepath.EvalSymlinks(home); err == nil {
 			home = rh
@@ -554,16 +560,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 		}
 	}
 	if p := holdsPrograms(dir, home); p != "" {
-		return "programs are looked up in " + p + " (PATH): one written there, or what they load beside it, would run outside the sandbox"
-	}
-	inside := false
-	for _, w := range r.workspaceRoots(home) {
-		if within(dir, w) {
-			inside = true
-		}
-	}
-	if !inside {
-		return "it is outside the workspace roots of the policy"
+		return "programs are looked up in " + p + " (PATH, or w365's own): one written there, or what they load beside it, would run outside the sandbox"
 	}
 	return ""
 }
