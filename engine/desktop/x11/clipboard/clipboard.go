@@ -128,24 +128,16 @@ func Open(displayName string) (*Clipboard, error) {
 	setup := xproto.Setup(conn)
 	scr := setup.DefaultScreen(conn)
 	c := &Clipboard{
-		display: displayName, conn: conn, atoms: map[string]xproto.Atom{},
+		display: displayName, conn: conn,
 		selNotify: make(chan xproto.SelectionNotifyEvent, 8), propNotify: make(chan xproto.PropertyNotifyEvent, 1024),
 		out: map[outKey]*outgoing{}, done: make(chan struct{}),
 	}
 	// One ChangeProperty request carries at most MaximumRequestLength 4-byte units
 	// (xgb does not use BIG-REQUESTS); keep a margin for the request header.
 	c.maxChunk = min(int(setup.MaximumRequestLength)*4-64, 256*1024)
-	cookies := make([]xproto.InternAtomCookie, len(atomNames))
-	for i, n := range atomNames {
-		cookies[i] = xproto.InternAtom(conn, false, uint16(len(n)), n)
-	}
-	for i, ck := range cookies {
-		r, err := ck.Reply()
-		if err != nil {
-			conn.Close()
-			return nil, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", displayName)
-		}
-		c.atoms[atomNames[i]] = r.Atom
+	if c.atoms, err = xconn.Intern(conn, atomNames...); err != nil {
+		conn.Close()
+		return nil, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", displayName)
 	}
 	win, err := xproto.NewWindowId(conn)
 	if err != nil {

@@ -145,7 +145,7 @@ func Dial(display string, target uint32, deadline time.Time) (*Client, error) {
 		releaseSelection(slot)
 		return nil, xconn.Explain(display, werr.Wrap(err, werr.Unavailable, "cannot connect to X display %s", display))
 	}
-	cl := &Client{c: c, display: display, target: xproto.Window(target), slot: slot, atoms: map[string]xproto.Atom{},
+	cl := &Client{c: c, display: display, target: xproto.Window(target), slot: slot,
 		events: make(chan xgb.Event, 64), deadline: deadline}
 	go cl.read()
 	if err := cl.setup(); err != nil {
@@ -171,17 +171,11 @@ func (cl *Client) read() {
 
 func (cl *Client) setup() error {
 	names := []string{atomEditres, atomCommand, atomProtocol, atomClientValue, fmt.Sprintf("_W365_EDITRES_%d_%d", os.Getpid(), cl.slot), "_W365_EDITRES_REPLY"}
-	cookies := make([]xproto.InternAtomCookie, len(names))
-	for i, n := range names {
-		cookies[i] = xproto.InternAtom(cl.c, false, uint16(len(n)), n)
+	atoms, err := xconn.Intern(cl.c, names...)
+	if err != nil {
+		return cl.xerr(err)
 	}
-	for i, ck := range cookies {
-		r, err := ck.Reply()
-		if err != nil {
-			return cl.xerr(err)
-		}
-		cl.atoms[names[i]] = r.Atom
-	}
+	cl.atoms = atoms
 	cl.sel = cl.atoms[names[4]]
 	id, err := xproto.NewWindowId(cl.c)
 	if err != nil {

@@ -46,10 +46,11 @@ type Controller struct {
 	display string
 	pol     *policy.Policy
 
-	mu   sync.Mutex // serializes every operation
-	conn *xgb.Conn
-	root xproto.Window
-	km   *keymap
+	mu    sync.Mutex // serializes every operation
+	conn  *xgb.Conn
+	root  xproto.Window
+	km    *keymap
+	atoms map[string]xproto.Atom // of landedIn
 
 	// paste state, shared with the event loop
 	sel selectionOwner
@@ -85,7 +86,12 @@ func (c *Controller) connect() error {
 		conn.Close()
 		return werr.Wrap(err, werr.Unsupported, "X display %s has no XTEST extension", c.display)
 	}
-	c.conn = conn
+	atoms, err := xconn.Intern(conn, "WM_STATE", "_NET_WM_NAME", "UTF8_STRING")
+	if err != nil {
+		conn.Close()
+		return werr.Wrap(err, werr.Unavailable, "X display %s does not answer", c.display)
+	}
+	c.conn, c.atoms = conn, atoms
 	c.root = xproto.Setup(conn).DefaultScreen(conn).Root
 	km := newKeymap(conn)
 	if old := c.km; old != nil {

@@ -13,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb/xproto"
 	"golang.org/x/sys/unix"
 
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/desktop/x11/display"
 	"github.com/w365/w365/engine/desktop/x11/input"
+	"github.com/w365/w365/engine/desktop/x11/window"
 	"github.com/w365/w365/engine/desktop/x11/x11test"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 	"github.com/w365/w365/test/testenv"
@@ -728,5 +731,52 @@ func TestClickWaitsUntilTheApplicationHandledIt(t *testing.T) {
 	input.ClickWait = 300 * time.Millisecond
 	if h, continued := click(2 * time.Second); continued || !h.Late {
 		t.Fatalf("Click of an application stopped past ClickWait returned %+v (continued: %v), want Late before the continue", h, continued)
+	}
+}
+
+// An Xt or Tk application names its window in WM_NAME alone, of type STRING, which ICCCM
+// makes Latin-1: the window a click landed in is named as the window list names it. Before,
+// the click's reader took the bytes as UTF-8 and named "Caf\uFFFD".
+func TestClickNamesALatin1Title(t *testing.T) {
+	d, c, p := setup(t)
+	m, err := window.Open(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Disconnect()
+	ws, err := m.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ws, func(w window.Window) bool { return w.Title == p.Ready.Title })
+	if i < 0 {
+		t.Fatalf("no window titled %q in %+v", p.Ready.Title, ws)
+	}
+	conn, err := xconn.Connect(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	atoms, err := xconn.Intern(conn, "_NET_WM_NAME")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := xproto.Window(ws[i].Handle)
+	xproto.DeleteProperty(conn, w, atoms["_NET_WM_NAME"])
+	latin1 := []byte("Caf\xe9 probe")
+	if err := xproto.ChangePropertyChecked(conn, xproto.PropModeReplace, w, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(latin1)), latin1).Check(); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Café probe"
+	if ws, err = m.List(context.Background()); err != nil || !slices.ContainsFunc(ws, func(w window.Window) bool { return w.Title == want }) {
+		t.Fatalf("the window list has no %q: %+v, %v", want, ws, err)
+	}
+	x, y := p.Ready.Widgets["Submit"].Center()
+	h, err := c.Click(context.Background(), &x, &y, "left", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Window != want {
+		t.Errorf("Click landed in %q, want %q", h.Window, want)
 	}
 }

@@ -3,10 +3,11 @@
 package input
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 )
 
 // maxLandedTitle caps the title a click's result names, in characters: the application
@@ -18,17 +19,7 @@ const maxLandedTitle = 80
 // does or it has no title. Tk and Xt menus are windows of their own with no WM_STATE: a
 // click on one names no window.
 func (c *Controller) landedIn(x, y int) string {
-	atom := func(name string) xproto.Atom {
-		r, err := xproto.InternAtom(c.conn, true, uint16(len(name)), name).Reply()
-		if err != nil {
-			return 0
-		}
-		return r.Atom
-	}
-	state, netName, utf8String := atom("WM_STATE"), atom("_NET_WM_NAME"), atom("UTF8_STRING")
-	if state == 0 {
-		return ""
-	}
+	state := c.atoms["WM_STATE"]
 	w := c.root
 	for i := 0; i < 16; i++ {
 		r, err := xproto.TranslateCoordinates(c.conn, c.root, w, int16(x), int16(y)).Reply()
@@ -39,18 +30,7 @@ func (c *Controller) landedIn(x, y int) string {
 		if p, err := xproto.GetProperty(c.conn, false, w, state, xproto.GetPropertyTypeAny, 0, 0).Reply(); err != nil || p.Type == 0 {
 			continue
 		}
-		title := ""
-		if netName != 0 {
-			if p, err := xproto.GetProperty(c.conn, false, w, netName, utf8String, 0, 1024).Reply(); err == nil {
-				title = string(p.Value)
-			}
-		}
-		if title == "" {
-			if p, err := xproto.GetProperty(c.conn, false, w, xproto.AtomWmName, xproto.GetPropertyTypeAny, 0, 1024).Reply(); err == nil {
-				title = string(p.Value)
-			}
-		}
-		title = strings.ToValidUTF8(title, "\uFFFD")
+		title := xconn.Title(c.conn, w, c.atoms["_NET_WM_NAME"], c.atoms["UTF8_STRING"])
 		if utf8.RuneCountInString(title) > maxLandedTitle {
 			title = string([]rune(title)[:maxLandedTitle]) + "…"
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/w365/w365/engine/desktop"
+	"github.com/w365/w365/engine/desktop/x11/xconn"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -153,17 +154,9 @@ func (s *selectionOwner) setup() error {
 	if s.win != 0 {
 		return nil
 	}
-	cookies := make([]xproto.InternAtomCookie, len(selAtomNames))
-	for i, n := range selAtomNames {
-		cookies[i] = xproto.InternAtom(s.conn, false, uint16(len(n)), n)
-	}
-	atoms := map[string]xproto.Atom{}
-	for i, ck := range cookies {
-		r, err := ck.Reply()
-		if err != nil {
-			return werr.Wrap(err, werr.Unavailable, "cannot intern clipboard atoms")
-		}
-		atoms[selAtomNames[i]] = r.Atom
+	atoms, err := xconn.Intern(s.conn, selAtomNames...)
+	if err != nil {
+		return werr.Wrap(err, werr.Unavailable, "cannot intern clipboard atoms")
 	}
 	atoms["STRING"] = xproto.AtomString
 	wid, err := xproto.NewWindowId(s.conn)

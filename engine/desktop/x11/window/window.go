@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -95,18 +94,10 @@ func (m *Manager) connect() error {
 	}
 	setup := xproto.Setup(conn)
 	scr := setup.DefaultScreen(conn)
-	atoms := map[string]xproto.Atom{}
-	cookies := make([]xproto.InternAtomCookie, len(atomNames))
-	for i, n := range atomNames {
-		cookies[i] = xproto.InternAtom(conn, false, uint16(len(n)), n)
-	}
-	for i, c := range cookies {
-		r, err := c.Reply()
-		if err != nil {
-			conn.Close()
-			return xconn.Explain(m.display, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", m.display))
-		}
-		atoms[atomNames[i]] = r.Atom
+	atoms, err := xconn.Intern(conn, atomNames...)
+	if err != nil {
+		conn.Close()
+		return xconn.Explain(m.display, werr.Wrap(err, werr.Unavailable, "X display %s does not answer", m.display))
 	}
 	m.conn, m.passer, m.root, m.atoms = conn, passer, scr.Root, atoms
 	m.screenW, m.screenH = int(scr.WidthInPixels), int(scr.HeightInPixels)
@@ -241,7 +232,7 @@ func (m *Manager) atom(n string) xproto.Atom { return m.atoms[n] }
 // (or the root's children) up to maxListUnits, and of the windows it names the topmost
 // maxWindows, each once (docs/security.md#what-the-host-reads-from-a-session).
 const (
-	maxPropUnits = 1 << 10
+	maxPropUnits = xconn.PropUnits
 	maxListUnits = 1 << 16
 	maxWindows   = 1 << 10
 )
@@ -339,22 +330,7 @@ func topmost(ws []xproto.Window) []xproto.Window {
 }
 
 func (m *Manager) title(w xproto.Window) string {
-	if r, err := m.prop(w, m.atom("_NET_WM_NAME"), m.atom("UTF8_STRING")); err == nil && r != nil && len(r.Value) > 0 {
-		return strings.ToValidUTF8(string(r.Value), "\uFFFD")
-	}
-	r, err := m.prop(w, xproto.AtomWmName, xproto.GetPropertyTypeAny)
-	if err != nil || r == nil {
-		return ""
-	}
-	if r.Type == m.atom("UTF8_STRING") || utf8.Valid(r.Value) {
-		return strings.ToValidUTF8(string(r.Value), "\uFFFD")
-	}
-	// STRING is Latin-1.
-	rs := make([]rune, len(r.Value))
-	for i, b := range r.Value {
-		rs[i] = rune(b)
-	}
-	return string(rs)
+	return xconn.Title(m.conn, w, m.atom("_NET_WM_NAME"), m.atom("UTF8_STRING"))
 }
 
 // processName is the kernel's name of pid (/proc/PID/comm), "" when unknown.
