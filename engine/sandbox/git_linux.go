@@ -24,10 +24,11 @@ const (
 	gitProtectMaxEntries = 4000
 )
 
-// gitDirs lists the git entries under root (to gitProtectDepth levels): every .git that
-// is a directory or a file (a gitfile naming the repository elsewhere), found without
-// following any symbolic link (safefs): a .git that is a link, or a link on the way to
-// one, is neither listed nor followed.
+// gitDirs lists the repository entries under root (to gitProtectDepth levels): every .git
+// that is a directory or a file (a gitfile naming the repository elsewhere) and every
+// Mercurial .hg directory (whose hgrc the person's hg reads, and runs the hooks of), found
+// without following any symbolic link (safefs): an entry that is a link, or a link on the
+// way to one, is neither listed nor followed.
 func gitDirs(root *safefs.Dir) []string {
 	dir := root.Path()
 	var out []string
@@ -43,7 +44,7 @@ func gitDirs(root *safefs.Dir) []string {
 				return
 			}
 			t := e.Type()
-			if e.Name() == ".git" && (t.IsDir() || t.IsRegular()) {
+			if e.Name() == ".git" && (t.IsDir() || t.IsRegular()) || e.Name() == ".hg" && t.IsDir() {
 				out = append(out, filepath.Join(dir, rel, e.Name()))
 				continue
 			}
@@ -104,7 +105,10 @@ const gitSlack = time.Second
 // or config.worktree that holds a key outside the safe keys or is not a regular file;
 // when its HEAD changed (it has just become a repository) all of those, whenever they were
 // written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
-// symbolic link) is renamed when it changed. It returns the renamed paths.
+// symbolic link) is renamed when it changed. In each Mercurial .hg directory the files hg
+// reads commands from (hgDanger) are renamed when they or the .hg itself changed (a
+// directory made elsewhere and renamed to .hg keeps its files' change times), and a .hg
+// that is not a directory when it changed. It returns the renamed paths.
 func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string {
 	dir := root.Path()
 	since = since.Add(-gitSlack)
@@ -114,12 +118,16 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 	// core.fsmonitor the person's git status ran). Entries are read a batch at a time, and
 	// only the directories' names are kept.
 	queue := []string{"."}
+	freshHg := map[string]bool{} // .hg directories that changed since, by rel
 	for len(queue) > 0 {
 		rel := queue[0]
 		queue = queue[1:]
 		d, err := root.OpenDir(rel)
 		if err != nil {
 			continue
+		}
+		if filepath.Base(rel) == ".hg" && rel != "." {
+			out = append(out, cleanHgDir(d, freshHg[rel], since)...)
 		}
 		k, _ := d.Kind("HEAD")
 		isGitDir := filepath.Base(rel) == ".git" && rel != "." || k != safefs.Missing && headOfRepository(d)
@@ -132,8 +140,12 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 				switch {
 				case slices.Contains(before, filepath.Join(dir, rel, name)):
 				case e.IsDir() && !(isGitDir && name == "objects"):
-					queue = append(queue, filepath.Join(rel, name))
-				case name == ".git" && changedSince(d, name, since):
+					sub := filepath.Join(rel, name)
+					if name == ".hg" && changedSince(d, name, since) {
+						freshHg[sub] = true
+					}
+					queue = append(queue, sub)
+				case (name == ".git" || name == ".hg") && changedSince(d, name, since):
 					out = append(out, quarantine(d, name)...)
 				}
 			}
@@ -310,6 +322,24 @@ func cleanGitDir(g *safefs.Dir, since time.Time) []string {
 			out = append(out, quarantine(g, cfg)...)
 		} else if b, err := g.ReadFile(cfg, maxConfigBytes); err != nil || !configSafe(b) {
 			out = append(out, quarantine(g, cfg)...)
+		}
+	}
+	return out
+}
+
+// hgDanger are the files of a Mercurial .hg directory that make the person's hg run
+// commands or read another repository's: its configuration (hooks, extensions, aliases
+// with shell commands, %include) and sharedpath (hg share: the repository whose hgrc it
+// reads too).
+var hgDanger = []string{"hgrc", "hgrc-not-shared", "sharedpath"}
+
+// cleanHgDir renames away the hgDanger files of one .hg directory that changed since
+// since, or all of them when all.
+func cleanHgDir(h *safefs.Dir, all bool, since time.Time) []string {
+	var out []string
+	for _, name := range hgDanger {
+		if k, _ := h.Kind(name); k != safefs.Missing && (all || changedSince(h, name, since)) {
+			out = append(out, quarantine(h, name)...)
 		}
 	}
 	return out
