@@ -46,10 +46,10 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # (VTE), TEA (Qt 5) and IDLE (Tk) are the desktop task suite's ninth round. Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
-# confinement test asks the session bus for (python3-dbus asks). Mercurial is the person's hg
-# of the test that a call leaves no hook in a repository's .hg.
+# confinement test asks the session bus for (python3-dbus asks). Mercurial and darcs are the
+# person's version control of the test that a call leaves no hook in a repository's .hg or _darcs.
 TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 \
-             python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync mercurial wine64 gcc-mingw-w64-x86-64-win32 \
+             python3-pyqt5 x11-apps x11-utils xterm mousepad sqlite3 vim rsync mercurial darcs wine64 gcc-mingw-w64-x86-64-win32 \
              featherpad zenity pcmanfm libatk-adaptor galculator qpdfview gnome-calculator geany gnome-text-editor atril \
              gnumeric gucharmap transmission-gtk kcalc keepassxc firefox-esr \
              libreoffice-writer libreoffice-gtk3 pluma mate-calc lxappearance qbittorrent gnome-clocks \

@@ -26,9 +26,9 @@ const (
 
 // gitDirs lists the repository entries under root (to gitProtectDepth levels): every .git
 // that is a directory or a file (a gitfile naming the repository elsewhere) and every
-// Mercurial .hg directory (whose hgrc the person's hg reads, and runs the hooks of), found
-// without following any symbolic link (safefs): an entry that is a link, or a link on the
-// way to one, is neither listed nor followed.
+// directory of another version control (vcsDirs), found without following any symbolic
+// link (safefs): an entry that is a link, or a link on the way to one, is neither listed
+// nor followed.
 func gitDirs(root *safefs.Dir) []string {
 	dir := root.Path()
 	var out []string
@@ -44,7 +44,7 @@ func gitDirs(root *safefs.Dir) []string {
 				return
 			}
 			t := e.Type()
-			if e.Name() == ".git" && (t.IsDir() || t.IsRegular()) || e.Name() == ".hg" && t.IsDir() {
+			if e.Name() == ".git" && (t.IsDir() || t.IsRegular()) || vcsDirs[e.Name()] != nil && t.IsDir() {
 				out = append(out, filepath.Join(dir, rel, e.Name()))
 				continue
 			}
@@ -105,10 +105,11 @@ const gitSlack = time.Second
 // or config.worktree that holds a key outside the safe keys or is not a regular file;
 // when its HEAD changed (it has just become a repository) all of those, whenever they were
 // written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
-// symbolic link) is renamed when it changed. In each Mercurial .hg directory the files hg
-// reads commands from (hgDanger) are renamed when they or the .hg itself changed (a
-// directory made elsewhere and renamed to .hg keeps its files' change times), and a .hg
-// that is not a directory when it changed. It returns the renamed paths.
+// symbolic link) is renamed when it changed. In each directory of another version control
+// (vcsDirs) the files it reads commands from are renamed when they, or a directory on the
+// way to them, changed (a directory made elsewhere and renamed to .hg keeps its files'
+// change times), and such an entry that is not a directory when it changed. It returns the
+// renamed paths.
 func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string {
 	dir := root.Path()
 	since = since.Add(-gitSlack)
@@ -118,7 +119,7 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 	// core.fsmonitor the person's git status ran). Entries are read a batch at a time, and
 	// only the directories' names are kept.
 	queue := []string{"."}
-	freshHg := map[string]bool{} // .hg directories that changed since, by rel
+	freshVCS := map[string]bool{} // directories of vcsDirs that changed since, by rel
 	for len(queue) > 0 {
 		rel := queue[0]
 		queue = queue[1:]
@@ -126,8 +127,8 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 		if err != nil {
 			continue
 		}
-		if filepath.Base(rel) == ".hg" && rel != "." {
-			out = append(out, cleanHgDir(d, freshHg[rel], since)...)
+		if files := vcsDirs[filepath.Base(rel)]; files != nil && rel != "." {
+			out = append(out, cleanVCSDir(d, files, freshVCS[rel], since)...)
 		}
 		k, _ := d.Kind("HEAD")
 		isGitDir := filepath.Base(rel) == ".git" && rel != "." || k != safefs.Missing && headOfRepository(d)
@@ -141,11 +142,11 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 				case slices.Contains(before, filepath.Join(dir, rel, name)):
 				case e.IsDir() && !(isGitDir && name == "objects"):
 					sub := filepath.Join(rel, name)
-					if name == ".hg" && changedSince(d, name, since) {
-						freshHg[sub] = true
+					if vcsDirs[name] != nil && changedSince(d, name, since) {
+						freshVCS[sub] = true
 					}
 					queue = append(queue, sub)
-				case (name == ".git" || name == ".hg") && changedSince(d, name, since):
+				case (name == ".git" || vcsDirs[name] != nil) && changedSince(d, name, since):
 					out = append(out, quarantine(d, name)...)
 				}
 			}
@@ -327,19 +328,37 @@ func cleanGitDir(g *safefs.Dir, since time.Time) []string {
 	return out
 }
 
-// hgDanger are the files of a Mercurial .hg directory that make the person's hg run
-// commands or read another repository's: its configuration (hooks, extensions, aliases
-// with shell commands, %include) and sharedpath (hg share: the repository whose hgrc it
-// reads too).
-var hgDanger = []string{"hgrc", "hgrc-not-shared", "sharedpath"}
-
-// cleanHgDir renames away the hgDanger files of one .hg directory that changed since
-// since, or all of them when all.
-func cleanHgDir(h *safefs.Dir, all bool, since time.Time) []string {
+// cleanVCSDir renames away the files (paths relative to d) of one such directory that
+// changed since since, or that lie in a directory that did, or all of them when all. A
+// directory on the way that is not one is renamed when it changed.
+func cleanVCSDir(d *safefs.Dir, files []string, all bool, since time.Time) []string {
 	var out []string
-	for _, name := range hgDanger {
-		if k, _ := h.Kind(name); k != safefs.Missing && (all || changedSince(h, name, since)) {
-			out = append(out, quarantine(h, name)...)
+	for _, f := range files {
+		dir, name := filepath.Split(f)
+		cur, fresh := d, all
+		if dir != "" {
+			sub := filepath.Clean(dir)
+			fresh = fresh || changedSince(d, sub, since)
+			switch k, _ := d.Kind(sub); {
+			case k == safefs.Missing:
+				continue
+			case k != safefs.Directory:
+				if fresh {
+					out = append(out, quarantine(d, sub)...)
+				}
+				continue
+			}
+			s, err := d.OpenDir(sub)
+			if err != nil {
+				continue
+			}
+			cur = s
+		}
+		if k, _ := cur.Kind(name); k != safefs.Missing && (fresh || changedSince(cur, name, since)) {
+			out = append(out, quarantine(cur, name)...)
+		}
+		if cur != d {
+			cur.Close()
 		}
 	}
 	return out

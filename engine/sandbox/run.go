@@ -547,8 +547,8 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 			}
 		}
 	}
-	if slices.ContainsFunc(strings.Split(dir, string(filepath.Separator)), func(c string) bool { return strings.EqualFold(c, ".git") || strings.EqualFold(c, ".hg") }) {
-		return "a repository's .git or .hg directory holds hooks and configuration that git or hg runs outside the sandbox"
+	if slices.ContainsFunc(strings.Split(dir, string(filepath.Separator)), func(c string) bool { return strings.EqualFold(c, ".git") || vcsDirs[strings.ToLower(c)] != nil }) {
+		return "a repository's own directory (.git, .hg, _darcs) holds hooks and configuration that the person's version control runs outside the sandbox"
 	}
 	for _, l := range slices.Concat(r.pol.LaunchDirs, r.pol.LaunchApplications) {
 		l = expandTilde(l, home)

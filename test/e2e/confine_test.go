@@ -1245,7 +1245,7 @@ print("done")`
 // nonRootTests are the confinement tests TestConfineOnANonRootHost runs as another user, and
 // those of serve --mcp starting its background host (docs/sessions.md, "The host").
 var nonRootTests = []string{"TestSessionEndWalksNoDeepChain", "TestSessionsOwnRootSwappedForALinkLeadsNowhere", "TestConfineSessionFromInside", "TestConfineDesktopPrograms", "TestConfineLaunchedApplication", "TestConfineBrowserKeepsItsSandbox",
-	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote", "TestGuardKeepsNoMercurialHookACallWrote",
+	"TestConfineLaunchedApplicationWritesTheFileItIsGiven", "TestBoundaryGitRunsNothingALaunchedApplicationWrote", "TestGuardKeepsNoHookOfAnotherVersionControlACallWrote",
 	"TestConfineSessionBusActivatesNothingTheSessionWrote", "TestConfineSessionBusStartsNoServiceASessionAsksFor", "TestConfineSessionEndsWhatItsBusStarted", "TestConfineSessionLimits", "TestConfineSessionLimitsHoldTheXServer",
 	"TestConfineDesktopDirectoryIsReadOnlyToApplications", "TestConfineWindowManagerStartsNothing", "TestBoundaryDotenvAndToolCredentialsAreHidden",
 	"TestBrowserOffersNoSystemFileChooser", "TestAccessibilityBusAddressIsTheSessionsOwnSocket",
