@@ -391,3 +391,32 @@ func TestDragRefsInACrossOriginFrame(t *testing.T) {
 		t.Fatalf("Dune is not in the Finished list:\n%s", snap)
 	}
 }
+
+// A word in a strong or an em has a ref of its own (as in playwright-mcp's snapshot), so an
+// agent double-clicks it or hovers it; and the text around an inline element reads as the
+// page shows it, with no space before the punctuation that follows it.
+func TestInlineWordsHaveRefsAndTheirTextRunsOn(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, _ := snapPages(t)
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/inline_words.html"})
+	_, snap := snapshotOver(t, cs, nil)
+	for _, want := range []string{"- text: , then renew\n", "- paragraph: A bold word, an italic one and a plain!\n"} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the snapshot has no %q:\n%s", want, snap)
+		}
+	}
+	word := snapRef(t, snap, "strong")
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": word, "clickCount": 2})
+	var sel struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "getSelection().toString()"}), &sel)
+	if strings.TrimSpace(sel.Value) != "Middlemarch" {
+		t.Errorf("a double click on %s (strong) selected %q, not Middlemarch", word, sel.Value)
+	}
+	e2e.Must(t, cs, "browser_hover_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, "emphasis")})
+	if _, after := snapshotOver(t, cs, nil); !strings.Contains(after, "Dune hovered") {
+		t.Errorf("hovering the emphasis did not reach it:\n%s", after)
+	}
+}
