@@ -27,7 +27,8 @@ const walkJS = `function(o) {
   // playwright-mcp, so that a word in one can be double-clicked or hovered, where that adds to
   // what the snapshot shows: holding text only (a strong around a link shows the link), outside
   // an element named by its content (a link's or button's strong is part of its name; a
-  // cell's keeps the cell's name) and above maxDepth (there its text stays its parent's).
+  // cell's keeps the cell's name) but not outside an editor (its words are selected there to
+  // be formatted), and above maxDepth (there its text stays its parent's).
   const INLINE = new Set(['strong', 'emphasis', 'code', 'mark', 'deletion', 'insertion', 'subscript', 'superscript', 'time', 'term']);
   const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
   const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
@@ -258,7 +259,7 @@ const walkJS = `function(o) {
     }
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
     let r = role(el);
-    if (INLINE.has(r) && !focusable && (pname || depth >= maxDepth)) r = '';
+    if (INLINE.has(r) && !focusable && ((pname && !el.isContentEditable) || depth >= maxDepth)) r = '';
     const handled = !INTER.has(r) && !focusable && handles(el);
     const nm = r || focusable ? name(el, r) : (el.getAttribute('aria-label') || '').trim();
     if (!r && !focusable && !nm && !handled) {
