@@ -525,19 +525,21 @@ func (s *Store) Find(ctx context.Context, r Runner, q FindQuery) (*FindResult, e
 			return err
 		}
 		res = &FindResult{SnapshotID: sn.id, Matches: []Match{}}
+		// A match's line is the node alone; what lies inside it is searched too: a word in a
+		// strong inside an editor whose value holds the word is a match of its own.
 		var visit func(ns []*Node)
 		visit = func(ns []*Node) {
 			for _, n := range ns {
+				kids := n.kids
 				if match(n) {
 					res.Total++
 					if len(res.Matches) < q.MaxResults {
 						n.Ref = s.ref(sn, *n.target)
 						n.kids = nil
 						res.Matches = append(res.Matches, Match{Ref: n.Ref, Role: n.Role, Name: n.Name, Value: n.Value, Line: "- " + n.render()})
-						continue
 					}
 				}
-				visit(n.kids)
+				visit(kids)
 			}
 		}
 		b.prefetch(c.tab, w.Nodes, 0)

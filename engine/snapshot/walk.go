@@ -23,9 +23,19 @@ const walkJS = `function(o) {
   // NOREF are the roles that, named, still get no ref: containers an agent reads through. A
   // named list is not among them: it is what a card is dropped on (a board's column).
   const NOREF = new Set(['paragraph', 'listitem', 'group', 'row', 'rowgroup', 'table', 'cell', 'generic', 'main', 'banner', 'contentinfo', 'form', 'article', 'complementary', 'blockquote', 'figure', 'separator', 'code', 'presentation', 'none', 'status']);
+  // INLINE are the roles of phrasing elements (strong, em, code, ...). Each gets a ref, as in
+  // playwright-mcp, so that a word in one can be double-clicked or hovered, where that adds to
+  // what the snapshot shows: holding text only (a strong around a link shows the link), outside
+  // an element named by its content (a link's or button's strong is part of its name; a
+  // cell's keeps the cell's name) but not outside an editor (its words are selected there to
+  // be formatted), and above maxDepth (there its text stays its parent's).
+  const INLINE = new Set(['strong', 'emphasis', 'code', 'mark', 'deletion', 'insertion', 'subscript', 'superscript', 'time', 'term']);
   const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
   const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
   const norm = s => typeof s === 'string' ? s.replace(/\s+/g, ' ').trim() : '';
+  // inline says an element's text runs on with the text around it (strong, a, span, an
+  // inline-block): else it is set apart by a space, as the browser's own tree and innerText do.
+  const inline = el => { const d = getComputedStyle(el).display; return el.localName !== 'br' && (d.startsWith('inline') || d === 'contents'); };
   const closed = window[Symbol.for('w365.closed')];
   // What the browser's tree says of a custom element that gave itself a role through its
   // ElementInternals (registerInternals): used where its attributes say nothing.
@@ -150,6 +160,16 @@ const walkJS = `function(o) {
       case 'hr': return 'separator';
       case 'figure': return 'figure';
       case 'output': return 'status';
+      case 'strong': return 'strong';
+      case 'em': return 'emphasis';
+      case 'code': return 'code';
+      case 'mark': return 'mark';
+      case 'del': return 'deletion';
+      case 'ins': return 'insertion';
+      case 'sub': return 'subscript';
+      case 'sup': return 'superscript';
+      case 'time': return 'time';
+      case 'dfn': return 'term';
     }
     if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox';
     return '';
@@ -169,7 +189,7 @@ const walkJS = `function(o) {
       if (t === 'input' || t === 'textarea') { if (n !== skip && !['checkbox', 'radio', 'file', 'hidden'].includes(n.type)) out += ' ' + n.value + ' '; return; }
       if (t === 'select') { out += ' ' + (n.selectedOptions[0] ? n.selectedOptions[0].text : '') + ' '; return; }
       if (!visible(n)) return;
-      const block = !['span', 'a', 'b', 'i', 'em', 'strong', 'small', 'code', 'abbr', 'sup', 'sub', 'label', 'mark', 'u', 's', 'q', 'time', 'bdi', 'slot'].includes(t);
+      const block = !inline(n);
       if (block) out += ' ';
       out += generated(n, '::before');
       for (const c of kids(n)) add(c);
@@ -203,14 +223,22 @@ const walkJS = `function(o) {
     if (CONTENT.has(r)) { const x = content(el); if (x) return x; }
     return norm((el.getAttribute('title') || '') || '');
   };
-  // text adds a run of text to out, joined to the text before it; not the text of pname,
-  // its parent's name.
+  // put adds a node to out; a run of text is joined to the text before it as it stands (its
+  // white space is normalised once the run is whole: tidy), so that ", then" after a strong
+  // reads "word, then".
+  const put = (out, c) => {
+    const last = out[out.length - 1];
+    if (c.r === 'text' && last && last.r === 'text') last.t += c.t; else out.push(c);
+  };
+  // text adds a run of text to out; not the text of pname, its parent's name, whose place
+  // keeps a space.
   const text = (s, out, pname) => {
     const t = norm(s);
-    if (!t || (pname && pname.includes(t))) return;
-    const last = out[out.length - 1];
-    if (last && last.r === 'text') last.t += ' ' + t; else out.push({r: 'text', t});
+    put(out, {r: 'text', t: t && pname && pname.includes(t) ? ' ' : s});
   };
+  // apart sets the text of an element that is not inline apart from the text around it.
+  const apart = (el, out) => { if (!inline(el)) put(out, {r: 'text', t: ' '}); };
+  const tidy = k => k.filter(c => c.r !== 'text' || (c.t = norm(c.t)) !== '');
   // walkKids walks an element's children, between the text CSS generates before and after it.
   const walkKids = (el, depth, out, pname, inSelect) => {
     text(generated(el, '::before'), out, pname);
@@ -229,21 +257,24 @@ const walkJS = `function(o) {
       for (const c of kids(el)) if (c.nodeType !== 3) walk(c, depth, out, pname, inSelect);
       return;
     }
-    const r = role(el);
     const focusable = el.tabIndex >= 0 && el.hasAttribute('tabindex');
+    let r = role(el);
+    if (INLINE.has(r) && !focusable && ((pname && !el.isContentEditable) || depth >= maxDepth)) r = '';
     const handled = !INTER.has(r) && !focusable && handles(el);
     const nm = r || focusable ? name(el, r) : (el.getAttribute('aria-label') || '').trim();
     if (!r && !focusable && !nm && !handled) {
       // A label names its control: its text is not repeated.
       const pn = tag === 'label' && el.control ? content(el, el.control) : pname;
+      apart(el, out);
       walkKids(el, depth, out, pn, inSelect || tag === 'select');
+      apart(el, out);
       return;
     }
     const x = {r: r || 'generic', i: idOf(el)};
     if (nm) x.n = nm;
     // Where editing starts (a contenteditable cell, paragraph or div) text can be typed, whatever its role.
     const editRoot = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
-    if (INTER.has(x.r) || focusable || handled || editRoot || (nm && !NOREF.has(x.r))) x.w = 1;
+    if (INTER.has(x.r) || INLINE.has(x.r) || focusable || handled || editRoot || (nm && !NOREF.has(x.r))) x.w = 1;
     // Depth counts the nodes an agent reads or acts on: a container with neither name nor
     // ref (an unnamed list, list item, group, row) shows its children at its own depth.
     const step = x.w || nm ? 1 : 0;
@@ -281,7 +312,7 @@ const walkJS = `function(o) {
       if (o.iframes) {
         let doc = null;
         try { doc = el.contentDocument; } catch (e) { doc = null; }
-        if (doc && doc.body) { frames++; enter(doc); x.k = []; walk(doc.body, depth + 1, x.k, '', false); }
+        if (doc && doc.body) { frames++; enter(doc); x.k = []; walk(doc.body, depth + 1, x.k, '', false); x.k = tidy(x.k); }
         else x.f = 1;
       }
     } else if (tag === 'img' && el.useMap) {
@@ -302,8 +333,16 @@ const walkJS = `function(o) {
       const cell = (x.r === 'cell' || x.r === 'gridcell') && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby');
       const pn = cell ? '' : ((nm || '') + ' ' + (x.v || '')).trim();
       walkKids(el, depth + step, x.k, pn, inSelect || tag === 'select');
+      if (INLINE.has(x.r) && x.k.some(c => c.r !== 'text')) {
+        apart(el, out);
+        for (const c of x.k) put(out, c);
+        apart(el, out);
+        return;
+      }
+      x.k = tidy(x.k);
+      if (INLINE.has(x.r) && !x.k.length) return;
       if (cell && x.k.length) {
-        if (x.k.some(c => c.r !== 'text')) delete x.n; else x.k = [];
+        if (x.k.some(c => c.r !== 'text' && !(INLINE.has(c.r) && c.t !== undefined))) delete x.n; else x.k = [];
       }
       // A link or button named by its only image: the image adds nothing.
       if (x.n && x.k.length === 1 && x.k[0].r === 'img' && x.k[0].n === x.n && !x.k[0].k) x.k = [];
@@ -317,7 +356,7 @@ const walkJS = `function(o) {
   enter(root.nodeType === 9 ? root : root.getRootNode());
   if (root.nodeType === 9) { if (root.body) for (const c of kids(root.body)) walk(c, 0, out, '', false); }
   else walk(root, 0, out, '', false);
-  return {nodes: out, cut, frames, title: root.nodeType === 9 ? root.title : ''};
+  return {nodes: tidy(out), cut, frames, title: root.nodeType === 9 ? root.title : ''};
 }`
 
 // resolveJS returns the element behind a walk id, or null.

@@ -391,3 +391,55 @@ func TestDragRefsInACrossOriginFrame(t *testing.T) {
 		t.Fatalf("Dune is not in the Finished list:\n%s", snap)
 	}
 }
+
+// A word in a strong or an em has a ref of its own (as in playwright-mcp's snapshot), so an
+// agent double-clicks it or hovers it; and the text around an inline element reads as the
+// page shows it, with no space before the punctuation that follows it.
+func TestInlineWordsHaveRefsAndTheirTextRunsOn(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, _ := snapPages(t)
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/inline_words.html"})
+	_, snap := snapshotOver(t, cs, nil)
+	for _, want := range []string{"- text: , then renew\n", "- paragraph: A bold word, an italic one and a plain!\n"} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the snapshot has no %q:\n%s", want, snap)
+		}
+	}
+	word := snapRef(t, snap, "strong")
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": word, "clickCount": 2})
+	var sel struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "getSelection().toString()"}), &sel)
+	if strings.TrimSpace(sel.Value) != "Middlemarch" {
+		t.Errorf("a double click on %s (strong) selected %q, not Middlemarch", word, sel.Value)
+	}
+	e2e.Must(t, cs, "browser_hover_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, snap, "emphasis")})
+	if _, after := snapshotOver(t, cs, nil); !strings.Contains(after, "Dune hovered") {
+		t.Errorf("hovering the emphasis did not reach it:\n%s", after)
+	}
+}
+
+// In a rich-text editor a word in bold has a ref too (its words are selected there to be
+// formatted), though the editor's value holds it, and browser_find finds it inside the editor.
+func TestAWordInAnEditorIsFoundAndFormatted(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "chromium")
+	h := e2e.New(t)
+	cs := h.MCP()
+	same, _ := snapPages(t)
+	e2e.Must(t, cs, "browser_navigate", map[string]any{"url": same + "/inline_words.html"})
+	if _, snap := snapshotOver(t, cs, nil); !regexp.MustCompile(`textbox "Review"[^\n]*\n\s+- emphasis \[ref=e\d+\]: long\n\s+- strong \[ref=e\d+\]: wonderful\b`).MatchString(snap) {
+		t.Errorf("the editor's words in emphasis and in bold have no refs:\n%s", snap)
+	}
+	found := e2e.Text(e2e.Must(t, cs, "browser_find", map[string]any{"text": "wonderful"}))
+	word := snapRef(t, found, "strong")
+	e2e.Must(t, cs, "browser_click_ref", map[string]any{"snapshotId": "latest", "ref": word, "clickCount": 2})
+	e2e.Must(t, cs, "browser_keypress_ref", map[string]any{"snapshotId": "latest", "ref": snapRef(t, found, `textbox "Review"`), "key": "Control+b"})
+	var html struct{ Value string }
+	e2e.Structured(t, e2e.Call(t, cs, "browser_eval_js", map[string]any{"expression": "document.getElementById('review').innerHTML"}), &html)
+	if html.Value != "Dune is <em>long</em> but wonderful, and worth it." {
+		t.Errorf("after a double click on %s and Ctrl+B the review reads %q", word, html.Value)
+	}
+}

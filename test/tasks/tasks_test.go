@@ -298,9 +298,9 @@ func (a *agent) find(role, name string) (string, error) {
 }
 
 // findItem is the ref of an element with no name, `role [ref=e5]: text` (a list item, a
-// clickable div), in the last observation, or in what a search for text shows.
+// clickable div; playwright-mcp may add [cursor=pointer] after the ref), in the last observation, or in what a search for text shows.
 func (a *agent) findItem(role, text string) (string, error) {
-	re := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + ` \[ref=([^\]\s]+)\]: ` + regexp.QuoteMeta(text) + `$`)
+	re := regexp.MustCompile(`(?m)\b` + regexp.QuoteMeta(role) + ` \[ref=([^\]\s]+)\](?: \[[^\]]*\])*: ` + regexp.QuoteMeta(text) + `$`)
 	if m := re.FindStringSubmatch(a.obs); m != nil {
 		return m[1], nil
 	}
@@ -1558,7 +1558,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6, browserTasks7) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6, browserTasks7, browserTasks8) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
