@@ -60,3 +60,43 @@ func TestBoundarySessionPlantsNothingALoadPathLoads(t *testing.T) {
 		t.Error("a call in ~/project was refused")
 	}
 }
+
+// TestHostRunsItselfAgainFromWhatItStartedFrom: the host runs its own executable again
+// (the sandbox helper, on a root host as root before it confines; the confinement of the
+// session's programs) by the path it was started from. A file put at that path after the
+// start, by anyone who may write there, ran in place of the helper, unconfined: the host
+// runs again the file it was started from.
+func TestHostRunsItselfAgainFromWhatItStartedFrom(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3")
+	h := e2e.New(t)
+	h.FakeHome()
+	// Outside every workspace root, where no session writes: what replaces it is not the
+	// session's doing.
+	bin, err := os.ReadFile(h.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Bin = filepath.Join(t.TempDir(), "w365")
+	if err := os.WriteFile(h.Bin, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := h.MCP()
+	if _, ok := pyOver(t, cs, "print(1)\n", ""); !ok {
+		t.Fatal("the first call failed")
+	}
+	ran := filepath.Join(t.TempDir(), "replacement-ran")
+	if err := os.Remove(h.Bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.Bin, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, ok := pyOver(t, cs, "print(6 * 7)\n", "")
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the host's next sandboxed call ran the file put at its executable's path after it started")
+	}
+	if !ok || out.Stdout != "42\n" {
+		t.Errorf("the next call: %+v (ok %v)", out, ok)
+	}
+}
