@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/werr"
 )
@@ -194,7 +195,7 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	} else if refused(err) {
 		return err
 	}
-	exe, err := os.Executable()
+	exe, err := child.Self()
 	if err != nil {
 		return werr.Wrap(err, werr.Internal, "cannot find own executable")
 	}

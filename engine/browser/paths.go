@@ -256,8 +256,8 @@ func (b *Browser) openOutput(path string, overwrite bool) (*output, error) {
 			return nil, werr.New(werr.BlockedByPolicy, "%s is inside the host's private directory", abs).WithDetail("roots", roots)
 		}
 	}
-	if p := sandbox.ProgramsLoadFrom(filepath.Dir(real)); p != "" {
-		return nil, werr.New(werr.BlockedByPolicy, "%s: programs are looked up in %s (PATH, or w365's own), and a file there could run outside the session", abs, p).
+	if why := sandbox.ProgramsLoadFrom(filepath.Dir(real)); why != "" {
+		return nil, werr.New(werr.BlockedByPolicy, "%s: %s, and a file there could run outside the session", abs, why).
 			WithDetail("roots", roots)
 	}
 	rd, err := OpenRoot(root, b.SessionOwned(root))

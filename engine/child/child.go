@@ -19,6 +19,15 @@ import (
 // Start sets cmd.SysProcAttr fields of its own and keeps the others.
 func Start(cmd *exec.Cmd) error { return start(cmd) }
 
+// Self is the path that starts this very executable again (the sandbox helper, the
+// confinement, the reaper, the background host): on Linux /proc/self/exe, which the kernel
+// resolves, in the new process before it runs anything, to the file this process was
+// started from even when another has been put at its path since (one put there after the
+// host started ran as the sandbox helper, unconfined; docs/security.md#confinement);
+// elsewhere os.Executable's path (Windows lets a running program be renamed and another
+// put in its place: there the rule of places that no session may write in is all).
+func Self() (string, error) { return selfPath() }
+
 // CloseInheritedOnExec marks every descriptor above stderr that this process holds
 // close-on-exec, so that no program it starts gets one it was not handed (an exec.Cmd's
 // ExtraFiles): a descriptor the host's starter leaked (a shell's, an MCP client's pipe or

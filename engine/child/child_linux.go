@@ -49,3 +49,5 @@ func closeInheritedOnExec() {
 		}
 	}
 }
+
+func selfPath() (string, error) { return "/proc/self/exe", nil }

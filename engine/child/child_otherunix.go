@@ -22,3 +22,5 @@ func closeInheritedOnExec() {
 		}
 	}
 }
+
+func selfPath() (string, error) { return os.Executable() }

@@ -181,3 +181,5 @@ func killGroup(cmd *exec.Cmd) error {
 // closeInheritedOnExec has nothing to do on Windows: a child inherits only the handles
 // marked inheritable that its start names.
 func closeInheritedOnExec() {}
+
+func selfPath() (string, error) { return os.Executable() }

@@ -48,7 +48,7 @@ func startApp(c *exec.Cmd, reap bool) (app, root int, err error) {
 		awaitImage(c.Process.Pid, hasEnv)
 		return c.Process.Pid, c.Process.Pid, nil
 	}
-	self, err := os.Executable()
+	self, err := child.Self()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -57,7 +57,7 @@ func startApp(c *exec.Cmd, reap bool) (app, root int, err error) {
 		return 0, 0, err
 	}
 	defer r.Close()
-	c.Args = append([]string{self, c.Path}, c.Args[1:]...)
+	c.Args = append([]string{"w365", c.Path}, c.Args[1:]...)
 	c.Path = self
 	c.Env = append(c.Env, reaperEnv+"=1")
 	c.ExtraFiles = []*os.File{w}

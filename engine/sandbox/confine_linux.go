@@ -19,6 +19,7 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 
+	"github.com/w365/w365/engine/child"
 	"github.com/w365/w365/engine/hostconn"
 	"github.com/w365/w365/engine/tmpdir"
 	"github.com/w365/w365/engine/werr"
@@ -346,7 +347,7 @@ func programMounts(cmd *exec.Cmd, bw string) (m *mounts, done func(), err error)
 // cmd's ExtraFiles keep their numbers. Call the returned function right after cmd started
 // (or failed to): it returns once the confinement has replaced the helper.
 func startHelper(cmd *exec.Cmd, c helperConfig) (func(), error) {
-	self, err := os.Executable()
+	self, err := child.Self()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the confinement")
 	}

@@ -24,7 +24,7 @@ const launchedKillWait = 5 * time.Second
 // symbolic link finds (bindChecked), so that a directory a session swaps for a link shows
 // nothing outside; the credential files inside hidden, every .git read-only as a whole.
 // A directory with a symbolic link on its path when it is looked at here is not shown (a
-// swap after that makes the start fail), nor one where programs are looked up (holdsPrograms),
+// swap after that makes the start fail), nor one where programs are looked up or load code from (holdsPrograms),
 // nor a file in one. It returns the directories shown and, for each, its git entries.
 func (r *Runner) showWorkDirs(m *mounts, dirs, files []string) (shown []*safefs.Dir, gits [][]string, err error) {
 	fail := func(err error) ([]*safefs.Dir, [][]string, error) {

@@ -159,15 +159,14 @@ func (r *Runner) isPrivate(dir string) bool {
 // these leads to: a program on PATH is often a link to where it was unpacked
 // (~/bin/tesseract to ~/tess/tesseract), and a Python call replaced what the link led to,
 // which the host's next OCR ran; HOME and the directories holding it left out again.
+// home, here as in installation and loadDirs, has its symbolic links resolved (programsIn).
 func programDirs(home string) []string {
 	dirs := filepath.SplitList(os.Getenv("PATH"))
 	if home != "" {
 		dirs = append(dirs, filepath.Join(home, "bin"))
 	}
-	if exe, err := os.Executable(); err == nil {
-		if d := filepath.Dir(exe); home == "" || !within(resolved(home), d) {
-			dirs = append(dirs, d)
-		}
+	if d := exeDir(); d != "" && (home == "" || !within(home, d)) {
+		dirs = append(dirs, d)
 	}
 	var out, links []string
 	for _, p := range dirs {
@@ -184,12 +183,21 @@ func programDirs(home string) []string {
 		}
 	}
 	for _, l := range links {
-		if !slices.Contains(out, l) && (home == "" || !within(resolved(home), l)) {
+		if !slices.Contains(out, l) && (home == "" || !within(home, l)) {
 			out = append(out, l)
 		}
 	}
 	return out
 }
+
+// exeDir is the directory of the host's own executable, or "" (read once: the path it was
+// started from does not change).
+var exeDir = sync.OnceValue(func() string {
+	if exe, err := os.Executable(); err == nil {
+		return filepath.Dir(exe)
+	}
+	return ""
+})
 
 // linked caches linkedDirs by directory, while its modification time stays (reading every
 // link of /usr/bin took 150 ms).
@@ -236,20 +244,16 @@ func linkedDirs(dir string) []string {
 	return out
 }
 
-// holdsPrograms is the directory of programDirs that dir holds, or whose installation dir
-// is or lies in, or "".
+// holdsPrograms says, as programsLoadFrom does, where programs are looked up or load code
+// from in dir or in what dir holds (a directory of programDirs or loadDirs inside dir), or "".
 func holdsPrograms(dir, home string) string {
-	for _, p := range programDirs(home) {
-		if within(dir, installation(p, home)) || within(p, dir) {
-			return p
-		}
-	}
-	return ""
+	return programsIn(dir, home, true)
 }
 
-// ProgramsLoadFrom is the directory of programDirs (of the host's HOME) whose installation
-// dir is or lies in, or "": a file the host writes there for a session (browser_pdf_save)
-// could be run or loaded outside it later.
+// ProgramsLoadFrom says, in words that name the directory and why, that programs of the
+// host's environment (its HOME) are looked up or load code from dir (programDirs with their
+// installation, loadDirs), or "": a file the host writes there for a session
+// (browser_pdf_save) could be run or loaded outside it later.
 func ProgramsLoadFrom(dir string) string {
 	home, _ := os.UserHomeDir()
 	return programsLoadFrom(dir, home)
@@ -257,12 +261,120 @@ func ProgramsLoadFrom(dir string) string {
 
 // programsLoadFrom is ProgramsLoadFrom with HOME given.
 func programsLoadFrom(dir, home string) string {
+	return programsIn(dir, home, false)
+}
+
+// programsIn is programsLoadFrom, or holdsPrograms where holding.
+func programsIn(dir, home string, holding bool) string {
+	if home != "" {
+		home = resolved(home)
+	}
 	for _, p := range programDirs(home) {
-		if within(dir, installation(p, home)) {
-			return p
+		if within(dir, installation(p, home)) || holding && within(p, dir) {
+			return lookedUp(p)
+		}
+	}
+	for _, l := range loadDirs(home) {
+		if within(dir, l.dir) || holding && within(l.dir, dir) {
+			return loadedFrom(l)
 		}
 	}
 	return ""
+}
+
+func lookedUp(p string) string { return "programs are looked up in " + p + " (PATH, or w365's own)" }
+
+func loadedFrom(l loadDir) string { return "programs load code from " + l.dir + " (" + l.name + ")" }
+
+// loadPathVars are the variables of the person's environment (the host's) that name where
+// programs load code from besides PATH, each read as its kind says (docs/security.md, the
+// working directory): with PYTHONPATH naming a folder of a workspace root, a Python call
+// there wrote a sitecustomize.py that the person's next python3 ran, outside the sandbox.
+var loadPathVars = []struct {
+	name string
+	kind loadKind
+}{
+	{"PYTHONPATH", dirList}, {"PYTHONUSERBASE", dirList}, {"PERL5LIB", dirList}, {"PERLLIB", dirList},
+	{"NODE_PATH", dirList}, {"LD_LIBRARY_PATH", dirList}, {"LD_PRELOAD", fileList}, {"GOPATH", goPath},
+	{"GOMODCACHE", dirList}, {"R_LIBS", dirList}, {"R_LIBS_USER", dirList}, {"RUBYLIB", dirList},
+	{"GEM_HOME", dirList}, {"GEM_PATH", dirList}, {"CLASSPATH", classPath},
+	{"LUA_PATH", luaTemplates}, {"LUA_CPATH", luaTemplates}, {"LUA_PATH_5_4", luaTemplates}, {"LUA_CPATH_5_4", luaTemplates},
+}
+
+type loadKind int
+
+const (
+	dirList      loadKind = iota // directories, PATH's separator between them
+	fileList                     // files (LD_PRELOAD: spaces or colons between them): their directories
+	goPath                       // GOPATH's directories (~/go when unset): their pkg/mod and bin
+	classPath                    // directories, and .jar or .zip files or dir/* (their directories)
+	luaTemplates                 // templates such as /x/?.lua with ; between them: their directory parts
+)
+
+// loadDir is one directory a variable of loadPathVars names.
+type loadDir struct{ name, dir string }
+
+// loadDirs are the absolute directories loadPathVars name (symbolic links resolved), other
+// than HOME and those holding it: no session writes there, and all of HOME would be refused.
+// A relative entry (PYTHONPATH's empty one, ".") names wherever the person runs a program,
+// which no rule of a place can cover.
+func loadDirs(home string) []loadDir {
+	var out []loadDir
+	for _, v := range loadPathVars {
+		val := os.Getenv(v.name)
+		var dirs []string
+		switch v.kind {
+		case dirList:
+			dirs = filepath.SplitList(val)
+		case fileList:
+			for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ' ' || r == ':' }) {
+				dirs = append(dirs, filepath.Dir(f))
+			}
+		case goPath:
+			if val == "" && home != "" {
+				val = filepath.Join(home, "go")
+			}
+			for _, g := range filepath.SplitList(val) {
+				dirs = append(dirs, filepath.Join(g, "pkg", "mod"), filepath.Join(g, "bin"))
+			}
+		case classPath:
+			for _, c := range filepath.SplitList(val) {
+				if e := strings.ToLower(filepath.Ext(c)); e == ".jar" || e == ".zip" || filepath.Base(c) == "*" {
+					c = filepath.Dir(c)
+				}
+				dirs = append(dirs, c)
+			}
+		case luaTemplates:
+			for _, t := range strings.Split(val, ";") {
+				if i := strings.IndexByte(t, '?'); i >= 0 {
+					t = t[:i] + "x"
+				}
+				dirs = append(dirs, filepath.Dir(t))
+			}
+		}
+		for _, d := range dirs {
+			if !filepath.IsAbs(d) {
+				continue
+			}
+			d = resolvedPrefix(filepath.Clean(d))
+			if (home == "" || !within(home, d)) && !slices.Contains(out, loadDir{v.name, d}) {
+				out = append(out, loadDir{v.name, d})
+			}
+		}
+	}
+	return out
+}
+
+// resolvedPrefix is p with the symbolic links of its longest existing leading part resolved:
+// a directory a variable names may not exist yet, and be made later below a linked one.
+func resolvedPrefix(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if parent := filepath.Dir(p); parent != p {
+		return filepath.Join(resolvedPrefix(parent), filepath.Base(p))
+	}
+	return p
 }
 
 // installation is the directory a program directory p belongs to, whose every file its
@@ -279,7 +391,6 @@ func installation(p, home string) string {
 		return p
 	}
 	if home != "" {
-		home = resolved(home)
 		if within(home, parent) {
 			return p
 		}
@@ -287,7 +398,7 @@ func installation(p, home string) string {
 			return p
 		}
 	}
-	if exe, err := os.Executable(); err == nil && filepath.Dir(exe) == p {
+	if exeDir() == p {
 		return p
 	}
 	return parent
@@ -559,8 +670,8 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 			return "launch_application starts programs from " + l
 		}
 	}
-	if p := holdsPrograms(dir, home); p != "" {
-		return "programs are looked up in " + p + " (PATH, or w365's own): one written there, or what they load beside it, would run outside the sandbox"
+	if why := holdsPrograms(dir, home); why != "" {
+		return why + ": one written there, or what they load beside it, would run outside the sandbox"
 	}
 	return ""
 }

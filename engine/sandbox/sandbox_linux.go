@@ -215,11 +215,11 @@ func sameFile(a, b int) bool {
 
 // idmapUserns starts the placeholder process and opens its user namespace.
 func idmapUserns() (*os.File, func(), error) {
-	self, err := os.Executable()
+	self, err := child.Self()
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(self)
+	cmd := &exec.Cmd{Path: self, Args: []string{"w365"}}
 	cmd.Env = []string{usernsHoldEnv + "=1"}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -1044,7 +1044,7 @@ func (r *Runner) run(ctx context.Context, j job) (*Result, error) {
 			WithRetryable(false).WithDetail("rule", "sandbox-unavailable").
 			WithHint("install bubblewrap (apt-get install bubblewrap), or set allowUnsandboxed in the policy to accept the weaker rlimit-only mode")
 	}
-	self, err := os.Executable()
+	self, err := child.Self()
 	if err != nil {
 		return nil, werr.Wrap(err, werr.Internal, "cannot find the w365 executable to start the sandbox helper")
 	}

@@ -1258,7 +1258,8 @@ var nonRootTests = []string{"TestSessionEndWalksNoDeepChain", "TestSessionsOwnRo
 	"TestConfineSandboxGetsNoDescriptorTheHostInherited", "TestBrowserRunCodeProxyConnectionsAreBounded",
 	"TestClipboardRequestsTheHostAnswersAreBounded", "TestTraceShowOfAFIFOASessionPutInPlaceEnds", "TestGitGuardKeepsNoWorkTreeOutsideTheWorkspace",
 	"TestBoundarySessionPlantsNothingAProgramOnPATHLoads", "TestBoundarySessionReplacesNoProgramOfTheHost",
-	"TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo", "TestBrowserPDFSaveReplacesNoProgram"}
+	"TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo", "TestBrowserPDFSaveReplacesNoProgram",
+	"TestBoundarySessionPlantsNothingALoadPathLoads", "TestHostRunsItselfAgainFromWhatItStartedFrom"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its
