@@ -363,6 +363,44 @@ func abs(v int) int {
 	return v
 }
 
+// TestTilesAreWrittenInMemory: a call's tiles are written in /dev/shm, not in a temporary
+// directory on disk, where creating them cost three times the CPU (see tilesBase in
+// ocr.go).
+func TestTilesAreWrittenInMemory(t *testing.T) {
+	testenv.Require(t, "tesseract")
+	img := testenv.PNG(t, repoFile("testdata", "ocr", "mono-period.png"))
+	held := func() []string {
+		ds, _ := filepath.Glob("/dev/shm/w365-ocr-*")
+		return ds
+	}
+	before := held()
+	seen := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				seen <- false
+				return
+			default:
+			}
+			if len(held()) > len(before) {
+				seen <- true
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, err := ocr.Analyze(context.Background(), img, ocr.Options{})
+	close(done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !<-seen {
+		t.Error("no tile directory in /dev/shm while the call ran")
+	}
+}
+
 func TestEmptyAndBlank(t *testing.T) {
 	testenv.Require(t, "tesseract")
 	if _, err := ocr.Analyze(context.Background(), image.NewRGBA(image.Rect(0, 0, 0, 0)), ocr.Options{}); err == nil {
