@@ -1687,9 +1687,17 @@ func activeWindow(c *client, part string, except ...string) (string, error) {
 	return title, err
 }
 
-// tree is the foreground window's accessibility tree.
+// tree is the foreground window's accessibility tree. A TIMEOUT says "call again later"
+// (the application is busy: at a load of 25 l3afpad, its file chooser listing completions,
+// answered no walk for 30 s): the agent calls again, twice.
 func tree(c *client) (node, error) {
-	_, st, err := c.call("get_accessibility_tree", map[string]any{"maxDepth": 10})
+	var st map[string]any
+	var err error
+	for try := 0; try < 3; try++ {
+		if _, st, err = c.call("get_accessibility_tree", map[string]any{"maxDepth": 10}); err == nil || !strings.Contains(err.Error(), "TIMEOUT") {
+			break
+		}
+	}
 	if err != nil {
 		return node{}, err
 	}
@@ -2268,6 +2276,10 @@ func gtk4Task(t *testing.T, h *e2e.Harness, c *client) {
 func found(c *client, args map[string]any, once bool) (string, []map[string]any, error) {
 	for try := 0; ; try++ {
 		text, st, err := c.call("find_ui_element", args)
+		// A TIMEOUT (a busy application: tree) is asked again, twice.
+		if err != nil && try < 2 && strings.Contains(err.Error(), "TIMEOUT") {
+			continue
+		}
 		if err != nil && try < 20 && strings.Contains(err.Error(), "exposes no accessibility tree") {
 			c.call("wait_milliseconds", map[string]any{"ms": 250})
 			continue
