@@ -127,9 +127,7 @@ func NewRunner(p *policy.Policy, env []string, private ...string) *Runner {
 		if !filepath.IsAbs(d) {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
-		}
+		d = resolved(d)
 		r.private = append(r.private, filepath.Clean(d))
 	}
 	return r
@@ -174,9 +172,7 @@ func programDirs(home string) []string {
 			continue // a relative entry names no place: exec.LookPath refuses what it finds there
 		}
 		p = filepath.Clean(p)
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
+		p = resolved(p)
 		if !slices.Contains(out, p) {
 			out = append(out, p)
 			links = append(links, linkedDirs(p)...)
@@ -437,9 +433,7 @@ func (r *Runner) SetSessionDirs(home, tmp string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, d := range []*string{&home, &tmp} {
-		if real, err := filepath.EvalSymlinks(*d); err == nil {
-			*d = real
-		}
+		*d = resolved(*d)
 	}
 	r.home, r.tmp, r.workDir = home, tmp, tmp
 	if home != "" {
@@ -622,9 +616,7 @@ func (r *Runner) workspaceRoots(home string) []string {
 		if !filepath.IsAbs(w) {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(w); err == nil {
-			w = real
-		}
+		w = resolved(w)
 		out = append(out, filepath.Clean(w))
 	}
 	return out
@@ -647,9 +639,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 		return "it is outside the workspace roots of the policy"
 	}
 	if home != "" {
-		if rh, err := filepath.EvalSymlinks(home); err == nil {
-			home = rh
-		}
+		home = resolved(home)
 		if within(dir, home) && dir != home {
 			for _, c := range strings.Split(dir[len(home)+1:], string(filepath.Separator)) {
 				if strings.HasPrefix(c, ".") {
@@ -663,9 +653,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 	}
 	for _, l := range slices.Concat(r.pol.LaunchDirs, r.pol.LaunchApplications) {
 		l = expandTilde(l, home)
-		if real, err := filepath.EvalSymlinks(l); err == nil {
-			l = real
-		}
+		l = resolved(l)
 		if filepath.IsAbs(l) && (within(dir, l) || within(l, dir)) {
 			return "launch_application starts programs from " + l
 		}
