@@ -283,18 +283,21 @@ func lookedUp(p string) string { return "programs are looked up in " + p + " (PA
 func loadedFrom(l loadDir) string { return "programs load code from " + l.dir + " (" + l.name + ")" }
 
 // loadPathVars are the variables of the person's environment (the host's) that name where
-// programs load code from besides PATH, each read as its kind says (docs/security.md, the
-// working directory): with PYTHONPATH naming a folder of a workspace root, a Python call
-// there wrote a sitecustomize.py that the person's next python3 ran, outside the sandbox.
+// programs load code from besides PATH, each read as its kind says, and the places of HOME
+// programs load from when no variable says (docs/security.md, the working directory): with
+// PYTHONPATH naming a folder of a workspace root, a Python call there wrote a
+// sitecustomize.py that the person's next python3 ran, outside the sandbox; one in
+// ~/node_modules wrote a module the person's node required from ~/project.
 var loadPathVars = []struct {
 	name string
 	kind loadKind
 }{
 	{"PYTHONPATH", dirList}, {"PYTHONUSERBASE", dirList}, {"PERL5LIB", dirList}, {"PERLLIB", dirList},
 	{"NODE_PATH", dirList}, {"LD_LIBRARY_PATH", dirList}, {"LD_PRELOAD", fileList}, {"GOPATH", goPath},
-	{"GOMODCACHE", dirList}, {"R_LIBS", dirList}, {"R_LIBS_USER", dirList}, {"RUBYLIB", dirList},
+	{"GOMODCACHE", dirList}, {"R_LIBS", dirList}, {"R_LIBS_USER", rLibsUser}, {"RUBYLIB", dirList},
 	{"GEM_HOME", dirList}, {"GEM_PATH", dirList}, {"CLASSPATH", classPath},
 	{"LUA_PATH", luaTemplates}, {"LUA_CPATH", luaTemplates}, {"LUA_PATH_5_4", luaTemplates}, {"LUA_CPATH_5_4", luaTemplates},
+	{"node, from every folder of HOME", homeModules},
 }
 
 type loadKind int
@@ -305,6 +308,8 @@ const (
 	goPath                       // GOPATH's directories (~/go when unset): their pkg/mod and bin
 	classPath                    // directories, and .jar or .zip files or dir/* (their directories)
 	luaTemplates                 // templates such as /x/?.lua with ; between them: their directory parts
+	rLibsUser                    // directories, ~/R when unset (R's default user library, ~/R/PLATFORM-library/VERSION)
+	homeModules                  // no variable: ~/node_modules, where node looks for a module it finds nowhere nearer, from every folder of HOME
 )
 
 // loadDir is one directory a variable of loadPathVars names.
@@ -325,6 +330,15 @@ func loadDirs(home string) []loadDir {
 		case fileList:
 			for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ' ' || r == ':' }) {
 				dirs = append(dirs, filepath.Dir(f))
+			}
+		case rLibsUser:
+			if val == "" && home != "" {
+				val = filepath.Join(home, "R")
+			}
+			dirs = filepath.SplitList(val)
+		case homeModules:
+			if home != "" {
+				dirs = []string{filepath.Join(home, "node_modules")}
 			}
 		case goPath:
 			if val == "" && home != "" {

@@ -1259,7 +1259,8 @@ var nonRootTests = []string{"TestSessionEndWalksNoDeepChain", "TestSessionsOwnRo
 	"TestClipboardRequestsTheHostAnswersAreBounded", "TestTraceShowOfAFIFOASessionPutInPlaceEnds", "TestGitGuardKeepsNoWorkTreeOutsideTheWorkspace",
 	"TestBoundarySessionPlantsNothingAProgramOnPATHLoads", "TestBoundarySessionReplacesNoProgramOfTheHost",
 	"TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo", "TestBrowserPDFSaveReplacesNoProgram",
-	"TestBoundarySessionPlantsNothingALoadPathLoads", "TestHostRunsItselfAgainFromWhatItStartedFrom"}
+	"TestBoundarySessionPlantsNothingALoadPathLoads", "TestHostRunsItselfAgainFromWhatItStartedFrom",
+	"TestBoundarySessionPlantsNothingNodeFindsFromHome"}
 
 // The confinement holds on a host that is not root too: on a root machine this test runs the
 // confinement tests again, from a copy of this test binary, as uid 1000 with a HOME of its

@@ -100,3 +100,37 @@ func TestHostRunsItselfAgainFromWhatItStartedFrom(t *testing.T) {
 		t.Errorf("the next call: %+v (ok %v)", out, ok)
 	}
 }
+
+// TestBoundarySessionPlantsNothingNodeFindsFromHome: node looks for a module it finds
+// nowhere nearer in the node_modules of every parent of the requiring folder, HOME's
+// included, with no variable set: a Python call with ~/node_modules as its working
+// directory wrote a module there that the person's node, in ~/project, required (an
+// optional dependency, tried and skipped when missing, as many packages do). Judged by
+// effect: it does not run; the call is refused.
+func TestBoundarySessionPlantsNothingNodeFindsFromHome(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3", "node")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	project := filepath.Join(home, "project")
+	for _, d := range []string{filepath.Join(home, "node_modules"), project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := filepath.Join(t.TempDir(), "module-ran")
+	cs := h.MCP()
+	_, wrote := pyOver(t, cs, fmt.Sprintf("import os\nos.mkdir('optdep')\nopen('optdep/index.js', 'w').write(%q)\n",
+		"require('fs').writeFileSync("+fmt.Sprintf("%q", ran)+", '')\n"), "~/node_modules")
+	cmd := exec.Command("node", "-e", "try { require('optdep') } catch (e) {}")
+	cmd.Env, cmd.Dir = append(os.Environ(), "HOME="+home), project
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the person's node: %v %s", err, out)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the person's node in ~/project ran a module the session wrote in ~/node_modules (the call succeeded: %v)", wrote)
+	}
+	if wrote {
+		t.Error("a call in ~/node_modules ran")
+	}
+}
