@@ -36,8 +36,12 @@ func TestWineInput(t *testing.T) {
 			{"Backward", "down-x " + here + " 1", "up-x " + here + " 1"}, // XBUTTON1
 			{"Forward", "down-x " + here + " 2", "up-x " + here + " 2"},  // XBUTTON2
 		} {
-			x.MustRun("click", strconv.Itoa(cx), strconv.Itoa(cy), "--button", c.button)
+			out := x.MustRun("click", strconv.Itoa(cx), strconv.Itoa(cy), "--button", c.button)
 			log.expect(t, "click "+c.button, c.down, c.up)
+			// The click names the window it landed in, as on X11.
+			if !strings.Contains(out, `in "w365 input probe"`) {
+				t.Errorf("click %s: %q names no window it landed in", c.button, out)
+			}
 		}
 		x.MustRun("click", strconv.Itoa(cx), strconv.Itoa(cy), "--click-count", "2")
 		log.expect(t, "double click", "down-left "+here+" 0", "up-left "+here+" 0", "dblclk-left "+here+" 0", "up-left "+here+" 0")

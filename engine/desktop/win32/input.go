@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 	"unsafe"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/w365/w365/engine/desktop"
 	"github.com/w365/w365/engine/internal/winapi"
 	"github.com/w365/w365/engine/policy"
@@ -150,8 +152,39 @@ func (in *Input) Click(ctx context.Context, x, y *int, button string, count int)
 	for range count {
 		evs = append(evs, mouseEvent(b[0], b[2]), mouseEvent(b[1], b[2]))
 	}
-	// Whether the application has handled the click is not told here.
-	return desktop.Handled{}, send(evs...)
+	// The window is read before the click, which may close it. Whether the application has
+	// handled the click is not told here: a message sent to its thread to find out is
+	// answered before the input queued ahead of it.
+	h := desktop.Handled{Window: landedIn()}
+	return h, send(evs...)
+}
+
+// maxLandedTitle caps the title a click's result names, in characters: the application
+// chose it, and it goes into every click's text.
+const maxLandedTitle = 80
+
+// landedIn is the title of the top-level window under the cursor (where guardedAt put it),
+// "" when none or it has none.
+func landedIn() string {
+	var p struct{ X, Y int32 }
+	if ok, _, _ := winapi.ProcGetCursorPos.Call(uintptr(unsafe.Pointer(&p))); ok == 0 {
+		return ""
+	}
+	// WindowFromPoint takes a POINT by value: two 32-bit fields in one 64-bit argument.
+	w, _, _ := winapi.ProcWindowFromPoint.Call(uintptr(uint32(p.X)) | uintptr(uint32(p.Y))<<32)
+	if w == 0 {
+		return ""
+	}
+	const gaRoot = 2
+	root, _, _ := winapi.ProcGetAncestor.Call(w, gaRoot)
+	if root == 0 {
+		return ""
+	}
+	t := []rune(title(windows.HWND(root)))
+	if len(t) > maxLandedTitle {
+		return string(t[:maxLandedTitle]) + "…"
+	}
+	return string(t)
 }
 
 // Drag presses button at the start, moves in steps and releases at the end; the

@@ -19,6 +19,8 @@ var (
 
 	// Windows and messages.
 	ProcGetForegroundWindow      = User32.NewProc("GetForegroundWindow")
+	ProcWindowFromPoint          = User32.NewProc("WindowFromPoint")
+	ProcGetAncestor              = User32.NewProc("GetAncestor")
 	ProcGetDesktopWindow         = User32.NewProc("GetDesktopWindow")
 	ProcIsWindow                 = User32.NewProc("IsWindow")
 	ProcGetWindowTextW           = User32.NewProc("GetWindowTextW")
