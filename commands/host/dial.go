@@ -205,6 +205,9 @@ func startHost(ctx context.Context, path string, extra []string) error {
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe, append([]string{"serve", "--background"}, extra...)...)
+	if p, err := os.Executable(); err == nil {
+		cmd.Args[0] = p // what ps shows, not /proc/self/exe
+	}
 	cmd.Stdin = nil
 	cmd.Stdout = logf
 	cmd.Stderr = logf

@@ -4,8 +4,10 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -51,3 +53,17 @@ func closeInheritedOnExec() {
 }
 
 func selfPath() (string, error) { return "/proc/self/exe", nil }
+
+// A process started from Self is named "exe" by the kernel (the last element of the path it
+// was run by), in ps, top and pgrep, and to a policy's protectedProcesses: it takes its
+// file's name again, as it starts.
+func init() {
+	b, err := os.ReadFile("/proc/self/comm")
+	if err != nil || string(b) != "exe\n" {
+		return
+	}
+	if p, err := os.Readlink("/proc/self/exe"); err == nil {
+		// The kernel keeps the first 15 bytes.
+		_ = os.WriteFile("/proc/self/comm", []byte(strings.TrimSuffix(filepath.Base(p), " (deleted)")), 0)
+	}
+}

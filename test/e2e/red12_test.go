@@ -85,6 +85,11 @@ func TestHostRunsItselfAgainFromWhatItStartedFrom(t *testing.T) {
 	if _, ok := pyOver(t, cs, "print(1)\n", ""); !ok {
 		t.Fatal("the first call failed")
 	}
+	// Started from /proc/self/exe, the kernel names the host "exe": it takes its file's name
+	// again, for ps, pgrep and a policy's protectedProcesses.
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", h.HostPID())); err != nil || string(b) != "w365\n" {
+		t.Errorf("the host's name is %q (%v), want w365", b, err)
+	}
 	ran := filepath.Join(t.TempDir(), "replacement-ran")
 	if err := os.Remove(h.Bin); err != nil {
 		t.Fatal(err)
