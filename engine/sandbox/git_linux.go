@@ -26,7 +26,7 @@ const (
 
 // gitDirs lists the repository entries under root (to gitProtectDepth levels): every .git
 // that is a directory or a file (a gitfile naming the repository elsewhere) and every
-// directory of another version control (vcsDirs), found without following any symbolic
+// directory of another version control (vcsDir), found without following any symbolic
 // link (safefs): an entry that is a link, or a link on the way to one, is neither listed
 // nor followed.
 func gitDirs(root *safefs.Dir) []string {
@@ -44,7 +44,7 @@ func gitDirs(root *safefs.Dir) []string {
 				return
 			}
 			t := e.Type()
-			if e.Name() == ".git" && (t.IsDir() || t.IsRegular()) || vcsDirs[e.Name()] != nil && t.IsDir() {
+			if e.Name() == ".git" && (t.IsDir() || t.IsRegular()) || vcsDir(e.Name()) != nil && t.IsDir() {
 				out = append(out, filepath.Join(dir, rel, e.Name()))
 				continue
 			}
@@ -106,7 +106,7 @@ const gitSlack = time.Second
 // when its HEAD changed (it has just become a repository) all of those, whenever they were
 // written. A .git that is not a directory (a gitfile naming the repository elsewhere, a
 // symbolic link) is renamed when it changed. In each directory of another version control
-// (vcsDirs) the files it reads commands from are renamed when they, or a directory on the
+// (vcsDir) the files it reads commands from are renamed when they, or a directory on the
 // way to them, changed (a directory made elsewhere and renamed to .hg keeps its files'
 // change times), and such an entry that is not a directory when it changed. It returns the
 // renamed paths.
@@ -119,7 +119,7 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 	// core.fsmonitor the person's git status ran). Entries are read a batch at a time, and
 	// only the directories' names are kept.
 	queue := []string{"."}
-	freshVCS := map[string]bool{} // directories of vcsDirs that changed since, by rel
+	freshVCS := map[string]bool{} // directories of vcsDir that changed since, by rel
 	for len(queue) > 0 {
 		rel := queue[0]
 		queue = queue[1:]
@@ -127,7 +127,7 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 		if err != nil {
 			continue
 		}
-		if files := vcsDirs[filepath.Base(rel)]; files != nil && rel != "." {
+		if files := vcsDir(filepath.Base(rel)); files != nil && rel != "." {
 			out = append(out, cleanVCSDir(d, files, freshVCS[rel], since)...)
 		}
 		k, _ := d.Kind("HEAD")
@@ -142,11 +142,11 @@ func cleanNewRepos(root *safefs.Dir, before []string, since time.Time) []string 
 				case slices.Contains(before, filepath.Join(dir, rel, name)):
 				case e.IsDir() && !(isGitDir && name == "objects"):
 					sub := filepath.Join(rel, name)
-					if vcsDirs[name] != nil && changedSince(d, name, since) {
+					if vcsDir(name) != nil && changedSince(d, name, since) {
 						freshVCS[sub] = true
 					}
 					queue = append(queue, sub)
-				case (name == ".git" || vcsDirs[name] != nil) && changedSince(d, name, since):
+				case (name == ".git" || vcsDir(name) != nil) && changedSince(d, name, since):
 					out = append(out, quarantine(d, name)...)
 				}
 			}

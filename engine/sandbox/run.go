@@ -187,13 +187,21 @@ func programDirs(home string) []string {
 }
 
 // exeDir is the directory of the host's own executable, or "" (read once: the path it was
-// started from does not change).
-var exeDir = sync.OnceValue(func() string {
-	if exe, err := os.Executable(); err == nil {
-		return filepath.Dir(exe)
-	}
-	return ""
-})
+// started from does not change; a sync.Once, not sync.OnceValue, which allocates as every
+// one-shot command starts).
+func exeDir() string {
+	ownDir.once.Do(func() {
+		if exe, err := os.Executable(); err == nil {
+			ownDir.dir = filepath.Dir(exe)
+		}
+	})
+	return ownDir.dir
+}
+
+var ownDir struct {
+	once sync.Once
+	dir  string
+}
 
 // linked caches linkedDirs by directory, while its modification time stays (reading every
 // link of /usr/bin took 150 ms).
@@ -662,7 +670,7 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 			}
 		}
 	}
-	if slices.ContainsFunc(strings.Split(dir, string(filepath.Separator)), func(c string) bool { return strings.EqualFold(c, ".git") || vcsDirs[strings.ToLower(c)] != nil }) {
+	if slices.ContainsFunc(strings.Split(dir, string(filepath.Separator)), func(c string) bool { return strings.EqualFold(c, ".git") || vcsDir(strings.ToLower(c)) != nil }) {
 		return "a repository's own directory (.git, .hg, _darcs) holds hooks and configuration that the person's version control runs outside the sandbox"
 	}
 	for _, l := range slices.Concat(r.pol.LaunchDirs, r.pol.LaunchApplications) {
