@@ -37,7 +37,7 @@ func TestLoadDirs(t *testing.T) {
 	want := []string{"PYTHONPATH=" + h("py"), "PYTHONUSERBASE=" + h("pyuser"), "NODE_PATH=" + h("node"), "LD_LIBRARY_PATH=" + h("lib"),
 		"LD_PRELOAD=" + h("pre"), "LD_PRELOAD=" + h("pre2"), "GOPATH=" + h("gp/pkg/mod"), "GOPATH=" + h("gp/bin"),
 		"R_LIBS_USER=" + h("R"), "CLASSPATH=" + h("classes"), "CLASSPATH=" + h("jars"), "CLASSPATH=" + h("all"),
-		"LUA_PATH=" + h("lua"), "LUA_PATH=" + h("lua2"), "LUA_CPATH=" + h("luac"), "node, from every folder of HOME=" + h("node_modules")}
+		"LUA_PATH=" + h("lua"), "LUA_PATH=" + h("lua2"), "LUA_CPATH=" + h("luac"), "~/node_modules, looked in from every folder of HOME=" + h("node_modules")}
 	if !slices.Equal(got, want) {
 		t.Errorf("loadDirs:\n got %q\nwant %q", got, want)
 	}

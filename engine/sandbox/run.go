@@ -297,15 +297,18 @@ func loadedFrom(l loadDir) string { return "programs load code from " + l.dir + 
 // sitecustomize.py that the person's next python3 ran, outside the sandbox; one in
 // ~/node_modules wrote a module the person's node required from ~/project.
 var loadPathVars = []struct {
-	name string
+	name string // the variable; none for a place of HOME looked in from every folder of HOME
 	kind loadKind
+	home string // the place of HOME programs load from when the variable is unset, if any
 }{
-	{"PYTHONPATH", dirList}, {"PYTHONUSERBASE", dirList}, {"PERL5LIB", dirList}, {"PERLLIB", dirList},
-	{"NODE_PATH", dirList}, {"LD_LIBRARY_PATH", dirList}, {"LD_PRELOAD", fileList}, {"GOPATH", goPath},
-	{"GOMODCACHE", dirList}, {"R_LIBS", dirList}, {"R_LIBS_USER", rLibsUser}, {"RUBYLIB", dirList},
-	{"GEM_HOME", dirList}, {"GEM_PATH", dirList}, {"CLASSPATH", classPath},
-	{"LUA_PATH", luaTemplates}, {"LUA_CPATH", luaTemplates}, {"LUA_PATH_5_4", luaTemplates}, {"LUA_CPATH_5_4", luaTemplates},
-	{"node, from every folder of HOME", homeModules},
+	{"PYTHONPATH", dirList, ""}, {"PYTHONUSERBASE", dirList, ""}, {"PERL5LIB", dirList, ""}, {"PERLLIB", dirList, ""},
+	{"NODE_PATH", dirList, ""}, {"LD_LIBRARY_PATH", dirList, ""}, {"LD_PRELOAD", fileList, ""}, {"GOPATH", goPath, "go"},
+	{"GOMODCACHE", dirList, ""}, {"R_LIBS", dirList, ""}, {"R_LIBS_USER", dirList, "R"}, {"RUBYLIB", dirList, ""},
+	{"GEM_HOME", dirList, ""}, {"GEM_PATH", dirList, ""}, {"CLASSPATH", classPath, ""},
+	{"LUA_PATH", luaTemplates, ""}, {"LUA_CPATH", luaTemplates, ""}, {"LUA_PATH_5_4", luaTemplates, ""}, {"LUA_CPATH_5_4", luaTemplates, ""},
+	// No variable: node looks in ~/node_modules for a module it finds nowhere nearer, from
+	// every folder of HOME. R's default user library is ~/R/PLATFORM-library/VERSION.
+	{"", dirList, "node_modules"},
 }
 
 type loadKind int
@@ -313,11 +316,9 @@ type loadKind int
 const (
 	dirList      loadKind = iota // directories, PATH's separator between them
 	fileList                     // files (LD_PRELOAD: spaces or colons between them): their directories
-	goPath                       // GOPATH's directories (~/go when unset): their pkg/mod and bin
+	goPath                       // GOPATH's directories: their pkg/mod and bin
 	classPath                    // directories, and .jar or .zip files or dir/* (their directories)
 	luaTemplates                 // templates such as /x/?.lua with ; between them: their directory parts
-	rLibsUser                    // directories, ~/R when unset (R's default user library, ~/R/PLATFORM-library/VERSION)
-	homeModules                  // no variable: ~/node_modules, where node looks for a module it finds nowhere nearer, from every folder of HOME
 )
 
 // loadDir is one directory a variable of loadPathVars names.
@@ -330,7 +331,15 @@ type loadDir struct{ name, dir string }
 func loadDirs(home string) []loadDir {
 	var out []loadDir
 	for _, v := range loadPathVars {
-		val := os.Getenv(v.name)
+		name, val := v.name, ""
+		if name == "" {
+			name = "~/" + v.home + ", looked in from every folder of HOME"
+		} else {
+			val = os.Getenv(name)
+		}
+		if val == "" && v.home != "" && home != "" {
+			val = filepath.Join(home, v.home)
+		}
 		var dirs []string
 		switch v.kind {
 		case dirList:
@@ -339,19 +348,7 @@ func loadDirs(home string) []loadDir {
 			for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ' ' || r == ':' }) {
 				dirs = append(dirs, filepath.Dir(f))
 			}
-		case rLibsUser:
-			if val == "" && home != "" {
-				val = filepath.Join(home, "R")
-			}
-			dirs = filepath.SplitList(val)
-		case homeModules:
-			if home != "" {
-				dirs = []string{filepath.Join(home, "node_modules")}
-			}
 		case goPath:
-			if val == "" && home != "" {
-				val = filepath.Join(home, "go")
-			}
 			for _, g := range filepath.SplitList(val) {
 				dirs = append(dirs, filepath.Join(g, "pkg", "mod"), filepath.Join(g, "bin"))
 			}
@@ -375,8 +372,8 @@ func loadDirs(home string) []loadDir {
 				continue
 			}
 			d = resolvedPrefix(filepath.Clean(d))
-			if (home == "" || !within(home, d)) && !slices.Contains(out, loadDir{v.name, d}) {
-				out = append(out, loadDir{v.name, d})
+			if (home == "" || !within(home, d)) && !slices.Contains(out, loadDir{name, d}) {
+				out = append(out, loadDir{name, d})
 			}
 		}
 	}
