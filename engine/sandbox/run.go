@@ -371,25 +371,13 @@ func loadDirs(home string) []loadDir {
 			if !filepath.IsAbs(d) {
 				continue
 			}
-			d = resolvedPrefix(filepath.Clean(d))
+			d = resolved(filepath.Clean(d))
 			if (home == "" || !within(home, d)) && !slices.Contains(out, loadDir{name, d}) {
 				out = append(out, loadDir{name, d})
 			}
 		}
 	}
 	return out
-}
-
-// resolvedPrefix is p with the symbolic links of its longest existing leading part resolved:
-// a directory a variable names may not exist yet, and be made later below a linked one.
-func resolvedPrefix(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	if parent := filepath.Dir(p); parent != p {
-		return filepath.Join(resolvedPrefix(parent), filepath.Base(p))
-	}
-	return p
 }
 
 // installation is the directory a program directory p belongs to, whose every file its
@@ -419,10 +407,16 @@ func installation(p, home string) string {
 	return parent
 }
 
-// resolved is p with its symbolic links resolved, or p when that fails.
+// resolved is p with the symbolic links of its longest existing leading part resolved: a
+// directory a rule names may not exist yet, and be made later below a linked one (PATH's
+// ~/apps/bin with ~/apps a link to ~/tools: a call in ~/tools made bin/tesseract, and the
+// host's next OCR ran it).
 func resolved(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
+	}
+	if parent := filepath.Dir(p); parent != p {
+		return filepath.Join(resolved(parent), filepath.Base(p))
 	}
 	return p
 }

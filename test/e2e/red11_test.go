@@ -139,6 +139,35 @@ func TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo(t *testing.T) {
 	}
 }
 
+// A directory on PATH that does not exist yet, below a symbolic link: PATH names
+// ~/apps/bin, ~/apps leads to ~/tools, and ~/tools/bin is not there. The rule compared the
+// working directory ~/tools with the unresolved ~/apps/bin (a path that does not resolve was
+// kept as given), so a Python call there made bin/tesseract, and the host's next OCR ran it.
+// Judged by effect: the host runs nothing the session wrote.
+func TestBoundarySessionPlantsNoProgramInAPATHDirectoryYetToBe(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "bwrap", "python3", "tesseract")
+	h := e2e.New(t)
+	home := h.FakeHome()
+	if err := os.MkdirAll(filepath.Join(home, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("tools", filepath.Join(home, "apps")); err != nil {
+		t.Fatal(err)
+	}
+	h.SetEnv("PATH", filepath.Join(home, "apps", "bin")+":"+os.Getenv("PATH"))
+	tess, _ := exec.LookPath("tesseract")
+	ran := filepath.Join(t.TempDir(), "planted-tesseract-ran")
+	cs := h.MCP()
+	plant := fmt.Sprintf("import os\nos.mkdir('bin')\nopen('bin/tesseract', 'w').write(%q)\nos.chmod('bin/tesseract', 0o755)\n",
+		"#!/bin/sh\ntouch "+ran+"\nexec "+tess+" \"$@\"\n")
+	_, wrote := pyOver(t, cs, plant, "~/tools")
+	e2e.Must(t, cs, "analyze_screen", map[string]any{})
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the host ran a tesseract the session wrote in a PATH directory it made (the call succeeded: %v)", wrote)
+	}
+}
+
 // TestBrowserPDFSaveReplacesNoProgram: browser_pdf_save with overwrite replaces a file by a
 // rename, and a virtual session may save into the person's Downloads where a workspace root
 // holds it (the default root, ~, does). w365 unpacked and run from ~/Downloads was replaced
