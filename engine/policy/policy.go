@@ -300,7 +300,7 @@ func Load(path string) (*Policy, error) {
 // rewritableIn names the workspace root through which a session could rewrite the policy
 // file at path, or "". A session writes below any directory of a workspace root that may
 // be its working directory or that an application is handed: anything there but HOME
-// itself and HOME's dot-directories (docs/security.md, the working directory).
+// itself and what of HOME is programs' own (ProgramsOwn).
 func (p *Policy) rewritableIn(path string) string {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -313,7 +313,7 @@ func (p *Policy) rewritableIn(path string) string {
 	if home != "" && below(real, home) {
 		rel, _ := filepath.Rel(home, real)
 		first, rest, _ := strings.Cut(rel, string(filepath.Separator))
-		if rest == "" || strings.HasPrefix(first, ".") {
+		if rest == "" || ProgramsOwn(first) {
 			return ""
 		}
 	}
@@ -327,6 +327,13 @@ func (p *Policy) rewritableIn(path string) string {
 	}
 	return ""
 }
+
+// ProgramsOwn says whether name, an entry of HOME, holds programs' own configuration, keys
+// and profiles rather than the person's files (docs/security.md, the working directory): a
+// dot-entry, or snap, where snapd keeps the HOME of each snap application
+// (~/snap/NAME/REVISION: Ubuntu's Firefox keeps its profile, cookies and saved passwords in
+// ~/snap/firefox/common/.mozilla, which a Python call there read and wrote).
+func ProgramsOwn(name string) bool { return strings.HasPrefix(name, ".") || name == "snap" }
 
 // below says whether path lies strictly inside dir (both clean and absolute).
 func below(path, dir string) bool {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/w365/w365/engine/policy"
 	"github.com/w365/w365/engine/werr"
 )
 
@@ -344,7 +345,8 @@ func argFile(s string, o LaunchOptions) (string, error) {
 }
 
 // allowedArgPath says whether the resolved path lies inside one of o.Roots (resolved) with
-// no element below that root starting with a dot, and inside none of o.Private; or is a
+// no element below that root starting with a dot, nor, where the root holds HOME, in what of
+// HOME is programs' own (policy.ProgramsOwn: ~/snap), and inside none of o.Private; or is a
 // root itself that holds no home (a file manager opened on Documents; a root of ~ itself
 // would hand the application the person's whole home).
 func allowedArgPath(p string, o LaunchOptions) bool {
@@ -364,6 +366,11 @@ func allowedArgPath(p string, o LaunchOptions) bool {
 		}
 		if err != nil || !within(p, rr, false) {
 			continue
+		}
+		if home != "" && (home == rr || within(home, rr, false)) && within(p, home, false) {
+			if first, _, _ := strings.Cut(p[len(home)+1:], "/"); policy.ProgramsOwn(first) {
+				continue
+			}
 		}
 		if !slices.ContainsFunc(strings.Split(p[len(rr)+1:], "/"), func(e string) bool { return strings.HasPrefix(e, ".") }) {
 			return true

@@ -142,7 +142,10 @@ func TestArgumentsAreFilesAndURLs(t *testing.T) {
 	note := filepath.Join(home, "proj", "notes.txt")
 	other := filepath.Join(home, "Documents", "b.txt")
 	key := filepath.Join(home, ".ssh", "id_ed25519")
-	for _, f := range []string{note, other, key} {
+	// A snap application's HOME: Ubuntu's Chromium keeps the person's saved passwords there.
+	snapLogins := filepath.Join(home, "snap", "chromium", "common", "chromium", "Default", "Login Data")
+	os.MkdirAll(filepath.Dir(snapLogins), 0o700)
+	for _, f := range []string{note, other, key, snapLogins} {
 		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -180,6 +183,8 @@ func TestArgumentsAreFilesAndURLs(t *testing.T) {
 		{"one", []string{note, other}, nil},
 		{"files", []string{"https://example.com"}, nil},
 		{"files", []string{key}, nil},
+		{"files", []string{snapLogins}, nil},
+		{"files", []string{filepath.Join(home, "snap")}, nil},
 		{"files", []string{filepath.Join(home, "proj", "innocent.txt")}, nil},
 		{"files", []string{filepath.Join(home, "Documents", "private", "s")}, nil},
 		{"files", []string{"/etc/passwd"}, nil},
@@ -196,7 +201,7 @@ func TestArgumentsAreFilesAndURLs(t *testing.T) {
 	} {
 		_, argv, err := application(c.app, c.args, o)
 		if c.want == nil {
-			if e := werr.As(err); e.Code != werr.BlockedByPolicy || e.Details["rule"] != "launch-arguments" {
+			if e := werr.As(err); e == nil || e.Code != werr.BlockedByPolicy || e.Details["rule"] != "launch-arguments" {
 				t.Errorf("%s %q = %q, %v; want refused by launch-arguments", c.app, c.args, argv, err)
 			}
 			continue

@@ -511,8 +511,9 @@ func parseWords(command, home string, win bool) ([]word, *werr.Error) {
 	return words, nil
 }
 
-// homeDotPath refuses a ~/ path into a dot entry of HOME (~/.ssh, ~/.bashrc): the sandbox
-// never shows them, and naming them is how an injected prompt goes looking for secrets.
+// homeDotPath refuses a ~/ path into a dot entry of HOME (~/.ssh, ~/.bashrc) or ~/snap
+// (policy.ProgramsOwn): the sandbox never shows them, and naming them is how an injected
+// prompt goes looking for secrets.
 func homeDotPath(w *syntax.Word, value, home string) *werr.Error {
 	if len(w.Parts) == 0 || home == "" {
 		return nil
@@ -522,9 +523,9 @@ func homeDotPath(w *syntax.Word, value, home string) *werr.Error {
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(value, strings.TrimRight(home, "/")), "/")
 	first, _, _ := strings.Cut(rel, "/")
-	if strings.HasPrefix(first, ".") {
-		return block("tilde", "work in a project directory under HOME; dot-files and dot-directories of HOME are not visible in the sandbox",
-			"%s is a dot-entry of the home directory", value)
+	if policy.ProgramsOwn(first) {
+		return block("tilde", "work in a project directory under HOME; dot-files and dot-directories of HOME and ~/snap are not visible in the sandbox",
+			"%s is programs' own configuration in the home directory (a dot-entry, or ~/snap)", value)
 	}
 	return nil
 }

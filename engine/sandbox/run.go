@@ -637,7 +637,7 @@ func (r *Runner) workspaceRoots(home string) []string {
 
 // forbiddenCwd says why a directory (not the scratch directory) may not become the
 // sandbox's writable directory, or "". It must lie inside a workspace root, below HOME
-// rather than HOME itself, outside every dot-directory of HOME and every .git, outside
+// rather than HOME itself, outside every dot-directory of HOME, ~/snap and every .git, outside
 // the launch directories, the directories programs are looked up in (holdsPrograms) and
 // system directories: anything written there could run later outside the sandbox
 // (start-up files, autostart entries, keys, hooks, programs).
@@ -654,9 +654,9 @@ func (r *Runner) forbiddenCwd(dir, home string) string {
 	if home != "" {
 		home = resolved(home)
 		if within(dir, home) && dir != home {
-			for _, c := range strings.Split(dir[len(home)+1:], string(filepath.Separator)) {
-				if strings.HasPrefix(c, ".") {
-					return "dot-directories of the home directory hold configuration, keys and start-up files that run outside the sandbox"
+			for i, c := range strings.Split(dir[len(home)+1:], string(filepath.Separator)) {
+				if strings.HasPrefix(c, ".") || i == 0 && policy.ProgramsOwn(c) {
+					return "dot-directories of the home directory (and ~/snap, the homes of snap applications) hold configuration, keys and start-up files that run outside the sandbox"
 				}
 			}
 		}

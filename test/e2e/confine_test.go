@@ -1258,7 +1258,7 @@ var nonRootTests = []string{"TestSessionEndWalksNoDeepChain", "TestSessionsOwnRo
 	"TestConfineSandboxGetsNoDescriptorTheHostInherited", "TestBrowserRunCodeProxyConnectionsAreBounded",
 	"TestClipboardRequestsTheHostAnswersAreBounded", "TestTraceShowOfAFIFOASessionPutInPlaceEnds", "TestGitGuardKeepsNoWorkTreeOutsideTheWorkspace",
 	"TestBoundarySessionPlantsNothingAProgramOnPATHLoads", "TestBoundarySessionReplacesNoProgramOfTheHost",
-	"TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo", "TestBoundarySessionPlantsNoProgramInAPATHDirectoryYetToBe", "TestBrowserPDFSaveReplacesNoProgram",
+	"TestBoundarySessionReplacesNoProgramALinkOnPATHLeadsTo", "TestBoundarySessionPlantsNoProgramInAPATHDirectoryYetToBe", "TestBoundarySessionReachesNoSnapApplicationsHome", "TestBrowserPDFSaveReplacesNoProgram",
 	"TestBoundarySessionPlantsNothingALoadPathLoads", "TestHostRunsItselfAgainFromWhatItStartedFrom",
 	"TestBoundarySessionPlantsNothingNodeFindsFromHome"}
 
