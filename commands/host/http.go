@@ -218,20 +218,22 @@ func serverOrigins(listen, base string) map[string]bool {
 // listener's own: no page of its own calls it, and the one that runs script there (the
 // live view's, for its token, which a session's own list_sessions gives) would call it
 // as one more client. A browser tells its requests by their fetch metadata
-// (Sec-Fetch-Site), which it sends to loopback and https origins and a page can neither
-// set nor drop; a program may name the server's origin (MCP's conformance suite does)
-// (docs/security.md#transports).
+// (Sec-Fetch-Site), which it sends to loopback and https origins and neither a page nor
+// browser_run_code's routes can set or drop, with an Origin or without one (a navigation,
+// which a route can make a POST of); a program may name the server's origin (MCP's
+// conformance suite does) (docs/security.md#transports).
 func originAllowed(r *http.Request, own, listed map[string]bool) bool {
+	browser := r.Header.Get("Sec-Fetch-Site") != ""
 	o := r.Header.Get("Origin")
 	if o == "" {
-		return true
+		return !browser
 	}
 	u, err := url.Parse(strings.ToLower(o))
 	if err != nil || u.Host == "" {
 		return false
 	}
 	o = u.Scheme + "://" + u.Host
-	return listed[o] || own[o] && r.Header.Get("Sec-Fetch-Site") == ""
+	return listed[o] || own[o] && !browser
 }
 
 // eraHandler serves both eras of MCP on one endpoint. A client of 2026-07-28 (no

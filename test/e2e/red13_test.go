@@ -3,14 +3,20 @@
 package e2e_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/w365/w365/test/e2e"
+	"github.com/w365/w365/test/testenv"
 )
 
 // TestProcessToolsKeepOutAnotherHostByItsFile: another w365 host on the person's display
@@ -75,4 +81,54 @@ func TestProcessToolsKeepOutAnotherHostByItsFile(t *testing.T) {
 	install("w365")
 	outside(same)
 	outside(named)
+}
+
+// TestBrowserRunCodeCannotCallTheListener: a keyless HTTP listener's sessions are the
+// anonymous principal's, which a stdio agent is not. Its browser is refused the listener's
+// origins, and a page's request there carries an Origin the listener refuses; but
+// browser_run_code's route (Fetch.continueRequest) rewrote a navigation of another URL
+// into a POST to the listener, which a navigation sends with no Origin: the listener took
+// it for a program's and the agent listed the other agent's session. Judged by effect: the
+// listener refuses it (a browser's request, by its fetch metadata, from no listed origin)
+// and the agent reaches nothing of the other's.
+func TestBrowserRunCodeCannotCallTheListener(t *testing.T) {
+	t.Parallel()
+	testenv.Require(t, "chromium", "node", "bwrap")
+	h := e2e.New(t)
+	fakeHome(t, h)
+	runCodeCache(h)
+	base, _ := serveHTTP(t, h, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other, err := mcp.NewClient(&mcp.Implementation{Name: "other-agent", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var victim struct{ BrowserSessionID string }
+	e2e.Structured(t, e2e.Call(t, other, "create_browser_session", nil), &victim)
+	if victim.BrowserSessionID == "" {
+		t.Fatal("the other agent got no session")
+	}
+	cs := h.MCP()
+	// Every step a navigation of a URL nobody serves, sent to the listener instead.
+	code := `const post = async (body, sid) => {
+  const headers = {'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18'};
+  if (sid) headers['mcp-session-id'] = sid;
+  await page.unrouteAll();
+  await page.route('**/*', route => route.continue({url: '` + base + `/', method: 'POST', postData: JSON.stringify(body), headers}));
+  const r = await page.goto('http://127.0.0.1:9/' + Math.random());
+  return {status: r.status(), sid: (await r.allHeaders())['mcp-session-id'], text: await page.evaluate(() => document.body.innerText)};
+};
+const i = await post({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'page', version: '1'}}});
+if (i.status !== 200) return 'initialize ' + i.status;
+await post({jsonrpc: '2.0', method: 'notifications/initialized'}, i.sid);
+const l = await post({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'list_sessions', arguments: {}}}, i.sid);
+return 'list_sessions ' + l.status + ' ' + l.text`
+	res, v := runCode(t, cs, code, 60000)
+	out, _ := v.(string)
+	if strings.Contains(out, victim.BrowserSessionID) || !strings.HasPrefix(out, "initialize 403") {
+		t.Errorf("browser_run_code called the listener: %q %s", out, e2e.Text(res))
+	}
 }
