@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -163,6 +164,10 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 		listed[strings.TrimSuffix(strings.ToLower(o), "/")] = true
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r) {
+			http.Error(w, "the Host names an IPv4 address as IPv6", http.StatusForbidden)
+			return
+		}
 		if !originAllowed(r, own, listed) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
 			return
@@ -234,6 +239,20 @@ func originAllowed(r *http.Request, own, listed map[string]bool) bool {
 	}
 	o = u.Scheme + "://" + u.Host
 	return listed[o] || own[o] && !browser
+}
+
+// hostAllowed refuses a request whose Host names an IPv4 address written as IPv6
+// ([::ffff:7f00:1]): it reaches a listener on 127.0.0.1 as the address itself does, but
+// Chromium does not count it as loopback, so it sends no fetch metadata there, and a
+// navigation browser_run_code routed to it passed for a program's request
+// (originAllowed; docs/security.md#transports).
+func hostAllowed(r *http.Request) bool {
+	h := r.Host
+	if hh, _, err := net.SplitHostPort(h); err == nil {
+		h = hh
+	}
+	a, err := netip.ParseAddr(h)
+	return err != nil || !a.Is4In6()
 }
 
 // eraHandler serves both eras of MCP on one endpoint. A client of 2026-07-28 (no

@@ -88,9 +88,11 @@ func TestProcessToolsKeepOutAnotherHostByItsFile(t *testing.T) {
 // origins, and a page's request there carries an Origin the listener refuses; but
 // browser_run_code's route (Fetch.continueRequest) rewrote a navigation of another URL
 // into a POST to the listener, which a navigation sends with no Origin: the listener took
-// it for a program's and the agent listed the other agent's session. Judged by effect: the
-// listener refuses it (a browser's request, by its fetch metadata, from no listed origin)
-// and the agent reaches nothing of the other's.
+// it for a program's and the agent listed the other agent's session (with its live view's
+// token); and at [::ffff:7f00:1], which reaches the listener, Chromium sends no fetch
+// metadata either. Judged by effect: the listener refuses both (a browser's request, by its
+// fetch metadata, from no listed origin; a Host naming an IPv4 address as IPv6) and the
+// agent reaches nothing of the other's; a program still connects.
 func TestBrowserRunCodeCannotCallTheListener(t *testing.T) {
 	t.Parallel()
 	testenv.Require(t, "chromium", "node", "bwrap")
@@ -112,12 +114,16 @@ func TestBrowserRunCodeCannotCallTheListener(t *testing.T) {
 		t.Fatal("the other agent got no session")
 	}
 	cs := h.MCP()
-	// Every step a navigation of a URL nobody serves, sent to the listener instead.
-	code := `const post = async (body, sid) => {
+	_, port, _ := strings.Cut(strings.TrimPrefix(base, "http://"), ":")
+	// The listener's address as it is, and an IPv4 address written as IPv6, which reaches
+	// the listener and to which Chromium sends no fetch metadata.
+	for _, target := range []string{base, "http://[::ffff:7f00:1]:" + port} {
+		// Every step a navigation of a URL nobody serves, sent to the listener instead.
+		code := `const post = async (body, sid) => {
   const headers = {'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18'};
   if (sid) headers['mcp-session-id'] = sid;
   await page.unrouteAll();
-  await page.route('**/*', route => route.continue({url: '` + base + `/', method: 'POST', postData: JSON.stringify(body), headers}));
+  await page.route('**/*', route => route.continue({url: '` + target + `/', method: 'POST', postData: JSON.stringify(body), headers}));
   const r = await page.goto('http://127.0.0.1:9/' + Math.random());
   return {status: r.status(), sid: (await r.allHeaders())['mcp-session-id'], text: await page.evaluate(() => document.body.innerText)};
 };
@@ -126,9 +132,20 @@ if (i.status !== 200) return 'initialize ' + i.status;
 await post({jsonrpc: '2.0', method: 'notifications/initialized'}, i.sid);
 const l = await post({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'list_sessions', arguments: {}}}, i.sid);
 return 'list_sessions ' + l.status + ' ' + l.text`
-	res, v := runCode(t, cs, code, 60000)
-	out, _ := v.(string)
-	if strings.Contains(out, victim.BrowserSessionID) || !strings.HasPrefix(out, "initialize 403") {
-		t.Errorf("browser_run_code called the listener: %q %s", out, e2e.Text(res))
+		res, v := runCode(t, cs, code, 60000)
+		out, _ := v.(string)
+		if strings.Contains(out, victim.BrowserSessionID) || !strings.HasPrefix(out, "initialize 403") {
+			t.Errorf("browser_run_code called the listener at %s: %q %s", target, out, e2e.Text(res))
+		}
+	}
+	// A program still calls it, by either name of the loopback address.
+	for _, u := range []string{base, "http://localhost:" + port} {
+		c, err := mcp.NewClient(&mcp.Implementation{Name: "program", Version: "1"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: u + "/"}, nil)
+		if err != nil {
+			t.Errorf("a program at %s: %v", u, err)
+			continue
+		}
+		c.Close()
 	}
 }
