@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -163,6 +164,10 @@ func (h *Host) listenHTTP(o HTTPOptions) (*httpServer, error) {
 		listed[strings.TrimSuffix(strings.ToLower(o), "/")] = true
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r) {
+			http.Error(w, "the Host names an IPv4 address as IPv6", http.StatusForbidden)
+			return
+		}
 		if !originAllowed(r, own, listed) {
 			http.Error(w, "cross-origin request refused", http.StatusForbidden)
 			return
@@ -218,20 +223,36 @@ func serverOrigins(listen, base string) map[string]bool {
 // listener's own: no page of its own calls it, and the one that runs script there (the
 // live view's, for its token, which a session's own list_sessions gives) would call it
 // as one more client. A browser tells its requests by their fetch metadata
-// (Sec-Fetch-Site), which it sends to loopback and https origins and a page can neither
-// set nor drop; a program may name the server's origin (MCP's conformance suite does)
-// (docs/security.md#transports).
+// (Sec-Fetch-Site), which it sends to loopback and https origins and neither a page nor
+// browser_run_code's routes can set or drop, with an Origin or without one (a navigation,
+// which a route can make a POST of); a program may name the server's origin (MCP's
+// conformance suite does) (docs/security.md#transports).
 func originAllowed(r *http.Request, own, listed map[string]bool) bool {
+	browser := r.Header.Get("Sec-Fetch-Site") != ""
 	o := r.Header.Get("Origin")
 	if o == "" {
-		return true
+		return !browser
 	}
 	u, err := url.Parse(strings.ToLower(o))
 	if err != nil || u.Host == "" {
 		return false
 	}
 	o = u.Scheme + "://" + u.Host
-	return listed[o] || own[o] && r.Header.Get("Sec-Fetch-Site") == ""
+	return listed[o] || own[o] && !browser
+}
+
+// hostAllowed refuses a request whose Host names an IPv4 address written as IPv6
+// ([::ffff:7f00:1]): it reaches a listener on 127.0.0.1 as the address itself does, but
+// Chromium does not count it as loopback, so it sends no fetch metadata there, and a
+// navigation browser_run_code routed to it passed for a program's request
+// (originAllowed; docs/security.md#transports).
+func hostAllowed(r *http.Request) bool {
+	h := r.Host
+	if hh, _, err := net.SplitHostPort(h); err == nil {
+		h = hh
+	}
+	a, err := netip.ParseAddr(h)
+	return err != nil || !a.Is4In6()
 }
 
 // eraHandler serves both eras of MCP on one endpoint. A client of 2026-07-28 (no

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/w365/w365/engine/desktop/x11/xconn"
 )
@@ -21,7 +22,7 @@ func (s Scope) members() func(pid int) bool {
 	for _, r := range s.Roots {
 		roots[r] = true
 	}
-	self, _ := os.Executable()
+	self := exeOf("self")
 	memo := map[int]bool{}
 	var in func(pid int, depth int) bool
 	in = func(pid int, depth int) bool {
@@ -50,8 +51,32 @@ func (s Scope) members() func(pid int) bool {
 // Contains says whether pid is in s now.
 func (s Scope) Contains(pid int) bool { return s.members()(pid) }
 
-// w365 says whether pid runs a w365 executable: this one (self), or any named w365.
-func w365(pid int, self string) bool {
-	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
-	return err == nil && (exe == self || filepath.Base(exe) == "w365")
+// w365 says whether pid runs a w365 executable: the file this one runs (self), or one
+// started from the path self was, or any named w365.
+func w365(pid int, self exeFile) bool {
+	e := exeOf(strconv.Itoa(pid))
+	return e.path != "" && (e.path == self.path || filepath.Base(e.path) == "w365") ||
+		e.file != nil && self.file != nil && os.SameFile(e.file, self.file)
+}
+
+// exeFile is what a process runs: the file, and the path it was started from.
+type exeFile struct {
+	path string
+	file os.FileInfo
+}
+
+// exeOf is what process pid ("self" for this one) runs. Once the file at its path was
+// replaced (an upgrade), the kernel reads that path "PATH (deleted)" for the processes
+// started before, and a host started before and one started after read different strings:
+// the suffix is left out.
+func exeOf(pid string) exeFile {
+	name := "/proc/" + pid + "/exe"
+	var e exeFile
+	if p, err := os.Readlink(name); err == nil {
+		e.path = strings.TrimSuffix(p, " (deleted)")
+	}
+	if st, err := os.Stat(name); err == nil {
+		e.file = st
+	}
+	return e
 }

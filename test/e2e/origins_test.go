@@ -20,8 +20,8 @@ import (
 
 // serve --http answers browsers of the origins the policy lists, and refuses every other:
 // its own (no page of its own calls it: TestTheLiveViewPageCannotCallTheMCPEndpoint), and
-// another port on localhost (a dev server's page). A client that is no browser sends no
-// Origin.
+// another port on localhost (a dev server's page), and none (a navigation). A client that
+// is no browser sends no Origin.
 func TestServeHTTPOriginsAreThePolicys(t *testing.T) {
 	t.Parallel()
 	h := e2e.New(t)
@@ -64,7 +64,7 @@ func TestServeHTTPOriginsAreThePolicys(t *testing.T) {
 		}
 	}
 	for origin, want := range map[string]int{
-		"":                               http.StatusOK,
+		"":                               http.StatusForbidden, // a navigation (TestBrowserRunCodeCannotCallTheListener)
 		"http://127.0.0.1:" + port:       http.StatusForbidden,
 		"http://localhost:" + port:       http.StatusForbidden,
 		"https://app.example:3000":       http.StatusOK,
