@@ -17,7 +17,8 @@ import (
 // "v" with a low tick a "√" (root). A word's reading is checked too: a raised last figure
 // read "2" or "?" is a superscript (superscript), a bitmap font's period read "," is a
 // "." (periods), its colon read as a figure a ":" (colons), an unsmoothed hyphen read
-// "*" a "-" (dashes), and an x-height o read "0" an "o" (ohs).
+// "*" a "-" (dashes), an x-height o read "0" an "o" (ohs), and a t drawn without its
+// crossbar read "l" a "t" (tees).
 
 // bitmap is a glyph's ink: true where the tile is dark.
 type bitmap struct {
@@ -851,4 +852,121 @@ func (b bitmap) barredRing(p image.Rectangle) bool {
 		}
 	}
 	return false
+}
+
+// tees is a word's reading with an "l" made "t" where its ink is no l's: the X server's
+// rasteriser draws a small t of a Type 1 face without its crossbar (Times at 10 to 11 px,
+// docs/development.md, twenty-first round), a stem tesseract reads as an l at every scale
+// ("quota" read "quola", "at" "al"). An l rises to the ascenders; that t rises over the
+// x-height by less than half as much. The word's parts (split at blank columns over the
+// line's height at 1x; the word is the line's columns x0 to x1) are matched to its
+// characters from its start and from its end: letters touching make fewer parts, and
+// the l's part is one of those the two matchings give it. When one of them rises over
+// the x-height and none reaches nearer the ascenders than the x-height (see shape), the
+// l is a t.
+func tees(text string, l lineShape, x0, x1 int) string {
+	r := []rune(text)
+	if !l.ok || !slices.Contains(r, 'l') {
+		return text
+	}
+	var ps []image.Rectangle
+	for _, p := range l.parts {
+		if c := (p.Min.X + p.Max.X) / 2; c >= x0 && c < x1 {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 || len(ps) > len(r) {
+		return text
+	}
+	for i, c := range r {
+		if c != 'l' {
+			continue
+		}
+		rises, tall := false, false
+		for k := max(0, i-(len(r)-len(ps))); k <= min(i, len(ps)-1); k++ {
+			p := ps[k]
+			rises = rises || p.Min.Y < l.xh && abs(p.Max.Y-l.base) <= 1
+			tall = tall || 2*p.Min.Y <= l.xh+l.asc
+		}
+		if rises && !tall {
+			r[i] = 't'
+		}
+	}
+	return string(r)
+}
+
+// lineShape is a line's parts at 1x (split at blank columns, each the rectangle of its
+// ink over the line's height) and its heights: its baseline (the parts' most common
+// foot), its x-height's top and its ascenders' top (the median top of the parts standing
+// on the baseline that rise two pixels or more over the x-height, two or more of them).
+// The x-height's top is the lower of two lines that ascenders and capitals can only
+// raise: the first row from the top inked at least a third as much as the most inked
+// row above the baseline (the x-height letters ink every row from there down, the
+// ascenders few; a short line of capitals and figures inks their rows as much), and the
+// most common top of the parts standing on the baseline (letters touching make parts as
+// tall as their tallest letter). ok is false where the x-height and the ascenders are
+// under three pixels apart, too close to tell a t from an l.
+type lineShape struct {
+	parts         []image.Rectangle
+	base, xh, asc int
+	ok            bool
+}
+
+// shape is the lineShape of the tile's crop, found once.
+func (t *tile) shape() lineShape {
+	if t.lines != nil {
+		return *t.lines
+	}
+	g := t.crop
+	b := bitmap{w: g.Rect.Dx(), h: g.Rect.Dy(), ink: make([]bool, g.Rect.Dx()*g.Rect.Dy())}
+	counts := make([]int, b.h)
+	for y := range b.h {
+		for x := range b.w {
+			if g.Pix[y*g.Stride+x] < 128 {
+				b.ink[y*b.w+x] = true
+				counts[y]++
+			}
+		}
+	}
+	l := lineShape{parts: b.spans(true)}
+	t.lines = &l
+	if len(l.parts) == 0 {
+		return l
+	}
+	feet := map[int]int{}
+	for _, p := range l.parts {
+		feet[p.Max.Y]++
+		if feet[p.Max.Y] > feet[l.base] || feet[p.Max.Y] == feet[l.base] && p.Max.Y > l.base {
+			l.base = p.Max.Y
+		}
+	}
+	peak := 0
+	for y := range l.base {
+		peak = max(peak, counts[y])
+	}
+	for l.xh = 0; l.xh < l.base && 3*counts[l.xh] < peak; l.xh++ {
+	}
+	tops := map[int]int{}
+	top := 0
+	for _, p := range l.parts {
+		if abs(p.Max.Y-l.base) <= 1 {
+			tops[p.Min.Y]++
+			if tops[p.Min.Y] > tops[top] || tops[p.Min.Y] == tops[top] && p.Min.Y > top {
+				top = p.Min.Y
+			}
+		}
+	}
+	l.xh = max(l.xh, top)
+	var high []int
+	for _, p := range l.parts {
+		if abs(p.Max.Y-l.base) <= 1 && p.Min.Y <= l.xh-2 {
+			high = append(high, p.Min.Y)
+		}
+	}
+	if len(high) >= 2 {
+		slices.Sort(high)
+		l.asc = high[len(high)/2]
+		l.ok = l.xh-l.asc >= 3
+	}
+	return l
 }

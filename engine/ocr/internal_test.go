@@ -1770,3 +1770,49 @@ func TestMonospaceRowIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+func TestStemShortOfTheAscendersIsAT(t *testing.T) {
+	// The X server's Times at 10 to 11 px draws a t without its crossbar, a stem a pixel
+	// or two over the x-height, read "l" ("quota" read "quola", "at" "al"). An l rises to
+	// the ascenders: a stem nearer the x-height than the ascenders is a t, also where it
+	// touches the letter beside it; a full l stays, and so does any l of a line with no
+	// ascenders to tell the heights by.
+	line := func(glyphs string) *image.Gray {
+		g, fill := canvas(160, 40, 255, 0)
+		x := 4
+		for _, k := range glyphs {
+			switch k {
+			case 'T': // an ascender or a capital
+				fill(x, 10, x+6, 30)
+			case 'o': // x-height
+				fill(x, 16, x+6, 30)
+			case 't': // a t without its crossbar
+				fill(x, 14, x+2, 30)
+			case 'l':
+				fill(x, 10, x+2, 30)
+			case '=': // an x-height letter touching the t after it
+				fill(x, 16, x+6, 30)
+				fill(x+6, 14, x+8, 30)
+				x += 6
+			case ' ':
+				x += 6
+			}
+			x += 10
+		}
+		return g
+	}
+	for _, c := range []struct {
+		name, glyphs, read, want string
+	}{
+		{"short stem", "TTo ot", "al", "at"},
+		{"full l", "TTo ol", "al", "al"},
+		{"no ascenders", "ooo ot", "al", "al"},
+		{"stem touching", "TTo oo=o", "quola", "quota"},
+	} {
+		g := line(c.glyphs)
+		x0 := 4 + 10*(strings.IndexByte(c.glyphs, ' ')+1) + 6
+		tsv := fmt.Sprintf("5\t1\t1\t1\t1\t1\t%d\t8\t%d\t26\t90\t%s\n", x0-1, 160-x0, c.read)
+		tl := &tile{core: image.Rect(0, 0, 160, 40), r: image.Rect(0, 0, 160, 40), scale: 1, pix: g.Pix, pw: 160, crop: g}
+		readAs(t, c.name, tl, tsv, c.want)
+	}
+}

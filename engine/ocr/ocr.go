@@ -115,9 +115,11 @@ type tile struct {
 	pw    int
 	scale float64
 	path  string
-	// crop is the tile's image at 1x, normalised (see write).
-	crop *image.Gray
-	cost int // scaled width: recognition time grows with it
+	// crop is the tile's image at 1x, normalised (see write); lines its shape, once
+	// known (see shape).
+	crop  *image.Gray
+	lines *lineShape
+	cost  int // scaled width: recognition time grows with it
 	// boxes are the words read from the tile (see parseTSV).
 	boxes []Box
 }
@@ -858,6 +860,10 @@ func parseTSV(data []byte, tiles []*tile, minConf float64) []Box {
 			}
 			if t.crop != nil {
 				text = dottedZeros(text, t.inkAt1x(box))
+			}
+			if strings.ContainsRune(text, 'l') && t.crop != nil {
+				x0, x1 := int(float64(box.Min.X)/t.scale), int(math.Ceil(float64(box.Max.X)/t.scale))
+				text = tees(text, t.shape(), x0, x1)
 			}
 			if t.pitch > 0 && t.crop != nil {
 				text = spaced(text, t.inkAt1x(box), t.pitch)

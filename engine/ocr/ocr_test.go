@@ -860,6 +860,14 @@ func TestHardEdgedTextReads(t *testing.T) {
 	readsAll(t, "hard-edged.png", "97%")
 }
 
+// TestCrosslessTReads: a t the X server draws without its crossbar, a stem a pixel over
+// the x-height, is a t, not the l tesseract reads at every scale (docs/development.md,
+// OCR, twenty-first round). testdata/ocr/crossless-t.png is xmessage (real-blind7's
+// xmessage-roman-small) in the scaled 11 px Times core font: "quota" read "quola".
+func TestCrosslessTReads(t *testing.T) {
+	readsAll(t, "crossless-t.png", "quota")
+}
+
 // readsAll checks that Analyze reads every one of want in testdata/ocr/NAME.
 func readsAll(t *testing.T, name string, want ...string) {
 	t.Helper()
