@@ -116,8 +116,10 @@ func TestBrowserRunCodeCannotCallTheListener(t *testing.T) {
 	cs := h.MCP()
 	_, port, _ := strings.Cut(strings.TrimPrefix(base, "http://"), ":")
 	// The listener's address as it is, and an IPv4 address written as IPv6, which reaches
-	// the listener and to which Chromium sends no fetch metadata.
-	for _, target := range []string{base, "http://[::ffff:7f00:1]:" + port} {
+	// the listener and to which Chromium sends no fetch metadata; and other names of it
+	// (0.0.0.0, a decimal address, localhost with a final dot, a subdomain of localhost),
+	// which Chromium sends it with fetch metadata.
+	for _, target := range []string{base, "http://[::ffff:7f00:1]:" + port, "http://0.0.0.0:" + port, "http://2130706433:" + port, "http://localhost.:" + port, "http://w.localhost:" + port} {
 		// Every step a navigation of a URL nobody serves, sent to the listener instead.
 		code := `const post = async (body, sid) => {
   const headers = {'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18'};
