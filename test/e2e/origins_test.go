@@ -163,20 +163,7 @@ func TestTheLiveViewPageCannotCallTheMCPEndpoint(t *testing.T) {
 	testenv.Require(t, "chromium")
 	h := e2e.New(t)
 	base := browserBeforeListener(t, h, "lv1")
-	// Another agent, over HTTP without a key, with a session of its own.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	other, err := mcp.NewClient(&mcp.Implementation{Name: "other-agent", Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: base + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	var victim struct{ BrowserSessionID string }
-	e2e.Structured(t, e2e.Call(t, other, "create_browser_session", nil), &victim)
-	if victim.BrowserSessionID == "" {
-		t.Fatal("the other agent got no session")
-	}
+	victim := otherAgentsSession(t, base)
 	live := h.Session("lv1").LiveViewURL
 	if live == "" {
 		t.Fatalf("no live view URL for lv1 in %+v", h.Sessions())
@@ -195,7 +182,28 @@ func TestTheLiveViewPageCannotCallTheMCPEndpoint(t *testing.T) {
   return 'list_sessions ' + c.status + ' ' + await c.text();
 }`
 	out := h.MustRun("--session", "lv1", "browser", "evaluate", "--function", call)
-	if strings.Contains(out, victim.BrowserSessionID) || !strings.Contains(out, "initialize 403") {
+	if strings.Contains(out, victim) || !strings.Contains(out, "initialize 403") {
 		t.Errorf("the live view's page called the MCP endpoint: %s", out)
 	}
+}
+
+// otherAgentsSession connects another agent over HTTP without a key, at base, and has it
+// create a browser session of its own, whose id it returns; the agent stays connected
+// until the test ends.
+func otherAgentsSession(t *testing.T, base string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other, err := mcp.NewClient(&mcp.Implementation{Name: "other-agent", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	var victim struct{ BrowserSessionID string }
+	e2e.Structured(t, e2e.Call(t, other, "create_browser_session", nil), &victim)
+	if victim.BrowserSessionID == "" {
+		t.Fatal("the other agent got no session")
+	}
+	return victim.BrowserSessionID
 }
