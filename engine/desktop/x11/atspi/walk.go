@@ -35,6 +35,7 @@ const (
 	stateSensitive     = 24
 	stateShowing       = 25
 	stateVisible       = 30
+	stateManages       = 31 // MANAGES_DESCENDANTS
 	stateIndeterminate = 32
 )
 
@@ -71,10 +72,9 @@ type raw struct {
 	offscreen bool
 	// screen: read from the screen, not from the toolkit (readScreenMenus); it has no object.
 	screen bool
-	// managed: it manages its descendants and its children are not read yet: count is
-	// their number, read first (managedChildren).
-	managed bool
-	count   int32
+	// later: its children are not read yet; count is their number, read first (laterChildren).
+	later bool
+	count int32
 }
 
 func (n *raw) state(bit uint) bool {
@@ -167,7 +167,7 @@ func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error)
 		return nil, err
 	}
 	out := apply()
-	return out, w.managedChildren(ctx, out)
+	return out, w.laterChildren(ctx, out)
 }
 
 // maxManagedChildren bounds the children read of an object that manages its descendants:
@@ -177,16 +177,18 @@ func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error)
 // tree view, the other kind met, counts one child per row and cell.
 const maxManagedChildren = 10000
 
-// managedChildren reads the children of each node of nodes that manages its descendants
-// (addInfo read their number, from a cache that gave -1), where they are at most
-// maxManagedChildren; the others keep none. One batch, asked only when there is such a node.
-func (w *walker) managedChildren(ctx context.Context, nodes []raw) error {
+// laterChildren reads the children of each node of nodes whose number of children addInfo read
+// instead (later: every node read live, and each the cache says manages its descendants),
+// unless it manages its descendants and counts more than maxManagedChildren: that one keeps
+// none. One batch, asked only when there is such a node: a level read live costs two round
+// trips, a level read from the cache one.
+func (w *walker) laterChildren(ctx context.Context, nodes []raw) error {
 	b := &batch{conn: w.conn, peers: w.peers}
 	calls := make([]*call, len(nodes))
 	refs := make([][]objRef, len(nodes))
 	asked := false
 	for i := range nodes {
-		if n := &nodes[i]; n.managed && n.count <= maxManagedChildren {
+		if n := &nodes[i]; n.later && (n.count <= maxManagedChildren || !n.state(stateManages)) {
 			calls[i] = b.add(n.ref, ifAccessible+".GetChildren", []any{&refs[i]})
 			asked = true
 		}
@@ -236,7 +238,9 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
 		b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
 		if kids {
-			ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
+			// Their number first, its states in the same batch: the children once those say
+			// how many there are (laterChildren).
+			ps[i].count = b.add(r, ifProps+".Get", []any{&counts[i]}, ifAccessible, "ChildCount")
 		}
 	}
 	return func() []raw {
@@ -263,9 +267,9 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 				// the keyboard focus is.
 				n.states = setState(n.states, stateSelected)
 			}
-			if c := ps[i].count; c != nil && c.err == nil {
+			if c := ps[i].count; c != nil {
 				n.count, _ = counts[i].Value().(int32)
-				n.managed = true
+				n.later = true
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
@@ -672,7 +676,8 @@ func (r *walkResult) deeper() int {
 // one child does not count in the depth (passThrough): toolkits nest them deep, and a
 // GTK file chooser's places and files lay below depth 10 in them. With w.boxes, extents and values of
 // each level are read in the same batch as the next level's roles and states, so a
-// walk costs about one round trip per level.
+// walk costs about one round trip per level, two where its objects are read live
+// (laterChildren).
 //
 // With w.cache, once the walk has met more than w.cacheAfter objects (cacheAfter), the
 // application's Cache.GetItems is read, in one call: the roles, states, names and children it
@@ -733,7 +738,7 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 				}
 			}
 			infos := infoDone()
-			if err := w.managedChildren(ctx, infos); err != nil {
+			if err := w.laterChildren(ctx, infos); err != nil {
 				return nil, err
 			}
 			for j := range infos {
