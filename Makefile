@@ -43,7 +43,8 @@ RUN_PKGS  := xvfb openbox dbus dbus-x11 at-spi2-core chromium tesseract-ocr tess
 # Chromium draw real-blind13's; gv (Xaw3d), xditview (x11-apps), Grace (Motif), mtPaint in
 # gtk2-engines' ThinIce (GTK 2), qt5-style-plugins (Qt 5's Cleanlooks), SciTE, AbiWord and Tk
 # draw real-blind14's (its groff output is in testdata, groff is not needed). xfce4-terminal
-# (VTE), TEA (Qt 5) and IDLE (Tk) are the desktop task suite's ninth round. Tk
+# (VTE), TEA (Qt 5) and IDLE (Tk) are the desktop task suite's ninth round.
+# Qt Linguist (linguist-qt6, Qt 6), git gui (Tk) and LibreOffice Calc are its tenth. Tk
 # (wish) and the URW Type 1 fonts (the X server's scaled core fonts: Helvetica, Times,
 # Bookman, ...) draw the OCR benchmark's held-out screens. HexChat is the session service a
 # confinement test asks the session bus for (python3-dbus asks). Mercurial and darcs are the
@@ -59,7 +60,8 @@ TEST_PKGS := $(RUN_PKGS) xclip tmux xdotool imagemagick scrot python3-gi gir1.2-
              xfe nedit dillo openjdk-17-jdk-headless openjdk-17-jre fonts-terminus-otb \
              mtpaint l3afpad baobab juffed rxvt-unicode fluid mgdiff tcl-awthemes \
              grpn xboard gtk2-engines tcl-ttkthemes qt5-style-plugins emacs-lucid \
-             grace sqlitebrowser evince scite xfce4-terminal tea idle-python3.11
+             grace sqlitebrowser evince scite xfce4-terminal tea idle-python3.11 \
+             linguist-qt6 git-gui libreoffice-calc
 
 .PHONY: all build run serve test check bench deps-run deps-test clean fuzz release-check snapshot \
         package-test image image-test helm-test registry-check man docs docs-check

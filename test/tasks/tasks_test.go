@@ -2680,5 +2680,6 @@ func TestDesktopTasks(t *testing.T) {
 		heldOut7(t, h, c, work)
 		heldOut8(t, h, c, work)
 		heldOut9(t, h, c, work)
+		heldOut10(t, h, c, work)
 	}
 }

@@ -35,6 +35,7 @@ const (
 	stateSensitive     = 24
 	stateShowing       = 25
 	stateVisible       = 30
+	stateManages       = 31 // MANAGES_DESCENDANTS
 	stateIndeterminate = 32
 )
 
@@ -71,6 +72,9 @@ type raw struct {
 	offscreen bool
 	// screen: read from the screen, not from the toolkit (readScreenMenus); it has no object.
 	screen bool
+	// later: its children are not read yet; count is their number, read first (laterChildren).
+	later bool
+	count int32
 }
 
 func (n *raw) state(bit uint) bool {
@@ -162,15 +166,56 @@ func (w *walker) info(ctx context.Context, refs []ref, kids bool) ([]raw, error)
 	if err := b.run(ctx); err != nil {
 		return nil, err
 	}
-	return apply(), nil
+	out := apply()
+	return out, w.laterChildren(ctx, out)
+}
+
+// maxManagedChildren bounds the children read of an object that manages its descendants:
+// LibreOffice Calc's sheet counts every cell of its 1,048,576 rows and 16,384 columns, and
+// the GetChildren that took them all made it build an object for each cell, its memory
+// growing past a gigabyte while it answered no other call (docs/accessibility.md). A GTK 2
+// tree view, the other kind met, counts one child per row and cell.
+const maxManagedChildren = 10000
+
+// laterChildren reads the children of each node of nodes whose number of children addInfo read
+// instead (later: every node read live, and each the cache says manages its descendants),
+// unless it manages its descendants and counts more than maxManagedChildren: that one keeps
+// none. One batch, asked only when there is such a node: a level read live costs two round
+// trips, a level read from the cache one.
+func (w *walker) laterChildren(ctx context.Context, nodes []raw) error {
+	b := &batch{conn: w.conn, peers: w.peers}
+	calls := make([]*call, len(nodes))
+	refs := make([][]objRef, len(nodes))
+	asked := false
+	for i := range nodes {
+		if n := &nodes[i]; n.later && (n.count <= maxManagedChildren || !n.state(stateManages)) {
+			calls[i] = b.add(n.ref, ifAccessible+".GetChildren", []any{&refs[i]})
+			asked = true
+		}
+	}
+	if !asked {
+		return nil
+	}
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	for i, c := range calls {
+		if c != nil && c.err == nil {
+			for _, r := range refs[i] {
+				nodes[i].children = append(nodes[i].children, ref{r.Bus, r.Path})
+			}
+		}
+	}
+	return nil
 }
 
 // addInfo queues the calls of info on b; apply, once b has run, returns the nodes.
 func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 	out := make([]raw, len(refs))
-	type pend struct{ role, state, children *call }
+	type pend struct{ role, state, children, count *call }
 	ps := make([]pend, len(refs))
 	names := make([]dbus.Variant, len(refs))
+	counts := make([]dbus.Variant, len(refs))
 	childRefs := make([][]objRef, len(refs))
 	cached := make([][]*cacheItem, len(refs))
 	for i, r := range refs {
@@ -179,7 +224,9 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 		if it := w.items.item(r); it != nil {
 			// Role, states and name from the cache; the children too, where it holds them all.
 			n.role, n.states, n.name = it.Role, it.States, it.Name
-			if kids {
+			if kids && it.Count < 0 {
+				ps[i].count = b.add(r, ifProps+".Get", []any{&counts[i]}, ifAccessible, "ChildCount")
+			} else if kids {
 				var ok bool
 				if cached[i], ok = w.items.complete(it); !ok {
 					ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
@@ -191,7 +238,9 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 		ps[i].state = b.add(r, ifAccessible+".GetState", []any{&n.states})
 		b.add(r, ifProps+".Get", []any{&names[i]}, ifAccessible, "Name")
 		if kids {
-			ps[i].children = b.add(r, ifAccessible+".GetChildren", []any{&childRefs[i]})
+			// Their number first, its states in the same batch: the children once those say
+			// how many there are (laterChildren).
+			ps[i].count = b.add(r, ifProps+".Get", []any{&counts[i]}, ifAccessible, "ChildCount")
 		}
 	}
 	return func() []raw {
@@ -217,6 +266,10 @@ func (w *walker) addInfo(b *batch, refs []ref, kids bool) (apply func() []raw) {
 				// Qt marks the current tab of a tab bar FOCUSED, never SELECTED, wherever
 				// the keyboard focus is.
 				n.states = setState(n.states, stateSelected)
+			}
+			if c := ps[i].count; c != nil {
+				n.count, _ = counts[i].Value().(int32)
+				n.later = true
 			}
 			if ps[i].children != nil && ps[i].children.err == nil {
 				for _, c := range childRefs[i] {
@@ -623,7 +676,8 @@ func (r *walkResult) deeper() int {
 // one child does not count in the depth (passThrough): toolkits nest them deep, and a
 // GTK file chooser's places and files lay below depth 10 in them. With w.boxes, extents and values of
 // each level are read in the same batch as the next level's roles and states, so a
-// walk costs about one round trip per level.
+// walk costs about one round trip per level, two where its objects are read live
+// (laterChildren).
 //
 // With w.cache, once the walk has met more than w.cacheAfter objects (cacheAfter), the
 // application's Cache.GetItems is read, in one call: the roles, states, names and children it
@@ -684,6 +738,9 @@ func (w *walker) walk(ctx context.Context, root ref, maxDepth, maxElements int) 
 				}
 			}
 			infos := infoDone()
+			if err := w.laterChildren(ctx, infos); err != nil {
+				return nil, err
+			}
 			for j := range infos {
 				n := &infos[j]
 				p := chunk[j].parent
