@@ -218,6 +218,8 @@ const walkJS = `function(o) {
     }
     if (t === 'img' || t === 'area') return norm(el.getAttribute('alt') || (el.getAttribute('title') || '') || '');
     if (t === 'iframe' || t === 'frame') return norm((el.getAttribute('title') || '') || '');
+    // An option group is named by its label: options that share a text are told apart by it.
+    if (t === 'optgroup') return norm(el.label);
     if (t === 'fieldset') { const lg = el.querySelector(':scope > legend'); if (lg) return content(lg); }
     if (t === 'table' && el.caption) return content(el.caption);
     if (CONTENT.has(r)) { const x = content(el); if (x) return x; }
