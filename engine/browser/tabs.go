@@ -195,8 +195,10 @@ func (b *Browser) removeLocked(inst *instance, t *tab) {
 	for i, x := range inst.tabs {
 		if x == t {
 			inst.tabs = append(inst.tabs[:i], inst.tabs[i+1:]...)
-			var next *tab
-			if len(inst.tabs) > 0 {
+			// The tab that opened it takes its place, as the browser brings it to the front
+			// (a popup that closes itself hands back to its page); else its neighbour.
+			next := inst.byID[t.opener]
+			if (next == nil || next.gone) && len(inst.tabs) > 0 {
 				next = inst.tabs[max(0, i-1)]
 			}
 			if inst.active == t {

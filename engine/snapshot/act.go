@@ -563,23 +563,43 @@ func (s *Store) Click(ctx context.Context, r Runner, snapshotID, ref string, o C
 	return res, err
 }
 
-// activateFallbackJS activates an element of a canvas's fallback content, which has no box
-// to click (the canvas draws it), as assistive technology does, the canvas's accessible form
-// being for it: focus, then the element's default action. False for an element outside a
-// canvas.
+// activateFallbackJS activates an element that has no box to click: one of a canvas's
+// fallback content (the canvas draws it), as assistive technology does, the canvas's
+// accessible form being for it: focus, then the element's default action; or an option of a
+// drop-down <select> (the open list is the browser's own), chosen as a person picks it from
+// the list: the select takes it, with input and change. Empty for any other element;
+// 'disabled' for an option that cannot be chosen.
 const activateFallbackJS = `function() {
+  const s = this.localName === 'option' && this.closest('select');
+  if (s && !s.multiple && s.size <= 1) {
+    if (!(` + browser.VisibleBoxJS + `)(s)) return '';
+    if (this.disabled || s.disabled) return 'disabled';
+    s.focus();
+    if (!this.selected) {
+      this.selected = true;
+      s.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+      s.dispatchEvent(new Event('change', {bubbles: true}));
+    }
+    return 'done';
+  }
   const c = this.parentElement && this.parentElement.closest('canvas');
-  if (!c || !(` + browser.VisibleBoxJS + `)(c)) return false;
+  if (!c || !(` + browser.VisibleBoxJS + `)(c)) return '';
   this.focus();
   this.click();
-  return true;
+  return 'done';
 }`
 
-// pressFallback activates an element of a canvas's fallback content (activateFallbackJS);
-// done is false for an element outside a canvas.
+// pressFallback activates an element with no box (activateFallbackJS); done is false for
+// an element it does not apply to.
 func (h *handle) pressFallback() (done bool, err error) {
-	err = callOn(h.c.ctx, h.s, h.obj, activateFallbackJS, &done)
-	return done, err
+	var r string
+	if err = callOn(h.c.ctx, h.s, h.obj, activateFallbackJS, &r); err != nil {
+		return false, err
+	}
+	if r == "disabled" {
+		return true, werr.Invalid("the option is disabled: it cannot be chosen")
+	}
+	return r == "done", nil
 }
 
 // Drag drags the element of one ref onto the element of another with real mouse events,

@@ -31,7 +31,7 @@ const walkJS = `function(o) {
   // be formatted), and above maxDepth (there its text stays its parent's).
   const INLINE = new Set(['strong', 'emphasis', 'code', 'mark', 'deletion', 'insertion', 'subscript', 'superscript', 'time', 'term']);
   const CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'cell', 'columnheader', 'rowheader', 'gridcell', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
-  const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+  const VALUED = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'progressbar', 'meter']);
   const norm = s => typeof s === 'string' ? s.replace(/\s+/g, ' ').trim() : '';
   // inline says an element's text runs on with the text around it (strong, a, span, an
   // inline-block): else it is set apart by a space, as the browser's own tree and innerText do.
@@ -218,6 +218,8 @@ const walkJS = `function(o) {
     }
     if (t === 'img' || t === 'area') return norm(el.getAttribute('alt') || (el.getAttribute('title') || '') || '');
     if (t === 'iframe' || t === 'frame') return norm((el.getAttribute('title') || '') || '');
+    // An option group is named by its label: options that share a text are told apart by it.
+    if (t === 'optgroup') return norm(el.label);
     if (t === 'fieldset') { const lg = el.querySelector(':scope > legend'); if (lg) return content(lg); }
     if (t === 'table' && el.caption) return content(el.caption);
     if (CONTENT.has(r)) { const x = content(el); if (x) return x; }
@@ -284,7 +286,9 @@ const walkJS = `function(o) {
       if (tag === 'select') v = el.selectedOptions[0] ? el.selectedOptions[0].text : '';
       else if (tag === 'input' || tag === 'textarea') v = el.type === 'password' ? '•'.repeat(el.value.length) : el.value;
       else if (el.isContentEditable) v = el.textContent;
-      else v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
+      // A native progress bar reads as a share of its maximum (none while indeterminate).
+      else v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') ||
+        (tag === 'progress' && el.position >= 0 ? Math.round(el.position * 100) + '%' : tag === 'meter' ? String(el.value) : '');
       if (v) x.v = v.slice(0, 500);
     }
     if (x.r === 'link' && typeof el.href === 'string' && el.href && !el.href.startsWith('javascript:') && el.href !== nm) x.u = el.href;

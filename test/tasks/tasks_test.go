@@ -76,6 +76,8 @@ type dialect interface {
 	snapshot() (string, error)
 	click(ref, what string) (string, error)
 	typeIn(ref, what, text string) (string, error)
+	// typeMore types after what the field holds, at the caret.
+	typeMore(ref, what, text string) (string, error)
 	hover(ref, what string) (string, error)
 	press(ref, what, key string) (string, error)
 	drag(from, fromWhat, to, toWhat string) (string, error)
@@ -1558,7 +1560,7 @@ func TestBrowserTasks(t *testing.T) {
 		t.Fatalf("w365's browser: %v", err)
 	}
 	match := regexp.MustCompile(*only)
-	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6, browserTasks7, browserTasks8) {
+	for _, bt := range slices.Concat(browserTasks, browserTasks2, browserTasks3, browserTasks4, browserTasks5, browserTasks6, browserTasks7, browserTasks8, browserTasks9) {
 		if !bt.fast && !*all || !match.MatchString(bt.name) {
 			continue
 		}
